@@ -1,0 +1,14 @@
+/**
+ * The structure breaks a rule the engine relies on. The message names the offending element
+ * (`dependencies[12].to: unknown node "db"`) and is safe to return to the caller as is.
+ */
+export class PayloadError extends Error {
+  override readonly name = 'PayloadError';
+  /** Where the problem is, e.g. `nodes[3].load`; empty for the structure as a whole. */
+  readonly path: string;
+
+  constructor(path: string, problem: string) {
+    super(path ? `${path}: ${problem}` : problem);
+    this.path = path;
+  }
+}

@@ -1,0 +1,6 @@
+export { analyze } from './analyze';
+export { type CompiledStructure, compileStructure } from './compile';
+export { PayloadError } from './errors';
+export { createSimulation, type Simulation } from './simulation';
+export { tick, ticks } from './timeline';
+export type * from './types';
