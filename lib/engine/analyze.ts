@@ -1,0 +1,33 @@
+import { type CompiledStructure, compileStructure } from './compile';
+import { cycleEvents } from './cycles';
+import { describeState, measurePressure, PressureBuffers, ReachWorkspace } from './describe';
+import { createStepBuffers, step } from './step';
+import type { EngineResult, Structure } from './types';
+
+/**
+ * Describes the structure as given (tick 0): the flows, pressures and blockages of the step
+ * that would follow, where the primary blockage's value comes from, and every cycle.
+ * Extra fields of nodes and dependencies are carried through.
+ */
+export function analyze(structure: Structure | CompiledStructure | unknown): EngineResult {
+  const compiled = compileStructure(structure);
+  const { nodeCount } = compiled;
+  const buffers = createStepBuffers(compiled);
+  const next = new Float64Array(nodeCount);
+  const loads = compiled.initialLoads;
+  const moved = step(compiled, loads, buffers, next);
+  const state = { loads, step: buffers, next, moved };
+  const measured = new PressureBuffers(nodeCount);
+  const primary = measurePressure(compiled, state, measured);
+  const result = describeState(
+    compiled,
+    state,
+    measured,
+    primary,
+    { tick: 0, previous: undefined, carryExtras: true, settledAlready: false },
+    new ReachWorkspace(nodeCount),
+  );
+  const cycles = cycleEvents(compiled, 0);
+  if (cycles.length > 0) result.events = [...cycles, ...result.events];
+  return result;
+}

@@ -1,0 +1,286 @@
+import { type Components, stronglyConnectedComponents } from './components';
+import { PayloadError } from './errors';
+import type { DependencyInput, NodeInput } from './types';
+
+const MAX_ECHOED_ID = 120;
+
+/** Quotes a caller-supplied id for an error message, cut short so a huge id cannot flood it. */
+function quoteId(id: string): string {
+  return JSON.stringify(id.length > MAX_ECHOED_ID ? `${id.slice(0, MAX_ECHOED_ID)}…` : id);
+}
+
+function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string') return `the string ${quoteId(value)}`;
+  return `a ${typeof value}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * A validated structure in the form the algorithms want: ids mapped to indices once,
+ * adjacency in compressed sparse rows (CSR), numbers in typed arrays. Built by
+ * `compileStructure`; reusable for any number of `analyze` / `tick` / `ticks` calls.
+ *
+ * Out-edges of node `v` are the CSR slots `outStart[v] .. outStart[v + 1]`, in input order;
+ * in-edges of `v` are the slots `inStart[v] .. inStart[v + 1]`, also in input order.
+ */
+export class CompiledStructure {
+  readonly nodeCount: number;
+  readonly dependencyCount: number;
+  /** The caller's objects, kept for their ids and extra fields. */
+  readonly nodes: readonly NodeInput[];
+  readonly dependencies: readonly DependencyInput[];
+  readonly ids: readonly string[];
+  readonly initialLoads: Float64Array;
+  /** `Infinity` where no capacity is set. */
+  readonly capacity: Float64Array;
+  /** 1 where the node has a field the engine does not own (carried into `analyze` output). */
+  readonly nodeHasExtra: Uint8Array;
+  readonly dependencyHasExtra: Uint8Array;
+  readonly dependencyFrom: Int32Array;
+  readonly dependencyTo: Int32Array;
+
+  readonly outStart: Int32Array;
+  readonly outTarget: Int32Array;
+  /** `weight(e) / W(from)` for the dependency in each out slot. */
+  readonly outShare: Float64Array;
+  /** The out slot of each dependency, so per-slot flows can be reported per dependency. */
+  readonly slotOfDependency: Int32Array;
+
+  readonly inStart: Int32Array;
+  readonly inSource: Int32Array;
+  /** For each in slot, the out slot of the same dependency (where its flow is written). */
+  readonly inOutSlot: Int32Array;
+
+  /** Share of a node's outflow that returns to itself through self-dependencies. */
+  readonly selfShare: Float64Array;
+
+  private componentsCache: Components | undefined;
+
+  constructor(fields: Omit<CompiledStructure, 'components'>) {
+    this.nodeCount = fields.nodeCount;
+    this.dependencyCount = fields.dependencyCount;
+    this.nodes = fields.nodes;
+    this.dependencies = fields.dependencies;
+    this.ids = fields.ids;
+    this.initialLoads = fields.initialLoads;
+    this.capacity = fields.capacity;
+    this.nodeHasExtra = fields.nodeHasExtra;
+    this.dependencyHasExtra = fields.dependencyHasExtra;
+    this.dependencyFrom = fields.dependencyFrom;
+    this.dependencyTo = fields.dependencyTo;
+    this.outStart = fields.outStart;
+    this.outTarget = fields.outTarget;
+    this.outShare = fields.outShare;
+    this.slotOfDependency = fields.slotOfDependency;
+    this.inStart = fields.inStart;
+    this.inSource = fields.inSource;
+    this.inOutSlot = fields.inOutSlot;
+    this.selfShare = fields.selfShare;
+  }
+
+  /** Strongly connected components, computed on first use. */
+  components(): Components {
+    this.componentsCache ??= stronglyConnectedComponents(this.nodeCount, this.outStart, this.outTarget);
+    return this.componentsCache;
+  }
+}
+
+/**
+ * Validates a structure and compiles it. Throws `PayloadError` naming the first offending
+ * element, e.g. `dependencies[12].to: unknown node "db"`.
+ */
+export function compileStructure(structure: unknown): CompiledStructure {
+  if (structure instanceof CompiledStructure) return structure;
+  if (!isRecord(structure)) {
+    throw new PayloadError('', `structure must be an object with "nodes" and "dependencies" arrays`);
+  }
+  const nodes = structure.nodes;
+  const dependencies = structure.dependencies;
+  if (!Array.isArray(nodes)) throw new PayloadError('nodes', `must be an array, got ${describeValue(nodes)}`);
+  if (!Array.isArray(dependencies)) {
+    throw new PayloadError('dependencies', `must be an array, got ${describeValue(dependencies)}`);
+  }
+
+  const nodeCount = nodes.length;
+  const dependencyCount = dependencies.length;
+  const indexOf = new Map<string, number>();
+  const ids = new Array<string>(nodeCount);
+  const initialLoads = new Float64Array(nodeCount);
+  const capacity = new Float64Array(nodeCount);
+  const nodeHasExtra = new Uint8Array(nodeCount);
+
+  for (let i = 0; i < nodeCount; i++) {
+    const node: unknown = nodes[i];
+    if (!isRecord(node))
+      throw new PayloadError(`nodes[${i}]`, `must be an object, got ${describeValue(node)}`);
+    const id = node.id;
+    if (typeof id !== 'string' || id.length === 0) {
+      throw new PayloadError(`nodes[${i}].id`, `must be a non-empty string, got ${describeValue(id)}`);
+    }
+    const previous = indexOf.get(id);
+    if (previous !== undefined) {
+      throw new PayloadError(
+        `nodes[${i}].id`,
+        `duplicate id ${quoteId(id)} (first used by nodes[${previous}])`,
+      );
+    }
+    indexOf.set(id, i);
+    ids[i] = id;
+
+    let ownFields = 1;
+    const load = node.load;
+    if (load !== undefined) {
+      if (typeof load !== 'number' || !(load >= 0) || load === Number.POSITIVE_INFINITY) {
+        throw new PayloadError(
+          `nodes[${i}].load`,
+          `must be a finite number >= 0, got ${describeValue(load)}`,
+        );
+      }
+      initialLoads[i] = load;
+      ownFields++;
+    }
+    const cap = node.capacity;
+    if (cap !== undefined) {
+      if (typeof cap !== 'number' || !(cap > 0) || cap === Number.POSITIVE_INFINITY) {
+        throw new PayloadError(
+          `nodes[${i}].capacity`,
+          `must be a finite number > 0, got ${describeValue(cap)}`,
+        );
+      }
+      capacity[i] = cap;
+      ownFields++;
+    } else {
+      capacity[i] = Number.POSITIVE_INFINITY;
+    }
+    let fieldCount = 0;
+    for (const _ in node) fieldCount++;
+    if (fieldCount !== ownFields) nodeHasExtra[i] = 1;
+  }
+
+  const dependencyFrom = new Int32Array(dependencyCount);
+  const dependencyTo = new Int32Array(dependencyCount);
+  const weight = new Float64Array(dependencyCount);
+  const dependencyHasExtra = new Uint8Array(dependencyCount);
+  const outDegree = new Int32Array(nodeCount + 1);
+  const inDegree = new Int32Array(nodeCount + 1);
+
+  for (let e = 0; e < dependencyCount; e++) {
+    const dependency: unknown = dependencies[e];
+    if (!isRecord(dependency)) {
+      throw new PayloadError(`dependencies[${e}]`, `must be an object, got ${describeValue(dependency)}`);
+    }
+    const from = resolveEnd(indexOf, dependency.from, e, 'from');
+    const to = resolveEnd(indexOf, dependency.to, e, 'to');
+    dependencyFrom[e] = from;
+    dependencyTo[e] = to;
+    outDegree[from]!++;
+    inDegree[to]!++;
+
+    let ownFields = 2;
+    const w = dependency.weight;
+    if (w !== undefined) {
+      if (typeof w !== 'number' || !(w > 0) || w === Number.POSITIVE_INFINITY) {
+        throw new PayloadError(
+          `dependencies[${e}].weight`,
+          `must be a finite number > 0, got ${describeValue(w)}`,
+        );
+      }
+      weight[e] = w;
+      ownFields++;
+    } else {
+      weight[e] = 1;
+    }
+    let fieldCount = 0;
+    for (const _ in dependency) fieldCount++;
+    if (fieldCount !== ownFields) dependencyHasExtra[e] = 1;
+  }
+
+  // Prefix sums turn degrees into CSR row starts; each dependency then takes the next free
+  // slot of its row, so rows keep input order.
+  const outStart = new Int32Array(nodeCount + 1);
+  const inStart = new Int32Array(nodeCount + 1);
+  for (let v = 0; v < nodeCount; v++) {
+    outStart[v + 1] = outStart[v]! + outDegree[v]!;
+    inStart[v + 1] = inStart[v]! + inDegree[v]!;
+  }
+  const outFill = outStart.slice(0, nodeCount);
+  const inFill = inStart.slice(0, nodeCount);
+  const outTarget = new Int32Array(dependencyCount);
+  const outWeight = new Float64Array(dependencyCount);
+  const slotOfDependency = new Int32Array(dependencyCount);
+  const inSource = new Int32Array(dependencyCount);
+  const inOutSlot = new Int32Array(dependencyCount);
+  for (let e = 0; e < dependencyCount; e++) {
+    const from = dependencyFrom[e]!;
+    const to = dependencyTo[e]!;
+    const slot = outFill[from]!++;
+    outTarget[slot] = to;
+    outWeight[slot] = weight[e]!;
+    slotOfDependency[e] = slot;
+    const inSlot = inFill[to]!++;
+    inSource[inSlot] = from;
+    inOutSlot[inSlot] = slot;
+  }
+
+  const outShare = new Float64Array(dependencyCount);
+  const selfShare = new Float64Array(nodeCount);
+  for (let v = 0; v < nodeCount; v++) {
+    const first = outStart[v]!;
+    const end = outStart[v + 1]!;
+    let total = 0;
+    for (let k = first; k < end; k++) total += outWeight[k]!;
+    // Weights near the largest double can overflow their sum; scaling by the largest keeps the ratios.
+    let scale = 1;
+    if (total === Number.POSITIVE_INFINITY) {
+      scale = 0;
+      for (let k = first; k < end; k++) scale = Math.max(scale, outWeight[k]!);
+      total = 0;
+      for (let k = first; k < end; k++) total += outWeight[k]! / scale;
+    }
+    for (let k = first; k < end; k++) {
+      const share = outWeight[k]! / scale / total;
+      outShare[k] = share;
+      if (outTarget[k] === v) selfShare[v]! += share;
+    }
+  }
+
+  return new CompiledStructure({
+    nodeCount,
+    dependencyCount,
+    nodes: nodes as NodeInput[],
+    dependencies: dependencies as DependencyInput[],
+    ids,
+    initialLoads,
+    capacity,
+    nodeHasExtra,
+    dependencyHasExtra,
+    dependencyFrom,
+    dependencyTo,
+    outStart,
+    outTarget,
+    outShare,
+    slotOfDependency,
+    inStart,
+    inSource,
+    inOutSlot,
+    selfShare,
+  });
+}
+
+function resolveEnd(indexOf: Map<string, number>, id: unknown, e: number, end: 'from' | 'to'): number {
+  if (typeof id !== 'string' || id.length === 0) {
+    throw new PayloadError(
+      `dependencies[${e}].${end}`,
+      `must be a non-empty string, got ${describeValue(id)}`,
+    );
+  }
+  const index = indexOf.get(id);
+  if (index === undefined) throw new PayloadError(`dependencies[${e}].${end}`, `unknown node ${quoteId(id)}`);
+  return index;
+}

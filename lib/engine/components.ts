@@ -1,0 +1,82 @@
+/**
+ * Strongly connected components (Tarjan), iterative so that a million-node chain cannot
+ * overflow the call stack. Components come out in reverse topological order: every
+ * component is emitted after all the components it can reach, which is the order in which
+ * reach probabilities can be solved.
+ */
+export interface Components {
+  count: number;
+  /** Component number of each node. */
+  componentOf: Int32Array;
+  /** Members of component `c` are `members[start[c] .. start[c + 1])`. */
+  start: Int32Array;
+  members: Int32Array;
+}
+
+export function stronglyConnectedComponents(
+  nodeCount: number,
+  outStart: Int32Array,
+  outTarget: Int32Array,
+): Components {
+  const index = new Int32Array(nodeCount).fill(-1);
+  const low = new Int32Array(nodeCount);
+  const onStack = new Uint8Array(nodeCount);
+  const stack = new Int32Array(nodeCount);
+  const callNode = new Int32Array(nodeCount);
+  const callEdge = new Int32Array(nodeCount);
+  const componentOf = new Int32Array(nodeCount);
+  const members = new Int32Array(nodeCount);
+  const start = new Int32Array(nodeCount + 1);
+  let stackSize = 0;
+  let callDepth = 0;
+  let counter = 0;
+  let count = 0;
+  let memberCount = 0;
+
+  for (let root = 0; root < nodeCount; root++) {
+    if (index[root] !== -1) continue;
+    index[root] = low[root] = counter++;
+    stack[stackSize++] = root;
+    onStack[root] = 1;
+    callNode[0] = root;
+    callEdge[0] = outStart[root]!;
+    callDepth = 1;
+
+    while (callDepth > 0) {
+      const v = callNode[callDepth - 1]!;
+      const k = callEdge[callDepth - 1]!;
+      if (k < outStart[v + 1]!) {
+        callEdge[callDepth - 1] = k + 1;
+        const w = outTarget[k]!;
+        if (index[w] === -1) {
+          index[w] = low[w] = counter++;
+          stack[stackSize++] = w;
+          onStack[w] = 1;
+          callNode[callDepth] = w;
+          callEdge[callDepth] = outStart[w]!;
+          callDepth++;
+        } else if (onStack[w] === 1 && index[w]! < low[v]!) {
+          low[v] = index[w]!;
+        }
+        continue;
+      }
+      if (low[v] === index[v]) {
+        let w: number;
+        do {
+          w = stack[--stackSize]!;
+          onStack[w] = 0;
+          componentOf[w] = count;
+          members[memberCount++] = w;
+        } while (w !== v);
+        count++;
+        start[count] = memberCount;
+      }
+      callDepth--;
+      if (callDepth > 0) {
+        const parent = callNode[callDepth - 1]!;
+        if (low[v]! < low[parent]!) low[parent] = low[v]!;
+      }
+    }
+  }
+  return { count, componentOf, start: start.subarray(0, count + 1), members };
+}

@@ -1,0 +1,30 @@
+import { compareIds } from './compare-ids';
+import type { CompiledStructure } from './compile';
+import type { CycleEvent } from './types';
+
+/**
+ * One `cycle` event per strongly connected set of more than one node, and per node with a
+ * self-dependency; `closed` when no dependency leaves the set. Ordered by first node id.
+ */
+export function cycleEvents(structure: CompiledStructure, tick: number): CycleEvent[] {
+  const { ids, outStart, outTarget, selfShare } = structure;
+  const { count, start, members, componentOf } = structure.components();
+  const events: CycleEvent[] = [];
+  for (let c = 0; c < count; c++) {
+    const first = start[c]!;
+    const end = start[c + 1]!;
+    if (end - first === 1 && selfShare[members[first]!] === 0) continue;
+    let closed = true;
+    const nodeIds: string[] = [];
+    for (let m = first; m < end; m++) {
+      const v = members[m]!;
+      nodeIds.push(ids[v]!);
+      for (let k = outStart[v]!; closed && k < outStart[v + 1]!; k++) {
+        if (componentOf[outTarget[k]!] !== c) closed = false;
+      }
+    }
+    nodeIds.sort(compareIds);
+    events.push({ tick, type: 'cycle', nodes: nodeIds, closed });
+  }
+  return events.sort((a, b) => compareIds(a.nodes[0]!, b.nodes[0]!));
+}

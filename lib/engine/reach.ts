@@ -1,0 +1,228 @@
+import type { CompiledStructure } from './compile';
+
+/** Cycles with at most this many unknowns are solved exactly by Gaussian elimination. */
+export const DENSE_SOLVE_LIMIT = 64;
+/** Larger cycles are solved by Gauss–Seidel sweeps in a fixed order, at most this many. */
+export const MAX_SWEEPS = 1000;
+/** Sweeps stop once no probability moved by more than this. */
+export const SWEEP_TOLERANCE = 1e-15;
+
+/**
+ * Scratch space reused across states of one structure (a timeline solves once per tick).
+ */
+export class ReachWorkspace {
+  readonly reach: Float64Array;
+  readonly canReach: Uint8Array;
+  /** The nodes that can reach the target, in breadth-first order from it (target first). */
+  readonly reachers: Int32Array;
+  reacherCount = 0;
+  readonly localIndex: Int32Array;
+  readonly unknowns: Int32Array;
+  readonly queue: Int32Array;
+
+  constructor(nodeCount: number) {
+    this.reach = new Float64Array(nodeCount);
+    this.canReach = new Uint8Array(nodeCount);
+    this.reachers = new Int32Array(nodeCount);
+    this.localIndex = new Int32Array(nodeCount).fill(-1);
+    this.unknowns = new Int32Array(nodeCount);
+    this.queue = new Int32Array(nodeCount);
+  }
+}
+
+/**
+ * Fills `ws.reach[u]` with the probability that a unit of value now at `u` passes through
+ * `target` later, moving along dependencies in proportion to their weights (the target
+ * itself has 1). Capacity delays value but never redirects it, so it plays no part.
+ *
+ * Nodes that cannot reach the target are found by a reverse search and keep 0. The rest are
+ * solved one strongly connected component at a time, in reverse topological order, so every
+ * component only needs the already-solved values of the components after it: a closed form
+ * for a single unknown, Gaussian elimination for small cycles, and Gauss–Seidel sweeps with a
+ * fixed cap for large ones.
+ */
+export function solveReach(structure: CompiledStructure, target: number, ws: ReachWorkspace): void {
+  const { reach, canReach, reachers, localIndex, unknowns } = ws;
+  const { inStart, inSource } = structure;
+
+  for (let i = 0; i < ws.reacherCount; i++) {
+    const v = reachers[i]!;
+    canReach[v] = 0;
+    reach[v] = 0;
+  }
+  let count = 0;
+  reachers[count++] = target;
+  canReach[target] = 1;
+  for (let head = 0; head < count; head++) {
+    const v = reachers[head]!;
+    const end = inStart[v + 1]!;
+    for (let j = inStart[v]!; j < end; j++) {
+      const u = inSource[j]!;
+      if (canReach[u] === 0) {
+        canReach[u] = 1;
+        reachers[count++] = u;
+      }
+    }
+  }
+  ws.reacherCount = count;
+  reach[target] = 1;
+  if (count === 1) return;
+
+  const { count: componentCount, start, members } = structure.components();
+  for (let c = 0; c < componentCount; c++) {
+    let unknownCount = 0;
+    const end = start[c + 1]!;
+    for (let m = start[c]!; m < end; m++) {
+      const v = members[m]!;
+      if (canReach[v] === 1 && v !== target) unknowns[unknownCount++] = v;
+    }
+    if (unknownCount === 0) continue;
+    if (unknownCount === 1) {
+      const u = unknowns[0]!;
+      reach[u] = singleUnknown(structure, reach, u);
+    } else if (unknownCount <= DENSE_SOLVE_LIMIT) {
+      solveDense(structure, reach, unknowns, unknownCount, localIndex);
+    } else {
+      solveBySweeps(structure, ws, unknownCount);
+    }
+  }
+}
+
+/** `r(u) = (Σ share·r(next) over edges leaving u) / (1 − share of u's self-dependencies)`. */
+function singleUnknown(structure: CompiledStructure, reach: Float64Array, u: number): number {
+  const { outStart, outTarget, outShare, selfShare } = structure;
+  let sum = 0;
+  const end = outStart[u + 1]!;
+  for (let k = outStart[u]!; k < end; k++) {
+    const t = outTarget[k]!;
+    if (t !== u) sum += outShare[k]! * reach[t]!;
+  }
+  const stay = selfShare[u]!;
+  return stay < 1 ? clampProbability(sum / (1 - stay)) : 0;
+}
+
+function clampProbability(p: number): number {
+  return p > 1 ? 1 : p > 0 ? p : 0;
+}
+
+/** Solves `(I − P) r = b` on the unknowns by Gaussian elimination with partial pivoting. */
+function solveDense(
+  structure: CompiledStructure,
+  reach: Float64Array,
+  unknowns: Int32Array,
+  n: number,
+  localIndex: Int32Array,
+): void {
+  const { outStart, outTarget, outShare } = structure;
+  for (let i = 0; i < n; i++) localIndex[unknowns[i]!] = i;
+  const a = new Float64Array(n * n);
+  const b = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const u = unknowns[i]!;
+    a[i * n + i] = 1;
+    const end = outStart[u + 1]!;
+    for (let k = outStart[u]!; k < end; k++) {
+      const t = outTarget[k]!;
+      const j = localIndex[t]!;
+      if (j >= 0) a[i * n + j]! -= outShare[k]!;
+      else b[i]! += outShare[k]! * reach[t]!;
+    }
+  }
+  for (let col = 0; col < n; col++) {
+    let pivot = col;
+    let best = Math.abs(a[col * n + col]!);
+    for (let row = col + 1; row < n; row++) {
+      const size = Math.abs(a[row * n + col]!);
+      if (size > best) {
+        best = size;
+        pivot = row;
+      }
+    }
+    if (best === 0) continue;
+    if (pivot !== col) {
+      for (let k = col; k < n; k++) {
+        const t = a[col * n + k]!;
+        a[col * n + k] = a[pivot * n + k]!;
+        a[pivot * n + k] = t;
+      }
+      const t = b[col]!;
+      b[col] = b[pivot]!;
+      b[pivot] = t;
+    }
+    const diagonal = a[col * n + col]!;
+    for (let row = col + 1; row < n; row++) {
+      const factor = a[row * n + col]! / diagonal;
+      if (factor === 0) continue;
+      for (let k = col; k < n; k++) a[row * n + k]! -= factor * a[col * n + k]!;
+      b[row]! -= factor * b[col]!;
+    }
+  }
+  for (let row = n - 1; row >= 0; row--) {
+    let sum = b[row]!;
+    for (let k = row + 1; k < n; k++) sum -= a[row * n + k]! * b[k]!;
+    const diagonal = a[row * n + row]!;
+    b[row] = diagonal === 0 ? 0 : sum / diagonal;
+  }
+  for (let i = 0; i < n; i++) {
+    const u = unknowns[i]!;
+    reach[u] = clampProbability(b[i]!);
+    localIndex[u] = -1;
+  }
+}
+
+/**
+ * Gauss–Seidel on a large cycle. Nodes are swept nearest-exit first (a reverse search from
+ * the unknowns that have a direct way out), which makes mostly-forward structures converge
+ * in a handful of sweeps. Starting from 0, the iterates rise monotonically towards the answer.
+ */
+function solveBySweeps(structure: CompiledStructure, ws: ReachWorkspace, n: number): void {
+  const { reach, unknowns, localIndex, queue } = ws;
+  const { outStart, outTarget, outShare, selfShare, inStart, inSource } = structure;
+  for (let i = 0; i < n; i++) localIndex[unknowns[i]!] = i;
+
+  let ordered = 0;
+  const seen = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const u = unknowns[i]!;
+    const end = outStart[u + 1]!;
+    for (let k = outStart[u]!; k < end; k++) {
+      if (localIndex[outTarget[k]!]! < 0 && reach[outTarget[k]!]! > 0) {
+        seen[i] = 1;
+        queue[ordered++] = u;
+        break;
+      }
+    }
+  }
+  for (let head = 0; head < ordered; head++) {
+    const v = queue[head]!;
+    const end = inStart[v + 1]!;
+    for (let j = inStart[v]!; j < end; j++) {
+      const i = localIndex[inSource[j]!]!;
+      if (i >= 0 && seen[i] === 0) {
+        seen[i] = 1;
+        queue[ordered++] = inSource[j]!;
+      }
+    }
+  }
+
+  for (let sweep = 0; sweep < MAX_SWEEPS; sweep++) {
+    let change = 0;
+    for (let q = 0; q < ordered; q++) {
+      const u = queue[q]!;
+      let sum = 0;
+      const end = outStart[u + 1]!;
+      for (let k = outStart[u]!; k < end; k++) {
+        const t = outTarget[k]!;
+        if (t !== u) sum += outShare[k]! * reach[t]!;
+      }
+      const stay = selfShare[u]!;
+      const value = stay < 1 ? clampProbability(sum / (1 - stay)) : 0;
+      const delta = value - reach[u]!;
+      if (delta > change) change = delta;
+      else if (-delta > change) change = -delta;
+      reach[u] = value;
+    }
+    if (change <= SWEEP_TOLERANCE) break;
+  }
+  for (let i = 0; i < n; i++) localIndex[unknowns[i]!] = -1;
+}

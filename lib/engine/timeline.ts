@@ -1,0 +1,72 @@
+import { type CompiledStructure, compileStructure } from './compile';
+import { describeState, measurePressure, PressureBuffers, ReachWorkspace } from './describe';
+import { createStepBuffers, step } from './step';
+import type { Snapshot, Structure } from './types';
+
+/** Executes one step; the snapshot describes the new state (`tick: 1`). */
+export function tick(structure: Structure | CompiledStructure | unknown): Snapshot {
+  return ticks(structure, 1)[0]!;
+}
+
+/**
+ * Executes `count` steps; `snapshots[i - 1]` describes the state after `i` steps. Events
+ * compare each state with the one before it (for the first, the input state).
+ */
+export function ticks(structure: Structure | CompiledStructure | unknown, count: number): Snapshot[] {
+  if (!Number.isSafeInteger(count) || count < 0) {
+    throw new RangeError(`ticks must be a non-negative integer, got ${String(count)}`);
+  }
+  const compiled = compileStructure(structure);
+  const { nodeCount } = compiled;
+  const buffers = createStepBuffers(compiled);
+  const ws = new ReachWorkspace(nodeCount);
+
+  // Three load vectors rotate: the previous state, the current one, and the one after it.
+  let previousLoads = Float64Array.from(compiled.initialLoads);
+  let loads = new Float64Array(nodeCount);
+  let next = new Float64Array(nodeCount);
+  let previousMeasured = new PressureBuffers(nodeCount);
+  let measured = new PressureBuffers(nodeCount);
+
+  let moved = step(compiled, previousLoads, buffers, loads);
+  measurePressure(compiled, { loads: previousLoads, step: buffers, next: loads, moved }, previousMeasured);
+
+  const snapshots = new Array<Snapshot>(count);
+  let settledAlready = false;
+  for (let i = 1; i <= count; i++) {
+    moved = step(compiled, loads, buffers, next);
+    const state = { loads, step: buffers, next, moved };
+    const primary = measurePressure(compiled, state, measured);
+    const described = describeState(
+      compiled,
+      state,
+      measured,
+      primary,
+      {
+        tick: i,
+        previous: { loads: previousLoads, blocked: previousMeasured.blocked },
+        carryExtras: false,
+        settledAlready,
+      },
+      ws,
+    );
+    if (moved === 0) settledAlready = true;
+    snapshots[i - 1] = {
+      tick: i,
+      nodes: described.nodes,
+      dependencies: described.dependencies,
+      primaryBlockage: described.primaryBlockage,
+      events: described.events,
+      origin: described.origin,
+      trace: described.trace,
+    };
+    const recycled = previousLoads;
+    previousLoads = loads;
+    loads = next;
+    next = recycled;
+    const recycledMeasured = previousMeasured;
+    previousMeasured = measured;
+    measured = recycledMeasured;
+  }
+  return snapshots;
+}

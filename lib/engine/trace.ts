@@ -1,0 +1,123 @@
+import type { CompiledStructure } from './compile';
+import type { ReachWorkspace } from './reach';
+
+/**
+ * The most probable path from `origin` to `target`: the path whose product of
+ * `weight(e) / W(from)` is greatest, ties broken at each hop by the smallest next id.
+ *
+ * Dijkstra run backwards from the target over the nodes that can reach it, maximising the
+ * product instead of minimising a sum (every factor is at most 1, so products only shrink
+ * along a path and the greedy order holds; no logarithms, so no rounding from them). It stops
+ * as soon as the origin is settled. Each node's next hop is fixed when the node is settled and
+ * points to a node settled before it, so following next hops cannot loop.
+ */
+export function mostProbablePath(
+  structure: CompiledStructure,
+  origin: number,
+  target: number,
+  ws: ReachWorkspace,
+): string[] {
+  const { ids } = structure;
+  if (origin === target) return [ids[target]!];
+  const { inStart, inSource, inOutSlot, outShare } = structure;
+  const { canReach, reacherCount } = ws;
+  const nodeCount = structure.nodeCount;
+
+  const best = new Float64Array(nodeCount).fill(-1);
+  const nextHop = new Int32Array(nodeCount).fill(-1);
+  const settled = new Uint8Array(nodeCount);
+  const heap = new ProductHeap(ids);
+  best[target] = 1;
+  heap.push(target, 1);
+
+  while (heap.size > 0) {
+    const v = heap.popNode();
+    if (settled[v] === 1) continue;
+    settled[v] = 1;
+    if (v === origin) break;
+    const value = best[v]!;
+    const end = inStart[v + 1]!;
+    for (let j = inStart[v]!; j < end; j++) {
+      const u = inSource[j]!;
+      if (u === v || canReach[u] === 0 || settled[u] === 1) continue;
+      const candidate = outShare[inOutSlot[j]!]! * value;
+      const current = best[u]!;
+      if (candidate > current) {
+        best[u] = candidate;
+        nextHop[u] = v;
+        heap.push(u, candidate);
+      } else if (candidate === current && ids[v]! < ids[nextHop[u]!]!) {
+        nextHop[u] = v;
+      }
+    }
+  }
+
+  const path = [ids[origin]!];
+  let at = origin;
+  // A path visits each node at most once; the bound only guards against a broken invariant.
+  for (let hops = 0; at !== target && hops < reacherCount; hops++) {
+    const next = nextHop[at]!;
+    if (next < 0) break;
+    path.push(ids[next]!);
+    at = next;
+  }
+  return path;
+}
+
+/** A binary max-heap of (node, product); equal products pop smallest id first. */
+class ProductHeap {
+  private nodes: number[] = [];
+  private values: number[] = [];
+
+  constructor(private readonly ids: readonly string[]) {}
+
+  get size(): number {
+    return this.nodes.length;
+  }
+
+  push(node: number, value: number): void {
+    const { nodes, values } = this;
+    let i = nodes.length;
+    nodes.push(node);
+    values.push(value);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(node, value, nodes[parent]!, values[parent]!)) break;
+      nodes[i] = nodes[parent]!;
+      values[i] = values[parent]!;
+      i = parent;
+    }
+    nodes[i] = node;
+    values[i] = value;
+  }
+
+  popNode(): number {
+    const { nodes, values } = this;
+    const top = nodes[0]!;
+    const lastNode = nodes.pop()!;
+    const lastValue = values.pop()!;
+    const size = nodes.length;
+    if (size > 0) {
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        if (left >= size) break;
+        const right = left + 1;
+        let child = left;
+        if (right < size && this.before(nodes[right]!, values[right]!, nodes[left]!, values[left]!))
+          child = right;
+        if (!this.before(nodes[child]!, values[child]!, lastNode, lastValue)) break;
+        nodes[i] = nodes[child]!;
+        values[i] = values[child]!;
+        i = child;
+      }
+      nodes[i] = lastNode;
+      values[i] = lastValue;
+    }
+    return top;
+  }
+
+  private before(a: number, aValue: number, b: number, bValue: number): boolean {
+    return aValue > bValue || (aValue === bValue && this.ids[a]! < this.ids[b]!);
+  }
+}
