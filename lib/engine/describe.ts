@@ -61,7 +61,7 @@ export function measurePressure(
     if (outStart[v + 1]! > outStart[v]!) {
       hasOut = true;
       const excess = after - capacity[v]!;
-      p = excess > 0 ? excess : 0;
+      p = Math.max(excess, 0);
     } else {
       hasOut = false;
       p = after;

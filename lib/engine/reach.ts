@@ -102,7 +102,7 @@ function singleUnknown(structure: CompiledStructure, reach: Float64Array, u: num
 }
 
 function clampProbability(p: number): number {
-  return p > 1 ? 1 : p > 0 ? p : 0;
+  return p > 1 ? 1 : Math.max(p, 0);
 }
 
 /** Solves `(I − P) r = b` on the unknowns by Gaussian elimination with partial pivoting. */

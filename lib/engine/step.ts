@@ -48,7 +48,7 @@ export function step(
     }
     const load = loads[v]!;
     const cap = capacity[v]!;
-    const out = load < cap ? load : cap;
+    const out = Math.min(load, cap);
     outflow[v] = out;
     moved += out;
     const last = end - 1;
@@ -66,7 +66,7 @@ export function step(
       sum = total;
     }
     const remainder = out - (sum + compensation);
-    slotFlow[last] = remainder > 0 ? remainder : 0;
+    slotFlow[last] = Math.max(remainder, 0);
   }
 
   for (let v = 0; v < nodeCount; v++) {
@@ -82,7 +82,7 @@ export function step(
     const received = sum + compensation;
     inflow[v] = received;
     const after = loads[v]! - outflow[v]! + received;
-    next[v] = after > 0 ? after : 0;
+    next[v] = Math.max(after, 0);
   }
   return moved;
 }
