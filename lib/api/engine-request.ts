@@ -1,0 +1,252 @@
+/**
+ * Turns the parsed JSON body of `POST /api/engine` into a request the engine can run, applying
+ * the contract's checks 4 to 8 in order. Checks 1 to 3 (auth, body size) and JSON parsing
+ * happen before this, in the handler.
+ */
+import * as z from 'zod';
+import type { Limits } from '../config/limits';
+import { type CompiledStructure, compileStructure, PayloadError } from '../engine';
+import { ApiError } from '../http/errors';
+import { CONTAINER_KEYS, type ContainerKey, MODES, type Mode, ModeSchema } from './schemas';
+
+export interface EngineRequest {
+  mode: Mode;
+  /** Steps to run: the requested or default count in mode `ticks`, 1 in `tick`, 0 in `analyze`. */
+  ticks: number;
+  structure: CompiledStructure;
+}
+
+/** Where the structure sits in a body: at the top level (`container` undefined) or in a container. */
+export interface StructureLocation {
+  container: ContainerKey | undefined;
+  /** The object holding `nodes` and `dependencies`: the body itself, or `body[container]`. */
+  holder: Record<string, unknown>;
+}
+
+type JsonObject = Record<string, unknown>;
+
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Finds the structure the contract's precedence picks: a top-level `nodes` field makes the body
+ * itself the structure; otherwise the first of `payload`, `system`, `record`, `data`, `graph` that
+ * is an object holding a `nodes` array. `undefined` when there is none.
+ */
+export function locateStructure(body: JsonObject): StructureLocation | undefined {
+  if (Object.hasOwn(body, 'nodes')) return { container: undefined, holder: body };
+  for (const container of CONTAINER_KEYS) {
+    const candidate = body[container];
+    if (Object.hasOwn(body, container) && isJsonObject(candidate) && Array.isArray(candidate.nodes)) {
+      return { container, holder: candidate };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Validates and compiles the located structure. Throws `PayloadError` whose path is a path in
+ * the whole body (`payload.dependencies[3].to`), so the caller can tell which copy is wrong.
+ */
+export function compileLocatedStructure(location: StructureLocation | undefined): CompiledStructure {
+  if (location === undefined) {
+    throw new PayloadError(
+      '',
+      'no structure found: send "nodes" and "dependencies" arrays at the top level or inside one of ' +
+        `${CONTAINER_KEYS.map((key) => `"${key}"`).join(', ')}`,
+    );
+  }
+  const prefix = location.container === undefined ? '' : `${location.container}.`;
+  for (const field of ['nodes', 'dependencies'] as const) {
+    const value = location.holder[field];
+    if (!Array.isArray(value)) {
+      const problem =
+        value === undefined
+          ? `is missing; send an array (an empty one when there are no ${field})`
+          : `must be an array, got ${describeReceived(value)}`;
+      throw new PayloadError(`${prefix}${field}`, problem);
+    }
+  }
+  try {
+    return compileStructure(location.holder);
+  } catch (error) {
+    if (!(error instanceof PayloadError) || prefix === '') throw error;
+    throw new PayloadError(`${prefix}${error.path}`, problemOf(error));
+  }
+}
+
+/** The structure of a body in either format, for callers with no mode (e.g. `/api/connect`). Throws `PayloadError`. */
+export function extractStructure(body: unknown): CompiledStructure {
+  if (!isJsonObject(body)) throw new PayloadError('', `must be a JSON object, got ${describeReceived(body)}`);
+  return compileLocatedStructure(locateStructure(body));
+}
+
+/**
+ * Applies the contract's checks 4 to 8, in that order, to a parsed JSON body and returns what to
+ * run. Throws `ApiError` with the contract's status and code for the first check that fails.
+ */
+export function parseEngineRequest(body: unknown, limits: Limits): EngineRequest {
+  // 4. A JSON object.
+  if (!isJsonObject(body)) {
+    throw new ApiError('PAYLOAD_ERROR', `request body must be a JSON object, got ${describeReceived(body)}`);
+  }
+  // The container decides where `mode` and `ticks` may also be read from, so it is chosen first;
+  // a missing structure is still only reported after mode and ticks (check 7).
+  const location = locateStructure(body);
+  const envelopeField = (name: 'mode' | 'ticks'): { path: string; value: unknown } | undefined => {
+    if (Object.hasOwn(body, name)) return { path: name, value: body[name] };
+    if (location?.container !== undefined && Object.hasOwn(location.holder, name)) {
+      return { path: `${location.container}.${name}`, value: location.holder[name] };
+    }
+    return undefined;
+  };
+
+  // 5. A known mode.
+  const modeField = envelopeField('mode');
+  const allowedModes = MODES.map((mode) => `"${mode}"`).join(', ');
+  if (modeField === undefined) {
+    throw new ApiError('INVALID_MODE', `mode is missing; send one of ${allowedModes}`, {
+      details: [{ path: 'mode', message: `required, one of ${allowedModes}` }],
+    });
+  }
+  const parsedMode = ModeSchema.safeParse(modeField.value);
+  if (!parsedMode.success) {
+    const problem = `must be one of ${allowedModes}, got ${describeReceived(modeField.value)}`;
+    throw new ApiError('INVALID_MODE', `${modeField.path} ${problem}`, {
+      details: [{ path: modeField.path, message: problem }],
+    });
+  }
+  const mode = parsedMode.data;
+
+  // 6. A usable tick count (only mode `ticks` reads it).
+  let ticks = mode === 'tick' ? 1 : 0;
+  if (mode === 'ticks') {
+    const ticksField = envelopeField('ticks');
+    if (ticksField === undefined) {
+      ticks = limits.defaultTicks;
+    } else {
+      const parsedTicks = ticksSchemaFor(limits.maxTicks).safeParse(ticksField.value);
+      if (!parsedTicks.success) {
+        const problem = `must be an integer from 1 to ${limits.maxTicks}, got ${describeReceived(ticksField.value)}`;
+        throw new ApiError('INVALID_TICKS', `${ticksField.path} ${problem}`, {
+          details: [{ path: ticksField.path, message: problem }],
+        });
+      }
+      ticks = parsedTicks.data;
+    }
+  }
+
+  // 7. A valid structure.
+  let structure: CompiledStructure;
+  try {
+    structure = compileLocatedStructure(location);
+  } catch (error) {
+    if (!(error instanceof PayloadError)) throw error;
+    const details = error.path === '' ? undefined : [{ path: error.path, message: problemOf(error) }];
+    throw new ApiError('PAYLOAD_ERROR', error.message, { details });
+  }
+
+  // 8. Within the limits.
+  assertWithinLimits(structure, location!, mode, ticks, limits);
+  return { mode, ticks, structure };
+}
+
+/**
+ * What one element of a snapshot costs against `maxResponseElements`, in characters of id.
+ * An element's own JSON (numbers, keys, punctuation) measures 60 to 100 characters, so ids
+ * count as one more element per 100 characters: a structure with very long ids cannot slip a
+ * multi-gigabyte timeline past an element count that only sees a handful of nodes.
+ */
+export const ID_CHARS_PER_ELEMENT = 100;
+
+function assertWithinLimits(
+  structure: CompiledStructure,
+  location: StructureLocation,
+  mode: Mode,
+  ticks: number,
+  limits: Limits,
+): void {
+  const prefix = location.container === undefined ? '' : `${location.container}.`;
+  if (structure.nodeCount > limits.maxNodes) {
+    throw new ApiError(
+      'LIMIT_EXCEEDED',
+      `too many nodes: ${structure.nodeCount}, the limit is ${limits.maxNodes}`,
+      { details: [{ path: `${prefix}nodes`, message: `at most ${limits.maxNodes} nodes` }] },
+    );
+  }
+  if (structure.dependencyCount > limits.maxDependencies) {
+    throw new ApiError(
+      'LIMIT_EXCEEDED',
+      `too many dependencies: ${structure.dependencyCount}, the limit is ${limits.maxDependencies}`,
+      {
+        details: [
+          { path: `${prefix}dependencies`, message: `at most ${limits.maxDependencies} dependencies` },
+        ],
+      },
+    );
+  }
+  if (mode !== 'ticks') return;
+  const perSnapshot = snapshotElements(structure, location);
+  if (ticks * perSnapshot <= limits.maxResponseElements) return;
+  const affordable = Math.floor(limits.maxResponseElements / perSnapshot);
+  const advice =
+    affordable >= 1
+      ? `ask for at most ${affordable} ticks`
+      : 'this structure is too large for mode "ticks"; use "tick" repeatedly or "analyze"';
+  throw new ApiError(
+    'LIMIT_EXCEEDED',
+    `${ticks} ticks of this structure would return ${ticks * perSnapshot} snapshot elements, ` +
+      `the limit is ${limits.maxResponseElements}: ${advice}`,
+    { details: [{ path: 'ticks', message: advice }] },
+  );
+}
+
+/** `nodes + dependencies + floor(id characters / ID_CHARS_PER_ELEMENT)` for one snapshot. */
+export function snapshotElements(structure: CompiledStructure, location: StructureLocation): number {
+  // Compiled, so every id, from and to is a string.
+  const nodes = location.holder.nodes as readonly { id: string }[];
+  const dependencies = location.holder.dependencies as readonly { from: string; to: string }[];
+  let idChars = 0;
+  for (const node of nodes) idChars += node.id.length;
+  for (const dependency of dependencies) idChars += dependency.from.length + dependency.to.length;
+  return structure.nodeCount + structure.dependencyCount + Math.floor(idChars / ID_CHARS_PER_ELEMENT);
+}
+
+const ticksSchemas = new Map<number, z.ZodInt>();
+
+/** `ticks` as the contract bounds it, capped at the deployment's MAX_TICKS. Strings are refused, not coerced. */
+function ticksSchemaFor(maxTicks: number): z.ZodInt {
+  let schema = ticksSchemas.get(maxTicks);
+  if (schema === undefined) {
+    schema = z.int().min(1).max(maxTicks);
+    ticksSchemas.set(maxTicks, schema);
+  }
+  return schema;
+}
+
+/** The engine's message without its leading `path: `. */
+function problemOf(error: PayloadError): string {
+  const lead = `${error.path}: `;
+  return error.path !== '' && error.message.startsWith(lead)
+    ? error.message.slice(lead.length)
+    : error.message;
+}
+
+const MAX_ECHOED_CHARS = 40;
+
+/**
+ * A short description of a value the caller sent, for error messages. Strings are quoted and cut
+ * short; arrays and objects are named, never dumped, so a huge input cannot flood the response.
+ */
+export function describeReceived(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') {
+    const shown = value.length > MAX_ECHOED_CHARS ? `${value.slice(0, MAX_ECHOED_CHARS)}…` : value;
+    return `the string ${JSON.stringify(shown)}`;
+  }
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return 'an object';
+}

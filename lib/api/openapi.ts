@@ -1,0 +1,246 @@
+/**
+ * The OpenAPI 3.1 document of the engine API, built from the zod schemas in ./schemas so the
+ * document and the validation cannot say different things. Examples are produced by running
+ * the real engine and the real request parser, so they cannot go stale either.
+ * `npm run openapi` writes it to openapi.json; `GET /api/openapi.json` serves it.
+ */
+import * as z from 'zod';
+import { DEFAULT_LIMITS, type Limits } from '../config/limits';
+import { analyze, tick, ticks } from '../engine';
+import { ApiError, type ErrorCode } from '../http/errors';
+import { parseEngineRequest } from './engine-request';
+import { apiSchemaRegistry } from './schemas';
+
+/** The contract's worked example (engine-model.md): A feeds B and C, B is capacity-limited. */
+export const WORKED_EXAMPLE = {
+  nodes: [
+    { id: 'A', load: 10 },
+    { id: 'B', load: 0, capacity: 4 },
+    { id: 'C', load: 0 },
+  ],
+  dependencies: [
+    { from: 'A', to: 'B' },
+    { from: 'A', to: 'C' },
+    { from: 'B', to: 'C' },
+  ],
+};
+
+const API_VERSION = '0.1.0';
+const SCHEMA_REF_PREFIX = '#/components/schemas/';
+const ref = (id: string) => ({ $ref: `${SCHEMA_REF_PREFIX}${id}` });
+
+type JsonObject = Record<string, unknown>;
+
+/** The named schemas, as JSON Schema 2020-12 (OpenAPI 3.1's dialect), sorted by name. */
+function componentSchemas(): JsonObject {
+  const { schemas } = z.toJSONSchema(apiSchemaRegistry, {
+    target: 'draft-2020-12',
+    uri: (id) => `${SCHEMA_REF_PREFIX}${id}`,
+  });
+  const sorted: JsonObject = {};
+  for (const name of Object.keys(schemas).sort()) {
+    // Each schema would otherwise carry its own `$schema` and an `$id` equal to its location;
+    // inside an OpenAPI document both are noise.
+    const { $schema: _dialect, $id: _id, ...schema } = schemas[name] as JsonObject;
+    sorted[name] = schema;
+  }
+  return sorted;
+}
+
+/** The error body `parseEngineRequest` really produces for `body`. */
+function parserError(body: unknown, limits: Limits = DEFAULT_LIMITS): JsonObject {
+  try {
+    parseEngineRequest(body, limits);
+  } catch (error) {
+    if (error instanceof ApiError) return errorBody(error.code, error.message, error.details);
+    throw error;
+  }
+  throw new Error(`example body was accepted: ${JSON.stringify(body)}`);
+}
+
+function errorBody(code: ErrorCode, message: string, details?: readonly unknown[]): JsonObject {
+  return { error: details === undefined ? { code, message } : { code, message, details } };
+}
+
+function example(summary: string, value: unknown) {
+  return { summary, value };
+}
+
+function errorResponse(description: string, examples: JsonObject, headers?: JsonObject): JsonObject {
+  return {
+    description,
+    ...(headers ? { headers } : {}),
+    content: { 'application/json': { schema: ref('ErrorBody'), examples } },
+  };
+}
+
+function engineResponses(): JsonObject {
+  const manyNodes = { nodes: [{ id: 'a' }, { id: 'b' }, { id: 'c' }], dependencies: [] };
+  const twoNodes: Limits = { ...DEFAULT_LIMITS, maxNodes: 2 };
+  const thousandElements: Limits = { ...DEFAULT_LIMITS, maxResponseElements: 1000 };
+  return {
+    '200': {
+      description:
+        'The result for the mode. The same request body always gives a byte-identical body. The body ' +
+        'is compressed (`Content-Encoding: gzip` or `br`) when the `Accept-Encoding` header allows it.',
+      content: {
+        'application/json': {
+          schema: { oneOf: [ref('AnalyzeResponse'), ref('TickResponse'), ref('TicksResponse')] },
+          examples: {
+            analyze: example('The worked example, mode analyze', {
+              mode: 'analyze',
+              engine: analyze(WORKED_EXAMPLE),
+            }),
+            tick: example('The worked example, mode tick', { mode: 'tick', snapshot: tick(WORKED_EXAMPLE) }),
+            ticks: example('The worked example, mode ticks with ticks 3', {
+              mode: 'ticks',
+              ticks: 3,
+              snapshots: ticks(WORKED_EXAMPLE, 3),
+            }),
+          },
+        },
+      },
+    },
+    '400': errorResponse('`mode` or `ticks` is invalid (checks 5 and 6).', {
+      INVALID_MODE: example(
+        'mode not one of analyze, tick, ticks',
+        parserError({ mode: 'simulate', ...WORKED_EXAMPLE }),
+      ),
+      INVALID_MODE_missing: example('mode missing', parserError({ ...WORKED_EXAMPLE })),
+      INVALID_TICKS: example(
+        'ticks out of range',
+        parserError({ mode: 'ticks', ticks: 0, ...WORKED_EXAMPLE }),
+      ),
+    }),
+    '401': errorResponse(
+      'No `Authorization` header, or not of the form `Bearer <API key>` (check 1).',
+      {
+        MISSING_API_KEY: example(
+          'no key',
+          errorBody('MISSING_API_KEY', 'send the API key as "Authorization: Bearer <API key>"'),
+        ),
+      },
+      {
+        'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string', const: 'Bearer' } },
+      },
+    ),
+    '403': errorResponse('The API key is unknown, revoked or inactive (check 2).', {
+      INVALID_API_KEY: example('unknown key', errorBody('INVALID_API_KEY', 'the API key is not valid')),
+    }),
+    '413': errorResponse(
+      'The body is larger than the request limit (check 3), the structure has more nodes or dependencies ' +
+        'than the limits, a `ticks` request would return more snapshot elements than allowed, or the ' +
+        'result is too large to return even compressed (check 8).',
+      {
+        LIMIT_EXCEEDED_nodes: example(
+          'too many nodes (on a deployment with MAX_NODES=2)',
+          parserError({ mode: 'analyze', ...manyNodes }, twoNodes),
+        ),
+        LIMIT_EXCEEDED_ticks: example(
+          'timeline too large (on a deployment with MAX_RESPONSE_ELEMENTS=1000)',
+          parserError({ mode: 'ticks', ticks: 1000, ...WORKED_EXAMPLE }, thousandElements),
+        ),
+      },
+    ),
+    '500': errorResponse(
+      '`PAYLOAD_ERROR`: the body is not JSON or not a JSON object (check 4), no structure was found, or ' +
+        'a node or dependency is invalid (check 7); the message names the element. `ENGINE_ERROR`: the ' +
+        'engine failed (check 9).',
+      {
+        PAYLOAD_ERROR_not_object: example('body is a JSON array', parserError([WORKED_EXAMPLE])),
+        PAYLOAD_ERROR_no_structure: example(
+          'no nodes anywhere',
+          parserError({ mode: 'analyze', payload: {} }),
+        ),
+        PAYLOAD_ERROR_element: example(
+          'dependency to a node that does not exist',
+          parserError({
+            mode: 'analyze',
+            nodes: WORKED_EXAMPLE.nodes,
+            dependencies: [...WORKED_EXAMPLE.dependencies, { from: 'C', to: 'Z' }],
+          }),
+        ),
+        ENGINE_ERROR: example(
+          'engine failure',
+          errorBody('ENGINE_ERROR', 'the engine failed on this structure'),
+        ),
+      },
+    ),
+  };
+}
+
+export function buildOpenApiDocument(): object {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'System Behavior Engine API',
+      version: API_VERSION,
+      description:
+        'A deterministic engine over nodes and directed dependencies: flow, pressure, blockages, events, ' +
+        'origin and trace. Checks run in a fixed order and the first failure decides the response: ' +
+        '401 → 403 → 413 (body size) → 500 (not a JSON object) → 400 (mode) → 400 (ticks) → 500 (structure) ' +
+        '→ 413 (counts and result size) → 500 (engine). See docs/api.md.',
+    },
+    paths: {
+      '/api/engine': {
+        post: {
+          operationId: 'runEngine',
+          summary: 'Analyze a structure, or run it for one or more steps',
+          security: [{ apiKey: [] }],
+          requestBody: {
+            required: true,
+            content: {
+              'application/json': {
+                schema: { oneOf: [ref('DirectRequest'), ref('NestedRequest')] },
+                examples: {
+                  analyze: example('The worked example, direct format', {
+                    mode: 'analyze',
+                    ...WORKED_EXAMPLE,
+                  }),
+                  tick: example('Nested in `graph`, mode inside the container', {
+                    graph: { mode: 'tick', ...WORKED_EXAMPLE },
+                  }),
+                  ticks: example('Nested in `payload`, ticks beside it', {
+                    mode: 'ticks',
+                    ticks: 3,
+                    payload: WORKED_EXAMPLE,
+                  }),
+                },
+              },
+            },
+          },
+          responses: engineResponses(),
+        },
+      },
+      '/api/openapi.json': {
+        get: {
+          operationId: 'getOpenApiDocument',
+          summary: 'This document',
+          security: [],
+          responses: {
+            '200': {
+              description: 'The OpenAPI 3.1 document of this API.',
+              content: { 'application/json': { schema: { type: 'object' } } },
+            },
+          },
+        },
+      },
+    },
+    components: {
+      securitySchemes: {
+        apiKey: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'API key',
+          description: 'An API key issued to you, sent as `Authorization: Bearer <API key>`.',
+        },
+      },
+      schemas: componentSchemas(),
+    },
+  };
+}
+
+/** The document as written to openapi.json: 2-space indent, trailing newline. */
+export function serializeOpenApiDocument(document: object = buildOpenApiDocument()): string {
+  return `${JSON.stringify(document, null, 2)}\n`;
+}

@@ -1,0 +1,363 @@
+/**
+ * The shapes of `POST /api/engine`, as zod schemas. They are the source of the OpenAPI
+ * document (lib/api/openapi.ts) and validate the request envelope (mode, ticks). Nodes and
+ * dependencies are NOT validated with these at request time: the engine's single pass does
+ * that far faster on 500,000 dependencies, and a property test keeps the two in agreement.
+ */
+import * as z from 'zod';
+import { ERROR_STATUS, type ErrorCode } from '../http/errors';
+
+export const MODES = ['analyze', 'tick', 'ticks'] as const;
+export type Mode = (typeof MODES)[number];
+
+/** Where a nested body may hold its structure, in the order they are tried. */
+export const CONTAINER_KEYS = ['payload', 'system', 'record', 'data', 'graph'] as const;
+export type ContainerKey = (typeof CONTAINER_KEYS)[number];
+
+/** The contract's bounds for `ticks`; a deployment may lower the upper one (MAX_TICKS). */
+export const TICKS_MIN = 1;
+export const TICKS_MAX = 1000;
+export const TICKS_DEFAULT = 10;
+
+/**
+ * The schemas that become named entries of `components.schemas` in the OpenAPI document.
+ * A registry of our own, not zod's global one, so schemas other modules register never leak in.
+ */
+export const apiSchemaRegistry = z.registry<{ id: string }>();
+
+function named<T extends z.ZodType>(id: string, schema: T): T {
+  apiSchemaRegistry.add(schema, { id });
+  return schema;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Request
+
+export const ModeSchema = named(
+  'Mode',
+  z.enum(MODES).meta({
+    description:
+      'What to compute. `analyze`: describe the structure as sent. `tick`: run one step and ' +
+      'describe the result. `ticks`: run `ticks` steps and describe the state after each one. ' +
+      'Compared exactly (case-sensitive).',
+    examples: ['analyze'],
+  }),
+);
+
+export const TicksSchema = named(
+  'Ticks',
+  z
+    .int()
+    .min(TICKS_MIN)
+    .max(TICKS_MAX)
+    .meta({
+      description:
+        `Number of steps for mode \`ticks\`: an integer from ${TICKS_MIN} to ${TICKS_MAX} ` +
+        `(a deployment may set a lower maximum), default ${TICKS_DEFAULT}. A JSON number, not a ` +
+        'string. Ignored, even when invalid, in the other modes.',
+      examples: [3],
+    }),
+);
+
+export const NodeSchema = named(
+  'Node',
+  z
+    .looseObject({
+      id: z.string().min(1).meta({ description: 'Unique within the structure, compared as exact strings.' }),
+      load: z
+        .number()
+        .min(0)
+        .optional()
+        .meta({ description: 'Finite number >= 0: the value sitting on the node. Omitted means 0.' }),
+      capacity: z.number().positive().optional().meta({
+        description:
+          'Finite number > 0: the most value the node passes on in one step. Omitted means unlimited.',
+      }),
+    })
+    .meta({
+      description:
+        'A unit of value. Other fields are allowed and carried unchanged into the `analyze` output ' +
+        '(not into snapshots).',
+      examples: [{ id: 'B', load: 0, capacity: 4 }],
+    }),
+);
+
+export const DependencySchema = named(
+  'Dependency',
+  z
+    .looseObject({
+      from: z.string().min(1).meta({ description: 'Id of the node value flows out of.' }),
+      to: z.string().min(1).meta({ description: 'Id of the node value flows into.' }),
+      weight: z
+        .number()
+        .positive()
+        .optional()
+        .meta({
+          description:
+            "Finite number > 0: this dependency's share of `from`'s outflow, relative to `from`'s other " +
+            'dependencies. Omitted means 1.',
+        }),
+    })
+    .meta({
+      description:
+        'A directed flow between two nodes of the same structure. Self-dependencies and repeated pairs ' +
+        'are allowed. Other fields are allowed and carried into the `analyze` output.',
+      examples: [{ from: 'A', to: 'B' }],
+    }),
+);
+
+const nodesField = z.array(NodeSchema).meta({ description: 'The nodes. Must be an array (may be empty).' });
+const dependenciesField = z.array(DependencySchema).meta({
+  description: 'The dependencies. Must be an array (may be empty); every `from`/`to` names a node.',
+});
+
+export const StructureSchema = named(
+  'Structure',
+  z.looseObject({ nodes: nodesField, dependencies: dependenciesField }).meta({
+    description: 'Nodes and the dependencies between them.',
+    examples: [
+      {
+        nodes: [
+          { id: 'A', load: 10 },
+          { id: 'B', load: 0, capacity: 4 },
+          { id: 'C', load: 0 },
+        ],
+        dependencies: [
+          { from: 'A', to: 'B' },
+          { from: 'A', to: 'C' },
+          { from: 'B', to: 'C' },
+        ],
+      },
+    ],
+  }),
+);
+
+export const DirectRequestSchema = named(
+  'DirectRequest',
+  z
+    .looseObject({
+      mode: ModeSchema,
+      ticks: TicksSchema.optional(),
+      nodes: nodesField,
+      dependencies: dependenciesField,
+    })
+    .meta({
+      description:
+        'Direct format: the structure at the top level. A top-level `nodes` field always selects this ' +
+        'format, even when a container key is present too.',
+    }),
+);
+
+export const ContainerSchema = named(
+  'ContainerStructure',
+  z
+    .looseObject({
+      mode: ModeSchema.optional(),
+      ticks: TicksSchema.optional(),
+      nodes: nodesField,
+      dependencies: dependenciesField,
+    })
+    .meta({
+      description:
+        'The structure inside a container. `mode` and `ticks` may sit here too; they are read here only ' +
+        'when absent at the top level.',
+    }),
+);
+
+function nestedVariant(key: ContainerKey) {
+  return z
+    .looseObject({
+      mode: ModeSchema.optional(),
+      ticks: TicksSchema.optional(),
+      nodes: z.never().optional().meta({ description: 'Absent: a top-level `nodes` makes the body direct.' }),
+      [key]: ContainerSchema,
+    })
+    .meta({ title: `Structure in \`${key}\`` });
+}
+
+export const NestedRequestSchema = named(
+  'NestedRequest',
+  z.union(CONTAINER_KEYS.map(nestedVariant)).meta({
+    description:
+      'Nested format: the structure inside a container, `payload`, `system`, `record`, `data` or ' +
+      '`graph`. When several are present, the first in that order that is an object holding a ' +
+      '`nodes` array is used; the others are ignored. `mode` is required at the top level or inside ' +
+      'the chosen container; `ticks` may be in either place. The top level wins when both have one.',
+    examples: [{ mode: 'ticks', ticks: 2, payload: { nodes: [{ id: 'A', load: 1 }], dependencies: [] } }],
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+const finite = (description: string) => z.number().meta({ description });
+
+export const RoleSchema = named(
+  'Role',
+  z.enum(['source', 'sink', 'relay', 'isolated']).meta({
+    description:
+      '`source`: only outgoing dependencies. `sink`: only incoming. `relay`: both. `isolated`: none. ' +
+      'Self-dependencies count both ways.',
+  }),
+);
+
+export const NodeStateSchema = named(
+  'NodeState',
+  z
+    .looseObject({
+      id: z.string(),
+      load: finite('Value on the node in this state.'),
+      capacity: z.number().optional().meta({ description: 'As sent; absent when the node has none.' }),
+      inflow: finite('Value arriving in the next step.'),
+      outflow: finite('Value leaving in the next step.'),
+      pressure: finite('Value left on the node after the next step beyond what it can pass on in one step.'),
+      blocked: z.boolean().meta({ description: '`pressure > 0`.' }),
+      role: RoleSchema,
+    })
+    .meta({
+      description:
+        'A node in a described state. In `analyze` output it also carries the extra fields the ' +
+        'caller sent on the node.',
+    }),
+);
+
+export const DependencyStateSchema = named(
+  'DependencyState',
+  z
+    .looseObject({
+      from: z.string(),
+      to: z.string(),
+      weight: z.number().optional().meta({ description: 'As sent; absent when the dependency has none.' }),
+      flow: finite('Value this dependency carries in the next step.'),
+    })
+    .meta({
+      description: 'A dependency in a described state. In `analyze` output it also carries extra fields.',
+    }),
+);
+
+const tickField = z
+  .int()
+  .min(0)
+  .meta({ description: '0 in `analyze`; `i` in the snapshot after `i` steps.' });
+
+export const EventSchema = named(
+  'Event',
+  z
+    .discriminatedUnion('type', [
+      z
+        .object({
+          tick: tickField,
+          type: z.literal('cycle'),
+          nodes: z.array(z.string()).meta({ description: 'The ids in the cycle, sorted.' }),
+          closed: z.boolean().meta({ description: 'No dependency leaves the set.' }),
+        })
+        .meta({ title: 'cycle (analyze only)' }),
+      z
+        .object({ tick: tickField, type: z.literal('blocked'), node: z.string(), pressure: z.number() })
+        .meta({ title: 'blocked' }),
+      z.object({ tick: tickField, type: z.literal('cleared'), node: z.string() }).meta({ title: 'cleared' }),
+      z.object({ tick: tickField, type: z.literal('drained'), node: z.string() }).meta({ title: 'drained' }),
+      z.object({ tick: tickField, type: z.literal('settled') }).meta({ title: 'settled' }),
+    ])
+    .meta({
+      description:
+        'Something that happened in a state. Within one result events are ordered by type ' +
+        '(cycle, blocked, cleared, drained, settled), then by node id.',
+      examples: [{ tick: 0, type: 'blocked', node: 'B', pressure: 1 }],
+    }),
+);
+
+export const OriginSchema = named(
+  'Origin',
+  z
+    .object({
+      id: z.string(),
+      load: z.number(),
+      contribution: finite('Load on this node that will pass through the primary blockage (expected value).'),
+      share: finite("This node's contribution divided by the sum of all contributions."),
+    })
+    .meta({
+      description: 'The node contributing most of the value that will pass through the primary blockage.',
+    }),
+);
+
+const engineResultShape = {
+  nodes: z.array(NodeStateSchema).meta({ description: 'The nodes, in input order.' }),
+  dependencies: z.array(DependencyStateSchema).meta({ description: 'The dependencies, in input order.' }),
+  primaryBlockage: z
+    .string()
+    .nullable()
+    .meta({ description: 'Id of the blocked node that matters most, or null when nothing is blocked.' }),
+  events: z.array(EventSchema),
+  origin: OriginSchema.nullable().meta({ description: 'Null when nothing is blocked.' }),
+  trace: z.array(z.string()).meta({
+    description: 'Ids from the origin to the primary blockage, inclusive; empty when origin is null.',
+  }),
+};
+
+export const EngineResultSchema = named(
+  'EngineResult',
+  z
+    .object(engineResultShape)
+    .meta({ description: 'The description of one state and the step that would follow it.' }),
+);
+
+export const SnapshotSchema = named(
+  'Snapshot',
+  z
+    .object({
+      tick: z.int().min(1).meta({ description: 'Steps executed to reach this state.' }),
+      ...engineResultShape,
+    })
+    .meta({ description: 'A state after `tick` steps. Nodes and dependencies carry no extra fields here.' }),
+);
+
+export const AnalyzeResponseSchema = named(
+  'AnalyzeResponse',
+  z.object({ mode: z.literal('analyze'), engine: EngineResultSchema }),
+);
+
+export const TickResponseSchema = named(
+  'TickResponse',
+  z.object({ mode: z.literal('tick'), snapshot: SnapshotSchema }),
+);
+
+export const TicksResponseSchema = named(
+  'TicksResponse',
+  z.object({
+    mode: z.literal('ticks'),
+    ticks: z.int().min(TICKS_MIN).meta({ description: 'Steps executed: the length of `snapshots`.' }),
+    snapshots: z
+      .array(SnapshotSchema)
+      .meta({ description: 'The state after each step: `snapshots[i-1].tick == i`.' }),
+  }),
+);
+
+const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+export const ErrorBodySchema = named(
+  'ErrorBody',
+  z
+    .object({
+      error: z.object({
+        code: z
+          .enum(ERROR_CODES)
+          .meta({ description: 'Stable, machine-readable; see the table in docs/api.md.' }),
+        message: z.string().meta({ description: 'For people: which field or element, what was expected.' }),
+        details: z
+          .array(
+            z.object({
+              path: z.string().meta({ description: 'Where in the request body, e.g. `dependencies[3].to`.' }),
+              message: z.string(),
+            }),
+          )
+          .optional(),
+      }),
+    })
+    .meta({
+      description: 'Every error response has this body.',
+      examples: [
+        { error: { code: 'INVALID_MODE', message: 'mode must be one of "analyze", "tick", "ticks"' } },
+      ],
+    }),
+);

@@ -1,0 +1,77 @@
+import { type Env, envInt } from './env';
+
+/** The size limits of `POST /api/engine`. Read once at cold start with `readLimits`. */
+export interface Limits {
+  /** Largest request body, in bytes (decoded, when the body arrives base64-encoded). */
+  readonly maxBodyBytes: number;
+  readonly maxNodes: number;
+  readonly maxDependencies: number;
+  /** Largest `ticks` accepted in mode `ticks`. */
+  readonly maxTicks: number;
+  /** `ticks` used in mode `ticks` when the request leaves it out. */
+  readonly defaultTicks: number;
+  /** Largest response the function may return, counted as Lambda counts it (see response-size.ts). */
+  readonly maxResponseBytes: number;
+  /**
+   * Largest `ticks × (nodes + dependencies)` a `ticks` request may ask for, checked before the
+   * engine runs so an answer that could never be returned is refused before it costs memory.
+   */
+  readonly maxResponseElements: number;
+}
+
+/**
+ * "6 MB" in the contract is Lambda's synchronous payload limit, which AWS counts in binary
+ * megabytes: 6 × 2^20 = 6,291,456 bytes.
+ */
+export const LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
+
+/**
+ * The defaults: the contract's limits, plus our own response-elements guard. They are also the
+ * ceilings: each env var may lower its limit but never raise it.
+ */
+export const DEFAULT_LIMITS: Limits = Object.freeze({
+  maxBodyBytes: LAMBDA_PAYLOAD_BYTES,
+  maxNodes: 100_000,
+  maxDependencies: 500_000,
+  maxTicks: 1000,
+  defaultTicks: 10,
+  maxResponseBytes: LAMBDA_PAYLOAD_BYTES,
+  // Measured (docs/api.md): 1,000,000 elements are ~72 MB of JSON, ~410 MB of peak memory and
+  // ~3 s of work, and brotli gets a varied timeline of that size to ~4.3 MB, just inside 6 MiB
+  // once base64-encoded. Twice as many (~700 MB peak) no longer fit even compressed, so a
+  // higher limit would spend memory and seconds on answers that end in 413 anyway.
+  maxResponseElements: 1_000_000,
+});
+
+/**
+ * Reads the limits from the environment, falling back to the contract's defaults. Throws at
+ * cold start, naming the variable, when a value is not an integer in its allowed range.
+ */
+export function readLimits(env: Env = process.env): Limits {
+  const ceiling = DEFAULT_LIMITS;
+  const maxTicks = envInt(env, 'MAX_TICKS', ceiling.maxTicks, { min: 1, max: ceiling.maxTicks });
+  // A lowered MAX_TICKS pulls the default down with it, so MAX_TICKS=5 alone is a valid setting.
+  const defaultTicks = envInt(env, 'DEFAULT_TICKS', Math.min(ceiling.defaultTicks, maxTicks), {
+    min: 1,
+    max: maxTicks,
+  });
+  return Object.freeze({
+    maxBodyBytes: envInt(env, 'MAX_BODY_BYTES', ceiling.maxBodyBytes, { min: 1, max: ceiling.maxBodyBytes }),
+    maxNodes: envInt(env, 'MAX_NODES', ceiling.maxNodes, { min: 1, max: ceiling.maxNodes }),
+    maxDependencies: envInt(env, 'MAX_DEPENDENCIES', ceiling.maxDependencies, {
+      min: 0,
+      max: ceiling.maxDependencies,
+    }),
+    maxTicks,
+    defaultTicks,
+    maxResponseBytes: envInt(env, 'MAX_RESPONSE_BYTES', ceiling.maxResponseBytes, {
+      // Below a few KiB not even an error body with its envelope would fit.
+      min: 16 * 1024,
+      max: ceiling.maxResponseBytes,
+    }),
+    maxResponseElements: envInt(env, 'MAX_RESPONSE_ELEMENTS', ceiling.maxResponseElements, {
+      min: 1,
+      max: ceiling.maxResponseElements,
+    }),
+  });
+}

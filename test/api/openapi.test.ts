@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { buildOpenApiDocument, serializeOpenApiDocument, WORKED_EXAMPLE } from '../../lib/api/openapi';
+import {
+  AnalyzeResponseSchema,
+  ErrorBodySchema,
+  TickResponseSchema,
+  TicksResponseSchema,
+} from '../../lib/api/schemas';
+import { analyze } from '../../lib/engine';
+import { ERROR_STATUS } from '../../lib/http/errors';
+
+// biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON.
+type Json = any;
+
+const doc: Json = buildOpenApiDocument();
+const engine: Json = doc.paths['/api/engine'].post;
+
+describe('openapi.json', () => {
+  it('is the committed copy of the freshly built document (run `npm run openapi` when this fails)', () => {
+    const committed = readFileSync(new URL('../../openapi.json', import.meta.url), 'utf8');
+    expect(committed).toBe(serializeOpenApiDocument());
+  });
+
+  it('is built the same way every time', () => {
+    expect(serializeOpenApiDocument(buildOpenApiDocument())).toBe(
+      serializeOpenApiDocument(buildOpenApiDocument()),
+    );
+  });
+
+  it('is written with a 2-space indent and a trailing newline', () => {
+    const text = serializeOpenApiDocument();
+    expect(text.endsWith('}\n')).toBe(true);
+    expect(text.split('\n')[1]).toBe('  "openapi": "3.1.0",');
+  });
+});
+
+describe('the document', () => {
+  it('is OpenAPI 3.1 with paths and a bearer security scheme', () => {
+    expect(doc.openapi).toBe('3.1.0');
+    expect(doc.info.title).toBeTypeOf('string');
+    expect(Object.keys(doc.paths).sort()).toEqual(['/api/engine', '/api/openapi.json']);
+    expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(engine.security).toEqual([{ apiKey: [] }]);
+    // The document itself is public.
+    expect(doc.paths['/api/openapi.json'].get.security).toEqual([]);
+  });
+
+  it('offers both body formats as oneOf', () => {
+    expect(engine.requestBody.content['application/json'].schema).toEqual({
+      oneOf: [{ $ref: '#/components/schemas/DirectRequest' }, { $ref: '#/components/schemas/NestedRequest' }],
+    });
+  });
+
+  it('has every $ref pointing at a schema it defines', () => {
+    const refs = new Set<string>();
+    JSON.stringify(doc, (key, value) => {
+      if (key === '$ref') refs.add(value);
+      return value;
+    });
+    expect(refs.size).toBeGreaterThan(10);
+    for (const ref of refs) {
+      expect(ref).toMatch(/^#\/components\/schemas\/\w+$/);
+      expect(doc.components.schemas[ref.split('/').pop()!], ref).toBeDefined();
+    }
+  });
+
+  it('uses JSON Schema 2020-12 without per-schema $schema or $id noise', () => {
+    for (const schema of Object.values<Json>(doc.components.schemas)) {
+      expect(schema.$schema).toBeUndefined();
+      expect(schema.$id).toBeUndefined();
+    }
+    // 2020-12 style: exclusiveMinimum is a number, not a boolean as in OpenAPI 3.0.
+    expect(doc.components.schemas.Node.properties.capacity.exclusiveMinimum).toBe(0);
+  });
+
+  it('uses the worked example as the request example and its analyze result as a response example', () => {
+    expect(engine.requestBody.content['application/json'].examples.analyze.value).toEqual({
+      mode: 'analyze',
+      ...WORKED_EXAMPLE,
+    });
+    const ok = engine.responses['200'].content['application/json'].examples;
+    expect(ok.analyze.value).toEqual({ mode: 'analyze', engine: analyze(WORKED_EXAMPLE) });
+    expect(ok.analyze.value.engine.primaryBlockage).toBe('B');
+    expect(AnalyzeResponseSchema.safeParse(ok.analyze.value).success).toBe(true);
+    expect(TickResponseSchema.safeParse(ok.tick.value).success).toBe(true);
+    expect(TicksResponseSchema.safeParse(ok.ticks.value).success).toBe(true);
+  });
+
+  it("documents every status of the contract with the contract's error codes", () => {
+    const expected: Record<string, string[]> = {
+      '400': ['INVALID_MODE', 'INVALID_TICKS'],
+      '401': ['MISSING_API_KEY'],
+      '403': ['INVALID_API_KEY'],
+      '413': ['LIMIT_EXCEEDED'],
+      '500': ['PAYLOAD_ERROR', 'ENGINE_ERROR'],
+    };
+    expect(Object.keys(engine.responses).sort()).toEqual(['200', ...Object.keys(expected)]);
+    for (const [status, codes] of Object.entries(expected)) {
+      const content = engine.responses[status].content['application/json'];
+      expect(content.schema).toEqual({ $ref: '#/components/schemas/ErrorBody' });
+      const shown = new Set<string>();
+      for (const { value } of Object.values<Json>(content.examples)) {
+        expect(ErrorBodySchema.safeParse(value).success).toBe(true);
+        // Each example sits under the status its code really has.
+        expect(ERROR_STATUS[value.error.code as keyof typeof ERROR_STATUS]).toBe(Number(status));
+        shown.add(value.error.code);
+      }
+      expect([...shown].sort()).toEqual([...codes].sort());
+    }
+    expect(engine.responses['401'].headers['WWW-Authenticate']).toBeDefined();
+  });
+
+  it('shows the messages the parser really produces', () => {
+    const examples = engine.responses['500'].content['application/json'].examples;
+    expect(examples.PAYLOAD_ERROR_element.value.error.message).toBe('dependencies[3].to: unknown node "Z"');
+  });
+});

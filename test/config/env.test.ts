@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { envInt, envString, requiredEnv } from '../../lib/config/env';
+
+const range = { min: 1, max: 1000 };
+
+describe('envInt', () => {
+  it('uses the default when the variable is not set', () => {
+    // A fresh deployment with no overrides.
+    expect(envInt({}, 'MAX_TICKS', 1000, range)).toBe(1000);
+  });
+
+  it('reads a plain decimal integer, surrounding spaces allowed', () => {
+    // An operator lowers the limit; a stray space from a template is harmless.
+    expect(envInt({ MAX_TICKS: ' 250 ' }, 'MAX_TICKS', 1000, range)).toBe(250);
+  });
+
+  it.each([['abc'], ['10.5'], ['1e3'], ['0x10'], ['1_000'], ['12abc'], ['99999999999999999999']])(
+    'throws naming the variable for %j',
+    (value) => {
+      // A typo must stop the cold start, not silently become the default.
+      expect(() => envInt({ MAX_TICKS: value }, 'MAX_TICKS', 1000, range)).toThrow(
+        /^MAX_TICKS must be an integer from 1 to 1000; got "/,
+      );
+    },
+  );
+
+  it('throws for a value outside the range', () => {
+    // Raising ticks past the contract's ceiling is refused.
+    expect(() => envInt({ MAX_TICKS: '1001' }, 'MAX_TICKS', 1000, range)).toThrow(
+      'MAX_TICKS must be an integer from 1 to 1000; got 1001',
+    );
+    expect(() => envInt({ MAX_TICKS: '0' }, 'MAX_TICKS', 1000, range)).toThrow(/MAX_TICKS/);
+  });
+
+  it('throws for a set-but-empty variable instead of using the default', () => {
+    // `MAX_TICKS=${UNSET}` in a template renders as an empty string.
+    expect(() => envInt({ MAX_TICKS: '' }, 'MAX_TICKS', 1000, range)).toThrow(/MAX_TICKS is set but empty/);
+  });
+
+  it('cuts a long bad value short in the message', () => {
+    const message = captureMessage(() => envInt({ MAX_NODES: 'x'.repeat(5000) }, 'MAX_NODES', 1, range));
+    expect(message.length).toBeLessThan(120);
+  });
+});
+
+describe('envString', () => {
+  it('uses the default when unset and the value when allowed', () => {
+    expect(envString({}, 'LOG_LEVEL', 'INFO', { allowed: ['INFO', 'DEBUG'] })).toBe('INFO');
+    expect(envString({ LOG_LEVEL: 'DEBUG' }, 'LOG_LEVEL', 'INFO', { allowed: ['INFO', 'DEBUG'] })).toBe(
+      'DEBUG',
+    );
+  });
+
+  it('throws naming the variable, without repeating the value', () => {
+    // Someone pasted a secret into the wrong variable: the message must not echo it.
+    const message = captureMessage(() =>
+      envString({ LOG_LEVEL: 'sbe_secretvalue' }, 'LOG_LEVEL', 'INFO', { allowed: ['INFO', 'DEBUG'] }),
+    );
+    expect(message).toBe('LOG_LEVEL must be one of "INFO", "DEBUG"');
+    expect(message).not.toContain('secret');
+  });
+
+  it('checks a pattern', () => {
+    expect(() => envString({ TABLE: 'bad name!' }, 'TABLE', 'keys', { pattern: /^[\w.-]+$/ })).toThrow(
+      /^TABLE must match/,
+    );
+  });
+});
+
+describe('requiredEnv', () => {
+  it('returns the value, and throws naming the variable when unset or empty', () => {
+    expect(requiredEnv({ KEYS_TABLE: 'api-keys' }, 'KEYS_TABLE')).toBe('api-keys');
+    expect(() => requiredEnv({}, 'KEYS_TABLE')).toThrow('KEYS_TABLE is required but not set');
+    expect(() => requiredEnv({ KEYS_TABLE: ' ' }, 'KEYS_TABLE')).toThrow(/KEYS_TABLE is set but empty/);
+  });
+});
+
+function captureMessage(run: () => unknown): string {
+  try {
+    run();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  throw new Error('expected a throw');
+}
