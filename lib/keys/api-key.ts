@@ -1,0 +1,52 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+/** Every key starts with this, so a leaked key is recognisable (secret scanners, logs, a person). */
+export const API_KEY_PREFIX = 'sbe_';
+
+/** 32 random bytes = 256 bits, well above the 128 bits a guessing attack would need to beat. */
+export const API_KEY_RANDOM_BYTES = 32;
+
+/** base64url without padding of 32 bytes is 43 characters; a generated key is 47 characters long. */
+export const API_KEY_LENGTH = API_KEY_PREFIX.length + Math.ceil((API_KEY_RANDOM_BYTES * 4) / 3);
+
+/** Characters of the key after `sbe_` kept as the display prefix. */
+const DISPLAY_PREFIX_CHARS = 8;
+
+/** Hex characters of the digest used as the key's public id. 48 bits: collisions are not a practical worry. */
+const ID_HEX_CHARS = 12;
+
+/**
+ * What a presented key must look like before it is worth a database lookup. Looser than a generated
+ * key (which always has a 43-character body) so that keys imported for local development and tests,
+ * e.g. `DEV_API_KEY`, can have other lengths; the body must still be long enough to be unguessable.
+ */
+const ACCEPTED_KEY_SHAPE = /^sbe_[A-Za-z0-9_-]{32,256}$/;
+
+/** A new secret key: `sbe_` + base64url (no padding) of 32 bytes from the OS CSPRNG. */
+export function generateApiKey(): string {
+  return API_KEY_PREFIX + randomBytes(API_KEY_RANDOM_BYTES).toString('base64url');
+}
+
+/** Whether `candidate` has the shape of a key this service could have issued. Says nothing about validity. */
+export function looksLikeApiKey(candidate: unknown): candidate is string {
+  return typeof candidate === 'string' && ACCEPTED_KEY_SHAPE.test(candidate);
+}
+
+/**
+ * SHA-256 hex digest of the whole key string: what is stored and looked up instead of the key.
+ * A fast unsalted hash is enough here because the key carries 256 bits of randomness; there is no
+ * dictionary to attack, unlike a password.
+ */
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** The short public id of a key, from its digest. Safe to show, log and type on a command line. */
+export function apiKeyIdFromDigest(digest: string): string {
+  return digest.slice(0, ID_HEX_CHARS);
+}
+
+/** `sbe_` and the first 8 characters after it, e.g. `sbe_AbCdEfGh`: enough for a person to tell keys apart. */
+export function apiKeyDisplayPrefix(key: string): string {
+  return key.slice(0, API_KEY_PREFIX.length + DISPLAY_PREFIX_CHARS);
+}

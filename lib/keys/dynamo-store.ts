@@ -1,0 +1,201 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateScan,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import {
+  ApiKeyConflictError,
+  type ApiKeyRecord,
+  type ApiKeyStatus,
+  type ApiKeyStore,
+  LAST_USED_RESOLUTION_MS,
+} from './store';
+
+/** Partition key prefix of API key items: `pk = "APIKEY#<sha256hex>"`. */
+export const API_KEY_PK_PREFIX = 'APIKEY#';
+/** Sort key of API key items. */
+export const API_KEY_SK = 'APIKEY';
+
+export interface DynamoApiKeyStoreOptions {
+  /** Built once per process (see `createDynamoClients`) and shared. */
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+  /** Items per Scan page in `list` (DynamoDB's Limit). Default: DynamoDB's own 1 MB pages. */
+  scanPageSize?: number;
+}
+
+const DIGEST_SHAPE = /^[0-9a-f]{64}$/;
+const STATUSES: ReadonlySet<string> = new Set<ApiKeyStatus>(['active', 'revoked']);
+
+/**
+ * `ApiKeyStore` on the service's single DynamoDB table. Item per key:
+ * `{ pk: "APIKEY#<digest>", sk: "APIKEY", id, prefix, owner, name, status, createdAt, lastUsedAt?, revokedAt? }`.
+ * owner, name and status are DynamoDB reserved words, hence the `#` placeholders in every expression.
+ */
+export class DynamoApiKeyStore implements ApiKeyStore {
+  readonly #doc: DynamoDBDocumentClient;
+  readonly #tableName: string;
+  readonly #scanPageSize: number | undefined;
+  readonly #revokedListeners = new Set<(digest: string) => void>();
+
+  constructor(options: DynamoApiKeyStoreOptions) {
+    this.#doc = options.doc;
+    this.#tableName = options.tableName;
+    this.#scanPageSize = options.scanPageSize;
+  }
+
+  async put(record: ApiKeyRecord): Promise<void> {
+    const { digest, ...attributes } = record;
+    try {
+      await this.#doc.send(
+        new PutCommand({
+          TableName: this.#tableName,
+          Item: { ...keyOf(digest), ...attributes },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
+      }
+      throw error;
+    }
+  }
+
+  async getByDigest(digest: string): Promise<ApiKeyRecord | undefined> {
+    if (!DIGEST_SHAPE.test(digest)) return undefined;
+    // A strongly consistent read: a key created a moment ago works at once, and a revoke is seen
+    // by the first lookup after a cache entry expires. Only positive results are cached, so this
+    // costs little.
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.#tableName, Key: keyOf(digest), ConsistentRead: true }),
+    );
+    return Item === undefined ? undefined : recordFromItem(Item);
+  }
+
+  async list(filter: { owner?: string } = {}): Promise<ApiKeyRecord[]> {
+    const byOwner = filter.owner !== undefined;
+    const pages = paginateScan(
+      { client: this.#doc, ...(this.#scanPageSize === undefined ? {} : { pageSize: this.#scanPageSize }) },
+      {
+        TableName: this.#tableName,
+        FilterExpression: byOwner
+          ? 'begins_with(pk, :pkPrefix) AND sk = :sk AND #owner = :owner'
+          : 'begins_with(pk, :pkPrefix) AND sk = :sk',
+        ExpressionAttributeValues: {
+          ':pkPrefix': API_KEY_PK_PREFIX,
+          ':sk': API_KEY_SK,
+          ...(byOwner ? { ':owner': filter.owner } : {}),
+        },
+        ...(byOwner ? { ExpressionAttributeNames: { '#owner': 'owner' } } : {}),
+      },
+    );
+    const records: ApiKeyRecord[] = [];
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) records.push(recordFromItem(item));
+    }
+    // Scan order is hash order; people and tests want a stable, meaningful one.
+    return records.sort((a, b) => compareStrings(a.createdAt, b.createdAt) || compareStrings(a.id, b.id));
+  }
+
+  async revoke(digest: string, now: Date = new Date()): Promise<ApiKeyRecord | undefined> {
+    if (!DIGEST_SHAPE.test(digest)) return undefined;
+    let updated: ApiKeyRecord;
+    try {
+      const { Attributes } = await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#tableName,
+          Key: keyOf(digest),
+          UpdateExpression: 'SET #status = :revoked, revokedAt = if_not_exists(revokedAt, :now)',
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':revoked': 'revoked', ':now': now.toISOString() },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      updated = recordFromItem(Attributes ?? {});
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return undefined;
+      throw error;
+    }
+    for (const listener of this.#revokedListeners) listener(digest);
+    return updated;
+  }
+
+  async touchLastUsed(digest: string, now: Date): Promise<boolean> {
+    if (!DIGEST_SHAPE.test(digest)) return false;
+    const cutoff = new Date(now.getTime() - LAST_USED_RESOLUTION_MS).toISOString();
+    try {
+      await this.#doc.send(
+        new UpdateCommand({
+          TableName: this.#tableName,
+          Key: keyOf(digest),
+          UpdateExpression: 'SET lastUsedAt = :now',
+          // attribute_exists(pk): UpdateItem would otherwise create an item for a deleted key.
+          // ISO 8601 UTC strings of equal length compare in time order, so `<` on strings is `<` in time.
+          ConditionExpression:
+            'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :cutoff)',
+          ExpressionAttributeValues: { ':now': now.toISOString(), ':cutoff': cutoff },
+        }),
+      );
+      return true;
+    } catch (error) {
+      // Someone (this or another instance) wrote it within the last minute: nothing to do.
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  onRevoked(listener: (digest: string) => void): () => void {
+    this.#revokedListeners.add(listener);
+    return () => {
+      this.#revokedListeners.delete(listener);
+    };
+  }
+}
+
+export function createDynamoApiKeyStore(options: DynamoApiKeyStoreOptions): DynamoApiKeyStore {
+  return new DynamoApiKeyStore(options);
+}
+
+function keyOf(digest: string): { pk: string; sk: string } {
+  return { pk: API_KEY_PK_PREFIX + digest, sk: API_KEY_SK };
+}
+
+/** Read an item back into a record, refusing anything that is not a well-formed API key item. */
+function recordFromItem(item: Record<string, unknown>): ApiKeyRecord {
+  const pk = item.pk;
+  const digest =
+    typeof pk === 'string' && pk.startsWith(API_KEY_PK_PREFIX) ? pk.slice(API_KEY_PK_PREFIX.length) : '';
+  const where = `API key item ${typeof item.id === 'string' ? item.id : '(no id)'}`;
+  if (!DIGEST_SHAPE.test(digest) || item.sk !== API_KEY_SK) throw new Error(`${where} has malformed keys`);
+  const text = (field: string): string => {
+    const value = item[field];
+    if (typeof value !== 'string') throw new Error(`${where} is missing the string attribute "${field}"`);
+    return value;
+  };
+  const optionalText = (field: string): string | undefined =>
+    item[field] === undefined ? undefined : text(field);
+  const status = text('status');
+  if (!STATUSES.has(status)) throw new Error(`${where} has unknown status "${status}"`);
+  const lastUsedAt = optionalText('lastUsedAt');
+  const revokedAt = optionalText('revokedAt');
+  return {
+    digest,
+    id: text('id'),
+    prefix: text('prefix'),
+    owner: text('owner'),
+    name: text('name'),
+    status: status as ApiKeyStatus,
+    createdAt: text('createdAt'),
+    ...(lastUsedAt === undefined ? {} : { lastUsedAt }),
+    ...(revokedAt === undefined ? {} : { revokedAt }),
+  };
+}
+
+function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

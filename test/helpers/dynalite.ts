@@ -1,0 +1,87 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createDynamoClients } from '../../lib/aws/dynamo';
+import { ensureTable } from '../../lib/storage/table';
+
+/** dynalite ships no types; this is the part of its API the tests use. */
+type DynaliteFactory = (options: {
+  createTableMs?: number;
+  deleteTableMs?: number;
+  updateTableMs?: number;
+}) => Server;
+const dynalite = createRequire(import.meta.url)('dynalite') as DynaliteFactory;
+
+export interface RunningDynalite {
+  /** e.g. `http://127.0.0.1:54321` */
+  endpoint: string;
+  close(): Promise<void>;
+}
+
+/** An in-memory DynamoDB on a free loopback port. Tables become ACTIVE at once. */
+export async function startDynalite(): Promise<RunningDynalite> {
+  const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        // The SDK keeps connections alive; without this, close waits for them to time out.
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+export interface TestTable {
+  endpoint: string;
+  tableName: string;
+  client: DynamoDBClient;
+  doc: DynamoDBDocumentClient;
+  /** Release the clients (the dynalite server is closed separately, or by `TestDatabase.close`). */
+  close(): Promise<void>;
+}
+
+/** Clients for `endpoint` and a new, empty, uniquely named table in the service's table layout. */
+export async function openTestTable(
+  endpoint: string,
+  tableName = `test-${randomUUID()}`,
+): Promise<TestTable> {
+  const { client, doc } = createDynamoClients({ endpoint, region: 'us-east-1' });
+  await ensureTable(client, tableName);
+  return {
+    endpoint,
+    tableName,
+    client,
+    doc,
+    close: async () => client.destroy(),
+  };
+}
+
+export type TestDatabase = TestTable;
+
+/**
+ * dynalite plus one fresh table, for a test file:
+ *   let db: TestDatabase;
+ *   beforeAll(async () => { db = await startTestDatabase(); });
+ *   afterAll(() => db.close());
+ * For a table per test, call `openTestTable(db.endpoint)` and close it afterwards.
+ */
+export async function startTestDatabase(): Promise<TestDatabase> {
+  const server = await startDynalite();
+  const table = await openTestTable(server.endpoint);
+  return {
+    ...table,
+    close: async () => {
+      await table.close();
+      await server.close();
+    },
+  };
+}

@@ -1,0 +1,212 @@
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  ApiKeyConflictError,
+  ApiKeyInputError,
+  DynamoApiKeyStore,
+  hashApiKey,
+  importApiKey,
+  issueApiKey,
+} from '../../lib/keys';
+import { openTestTable, type RunningDynalite, startDynalite, type TestTable } from '../helpers/dynalite';
+
+let dynalite: RunningDynalite;
+let table: TestTable;
+let store: DynamoApiKeyStore;
+
+beforeAll(async () => {
+  dynalite = await startDynalite();
+});
+afterAll(() => dynalite.close());
+beforeEach(async () => {
+  table = await openTestTable(dynalite.endpoint);
+  store = new DynamoApiKeyStore({ doc: table.doc, tableName: table.tableName });
+});
+afterEach(() => table.close());
+
+const T0 = new Date('2025-03-01T12:00:00.000Z');
+const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
+
+/** Every item in the table exactly as DynamoDB holds it (attribute-value JSON). */
+async function rawItems() {
+  const { Items = [] } = await table.client.send(new ScanCommand({ TableName: table.tableName }));
+  return Items;
+}
+
+describe('issueApiKey + getByDigest', () => {
+  it('stores a record that one GetItem by digest finds again', async () => {
+    // Models `keys create`, then a request presenting that key.
+    const { key, record } = await issueApiKey(store, { owner: 'alice', name: 'CI pipeline' }, T0);
+    const found = await store.getByDigest(hashApiKey(key));
+    expect(found).toEqual({
+      digest: hashApiKey(key),
+      id: hashApiKey(key).slice(0, 12),
+      prefix: key.slice(0, 12),
+      owner: 'alice',
+      name: 'CI pipeline',
+      status: 'active',
+      createdAt: '2025-03-01T12:00:00.000Z',
+    });
+    expect(found).toEqual(record);
+  });
+
+  it('lays the item out as pk APIKEY#<digest>, sk APIKEY in the shared table', async () => {
+    const { key } = await issueApiKey(store, { owner: 'alice', name: 'laptop' }, T0);
+    const [item] = await rawItems();
+    expect(item?.pk).toEqual({ S: `APIKEY#${hashApiKey(key)}` });
+    expect(item?.sk).toEqual({ S: 'APIKEY' });
+  });
+
+  it('never stores the key or its random body anywhere in the table', async () => {
+    const issued = await Promise.all(
+      ['one', 'two', 'three'].map((name) => issueApiKey(store, { owner: 'alice', name }, T0)),
+    );
+    const everything = JSON.stringify(await rawItems());
+    for (const { key } of issued) {
+      expect(everything).not.toContain(key);
+      expect(everything).not.toContain(key.slice(4));
+      // Not even the part after the 8-character display prefix.
+      expect(everything).not.toContain(key.slice(12));
+    }
+  });
+
+  it('returns undefined for a digest that was never stored, and for something that is not a digest', async () => {
+    expect(await store.getByDigest(hashApiKey('sbe_never-issued-never-issued-never-issued'))).toBeUndefined();
+    expect(await store.getByDigest('not-a-digest')).toBeUndefined();
+  });
+
+  it('refuses a second record with the same digest', async () => {
+    const { record } = await issueApiKey(store, { owner: 'alice', name: 'a' }, T0);
+    await expect(store.put({ ...record, owner: 'mallory' })).rejects.toBeInstanceOf(ApiKeyConflictError);
+    expect((await store.getByDigest(record.digest))?.owner).toBe('alice');
+  });
+
+  it('rejects a bad owner or name, naming the field, before writing anything', async () => {
+    await expect(issueApiKey(store, { owner: 'has space', name: 'x' })).rejects.toMatchObject({
+      name: 'ApiKeyInputError',
+      field: 'owner',
+    });
+    await expect(issueApiKey(store, { owner: 'alice', name: '   ' })).rejects.toMatchObject({
+      field: 'name',
+    });
+    await expect(issueApiKey(store, { owner: 'alice', name: 'tab\there' })).rejects.toMatchObject({
+      field: 'name',
+    });
+    await expect(issueApiKey(store, { owner: 'a'.repeat(129), name: 'x' })).rejects.toBeInstanceOf(
+      ApiKeyInputError,
+    );
+    expect(await rawItems()).toEqual([]);
+  });
+
+  it('refuses to read back an item that is not a well-formed API key record', async () => {
+    // Models a hand-edited item in the console: better a loud error than a guessed identity.
+    const digest = hashApiKey('sbe_hand-edited-hand-edited-hand-edited');
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { pk: `APIKEY#${digest}`, sk: 'APIKEY', id: 'abc', owner: 'x', name: 'y', status: 'enabled' },
+      }),
+    );
+    await expect(store.getByDigest(digest)).rejects.toThrow(/API key item abc/);
+  });
+});
+
+describe('importApiKey', () => {
+  const DEV_KEY = 'sbe_contractcheck0123456789abcdefghijklmnopqrstuv';
+
+  it('registers a fixed key once; importing it again returns the stored record unchanged', async () => {
+    // Models the local server seeding DEV_API_KEY on every start.
+    const first = await importApiKey(store, DEV_KEY, { owner: 'dev', name: 'local' }, T0);
+    const again = await importApiKey(store, DEV_KEY, { owner: 'someone-else', name: 'other' }, at(60));
+    expect(again).toEqual(first);
+    expect(first.digest).toBe(hashApiKey(DEV_KEY));
+    expect(JSON.stringify(await rawItems())).not.toContain(DEV_KEY.slice(4));
+  });
+
+  it('does not bring a revoked key back to life', async () => {
+    const record = await importApiKey(store, DEV_KEY, { owner: 'dev', name: 'local' }, T0);
+    await store.revoke(record.digest, at(1));
+    expect((await importApiKey(store, DEV_KEY, { owner: 'dev', name: 'local' }, at(2))).status).toBe(
+      'revoked',
+    );
+  });
+
+  it('refuses a key that the verifier would never accept', async () => {
+    await expect(importApiKey(store, 'sbe_tooshort', { owner: 'dev', name: 'x' })).rejects.toMatchObject({
+      field: 'key',
+    });
+  });
+});
+
+describe('list', () => {
+  it('returns API key records only, oldest first, optionally for one owner', async () => {
+    const a = await issueApiKey(store, { owner: 'alice', name: 'a' }, at(0));
+    const b = await issueApiKey(store, { owner: 'bob', name: 'b' }, at(1));
+    const c = await issueApiKey(store, { owner: 'alice', name: 'c' }, at(2));
+    // Another entity in the same table, with an owner attribute of its own, must not show up.
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { pk: 'OWNER#alice', sk: 'SYSTEM#s1', owner: 'alice', name: 'a system' },
+      }),
+    );
+    expect((await store.list()).map((record) => record.name)).toEqual(['a', 'b', 'c']);
+    expect(await store.list({ owner: 'alice' })).toEqual([a.record, c.record]);
+    expect(await store.list({ owner: 'bob' })).toEqual([b.record]);
+    expect(await store.list({ owner: 'nobody' })).toEqual([]);
+  });
+
+  it('follows Scan pages to the end', async () => {
+    const paged = new DynamoApiKeyStore({ doc: table.doc, tableName: table.tableName, scanPageSize: 2 });
+    for (let i = 0; i < 7; i++) await issueApiKey(store, { owner: 'alice', name: `k${i}` }, at(i));
+    expect((await paged.list()).map((record) => record.name)).toEqual([
+      'k0',
+      'k1',
+      'k2',
+      'k3',
+      'k4',
+      'k5',
+      'k6',
+    ]);
+  });
+});
+
+describe('revoke', () => {
+  it('marks the key revoked with a timestamp, keeps the first timestamp on a repeat, and tells listeners', async () => {
+    const { record } = await issueApiKey(store, { owner: 'alice', name: 'a' }, T0);
+    const heard: string[] = [];
+    const unsubscribe = store.onRevoked((digest) => heard.push(digest));
+
+    const revoked = await store.revoke(record.digest, at(10));
+    expect(revoked).toMatchObject({ status: 'revoked', revokedAt: at(10).toISOString(), owner: 'alice' });
+    expect((await store.revoke(record.digest, at(20)))?.revokedAt).toBe(at(10).toISOString());
+    expect(heard).toEqual([record.digest, record.digest]);
+
+    unsubscribe();
+    await store.revoke(record.digest, at(30));
+    expect(heard).toHaveLength(2);
+  });
+
+  it('returns undefined for an unknown key and creates nothing', async () => {
+    expect(await store.revoke(hashApiKey('sbe_unknown-unknown-unknown-unknown-unknown'))).toBeUndefined();
+    expect(await rawItems()).toEqual([]);
+  });
+});
+
+describe('touchLastUsed', () => {
+  it('writes at most once a minute: first use, not 59 s or exactly 60 s later, then just after', async () => {
+    const { record } = await issueApiKey(store, { owner: 'alice', name: 'a' }, T0);
+    expect(await store.touchLastUsed(record.digest, at(5))).toBe(true);
+    expect(await store.touchLastUsed(record.digest, at(64))).toBe(false);
+    expect(await store.touchLastUsed(record.digest, at(65))).toBe(false);
+    expect((await store.getByDigest(record.digest))?.lastUsedAt).toBe(at(5).toISOString());
+    expect(await store.touchLastUsed(record.digest, at(65.001))).toBe(true);
+    expect((await store.getByDigest(record.digest))?.lastUsedAt).toBe(at(65.001).toISOString());
+  });
+
+  it('never creates an item for a key that does not exist', async () => {
+    expect(await store.touchLastUsed(hashApiKey('sbe_ghost-ghost-ghost-ghost-ghost-ghost'), T0)).toBe(false);
+    expect(await rawItems()).toEqual([]);
+  });
+});
