@@ -1,0 +1,60 @@
+import { ApiError } from '../errors';
+import {
+  type AuthenticatedKey,
+  type HttpMiddleware,
+  type HttpRequest,
+  readHeader,
+  requestFacts,
+} from './types';
+
+/** Resolves a presented key to its owner, or `undefined` when it is unknown, revoked or malformed. */
+export type VerifyApiKey = (presentedKey: string) => Promise<AuthenticatedKey | undefined>;
+
+export interface ApiKeyAuthOptions {
+  verify: VerifyApiKey;
+}
+
+/**
+ * `Bearer`, any case, then one or more spaces or tabs, then a token with no whitespace in it.
+ * Two Authorization headers arrive joined by a comma (`Bearer a,Bearer b`) and so fail here.
+ */
+const BEARER = /^bearer[ \t]+(\S+)$/i;
+
+const MISSING_MESSAGE = 'Send your API key in the Authorization header: `Authorization: Bearer <API_KEY>`.';
+const WRONG_SCHEME_MESSAGE =
+  'The Authorization header must use the Bearer scheme: `Authorization: Bearer <API_KEY>`.';
+// The same words whether the key is unknown, revoked or malformed, so a caller cannot probe
+// which keys exist.
+const INVALID_MESSAGE = 'The API key is not valid: it is unknown or has been revoked.';
+
+/** Contract checks 1 and 2: a Bearer API key must be present (401) and must be active (403). */
+export function apiKeyAuth(options: ApiKeyAuthOptions): HttpMiddleware {
+  const { verify } = options;
+
+  const apiKeyAuthBefore = async (request: HttpRequest): Promise<void> => {
+    const header = readHeader(request.event, 'authorization');
+    const token = header === undefined ? undefined : BEARER.exec(header.trim())?.[1];
+    // Nothing after this point needs the header, and nothing that logs or echoes the event
+    // later can leak the key if it is gone.
+    dropAuthorizationHeader(request);
+    if (token === undefined) {
+      throw new ApiError('MISSING_API_KEY', header === undefined ? MISSING_MESSAGE : WRONG_SCHEME_MESSAGE, {
+        headers: { 'www-authenticate': 'Bearer' },
+      });
+    }
+    const identity = await verify(token);
+    if (identity === undefined) throw new ApiError('INVALID_API_KEY', INVALID_MESSAGE);
+    request.context.apiKey = { id: identity.id, owner: identity.owner };
+    requestFacts(request).keyId = identity.id;
+  };
+
+  return { before: apiKeyAuthBefore };
+}
+
+function dropAuthorizationHeader(request: HttpRequest): void {
+  const headers = request.event?.headers;
+  if (!headers) return;
+  for (const name of Object.keys(headers)) {
+    if (name.toLowerCase() === 'authorization') delete headers[name];
+  }
+}

@@ -1,0 +1,65 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { HttpResult } from '../responses';
+
+/** The caller an API key belongs to. Deliberately no key material, not even its hash. */
+export interface AuthenticatedKey {
+  id: string;
+  owner: string;
+}
+
+/**
+ * What the request log line reports beyond status and timing. Middlewares and handlers fill
+ * it in as they learn things; only these fields are ever logged, so nothing else can leak.
+ */
+export interface RequestFacts {
+  keyId?: string;
+  mode?: string;
+  ticks?: number;
+  nodeCount?: number;
+  dependencyCount?: number;
+  errorCode?: string;
+  contentEncoding?: string;
+}
+
+/**
+ * The Lambda context as our middlewares extend it (middy's convention: middlewares hang
+ * what they learn on `request.context`, and the handler reads it from its `context` argument).
+ */
+export interface HttpContext extends Context {
+  apiKey?: AuthenticatedKey;
+  facts?: RequestFacts;
+}
+
+/** An HTTP API v2 event; after `jsonBody`, `body` holds the parsed JSON value instead of text. */
+export type HttpEvent = Omit<APIGatewayProxyEventV2, 'body'> & { body?: unknown };
+
+export type HttpRequest = middy.Request<HttpEvent, HttpResult | undefined, unknown, HttpContext>;
+
+export type HttpMiddleware = middy.MiddlewareObj<HttpEvent, HttpResult | undefined, unknown, HttpContext>;
+
+/** The request's facts record, created on first use so each middleware also works on its own. */
+export function requestFacts(request: Pick<HttpRequest, 'context'>): RequestFacts {
+  request.context.facts ??= {};
+  return request.context.facts;
+}
+
+/** API Gateway's request id, falling back to Lambda's when the event has none (direct invokes). */
+export function requestIdOf(request: Pick<HttpRequest, 'event' | 'context'>): string | undefined {
+  return request.event?.requestContext?.requestId ?? request.context?.awsRequestId;
+}
+
+/**
+ * A request header by lower-case name. The header normalizer lower-cases names first; the
+ * case-insensitive fallback keeps each middleware correct when used without it.
+ */
+export function readHeader(event: Pick<HttpEvent, 'headers'> | undefined, name: string): string | undefined {
+  const headers = event?.headers;
+  if (!headers) return undefined;
+  const exact = headers[name];
+  if (exact !== undefined) return exact;
+  for (const key of Object.keys(headers)) {
+    if (key.toLowerCase() === name) return headers[key];
+  }
+  return undefined;
+}

@@ -1,0 +1,96 @@
+/**
+ * The HTTP routes, declared once. The local server serves exactly these, and the CDK stack
+ * builds one Lambda integration per entry from the same table, so the two cannot drift apart.
+ */
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** How a route authenticates its caller: an API key, a user access token (JWT), or not at all. */
+export type RouteAuth = 'apiKey' | 'userToken' | 'none';
+
+export interface RouteDefinition {
+  readonly method: HttpMethod;
+  /** API Gateway route path; `{name}` segments are path parameters. */
+  readonly path: string;
+  /** Short stable name: the Lambda function's logical name and the log `route` field. */
+  readonly name: string;
+  /** Module that exports the Lambda `handler`, relative to the repository root. */
+  readonly entry: string;
+  readonly auth: RouteAuth;
+}
+
+export const routes: readonly RouteDefinition[] = Object.freeze([
+  {
+    method: 'POST',
+    path: '/api/engine',
+    name: 'engine',
+    entry: 'functions/engine/handler.ts',
+    auth: 'apiKey',
+  },
+  {
+    method: 'GET',
+    path: '/api/openapi.json',
+    name: 'openapi',
+    entry: 'functions/openapi/handler.ts',
+    auth: 'none',
+  },
+]);
+
+/** API Gateway's route key for a route, e.g. `POST /api/engine`. */
+export function routeKey(route: Pick<RouteDefinition, 'method' | 'path'>): string {
+  return `${route.method} ${route.path}`;
+}
+
+export type RouteMatch<R extends RouteDefinition = RouteDefinition> =
+  | { kind: 'found'; route: R; pathParameters: Record<string, string> }
+  /** The path exists but not for this method; `allow` lists the methods it does take. */
+  | { kind: 'method-not-allowed'; allow: HttpMethod[] }
+  | { kind: 'not-found' };
+
+/**
+ * Finds the route for a request the way API Gateway does for these simple routes: exact
+ * segments, `{name}` matching one non-empty segment. Path parameters are URL-decoded.
+ */
+export function matchRoute<R extends RouteDefinition>(
+  table: readonly R[],
+  method: string,
+  path: string,
+): RouteMatch<R> {
+  const allow: HttpMethod[] = [];
+  for (const route of table) {
+    const pathParameters = matchPath(route.path, path);
+    if (pathParameters === undefined) continue;
+    if (route.method === method) return { kind: 'found', route, pathParameters };
+    if (!allow.includes(route.method)) allow.push(route.method);
+  }
+  return allow.length > 0 ? { kind: 'method-not-allowed', allow: allow.sort() } : { kind: 'not-found' };
+}
+
+function matchPath(pattern: string, path: string): Record<string, string> | undefined {
+  const expected = pattern.split('/');
+  const actual = path.split('/');
+  if (expected.length !== actual.length) return undefined;
+  const parameters: Record<string, string> = {};
+  for (let i = 0; i < expected.length; i++) {
+    const want = expected[i] ?? '';
+    const got = actual[i] ?? '';
+    const parameter = /^\{(\w+)\}$/.exec(want)?.[1];
+    if (parameter === undefined) {
+      if (want !== got) return undefined;
+      continue;
+    }
+    if (got === '') return undefined;
+    const decoded = safeDecode(got);
+    if (decoded === undefined) return undefined;
+    parameters[parameter] = decoded;
+  }
+  return parameters;
+}
+
+function safeDecode(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,322 @@
+/**
+ * `npm start`: the whole API on one loopback port, with an embedded DynamoDB (dynalite), a
+ * seeded API key and the real Lambda handlers behind an API Gateway HTTP API look-alike.
+ */
+import { realpathSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { WORKED_EXAMPLE } from '../lib/api/openapi';
+import { createDynamoClients } from '../lib/aws/dynamo';
+import { type Env, envInt, envString } from '../lib/config/env';
+import { readLimits } from '../lib/config/limits';
+import { routeKey, routes } from '../lib/http/routes';
+import {
+  type ApiKeyRecord,
+  DynamoApiKeyStore,
+  importApiKey,
+  issueApiKey,
+  looksLikeApiKey,
+} from '../lib/keys';
+import { ensureTable, LOCAL_TABLE_NAME } from '../lib/storage/table';
+import { startEmbeddedDynamo } from './dynamo';
+import { createHttpAdapter, type HttpApiHandler, type LoadedRoute } from './http-adapter';
+
+export interface LocalServerOptions {
+  /** HTTP port; 0 picks a free one. Default env PORT, else 3000. */
+  port?: number;
+  /** Default 127.0.0.1. The server is meant for this machine only. */
+  host?: string;
+  /** Folder for a persistent DynamoDB. Default env DATA_DIR, else in memory. */
+  dataDir?: string;
+  /** The API key to seed. Default env DEV_API_KEY, else a freshly generated key. */
+  apiKey?: string;
+  /**
+   * Embedded DynamoDB port; 0 picks a free one. Default env DYNAMO_PORT; when neither is
+   * given, 8000 is tried and a free port is used if 8000 is taken.
+   */
+  dynamoPort?: number;
+  /** Default env TABLE_NAME, else `sbe-local`. */
+  tableName?: string;
+  /** API key cache TTL of the engine handler. Default env API_KEY_CACHE_TTL_MS, else the verifier's default. */
+  apiKeyCacheTtlMs?: number;
+  /** Print nothing (tests). */
+  quiet?: boolean;
+  /** Where unset options are read from. Default `process.env`. */
+  env?: Env;
+}
+
+export interface LocalServer {
+  url: string;
+  apiKey: string;
+  dynamoEndpoint: string;
+  tableName: string;
+  close(): Promise<void>;
+}
+
+const DEFAULT_PORT = 3000;
+const DEFAULT_DYNAMO_PORT = 8000;
+const DEV_KEY_OWNER = 'local-dev';
+const PORT_RANGE = { min: 0, max: 65_535 };
+
+/**
+ * The handler modules read their configuration from the environment once, when first
+ * imported, exactly like a Lambda cold start. A second server in the same process therefore
+ * shares the first one's handlers, which is only right if it shares their configuration.
+ */
+let handlerEnvironment: string | undefined;
+
+export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
+  const env = options.env ?? process.env;
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? envInt(env, 'PORT', DEFAULT_PORT, PORT_RANGE);
+  const tableName = options.tableName ?? envString(env, 'TABLE_NAME', LOCAL_TABLE_NAME);
+  const dataDir = options.dataDir ?? nonEmpty(env.DATA_DIR);
+  const explicitDynamoPort =
+    options.dynamoPort ??
+    (env.DYNAMO_PORT === undefined ? undefined : envInt(env, 'DYNAMO_PORT', DEFAULT_DYNAMO_PORT, PORT_RANGE));
+  const devApiKey = options.apiKey ?? nonEmpty(env.DEV_API_KEY);
+  if (devApiKey !== undefined && !looksLikeApiKey(devApiKey)) {
+    // The value itself is never repeated: it is meant to be a secret.
+    throw new Error(
+      'DEV_API_KEY must be "sbe_" followed by 32 to 256 characters from A-Z a-z 0-9 _ - ' +
+        '(the service checks every presented key against that shape); unset it to get a generated key',
+    );
+  }
+
+  const dynamo = await startEmbeddedDynamo({
+    port: explicitDynamoPort ?? DEFAULT_DYNAMO_PORT,
+    fallbackToFreePort: explicitDynamoPort === undefined,
+    host: '127.0.0.1',
+    ...(dataDir === undefined ? {} : { dataDir }),
+  });
+  const cleanup: Array<() => Promise<void>> = [() => dynamo.close()];
+  const closeAll = async () => {
+    for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
+  };
+
+  try {
+    const { client, doc } = createDynamoClients({ endpoint: dynamo.endpoint });
+    cleanup.push(async () => client.destroy());
+    await ensureTable(client, tableName);
+    const store = new DynamoApiKeyStore({ doc, tableName });
+    const seeded = await seedApiKey(store, devApiKey);
+
+    configureHandlerEnvironment(dynamo.endpoint, tableName, options.apiKeyCacheTtlMs);
+    const loadedRoutes = await loadRoutes();
+    const server = createServer(
+      createHttpAdapter({ routes: loadedRoutes, maxBodyBytes: readLimits(process.env).maxBodyBytes }),
+    );
+    // Cleanup runs in reverse: stop taking requests, let their background writes finish, and
+    // only then stop DynamoDB, which would otherwise receive writes while closing.
+    cleanup.push(async () => {
+      await Promise.all(loadedRoutes.map((route) => route.settled?.()));
+    });
+    await listen(server, port, host);
+    cleanup.push(async () => {
+      await closeServer(server);
+      await Promise.all(loadedRoutes.map((route) => route.settled?.()));
+    });
+
+    const url = `http://${host}:${(server.address() as AddressInfo).port}`;
+    if (!options.quiet) {
+      process.stdout.write(
+        banner({
+          url,
+          apiKey: seeded.key,
+          keySource: seeded.source,
+          dynamo,
+          dataDir,
+          tableName,
+          revoked: seeded.revoked,
+        }),
+      );
+    }
+    return { url, apiKey: seeded.key, dynamoEndpoint: dynamo.endpoint, tableName, close: closeAll };
+  } catch (error) {
+    await closeAll();
+    throw error;
+  }
+}
+
+interface SeededKey {
+  key: string;
+  source: 'DEV_API_KEY' | 'generated';
+  /** A DEV_API_KEY revoked earlier in a persistent DATA_DIR stays revoked. */
+  revoked: boolean;
+}
+
+async function seedApiKey(store: DynamoApiKeyStore, devApiKey: string | undefined): Promise<SeededKey> {
+  if (devApiKey === undefined) {
+    const { key } = await issueApiKey(store, { owner: DEV_KEY_OWNER, name: 'local server' });
+    return { key, source: 'generated', revoked: false };
+  }
+  // Idempotent: with a persistent DATA_DIR the key is already there from the last run.
+  const record: ApiKeyRecord = await importApiKey(store, devApiKey, {
+    owner: DEV_KEY_OWNER,
+    name: 'DEV_API_KEY',
+  });
+  return { key: devApiKey, source: 'DEV_API_KEY', revoked: record.status !== 'active' };
+}
+
+function configureHandlerEnvironment(
+  endpoint: string,
+  tableName: string,
+  cacheTtlMs: number | undefined,
+): void {
+  process.env.TABLE_NAME = tableName;
+  process.env.DYNAMODB_ENDPOINT = endpoint;
+  process.env.AWS_REGION ??= 'us-east-1';
+  // dynalite ignores credentials, but the SDK refuses to sign without some.
+  if (!process.env.AWS_ACCESS_KEY_ID || !process.env.AWS_SECRET_ACCESS_KEY) {
+    process.env.AWS_ACCESS_KEY_ID = 'local';
+    process.env.AWS_SECRET_ACCESS_KEY = 'local';
+  }
+  if (cacheTtlMs !== undefined) process.env.API_KEY_CACHE_TTL_MS = String(cacheTtlMs);
+
+  const wanted = JSON.stringify([endpoint, tableName, process.env.API_KEY_CACHE_TTL_MS ?? null]);
+  if (handlerEnvironment !== undefined && handlerEnvironment !== wanted) {
+    throw new Error(
+      'the Lambda handlers in this process were already loaded for another DynamoDB endpoint or table; ' +
+        'run each local server with its own settings in its own process',
+    );
+  }
+  handlerEnvironment = wanted;
+}
+
+/** Imports each route's entry module, as Lambda would, and takes its `handler` export. */
+/** A route with its handler and, when the entry exports one, its `settled` (background work done). */
+interface RunnableRoute extends LoadedRoute {
+  settled?: () => Promise<void>;
+}
+
+async function loadRoutes(): Promise<RunnableRoute[]> {
+  const repositoryRoot = new URL('../', import.meta.url);
+  return Promise.all(
+    routes.map(async (route) => {
+      const module = (await import(new URL(route.entry, repositoryRoot).href)) as {
+        handler?: unknown;
+        settled?: unknown;
+      };
+      if (typeof module.handler !== 'function') {
+        throw new Error(`${route.entry} does not export a handler function (route ${routeKey(route)})`);
+      }
+      const settled =
+        typeof module.settled === 'function' ? (module.settled as () => Promise<void>) : undefined;
+      return { ...route, handler: module.handler as HttpApiHandler, ...(settled ? { settled } : {}) };
+    }),
+  );
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`port ${port} on ${host} is already in use; set PORT to a free port (or 0 for any)`)
+          : error,
+      );
+    });
+    server.listen(port, host, () => resolve());
+  });
+}
+
+function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.closeAllConnections();
+    server.close(() => resolve());
+  });
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value.trim() === '' ? undefined : value.trim();
+}
+
+interface BannerFacts {
+  url: string;
+  apiKey: string;
+  keySource: SeededKey['source'];
+  revoked: boolean;
+  dynamo: { endpoint: string; port: number; fellBack: boolean };
+  dataDir: string | undefined;
+  tableName: string;
+}
+
+/** A curl for the worked example, ready to paste into a POSIX shell. */
+export function workedExampleCurl(url: string, apiKey: string): string {
+  const body = JSON.stringify({ mode: 'analyze', ...WORKED_EXAMPLE });
+  return [
+    `curl -sS ${url}/api/engine \\`,
+    `  -H 'Authorization: Bearer ${apiKey}' \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -d '${body}'`,
+  ].join('\n');
+}
+
+function banner(facts: BannerFacts): string {
+  const storage = facts.dataDir === undefined ? 'in memory' : `persistent in ${facts.dataDir}`;
+  // The keys CLI defaults to this port and table; anything else must be spelled out (a
+  // TABLE_NAME without an endpoint would send it to AWS).
+  const keysTarget =
+    facts.tableName !== LOCAL_TABLE_NAME
+      ? `DYNAMODB_ENDPOINT=${facts.dynamo.endpoint} TABLE_NAME=${facts.tableName} `
+      : facts.dynamo.port !== DEFAULT_DYNAMO_PORT
+        ? `DYNAMODB_ENDPOINT=${facts.dynamo.endpoint} `
+        : '';
+  const lines = [
+    '',
+    'System Behavior Engine, local server',
+    `  URL       ${facts.url}`,
+    `  API key   ${facts.apiKey}  (${facts.keySource === 'DEV_API_KEY' ? 'from DEV_API_KEY' : 'generated for this run'})`,
+    `  DynamoDB  ${facts.dynamo.endpoint}, table ${facts.tableName}, ${storage}`,
+    `  Routes    ${routes.map((route) => routeKey(route)).join(', ')}`,
+  ];
+  if (facts.dynamo.fellBack) {
+    lines.push(
+      `  Note      port ${DEFAULT_DYNAMO_PORT} was taken, so DynamoDB listens on ${facts.dynamo.port}`,
+    );
+  }
+  if (facts.revoked) {
+    lines.push('  Warning   DEV_API_KEY is revoked in this DATA_DIR: requests with it get 403');
+  }
+  lines.push(
+    '',
+    'Try the worked example:',
+    workedExampleCurl(facts.url, facts.apiKey),
+    '',
+    'Manage keys against this server:',
+    `  ${keysTarget}npm run keys -- list`,
+    '',
+    'Ctrl-C stops the server.',
+    '',
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function isMainModule(): boolean {
+  const script = process.argv[1];
+  if (script === undefined) return false;
+  try {
+    return import.meta.url === pathToFileURL(realpathSync(script)).href;
+  } catch {
+    return false;
+  }
+}
+
+async function main(): Promise<void> {
+  let server: LocalServer;
+  try {
+    server = await startLocalServer();
+  } catch (error) {
+    process.stderr.write(`local server: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+  const stop = (signal: NodeJS.Signals) => {
+    process.stderr.write(`local server: ${signal}, stopping\n`);
+    void server.close().then(() => process.exit(0));
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
+if (isMainModule()) void main();

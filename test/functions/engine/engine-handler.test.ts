@@ -1,0 +1,133 @@
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { createEngineHandler } from '../../../functions/engine/engine-handler';
+import { readLimits } from '../../../lib/config/limits';
+import type { HttpResult } from '../../../lib/http/responses';
+import { createLogger } from '../../../lib/logging';
+import { captureOutput, httpEvent, logLines, WORKED } from '../../http/events';
+
+const KEY = 'sbe_enginehandlertestkey0123456789abcdef';
+
+/** The handler with a one-key verifier and small limits: 2,000-byte bodies, 50 nodes, 64 KiB responses. */
+const handler = createEngineHandler({
+  verifyApiKey: async (key) => (key === KEY ? { id: 'key-1', owner: 'owner-1' } : undefined),
+  limits: readLimits({ MAX_BODY_BYTES: '2000', MAX_NODES: '50', MAX_RESPONSE_BYTES: String(64 * 1024) }),
+  logger: createLogger({ env: {} }),
+});
+
+interface Call {
+  body?: unknown;
+  key?: string | null;
+  headers?: Record<string, string>;
+  isBase64Encoded?: boolean;
+}
+
+async function call({ body, key = KEY, headers = {}, isBase64Encoded }: Call) {
+  const allHeaders = { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers };
+  const event = httpEvent({ body, headers: allHeaders, ...(isBase64Encoded ? { isBase64Encoded } : {}) });
+  const { result, output } = await captureOutput(
+    () => handler(event as never, {} as never) as Promise<HttpResult>,
+  );
+  const text = result.isBase64Encoded
+    ? gunzipSync(Buffer.from(result.body, 'base64')).toString()
+    : result.body;
+  return { result, json: JSON.parse(text), logs: logLines(output) };
+}
+
+const HUGE_BROKEN = `{"mode":"analyze",${' '.repeat(3000)}`;
+
+describe('engine handler: the contract order of checks', () => {
+  // Each case fails several checks at once; the earliest check in the contract's order decides.
+  it.each<[string, Call, number, string]>([
+    ['no key, oversized broken body', { key: null, body: HUGE_BROKEN }, 401, 'MISSING_API_KEY'],
+    [
+      'unknown key, oversized broken body',
+      { key: 'sbe_someoneelsesomeoneelsesomeoneelse00', body: HUGE_BROKEN },
+      403,
+      'INVALID_API_KEY',
+    ],
+    ['oversized broken body', { body: HUGE_BROKEN }, 413, 'LIMIT_EXCEEDED'],
+    ['broken JSON', { body: '{"mode":"analyze",' }, 500, 'PAYLOAD_ERROR'],
+    ['an array body', { body: [1, 2] }, 500, 'PAYLOAD_ERROR'],
+    [
+      'bad mode and a dangling dependency',
+      { body: { mode: 'simulate', nodes: [], dependencies: [{ from: 'x', to: 'y' }] } },
+      400,
+      'INVALID_MODE',
+    ],
+    ['bad ticks and no structure', { body: { mode: 'ticks', ticks: 0 } }, 400, 'INVALID_TICKS'],
+    [
+      'too many nodes, one with a negative load',
+      {
+        body: {
+          mode: 'analyze',
+          nodes: Array.from({ length: 60 }, (_, i) => ({ id: `n${i}`, load: i === 59 ? -1 : 1 })),
+          dependencies: [],
+        },
+      },
+      500,
+      'PAYLOAD_ERROR',
+    ],
+    [
+      'too many nodes',
+      {
+        body: {
+          mode: 'analyze',
+          nodes: Array.from({ length: 60 }, (_, i) => ({ id: `n${i}` })),
+          dependencies: [],
+        },
+      },
+      413,
+      'LIMIT_EXCEEDED',
+    ],
+  ])('%s -> %i %s', async (_name, request, status, code) => {
+    const { result, json } = await call(request);
+    expect(result.statusCode).toBe(status);
+    expect(json.error.code).toBe(code);
+    expect(typeof json.error.message).toBe('string');
+    expect(result.headers['content-type']).toBe('application/json; charset=utf-8');
+  });
+});
+
+describe('engine handler: answers', () => {
+  // The worked example through the whole chain, body sent base64 as curl -d would.
+  it('analyzes the worked example from a base64 body', async () => {
+    const body = Buffer.from(JSON.stringify({ mode: 'analyze', ...WORKED })).toString('base64');
+    const { result, json, logs } = await call({ body, isBase64Encoded: true });
+    expect(result.statusCode).toBe(200);
+    expect(json.mode).toBe('analyze');
+    expect(json.engine.primaryBlockage).toBe('B');
+    expect(logs).toEqual([
+      expect.objectContaining({
+        message: 'request',
+        status: 200,
+        keyId: 'key-1',
+        mode: 'analyze',
+        nodeCount: 3,
+        dependencyCount: 3,
+      }),
+    ]);
+  });
+
+  // 100 ticks are ~63 KB once escaped: over 64 KiB minus the envelope margin as text, fine gzipped.
+  it('compresses a result that would not fit, and refuses it with advice when it cannot compress', async () => {
+    const body = { mode: 'ticks', ticks: 100, ...WORKED };
+    const plain = await call({ body });
+    expect(plain.result.statusCode).toBe(413);
+    expect(plain.json.error.code).toBe('LIMIT_EXCEEDED');
+    expect(plain.json.error.message).toContain('Accept-Encoding: gzip');
+
+    const gzipped = await call({ body, headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gzipped.result.statusCode).toBe(200);
+    expect(gzipped.result.headers['content-encoding']).toBe('gzip');
+    expect(gzipped.json.snapshots).toHaveLength(100);
+    expect(gzipped.logs[0]).toMatchObject({ status: 200, contentEncoding: 'gzip', ticks: 100 });
+  });
+
+  // 401 carries the challenge header, with header names in any case on the way in.
+  it('sends WWW-Authenticate: Bearer on 401', async () => {
+    const { result } = await call({ key: null, headers: { AUTHORIZATION: 'Basic abc' }, body: {} });
+    expect(result.statusCode).toBe(401);
+    expect(result.headers['www-authenticate']).toBe('Bearer');
+  });
+});

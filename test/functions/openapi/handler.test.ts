@@ -1,0 +1,30 @@
+import { brotliDecompressSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { handler } from '../../../functions/openapi/handler';
+import { buildOpenApiDocument } from '../../../lib/api/openapi';
+import type { HttpResult } from '../../../lib/http/responses';
+import { captureOutput, httpEvent } from '../../http/events';
+
+function get(headers: Record<string, string> = {}) {
+  const event = httpEvent({ method: 'GET', path: '/api/openapi.json', headers });
+  return captureOutput(() => handler(event as never, {} as never) as Promise<HttpResult>);
+}
+
+describe('functions/openapi/handler', () => {
+  // Anyone may read the API description, no key needed.
+  it('serves the OpenAPI document as JSON', async () => {
+    const { result, output } = await get();
+    expect(result.statusCode).toBe(200);
+    expect(result.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(result.body)).toEqual(buildOpenApiDocument());
+    expect(output).toContain('"route":"GET /api/openapi.json"');
+  });
+
+  // The document is several KB, so a client that accepts br gets it compressed.
+  it('compresses it for clients that accept br', async () => {
+    const { result } = await get({ 'Accept-Encoding': 'br' });
+    expect(result.headers['content-encoding']).toBe('br');
+    const text = brotliDecompressSync(Buffer.from(result.body, 'base64')).toString();
+    expect(JSON.parse(text)).toEqual(buildOpenApiDocument());
+  });
+});

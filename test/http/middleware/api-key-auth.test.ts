@@ -1,0 +1,113 @@
+import middy from '@middy/core';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../../lib/http/errors';
+import { apiKeyAuth, type HttpContext, type HttpEvent } from '../../../lib/http/middleware';
+import { httpEvent } from '../events';
+
+const GOOD_KEY = 'sbe_goodgoodgoodgoodgoodgoodgoodgood';
+
+/** A handler that reports what the middleware left for it: the caller and the headers. */
+function handlerBehindAuth(known: Record<string, { id: string; owner: string }> = {}) {
+  const presented: string[] = [];
+  const handler = middy<HttpEvent, unknown, unknown, HttpContext>(
+    (event: HttpEvent, context: HttpContext) => ({
+      apiKey: context.apiKey,
+      headers: event.headers,
+    }),
+  ).use(
+    apiKeyAuth({
+      verify: async (key) => {
+        presented.push(key);
+        return known[key];
+      },
+    }),
+  );
+  const call = (headers: Record<string, string>) => handler(httpEvent({ headers }) as never, {} as never);
+  return { call, presented };
+}
+
+async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+describe('apiKeyAuth', () => {
+  // A caller who forgot the header is told how to send it, with the challenge RFC 6750 asks for.
+  it('answers a request without Authorization with 401 MISSING_API_KEY and WWW-Authenticate: Bearer', async () => {
+    const { call, presented } = handlerBehindAuth();
+    const error = await apiErrorOf(call({}));
+    expect(error.code).toBe('MISSING_API_KEY');
+    expect(error.status).toBe(401);
+    expect(error.headers).toEqual({ 'www-authenticate': 'Bearer' });
+    expect(error.message).toContain('Authorization: Bearer <API_KEY>');
+    expect(presented).toEqual([]);
+  });
+
+  // Basic credentials, a bare scheme, a token with spaces and two joined headers are all "not a Bearer key".
+  it.each([
+    'Basic dXNlcjpwdw==',
+    'Bearer',
+    'Bearer ',
+    `Bearer ${GOOD_KEY} extra`,
+    `Bearer ${GOOD_KEY},Bearer ${GOOD_KEY}`,
+    GOOD_KEY,
+  ])('answers Authorization %j with 401 MISSING_API_KEY', async (header) => {
+    const { call, presented } = handlerBehindAuth({ [GOOD_KEY]: { id: 'k1', owner: 'o' } });
+    const error = await apiErrorOf(call({ authorization: header }));
+    expect(error.code).toBe('MISSING_API_KEY');
+    expect(error.headers?.['www-authenticate']).toBe('Bearer');
+    expect(presented).toEqual([]);
+  });
+
+  // The scheme is case-insensitive and extra spaces or a tab between scheme and key are tolerated.
+  it.each([
+    `Bearer ${GOOD_KEY}`,
+    `bearer ${GOOD_KEY}`,
+    `BEARER   ${GOOD_KEY}`,
+    `Bearer\t${GOOD_KEY}`,
+    ` Bearer ${GOOD_KEY} `,
+  ])('accepts Authorization %j', async (header) => {
+    const { call, presented } = handlerBehindAuth({ [GOOD_KEY]: { id: 'k1', owner: 'owner-1' } });
+    const result = (await call({ authorization: header })) as { apiKey: unknown };
+    expect(result.apiKey).toEqual({ id: 'k1', owner: 'owner-1' });
+    expect(presented).toEqual([GOOD_KEY]);
+  });
+
+  // Unknown and revoked keys look the same to the caller: the verifier says "undefined" for both.
+  it('answers an unknown key with 403 INVALID_API_KEY', async () => {
+    const { call } = handlerBehindAuth();
+    const error = await apiErrorOf(call({ authorization: `Bearer ${GOOD_KEY}` }));
+    expect(error.code).toBe('INVALID_API_KEY');
+    expect(error.status).toBe(403);
+    expect(error.message).not.toContain(GOOD_KEY);
+  });
+
+  // Handlers downstream learn who called (id, owner) but can no longer see the key anywhere.
+  it('puts only id and owner on the context and removes the Authorization header from the event', async () => {
+    const { call } = handlerBehindAuth({ [GOOD_KEY]: { id: 'k1', owner: 'o', secret: 'x' } as never });
+    const result = (await call({ Authorization: `Bearer ${GOOD_KEY}`, 'x-other': '1' })) as {
+      apiKey: unknown;
+      headers: Record<string, string>;
+    };
+    expect(result.apiKey).toEqual({ id: 'k1', owner: 'o' });
+    expect(result.headers).toEqual({ 'x-other': '1' });
+  });
+
+  // A DynamoDB outage is not the caller's fault: it must not be disguised as "invalid key".
+  it('lets a failing verifier propagate instead of answering 403', async () => {
+    const handler = middy<HttpEvent, unknown, unknown, HttpContext>(() => 'ok').use(
+      apiKeyAuth({
+        verify: async () => {
+          throw new Error('table unavailable');
+        },
+      }),
+    );
+    await expect(
+      handler(httpEvent({ headers: { authorization: `Bearer ${GOOD_KEY}` } }) as never, {} as never),
+    ).rejects.toThrow('table unavailable');
+  });
+});

@@ -1,0 +1,114 @@
+import middy from '@middy/core';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../../lib/http/errors';
+import {
+  errorResponse,
+  type HttpContext,
+  type HttpEvent,
+  requestFacts,
+  requestLog,
+} from '../../../lib/http/middleware';
+import { type HttpResult, jsonTextResult } from '../../../lib/http/responses';
+import { createLogger, REDACTED, redactSecrets } from '../../../lib/logging';
+import { captureOutput, httpEvent, logLines } from '../events';
+
+const KEY = 'sbe_requestlogtestkeyrequestlogtestkey00';
+
+/** A clock that advances 2.5 ms per reading, so the logged duration is exact. */
+function steppingClock() {
+  let now = 1000;
+  return () => {
+    now += 2.5;
+    return now;
+  };
+}
+
+function handlerWith(body: (event: HttpEvent, context: HttpContext) => HttpResult) {
+  const logger = createLogger({ env: {} });
+  return middy<HttpEvent, HttpResult, unknown, HttpContext>(body)
+    .use(requestLog({ logger, now: steppingClock() }))
+    .use(errorResponse({ logger }));
+}
+
+const event = () =>
+  httpEvent({
+    headers: { authorization: `Bearer ${KEY}`, cookie: 'session=abc' },
+    body: '{"marker":"body-marker"}',
+  });
+
+describe('requestLog', () => {
+  // A successful engine call: one line with route, status, the facts the handler recorded, and the duration.
+  it('writes one line per successful request with the collected facts', async () => {
+    const handler = handlerWith((_event, context) => {
+      Object.assign(requestFacts({ context }), {
+        keyId: 'k1',
+        mode: 'analyze',
+        nodeCount: 3,
+        dependencyCount: 3,
+      });
+      return jsonTextResult(200, '{}');
+    });
+    const { output } = await captureOutput(() => handler(event() as never, {} as never));
+    const lines = logLines(output);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({
+      level: 'INFO',
+      message: 'request',
+      requestId: 'req-test-1',
+      route: 'POST /api/engine',
+      status: 200,
+      keyId: 'k1',
+      mode: 'analyze',
+      nodeCount: 3,
+      dependencyCount: 3,
+      durationMs: 2.5,
+    });
+  });
+
+  // A refused request is logged too, once, with the status and code the caller received.
+  it('writes one line for a failed request, after the error response is built', async () => {
+    const handler = handlerWith(() => {
+      throw new ApiError('INVALID_MODE', 'bad mode');
+    });
+    const { output, result } = await captureOutput(() => handler(event() as never, {} as never));
+    expect(result.statusCode).toBe(400);
+    const lines = logLines(output);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ message: 'request', status: 400, errorCode: 'INVALID_MODE' });
+  });
+
+  // Headers (the key, cookies) and the body never reach the log.
+  it('never logs headers or the body', async () => {
+    const handler = handlerWith(() => jsonTextResult(200, '{}'));
+    const { output } = await captureOutput(() => handler(event() as never, {} as never));
+    expect(output).not.toContain(KEY);
+    expect(output).not.toContain('session=abc');
+    expect(output).not.toContain('body-marker');
+  });
+});
+
+describe('logger redaction', () => {
+  // Second line of defence: a secret-named attribute passed by mistake is blanked at any depth.
+  it('blanks secret-named attributes', async () => {
+    const logger = createLogger({ env: {} });
+    const { output } = await captureOutput(async () =>
+      logger.info('oops', {
+        headers: { Authorization: `Bearer ${KEY}` },
+        apiKey: KEY,
+        nested: { token: 't0k' },
+      }),
+    );
+    expect(output).not.toContain(KEY);
+    expect(output).not.toContain('t0k');
+    expect(output).toContain(REDACTED);
+    expect(redactSecrets('mode', 'analyze')).toBe('analyze');
+  });
+
+  // LOG_LEVEL is read in any case; a typo fails at cold start instead of being ignored.
+  it('reads LOG_LEVEL and refuses unknown levels', async () => {
+    const quiet = createLogger({ env: { LOG_LEVEL: 'error' } });
+    const { output } = await captureOutput(async () => quiet.info('hidden'));
+    expect(output).toBe('');
+    expect(() => createLogger({ env: { LOG_LEVEL: 'verbose' } })).toThrow(/LOG_LEVEL must be one of/);
+  });
+});

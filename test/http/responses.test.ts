@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { parseEngineRequest } from '../../lib/api/engine-request';
+import { readLimits } from '../../lib/config/limits';
+import { ApiError } from '../../lib/http/errors';
+import { renderEngineResponse } from '../../lib/http/responses';
+import { WORKED } from './events';
+
+const limits = readLimits({});
+
+describe('renderEngineResponse', () => {
+  // The three response shapes of the contract, keys in the documented order.
+  it('wraps each mode in its response envelope', () => {
+    const analyze = JSON.parse(
+      renderEngineResponse(parseEngineRequest({ mode: 'analyze', ...WORKED }, limits)),
+    );
+    expect(Object.keys(analyze)).toEqual(['mode', 'engine']);
+    expect(analyze.engine.primaryBlockage).toBe('B');
+
+    const tick = JSON.parse(renderEngineResponse(parseEngineRequest({ mode: 'tick', ...WORKED }, limits)));
+    expect(Object.keys(tick)).toEqual(['mode', 'snapshot']);
+    expect(tick.snapshot.tick).toBe(1);
+
+    const ticks = JSON.parse(
+      renderEngineResponse(parseEngineRequest({ mode: 'ticks', ticks: 3, ...WORKED }, limits)),
+    );
+    expect(Object.keys(ticks)).toEqual(['mode', 'ticks', 'snapshots']);
+    expect(ticks.ticks).toBe(3);
+    expect(ticks.snapshots.map((s: { tick: number }) => s.tick)).toEqual([1, 2, 3]);
+  });
+
+  // An extra field nested deeper than JSON.stringify can recurse is the caller's payload problem,
+  // reported as PAYLOAD_ERROR, not a crash and not an engine error.
+  it('answers extras nested too deeply to serialize with PAYLOAD_ERROR', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    const request = parseEngineRequest(
+      { mode: 'analyze', nodes: [{ id: 'A', load: 1, note: deep }], dependencies: [] },
+      limits,
+    );
+    let thrown: unknown;
+    try {
+      renderEngineResponse(request);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ApiError);
+    expect((thrown as ApiError).code).toBe('PAYLOAD_ERROR');
+  });
+});

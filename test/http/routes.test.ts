@@ -1,0 +1,58 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { matchRoute, type RouteDefinition, routeKey, routes } from '../../lib/http/routes';
+
+const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+describe('route table', () => {
+  // The table is what the local server and the CDK stack deploy: each entry must point at real code.
+  it('declares the engine and OpenAPI routes, each with an existing entry module', () => {
+    expect(routes.map(routeKey)).toEqual(['POST /api/engine', 'GET /api/openapi.json']);
+    expect(routes.find((route) => route.name === 'engine')?.auth).toBe('apiKey');
+    expect(routes.find((route) => route.name === 'openapi')?.auth).toBe('none');
+    for (const route of routes) expect(existsSync(repositoryRoot + route.entry)).toBe(true);
+    expect(new Set(routes.map((route) => route.name)).size).toBe(routes.length);
+  });
+});
+
+describe('matchRoute', () => {
+  const table: RouteDefinition[] = [
+    { method: 'POST', path: '/api/engine', name: 'engine', entry: 'e.ts', auth: 'apiKey' },
+    { method: 'GET', path: '/api/systems/{id}', name: 'system', entry: 's.ts', auth: 'userToken' },
+    { method: 'DELETE', path: '/api/systems/{id}', name: 'deleteSystem', entry: 'd.ts', auth: 'userToken' },
+  ];
+
+  it('finds an exact route', () => {
+    expect(matchRoute(table, 'POST', '/api/engine')).toMatchObject({
+      kind: 'found',
+      route: { name: 'engine' },
+    });
+  });
+
+  // `{id}` takes one segment, URL-decoded.
+  it('extracts path parameters', () => {
+    expect(matchRoute(table, 'GET', '/api/systems/sys%201')).toEqual({
+      kind: 'found',
+      route: table[1],
+      pathParameters: { id: 'sys 1' },
+    });
+    expect(matchRoute(table, 'GET', '/api/systems/')).toEqual({ kind: 'not-found' });
+    expect(matchRoute(table, 'GET', '/api/systems/a/b')).toEqual({ kind: 'not-found' });
+  });
+
+  // A known path with the wrong method lists the methods that path does take.
+  it('reports the allowed methods for a known path', () => {
+    expect(matchRoute(table, 'GET', '/api/engine')).toEqual({ kind: 'method-not-allowed', allow: ['POST'] });
+    expect(matchRoute(table, 'PUT', '/api/systems/x')).toEqual({
+      kind: 'method-not-allowed',
+      allow: ['DELETE', 'GET'],
+    });
+  });
+
+  it('reports an unknown path, including trailing-slash and case variants', () => {
+    for (const path of ['/api/nope', '/api/engine/', '/API/ENGINE', '/']) {
+      expect(matchRoute(table, 'POST', path)).toEqual({ kind: 'not-found' });
+    }
+  });
+});

@@ -1,0 +1,81 @@
+import { request } from 'node:http';
+import { createDynamoClients } from '../../lib/aws/dynamo';
+import { DynamoApiKeyStore } from '../../lib/keys';
+import { type LocalServer, startLocalServer } from '../../local/server';
+
+/**
+ * Starts the local server in this process on free ports, after setting the environment the
+ * Lambda handlers read at import (limits, log level). One per test file: the handlers are
+ * loaded once per process, like a Lambda cold start.
+ */
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  for (const [name, value] of Object.entries(env)) process.env[name] = value;
+  const server = await startLocalServer({ port: 0, dynamoPort: 0, quiet: true, apiKeyCacheTtlMs: 0 });
+  const { client, doc } = createDynamoClients({ endpoint: server.dynamoEndpoint });
+  const store = new DynamoApiKeyStore({ doc, tableName: server.tableName });
+  return {
+    ...server,
+    store,
+    close: async () => {
+      client.destroy();
+      await server.close();
+    },
+  };
+}
+
+export interface TestServer extends LocalServer {
+  /** The server's own key store, for issuing and revoking keys the way the keys CLI does. */
+  store: DynamoApiKeyStore;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary JSON answers.
+  json: any;
+}
+
+/** POST a body (an object is JSON-encoded, a string sent as is) over real HTTP with fetch. */
+export async function post(
+  base: string,
+  key: string | null,
+  body: unknown,
+  options: { headers?: Record<string, string>; path?: string; method?: string } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...(options.headers ?? {}) };
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  const response = await fetch(base + (options.path ?? '/api/engine'), {
+    method: options.method ?? 'POST',
+    headers,
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+/** POST with node:http and return the raw (still encoded) response bytes, which fetch would decode. */
+export function rawPost(
+  base: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}/api/engine`, { method: 'POST', headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }),
+      );
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
