@@ -12,6 +12,7 @@ import { type Env, envInt, envString } from '../lib/config/env';
 import { readLimits } from '../lib/config/limits';
 import { routeKey, routes } from '../lib/http/routes';
 import {
+  ACCEPTED_KEY_RULE,
   type ApiKeyRecord,
   DynamoApiKeyStore,
   importApiKey,
@@ -79,8 +80,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   if (devApiKey !== undefined && !looksLikeApiKey(devApiKey)) {
     // The value itself is never repeated: it is meant to be a secret.
     throw new Error(
-      'DEV_API_KEY must be "sbe_" followed by 32 to 256 characters from A-Z a-z 0-9 _ - ' +
-        '(the service checks every presented key against that shape); unset it to get a generated key',
+      `DEV_API_KEY must be ${ACCEPTED_KEY_RULE} (the service checks every presented key against ` +
+        'that shape); unset it to get a generated key',
     );
   }
 

@@ -16,11 +16,15 @@ const DISPLAY_PREFIX_CHARS = 8;
 const ID_HEX_CHARS = 12;
 
 /**
- * What a presented key must look like before it is worth a database lookup. Looser than a generated
- * key (which always has a 43-character body) so that keys imported for local development and tests,
- * e.g. `DEV_API_KEY`, can have other lengths; the body must still be long enough to be unguessable.
+ * What a presented key must look like before it is worth a database lookup: 32 to 512 visible
+ * ASCII characters (no spaces, no control characters). Much looser than a generated key so that
+ * any string of 32 or more characters can be imported as `DEV_API_KEY` for local development and
+ * tests; anything shorter is too guessable to be a key.
  */
-const ACCEPTED_KEY_SHAPE = /^sbe_[A-Za-z0-9_-]{32,256}$/;
+const ACCEPTED_KEY_SHAPE = /^[\x21-\x7e]{32,512}$/;
+
+/** The rule above in words, for error messages. */
+export const ACCEPTED_KEY_RULE = '32 to 512 visible ASCII characters (no spaces)';
 
 /** A new secret key: `sbe_` + base64url (no padding) of 32 bytes from the OS CSPRNG. */
 export function generateApiKey(): string {

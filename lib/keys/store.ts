@@ -1,4 +1,5 @@
 import {
+  ACCEPTED_KEY_RULE,
   apiKeyDisplayPrefix,
   apiKeyIdFromDigest,
   generateApiKey,
@@ -115,10 +116,7 @@ export async function importApiKey(
   now: Date = new Date(),
 ): Promise<ApiKeyRecord> {
   if (!looksLikeApiKey(key)) {
-    throw new ApiKeyInputError(
-      'key',
-      'key must be "sbe_" followed by 32 to 256 characters from A-Z a-z 0-9 _ -',
-    );
+    throw new ApiKeyInputError('key', `key must be ${ACCEPTED_KEY_RULE}`);
   }
   const record = newApiKeyRecord(key, input, now);
   try {

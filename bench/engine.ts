@@ -1,0 +1,545 @@
+/**
+ * `npm run bench`: the engine against a general-purpose graph library (graphology) and against
+ * the floor every request pays anyway (JSON parse of the request, JSON stringify of the
+ * response), on generated structures from 1k to 200k nodes / 1M dependencies.
+ *
+ * Usage: npm run bench [-- --quick]
+ * Needs `node --expose-gc` (the npm script passes it) so garbage from one measurement is
+ * collected before the next one starts instead of being billed to it.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  analyze,
+  type CompiledStructure,
+  compileStructure,
+  createSimulation,
+  type EngineResult,
+  type Structure,
+  ticks,
+} from '../lib/engine';
+import { GENERATOR, generateStructure, requestText, type Shape } from './generate';
+import { runGraphologyPeer } from './graphology-peer';
+import { type Column, formatCount, formatMs, formatNs, formatRatio, renderTable } from './table';
+
+interface SizeSpec {
+  nodeCount: number;
+  dependencyCount: number;
+  /** Planned runs per measurement; the median is reported. */
+  runs: number;
+  /** `ticks`: `ticks(…, 100)` with snapshots; `step`: the step alone, 100 times. */
+  timeline: 'ticks' | 'step' | undefined;
+  /** The row the targets are about; also gets the time breakdown of `analyze`. */
+  targetRow: boolean;
+}
+
+const SIZES: readonly SizeSpec[] = [
+  { nodeCount: 1_000, dependencyCount: 4_000, runs: 7, timeline: undefined, targetRow: false },
+  { nodeCount: 10_000, dependencyCount: 40_000, runs: 7, timeline: 'ticks', targetRow: false },
+  { nodeCount: 100_000, dependencyCount: 400_000, runs: 7, timeline: undefined, targetRow: false },
+  { nodeCount: 200_000, dependencyCount: 1_000_000, runs: 5, timeline: 'step', targetRow: true },
+];
+const SHAPES: readonly Shape[] = ['random', 'deep'];
+const TIMELINE_TICKS = 100;
+
+/**
+ * Runs of one measurement stop early once the next one would take the measurement past this,
+ * so a slow engine cannot stretch the whole bench far past its ~5 minute budget. At least one
+ * run always happens; rows with fewer runs than planned are listed under the table.
+ */
+const MEASUREMENT_BUDGET_MS = 20_000;
+/** A first run faster than this is a JIT warm-up and is thrown away; a slower one counts. */
+const WARM_UP_LIMIT_MS = 1_000;
+
+const TARGETS = { graphologyOverOurs: 20, oursOverFloor: 0.5, stepNsPerDependencyTick: 10 } as const;
+
+const quick = process.argv.includes('--quick');
+const collectGarbage = globalThis.gc;
+if (collectGarbage === undefined) {
+  console.error('Run through `npm run bench` (node --expose-gc): measurements need gc() between them.');
+  process.exit(1);
+}
+
+const benchStart = performance.now();
+function progress(message: string): void {
+  const seconds = ((performance.now() - benchStart) / 1000).toFixed(0).padStart(4);
+  process.stderr.write(`[${seconds} s] ${message}\n`);
+}
+
+interface Sample {
+  ms: number;
+  /** Named parts of `ms`, e.g. parse and stringify; their medians are reported too. */
+  parts?: Record<string, number>;
+  /** Something that happened in this run, e.g. a stack overflow. */
+  note?: string;
+}
+
+interface Measurement {
+  medianMs: number;
+  runsMs: number[];
+  planned: number;
+  parts: Record<string, number>;
+  notes: string[];
+}
+
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/**
+ * Median of up to `planned` runs. `release` drops whatever the previous run kept alive, and
+ * gc() runs before every run, so each run starts from the same clean heap.
+ */
+function measure(planned: number, run: () => Sample, release: () => void = () => {}): Measurement {
+  const samples: Sample[] = [];
+  let spent = 0;
+  let warmedUp = false;
+  while (samples.length < planned) {
+    release();
+    collectGarbage!();
+    const sample = run();
+    if (!warmedUp) {
+      warmedUp = true;
+      if (sample.ms < WARM_UP_LIMIT_MS) continue;
+    }
+    samples.push(sample);
+    spent += sample.ms;
+    if (spent + sample.ms > MEASUREMENT_BUDGET_MS) break;
+  }
+  release();
+  const parts: Record<string, number> = {};
+  for (const name of Object.keys(samples[0]?.parts ?? {})) {
+    parts[name] = median(samples.map((sample) => sample.parts?.[name] ?? 0));
+  }
+  const notes = [...new Set(samples.flatMap((sample) => (sample.note ? [sample.note] : [])))];
+  return {
+    medianMs: median(samples.map((s) => s.ms)),
+    runsMs: samples.map((s) => s.ms),
+    planned,
+    parts,
+    notes,
+  };
+}
+
+interface Timeline {
+  kind: 'ticks' | 'step';
+  ticks: number;
+  measurement: Measurement;
+  nsPerDependencyTick: number;
+}
+
+interface Breakdown {
+  compileMs: number;
+  componentsMs: number;
+  oneStepMs: number;
+  /** `analyze` minus the three above: describing the state, reach, origin, trace, events. */
+  restMs: number;
+}
+
+interface RowResult {
+  name: string;
+  shape: Shape;
+  nodeCount: number;
+  dependencyCount: number;
+  requestBytes: number;
+  responseBytes: number;
+  ours: Measurement;
+  peer: Measurement & { sccOverflow: boolean; components: number | undefined };
+  floor: Measurement;
+  graphologyOverOurs: number;
+  /** True when graphology's SCC overflowed: its build time alone makes the ratio a lower bound. */
+  graphologyRatioIsLowerBound: boolean;
+  oursOverFloor: number;
+  timeline: Timeline | undefined;
+  breakdown: Breakdown | undefined;
+  facts: ResultFacts;
+}
+
+/** What the analysed inputs look like, to show the work is not trivial. */
+interface ResultFacts {
+  sinks: number;
+  blockedNodes: number;
+  primaryBlockage: string | null;
+  cycleEvents: number;
+  largestCycle: number;
+  traceLength: number;
+  originShare: number | null;
+}
+
+function factsOf(result: EngineResult): ResultFacts {
+  let largestCycle = 0;
+  let cycleEvents = 0;
+  for (const event of result.events) {
+    if (event.type !== 'cycle') continue;
+    cycleEvents++;
+    largestCycle = Math.max(largestCycle, event.nodes.length);
+  }
+  return {
+    sinks: result.nodes.filter((node) => node.role === 'sink').length,
+    blockedNodes: result.nodes.filter((node) => node.blocked).length,
+    primaryBlockage: result.primaryBlockage,
+    cycleEvents,
+    largestCycle,
+    traceLength: result.trace.length,
+    originShare: result.origin?.share ?? null,
+  };
+}
+
+/** Keeps results reachable so the optimiser cannot treat measured calls as dead code. */
+let sink = 0;
+
+function benchRow(size: SizeSpec, shape: Shape): RowResult {
+  const name = `${shape} ${formatCount(size.nodeCount)}/${formatCount(size.dependencyCount)}`;
+  progress(`${name}: generating`);
+  const text = requestText(generateStructure({ shape, ...size }));
+  // The engine gets exactly what a server would hand it: the parsed request body.
+  const parsed = JSON.parse(text) as Structure & { mode: string };
+
+  progress(`${name}: ours (analyze)`);
+  let result: EngineResult | undefined;
+  const ours = measure(size.runs, () => {
+    const started = performance.now();
+    result = analyze(parsed);
+    return { ms: performance.now() - started };
+  });
+  // One more result to stringify and describe; measure() released the ones it timed.
+  result = analyze(parsed);
+  const response = { mode: 'analyze', engine: result };
+  const facts = factsOf(result);
+
+  progress(`${name}: floor (JSON.parse + JSON.stringify)`);
+  let responseBytes = 0;
+  const floor = measure(size.runs, () => {
+    const started = performance.now();
+    const body = JSON.parse(text) as unknown;
+    const parsedAt = performance.now();
+    const out = JSON.stringify(response);
+    const done = performance.now();
+    sink += body === null ? 0 : 1;
+    responseBytes = Buffer.byteLength(out);
+    return { ms: done - started, parts: { parseMs: parsedAt - started, stringifyMs: done - parsedAt } };
+  });
+  result = undefined;
+  response.engine = undefined as unknown as EngineResult;
+
+  progress(`${name}: graphology`);
+  let components: number | undefined;
+  const peerMeasurement = measure(size.runs, (): Sample => {
+    const timing = runGraphologyPeer(parsed);
+    components = timing.components;
+    if (timing.sccMs === undefined) {
+      return { ms: timing.buildMs, parts: { buildMs: timing.buildMs }, note: 'scc-overflow' };
+    }
+    return {
+      ms: timing.buildMs + timing.sccMs,
+      parts: { buildMs: timing.buildMs, sccMs: timing.sccMs },
+    };
+  });
+  const sccOverflow = peerMeasurement.notes.includes('scc-overflow');
+  const peer = { ...peerMeasurement, sccOverflow, components: sccOverflow ? undefined : components };
+
+  let timeline: Timeline | undefined;
+  let compiled: CompiledStructure | undefined;
+  if (size.timeline === 'ticks') {
+    progress(`${name}: ticks(…, ${TIMELINE_TICKS})`);
+    const measurement = measure(size.runs, () => {
+      const started = performance.now();
+      const snapshots = ticks(parsed, TIMELINE_TICKS);
+      const ms = performance.now() - started;
+      sink += snapshots.length;
+      return { ms };
+    });
+    timeline = {
+      kind: 'ticks',
+      ticks: TIMELINE_TICKS,
+      measurement,
+      nsPerDependencyTick: (measurement.medianMs * 1e6) / (size.dependencyCount * TIMELINE_TICKS),
+    };
+  } else if (size.timeline === 'step') {
+    progress(`${name}: step alone ×${TIMELINE_TICKS}`);
+    compiled = compileStructure(parsed);
+    const structure = compiled;
+    const measurement = measure(size.runs, () => {
+      const simulation = createSimulation(structure);
+      const started = performance.now();
+      for (let i = 0; i < TIMELINE_TICKS; i++) sink += simulation.step();
+      return { ms: performance.now() - started };
+    });
+    timeline = {
+      kind: 'step',
+      ticks: TIMELINE_TICKS,
+      measurement,
+      nsPerDependencyTick: (measurement.medianMs * 1e6) / (size.dependencyCount * TIMELINE_TICKS),
+    };
+  }
+
+  let breakdown: Breakdown | undefined;
+  if (size.targetRow) {
+    progress(`${name}: breakdown of analyze`);
+    const compile = measure(size.runs, () => {
+      const started = performance.now();
+      const fresh = compileStructure(parsed);
+      const ms = performance.now() - started;
+      sink += fresh.nodeCount;
+      return { ms };
+    });
+    // components() is cached on a compiled structure, so each run times a fresh one.
+    const componentsMeasurement = measure(size.runs, () => {
+      const fresh = compileStructure(parsed);
+      const started = performance.now();
+      sink += fresh.components().count;
+      return { ms: performance.now() - started };
+    });
+    const oneStepMs = timeline ? timeline.measurement.medianMs / timeline.ticks : 0;
+    breakdown = {
+      compileMs: compile.medianMs,
+      componentsMs: componentsMeasurement.medianMs,
+      oneStepMs,
+      restMs: ours.medianMs - compile.medianMs - componentsMeasurement.medianMs - oneStepMs,
+    };
+  }
+
+  return {
+    name,
+    shape,
+    nodeCount: size.nodeCount,
+    dependencyCount: size.dependencyCount,
+    requestBytes: Buffer.byteLength(text),
+    responseBytes,
+    ours,
+    peer,
+    floor,
+    graphologyOverOurs: peer.medianMs / ours.medianMs,
+    graphologyRatioIsLowerBound: sccOverflow,
+    oursOverFloor: ours.medianMs / floor.medianMs,
+    timeline,
+    breakdown,
+    facts,
+  };
+}
+
+const COLUMNS: readonly Column[] = [
+  { header: 'structure', align: 'left' },
+  { header: 'nodes', align: 'right' },
+  { header: 'deps', align: 'right' },
+  { header: 'ours: analyze', align: 'right' },
+  { header: 'graphology: build + SCC', align: 'left' },
+  { header: 'floor: parse + stringify', align: 'right' },
+  { header: 'graphology / ours', align: 'right' },
+  { header: 'ours / floor', align: 'right' },
+  { header: 'timeline ×100', align: 'left' },
+  { header: 'ns / dep / tick', align: 'right' },
+];
+
+function peerCell(row: RowResult): string {
+  const { peer } = row;
+  if (peer.sccOverflow) return `build ${formatMs(peer.parts.buildMs ?? peer.medianMs)}, SCC: stack overflow`;
+  return formatMs(peer.medianMs);
+}
+
+function timelineCells(row: RowResult): [string, string] {
+  const { timeline } = row;
+  if (!timeline) return ['–', '–'];
+  const label = timeline.kind === 'ticks' ? 'ticks' : 'step alone';
+  return [`${label} ${formatMs(timeline.measurement.medianMs)}`, formatNs(timeline.nsPerDependencyTick)];
+}
+
+function mainTable(rows: readonly RowResult[]): string {
+  return renderTable(
+    COLUMNS,
+    rows.map((row) => [
+      row.shape,
+      formatCount(row.nodeCount),
+      formatCount(row.dependencyCount),
+      formatMs(row.ours.medianMs),
+      peerCell(row),
+      formatMs(row.floor.medianMs),
+      formatRatio(row.graphologyOverOurs, row.graphologyRatioIsLowerBound),
+      formatRatio(row.oursOverFloor),
+      ...timelineCells(row),
+    ]),
+  );
+}
+
+function inputsTable(rows: readonly RowResult[]): string {
+  return renderTable(
+    [
+      { header: 'structure', align: 'left' },
+      { header: 'request', align: 'right' },
+      { header: 'response', align: 'right' },
+      { header: 'sinks', align: 'right' },
+      { header: 'blocked', align: 'right' },
+      { header: 'cycle events', align: 'right' },
+      { header: 'largest cycle', align: 'right' },
+      { header: 'graphology SCCs', align: 'right' },
+      { header: 'trace hops', align: 'right' },
+      { header: 'origin share', align: 'right' },
+    ],
+    rows.map((row) => [
+      row.name,
+      `${(row.requestBytes / 1e6).toFixed(1)} MB`,
+      `${(row.responseBytes / 1e6).toFixed(1)} MB`,
+      String(row.facts.sinks),
+      String(row.facts.blockedNodes),
+      String(row.facts.cycleEvents),
+      String(row.facts.largestCycle),
+      row.peer.components === undefined ? 'overflow' : String(row.peer.components),
+      String(Math.max(0, row.facts.traceLength - 1)),
+      row.facts.originShare === null ? '–' : row.facts.originShare.toFixed(4),
+    ]),
+  );
+}
+
+function breakdownTable(rows: readonly RowResult[]): string {
+  const withBreakdown = rows.filter((row) => row.breakdown);
+  return renderTable(
+    [
+      { header: 'structure', align: 'left' },
+      { header: 'analyze', align: 'right' },
+      { header: 'compileStructure', align: 'right' },
+      { header: 'components (SCC)', align: 'right' },
+      { header: 'one step', align: 'right' },
+      { header: 'rest: describe, reach, origin, trace', align: 'right' },
+    ],
+    withBreakdown.map((row) => {
+      const b = row.breakdown!;
+      return [
+        row.name,
+        formatMs(row.ours.medianMs),
+        formatMs(b.compileMs),
+        formatMs(b.componentsMs),
+        formatMs(b.oneStepMs),
+        formatMs(b.restMs),
+      ];
+    }),
+  );
+}
+
+interface TargetCheck {
+  row: string;
+  target: string;
+  measured: string;
+  pass: boolean;
+  note?: string;
+}
+
+function checkTargets(rows: readonly RowResult[]): TargetCheck[] {
+  const checks: TargetCheck[] = [];
+  for (const row of rows.filter((r) => r.breakdown)) {
+    checks.push({
+      row: row.name,
+      target: `graphology / ours ≥ ${TARGETS.graphologyOverOurs}`,
+      measured: formatRatio(row.graphologyOverOurs, row.graphologyRatioIsLowerBound),
+      pass: row.graphologyOverOurs >= TARGETS.graphologyOverOurs,
+      ...(row.graphologyRatioIsLowerBound
+        ? { note: "graphology's SCC overflowed the stack: its build time alone is the bound" }
+        : {}),
+    });
+    checks.push({
+      row: row.name,
+      target: `ours / floor ≤ ${TARGETS.oursOverFloor}`,
+      measured: formatRatio(row.oursOverFloor),
+      pass: row.oursOverFloor <= TARGETS.oursOverFloor,
+    });
+    const step = row.timeline?.nsPerDependencyTick ?? Number.POSITIVE_INFINITY;
+    checks.push({
+      row: row.name,
+      target: `step alone ≤ ${TARGETS.stepNsPerDependencyTick} ns / dep / tick`,
+      measured: formatNs(step),
+      pass: step <= TARGETS.stepNsPerDependencyTick,
+    });
+  }
+  return checks;
+}
+
+function shortenedRuns(rows: readonly RowResult[]): string[] {
+  const lines: string[] = [];
+  for (const row of rows) {
+    const measured: [string, Measurement | undefined][] = [
+      ['ours', row.ours],
+      ['graphology', row.peer],
+      ['floor', row.floor],
+      ['timeline', row.timeline?.measurement],
+    ];
+    for (const [label, measurement] of measured) {
+      if (measurement && measurement.runsMs.length < measurement.planned) {
+        lines.push(`${row.name} ${label}: ${measurement.runsMs.length} of ${measurement.planned} runs`);
+      }
+    }
+  }
+  return lines;
+}
+
+function metadata() {
+  const cpus = os.cpus();
+  return {
+    node: process.version,
+    v8: process.versions.v8,
+    platform: `${process.platform} ${process.arch}`,
+    cpu: cpus[0]?.model.trim() ?? 'unknown',
+    cores: cpus.length,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    mode: quick ? 'quick' : 'full',
+    plannedRuns: 'median of 7 (5 on the 1M rows); fewer when a measurement would pass its time budget',
+    measurementBudgetMs: MEASUREMENT_BUDGET_MS,
+  };
+}
+
+function main(): void {
+  const meta = metadata();
+  console.log(
+    `System Behavior Engine benchmark (${meta.mode}) — node ${meta.node} (V8 ${meta.v8}), ${meta.platform}, ` +
+      `${meta.cpu} × ${meta.cores}, ${meta.memoryGiB} GiB`,
+  );
+  const sizes = quick ? SIZES.filter((size) => size.nodeCount <= 10_000) : SIZES;
+  const rows: RowResult[] = [];
+  for (const size of sizes) for (const shape of SHAPES) rows.push(benchRow(size, shape));
+  progress('done');
+
+  const table = mainTable(rows);
+  const inputs = inputsTable(rows);
+  const breakdown = rows.some((row) => row.breakdown) ? breakdownTable(rows) : undefined;
+  const targets = checkTargets(rows);
+  const shortened = shortenedRuns(rows);
+
+  console.log(`\n${table}\n`);
+  if (shortened.length > 0)
+    console.log(`Fewer runs than planned (time budget):\n  ${shortened.join('\n  ')}\n`);
+  if (targets.length > 0) {
+    console.log('Targets on the 200k nodes / 1M dependencies rows:');
+    for (const check of targets) {
+      const note = check.note ? ` (${check.note})` : '';
+      console.log(
+        `  ${check.pass ? 'PASS' : 'MISS'}  ${check.row}: ${check.target}, measured ${check.measured}${note}`,
+      );
+    }
+    console.log('');
+  } else {
+    console.log('Targets: not checked (the 200k/1M rows are not part of --quick).\n');
+  }
+  if (breakdown) console.log(`Where analyze spends its time:\n\n${breakdown}\n`);
+  console.log(`Inputs and what analyze found in them:\n\n${inputs}\n`);
+
+  const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
+  mkdirSync(resultsDir, { recursive: true });
+  const file = path.join(resultsDir, quick ? 'engine-quick.json' : 'engine.json');
+  const json = {
+    meta,
+    generator: GENERATOR,
+    targets: TARGETS,
+    rows,
+    targetChecks: targets,
+    table,
+    inputs,
+    breakdown,
+  };
+  writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
+  console.log(`Figures written to ${path.relative(process.cwd(), file)}`);
+  if (sink === Number.MIN_VALUE) console.log('');
+}
+
+main();

@@ -1,0 +1,136 @@
+import type { DependencyInput, NodeInput, Structure } from '../lib/engine';
+
+/**
+ * Generated inputs for the benchmark. Everything comes from a seeded PRNG so every run (and
+ * every machine) benchmarks byte-identical request texts.
+ */
+
+/** mulberry32: a tiny 32-bit PRNG, plenty for shaping test graphs (never for secrets). */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** FNV-1a of the shape's name, so each row has its own stream and adding a row moves no other. */
+function seedOf(name: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) {
+    hash ^= name.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
+}
+
+export type Shape = 'random' | 'deep';
+
+export interface ShapeSpec {
+  shape: Shape;
+  nodeCount: number;
+  dependencyCount: number;
+}
+
+/** The knobs, in one place so the docs can quote them. */
+export const GENERATOR = {
+  /** Nodes with no outgoing dependency: value piles up there (terminal blockages). */
+  sinkFraction: 0.02,
+  /** Nodes with a capacity, drawn from [capacityMin, capacityMax); they start with load 0. */
+  capacityFraction: 0.1,
+  capacityMin: 5,
+  capacityMax: 60,
+  /** Other nodes with load 0; the rest draw a load from (0, loadMax]. */
+  zeroLoadFraction: 0.1,
+  loadMax: 100,
+  /** Dependencies with an explicit weight, drawn from {0.5, 1, …, 4}. */
+  weightFraction: 0.25,
+  /** Deep shape: forward dependencies go to one of the next `deepWindow` nodes… */
+  deepWindow: 8,
+  /** …except this fraction, which goes back to any earlier node and closes a long cycle. */
+  deepBackFraction: 0.01,
+} as const;
+
+/**
+ * - `random`: every dependency joins a random non-sink node to a uniformly random node (self
+ *   dependencies and repeated pairs happen, as they may in real input).
+ * - `deep`: a long forward chain. Node `i` links to nodes among `i+1 … i+deepWindow`, and a
+ *   small fraction of dependencies jump back to a random earlier node, so most of the chain
+ *   is one huge strongly connected component with a depth-first search as deep as the chain.
+ *
+ * Both have exactly `dependencyCount` dependencies, spread evenly over the non-sink nodes,
+ * and the last node is always a sink so the chain ends somewhere.
+ */
+export function generateStructure(spec: ShapeSpec): Structure {
+  const { shape, nodeCount, dependencyCount } = spec;
+  const random = mulberry32(seedOf(`${shape}-${nodeCount}-${dependencyCount}`));
+  const below = (n: number) => Math.floor(random() * n);
+  const g = GENERATOR;
+
+  const ids = new Array<string>(nodeCount);
+  const nodes = new Array<NodeInput>(nodeCount);
+  const isSink = new Uint8Array(nodeCount);
+  for (let i = 0; i < nodeCount; i++) {
+    const id = `n${i}`;
+    ids[i] = id;
+    if (random() < g.capacityFraction) {
+      // Throttled nodes start empty, like idle queues: their backlog is what flows in, so the
+      // primary blockage's value comes from upstream and origin and trace have a path to find.
+      const capacity = roundTo(g.capacityMin + random() * (g.capacityMax - g.capacityMin), 10);
+      nodes[i] = { id, load: 0, capacity };
+    } else {
+      const load = random() < g.zeroLoadFraction ? 0 : roundTo(0.01 + random() * g.loadMax, 100);
+      nodes[i] = { id, load };
+    }
+    if (i === nodeCount - 1 || random() < g.sinkFraction) isSink[i] = 1;
+  }
+
+  const outDegree = spreadDegrees(isSink, dependencyCount, below);
+  const dependencies = new Array<DependencyInput>(dependencyCount);
+  let e = 0;
+  for (let from = 0; from < nodeCount; from++) {
+    for (let k = outDegree[from]!; k > 0; k--) {
+      let to: number;
+      if (shape === 'random') {
+        to = below(nodeCount);
+      } else if (from > 0 && random() < g.deepBackFraction) {
+        to = below(from);
+      } else {
+        to = Math.min(nodeCount - 1, from + 1 + below(g.deepWindow));
+      }
+      const fromId = ids[from]!;
+      const toId = ids[to]!;
+      dependencies[e++] =
+        random() < g.weightFraction
+          ? { from: fromId, to: toId, weight: (1 + below(8)) / 2 }
+          : { from: fromId, to: toId };
+    }
+  }
+  return { nodes, dependencies };
+}
+
+/** Out-degrees: `total` dependencies spread as evenly as possible over the non-sink nodes. */
+function spreadDegrees(isSink: Uint8Array, total: number, below: (n: number) => number): Int32Array {
+  const degrees = new Int32Array(isSink.length);
+  const senders: number[] = [];
+  for (let v = 0; v < isSink.length; v++) if (isSink[v] === 0) senders.push(v);
+  if (senders.length === 0) return degrees;
+  const base = Math.floor(total / senders.length);
+  for (const v of senders) degrees[v] = base;
+  for (let left = total - base * senders.length; left > 0; left--) {
+    degrees[senders[below(senders.length)]!]!++;
+  }
+  return degrees;
+}
+
+function roundTo(value: number, scale: number): number {
+  return Math.round(value * scale) / scale;
+}
+
+/** The request body a client would send for this structure. */
+export function requestText(structure: Structure): string {
+  return JSON.stringify({ mode: 'analyze', nodes: structure.nodes, dependencies: structure.dependencies });
+}
