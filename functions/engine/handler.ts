@@ -1,3 +1,4 @@
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createDynamoClients } from '../../lib/aws/dynamo';
 import { requiredEnv } from '../../lib/config/env';
 import { readLimits } from '../../lib/config/limits';
@@ -15,11 +16,24 @@ const verifier = createApiKeyVerifier(new DynamoApiKeyStore({ doc, tableName }),
     logger.warn('lastUsedAt update failed', { keyId, error: String(error) }),
 });
 
-export const handler = createEngineHandler({
+const engineHandler = createEngineHandler({
   verifyApiKey: (presentedKey) => verifier.verify(presentedKey),
   limits: readLimits(),
   logger,
 });
+
+/**
+ * Lambda may freeze the instance as soon as the handler returns, which would drop the key's
+ * lastUsedAt write (started in the background, at most once a minute per key); so the
+ * response waits for it. Between two such writes there is nothing to wait for.
+ */
+export async function handler(event: APIGatewayProxyEventV2, context: Context) {
+  try {
+    return await engineHandler(event, context);
+  } finally {
+    await verifier.settled();
+  }
+}
 
 /**
  * Resolves once background work started by earlier requests (the API key's lastUsedAt write)

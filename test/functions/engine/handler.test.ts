@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { HttpResult } from '../../../lib/http/responses';
-import { DynamoApiKeyStore, importApiKey } from '../../../lib/keys';
+import { DynamoApiKeyStore, hashApiKey, importApiKey } from '../../../lib/keys';
 import { startTestDatabase, type TestDatabase } from '../../helpers/dynalite';
 import { captureOutput, httpEvent, WORKED } from '../../http/events';
 
@@ -42,9 +42,15 @@ describe('functions/engine/handler (the Lambda entry)', () => {
       body: { mode: 'tick', ...WORKED },
     });
     const { result } = await captureOutput(() => handler(event as never, {} as never) as Promise<HttpResult>);
-    await settled();
     expect(result.statusCode).toBe(200);
     expect(JSON.parse(result.body).snapshot.primaryBlockage).toBe('C');
+    // Lambda may freeze the instance once the handler returns: the key's lastUsedAt write has
+    // already landed by then.
+    const stored = await new DynamoApiKeyStore({ doc: db.doc, tableName: db.tableName }).getByDigest(
+      hashApiKey(KEY),
+    );
+    expect(stored?.lastUsedAt).toBeDefined();
+    await settled();
 
     const refused = await captureOutput(
       () =>
