@@ -26,8 +26,9 @@ export interface Limits {
 export const LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 /**
- * The defaults: the contract's limits, plus our own response-elements guard. They are also the
- * ceilings: each env var may lower its limit but never raise it.
+ * The defaults: the contract's limits, plus our own response-elements guard. Body and response
+ * bytes are Lambda's own payload limit and ticks the contract's 1..1000, so those may only be
+ * lowered; the node and dependency counts may also be raised, up to `COUNT_CEILINGS`.
  */
 export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxBodyBytes: LAMBDA_PAYLOAD_BYTES,
@@ -44,6 +45,12 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
 });
 
 /**
+ * How far an operator may raise the counts. The engine itself handles million-node structures
+ * (tested); beyond these the 6 MiB body limit would refuse the request anyway.
+ */
+export const COUNT_CEILINGS = Object.freeze({ maxNodes: 1_000_000, maxDependencies: 5_000_000 });
+
+/**
  * Reads the limits from the environment, falling back to the contract's defaults. Throws at
  * cold start, naming the variable, when a value is not an integer in its allowed range.
  */
@@ -57,10 +64,10 @@ export function readLimits(env: Env = process.env): Limits {
   });
   return Object.freeze({
     maxBodyBytes: envInt(env, 'MAX_BODY_BYTES', ceiling.maxBodyBytes, { min: 1, max: ceiling.maxBodyBytes }),
-    maxNodes: envInt(env, 'MAX_NODES', ceiling.maxNodes, { min: 1, max: ceiling.maxNodes }),
+    maxNodes: envInt(env, 'MAX_NODES', ceiling.maxNodes, { min: 1, max: COUNT_CEILINGS.maxNodes }),
     maxDependencies: envInt(env, 'MAX_DEPENDENCIES', ceiling.maxDependencies, {
       min: 0,
-      max: ceiling.maxDependencies,
+      max: COUNT_CEILINGS.maxDependencies,
     }),
     maxTicks,
     defaultTicks,

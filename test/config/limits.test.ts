@@ -40,14 +40,20 @@ describe('readLimits', () => {
 
   it.each([
     ['MAX_BODY_BYTES', '6291457'],
-    ['MAX_NODES', '100001'],
-    ['MAX_DEPENDENCIES', '500001'],
+    ['MAX_NODES', '1000001'],
+    ['MAX_DEPENDENCIES', '5000001'],
     ['MAX_TICKS', '1001'],
     ['MAX_RESPONSE_BYTES', '6291457'],
     ['MAX_RESPONSE_ELEMENTS', '1000001'],
-  ])('refuses to raise %s past the contract (%s)', (name, value) => {
-    // The contract's limits are ceilings: a deployment may only tighten them.
+  ])('refuses to raise %s past its ceiling (%s)', (name, value) => {
+    // Lambda's payload limit and the contract's ticks are ceilings; the counts have ceilings of their own.
     expect(() => readLimits({ [name]: value })).toThrow(new RegExp(`^${name} must be an integer`));
+  });
+
+  it('lets a deployment with more memory raise the node and dependency counts', () => {
+    const raised = readLimits({ MAX_NODES: '250000', MAX_DEPENDENCIES: '1000000' });
+    expect(raised.maxNodes).toBe(250_000);
+    expect(raised.maxDependencies).toBe(1_000_000);
   });
 
   it.each([
