@@ -13,7 +13,6 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   analyze,
-  type CompiledStructure,
   compileStructure,
   createSimulation,
   type EngineResult,
@@ -81,7 +80,8 @@ interface Measurement {
   runsMs: number[];
   planned: number;
   parts: Record<string, number>;
-  notes: string[];
+  /** How many of the counted runs reported each note. */
+  notes: Record<string, number>;
 }
 
 function median(values: readonly number[]): number {
@@ -91,15 +91,14 @@ function median(values: readonly number[]): number {
 }
 
 /**
- * Median of up to `planned` runs. `release` drops whatever the previous run kept alive, and
- * gc() runs before every run, so each run starts from the same clean heap.
+ * Median of up to `planned` runs. gc() runs before every run, so each run starts from a heap
+ * without the previous run's garbage (runs must not keep their results alive).
  */
-function measure(planned: number, run: () => Sample, release: () => void = () => {}): Measurement {
+function measure(planned: number, run: () => Sample): Measurement {
   const samples: Sample[] = [];
   let spent = 0;
   let warmedUp = false;
   while (samples.length < planned) {
-    release();
     collectGarbage!();
     const sample = run();
     if (!warmedUp) {
@@ -110,12 +109,12 @@ function measure(planned: number, run: () => Sample, release: () => void = () =>
     spent += sample.ms;
     if (spent + sample.ms > MEASUREMENT_BUDGET_MS) break;
   }
-  release();
   const parts: Record<string, number> = {};
   for (const name of Object.keys(samples[0]?.parts ?? {})) {
     parts[name] = median(samples.map((sample) => sample.parts?.[name] ?? 0));
   }
-  const notes = [...new Set(samples.flatMap((sample) => (sample.note ? [sample.note] : [])))];
+  const notes: Record<string, number> = {};
+  for (const { note } of samples) if (note) notes[note] = (notes[note] ?? 0) + 1;
   return {
     medianMs: median(samples.map((s) => s.ms)),
     runsMs: samples.map((s) => s.ms),
@@ -148,7 +147,8 @@ interface RowResult {
   requestBytes: number;
   responseBytes: number;
   ours: Measurement;
-  peer: Measurement & { sccOverflow: boolean; components: number | undefined };
+  /** `medianMs` is build + SCC, or the build alone when SCC overflowed in any run. */
+  peer: Measurement & { sccOverflowRuns: number; components: number | undefined };
   floor: Measurement;
   graphologyOverOurs: number;
   /** True when graphology's SCC overflowed: its build time alone makes the ratio a lower bound. */
@@ -200,16 +200,19 @@ function benchRow(size: SizeSpec, shape: Shape): RowResult {
   const parsed = JSON.parse(text) as Structure & { mode: string };
 
   progress(`${name}: ours (analyze)`);
-  let result: EngineResult | undefined;
   const ours = measure(size.runs, () => {
     const started = performance.now();
-    result = analyze(parsed);
-    return { ms: performance.now() - started };
+    const result = analyze(parsed);
+    const ms = performance.now() - started;
+    sink += result.nodes.length;
+    return { ms };
   });
-  // One more result to stringify and describe; measure() released the ones it timed.
-  result = analyze(parsed);
-  const response = { mode: 'analyze', engine: result };
-  const facts = factsOf(result);
+  // One more result, outside the timed runs, to stringify and to describe the input.
+  let response: { mode: 'analyze'; engine: EngineResult } | undefined = {
+    mode: 'analyze',
+    engine: analyze(parsed),
+  };
+  const facts = factsOf(response.engine);
 
   progress(`${name}: floor (JSON.parse + JSON.stringify)`);
   let responseBytes = 0;
@@ -223,8 +226,7 @@ function benchRow(size: SizeSpec, shape: Shape): RowResult {
     responseBytes = Buffer.byteLength(out);
     return { ms: done - started, parts: { parseMs: parsedAt - started, stringifyMs: done - parsedAt } };
   });
-  result = undefined;
-  response.engine = undefined as unknown as EngineResult;
+  response = undefined;
 
   progress(`${name}: graphology`);
   let components: number | undefined;
@@ -239,11 +241,17 @@ function benchRow(size: SizeSpec, shape: Shape): RowResult {
       parts: { buildMs: timing.buildMs, sccMs: timing.sccMs },
     };
   });
-  const sccOverflow = peerMeasurement.notes.includes('scc-overflow');
-  const peer = { ...peerMeasurement, sccOverflow, components: sccOverflow ? undefined : components };
+  const sccOverflowRuns = peerMeasurement.notes['scc-overflow'] ?? 0;
+  const sccOverflow = sccOverflowRuns > 0;
+  const peer = {
+    ...peerMeasurement,
+    // Mixing build-only and build + SCC runs would make the median meaningless.
+    medianMs: sccOverflow ? peerMeasurement.parts.buildMs! : peerMeasurement.medianMs,
+    sccOverflowRuns,
+    components: sccOverflow ? undefined : components,
+  };
 
   let timeline: Timeline | undefined;
-  let compiled: CompiledStructure | undefined;
   if (size.timeline === 'ticks') {
     progress(`${name}: ticks(…, ${TIMELINE_TICKS})`);
     const measurement = measure(size.runs, () => {
@@ -261,8 +269,7 @@ function benchRow(size: SizeSpec, shape: Shape): RowResult {
     };
   } else if (size.timeline === 'step') {
     progress(`${name}: step alone ×${TIMELINE_TICKS}`);
-    compiled = compileStructure(parsed);
-    const structure = compiled;
+    const structure = compileStructure(parsed);
     const measurement = measure(size.runs, () => {
       const simulation = createSimulation(structure);
       const started = performance.now();
@@ -337,8 +344,10 @@ const COLUMNS: readonly Column[] = [
 
 function peerCell(row: RowResult): string {
   const { peer } = row;
-  if (peer.sccOverflow) return `build ${formatMs(peer.parts.buildMs ?? peer.medianMs)}, SCC: stack overflow`;
-  return formatMs(peer.medianMs);
+  if (peer.sccOverflowRuns === 0) return formatMs(peer.medianMs);
+  const runs = peer.runsMs.length;
+  const some = peer.sccOverflowRuns < runs ? ` in ${peer.sccOverflowRuns} of ${runs} runs` : '';
+  return `build ${formatMs(peer.medianMs)}, SCC: stack overflow${some}`;
 }
 
 function timelineCells(row: RowResult): [string, string] {

@@ -43,7 +43,7 @@ export const GENERATOR = {
   capacityFraction: 0.1,
   capacityMin: 5,
   capacityMax: 60,
-  /** Other nodes with load 0; the rest draw a load from (0, loadMax]. */
+  /** Other nodes with load 0; the rest get a positive load of up to about `loadMax` (two decimals). */
   zeroLoadFraction: 0.1,
   loadMax: 100,
   /** Dependencies with an explicit weight, drawn from {0.5, 1, …, 4}. */
