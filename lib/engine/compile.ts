@@ -1,5 +1,6 @@
 import { type Components, stronglyConnectedComponents } from './components';
 import { PayloadError } from './errors';
+import { sweepOrder } from './sweep-order';
 import type { DependencyInput, NodeInput } from './types';
 
 const MAX_ECHOED_ID = 120;
@@ -61,8 +62,9 @@ export class CompiledStructure {
   readonly selfShare: Float64Array;
 
   private componentsCache: Components | undefined;
+  private sweepOrderCache: Int32Array | undefined;
 
-  constructor(fields: Omit<CompiledStructure, 'components'>) {
+  constructor(fields: Omit<CompiledStructure, 'components' | 'sweepOrder'>) {
     this.nodeCount = fields.nodeCount;
     this.dependencyCount = fields.dependencyCount;
     this.nodes = fields.nodes;
@@ -88,6 +90,12 @@ export class CompiledStructure {
   components(): Components {
     this.componentsCache ??= stronglyConnectedComponents(this.nodeCount, this.outStart, this.outTarget);
     return this.componentsCache;
+  }
+
+  /** Per component, the order in which to sweep it (see `sweepOrder`), computed on first use. */
+  sweepOrder(): Int32Array {
+    this.sweepOrderCache ??= sweepOrder(this, this.components());
+    return this.sweepOrderCache;
   }
 }
 

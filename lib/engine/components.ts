@@ -27,6 +27,7 @@ export function stronglyConnectedComponents(
   const componentOf = new Int32Array(nodeCount);
   const members = new Int32Array(nodeCount);
   const start = new Int32Array(nodeCount + 1);
+
   let stackSize = 0;
   let callDepth = 0;
   let counter = 0;

@@ -1,11 +1,8 @@
 import type { CompiledStructure } from './compile';
+import { solveLargeCycle } from './large-cycle';
 
 /** Cycles with at most this many unknowns are solved exactly by Gaussian elimination. */
 export const DENSE_SOLVE_LIMIT = 64;
-/** Larger cycles are solved by Gauss–Seidel sweeps in a fixed order, at most this many. */
-export const MAX_SWEEPS = 1000;
-/** Sweeps stop once no probability moved by more than this. */
-export const SWEEP_TOLERANCE = 1e-15;
 
 /**
  * Scratch space reused across states of one structure (a timeline solves once per tick).
@@ -38,8 +35,8 @@ export class ReachWorkspace {
  * Nodes that cannot reach the target are found by a reverse search and keep 0. The rest are
  * solved one strongly connected component at a time, in reverse topological order, so every
  * component only needs the already-solved values of the components after it: a closed form
- * for a single unknown, Gaussian elimination for small cycles, and Gauss–Seidel sweeps with a
- * fixed cap for large ones.
+ * for a single unknown, Gaussian elimination for small cycles, and accelerated Gauss–Seidel
+ * sweeps with a fixed cap for large ones (large-cycle.ts).
  */
 export function solveReach(structure: CompiledStructure, target: number, ws: ReachWorkspace): void {
   const { reach, canReach, reachers, localIndex, unknowns } = ws;
@@ -83,7 +80,7 @@ export function solveReach(structure: CompiledStructure, target: number, ws: Rea
     } else if (unknownCount <= DENSE_SOLVE_LIMIT) {
       solveDense(structure, reach, unknowns, unknownCount, localIndex);
     } else {
-      solveBySweeps(structure, ws, unknownCount);
+      solveLargeCycle(structure, { reach, localIndex, unknowns, order: ws.queue }, unknownCount);
     }
   }
 }
@@ -168,61 +165,4 @@ function solveDense(
     reach[u] = clampProbability(b[i]!);
     localIndex[u] = -1;
   }
-}
-
-/**
- * Gauss–Seidel on a large cycle. Nodes are swept nearest-exit first (a reverse search from
- * the unknowns that have a direct way out), which makes mostly-forward structures converge
- * in a handful of sweeps. Starting from 0, the iterates rise monotonically towards the answer.
- */
-function solveBySweeps(structure: CompiledStructure, ws: ReachWorkspace, n: number): void {
-  const { reach, unknowns, localIndex, queue } = ws;
-  const { outStart, outTarget, outShare, selfShare, inStart, inSource } = structure;
-  for (let i = 0; i < n; i++) localIndex[unknowns[i]!] = i;
-
-  let ordered = 0;
-  const seen = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
-    const u = unknowns[i]!;
-    const end = outStart[u + 1]!;
-    for (let k = outStart[u]!; k < end; k++) {
-      if (localIndex[outTarget[k]!]! < 0 && reach[outTarget[k]!]! > 0) {
-        seen[i] = 1;
-        queue[ordered++] = u;
-        break;
-      }
-    }
-  }
-  for (let head = 0; head < ordered; head++) {
-    const v = queue[head]!;
-    const end = inStart[v + 1]!;
-    for (let j = inStart[v]!; j < end; j++) {
-      const i = localIndex[inSource[j]!]!;
-      if (i >= 0 && seen[i] === 0) {
-        seen[i] = 1;
-        queue[ordered++] = inSource[j]!;
-      }
-    }
-  }
-
-  for (let sweep = 0; sweep < MAX_SWEEPS; sweep++) {
-    let change = 0;
-    for (let q = 0; q < ordered; q++) {
-      const u = queue[q]!;
-      let sum = 0;
-      const end = outStart[u + 1]!;
-      for (let k = outStart[u]!; k < end; k++) {
-        const t = outTarget[k]!;
-        if (t !== u) sum += outShare[k]! * reach[t]!;
-      }
-      const stay = selfShare[u]!;
-      const value = stay < 1 ? clampProbability(sum / (1 - stay)) : 0;
-      const delta = value - reach[u]!;
-      if (delta > change) change = delta;
-      else if (-delta > change) change = -delta;
-      reach[u] = value;
-    }
-    if (change <= SWEEP_TOLERANCE) break;
-  }
-  for (let i = 0; i < n; i++) localIndex[unknowns[i]!] = -1;
 }

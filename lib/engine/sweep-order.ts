@@ -1,0 +1,95 @@
+import type { Components } from './components';
+
+/** The adjacency `sweepOrder` reads: out- and in-edges in compressed sparse rows. */
+export interface Adjacency {
+  nodeCount: number;
+  outStart: Int32Array;
+  outTarget: Int32Array;
+  inStart: Int32Array;
+  inSource: Int32Array;
+}
+
+/**
+ * An order in which to sweep each strongly connected component so that most edges point to
+ * nodes already swept (fresh values), the rest being a small feedback set.
+ *
+ * Nodes are eliminated greedily by fewest remaining incoming edges from the component
+ * (a bucket queue, O(edges)): on a long forward chain with a few jumps back this walks the
+ * chain from its start, so only the jumps back are left pointing the wrong way. The sweep
+ * visits nodes in reverse elimination order (successors first). Component `c` occupies
+ * positions `start[c] .. start[c + 1]` of the result, like `members`.
+ */
+export function sweepOrder(graph: Adjacency, components: Components): Int32Array {
+  const { nodeCount, outStart, outTarget, inStart, inSource } = graph;
+  const { count, start, members, componentOf } = components;
+  const order = new Int32Array(nodeCount);
+  const remaining = new Int32Array(nodeCount);
+  const placed = new Uint8Array(nodeCount);
+  const nextInBucket = new Int32Array(nodeCount);
+  const previousInBucket = new Int32Array(nodeCount);
+  let largestInDegree = 0;
+  for (let v = 0; v < nodeCount; v++)
+    largestInDegree = Math.max(largestInDegree, inStart[v + 1]! - inStart[v]!);
+  const bucketHead = new Int32Array(largestInDegree + 1).fill(-1);
+  const bucketTail = new Int32Array(largestInDegree + 1).fill(-1);
+
+  const unlink = (v: number): void => {
+    const before = previousInBucket[v]!;
+    const after = nextInBucket[v]!;
+    if (before >= 0) nextInBucket[before] = after;
+    else bucketHead[remaining[v]!] = after;
+    if (after >= 0) previousInBucket[after] = before;
+    else bucketTail[remaining[v]!] = before;
+  };
+  // Buckets are first in, first out: among equals, the node that has waited longest goes first.
+  const link = (v: number): void => {
+    const bucket = remaining[v]!;
+    const tail = bucketTail[bucket]!;
+    nextInBucket[v] = -1;
+    previousInBucket[v] = tail;
+    if (tail >= 0) nextInBucket[tail] = v;
+    else bucketHead[bucket] = v;
+    bucketTail[bucket] = v;
+  };
+
+  for (let c = 0; c < count; c++) {
+    const first = start[c]!;
+    const end = start[c + 1]!;
+    const size = end - first;
+    if (size === 1) {
+      order[first] = members[first]!;
+      continue;
+    }
+    let top = 0;
+    for (let k = first; k < end; k++) {
+      const v = members[k]!;
+      let degree = 0;
+      for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
+        const u = inSource[j]!;
+        if (u !== v && componentOf[u] === c) degree++;
+      }
+      remaining[v] = degree;
+      if (degree > top) top = degree;
+      link(v);
+    }
+    let lowest = 0;
+    for (let k = 0; k < size; k++) {
+      while (bucketHead[lowest] === -1) lowest++;
+      const v = bucketHead[lowest]!;
+      unlink(v);
+      placed[v] = 1;
+      order[end - 1 - k] = v;
+      for (let e = outStart[v]!; e < outStart[v + 1]!; e++) {
+        const w = outTarget[e]!;
+        if (w === v || placed[w] === 1 || componentOf[w] !== c) continue;
+        unlink(w);
+        remaining[w]!--;
+        link(w);
+        if (remaining[w]! < lowest) lowest = remaining[w]!;
+      }
+    }
+    bucketHead.fill(-1, 0, top + 1);
+    bucketTail.fill(-1, 0, top + 1);
+  }
+  return order;
+}
