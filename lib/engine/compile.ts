@@ -55,8 +55,10 @@ export class CompiledStructure {
 
   readonly inStart: Int32Array;
   readonly inSource: Int32Array;
-  /** For each in slot, the out slot of the same dependency (where its flow is written). */
-  readonly inOutSlot: Int32Array;
+  /** For each in slot, `weight(e) / W(from)` of its dependency (the in-slot copy of `outShare`). */
+  readonly inShare: Float64Array;
+  /** The target of each node's last dependency (which takes the remainder of a split), or −1. */
+  readonly lastTarget: Int32Array;
 
   /** Share of a node's outflow that returns to itself through self-dependencies. */
   readonly selfShare: Float64Array;
@@ -82,7 +84,8 @@ export class CompiledStructure {
     this.slotOfDependency = fields.slotOfDependency;
     this.inStart = fields.inStart;
     this.inSource = fields.inSource;
-    this.inOutSlot = fields.inOutSlot;
+    this.inShare = fields.inShare;
+    this.lastTarget = fields.lastTarget;
     this.selfShare = fields.selfShare;
   }
 
@@ -258,6 +261,13 @@ export function compileStructure(structure: unknown): CompiledStructure {
     }
   }
 
+  const inShare = new Float64Array(dependencyCount);
+  for (let j = 0; j < dependencyCount; j++) inShare[j] = outShare[inOutSlot[j]!]!;
+  const lastTarget = new Int32Array(nodeCount);
+  for (let v = 0; v < nodeCount; v++) {
+    lastTarget[v] = outStart[v + 1]! > outStart[v]! ? outTarget[outStart[v + 1]! - 1]! : -1;
+  }
+
   return new CompiledStructure({
     nodeCount,
     dependencyCount,
@@ -276,7 +286,8 @@ export function compileStructure(structure: unknown): CompiledStructure {
     slotOfDependency,
     inStart,
     inSource,
-    inOutSlot,
+    inShare,
+    lastTarget,
     selfShare,
   });
 }

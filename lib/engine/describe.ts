@@ -1,7 +1,7 @@
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
 import { ReachWorkspace, solveReach } from './reach';
-import type { StepBuffers } from './step';
+import { dependencyFlow, type StepBuffers } from './step';
 import { mostProbablePath } from './trace';
 import type { DependencyState, EngineEvent, EngineResult, NodeInput, NodeState, Origin, Role } from './types';
 
@@ -219,14 +219,19 @@ function buildDependencies(
     dependencyTo,
     ids,
     slotOfDependency,
+    outStart,
+    outShare,
   } = structure;
-  const { slotFlow } = state.step;
+  const { outflow, lastCorrection } = state.step;
   const result = new Array<DependencyState>(dependencyCount);
   for (let e = 0; e < dependencyCount; e++) {
     const input = dependencies[e]!;
     const weight = input.weight;
-    const flow = slotFlow[slotOfDependency[e]!]!;
-    const from = ids[dependencyFrom[e]!]!;
+    const source = dependencyFrom[e]!;
+    const slot = slotOfDependency[e]!;
+    const isLast = slot === outStart[source + 1]! - 1;
+    const flow = dependencyFlow(outflow[source]!, outShare[slot]!, lastCorrection[source]!, isLast);
+    const from = ids[source]!;
     const to = ids[dependencyTo[e]!]!;
     if (carryExtras && dependencyHasExtra[e] === 1) {
       const dependency: Record<string, unknown> = { from, to };

@@ -7,8 +7,13 @@ import type { CompiledStructure } from './compile';
 export interface StepBuffers {
   /** `out(v)`: what each node passes on. */
   outflow: Float64Array;
-  /** `flow(e)` per out slot (see `CompiledStructure.slotOfDependency` for per-dependency order). */
-  slotFlow: Float64Array;
+  /**
+   * What the last dependency of each node carries beyond `out(v) × share`: the remainder
+   * rule's rounding correction (see `dependencyFlow`).
+   */
+  lastCorrection: Float64Array;
+  /** The corrections, gathered per receiving node. */
+  correctionReceived: Float64Array;
   /** `in(v)`. */
   inflow: Float64Array;
 }
@@ -16,18 +21,33 @@ export interface StepBuffers {
 export function createStepBuffers(structure: CompiledStructure): StepBuffers {
   return {
     outflow: new Float64Array(structure.nodeCount),
-    slotFlow: new Float64Array(structure.dependencyCount),
+    lastCorrection: new Float64Array(structure.nodeCount),
+    correctionReceived: new Float64Array(structure.nodeCount),
     inflow: new Float64Array(structure.nodeCount),
   };
 }
 
 /**
- * One synchronous step: reads `loads`, writes the step's flows into `buffers` and the
- * resulting loads into `next`. Returns the total outflow (0 means the step moves nothing).
+ * The flow of one dependency: `out(from) × share`, plus, for the last dependency of a node,
+ * the correction that makes the node's flows add up to its outflow exactly.
+ */
+export function dependencyFlow(outflow: number, share: number, correction: number, isLast: boolean): number {
+  return isLast ? outflow * share + correction : outflow * share;
+}
+
+/**
+ * One synchronous step: reads `loads`, writes the step's outflows and inflows into `buffers`
+ * and the resulting loads into `next`. Returns the total outflow (0 means the step moves
+ * nothing).
  *
- * Conservation: each node's outflow is split so that the last dependency takes the
- * remainder, so the flows leaving a node add up to its outflow; inflows are gathered with
- * Neumaier summation. A load can only dip below zero by rounding residue: it is clamped to 0.
+ * Conservation: a node's outflow is split so that its last dependency takes the remainder
+ * (the other flows summed with compensation), so the flows leaving a node add up to its
+ * outflow; each node then gathers its inflow over its incoming dependencies, again with
+ * compensated summation. Both use Neumaier's error term computed branch-free (Knuth's
+ * TwoSum), which keeps the hot loops free of data-dependent branches. Gathering reads each
+ * source's outflow (one number per node) rather than a per-dependency flow, so a step
+ * touches little memory. A load can only dip below zero by rounding residue: it is clamped
+ * to 0.
  */
 export function step(
   structure: CompiledStructure,
@@ -35,54 +55,54 @@ export function step(
   buffers: StepBuffers,
   next: Float64Array,
 ): number {
-  const { nodeCount, outStart, outShare, capacity, inStart, inOutSlot } = structure;
-  const { outflow, slotFlow, inflow } = buffers;
+  const { nodeCount, outStart, outShare, capacity, inStart, inSource, inShare, lastTarget } = structure;
+  const { outflow, lastCorrection, correctionReceived, inflow } = buffers;
   let moved = 0;
 
+  correctionReceived.fill(0);
   for (let v = 0; v < nodeCount; v++) {
     const first = outStart[v]!;
-    const end = outStart[v + 1]!;
-    if (first === end) {
+    const last = outStart[v + 1]! - 1;
+    if (last < first) {
       outflow[v] = 0;
+      lastCorrection[v] = 0;
       continue;
     }
-    const load = loads[v]!;
-    const cap = capacity[v]!;
-    const out = Math.min(load, cap);
+    const out = Math.min(loads[v]!, capacity[v]!);
     outflow[v] = out;
     moved += out;
-    const last = end - 1;
-    if (out === 0) {
-      for (let k = first; k <= last; k++) slotFlow[k] = 0;
+    if (last === first || out === 0) {
+      lastCorrection[v] = 0;
       continue;
     }
     let sum = 0;
-    let compensation = 0;
+    let error = 0;
     for (let k = first; k < last; k++) {
       const flow = out * outShare[k]!;
-      slotFlow[k] = flow;
       const total = sum + flow;
-      compensation += sum >= flow ? sum - total + flow : flow - total + sum;
+      const part = total - sum;
+      error += sum - (total - part) + (flow - part);
       sum = total;
     }
-    const remainder = out - (sum + compensation);
-    slotFlow[last] = Math.max(remainder, 0);
+    const correction = Math.max(out - (sum + error), 0) - out * outShare[last]!;
+    lastCorrection[v] = correction;
+    correctionReceived[lastTarget[v]!]! += correction;
   }
 
   for (let v = 0; v < nodeCount; v++) {
     const end = inStart[v + 1]!;
-    let sum = 0;
-    let compensation = 0;
+    let sum = correctionReceived[v]!;
+    let error = 0;
     for (let j = inStart[v]!; j < end; j++) {
-      const flow = slotFlow[inOutSlot[j]!]!;
+      const flow = outflow[inSource[j]!]! * inShare[j]!;
       const total = sum + flow;
-      compensation += sum >= flow ? sum - total + flow : flow - total + sum;
+      const part = total - sum;
+      error += sum - (total - part) + (flow - part);
       sum = total;
     }
-    const received = sum + compensation;
+    const received = sum + error;
     inflow[v] = received;
-    const after = loads[v]! - outflow[v]! + received;
-    next[v] = Math.max(after, 0);
+    next[v] = Math.max(loads[v]! - outflow[v]! + received, 0);
   }
   return moved;
 }

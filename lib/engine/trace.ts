@@ -19,7 +19,7 @@ export function mostProbablePath(
 ): string[] {
   const { ids } = structure;
   if (origin === target) return [ids[target]!];
-  const { inStart, inSource, inOutSlot, outShare } = structure;
+  const { inStart, inSource, inShare } = structure;
   const { canReach, reacherCount } = ws;
   const nodeCount = structure.nodeCount;
 
@@ -40,7 +40,7 @@ export function mostProbablePath(
     for (let j = inStart[v]!; j < end; j++) {
       const u = inSource[j]!;
       if (u === v || canReach[u] === 0 || settled[u] === 1) continue;
-      const candidate = outShare[inOutSlot[j]!]! * value;
+      const candidate = inShare[j]! * value;
       const current = best[u]!;
       if (candidate > current) {
         best[u] = candidate;
