@@ -3,9 +3,7 @@
  * from a file or stdin and prints exactly the JSON body `POST /api/engine` would return.
  */
 
-import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseEngineRequest } from '../lib/api/engine-request';
 import type { Env } from '../lib/config/env';
@@ -13,6 +11,7 @@ import { readLimits } from '../lib/config/limits';
 import { ApiError } from '../lib/http/errors';
 import { parseJsonRequestBody } from '../lib/http/middleware/json-body';
 import { classifyFailure, errorBody, renderEngineResponse } from '../lib/http/responses';
+import { isMainModule } from '../lib/main-module';
 
 export const USAGE = `Usage: sbe-engine <analyze|tick|ticks> [file|-] [--ticks n]
 
@@ -145,14 +144,4 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   });
 }
 
-function isMainModule(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(script)).href;
-  } catch {
-    return false;
-  }
-}
-
-if (isMainModule()) void main();
+if (isMainModule(import.meta.url)) void main();

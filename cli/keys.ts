@@ -1,5 +1,3 @@
-import { realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoClients } from '../lib/aws/dynamo';
@@ -11,6 +9,7 @@ import {
   issueApiKey,
   toPublicApiKeyRecord,
 } from '../lib/keys';
+import { isMainModule } from '../lib/main-module';
 import { LOCAL_TABLE_NAME } from '../lib/storage/table';
 
 const USAGE = `Usage: npm run keys -- <command> [options]
@@ -356,16 +355,6 @@ async function main(): Promise<number> {
   }
 }
 
-function isEntryPoint(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(script)).href;
-  } catch {
-    return false;
-  }
-}
-
-if (isEntryPoint()) {
+if (isMainModule(import.meta.url)) {
   process.exitCode = await main();
 }

@@ -1,12 +1,5 @@
-/**
- * `npm start`: the whole API on one loopback port, with an embedded DynamoDB (dynalite), a
- * seeded API key and the real Lambda handlers behind an API Gateway HTTP API look-alike.
- */
-import { realpathSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { pathToFileURL } from 'node:url';
-import { WORKED_EXAMPLE } from '../lib/api/openapi';
 import { createDynamoClients } from '../lib/aws/dynamo';
 import { type Env, envInt, envString } from '../lib/config/env';
 import { readLimits } from '../lib/config/limits';
@@ -19,7 +12,9 @@ import {
   issueApiKey,
   looksLikeApiKey,
 } from '../lib/keys';
+import { isMainModule } from '../lib/main-module';
 import { ensureTable, LOCAL_TABLE_NAME } from '../lib/storage/table';
+import { WORKED_EXAMPLE } from '../lib/worked-example';
 import { startEmbeddedDynamo } from './dynamo';
 import { createHttpAdapter, type HttpApiHandler, type LoadedRoute } from './http-adapter';
 
@@ -294,16 +289,6 @@ function banner(facts: BannerFacts): string {
   return `${lines.join('\n')}\n`;
 }
 
-function isMainModule(): boolean {
-  const script = process.argv[1];
-  if (script === undefined) return false;
-  try {
-    return import.meta.url === pathToFileURL(realpathSync(script)).href;
-  } catch {
-    return false;
-  }
-}
-
 async function main(): Promise<void> {
   let server: LocalServer;
   try {
@@ -320,4 +305,4 @@ async function main(): Promise<void> {
   process.once('SIGTERM', stop);
 }
 
-if (isMainModule()) void main();
+if (isMainModule(import.meta.url)) void main();

@@ -8,22 +8,11 @@ import * as z from 'zod';
 import { DEFAULT_LIMITS, type Limits } from '../config/limits';
 import { analyze, tick, ticks } from '../engine';
 import { ApiError, type ErrorCode } from '../http/errors';
+import { WORKED_EXAMPLE } from '../worked-example';
 import { parseEngineRequest } from './engine-request';
 import { apiSchemaRegistry } from './schemas';
 
-/** The contract's worked example (engine-model.md): A feeds B and C, B is capacity-limited. */
-export const WORKED_EXAMPLE = {
-  nodes: [
-    { id: 'A', load: 10 },
-    { id: 'B', load: 0, capacity: 4 },
-    { id: 'C', load: 0 },
-  ],
-  dependencies: [
-    { from: 'A', to: 'B' },
-    { from: 'A', to: 'C' },
-    { from: 'B', to: 'C' },
-  ],
-};
+export { WORKED_EXAMPLE };
 
 const API_VERSION = '0.1.0';
 const SCHEMA_REF_PREFIX = '#/components/schemas/';

@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import { ERROR_STATUS, type ErrorCode } from '../http/errors';
+import { WORKED_EXAMPLE } from '../worked-example';
 
 export const MODES = ['analyze', 'tick', 'ticks'] as const;
 export type Mode = (typeof MODES)[number];
@@ -115,20 +116,7 @@ export const StructureSchema = named(
   'Structure',
   z.looseObject({ nodes: nodesField, dependencies: dependenciesField }).meta({
     description: 'Nodes and the dependencies between them.',
-    examples: [
-      {
-        nodes: [
-          { id: 'A', load: 10 },
-          { id: 'B', load: 0, capacity: 4 },
-          { id: 'C', load: 0 },
-        ],
-        dependencies: [
-          { from: 'A', to: 'B' },
-          { from: 'A', to: 'C' },
-          { from: 'B', to: 'C' },
-        ],
-      },
-    ],
+    examples: [WORKED_EXAMPLE],
   }),
 );
 

@@ -8,20 +8,10 @@ import {
 import { DEFAULT_LIMITS, type Limits } from '../../lib/config/limits';
 import { PayloadError } from '../../lib/engine';
 import { ApiError } from '../../lib/http/errors';
+import { WORKED_EXAMPLE } from '../../lib/worked-example';
 
 /** The contract's worked example: A feeds B and C, B feeds C. */
-const WORKED = {
-  nodes: [
-    { id: 'A', load: 10 },
-    { id: 'B', load: 0, capacity: 4 },
-    { id: 'C', load: 0 },
-  ],
-  dependencies: [
-    { from: 'A', to: 'B' },
-    { from: 'A', to: 'C' },
-    { from: 'B', to: 'C' },
-  ],
-};
+const WORKED = WORKED_EXAMPLE;
 
 const limits = DEFAULT_LIMITS;
 

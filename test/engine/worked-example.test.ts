@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { analyze, type EngineResult, tick, ticks } from '../../lib/engine';
+import { WORKED_EXAMPLE } from '../../lib/worked-example';
 
 // The engine model's worked example: A holds 10 and feeds B (capacity 4) and C; B feeds C.
 // Value spreads from A, queues at B's capacity, and ends up at C, which has no way out.
-const worked = {
-  nodes: [
-    { id: 'A', load: 10 },
-    { id: 'B', load: 0, capacity: 4 },
-    { id: 'C', load: 0 },
-  ],
-  dependencies: [
-    { from: 'A', to: 'B' },
-    { from: 'A', to: 'C' },
-    { from: 'B', to: 'C' },
-  ],
-};
+const worked = WORKED_EXAMPLE;
 
 const column = (result: EngineResult, field: 'load' | 'pressure' | 'inflow' | 'outflow') =>
   result.nodes.map((node) => node[field]);

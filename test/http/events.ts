@@ -1,19 +1,9 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { vi } from 'vitest';
+import { WORKED_EXAMPLE } from '../../lib/worked-example';
 
-/** The worked example of the engine model: A (load 10) feeds B (capacity 4) and C; B feeds C. */
-export const WORKED = {
-  nodes: [
-    { id: 'A', load: 10 },
-    { id: 'B', load: 0, capacity: 4 },
-    { id: 'C', load: 0 },
-  ],
-  dependencies: [
-    { from: 'A', to: 'B' },
-    { from: 'A', to: 'C' },
-    { from: 'B', to: 'C' },
-  ],
-};
+/** The worked example of the engine model (one copy, shared with the OpenAPI document). */
+export const WORKED = WORKED_EXAMPLE;
 
 export interface EventInput {
   body?: unknown;

@@ -60,7 +60,7 @@ const mutatedWorkedExample: fc.Arbitrary<Json> = fc
     ),
   })
   .map(({ mode, ticks, container, edits }) => {
-    const structure = structuredClone(WORKED) as Record<string, Array<Record<string, Json>>>;
+    const structure = structuredClone(WORKED) as unknown as Record<string, Array<Record<string, Json>>>;
     for (const edit of edits) {
       const list = structure[edit.list]!;
       const element = list[edit.index % (list.length + 1)];
