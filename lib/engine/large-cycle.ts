@@ -1,4 +1,5 @@
 import type { CompiledStructure } from './compile';
+import { solveLinearSystem } from './linear-system';
 
 /** Largest number of accelerated sweeps on one cycle. */
 export const MAX_ITERATIONS = 500;
@@ -192,33 +193,5 @@ function solveSmall(
   if (!(trace > 0)) return undefined;
   for (let r = 0; r < n; r++) a[r * n + r]! += 1e-12 * trace;
   const solution = rhs.slice(0, n);
-  for (let col = 0; col < n; col++) {
-    let pivot = col;
-    for (let row = col + 1; row < n; row++) {
-      if (Math.abs(a[row * n + col]!) > Math.abs(a[pivot * n + col]!)) pivot = row;
-    }
-    if (a[pivot * n + col] === 0) return undefined;
-    if (pivot !== col) {
-      for (let k = 0; k < n; k++) {
-        const t = a[col * n + k]!;
-        a[col * n + k] = a[pivot * n + k]!;
-        a[pivot * n + k] = t;
-      }
-      const t = solution[col]!;
-      solution[col] = solution[pivot]!;
-      solution[pivot] = t;
-    }
-    for (let row = col + 1; row < n; row++) {
-      const factor = a[row * n + col]! / a[col * n + col]!;
-      for (let k = col; k < n; k++) a[row * n + k]! -= factor * a[col * n + k]!;
-      solution[row]! -= factor * solution[col]!;
-    }
-  }
-  for (let row = n - 1; row >= 0; row--) {
-    let sum = solution[row]!;
-    for (let k = row + 1; k < n; k++) sum -= a[row * n + k]! * solution[k]!;
-    solution[row] = sum / a[row * n + row]!;
-  }
-  for (let r = 0; r < n; r++) if (!Number.isFinite(solution[r]!)) return undefined;
-  return solution;
+  return solveLinearSystem(a, solution, n) ? solution : undefined;
 }

@@ -1,5 +1,6 @@
 import type { CompiledStructure } from './compile';
 import { solveLargeCycle } from './large-cycle';
+import { solveLinearSystem } from './linear-system';
 
 /** Cycles with at most this many unknowns are solved exactly by Gaussian elimination. */
 export const DENSE_SOLVE_LIMIT = 64;
@@ -125,44 +126,11 @@ function solveDense(
       else b[i]! += outShare[k]! * reach[t]!;
     }
   }
-  for (let col = 0; col < n; col++) {
-    let pivot = col;
-    let best = Math.abs(a[col * n + col]!);
-    for (let row = col + 1; row < n; row++) {
-      const size = Math.abs(a[row * n + col]!);
-      if (size > best) {
-        best = size;
-        pivot = row;
-      }
-    }
-    if (best === 0) continue;
-    if (pivot !== col) {
-      for (let k = col; k < n; k++) {
-        const t = a[col * n + k]!;
-        a[col * n + k] = a[pivot * n + k]!;
-        a[pivot * n + k] = t;
-      }
-      const t = b[col]!;
-      b[col] = b[pivot]!;
-      b[pivot] = t;
-    }
-    const diagonal = a[col * n + col]!;
-    for (let row = col + 1; row < n; row++) {
-      const factor = a[row * n + col]! / diagonal;
-      if (factor === 0) continue;
-      for (let k = col; k < n; k++) a[row * n + k]! -= factor * a[col * n + k]!;
-      b[row]! -= factor * b[col]!;
-    }
-  }
-  for (let row = n - 1; row >= 0; row--) {
-    let sum = b[row]!;
-    for (let k = row + 1; k < n; k++) sum -= a[row * n + k]! * b[k]!;
-    const diagonal = a[row * n + row]!;
-    b[row] = diagonal === 0 ? 0 : sum / diagonal;
-  }
+  // (I − P) restricted to nodes that all reach the target is non-singular; the guard is for rounding.
+  const solved = solveLinearSystem(a, b, n);
   for (let i = 0; i < n; i++) {
     const u = unknowns[i]!;
-    reach[u] = clampProbability(b[i]!);
+    reach[u] = solved ? clampProbability(b[i]!) : 0;
     localIndex[u] = -1;
   }
 }
