@@ -181,12 +181,18 @@ export function compileStructure(structure: unknown): CompiledStructure {
   const outDegree = new Int32Array(nodeCount + 1);
   const inDegree = new Int32Array(nodeCount + 1);
 
+  let lastFromId: unknown;
+  let lastFrom = -1;
   for (let e = 0; e < dependencyCount; e++) {
     const dependency: unknown = dependencies[e];
     if (!isRecord(dependency)) {
       throw new PayloadError(`dependencies[${e}]`, `must be an object, got ${describeValue(dependency)}`);
     }
-    const from = resolveEnd(indexOf, dependency.from, e, 'from');
+    // Dependencies usually come grouped by source: reuse the last lookup when the id repeats.
+    const fromId = dependency.from;
+    const from = fromId === lastFromId && lastFrom >= 0 ? lastFrom : resolveEnd(indexOf, fromId, e, 'from');
+    lastFromId = fromId;
+    lastFrom = from;
     const to = resolveEnd(indexOf, dependency.to, e, 'to');
     dependencyFrom[e] = from;
     dependencyTo[e] = to;

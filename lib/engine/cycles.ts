@@ -23,7 +23,8 @@ export function cycleEvents(structure: CompiledStructure, tick: number): CycleEv
         if (componentOf[outTarget[k]!] !== c) closed = false;
       }
     }
-    nodeIds.sort(compareIds);
+    // The default sort orders strings by UTF-16 code units, exactly as `<` does, and needs no callback.
+    nodeIds.sort();
     events.push({ tick, type: 'cycle', nodes: nodeIds, closed });
   }
   return events.sort((a, b) => compareIds(a.nodes[0]!, b.nodes[0]!));

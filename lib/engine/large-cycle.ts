@@ -6,7 +6,7 @@ export const MAX_ITERATIONS = 500;
 /** Stop once a sweep moves no probability by more than this fraction of the largest one. */
 export const RELATIVE_TOLERANCE = 1e-13;
 /** How many past sweeps the acceleration combines. */
-const HISTORY = 6;
+const HISTORY = 3;
 
 /**
  * The scratch arrays of `solveLargeCycle`, passed in so that this file needs nothing from the
