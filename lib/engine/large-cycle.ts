@@ -127,7 +127,6 @@ export function solveLargeCycle(structure: CompiledStructure, input: LargeCycleI
       const ag = g[q]! < 0 ? -g[q]! : g[q]!;
       if (ag > size) size = ag;
     }
-    if (residual <= RELATIVE_TOLERANCE * size || residual === 0) break;
 
     if (iteration > 0) {
       const dg = deltaG[next]!;

@@ -17,6 +17,11 @@ export class ReachWorkspace {
   readonly localIndex: Int32Array;
   readonly unknowns: Int32Array;
   readonly queue: Int32Array;
+  /**
+   * The target `reach` currently holds the answer for. Reach depends on the structure and
+   * the target only, never on loads, so a timeline whose blockage stays put solves it once.
+   */
+  solvedFor = -1;
 
   constructor(nodeCount: number) {
     this.reach = new Float64Array(nodeCount);
@@ -40,6 +45,12 @@ export class ReachWorkspace {
  * sweeps with a fixed cap for large ones (large-cycle.ts).
  */
 export function solveReach(structure: CompiledStructure, target: number, ws: ReachWorkspace): void {
+  if (ws.solvedFor === target) return;
+  computeReach(structure, target, ws);
+  ws.solvedFor = target;
+}
+
+function computeReach(structure: CompiledStructure, target: number, ws: ReachWorkspace): void {
   const { reach, canReach, reachers, localIndex, unknowns } = ws;
   const { inStart, inSource } = structure;
 
