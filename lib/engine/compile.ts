@@ -43,6 +43,8 @@ export class CompiledStructure {
   /** 1 where the node has a field the engine does not own (carried into `analyze` output). */
   readonly nodeHasExtra: Uint8Array;
   readonly dependencyHasExtra: Uint8Array;
+  /** The weight as given, NaN where omitted (results echo it only when given). */
+  readonly givenWeight: Float64Array;
   readonly dependencyFrom: Int32Array;
   readonly dependencyTo: Int32Array;
 
@@ -76,6 +78,7 @@ export class CompiledStructure {
     this.capacity = fields.capacity;
     this.nodeHasExtra = fields.nodeHasExtra;
     this.dependencyHasExtra = fields.dependencyHasExtra;
+    this.givenWeight = fields.givenWeight;
     this.dependencyFrom = fields.dependencyFrom;
     this.dependencyTo = fields.dependencyTo;
     this.outStart = fields.outStart;
@@ -177,6 +180,7 @@ export function compileStructure(structure: unknown): CompiledStructure {
   const dependencyFrom = new Int32Array(dependencyCount);
   const dependencyTo = new Int32Array(dependencyCount);
   const weight = new Float64Array(dependencyCount);
+  const givenWeight = new Float64Array(dependencyCount);
   const dependencyHasExtra = new Uint8Array(dependencyCount);
   const outDegree = new Int32Array(nodeCount + 1);
   const inDegree = new Int32Array(nodeCount + 1);
@@ -209,9 +213,11 @@ export function compileStructure(structure: unknown): CompiledStructure {
         );
       }
       weight[e] = w;
+      givenWeight[e] = w;
       ownFields++;
     } else {
       weight[e] = 1;
+      givenWeight[e] = Number.NaN;
     }
     let fieldCount = 0;
     for (const _ in dependency) fieldCount++;
@@ -284,6 +290,7 @@ export function compileStructure(structure: unknown): CompiledStructure {
     capacity,
     nodeHasExtra,
     dependencyHasExtra,
+    givenWeight,
     dependencyFrom,
     dependencyTo,
     outStart,

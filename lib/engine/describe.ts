@@ -215,6 +215,7 @@ function buildDependencies(
     dependencyCount,
     dependencies,
     dependencyHasExtra,
+    givenWeight,
     dependencyFrom,
     dependencyTo,
     ids,
@@ -225,8 +226,9 @@ function buildDependencies(
   const { outflow, lastCorrection } = state.step;
   const result = new Array<DependencyState>(dependencyCount);
   for (let e = 0; e < dependencyCount; e++) {
-    const input = dependencies[e]!;
-    const weight = input.weight;
+    // Read from the compiled arrays: touching a million scattered input objects again costs
+    // more than building the results.
+    const weight = givenWeight[e]!;
     const source = dependencyFrom[e]!;
     const slot = slotOfDependency[e]!;
     const isLast = slot === outStart[source + 1]! - 1;
@@ -235,11 +237,11 @@ function buildDependencies(
     const to = ids[dependencyTo[e]!]!;
     if (carryExtras && dependencyHasExtra[e] === 1) {
       const dependency: Record<string, unknown> = { from, to };
-      if (weight !== undefined) dependency.weight = weight;
-      copyExtras(input, dependency, DEPENDENCY_FIELDS_OWNED);
+      if (!Number.isNaN(weight)) dependency.weight = weight;
+      copyExtras(dependencies[e]!, dependency, DEPENDENCY_FIELDS_OWNED);
       dependency.flow = flow;
       result[e] = dependency as DependencyState;
-    } else if (weight === undefined) {
+    } else if (Number.isNaN(weight)) {
       result[e] = { from, to, flow };
     } else {
       result[e] = { from, to, weight, flow };

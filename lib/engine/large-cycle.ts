@@ -35,7 +35,8 @@ export interface LargeCycleInput {
  * carries value all the way back along forward chains, and the sweep reads a compact local
  * copy of the component's edges.
  */
-export function solveLargeCycle(structure: CompiledStructure, input: LargeCycleInput, n: number): void {
+/** Returns the number of sweeps it took (at most `MAX_ITERATIONS`). */
+export function solveLargeCycle(structure: CompiledStructure, input: LargeCycleInput, n: number): number {
   const { reach, localIndex, unknowns, order } = input;
   const { outStart, outTarget, outShare, selfShare } = structure;
 
@@ -115,6 +116,7 @@ export function solveLargeCycle(structure: CompiledStructure, input: LargeCycleI
   let stored = 0;
   let next = 0;
 
+  let sweeps = 0;
   for (let iteration = 0; iteration < MAX_ITERATIONS; iteration++) {
     sweep(x, g);
     let residual = 0;
@@ -127,6 +129,8 @@ export function solveLargeCycle(structure: CompiledStructure, input: LargeCycleI
       const ag = g[q]! < 0 ? -g[q]! : g[q]!;
       if (ag > size) size = ag;
     }
+    sweeps = iteration + 1;
+    if (residual <= RELATIVE_TOLERANCE * size || residual === 0) break;
 
     if (iteration > 0) {
       const dg = deltaG[next]!;
@@ -164,6 +168,7 @@ export function solveLargeCycle(structure: CompiledStructure, input: LargeCycleI
     reach[order[q]!] = value > 1 ? 1 : Math.max(value, 0);
     localIndex[order[q]!] = -1;
   }
+  return sweeps;
 }
 
 function dot(a: Float64Array, b: Float64Array): number {

@@ -22,6 +22,8 @@ export class ReachWorkspace {
    * the target only, never on loads, so a timeline whose blockage stays put solves it once.
    */
   solvedFor = -1;
+  /** Sweeps the last solve spent on large cycles: a figure for tests and benchmarks. */
+  sweeps = 0;
 
   constructor(nodeCount: number) {
     this.reach = new Float64Array(nodeCount);
@@ -46,6 +48,7 @@ export class ReachWorkspace {
  */
 export function solveReach(structure: CompiledStructure, target: number, ws: ReachWorkspace): void {
   if (ws.solvedFor === target) return;
+  ws.sweeps = 0;
   computeReach(structure, target, ws);
   ws.solvedFor = target;
 }
@@ -92,7 +95,7 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
     } else if (unknownCount <= DENSE_SOLVE_LIMIT) {
       solveDense(structure, reach, unknowns, unknownCount, localIndex);
     } else {
-      solveLargeCycle(structure, { reach, localIndex, unknowns, order: ws.queue }, unknownCount);
+      ws.sweeps += solveLargeCycle(structure, { reach, localIndex, unknowns, order: ws.queue }, unknownCount);
     }
   }
 }
