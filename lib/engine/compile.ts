@@ -59,8 +59,6 @@ export class CompiledStructure {
   readonly inSource: Int32Array;
   /** For each in slot, `weight(e) / W(from)` of its dependency (the in-slot copy of `outShare`). */
   readonly inShare: Float64Array;
-  /** The target of each node's last dependency (which takes the remainder of a split), or −1. */
-  readonly lastTarget: Int32Array;
 
   /** Share of a node's outflow that returns to itself through self-dependencies. */
   readonly selfShare: Float64Array;
@@ -88,7 +86,6 @@ export class CompiledStructure {
     this.inStart = fields.inStart;
     this.inSource = fields.inSource;
     this.inShare = fields.inShare;
-    this.lastTarget = fields.lastTarget;
     this.selfShare = fields.selfShare;
   }
 
@@ -275,10 +272,6 @@ export function compileStructure(structure: unknown): CompiledStructure {
 
   const inShare = new Float64Array(dependencyCount);
   for (let j = 0; j < dependencyCount; j++) inShare[j] = outShare[inOutSlot[j]!]!;
-  const lastTarget = new Int32Array(nodeCount);
-  for (let v = 0; v < nodeCount; v++) {
-    lastTarget[v] = outStart[v + 1]! > outStart[v]! ? outTarget[outStart[v + 1]! - 1]! : -1;
-  }
 
   return new CompiledStructure({
     nodeCount,
@@ -300,7 +293,6 @@ export function compileStructure(structure: unknown): CompiledStructure {
     inStart,
     inSource,
     inShare,
-    lastTarget,
     selfShare,
   });
 }

@@ -12,8 +12,8 @@ export interface StepBuffers {
    * rule's rounding correction (see `dependencyFlow`).
    */
   lastCorrection: Float64Array;
-  /** The corrections, gathered per receiving node. */
-  correctionReceived: Float64Array;
+  /** Per node, the running sum of what it receives and that sum's rounding error, interleaved. */
+  received: Float64Array;
   /** `in(v)`. */
   inflow: Float64Array;
 }
@@ -22,14 +22,14 @@ export function createStepBuffers(structure: CompiledStructure): StepBuffers {
   return {
     outflow: new Float64Array(structure.nodeCount),
     lastCorrection: new Float64Array(structure.nodeCount),
-    correctionReceived: new Float64Array(structure.nodeCount),
+    received: new Float64Array(2 * structure.nodeCount),
     inflow: new Float64Array(structure.nodeCount),
   };
 }
 
 /**
  * The flow of one dependency: `out(from) × share`, plus, for the last dependency of a node,
- * the correction that makes the node's flows add up to its outflow exactly.
+ * the correction that makes the node's flows add up to its outflow.
  */
 export function dependencyFlow(outflow: number, share: number, correction: number, isLast: boolean): number {
   return isLast ? outflow * share + correction : outflow * share;
@@ -40,14 +40,14 @@ export function dependencyFlow(outflow: number, share: number, correction: numbe
  * and the resulting loads into `next`. Returns the total outflow (0 means the step moves
  * nothing).
  *
- * Conservation: a node's outflow is split so that its last dependency takes the remainder
- * (the other flows summed with compensation), so the flows leaving a node add up to its
- * outflow; each node then gathers its inflow over its incoming dependencies, again with
- * compensated summation. Both use Neumaier's error term computed branch-free (Knuth's
- * TwoSum), which keeps the hot loops free of data-dependent branches. Gathering reads each
- * source's outflow (one number per node) rather than a per-dependency flow, so a step
- * touches little memory. A load can only dip below zero by rounding residue: it is clamped
- * to 0.
+ * Each node splits its outflow over its dependencies in input order, the last one taking
+ * the remainder (the others summed with compensation), so the flows leaving a node add up
+ * to its outflow; each flow is added straight into its target's compensated running sum.
+ * Both sums use Neumaier's error term computed branch-free (Knuth's TwoSum), which keeps the
+ * loop free of data-dependent branches. Walking dependencies by source reads them in memory
+ * order; only the targets' sums (sum and error side by side, one cache line) are visited in
+ * the structure's own order. A load can only dip below zero by rounding residue: it is
+ * clamped to 0.
  */
 export function step(
   structure: CompiledStructure,
@@ -55,26 +55,22 @@ export function step(
   buffers: StepBuffers,
   next: Float64Array,
 ): number {
-  const { nodeCount, outStart, outShare, capacity, inStart, inSource, inShare, lastTarget } = structure;
-  const { outflow, lastCorrection, correctionReceived, inflow } = buffers;
+  const { nodeCount, outStart, outShare, outTarget, capacity } = structure;
+  const { outflow, lastCorrection, received, inflow } = buffers;
   let moved = 0;
 
-  correctionReceived.fill(0);
   for (let v = 0; v < nodeCount; v++) {
     const first = outStart[v]!;
     const last = outStart[v + 1]! - 1;
+    lastCorrection[v] = 0;
     if (last < first) {
       outflow[v] = 0;
-      lastCorrection[v] = 0;
       continue;
     }
     const out = Math.min(loads[v]!, capacity[v]!);
     outflow[v] = out;
+    if (out === 0) continue;
     moved += out;
-    if (last === first || out === 0) {
-      lastCorrection[v] = 0;
-      continue;
-    }
     let sum = 0;
     let error = 0;
     for (let k = first; k < last; k++) {
@@ -83,26 +79,29 @@ export function step(
       const part = total - sum;
       error += sum - (total - part) + (flow - part);
       sum = total;
+      receive(received, outTarget[k]!, flow);
     }
-    const correction = Math.max(out - (sum + error), 0) - out * outShare[last]!;
-    lastCorrection[v] = correction;
-    correctionReceived[lastTarget[v]!]! += correction;
+    const remainder = Math.max(out - (sum + error), 0);
+    lastCorrection[v] = remainder - out * outShare[last]!;
+    receive(received, outTarget[last]!, remainder);
   }
 
   for (let v = 0; v < nodeCount; v++) {
-    const end = inStart[v + 1]!;
-    let sum = correctionReceived[v]!;
-    let error = 0;
-    for (let j = inStart[v]!; j < end; j++) {
-      const flow = outflow[inSource[j]!]! * inShare[j]!;
-      const total = sum + flow;
-      const part = total - sum;
-      error += sum - (total - part) + (flow - part);
-      sum = total;
-    }
-    const received = sum + error;
-    inflow[v] = received;
-    next[v] = Math.max(loads[v]! - outflow[v]! + received, 0);
+    const gathered = received[2 * v]! + received[2 * v + 1]!;
+    received[2 * v] = 0;
+    received[2 * v + 1] = 0;
+    inflow[v] = gathered;
+    next[v] = Math.max(loads[v]! - outflow[v]! + gathered, 0);
   }
   return moved;
+}
+
+/** Adds `flow` to node `to`'s running sum, carrying the rounding error alongside. */
+function receive(received: Float64Array, to: number, flow: number): void {
+  const at = 2 * to;
+  const sum = received[at]!;
+  const total = sum + flow;
+  const part = total - sum;
+  received[at + 1]! += sum - (total - part) + (flow - part);
+  received[at] = total;
 }
