@@ -1,7 +1,8 @@
 import { type CompiledStructure, compileStructure } from './compile';
 import { cycleEvents } from './cycles';
-import { describeState, measurePressure, PressureBuffers, ReachWorkspace } from './describe';
-import { createStepBuffers, step } from './step';
+import { describeState, measurePressure, PressureBuffers, stepFrom } from './describe';
+import { ReachWorkspace } from './reach';
+import { createStepBuffers } from './step';
 import type { EngineResult, Structure } from './types';
 
 /**
@@ -12,11 +13,12 @@ import type { EngineResult, Structure } from './types';
 export function analyze(structure: Structure | CompiledStructure | unknown): EngineResult {
   const compiled = compileStructure(structure);
   const { nodeCount } = compiled;
-  const buffers = createStepBuffers(compiled);
-  const next = new Float64Array(nodeCount);
-  const loads = compiled.initialLoads;
-  const moved = step(compiled, loads, buffers, next);
-  const state = { loads, step: buffers, next, moved };
+  const state = stepFrom(
+    compiled,
+    compiled.initialLoads,
+    createStepBuffers(compiled),
+    new Float64Array(nodeCount),
+  );
   const measured = new PressureBuffers(nodeCount);
   const primary = measurePressure(compiled, state, measured);
   const result = describeState(

@@ -144,39 +144,16 @@ export function compileStructure(structure: unknown): CompiledStructure {
     indexOf.set(id, i);
     ids[i] = id;
 
-    let ownFields = 1;
-    const load = node.load;
-    if (load !== undefined) {
-      if (typeof load !== 'number' || !(load >= 0) || load === Number.POSITIVE_INFINITY) {
-        throw new PayloadError(
-          `nodes[${i}].load`,
-          `must be a finite number >= 0, got ${describeValue(load)}`,
-        );
-      }
-      initialLoads[i] = load;
-      ownFields++;
-    }
-    const cap = node.capacity;
-    if (cap !== undefined) {
-      if (typeof cap !== 'number' || !(cap > 0) || cap === Number.POSITIVE_INFINITY) {
-        throw new PayloadError(
-          `nodes[${i}].capacity`,
-          `must be a finite number > 0, got ${describeValue(cap)}`,
-        );
-      }
-      capacity[i] = cap;
-      ownFields++;
-    } else {
-      capacity[i] = Number.POSITIVE_INFINITY;
-    }
-    let fieldCount = 0;
-    for (const _ in node) fieldCount++;
-    if (fieldCount !== ownFields) nodeHasExtra[i] = 1;
+    const load = optionalNumber(node.load, AT_LEAST_ZERO, 'nodes', i, 'load');
+    const cap = optionalNumber(node.capacity, ABOVE_ZERO, 'nodes', i, 'capacity');
+    initialLoads[i] = load ?? 0;
+    capacity[i] = cap ?? Number.POSITIVE_INFINITY;
+    const ownFields = 1 + (load === undefined ? 0 : 1) + (cap === undefined ? 0 : 1);
+    if (fieldCount(node) !== ownFields) nodeHasExtra[i] = 1;
   }
 
   const dependencyFrom = new Int32Array(dependencyCount);
   const dependencyTo = new Int32Array(dependencyCount);
-  const weight = new Float64Array(dependencyCount);
   const givenWeight = new Float64Array(dependencyCount);
   const dependencyHasExtra = new Uint8Array(dependencyCount);
   const outDegree = new Int32Array(nodeCount + 1);
@@ -200,25 +177,9 @@ export function compileStructure(structure: unknown): CompiledStructure {
     outDegree[from]!++;
     inDegree[to]!++;
 
-    let ownFields = 2;
-    const w = dependency.weight;
-    if (w !== undefined) {
-      if (typeof w !== 'number' || !(w > 0) || w === Number.POSITIVE_INFINITY) {
-        throw new PayloadError(
-          `dependencies[${e}].weight`,
-          `must be a finite number > 0, got ${describeValue(w)}`,
-        );
-      }
-      weight[e] = w;
-      givenWeight[e] = w;
-      ownFields++;
-    } else {
-      weight[e] = 1;
-      givenWeight[e] = Number.NaN;
-    }
-    let fieldCount = 0;
-    for (const _ in dependency) fieldCount++;
-    if (fieldCount !== ownFields) dependencyHasExtra[e] = 1;
+    const w = optionalNumber(dependency.weight, ABOVE_ZERO, 'dependencies', e, 'weight');
+    givenWeight[e] = w ?? Number.NaN;
+    if (fieldCount(dependency) !== (w === undefined ? 2 : 3)) dependencyHasExtra[e] = 1;
   }
 
   // Prefix sums turn degrees into CSR row starts; each dependency then takes the next free
@@ -241,7 +202,8 @@ export function compileStructure(structure: unknown): CompiledStructure {
     const to = dependencyTo[e]!;
     const slot = outFill[from]!++;
     outTarget[slot] = to;
-    outWeight[slot] = weight[e]!;
+    const given = givenWeight[e]!;
+    outWeight[slot] = Number.isNaN(given) ? 1 : given;
     slotOfDependency[e] = slot;
     const inSlot = inFill[to]!++;
     inSource[inSlot] = from;
@@ -295,6 +257,38 @@ export function compileStructure(structure: unknown): CompiledStructure {
     inShare,
     selfShare,
   });
+}
+
+interface NumberRule {
+  accepts(value: number): boolean;
+  expected: string;
+}
+const AT_LEAST_ZERO: NumberRule = { accepts: (value) => value >= 0, expected: 'a finite number >= 0' };
+const ABOVE_ZERO: NumberRule = { accepts: (value) => value > 0, expected: 'a finite number > 0' };
+
+/** An optional numeric field: `undefined` when absent, else a finite number the rule accepts. */
+function optionalNumber(
+  value: unknown,
+  rule: NumberRule,
+  list: 'nodes' | 'dependencies',
+  index: number,
+  field: string,
+): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !rule.accepts(value) || value === Number.POSITIVE_INFINITY) {
+    throw new PayloadError(
+      `${list}[${index}].${field}`,
+      `must be ${rule.expected}, got ${describeValue(value)}`,
+    );
+  }
+  return value;
+}
+
+/** Own enumerable fields, counted without allocating a key array. */
+function fieldCount(record: Record<string, unknown>): number {
+  let count = 0;
+  for (const _ in record) count++;
+  return count;
 }
 
 function resolveEnd(indexOf: Map<string, number>, id: unknown, e: number, end: 'from' | 'to'): number {

@@ -1,7 +1,7 @@
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
-import { ReachWorkspace, solveReach } from './reach';
-import { dependencyFlow, type StepBuffers } from './step';
+import { type ReachWorkspace, solveReach } from './reach';
+import { dependencyFlow, type StepBuffers, step } from './step';
 import { mostProbablePath } from './trace';
 import type { DependencyState, EngineEvent, EngineResult, NodeInput, NodeState, Origin, Role } from './types';
 
@@ -13,6 +13,16 @@ export interface StateWithStep {
   next: Float64Array;
   /** Total value the step moves; 0 means the state is settled. */
   moved: number;
+}
+
+/** Runs the step that follows `loads` (results into `buffers` and `next`) and pairs them up. */
+export function stepFrom(
+  structure: CompiledStructure,
+  loads: Float64Array,
+  buffers: StepBuffers,
+  next: Float64Array,
+): StateWithStep {
+  return { loads, step: buffers, next, moved: step(structure, loads, buffers, next) };
 }
 
 /** What the state before this one looked like, for `blocked` / `cleared` / `drained` events. */
@@ -311,5 +321,3 @@ export function describeState(
     trace,
   };
 }
-
-export { ReachWorkspace };

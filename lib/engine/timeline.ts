@@ -1,6 +1,7 @@
 import { type CompiledStructure, compileStructure } from './compile';
-import { describeState, measurePressure, PressureBuffers, ReachWorkspace } from './describe';
-import { createStepBuffers, step } from './step';
+import { describeState, measurePressure, PressureBuffers, stepFrom } from './describe';
+import { ReachWorkspace } from './reach';
+import { createStepBuffers } from './step';
 import type { Snapshot, Structure } from './types';
 
 /** Executes one step; the snapshot describes the new state (`tick: 1`). */
@@ -28,14 +29,12 @@ export function ticks(structure: Structure | CompiledStructure | unknown, count:
   let previousMeasured = new PressureBuffers(nodeCount);
   let measured = new PressureBuffers(nodeCount);
 
-  let moved = step(compiled, previousLoads, buffers, loads);
-  measurePressure(compiled, { loads: previousLoads, step: buffers, next: loads, moved }, previousMeasured);
+  measurePressure(compiled, stepFrom(compiled, previousLoads, buffers, loads), previousMeasured);
 
   const snapshots = new Array<Snapshot>(count);
   let settledAlready = false;
   for (let i = 1; i <= count; i++) {
-    moved = step(compiled, loads, buffers, next);
-    const state = { loads, step: buffers, next, moved };
+    const state = stepFrom(compiled, loads, buffers, next);
     const primary = measurePressure(compiled, state, measured);
     const described = describeState(
       compiled,
@@ -50,7 +49,7 @@ export function ticks(structure: Structure | CompiledStructure | unknown, count:
       },
       ws,
     );
-    if (moved === 0) settledAlready = true;
+    if (state.moved === 0) settledAlready = true;
     snapshots[i - 1] = {
       tick: i,
       nodes: described.nodes,
