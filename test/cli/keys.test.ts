@@ -1,19 +1,9 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { resolveKeysTarget, runKeysCli } from '../../cli/keys';
 import { createApiKeyVerifier, DynamoApiKeyStore, hashApiKey, importApiKey } from '../../lib/keys';
-import { openTestTable, type RunningDynalite, startDynalite, type TestTable } from '../helpers/dynalite';
+import { useFreshTable } from '../helpers/dynalite';
 
-let dynalite: RunningDynalite;
-let table: TestTable;
-
-beforeAll(async () => {
-  dynalite = await startDynalite();
-});
-afterAll(() => dynalite.close());
-beforeEach(async () => {
-  table = await openTestTable(dynalite.endpoint);
-});
-afterEach(() => table.close());
+const table = useFreshTable();
 
 const NOW = new Date('2025-03-01T12:00:00.000Z');
 

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createDynamoClients } from '../../lib/aws/dynamo';
 import { ensureTable } from '../../lib/storage/table';
 
@@ -62,6 +63,39 @@ export async function openTestTable(
     client,
     doc,
     close: async () => client.destroy(),
+  };
+}
+
+/**
+ * For a test file whose every test wants an empty table: one dynalite for the file, a new
+ * table per test. Call at the top level; the returned object always refers to the current
+ * test's table.
+ */
+export function useFreshTable(): TestTable {
+  let server: RunningDynalite;
+  let current: TestTable;
+  beforeAll(async () => {
+    server = await startDynalite();
+  });
+  afterAll(() => server.close());
+  beforeEach(async () => {
+    current = await openTestTable(server.endpoint);
+  });
+  afterEach(() => current.close());
+  return {
+    get endpoint() {
+      return current.endpoint;
+    },
+    get tableName() {
+      return current.tableName;
+    },
+    get client() {
+      return current.client;
+    },
+    get doc() {
+      return current.doc;
+    },
+    close: () => current.close(),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
-import { vi } from 'vitest';
+import { expect, vi } from 'vitest';
+import { ApiError } from '../../lib/http/errors';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
 
 /** The worked example of the engine model (one copy, shared with the OpenAPI document). */
@@ -69,4 +70,14 @@ export function logLines(output: string): Array<Record<string, unknown>> {
     .split('\n')
     .filter((line) => line.startsWith('{'))
     .map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+/** The ApiError a promise rejects with (fails the test if it resolves or rejects otherwise). */
+export async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
 }

@@ -1,6 +1,6 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   ApiKeyConflictError,
   ApiKeyInputError,
@@ -9,21 +9,13 @@ import {
   importApiKey,
   issueApiKey,
 } from '../../lib/keys';
-import { openTestTable, type RunningDynalite, startDynalite, type TestTable } from '../helpers/dynalite';
+import { useFreshTable } from '../helpers/dynalite';
 
-let dynalite: RunningDynalite;
-let table: TestTable;
+const table = useFreshTable();
 let store: DynamoApiKeyStore;
-
-beforeAll(async () => {
-  dynalite = await startDynalite();
-});
-afterAll(() => dynalite.close());
-beforeEach(async () => {
-  table = await openTestTable(dynalite.endpoint);
+beforeEach(() => {
   store = new DynamoApiKeyStore({ doc: table.doc, tableName: table.tableName });
 });
-afterEach(() => table.close());
 
 const T0 = new Date('2025-03-01T12:00:00.000Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);

@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   type ApiKeyRecord,
   type ApiKeyStore,
@@ -8,21 +8,13 @@ import {
   issueApiKey,
   resolveCacheTtlMs,
 } from '../../lib/keys';
-import { openTestTable, type RunningDynalite, startDynalite, type TestTable } from '../helpers/dynalite';
+import { useFreshTable } from '../helpers/dynalite';
 
-let dynalite: RunningDynalite;
-let table: TestTable;
+const table = useFreshTable();
 let store: DynamoApiKeyStore;
-
-beforeAll(async () => {
-  dynalite = await startDynalite();
-});
-afterAll(() => dynalite.close());
-beforeEach(async () => {
-  table = await openTestTable(dynalite.endpoint);
+beforeEach(() => {
   store = new DynamoApiKeyStore({ doc: table.doc, tableName: table.tableName });
 });
-afterEach(() => table.close());
 
 const T0 = Date.parse('2025-03-01T12:00:00.000Z');
 

@@ -1,8 +1,7 @@
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../lib/http/errors';
 import { apiKeyAuth, type HttpContext, type HttpEvent } from '../../../lib/http/middleware';
-import { httpEvent } from '../events';
+import { apiErrorOf, httpEvent } from '../events';
 
 const GOOD_KEY = 'sbe_goodgoodgoodgoodgoodgoodgoodgood';
 
@@ -24,15 +23,6 @@ function handlerBehindAuth(known: Record<string, { id: string; owner: string }> 
   );
   const call = (headers: Record<string, string>) => handler(httpEvent({ headers }) as never, {} as never);
   return { call, presented };
-}
-
-async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
 }
 
 describe('apiKeyAuth', () => {

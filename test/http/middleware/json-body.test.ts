@@ -1,14 +1,13 @@
 import middy from '@middy/core';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../lib/http/errors';
 import {
   type HttpContext,
   type HttpEvent,
   jsonBody,
   locateJsonSyntaxError,
 } from '../../../lib/http/middleware';
-import { httpEvent } from '../events';
+import { apiErrorOf, httpEvent } from '../events';
 
 /** A handler that returns the body as the middleware left it. */
 function parse(event: ReturnType<typeof httpEvent>, maxBytes = 100) {
@@ -16,15 +15,6 @@ function parse(event: ReturnType<typeof httpEvent>, maxBytes = 100) {
     jsonBody({ maxBytes }),
   );
   return handler(event as never, {} as never);
-}
-
-async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
-  const error = await promise.then(
-    () => undefined,
-    (thrown: unknown) => thrown,
-  );
-  expect(error).toBeInstanceOf(ApiError);
-  return error as ApiError;
 }
 
 describe('jsonBody', () => {
