@@ -6,12 +6,13 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parseEngineRequest } from '../lib/api/engine-request';
+import { renderEngineResponse } from '../lib/api/engine-response';
+import { classifyFailure, errorBody } from '../lib/api/errors';
+import { parseJsonRequestBody } from '../lib/api/request-body';
 import type { Env } from '../lib/config/env';
 import { readLimits } from '../lib/config/limits';
-import { ApiError } from '../lib/http/errors';
-import { parseJsonRequestBody } from '../lib/http/middleware/json-body';
-import { classifyFailure, errorBody, renderEngineResponse } from '../lib/http/responses';
 import { isMainModule } from '../lib/main-module';
+import { type TextOutput, UsageError, usageErrorLine } from './common';
 
 export const USAGE = `Usage: sbe-engine <analyze|tick|ticks> [file|-] [--ticks n]
 
@@ -25,18 +26,14 @@ POST /api/engine would return it (followed by a newline).
   --ticks n    steps to run in mode ticks (1-1000); overrides any "ticks" in the body
   -h, --help   show this text
 
-Errors are printed to stderr as the API's { "error": { "code", "message" } } body, with
-exit status 1. The API's limits apply, read from the same environment variables
+Errors in the request are printed to stderr as the API's { "error": { "code", "message" } }
+body, with exit status 1; a mistake on the command line as one "error: ..." line, exit 2. The API's limits apply, read from the same environment variables
 (MAX_BODY_BYTES, MAX_NODES, MAX_DEPENDENCIES, MAX_TICKS, ...).
 
 Examples:
   sbe-engine analyze example.json
   cat example.json | sbe-engine ticks --ticks 3
 `;
-
-export interface TextOutput {
-  write(chunk: string): unknown;
-}
 
 export interface EngineCliIo {
   stdout: TextOutput;
@@ -45,13 +42,6 @@ export interface EngineCliIo {
   stdin: AsyncIterable<Uint8Array | string> & { isTTY?: boolean };
   /** Where the limits are read from. Default `process.env`. */
   env?: Env;
-}
-
-/** A mistake on the command line. */
-class UsageError extends ApiError {
-  constructor(message: string) {
-    super('INVALID_REQUEST', `${message}; run sbe-engine --help for usage`);
-  }
 }
 
 /** The whole CLI minus process wiring. Returns the exit status; never throws. */
@@ -64,11 +54,18 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
     }
     const limits = readLimits(io.env ?? process.env);
     const bytes = command.file === undefined ? await readStdin(io.stdin) : await readInputFile(command.file);
-    const body = parseJsonRequestBody(bytes, { maxBytes: limits.maxBodyBytes });
+    const body = parseJsonRequestBody(bytes, {
+      maxBytes: limits.maxBodyBytes,
+      maxDecodedBytes: limits.maxDecodedBodyBytes,
+    });
     const request = parseEngineRequest(withCommandLine(body, command), limits);
     io.stdout.write(`${renderEngineResponse(request)}\n`);
     return 0;
   } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(usageErrorLine(error, 'sbe-engine --help'));
+      return 2;
+    }
     const { error: answer } = classifyFailure(error);
     io.stderr.write(`${JSON.stringify(errorBody(answer))}\n`);
     return 1;

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDynamoClients } from '../lib/aws/dynamo';
+import { awsSdkEnv, type Env, envInt, optionalEnv } from '../lib/config/env';
 import {
   ApiKeyInputError,
   type ApiKeyRecord,
@@ -10,7 +11,8 @@ import {
   toPublicApiKeyRecord,
 } from '../lib/keys';
 import { isMainModule } from '../lib/main-module';
-import { LOCAL_TABLE_NAME } from '../lib/storage/table';
+import { LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage/table';
+import { type TextOutput, UsageError, usageErrorLine } from './common';
 
 const USAGE = `Usage: npm run keys -- <command> [options]
 
@@ -32,10 +34,6 @@ Target: the local server's DynamoDB at http://127.0.0.1:\${DYNAMO_PORT:-8000}, t
 /** Revoking by a selector this short would be a guess, not a choice. */
 const MIN_SELECTOR_CHARS = 4;
 
-export interface TextOutput {
-  write(chunk: string): unknown;
-}
-
 export interface KeysCliContext {
   doc: DynamoDBDocumentClient;
   tableName: string;
@@ -45,11 +43,6 @@ export interface KeysCliContext {
   target?: string;
   /** Clock for createdAt / revokedAt; tests pin it. */
   now?: () => Date;
-}
-
-/** A mistake on the command line: printed with a pointer to the usage text. */
-class UsageError extends Error {
-  override readonly name = 'UsageError';
 }
 
 /** A request that cannot be carried out as asked (no match, ambiguous match). */
@@ -76,7 +69,11 @@ export async function runKeysCli(argv: readonly string[], context: KeysCliContex
     else await revokeCommand(store, args, context, now());
     return 0;
   } catch (error) {
-    context.stderr.write(`error: ${describeError(error, context)}\n`);
+    context.stderr.write(
+      error instanceof UsageError
+        ? usageErrorLine(error, 'npm run keys -- help')
+        : `error: ${describeError(error, context)}\n`,
+    );
     if (debug && error instanceof Error && error.stack) context.stderr.write(`${error.stack}\n`);
     return 1;
   }
@@ -276,7 +273,6 @@ function formatTable(rows: readonly (readonly string[])[]): string {
 /** One line a person can act on. SDK errors keep their name (it says what went wrong), never a stack. */
 function describeError(error: unknown, context: KeysCliContext): string {
   const at = context.target === undefined ? '' : ` (${context.target})`;
-  if (error instanceof UsageError) return `${error.message}. Run "npm run keys -- help" for usage.`;
   if (error instanceof CommandError || error instanceof ApiKeyInputError) return error.message;
   if (!(error instanceof Error)) return oneLine(String(error));
   const code = (error as { code?: unknown }).code;
@@ -307,25 +303,17 @@ export interface KeysTarget {
  * Where the CLI points, from the environment: the local server's dynalite by default; real AWS when
  * TABLE_NAME is set without DYNAMODB_ENDPOINT; DYNAMODB_ENDPOINT always wins.
  */
-export function resolveKeysTarget(env: NodeJS.ProcessEnv): KeysTarget {
-  const tableName = env.TABLE_NAME?.trim() || undefined;
-  const explicitEndpoint = env.DYNAMODB_ENDPOINT?.trim() || undefined;
+export function resolveKeysTarget(env: Env): KeysTarget {
+  const tableName = optionalEnv(env, 'TABLE_NAME');
+  const explicitEndpoint = optionalEnv(env, 'DYNAMODB_ENDPOINT');
   if (explicitEndpoint === undefined && tableName !== undefined) {
-    const region = env.AWS_REGION?.trim() || 'region from the AWS config';
+    const region = awsSdkEnv(env, 'AWS_REGION') ?? 'region from the AWS config';
     return { endpoint: undefined, tableName, description: `AWS DynamoDB, ${region}, table "${tableName}"` };
   }
-  const endpoint = explicitEndpoint ?? `http://127.0.0.1:${localPort(env.DYNAMO_PORT)}`;
+  const port = envInt(env, 'DYNAMO_PORT', LOCAL_DYNAMO_PORT, { min: 1, max: 65_535 });
+  const endpoint = explicitEndpoint ?? `http://127.0.0.1:${port}`;
   const table = tableName ?? LOCAL_TABLE_NAME;
   return { endpoint, tableName: table, description: `DynamoDB at ${endpoint}, table "${table}"` };
-}
-
-function localPort(raw: string | undefined): number {
-  const text = raw?.trim() || '8000';
-  const port = Number(text);
-  if (!/^\d+$/.test(text) || port < 1 || port > 65_535) {
-    throw new UsageError(`DYNAMO_PORT must be a port number 1-65535, got "${text}"`);
-  }
-  return port;
 }
 
 async function main(): Promise<number> {

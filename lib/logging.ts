@@ -1,5 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import type { Env } from './config/env';
+import { type Env, optionalEnv } from './config/env';
 
 export const SERVICE_NAME = 'system-behavior-engine';
 
@@ -40,8 +40,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 }
 
 function readLogLevel(env: Env): LogLevel {
-  const raw = env.LOG_LEVEL?.trim();
-  if (raw === undefined || raw === '') return 'INFO';
+  const raw = optionalEnv(env, 'LOG_LEVEL');
+  if (raw === undefined) return 'INFO';
   const level = raw.toUpperCase();
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
     throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (any case)`);

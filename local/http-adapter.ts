@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { ApiError } from '../lib/http/errors';
+import { ApiError } from '../lib/api/errors';
 import { errorResult, type HttpResult } from '../lib/http/responses';
 import { matchRoute, type RouteDefinition, routeKey } from '../lib/http/routes';
 

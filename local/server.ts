@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDynamoClients } from '../lib/aws/dynamo';
-import { type Env, envInt, envString } from '../lib/config/env';
+import { type Env, envInt, envString, optionalEnv } from '../lib/config/env';
 import { readLimits } from '../lib/config/limits';
 import { routeKey, routes } from '../lib/http/routes';
 import {
@@ -13,7 +13,7 @@ import {
   looksLikeApiKey,
 } from '../lib/keys';
 import { isMainModule } from '../lib/main-module';
-import { ensureTable, LOCAL_TABLE_NAME } from '../lib/storage/table';
+import { ensureTable, LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage/table';
 import { WORKED_EXAMPLE } from '../lib/worked-example';
 import { startEmbeddedDynamo } from './dynamo';
 import { createHttpAdapter, type HttpApiHandler, type LoadedRoute } from './http-adapter';
@@ -51,7 +51,6 @@ export interface LocalServer {
 }
 
 const DEFAULT_PORT = 3000;
-const DEFAULT_DYNAMO_PORT = 8000;
 const DEV_KEY_OWNER = 'local-dev';
 const PORT_RANGE = { min: 0, max: 65_535 };
 
@@ -67,11 +66,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? envInt(env, 'PORT', DEFAULT_PORT, PORT_RANGE);
   const tableName = options.tableName ?? envString(env, 'TABLE_NAME', LOCAL_TABLE_NAME);
-  const dataDir = options.dataDir ?? nonEmpty(env.DATA_DIR);
+  const dataDir = options.dataDir ?? optionalEnv(env, 'DATA_DIR');
   const explicitDynamoPort =
     options.dynamoPort ??
-    (env.DYNAMO_PORT === undefined ? undefined : envInt(env, 'DYNAMO_PORT', DEFAULT_DYNAMO_PORT, PORT_RANGE));
-  const devApiKey = options.apiKey ?? nonEmpty(env.DEV_API_KEY);
+    (optionalEnv(env, 'DYNAMO_PORT') === undefined
+      ? undefined
+      : envInt(env, 'DYNAMO_PORT', LOCAL_DYNAMO_PORT, PORT_RANGE));
+  const devApiKey = options.apiKey ?? optionalEnv(env, 'DEV_API_KEY');
   if (devApiKey !== undefined && !looksLikeApiKey(devApiKey)) {
     // The value itself is never repeated: it is meant to be a secret.
     throw new Error(
@@ -81,7 +82,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   }
 
   const dynamo = await startEmbeddedDynamo({
-    port: explicitDynamoPort ?? DEFAULT_DYNAMO_PORT,
+    port: explicitDynamoPort ?? LOCAL_DYNAMO_PORT,
     fallbackToFreePort: explicitDynamoPort === undefined,
     host: '127.0.0.1',
     ...(dataDir === undefined ? {} : { dataDir }),
@@ -224,10 +225,6 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
-}
-
 interface BannerFacts {
   url: string;
   apiKey: string;
@@ -256,7 +253,7 @@ function banner(facts: BannerFacts): string {
   const keysTarget =
     facts.tableName !== LOCAL_TABLE_NAME
       ? `DYNAMODB_ENDPOINT=${facts.dynamo.endpoint} TABLE_NAME=${facts.tableName} `
-      : facts.dynamo.port !== DEFAULT_DYNAMO_PORT
+      : facts.dynamo.port !== LOCAL_DYNAMO_PORT
         ? `DYNAMODB_ENDPOINT=${facts.dynamo.endpoint} `
         : '';
   const lines = [
@@ -269,7 +266,7 @@ function banner(facts: BannerFacts): string {
   ];
   if (facts.dynamo.fellBack) {
     lines.push(
-      `  Note      port ${DEFAULT_DYNAMO_PORT} was taken, so DynamoDB listens on ${facts.dynamo.port}`,
+      `  Note      port ${LOCAL_DYNAMO_PORT} was taken, so DynamoDB listens on ${facts.dynamo.port}`,
     );
   }
   if (facts.revoked) {

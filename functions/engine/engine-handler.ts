@@ -2,6 +2,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { parseEngineRequest } from '../../lib/api/engine-request';
+import { renderEngineResponse } from '../../lib/api/engine-response';
 import type { Limits } from '../../lib/config/limits';
 import {
   apiKeyAuth,
@@ -14,7 +15,7 @@ import {
   responseEncoding,
   type VerifyApiKey,
 } from '../../lib/http/middleware';
-import { type HttpResult, jsonTextResult, renderEngineResponse } from '../../lib/http/responses';
+import { type HttpResult, jsonTextResult } from '../../lib/http/responses';
 
 export interface EngineHandlerDeps {
   verifyApiKey: VerifyApiKey;
@@ -49,5 +50,5 @@ export function createEngineHandler(deps: EngineHandlerDeps) {
     .use(errorResponse({ logger }))
     .use(responseEncoding({ maxBytes: limits.maxResponseBytes }))
     .use(apiKeyAuth({ verify: verifyApiKey }))
-    .use(jsonBody({ maxBytes: limits.maxBodyBytes }));
+    .use(jsonBody({ maxBytes: limits.maxBodyBytes, maxDecodedBytes: limits.maxDecodedBodyBytes }));
 }

@@ -6,7 +6,7 @@
 import * as z from 'zod';
 import type { Limits } from '../config/limits';
 import { type CompiledStructure, compileStructure, PayloadError } from '../engine';
-import { ApiError } from '../http/errors';
+import { ApiError } from './errors';
 import { CONTAINER_KEYS, type ContainerKey, MODES, type Mode, ModeSchema } from './schemas';
 
 export interface EngineRequest {

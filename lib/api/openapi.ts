@@ -7,9 +7,11 @@
 import * as z from 'zod';
 import { DEFAULT_LIMITS, type Limits } from '../config/limits';
 import { analyze, tick, ticks } from '../engine';
-import { ApiError, type ErrorCode } from '../http/errors';
 import { WORKED_EXAMPLE } from '../worked-example';
+import { invalidApiKey, missingApiKey } from './auth-errors';
 import { parseEngineRequest } from './engine-request';
+import { ApiError, ENGINE_ERROR_MESSAGE } from './errors';
+import { parseJsonRequestBody } from './request-body';
 import { apiSchemaRegistry } from './schemas';
 
 export { WORKED_EXAMPLE };
@@ -36,18 +38,35 @@ function componentSchemas(): JsonObject {
   return sorted;
 }
 
-/** The error body `parseEngineRequest` really produces for `body`. */
-function parserError(body: unknown, limits: Limits = DEFAULT_LIMITS): JsonObject {
+/** The error body `run` really produces: examples come from the code that throws, never from copies. */
+function thrownError(run: () => unknown): JsonObject {
   try {
-    parseEngineRequest(body, limits);
+    run();
   } catch (error) {
-    if (error instanceof ApiError) return errorBody(error.code, error.message, error.details);
+    if (error instanceof ApiError) return errorBody(error);
     throw error;
   }
-  throw new Error(`example body was accepted: ${JSON.stringify(body)}`);
+  throw new Error('the example request was accepted');
 }
 
-function errorBody(code: ErrorCode, message: string, details?: readonly unknown[]): JsonObject {
+/** The error body `parseEngineRequest` really produces for `body`. */
+function parserError(body: unknown, limits: Limits = DEFAULT_LIMITS): JsonObject {
+  return thrownError(() => parseEngineRequest(body, limits));
+}
+
+/** The error body the request-body reader really produces for these bytes and headers. */
+function bodyError(body: string, options: { maxBytes?: number; contentEncoding?: string } = {}): JsonObject {
+  return thrownError(() =>
+    parseJsonRequestBody(body, {
+      maxBytes: options.maxBytes ?? DEFAULT_LIMITS.maxBodyBytes,
+      maxDecodedBytes: DEFAULT_LIMITS.maxDecodedBodyBytes,
+      contentEncoding: options.contentEncoding,
+    }),
+  );
+}
+
+function errorBody(error: ApiError): JsonObject {
+  const { code, message, details } = error;
   return { error: details === undefined ? { code, message } : { code, message, details } };
 }
 
@@ -104,23 +123,24 @@ function engineResponses(): JsonObject {
     '401': errorResponse(
       'No `Authorization` header, or not of the form `Bearer <API key>` (check 1).',
       {
-        MISSING_API_KEY: example(
-          'no key',
-          errorBody('MISSING_API_KEY', 'send the API key as "Authorization: Bearer <API key>"'),
-        ),
+        MISSING_API_KEY: example('no key', errorBody(missingApiKey(false))),
       },
       {
         'WWW-Authenticate': { description: 'Always `Bearer`.', schema: { type: 'string', const: 'Bearer' } },
       },
     ),
     '403': errorResponse('The API key is unknown, revoked or inactive (check 2).', {
-      INVALID_API_KEY: example('unknown key', errorBody('INVALID_API_KEY', 'the API key is not valid')),
+      INVALID_API_KEY: example('unknown key', errorBody(invalidApiKey())),
     }),
     '413': errorResponse(
       'The body is larger than the request limit (check 3), the structure has more nodes or dependencies ' +
         'than the limits, a `ticks` request would return more snapshot elements than allowed, or the ' +
         'result is too large to return even compressed (check 8).',
       {
+        LIMIT_EXCEEDED_body: example(
+          'body larger than the request limit (on a deployment with MAX_BODY_BYTES=16)',
+          bodyError(JSON.stringify({ mode: 'analyze', ...WORKED_EXAMPLE }), { maxBytes: 16 }),
+        ),
         LIMIT_EXCEEDED_nodes: example(
           'too many nodes (on a deployment with MAX_NODES=2)',
           parserError({ mode: 'analyze', ...manyNodes }, twoNodes),
@@ -131,11 +151,25 @@ function engineResponses(): JsonObject {
         ),
       },
     ),
+    '415': errorResponse(
+      "The body's `Content-Encoding` is not one the service can undo (gzip, br and deflate are); the " +
+        'response says which in `Accept-Encoding`.',
+      {
+        UNSUPPORTED_CONTENT_ENCODING: example(
+          'body compressed with zstd',
+          bodyError('(zstd bytes)', { contentEncoding: 'zstd' }),
+        ),
+      },
+      {
+        'Accept-Encoding': { description: 'The codings a request body may use.', schema: { type: 'string' } },
+      },
+    ),
     '500': errorResponse(
       '`PAYLOAD_ERROR`: the body is not JSON or not a JSON object (check 4), no structure was found, or ' +
         'a node or dependency is invalid (check 7); the message names the element. `ENGINE_ERROR`: the ' +
         'engine failed (check 9).',
       {
+        PAYLOAD_ERROR_not_json: example('body is not JSON', bodyError('{"mode": "analyze",}')),
         PAYLOAD_ERROR_not_object: example('body is a JSON array', parserError([WORKED_EXAMPLE])),
         PAYLOAD_ERROR_no_structure: example(
           'no nodes anywhere',
@@ -151,7 +185,7 @@ function engineResponses(): JsonObject {
         ),
         ENGINE_ERROR: example(
           'engine failure',
-          errorBody('ENGINE_ERROR', 'the engine failed on this structure'),
+          errorBody(new ApiError('ENGINE_ERROR', ENGINE_ERROR_MESSAGE)),
         ),
       },
     ),
@@ -167,7 +201,7 @@ export function buildOpenApiDocument(): object {
       description:
         'A deterministic engine over nodes and directed dependencies: flow, pressure, blockages, events, ' +
         'origin and trace. Checks run in a fixed order and the first failure decides the response: ' +
-        '401 → 403 → 413 (body size) → 500 (not a JSON object) → 400 (mode) → 400 (ticks) → 500 (structure) ' +
+        '401 → 403 → 413 (body size) → 415 (unknown Content-Encoding) → 500 (not a JSON object) → 400 (mode) → 400 (ticks) → 500 (structure) ' +
         '→ 413 (counts and result size) → 500 (engine). See docs/api.md.',
     },
     paths: {
@@ -178,6 +212,10 @@ export function buildOpenApiDocument(): object {
           security: [{ apiKey: [] }],
           requestBody: {
             required: true,
+            description:
+              'JSON, UTF-8. It may be compressed (`Content-Encoding: gzip`, `br` or `deflate`; send it ' +
+              'with `Content-Type: application/octet-stream`, since API Gateway passes text types on as ' +
+              'text). The request limit applies to the bytes sent, a second limit to the decompressed body.',
             content: {
               'application/json': {
                 schema: { oneOf: [ref('DirectRequest'), ref('NestedRequest')] },

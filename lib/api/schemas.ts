@@ -5,8 +5,8 @@
  * that far faster on 500,000 dependencies, and a property test keeps the two in agreement.
  */
 import * as z from 'zod';
-import { ERROR_STATUS, type ErrorCode } from '../http/errors';
 import { WORKED_EXAMPLE } from '../worked-example';
+import { ERROR_STATUS, type ErrorCode } from './errors';
 
 export const MODES = ['analyze', 'tick', 'ticks'] as const;
 export type Mode = (typeof MODES)[number];

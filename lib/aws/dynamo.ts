@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { awsSdkEnv, type Env, optionalEnv } from '../config/env';
 
 export interface DynamoClients {
   /** Low-level client: table management (`ensureTable`) and raw attribute values. */
@@ -13,6 +14,8 @@ export interface DynamoClientOptions {
   endpoint?: string;
   /** Defaults to the SDK's own resolution (env `AWS_REGION`, profile); `us-east-1` for a local endpoint. */
   region?: string;
+  /** Where `DYNAMODB_ENDPOINT`, `AWS_REGION` and the access key pair are read from. Default `process.env`. */
+  env?: Env;
 }
 
 /** Local endpoints do not check credentials, so any static pair will do. */
@@ -27,9 +30,10 @@ const LOCAL_REGION = 'us-east-1';
  * environment is kept because DynamoDB Local keeps a separate database per access key.
  */
 export function createDynamoClients(options: DynamoClientOptions = {}): DynamoClients {
-  const endpoint = options.endpoint ?? nonEmpty(process.env.DYNAMODB_ENDPOINT);
+  const env = options.env ?? process.env;
+  const endpoint = options.endpoint ?? optionalEnv(env, 'DYNAMODB_ENDPOINT');
   const client =
-    endpoint === undefined ? new DynamoDBClient(awsConfig(options)) : localClient(endpoint, options);
+    endpoint === undefined ? new DynamoDBClient(awsConfig(options)) : localClient(endpoint, options, env);
   const doc = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
@@ -40,22 +44,17 @@ function awsConfig(options: DynamoClientOptions) {
   return options.region === undefined ? {} : { region: options.region };
 }
 
-function localClient(endpoint: string, options: DynamoClientOptions): DynamoDBClient {
-  const region = options.region ?? nonEmpty(process.env.AWS_REGION) ?? LOCAL_REGION;
+function localClient(endpoint: string, options: DynamoClientOptions, env: Env): DynamoDBClient {
+  const region = options.region ?? awsSdkEnv(env, 'AWS_REGION') ?? LOCAL_REGION;
   return new DynamoDBClient({
     endpoint,
     region,
-    ...(hasEnvironmentCredentials() ? {} : { credentials: LOCAL_CREDENTIALS }),
+    ...(hasEnvironmentCredentials(env) ? {} : { credentials: LOCAL_CREDENTIALS }),
   });
 }
 
-function hasEnvironmentCredentials(): boolean {
+function hasEnvironmentCredentials(env: Env): boolean {
   return (
-    nonEmpty(process.env.AWS_ACCESS_KEY_ID) !== undefined &&
-    nonEmpty(process.env.AWS_SECRET_ACCESS_KEY) !== undefined
+    awsSdkEnv(env, 'AWS_ACCESS_KEY_ID') !== undefined && awsSdkEnv(env, 'AWS_SECRET_ACCESS_KEY') !== undefined
   );
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value.trim() === '' ? undefined : value.trim();
 }

@@ -2,8 +2,10 @@ import { type Env, envInt } from './env';
 
 /** The size limits of `POST /api/engine`. Read once at cold start with `readLimits`. */
 export interface Limits {
-  /** Largest request body, in bytes (decoded, when the body arrives base64-encoded). */
+  /** Largest request body on the wire, in bytes (decoded, when the body arrives base64-encoded). */
   readonly maxBodyBytes: number;
+  /** Largest request body once its Content-Encoding (gzip, br, deflate) is undone, in bytes. */
+  readonly maxDecodedBodyBytes: number;
   readonly maxNodes: number;
   readonly maxDependencies: number;
   /** Largest `ticks` accepted in mode `ticks`. */
@@ -32,6 +34,9 @@ export const LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
  */
 export const DEFAULT_LIMITS: Limits = Object.freeze({
   maxBodyBytes: LAMBDA_PAYLOAD_BYTES,
+  // 500,000 dependencies with ~15-character ids are ~25 MB of JSON; 64 MiB leaves room for
+  // longer ids and extra fields while bounding what a small compressed body can cost.
+  maxDecodedBodyBytes: 64 * 1024 * 1024,
   maxNodes: 100_000,
   maxDependencies: 500_000,
   maxTicks: 1000,
@@ -50,6 +55,9 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
  */
 export const COUNT_CEILINGS = Object.freeze({ maxNodes: 1_000_000, maxDependencies: 5_000_000 });
 
+/** How far an operator may raise the decoded body limit: V8 strings stop at ~512 MB. */
+export const DECODED_BODY_CEILING = 256 * 1024 * 1024;
+
 /**
  * Reads the limits from the environment, falling back to the contract's defaults. Throws at
  * cold start, naming the variable, when a value is not an integer in its allowed range.
@@ -64,6 +72,10 @@ export function readLimits(env: Env = process.env): Limits {
   });
   return Object.freeze({
     maxBodyBytes: envInt(env, 'MAX_BODY_BYTES', ceiling.maxBodyBytes, { min: 1, max: ceiling.maxBodyBytes }),
+    maxDecodedBodyBytes: envInt(env, 'MAX_DECODED_BODY_BYTES', ceiling.maxDecodedBodyBytes, {
+      min: 1,
+      max: DECODED_BODY_CEILING,
+    }),
     maxNodes: envInt(env, 'MAX_NODES', ceiling.maxNodes, { min: 1, max: COUNT_CEILINGS.maxNodes }),
     maxDependencies: envInt(env, 'MAX_DEPENDENCIES', ceiling.maxDependencies, {
       min: 0,

@@ -1,26 +1,8 @@
 import { type Components, stronglyConnectedComponents } from './components';
+import { describeValue, isRecord, quoteText } from './describe-value';
 import { PayloadError } from './errors';
 import { sweepOrder } from './sweep-order';
 import type { DependencyInput, NodeInput } from './types';
-
-const MAX_ECHOED_ID = 120;
-
-/** Quotes a caller-supplied id for an error message, cut short so a huge id cannot flood it. */
-function quoteId(id: string): string {
-  return JSON.stringify(id.length > MAX_ECHOED_ID ? `${id.slice(0, MAX_ECHOED_ID)}…` : id);
-}
-
-function describeValue(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string') return `the string ${quoteId(value)}`;
-  return `a ${typeof value}`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /**
  * A validated structure in the form the algorithms want: ids mapped to indices once,
@@ -138,7 +120,7 @@ export function compileStructure(structure: unknown): CompiledStructure {
     if (previous !== undefined) {
       throw new PayloadError(
         `nodes[${i}].id`,
-        `duplicate id ${quoteId(id)} (first used by nodes[${previous}])`,
+        `duplicate id ${quoteText(id)} (first used by nodes[${previous}])`,
       );
     }
     indexOf.set(id, i);
@@ -299,6 +281,7 @@ function resolveEnd(indexOf: Map<string, number>, id: unknown, e: number, end: '
     );
   }
   const index = indexOf.get(id);
-  if (index === undefined) throw new PayloadError(`dependencies[${e}].${end}`, `unknown node ${quoteId(id)}`);
+  if (index === undefined)
+    throw new PayloadError(`dependencies[${e}].${end}`, `unknown node ${quoteText(id)}`);
   return index;
 }

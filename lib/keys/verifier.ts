@@ -1,3 +1,4 @@
+import { type Env, envInt } from '../config/env';
 import { hashApiKey, looksLikeApiKey } from './api-key';
 import { type ApiKeyRecord, type ApiKeyStore, LAST_USED_RESOLUTION_MS } from './store';
 
@@ -57,19 +58,15 @@ interface CacheEntry {
  * Values above the maximum are capped; anything that is not a whole number >= 0 is a configuration
  * error and throws, so a typo fails at startup instead of silently caching for the default.
  */
-export function resolveCacheTtlMs(option?: number, env: NodeJS.ProcessEnv = process.env): number {
+export function resolveCacheTtlMs(option?: number, env: Env = process.env): number {
   if (option !== undefined) {
     if (!Number.isInteger(option) || option < 0) {
       throw new RangeError(`cacheTtlMs must be a whole number of milliseconds >= 0, got ${option}`);
     }
     return Math.min(option, MAX_CACHE_TTL_MS);
   }
-  const raw = env[CACHE_TTL_ENV]?.trim();
-  if (raw === undefined || raw === '') return DEFAULT_CACHE_TTL_MS;
-  if (!/^\d+$/.test(raw)) {
-    throw new RangeError(`${CACHE_TTL_ENV} must be a whole number of milliseconds >= 0, got "${raw}"`);
-  }
-  return Math.min(Number(raw), MAX_CACHE_TTL_MS);
+  const fromEnv = envInt(env, CACHE_TTL_ENV, DEFAULT_CACHE_TTL_MS, { min: 0, max: Number.MAX_SAFE_INTEGER });
+  return Math.min(fromEnv, MAX_CACHE_TTL_MS);
 }
 
 /**

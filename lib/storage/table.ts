@@ -34,10 +34,8 @@ export const TABLE_ATTRIBUTE_DEFINITIONS = [
 /** The table the local server and the keys CLI use when `TABLE_NAME` is not set. */
 export const LOCAL_TABLE_NAME = 'sbe-local';
 
-export function tableNameFromEnv(env: NodeJS.ProcessEnv = process.env): string {
-  const name = env.TABLE_NAME?.trim();
-  return name ? name : LOCAL_TABLE_NAME;
-}
+/** The embedded DynamoDB's port when `DYNAMO_PORT` is not set (the local server and the keys CLI). */
+export const LOCAL_DYNAMO_PORT = 8000;
 
 export interface EnsureTableOptions {
   /** Give up waiting for ACTIVE after this long. Default 60 s. */

@@ -5,9 +5,9 @@ import {
   locateStructure,
   parseEngineRequest,
 } from '../../lib/api/engine-request';
+import { ApiError } from '../../lib/api/errors';
 import { DEFAULT_LIMITS, type Limits } from '../../lib/config/limits';
 import { PayloadError } from '../../lib/engine';
-import { ApiError } from '../../lib/http/errors';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
 
 /** The contract's worked example: A feeds B and C, B feeds C. */

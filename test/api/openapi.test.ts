@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { ERROR_STATUS } from '../../lib/api/errors';
 import { buildOpenApiDocument, serializeOpenApiDocument, WORKED_EXAMPLE } from '../../lib/api/openapi';
 import {
   AnalyzeResponseSchema,
@@ -8,7 +9,6 @@ import {
   TicksResponseSchema,
 } from '../../lib/api/schemas';
 import { analyze } from '../../lib/engine';
-import { ERROR_STATUS } from '../../lib/http/errors';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON.
 type Json = any;
@@ -93,6 +93,7 @@ describe('the document', () => {
       '401': ['MISSING_API_KEY'],
       '403': ['INVALID_API_KEY'],
       '413': ['LIMIT_EXCEEDED'],
+      '415': ['UNSUPPORTED_CONTENT_ENCODING'],
       '500': ['PAYLOAD_ERROR', 'ENGINE_ERROR'],
     };
     expect(Object.keys(engine.responses).sort()).toEqual(['200', ...Object.keys(expected)]);

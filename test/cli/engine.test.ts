@@ -8,8 +8,8 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runEngineCli } from '../../cli/engine';
 import { parseEngineRequest } from '../../lib/api/engine-request';
+import { renderEngineResponse } from '../../lib/api/engine-response';
 import { readLimits } from '../../lib/config/limits';
-import { renderEngineResponse } from '../../lib/http/responses';
 import { WORKED } from '../http/events';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -81,10 +81,6 @@ describe('sbe-engine', () => {
       'PAYLOAD_ERROR',
     ],
     ['broken JSON', ['analyze'], '{"nodes":', 'PAYLOAD_ERROR'],
-    ['no mode', [], JSON.stringify(WORKED), 'INVALID_REQUEST'],
-    ['--ticks without mode ticks', ['analyze', '--ticks', '3'], JSON.stringify(WORKED), 'INVALID_REQUEST'],
-    ['an unknown option', ['analyze', '--tick', '3'], JSON.stringify(WORKED), 'INVALID_REQUEST'],
-    ['a missing file', ['analyze', join(folder, 'missing.json')], '', 'INVALID_REQUEST'],
   ])('reports %s as a JSON error on stderr with exit 1', async (_name, argv, input, code) => {
     const result = await run(argv, input);
     expect(result.code).toBe(1);
@@ -92,6 +88,20 @@ describe('sbe-engine', () => {
     const error = JSON.parse(result.stderr);
     expect(error.error.code).toBe(code);
     expect(typeof error.error.message).toBe('string');
+  });
+
+  // A mistake on the command line is not an API error: one line pointing at --help, exit 2.
+  it.each<[string, string[], string, RegExp]>([
+    ['no mode', [], JSON.stringify(WORKED), /give a mode/],
+    ['--ticks without mode ticks', ['analyze', '--ticks', '3'], JSON.stringify(WORKED), /only to mode ticks/],
+    ['an unknown option', ['analyze', '--tick', '3'], JSON.stringify(WORKED), /--tick/],
+    ['a missing file', ['analyze', join(folder, 'missing.json')], '', /no such file/],
+  ])('reports %s as a usage error with exit 2', async (_name, argv, input, message) => {
+    const result = await run(argv, input);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^error: .*\. Run "sbe-engine --help" for usage\.\n$/);
+    expect(result.stderr).toMatch(message);
   });
 
   // The API's limits apply, from the same variables.

@@ -254,7 +254,7 @@ describe('resolveKeysTarget', () => {
 
   it('refuses a DYNAMO_PORT that is not a port', () => {
     expect(() => resolveKeysTarget({ DYNAMO_PORT: 'eight' })).toThrow(
-      'DYNAMO_PORT must be a port number 1-65535',
+      'DYNAMO_PORT must be an integer from 1 to 65535',
     );
     expect(() => resolveKeysTarget({ DYNAMO_PORT: '70000' })).toThrow(/DYNAMO_PORT/);
   });

@@ -6,6 +6,7 @@ describe('readLimits', () => {
     // 6 MB is Lambda's 6 MiB: 6,291,456 bytes, for the request and the response alike.
     expect(readLimits({})).toEqual({
       maxBodyBytes: 6_291_456,
+      maxDecodedBodyBytes: 67_108_864,
       maxNodes: 100_000,
       maxDependencies: 500_000,
       maxTicks: 1000,
@@ -20,6 +21,7 @@ describe('readLimits', () => {
     // A small test deployment lowers everything.
     const limits = readLimits({
       MAX_BODY_BYTES: '1024',
+      MAX_DECODED_BODY_BYTES: '4096',
       MAX_NODES: '50',
       MAX_DEPENDENCIES: '60',
       MAX_TICKS: '20',
@@ -29,6 +31,7 @@ describe('readLimits', () => {
     });
     expect(limits).toEqual({
       maxBodyBytes: 1024,
+      maxDecodedBodyBytes: 4096,
       maxNodes: 50,
       maxDependencies: 60,
       maxTicks: 20,

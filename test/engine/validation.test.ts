@@ -25,7 +25,7 @@ function errorFor(mutate: (s: { nodes: unknown[]; dependencies: unknown[] }) => 
 
 describe('payload errors name the offending element', () => {
   it.each([
-    ['nodes missing', (s: any) => delete s.nodes, /^nodes: must be an array, got a undefined$/],
+    ['nodes missing', (s: any) => delete s.nodes, /^nodes: must be an array, got nothing$/],
     ['dependencies an object', (s: any) => (s.dependencies = {}), /^dependencies: must be an array/],
     ['a node that is not an object', (s: any) => (s.nodes[1] = 'db'), /^nodes\[1\]: must be an object/],
     ['a node without id', (s: any) => delete s.nodes[1].id, /^nodes\[1\]\.id: must be a non-empty string/],

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { expect, vi } from 'vitest';
-import { ApiError } from '../../lib/http/errors';
+import { ApiError } from '../../lib/api/errors';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
 
 /** The worked example of the engine model (one copy, shared with the OpenAPI document). */

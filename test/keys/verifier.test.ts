@@ -298,7 +298,8 @@ describe('resolveCacheTtlMs', () => {
   it('defaults to 30 s, reads API_KEY_CACHE_TTL_MS, lets the option win, and caps at 60 s', () => {
     expect(resolveCacheTtlMs(undefined, {})).toBe(30_000);
     expect(resolveCacheTtlMs(undefined, { API_KEY_CACHE_TTL_MS: '5000' })).toBe(5_000);
-    expect(resolveCacheTtlMs(undefined, { API_KEY_CACHE_TTL_MS: ' ' })).toBe(30_000);
+    // Set but empty is a configuration slip, refused like every other variable's.
+    expect(() => resolveCacheTtlMs(undefined, { API_KEY_CACHE_TTL_MS: ' ' })).toThrow(/set but empty/);
     expect(resolveCacheTtlMs(undefined, { API_KEY_CACHE_TTL_MS: '600000' })).toBe(60_000);
     expect(resolveCacheTtlMs(1_000, { API_KEY_CACHE_TTL_MS: '5000' })).toBe(1_000);
     expect(resolveCacheTtlMs(90_000, {})).toBe(60_000);

@@ -7,7 +7,6 @@ import {
   TABLE_ATTRIBUTE_DEFINITIONS,
   TABLE_KEY_SCHEMA,
   TABLE_KEYS,
-  tableNameFromEnv,
 } from '../../lib/storage/table';
 import { type RunningDynalite, startDynalite } from '../helpers/dynalite';
 
@@ -63,14 +62,6 @@ describe('ensureTable', () => {
       partitionKey: { name: 'pk', type: 'S' },
       sortKey: { name: 'sk', type: 'S' },
     });
-  });
-});
-
-describe('tableNameFromEnv', () => {
-  it('is TABLE_NAME, else the local table', () => {
-    expect(tableNameFromEnv({ TABLE_NAME: 'sbe-prod-Table' })).toBe('sbe-prod-Table');
-    expect(tableNameFromEnv({ TABLE_NAME: '' })).toBe(LOCAL_TABLE_NAME);
-    expect(tableNameFromEnv({})).toBe('sbe-local');
   });
 });
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors';
+import { invalidApiKey, missingApiKey } from '../../api/auth-errors';
 import {
   type AuthenticatedKey,
   type HttpMiddleware,
@@ -20,13 +20,6 @@ export interface ApiKeyAuthOptions {
  */
 const BEARER = /^bearer[ \t]+(\S+)$/i;
 
-const MISSING_MESSAGE = 'Send your API key in the Authorization header: `Authorization: Bearer <API_KEY>`.';
-const WRONG_SCHEME_MESSAGE =
-  'The Authorization header must use the Bearer scheme: `Authorization: Bearer <API_KEY>`.';
-// The same words whether the key is unknown, revoked or malformed, so a caller cannot probe
-// which keys exist.
-const INVALID_MESSAGE = 'The API key is not valid: it is unknown or has been revoked.';
-
 /** Contract checks 1 and 2: a Bearer API key must be present (401) and must be active (403). */
 export function apiKeyAuth(options: ApiKeyAuthOptions): HttpMiddleware {
   const { verify } = options;
@@ -37,13 +30,9 @@ export function apiKeyAuth(options: ApiKeyAuthOptions): HttpMiddleware {
     // Nothing after this point needs the header, and nothing that logs or echoes the event
     // later can leak the key if it is gone.
     dropAuthorizationHeader(request);
-    if (token === undefined) {
-      throw new ApiError('MISSING_API_KEY', header === undefined ? MISSING_MESSAGE : WRONG_SCHEME_MESSAGE, {
-        headers: { 'www-authenticate': 'Bearer' },
-      });
-    }
+    if (token === undefined) throw missingApiKey(header !== undefined);
     const identity = await verify(token);
-    if (identity === undefined) throw new ApiError('INVALID_API_KEY', INVALID_MESSAGE);
+    if (identity === undefined) throw invalidApiKey();
     request.context.apiKey = { id: identity.id, owner: identity.owner };
     requestFacts(request).keyId = identity.id;
   };

@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { classifyFailure, errorResult } from '../responses';
+import { classifyFailure } from '../../api/errors';
+import { errorResult } from '../responses';
 import { type HttpMiddleware, type HttpRequest, requestFacts, requestIdOf } from './types';
 
 export interface ErrorResponseOptions {

@@ -1,12 +1,6 @@
 export { type ApiKeyAuthOptions, apiKeyAuth, type VerifyApiKey } from './api-key-auth';
 export { type ErrorResponseOptions, errorResponse } from './error-response';
-export {
-  type JsonBodyOptions,
-  type JsonSyntaxError,
-  jsonBody,
-  locateJsonSyntaxError,
-  parseJsonRequestBody,
-} from './json-body';
+export { type JsonBodyOptions, jsonBody } from './json-body';
 export { type RequestLogOptions, requestLog } from './request-log';
 export {
   type ContentCoding,

@@ -1,13 +1,13 @@
-import { ApiError } from '../errors';
+import { parseJsonRequestBody } from '../../api/request-body';
 import type { HttpMiddleware, HttpRequest } from './types';
+import { readHeader } from './types';
 
 export interface JsonBodyOptions {
-  /** Largest body accepted, in bytes of the decoded body (a base64 body is measured after decoding). */
+  /** Largest body on the wire, in bytes (a base64 event body is measured after base64 decoding). */
   maxBytes: number;
+  /** Largest body once its Content-Encoding (gzip, br, deflate) is undone. */
+  maxDecodedBytes: number;
 }
-
-const EMPTY_MESSAGE =
-  'The request body is empty; send a JSON object such as {"mode":"analyze","nodes":[...],"dependencies":[...]}.';
 
 /**
  * Contract checks 3 and 4 (size, then JSON syntax). Replaces `event.body` with the parsed value.
@@ -15,228 +15,22 @@ const EMPTY_MESSAGE =
  * No Content-Type is required: the only thing this route accepts is JSON, and API Gateway
  * already base64-encodes bodies whose Content-Type is missing or not text (curl's default
  * `-d` sends `application/x-www-form-urlencoded`), so both forms are decoded here instead of
- * being refused with 415.
+ * being refused with 415. A compressed body (`Content-Encoding`) is decompressed first.
  */
 export function jsonBody(options: JsonBodyOptions): HttpMiddleware {
-  const { maxBytes } = options;
-
   const jsonBodyBefore = (request: HttpRequest): void => {
     const { body, isBase64Encoded } = request.event;
     if (body !== undefined && body !== null && typeof body !== 'string') {
       throw new TypeError('jsonBody expects the raw event body as a string');
     }
-    request.event.body = parseJsonRequestBody(body, { maxBytes, isBase64Encoded: isBase64Encoded === true });
+    request.event.body = parseJsonRequestBody(body, {
+      maxBytes: options.maxBytes,
+      maxDecodedBytes: options.maxDecodedBytes,
+      isBase64Encoded: isBase64Encoded === true,
+      contentEncoding: readHeader(request.event, 'content-encoding'),
+    });
     request.event.isBase64Encoded = false;
   };
 
   return { before: jsonBodyBefore };
-}
-
-/**
- * Checks 3 and 4 on a raw body: present, at most `maxBytes` bytes (decoded, for base64),
- * UTF-8, JSON. Throws the contract's `ApiError`s. Shared with the engine CLI so a file gets
- * exactly the answers the API would give.
- */
-export function parseJsonRequestBody(
-  body: string | Uint8Array | undefined | null,
-  options: { maxBytes: number; isBase64Encoded?: boolean },
-): unknown {
-  if (body === undefined || body === null || body.length === 0) {
-    throw new ApiError('PAYLOAD_ERROR', EMPTY_MESSAGE);
-  }
-  const size =
-    typeof body !== 'string'
-      ? body.byteLength
-      : options.isBase64Encoded
-        ? Buffer.byteLength(body, 'base64')
-        : Buffer.byteLength(body, 'utf8');
-  if (size > options.maxBytes) {
-    throw new ApiError(
-      'LIMIT_EXCEEDED',
-      `The request body is larger than the limit of ${options.maxBytes} bytes; send a smaller structure.`,
-    );
-  }
-  const text =
-    typeof body !== 'string'
-      ? decodeUtf8(body)
-      : options.isBase64Encoded
-        ? decodeUtf8(Buffer.from(body, 'base64'))
-        : stripByteOrderMark(body);
-  return parseJson(text);
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-function decodeUtf8(bytes: Uint8Array): string {
-  try {
-    // TextDecoder drops a leading byte order mark, which RFC 8259 lets parsers ignore.
-    return utf8.decode(bytes);
-  } catch {
-    throw new ApiError(
-      'PAYLOAD_ERROR',
-      'The request body is not valid UTF-8; send JSON text encoded as UTF-8.',
-    );
-  }
-}
-
-function stripByteOrderMark(text: string): string {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // V8's messages quote the offending input, and the body may hold anything (even a pasted
-    // secret), so the position is worked out here and nothing of the body is repeated.
-    const syntaxError = locateJsonSyntaxError(text);
-    const where =
-      syntaxError === undefined
-        ? ''
-        : `: ${syntaxError.problem} at line ${syntaxError.line}, column ${syntaxError.column}`;
-    throw new ApiError('PAYLOAD_ERROR', `The request body is not valid JSON${where}.`);
-  }
-}
-
-export interface JsonSyntaxError {
-  problem: string;
-  /** 1-based. */
-  line: number;
-  /** 1-based, in UTF-16 code units like every JavaScript string position. */
-  column: number;
-  /** 0-based offset into the text. */
-  offset: number;
-}
-
-type Expecting = 'value' | 'value-or-close' | 'key' | 'key-or-close' | 'colon' | 'comma-or-close' | 'end';
-
-const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-const HEX4 = /^[0-9a-fA-F]{4}$/;
-const SIMPLE_ESCAPES = new Set(['"', '\\', '/', 'b', 'f', 'n', 'r', 't']);
-
-/**
- * Finds the first place where `text` stops being JSON (RFC 8259), or `undefined` when it is
- * valid. Only runs after JSON.parse has failed. Iterative, so deep nesting cannot overflow it.
- */
-export function locateJsonSyntaxError(text: string): JsonSyntaxError | undefined {
-  const containers: Array<'{' | '['> = [];
-  let expecting: Expecting = 'value';
-  let i = 0;
-  const fail = (offset: number, problem: string): JsonSyntaxError => ({
-    problem,
-    offset,
-    ...lineAndColumn(text, offset),
-  });
-  const afterValue = (): Expecting => (containers.length > 0 ? 'comma-or-close' : 'end');
-
-  for (;;) {
-    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r'))
-      i++;
-    if (i >= text.length) return expecting === 'end' ? undefined : fail(i, 'unexpected end of input');
-    const c = text[i];
-    switch (expecting) {
-      case 'end':
-        return fail(i, 'unexpected content after the JSON value');
-      case 'colon':
-        if (c !== ':') return fail(i, "expected ':' after a property name");
-        i++;
-        expecting = 'value';
-        break;
-      case 'comma-or-close': {
-        const close = containers.at(-1) === '{' ? '}' : ']';
-        if (c === ',') {
-          i++;
-          expecting = containers.at(-1) === '{' ? 'key' : 'value';
-        } else if (c === close) {
-          i++;
-          containers.pop();
-          expecting = afterValue();
-        } else {
-          return fail(i, `expected ',' or '${close}'`);
-        }
-        break;
-      }
-      case 'key':
-      case 'key-or-close':
-        if (expecting === 'key-or-close' && c === '}') {
-          i++;
-          containers.pop();
-          expecting = afterValue();
-        } else if (c === '"') {
-          const end = scanString(text, i);
-          if (typeof end !== 'number') return fail(end.offset, end.problem);
-          i = end;
-          expecting = 'colon';
-        } else {
-          return fail(i, 'expected a property name in double quotes');
-        }
-        break;
-      case 'value':
-      case 'value-or-close':
-        if (expecting === 'value-or-close' && c === ']') {
-          i++;
-          containers.pop();
-          expecting = afterValue();
-        } else if (c === '{' || c === '[') {
-          i++;
-          containers.push(c);
-          expecting = c === '{' ? 'key-or-close' : 'value-or-close';
-        } else if (c === '"') {
-          const end = scanString(text, i);
-          if (typeof end !== 'number') return fail(end.offset, end.problem);
-          i = end;
-          expecting = afterValue();
-        } else if (text.startsWith('true', i) || text.startsWith('null', i)) {
-          i += 4;
-          expecting = afterValue();
-        } else if (text.startsWith('false', i)) {
-          i += 5;
-          expecting = afterValue();
-        } else {
-          NUMBER.lastIndex = i;
-          if (!NUMBER.test(text)) return fail(i, 'expected a value');
-          i = NUMBER.lastIndex;
-          expecting = afterValue();
-        }
-        break;
-    }
-  }
-}
-
-/** Offset just past the closing quote, or where and why the string is broken. */
-function scanString(text: string, start: number): number | { offset: number; problem: string } {
-  let i = start + 1;
-  while (i < text.length) {
-    const code = text.charCodeAt(i);
-    if (code === 0x22) return i + 1;
-    if (code < 0x20) return { offset: i, problem: 'unescaped control character in a string' };
-    if (code === 0x5c) {
-      const escaped = text[i + 1];
-      if (escaped === 'u') {
-        if (!HEX4.test(text.slice(i + 2, i + 6)))
-          return { offset: i, problem: 'invalid \\u escape in a string' };
-        i += 6;
-        continue;
-      }
-      if (escaped === undefined || !SIMPLE_ESCAPES.has(escaped)) {
-        return { offset: i, problem: 'invalid escape in a string' };
-      }
-      i += 2;
-      continue;
-    }
-    i++;
-  }
-  return { offset: start, problem: 'unterminated string' };
-}
-
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  let line = 1;
-  let lineStart = 0;
-  for (let i = 0; i < offset; i++) {
-    if (text.charCodeAt(i) === 0x0a) {
-      line++;
-      lineStart = i + 1;
-    }
-  }
-  return { line, column: offset - lineStart + 1 };
 }

@@ -1,6 +1,6 @@
 import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
+import { ApiError } from '../../api/errors';
 import { responseFits } from '../../api/response-size';
-import { ApiError } from '../errors';
 import { type HttpMiddleware, type HttpRequest, readHeader, requestFacts } from './types';
 
 export type ContentCoding = 'br' | 'gzip';

@@ -1,8 +1,8 @@
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../lib/http/errors';
+import { ApiError, EngineFailure } from '../../../lib/api/errors';
 import { errorResponse, type HttpContext, type HttpEvent } from '../../../lib/http/middleware';
-import { EngineFailure, type HttpResult } from '../../../lib/http/responses';
+import type { HttpResult } from '../../../lib/http/responses';
 import { createLogger } from '../../../lib/logging';
 import { captureOutput, httpEvent, logLines } from '../events';
 

@@ -1,6 +1,6 @@
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../lib/http/errors';
+import { ApiError } from '../../../lib/api/errors';
 import {
   errorResponse,
   type HttpContext,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
-import { ApiError } from '../../../lib/http/errors';
+import { ApiError } from '../../../lib/api/errors';
 import {
   chooseContentCoding,
   type HttpContext,

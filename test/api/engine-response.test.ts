@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseEngineRequest } from '../../lib/api/engine-request';
+import { renderEngineResponse } from '../../lib/api/engine-response';
+import { ApiError } from '../../lib/api/errors';
 import { readLimits } from '../../lib/config/limits';
-import { ApiError } from '../../lib/http/errors';
-import { renderEngineResponse } from '../../lib/http/responses';
-import { WORKED } from './events';
+import { WORKED } from '../http/events';
 
 const limits = readLimits({});
 

@@ -1,0 +1,108 @@
+/**
+ * Every `error.code` the service answers with today, and the status each one carries. A code
+ * joins this table in the change that first returns it (the OpenAPI document lists exactly these).
+ */
+export const ERROR_STATUS = {
+  MISSING_API_KEY: 401,
+  INVALID_API_KEY: 403,
+  INVALID_MODE: 400,
+  INVALID_TICKS: 400,
+  PAYLOAD_ERROR: 500,
+  LIMIT_EXCEEDED: 413,
+  UNSUPPORTED_CONTENT_ENCODING: 415,
+  ENGINE_ERROR: 500,
+  INTERNAL_ERROR: 500,
+  // Answered before any function runs: by the local server (API Gateway answers these itself).
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  BAD_REQUEST: 400,
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+/**
+ * An error meant for the caller. Thrown anywhere in a request; turned into the JSON error
+ * body `{ error: { code, message, details? } }` by `errorBody`, in exactly one place per
+ * surface (the HTTP error middleware, the engine CLI).
+ */
+export class ApiError extends Error {
+  override readonly name = 'ApiError';
+  readonly status: number;
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    options: { details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+export interface ErrorBody {
+  error: { code: ErrorCode; message: string; details?: ErrorDetail[] };
+}
+
+export function errorBody(error: ApiError): ErrorBody {
+  return {
+    error: {
+      code: error.code,
+      message: error.message,
+      ...(error.details === undefined ? {} : { details: error.details }),
+    },
+  };
+}
+
+/**
+ * Something the engine threw that was not a deliberate `ApiError`: a bug, a broken invariant
+ * or an exhausted resource inside the engine. The cause is kept for the log and never shown
+ * to the caller.
+ */
+export class EngineFailure extends Error {
+  override readonly name = 'EngineFailure';
+
+  constructor(cause: unknown) {
+    super('the engine threw while running a request', { cause });
+  }
+}
+
+export const ENGINE_ERROR_MESSAGE =
+  'The engine failed while processing this structure. The failure has been logged; ' +
+  'sending the same body again will fail the same way, so please report it.';
+
+export const INTERNAL_ERROR_MESSAGE =
+  'The service failed while handling this request. The failure has been logged; please try again later.';
+
+export interface ClassifiedFailure {
+  /** What the caller is told. */
+  error: ApiError;
+  /** True when this was not a deliberate `ApiError`: it must be logged with its cause. */
+  unexpected: boolean;
+}
+
+/**
+ * Decides what the caller sees for anything thrown while handling a request. Deliberate
+ * `ApiError`s go out as they are; an `EngineFailure` becomes a generic ENGINE_ERROR; anything
+ * else (a DynamoDB outage while checking the key, a bug in the HTTP layer) a generic
+ * INTERNAL_ERROR. Messages, stacks and causes of unexpected errors never reach the caller.
+ */
+export function classifyFailure(thrown: unknown): ClassifiedFailure {
+  if (thrown instanceof ApiError) return { error: thrown, unexpected: false };
+  if (thrown instanceof EngineFailure) {
+    return { error: new ApiError('ENGINE_ERROR', ENGINE_ERROR_MESSAGE), unexpected: true };
+  }
+  return { error: new ApiError('INTERNAL_ERROR', INTERNAL_ERROR_MESSAGE), unexpected: true };
+}

@@ -1,0 +1,167 @@
+/**
+ * Contract checks 3 and 4 on a raw request body: present, within the size limits, decoded
+ * from its `Content-Encoding`, UTF-8, JSON. Shared by the HTTP middleware and the engine CLI,
+ * so a file gets exactly the answers the API would give.
+ */
+import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync, type ZlibOptions } from 'node:zlib';
+import { ApiError } from './errors';
+import { locateJsonSyntaxError } from './json-syntax';
+
+export interface RequestBodyOptions {
+  /** Largest body on the wire, in bytes (a base64 event body is measured after base64 decoding). */
+  maxBytes: number;
+  /** Largest body once its `Content-Encoding` is undone. Irrelevant for uncompressed bodies. */
+  maxDecodedBytes: number;
+  /** The event body is base64 (API Gateway's form for bodies without a text Content-Type). */
+  isBase64Encoded?: boolean;
+  /** The request's `Content-Encoding` header, if any. */
+  contentEncoding?: string | undefined;
+}
+
+/** The content codings a request body may use, as `Accept-Encoding` advertises them on a 415. */
+export const REQUEST_CODINGS = ['gzip', 'br', 'deflate'] as const;
+type RequestCoding = (typeof REQUEST_CODINGS)[number];
+
+const EMPTY_MESSAGE =
+  'The request body is empty; send a JSON object such as {"mode":"analyze","nodes":[...],"dependencies":[...]}.';
+
+const UTF8_MESSAGE =
+  'The request body is not valid UTF-8; send JSON text encoded as UTF-8. (API Gateway hands ' +
+  'invalid bytes in a text body to the service as U+FFFD, so a raw U+FFFD character is refused ' +
+  'too; write a real one as the escape \\ufffd.)';
+
+/** Parses a raw request body into a JSON value, or throws the contract's `ApiError`. */
+export function parseJsonRequestBody(
+  body: string | Uint8Array | undefined | null,
+  options: RequestBodyOptions,
+): unknown {
+  if (body === undefined || body === null || body.length === 0) {
+    throw new ApiError('PAYLOAD_ERROR', EMPTY_MESSAGE);
+  }
+  const size =
+    typeof body !== 'string'
+      ? body.byteLength
+      : options.isBase64Encoded
+        ? Buffer.byteLength(body, 'base64')
+        : Buffer.byteLength(body, 'utf8');
+  if (size > options.maxBytes) {
+    throw new ApiError(
+      'LIMIT_EXCEEDED',
+      `The request body is larger than the limit of ${options.maxBytes} bytes; send a smaller structure` +
+        (options.contentEncoding === undefined
+          ? ' or compress it (Content-Encoding: gzip, br or deflate).'
+          : '.'),
+    );
+  }
+  const codings = parseContentEncoding(options.contentEncoding);
+  if (codings.length === 0 && typeof body === 'string' && !options.isBase64Encoded) {
+    return parseJson(checkedText(stripByteOrderMark(body)));
+  }
+  let bytes: Uint8Array =
+    typeof body !== 'string' ? body : Buffer.from(body, options.isBase64Encoded ? 'base64' : 'utf8');
+  // Codings are listed in the order they were applied, so they are undone from the last.
+  for (let i = codings.length - 1; i >= 0; i--) bytes = decode(bytes, codings[i]!, options.maxDecodedBytes);
+  return parseJson(checkedText(decodeUtf8(bytes)));
+}
+
+/**
+ * The codings of a `Content-Encoding` header, in the order they were applied. `identity` (no
+ * coding) is skipped; any coding we cannot undo is a 415 naming it, with `Accept-Encoding`
+ * saying what would work (RFC 9110 §15.5.16).
+ */
+export function parseContentEncoding(header: string | undefined): RequestCoding[] {
+  if (header === undefined) return [];
+  const codings: RequestCoding[] = [];
+  for (const part of header.split(',')) {
+    const name = part.trim().toLowerCase();
+    if (name === '' || name === 'identity') continue;
+    const coding = name === 'x-gzip' ? 'gzip' : name;
+    if (!(REQUEST_CODINGS as readonly string[]).includes(coding)) {
+      throw new ApiError(
+        'UNSUPPORTED_CONTENT_ENCODING',
+        `The request body's Content-Encoding ${JSON.stringify(name.slice(0, 40))} is not supported; ` +
+          `send the body uncompressed or encoded with ${REQUEST_CODINGS.join(', ')}.`,
+        { headers: { 'accept-encoding': REQUEST_CODINGS.join(', ') } },
+      );
+    }
+    codings.push(coding as RequestCoding);
+  }
+  return codings;
+}
+
+const CODING_NAMES: Record<RequestCoding, string> = { gzip: 'gzip', br: 'brotli', deflate: 'deflate' };
+
+/**
+ * Undoes one coding, stopping as soon as the output would pass `maxDecodedBytes` (zlib checks
+ * `maxOutputLength` chunk by chunk), so a few kilobytes that inflate to gigabytes cost at most
+ * the cap in memory and a fraction of a second.
+ */
+function decode(bytes: Uint8Array, coding: RequestCoding, maxDecodedBytes: number): Buffer {
+  const options: ZlibOptions = { maxOutputLength: maxDecodedBytes };
+  try {
+    if (coding === 'gzip') return gunzipSync(bytes, options);
+    if (coding === 'br') return brotliDecompressSync(bytes, options);
+    return inflateDeflate(bytes, options);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new ApiError(
+        'LIMIT_EXCEEDED',
+        `The request body decompresses to more than the limit of ${maxDecodedBytes} bytes; send a smaller structure.`,
+      );
+    }
+    throw new ApiError(
+      'PAYLOAD_ERROR',
+      `The request body is not valid ${CODING_NAMES[coding]} data although Content-Encoding says ${coding}.`,
+    );
+  }
+}
+
+/** HTTP's `deflate` is the zlib format (RFC 9110 §8.4.1.2), but some clients send raw deflate: take both. */
+function inflateDeflate(bytes: Uint8Array, options: ZlibOptions): Buffer {
+  try {
+    return inflateSync(bytes, options);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw error;
+    return inflateRawSync(bytes, options);
+  }
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function decodeUtf8(bytes: Uint8Array): string {
+  try {
+    // TextDecoder drops a leading byte order mark, which RFC 8259 lets parsers ignore.
+    return utf8.decode(bytes);
+  } catch {
+    throw new ApiError('PAYLOAD_ERROR', UTF8_MESSAGE);
+  }
+}
+
+/**
+ * One rule for every body, however it arrived: API Gateway decodes a text body before the
+ * function sees it and replaces each invalid byte with U+FFFD, so a raw U+FFFD is
+ * indistinguishable from a broken byte and is refused like one.
+ */
+function checkedText(text: string): string {
+  if (text.includes('\ufffd')) throw new ApiError('PAYLOAD_ERROR', UTF8_MESSAGE);
+  return text;
+}
+
+function stripByteOrderMark(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // V8's messages quote the offending input, and the body may hold anything (even a pasted
+    // secret), so the position is worked out here and nothing of the body is repeated.
+    const syntaxError = locateJsonSyntaxError(text);
+    const where =
+      syntaxError === undefined
+        ? ''
+        : `: ${syntaxError.problem} at line ${syntaxError.line}, column ${syntaxError.column}`;
+    throw new ApiError('PAYLOAD_ERROR', `The request body is not valid JSON${where}.`);
+  }
+}

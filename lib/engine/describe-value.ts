@@ -1,0 +1,37 @@
+/**
+ * How error messages describe what a caller sent. One helper for the engine and the HTTP
+ * layer, so every message reads the same and no value is echoed at length: strings are
+ * quoted and cut at `MAX_ECHOED_CHARS`, arrays and objects are named, never dumped.
+ */
+
+/** Longest part of a caller's string repeated in a message; the rest is replaced by `…`. */
+export const MAX_ECHOED_CHARS = 40;
+
+/** A caller's string, quoted as JSON and cut short: `"db"`, `"aaaa…"`. */
+export function quoteText(text: string): string {
+  return JSON.stringify(text.length > MAX_ECHOED_CHARS ? `${text.slice(0, MAX_ECHOED_CHARS)}…` : text);
+}
+
+/** A received value in words: `nothing`, `null`, `an array`, `an object`, `true`, `-1`, `the string "x"`. */
+export function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  switch (typeof value) {
+    case 'string':
+      return `the string ${quoteText(value)}`;
+    case 'number':
+    case 'boolean':
+      return String(value);
+    case 'object':
+      return 'an object';
+    default:
+      // Not reachable from JSON; kept honest for callers passing JS values directly.
+      return `a value of type ${typeof value}`;
+  }
+}
+
+/** A plain object (not null, not an array): what a JSON object parses to. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
