@@ -6,7 +6,7 @@ import type { DependencyInput, NodeInput, Structure } from '../lib/engine';
  */
 
 /** mulberry32: a tiny 32-bit PRNG, plenty for shaping test graphs (never for secrets). */
-export function mulberry32(seed: number): () => number {
+function mulberry32(seed: number): () => number {
   let state = seed >>> 0;
   return () => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -1,7 +1,7 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { type Env, optionalEnv } from './config/env';
 
-export const SERVICE_NAME = 'system-behavior-engine';
+const SERVICE_NAME = 'system-behavior-engine';
 
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { type AddressInfo, createServer } from 'node:net';
+import { closeServer, isAddressInUse, listen } from './listen';
 
 /** dynalite ships no types; this is the part of its API the local server uses. */
 type DynaliteFactory = (options: {
@@ -89,38 +90,10 @@ function dynamoPortInUse(port: number): PortInUseError {
 }
 
 /** Whether something could listen on `port` right now. */
-export function portIsFree(port: number, host: string): Promise<boolean> {
+function portIsFree(port: number, host: string): Promise<boolean> {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', (error) => (isAddressInUse(error) ? resolve(false) : reject(error)));
     probe.listen(port, host, () => probe.close(() => resolve(true)));
-  });
-}
-
-export function isAddressInUse(error: unknown): boolean {
-  return (error as NodeJS.ErrnoException | undefined)?.code === 'EADDRINUSE';
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: Error) => reject(error);
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve, reject) => {
-    // The SDK keeps connections alive; without this, close waits for them to time out.
-    server.closeAllConnections();
-    server.close((error) => {
-      // Closing a server that never started listening reports ERR_SERVER_NOT_RUNNING; the
-      // store behind it is closed all the same.
-      if (error && (error as NodeJS.ErrnoException).code !== 'ERR_SERVER_NOT_RUNNING') reject(error);
-      else resolve();
-    });
   });
 }

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { ApiError } from '../lib/api/errors';
+import { quoteText } from '../lib/engine';
 import { errorResult, type HttpResult } from '../lib/http/responses';
 import { matchRoute, type RouteDefinition, routeKey } from '../lib/http/routes';
 
@@ -193,11 +194,11 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
         match.kind === 'not-found'
           ? new ApiError(
               'NOT_FOUND',
-              `There is no route ${method} ${shorten(rawPath)}. ${routeList(options.routes)}`,
+              `There is no route ${method} ${quoteText(rawPath)}. ${routeList(options.routes)}`,
             )
           : new ApiError(
               'METHOD_NOT_ALLOWED',
-              `${shorten(rawPath)} does not accept ${method}; use ${match.allow.join(' or ')}.`,
+              `${quoteText(rawPath)} does not accept ${method}; use ${match.allow.join(' or ')}.`,
               { headers: { allow: match.allow.join(', ') } },
             );
       send(res, mapHttpApiResult(errorResult(error)));
@@ -310,10 +311,4 @@ export function formatRequestTime(date: Date): string {
 
 function routeList(routes: readonly RouteDefinition[]): string {
   return `Routes: ${routes.map((route) => routeKey(route)).join(', ')}.`;
-}
-
-const MAX_ECHOED_PATH = 120;
-
-function shorten(path: string): string {
-  return path.length > MAX_ECHOED_PATH ? `${path.slice(0, MAX_ECHOED_PATH)}…` : path;
 }

@@ -17,6 +17,7 @@ import { ensureTable, LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage
 import { WORKED_EXAMPLE } from '../lib/worked-example';
 import { startEmbeddedDynamo } from './dynamo';
 import { createHttpAdapter, type HttpApiHandler, type LoadedRoute } from './http-adapter';
+import { closeServer, isAddressInUse, listen } from './listen';
 
 export interface LocalServerOptions {
   /** HTTP port; 0 picks a free one. Default env PORT, else 3000. */
@@ -109,7 +110,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     cleanup.push(async () => {
       await Promise.all(loadedRoutes.map((route) => route.settled?.()));
     });
-    await listen(server, port, host);
+    await listen(server, port, host).catch((error: unknown) => {
+      throw isAddressInUse(error)
+        ? new Error(`port ${port} on ${host} is already in use; set PORT to a free port (or 0 for any)`)
+        : error;
+    });
     cleanup.push(async () => {
       await closeServer(server);
       await Promise.all(loadedRoutes.map((route) => route.settled?.()));
@@ -203,26 +208,6 @@ async function loadRoutes(): Promise<RunnableRoute[]> {
       return { ...route, handler: module.handler as HttpApiHandler, ...(settled ? { settled } : {}) };
     }),
   );
-}
-
-function listen(server: Server, port: number, host: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new Error(`port ${port} on ${host} is already in use; set PORT to a free port (or 0 for any)`)
-          : error,
-      );
-    });
-    server.listen(port, host, () => resolve());
-  });
-}
-
-function closeServer(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
 }
 
 interface BannerFacts {

@@ -5,7 +5,7 @@
  */
 import * as z from 'zod';
 import type { Limits } from '../config/limits';
-import { type CompiledStructure, compileStructure, PayloadError } from '../engine';
+import { type CompiledStructure, compileStructure, describeValue, isRecord, PayloadError } from '../engine';
 import { ApiError } from './errors';
 import { CONTAINER_KEYS, type ContainerKey, MODES, type Mode, ModeSchema } from './schemas';
 
@@ -25,10 +25,6 @@ export interface StructureLocation {
 
 type JsonObject = Record<string, unknown>;
 
-function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * Finds the structure the contract's precedence picks: a top-level `nodes` field makes the body
  * itself the structure; otherwise the first of `payload`, `system`, `record`, `data`, `graph` that
@@ -38,7 +34,7 @@ export function locateStructure(body: JsonObject): StructureLocation | undefined
   if (Object.hasOwn(body, 'nodes')) return { container: undefined, holder: body };
   for (const container of CONTAINER_KEYS) {
     const candidate = body[container];
-    if (Object.hasOwn(body, container) && isJsonObject(candidate) && Array.isArray(candidate.nodes)) {
+    if (Object.hasOwn(body, container) && isRecord(candidate) && Array.isArray(candidate.nodes)) {
       return { container, holder: candidate };
     }
   }
@@ -49,7 +45,7 @@ export function locateStructure(body: JsonObject): StructureLocation | undefined
  * Validates and compiles the located structure. Throws `PayloadError` whose path is a path in
  * the whole body (`payload.dependencies[3].to`), so the caller can tell which copy is wrong.
  */
-export function compileLocatedStructure(location: StructureLocation | undefined): CompiledStructure {
+function compileLocatedStructure(location: StructureLocation | undefined): CompiledStructure {
   if (location === undefined) {
     throw new PayloadError(
       '',
@@ -64,7 +60,7 @@ export function compileLocatedStructure(location: StructureLocation | undefined)
       const problem =
         value === undefined
           ? `is missing; send an array (an empty one when there are no ${field})`
-          : `must be an array, got ${describeReceived(value)}`;
+          : `must be an array, got ${describeValue(value)}`;
       throw new PayloadError(`${prefix}${field}`, problem);
     }
   }
@@ -78,7 +74,7 @@ export function compileLocatedStructure(location: StructureLocation | undefined)
 
 /** The structure of a body in either format, for callers with no mode (e.g. `/api/connect`). Throws `PayloadError`. */
 export function extractStructure(body: unknown): CompiledStructure {
-  if (!isJsonObject(body)) throw new PayloadError('', `must be a JSON object, got ${describeReceived(body)}`);
+  if (!isRecord(body)) throw new PayloadError('', `must be a JSON object, got ${describeValue(body)}`);
   return compileLocatedStructure(locateStructure(body));
 }
 
@@ -88,8 +84,8 @@ export function extractStructure(body: unknown): CompiledStructure {
  */
 export function parseEngineRequest(body: unknown, limits: Limits): EngineRequest {
   // 4. A JSON object.
-  if (!isJsonObject(body)) {
-    throw new ApiError('PAYLOAD_ERROR', `request body must be a JSON object, got ${describeReceived(body)}`);
+  if (!isRecord(body)) {
+    throw new ApiError('PAYLOAD_ERROR', `request body must be a JSON object, got ${describeValue(body)}`);
   }
   // The container decides where `mode` and `ticks` may also be read from, so it is chosen first;
   // a missing structure is still only reported after mode and ticks (check 7).
@@ -112,7 +108,7 @@ export function parseEngineRequest(body: unknown, limits: Limits): EngineRequest
   }
   const parsedMode = ModeSchema.safeParse(modeField.value);
   if (!parsedMode.success) {
-    const problem = `must be one of ${allowedModes}, got ${describeReceived(modeField.value)}`;
+    const problem = `must be one of ${allowedModes}, got ${describeValue(modeField.value)}`;
     throw new ApiError('INVALID_MODE', `${modeField.path} ${problem}`, {
       details: [{ path: modeField.path, message: problem }],
     });
@@ -128,7 +124,7 @@ export function parseEngineRequest(body: unknown, limits: Limits): EngineRequest
     } else {
       const parsedTicks = ticksSchemaFor(limits.maxTicks).safeParse(ticksField.value);
       if (!parsedTicks.success) {
-        const problem = `must be an integer from 1 to ${limits.maxTicks}, got ${describeReceived(ticksField.value)}`;
+        const problem = `must be an integer from 1 to ${limits.maxTicks}, got ${describeValue(ticksField.value)}`;
         throw new ApiError('INVALID_TICKS', `${ticksField.path} ${problem}`, {
           details: [{ path: ticksField.path, message: problem }],
         });
@@ -203,7 +199,7 @@ function assertWithinLimits(
 }
 
 /** `nodes + dependencies + floor(id characters / ID_CHARS_PER_ELEMENT)` for one snapshot. */
-export function snapshotElements(structure: CompiledStructure, location: StructureLocation): number {
+function snapshotElements(structure: CompiledStructure, location: StructureLocation): number {
   // Compiled, so every id, from and to is a string.
   const nodes = location.holder.nodes as readonly { id: string }[];
   const dependencies = location.holder.dependencies as readonly { from: string; to: string }[];
@@ -231,22 +227,4 @@ function problemOf(error: PayloadError): string {
   return error.path !== '' && error.message.startsWith(lead)
     ? error.message.slice(lead.length)
     : error.message;
-}
-
-const MAX_ECHOED_CHARS = 40;
-
-/**
- * A short description of a value the caller sent, for error messages. Strings are quoted and cut
- * short; arrays and objects are named, never dumped, so a huge input cannot flood the response.
- */
-export function describeReceived(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') {
-    const shown = value.length > MAX_ECHOED_CHARS ? `${value.slice(0, MAX_ECHOED_CHARS)}…` : value;
-    return `the string ${JSON.stringify(shown)}`;
-  }
-  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
-  return 'an object';
 }

@@ -83,7 +83,7 @@ export const ENGINE_ERROR_MESSAGE =
   'The engine failed while processing this structure. The failure has been logged; ' +
   'sending the same body again will fail the same way, so please report it.';
 
-export const INTERNAL_ERROR_MESSAGE =
+const INTERNAL_ERROR_MESSAGE =
   'The service failed while handling this request. The failure has been logged; please try again later.';
 
 export interface ClassifiedFailure {

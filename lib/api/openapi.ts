@@ -10,7 +10,7 @@ import { analyze, tick, ticks } from '../engine';
 import { WORKED_EXAMPLE } from '../worked-example';
 import { invalidApiKey, missingApiKey } from './auth-errors';
 import { parseEngineRequest } from './engine-request';
-import { ApiError, ENGINE_ERROR_MESSAGE } from './errors';
+import { ApiError, ENGINE_ERROR_MESSAGE, type ErrorBody, errorBody } from './errors';
 import { parseJsonRequestBody } from './request-body';
 import { apiSchemaRegistry } from './schemas';
 
@@ -39,7 +39,7 @@ function componentSchemas(): JsonObject {
 }
 
 /** The error body `run` really produces: examples come from the code that throws, never from copies. */
-function thrownError(run: () => unknown): JsonObject {
+function thrownError(run: () => unknown): ErrorBody {
   try {
     run();
   } catch (error) {
@@ -50,12 +50,12 @@ function thrownError(run: () => unknown): JsonObject {
 }
 
 /** The error body `parseEngineRequest` really produces for `body`. */
-function parserError(body: unknown, limits: Limits = DEFAULT_LIMITS): JsonObject {
+function parserError(body: unknown, limits: Limits = DEFAULT_LIMITS): ErrorBody {
   return thrownError(() => parseEngineRequest(body, limits));
 }
 
 /** The error body the request-body reader really produces for these bytes and headers. */
-function bodyError(body: string, options: { maxBytes?: number; contentEncoding?: string } = {}): JsonObject {
+function bodyError(body: string, options: { maxBytes?: number; contentEncoding?: string } = {}): ErrorBody {
   return thrownError(() =>
     parseJsonRequestBody(body, {
       maxBytes: options.maxBytes ?? DEFAULT_LIMITS.maxBodyBytes,
@@ -63,11 +63,6 @@ function bodyError(body: string, options: { maxBytes?: number; contentEncoding?:
       contentEncoding: options.contentEncoding,
     }),
   );
-}
-
-function errorBody(error: ApiError): JsonObject {
-  const { code, message, details } = error;
-  return { error: details === undefined ? { code, message } : { code, message, details } };
 }
 
 function example(summary: string, value: unknown) {

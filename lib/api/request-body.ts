@@ -19,7 +19,7 @@ export interface RequestBodyOptions {
 }
 
 /** The content codings a request body may use, as `Accept-Encoding` advertises them on a 415. */
-export const REQUEST_CODINGS = ['gzip', 'br', 'deflate'] as const;
+const REQUEST_CODINGS = ['gzip', 'br', 'deflate'] as const;
 type RequestCoding = (typeof REQUEST_CODINGS)[number];
 
 const EMPTY_MESSAGE =
@@ -69,7 +69,7 @@ export function parseJsonRequestBody(
  * coding) is skipped; any coding we cannot undo is a 415 naming it, with `Accept-Encoding`
  * saying what would work (RFC 9110 §15.5.16).
  */
-export function parseContentEncoding(header: string | undefined): RequestCoding[] {
+function parseContentEncoding(header: string | undefined): RequestCoding[] {
   if (header === undefined) return [];
   const codings: RequestCoding[] = [];
   for (const part of header.split(',')) {

@@ -16,9 +16,9 @@ export const CONTAINER_KEYS = ['payload', 'system', 'record', 'data', 'graph'] a
 export type ContainerKey = (typeof CONTAINER_KEYS)[number];
 
 /** The contract's bounds for `ticks`; a deployment may lower the upper one (MAX_TICKS). */
-export const TICKS_MIN = 1;
-export const TICKS_MAX = 1000;
-export const TICKS_DEFAULT = 10;
+const TICKS_MIN = 1;
+const TICKS_MAX = 1000;
+const TICKS_DEFAULT = 10;
 
 /**
  * The schemas that become named entries of `components.schemas` in the OpenAPI document.
@@ -45,7 +45,7 @@ export const ModeSchema = named(
   }),
 );
 
-export const TicksSchema = named(
+const TicksSchema = named(
   'Ticks',
   z
     .int()
@@ -112,7 +112,7 @@ const dependenciesField = z.array(DependencySchema).meta({
   description: 'The dependencies. Must be an array (may be empty); every `from`/`to` names a node.',
 });
 
-export const StructureSchema = named(
+const StructureSchema = named(
   'Structure',
   z.looseObject({ nodes: nodesField, dependencies: dependenciesField }).meta({
     description: 'Nodes and the dependencies between them.',
@@ -136,7 +136,7 @@ export const DirectRequestSchema = named(
     }),
 );
 
-export const ContainerSchema = named(
+const ContainerSchema = named(
   'ContainerStructure',
   z
     .looseObject({
@@ -180,7 +180,7 @@ export const NestedRequestSchema = named(
 
 const finite = (description: string) => z.number().meta({ description });
 
-export const RoleSchema = named(
+const RoleSchema = named(
   'Role',
   z.enum(['source', 'sink', 'relay', 'isolated']).meta({
     description:
@@ -189,7 +189,7 @@ export const RoleSchema = named(
   }),
 );
 
-export const NodeStateSchema = named(
+const NodeStateSchema = named(
   'NodeState',
   z
     .looseObject({
@@ -209,7 +209,7 @@ export const NodeStateSchema = named(
     }),
 );
 
-export const DependencyStateSchema = named(
+const DependencyStateSchema = named(
   'DependencyState',
   z
     .looseObject({
@@ -228,7 +228,7 @@ const tickField = z
   .min(0)
   .meta({ description: '0 in `analyze`; `i` in the snapshot after `i` steps.' });
 
-export const EventSchema = named(
+const EventSchema = named(
   'Event',
   z
     .discriminatedUnion('type', [
@@ -255,7 +255,7 @@ export const EventSchema = named(
     }),
 );
 
-export const OriginSchema = named(
+const OriginSchema = named(
   'Origin',
   z
     .object({
@@ -283,14 +283,14 @@ const engineResultShape = {
   }),
 };
 
-export const EngineResultSchema = named(
+const EngineResultSchema = named(
   'EngineResult',
   z
     .object(engineResultShape)
     .meta({ description: 'The description of one state and the step that would follow it.' }),
 );
 
-export const SnapshotSchema = named(
+const SnapshotSchema = named(
   'Snapshot',
   z
     .object({

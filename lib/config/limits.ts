@@ -25,7 +25,7 @@ export interface Limits {
  * "6 MB" in the contract is Lambda's synchronous payload limit, which AWS counts in binary
  * megabytes: 6 × 2^20 = 6,291,456 bytes.
  */
-export const LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
+const LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 /**
  * The defaults: the contract's limits, plus our own response-elements guard. Body and response
@@ -53,10 +53,10 @@ export const DEFAULT_LIMITS: Limits = Object.freeze({
  * How far an operator may raise the counts. The engine itself handles million-node structures
  * (tested); beyond these the 6 MiB body limit would refuse the request anyway.
  */
-export const COUNT_CEILINGS = Object.freeze({ maxNodes: 1_000_000, maxDependencies: 5_000_000 });
+const COUNT_CEILINGS = Object.freeze({ maxNodes: 1_000_000, maxDependencies: 5_000_000 });
 
 /** How far an operator may raise the decoded body limit: V8 strings stop at ~512 MB. */
-export const DECODED_BODY_CEILING = 256 * 1024 * 1024;
+const DECODED_BODY_CEILING = 256 * 1024 * 1024;
 
 /**
  * Reads the limits from the environment, falling back to the contract's defaults. Throws at

@@ -1,8 +1,9 @@
 import { type CompiledStructure, compileStructure } from './compile';
 import { cycleEvents } from './cycles';
-import { describeState, measurePressure, PressureBuffers, stepFrom } from './describe';
+import { describeState } from './describe';
+import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
-import { createStepBuffers } from './step';
+import { createStepBuffers, stepFrom } from './step';
 import type { EngineResult, Structure } from './types';
 
 /**
@@ -10,7 +11,7 @@ import type { EngineResult, Structure } from './types';
  * that would follow, where the primary blockage's value comes from, and every cycle.
  * Extra fields of nodes and dependencies are carried through.
  */
-export function analyze(structure: Structure | CompiledStructure | unknown): EngineResult {
+export function analyze(structure: Structure | CompiledStructure): EngineResult {
   const compiled = compileStructure(structure);
   const { nodeCount } = compiled;
   const state = stepFrom(

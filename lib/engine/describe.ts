@@ -1,29 +1,10 @@
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
-import { type ReachWorkspace, solveReach } from './reach';
-import { dependencyFlow, type StepBuffers, step } from './step';
-import { mostProbablePath } from './trace';
-import type { DependencyState, EngineEvent, EngineResult, NodeInput, NodeState, Origin, Role } from './types';
-
-/** A state's loads together with the step that follows it. */
-export interface StateWithStep {
-  loads: Float64Array;
-  step: StepBuffers;
-  /** Loads after the step (`L'`). */
-  next: Float64Array;
-  /** Total value the step moves; 0 means the state is settled. */
-  moved: number;
-}
-
-/** Runs the step that follows `loads` (results into `buffers` and `next`) and pairs them up. */
-export function stepFrom(
-  structure: CompiledStructure,
-  loads: Float64Array,
-  buffers: StepBuffers,
-  next: Float64Array,
-): StateWithStep {
-  return { loads, step: buffers, next, moved: step(structure, loads, buffers, next) };
-}
+import { findOrigin } from './origin';
+import type { PressureBuffers } from './pressure';
+import type { ReachWorkspace } from './reach';
+import { dependencyFlow, type StateWithStep } from './step';
+import type { DependencyState, EngineEvent, EngineResult, NodeInput, NodeState, Role } from './types';
 
 /** What the state before this one looked like, for `blocked` / `cleared` / `drained` events. */
 export interface PreviousState {
@@ -39,97 +20,6 @@ export interface DescribeOptions {
   carryExtras: boolean;
   /** A `settled` event is given once per response. */
   settledAlready: boolean;
-}
-
-/** Per-node pressure and blocked flags of one state, reused across a timeline. */
-export class PressureBuffers {
-  readonly pressure: Float64Array;
-  readonly blocked: Uint8Array;
-  constructor(nodeCount: number) {
-    this.pressure = new Float64Array(nodeCount);
-    this.blocked = new Uint8Array(nodeCount);
-  }
-}
-
-/** Fills pressure and blocked flags; returns the primary blockage (index) or -1. */
-export function measurePressure(
-  structure: CompiledStructure,
-  state: StateWithStep,
-  into: PressureBuffers,
-): number {
-  const { nodeCount, outStart, capacity, ids } = structure;
-  const { next } = state;
-  const { pressure, blocked } = into;
-  let capacityBlockage = -1;
-  let capacityPressure = 0;
-  let terminalBlockage = -1;
-  let terminalPressure = 0;
-  for (let v = 0; v < nodeCount; v++) {
-    const after = next[v]!;
-    let p: number;
-    let hasOut: boolean;
-    if (outStart[v + 1]! > outStart[v]!) {
-      hasOut = true;
-      const excess = after - capacity[v]!;
-      p = Math.max(excess, 0);
-    } else {
-      hasOut = false;
-      p = after;
-    }
-    pressure[v] = p;
-    if (p > 0) {
-      blocked[v] = 1;
-      if (hasOut) {
-        if (p > capacityPressure || (p === capacityPressure && ids[v]! < ids[capacityBlockage]!)) {
-          capacityPressure = p;
-          capacityBlockage = v;
-        }
-      } else if (p > terminalPressure || (p === terminalPressure && ids[v]! < ids[terminalBlockage]!)) {
-        terminalPressure = p;
-        terminalBlockage = v;
-      }
-    } else {
-      blocked[v] = 0;
-    }
-  }
-  return capacityBlockage >= 0 ? capacityBlockage : terminalBlockage;
-}
-
-/** Origin of the blockage's value and the most probable path from it. */
-export function findOrigin(
-  structure: CompiledStructure,
-  loads: Float64Array,
-  blockage: number,
-  ws: ReachWorkspace,
-): { origin: Origin | null; trace: string[] } {
-  solveReach(structure, blockage, ws);
-  const { reach, reachers, reacherCount } = ws;
-  const { ids } = structure;
-  let sum = 0;
-  let compensation = 0;
-  let best = -1;
-  let bestContribution = 0;
-  for (let i = 0; i < reacherCount; i++) {
-    const u = reachers[i]!;
-    const load = loads[u]!;
-    const r = reach[u]!;
-    if (!(load > 0 && r > 0)) continue;
-    const contribution = load * r;
-    const total = sum + contribution;
-    compensation += sum >= contribution ? sum - total + contribution : contribution - total + sum;
-    sum = total;
-    if (contribution > bestContribution || (contribution === bestContribution && ids[u]! < ids[best]!)) {
-      bestContribution = contribution;
-      best = u;
-    }
-  }
-  if (best < 0) return { origin: null, trace: [] };
-  const totalContribution = sum + compensation;
-  const share = bestContribution >= totalContribution ? 1 : bestContribution / totalContribution;
-  return {
-    origin: { id: ids[best]!, load: loads[best]!, contribution: bestContribution, share },
-    trace: mostProbablePath(structure, best, blockage, ws),
-  };
 }
 
 function roleOf(structure: CompiledStructure, v: number): Role {

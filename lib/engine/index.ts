@@ -2,6 +2,6 @@ export { analyze } from './analyze';
 export { type CompiledStructure, compileStructure } from './compile';
 export { describeValue, isRecord, MAX_ECHOED_CHARS, quoteText } from './describe-value';
 export { PayloadError } from './errors';
-export { createSimulation, type Simulation } from './simulation';
+export { createSimulation } from './simulation';
 export { tick, ticks } from './timeline';
 export type * from './types';

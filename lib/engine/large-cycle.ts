@@ -2,9 +2,9 @@ import type { CompiledStructure } from './compile';
 import { solveLinearSystem } from './linear-system';
 
 /** Largest number of accelerated sweeps on one cycle. */
-export const MAX_ITERATIONS = 500;
+const MAX_ITERATIONS = 500;
 /** Stop once a sweep moves no probability by more than this fraction of the largest one. */
-export const RELATIVE_TOLERANCE = 1e-13;
+const RELATIVE_TOLERANCE = 1e-13;
 /** How many past sweeps the acceleration combines. */
 const HISTORY = 3;
 

@@ -12,7 +12,7 @@ export interface Simulation {
   loads(): Float64Array;
 }
 
-export function createSimulation(structure: Structure | CompiledStructure | unknown): Simulation {
+export function createSimulation(structure: Structure | CompiledStructure): Simulation {
   const compiled = compileStructure(structure);
   const buffers = createStepBuffers(compiled);
   let current = Float64Array.from(compiled.initialLoads);

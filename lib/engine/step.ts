@@ -105,3 +105,23 @@ function receive(received: Float64Array, to: number, flow: number): void {
   received[at + 1]! += sum - (total - part) + (flow - part);
   received[at] = total;
 }
+
+/** A state's loads together with the step that follows it. */
+export interface StateWithStep {
+  loads: Float64Array;
+  step: StepBuffers;
+  /** Loads after the step (`L'`). */
+  next: Float64Array;
+  /** Total value the step moves; 0 means the state is settled. */
+  moved: number;
+}
+
+/** Runs the step that follows `loads` (results into `buffers` and `next`) and pairs them up. */
+export function stepFrom(
+  structure: CompiledStructure,
+  loads: Float64Array,
+  buffers: StepBuffers,
+  next: Float64Array,
+): StateWithStep {
+  return { loads, step: buffers, next, moved: step(structure, loads, buffers, next) };
+}

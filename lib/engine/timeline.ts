@@ -1,11 +1,12 @@
 import { type CompiledStructure, compileStructure } from './compile';
-import { describeState, measurePressure, PressureBuffers, stepFrom } from './describe';
+import { describeState } from './describe';
+import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
-import { createStepBuffers } from './step';
+import { createStepBuffers, stepFrom } from './step';
 import type { Snapshot, Structure } from './types';
 
 /** Executes one step; the snapshot describes the new state (`tick: 1`). */
-export function tick(structure: Structure | CompiledStructure | unknown): Snapshot {
+export function tick(structure: Structure | CompiledStructure): Snapshot {
   return ticks(structure, 1)[0]!;
 }
 
@@ -13,7 +14,7 @@ export function tick(structure: Structure | CompiledStructure | unknown): Snapsh
  * Executes `count` steps; `snapshots[i - 1]` describes the state after `i` steps. Events
  * compare each state with the one before it (for the first, the input state).
  */
-export function ticks(structure: Structure | CompiledStructure | unknown, count: number): Snapshot[] {
+export function ticks(structure: Structure | CompiledStructure, count: number): Snapshot[] {
   if (!Number.isSafeInteger(count) || count < 0) {
     throw new RangeError(`ticks must be a non-negative integer, got ${String(count)}`);
   }

@@ -2,7 +2,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type ApiError, errorBody } from '../api/errors';
 
 /** Every JSON response carries this, success or error. */
-export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /** An HTTP API (payload 2.0) result whose body is always a string and whose headers are always set. */
 export interface HttpResult extends APIGatewayProxyStructuredResultV2 {

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 
 /** Every key starts with this, so a leaked key is recognisable (secret scanners, logs, a person). */
-export const API_KEY_PREFIX = 'sbe_';
+const API_KEY_PREFIX = 'sbe_';
 
 /** 32 random bytes = 256 bits, well above the 128 bits a guessing attack would need to beat. */
-export const API_KEY_RANDOM_BYTES = 32;
+const API_KEY_RANDOM_BYTES = 32;
 
 /** base64url without padding of 32 bytes is 43 characters; a generated key is 47 characters long. */
 export const API_KEY_LENGTH = API_KEY_PREFIX.length + Math.ceil((API_KEY_RANDOM_BYTES * 4) / 3);

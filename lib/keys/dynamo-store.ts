@@ -15,9 +15,9 @@ import {
 } from './store';
 
 /** Partition key prefix of API key items: `pk = "APIKEY#<sha256hex>"`. */
-export const API_KEY_PK_PREFIX = 'APIKEY#';
+const API_KEY_PK_PREFIX = 'APIKEY#';
 /** Sort key of API key items. */
-export const API_KEY_SK = 'APIKEY';
+const API_KEY_SK = 'APIKEY';
 
 export interface DynamoApiKeyStoreOptions {
   /** Built once per process (see `createDynamoClients`) and shared. */
@@ -155,10 +155,6 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       this.#revokedListeners.delete(listener);
     };
   }
-}
-
-export function createDynamoApiKeyStore(options: DynamoApiKeyStoreOptions): DynamoApiKeyStore {
-  return new DynamoApiKeyStore(options);
 }
 
 function keyOf(digest: string): { pk: string; sk: string } {

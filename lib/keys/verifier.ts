@@ -10,11 +10,11 @@ export interface VerifiedApiKey {
   name: string;
 }
 
-export const DEFAULT_CACHE_TTL_MS = 30_000;
+const DEFAULT_CACHE_TTL_MS = 30_000;
 /** Revocation must be honoured within a minute, so no configuration may cache longer. */
-export const MAX_CACHE_TTL_MS = 60_000;
-export const DEFAULT_MAX_CACHE_ENTRIES = 10_000;
-export const CACHE_TTL_ENV = 'API_KEY_CACHE_TTL_MS';
+const MAX_CACHE_TTL_MS = 60_000;
+const DEFAULT_MAX_CACHE_ENTRIES = 10_000;
+const CACHE_TTL_ENV = 'API_KEY_CACHE_TTL_MS';
 
 export interface ApiKeyVerifierOptions {
   /**
@@ -76,7 +76,7 @@ export function resolveCacheTtlMs(option?: number, env: Env = process.env): numb
  * store instance evicts at once; one done elsewhere (another Lambda instance, the CLI) is honoured
  * when the entry expires, i.e. within the TTL.
  */
-export class CachingApiKeyVerifier implements ApiKeyVerifier {
+class CachingApiKeyVerifier implements ApiKeyVerifier {
   readonly cacheTtlMs: number;
   readonly #store: ApiKeyStore;
   readonly #maxEntries: number;

@@ -17,7 +17,7 @@ export const TABLE_KEYS = {
   sortKey: { name: 'sk', type: 'S' },
 } as const;
 
-export const TABLE_BILLING_MODE = 'PAY_PER_REQUEST' as const;
+const TABLE_BILLING_MODE = 'PAY_PER_REQUEST' as const;
 
 /** `KeySchema` for CreateTable, derived from `TABLE_KEYS`. */
 export const TABLE_KEY_SCHEMA = [

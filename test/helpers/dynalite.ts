@@ -51,10 +51,7 @@ export interface TestTable {
 }
 
 /** Clients for `endpoint` and a new, empty, uniquely named table in the service's table layout. */
-export async function openTestTable(
-  endpoint: string,
-  tableName = `test-${randomUUID()}`,
-): Promise<TestTable> {
+async function openTestTable(endpoint: string, tableName = `test-${randomUUID()}`): Promise<TestTable> {
   const { client, doc } = createDynamoClients({ endpoint, region: 'us-east-1' });
   await ensureTable(client, tableName);
   return {

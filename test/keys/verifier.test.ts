@@ -60,6 +60,26 @@ function countingStore(
   return { store: counted, counts };
 }
 
+/**
+ * A gate a store read stops at: `reached` resolves once the read has its answer and is
+ * waiting; `release` lets it go on. Tests await `reached` instead of sleeping.
+ */
+function readGate() {
+  let signalReached = () => {};
+  let release = () => {};
+  const reached = new Promise<void>((resolve) => {
+    signalReached = resolve;
+  });
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  const afterRead = () => {
+    signalReached();
+    return held;
+  };
+  return { reached, release, afterRead };
+}
+
 async function issue(owner = 'alice', name = 'CI') {
   return issueApiKey(store, { owner, name }, new Date(T0));
 }
@@ -192,17 +212,14 @@ describe('revocation', () => {
 
   it('that lands while a lookup is in flight keeps the stale answer out of the cache', async () => {
     const { key, record } = await issue();
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    const { store: counted } = countingStore(store, { afterRead: () => held });
+    const gate = readGate();
+    const { store: counted } = countingStore(store, { afterRead: gate.afterRead });
     const verifier = createApiKeyVerifier(counted, { now: manualClock().now });
 
-    const inFlight = verifier.verify(key); // DynamoDB has answered "active"; the answer is held
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const inFlight = verifier.verify(key);
+    await gate.reached; // DynamoDB has answered "active"; the answer is held
     await counted.revoke(record.digest);
-    release();
+    gate.release();
     expect(await inFlight).toBeDefined(); // it started before the revoke
     expect(await verifier.verify(key)).toBeUndefined(); // but was not cached
     await verifier.settled();
@@ -250,23 +267,20 @@ describe('lastUsedAt', () => {
     // Two Lambda instances read the record before either wrote lastUsedAt; both try to write it.
     const { key, record } = await issue();
     const clock = manualClock();
-    let release = () => {};
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    const gate = readGate();
     const one = countingStore(store);
     const two = countingStore(new DynamoApiKeyStore({ doc: table.doc, tableName: table.tableName }), {
-      afterRead: () => held,
+      afterRead: gate.afterRead,
     });
     const first = createApiKeyVerifier(one.store, { now: clock.now });
     const second = createApiKeyVerifier(two.store, { now: clock.now });
 
-    const secondVerify = second.verify(key); // read done (no lastUsedAt yet), answer held
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    const secondVerify = second.verify(key);
+    await gate.reached; // read done (no lastUsedAt yet), answer held
     await first.verify(key);
     await first.settled();
     clock.advance(10_000);
-    release();
+    gate.release();
     expect(await secondVerify).toBeDefined();
     await second.settled();
 

@@ -1,22 +1,6 @@
-export { type ApiKeyAuthOptions, apiKeyAuth, type VerifyApiKey } from './api-key-auth';
-export { type ErrorResponseOptions, errorResponse } from './error-response';
-export { type JsonBodyOptions, jsonBody } from './json-body';
-export { type RequestLogOptions, requestLog } from './request-log';
-export {
-  type ContentCoding,
-  chooseContentCoding,
-  parseAcceptEncoding,
-  type ResponseEncodingOptions,
-  responseEncoding,
-} from './response-encoding';
-export {
-  type AuthenticatedKey,
-  type HttpContext,
-  type HttpEvent,
-  type HttpMiddleware,
-  type HttpRequest,
-  type RequestFacts,
-  readHeader,
-  requestFacts,
-  requestIdOf,
-} from './types';
+export { apiKeyAuth, type VerifyApiKey } from './api-key-auth';
+export { errorResponse } from './error-response';
+export { jsonBody } from './json-body';
+export { requestLog } from './request-log';
+export { chooseContentCoding, responseEncoding } from './response-encoding';
+export { type HttpContext, type HttpEvent, requestFacts } from './types';

@@ -110,7 +110,7 @@ export function chooseContentCoding(acceptEncoding: string | undefined): Content
 }
 
 /** Lower-cased coding → q. Entries with a malformed q are ignored, as the RFC says to. */
-export function parseAcceptEncoding(header: string): Map<string, number> {
+function parseAcceptEncoding(header: string): Map<string, number> {
   const weights = new Map<string, number>();
   for (const entry of header.split(',')) {
     const [name = '', ...parameters] = entry.split(';').map((part) => part.trim());

@@ -1,0 +1,56 @@
+import type { CompiledStructure } from './compile';
+import type { StateWithStep } from './step';
+
+/** Per-node pressure and blocked flags of one state, reused across a timeline. */
+export class PressureBuffers {
+  readonly pressure: Float64Array;
+  readonly blocked: Uint8Array;
+  constructor(nodeCount: number) {
+    this.pressure = new Float64Array(nodeCount);
+    this.blocked = new Uint8Array(nodeCount);
+  }
+}
+
+/** Fills pressure and blocked flags; returns the primary blockage (index) or -1. */
+export function measurePressure(
+  structure: CompiledStructure,
+  state: StateWithStep,
+  into: PressureBuffers,
+): number {
+  const { nodeCount, outStart, capacity, ids } = structure;
+  const { next } = state;
+  const { pressure, blocked } = into;
+  let capacityBlockage = -1;
+  let capacityPressure = 0;
+  let terminalBlockage = -1;
+  let terminalPressure = 0;
+  for (let v = 0; v < nodeCount; v++) {
+    const after = next[v]!;
+    let p: number;
+    let hasOut: boolean;
+    if (outStart[v + 1]! > outStart[v]!) {
+      hasOut = true;
+      const excess = after - capacity[v]!;
+      p = Math.max(excess, 0);
+    } else {
+      hasOut = false;
+      p = after;
+    }
+    pressure[v] = p;
+    if (p > 0) {
+      blocked[v] = 1;
+      if (hasOut) {
+        if (p > capacityPressure || (p === capacityPressure && ids[v]! < ids[capacityBlockage]!)) {
+          capacityPressure = p;
+          capacityBlockage = v;
+        }
+      } else if (p > terminalPressure || (p === terminalPressure && ids[v]! < ids[terminalBlockage]!)) {
+        terminalPressure = p;
+        terminalBlockage = v;
+      }
+    } else {
+      blocked[v] = 0;
+    }
+  }
+  return capacityBlockage >= 0 ? capacityBlockage : terminalBlockage;
+}

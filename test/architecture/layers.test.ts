@@ -1,0 +1,106 @@
+/**
+ * The project's layers, checked so the dependency direction cannot regress:
+ *
+ *   lib/engine  ←  lib/api  ←  lib/http  ←  functions/, local/, cli/
+ *
+ * Each folder's name says what may import it. Beside that spine sit the adapters (keys,
+ * storage, aws), configuration, logging and two leaf modules; nothing under lib/ imports the
+ * entry points, and the engine and the API contract stay free of AWS and middy.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** Which project areas each area may import (its own area is always allowed). */
+const ALLOWED: Record<string, readonly string[]> = {
+  'lib/engine': [],
+  'lib/config': [],
+  'lib/worked-example': [],
+  'lib/main-module': [],
+  'lib/api': ['lib/engine', 'lib/config', 'lib/worked-example'],
+  'lib/logging': ['lib/config'],
+  'lib/aws': ['lib/config'],
+  'lib/storage': ['lib/config'],
+  'lib/keys': ['lib/config'],
+  'lib/http': ['lib/api', 'lib/engine', 'lib/config'],
+  functions: ['lib/*'],
+  local: ['lib/*'],
+  cli: ['lib/*'],
+  scripts: ['lib/*'],
+  bench: ['lib/engine'],
+};
+
+/** Packages an area must not use: the engine and the contract are plain TypeScript. */
+const FORBIDDEN_PACKAGES: Record<string, RegExp> = {
+  'lib/engine': /^(?!node:)/,
+  'lib/api': /^(@middy\/|@aws-sdk\/|@aws-lambda-powertools\/|aws-lambda$)/,
+  'lib/config': /^(?!node:)/,
+};
+
+/** `lib/http/middleware/json-body.ts` → `lib/http`; `lib/logging.ts` → `lib/logging`; `cli/keys.ts` → `cli`. */
+function areaOf(file: string): string {
+  const parts = relative(root, file).replace(/\.ts$/, '').split('/');
+  return parts[0] === 'lib' ? `lib/${parts[1]}` : (parts[0] ?? '');
+}
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** Every module specifier a file imports or re-exports, statically or with `import()`. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers: string[] = [];
+  for (const match of text.matchAll(
+    /(?:^|\s)(?:import|export)\s[^'"]*?from\s+'([^']+)'|import\(\s*'([^']+)'\s*\)/gm,
+  )) {
+    specifiers.push((match[1] ?? match[2])!);
+  }
+  return specifiers;
+}
+
+const files = ['lib', 'functions', 'local', 'cli', 'scripts', 'bench'].flatMap(sourceFiles);
+
+describe('layers', () => {
+  it('finds the source files and their imports', () => {
+    expect(files.length).toBeGreaterThan(40);
+    expect(importsOf(join(root, 'lib/api/engine-request.ts'))).toContain('../engine');
+  });
+
+  it.each(files.map((file) => [relative(root, file), file]))(
+    '%s imports only what its layer allows',
+    (_name, file) => {
+      const area = areaOf(file);
+      const allowed = ALLOWED[area];
+      expect(allowed, `no layer rule for ${area}`).toBeDefined();
+      for (const specifier of importsOf(file)) {
+        if (!specifier.startsWith('.')) {
+          expect(
+            FORBIDDEN_PACKAGES[area]?.test(specifier) ?? false,
+            `${area} must not use ${specifier}`,
+          ).toBe(false);
+          continue;
+        }
+        const target = areaOf(resolve(dirname(file), specifier));
+        if (target === area) continue;
+        const ok = allowed!.some(
+          (rule) => rule === target || (rule === 'lib/*' && target.startsWith('lib/')),
+        );
+        expect(ok, `${relative(root, file)} imports ${specifier} (${target}), which ${area} may not`).toBe(
+          true,
+        );
+      }
+    },
+  );
+
+  // The rule itself must be able to fail: this is the import the refactoring removed.
+  it('would catch lib/api importing lib/http', () => {
+    const allowed = ALLOWED['lib/api']!;
+    expect(allowed.includes('lib/http')).toBe(false);
+  });
+});

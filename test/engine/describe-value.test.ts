@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { describeValue, MAX_ECHOED_CHARS, quoteText } from '../../lib/engine';
+
+describe('describeValue', () => {
+  // Every JSON value a caller can send has a plain-English name; none reads "a undefined".
+  it.each<[unknown, string]>([
+    [undefined, 'nothing'],
+    [null, 'null'],
+    [[1, 2], 'an array'],
+    [{ a: 1 }, 'an object'],
+    [true, 'true'],
+    [-1.5, '-1.5'],
+    ['db', 'the string "db"'],
+  ])('describes %j as %s', (value, words) => {
+    expect(describeValue(value)).toBe(words);
+  });
+
+  // Error messages promise 40 characters of a caller's string, then an ellipsis.
+  it(`cuts strings at ${MAX_ECHOED_CHARS} characters`, () => {
+    expect(MAX_ECHOED_CHARS).toBe(40);
+    const long = 'x'.repeat(1000);
+    expect(quoteText(long)).toBe(`"${'x'.repeat(40)}…"`);
+    expect(describeValue(long)).toBe(`the string "${'x'.repeat(40)}…"`);
+    expect(quoteText('x'.repeat(40))).toBe(`"${'x'.repeat(40)}"`);
+  });
+});
