@@ -107,6 +107,7 @@ export function compileStructure(structure: unknown): CompiledStructure {
   const initialLoads = new Float64Array(nodeCount);
   const capacity = new Float64Array(nodeCount);
   const nodeHasExtra = new Uint8Array(nodeCount);
+  let totalLoad = 0;
 
   for (let i = 0; i < nodeCount; i++) {
     const node: unknown = nodes[i];
@@ -129,6 +130,8 @@ export function compileStructure(structure: unknown): CompiledStructure {
     const load = optionalNumber(node.load, AT_LEAST_ZERO, 'nodes', i, 'load');
     const cap = optionalNumber(node.capacity, ABOVE_ZERO, 'nodes', i, 'capacity');
     initialLoads[i] = load ?? 0;
+    totalLoad += load ?? 0;
+    if (totalLoad > MAX_TOTAL_LOAD) throw totalLoadTooLarge(i);
     capacity[i] = cap ?? Number.POSITIVE_INFINITY;
     const ownFields = 1 + (load === undefined ? 0 : 1) + (cap === undefined ? 0 : 1);
     if (fieldCount(node) !== ownFields) nodeHasExtra[i] = 1;
@@ -239,6 +242,24 @@ export function compileStructure(structure: unknown): CompiledStructure {
     inShare,
     selfShare,
   });
+}
+
+/**
+ * The largest total load a structure may hold. Every number the engine reports is at most the
+ * total load (flows, inflows and pressures move or measure the same value; shares are at most
+ * 1), up to rounding, so bounding the total keeps every result a finite double with room to
+ * spare: without it, two loads of 1e308 flowing into one node would make an inflow of
+ * 2e308, which is Infinity, which JSON prints as `null`.
+ */
+export const MAX_TOTAL_LOAD = 1e300;
+
+function totalLoadTooLarge(index: number): PayloadError {
+  const what = index === 0 ? 'is' : `and the loads before it add up to`;
+  return new PayloadError(
+    `nodes[${index}].load`,
+    `${what} more than ${MAX_TOTAL_LOAD}, the largest total load the engine accepts (so that every ` +
+      'flow and pressure stays a finite number); scale the loads down',
+  );
 }
 
 interface NumberRule {

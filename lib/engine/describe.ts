@@ -1,5 +1,6 @@
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
+import { assertFinite, assertFiniteNumber } from './finite';
 import { findOrigin } from './origin';
 import type { PressureBuffers } from './pressure';
 import type { ReachWorkspace } from './reach';
@@ -125,6 +126,7 @@ function buildDependencies(
   } = structure;
   const { outflow, lastCorrection } = state.step;
   const result = new Array<DependencyState>(dependencyCount);
+  let poison = 0;
   for (let e = 0; e < dependencyCount; e++) {
     // Read from the compiled arrays: touching a million scattered input objects again costs
     // more than building the results.
@@ -133,6 +135,7 @@ function buildDependencies(
     const slot = slotOfDependency[e]!;
     const isLast = slot === outStart[source + 1]! - 1;
     const flow = dependencyFlow(outflow[source]!, outShare[slot]!, lastCorrection[source]!, isLast);
+    poison += flow * 0;
     const from = ids[source]!;
     const to = ids[dependencyTo[e]!]!;
     if (carryExtras && dependencyHasExtra[e] === 1) {
@@ -146,6 +149,9 @@ function buildDependencies(
     } else {
       result[e] = { from, to, weight, flow };
     }
+  }
+  if (poison !== 0) {
+    for (let e = 0; e < dependencyCount; e++) assertFiniteNumber(result[e]!.flow, `dependencies[${e}].flow`);
   }
   return result;
 }
@@ -197,11 +203,19 @@ export function describeState(
   options: DescribeOptions,
   ws: ReachWorkspace,
 ): EngineResult {
+  assertFinite(state.loads, 'nodes', 'load');
+  assertFinite(state.step.inflow, 'nodes', 'inflow');
+  assertFinite(state.step.outflow, 'nodes', 'outflow');
+  assertFinite(measured.pressure, 'nodes', 'pressure');
   const nodes = buildNodes(structure, state, measured, options.carryExtras);
   const dependencies = buildDependencies(structure, state, options.carryExtras);
   const events = stateEvents(structure, state, measured, options);
   const { origin, trace } =
     primary >= 0 ? findOrigin(structure, state.loads, primary, ws) : { origin: null, trace: [] as string[] };
+  if (origin !== null) {
+    assertFiniteNumber(origin.contribution, 'origin.contribution');
+    assertFiniteNumber(origin.share, 'origin.share');
+  }
   return {
     nodes,
     dependencies,

@@ -1,5 +1,5 @@
 export { analyze } from './analyze';
-export { type CompiledStructure, compileStructure } from './compile';
+export { type CompiledStructure, compileStructure, MAX_TOTAL_LOAD } from './compile';
 export { describeValue, isRecord, MAX_ECHOED_CHARS, quoteText } from './describe-value';
 export { PayloadError } from './errors';
 export { createSimulation } from './simulation';

@@ -92,3 +92,62 @@ describe('POST /api/engine with a valid key, any body', () => {
     expect(after.status).toBe(200);
   });
 });
+
+describe('POST /api/engine with loads up to the largest double', () => {
+  // Loads, capacities and weights anywhere up to Number.MAX_VALUE: the answer is a payload
+  // error naming the load that breaks the total-load rule, or a 200 in which every number
+  // is a number (JSON prints Infinity and NaN as null, so a null would be an overflow).
+  it('never returns a 200 with a non-finite number in it', async () => {
+    const big = fc.oneof(
+      fc.double({ min: 0, max: Number.MAX_VALUE, noNaN: true }),
+      fc.constantFrom(Number.MAX_VALUE, 1e308, 1e300, 5e299, 0, 1),
+    );
+    const structure = fc.integer({ min: 1, max: 6 }).chain((n) =>
+      fc.record({
+        mode: fc.constantFrom('analyze', 'tick', 'ticks'),
+        nodes: fc.array(
+          fc.record({
+            load: big,
+            capacity: fc.option(
+              big.filter((c) => c > 0),
+              { nil: undefined },
+            ),
+          }),
+          {
+            minLength: n,
+            maxLength: n,
+          },
+        ),
+        dependencies: fc.array(fc.record({ from: fc.nat(n - 1), to: fc.nat(n - 1) }), { maxLength: 12 }),
+      }),
+    );
+    await fc.assert(
+      fc.asyncProperty(structure, async ({ mode, nodes, dependencies }) => {
+        const body = {
+          mode,
+          ticks: 5,
+          nodes: nodes.map((node, i) => ({ id: `n${i}`, ...node })),
+          dependencies: dependencies.map(({ from, to }) => ({ from: `n${from}`, to: `n${to}` })),
+        };
+        const answer = await post(server.url, server.apiKey, body);
+        if (answer.status !== 200) {
+          expect(answer.json.error.code).toBe('PAYLOAD_ERROR');
+          expect(answer.json.error.message).toMatch(/^nodes\[\d+\]\.load: .*1e\+300/);
+          return;
+        }
+        const results = answer.json.engine
+          ? [answer.json.engine]
+          : (answer.json.snapshots ?? [answer.json.snapshot]);
+        for (const result of results) {
+          for (const node of result.nodes) {
+            for (const field of ['load', 'inflow', 'outflow', 'pressure'])
+              expect(node[field]).toBeTypeOf('number');
+          }
+          for (const dependency of result.dependencies) expect(dependency.flow).toBeTypeOf('number');
+          if (result.origin !== null) expect(result.origin.share).toBeTypeOf('number');
+        }
+      }),
+      { numRuns: 150, interruptAfterTimeLimit: 15_000 },
+    );
+  });
+});
