@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createDynamoClients } from '../lib/aws/dynamo';
 import { type Env, envInt, envString, optionalEnv } from '../lib/config/env';

@@ -5,6 +5,7 @@
  * that far faster on 500,000 dependencies, and a property test keeps the two in agreement.
  */
 import * as z from 'zod';
+import { MAX_TOTAL_LOAD } from '../engine';
 import { WORKED_EXAMPLE } from '../worked-example';
 import { ERROR_STATUS, type ErrorCode } from './errors';
 
@@ -68,8 +69,13 @@ export const NodeSchema = named(
       load: z
         .number()
         .min(0)
+        .max(MAX_TOTAL_LOAD)
         .optional()
-        .meta({ description: 'Finite number >= 0: the value sitting on the node. Omitted means 0.' }),
+        .meta({
+          description:
+            `Number >= 0: the value sitting on the node. Omitted means 0. The loads of all nodes ` +
+            `together must not exceed ${MAX_TOTAL_LOAD}, so that every number in a result stays finite.`,
+        }),
       capacity: z.number().positive().optional().meta({
         description:
           'Finite number > 0: the most value the node passes on in one step. Omitted means unlimited.',
@@ -112,7 +118,8 @@ const dependenciesField = z.array(DependencySchema).meta({
   description: 'The dependencies. Must be an array (may be empty); every `from`/`to` names a node.',
 });
 
-const StructureSchema = named(
+// Registered for the OpenAPI document's components; requests are read by the engine itself.
+named(
   'Structure',
   z.looseObject({ nodes: nodesField, dependencies: dependenciesField }).meta({
     description: 'Nodes and the dependencies between them.',

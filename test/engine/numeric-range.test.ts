@@ -10,6 +10,7 @@ import {
   ticks,
 } from '../../lib/engine';
 import { describeState } from '../../lib/engine/describe';
+import { EngineInvariantError } from '../../lib/engine/finite';
 import { measurePressure, PressureBuffers } from '../../lib/engine/pressure';
 import { ReachWorkspace } from '../../lib/engine/reach';
 import { createStepBuffers, stepFrom } from '../../lib/engine/step';
@@ -21,7 +22,9 @@ function numbersOf(result: EngineResult): Array<[string, unknown]> {
     for (const field of ['load', 'inflow', 'outflow', 'pressure'] as const)
       found.push([`nodes[${i}].${field}`, node[field]]);
   });
-  result.dependencies.forEach((dependency, i) => found.push([`dependencies[${i}].flow`, dependency.flow]));
+  result.dependencies.forEach((dependency, i) => {
+    found.push([`dependencies[${i}].flow`, dependency.flow]);
+  });
   if (result.origin) {
     for (const field of ['load', 'contribution', 'share'] as const)
       found.push([`origin.${field}`, result.origin[field]]);
@@ -148,6 +151,7 @@ describe('the finite-number guarantee', () => {
       return describeState(compiled, state, measured, primary, options, new ReachWorkspace(2));
     };
     expect(describe([1, 0]).nodes[0]!.load).toBe(1);
+    expect(() => describe([1, Number.POSITIVE_INFINITY])).toThrow(EngineInvariantError);
     expect(() => describe([1, Number.POSITIVE_INFINITY])).toThrow(/nodes\[1\]\.load is Infinity/);
     expect(() => describe([Number.NaN, 0])).toThrow(/nodes\[0\]\.load is NaN/);
   });

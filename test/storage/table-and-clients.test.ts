@@ -3,7 +3,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createDynamoClients } from '../../lib/aws/dynamo';
 import {
   ensureTable,
-  LOCAL_TABLE_NAME,
   TABLE_ATTRIBUTE_DEFINITIONS,
   TABLE_KEY_SCHEMA,
   TABLE_KEYS,
