@@ -27,8 +27,9 @@ export function requestLog(options: RequestLogOptions): HttpMiddleware {
 
   const writeRequestLine = (request: HttpRequest): void => {
     const started = startedAt.get(request);
-    const { keyId, mode, ticks, nodeCount, dependencyCount, errorCode, contentEncoding } =
-      requestFacts(request);
+    const { keyId, mode, ticks, nodeCount, dependencyCount, errorCode } = requestFacts(request);
+    // Read off the response that went out, so a 413 that replaced a compressed body logs none.
+    const contentEncoding = request.response?.headers?.['content-encoding'];
     logger.info('request', {
       requestId: requestIdOf(request),
       route: request.event?.routeKey,

@@ -1,7 +1,7 @@
-import { brotliCompressSync, gzipSync, constants as zlib } from 'node:zlib';
+import { type BrotliOptions, createBrotliCompress, createGzip, type Gzip, constants as zlib } from 'node:zlib';
 import { ApiError } from '../../api/errors';
-import { responseFits } from '../../api/response-size';
-import { type HttpMiddleware, type HttpRequest, readHeader, requestFacts } from './types';
+import { largestBinaryBody, responseFits } from '../../api/response-size';
+import { type HttpMiddleware, type HttpRequest, readHeader } from './types';
 
 export type ContentCoding = 'br' | 'gzip';
 
@@ -19,66 +19,108 @@ export interface ResponseEncodingOptions {
 const defaults = { minBytes: 1024, brotliQuality: 4, gzipLevel: 6 };
 
 /**
- * Compresses successful responses when the client's Accept-Encoding allows it (br preferred
- * over gzip at equal q), then enforces the response limit on what the function actually
- * returns: the base64 text for a compressed body, the JSON-escaped text otherwise. Error
- * responses (built in `onError`) are small and never pass through here.
+ * Compresses successful responses when the client's Accept-Encoding allows it, and enforces
+ * the response limit on what the function actually returns: the base64 text of a compressed
+ * body, the JSON-escaped text otherwise.
+ *
+ * The client's preferred coding is used when it prefers compression at all. When the body
+ * does not fit the limit as it stands, every other coding the client accepts is tried too
+ * (even ones it ranks below identity) before the answer is a 413. Each attempt stops as soon
+ * as its output passes what could still fit, so a hopeless attempt costs only the part of the
+ * body it got through, and no coding is tried twice. Error responses (built in `onError`) are
+ * small and never pass through here.
  */
 export function responseEncoding(opts: ResponseEncodingOptions): HttpMiddleware {
   const options = { ...defaults, ...opts };
+  const limits = { maxResponseBytes: options.maxBytes };
+  const budget = largestBinaryBody(limits);
 
-  const responseEncodingAfter = (request: HttpRequest): void => {
+  const responseEncodingAfter = async (request: HttpRequest): Promise<void> => {
     const response = request.response;
     if (response === undefined || response === null || typeof response.body !== 'string') return;
     response.headers = { ...response.headers, vary: 'Accept-Encoding' };
-
     const alreadyEncoded = response.isBase64Encoded === true || 'content-encoding' in response.headers;
-    const raw = alreadyEncoded ? undefined : Buffer.from(response.body, 'utf8');
-    const coding =
-      raw !== undefined && raw.length >= options.minBytes
-        ? chooseContentCoding(readHeader(request.event, 'accept-encoding'))
-        : undefined;
-    if (raw !== undefined && coding !== undefined) {
-      const compressed = compress(raw, coding, options);
-      if (compressed.length < raw.length) {
+    if (alreadyEncoded) {
+      if (!responseFits(response.body, true, limits)) throw tooLarge([], options.maxBytes);
+      return;
+    }
+
+    const acceptEncoding = readHeader(request.event, 'accept-encoding');
+    const raw = Buffer.from(response.body, 'utf8');
+    const rawFits = responseFits(response.body, false, limits);
+    const tried: ContentCoding[] = [];
+    const preferred = raw.length >= options.minBytes ? chooseContentCoding(acceptEncoding) : undefined;
+    const fallbacks = rawFits ? [] : acceptedCodings(acceptEncoding);
+    for (const coding of unique([preferred, ...fallbacks])) {
+      tried.push(coding);
+      const compressed = await compressWithin(raw, coding, budget, options);
+      if (compressed !== undefined && (compressed.length < raw.length || !rawFits)) {
         response.body = compressed.toString('base64');
         response.isBase64Encoded = true;
         response.headers['content-encoding'] = coding;
-        requestFacts(request).contentEncoding = coding;
+        return;
       }
+      if (rawFits) return;
     }
-
-    if (
-      !responseFits(response.body, response.isBase64Encoded === true, { maxResponseBytes: options.maxBytes })
-    ) {
-      throw tooLarge(
-        response.isBase64Encoded === true ? (coding ?? 'an encoding') : undefined,
-        options.maxBytes,
-      );
-    }
+    if (!rawFits) throw tooLarge(tried, options.maxBytes);
   };
 
   return { after: responseEncodingAfter };
 }
 
-function compress(raw: Buffer, coding: ContentCoding, options: typeof defaults): Buffer {
-  if (coding === 'gzip') return gzipSync(raw, { level: options.gzipLevel });
-  return brotliCompressSync(raw, {
+function unique(codings: ReadonlyArray<ContentCoding | undefined>): ContentCoding[] {
+  const seen: ContentCoding[] = [];
+  for (const coding of codings) if (coding !== undefined && !seen.includes(coding)) seen.push(coding);
+  return seen;
+}
+
+/**
+ * `raw` compressed with `coding`, or `undefined` as soon as the output passes `maxBytes`: the
+ * compressor is stopped there instead of finishing a result that cannot be used.
+ */
+function compressWithin(
+  raw: Buffer,
+  coding: ContentCoding,
+  maxBytes: number,
+  options: typeof defaults,
+): Promise<Buffer | undefined> {
+  const stream: Gzip | ReturnType<typeof createBrotliCompress> =
+    coding === 'gzip' ? createGzip({ level: options.gzipLevel }) : createBrotliCompress(brotliOptions(raw, options));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxBytes) {
+        stream.destroy();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    stream.once('end', () => resolve(Buffer.concat(chunks, size)));
+    stream.once('error', reject);
+    stream.end(raw);
+  });
+}
+
+function brotliOptions(raw: Buffer, options: typeof defaults): BrotliOptions {
+  return {
     params: {
       [zlib.BROTLI_PARAM_MODE]: zlib.BROTLI_MODE_TEXT,
       [zlib.BROTLI_PARAM_QUALITY]: options.brotliQuality,
       [zlib.BROTLI_PARAM_SIZE_HINT]: raw.length,
     },
-  });
+  };
 }
 
-function tooLarge(codingUsed: string | undefined, maxBytes: number): ApiError {
+function tooLarge(tried: readonly ContentCoding[], maxBytes: number): ApiError {
   const limit = `the response limit of ${maxBytes} bytes`;
   const message =
-    codingUsed === undefined
-      ? `The result is larger than ${limit}. Send \`Accept-Encoding: gzip\` (or br) to receive it ` +
+    tried.length === 0
+      ? `The result is larger than ${limit}. Send \`Accept-Encoding: br, gzip\` to receive it ` +
         'compressed, or ask for less: fewer ticks or a smaller structure.'
-      : `The result is larger than ${limit} even compressed with ${codingUsed}; ask for less: ` +
+      : `The result is larger than ${limit} even compressed with ${tried.join(' or ')}; ask for less: ` +
         'fewer ticks or a smaller structure.';
   return new ApiError('LIMIT_EXCEEDED', message);
 }
@@ -90,23 +132,26 @@ function tooLarge(codingUsed: string | undefined, maxBytes: number): ApiError {
  * compressed. A missing header means no compression: clients that can decode say so.
  */
 export function chooseContentCoding(acceptEncoding: string | undefined): ContentCoding | undefined {
-  if (acceptEncoding === undefined) return undefined;
-  const weights = parseAcceptEncoding(acceptEncoding);
-  const weightOf = (coding: string): number => weights.get(coding) ?? weights.get('*') ?? 0;
+  const [best] = acceptedCodings(acceptEncoding);
+  if (best === undefined) return undefined;
+  const weights = parseAcceptEncoding(acceptEncoding ?? '');
   // Unlisted, identity is merely acceptable, not preferred: any acceptable coding beats it.
+  // Identity wins only when the client prefers it outright.
   const identity = weights.get('identity') ?? weights.get('*') ?? 0;
-  let best: ContentCoding | undefined;
-  let bestWeight = 0;
-  for (const coding of ['br', 'gzip'] as const) {
-    const weight = weightOf(coding);
-    if (weight > bestWeight) {
-      best = coding;
-      bestWeight = weight;
-    }
-  }
-  // Identity wins only when the client prefers it outright; when identity is refused
-  // (`identity;q=0`) but nothing else is acceptable either, the body still goes out as is.
-  return best !== undefined && bestWeight >= identity ? best : undefined;
+  return weightOf(weights, best) >= identity ? best : undefined;
+}
+
+/** Every coding we support that the client accepts (q > 0), best first; br before gzip at equal q. */
+function acceptedCodings(acceptEncoding: string | undefined): ContentCoding[] {
+  if (acceptEncoding === undefined) return [];
+  const weights = parseAcceptEncoding(acceptEncoding);
+  return (['br', 'gzip'] as const)
+    .filter((coding) => weightOf(weights, coding) > 0)
+    .sort((a, b) => weightOf(weights, b) - weightOf(weights, a));
+}
+
+function weightOf(weights: ReadonlyMap<string, number>, coding: string): number {
+  return weights.get(coding) ?? weights.get('*') ?? 0;
 }
 
 /** Lower-cased coding → q. Entries with a malformed q are ignored, as the RFC says to. */

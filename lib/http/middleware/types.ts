@@ -19,7 +19,6 @@ export interface RequestFacts {
   nodeCount?: number;
   dependencyCount?: number;
   errorCode?: string;
-  contentEncoding?: string;
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   type HttpEvent,
   requestFacts,
   requestLog,
+  responseEncoding,
 } from '../../../lib/http/middleware';
 import { type HttpResult, jsonTextResult } from '../../../lib/http/responses';
 import { createLogger, REDACTED, redactSecrets } from '../../../lib/logging';
@@ -78,6 +79,32 @@ describe('requestLog', () => {
   });
 
   // Headers (the key, cookies) and the body never reach the log.
+  // The log reports the encoding of what went out: a 413 that replaced a compressed body is
+  // sent as plain JSON, so no contentEncoding; a compressed 200 reports its coding.
+  it('logs the content encoding of the response actually sent', async () => {
+    const logger = createLogger({ env: {} });
+    const incompressible = JSON.stringify({
+      noise: Array.from({ length: 6000 }, (_, i) => (i * 7919) % 1000003),
+    });
+    const handler = (body: string) =>
+      middy<HttpEvent, HttpResult, unknown, HttpContext>(() => jsonTextResult(200, body))
+        .use(requestLog({ logger, now: steppingClock() }))
+        .use(errorResponse({ logger }))
+        .use(responseEncoding({ maxBytes: 16 * 1024 }));
+    const compressedEvent = () => httpEvent({ headers: { 'accept-encoding': 'br, gzip' } });
+
+    const tooLarge = await captureOutput(() =>
+      handler(incompressible)(compressedEvent() as never, {} as never),
+    );
+    expect(logLines(tooLarge.output)[0]).toMatchObject({ status: 413, errorCode: 'LIMIT_EXCEEDED' });
+    expect(logLines(tooLarge.output)[0]).not.toHaveProperty('contentEncoding');
+
+    const fits = await captureOutput(() =>
+      handler('{"a":"'.concat('x'.repeat(5000), '"}'))(compressedEvent() as never, {} as never),
+    );
+    expect(logLines(fits.output)[0]).toMatchObject({ status: 200, contentEncoding: 'br' });
+  });
+
   it('never logs headers or the body', async () => {
     const handler = handlerWith(() => jsonTextResult(200, '{}'));
     const { output } = await captureOutput(() => handler(event() as never, {} as never));

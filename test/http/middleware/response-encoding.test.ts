@@ -88,7 +88,7 @@ describe('responseEncoding', () => {
     const error = await respond(body).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).code).toBe('LIMIT_EXCEEDED');
-    expect((error as ApiError).message).toContain('Accept-Encoding: gzip');
+    expect((error as ApiError).message).toContain('Accept-Encoding: br, gzip');
     const compressed = await respond(body, 'gzip');
     expect(decoded(compressed)).toBe(body);
   });
@@ -100,6 +100,43 @@ describe('responseEncoding', () => {
     expect(error.code).toBe('LIMIT_EXCEEDED');
     expect(error.message).toContain('even compressed with gzip');
     expect(error.message).not.toContain('Accept-Encoding');
+  });
+
+  // A pseudo-random 40 KB block of 0s and 1s, four times: gzip's 32 KB window cannot see the
+  // repeats (23 KB), brotli's can (7 KB). Only brotli fits the ~12 KB left for a compressed body.
+  const REPEATS_FAR_APART = (() => {
+    let seed = 12345;
+    const block = Array.from({ length: 40_000 }, () => {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      return (seed >>> 16) & 1;
+    }).join('');
+    return JSON.stringify({ blocks: [block, block, block, block] });
+  })();
+
+  // The client prefers gzip but accepts br: when gzip does not fit, br is tried before a 413.
+  it.each(['gzip;q=1, br;q=0.5', 'gzip, br;q=0.1'])(
+    'falls back to br when gzip does not fit, for %j',
+    async (header) => {
+      const result = await respond(REPEATS_FAR_APART, header);
+      expect(result.headers['content-encoding']).toBe('br');
+      expect(decoded(result)).toBe(REPEATS_FAR_APART);
+    },
+  );
+
+  // Identity preferred, gzip merely acceptable: a body too large as text still goes out gzipped.
+  it('compresses with a coding ranked below identity rather than refuse', async () => {
+    const body = JSON.stringify({ rows: Array.from({ length: 4000 }, (_, i) => `row ${i % 10}`) });
+    const result = await respond(body, 'identity, gzip;q=0.1');
+    expect(result.headers['content-encoding']).toBe('gzip');
+    expect(decoded(result)).toBe(body);
+  });
+
+  // Neither accepted coding fits: the 413 names both attempts.
+  it('names every coding it tried when none fits', async () => {
+    const body = JSON.stringify({ noise: randomBytes(40_000).toString('hex') });
+    const error = (await respond(body, 'gzip, br;q=0.5').catch((thrown: unknown) => thrown)) as ApiError;
+    expect(error.code).toBe('LIMIT_EXCEEDED');
+    expect(error.message).toContain('even compressed with gzip or br');
   });
 
   // JSON escaping counts: quotes inside a text body are escaped in Lambda's return value.
