@@ -1,4 +1,10 @@
-import { type BrotliOptions, createBrotliCompress, createGzip, type Gzip, constants as zlib } from 'node:zlib';
+import {
+  type BrotliOptions,
+  createBrotliCompress,
+  createGzip,
+  type Gzip,
+  constants as zlib,
+} from 'node:zlib';
 import { ApiError } from '../../api/errors';
 import { largestBinaryBody, responseFits } from '../../api/response-size';
 import { type HttpMiddleware, type HttpRequest, readHeader } from './types';
@@ -85,7 +91,9 @@ function compressWithin(
   options: typeof defaults,
 ): Promise<Buffer | undefined> {
   const stream: Gzip | ReturnType<typeof createBrotliCompress> =
-    coding === 'gzip' ? createGzip({ level: options.gzipLevel }) : createBrotliCompress(brotliOptions(raw, options));
+    coding === 'gzip'
+      ? createGzip({ level: options.gzipLevel })
+      : createBrotliCompress(brotliOptions(raw, options));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
