@@ -115,7 +115,7 @@ describe('engine handler: answers', () => {
     const plain = await call({ body });
     expect(plain.result.statusCode).toBe(413);
     expect(plain.json.error.code).toBe('LIMIT_EXCEEDED');
-    expect(plain.json.error.message).toContain('Accept-Encoding: gzip');
+    expect(plain.json.error.message).toContain('Accept-Encoding: br, gzip');
 
     const gzipped = await call({ body, headers: { 'Accept-Encoding': 'gzip' } });
     expect(gzipped.result.statusCode).toBe(200);
