@@ -57,10 +57,13 @@ export function parseJsonRequestBody(
   if (codings.length === 0 && typeof body === 'string' && !options.isBase64Encoded) {
     return parseJson(checkedText(stripByteOrderMark(body)));
   }
+  const arrivedAsText = typeof body === 'string' && !options.isBase64Encoded;
   let bytes: Uint8Array =
     typeof body !== 'string' ? body : Buffer.from(body, options.isBase64Encoded ? 'base64' : 'utf8');
   // Codings are listed in the order they were applied, so they are undone from the last.
-  for (let i = codings.length - 1; i >= 0; i--) bytes = decode(bytes, codings[i]!, options.maxDecodedBytes);
+  for (let i = codings.length - 1; i >= 0; i--) {
+    bytes = decode(bytes, codings[i]!, options.maxDecodedBytes, arrivedAsText);
+  }
   return parseJson(checkedText(decodeUtf8(bytes)));
 }
 
@@ -89,6 +92,12 @@ function parseContentEncoding(header: string | undefined): RequestCoding[] {
   return codings;
 }
 
+// API Gateway decides by Content-Type alone whether a body reaches the function as text or
+// as base64; compressed bytes sent as text are decoded as UTF-8 on the way and do not survive.
+const TEXT_TYPE_HINT =
+  ' Send a compressed body with a binary Content-Type such as application/octet-stream: with a ' +
+  'text type (application/json, text/*) it is handed over as text, which breaks the compressed bytes.';
+
 const CODING_NAMES: Record<RequestCoding, string> = { gzip: 'gzip', br: 'brotli', deflate: 'deflate' };
 
 /**
@@ -96,7 +105,12 @@ const CODING_NAMES: Record<RequestCoding, string> = { gzip: 'gzip', br: 'brotli'
  * `maxOutputLength` chunk by chunk), so a few kilobytes that inflate to gigabytes cost at most
  * the cap in memory and a fraction of a second.
  */
-function decode(bytes: Uint8Array, coding: RequestCoding, maxDecodedBytes: number): Buffer {
+function decode(
+  bytes: Uint8Array,
+  coding: RequestCoding,
+  maxDecodedBytes: number,
+  arrivedAsText: boolean,
+): Buffer {
   const options: ZlibOptions = { maxOutputLength: maxDecodedBytes };
   try {
     if (coding === 'gzip') return gunzipSync(bytes, options);
@@ -111,7 +125,8 @@ function decode(bytes: Uint8Array, coding: RequestCoding, maxDecodedBytes: numbe
     }
     throw new ApiError(
       'PAYLOAD_ERROR',
-      `The request body is not valid ${CODING_NAMES[coding]} data although Content-Encoding says ${coding}.`,
+      `The request body is not valid ${CODING_NAMES[coding]} data although Content-Encoding says ${coding}.` +
+        (arrivedAsText ? TEXT_TYPE_HINT : ''),
     );
   }
 }

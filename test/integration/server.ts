@@ -36,7 +36,7 @@ export interface Answer {
   json: any;
 }
 
-/** POST a body (an object is JSON-encoded, a string sent as is) over real HTTP with fetch. */
+/** POST a body (an object is JSON-encoded, a string or bytes sent as they are) over real HTTP with fetch. */
 export async function post(
   base: string,
   key: string | null,
@@ -48,7 +48,9 @@ export async function post(
   const response = await fetch(base + (options.path ?? '/api/engine'), {
     method: options.method ?? 'POST',
     headers,
-    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    ...(body === undefined
+      ? {}
+      : { body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body) }),
   });
   const text = await response.text();
   let json: unknown;

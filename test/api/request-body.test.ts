@@ -1,0 +1,148 @@
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../lib/api/errors';
+import { parseJsonRequestBody, type RequestBodyOptions } from '../../lib/api/request-body';
+
+const BODY = { mode: 'analyze', nodes: [{ id: 'A', load: 1 }], dependencies: [] };
+const TEXT = JSON.stringify(BODY);
+
+/** How API Gateway hands over a body without a text Content-Type: base64 of the bytes sent. */
+const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64');
+
+function read(body: string | Uint8Array, options: Partial<RequestBodyOptions> = {}): unknown {
+  return parseJsonRequestBody(body, { maxBytes: 10_000, maxDecodedBytes: 100_000, ...options });
+}
+
+function errorOf(run: () => unknown): ApiError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('expected an ApiError');
+}
+
+describe('compressed request bodies', () => {
+  // A client that gzips its body says so in Content-Encoding; the body arrives base64 (binary).
+  it.each<[string, (bytes: Buffer) => Buffer]>([
+    ['gzip', gzipSync],
+    ['x-gzip', gzipSync],
+    ['br', brotliCompressSync],
+    ['deflate', deflateSync],
+    ['GZIP', gzipSync],
+  ])('decodes Content-Encoding: %s', (coding, compress) => {
+    const wire = base64(compress(Buffer.from(TEXT)));
+    expect(read(wire, { isBase64Encoded: true, contentEncoding: coding })).toEqual(BODY);
+  });
+
+  // HTTP's deflate is the zlib format, but some clients send raw deflate: both work.
+  it('accepts raw deflate as deflate', () => {
+    const wire = base64(deflateRawSync(Buffer.from(TEXT)));
+    expect(read(wire, { isBase64Encoded: true, contentEncoding: 'deflate' })).toEqual(BODY);
+  });
+
+  // Codings listed in the order applied: gzip first, then br. They are undone br first.
+  it('undoes several codings in reverse order, and skips identity', () => {
+    const wire = base64(brotliCompressSync(gzipSync(Buffer.from(TEXT))));
+    expect(read(wire, { isBase64Encoded: true, contentEncoding: 'gzip, identity, br' })).toEqual(BODY);
+  });
+
+  // The wire limit counts the bytes sent: 400 KB of JSON gzips to a few KB and is accepted,
+  // while the same JSON uncompressed is over the 10 KB limit.
+  it('applies the request limit to the compressed bytes and a second limit to the decoded body', () => {
+    const big = JSON.stringify({
+      mode: 'analyze',
+      nodes: Array.from({ length: 2000 }, (_, i) => ({ id: `n${i}` })),
+      dependencies: [],
+    });
+    expect(big.length).toBeGreaterThan(10_000);
+    expect(errorOf(() => read(big)).code).toBe('LIMIT_EXCEEDED');
+    const wire = base64(gzipSync(Buffer.from(big)));
+    expect(Buffer.from(wire, 'base64').length).toBeLessThan(10_000);
+    expect(read(wire, { isBase64Encoded: true, contentEncoding: 'gzip' })).toMatchObject({ mode: 'analyze' });
+    const tight = errorOf(() =>
+      read(wire, { isBase64Encoded: true, contentEncoding: 'gzip', maxDecodedBytes: 20_000 }),
+    );
+    expect(tight.code).toBe('LIMIT_EXCEEDED');
+    expect(tight.status).toBe(413);
+    expect(tight.message).toContain('decompresses to more than the limit of 20000 bytes');
+  });
+
+  // A zip bomb: 1 KB of gzip that would inflate to 1 GB stops at the cap with a 413.
+  it('stops a zip bomb at the decoded-size cap', () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
+    expect(bomb.length).toBeLessThan(100_000);
+    const error = errorOf(() =>
+      parseJsonRequestBody(base64(bomb), {
+        maxBytes: 6 * 1024 * 1024,
+        maxDecodedBytes: 1024 * 1024,
+        isBase64Encoded: true,
+        contentEncoding: 'gzip',
+      }),
+    );
+    expect(error.code).toBe('LIMIT_EXCEEDED');
+  });
+
+  // An unknown coding is named, and the 415 says which codings would work.
+  it('refuses an unknown coding with 415 and Accept-Encoding', () => {
+    const error = errorOf(() =>
+      read(base64(Buffer.from(TEXT)), { isBase64Encoded: true, contentEncoding: 'zstd' }),
+    );
+    expect(error.status).toBe(415);
+    expect(error.code).toBe('UNSUPPORTED_CONTENT_ENCODING');
+    expect(error.message).toContain('"zstd"');
+    expect(error.headers).toEqual({ 'accept-encoding': 'gzip, br, deflate' });
+  });
+
+  // Bytes that are not what Content-Encoding claims: a payload error naming the coding.
+  it('reports a body that is not the claimed coding as a payload error', () => {
+    const error = errorOf(() =>
+      read(base64(Buffer.from(TEXT)), { isBase64Encoded: true, contentEncoding: 'gzip' }),
+    );
+    expect(error.code).toBe('PAYLOAD_ERROR');
+    expect(error.message).toContain('not valid gzip data');
+    expect(error.message).not.toContain('Content-Type');
+  });
+
+  // Compressed bytes sent with Content-Type: application/json reach the function as text, their
+  // invalid UTF-8 already replaced: the message says to use a binary Content-Type.
+  it('explains that compressed bodies need a binary Content-Type when they arrived as text', () => {
+    const mangled = gzipSync(Buffer.from(TEXT)).toString('utf8');
+    const error = errorOf(() => read(mangled, { contentEncoding: 'gzip' }));
+    expect(error.code).toBe('PAYLOAD_ERROR');
+    expect(error.message).toContain('application/octet-stream');
+  });
+
+  // The size check (3) comes before the coding check: a huge body with an odd coding is a 413.
+  it('checks the size before the coding', () => {
+    expect(errorOf(() => read('x'.repeat(20_000), { contentEncoding: 'zstd' })).code).toBe('LIMIT_EXCEEDED');
+  });
+});
+
+describe('invalid UTF-8: one rule however the body arrives', () => {
+  // Base64 (no text Content-Type): the bytes are checked strictly.
+  // Text (application/json): API Gateway has already replaced each bad byte with U+FFFD.
+  // Both give the same 500 PAYLOAD_ERROR, so two different bad ids cannot collide as duplicates.
+  it('refuses invalid bytes whether they arrive as base64 or as replaced text', () => {
+    const bytes = Buffer.concat([
+      Buffer.from('{"mode":"analyze","nodes":[{"id":"a'),
+      Buffer.from([0xff]),
+      Buffer.from('"},{"id":"a'),
+      Buffer.from([0xfe]),
+      Buffer.from('"}],"dependencies":[]}'),
+    ]);
+    const asBase64 = errorOf(() => read(base64(bytes), { isBase64Encoded: true }));
+    const asText = errorOf(() => read(bytes.toString('utf8')));
+    for (const error of [asBase64, asText]) {
+      expect(error.code).toBe('PAYLOAD_ERROR');
+      expect(error.message).toContain('not valid UTF-8');
+    }
+    expect(asText.message).toBe(asBase64.message);
+  });
+
+  // The escape \ufffd is how a caller sends a real replacement character.
+  it('accepts U+FFFD written as an escape', () => {
+    expect(read('{"id":"\\ufffd"}')).toEqual({ id: '\ufffd' });
+  });
+});
