@@ -5,11 +5,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { ApiError } from '../lib/api/errors';
 import { quoteText } from '../lib/engine';
+import { allowedOrigin, type CorsSettings } from '../lib/http/cors';
+import { API_RESPONSE_HEADERS, logRequestLine } from '../lib/http/middleware';
 import { errorResult, type HttpResult } from '../lib/http/responses';
-import { matchRoute, type RouteDefinition, routeKey } from '../lib/http/routes';
+import { type HttpMethod, matchRoute, type RouteDefinition, routeKey, routeKeys } from '../lib/http/routes';
 
 /** A Lambda handler as API Gateway calls it. */
 export type HttpApiHandler = (event: APIGatewayProxyEventV2, context: Context) => unknown;
@@ -30,6 +34,10 @@ export interface HttpAdapterOptions {
   timeoutMs?: number;
   /** Told about a handler that threw or rejected (API Gateway would answer 500). Default: stderr. */
   onHandlerError?: (error: unknown, route: RouteDefinition) => void;
+  /** Writes the request line for answers the adapter gives itself (404, 405, preflights). */
+  logger?: Logger;
+  /** Cross-origin settings (`CORS_ALLOW_ORIGINS`); CORS is off when absent. */
+  cors?: CorsSettings;
 }
 
 /** What the adapter needs to know about one HTTP request to build its event. */
@@ -87,7 +95,7 @@ export function buildHttpApiEvent(request: RawHttpRequest): APIGatewayProxyEvent
 
   return {
     version: '2.0',
-    routeKey: routeKey(request.route),
+    routeKey: routeKey({ method: request.method as HttpMethod, path: request.route.path }),
     rawPath,
     rawQueryString,
     ...(cookies.length > 0 ? { cookies } : {}),
@@ -107,7 +115,7 @@ export function buildHttpApiEvent(request: RawHttpRequest): APIGatewayProxyEvent
         userAgent: headers['user-agent'] ?? '',
       },
       requestId: request.requestId,
-      routeKey: routeKey(request.route),
+      routeKey: routeKey({ method: request.method as HttpMethod, path: request.route.path }),
       stage: '$default',
       time: formatRequestTime(request.now),
       timeEpoch: request.now.getTime(),
@@ -185,11 +193,34 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
   };
 
   async function serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
     const method = req.method ?? 'GET';
     const { rawPath } = splitUrl(req.url ?? '/');
+    const origin = allowedOrigin(options.cors, singleHeader(req.headers.origin));
+    const answerItself = (response: MappedResponse, route: string | undefined, errorCode?: string) => {
+      req.resume();
+      send(res, withCors(response, origin));
+      if (options.logger !== undefined) {
+        logRequestLine(options.logger, {
+          requestId: randomUUID(),
+          route,
+          status: response.statusCode,
+          errorCode,
+          durationMs: performance.now() - started,
+        });
+      }
+    };
+
+    if (method === 'OPTIONS' && options.cors !== undefined && req.headers['access-control-request-method']) {
+      const allow = methodsAt(options.routes, rawPath);
+      if (allow.length > 0) {
+        answerItself(preflight(options.cors, origin, allow), `OPTIONS ${rawPath}`);
+        return;
+      }
+    }
+
     const match = matchRoute(options.routes, method, rawPath);
     if (match.kind !== 'found') {
-      req.resume();
       const error =
         match.kind === 'not-found'
           ? new ApiError(
@@ -201,11 +232,12 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
               `${quoteText(rawPath)} does not accept ${method}; use ${match.allow.join(' or ')}.`,
               { headers: { allow: match.allow.join(', ') } },
             );
-      send(res, mapHttpApiResult(errorResult(error)));
+      answerItself(mapHttpApiResult(gatewayResult(error)), undefined, error.code);
       return;
     }
 
-    const body = await readCappedBody(req, options.maxBodyBytes + 1);
+    const received = await readCappedBody(req, options.maxBodyBytes + 1);
+    if (received === undefined) return; // the client went away before sending its body
     const now = new Date();
     const requestId = randomUUID();
     const event = buildHttpApiEvent({
@@ -213,7 +245,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
       url: req.url ?? '/',
       httpVersion: req.httpVersion,
       rawHeaders: req.rawHeaders,
-      body,
+      body: received.body,
       sourceIp: normalizeIp(req.socket.remoteAddress),
       route: match.route,
       pathParameters: match.pathParameters,
@@ -225,15 +257,68 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
       result = await match.route.handler(event, lambdaContext(match.route, requestId, now, timeoutMs));
     } catch (error) {
       onHandlerError(error, match.route);
-      result = errorResult(
+      result = gatewayResult(
         new ApiError(
           'INTERNAL_ERROR',
           'The function failed while handling this request; see the server log.',
         ),
       );
     }
-    send(res, mapHttpApiResult(result));
+    const response = withCors(mapHttpApiResult(result), origin);
+    // The rest of an oversized upload is read and dropped, never kept; the client is told
+    // not to send another request on this connection.
+    if (received.truncated) response.headers.connection = 'close';
+    send(res, response);
   }
+}
+
+/** An error the "gateway" (this adapter) answers itself, with the headers every API answer has. */
+function gatewayResult(error: ApiError): HttpResult {
+  const result = errorResult(error);
+  return { ...result, headers: { ...API_RESPONSE_HEADERS, ...result.headers } };
+}
+
+/** Every method the route table serves at `path`, for a preflight's Allow-Methods. */
+function methodsAt(routes: readonly RouteDefinition[], path: string): string[] {
+  const match = matchRoute(routes, '\u0000', path);
+  return match.kind === 'method-not-allowed' ? match.allow : [];
+}
+
+/**
+ * The answer to a CORS preflight, as API Gateway gives it when CORS is configured: 204 with
+ * the allowed methods, headers and max age for an allowed origin; 204 without any CORS
+ * header for another origin (the browser then refuses the real request).
+ */
+function preflight(
+  settings: CorsSettings,
+  origin: string | undefined,
+  allow: readonly string[],
+): MappedResponse {
+  const headers: OutgoingHttpHeaders = { vary: 'Origin', ...API_RESPONSE_HEADERS };
+  if (origin !== undefined) {
+    headers['access-control-allow-methods'] = allow.join(', ');
+    headers['access-control-allow-headers'] = settings.allowHeaders.join(', ');
+    headers['access-control-max-age'] = String(settings.maxAgeSeconds);
+  }
+  return withLength(204, headers, Buffer.alloc(0));
+}
+
+/** Adds `Access-Control-Allow-Origin` for an allowed origin; answers vary by Origin whenever CORS is on. */
+function withCors(response: MappedResponse, origin: string | undefined): MappedResponse {
+  if (origin === undefined) return response;
+  const vary = response.headers.vary;
+  return {
+    ...response,
+    headers: {
+      ...response.headers,
+      'access-control-allow-origin': origin,
+      vary: vary === undefined ? 'Origin' : `${String(vary)}, Origin`,
+    },
+  };
+}
+
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }
 
 function send(res: ServerResponse, response: MappedResponse): void {
@@ -241,19 +326,34 @@ function send(res: ServerResponse, response: MappedResponse): void {
   res.end(response.body);
 }
 
-/** Keeps the first `cap` bytes and drains the rest, so an oversized upload costs no memory. */
-function readCappedBody(req: IncomingMessage, cap: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
+/**
+ * Keeps the first `cap` bytes and resolves as soon as it has them (or the body ends), so an
+ * oversized upload is answered without waiting for the rest, and costs no memory: what
+ * follows is read and dropped. `undefined` when the client goes away first.
+ */
+function readCappedBody(
+  req: IncomingMessage,
+  cap: number,
+): Promise<{ body: Buffer; truncated: boolean } | undefined> {
+  return new Promise((resolve) => {
     const kept: Buffer[] = [];
     let keptBytes = 0;
+    let settled = false;
+    const settle = (value: { body: Buffer; truncated: boolean } | undefined) => {
+      if (settled) return;
+      settled = true;
+      resolve(value);
+    };
     req.on('data', (chunk: Buffer) => {
-      if (keptBytes >= cap) return;
+      if (settled) return;
       const take = chunk.subarray(0, cap - keptBytes);
       kept.push(take);
       keptBytes += take.length;
+      if (keptBytes >= cap) settle({ body: Buffer.concat(kept, keptBytes), truncated: true });
     });
-    req.once('end', () => resolve(Buffer.concat(kept, keptBytes)));
-    req.once('error', reject);
+    req.once('end', () => settle({ body: Buffer.concat(kept, keptBytes), truncated: false }));
+    req.once('close', () => settle(undefined));
+    req.once('error', () => settle(undefined));
   });
 }
 
@@ -310,5 +410,5 @@ export function formatRequestTime(date: Date): string {
 }
 
 function routeList(routes: readonly RouteDefinition[]): string {
-  return `Routes: ${routes.map((route) => routeKey(route)).join(', ')}.`;
+  return `Routes: ${routeKeys(routes).join(', ')}.`;
 }

@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { createDynamoClients } from '../lib/aws/dynamo';
 import { type Env, envInt, envString, optionalEnv } from '../lib/config/env';
 import { readLimits } from '../lib/config/limits';
-import { routeKey, routes } from '../lib/http/routes';
+import { readCorsSettings } from '../lib/http/cors';
+import { routeKey, routeKeys, routes } from '../lib/http/routes';
 import {
   ACCEPTED_KEY_RULE,
   type ApiKeyRecord,
@@ -12,9 +13,11 @@ import {
   issueApiKey,
   looksLikeApiKey,
 } from '../lib/keys';
+import { createLogger } from '../lib/logging';
 import { isMainModule } from '../lib/main-module';
 import { ensureTable, LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage/table';
 import { WORKED_EXAMPLE } from '../lib/worked-example';
+import { answerClientErrors } from './client-errors';
 import { startEmbeddedDynamo } from './dynamo';
 import { createHttpAdapter, type HttpApiHandler, type LoadedRoute } from './http-adapter';
 import { closeServer, isAddressInUse, listen } from './listen';
@@ -39,6 +42,10 @@ export interface LocalServerOptions {
   apiKeyCacheTtlMs?: number;
   /** Print nothing (tests). */
   quiet?: boolean;
+  /** Longest a request may take to arrive, headers and body. Default env REQUEST_TIMEOUT_MS, else 30 s. */
+  requestTimeoutMs?: number;
+  /** Longest the headers may take to arrive. Default env HEADERS_TIMEOUT_MS, else 10 s. */
+  headersTimeoutMs?: number;
   /** Where unset options are read from. Default `process.env`. */
   env?: Env;
 }
@@ -74,6 +81,8 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       ? undefined
       : envInt(env, 'DYNAMO_PORT', LOCAL_DYNAMO_PORT, PORT_RANGE));
   const devApiKey = options.apiKey ?? optionalEnv(env, 'DEV_API_KEY');
+  const timeouts = readTimeouts(env, options);
+  const cors = readCorsSettings(env);
   if (devApiKey !== undefined && !looksLikeApiKey(devApiKey)) {
     // The value itself is never repeated: it is meant to be a secret.
     throw new Error(
@@ -102,9 +111,23 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
 
     configureHandlerEnvironment(dynamo.endpoint, tableName, options.apiKeyCacheTtlMs);
     const loadedRoutes = await loadRoutes();
+    const logger = createLogger({ env });
     const server = createServer(
-      createHttpAdapter({ routes: loadedRoutes, maxBodyBytes: readLimits(process.env).maxBodyBytes }),
+      {
+        requestTimeout: timeouts.requestMs,
+        headersTimeout: timeouts.headersMs,
+        // Node checks both timeouts on this interval (30 s by default): check often enough
+        // that a stalled request is answered close to its limit.
+        connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
+      },
+      createHttpAdapter({
+        routes: loadedRoutes,
+        maxBodyBytes: readLimits(process.env).maxBodyBytes,
+        logger,
+        cors,
+      }),
     );
+    server.on('clientError', answerClientErrors(logger));
     // Cleanup runs in reverse: stop taking requests, let their background writes finish, and
     // only then stop DynamoDB, which would otherwise receive writes while closing.
     cleanup.push(async () => {
@@ -139,6 +162,26 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     await closeAll();
     throw error;
   }
+}
+
+/**
+ * How long a client may take to send its request. API Gateway gives an integration 30 s in
+ * all; a request that has not even arrived by then is not worth waiting for, and Node's own
+ * default (5 minutes) would keep a stalled upload's connection open that long.
+ */
+export const DEFAULT_TIMEOUTS = Object.freeze({ requestMs: 30_000, headersMs: 10_000 });
+
+function readTimeouts(env: Env, options: LocalServerOptions): { requestMs: number; headersMs: number } {
+  const requestMs =
+    options.requestTimeoutMs ??
+    envInt(env, 'REQUEST_TIMEOUT_MS', DEFAULT_TIMEOUTS.requestMs, { min: 100, max: 600_000 });
+  const headersMs =
+    options.headersTimeoutMs ??
+    envInt(env, 'HEADERS_TIMEOUT_MS', Math.min(DEFAULT_TIMEOUTS.headersMs, requestMs), {
+      min: 100,
+      max: requestMs,
+    });
+  return { requestMs, headersMs };
 }
 
 interface SeededKey {
@@ -247,7 +290,7 @@ function banner(facts: BannerFacts): string {
     `  URL       ${facts.url}`,
     `  API key   ${facts.apiKey}  (${facts.keySource === 'DEV_API_KEY' ? 'from DEV_API_KEY' : 'generated for this run'})`,
     `  DynamoDB  ${facts.dynamo.endpoint}, table ${facts.tableName}, ${storage}`,
-    `  Routes    ${routes.map((route) => routeKey(route)).join(', ')}`,
+    `  Routes    ${routeKeys().join(', ')}`,
   ];
   if (facts.dynamo.fellBack) {
     lines.push(

@@ -13,6 +13,7 @@ import {
   requestFacts,
   requestLog,
   responseEncoding,
+  responseHeaders,
   type VerifyApiKey,
 } from '../../lib/http/middleware';
 import { type HttpResult, jsonTextResult } from '../../lib/http/responses';
@@ -47,6 +48,7 @@ export function createEngineHandler(deps: EngineHandlerDeps) {
   return middy<HttpEvent, HttpResult, unknown, HttpContext>(runEngineRequest)
     .use(httpHeaderNormalizer())
     .use(requestLog({ logger }))
+    .use(responseHeaders())
     .use(errorResponse({ logger }))
     .use(responseEncoding({ maxBytes: limits.maxResponseBytes }))
     .use(apiKeyAuth({ verify: verifyApiKey }))

@@ -8,6 +8,7 @@ import {
   type HttpEvent,
   requestLog,
   responseEncoding,
+  responseHeaders,
 } from '../../lib/http/middleware';
 import { type HttpResult, jsonTextResult } from '../../lib/http/responses';
 import { createLogger } from '../../lib/logging';
@@ -24,5 +25,6 @@ const serveOpenApiDocument = (): HttpResult =>
 export const handler = middy<HttpEvent, HttpResult, unknown, HttpContext>(serveOpenApiDocument)
   .use(httpHeaderNormalizer())
   .use(requestLog({ logger }))
+  .use(responseHeaders())
   .use(errorResponse({ logger }))
   .use(responseEncoding({ maxBytes: limits.maxResponseBytes }));

@@ -3,7 +3,7 @@
  * builds one Lambda integration per entry from the same table, so the two cannot drift apart.
  */
 
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** How a route authenticates its caller: an API key, a user access token (JWT), or not at all. */
 export type RouteAuth = 'apiKey' | 'userToken' | 'none';
@@ -41,6 +41,22 @@ export function routeKey(route: Pick<RouteDefinition, 'method' | 'path'>): strin
   return `${route.method} ${route.path}`;
 }
 
+/**
+ * The methods a route answers. A GET route answers HEAD too (the same status and headers,
+ * no body), as HTTP expects of every GET resource; the function serves both unchanged.
+ */
+export function methodsOf(route: Pick<RouteDefinition, 'method'>): HttpMethod[] {
+  return route.method === 'GET' ? ['GET', 'HEAD'] : [route.method];
+}
+
+/**
+ * Every route key the table declares, HEAD routes included: what the local server answers
+ * and what the API Gateway stack creates, one integration per key.
+ */
+export function routeKeys(table: readonly RouteDefinition[] = routes): string[] {
+  return table.flatMap((route) => methodsOf(route).map((method) => routeKey({ method, path: route.path })));
+}
+
 export type RouteMatch<R extends RouteDefinition = RouteDefinition> =
   | { kind: 'found'; route: R; pathParameters: Record<string, string> }
   /** The path exists but not for this method; `allow` lists the methods it does take. */
@@ -60,8 +76,9 @@ export function matchRoute<R extends RouteDefinition>(
   for (const route of table) {
     const pathParameters = matchPath(route.path, path);
     if (pathParameters === undefined) continue;
-    if (route.method === method) return { kind: 'found', route, pathParameters };
-    if (!allow.includes(route.method)) allow.push(route.method);
+    const methods = methodsOf(route);
+    if ((methods as string[]).includes(method)) return { kind: 'found', route, pathParameters };
+    for (const allowed of methods) if (!allow.includes(allowed)) allow.push(allowed);
   }
   return allow.length > 0 ? { kind: 'method-not-allowed', allow: allow.sort() } : { kind: 'not-found' };
 }

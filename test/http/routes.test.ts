@@ -1,7 +1,14 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { matchRoute, type RouteDefinition, routeKey, routes } from '../../lib/http/routes';
+import {
+  matchRoute,
+  methodsOf,
+  type RouteDefinition,
+  routeKey,
+  routeKeys,
+  routes,
+} from '../../lib/http/routes';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -9,6 +16,8 @@ describe('route table', () => {
   // The table is what the local server and the CDK stack deploy: each entry must point at real code.
   it('declares the engine and OpenAPI routes, each with an existing entry module', () => {
     expect(routes.map(routeKey)).toEqual(['POST /api/engine', 'GET /api/openapi.json']);
+    // What the local server answers and the stack deploys: the HEAD route comes with the GET.
+    expect(routeKeys()).toEqual(['POST /api/engine', 'GET /api/openapi.json', 'HEAD /api/openapi.json']);
     expect(routes.find((route) => route.name === 'engine')?.auth).toBe('apiKey');
     expect(routes.find((route) => route.name === 'openapi')?.auth).toBe('none');
     for (const route of routes) expect(existsSync(repositoryRoot + route.entry)).toBe(true);
@@ -46,8 +55,19 @@ describe('matchRoute', () => {
     expect(matchRoute(table, 'GET', '/api/engine')).toEqual({ kind: 'method-not-allowed', allow: ['POST'] });
     expect(matchRoute(table, 'PUT', '/api/systems/x')).toEqual({
       kind: 'method-not-allowed',
-      allow: ['DELETE', 'GET'],
+      allow: ['DELETE', 'GET', 'HEAD'],
     });
+  });
+
+  // Every GET resource answers HEAD too, through the same route and function.
+  it('matches HEAD to a GET route, and only to GET routes', () => {
+    expect(methodsOf({ method: 'GET' })).toEqual(['GET', 'HEAD']);
+    expect(methodsOf({ method: 'POST' })).toEqual(['POST']);
+    expect(matchRoute(table, 'HEAD', '/api/systems/a')).toMatchObject({
+      kind: 'found',
+      route: { name: 'system' },
+    });
+    expect(matchRoute(table, 'HEAD', '/api/engine')).toEqual({ kind: 'method-not-allowed', allow: ['POST'] });
   });
 
   it('reports an unknown path, including trailing-slash and case variants', () => {

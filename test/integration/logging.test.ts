@@ -46,4 +46,18 @@ describe('request logging over real HTTP', () => {
     expect(output.toLowerCase()).not.toContain('authorization');
     expect(output).not.toContain(marker);
   });
+
+  // Answers the server gives itself are logged like every request.
+  it('writes a request line for 404 and 405 answers', async () => {
+    const { output } = await captureOutput(async () => {
+      await post(server.url, key, {}, { path: '/api/nope' });
+      await post(server.url, null, undefined, { path: '/api/engine', method: 'GET' });
+    });
+    const lines = logLines(output).filter((line) => line.message === 'request');
+    expect(lines.map((line) => [line.status, line.errorCode])).toEqual([
+      [404, 'NOT_FOUND'],
+      [405, 'METHOD_NOT_ALLOWED'],
+    ]);
+    for (const line of lines) expect(line.requestId).toBeTypeOf('string');
+  });
 });

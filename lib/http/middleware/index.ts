@@ -1,6 +1,7 @@
 export { apiKeyAuth, type VerifyApiKey } from './api-key-auth';
 export { errorResponse } from './error-response';
 export { jsonBody } from './json-body';
-export { requestLog } from './request-log';
+export { logRequestLine, requestLog } from './request-log';
 export { chooseContentCoding, responseEncoding } from './response-encoding';
+export { API_RESPONSE_HEADERS, responseHeaders } from './response-headers';
 export { type HttpContext, type HttpEvent, requestFacts } from './types';

@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { type HttpMiddleware, type HttpRequest, requestFacts, requestIdOf } from './types';
+import { type HttpMiddleware, type HttpRequest, type RequestFacts, requestFacts, requestIdOf } from './types';
 
 export interface RequestLogOptions {
   logger: Logger;
@@ -30,7 +30,7 @@ export function requestLog(options: RequestLogOptions): HttpMiddleware {
     const { keyId, mode, ticks, nodeCount, dependencyCount, errorCode } = requestFacts(request);
     // Read off the response that went out, so a 413 that replaced a compressed body logs none.
     const contentEncoding = request.response?.headers?.['content-encoding'];
-    logger.info('request', {
+    logRequestLine(logger, {
       requestId: requestIdOf(request),
       route: request.event?.routeKey,
       status: request.response?.statusCode,
@@ -40,10 +40,40 @@ export function requestLog(options: RequestLogOptions): HttpMiddleware {
       nodeCount,
       dependencyCount,
       errorCode,
-      contentEncoding,
-      durationMs: started === undefined ? undefined : Math.round((now() - started) * 1000) / 1000,
+      contentEncoding: typeof contentEncoding === 'string' ? contentEncoding : undefined,
+      durationMs: started === undefined ? undefined : now() - started,
     });
   };
 
   return { before: requestLogBefore, after: writeRequestLine, onError: writeRequestLine };
+}
+
+/** Everything one request line may hold; nothing else is ever written. */
+export interface RequestLine extends RequestFacts {
+  requestId: string | undefined;
+  route: string | undefined;
+  status: number | undefined;
+  contentEncoding?: string | undefined;
+  durationMs: number | undefined;
+}
+
+/**
+ * Writes the one `request` line. The function's middleware and the local server (for the
+ * answers it gives itself: unknown routes, preflights, malformed requests) both write
+ * through here, so every request is logged the same way.
+ */
+export function logRequestLine(logger: Logger, line: RequestLine): void {
+  logger.info('request', {
+    requestId: line.requestId,
+    route: line.route,
+    status: line.status,
+    keyId: line.keyId,
+    mode: line.mode,
+    ticks: line.ticks,
+    nodeCount: line.nodeCount,
+    dependencyCount: line.dependencyCount,
+    errorCode: line.errorCode,
+    contentEncoding: line.contentEncoding,
+    durationMs: line.durationMs === undefined ? undefined : Math.round(line.durationMs * 1000) / 1000,
+  });
 }
