@@ -246,6 +246,12 @@ export function buildOpenApiDocument(): object {
             },
           },
         },
+        head: {
+          operationId: 'headOpenApiDocument',
+          summary: 'The headers of this document, without the body',
+          security: [],
+          responses: { '200': { description: 'The same status and headers as GET, no body.' } },
+        },
       },
     },
     components: {

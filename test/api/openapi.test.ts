@@ -9,6 +9,7 @@ import {
   TicksResponseSchema,
 } from '../../lib/api/schemas';
 import { analyze } from '../../lib/engine';
+import { routeKeys } from '../../lib/http/routes';
 
 // biome-ignore lint/suspicious/noExplicitAny: the document is walked as plain JSON.
 type Json = any;
@@ -44,6 +45,14 @@ describe('the document', () => {
     expect(engine.security).toEqual([{ apiKey: [] }]);
     // The document itself is public.
     expect(doc.paths['/api/openapi.json'].get.security).toEqual([]);
+  });
+
+  // The document and the route table list the same operations, HEAD included.
+  it('documents exactly the routes the service serves', () => {
+    const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(
+      ([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(documented.sort()).toEqual(routeKeys().sort());
   });
 
   it('offers both body formats as oneOf', () => {

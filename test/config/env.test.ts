@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { envInt, envString, requiredEnv } from '../../lib/config/env';
+import { resolveKeysTarget } from '../../cli/keys';
+import { createDynamoClients } from '../../lib/aws/dynamo';
+import { awsSdkEnv, envInt, envString, requiredEnv } from '../../lib/config/env';
+import { readLimits } from '../../lib/config/limits';
+import { readCorsSettings } from '../../lib/http/cors';
+import { resolveCacheTtlMs } from '../../lib/keys';
+import { createLogger } from '../../lib/logging';
+import { startLocalServer } from '../../local/server';
 
 const range = { min: 1, max: 1000 };
 
@@ -83,3 +90,34 @@ function captureMessage(run: () => unknown): string {
   }
   throw new Error('expected a throw');
 }
+
+describe('one rule for every variable', () => {
+  // Before, six places read the environment and most took an empty value for "unset". Now each
+  // reader goes through lib/config/env.ts: set but empty is an error naming the variable,
+  // wherever it is read.
+  it.each<[string, () => unknown]>([
+    ['LOG_LEVEL', () => createLogger({ env: { LOG_LEVEL: '' } })],
+    ['DYNAMODB_ENDPOINT', () => createDynamoClients({ env: { DYNAMODB_ENDPOINT: ' ' } })],
+    ['API_KEY_CACHE_TTL_MS', () => resolveCacheTtlMs(undefined, { API_KEY_CACHE_TTL_MS: '' })],
+    ['TABLE_NAME', () => resolveKeysTarget({ TABLE_NAME: '' })],
+    ['DYNAMO_PORT', () => resolveKeysTarget({ DYNAMO_PORT: '' })],
+    ['MAX_DECODED_BODY_BYTES', () => readLimits({ MAX_DECODED_BODY_BYTES: '' })],
+    ['CORS_ALLOW_ORIGINS', () => readCorsSettings({ CORS_ALLOW_ORIGINS: '' })],
+  ])('refuses an empty %s', (name, read) => {
+    expect(read).toThrow(`${name} is set but empty`);
+  });
+
+  it('refuses an empty DATA_DIR or DEV_API_KEY when the local server starts', async () => {
+    for (const name of ['DATA_DIR', 'DEV_API_KEY', 'REQUEST_TIMEOUT_MS']) {
+      await expect(
+        startLocalServer({ quiet: true, port: 0, dynamoPort: 0, env: { [name]: '' } }),
+      ).rejects.toThrow(`${name} is set but empty`);
+    }
+  });
+
+  // The AWS SDK's own variables keep the SDK's rule (empty = unset), so the two never disagree.
+  it("leaves the AWS SDK's variables to the SDK's rule", () => {
+    expect(awsSdkEnv({ AWS_REGION: '' }, 'AWS_REGION')).toBeUndefined();
+    expect(awsSdkEnv({ AWS_REGION: ' eu-west-1 ' }, 'AWS_REGION')).toBe('eu-west-1');
+  });
+});
