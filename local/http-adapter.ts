@@ -280,7 +280,8 @@ function gatewayResult(error: ApiError): HttpResult {
 
 /** Every method the route table serves at `path`, for a preflight's Allow-Methods. */
 function methodsAt(routes: readonly RouteDefinition[], path: string): string[] {
-  const match = matchRoute(routes, '\u0000', path);
+  // No route is declared for OPTIONS, so a known path always answers with its method list.
+  const match = matchRoute(routes, 'OPTIONS', path);
   return match.kind === 'method-not-allowed' ? match.allow : [];
 }
 

@@ -49,7 +49,7 @@ export function parseJsonRequestBody(
       'LIMIT_EXCEEDED',
       `The request body is larger than the limit of ${options.maxBytes} bytes; send a smaller structure` +
         (options.contentEncoding === undefined
-          ? ' or compress it (Content-Encoding: gzip, br or deflate).'
+          ? ' or compress it (Content-Encoding: gzip, br or deflate, sent as application/octet-stream).'
           : '.'),
     );
   }

@@ -2,6 +2,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../lib/api/errors';
 import { parseJsonRequestBody, type RequestBodyOptions } from '../../lib/api/request-body';
+import { IDS_DIFFERING_IN_INVALID_BYTES } from '../http/events';
 
 const BODY = { mode: 'analyze', nodes: [{ id: 'A', load: 1 }], dependencies: [] };
 const TEXT = JSON.stringify(BODY);
@@ -125,13 +126,7 @@ describe('invalid UTF-8: one rule however the body arrives', () => {
   // Text (application/json): API Gateway has already replaced each bad byte with U+FFFD.
   // Both give the same 500 PAYLOAD_ERROR, so two different bad ids cannot collide as duplicates.
   it('refuses invalid bytes whether they arrive as base64 or as replaced text', () => {
-    const bytes = Buffer.concat([
-      Buffer.from('{"mode":"analyze","nodes":[{"id":"a'),
-      Buffer.from([0xff]),
-      Buffer.from('"},{"id":"a'),
-      Buffer.from([0xfe]),
-      Buffer.from('"}],"dependencies":[]}'),
-    ]);
+    const bytes = IDS_DIFFERING_IN_INVALID_BYTES;
     const asBase64 = errorOf(() => read(base64(bytes), { isBase64Encoded: true }));
     const asText = errorOf(() => read(bytes.toString('utf8')));
     for (const error of [asBase64, asText]) {

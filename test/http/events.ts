@@ -81,3 +81,16 @@ export async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
   expect(error).toBeInstanceOf(ApiError);
   return error as ApiError;
 }
+
+/**
+ * A body whose two node ids differ only in one byte that is not UTF-8 (0xff, 0xfe). Decoded
+ * with replacement both become "a\ufffd", so a reader that did not refuse invalid UTF-8 would
+ * call them duplicates.
+ */
+export const IDS_DIFFERING_IN_INVALID_BYTES = Buffer.concat([
+  Buffer.from('{"mode":"analyze","nodes":[{"id":"a'),
+  Buffer.from([0xff]),
+  Buffer.from('"},{"id":"a'),
+  Buffer.from([0xfe]),
+  Buffer.from('"}],"dependencies":[]}'),
+]);

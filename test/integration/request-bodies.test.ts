@@ -1,6 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WORKED } from '../http/events';
+import { IDS_DIFFERING_IN_INVALID_BYTES, WORKED } from '../http/events';
 import { post, startTestServer, type TestServer } from './server';
 
 let server: TestServer;
@@ -86,14 +86,7 @@ describe('invalid UTF-8 over HTTP', () => {
   it.each([['application/json'], ['application/octet-stream'], ['']])(
     'answers 500 PAYLOAD_ERROR "not valid UTF-8" with Content-Type %j',
     async (contentType) => {
-      const body = Buffer.concat([
-        Buffer.from('{"mode":"analyze","nodes":[{"id":"a'),
-        Buffer.from([0xff]),
-        Buffer.from('"},{"id":"a'),
-        Buffer.from([0xfe]),
-        Buffer.from('"}],"dependencies":[]}'),
-      ]);
-      const answer = await post(server.url, server.apiKey, body, {
+      const answer = await post(server.url, server.apiKey, IDS_DIFFERING_IN_INVALID_BYTES, {
         headers: { 'content-type': contentType },
       });
       expect(answer.status).toBe(500);
