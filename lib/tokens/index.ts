@@ -1,0 +1,14 @@
+export {
+  type LocalIssuer,
+  loadOrCreateLocalIssuer,
+  localIssuerFile,
+  readLocalIssuer,
+  signAccessToken,
+} from './local-issuer';
+export {
+  createUserTokenVerifier,
+  readUserTokenConfig,
+  type TokenUser,
+  type UserTokenConfig,
+  type VerifyUserToken,
+} from './verifier';

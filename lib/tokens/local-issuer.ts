@@ -1,0 +1,138 @@
+/**
+ * The local stand-in for Amazon Cognito: an RSA key that signs access tokens shaped like a
+ * user pool's (`token_use: access`, `client_id`, `iss`, `sub`, `exp`, RS256 with a `kid`).
+ * The connect function verifies them with the same aws-jwt-verify code it uses for Cognito,
+ * primed with this key's JWKS, so nothing is ever fetched over the network.
+ */
+import {
+  createHash,
+  createPrivateKey,
+  createPublicKey,
+  generateKeyPairSync,
+  type KeyObject,
+  sign,
+} from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { type Env, envInt, optionalEnv } from '../config/env';
+
+/** `.invalid` can never resolve (RFC 2606): a token from this issuer cannot be mistaken for a real one. */
+export const LOCAL_ISSUER = 'https://local-issuer.system-behavior-engine.invalid';
+export const LOCAL_CLIENT_ID = 'sbe-local-client';
+const LOCAL_TOKEN_TTL_SECONDS = 3600;
+
+/** A public RSA key as a JWKS lists it. A type alias, so it is a plain JSON object too. */
+export type Jwk = { kty: 'RSA'; kid: string; alg: 'RS256'; use: 'sig'; n: string; e: string };
+
+export interface LocalIssuer {
+  issuer: string;
+  clientId: string;
+  kid: string;
+  privateKey: KeyObject;
+  jwks: { keys: Jwk[] };
+}
+
+/**
+ * Where the local issuer keeps its key: in `DATA_DIR` when set (so tokens survive restarts),
+ * else in a per-port folder under the system's temp dir. `npm run token` finds the same file
+ * from the same `PORT` and `DATA_DIR`.
+ */
+export function localIssuerFile(env: Env = process.env): string {
+  const dataDir = optionalEnv(env, 'DATA_DIR');
+  if (dataDir !== undefined) return join(dataDir, 'local-issuer.json');
+  const port = envInt(env, 'PORT', 3000, { min: 0, max: 65_535 });
+  return join(tmpdir(), `sbe-local-${port}`, 'local-issuer.json');
+}
+
+interface StoredIssuer {
+  issuer: string;
+  clientId: string;
+  kid: string;
+  privateKey: string;
+}
+
+/** Reads the issuer at `file`, creating a fresh RSA-2048 key there first when there is none. */
+export function loadOrCreateLocalIssuer(file: string): LocalIssuer {
+  if (!existsSync(file)) {
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const stored: StoredIssuer = {
+      issuer: LOCAL_ISSUER,
+      clientId: LOCAL_CLIENT_ID,
+      kid: keyId(createPublicKey(privateKey)),
+      privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    };
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // Owner-only: whoever can read this file can sign tokens for the local server.
+    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+  }
+  return readLocalIssuer(file);
+}
+
+/** Reads an existing issuer file; throws naming the file when there is none. */
+export function readLocalIssuer(file: string): LocalIssuer {
+  let stored: StoredIssuer;
+  try {
+    stored = JSON.parse(readFileSync(file, 'utf8')) as StoredIssuer;
+  } catch {
+    throw new Error(
+      `no local token issuer at ${file}: start the local server (npm start) with the same PORT and DATA_DIR first`,
+    );
+  }
+  const privateKey = createPrivateKey(stored.privateKey);
+  const publicJwk = createPublicKey(privateKey).export({ format: 'jwk' }) as { n: string; e: string };
+  return {
+    issuer: stored.issuer,
+    clientId: stored.clientId,
+    kid: stored.kid,
+    privateKey,
+    jwks: {
+      keys: [{ kty: 'RSA', kid: stored.kid, alg: 'RS256', use: 'sig', n: publicJwk.n, e: publicJwk.e }],
+    },
+  };
+}
+
+/** The RFC 7638 thumbprint of the public key: a stable `kid`. */
+function keyId(publicKey: KeyObject): string {
+  const { e, n } = publicKey.export({ format: 'jwk' }) as { n: string; e: string };
+  return createHash('sha256')
+    .update(JSON.stringify({ e, kty: 'RSA', n }))
+    .digest('base64url');
+}
+
+export interface AccessTokenClaims {
+  sub: string;
+  /** Seconds since the epoch; default now. */
+  issuedAt?: number;
+  ttlSeconds?: number;
+  /** Overrides for tests that need a token that is wrong in exactly one way. */
+  overrides?: Record<string, unknown>;
+  header?: Record<string, unknown>;
+}
+
+/** A signed RS256 access token for `sub`, as a Cognito user pool would issue it. */
+export function signAccessToken(issuer: LocalIssuer, claims: AccessTokenClaims): string {
+  const iat = claims.issuedAt ?? Math.floor(Date.now() / 1000);
+  const header = { alg: 'RS256', typ: 'JWT', kid: issuer.kid, ...claims.header };
+  const payload = {
+    sub: claims.sub,
+    iss: issuer.issuer,
+    client_id: issuer.clientId,
+    token_use: 'access',
+    scope: 'aws.cognito.signin.user.admin',
+    iat,
+    exp: iat + (claims.ttlSeconds ?? LOCAL_TOKEN_TTL_SECONDS),
+    jti: createHash('sha256')
+      .update(`${claims.sub}:${iat}:${process.hrtime.bigint()}`)
+      .digest('hex')
+      .slice(0, 32),
+    ...claims.overrides,
+  };
+  const signingInput = `${base64url(header)}.${base64url(payload)}`;
+  const signature = sign('sha256', Buffer.from(signingInput), issuer.privateKey).toString('base64url');
+  return `${signingInput}.${signature}`;
+}
+
+function base64url(value: unknown): string {
+  return Buffer.from(JSON.stringify(value)).toString('base64url');
+}

@@ -1,0 +1,77 @@
+/**
+ * Verifies user access tokens (`Authorization: Bearer <USER_ACCESS_TOKEN>`) with aws-jwt-verify:
+ * signature (RS256 only), issuer, expiry and not-before, `token_use: access` and the app
+ * client's `client_id`. Deployed, the tokens come from the Cognito user pool named by
+ * `USER_POOL_ID` / `USER_POOL_CLIENT_ID`; locally, from the local issuer whose file the local
+ * server names in `LOCAL_ISSUER_FILE`.
+ */
+import { CognitoJwtVerifier, JwtRsaVerifier } from 'aws-jwt-verify';
+import { type Env, optionalEnv, requiredEnv } from '../config/env';
+import { type Jwk, readLocalIssuer } from './local-issuer';
+
+/** Who the token belongs to: the user pool's `sub`, the owner of everything the user creates. */
+export interface TokenUser {
+  sub: string;
+}
+
+/** Resolves a presented token to its user, or `undefined` for any token that is not valid. */
+export type VerifyUserToken = (token: string) => Promise<TokenUser | undefined>;
+
+export type UserTokenConfig =
+  | { kind: 'cognito'; userPoolId: string; clientId: string }
+  | { kind: 'local'; issuerFile: string };
+
+/** Reads the token settings at cold start; a function with neither set refuses to start. */
+export function readUserTokenConfig(env: Env = process.env): UserTokenConfig {
+  const userPoolId = optionalEnv(env, 'USER_POOL_ID');
+  if (userPoolId !== undefined) {
+    return { kind: 'cognito', userPoolId, clientId: requiredEnv(env, 'USER_POOL_CLIENT_ID') };
+  }
+  const issuerFile = optionalEnv(env, 'LOCAL_ISSUER_FILE');
+  if (issuerFile !== undefined) return { kind: 'local', issuerFile };
+  throw new Error('USER_POOL_ID and USER_POOL_CLIENT_ID are required (or LOCAL_ISSUER_FILE for a local run)');
+}
+
+/**
+ * The verifier for a configuration. Cognito's JWKS is fetched once from the user pool and
+ * cached by aws-jwt-verify; the local issuer's is primed from its file, and local tokens are
+ * checked with `verifySync`, which never fetches: a token with an unknown `kid` is refused.
+ */
+export function createUserTokenVerifier(
+  config: UserTokenConfig,
+  options: { cognitoJwks?: { keys: Jwk[] } } = {},
+): VerifyUserToken {
+  if (config.kind === 'cognito') {
+    const verifier = CognitoJwtVerifier.create({
+      userPoolId: config.userPoolId,
+      tokenUse: 'access',
+      clientId: config.clientId,
+    });
+    // Tests prime the pool's JWKS so the deployed configuration is checked without a network.
+    if (options.cognitoJwks !== undefined) verifier.cacheJwks(options.cognitoJwks);
+    return async (token) => userOf(await verifier.verify(token).catch(() => undefined));
+  }
+  const issuer = readLocalIssuer(config.issuerFile);
+  const verifier = JwtRsaVerifier.create({
+    issuer: issuer.issuer,
+    audience: null,
+    // Never fetched: the JWKS is cached below and only verifySync is used.
+    jwksUri: `${issuer.issuer}/.well-known/jwks.json`,
+    customJwtCheck: ({ payload }) => {
+      if (payload.token_use !== 'access') throw new Error('not an access token');
+      if (payload.client_id !== issuer.clientId) throw new Error('issued for another client');
+    },
+  });
+  verifier.cacheJwks(issuer.jwks);
+  return async (token) => {
+    try {
+      return userOf(verifier.verifySync(token));
+    } catch {
+      return undefined;
+    }
+  };
+}
+
+function userOf(payload: { sub?: unknown } | undefined): TokenUser | undefined {
+  return typeof payload?.sub === 'string' && payload.sub !== '' ? { sub: payload.sub } : undefined;
+}

@@ -1,0 +1,155 @@
+import { createHmac } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  createUserTokenVerifier,
+  type LocalIssuer,
+  loadOrCreateLocalIssuer,
+  localIssuerFile,
+  readUserTokenConfig,
+  signAccessToken,
+} from '../../lib/tokens';
+
+const folder = mkdtempSync(join(tmpdir(), 'sbe-tokens-'));
+afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+const issuerFile = join(folder, 'local-issuer.json');
+const issuer = loadOrCreateLocalIssuer(issuerFile);
+const verify = createUserTokenVerifier({ kind: 'local', issuerFile });
+const now = () => Math.floor(Date.now() / 1000);
+
+const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+const parts = (token: string) => token.split('.') as [string, string, string];
+
+describe('local access tokens', () => {
+  // The token a user gets from `npm run token` is accepted, and names its user.
+  it('accepts a fresh access token and returns its sub', async () => {
+    await expect(verify(signAccessToken(issuer, { sub: 'alice' }))).resolves.toEqual({ sub: 'alice' });
+  });
+
+  // The key file is private to its owner and reused, so tokens survive a restart with DATA_DIR.
+  it('keeps its key in an owner-only file and reuses it', () => {
+    expect(statSync(issuerFile).mode & 0o777).toBe(0o600);
+    const again = loadOrCreateLocalIssuer(issuerFile);
+    expect(again.kid).toBe(issuer.kid);
+    expect(JSON.parse(readFileSync(issuerFile, 'utf8')).privateKey).toContain('PRIVATE KEY');
+  });
+
+  // Every way a token can be wrong is the same answer: not a valid token.
+  it.each<[string, (issuer: LocalIssuer) => string]>([
+    ['a malformed token', () => 'not-a-jwt'],
+    ['an empty token', () => ''],
+    [
+      'an id token instead of an access token',
+      (i) =>
+        signAccessToken(i, {
+          sub: 'alice',
+          overrides: { token_use: 'id', aud: i.clientId, client_id: undefined },
+        }),
+    ],
+    [
+      'a token for another client',
+      (i) => signAccessToken(i, { sub: 'alice', overrides: { client_id: 'other-app' } }),
+    ],
+    [
+      'a token from another issuer',
+      (i) => signAccessToken(i, { sub: 'alice', overrides: { iss: 'https://evil.example' } }),
+    ],
+    [
+      'an expired token',
+      (i) => signAccessToken(i, { sub: 'alice', issuedAt: now() - 7200, ttlSeconds: 3600 }),
+    ],
+    ['a token not valid yet', (i) => signAccessToken(i, { sub: 'alice', overrides: { nbf: now() + 600 } })],
+    ['a token without sub', (i) => signAccessToken(i, { sub: '', overrides: { sub: undefined } })],
+    [
+      'alg none',
+      (i) => {
+        const [, payload] = parts(signAccessToken(i, { sub: 'alice' }));
+        return `${b64({ alg: 'none', typ: 'JWT', kid: i.kid })}.${payload}.`;
+      },
+    ],
+    [
+      'HS256 signed with the public key',
+      (i) => {
+        const [, payload] = parts(signAccessToken(i, { sub: 'alice' }));
+        const input = `${b64({ alg: 'HS256', typ: 'JWT', kid: i.kid })}.${payload}`;
+        const publicPem = JSON.stringify(i.jwks.keys[0]);
+        return `${input}.${createHmac('sha256', publicPem).update(input).digest('base64url')}`;
+      },
+    ],
+    ['an unknown kid', (i) => signAccessToken(i, { sub: 'alice', header: { kid: 'someone-elses-key' } })],
+    [
+      'a tampered payload',
+      (i) => {
+        const [header, , signature] = parts(signAccessToken(i, { sub: 'alice' }));
+        const forged = b64({
+          sub: 'admin',
+          iss: i.issuer,
+          client_id: i.clientId,
+          token_use: 'access',
+          exp: now() + 3600,
+        });
+        return `${header}.${forged}.${signature}`;
+      },
+    ],
+    [
+      'a tampered signature',
+      (i) => {
+        const [header, payload, signature] = parts(signAccessToken(i, { sub: 'alice' }));
+        const flipped = (signature[5] === 'A' ? 'B' : 'A') + signature.slice(1);
+        return `${header}.${payload}.${signature.slice(0, 5)}${flipped.slice(0, 1)}${signature.slice(6)}`;
+      },
+    ],
+    [
+      "a token signed by another issuer's key",
+      () => signAccessToken(loadOrCreateLocalIssuer(join(folder, 'other.json')), { sub: 'alice' }),
+    ],
+  ])('refuses %s', async (_name, forge) => {
+    await expect(verify(forge(issuer))).resolves.toBeUndefined();
+  });
+});
+
+describe('the deployed (Cognito) configuration', () => {
+  // The same code path as in AWS, with the pool's JWKS primed instead of fetched: tokens must
+  // carry the pool's issuer, token_use access and the app client's id.
+  const userPoolId = 'us-east-1_Example1';
+  const poolIssuer = {
+    ...issuer,
+    issuer: `https://cognito-idp.us-east-1.amazonaws.com/${userPoolId}`,
+    clientId: 'app-client-1',
+  };
+  const cognito = createUserTokenVerifier(
+    { kind: 'cognito', userPoolId, clientId: 'app-client-1' },
+    { cognitoJwks: issuer.jwks },
+  );
+
+  it('accepts an access token of the pool and refuses one of another client or of another pool', async () => {
+    await expect(cognito(signAccessToken(poolIssuer, { sub: 'bob' }))).resolves.toEqual({ sub: 'bob' });
+    await expect(
+      cognito(signAccessToken({ ...poolIssuer, clientId: 'other' }, { sub: 'bob' })),
+    ).resolves.toBeUndefined();
+    await expect(cognito(signAccessToken(issuer, { sub: 'bob' }))).resolves.toBeUndefined();
+    await expect(
+      cognito(signAccessToken(poolIssuer, { sub: 'bob', overrides: { token_use: 'id' } })),
+    ).resolves.toBeUndefined();
+  });
+
+  it('reads USER_POOL_ID and USER_POOL_CLIENT_ID, or LOCAL_ISSUER_FILE, and refuses neither', () => {
+    expect(readUserTokenConfig({ USER_POOL_ID: 'p', USER_POOL_CLIENT_ID: 'c' })).toEqual({
+      kind: 'cognito',
+      userPoolId: 'p',
+      clientId: 'c',
+    });
+    expect(() => readUserTokenConfig({ USER_POOL_ID: 'p' })).toThrow('USER_POOL_CLIENT_ID is required');
+    expect(readUserTokenConfig({ LOCAL_ISSUER_FILE: '/x' })).toEqual({ kind: 'local', issuerFile: '/x' });
+    expect(() => readUserTokenConfig({})).toThrow(/USER_POOL_ID/);
+  });
+
+  // npm start and npm run token find the same key from the same PORT and DATA_DIR.
+  it('places the issuer file by DATA_DIR, else by PORT', () => {
+    expect(localIssuerFile({ DATA_DIR: '/data' })).toBe('/data/local-issuer.json');
+    expect(localIssuerFile({ PORT: '4000' })).toBe(join(tmpdir(), 'sbe-local-4000', 'local-issuer.json'));
+  });
+});
