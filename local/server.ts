@@ -4,7 +4,7 @@ import { createDynamoClients } from '../lib/aws/dynamo';
 import { type Env, envInt, envString, optionalEnv } from '../lib/config/env';
 import { readLimits } from '../lib/config/limits';
 import { readCorsSettings } from '../lib/http/cors';
-import { routeKey, routeKeys, routes } from '../lib/http/routes';
+import { FUNCTIONS, type FunctionName, routeKeys, routes } from '../lib/http/routes';
 import {
   ACCEPTED_KEY_RULE,
   type ApiKeyRecord,
@@ -16,6 +16,7 @@ import {
 import { createLogger } from '../lib/logging';
 import { isMainModule } from '../lib/main-module';
 import { ensureTable, LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage/table';
+import { loadOrCreateLocalIssuer, localIssuerFile, signAccessToken } from '../lib/tokens';
 import { WORKED_EXAMPLE } from '../lib/worked-example';
 import { answerClientErrors } from './client-errors';
 import { startEmbeddedDynamo } from './dynamo';
@@ -42,6 +43,8 @@ export interface LocalServerOptions {
   apiKeyCacheTtlMs?: number;
   /** Print nothing (tests). */
   quiet?: boolean;
+  /** The local token issuer's key file. Default: under DATA_DIR, else a per-PORT temp folder. */
+  issuerFile?: string;
   /** Longest a request may take to arrive, headers and body. Default env REQUEST_TIMEOUT_MS, else 30 s. */
   requestTimeoutMs?: number;
   /** Longest the headers may take to arrive. Default env HEADERS_TIMEOUT_MS, else 10 s. */
@@ -53,6 +56,10 @@ export interface LocalServerOptions {
 export interface LocalServer {
   url: string;
   apiKey: string;
+  /** An access token of the local issuer for the user `local-user`, valid for an hour. */
+  userToken: string;
+  /** The local issuer's key file (`npm run token` signs with it). */
+  issuerFile: string;
   dynamoEndpoint: string;
   tableName: string;
   close(): Promise<void>;
@@ -60,6 +67,8 @@ export interface LocalServer {
 
 const DEFAULT_PORT = 3000;
 const DEV_KEY_OWNER = 'local-dev';
+/** The user of the token `npm start` prints; `npm run token -- --user <sub>` makes others. */
+const LOCAL_USER = 'local-user';
 const PORT_RANGE = { min: 0, max: 65_535 };
 
 /**
@@ -109,7 +118,10 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const store = new DynamoApiKeyStore({ doc, tableName });
     const seeded = await seedApiKey(store, devApiKey);
 
-    configureHandlerEnvironment(dynamo.endpoint, tableName, options.apiKeyCacheTtlMs);
+    const issuerFile = options.issuerFile ?? localIssuerFile({ dataDir, port });
+    const issuer = loadOrCreateLocalIssuer(issuerFile);
+    const userToken = signAccessToken(issuer, { sub: LOCAL_USER });
+    configureHandlerEnvironment(dynamo.endpoint, tableName, options.apiKeyCacheTtlMs, issuerFile);
     const loadedRoutes = await loadRoutes();
     const logger = createLogger({ env });
     const server = createServer(
@@ -149,6 +161,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         banner({
           url,
           apiKey: seeded.key,
+          userToken,
           keySource: seeded.source,
           dynamo,
           dataDir,
@@ -157,7 +170,15 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         }),
       );
     }
-    return { url, apiKey: seeded.key, dynamoEndpoint: dynamo.endpoint, tableName, close: closeAll };
+    return {
+      url,
+      apiKey: seeded.key,
+      userToken,
+      issuerFile,
+      dynamoEndpoint: dynamo.endpoint,
+      tableName,
+      close: closeAll,
+    };
   } catch (error) {
     await closeAll();
     throw error;
@@ -208,8 +229,10 @@ function configureHandlerEnvironment(
   endpoint: string,
   tableName: string,
   cacheTtlMs: number | undefined,
+  issuerFile: string,
 ): void {
   process.env.TABLE_NAME = tableName;
+  process.env.LOCAL_ISSUER_FILE = issuerFile;
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.AWS_REGION ??= 'us-east-1';
   // dynalite ignores credentials, but the SDK refuses to sign without some.
@@ -219,7 +242,7 @@ function configureHandlerEnvironment(
   }
   if (cacheTtlMs !== undefined) process.env.API_KEY_CACHE_TTL_MS = String(cacheTtlMs);
 
-  const wanted = JSON.stringify([endpoint, tableName, process.env.API_KEY_CACHE_TTL_MS ?? null]);
+  const wanted = JSON.stringify([endpoint, tableName, process.env.API_KEY_CACHE_TTL_MS ?? null, issuerFile]);
   if (handlerEnvironment !== undefined && handlerEnvironment !== wanted) {
     throw new Error(
       'the Lambda handlers in this process were already loaded for another DynamoDB endpoint or table; ' +
@@ -229,33 +252,34 @@ function configureHandlerEnvironment(
   handlerEnvironment = wanted;
 }
 
-/** Imports each route's entry module, as Lambda would, and takes its `handler` export. */
-/** A route with its handler and, when the entry exports one, its `settled` (background work done). */
+/** A route with its function's handler and, when the entry exports one, its `settled` (background work done). */
 interface RunnableRoute extends LoadedRoute {
   settled?: () => Promise<void>;
 }
 
+/** Imports each function's entry module once, as Lambda would, and gives every route its function's `handler`. */
 async function loadRoutes(): Promise<RunnableRoute[]> {
   const repositoryRoot = new URL('../', import.meta.url);
-  return Promise.all(
-    routes.map(async (route) => {
-      const module = (await import(new URL(route.entry, repositoryRoot).href)) as {
-        handler?: unknown;
-        settled?: unknown;
-      };
-      if (typeof module.handler !== 'function') {
-        throw new Error(`${route.entry} does not export a handler function (route ${routeKey(route)})`);
-      }
-      const settled =
-        typeof module.settled === 'function' ? (module.settled as () => Promise<void>) : undefined;
-      return { ...route, handler: module.handler as HttpApiHandler, ...(settled ? { settled } : {}) };
-    }),
-  );
+  const loaded = new Map<FunctionName, { handler: HttpApiHandler; settled?: () => Promise<void> }>();
+  for (const [name, { entry }] of Object.entries(FUNCTIONS) as Array<[FunctionName, { entry: string }]>) {
+    const module = (await import(new URL(entry, repositoryRoot).href)) as {
+      handler?: unknown;
+      settled?: unknown;
+    };
+    if (typeof module.handler !== 'function') {
+      throw new Error(`${entry} does not export a handler function (function ${name})`);
+    }
+    const settled =
+      typeof module.settled === 'function' ? (module.settled as () => Promise<void>) : undefined;
+    loaded.set(name, { handler: module.handler as HttpApiHandler, ...(settled ? { settled } : {}) });
+  }
+  return routes.map((route) => ({ ...route, ...loaded.get(route.function)! }));
 }
 
 interface BannerFacts {
   url: string;
   apiKey: string;
+  userToken: string;
   keySource: SeededKey['source'];
   revoked: boolean;
   dynamo: { endpoint: string; port: number; fellBack: boolean };
@@ -305,7 +329,17 @@ function banner(facts: BannerFacts): string {
     'Try the worked example:',
     workedExampleCurl(facts.url, facts.apiKey),
     '',
-    'Manage keys against this server:',
+    `A user access token (user ${LOCAL_USER}, valid for an hour; npm run token -- --user <sub> makes more):`,
+    `  ${facts.userToken}`,
+    '',
+    'Create an API key of your own with it:',
+    [
+      `curl -sS ${facts.url}/api/keys \\`,
+      `  -H 'Authorization: Bearer ${facts.userToken}' \\`,
+      `  -H 'Content-Type: application/json' -d '{"name":"my laptop"}'`,
+    ].join('\n'),
+    '',
+    'Manage keys against this server (operators):',
     `  ${keysTarget}npm run keys -- list`,
     '',
     'Ctrl-C stops the server.',

@@ -2,9 +2,11 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createDynamoClients } from '../../lib/aws/dynamo';
 import { requiredEnv } from '../../lib/config/env';
 import { readLimits } from '../../lib/config/limits';
+import { dispatchByRouteKey } from '../../lib/http/dispatch';
 import { createApiKeyVerifier, DynamoApiKeyStore } from '../../lib/keys';
 import { createLogger } from '../../lib/logging';
 import { createEngineHandler } from './engine-handler';
+import { createOpenApiHandler } from './openapi-handler';
 
 // Built once per Lambda instance (cold start) and shared by every invocation. A missing
 // TABLE_NAME or a malformed limit throws here, so a misconfigured deploy fails loudly at once.
@@ -16,10 +18,14 @@ const verifier = createApiKeyVerifier(new DynamoApiKeyStore({ doc, tableName }),
     logger.warn('lastUsedAt update failed', { keyId, error: String(error) }),
 });
 
-const engineHandler = createEngineHandler({
-  verifyApiKey: (presentedKey) => verifier.verify(presentedKey),
-  limits: readLimits(),
-  logger,
+const limits = readLimits();
+const dispatch = dispatchByRouteKey('engine', {
+  runEngine: createEngineHandler({
+    verifyApiKey: (presentedKey) => verifier.verify(presentedKey),
+    limits,
+    logger,
+  }),
+  getOpenApiDocument: createOpenApiHandler({ limits, logger }),
 });
 
 /**
@@ -29,7 +35,7 @@ const engineHandler = createEngineHandler({
  */
 export async function handler(event: APIGatewayProxyEventV2, context: Context) {
   try {
-    return await engineHandler(event, context);
+    return await dispatch(event, context);
   } finally {
     await verifier.settled();
   }

@@ -23,3 +23,27 @@ export function missingApiKey(headerPresent: boolean): ApiError {
 export function invalidApiKey(): ApiError {
   return new ApiError('INVALID_API_KEY', 'The API key is not valid: it is unknown or has been revoked.');
 }
+
+/** 401: no `Authorization` header, or one that is not `Bearer <token>`, on a user-token route. */
+export function missingToken(headerPresent: boolean): ApiError {
+  return new ApiError(
+    'MISSING_TOKEN',
+    headerPresent
+      ? 'The Authorization header must use the Bearer scheme: `Authorization: Bearer <USER_ACCESS_TOKEN>`.'
+      : 'Send your user access token in the Authorization header: `Authorization: Bearer <USER_ACCESS_TOKEN>`.',
+    { headers: { 'www-authenticate': 'Bearer' } },
+  );
+}
+
+/**
+ * 401: a token that is not a valid access token of this service's user pool. One message for
+ * every reason (expired, wrong issuer or client, an id token, a bad signature), so a caller
+ * cannot probe which check failed; the reasons are in docs/tokens.md.
+ */
+export function invalidToken(): ApiError {
+  return new ApiError(
+    'INVALID_TOKEN',
+    'The access token is not valid: it is expired, malformed, or not an access token of this service.',
+    { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } },
+  );
+}

@@ -8,7 +8,7 @@ import * as z from 'zod';
 import { DEFAULT_LIMITS, type Limits } from '../config/limits';
 import { analyze, tick, ticks } from '../engine';
 import { WORKED_EXAMPLE } from '../worked-example';
-import { invalidApiKey, missingApiKey } from './auth-errors';
+import { invalidApiKey, invalidToken, missingApiKey, missingToken } from './auth-errors';
 import { parseEngineRequest } from './engine-request';
 import { ApiError, ENGINE_ERROR_MESSAGE, type ErrorBody, errorBody } from './errors';
 import { parseJsonRequestBody } from './request-body';
@@ -187,6 +187,95 @@ function engineResponses(): JsonObject {
   };
 }
 
+/**
+ * Every GET operation also answers HEAD (the route table derives one from the other), so the
+ * document says so for each, with the GET's security.
+ */
+function withHeadOperations(paths: Record<string, JsonObject>): Record<string, JsonObject> {
+  const result: Record<string, JsonObject> = {};
+  for (const [path, operations] of Object.entries(paths)) {
+    const get = operations.get as JsonObject | undefined;
+    result[path] =
+      get === undefined
+        ? operations
+        : {
+            ...operations,
+            head: {
+              operationId: `${String(get.operationId)}Head`,
+              summary: 'The headers GET would send, without the body',
+              security: get.security,
+              responses: { '200': { description: 'The same status and headers as GET, no body.' } },
+            },
+          };
+  }
+  return result;
+}
+
+/** The 401s of every user-token route, worded by the code that throws them. */
+function userTokenErrors(): JsonObject {
+  return {
+    '401': errorResponse(
+      'No `Authorization: Bearer <USER_ACCESS_TOKEN>` (`MISSING_TOKEN`), or a token that is not a valid access ' +
+        'token of this service: expired, not yet valid, another issuer or client, an id token, a bad signature ' +
+        '(`INVALID_TOKEN`).',
+      {
+        MISSING_TOKEN: example('no token', errorBody(missingToken(false))),
+        INVALID_TOKEN: example('expired token', errorBody(invalidToken())),
+      },
+      {
+        'WWW-Authenticate': {
+          description: '`Bearer`, with `error="invalid_token"` for an invalid token.',
+          schema: { type: 'string' },
+        },
+      },
+    ),
+  };
+}
+
+function keyPaths(): JsonObject {
+  const json = (schema: string) => ({ 'application/json': { schema: ref(schema) } });
+  return {
+    '/api/keys': {
+      post: {
+        operationId: 'createKey',
+        summary: 'Create an API key that acts for you; the key is shown once',
+        security: [{ userToken: [] }],
+        requestBody: { required: true, content: json('CreateKeyRequest') },
+        responses: {
+          '201': { description: 'The new key, shown this once.', content: json('CreatedApiKey') },
+          '400': errorResponse('`name` missing or invalid (`INVALID_REQUEST`).', {}),
+          ...userTokenErrors(),
+        },
+      },
+      get: {
+        operationId: 'listKeys',
+        summary: 'Your API keys, oldest first (never the keys themselves)',
+        security: [{ userToken: [] }],
+        responses: {
+          '200': { description: 'Your keys.', content: json('ApiKeyList') },
+          ...userTokenErrors(),
+        },
+      },
+    },
+    '/api/keys/{id}': {
+      delete: {
+        operationId: 'revokeKey',
+        summary: 'Revoke one of your API keys',
+        security: [{ userToken: [] }],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        responses: {
+          '204': { description: 'Revoked (revoking twice is fine). Honoured everywhere within a minute.' },
+          '404': errorResponse(
+            "You have no key with this id (`KEY_NOT_FOUND`); another user's key looks the same.",
+            {},
+          ),
+          ...userTokenErrors(),
+        },
+      },
+    },
+  };
+}
+
 export function buildOpenApiDocument(): object {
   return {
     openapi: '3.1.0',
@@ -199,7 +288,7 @@ export function buildOpenApiDocument(): object {
         '401 → 403 → 413 (body size) → 415 (unknown Content-Encoding) → 500 (not a JSON object) → 400 (mode) → 400 (ticks) → 500 (structure) ' +
         '→ 413 (counts and result size) → 500 (engine). See docs/api.md.',
     },
-    paths: {
+    paths: withHeadOperations({
       '/api/engine': {
         post: {
           operationId: 'runEngine',
@@ -234,6 +323,7 @@ export function buildOpenApiDocument(): object {
           responses: engineResponses(),
         },
       },
+      ...keyPaths(),
       '/api/openapi.json': {
         get: {
           operationId: 'getOpenApiDocument',
@@ -246,14 +336,8 @@ export function buildOpenApiDocument(): object {
             },
           },
         },
-        head: {
-          operationId: 'headOpenApiDocument',
-          summary: 'The headers of this document, without the body',
-          security: [],
-          responses: { '200': { description: 'The same status and headers as GET, no body.' } },
-        },
       },
-    },
+    }),
     components: {
       securitySchemes: {
         apiKey: {
@@ -261,6 +345,14 @@ export function buildOpenApiDocument(): object {
           scheme: 'bearer',
           bearerFormat: 'API key',
           description: 'An API key issued to you, sent as `Authorization: Bearer <API key>`.',
+        },
+        userToken: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description:
+            "A user access token of the service's Cognito user pool (RS256, `token_use: access`), sent as " +
+            '`Authorization: Bearer <USER_ACCESS_TOKEN>`. Its `sub` owns what the user creates.',
         },
       },
       schemas: componentSchemas(),

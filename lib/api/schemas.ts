@@ -356,3 +356,55 @@ export const ErrorBodySchema = named(
       ],
     }),
 );
+
+// ---------------------------------------------------------------------------------------------
+// Self-service API keys (user access token)
+
+named(
+  'CreateKeyRequest',
+  z.object({
+    name: z
+      .string()
+      .min(1)
+      .max(100)
+      .meta({ description: 'A label for people, e.g. "CI pipeline"; trimmed.' }),
+  }),
+);
+
+const apiKeyFields = {
+  id: z.string().meta({ description: 'Public short id (12 hex characters): use it to revoke the key.' }),
+  prefix: z
+    .string()
+    .meta({ description: '`sbe_` and the first 8 characters of the key, to tell keys apart.' }),
+  name: z.string(),
+  status: z.enum(['active', 'revoked']),
+  createdAt: z.string().meta({ description: 'ISO 8601.' }),
+};
+
+const ApiKeySchema = named(
+  'ApiKey',
+  z
+    .object({
+      ...apiKeyFields,
+      lastUsedAt: z
+        .string()
+        .optional()
+        .meta({ description: 'ISO 8601, at most a minute old; absent when never used.' }),
+      revokedAt: z.string().optional(),
+    })
+    .meta({ description: 'One of your API keys. Never the key itself, nor its digest.' }),
+);
+
+named(
+  'CreatedApiKey',
+  z
+    .object({
+      key: z
+        .string()
+        .meta({ description: 'The API key. Shown this once: it is stored only as a SHA-256 digest.' }),
+      ...apiKeyFields,
+    })
+    .meta({ description: 'A new API key, acting for the user of the access token.' }),
+);
+
+named('ApiKeyList', z.object({ keys: z.array(ApiKeySchema) }));

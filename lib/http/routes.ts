@@ -8,33 +8,47 @@ export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** How a route authenticates its caller: an API key, a user access token (JWT), or not at all. */
 export type RouteAuth = 'apiKey' | 'userToken' | 'none';
 
+/** The Lambda functions of the service, each with the module that exports its `handler`. */
+export const FUNCTIONS = Object.freeze({
+  /** `POST /api/engine` with an API key, and the public OpenAPI document. */
+  engine: { entry: 'functions/engine/handler.ts' },
+  /** Every route that takes a user access token: connect, systems, self-service keys. */
+  connect: { entry: 'functions/connect/handler.ts' },
+});
+
+export type FunctionName = keyof typeof FUNCTIONS;
+
 export interface RouteDefinition {
   readonly method: HttpMethod;
   /** API Gateway route path; `{name}` segments are path parameters. */
   readonly path: string;
-  /** Short stable name: the Lambda function's logical name and the log `route` field. */
+  /** Short stable name of the operation (the OpenAPI operation, log and test name). */
   readonly name: string;
-  /** Module that exports the Lambda `handler`, relative to the repository root. */
-  readonly entry: string;
+  /** The Lambda function that serves the route; it dispatches on the event's `routeKey`. */
+  readonly function: FunctionName;
   readonly auth: RouteAuth;
 }
 
+const route = (
+  method: HttpMethod,
+  path: string,
+  name: string,
+  fn: FunctionName,
+  auth: RouteAuth,
+): RouteDefinition => Object.freeze({ method, path, name, function: fn, auth });
+
 export const routes: readonly RouteDefinition[] = Object.freeze([
-  {
-    method: 'POST',
-    path: '/api/engine',
-    name: 'engine',
-    entry: 'functions/engine/handler.ts',
-    auth: 'apiKey',
-  },
-  {
-    method: 'GET',
-    path: '/api/openapi.json',
-    name: 'openapi',
-    entry: 'functions/openapi/handler.ts',
-    auth: 'none',
-  },
+  route('POST', '/api/engine', 'runEngine', 'engine', 'apiKey'),
+  route('GET', '/api/openapi.json', 'getOpenApiDocument', 'engine', 'none'),
+  route('POST', '/api/keys', 'createKey', 'connect', 'userToken'),
+  route('GET', '/api/keys', 'listKeys', 'connect', 'userToken'),
+  route('DELETE', '/api/keys/{id}', 'revokeKey', 'connect', 'userToken'),
 ]);
+
+/** The routes one function serves. */
+export function routesOf(fn: FunctionName, table: readonly RouteDefinition[] = routes): RouteDefinition[] {
+  return table.filter((candidate) => candidate.function === fn);
+}
 
 /** API Gateway's route key for a route, e.g. `POST /api/engine`. */
 export function routeKey(route: Pick<RouteDefinition, 'method' | 'path'>): string {

@@ -1,8 +1,11 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
+  BatchGetCommand,
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  paginateQuery,
   paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -47,13 +50,19 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     this.#scanPageSize = options.scanPageSize;
   }
 
+  /**
+   * Two single-item writes, no transaction (dynalite has none): the owner's index entry first,
+   * then the key. A key therefore never exists without its index entry; an index entry whose
+   * key write failed is removed again, and `listByOwner` skips any that is left dangling.
+   */
   async put(record: ApiKeyRecord): Promise<void> {
     const { digest, ...attributes } = record;
+    const index = ownerIndexKeyOf(record.owner, record.id);
     try {
       await this.#doc.send(
         new PutCommand({
           TableName: this.#tableName,
-          Item: { ...keyOf(digest), ...attributes },
+          Item: { ...index, digest },
           ConditionExpression: 'attribute_not_exists(pk)',
         }),
       );
@@ -63,6 +72,57 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       }
       throw error;
     }
+    try {
+      await this.#doc.send(
+        new PutCommand({
+          TableName: this.#tableName,
+          Item: { ...keyOf(digest), ...attributes },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      await this.#doc
+        .send(new DeleteCommand({ TableName: this.#tableName, Key: index }))
+        .catch(() => undefined);
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * One owner's keys, oldest first: a Query on the owner's index entries, then the key items
+   * themselves (the only copy of status and dates) in batches of 100. Never a Scan.
+   */
+  async listByOwner(owner: string): Promise<ApiKeyRecord[]> {
+    const digests: string[] = [];
+    const pages = paginateQuery(
+      { client: this.#doc },
+      {
+        TableName: this.#tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': OWNER_PK_PREFIX + owner, ':prefix': OWNER_INDEX_SK_PREFIX },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) if (typeof item.digest === 'string') digests.push(item.digest);
+    }
+    const records: ApiKeyRecord[] = [];
+    for (let start = 0; start < digests.length; start += 100) {
+      let keys: Array<Record<string, string>> = digests.slice(start, start + 100).map(keyOf);
+      while (keys.length > 0) {
+        const { Responses, UnprocessedKeys } = await this.#doc.send(
+          new BatchGetCommand({ RequestItems: { [this.#tableName]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of Responses?.[this.#tableName] ?? []) records.push(recordFromItem(item));
+        keys = (UnprocessedKeys?.[this.#tableName]?.Keys ?? []) as Array<Record<string, string>>;
+      }
+    }
+    return records
+      .filter((record) => record.owner === owner)
+      .sort((a, b) => compareStrings(a.createdAt, b.createdAt) || compareStrings(a.id, b.id));
   }
 
   async getByDigest(digest: string): Promise<ApiKeyRecord | undefined> {
@@ -155,6 +215,14 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       this.#revokedListeners.delete(listener);
     };
   }
+}
+
+/** An owner's index entry for a key: `pk = "OWNER#<owner>", sk = "APIKEY#<id>"`, holding the digest. */
+const OWNER_PK_PREFIX = 'OWNER#';
+const OWNER_INDEX_SK_PREFIX = 'APIKEY#';
+
+function ownerIndexKeyOf(owner: string, id: string): { pk: string; sk: string } {
+  return { pk: OWNER_PK_PREFIX + owner, sk: OWNER_INDEX_SK_PREFIX + id };
 }
 
 function keyOf(digest: string): { pk: string; sk: string } {

@@ -42,6 +42,8 @@ export interface ApiKeyStore {
   getByDigest(digest: string): Promise<ApiKeyRecord | undefined>;
   /** Every record (optionally of one owner), oldest first. For administration, not for the request path. */
   list(filter?: { owner?: string }): Promise<ApiKeyRecord[]>;
+  /** One owner's records, oldest first, without scanning: what a user sees of their own keys. */
+  listByOwner(owner: string): Promise<ApiKeyRecord[]>;
   /** Mark a key revoked (idempotent). Returns the updated record, or `undefined` if there is no such key. */
   revoke(digest: string, now?: Date): Promise<ApiKeyRecord | undefined>;
   /**

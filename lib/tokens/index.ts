@@ -2,6 +2,7 @@ export {
   type LocalIssuer,
   loadOrCreateLocalIssuer,
   localIssuerFile,
+  localIssuerFileFromEnv,
   readLocalIssuer,
   signAccessToken,
 } from './local-issuer';

@@ -18,8 +18,8 @@ import { dirname, join } from 'node:path';
 import { type Env, envInt, optionalEnv } from '../config/env';
 
 /** `.invalid` can never resolve (RFC 2606): a token from this issuer cannot be mistaken for a real one. */
-export const LOCAL_ISSUER = 'https://local-issuer.system-behavior-engine.invalid';
-export const LOCAL_CLIENT_ID = 'sbe-local-client';
+const LOCAL_ISSUER = 'https://local-issuer.system-behavior-engine.invalid';
+const LOCAL_CLIENT_ID = 'sbe-local-client';
 const LOCAL_TOKEN_TTL_SECONDS = 3600;
 
 /** A public RSA key as a JWKS lists it. A type alias, so it is a plain JSON object too. */
@@ -38,11 +38,17 @@ export interface LocalIssuer {
  * else in a per-port folder under the system's temp dir. `npm run token` finds the same file
  * from the same `PORT` and `DATA_DIR`.
  */
-export function localIssuerFile(env: Env = process.env): string {
-  const dataDir = optionalEnv(env, 'DATA_DIR');
-  if (dataDir !== undefined) return join(dataDir, 'local-issuer.json');
-  const port = envInt(env, 'PORT', 3000, { min: 0, max: 65_535 });
-  return join(tmpdir(), `sbe-local-${port}`, 'local-issuer.json');
+export function localIssuerFile(where: { dataDir: string | undefined; port: number }): string {
+  if (where.dataDir !== undefined) return join(where.dataDir, 'local-issuer.json');
+  return join(tmpdir(), `sbe-local-${where.port}`, 'local-issuer.json');
+}
+
+/** `localIssuerFile` for the `DATA_DIR` and `PORT` of an environment, as the local server reads them. */
+export function localIssuerFileFromEnv(env: Env): string {
+  return localIssuerFile({
+    dataDir: optionalEnv(env, 'DATA_DIR'),
+    port: envInt(env, 'PORT', 3000, { min: 0, max: 65_535 }),
+  });
 }
 
 interface StoredIssuer {

@@ -40,7 +40,12 @@ describe('the document', () => {
   it('is OpenAPI 3.1 with paths and a bearer security scheme', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.title).toBeTypeOf('string');
-    expect(Object.keys(doc.paths).sort()).toEqual(['/api/engine', '/api/openapi.json']);
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/engine',
+      '/api/keys',
+      '/api/keys/{id}',
+      '/api/openapi.json',
+    ]);
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(engine.security).toEqual([{ apiKey: [] }]);
     // The document itself is public.

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import {
+  FUNCTIONS,
   matchRoute,
   methodsOf,
   type RouteDefinition,
@@ -14,22 +15,37 @@ const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 describe('route table', () => {
   // The table is what the local server and the CDK stack deploy: each entry must point at real code.
-  it('declares the engine and OpenAPI routes, each with an existing entry module', () => {
-    expect(routes.map(routeKey)).toEqual(['POST /api/engine', 'GET /api/openapi.json']);
+  it('declares each route once, served by one of the two functions, each with an existing entry module', () => {
+    expect(routes.map(routeKey).slice(0, 2)).toEqual(['POST /api/engine', 'GET /api/openapi.json']);
     // What the local server answers and the stack deploys: the HEAD route comes with the GET.
-    expect(routeKeys()).toEqual(['POST /api/engine', 'GET /api/openapi.json', 'HEAD /api/openapi.json']);
-    expect(routes.find((route) => route.name === 'engine')?.auth).toBe('apiKey');
-    expect(routes.find((route) => route.name === 'openapi')?.auth).toBe('none');
-    for (const route of routes) expect(existsSync(repositoryRoot + route.entry)).toBe(true);
+    expect(routeKeys()).toContain('HEAD /api/openapi.json');
+    expect(routes.find((route) => route.name === 'runEngine')).toMatchObject({
+      function: 'engine',
+      auth: 'apiKey',
+    });
+    expect(routes.find((route) => route.name === 'getOpenApiDocument')).toMatchObject({
+      function: 'engine',
+      auth: 'none',
+    });
+    // Every route that takes a user access token is served by the connect function, and only those.
+    for (const route of routes) expect(route.function === 'connect').toBe(route.auth === 'userToken');
+    for (const { entry } of Object.values(FUNCTIONS)) expect(existsSync(repositoryRoot + entry)).toBe(true);
     expect(new Set(routes.map((route) => route.name)).size).toBe(routes.length);
+    expect(new Set(routeKeys()).size).toBe(routeKeys().length);
   });
 });
 
 describe('matchRoute', () => {
   const table: RouteDefinition[] = [
-    { method: 'POST', path: '/api/engine', name: 'engine', entry: 'e.ts', auth: 'apiKey' },
-    { method: 'GET', path: '/api/systems/{id}', name: 'system', entry: 's.ts', auth: 'userToken' },
-    { method: 'DELETE', path: '/api/systems/{id}', name: 'deleteSystem', entry: 'd.ts', auth: 'userToken' },
+    { method: 'POST', path: '/api/engine', name: 'engine', function: 'engine', auth: 'apiKey' },
+    { method: 'GET', path: '/api/systems/{id}', name: 'system', function: 'connect', auth: 'userToken' },
+    {
+      method: 'DELETE',
+      path: '/api/systems/{id}',
+      name: 'deleteSystem',
+      function: 'connect',
+      auth: 'userToken',
+    },
   ];
 
   it('finds an exact route', () => {

@@ -1,4 +1,7 @@
+import { mkdtempSync } from 'node:fs';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createDynamoClients } from '../../lib/aws/dynamo';
 import { DynamoApiKeyStore } from '../../lib/keys';
 import { type LocalServer, startLocalServer } from '../../local/server';
@@ -10,7 +13,15 @@ import { type LocalServer, startLocalServer } from '../../local/server';
  */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   for (const [name, value] of Object.entries(env)) process.env[name] = value;
-  const server = await startLocalServer({ port: 0, dynamoPort: 0, quiet: true, apiKeyCacheTtlMs: 0 });
+  // Each test server signs tokens with a key of its own: servers in parallel files never share one.
+  const issuerFile = join(mkdtempSync(join(tmpdir(), 'sbe-test-issuer-')), 'local-issuer.json');
+  const server = await startLocalServer({
+    port: 0,
+    dynamoPort: 0,
+    quiet: true,
+    apiKeyCacheTtlMs: 0,
+    issuerFile,
+  });
   const { client, doc } = createDynamoClients({ endpoint: server.dynamoEndpoint });
   const store = new DynamoApiKeyStore({ doc, tableName: server.tableName });
   return {

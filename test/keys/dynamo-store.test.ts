@@ -43,11 +43,33 @@ describe('issueApiKey + getByDigest', () => {
     expect(found).toEqual(record);
   });
 
-  it('lays the item out as pk APIKEY#<digest>, sk APIKEY in the shared table', async () => {
-    const { key } = await issueApiKey(store, { owner: 'alice', name: 'laptop' }, T0);
-    const [item] = await rawItems();
-    expect(item?.pk).toEqual({ S: `APIKEY#${hashApiKey(key)}` });
-    expect(item?.sk).toEqual({ S: 'APIKEY' });
+  // Two items per key: the key by digest (what a request looks up), and the owner's index
+  // entry (what the owner's listing queries), which holds the digest and nothing else.
+  it('lays the key out as pk APIKEY#<digest>, sk APIKEY, with an owner index entry', async () => {
+    const { key, record } = await issueApiKey(store, { owner: 'alice', name: 'laptop' }, T0);
+    const items = await rawItems();
+    const byPk = (prefix: string) => items.filter((item) => String(item.pk?.S).startsWith(prefix));
+    expect(byPk('APIKEY#').map((item) => [item.pk, item.sk])).toEqual([
+      [{ S: `APIKEY#${hashApiKey(key)}` }, { S: 'APIKEY' }],
+    ]);
+    expect(byPk('OWNER#')).toEqual([
+      { pk: { S: 'OWNER#alice' }, sk: { S: `APIKEY#${record.id}` }, digest: { S: hashApiKey(key) } },
+    ]);
+  });
+
+  // The owner's listing is a Query on the index, with status read from the key item itself.
+  it('lists one owner own keys, oldest first, revoked ones included', async () => {
+    const first = await issueApiKey(store, { owner: 'alice', name: 'one' }, T0);
+    const second = await issueApiKey(store, { owner: 'alice', name: 'two' }, new Date(T0.getTime() + 1000));
+    await issueApiKey(store, { owner: 'bob', name: 'other' }, T0);
+    await store.revoke(first.record.digest);
+    const listed = await store.listByOwner('alice');
+    expect(listed.map((record) => [record.name, record.status])).toEqual([
+      ['one', 'revoked'],
+      ['two', 'active'],
+    ]);
+    expect(listed[1]?.id).toBe(second.record.id);
+    expect(await store.listByOwner('nobody')).toEqual([]);
   });
 
   it('never stores the key or its random body anywhere in the table', async () => {

@@ -41,6 +41,7 @@ function countingStore(
   const counted: ApiKeyStore = {
     put: (record) => inner.put(record),
     list: (filter) => inner.list(filter),
+    listByOwner: (owner) => inner.listByOwner(owner),
     revoke: (digest, now) => inner.revoke(digest, now),
     onRevoked: (listener) => inner.onRevoked(listener),
     getByDigest: async (digest) => {

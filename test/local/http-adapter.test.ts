@@ -182,12 +182,19 @@ describe('createHttpAdapter over real HTTP', () => {
     };
   };
   const loaded: LoadedRoute[] = [
-    { method: 'POST', path: '/api/engine', name: 'engine', entry: 'x', auth: 'apiKey', handler: echo },
+    {
+      method: 'POST',
+      path: '/api/engine',
+      name: 'engine',
+      function: 'engine',
+      auth: 'apiKey',
+      handler: echo,
+    },
     {
       method: 'GET',
       path: '/api/systems/{id}',
       name: 'system',
-      entry: 'x',
+      function: 'engine',
       auth: 'userToken',
       handler: async (e) => e.pathParameters,
     },
@@ -195,7 +202,7 @@ describe('createHttpAdapter over real HTTP', () => {
       method: 'GET',
       path: '/api/boom',
       name: 'boom',
-      entry: 'x',
+      function: 'engine',
       auth: 'none',
       handler: async () => {
         throw new Error('kaput');

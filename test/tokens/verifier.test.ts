@@ -7,7 +7,7 @@ import {
   createUserTokenVerifier,
   type LocalIssuer,
   loadOrCreateLocalIssuer,
-  localIssuerFile,
+  localIssuerFileFromEnv,
   readUserTokenConfig,
   signAccessToken,
 } from '../../lib/tokens';
@@ -149,7 +149,10 @@ describe('the deployed (Cognito) configuration', () => {
 
   // npm start and npm run token find the same key from the same PORT and DATA_DIR.
   it('places the issuer file by DATA_DIR, else by PORT', () => {
-    expect(localIssuerFile({ DATA_DIR: '/data' })).toBe('/data/local-issuer.json');
-    expect(localIssuerFile({ PORT: '4000' })).toBe(join(tmpdir(), 'sbe-local-4000', 'local-issuer.json'));
+    expect(localIssuerFileFromEnv({ DATA_DIR: '/data', PORT: '4000' })).toBe('/data/local-issuer.json');
+    expect(localIssuerFileFromEnv({ PORT: '4000' })).toBe(
+      join(tmpdir(), 'sbe-local-4000', 'local-issuer.json'),
+    );
+    expect(localIssuerFileFromEnv({})).toBe(join(tmpdir(), 'sbe-local-3000', 'local-issuer.json'));
   });
 });

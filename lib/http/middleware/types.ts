@@ -27,6 +27,8 @@ export interface RequestFacts {
  */
 export interface HttpContext extends Context {
   apiKey?: AuthenticatedKey;
+  /** The user a verified access token belongs to (routes with user-token auth). */
+  user?: { sub: string };
   facts?: RequestFacts;
 }
 

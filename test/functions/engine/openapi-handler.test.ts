@@ -1,16 +1,20 @@
 import { brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { handler } from '../../../functions/openapi/handler';
+import { createOpenApiHandler } from '../../../functions/engine/openapi-handler';
 import { buildOpenApiDocument } from '../../../lib/api/openapi';
+import { readLimits } from '../../../lib/config/limits';
 import type { HttpResult } from '../../../lib/http/responses';
+import { createLogger } from '../../../lib/logging';
 import { captureOutput, httpEvent } from '../../http/events';
+
+const handler = createOpenApiHandler({ limits: readLimits({}), logger: createLogger({ env: {} }) });
 
 function get(headers: Record<string, string> = {}) {
   const event = httpEvent({ method: 'GET', path: '/api/openapi.json', headers });
   return captureOutput(() => handler(event as never, {} as never) as Promise<HttpResult>);
 }
 
-describe('functions/openapi/handler', () => {
+describe('functions/engine/openapi-handler', () => {
   // Anyone may read the API description, no key needed.
   it('serves the OpenAPI document as JSON', async () => {
     const { result, output } = await get();

@@ -1,0 +1,73 @@
+/**
+ * `npm run token -- --user <sub> [--ttl <seconds>]`: signs a user access token with the local
+ * issuer of a local server started with the same `PORT` and `DATA_DIR`, and prints it as the
+ * last line, ready for `Authorization: Bearer <token>`. Local runs only: deployed tokens come
+ * from the Cognito user pool.
+ */
+import { parseArgs } from 'node:util';
+import type { Env } from '../lib/config/env';
+import { isMainModule } from '../lib/main-module';
+import { localIssuerFileFromEnv, readLocalIssuer, signAccessToken } from '../lib/tokens';
+import { type TextOutput, UsageError, usageErrorLine } from './common';
+
+const USAGE = `Usage: npm run token -- --user <sub> [--ttl <seconds>]
+
+Prints an access token of the local server's issuer for user <sub> (the owner of what the user
+creates), valid for --ttl seconds (default 3600, at most 86400). Use the same PORT and DATA_DIR
+as the server; the key is in DATA_DIR, or in a per-port folder under the temp directory.
+`;
+
+const SUB_SHAPE = /^[A-Za-z0-9._@:+-]{1,128}$/;
+
+export function runTokenCli(
+  argv: readonly string[],
+  io: { stdout: TextOutput; stderr: TextOutput; env: Env },
+): number {
+  try {
+    const { values } = parseWithUsage(argv);
+    if (values.help) {
+      io.stdout.write(USAGE);
+      return 0;
+    }
+    const sub = values.user;
+    if (sub === undefined || !SUB_SHAPE.test(sub)) {
+      throw new UsageError('give --user <sub>: 1-128 characters from A-Z a-z 0-9 . _ @ : + -');
+    }
+    const ttlSeconds = values.ttl === undefined ? 3600 : Number(values.ttl);
+    if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > 86_400) {
+      throw new UsageError('--ttl must be a whole number of seconds from 1 to 86400');
+    }
+    const file = localIssuerFileFromEnv(io.env);
+    const issuer = readLocalIssuer(file);
+    io.stdout.write(`Access token for ${sub}, valid for ${ttlSeconds} s (issuer key ${file}):\n`);
+    io.stdout.write(`${signAccessToken(issuer, { sub, ttlSeconds })}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(usageErrorLine(error, 'npm run token -- --help'));
+      return 2;
+    }
+    io.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+function parseWithUsage(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      strict: true,
+      options: { user: { type: 'string' }, ttl: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+}
+
+if (isMainModule(import.meta.url)) {
+  process.exitCode = runTokenCli(process.argv.slice(2), {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+  });
+}

@@ -1,0 +1,18 @@
+import { invalidToken, missingToken } from '../../api/auth-errors';
+import { takeBearerToken } from './bearer';
+import type { HttpMiddleware, HttpRequest } from './types';
+
+/** Resolves a presented access token to its user (`sub`), or `undefined` for any invalid token. */
+export type VerifyUserToken = (token: string) => Promise<{ sub: string } | undefined>;
+
+/** A user access token must be present (401 MISSING_TOKEN) and valid (401 INVALID_TOKEN). */
+export function userTokenAuth(options: { verify: VerifyUserToken }): HttpMiddleware {
+  const userTokenAuthBefore = async (request: HttpRequest): Promise<void> => {
+    const { token, headerPresent } = takeBearerToken(request);
+    if (token === undefined) throw missingToken(headerPresent);
+    const user = await options.verify(token);
+    if (user === undefined) throw invalidToken();
+    request.context.user = { sub: user.sub };
+  };
+  return { before: userTokenAuthBefore };
+}

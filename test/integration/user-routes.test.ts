@@ -1,0 +1,79 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLocalIssuer, signAccessToken } from '../../lib/tokens';
+import { WORKED } from '../http/events';
+import { post, startTestServer, type TestServer } from './server';
+
+let server: TestServer;
+let alice: string;
+let bob: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ LOG_LEVEL: 'WARN' });
+  const issuer = readLocalIssuer(server.issuerFile);
+  alice = signAccessToken(issuer, { sub: 'alice' });
+  bob = signAccessToken(issuer, { sub: 'bob' });
+});
+
+afterAll(() => server.close());
+
+const call = (token: string | null, method: string, path: string, body?: unknown) =>
+  post(server.url, token, body, { method, path });
+
+describe('user access tokens over HTTP', () => {
+  // No token, another scheme, or a token that is not ours: 401 with the contract's codes.
+  it('answers 401 MISSING_TOKEN or INVALID_TOKEN, with WWW-Authenticate', async () => {
+    const none = await call(null, 'GET', '/api/keys');
+    expect(none.status).toBe(401);
+    expect(none.json.error.code).toBe('MISSING_TOKEN');
+    expect(none.headers.get('www-authenticate')).toBe('Bearer');
+    const forged = await call(`${alice.slice(0, -4)}AAAA`, 'GET', '/api/keys');
+    expect(forged.status).toBe(401);
+    expect(forged.json.error.code).toBe('INVALID_TOKEN');
+    expect(forged.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    // An API key is not a user token, and a user token is not an API key.
+    expect((await call(server.apiKey, 'GET', '/api/keys')).json.error.code).toBe('INVALID_TOKEN');
+    expect((await post(server.url, alice, { mode: 'analyze', ...WORKED })).status).toBe(403);
+  });
+
+  // The token printed by npm start works as it is.
+  it('accepts the token the local server prints', async () => {
+    expect((await call(server.userToken, 'GET', '/api/keys')).status).toBe(200);
+  });
+});
+
+describe('self-service API keys', () => {
+  // Alice makes a key, sees it once, uses it on the engine, lists it, revokes it; Bob sees none of it.
+  it('creates, lists and revokes the caller own keys only', async () => {
+    const created = await call(alice, 'POST', '/api/keys', { name: 'laptop' });
+    expect(created.status).toBe(201);
+    expect(created.json).toMatchObject({ name: 'laptop', status: 'active' });
+    expect(created.json.key).toMatch(/^sbe_/);
+    expect(Object.keys(created.json).sort()).toEqual(['createdAt', 'id', 'key', 'name', 'prefix', 'status']);
+
+    const engine = await post(server.url, created.json.key, { mode: 'analyze', ...WORKED });
+    expect(engine.status).toBe(200);
+
+    const listed = await call(alice, 'GET', '/api/keys');
+    expect(listed.json.keys.map((key: { id: string }) => key.id)).toEqual([created.json.id]);
+    expect(listed.text).not.toContain(created.json.key);
+    expect(listed.text).not.toMatch(/digest|[0-9a-f]{64}/);
+
+    expect((await call(bob, 'GET', '/api/keys')).json.keys).toEqual([]);
+    const stolen = await call(bob, 'DELETE', `/api/keys/${created.json.id}`);
+    expect(stolen.status).toBe(404);
+    expect(stolen.json.error.code).toBe('KEY_NOT_FOUND');
+
+    const revoked = await call(alice, 'DELETE', `/api/keys/${created.json.id}`);
+    expect(revoked.status).toBe(204);
+    expect(revoked.text).toBe('');
+    expect((await post(server.url, created.json.key, { mode: 'analyze', ...WORKED })).status).toBe(403);
+    expect((await call(alice, 'GET', '/api/keys')).json.keys[0].status).toBe('revoked');
+  });
+
+  it('refuses a key without a name, naming the field', async () => {
+    const answer = await call(alice, 'POST', '/api/keys', {});
+    expect(answer.status).toBe(400);
+    expect(answer.json.error.code).toBe('INVALID_REQUEST');
+    expect(answer.json.error.details[0].path).toBe('name');
+  });
+});
