@@ -1,0 +1,198 @@
+/**
+ * Fetches JSON from a URL someone else chose, without letting that URL reach into the network
+ * the service runs in: every URL (the first and each redirect) passes `checkOutboundUrl`, and
+ * every socket resolves its host through the guarded lookup, which refuses private addresses at
+ * connect time. One deadline covers the whole exchange; the body is capped while it streams.
+ */
+import { STATUS_CODES } from 'node:http';
+import { Agent, request } from 'undici';
+import { quoteText } from '../engine/describe-value';
+import type { AllowedHosts } from './allow-hosts';
+import { OutboundError } from './errors';
+import { createGuardedLookup, type ResolveHost } from './guarded-lookup';
+import { ACCEPTED_ENCODINGS, readJsonBody } from './response-body';
+import { checkOutboundUrl } from './url-rules';
+
+const DEFAULT_DEADLINE_MS = 5_000;
+const DEFAULT_MAX_BODY_BYTES = 6 * 1024 * 1024;
+const MAX_REDIRECTS = 3;
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+/** What a bearer token may contain (RFC 6750 allows less; this only keeps header syntax intact). */
+const TOKEN_PATTERN = /^[\x21-\x7e]+$/;
+
+export interface FetchJsonOptions {
+  /** Hosts exempt from the address rules (`readConnectAllowHosts`). Default: none. */
+  allowHosts?: AllowedHosts;
+  /** Sent as `Authorization: Bearer <token>`, and only to the origin of the URL it was given for. */
+  token?: string;
+  /** One limit for connecting, headers and body across every redirect, in ms. Default 5 000. */
+  deadlineMs?: number;
+  /** Most bytes of response body, counted after decoding. Default 6 MiB. */
+  maxBodyBytes?: number;
+  /** Resolves host names; tests inject one. Default: the system resolver. */
+  resolveHost?: ResolveHost;
+}
+
+export interface FetchedJson {
+  /** The URL that answered, after redirects, without any fragment. */
+  url: string;
+  /** The parsed JSON body. */
+  body: unknown;
+}
+
+/**
+ * GETs `url` and parses its JSON answer, following up to 3 redirects. Throws `OutboundError`:
+ * `URL_NOT_ALLOWED` for a URL (or redirect) that breaks a rule or leads to a private address,
+ * `UPSTREAM_ERROR` when the server cannot be reached, is too slow, answers non-2xx, sends too
+ * much or redirects too often, `UPSTREAM_INVALID` when the answer is not JSON.
+ */
+export async function fetchJson(url: string, options: FetchJsonOptions = {}): Promise<FetchedJson> {
+  const allowHosts = options.allowHosts ?? new Set<string>();
+  const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  if (options.token !== undefined && !TOKEN_PATTERN.test(options.token)) {
+    // Validating user input is the caller's job, so this is a bug there; the message leaves the token out.
+    throw new TypeError('The token must be non-empty printable ASCII without spaces.');
+  }
+  const first = checkOutboundUrl(url, allowHosts, 'request');
+  const deadline = AbortSignal.timeout(deadlineMs);
+  // A dedicated agent: its sockets resolve through the guard, and no pooled connection outlives the call.
+  const agent = new Agent({ connect: { lookup: createGuardedLookup(allowHosts, options.resolveHost) } });
+  const hop = { url: first, redirects: 0 };
+  try {
+    let token = options.token;
+    for (;;) {
+      const server = describeServer(hop);
+      const response = await request(hop.url, {
+        dispatcher: agent,
+        method: 'GET',
+        headers: requestHeaders(token),
+        signal: deadline,
+      });
+      if (REDIRECT_STATUSES.has(response.statusCode)) {
+        await response.body.dump();
+        if (hop.redirects === MAX_REDIRECTS) {
+          throw new OutboundError(
+            'UPSTREAM_ERROR',
+            `The URL redirected more than ${MAX_REDIRECTS} times; send the URL the redirects end at.`,
+          );
+        }
+        const next = checkOutboundUrl(
+          redirectTarget(hop.url, response.headers.location),
+          allowHosts,
+          'redirect',
+        );
+        // Once the token would go to another origin it is gone for good, even if a later hop comes back.
+        if (next.origin !== hop.url.origin) token = undefined;
+        hop.url = next;
+        hop.redirects += 1;
+        continue;
+      }
+      if (response.statusCode < 200 || response.statusCode > 299) {
+        await response.body.dump();
+        throw new OutboundError(
+          'UPSTREAM_ERROR',
+          `${capitalize(server)} answered ${describeStatus(response.statusCode)}.`,
+        );
+      }
+      const body = await readJsonBody(response, {
+        maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+        signal: deadline,
+        server,
+      });
+      return { url: withoutFragment(hop.url), body };
+    }
+  } catch (error) {
+    throw asOutboundError(error, describeServer(hop), deadline, deadlineMs);
+  } finally {
+    await agent.destroy();
+  }
+}
+
+function requestHeaders(token: string | undefined): Record<string, string> {
+  return {
+    accept: 'application/json',
+    'accept-encoding': ACCEPTED_ENCODINGS,
+    'user-agent': 'system-behavior-engine',
+    ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+  };
+}
+
+/** The next URL, resolved against the current one as browsers do. Always fetched with GET. */
+function redirectTarget(current: URL, location: string | string[] | undefined): URL {
+  if (typeof location !== 'string' || location.trim() === '') {
+    throw new OutboundError(
+      'UPSTREAM_ERROR',
+      'The server answered with a redirect but no single Location to follow.',
+    );
+  }
+  try {
+    return new URL(location.trim(), current);
+  } catch {
+    throw new OutboundError('UPSTREAM_ERROR', 'The server redirected to a Location that is not a valid URL.');
+  }
+}
+
+/**
+ * The answering server, for messages. The first host is the caller's own; a redirect's host was
+ * written by the remote server, which may have been sent the token, so it is not repeated.
+ */
+function describeServer(hop: { url: URL; redirects: number }): string {
+  return hop.redirects === 0 ? `the server at ${quoteText(hop.url.host)}` : 'the server it redirected to';
+}
+
+function describeStatus(status: number): string {
+  const reason = STATUS_CODES[status];
+  return reason === undefined ? `HTTP status ${status}` : `${status} ${reason}`;
+}
+
+function withoutFragment(url: URL): string {
+  const copy = new URL(url);
+  copy.hash = '';
+  return copy.href;
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * Any failure as an `OutboundError`. Network errors are described by their code only: their
+ * messages and properties come from sockets and the remote server, and are not passed on.
+ */
+function asOutboundError(
+  error: unknown,
+  server: string,
+  deadline: AbortSignal,
+  deadlineMs: number,
+): OutboundError {
+  if (error instanceof OutboundError) return error;
+  if (deadline.aborted) {
+    return new OutboundError(
+      'UPSTREAM_ERROR',
+      `${capitalize(server)} did not send a complete answer within ${deadlineMs} ms.`,
+    );
+  }
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA') {
+    return new OutboundError('UPSTREAM_ERROR', `The host name of ${server} could not be resolved (${code}).`);
+  }
+  if (typeof code !== 'string' || !/^[A-Z][A-Z0-9_]*$/.test(code)) {
+    return new OutboundError('UPSTREAM_ERROR', `Could not get an answer from ${server}.`);
+  }
+  const words = NETWORK_ERROR_WORDS[code];
+  return new OutboundError(
+    'UPSTREAM_ERROR',
+    `Could not get an answer from ${server}: ${words === undefined ? code : `${words} (${code})`}.`,
+  );
+}
+
+/** The network failures people meet most, in words; any other code (TLS ones included) is shown as is. */
+const NETWORK_ERROR_WORDS: Record<string, string> = {
+  ECONNREFUSED: 'the connection was refused',
+  ECONNRESET: 'the connection was reset',
+  UND_ERR_SOCKET: 'the connection closed early',
+  EHOSTUNREACH: 'the host is unreachable',
+  ENETUNREACH: 'the network is unreachable',
+  ETIMEDOUT: 'connecting timed out',
+  UND_ERR_CONNECT_TIMEOUT: 'connecting timed out',
+};

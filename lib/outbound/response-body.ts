@@ -1,0 +1,162 @@
+/**
+ * Reads a successful response as JSON: the Content-Type must say JSON, the body is decoded from
+ * gzip or brotli as it streams in, and reading stops the moment the decoded body passes the cap,
+ * so a small compressed answer that would inflate to gigabytes costs at most the cap.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createBrotliDecompress, createGunzip } from 'node:zlib';
+import { OutboundError } from './errors';
+
+/** What the request advertises in Accept-Encoding: exactly the codings `readJsonBody` can undo. */
+export const ACCEPTED_ENCODINGS = 'gzip, br';
+
+export interface JsonBodyOptions {
+  /** Most bytes read, counted after decoding (and, for compressed bodies, also before). */
+  maxBytes: number;
+  /** Ends reading when the request's deadline passes. */
+  signal: AbortSignal;
+  /** Who answered, for messages: `the server at "api.example.com"`. */
+  server: string;
+}
+
+/**
+ * Media types worth naming when a server sends something other than JSON. Any other value is
+ * not repeated: it was written by the server, which may have been sent the bearer token.
+ */
+const NAMED_MEDIA_TYPES = new Set([
+  'text/html',
+  'text/plain',
+  'text/xml',
+  'application/xml',
+  'text/csv',
+  'text/javascript',
+  'application/javascript',
+  'application/octet-stream',
+  'application/x-www-form-urlencoded',
+  'multipart/form-data',
+]);
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The parsed JSON value of a response body, or an `OutboundError`. */
+export async function readJsonBody(
+  response: { headers: IncomingHttpHeaders; body: Readable },
+  options: JsonBodyOptions,
+): Promise<unknown> {
+  checkJsonContentType(response.headers['content-type'], options.server);
+  const coding = contentCoding(response.headers['content-encoding'], options.server);
+  const overCap = new OutboundError(
+    'UPSTREAM_ERROR',
+    `The response from ${options.server} is larger than the limit of ${options.maxBytes} bytes.`,
+  );
+  const declaredLength = Number(response.headers['content-length']);
+  if (coding === 'identity' && declaredLength > options.maxBytes) throw overCap;
+  // Remembered rather than trusted to surface: a pipeline with a decoder in it reports an error
+  // thrown by its last stage as a plain AbortError.
+  let exceeded = false;
+  const tooLarge = () => {
+    exceeded = true;
+    return overCap;
+  };
+
+  const chunks: Buffer[] = [];
+  let decodedBytes = 0;
+  const collect = async (source: AsyncIterable<Buffer>) => {
+    for await (const chunk of source) {
+      decodedBytes += chunk.length;
+      if (decodedBytes > options.maxBytes) throw tooLarge();
+      chunks.push(chunk);
+    }
+  };
+  try {
+    if (coding === 'identity') {
+      await pipeline(response.body, collect, { signal: options.signal });
+    } else {
+      const decoder = coding === 'gzip' ? createGunzip() : createBrotliDecompress();
+      await pipeline(response.body, byteCap(options.maxBytes, tooLarge), decoder, collect, {
+        signal: options.signal,
+      });
+    }
+  } catch (error) {
+    if (exceeded) throw overCap;
+    if (isZlibDataError(error)) {
+      throw new OutboundError(
+        'UPSTREAM_INVALID',
+        `The response from ${options.server} says Content-Encoding ${coding} but is not valid ${coding} data.`,
+      );
+    }
+    throw error;
+  }
+  return parseJsonText(Buffer.concat(chunks), options.server);
+}
+
+function checkJsonContentType(header: string | undefined, server: string): void {
+  const mediaType = header?.split(';')[0]?.trim().toLowerCase() ?? '';
+  // RFC 6839: `application/vnd.example+json` and friends are JSON too.
+  if (mediaType === 'application/json' || /^application\/[a-z0-9!#$&^_.+-]+\+json$/.test(mediaType)) return;
+  const sent =
+    mediaType === ''
+      ? 'no Content-Type'
+      : NAMED_MEDIA_TYPES.has(mediaType)
+        ? `Content-Type ${mediaType}`
+        : 'a Content-Type that is not JSON';
+  throw new OutboundError(
+    'UPSTREAM_INVALID',
+    `The response from ${server} has ${sent}; the URL must answer with application/json.`,
+  );
+}
+
+type ContentCoding = 'identity' | 'gzip' | 'br';
+
+function contentCoding(header: string | undefined, server: string): ContentCoding {
+  const coding = header?.trim().toLowerCase() ?? '';
+  if (coding === '' || coding === 'identity') return 'identity';
+  if (coding === 'gzip' || coding === 'x-gzip') return 'gzip';
+  if (coding === 'br') return 'br';
+  // Only gzip and br were asked for; anything else (stacked codings included) is the server's mistake.
+  throw new OutboundError(
+    'UPSTREAM_INVALID',
+    `The response from ${server} uses a Content-Encoding other than the gzip or br that was asked for.`,
+  );
+}
+
+/** Counts bytes on the wire too: a compressed stream can grow forever while decoding to almost nothing. */
+function byteCap(maxBytes: number, tooLarge: () => Error): Transform {
+  let seen = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      seen += chunk.length;
+      if (seen > maxBytes) done(tooLarge());
+      else done(null, chunk);
+    },
+  });
+}
+
+/** zlib names its errors `Z_…` (gzip) and `ERR__ERROR_…` (brotli); a truncated stream is `Z_BUF_ERROR` in both. */
+function isZlibDataError(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code ?? '';
+  return code.startsWith('Z_') || code.startsWith('ERR__ERROR_');
+}
+
+function parseJsonText(bytes: Buffer, server: string): unknown {
+  let text: string;
+  try {
+    // JSON on the wire is UTF-8 (RFC 8259); a leading byte-order mark is dropped.
+    text = STRICT_UTF8.decode(bytes);
+  } catch {
+    throw new OutboundError('UPSTREAM_INVALID', `The response from ${server} is not valid UTF-8 text.`);
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    // The parser's own message quotes the body, which the server wrote; it is not repeated.
+    const what = text.trim() === '' ? 'is empty' : 'is not valid JSON';
+    throw new OutboundError(
+      'UPSTREAM_INVALID',
+      `The response from ${server} ${what}; expected a JSON object.`,
+    );
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * The rules a URL must pass before anything connects to it: the URL the caller sent, and again
+ * every URL a server redirects to. Host names are checked again, address by address, when the
+ * socket connects (see `guarded-lookup.ts`); this file catches what never reaches a lookup.
+ */
+import { isIP } from 'node:net';
+import { quoteText } from '../engine/describe-value';
+import { addressRange, describeRange } from './address';
+import { type AllowedHosts, isAllowlistedHost } from './allow-hosts';
+import { OutboundError } from './errors';
+
+/**
+ * Where a URL came from. A redirect's URL was written by the remote server, which may have been
+ * sent the bearer token, so messages about it repeat nothing from it.
+ */
+export type UrlSource = 'request' | 'redirect';
+
+const ALLOWED_PROTOCOLS = new Set(['http:', 'https:']);
+/** Below 1024 live SSH, SMTP, DNS and the like; only the two web ports are plausible APIs there. */
+const LOWEST_HIGH_PORT = 1024;
+const ALLOWED_LOW_PORTS = new Set([80, 443]);
+/**
+ * High ports of services that run each line of an HTTP request as a command (Redis, memcached):
+ * a public one belongs to someone else, and the service must not be a way to send it commands.
+ */
+const REFUSED_HIGH_PORTS = new Set([6379, 11211]);
+
+/**
+ * The parsed URL if it may be fetched, else an `OutboundError` with code `URL_NOT_ALLOWED`.
+ * Rules: http or https; no user name or password; port 80, 443 or 1024–65535 other than 6379
+ * and 11211; the host is not `localhost` (or a name under it) and, if it is an IP address, a
+ * public unicast one. Hosts on the allowlist skip the port and host rules.
+ */
+export function checkOutboundUrl(url: string | URL, allowHosts: AllowedHosts, source: UrlSource): URL {
+  const subject = source === 'request' ? 'The URL' : 'The URL the server redirected to';
+  const parsed = typeof url === 'string' ? parseAbsoluteUrl(url) : url;
+  if (parsed === undefined) {
+    throw new OutboundError(
+      'URL_NOT_ALLOWED',
+      `${subject} is not a valid absolute URL; send one such as https://api.example.com/graph.`,
+    );
+  }
+  if (!ALLOWED_PROTOCOLS.has(parsed.protocol)) {
+    const scheme = source === 'request' ? ` (it uses ${quoteText(parsed.protocol)})` : '';
+    throw new OutboundError(
+      'URL_NOT_ALLOWED',
+      `${subject} is not an http: or https: URL${scheme}; only those can be fetched.`,
+    );
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new OutboundError(
+      'URL_NOT_ALLOWED',
+      `${subject} contains a user name or password; remove them and send credentials as the token instead.`,
+    );
+  }
+  if (isAllowlistedHost(parsed.hostname, allowHosts)) return parsed;
+  if (parsed.port !== '' && !isAllowedPort(Number(parsed.port))) {
+    throw new OutboundError(
+      'URL_NOT_ALLOWED',
+      `${subject} uses port ${parsed.port}; only ports 80, 443 and 1024–65535 (except 6379 and 11211) can be fetched.`,
+    );
+  }
+  const [host, is] =
+    source === 'request' ? [`The URL's host ${quoteText(parsed.hostname)}`, 'is'] : [subject, 'points at'];
+  if (isLocalhostName(parsed.hostname)) {
+    throw new OutboundError(
+      'URL_NOT_ALLOWED',
+      `${host} names this machine; only public hosts can be fetched.`,
+    );
+  }
+  const range = ipLiteralRange(parsed.hostname);
+  if (range !== undefined && range !== 'unicast') {
+    throw new OutboundError(
+      'URL_NOT_ALLOWED',
+      `${host} ${is} ${describeRange(range)}; only public addresses can be fetched.`,
+    );
+  }
+  return parsed;
+}
+
+function parseAbsoluteUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function isAllowedPort(port: number): boolean {
+  return ALLOWED_LOW_PORTS.has(port) || (port >= LOWEST_HIGH_PORT && !REFUSED_HIGH_PORTS.has(port));
+}
+
+/** `localhost`, `foo.localhost` and their fully qualified spellings (RFC 6761 reserves the whole tree). */
+function isLocalhostName(hostname: string): boolean {
+  const name = hostname.endsWith('.') ? hostname.slice(0, -1) : hostname;
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/**
+ * The range of a hostname that is an IP literal, else `undefined`. Sockets skip the lookup for
+ * literals, so this is the only check they get. The URL parser has already turned every IPv4
+ * spelling (`127.1`, `0x7f.1`, `2130706433`) into dotted decimal and bracketed IPv6.
+ */
+function ipLiteralRange(hostname: string): string | undefined {
+  const bare = hostname.startsWith('[') && hostname.endsWith(']') ? hostname.slice(1, -1) : hostname;
+  return isIP(bare) === 0 ? undefined : addressRange(bare);
+}

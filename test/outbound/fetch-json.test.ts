@@ -1,0 +1,341 @@
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { type AllowedHosts, readConnectAllowHosts } from '../../lib/outbound/allow-hosts';
+import { OutboundError } from '../../lib/outbound/errors';
+import { type FetchJsonOptions, fetchJson } from '../../lib/outbound/fetch-json';
+import type { ResolveHost } from '../../lib/outbound/guarded-lookup';
+import { type FakeApi, type FakeHandler, reply, startFakeApi } from './fake-api';
+
+const GRAPH = { nodes: [{ id: 'A' }, { id: 'B' }], dependencies: [{ from: 'A', to: 'B' }] };
+const GRAPH_TEXT = JSON.stringify(GRAPH);
+const TOKEN = 'tok-3f9a1c77e2b04d5e';
+/** The test's allowlist: the fake API's loopback address, and nothing else. */
+const LOOPBACK_ONLY = readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: '127.0.0.1' });
+
+/** Answers every name with loopback only, so no test can reach a real host. */
+const loopbackResolver: ResolveHost = async () => [{ address: '127.0.0.1', family: 4 }];
+
+const servers: FakeApi[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((server) => server.close()));
+});
+
+async function serve(handler: FakeHandler): Promise<FakeApi> {
+  const api = await startFakeApi(handler);
+  servers.push(api);
+  return api;
+}
+
+function fetchFrom(url: string, options: FetchJsonOptions = {}) {
+  return fetchJson(url, { allowHosts: LOOPBACK_ONLY, resolveHost: loopbackResolver, ...options });
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<OutboundError> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected an OutboundError');
+    },
+    (e: unknown) => e,
+  );
+  if (error instanceof OutboundError) return error;
+  throw error;
+}
+
+describe('successful fetches', () => {
+  // The plain case: an API answers JSON; the caller gets the parsed body and the URL that answered.
+  it('returns the parsed body and the final URL', async () => {
+    const api = await serve(reply(GRAPH_TEXT));
+    const result = await fetchFrom(`${api.origin}/graph?team=a#top`);
+    expect(result).toEqual({ url: `${api.origin}/graph?team=a`, body: GRAPH });
+    expect(api.requests[0]!.headers).toMatchObject({
+      accept: 'application/json',
+      'accept-encoding': 'gzip, br',
+    });
+    expect(api.requests[0]!.headers.authorization).toBeUndefined();
+  });
+
+  // Vendor JSON types with parameters count as JSON.
+  it('accepts application/*+json with a charset', async () => {
+    const api = await serve(reply(GRAPH_TEXT, { 'content-type': 'application/vnd.x+json; charset=utf-8' }));
+    expect((await fetchFrom(api.origin)).body).toEqual(GRAPH);
+  });
+
+  // Servers that compress their answer, as Accept-Encoding invited them to.
+  it.each<[string, (bytes: Buffer) => Buffer]>([
+    ['gzip', gzipSync],
+    ['br', brotliCompressSync],
+  ])('decodes a %s-encoded body', async (coding, compress) => {
+    const api = await serve(reply(compress(Buffer.from(GRAPH_TEXT)), { 'content-encoding': coding }));
+    expect((await fetchFrom(api.origin)).body).toEqual(GRAPH);
+  });
+
+  // The bearer token reaches the API it was given for.
+  it('sends the token as a bearer token', async () => {
+    const api = await serve(reply(GRAPH_TEXT));
+    await fetchFrom(api.origin, { token: TOKEN });
+    expect(api.requests[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  // An allowlisted host name is resolved (here by the injected resolver) and connected to.
+  it('connects to an allowlisted name through the resolver', async () => {
+    const api = await serve(reply(GRAPH_TEXT));
+    const allowHosts = readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: 'api.test' });
+    const result = await fetchJson(`http://api.test:${api.port}/graph`, {
+      allowHosts,
+      resolveHost: loopbackResolver,
+    });
+    expect(result.body).toEqual(GRAPH);
+    expect(api.requests[0]!.headers.host).toBe(`api.test:${api.port}`);
+  });
+
+  // The default resolver is the system one: `localhost`, when allowlisted, is found through it.
+  it('uses the system resolver by default', async () => {
+    const api = await serve(reply(GRAPH_TEXT));
+    const allowHosts = readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: 'localhost' });
+    expect((await fetchJson(`http://localhost:${api.port}/`, { allowHosts })).body).toEqual(GRAPH);
+  });
+});
+
+describe('hostile URLs over HTTP', () => {
+  const NOT_MATCHING: AllowedHosts = readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: 'api.test' });
+
+  // Loopback spellings pointing at a live server: refused from the URL, the server sees nothing.
+  it.each(['localhost', '[::1]', '127.1', '2130706433', '0.0.0.0'])(
+    'refuses http://%s:<port>/',
+    async (host) => {
+      const api = await serve(reply(GRAPH_TEXT));
+      const error = await failureOf(fetchJson(`http://${host}:${api.port}/`, { allowHosts: NOT_MATCHING }));
+      expect(error.code).toBe('URL_NOT_ALLOWED');
+      expect(api.requests).toHaveLength(0);
+    },
+  );
+
+  // A harmless-looking name that resolves to loopback is refused when the socket connects.
+  it('refuses a name that resolves to loopback, at connect time', async () => {
+    const api = await serve(reply(GRAPH_TEXT));
+    const error = await failureOf(
+      fetchJson(`http://innocent.example:${api.port}/`, {
+        allowHosts: NOT_MATCHING,
+        resolveHost: loopbackResolver,
+      }),
+    );
+    expect(error.code).toBe('URL_NOT_ALLOWED');
+    expect(error.message).toContain('resolves to 127.0.0.1, a loopback address');
+    expect(api.requests).toHaveLength(0);
+  });
+});
+
+describe('upstream errors', () => {
+  // A missing resource and a crashed server are both the upstream's failure, named by status.
+  it.each([
+    [404, '404 Not Found'],
+    [500, '500 Internal Server Error'],
+  ])('reports status %i as UPSTREAM_ERROR', async (status, words) => {
+    const api = await serve(reply('{"error":"nope"}', {}, status));
+    const error = await failureOf(fetchFrom(`${api.origin}/graph`));
+    expect(error.code).toBe('UPSTREAM_ERROR');
+    expect(error.message).toBe(`The server at "127.0.0.1:${api.port}" answered ${words}.`);
+  });
+
+  // A server that never answers is given up on at the deadline; closing it cuts the held connection.
+  it('gives up on a server that never answers', async () => {
+    const api = await serve(() => {});
+    const error = await failureOf(fetchFrom(api.origin, { deadlineMs: 300 }));
+    expect(error.code).toBe('UPSTREAM_ERROR');
+    expect(error.message).toContain('did not send a complete answer within 300 ms');
+  });
+
+  // The deadline covers the body too: headers arrive, then the body stalls half-way.
+  it('gives up on a body that stalls', async () => {
+    const api = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.write('{"nodes":[');
+    });
+    const error = await failureOf(fetchFrom(api.origin, { deadlineMs: 300 }));
+    expect(error.message).toContain('within 300 ms');
+  });
+
+  // Nothing listens on the port any more: the connection is refused.
+  it('reports a refused connection', async () => {
+    const api = await serve(reply(GRAPH_TEXT));
+    await api.close();
+    const error = await failureOf(fetchFrom(api.origin));
+    expect(error.code).toBe('UPSTREAM_ERROR');
+    expect(error.message).toBe(
+      `Could not get an answer from the server at "127.0.0.1:${api.port}": the connection was refused (ECONNREFUSED).`,
+    );
+  });
+
+  // A name that does not exist.
+  it('reports a name that does not resolve', async () => {
+    const missing: ResolveHost = async () => {
+      throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
+    };
+    const error = await failureOf(fetchJson('https://no-such-host.example/graph', { resolveHost: missing }));
+    expect(error.code).toBe('UPSTREAM_ERROR');
+    expect(error.message).toContain('could not be resolved (ENOTFOUND)');
+  });
+});
+
+describe('size cap', () => {
+  // A declared length over the cap is refused before reading.
+  it('refuses a body whose Content-Length is over the cap', async () => {
+    const api = await serve(reply('x'.repeat(5000)));
+    const error = await failureOf(fetchFrom(api.origin, { maxBodyBytes: 1000 }));
+    expect(error.code).toBe('UPSTREAM_ERROR');
+    expect(error.message).toContain('larger than the limit of 1000 bytes');
+  });
+
+  // An endless chunked body is cut off at the cap, not read until the deadline.
+  it('stops reading an endless body at the cap', async () => {
+    const api = await serve((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(16 * 1024, 0x20);
+      const pump = () => {
+        while (!response.destroyed && response.write(chunk)) {}
+      };
+      response.on('drain', pump);
+      pump();
+    });
+    const error = await failureOf(fetchFrom(api.origin, { maxBodyBytes: 100_000 }));
+    expect(error.message).toContain('larger than the limit of 100000 bytes');
+  });
+
+  // A gzip bomb: a small download that inflates to 32 MB stops at the default 6 MiB cap.
+  it('stops a gzip bomb at the decoded cap', async () => {
+    const bomb = gzipSync(Buffer.alloc(32 * 1024 * 1024, 0x20), { level: 9 });
+    expect(bomb.length).toBeLessThan(100_000);
+    const api = await serve(reply(bomb, { 'content-encoding': 'gzip' }));
+    const error = await failureOf(fetchFrom(api.origin));
+    expect(error.code).toBe('UPSTREAM_ERROR');
+    expect(error.message).toContain(`larger than the limit of ${6 * 1024 * 1024} bytes`);
+  });
+});
+
+describe('answers that are not JSON', () => {
+  // An HTML page (a login screen, an error page) instead of the API's JSON.
+  it('refuses a non-JSON Content-Type', async () => {
+    const api = await serve(reply('<html></html>', { 'content-type': 'text/html; charset=utf-8' }));
+    const error = await failureOf(fetchFrom(api.origin));
+    expect(error.code).toBe('UPSTREAM_INVALID');
+    expect(error.message).toBe(
+      `The response from the server at "127.0.0.1:${api.port}" has Content-Type text/html; ` +
+        'the URL must answer with application/json.',
+    );
+  });
+
+  // JSON promised, but the body is cut off.
+  it('refuses broken JSON', async () => {
+    const api = await serve(reply('{"nodes": [1, 2'));
+    const error = await failureOf(fetchFrom(api.origin));
+    expect(error.code).toBe('UPSTREAM_INVALID');
+    expect(error.message).toContain('is not valid JSON');
+  });
+
+  // gzip promised, but the bytes are plain text.
+  it('refuses a body that is not the coding it claims', async () => {
+    const api = await serve(reply(GRAPH_TEXT, { 'content-encoding': 'gzip' }));
+    const error = await failureOf(fetchFrom(api.origin));
+    expect(error.code).toBe('UPSTREAM_INVALID');
+    expect(error.message).toContain('not valid gzip data');
+  });
+});
+
+describe('redirects', () => {
+  /** Redirects `/hop/<n>` to `/hop/<n+1>` up to `hops` times, then answers the graph. */
+  function redirecting(hops: number): FakeHandler {
+    return (request, response) => {
+      const n = Number(request.url?.split('/')[2] ?? 0);
+      if (n >= hops) return reply(GRAPH_TEXT)(request, response);
+      response.writeHead(302, { location: `/hop/${n + 1}` });
+      response.end();
+    };
+  }
+
+  // Three redirects are followed; the result names where they ended.
+  it('follows up to 3 redirects', async () => {
+    const api = await serve(redirecting(3));
+    const result = await fetchFrom(`${api.origin}/hop/0`);
+    expect(result).toEqual({ url: `${api.origin}/hop/3`, body: GRAPH });
+  });
+
+  // A fourth redirect is one too many.
+  it('refuses more than 3 redirects', async () => {
+    const api = await serve(redirecting(10));
+    const error = await failureOf(fetchFrom(`${api.origin}/hop/0`));
+    expect(error.code).toBe('UPSTREAM_ERROR');
+    expect(error.message).toContain('redirected more than 3 times');
+    expect(api.requests).toHaveLength(4);
+  });
+
+  // A public-looking API that redirects into loopback: the target is checked like the first URL.
+  it('refuses a redirect to a host that is not allowed, without connecting', async () => {
+    const api = await serve((_request, response) => {
+      response.writeHead(302, { location: `http://127.0.0.2:${api.port}/` });
+      response.end();
+    });
+    const error = await failureOf(fetchFrom(api.origin));
+    expect(error.code).toBe('URL_NOT_ALLOWED');
+    expect(error.message).toBe(
+      'The URL the server redirected to points at a loopback address (this machine); only public addresses can be fetched.',
+    );
+    expect(api.requests).toHaveLength(1);
+  });
+
+  // Redirected to another origin (127.0.0.1 → localhost): the token stays behind.
+  it('drops the token when a redirect changes origin', async () => {
+    const api = await serve((request, response) => {
+      if (request.url === '/data') return reply(GRAPH_TEXT)(request, response);
+      response.writeHead(301, { location: `http://localhost:${api.port}/data` });
+      response.end();
+    });
+    const allowHosts = readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: '127.0.0.1,localhost' });
+    const result = await fetchFrom(`${api.origin}/start`, { allowHosts, token: TOKEN });
+    expect(result.url).toBe(`http://localhost:${api.port}/data`);
+    expect(api.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${TOKEN}`, undefined]);
+  });
+
+  // Redirected within the same origin: the token still goes along.
+  it('keeps the token on a same-origin redirect', async () => {
+    const api = await serve(redirecting(1));
+    await fetchFrom(`${api.origin}/hop/0`, { token: TOKEN });
+    expect(api.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
+  });
+
+  // A redirect that forgot its Location header.
+  it('reports a redirect without Location', async () => {
+    const api = await serve((_request, response) => {
+      response.writeHead(302);
+      response.end();
+    });
+    const error = await failureOf(fetchFrom(api.origin));
+    expect(error.code).toBe('UPSTREAM_ERROR');
+    expect(error.message).toContain('no single Location');
+  });
+});
+
+describe('the token stays secret', () => {
+  // A hostile server echoes the token in every place it controls; no error repeats it.
+  it.each<[string, FakeHandler]>([
+    ['a Location host', (_q, s) => s.writeHead(302, { location: `http://${TOKEN}.example:8080/` }).end()],
+    ['a Location scheme', (_q, s) => s.writeHead(302, { location: `x${TOKEN}://example.com/` }).end()],
+    ['a localhost Location', (_q, s) => s.writeHead(302, { location: `http://${TOKEN}.localhost/` }).end()],
+    ['the Content-Type', reply(GRAPH_TEXT, { 'content-type': `application/${TOKEN}` })],
+    ['the body', reply(`not json ${TOKEN}`)],
+    ['the status', reply(TOKEN, { 'content-type': 'text/plain' }, 418)],
+    ['a stalled body', (_q, s) => s.writeHead(200, { 'content-type': 'application/json' }).write(TOKEN)],
+  ])('keeps it out of errors caused by %s', async (_place, handler) => {
+    const api = await serve(handler);
+    const error = await failureOf(fetchFrom(api.origin, { token: TOKEN, deadlineMs: 300 }));
+    const everything = JSON.stringify({ ...error, message: error.message, stack: error.stack });
+    expect(everything.toLowerCase()).not.toContain(TOKEN.toLowerCase());
+    expect(api.requests[0]!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  // A token that would break the header is the caller's bug, refused without repeating it.
+  it('refuses a malformed token without repeating it', async () => {
+    await expect(fetchFrom('http://127.0.0.1:9/', { token: `${TOKEN}\r\nx: y` })).rejects.toThrow(
+      'The token must be non-empty printable ASCII without spaces.',
+    );
+  });
+});

@@ -1,0 +1,161 @@
+import { describe, expect, it } from 'vitest';
+import { type AllowedHosts, readConnectAllowHosts } from '../../lib/outbound/allow-hosts';
+import { OutboundError } from '../../lib/outbound/errors';
+import { checkOutboundUrl, type UrlSource } from '../../lib/outbound/url-rules';
+
+const NO_ALLOWLIST: AllowedHosts = new Set();
+
+function refusalOf(
+  url: string,
+  allowHosts: AllowedHosts = NO_ALLOWLIST,
+  source: UrlSource = 'request',
+): OutboundError | undefined {
+  try {
+    checkOutboundUrl(url, allowHosts, source);
+    return undefined;
+  } catch (error) {
+    if (error instanceof OutboundError) return error;
+    throw error;
+  }
+}
+
+describe('schemes', () => {
+  // Only web URLs: no local files, no legacy protocols that can talk to mail or cache servers.
+  it.each([
+    'ftp://example.com/graph.json',
+    'file:///etc/passwd',
+    'gopher://example.com:70/_SET%20key',
+    'javascript:alert(1)',
+    'data:application/json,{}',
+    'ws://example.com/',
+  ])('refuses %s', (url) => {
+    const error = refusalOf(url);
+    expect(error?.code).toBe('URL_NOT_ALLOWED');
+    expect(error?.message).toContain('only those can be fetched');
+  });
+
+  // The caller is told which scheme they sent.
+  it('names the scheme of the caller’s URL', () => {
+    expect(refusalOf('ftp://example.com/')?.message).toContain('(it uses "ftp:")');
+  });
+
+  // Web URLs pass, whatever the case of the scheme.
+  it.each(['http://example.com/graph', 'https://example.com/graph', 'HTTPS://EXAMPLE.COM/'])(
+    'allows %s',
+    (url) => {
+      expect(refusalOf(url)).toBeUndefined();
+    },
+  );
+});
+
+describe('not a URL', () => {
+  // Relative paths, empty strings and junk are not absolute URLs.
+  it.each(['', 'not a url', '/relative/path', 'example.com/graph', 'http://'])('refuses %j', (url) => {
+    expect(refusalOf(url)?.message).toContain('is not a valid absolute URL');
+  });
+});
+
+describe('credentials in the URL', () => {
+  // user:pass@ would be sent as Basic auth and can disguise the real host; the token is the way to authenticate.
+  it.each(['http://user:hunter2@example.com/', 'http://user@example.com/', 'https://:hunter2@example.com/'])(
+    'refuses %s',
+    (url) => {
+      const error = refusalOf(url);
+      expect(error?.code).toBe('URL_NOT_ALLOWED');
+      expect(error?.message).toContain('user name or password');
+      expect(error?.message).not.toContain('hunter2');
+    },
+  );
+
+  // Even an allowlisted host may not carry credentials.
+  it('refuses them for allowlisted hosts too', () => {
+    expect(refusalOf('http://u:p@127.0.0.1:8080/', new Set(['127.0.0.1']))?.code).toBe('URL_NOT_ALLOWED');
+  });
+});
+
+describe('ports', () => {
+  // SSH, SMTP, DNS below 1024, and Redis and memcached (which run HTTP lines as commands) above it.
+  it.each(['22', '25', '53', '0', '1023', '6379', '11211'])('refuses port %s', (port) => {
+    const error = refusalOf(`http://example.com:${port}/`);
+    expect(error?.code).toBe('URL_NOT_ALLOWED');
+    expect(error?.message).toContain(`uses port ${port}`);
+  });
+
+  // The web ports, spelled or implied, and every unprivileged port.
+  it.each([
+    'http://example.com/',
+    'http://example.com:80/',
+    'https://example.com:443/',
+    'https://example.com:80/',
+    'http://example.com:443/',
+    'http://example.com:1024/',
+    'http://example.com:8080/',
+    'http://example.com:65535/',
+  ])('allows %s', (url) => {
+    expect(refusalOf(url)).toBeUndefined();
+  });
+
+  // A local stand-in for the external API may listen anywhere.
+  it('lets allowlisted hosts use any port', () => {
+    expect(refusalOf('http://127.0.0.1:22/', new Set(['127.0.0.1']))).toBeUndefined();
+  });
+});
+
+describe('redirect targets', () => {
+  // A Location header was written by the remote server: the message repeats nothing from it.
+  it('describes a refused redirect without repeating its URL', () => {
+    const error = refusalOf('http://sekrit.localhost/', NO_ALLOWLIST, 'redirect');
+    expect(error?.message).toBe(
+      'The URL the server redirected to names this machine; only public hosts can be fetched.',
+    );
+  });
+
+  // The caller's own URL is named so they can see which part is wrong.
+  it('names the host of the caller’s own URL', () => {
+    expect(refusalOf('http://10.1.2.3/')?.message).toBe(
+      'The URL\'s host "10.1.2.3" is a private network address; only public addresses can be fetched.',
+    );
+  });
+});
+
+describe('CONNECT_ALLOW_HOSTS', () => {
+  const allowed = (value: string | undefined, url: string) =>
+    refusalOf(url, readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: value })) === undefined;
+
+  // Unset: nothing is exempt; loopback stays refused.
+  it('is empty by default', () => {
+    expect(readConnectAllowHosts({}).size).toBe(0);
+    expect(allowed(undefined, 'http://127.0.0.1:8080/')).toBe(false);
+  });
+
+  // A test lists its loopback stand-in, by address and by name, in any case, spaces around commas.
+  it('exempts listed hosts, matched case-insensitively', () => {
+    const value = ' 127.0.0.1 , LocalHost ';
+    expect(allowed(value, 'http://127.0.0.1:9000/')).toBe(true);
+    expect(allowed(value, 'http://localhost:9000/')).toBe(true);
+    expect(allowed(value, 'http://LOCALHOST.:9000/')).toBe(true);
+    expect(allowed(value, 'http://127.0.0.2:9000/')).toBe(false);
+    expect(allowed(value, 'http://foo.localhost:9000/')).toBe(false);
+  });
+
+  // Entries are read the way URLs are, so `127.1` and `::1` match the URL parser's spelling.
+  it('normalizes entries like URL hosts', () => {
+    expect(allowed('127.1', 'http://127.0.0.1:9000/')).toBe(true);
+    expect(allowed('::1', 'http://[::1]:9000/')).toBe(true);
+    expect(allowed('[::1]', 'http://[0:0::1]:9000/')).toBe(true);
+  });
+
+  // Set but empty, an empty entry, or anything beyond a host is a configuration mistake.
+  it.each([
+    ['', 'set but empty'],
+    ['127.0.0.1,,localhost', 'has an empty entry'],
+    ['127.0.0.1,', 'has an empty entry'],
+    ['localhost:8080', 'is not a host name or IP address'],
+    ['http://localhost', 'is not a host name or IP address'],
+    ['localhost/api', 'is not a host name or IP address'],
+    ['user@localhost', 'is not a host name or IP address'],
+    ['bad host', 'is not a host name or IP address'],
+  ])('refuses %j', (value, message) => {
+    expect(() => readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: value })).toThrow(message);
+  });
+});
