@@ -38,6 +38,11 @@ export interface HttpAdapterOptions {
   logger?: Logger;
   /** Cross-origin settings (`CORS_ALLOW_ORIGINS`); CORS is off when absent. */
   cors?: CorsSettings;
+  /**
+   * JSON documents served at fixed paths, outside the API: the sample external API that
+   * `POST /api/connect` can register on a local run. Not part of any deployment.
+   */
+  sampleDocuments?: ReadonlyMap<string, string>;
 }
 
 /** What the adapter needs to know about one HTTP request to build its event. */
@@ -217,6 +222,13 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
         answerItself(preflight(options.cors, origin, allow), `OPTIONS ${rawPath}`);
         return;
       }
+    }
+
+    const sample = options.sampleDocuments?.get(rawPath);
+    if (sample !== undefined && (method === 'GET' || method === 'HEAD')) {
+      const headers = { 'content-type': 'application/json; charset=utf-8', ...API_RESPONSE_HEADERS };
+      answerItself(withLength(200, headers, Buffer.from(sample, 'utf8')), `${method} ${rawPath}`);
+      return;
     }
 
     const match = matchRoute(options.routes, method, rawPath);

@@ -67,8 +67,17 @@ export interface LocalServer {
 
 const DEFAULT_PORT = 3000;
 const DEV_KEY_OWNER = 'local-dev';
-/** The user of the token `npm start` prints; `npm run token -- --user <sub>` makes others. */
-const LOCAL_USER = 'local-user';
+/**
+ * The user of the token `npm start` prints: the owner of the seeded API key, so that key runs
+ * the systems registered with that token. `npm run token -- --user <sub>` makes others.
+ */
+const LOCAL_USER = DEV_KEY_OWNER;
+
+/** The sample external API a local run can register with `POST /api/connect`. */
+const SAMPLE_PATH = '/examples/worked-example.json';
+const SAMPLE_DOCUMENTS: ReadonlyMap<string, string> = new Map([
+  [SAMPLE_PATH, JSON.stringify(WORKED_EXAMPLE)],
+]);
 const PORT_RANGE = { min: 0, max: 65_535 };
 
 /**
@@ -137,6 +146,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         maxBodyBytes: readLimits(process.env).maxBodyBytes,
         logger,
         cors,
+        sampleDocuments: SAMPLE_DOCUMENTS,
       }),
     );
     server.on('clientError', answerClientErrors(logger));
@@ -233,6 +243,8 @@ function configureHandlerEnvironment(
 ): void {
   process.env.TABLE_NAME = tableName;
   process.env.LOCAL_ISSUER_FILE = issuerFile;
+  // The connect function may fetch from this machine's loopback, where the sample API is served.
+  process.env.CONNECT_ALLOW_HOSTS ??= '127.0.0.1';
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.AWS_REGION ??= 'us-east-1';
   // dynalite ignores credentials, but the SDK refuses to sign without some.
@@ -298,6 +310,17 @@ export function workedExampleCurl(url: string, apiKey: string): string {
   ].join('\n');
 }
 
+/** A curl that registers the sample external API of this server, ready to paste. */
+export function connectCurl(url: string, userToken: string): string {
+  const body = JSON.stringify({ name: 'worked example', url: `${url}${SAMPLE_PATH}` });
+  return [
+    `curl -sS ${url}/api/connect \\`,
+    `  -H 'Authorization: Bearer ${userToken}' \\`,
+    `  -H 'Content-Type: application/json' \\`,
+    `  -d '${body}'`,
+  ].join('\n');
+}
+
 function banner(facts: BannerFacts): string {
   const storage = facts.dataDir === undefined ? 'in memory' : `persistent in ${facts.dataDir}`;
   // The keys CLI defaults to this port and table; anything else must be spelled out (a
@@ -332,7 +355,16 @@ function banner(facts: BannerFacts): string {
     `A user access token (user ${LOCAL_USER}, valid for an hour; npm run token -- --user <sub> makes more):`,
     `  ${facts.userToken}`,
     '',
-    'Create an API key of your own with it:',
+    'Register the sample external API served here as a system (answers 201 with its id):',
+    connectCurl(facts.url, facts.userToken),
+    '',
+    'Then run the engine on it by id, with the API key:',
+    [
+      `curl -sS ${facts.url}/api/engine -H 'Authorization: Bearer ${facts.apiKey}' \\`,
+      `  -H 'Content-Type: application/json' -d '{"mode":"analyze","systemId":"<id from above>"}'`,
+    ].join('\n'),
+    '',
+    'Create an API key of your own with the token:',
     [
       `curl -sS ${facts.url}/api/keys \\`,
       `  -H 'Authorization: Bearer ${facts.userToken}' \\`,

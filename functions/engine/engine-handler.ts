@@ -1,9 +1,11 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import { parseEngineRequest } from '../../lib/api/engine-request';
+import { locateStructure, parseEngineRequest } from '../../lib/api/engine-request';
 import { renderEngineResponse } from '../../lib/api/engine-response';
+import { ApiError } from '../../lib/api/errors';
 import type { Limits } from '../../lib/config/limits';
+import { isRecord } from '../../lib/engine';
 import {
   apiKeyAuth,
   errorResponse,
@@ -17,11 +19,14 @@ import {
   type VerifyApiKey,
 } from '../../lib/http/middleware';
 import { type HttpResult, jsonTextResult } from '../../lib/http/responses';
+import type { SystemStore } from '../../lib/systems';
 
 export interface EngineHandlerDeps {
   verifyApiKey: VerifyApiKey;
   limits: Limits;
   logger: Logger;
+  /** Where `{ mode, systemId }` requests find their structure. */
+  systems: Pick<SystemStore, 'get'>;
 }
 
 /**
@@ -30,10 +35,36 @@ export interface EngineHandlerDeps {
  * JSON (4); the handler then parses the request (4-8) and runs the engine (9).
  */
 export function createEngineHandler(deps: EngineHandlerDeps) {
-  const { verifyApiKey, limits, logger } = deps;
+  const { verifyApiKey, limits, logger, systems } = deps;
 
-  const runEngineRequest = (event: HttpEvent, context: HttpContext): HttpResult => {
-    const request = parseEngineRequest(event.body, limits);
+  /**
+   * `{ mode, ticks?, systemId }` (and no structure in the body) runs on a stored system of the
+   * key's owner: the body is completed with the stored arrays and parsed like any other, so the
+   * answer is byte for byte the one the structure sent inline would get. Mode and ticks are
+   * checked first (contract order); a system that is not the owner's is 404, never 403.
+   */
+  const withStoredStructure = async (body: unknown, owner: string): Promise<unknown> => {
+    if (!isRecord(body) || !Object.hasOwn(body, 'systemId') || locateStructure(body) !== undefined)
+      return body;
+    parseEngineRequest({ ...body, nodes: [], dependencies: [] }, limits);
+    const id = body.systemId;
+    const stored = typeof id === 'string' ? await systems.get(owner, id) : undefined;
+    if (stored === undefined) {
+      throw new ApiError(
+        'SYSTEM_NOT_FOUND',
+        'systemId names none of the systems registered by the owner of this API key.',
+        {
+          details: [{ path: 'systemId', message: "not a system of this key's owner" }],
+        },
+      );
+    }
+    const { systemId: _systemId, ...envelope } = body;
+    return { ...envelope, nodes: stored.structure.nodes, dependencies: stored.structure.dependencies };
+  };
+
+  const runEngineRequest = async (event: HttpEvent, context: HttpContext): Promise<HttpResult> => {
+    const body = await withStoredStructure(event.body, context.apiKey!.owner);
+    const request = parseEngineRequest(body, limits);
     Object.assign(requestFacts({ context }), {
       mode: request.mode,
       ...(request.mode === 'ticks' ? { ticks: request.ticks } : {}),

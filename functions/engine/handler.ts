@@ -5,6 +5,7 @@ import { readLimits } from '../../lib/config/limits';
 import { dispatchByRouteKey } from '../../lib/http/dispatch';
 import { createApiKeyVerifier, DynamoApiKeyStore } from '../../lib/keys';
 import { createLogger } from '../../lib/logging';
+import { DynamoSystemStore } from '../../lib/systems';
 import { createEngineHandler } from './engine-handler';
 import { createOpenApiHandler } from './openapi-handler';
 
@@ -24,6 +25,7 @@ const dispatch = dispatchByRouteKey('engine', {
     verifyApiKey: (presentedKey) => verifier.verify(presentedKey),
     limits,
     logger,
+    systems: new DynamoSystemStore({ doc, tableName }),
   }),
   getOpenApiDocument: createOpenApiHandler({ limits, logger }),
 });

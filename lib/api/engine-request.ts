@@ -72,10 +72,39 @@ function compileLocatedStructure(location: StructureLocation | undefined): Compi
   }
 }
 
-/** The structure of a body in either format, for callers with no mode (e.g. `/api/connect`). Throws `PayloadError`. */
-export function extractStructure(body: unknown): CompiledStructure {
+/** A structure found in a body, compiled, with the caller's own arrays (extra fields included) to store. */
+export interface ExtractedStructure {
+  compiled: CompiledStructure;
+  structure: { nodes: unknown[]; dependencies: unknown[] };
+}
+
+/**
+ * The structure of a body in either format, for callers with no mode (`/api/connect`): the
+ * same location rules, validation and node and dependency limits as the engine's requests.
+ * Throws `PayloadError` naming the element or the limit.
+ */
+export function extractStructure(
+  body: unknown,
+  limits: Pick<Limits, 'maxNodes' | 'maxDependencies'>,
+): ExtractedStructure {
   if (!isRecord(body)) throw new PayloadError('', `must be a JSON object, got ${describeValue(body)}`);
-  return compileLocatedStructure(locateStructure(body));
+  const location = locateStructure(body);
+  const compiled = compileLocatedStructure(location);
+  const prefix = location?.container === undefined ? '' : `${location.container}.`;
+  if (compiled.nodeCount > limits.maxNodes) {
+    throw new PayloadError(
+      `${prefix}nodes`,
+      `has ${compiled.nodeCount} nodes, the limit is ${limits.maxNodes}`,
+    );
+  }
+  if (compiled.dependencyCount > limits.maxDependencies) {
+    throw new PayloadError(
+      `${prefix}dependencies`,
+      `has ${compiled.dependencyCount} dependencies, the limit is ${limits.maxDependencies}`,
+    );
+  }
+  const holder = location!.holder as { nodes: unknown[]; dependencies: unknown[] };
+  return { compiled, structure: { nodes: holder.nodes, dependencies: holder.dependencies } };
 }
 
 /**

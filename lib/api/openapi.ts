@@ -232,6 +232,80 @@ function userTokenErrors(): JsonObject {
   };
 }
 
+function systemPaths(): JsonObject {
+  const json = (schema: string) => ({ 'application/json': { schema: ref(schema) } });
+  const idParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
+  const notFound = errorResponse(
+    "You have no system with this id (`SYSTEM_NOT_FOUND`); another user's system looks the same.",
+    {},
+  );
+  return {
+    '/api/connect': {
+      post: {
+        operationId: 'connectSystem',
+        summary: 'Register an external API as a system: fetch its nodes and dependencies and store them',
+        security: [{ userToken: [] }],
+        requestBody: { required: true, content: json('ConnectRequest') },
+        responses: {
+          '201': { description: 'The system, registered for you.', content: json('System') },
+          '400': errorResponse(
+            '`name`, `url` or `auth` invalid (`INVALID_REQUEST`), or a URL the service may not fetch: not http(s), ' +
+              'userinfo, a refused port, or a host that is or resolves to a non-public address (`URL_NOT_ALLOWED`).',
+            {},
+          ),
+          '422': errorResponse(
+            'The external API answered, but not with a structure the engine accepts (`UPSTREAM_INVALID`): not ' +
+              'JSON, no nodes, or an invalid element, named as the engine names it.',
+            {},
+          ),
+          '502': errorResponse(
+            'The external API could not be used (`UPSTREAM_ERROR`): unreachable, slower than 5 s, a non-2xx ' +
+              'answer, more than 6 MiB, or more than 3 redirects.',
+            {},
+          ),
+          ...userTokenErrors(),
+        },
+      },
+    },
+    '/api/systems': {
+      get: {
+        operationId: 'listSystems',
+        summary: 'Your systems, newest first, a page at a time',
+        security: [{ userToken: [] }],
+        parameters: [
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 50 } },
+          { name: 'cursor', in: 'query', schema: { type: 'string' }, description: 'From the previous page.' },
+        ],
+        responses: {
+          '200': { description: 'A page of your systems.', content: json('SystemList') },
+          '400': errorResponse('A bad `limit` or `cursor` (`INVALID_REQUEST`).', {}),
+          ...userTokenErrors(),
+        },
+      },
+    },
+    '/api/systems/{id}': {
+      get: {
+        operationId: 'getSystem',
+        summary: 'One of your systems, with its structure',
+        security: [{ userToken: [] }],
+        parameters: idParameter,
+        responses: {
+          '200': { description: 'The system and its structure.', content: json('SystemWithStructure') },
+          '404': notFound,
+          ...userTokenErrors(),
+        },
+      },
+      delete: {
+        operationId: 'deleteSystem',
+        summary: 'Delete one of your systems',
+        security: [{ userToken: [] }],
+        parameters: idParameter,
+        responses: { '204': { description: 'Deleted.' }, '404': notFound, ...userTokenErrors() },
+      },
+    },
+  };
+}
+
 function keyPaths(): JsonObject {
   const json = (schema: string) => ({ 'application/json': { schema: ref(schema) } });
   return {
@@ -323,6 +397,7 @@ export function buildOpenApiDocument(): object {
           responses: engineResponses(),
         },
       },
+      ...systemPaths(),
       ...keyPaths(),
       '/api/openapi.json': {
         get: {

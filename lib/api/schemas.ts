@@ -118,8 +118,8 @@ const dependenciesField = z.array(DependencySchema).meta({
   description: 'The dependencies. Must be an array (may be empty); every `from`/`to` names a node.',
 });
 
-// Registered for the OpenAPI document's components; requests are read by the engine itself.
-named(
+// Requests are read by the engine itself; the schema documents them and stored systems.
+const StructureSchema = named(
   'Structure',
   z.looseObject({ nodes: nodesField, dependencies: dependenciesField }).meta({
     description: 'Nodes and the dependencies between them.',
@@ -408,3 +408,53 @@ named(
 );
 
 named('ApiKeyList', z.object({ keys: z.array(ApiKeySchema) }));
+
+// ---------------------------------------------------------------------------------------------
+// Systems (user access token)
+
+named(
+  'ConnectRequest',
+  z.object({
+    name: z.string().min(1).max(100).meta({ description: 'Display name of the system.' }),
+    url: z.string().max(2048).meta({ description: 'http(s) URL of the external API; it must answer JSON.' }),
+    auth: z
+      .object({
+        token: z
+          .string()
+          .optional()
+          .meta({ description: 'Sent as `Authorization: Bearer <token>` to the URL only.' }),
+      })
+      .optional()
+      .meta({ description: 'The external API credential: used for this one fetch, never stored or logged.' }),
+  }),
+);
+
+const SystemSchema = named(
+  'System',
+  z.object({
+    id: z.string().meta({ description: 'ULID.' }),
+    name: z.string(),
+    url: z.string(),
+    nodes: z.int().meta({ description: 'Number of nodes stored.' }),
+    dependencies: z.int().meta({ description: 'Number of dependencies stored.' }),
+    createdAt: z.string().meta({ description: 'ISO 8601.' }),
+  }),
+);
+
+named(
+  'SystemList',
+  z.object({
+    systems: z.array(SystemSchema),
+    cursor: z
+      .string()
+      .optional()
+      .meta({ description: 'Pass as `cursor` for the next page; absent on the last.' }),
+  }),
+);
+
+named(
+  'SystemWithStructure',
+  SystemSchema.extend({
+    structure: StructureSchema.meta({ description: 'As fetched, extra fields included.' }),
+  }),
+);

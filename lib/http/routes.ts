@@ -40,6 +40,10 @@ const route = (
 export const routes: readonly RouteDefinition[] = Object.freeze([
   route('POST', '/api/engine', 'runEngine', 'engine', 'apiKey'),
   route('GET', '/api/openapi.json', 'getOpenApiDocument', 'engine', 'none'),
+  route('POST', '/api/connect', 'connectSystem', 'connect', 'userToken'),
+  route('GET', '/api/systems', 'listSystems', 'connect', 'userToken'),
+  route('GET', '/api/systems/{id}', 'getSystem', 'connect', 'userToken'),
+  route('DELETE', '/api/systems/{id}', 'deleteSystem', 'connect', 'userToken'),
   route('POST', '/api/keys', 'createKey', 'connect', 'userToken'),
   route('GET', '/api/keys', 'listKeys', 'connect', 'userToken'),
   route('DELETE', '/api/keys/{id}', 'revokeKey', 'connect', 'userToken'),

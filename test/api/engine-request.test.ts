@@ -346,17 +346,17 @@ describe('body formats and precedence', () => {
 
 describe('extractStructure (for callers with no mode)', () => {
   it('finds and compiles a structure in either format', () => {
-    expect(extractStructure({ graph: WORKED }).dependencyCount).toBe(3);
-    expect(extractStructure(WORKED).nodeCount).toBe(3);
+    expect(extractStructure({ graph: WORKED }, DEFAULT_LIMITS).compiled.dependencyCount).toBe(3);
+    expect(extractStructure(WORKED, DEFAULT_LIMITS).compiled.nodeCount).toBe(3);
   });
 
   it('throws PayloadError naming the element', () => {
-    expect(() => extractStructure({ payload: { nodes: [{ id: '' }], dependencies: [] } })).toThrow(
-      PayloadError,
-    );
-    expect(() => extractStructure({ payload: { nodes: [{ id: '' }], dependencies: [] } })).toThrow(
-      /^payload\.nodes\[0\]\.id: must be a non-empty string/,
-    );
-    expect(() => extractStructure([WORKED])).toThrow('must be a JSON object, got an array');
+    expect(() =>
+      extractStructure({ payload: { nodes: [{ id: '' }], dependencies: [] } }, DEFAULT_LIMITS),
+    ).toThrow(PayloadError);
+    expect(() =>
+      extractStructure({ payload: { nodes: [{ id: '' }], dependencies: [] } }, DEFAULT_LIMITS),
+    ).toThrow(/^payload\.nodes\[0\]\.id: must be a non-empty string/);
+    expect(() => extractStructure([WORKED], DEFAULT_LIMITS)).toThrow('must be a JSON object, got an array');
   });
 });

@@ -41,10 +41,13 @@ describe('the document', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info.title).toBeTypeOf('string');
     expect(Object.keys(doc.paths).sort()).toEqual([
+      '/api/connect',
       '/api/engine',
       '/api/keys',
       '/api/keys/{id}',
       '/api/openapi.json',
+      '/api/systems',
+      '/api/systems/{id}',
     ]);
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(engine.security).toEqual([{ apiKey: [] }]);

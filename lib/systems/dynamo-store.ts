@@ -1,0 +1,381 @@
+/**
+ * `SystemStore` on the service's single table (`lib/storage/table.ts`).
+ *
+ * Item layout
+ *
+ *   head   pk = "OWNER#<owner>"   sk = "SYSTEM#<id>"
+ *          id, owner, name, url, nodes, dependencies, createdAt, sha256    the record
+ *          encoding ("br"), byteLength (compressed bytes), chunkCount (0 when inline)
+ *          structure (binary)                                               only when inline
+ *   chunk  pk = "SYSTEM#<id>"     sk = "CHUNK#<index, 5 digits>"  (CHUNK#00000, CHUNK#00001, …)
+ *          data (binary, at most 300,000 bytes), owner
+ *
+ * Heads live in their owner's partition: listing is one Query on it (ids are ULIDs, so sort
+ * key order is creation order), and a head is only ever addressed together with its owner, so
+ * another owner's system is simply not found. The partition also holds the owner's API key
+ * index entries (`APIKEY#…`), hence `begins_with(sk, "SYSTEM#")` in every Query. Never a Scan.
+ *
+ * Size: a structure at the engine's limits is 20-40 MB of JSON and an item at most 400 KB.
+ * Compressed, it is stored inline when it fits in 300,000 bytes (the rest of a head is a few KB
+ * at most: a 2,048-character URL, a 100-character name), otherwise in chunks in a partition of
+ * their own, which a Query returns in index order.
+ *
+ * Writing without transactions (dynalite has none, and DynamoDB's hold at most 4 MB, less than
+ * a large structure): the chunks first, each a conditional put, then the head last, also
+ * conditional. Every read starts from the head, so nothing of a system is visible until its
+ * last write, and a create that fails at any point leaves no head. A head write that fails
+ * ambiguously (a timeout after DynamoDB applied it) leaves a complete system, since all its
+ * chunks were written before: never a half one. That is also why a failed create does not
+ * delete its chunks: it cannot tell an orphan from the chunks of a head that did land.
+ *
+ * Orphan chunks (a create that failed after writing chunks, a delete that failed after removing
+ * the head) stay where they are: no read reaches a chunk partition without its head, so they
+ * cost storage only. Each chunk names its owner so that a maintenance sweep (offline, where a
+ * Scan is acceptable) can find them: chunk items (`sk` beginning `CHUNK#`) whose head
+ * `OWNER#<owner>` / `SYSTEM#<id>` does not exist and whose id's ULID time (`decodeTime`) is
+ * older than any create still in progress, say an hour.
+ *
+ * Reading back checks everything that could have gone wrong since: the head's shape, the chunk
+ * count and order, the byte length, and the SHA-256 of the decompressed JSON. Any mismatch is a
+ * `SystemStorageError`, never a structure that is not the one registered.
+ */
+import { setTimeout as pause } from 'node:timers/promises';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateQuery,
+  QueryCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { monotonicFactory } from 'ulid';
+import { decodeCursor, encodeCursor } from './cursor';
+import { SystemInputError, SystemStorageError } from './errors';
+import { checkLimit, checkName, checkOwner, checkStructure, checkUrl, isSystemId } from './input';
+import {
+  CHUNK_SK_PREFIX,
+  chunkKey,
+  chunkPartition,
+  HEAD_SK_PREFIX,
+  headKey,
+  type ItemKey,
+  ownerPartition,
+  payloadFromHeadItem,
+  RECORD_ATTRIBUTES,
+  recordFromHeadItem,
+} from './items';
+import { decodeStructure, encodeStructure, PAYLOAD_ENCODING, splitBytes } from './payload';
+import type { SystemRecord } from './record';
+import type { NewSystem, StoredSystem, SystemListOptions, SystemPage, SystemStore } from './store';
+
+/** 300,000 bytes of payload keep a head or chunk item ~100 KB under DynamoDB's 400 KB. */
+const MAX_CHUNK_BYTES = 300_000;
+/**
+ * Compressed bytes beyond which a structure is refused before anything is written. A structure
+ * at the engine's limits compresses to a few MB; this only bounds what one create can cost.
+ */
+const DEFAULT_MAX_STORED_BYTES = 64 * 1024 * 1024;
+/** Chunk puts in flight at once: 8 × 300 KB keeps a create fast without a burst of megabytes. */
+const CHUNK_WRITE_CONCURRENCY = 8;
+/** BatchWriteItem's own limit. */
+const BATCH_WRITE_SIZE = 25;
+/** DynamoDB may leave part of a batch unprocessed under load; give up after this many tries. */
+const BATCH_WRITE_ATTEMPTS = 8;
+
+export interface DynamoSystemStoreOptions {
+  /** Built once per process (see `createDynamoClients`) and shared. */
+  doc: DynamoDBDocumentClient;
+  tableName: string;
+  /**
+   * Largest inline structure and largest chunk, in compressed bytes: 1..300,000, default 300,000.
+   * Tests lower it to make small structures go through chunks.
+   */
+  chunkBytes?: number;
+  /** Compressed size above which `create` refuses a structure (`SystemInputError` on `structure`). */
+  maxStoredBytes?: number;
+  /**
+   * The id of a system created at `timeMs`. Default: a monotonic ULID factory, so ids of one
+   * process increase even within a millisecond and list in creation order. Tests pass
+   * `monotonicFactory(fixedPrng)` for ids that are the same on every run.
+   */
+  newId?: (timeMs: number) => string;
+}
+
+export class DynamoSystemStore implements SystemStore {
+  readonly #doc: DynamoDBDocumentClient;
+  readonly #tableName: string;
+  readonly #chunkBytes: number;
+  readonly #maxStoredBytes: number;
+  readonly #newId: (timeMs: number) => string;
+
+  constructor(options: DynamoSystemStoreOptions) {
+    const chunkBytes = options.chunkBytes ?? MAX_CHUNK_BYTES;
+    if (!Number.isSafeInteger(chunkBytes) || chunkBytes < 1 || chunkBytes > MAX_CHUNK_BYTES) {
+      throw new RangeError(`chunkBytes must be an integer from 1 to ${MAX_CHUNK_BYTES}`);
+    }
+    this.#doc = options.doc;
+    this.#tableName = options.tableName;
+    this.#chunkBytes = chunkBytes;
+    this.#maxStoredBytes = options.maxStoredBytes ?? DEFAULT_MAX_STORED_BYTES;
+    this.#newId = options.newId ?? monotonicFactory();
+  }
+
+  async create(system: NewSystem, now: Date = new Date()): Promise<SystemRecord> {
+    const owner = checkOwner(system.owner);
+    const name = checkName(system.name);
+    const url = checkUrl(system.url);
+    const structure = checkStructure(system.structure);
+    // Counted before the first await, together with the JSON text, so both describe one state.
+    const nodes = structure.nodes.length;
+    const dependencies = structure.dependencies.length;
+    const { bytes, sha256 } = await encodeStructure(structure);
+    if (bytes.length > this.#maxStoredBytes) {
+      throw new SystemInputError(
+        'structure',
+        `structure is too large to store: over ${this.#maxStoredBytes} bytes even compressed`,
+      );
+    }
+    const id = this.#newId(now.getTime());
+    if (!isSystemId(id)) throw new Error('the id source returned something that is not a ULID');
+    const record: SystemRecord = {
+      id,
+      owner,
+      name,
+      url,
+      nodes,
+      dependencies,
+      createdAt: now.toISOString(),
+      sha256,
+    };
+    const inline = bytes.length <= this.#chunkBytes;
+    const chunks = inline ? [] : splitBytes(bytes, this.#chunkBytes);
+    await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, (data, index) =>
+      this.#putNew({ ...chunkKey(id, index), data, owner }, id),
+    );
+    await this.#putNew(
+      {
+        ...headKey(owner, id),
+        ...record,
+        encoding: PAYLOAD_ENCODING,
+        byteLength: bytes.length,
+        chunkCount: chunks.length,
+        ...(inline ? { structure: bytes } : {}),
+      },
+      id,
+    );
+    return record;
+  }
+
+  async get(owner: string, id: string): Promise<StoredSystem | undefined> {
+    checkOwner(owner);
+    if (!isSystemId(id)) return undefined;
+    // Strongly consistent: a system is readable the moment `create` returns, and gone the moment
+    // `delete` does.
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.#tableName, Key: headKey(owner, id), ConsistentRead: true }),
+    );
+    if (Item === undefined) return undefined;
+    const record = recordFromHeadItem(Item);
+    const payload = payloadFromHeadItem(Item);
+    const where = `system ${id}`;
+    const bytes = payload.inline ?? (await this.#readChunks(id, payload.chunkCount));
+    if (bytes.byteLength !== payload.byteLength) {
+      throw new SystemStorageError(
+        `${where}: ${bytes.byteLength} bytes stored, the head records ${payload.byteLength}`,
+      );
+    }
+    const structure = await decodeStructure(
+      bytes,
+      {
+        encoding: payload.encoding,
+        sha256: record.sha256,
+        nodes: record.nodes,
+        dependencies: record.dependencies,
+      },
+      where,
+    );
+    return { record, structure };
+  }
+
+  async getRecord(owner: string, id: string): Promise<SystemRecord | undefined> {
+    checkOwner(owner);
+    if (!isSystemId(id)) return undefined;
+    const { Item } = await this.#doc.send(
+      new GetCommand({
+        TableName: this.#tableName,
+        Key: headKey(owner, id),
+        ConsistentRead: true,
+        ...recordProjection(),
+      }),
+    );
+    return Item === undefined ? undefined : recordFromHeadItem(Item);
+  }
+
+  async list(owner: string, options: SystemListOptions = {}): Promise<SystemPage> {
+    checkOwner(owner);
+    const limit = checkLimit(options.limit);
+    let startKey: ItemKey | undefined =
+      options.cursor === undefined ? undefined : decodeCursor(options.cursor, owner);
+    // One more than a page: if it exists there is a next page, and if not the cursor is left
+    // out, so a caller never fetches a last page that turns out empty. A Query also stops at
+    // 1 MB read (inline structures count, though not returned), hence the loop.
+    const items: Record<string, unknown>[] = [];
+    do {
+      const { Items = [], LastEvaluatedKey } = await this.#doc.send(
+        new QueryCommand({
+          TableName: this.#tableName,
+          KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+          ExpressionAttributeValues: { ':pk': ownerPartition(owner), ':prefix': HEAD_SK_PREFIX },
+          ScanIndexForward: false,
+          Limit: limit + 1 - items.length,
+          ConsistentRead: true,
+          ...recordProjection(),
+          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+        }),
+      );
+      items.push(...Items);
+      startKey = LastEvaluatedKey as ItemKey | undefined;
+    } while (items.length <= limit && startKey !== undefined);
+    const systems = items.slice(0, limit).map(recordFromHeadItem);
+    const last = systems.at(-1);
+    return items.length > limit && last !== undefined
+      ? { systems, cursor: encodeCursor(headKey(owner, last.id)) }
+      : { systems };
+  }
+
+  async delete(owner: string, id: string): Promise<boolean> {
+    checkOwner(owner);
+    if (!isSystemId(id)) return false;
+    let removed: Record<string, unknown>;
+    try {
+      const { Attributes } = await this.#doc.send(
+        new DeleteCommand({
+          TableName: this.#tableName,
+          Key: headKey(owner, id),
+          ConditionExpression: 'attribute_exists(pk)',
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      removed = Attributes ?? {};
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+    // The head is gone, so the system already is; the chunks follow. Should this fail, they are
+    // orphans like those of a failed create (see the top of this file).
+    const { chunkCount } = payloadFromHeadItem(removed);
+    const keys = Array.from({ length: chunkCount }, (_, index) => chunkKey(id, index));
+    const batches: ItemKey[][] = [];
+    for (let start = 0; start < keys.length; start += BATCH_WRITE_SIZE) {
+      batches.push(keys.slice(start, start + BATCH_WRITE_SIZE));
+    }
+    await forEachInGroups(batches, CHUNK_WRITE_CONCURRENCY, (batch) => this.#deleteAll(batch, id));
+    return true;
+  }
+
+  /**
+   * A put that never replaces an item. A ULID collision is all but impossible; if one happened,
+   * this makes it an error instead of one system's bytes silently overwriting another's.
+   */
+  async #putNew(item: Record<string, unknown>, id: string): Promise<void> {
+    try {
+      await this.#doc.send(
+        new PutCommand({
+          TableName: this.#tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new Error(`system id ${id} is already taken; nothing of the new system is visible`);
+      }
+      throw error;
+    }
+  }
+
+  /** The compressed bytes of a chunked system, refusing a gap, an extra chunk or a short count. */
+  async #readChunks(id: string, chunkCount: number): Promise<Uint8Array> {
+    const parts: Uint8Array[] = [];
+    const pages = paginateQuery(
+      { client: this.#doc },
+      {
+        TableName: this.#tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': chunkPartition(id), ':prefix': CHUNK_SK_PREFIX },
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        const expected = chunkKey(id, parts.length);
+        if (item.sk !== expected.sk) {
+          throw new SystemStorageError(
+            `system ${id}: expected chunk ${expected.sk}, found ${String(item.sk)}`,
+          );
+        }
+        if (!(item.data instanceof Uint8Array)) {
+          throw new SystemStorageError(`system ${id}: chunk ${expected.sk} has no data`);
+        }
+        parts.push(item.data);
+      }
+    }
+    if (parts.length !== chunkCount) {
+      throw new SystemStorageError(
+        `system ${id}: ${parts.length} chunks found, the head records ${chunkCount}`,
+      );
+    }
+    return Buffer.concat(parts);
+  }
+
+  /** One BatchWriteItem of deletes, retrying whatever DynamoDB leaves unprocessed. */
+  async #deleteAll(keys: ItemKey[], id: string): Promise<void> {
+    let pending: Array<{ DeleteRequest: { Key: Record<string, unknown> } }> = keys.map((key) => ({
+      DeleteRequest: { Key: key },
+    }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === BATCH_WRITE_ATTEMPTS) {
+        throw new Error(`system ${id}: ${pending.length} chunks still undeleted after ${attempt} attempts`);
+      }
+      // Unprocessed items mean throttling: the first retry goes at once, later ones back off.
+      if (attempt > 1) await pause(Math.min(1000, 25 * 2 ** attempt));
+      const { UnprocessedItems } = await this.#doc.send(
+        new BatchWriteCommand({ RequestItems: { [this.#tableName]: pending } }),
+      );
+      pending = (UnprocessedItems?.[this.#tableName] ?? []) as typeof pending;
+    }
+  }
+}
+
+/**
+ * The record's attributes and the keys (which `recordFromHeadItem` checks), without the inline
+ * structure: listing a page or reading a record should not carry up to 300 KB per system.
+ * `owner`, `name` and `url` are reserved words, hence placeholders for all.
+ */
+function recordProjection() {
+  const attributes = ['pk', 'sk', ...RECORD_ATTRIBUTES];
+  return {
+    ProjectionExpression: attributes.map((_, index) => `#a${index}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(attributes.map((name, index) => [`#a${index}`, name])),
+  };
+}
+
+/**
+ * Runs `action` on `size` items at a time. Every action of a group settles before an error is
+ * thrown, so when a caller sees the failure no write of this call is still in flight.
+ */
+async function forEachInGroups<T>(
+  items: readonly T[],
+  size: number,
+  action: (item: T, index: number) => Promise<void>,
+): Promise<void> {
+  for (let start = 0; start < items.length; start += size) {
+    const results = await Promise.allSettled(
+      items.slice(start, start + size).map((item, offset) => action(item, start + offset)),
+    );
+    const failure = results.find((result) => result.status === 'rejected');
+    if (failure !== undefined) throw failure.reason;
+  }
+}

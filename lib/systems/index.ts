@@ -1,0 +1,4 @@
+export { DynamoSystemStore } from './dynamo-store';
+export { SystemInputError, SystemStorageError } from './errors';
+export { type PublicSystemRecord, type SystemRecord, toPublicSystemRecord } from './record';
+export type { StoredStructure, StoredSystem, SystemStore } from './store';

@@ -1,0 +1,82 @@
+/** The rules a store call's arguments follow. Each check returns the value to use or throws `SystemInputError`. */
+import { SystemInputError } from './errors';
+import type { StructureInput } from './store';
+
+/**
+ * The same shape as API key owners (`lib/keys/store.ts`), so an API key's owner and a token's
+ * `sub` name the same systems. It has no `#`, which keeps an owner from reaching into another
+ * key prefix of the table.
+ */
+const OWNER_SHAPE = /^[A-Za-z0-9._@:+-]{1,128}$/;
+/** A ULID as `ulid` writes it: a 48-bit time (so a first character of at most 7), then randomness. */
+const SYSTEM_ID_SHAPE = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
+const NAME_MAX_LENGTH = 100;
+const URL_MAX_LENGTH = 2048;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+const LIST_LIMIT_MAX = 100;
+const LIST_LIMIT_DEFAULT = 50;
+
+export function checkOwner(owner: unknown): string {
+  if (typeof owner !== 'string' || !OWNER_SHAPE.test(owner)) {
+    throw new SystemInputError('owner', 'owner must be 1-128 characters from A-Z a-z 0-9 . _ @ : + -');
+  }
+  return owner;
+}
+
+/** Trimmed, because a name is shown in lists where stray spaces would only confuse. */
+export function checkName(name: unknown): string {
+  const trimmed = typeof name === 'string' ? name.trim() : '';
+  if (trimmed === '' || trimmed.length > NAME_MAX_LENGTH || CONTROL_CHARACTERS.test(trimmed)) {
+    throw new SystemInputError(
+      'name',
+      `name must be 1-${NAME_MAX_LENGTH} characters without control characters`,
+    );
+  }
+  return trimmed;
+}
+
+/** Only the length: whether the URL is one the service may fetch is the connect route's rule. */
+export function checkUrl(url: unknown): string {
+  if (typeof url !== 'string' || url.length === 0 || url.length > URL_MAX_LENGTH) {
+    throw new SystemInputError('url', `url must be a string of 1-${URL_MAX_LENGTH} characters`);
+  }
+  return url;
+}
+
+/**
+ * Only what storing needs (the counts come from the two arrays). Whether the engine accepts the
+ * structure is the caller's check, made with the engine's own rules before it gets here.
+ */
+export function checkStructure(structure: unknown): StructureInput {
+  if (
+    typeof structure !== 'object' ||
+    structure === null ||
+    Array.isArray(structure) ||
+    !Array.isArray((structure as StructureInput).nodes) ||
+    !Array.isArray((structure as StructureInput).dependencies)
+  ) {
+    throw new SystemInputError(
+      'structure',
+      'structure must be an object with "nodes" and "dependencies" arrays',
+    );
+  }
+  return structure as StructureInput;
+}
+
+export function checkLimit(limit: unknown): number {
+  if (limit === undefined) return LIST_LIMIT_DEFAULT;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > LIST_LIMIT_MAX) {
+    throw new SystemInputError('limit', `limit must be an integer from 1 to ${LIST_LIMIT_MAX}`);
+  }
+  return limit;
+}
+
+/**
+ * Not a check that throws: a malformed id names no system, and reading or deleting it answers
+ * exactly as for an id that is well formed but unknown.
+ */
+export function isSystemId(id: unknown): id is string {
+  return typeof id === 'string' && SYSTEM_ID_SHAPE.test(id);
+}

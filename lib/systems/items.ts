@@ -1,0 +1,129 @@
+/**
+ * The keys and attributes of a system's items (the layout is drawn at the top of
+ * `dynamo-store.ts`), and the head item read back into a record: an item that does not have the
+ * written shape is refused with `SystemStorageError`, never half-trusted.
+ */
+import { SystemStorageError } from './errors';
+import { isSystemId } from './input';
+import type { SystemRecord } from './record';
+
+const OWNER_PK_PREFIX = 'OWNER#';
+export const HEAD_SK_PREFIX = 'SYSTEM#';
+const CHUNK_PK_PREFIX = 'SYSTEM#';
+export const CHUNK_SK_PREFIX = 'CHUNK#';
+/** Five digits keep chunk sort keys in index order up to 99,999 chunks, far past any size limit. */
+const CHUNK_INDEX_DIGITS = 5;
+
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+
+/** A type, not an interface, so that it passes where the SDK wants `Record<string, …>`. */
+export type ItemKey = { pk: string; sk: string };
+
+/** Head item attributes that make up the record, also what a listing projects. */
+export const RECORD_ATTRIBUTES = [
+  'id',
+  'owner',
+  'name',
+  'url',
+  'nodes',
+  'dependencies',
+  'createdAt',
+  'sha256',
+] as const;
+
+export function ownerPartition(owner: string): string {
+  return OWNER_PK_PREFIX + owner;
+}
+
+export function headKey(owner: string, id: string): ItemKey {
+  return { pk: ownerPartition(owner), sk: HEAD_SK_PREFIX + id };
+}
+
+export function chunkPartition(id: string): string {
+  return CHUNK_PK_PREFIX + id;
+}
+
+export function chunkKey(id: string, index: number): ItemKey {
+  return { pk: chunkPartition(id), sk: CHUNK_SK_PREFIX + String(index).padStart(CHUNK_INDEX_DIGITS, '0') };
+}
+
+/** The id in a head sort key, or `undefined` when the sort key is not one. */
+export function idOfHeadSortKey(sk: string): string | undefined {
+  const id = sk.startsWith(HEAD_SK_PREFIX) ? sk.slice(HEAD_SK_PREFIX.length) : undefined;
+  return isSystemId(id) ? id : undefined;
+}
+
+/** How the structure of a head is stored. */
+export interface StoredPayload {
+  encoding: string;
+  /** Length of the compressed bytes, inline or over all chunks. */
+  byteLength: number;
+  /** 0 when the bytes are inline. */
+  chunkCount: number;
+  inline: Uint8Array | undefined;
+}
+
+/** The record a head item holds; its keys must agree with its `owner` and `id` attributes. */
+export function recordFromHeadItem(item: Record<string, unknown>): SystemRecord {
+  const read = attributeReader(item);
+  const id = read.text('id');
+  const owner = read.text('owner');
+  if (!isSystemId(id) || item.pk !== ownerPartition(owner) || item.sk !== HEAD_SK_PREFIX + id) {
+    throw new SystemStorageError(`${read.where} has keys that do not match its id and owner`);
+  }
+  const sha256 = read.text('sha256');
+  if (!SHA256_HEX.test(sha256)) throw new SystemStorageError(`${read.where} has a malformed sha256`);
+  return {
+    id,
+    owner,
+    name: read.text('name'),
+    url: read.text('url'),
+    nodes: read.count('nodes'),
+    dependencies: read.count('dependencies'),
+    createdAt: read.text('createdAt'),
+    sha256,
+  };
+}
+
+export function payloadFromHeadItem(item: Record<string, unknown>): StoredPayload {
+  const read = attributeReader(item);
+  const byteLength = read.count('byteLength');
+  const chunkCount = read.count('chunkCount');
+  const inline = item.structure;
+  if (chunkCount === 0) {
+    if (!(inline instanceof Uint8Array) || inline.byteLength !== byteLength) {
+      throw new SystemStorageError(
+        `${read.where} has no chunks and no inline structure of ${byteLength} bytes`,
+      );
+    }
+  } else if (inline !== undefined) {
+    throw new SystemStorageError(`${read.where} has both chunks and an inline structure`);
+  }
+  return {
+    encoding: read.text('encoding'),
+    byteLength,
+    chunkCount,
+    inline: chunkCount === 0 ? (inline as Uint8Array) : undefined,
+  };
+}
+
+function attributeReader(item: Record<string, unknown>) {
+  const where = `system item ${typeof item.sk === 'string' ? item.sk.slice(0, 40) : '(no sort key)'}`;
+  return {
+    where,
+    text(field: string): string {
+      const value = item[field];
+      if (typeof value !== 'string') {
+        throw new SystemStorageError(`${where} is missing the string attribute "${field}"`);
+      }
+      return value;
+    },
+    count(field: string): number {
+      const value = item[field];
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+        throw new SystemStorageError(`${where} is missing the count "${field}"`);
+      }
+      return value;
+    },
+  };
+}

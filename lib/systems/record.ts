@@ -1,0 +1,39 @@
+/** What the service keeps about a registered system, beside the structure itself. */
+export interface SystemRecord {
+  /** A ULID: 26 Crockford base32 characters that sort by creation time. */
+  id: string;
+  /** The user (token `sub`, API key owner) who registered it; nobody else can see, run or delete it. */
+  owner: string;
+  name: string;
+  /** Where the structure was fetched from. */
+  url: string;
+  /** How many nodes and dependencies the stored structure has. */
+  nodes: number;
+  dependencies: number;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  /** SHA-256 hex of the structure's JSON bytes as stored (before compression), checked on every read. */
+  sha256: string;
+}
+
+/** A record as the HTTP API returns it: no owner, no storage details. */
+export interface PublicSystemRecord {
+  id: string;
+  name: string;
+  url: string;
+  nodes: number;
+  dependencies: number;
+  createdAt: string;
+}
+
+/** Fields picked one by one, so a field added to the record later is not published by accident. */
+export function toPublicSystemRecord(record: SystemRecord): PublicSystemRecord {
+  return {
+    id: record.id,
+    name: record.name,
+    url: record.url,
+    nodes: record.nodes,
+    dependencies: record.dependencies,
+    createdAt: record.createdAt,
+  };
+}

@@ -1,0 +1,63 @@
+import type { SystemRecord } from './record';
+
+/**
+ * A structure as registered: the plain `{ nodes, dependencies }` object, with any other fields
+ * the caller gave. It is stored as its JSON text and read back byte for byte the same.
+ */
+export interface StoredStructure {
+  nodes: unknown[];
+  dependencies: unknown[];
+  [extra: string]: unknown;
+}
+
+/** A structure to register, as the caller holds it (frozen or not); extra fields are kept. */
+export interface StructureInput {
+  readonly nodes: readonly unknown[];
+  readonly dependencies: readonly unknown[];
+  readonly [extra: string]: unknown;
+}
+
+export interface NewSystem {
+  owner: string;
+  name: string;
+  url: string;
+  structure: StructureInput;
+}
+
+export interface StoredSystem {
+  record: SystemRecord;
+  structure: StoredStructure;
+}
+
+export interface SystemListOptions {
+  /** 1-100; default 50. */
+  limit?: number;
+  /** The `cursor` of the previous page, as it was returned. */
+  cursor?: string;
+}
+
+export interface SystemPage {
+  /** Newest first. */
+  systems: SystemRecord[];
+  /** Present when there are more systems; pass it back as `cursor` for the next page. */
+  cursor?: string;
+}
+
+/**
+ * Persistence of registered systems, always addressed through their owner: another owner's
+ * system answers exactly as a missing one does (`undefined`, `false`, absent from lists).
+ * The DynamoDB adapter is `DynamoSystemStore`. Bad arguments throw `SystemInputError`;
+ * inconsistent storage throws `SystemStorageError`.
+ */
+export interface SystemStore {
+  /** Store a new system under a new id and return its record. Nothing is visible unless it all succeeded. */
+  create(system: NewSystem, now?: Date): Promise<SystemRecord>;
+  /** The record and its structure; `undefined` for an unknown, malformed or another owner's id. */
+  get(owner: string, id: string): Promise<StoredSystem | undefined>;
+  /** The record alone, without reading the structure; `undefined` as for `get`. */
+  getRecord(owner: string, id: string): Promise<SystemRecord | undefined>;
+  /** One page of the owner's systems, newest first. */
+  list(owner: string, options?: SystemListOptions): Promise<SystemPage>;
+  /** Whether there was such a system of this owner to delete. */
+  delete(owner: string, id: string): Promise<boolean>;
+}

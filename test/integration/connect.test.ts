@@ -1,0 +1,257 @@
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ScanCommand } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDynamoClients } from '../../lib/aws/dynamo';
+import { readLocalIssuer, signAccessToken } from '../../lib/tokens';
+import { captureOutput, WORKED } from '../http/events';
+import { post, startTestServer, type TestServer } from './server';
+
+const EXTERNAL_TOKEN = 'ext-secret-token-4711';
+
+/** A fake external API on loopback: fixed answers per path, every request's headers recorded. */
+interface FakeApi {
+  base: string;
+  seen: Array<{ path: string; headers: IncomingHttpHeaders }>;
+  close(): Promise<void>;
+}
+
+async function fakeApi(
+  answers: Record<
+    string,
+    (base: string) => { status: number; type?: string; body?: string; location?: string }
+  >,
+): Promise<FakeApi> {
+  const seen: FakeApi['seen'] = [];
+  let base = '';
+  const server: Server = createServer((req, res) => {
+    seen.push({ path: req.url ?? '', headers: req.headers });
+    const answer = answers[req.url ?? '']?.(base) ?? { status: 404, type: 'text/plain', body: 'no' };
+    res.writeHead(answer.status, {
+      ...(answer.type ? { 'content-type': answer.type } : {}),
+      ...(answer.location ? { location: answer.location } : {}),
+    });
+    res.end(answer.body ?? '');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    base,
+    seen,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+const json = (value: unknown) => ({ status: 200, type: 'application/json', body: JSON.stringify(value) });
+
+/**
+ * 100,000 nodes (the node limit) and 100,000 dependencies: about 5 MB of JSON, just under the
+ * 6 MiB an external answer may have, and far over what one DynamoDB item holds even compressed.
+ */
+const LARGE = (() => {
+  let seed = 11;
+  const next = () => {
+    seed = (seed * 1103515245 + 12345) >>> 0;
+    return seed;
+  };
+  const count = 100_000;
+  return {
+    nodes: Array.from({ length: count }, (_, i) => ({ id: `n${i}`, load: next() % 50 })),
+    dependencies: Array.from({ length: 100_000 }, (_, e) => ({
+      from: `n${e % count}`,
+      to: `n${next() % count}`,
+    })),
+  };
+})();
+
+let server: TestServer;
+let upstream: FakeApi;
+let other: FakeApi;
+let bob: string;
+
+beforeAll(async () => {
+  server = await startTestServer({ LOG_LEVEL: 'INFO', CONNECT_ALLOW_HOSTS: '127.0.0.1' });
+  bob = signAccessToken(readLocalIssuer(server.issuerFile), { sub: 'bob' });
+  other = await fakeApi({ '/landing': () => json(WORKED) });
+  upstream = await fakeApi({
+    '/direct': () => json(WORKED),
+    '/large': () => json(LARGE),
+    '/nested': () => json({ payload: WORKED }),
+    '/missing': () => ({ status: 404, type: 'application/json', body: '{}' }),
+    '/broken': () => ({ status: 500, type: 'application/json', body: '{}' }),
+    '/html': () => ({ status: 200, type: 'text/html', body: '<html></html>' }),
+    '/dangling': () =>
+      json({ nodes: WORKED.nodes, dependencies: [...WORKED.dependencies, { from: 'C', to: 'Z' }] }),
+    '/to-other-origin': () => ({ status: 302, location: `${other.base}/landing` }),
+    '/to-refused': () => ({ status: 302, location: 'http://127.0.0.2:9/' }),
+  });
+});
+
+afterAll(async () => {
+  await upstream.close();
+  await other.close();
+  await server.close();
+});
+
+const connect = (body: unknown, token = server.userToken) =>
+  post(server.url, token, body, { path: '/api/connect' });
+const get = (path: string, token = server.userToken) =>
+  post(server.url, token, undefined, { path, method: 'GET' });
+
+describe('POST /api/connect', () => {
+  // The external API answers the worked example; the system is stored for the token's user.
+  it('registers a system from the direct format, sending the external token', async () => {
+    const answer = await connect({
+      name: 'shop',
+      url: `${upstream.base}/direct`,
+      auth: { token: EXTERNAL_TOKEN },
+    });
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.json).toMatchObject({
+      name: 'shop',
+      url: `${upstream.base}/direct`,
+      nodes: 3,
+      dependencies: 3,
+    });
+    expect(Object.keys(answer.json).sort()).toEqual([
+      'createdAt',
+      'dependencies',
+      'id',
+      'name',
+      'nodes',
+      'url',
+    ]);
+    expect(upstream.seen.at(-1)?.headers.authorization).toBe(`Bearer ${EXTERNAL_TOKEN}`);
+  });
+
+  // The largest answer the fetch takes: stored in chunks, read back exactly.
+  it('stores a structure at the node limit and gives it back byte for byte', async () => {
+    expect(JSON.stringify(LARGE).length).toBeLessThan(6 * 1024 * 1024);
+    const answer = await connect({ name: 'large', url: `${upstream.base}/large` });
+    expect(answer.status, answer.text.slice(0, 300)).toBe(201);
+    expect(answer.json).toMatchObject({ nodes: 100_000, dependencies: 100_000 });
+    const read = await get(`/api/systems/${answer.json.id}`);
+    expect(JSON.stringify(read.json.structure)).toBe(JSON.stringify(LARGE));
+  });
+
+  it('reads the nested format too', async () => {
+    const answer = await connect({ name: 'nested', url: `${upstream.base}/nested` });
+    expect(answer.status).toBe(201);
+    expect(answer.json.nodes).toBe(3);
+  });
+
+  // The sample external API the local server serves itself, as printed by npm start.
+  it('registers the local server sample API', async () => {
+    const answer = await connect({ name: 'sample', url: `${server.url}/examples/worked-example.json` });
+    expect(answer.status, answer.text).toBe(201);
+  });
+
+  it.each([
+    ['a 404', '/missing', 502, 'UPSTREAM_ERROR'],
+    ['a 500', '/broken', 502, 'UPSTREAM_ERROR'],
+    ['HTML', '/html', 422, 'UPSTREAM_INVALID'],
+    ['an invalid structure', '/dangling', 422, 'UPSTREAM_INVALID'],
+    ['a redirect to a refused address', '/to-refused', 400, 'URL_NOT_ALLOWED'],
+  ])('answers %s from the external API with %i %s', async (_name, path, status, code) => {
+    const answer = await connect({ name: 'x', url: `${upstream.base}${path}` });
+    expect(answer.status).toBe(status);
+    expect(answer.json.error.code).toBe(code);
+  });
+
+  it('names the element of an invalid structure as the engine does', async () => {
+    const answer = await connect({ name: 'x', url: `${upstream.base}/dangling` });
+    expect(answer.json.error.message).toContain('dependencies[3].to: unknown node "Z"');
+  });
+
+  // Loopback spellings a broken guard would actually fetch: all refused before any connection.
+  it.each([
+    'http://localhost:9/',
+    'http://[::1]:9/',
+    'http://127.0.0.2:9/',
+    'http://0.0.0.0:9/',
+    'ftp://127.0.0.1/',
+  ])('refuses %s with 400 URL_NOT_ALLOWED', async (url) => {
+    const answer = await connect({ name: 'x', url });
+    expect(answer.status).toBe(400);
+    expect(answer.json.error.code).toBe('URL_NOT_ALLOWED');
+  });
+
+  // The token is for the URL it was given for: a redirect to another origin does not get it.
+  it('does not forward the external token to another origin', async () => {
+    const answer = await connect({
+      name: 'moved',
+      url: `${upstream.base}/to-other-origin`,
+      auth: { token: EXTERNAL_TOKEN },
+    });
+    expect(answer.status, answer.text).toBe(201);
+    expect(upstream.seen.at(-1)?.headers.authorization).toBe(`Bearer ${EXTERNAL_TOKEN}`);
+    expect(other.seen.at(-1)?.headers.authorization).toBeUndefined();
+  });
+
+  it('refuses a bad body naming the field, and needs a user token', async () => {
+    const noName = await connect({ url: `${upstream.base}/direct` });
+    expect(noName.status).toBe(400);
+    expect(noName.json.error.details[0].path).toBe('name');
+    expect((await connect({ name: 'x', url: 'not a url' })).json.error.details[0].path).toBe('url');
+    expect((await connect({ name: 'x', url: `${upstream.base}/direct` }, server.apiKey)).status).toBe(401);
+  });
+});
+
+describe('systems', () => {
+  // Listing, reading, running and deleting: only ever the caller's own.
+  it('lists, reads, runs and deletes the caller own systems', async () => {
+    const created = await connect({ name: 'mine', url: `${upstream.base}/direct` });
+    const id = created.json.id as string;
+
+    const first = await get('/api/systems?limit=1');
+    expect(first.json.systems).toHaveLength(1);
+    expect(first.json.systems[0].id).toBe(id);
+    expect(typeof first.json.cursor).toBe('string');
+    const second = await get(`/api/systems?limit=1&cursor=${first.json.cursor}`);
+    expect(second.json.systems[0].id).not.toBe(id);
+
+    const read = await get(`/api/systems/${id}`);
+    expect(read.json.structure).toEqual(WORKED);
+
+    // The engine on the stored system answers exactly as on the structure sent inline.
+    const byId = await post(server.url, server.apiKey, { mode: 'ticks', ticks: 3, systemId: id });
+    const inline = await post(server.url, server.apiKey, { mode: 'ticks', ticks: 3, ...WORKED });
+    expect(byId.status).toBe(200);
+    expect(byId.text).toBe(inline.text);
+
+    // Bob sees nothing of it, and cannot tell it from a missing one.
+    expect((await get(`/api/systems/${id}`, bob)).json.error.code).toBe('SYSTEM_NOT_FOUND');
+    expect((await get('/api/systems', bob)).json.systems).toEqual([]);
+    expect(
+      (await post(server.url, bob, undefined, { path: `/api/systems/${id}`, method: 'DELETE' })).status,
+    ).toBe(404);
+
+    const deleted = await post(server.url, server.userToken, undefined, {
+      path: `/api/systems/${id}`,
+      method: 'DELETE',
+    });
+    expect(deleted.status).toBe(204);
+    expect((await get(`/api/systems/${id}`)).status).toBe(404);
+    const gone = await post(server.url, server.apiKey, { mode: 'analyze', systemId: id });
+    expect(gone.status).toBe(404);
+    expect(gone.json.error.code).toBe('SYSTEM_NOT_FOUND');
+  });
+
+  // The external credential is used for the fetch and kept nowhere: not in a log line, not in a table item.
+  it('keeps the external token out of the logs and the table', async () => {
+    const { output } = await captureOutput(() =>
+      connect({ name: 'secret', url: `${upstream.base}/direct`, auth: { token: EXTERNAL_TOKEN } }),
+    );
+    expect(output).toContain('"route":"POST /api/connect"');
+    expect(output).not.toContain(EXTERNAL_TOKEN);
+    const { client } = createDynamoClients({ endpoint: server.dynamoEndpoint });
+    const { Items = [] } = await client.send(new ScanCommand({ TableName: server.tableName }));
+    client.destroy();
+    expect(Items.length).toBeGreaterThan(0);
+    expect(JSON.stringify(Items)).not.toContain(EXTERNAL_TOKEN);
+  });
+});

@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { type SystemRecord, toPublicSystemRecord } from '../../lib/systems';
+
+describe('toPublicSystemRecord', () => {
+  // What an HTTP answer shows of a system: no owner, no hash, and nothing added to the record later.
+  it('keeps the six public fields and nothing else', () => {
+    const record = {
+      id: '01KJMMA2G0GGGGGGGGGGGGGGGG',
+      owner: 'alice',
+      name: 'shop',
+      url: 'https://api.example.com/structure',
+      nodes: 3,
+      dependencies: 3,
+      createdAt: '2026-03-01T12:00:00.000Z',
+      sha256: 'a'.repeat(64),
+      addedLater: 'internal',
+    } as SystemRecord;
+    expect(toPublicSystemRecord(record)).toEqual({
+      id: '01KJMMA2G0GGGGGGGGGGGGGGGG',
+      name: 'shop',
+      url: 'https://api.example.com/structure',
+      nodes: 3,
+      dependencies: 3,
+      createdAt: '2026-03-01T12:00:00.000Z',
+    });
+  });
+});
