@@ -16,17 +16,21 @@ interface FakeApi {
   close(): Promise<void>;
 }
 
-async function fakeApi(
-  answers: Record<
-    string,
-    (base: string) => { status: number; type?: string; body?: string; location?: string }
-  >,
-): Promise<FakeApi> {
+/** A fixed answer, or `hang`: headers and the start of a body, then nothing. */
+type FakeAnswer = { status: number; type?: string; body?: string; location?: string } | 'hang';
+
+async function fakeApi(answers: Record<string, (base: string) => FakeAnswer>): Promise<FakeApi> {
   const seen: FakeApi['seen'] = [];
   let base = '';
   const server: Server = createServer((req, res) => {
     seen.push({ path: req.url ?? '', headers: req.headers });
     const answer = answers[req.url ?? '']?.(base) ?? { status: 404, type: 'text/plain', body: 'no' };
+    // Sends headers and then nothing: the fetch's deadline has to end it.
+    if (answer === 'hang') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"nodes":');
+      return;
+    }
     res.writeHead(answer.status, {
       ...(answer.type ? { 'content-type': answer.type } : {}),
       ...(answer.location ? { location: answer.location } : {}),
@@ -88,6 +92,8 @@ beforeAll(async () => {
       json({ nodes: WORKED.nodes, dependencies: [...WORKED.dependencies, { from: 'C', to: 'Z' }] }),
     '/to-other-origin': () => ({ status: 302, location: `${other.base}/landing` }),
     '/to-refused': () => ({ status: 302, location: 'http://127.0.0.2:9/' }),
+    '/hang': () => 'hang',
+    '/huge': () => json({ nodes: [{ id: 'A', note: 'x'.repeat(7 * 1024 * 1024) }], dependencies: [] }),
   });
 });
 
@@ -156,6 +162,8 @@ describe('POST /api/connect', () => {
     ['HTML', '/html', 422, 'UPSTREAM_INVALID'],
     ['an invalid structure', '/dangling', 422, 'UPSTREAM_INVALID'],
     ['a redirect to a refused address', '/to-refused', 400, 'URL_NOT_ALLOWED'],
+    ['an answer over 6 MiB', '/huge', 502, 'UPSTREAM_ERROR'],
+    ['no complete answer within 5 s', '/hang', 502, 'UPSTREAM_ERROR'],
   ])('answers %s from the external API with %i %s', async (_name, path, status, code) => {
     const answer = await connect({ name: 'x', url: `${upstream.base}${path}` });
     expect(answer.status).toBe(status);
