@@ -3,7 +3,7 @@ import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { locateStructure, parseEngineRequest } from '../../lib/api/engine-request';
 import { renderEngineResponse } from '../../lib/api/engine-response';
-import { ApiError } from '../../lib/api/errors';
+import { ApiError, SYSTEM_NOT_FOUND_DETAIL, SYSTEM_NOT_FOUND_MESSAGE } from '../../lib/api/errors';
 import type { Limits } from '../../lib/config/limits';
 import { isRecord } from '../../lib/engine';
 import {
@@ -50,13 +50,9 @@ export function createEngineHandler(deps: EngineHandlerDeps) {
     const id = body.systemId;
     const stored = typeof id === 'string' ? await systems.get(owner, id) : undefined;
     if (stored === undefined) {
-      throw new ApiError(
-        'SYSTEM_NOT_FOUND',
-        'systemId names none of the systems registered by the owner of this API key.',
-        {
-          details: [{ path: 'systemId', message: "not a system of this key's owner" }],
-        },
-      );
+      throw new ApiError('SYSTEM_NOT_FOUND', SYSTEM_NOT_FOUND_MESSAGE, {
+        details: [{ path: 'systemId', message: SYSTEM_NOT_FOUND_DETAIL }],
+      });
     }
     const { systemId: _systemId, ...envelope } = body;
     return { ...envelope, nodes: stored.structure.nodes, dependencies: stored.structure.dependencies };

@@ -91,6 +91,11 @@ export const ENGINE_ERROR_MESSAGE =
   'The engine failed while processing this structure. The failure has been logged; ' +
   'sending the same body again will fail the same way, so please report it.';
 
+/** The engine's answer to `{ mode, systemId }` for a system the key's owner does not have. */
+export const SYSTEM_NOT_FOUND_MESSAGE =
+  'systemId names none of the systems registered by the owner of this API key.';
+export const SYSTEM_NOT_FOUND_DETAIL = "not a system of this key's owner";
+
 const INTERNAL_ERROR_MESSAGE =
   'The service failed while handling this request. The failure has been logged; please try again later.';
 

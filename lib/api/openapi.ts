@@ -10,7 +10,14 @@ import { analyze, tick, ticks } from '../engine';
 import { WORKED_EXAMPLE } from '../worked-example';
 import { invalidApiKey, invalidToken, missingApiKey, missingToken } from './auth-errors';
 import { parseEngineRequest } from './engine-request';
-import { ApiError, ENGINE_ERROR_MESSAGE, type ErrorBody, errorBody } from './errors';
+import {
+  ApiError,
+  ENGINE_ERROR_MESSAGE,
+  type ErrorBody,
+  errorBody,
+  SYSTEM_NOT_FOUND_DETAIL,
+  SYSTEM_NOT_FOUND_MESSAGE,
+} from './errors';
 import { parseJsonRequestBody } from './request-body';
 import { apiSchemaRegistry } from './schemas';
 
@@ -127,6 +134,19 @@ function engineResponses(): JsonObject {
     '403': errorResponse('The API key is unknown, revoked or inactive (check 2).', {
       INVALID_API_KEY: example('unknown key', errorBody(invalidApiKey())),
     }),
+    '404': errorResponse(
+      '`systemId` names none of the systems registered by the API key owner (`SYSTEM_NOT_FOUND`).',
+      {
+        SYSTEM_NOT_FOUND: example(
+          'unknown system',
+          errorBody(
+            new ApiError('SYSTEM_NOT_FOUND', SYSTEM_NOT_FOUND_MESSAGE, {
+              details: [{ path: 'systemId', message: SYSTEM_NOT_FOUND_DETAIL }],
+            }),
+          ),
+        ),
+      },
+    ),
     '413': errorResponse(
       'The body is larger than the request limit (check 3), the structure has more nodes or dependencies ' +
         'than the limits, a `ticks` request would return more snapshot elements than allowed, or the ' +
@@ -376,7 +396,7 @@ export function buildOpenApiDocument(): object {
               'text). The request limit applies to the bytes sent, a second limit to the decompressed body.',
             content: {
               'application/json': {
-                schema: { oneOf: [ref('DirectRequest'), ref('NestedRequest')] },
+                schema: { oneOf: [ref('DirectRequest'), ref('NestedRequest'), ref('SystemRequest')] },
                 examples: {
                   analyze: example('The worked example, direct format', {
                     mode: 'analyze',

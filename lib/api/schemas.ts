@@ -182,6 +182,24 @@ export const NestedRequestSchema = named(
   }),
 );
 
+named(
+  'SystemRequest',
+  z
+    .object({
+      mode: ModeSchema,
+      ticks: TicksSchema.optional(),
+      systemId: z
+        .string()
+        .meta({ description: 'The id `POST /api/connect` returned for a system of the key owner.' }),
+    })
+    .meta({
+      description:
+        'A stored system instead of a structure: runs on the structure registered with `POST /api/connect`, ' +
+        "when the API key's owner owns it (else 404 `SYSTEM_NOT_FOUND`). Byte for byte the answer the " +
+        'stored structure sent inline gets. Used only when the body holds no structure.',
+    }),
+);
+
 // ---------------------------------------------------------------------------------------------
 // Responses
 

@@ -63,9 +63,13 @@ describe('the document', () => {
     expect(documented.sort()).toEqual(routeKeys().sort());
   });
 
-  it('offers both body formats as oneOf', () => {
+  it('offers both body formats, and a stored system, as oneOf', () => {
     expect(engine.requestBody.content['application/json'].schema).toEqual({
-      oneOf: [{ $ref: '#/components/schemas/DirectRequest' }, { $ref: '#/components/schemas/NestedRequest' }],
+      oneOf: [
+        { $ref: '#/components/schemas/DirectRequest' },
+        { $ref: '#/components/schemas/NestedRequest' },
+        { $ref: '#/components/schemas/SystemRequest' },
+      ],
     });
   });
 
@@ -109,6 +113,7 @@ describe('the document', () => {
       '400': ['INVALID_MODE', 'INVALID_TICKS'],
       '401': ['MISSING_API_KEY'],
       '403': ['INVALID_API_KEY'],
+      '404': ['SYSTEM_NOT_FOUND'],
       '413': ['LIMIT_EXCEEDED'],
       '415': ['UNSUPPORTED_CONTENT_ENCODING'],
       '500': ['PAYLOAD_ERROR', 'ENGINE_ERROR'],
