@@ -26,6 +26,8 @@ export { WORKED_EXAMPLE };
 const API_VERSION = '0.1.0';
 const SCHEMA_REF_PREFIX = '#/components/schemas/';
 const ref = (id: string) => ({ $ref: `${SCHEMA_REF_PREFIX}${id}` });
+/** A JSON body of a named schema. */
+const json = (schema: string) => ({ 'application/json': { schema: ref(schema) } });
 
 type JsonObject = Record<string, unknown>;
 
@@ -253,7 +255,6 @@ function userTokenErrors(): JsonObject {
 }
 
 function systemPaths(): JsonObject {
-  const json = (schema: string) => ({ 'application/json': { schema: ref(schema) } });
   const idParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
   const notFound = errorResponse(
     "You have no system with this id (`SYSTEM_NOT_FOUND`); another user's system looks the same.",
@@ -327,7 +328,6 @@ function systemPaths(): JsonObject {
 }
 
 function keyPaths(): JsonObject {
-  const json = (schema: string) => ({ 'application/json': { schema: ref(schema) } });
   return {
     '/api/keys': {
       post: {
