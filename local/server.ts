@@ -299,26 +299,24 @@ interface BannerFacts {
   tableName: string;
 }
 
-/** A curl for the worked example, ready to paste into a POSIX shell. */
-export function workedExampleCurl(url: string, apiKey: string): string {
-  const body = JSON.stringify({ mode: 'analyze', ...WORKED_EXAMPLE });
+/** A POST with a bearer credential and a JSON body, ready to paste into a POSIX shell. */
+function curlPost(endpoint: string, bearer: string, body: unknown): string {
   return [
-    `curl -sS ${url}/api/engine \\`,
-    `  -H 'Authorization: Bearer ${apiKey}' \\`,
+    `curl -sS ${endpoint} \\`,
+    `  -H 'Authorization: Bearer ${bearer}' \\`,
     `  -H 'Content-Type: application/json' \\`,
-    `  -d '${body}'`,
+    `  -d '${JSON.stringify(body)}'`,
   ].join('\n');
 }
 
-/** A curl that registers the sample external API of this server, ready to paste. */
-export function connectCurl(url: string, userToken: string): string {
-  const body = JSON.stringify({ name: 'worked example', url: `${url}${SAMPLE_PATH}` });
-  return [
-    `curl -sS ${url}/api/connect \\`,
-    `  -H 'Authorization: Bearer ${userToken}' \\`,
-    `  -H 'Content-Type: application/json' \\`,
-    `  -d '${body}'`,
-  ].join('\n');
+/** A curl for the worked example. */
+export function workedExampleCurl(url: string, apiKey: string): string {
+  return curlPost(`${url}/api/engine`, apiKey, { mode: 'analyze', ...WORKED_EXAMPLE });
+}
+
+/** A curl that registers the sample external API of this server. */
+function connectCurl(url: string, userToken: string): string {
+  return curlPost(`${url}/api/connect`, userToken, { name: 'worked example', url: `${url}${SAMPLE_PATH}` });
 }
 
 function banner(facts: BannerFacts): string {
@@ -359,17 +357,10 @@ function banner(facts: BannerFacts): string {
     connectCurl(facts.url, facts.userToken),
     '',
     'Then run the engine on it by id, with the API key:',
-    [
-      `curl -sS ${facts.url}/api/engine -H 'Authorization: Bearer ${facts.apiKey}' \\`,
-      `  -H 'Content-Type: application/json' -d '{"mode":"analyze","systemId":"<id from above>"}'`,
-    ].join('\n'),
+    curlPost(`${facts.url}/api/engine`, facts.apiKey, { mode: 'analyze', systemId: '<id from above>' }),
     '',
     'Create an API key of your own with the token:',
-    [
-      `curl -sS ${facts.url}/api/keys \\`,
-      `  -H 'Authorization: Bearer ${facts.userToken}' \\`,
-      `  -H 'Content-Type: application/json' -d '{"name":"my laptop"}'`,
-    ].join('\n'),
+    curlPost(`${facts.url}/api/keys`, facts.userToken, { name: 'my laptop' }),
     '',
     'Manage keys against this server (operators):',
     `  ${keysTarget}npm run keys -- list`,
