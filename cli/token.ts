@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import type { Env } from '../lib/config/env';
 import { isMainModule } from '../lib/main-module';
+import { OWNER_RULE, OWNER_SHAPE } from '../lib/text-rules';
 import { localIssuerFileFromEnv, readLocalIssuer, signAccessToken } from '../lib/tokens';
 import { type TextOutput, UsageError, usageErrorLine } from './common';
 
@@ -16,8 +17,6 @@ Prints an access token of the local server's issuer for user <sub> (the owner of
 creates), valid for --ttl seconds (default 3600, at most 86400). Use the same PORT and DATA_DIR
 as the server; the key is in DATA_DIR, or in a per-port folder under the temp directory.
 `;
-
-const SUB_SHAPE = /^[A-Za-z0-9._@:+-]{1,128}$/;
 
 export function runTokenCli(
   argv: readonly string[],
@@ -30,8 +29,8 @@ export function runTokenCli(
       return 0;
     }
     const sub = values.user;
-    if (sub === undefined || !SUB_SHAPE.test(sub)) {
-      throw new UsageError('give --user <sub>: 1-128 characters from A-Z a-z 0-9 . _ @ : + -');
+    if (sub === undefined || !OWNER_SHAPE.test(sub)) {
+      throw new UsageError(`give --user <sub>: ${OWNER_RULE}`);
     }
     const ttlSeconds = values.ttl === undefined ? 3600 : Number(values.ttl);
     if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > 86_400) {

@@ -4,6 +4,7 @@
  */
 import type { Limits } from '../config/limits';
 import { describeValue, isRecord, PayloadError } from '../engine';
+import { CONTROL_CHARACTERS } from '../text-rules';
 import { type ExtractedStructure, extractStructure } from './engine-request';
 import { ApiError } from './errors';
 
@@ -17,8 +18,6 @@ export interface ConnectRequest {
 const NAME_MAX = 100;
 const URL_MAX = 2048;
 const TOKEN_MAX = 8192;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 /** What fits in an `Authorization: Bearer` header without breaking it. */
 const TOKEN_SHAPE = /^[\x21-\x7e]+$/;
 
@@ -27,7 +26,7 @@ export function parseConnectRequest(body: unknown): ConnectRequest {
   if (!isRecord(body))
     invalid('', `the body must be a JSON object { name, url, auth? }, got ${describeValue(body)}`);
   const name = typeof body.name === 'string' ? body.name.trim() : undefined;
-  if (name === undefined || name === '' || name.length > NAME_MAX || CONTROL.test(name)) {
+  if (name === undefined || name === '' || name.length > NAME_MAX || CONTROL_CHARACTERS.test(name)) {
     invalid(
       'name',
       `must be 1-${NAME_MAX} characters without control characters, got ${describeValue(body.name)}`,

@@ -1,3 +1,4 @@
+import { CONTROL_CHARACTERS, OWNER_RULE, OWNER_SHAPE } from '../text-rules';
 import {
   ACCEPTED_KEY_RULE,
   apiKeyDisplayPrefix,
@@ -89,10 +90,7 @@ export interface IssuedApiKey {
   record: ApiKeyRecord;
 }
 
-const OWNER_SHAPE = /^[A-Za-z0-9._@:+-]{1,128}$/;
 const NAME_MAX_LENGTH = 100;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
 /** Generate a new key, save its record, and return both. The only place a new key exists in clear. */
 export async function issueApiKey(
@@ -149,7 +147,7 @@ function newApiKeyRecord(key: string, input: NewApiKeyInput, now: Date): ApiKeyR
 
 function checkOwner(owner: unknown): string {
   if (typeof owner !== 'string' || !OWNER_SHAPE.test(owner)) {
-    throw new ApiKeyInputError('owner', 'owner must be 1-128 characters from A-Z a-z 0-9 . _ @ : + -');
+    throw new ApiKeyInputError('owner', `owner must be ${OWNER_RULE}`);
   }
   return owner;
 }

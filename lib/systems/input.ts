@@ -1,19 +1,13 @@
 /** The rules a store call's arguments follow. Each check returns the value to use or throws `SystemInputError`. */
+// Owners follow the API keys' rule, so an API key's owner and a token's `sub` name the same systems.
+import { CONTROL_CHARACTERS, OWNER_SHAPE } from '../text-rules';
 import { SystemInputError } from './errors';
 import type { StructureInput } from './store';
 
-/**
- * The same shape as API key owners (`lib/keys/store.ts`), so an API key's owner and a token's
- * `sub` name the same systems. It has no `#`, which keeps an owner from reaching into another
- * key prefix of the table.
- */
-const OWNER_SHAPE = /^[A-Za-z0-9._@:+-]{1,128}$/;
 /** A ULID as `ulid` writes it: a 48-bit time (so a first character of at most 7), then randomness. */
 const SYSTEM_ID_SHAPE = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
 const NAME_MAX_LENGTH = 100;
 const URL_MAX_LENGTH = 2048;
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
 
 const LIST_LIMIT_MAX = 100;
 const LIST_LIMIT_DEFAULT = 50;
