@@ -9,11 +9,11 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { ApiError } from '../lib/api/errors';
-import { quoteText } from '../lib/engine';
 import { allowedOrigin, type CorsSettings } from '../lib/http/cors';
 import { API_RESPONSE_HEADERS, logRequestLine } from '../lib/http/middleware';
 import { errorResult, type HttpResult } from '../lib/http/responses';
-import { type HttpMethod, matchRoute, type RouteDefinition, routeKey, routeKeys } from '../lib/http/routes';
+import { type HttpMethod, matchRoute, type RouteDefinition, routeKey } from '../lib/http/routes';
+import { unmatchedRouteError } from '../lib/http/unmatched-route';
 
 /** A Lambda handler as API Gateway calls it. */
 export type HttpApiHandler = (event: APIGatewayProxyEventV2, context: Context) => unknown;
@@ -233,17 +233,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
 
     const match = matchRoute(options.routes, method, rawPath);
     if (match.kind !== 'found') {
-      const error =
-        match.kind === 'not-found'
-          ? new ApiError(
-              'NOT_FOUND',
-              `There is no route ${method} ${quoteText(rawPath)}. ${routeList(options.routes)}`,
-            )
-          : new ApiError(
-              'METHOD_NOT_ALLOWED',
-              `${quoteText(rawPath)} does not accept ${method}; use ${match.allow.join(' or ')}.`,
-              { headers: { allow: match.allow.join(', ') } },
-            );
+      const error = unmatchedRouteError(options.routes, method, rawPath);
       answerItself(mapHttpApiResult(gatewayResult(error)), undefined, error.code);
       return;
     }
@@ -420,8 +410,4 @@ export function formatRequestTime(date: Date): string {
     `${two(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:` +
     `${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} +0000`
   );
-}
-
-function routeList(routes: readonly RouteDefinition[]): string {
-  return `Routes: ${routeKeys(routes).join(', ')}.`;
 }

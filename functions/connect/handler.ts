@@ -21,16 +21,20 @@ const keyStore = new DynamoApiKeyStore({ doc, tableName });
 
 const systemStore = new DynamoSystemStore({ doc, tableName });
 
-const dispatch = dispatchByRouteKey('connect', {
-  ...createKeyHandlers({ verifyUserToken, logger, keyStore }),
-  ...createSystemHandlers({
-    verifyUserToken,
-    logger,
-    systemStore,
-    limits: readLimits(),
-    allowHosts: readConnectAllowHosts(process.env),
-  }),
-});
+const dispatch = dispatchByRouteKey(
+  'connect',
+  {
+    ...createKeyHandlers({ verifyUserToken, logger, keyStore }),
+    ...createSystemHandlers({
+      verifyUserToken,
+      logger,
+      systemStore,
+      limits: readLimits(),
+      allowHosts: readConnectAllowHosts(process.env),
+    }),
+  },
+  { logger },
+);
 
 /** Every route that takes a user access token, dispatched on the event's route key. */
 export async function handler(event: APIGatewayProxyEventV2, context: Context) {

@@ -20,15 +20,19 @@ const verifier = createApiKeyVerifier(new DynamoApiKeyStore({ doc, tableName }),
 });
 
 const limits = readLimits();
-const dispatch = dispatchByRouteKey('engine', {
-  runEngine: createEngineHandler({
-    verifyApiKey: (presentedKey) => verifier.verify(presentedKey),
-    limits,
-    logger,
-    systems: new DynamoSystemStore({ doc, tableName }),
-  }),
-  getOpenApiDocument: createOpenApiHandler({ limits, logger }),
-});
+const dispatch = dispatchByRouteKey(
+  'engine',
+  {
+    runEngine: createEngineHandler({
+      verifyApiKey: (presentedKey) => verifier.verify(presentedKey),
+      limits,
+      logger,
+      systems: new DynamoSystemStore({ doc, tableName }),
+    }),
+    getOpenApiDocument: createOpenApiHandler({ limits, logger }),
+  },
+  { logger },
+);
 
 /**
  * Lambda may freeze the instance as soon as the handler returns, which would drop the key's

@@ -30,6 +30,12 @@ export const ERROR_STATUS = {
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
+/**
+ * The codes that mean the service failed: what alarms count. A 500 PAYLOAD_ERROR is not one,
+ * whatever its status says: the contract gives a caller's malformed structure that status.
+ */
+export const SERVER_FAULT_CODES = ['ENGINE_ERROR', 'INTERNAL_ERROR'] as const satisfies readonly ErrorCode[];
+
 export interface ErrorDetail {
   path: string;
   message: string;

@@ -18,6 +18,16 @@ export const FUNCTIONS = Object.freeze({
 
 export type FunctionName = keyof typeof FUNCTIONS;
 
+/**
+ * The function behind API Gateway's `$default` route: the requests no route takes, answered
+ * with the same JSON 404 or 405 the local server gives. The engine function, because its
+ * cold start is the cheaper of the two and it needs no user pool.
+ */
+export const DEFAULT_ROUTE_FUNCTION: FunctionName = 'engine';
+
+/** API Gateway's route key for requests no other route matches. */
+export const DEFAULT_ROUTE_KEY = '$default';
+
 export interface RouteDefinition {
   readonly method: HttpMethod;
   /** API Gateway route path; `{name}` segments are path parameters. */

@@ -9,6 +9,7 @@ import {
   paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { PARTITION_PREFIXES } from '../storage/table';
 import {
   ApiKeyConflictError,
   type ApiKeyRecord,
@@ -18,7 +19,7 @@ import {
 } from './store';
 
 /** Partition key prefix of API key items: `pk = "APIKEY#<sha256hex>"`. */
-const API_KEY_PK_PREFIX = 'APIKEY#';
+const API_KEY_PK_PREFIX = PARTITION_PREFIXES.apiKey;
 /** Sort key of API key items. */
 const API_KEY_SK = 'APIKEY';
 
@@ -218,7 +219,7 @@ export class DynamoApiKeyStore implements ApiKeyStore {
 }
 
 /** An owner's index entry for a key: `pk = "OWNER#<owner>", sk = "APIKEY#<id>"`, holding the digest. */
-const OWNER_PK_PREFIX = 'OWNER#';
+const OWNER_PK_PREFIX = PARTITION_PREFIXES.owner;
 const OWNER_INDEX_SK_PREFIX = 'APIKEY#';
 
 function ownerIndexKeyOf(owner: string, id: string): { pk: string; sk: string } {

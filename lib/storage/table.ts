@@ -17,6 +17,20 @@ export const TABLE_KEYS = {
   sortKey: { name: 'sk', type: 'S' },
 } as const;
 
+/**
+ * Partition key prefixes, one per kind of partition; every item's `pk` starts with one of them.
+ * The deployed stack lets each function reach only the partitions it uses (IAM's
+ * `dynamodb:LeadingKeys`), so a new kind of item gets its prefix here, not in its store.
+ */
+export const PARTITION_PREFIXES = {
+  /** One API key: `APIKEY#<sha256hex>`. */
+  apiKey: 'APIKEY#',
+  /** One owner's items: the index entries of their API keys and the heads of their systems. */
+  owner: 'OWNER#',
+  /** One stored system's chunks: `SYSTEM#<id>`. */
+  system: 'SYSTEM#',
+} as const;
+
 const TABLE_BILLING_MODE = 'PAY_PER_REQUEST' as const;
 
 /** `KeySchema` for CreateTable, derived from `TABLE_KEYS`. */

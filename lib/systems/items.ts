@@ -3,13 +3,14 @@
  * `dynamo-store.ts`), and the head item read back into a record: an item that does not have the
  * written shape is refused with `SystemStorageError`, never half-trusted.
  */
+import { PARTITION_PREFIXES } from '../storage/table';
 import { SystemStorageError } from './errors';
 import { isSystemId } from './input';
 import type { SystemRecord } from './record';
 
-const OWNER_PK_PREFIX = 'OWNER#';
+const OWNER_PK_PREFIX = PARTITION_PREFIXES.owner;
 export const HEAD_SK_PREFIX = 'SYSTEM#';
-const CHUNK_PK_PREFIX = 'SYSTEM#';
+const CHUNK_PK_PREFIX = PARTITION_PREFIXES.system;
 export const CHUNK_SK_PREFIX = 'CHUNK#';
 /** Five digits keep chunk sort keys in index order up to 99,999 chunks, far past any size limit. */
 const CHUNK_INDEX_DIGITS = 5;

@@ -25,15 +25,17 @@ const ALLOWED: Record<string, readonly string[]> = {
   'lib/logging': ['lib/config'],
   'lib/aws': ['lib/config'],
   'lib/storage': ['lib/config'],
-  'lib/keys': ['lib/config', 'lib/text-rules'],
+  'lib/keys': ['lib/config', 'lib/storage', 'lib/text-rules'],
   'lib/tokens': ['lib/config'],
   'lib/outbound': ['lib/config', 'lib/engine'],
-  'lib/systems': ['lib/config', 'lib/engine', 'lib/text-rules'],
+  'lib/systems': ['lib/config', 'lib/engine', 'lib/storage', 'lib/text-rules'],
   'lib/http': ['lib/api', 'lib/engine', 'lib/config'],
   functions: ['lib/*'],
   local: ['lib/*'],
   cli: ['lib/*'],
   scripts: ['lib/*'],
+  // The CDK app reads the route table, table layout and settings parsers; it never runs them.
+  infra: ['lib/*'],
   bench: ['lib/engine'],
 };
 
@@ -68,7 +70,7 @@ function importsOf(file: string): string[] {
   return specifiers;
 }
 
-const files = ['lib', 'functions', 'local', 'cli', 'scripts', 'bench'].flatMap(sourceFiles);
+const files = ['lib', 'functions', 'local', 'cli', 'scripts', 'infra', 'bench'].flatMap(sourceFiles);
 
 describe('layers', () => {
   it('finds the source files and their imports', () => {

@@ -1,0 +1,98 @@
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { FUNCTIONS, type FunctionName } from '../../lib/http/routes';
+import {
+  type AwsSdkPlacement,
+  FUNCTION_ARCHITECTURE,
+  FUNCTION_RUNTIME,
+  FUNCTION_SIZING,
+  functionBundling,
+  TABLE_ACCESS,
+} from '../functions';
+
+/** The repository root: function entries in the route table are relative to it. */
+export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/** What every function is told at cold start (`lib/logging.ts`). */
+const SERVICE_NAME = 'system-behavior-engine';
+
+export interface ServiceFunctionProps {
+  readonly name: FunctionName;
+  readonly table: ITableV2;
+  readonly environment: Readonly<Record<string, string>>;
+  readonly logLevel: string;
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+  readonly awsSdk?: AwsSdkPlacement;
+}
+
+/**
+ * One function of the route table: bundled from its entry with esbuild, its own log group and a
+ * role that may write to that log group and make exactly the table calls `TABLE_ACCESS` lists.
+ */
+export class ServiceFunction extends Construct {
+  readonly function: NodejsFunction;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    super(scope, id);
+    const sizing = FUNCTION_SIZING[props.name];
+
+    this.logGroup = new LogGroup(this, 'Logs', {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+
+    // A role of its own instead of AWSLambdaBasicExecutionRole, whose log rights span every log group.
+    const role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `The ${props.name} function: its own log group and its table calls`,
+    });
+    role.addToPolicy(
+      new PolicyStatement({
+        actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        resources: [this.logGroup.logGroupArn],
+      }),
+    );
+    for (const access of TABLE_ACCESS[props.name]) {
+      role.addToPolicy(
+        new PolicyStatement({
+          actions: [...access.actions],
+          resources: [props.table.tableArn],
+          conditions: {
+            'ForAllValues:StringLike': {
+              'dynamodb:LeadingKeys': access.partitions.map((prefix) => `${prefix}*`),
+            },
+          },
+        }),
+      );
+    }
+    this.function = new NodejsFunction(this, 'Function', {
+      entry: join(PROJECT_ROOT, FUNCTIONS[props.name].entry),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      runtime: FUNCTION_RUNTIME,
+      architecture: FUNCTION_ARCHITECTURE,
+      memorySize: sizing.memoryMb,
+      timeout: sizing.timeout,
+      role,
+      logGroup: this.logGroup,
+      bundling: functionBundling(props.awsSdk),
+      environment: {
+        POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        LOG_LEVEL: props.logLevel,
+        // Stack traces in the log point at the TypeScript source, not the minified bundle.
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+      description: `System Behavior Engine: the ${props.name} function`,
+    });
+  }
+}

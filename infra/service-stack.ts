@@ -1,0 +1,88 @@
+import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { FUNCTIONS, type FunctionName } from '../lib/http/routes';
+import { ServiceAlarms } from './constructs/service-alarms';
+import { ServiceApi } from './constructs/service-api';
+import { ServiceFunction } from './constructs/service-function';
+import { ServiceTable } from './constructs/service-table';
+import { ServiceUserPool } from './constructs/service-user-pool';
+import type { AwsSdkPlacement } from './functions';
+import { constructIdOf } from './names';
+import type { DeploySettings } from './settings';
+
+export interface ServiceStackProps extends StackProps {
+  readonly settings: DeploySettings;
+  /** Where the AWS SDK comes from; the bundle benchmark builds both. Default bundled. */
+  readonly awsSdk?: AwsSdkPlacement;
+}
+
+/** The whole service: table, user pool, one function per route-table function, the HTTP API, alarms. */
+export class ServiceStack extends Stack {
+  readonly functions: Record<FunctionName, ServiceFunction>;
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    const { settings, awsSdk, ...stackProps } = props;
+    super(scope, id, {
+      description: 'System Behavior Engine: engine and connect functions behind an HTTP API',
+      ...stackProps,
+    });
+    // Data outlives the stack unless the stage is declared throwaway.
+    const removalPolicy = settings.throwaway ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
+    const logRetention = settings.logRetentionDays as RetentionDays;
+
+    const { table } = new ServiceTable(this, 'Storage', {
+      removalPolicy,
+      deletionProtection: !settings.throwaway,
+    });
+    const users = new ServiceUserPool(this, 'Users', {
+      removalPolicy,
+      deletionProtection: !settings.throwaway,
+      advancedSecurity: settings.advancedSecurity,
+    });
+
+    const environments: Record<FunctionName, Record<string, string>> = {
+      engine: { TABLE_NAME: table.tableName },
+      connect: {
+        TABLE_NAME: table.tableName,
+        USER_POOL_ID: users.userPool.userPoolId,
+        USER_POOL_CLIENT_ID: users.client.userPoolClientId,
+      },
+    };
+    const functionNames = Object.keys(FUNCTIONS) as FunctionName[];
+    this.functions = Object.fromEntries(
+      functionNames.map((name) => [
+        name,
+        new ServiceFunction(this, constructIdOf(name), {
+          name,
+          table,
+          environment: environments[name],
+          logLevel: settings.logLevel,
+          logRetention,
+          removalPolicy,
+          ...(awsSdk === undefined ? {} : { awsSdk }),
+        }),
+      ]),
+    ) as Record<FunctionName, ServiceFunction>;
+
+    const api = new ServiceApi(this, 'Api', {
+      functions: Object.fromEntries(
+        functionNames.map((name) => [name, this.functions[name].function]),
+      ) as Record<FunctionName, ServiceFunction['function']>,
+      cors: settings.cors,
+      throttle: { rateLimit: settings.throttleRateLimit, burstLimit: settings.throttleBurstLimit },
+      logRetention,
+      removalPolicy,
+    });
+
+    new ServiceAlarms(this, 'Alarms', { functions: this.functions, alarmTopicArn: settings.alarmTopicArn });
+
+    new CfnOutput(this, 'ApiUrl', {
+      value: api.url,
+      description: 'Base URL of the API (POST {ApiUrl}api/engine)',
+    });
+    new CfnOutput(this, 'TableName', { value: table.tableName });
+    new CfnOutput(this, 'UserPoolId', { value: users.userPool.userPoolId });
+    new CfnOutput(this, 'UserPoolClientId', { value: users.client.userPoolClientId });
+  }
+}

@@ -1,0 +1,139 @@
+/**
+ * What a deployment may choose, read from CDK context (`cdk.json`, or `-c key=value` on the
+ * command line). Every value is checked when the app starts: a wrong one stops the synth and
+ * names the context key, instead of deploying something other than what was asked for.
+ */
+import { type CorsSettings, readCorsSettings } from '../lib/http/cors';
+
+export interface DeploySettings {
+  /** Suffix of the stack name, so several copies (`dev`, `prod`) can live in one account. */
+  readonly stage: string | undefined;
+  /**
+   * A stage meant to be thrown away: the table, user pool and log groups are deleted with the
+   * stack and the table has no deletion protection. Off by default: data outlives the stack.
+   */
+  readonly throwaway: boolean;
+  /** Steady-state requests per second the API stage accepts before answering 429. */
+  readonly throttleRateLimit: number;
+  /** Requests the stage accepts in a burst above the steady rate. */
+  readonly throttleBurstLimit: number;
+  /** Days the function and access logs are kept. */
+  readonly logRetentionDays: number;
+  /** The functions' `LOG_LEVEL`. */
+  readonly logLevel: string;
+  /** Browser origins allowed to call the API; `undefined` leaves CORS off. */
+  readonly cors: CorsSettings | undefined;
+  /** The SNS topic every alarm notifies; without it the alarms only change state. */
+  readonly alarmTopicArn: string | undefined;
+  /** Cognito threat protection (the Plus feature plan, billed per user); off unless asked. */
+  readonly advancedSecurity: boolean;
+}
+
+/** The keys this app reads, each with what it takes; also what `docs/deploy.md` lists. */
+export const CONTEXT_KEYS = {
+  stage: 'a stage name: 1-20 letters, digits or dashes, starting with a letter',
+  throwaway: 'true or false',
+  throttleRateLimit: 'an integer from 1 to 10000 (requests per second)',
+  throttleBurstLimit: 'an integer from 1 to 5000 (requests)',
+  logRetentionDays:
+    'one of CloudWatch Logs retention periods: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, …',
+  logLevel: 'one of TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL, SILENT',
+  corsAllowOrigins: 'a comma-separated list of origins, or *',
+  alarmTopicArn: 'the ARN of an SNS topic',
+  advancedSecurity: 'true or false',
+} as const;
+
+export type ContextKey = keyof typeof CONTEXT_KEYS;
+
+export const DEFAULT_SETTINGS = Object.freeze({
+  throwaway: false,
+  throttleRateLimit: 100,
+  throttleBurstLimit: 200,
+  logRetentionDays: 30,
+  logLevel: 'INFO',
+  advancedSecurity: false,
+});
+
+/** CloudWatch Logs accepts only these retention periods (days). */
+const RETENTION_DAYS = [
+  1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+];
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
+const STAGE_SHAPE = /^[A-Za-z][A-Za-z0-9-]{0,19}$/;
+const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
+
+/** Reads context values: `tryGetContext` of a construct node, or a plain record in tests. */
+export type ContextReader = (key: string) => unknown;
+
+/**
+ * Reads and checks the deploy settings. `corsAllowOrigins` falls back to the environment
+ * variable `CORS_ALLOW_ORIGINS`, the one the local server reads, so a shell set up for one
+ * deploys the same allow-list; both go through the same parser.
+ */
+export function readDeploySettings(
+  context: ContextReader,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): DeploySettings {
+  const text = (key: ContextKey): string | undefined => {
+    const value = context(key);
+    if (value === undefined || value === null) return undefined;
+    // `-c key=value` always gives a string; cdk.json may give a number or a boolean.
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      throw invalid(key);
+    }
+    const trimmed = String(value).trim();
+    if (trimmed === '') throw invalid(key);
+    return trimmed;
+  };
+  const flag = (key: ContextKey, fallback: boolean): boolean => {
+    const value = text(key);
+    if (value === undefined) return fallback;
+    if (value !== 'true' && value !== 'false') throw invalid(key);
+    return value === 'true';
+  };
+  const integer = (key: ContextKey, fallback: number, min: number, max: number): number => {
+    const value = text(key);
+    if (value === undefined) return fallback;
+    const parsed = Number(value);
+    if (!/^\d+$/.test(value) || parsed < min || parsed > max) throw invalid(key);
+    return parsed;
+  };
+
+  const stage = text('stage');
+  if (stage !== undefined && !STAGE_SHAPE.test(stage)) throw invalid('stage');
+  const logRetentionDays = integer('logRetentionDays', DEFAULT_SETTINGS.logRetentionDays, 1, 3653);
+  if (!RETENTION_DAYS.includes(logRetentionDays)) throw invalid('logRetentionDays');
+  const logLevel = (text('logLevel') ?? DEFAULT_SETTINGS.logLevel).toUpperCase();
+  if (!LOG_LEVELS.includes(logLevel)) throw invalid('logLevel');
+  const alarmTopicArn = text('alarmTopicArn');
+  if (alarmTopicArn !== undefined && !SNS_TOPIC_ARN.test(alarmTopicArn)) throw invalid('alarmTopicArn');
+  const corsAllowOrigins = text('corsAllowOrigins') ?? env.CORS_ALLOW_ORIGINS;
+  let cors: CorsSettings | undefined;
+  try {
+    cors = readCorsSettings(corsAllowOrigins === undefined ? {} : { CORS_ALLOW_ORIGINS: corsAllowOrigins });
+  } catch (error) {
+    throw new Error(`context corsAllowOrigins: ${(error as Error).message}`);
+  }
+
+  return Object.freeze({
+    stage,
+    throwaway: flag('throwaway', DEFAULT_SETTINGS.throwaway),
+    throttleRateLimit: integer('throttleRateLimit', DEFAULT_SETTINGS.throttleRateLimit, 1, 10_000),
+    throttleBurstLimit: integer('throttleBurstLimit', DEFAULT_SETTINGS.throttleBurstLimit, 1, 5000),
+    logRetentionDays,
+    logLevel,
+    cors,
+    alarmTopicArn,
+    advancedSecurity: flag('advancedSecurity', DEFAULT_SETTINGS.advancedSecurity),
+  });
+}
+
+function invalid(key: ContextKey): Error {
+  // The value is not repeated: a context value can be pasted from the wrong place.
+  return new Error(`context ${key} must be ${CONTEXT_KEYS[key]}`);
+}
+
+/** The stack's name: one per stage. */
+export function stackNameOf(settings: Pick<DeploySettings, 'stage'>): string {
+  return settings.stage === undefined ? 'SystemBehaviorEngine' : `SystemBehaviorEngine-${settings.stage}`;
+}

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { dispatchByRouteKey, type HttpLambdaHandler } from '../../lib/http/dispatch';
+import type { HttpResult } from '../../lib/http/responses';
+import { routesOf } from '../../lib/http/routes';
+import { createLogger } from '../../lib/logging';
+import { captureOutput, httpEvent, logLines } from './events';
+
+/** A handler per route of a function that answers with its route's name. */
+function namedHandlers(fn: 'engine' | 'connect'): Record<string, HttpLambdaHandler> {
+  return Object.fromEntries(
+    routesOf(fn).map((route) => [route.name, async () => ({ statusCode: 200, body: route.name })]),
+  );
+}
+
+/** API Gateway's event for a request only the `$default` route takes. */
+function defaultRouteEvent(method: string, path: string) {
+  const event = httpEvent({ method, path });
+  return {
+    ...event,
+    routeKey: '$default',
+    requestContext: { ...event.requestContext, routeKey: '$default' },
+  };
+}
+
+describe('dispatchByRouteKey', () => {
+  const engine = dispatchByRouteKey('engine', namedHandlers('engine'), { logger: createLogger({ env: {} }) });
+
+  it('calls the handler of the event’s route key, HEAD with the GET handler', async () => {
+    expect(await engine(httpEvent({ method: 'POST', path: '/api/engine' }), {} as never)).toMatchObject({
+      body: 'runEngine',
+    });
+    const head = httpEvent({ method: 'HEAD', path: '/api/openapi.json' });
+    expect(await engine(head, {} as never)).toMatchObject({ body: 'getOpenApiDocument' });
+  });
+
+  // Deployed, `DELETE /api/engine` matches no route and reaches $default: the same 405 as locally.
+  it('answers $default for a known path with 405 and Allow, as the local server does', async () => {
+    const { result, output } = await captureOutput(
+      async () => (await engine(defaultRouteEvent('DELETE', '/api/engine'), {} as never)) as HttpResult,
+    );
+    expect(result.statusCode).toBe(405);
+    expect(result.headers).toMatchObject({ allow: 'POST', 'x-content-type-options': 'nosniff' });
+    expect(JSON.parse(result.body).error).toEqual({
+      code: 'METHOD_NOT_ALLOWED',
+      message: '"/api/engine" does not accept DELETE; use POST.',
+    });
+    expect(logLines(output)).toMatchObject([
+      { message: 'request', route: '$default', status: 405, errorCode: 'METHOD_NOT_ALLOWED' },
+    ]);
+  });
+
+  it('answers $default for an unknown path with 404 listing the routes', async () => {
+    const result = (
+      await captureOutput(async () => engine(defaultRouteEvent('GET', '/api/nope'), {} as never))
+    ).result as HttpResult;
+    expect(result.statusCode).toBe(404);
+    const { error } = JSON.parse(result.body);
+    expect(error.code).toBe('NOT_FOUND');
+    expect(error.message).toMatch(/^There is no route GET "\/api\/nope"\. Routes: POST \/api\/engine, /);
+  });
+
+  // Only the function the route table names for $default answers it; another says it does not serve it.
+  it('answers a route key it does not serve with 404, whatever the function', async () => {
+    const connect = dispatchByRouteKey('connect', namedHandlers('connect'));
+    const result = (await connect(defaultRouteEvent('GET', '/x'), {} as never)) as HttpResult;
+    expect(result.statusCode).toBe(404);
+    expect(JSON.parse(result.body).error.message).toBe('This function does not serve "$default".');
+  });
+
+  it('refuses at load a route without a handler and a handler without a route', () => {
+    const { runEngine: _omitted, ...missing } = namedHandlers('engine');
+    expect(() => dispatchByRouteKey('engine', missing)).toThrow(
+      'function engine has no handler for route runEngine',
+    );
+    expect(() =>
+      dispatchByRouteKey('engine', { ...namedHandlers('engine'), connectSystem: async () => undefined }),
+    ).toThrow('function engine has no route connectSystem');
+  });
+});

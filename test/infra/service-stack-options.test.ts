@@ -1,0 +1,94 @@
+/**
+ * The stack with every deploy setting given on the command line (`-c key=value`, so strings):
+ * a throwaway stage with its own throttling, retention, CORS, alarm topic and threat protection.
+ */
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { resourcesOf, synthesizeStack } from './synth';
+
+const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:sbe-alarms';
+const { stack, template } = synthesizeStack({
+  stage: 'dev',
+  throwaway: 'true',
+  throttleRateLimit: '25',
+  throttleBurstLimit: '50',
+  logRetentionDays: '7',
+  logLevel: 'debug',
+  corsAllowOrigins: 'https://app.example.com, http://localhost:5173',
+  alarmTopicArn: TOPIC,
+  advancedSecurity: 'true',
+});
+const resources = resourcesOf(template);
+
+describe('a throwaway stage', () => {
+  // Deleting the stack deletes its data: meant for test stages, never the default.
+  it('deletes the table, user pool and log groups with the stack, without deletion protection', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Delete',
+      Properties: { Replicas: [Match.objectLike({ DeletionProtectionEnabled: false })] },
+    });
+    template.hasResource('AWS::Cognito::UserPool', {
+      DeletionPolicy: 'Delete',
+      Properties: { DeletionProtection: 'INACTIVE' },
+    });
+    const logGroups = Object.values(resources).filter((r) => r.Type === 'AWS::Logs::LogGroup');
+    expect(logGroups).toHaveLength(3);
+    for (const logGroup of logGroups) {
+      expect(logGroup.DeletionPolicy).toBe('Delete');
+      expect(logGroup.Properties.RetentionInDays).toBe(7);
+    }
+  });
+
+  it('keeps point-in-time recovery on', () => {
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      Replicas: [
+        Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } }),
+      ],
+    });
+  });
+});
+
+describe('settings from context', () => {
+  it('throttles the stage as asked', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingRateLimit: 25, ThrottlingBurstLimit: 50 },
+    });
+  });
+
+  it('passes the log level to every function', () => {
+    template.allResourcesProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ LOG_LEVEL: 'DEBUG' }) },
+    });
+  });
+
+  // The same parser as the local server's CORS_ALLOW_ORIGINS, and the same headers and max age.
+  it('answers CORS preflights for the listed origins, with every method the route table uses', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
+      CorsConfiguration: {
+        AllowOrigins: ['https://app.example.com', 'http://localhost:5173'],
+        AllowHeaders: ['authorization', 'content-type', 'content-encoding'],
+        AllowMethods: ['DELETE', 'GET', 'HEAD', 'POST'],
+        MaxAge: 600,
+      },
+    });
+  });
+
+  it('notifies the topic when any alarm fires and when it clears', () => {
+    template.allResourcesProperties('AWS::CloudWatch::Alarm', {
+      AlarmActions: [TOPIC],
+      OKActions: [TOPIC],
+    });
+  });
+
+  // Threat protection needs the Plus feature plan.
+  it('enforces Cognito threat protection when advancedSecurity is true', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPool', {
+      UserPoolTier: 'PLUS',
+      UserPoolAddOns: { AdvancedSecurityMode: 'ENFORCED' },
+    });
+  });
+
+  it('names the stack after its stage in the app (stackNameOf), not in tests', () => {
+    expect(stack.stackName).toBe('Service');
+  });
+});

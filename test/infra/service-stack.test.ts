@@ -1,0 +1,362 @@
+/**
+ * The stack `cdk deploy` creates with no context given: what each resource must be, asserted
+ * on one synthesized template.
+ */
+import { Match } from 'aws-cdk-lib/assertions';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { describe, expect, it } from 'vitest';
+import { FUNCTION_SIZING, TABLE_ACCESS } from '../../infra/functions';
+import {
+  DEFAULT_ROUTE_FUNCTION,
+  FUNCTIONS,
+  type FunctionName,
+  routeKeys,
+  routes,
+} from '../../lib/http/routes';
+import { type CfnJson, resourcesOf, synthesizeStack } from './synth';
+
+const { stack, template } = synthesizeStack();
+const resources = resourcesOf(template);
+const FUNCTION_NAMES = Object.keys(FUNCTIONS) as FunctionName[];
+
+function logicalIdOf(name: FunctionName): string {
+  return stack.getLogicalId(stack.functions[name].function.node.defaultChild as CfnFunction);
+}
+
+function resourcesOfType(type: string) {
+  return Object.entries(resources).filter(([, resource]) => resource.Type === type);
+}
+
+/** The function a route's integration invokes, by logical id. */
+function functionBehind(routeKey: string): string | undefined {
+  const route = resourcesOfType('AWS::ApiGatewayV2::Route').find(
+    ([, r]) => r.Properties.RouteKey === routeKey,
+  );
+  const target = route?.[1].Properties.Target['Fn::Join'][1][1].Ref as string | undefined;
+  const integration = target === undefined ? undefined : resources[target];
+  return integration?.Properties.IntegrationUri['Fn::GetAtt'][0];
+}
+
+function policyStatementsOf(name: FunctionName): Array<{ Action: string | string[]; [k: string]: unknown }> {
+  const roleId = resources[logicalIdOf(name)]!.Properties.Role['Fn::GetAtt'][0];
+  return resourcesOfType('AWS::IAM::Policy')
+    .filter(([, policy]) => policy.Properties.Roles.some((role: { Ref: string }) => role.Ref === roleId))
+    .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement);
+}
+
+describe('the HTTP API', () => {
+  // Every route of the table, HEAD beside each GET, plus $default for everything else.
+  it('has exactly the route table’s routes and $default', () => {
+    const keys = resourcesOfType('AWS::ApiGatewayV2::Route').map(([, r]) => r.Properties.RouteKey);
+    expect(keys.sort()).toEqual([...routeKeys(), '$default'].sort());
+  });
+
+  it.each(routes.flatMap((route) => routeKeys([route]).map((key) => [key, route.function] as const)))(
+    '%s is integrated with the %s function',
+    (key, fn) => {
+      expect(functionBehind(key)).toBe(logicalIdOf(fn));
+    },
+  );
+
+  it('sends $default (unknown paths and methods) to the function that answers JSON 404 and 405', () => {
+    expect(functionBehind('$default')).toBe(logicalIdOf(DEFAULT_ROUTE_FUNCTION));
+  });
+
+  // Auth is the functions' own, so the JSON error contract holds: no gateway authorizer on any route.
+  it('puts no authorizer in front of any route', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
+    for (const [, route] of resourcesOfType('AWS::ApiGatewayV2::Route')) {
+      expect(route.Properties.AuthorizationType ?? 'NONE').toBe('NONE');
+    }
+  });
+
+  it('uses payload format 2.0, which the functions read', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Integration', FUNCTION_NAMES.length);
+    template.allResourcesProperties('AWS::ApiGatewayV2::Integration', {
+      IntegrationType: 'AWS_PROXY',
+      PayloadFormatVersion: '2.0',
+    });
+  });
+
+  it('has no CORS configuration unless origins are given', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { CorsConfiguration: Match.absent() });
+  });
+
+  it('throttles the default stage at 100 requests per second with bursts of 200', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 },
+    });
+  });
+
+  // Access logs carry gateway facts only; no header, so never a key or token.
+  it('writes JSON access logs to a log group kept 30 days', () => {
+    const [[stageId, stage]] = resourcesOfType('AWS::ApiGatewayV2::Stage') as [[string, CfnJson]];
+    expect(stageId).toBeDefined();
+    const logGroupId = stage.Properties.AccessLogSettings.DestinationArn['Fn::GetAtt'][0];
+    expect(resources[logGroupId]?.Properties.RetentionInDays).toBe(30);
+    const format = JSON.parse(stage.Properties.AccessLogSettings.Format);
+    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+    expect(stage.Properties.AccessLogSettings.Format).not.toMatch(/authorization|header/i);
+  });
+});
+
+describe('the functions', () => {
+  it('is one function per entry of the route table’s FUNCTIONS', () => {
+    template.resourceCountIs('AWS::Lambda::Function', FUNCTION_NAMES.length);
+  });
+
+  it.each(FUNCTION_NAMES)(
+    '%s runs on Node.js 24, arm64, ESM bundle, sized as FUNCTION_SIZING says',
+    (name) => {
+      const fn = resources[logicalIdOf(name)]!.Properties;
+      expect(fn).toMatchObject({
+        Runtime: 'nodejs24.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+        MemorySize: FUNCTION_SIZING[name].memoryMb,
+        Timeout: FUNCTION_SIZING[name].timeout.toSeconds(),
+      });
+    },
+  );
+
+  it('gives the engine at least 1024 MB (docs/api.md) and both a timeout under API Gateway’s 30 s', () => {
+    expect(FUNCTION_SIZING.engine.memoryMb).toBeGreaterThanOrEqual(1024);
+    for (const name of FUNCTION_NAMES) expect(FUNCTION_SIZING[name].timeout.toSeconds()).toBeLessThan(30);
+  });
+
+  it('tells the engine function its table, service name, log level and source maps, nothing else', () => {
+    expect(resources[logicalIdOf('engine')]!.Properties.Environment.Variables).toEqual({
+      POWERTOOLS_SERVICE_NAME: 'system-behavior-engine',
+      LOG_LEVEL: 'INFO',
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: { Ref: stack.getLogicalId(stackTable()) },
+    });
+  });
+
+  // Deployed, tokens are Cognito's: no local issuer, no allow-list that would open private hosts.
+  it('tells the connect function the user pool and its app client, and no CONNECT_ALLOW_HOSTS', () => {
+    const pool = resourcesOfType('AWS::Cognito::UserPool')[0]![0];
+    const client = resourcesOfType('AWS::Cognito::UserPoolClient')[0]![0];
+    expect(resources[logicalIdOf('connect')]!.Properties.Environment.Variables).toEqual({
+      POWERTOOLS_SERVICE_NAME: 'system-behavior-engine',
+      LOG_LEVEL: 'INFO',
+      NODE_OPTIONS: '--enable-source-maps',
+      TABLE_NAME: { Ref: stack.getLogicalId(stackTable()) },
+      USER_POOL_ID: { Ref: pool },
+      USER_POOL_CLIENT_ID: { Ref: client },
+    });
+  });
+
+  it.each(FUNCTION_NAMES)('%s logs to a log group of its own, kept 30 days and retained', (name) => {
+    const logGroupId = resources[logicalIdOf(name)]!.Properties.LoggingConfig.LogGroup.Ref;
+    expect(resources[logGroupId]).toMatchObject({
+      Type: 'AWS::Logs::LogGroup',
+      Properties: { RetentionInDays: 30 },
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+});
+
+function stackTable() {
+  return stack.node.findChild('Storage').node.findChild('Table').node.defaultChild as never;
+}
+
+describe('least privilege', () => {
+  // Exactly the DynamoDB calls each function's code makes, each on the partitions it uses.
+  it.each(FUNCTION_NAMES)('%s may make exactly the table calls TABLE_ACCESS lists', (name) => {
+    const tableStatements = policyStatementsOf(name).filter((statement) =>
+      [statement.Action].flat().some((action) => action.startsWith('dynamodb:')),
+    );
+    expect(
+      tableStatements.map((statement) => ({
+        actions: [statement.Action].flat().sort(),
+        partitions: (statement.Condition as CfnJson)['ForAllValues:StringLike']['dynamodb:LeadingKeys'],
+        resource: statement.Resource,
+      })),
+    ).toEqual(
+      TABLE_ACCESS[name].map((access) => ({
+        actions: [...access.actions].sort(),
+        partitions: access.partitions.map((prefix) => `${prefix}*`),
+        resource: { 'Fn::GetAtt': [stack.getLogicalId(stackTable()), 'Arn'] },
+      })),
+    );
+  });
+
+  it('lets the engine read and touch API keys and read systems, nothing more', () => {
+    expect(TABLE_ACCESS.engine).toEqual([
+      { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], partitions: ['APIKEY#'] },
+      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], partitions: ['OWNER#', 'SYSTEM#'] },
+    ]);
+  });
+
+  it.each(FUNCTION_NAMES)('%s writes only to its own log group', (name) => {
+    const logGroupId = resources[logicalIdOf(name)]!.Properties.LoggingConfig.LogGroup.Ref;
+    const logStatements = policyStatementsOf(name).filter((statement) =>
+      [statement.Action].flat().some((action) => action.startsWith('logs:')),
+    );
+    expect(logStatements).toEqual([
+      {
+        Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+        Effect: 'Allow',
+        Resource: { 'Fn::GetAtt': [logGroupId, 'Arn'] },
+      },
+    ]);
+  });
+
+  it('grants no Scan, no table management, no wildcard action or resource, and no managed policy', () => {
+    for (const [, policy] of resourcesOfType('AWS::IAM::Policy')) {
+      for (const statement of policy.Properties.PolicyDocument.Statement) {
+        for (const action of [statement.Action].flat()) {
+          expect(action).not.toMatch(/\*|dynamodb:(Scan|DeleteTable|CreateTable|UpdateTable|PartiQL)/);
+        }
+        expect(statement.Resource).not.toBe('*');
+        expect(statement.Effect).toBe('Allow');
+      }
+    }
+    for (const [, role] of resourcesOfType('AWS::IAM::Role')) {
+      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+});
+
+describe('the table', () => {
+  it('has the key schema of lib/storage/table.ts, on-demand, with PITR and deletion protection', () => {
+    template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      BillingMode: 'PAY_PER_REQUEST',
+      GlobalSecondaryIndexes: Match.absent(),
+      Replicas: [
+        Match.objectLike({
+          PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+          DeletionProtectionEnabled: true,
+        }),
+      ],
+    });
+  });
+
+  // Data outlives the stack: deleting the stack leaves the table (and the users) in place.
+  it('is retained when the stack is deleted or the table replaced', () => {
+    template.hasResource('AWS::DynamoDB::GlobalTable', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+    });
+  });
+});
+
+describe('the user pool', () => {
+  it('takes no self sign-up, a strong password, optional authenticator-app MFA, no threat protection', () => {
+    template.hasResourceProperties('AWS::Cognito::UserPool', {
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      Policies: {
+        PasswordPolicy: {
+          MinimumLength: 14,
+          RequireLowercase: true,
+          RequireUppercase: true,
+          RequireNumbers: true,
+          RequireSymbols: true,
+        },
+      },
+      MfaConfiguration: 'OPTIONAL',
+      EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
+      UserPoolTier: 'LITE',
+      UserPoolAddOns: Match.absent(),
+      DeletionProtection: 'ACTIVE',
+    });
+    template.hasResource('AWS::Cognito::UserPool', { DeletionPolicy: 'Retain' });
+  });
+
+  // The connect function verifies this client's access tokens; no secret, no OAuth redirects.
+  it('has one app client for password sign-in that issues one-hour access tokens', () => {
+    template.resourceCountIs('AWS::Cognito::UserPoolClient', 1);
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      GenerateSecret: false,
+      ExplicitAuthFlows: Match.arrayWith(['ALLOW_USER_PASSWORD_AUTH', 'ALLOW_USER_SRP_AUTH']),
+      AllowedOAuthFlowsUserPoolClient: false,
+      AccessTokenValidity: 60,
+      TokenValidityUnits: Match.objectLike({ AccessToken: 'minutes' }),
+      PreventUserExistenceErrors: 'ENABLED',
+      EnableTokenRevocation: true,
+    });
+  });
+});
+
+describe('alarms', () => {
+  it.each(FUNCTION_NAMES)(
+    'watch the %s function for errors, throttles and a duration near its timeout',
+    (name) => {
+      const fnRef = { Ref: logicalIdOf(name) };
+      const dimensions = [{ Name: 'FunctionName', Value: fnRef }];
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: dimensions,
+        Statistic: 'Sum',
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Throttles',
+        Dimensions: dimensions,
+        Threshold: 1,
+      });
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Duration',
+        Dimensions: dimensions,
+        Statistic: 'Maximum',
+        Threshold: FUNCTION_SIZING[name].timeout.toMilliseconds() * 0.8,
+      });
+    },
+  );
+
+  // API Gateway's 5xx count would include PAYLOAD_ERROR, a caller's mistake: faults come from the request log.
+  it('count server faults from each function’s request log, not from API Gateway’s 5xx', () => {
+    for (const name of FUNCTION_NAMES) {
+      const logGroupId = resources[logicalIdOf(name)]!.Properties.LoggingConfig.LogGroup.Ref;
+      template.hasResourceProperties('AWS::Logs::MetricFilter', {
+        LogGroupName: { Ref: logGroupId },
+        FilterPattern: Match.stringLikeRegexp('ENGINE_ERROR'),
+        MetricTransformations: [
+          { MetricNamespace: 'SystemBehaviorEngine', MetricName: 'ServerFaults', MetricValue: '1' },
+        ],
+      });
+    }
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'SystemBehaviorEngine',
+      MetricName: 'ServerFaults',
+      Threshold: 1,
+    });
+    for (const [, alarm] of resourcesOfType('AWS::CloudWatch::Alarm')) {
+      expect(alarm.Properties.Namespace).not.toBe('AWS/ApiGateway');
+    }
+  });
+
+  it('are 3 per function and 1 for server faults, notifying no one until a topic is given', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 3 * FUNCTION_NAMES.length + 1);
+    template.allResourcesProperties('AWS::CloudWatch::Alarm', {
+      AlarmActions: Match.absent(),
+      OKActions: Match.absent(),
+    });
+  });
+});
+
+describe('outputs', () => {
+  it('gives the API URL, table name, user pool id and client id', () => {
+    const outputs = template.toJSON().Outputs as Record<string, unknown>;
+    expect(Object.keys(outputs).sort()).toEqual(['ApiUrl', 'TableName', 'UserPoolClientId', 'UserPoolId']);
+    template.hasOutput('TableName', { Value: { Ref: stack.getLogicalId(stackTable()) } });
+  });
+});

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS, readDeploySettings, stackNameOf } from '../../infra/settings';
+
+const read = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
+  readDeploySettings((key) => context[key], env);
+
+describe('readDeploySettings', () => {
+  // `npx cdk deploy` with no -c at all: a kept, production-like stage.
+  it('keeps data, throttles at 100/200, keeps logs 30 days, CORS off when nothing is given', () => {
+    expect(read({})).toEqual({
+      stage: undefined,
+      throwaway: false,
+      throttleRateLimit: 100,
+      throttleBurstLimit: 200,
+      logRetentionDays: 30,
+      logLevel: 'INFO',
+      cors: undefined,
+      alarmTopicArn: undefined,
+      advancedSecurity: false,
+    });
+    expect(DEFAULT_SETTINGS.throwaway).toBe(false);
+  });
+
+  // `-c` gives strings, cdk.json may give numbers and booleans: both mean the same.
+  it('reads strings from the command line and numbers or booleans from cdk.json alike', () => {
+    expect(read({ throttleRateLimit: '7', throwaway: 'true' })).toMatchObject({
+      throttleRateLimit: 7,
+      throwaway: true,
+    });
+    expect(read({ throttleRateLimit: 7, throwaway: true })).toMatchObject({
+      throttleRateLimit: 7,
+      throwaway: true,
+    });
+  });
+
+  it.each([
+    ['throwaway', 'yes', 'context throwaway must be true or false'],
+    ['throttleRateLimit', '0', 'context throttleRateLimit must be an integer from 1 to 10000'],
+    ['throttleRateLimit', '1e3', 'context throttleRateLimit must be an integer'],
+    ['throttleBurstLimit', '5001', 'context throttleBurstLimit must be an integer from 1 to 5000'],
+    ['logRetentionDays', '31', 'context logRetentionDays must be one of CloudWatch Logs retention periods'],
+    ['logLevel', 'verbose', 'context logLevel must be one of TRACE'],
+    ['stage', 'prod/eu', 'context stage must be a stage name'],
+    ['stage', '', 'context stage must be a stage name'],
+    [
+      'alarmTopicArn',
+      'arn:aws:sqs:eu-west-1:123456789012:q',
+      'context alarmTopicArn must be the ARN of an SNS topic',
+    ],
+    ['advancedSecurity', { on: true }, 'context advancedSecurity must be true or false'],
+  ])('refuses %s=%j, naming the key', (key, value, message) => {
+    expect(() => read({ [key]: value })).toThrow(message);
+  });
+
+  it('never repeats a refused value (it may have been pasted from the wrong place)', () => {
+    expect(() => read({ alarmTopicArn: 'sbe_secretsecretsecret' })).toThrow(
+      expect.objectContaining({ message: expect.not.stringContaining('sbe_secret') }),
+    );
+  });
+
+  // The local server's CORS_ALLOW_ORIGINS and the deploy setting are parsed by one function.
+  it('reads CORS origins from context, else from CORS_ALLOW_ORIGINS, with the local server’s parser', () => {
+    expect(
+      read({ corsAllowOrigins: 'https://a.example' }, { CORS_ALLOW_ORIGINS: 'https://b.example' }).cors,
+    ).toMatchObject({ allowOrigins: ['https://a.example'] });
+    expect(read({}, { CORS_ALLOW_ORIGINS: 'https://b.example' }).cors).toMatchObject({
+      allowOrigins: ['https://b.example'],
+    });
+    expect(() => read({ corsAllowOrigins: 'https://a.example/path' })).toThrow(
+      /corsAllowOrigins.*CORS_ALLOW_ORIGINS must be \* or a comma-separated list of origins/,
+    );
+  });
+
+  it('names the stack after the stage', () => {
+    expect(stackNameOf({ stage: undefined })).toBe('SystemBehaviorEngine');
+    expect(stackNameOf({ stage: 'dev' })).toBe('SystemBehaviorEngine-dev');
+  });
+});
