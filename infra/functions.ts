@@ -27,6 +27,15 @@ export type AwsSdkPlacement = 'bundled' | 'external';
 const CREATE_REQUIRE_BANNER =
   "import { createRequire as __sbeCreateRequire } from 'node:module'; const require = __sbeCreateRequire(import.meta.url);";
 
+/**
+ * Lambda's credentials are environment variables, so a bundled SDK gets the environment-only
+ * provider instead of the whole default chain (see lib/aws/lambda-credentials.ts). esbuild
+ * resolves an alias from its working directory, the project root.
+ */
+export const LAMBDA_CREDENTIALS_ALIAS = {
+  '--alias:@aws-sdk/credential-provider-node': './lib/aws/lambda-credentials.ts',
+} as const;
+
 export function functionBundling(awsSdk: AwsSdkPlacement = 'bundled'): BundlingOptions {
   return {
     format: OutputFormat.ESM,
@@ -40,6 +49,7 @@ export function functionBundling(awsSdk: AwsSdkPlacement = 'bundled'): BundlingO
     bundleAwsSDK: awsSdk === 'bundled',
     externalModules: awsSdk === 'bundled' ? [] : ['@aws-sdk/*'],
     logLevel: LogLevel.WARNING,
+    ...(awsSdk === 'bundled' ? { esbuildArgs: { ...LAMBDA_CREDENTIALS_ALIAS } } : {}),
   };
 }
 

@@ -3,11 +3,10 @@
  * the contract's checks 4 to 8 in order. Checks 1 to 3 (auth, body size) and JSON parsing
  * happen before this, in the handler.
  */
-import * as z from 'zod';
 import type { Limits } from '../config/limits';
 import { type CompiledStructure, compileStructure, describeValue, isRecord, PayloadError } from '../engine';
 import { ApiError } from './errors';
-import { CONTAINER_KEYS, type ContainerKey, MODES, type Mode, ModeSchema } from './schemas';
+import { CONTAINER_KEYS, type ContainerKey, isMode, MODES, type Mode } from './request-shape';
 
 export interface EngineRequest {
   mode: Mode;
@@ -135,14 +134,13 @@ export function parseEngineRequest(body: unknown, limits: Limits): EngineRequest
       details: [{ path: 'mode', message: `required, one of ${allowedModes}` }],
     });
   }
-  const parsedMode = ModeSchema.safeParse(modeField.value);
-  if (!parsedMode.success) {
+  const mode = modeField.value;
+  if (!isMode(mode)) {
     const problem = `must be one of ${allowedModes}, got ${describeValue(modeField.value)}`;
     throw new ApiError('INVALID_MODE', `${modeField.path} ${problem}`, {
       details: [{ path: modeField.path, message: problem }],
     });
   }
-  const mode = parsedMode.data;
 
   // 6. A usable tick count (only mode `ticks` reads it).
   let ticks = mode === 'tick' ? 1 : 0;
@@ -151,14 +149,14 @@ export function parseEngineRequest(body: unknown, limits: Limits): EngineRequest
     if (ticksField === undefined) {
       ticks = limits.defaultTicks;
     } else {
-      const parsedTicks = ticksSchemaFor(limits.maxTicks).safeParse(ticksField.value);
-      if (!parsedTicks.success) {
+      const requested = ticksField.value;
+      if (!isTickCount(requested, limits.maxTicks)) {
         const problem = `must be an integer from 1 to ${limits.maxTicks}, got ${describeValue(ticksField.value)}`;
         throw new ApiError('INVALID_TICKS', `${ticksField.path} ${problem}`, {
           details: [{ path: ticksField.path, message: problem }],
         });
       }
-      ticks = parsedTicks.data;
+      ticks = requested;
     }
   }
 
@@ -238,16 +236,9 @@ function snapshotElements(structure: CompiledStructure, location: StructureLocat
   return structure.nodeCount + structure.dependencyCount + Math.floor(idChars / ID_CHARS_PER_ELEMENT);
 }
 
-const ticksSchemas = new Map<number, z.ZodInt>();
-
 /** `ticks` as the contract bounds it, capped at the deployment's MAX_TICKS. Strings are refused, not coerced. */
-function ticksSchemaFor(maxTicks: number): z.ZodInt {
-  let schema = ticksSchemas.get(maxTicks);
-  if (schema === undefined) {
-    schema = z.int().min(1).max(maxTicks);
-    ticksSchemas.set(maxTicks, schema);
-  }
-  return schema;
+function isTickCount(value: unknown, maxTicks: number): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= maxTicks;
 }
 
 /** The engine's message without its leading `path: `. */

@@ -1,20 +1,14 @@
 /**
  * The shapes of `POST /api/engine`, as zod schemas. They are the source of the OpenAPI
- * document (lib/api/openapi.ts) and validate the request envelope (mode, ticks). Nodes and
- * dependencies are NOT validated with these at request time: the engine's single pass does
- * that far faster on 500,000 dependencies, and a property test keeps the two in agreement.
+ * document (lib/api/openapi.ts), built by `npm run openapi`, not at request time: the function
+ * checks the envelope with plain code (engine-request.ts) and the structure with the engine's
+ * single pass, far faster on 500,000 dependencies; property tests keep them in agreement.
  */
 import * as z from 'zod';
 import { MAX_TOTAL_LOAD } from '../engine';
 import { WORKED_EXAMPLE } from '../worked-example';
 import { ERROR_STATUS, type ErrorCode } from './errors';
-
-export const MODES = ['analyze', 'tick', 'ticks'] as const;
-export type Mode = (typeof MODES)[number];
-
-/** Where a nested body may hold its structure, in the order they are tried. */
-export const CONTAINER_KEYS = ['payload', 'system', 'record', 'data', 'graph'] as const;
-export type ContainerKey = (typeof CONTAINER_KEYS)[number];
+import { CONTAINER_KEYS, type ContainerKey, MODES } from './request-shape';
 
 /** The contract's bounds for `ticks`; a deployment may lower the upper one (MAX_TICKS). */
 const TICKS_MIN = 1;
@@ -35,7 +29,7 @@ function named<T extends z.ZodType>(id: string, schema: T): T {
 // ---------------------------------------------------------------------------------------------
 // Request
 
-export const ModeSchema = named(
+const ModeSchema = named(
   'Mode',
   z.enum(MODES).meta({
     description:

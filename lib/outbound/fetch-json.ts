@@ -4,8 +4,9 @@
  * every socket resolves its host through the guarded lookup, which refuses private addresses at
  * connect time. One deadline covers the whole exchange; the body is capped while it streams.
  */
-import { STATUS_CODES } from 'node:http';
-import { Agent, request } from 'undici';
+import { request as httpRequest, type IncomingMessage, STATUS_CODES } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
 import { quoteText } from '../engine/describe-value';
 import type { AllowedHosts } from './allow-hosts';
 import { OutboundError } from './errors';
@@ -55,21 +56,17 @@ export async function fetchJson(url: string, options: FetchJsonOptions = {}): Pr
   }
   const first = checkOutboundUrl(url, allowHosts, 'request');
   const deadline = AbortSignal.timeout(deadlineMs);
-  // A dedicated agent: its sockets resolve through the guard, and no pooled connection outlives the call.
-  const agent = new Agent({ connect: { lookup: createGuardedLookup(allowHosts, options.resolveHost) } });
+  const lookup = createGuardedLookup(allowHosts, options.resolveHost);
   const hop = { url: first, redirects: 0 };
+  let response: IncomingMessage | undefined;
   try {
     let token = options.token;
     for (;;) {
       const server = describeServer(hop);
-      const response = await request(hop.url, {
-        dispatcher: agent,
-        method: 'GET',
-        headers: requestHeaders(token),
-        signal: deadline,
-      });
-      if (REDIRECT_STATUSES.has(response.statusCode)) {
-        await response.body.dump();
+      response = await get(hop.url, { headers: requestHeaders(token), lookup, signal: deadline });
+      const statusCode = response.statusCode ?? 0;
+      if (REDIRECT_STATUSES.has(statusCode)) {
+        response.destroy();
         if (hop.redirects === MAX_REDIRECTS) {
           throw new OutboundError(
             'UPSTREAM_ERROR',
@@ -87,25 +84,56 @@ export async function fetchJson(url: string, options: FetchJsonOptions = {}): Pr
         hop.redirects += 1;
         continue;
       }
-      if (response.statusCode < 200 || response.statusCode > 299) {
-        await response.body.dump();
+      if (statusCode < 200 || statusCode > 299) {
+        response.destroy();
         throw new OutboundError(
           'UPSTREAM_ERROR',
-          `${capitalize(server)} answered ${describeStatus(response.statusCode)}.`,
+          `${capitalize(server)} answered ${describeStatus(statusCode)}.`,
         );
       }
-      const body = await readJsonBody(response, {
-        maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-        signal: deadline,
-        server,
-      });
+      const body = await readJsonBody(
+        { headers: response.headers, body: response },
+        {
+          maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+          signal: deadline,
+          server,
+        },
+      );
       return { url: withoutFragment(hop.url), body };
     }
   } catch (error) {
     throw asOutboundError(error, describeServer(hop), deadline, deadlineMs);
   } finally {
-    await agent.destroy();
+    // No connection outlives the call: each request has its own socket (`agent: false`).
+    response?.destroy();
   }
+}
+
+interface GetOptions {
+  headers: Record<string, string>;
+  /** Every socket resolves its host through this (the guard); IP literals were checked by URL. */
+  lookup: LookupFunction;
+  signal: AbortSignal;
+}
+
+/** One GET on a socket of its own, resolving once the status line and headers are in. */
+function get(url: URL, options: GetOptions): Promise<IncomingMessage> {
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const outgoing = send(
+      url,
+      {
+        method: 'GET',
+        headers: options.headers,
+        lookup: options.lookup,
+        signal: options.signal,
+        agent: false,
+      },
+      resolve,
+    );
+    outgoing.on('error', reject);
+    outgoing.end();
+  });
 }
 
 function requestHeaders(token: string | undefined): Record<string, string> {
@@ -190,9 +218,7 @@ function asOutboundError(
 const NETWORK_ERROR_WORDS: Record<string, string> = {
   ECONNREFUSED: 'the connection was refused',
   ECONNRESET: 'the connection was reset',
-  UND_ERR_SOCKET: 'the connection closed early',
   EHOSTUNREACH: 'the host is unreachable',
   ENETUNREACH: 'the network is unreachable',
   ETIMEDOUT: 'connecting timed out',
-  UND_ERR_CONNECT_TIMEOUT: 'connecting timed out',
 };

@@ -1,0 +1,37 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PROJECT_ROOT } from '../../infra/constructs/service-function';
+import { functionBundling, LAMBDA_CREDENTIALS_ALIAS } from '../../infra/functions';
+import { defaultProvider } from '../../lib/aws/lambda-credentials';
+
+afterEach(() => vi.unstubAllEnvs());
+
+describe('lib/aws/lambda-credentials (the default provider inside Lambda bundles)', () => {
+  // What Lambda sets for the execution role: the provider hands exactly that to the client.
+  it('reads the role credentials Lambda puts in the environment', async () => {
+    vi.stubEnv('AWS_ACCESS_KEY_ID', 'ASIAEXAMPLEEXAMPLE01');
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'secret-from-the-role');
+    vi.stubEnv('AWS_SESSION_TOKEN', 'session-from-the-role');
+    await expect(defaultProvider()()).resolves.toMatchObject({
+      accessKeyId: 'ASIAEXAMPLEEXAMPLE01',
+      secretAccessKey: 'secret-from-the-role',
+      sessionToken: 'session-from-the-role',
+    });
+  });
+
+  // No fallback to files, SSO or instance metadata: without the variables it fails at once.
+  it('fails without the variables instead of searching elsewhere', async () => {
+    vi.stubEnv('AWS_ACCESS_KEY_ID', undefined as unknown as string);
+    vi.stubEnv('AWS_SECRET_ACCESS_KEY', undefined as unknown as string);
+    await expect(defaultProvider()()).rejects.toThrow(/environment/i);
+  });
+
+  it('is what a bundled SDK resolves the default chain to, and an external SDK keeps its own', () => {
+    const [flag, target] = Object.entries(LAMBDA_CREDENTIALS_ALIAS)[0]!;
+    expect(flag).toBe('--alias:@aws-sdk/credential-provider-node');
+    expect(existsSync(join(PROJECT_ROOT, target))).toBe(true);
+    expect(functionBundling('bundled').esbuildArgs).toEqual(LAMBDA_CREDENTIALS_ALIAS);
+    expect(functionBundling('external').esbuildArgs).toBeUndefined();
+  });
+});
