@@ -20,7 +20,8 @@ export const ERROR_STATUS = {
   UNSUPPORTED_CONTENT_ENCODING: 415,
   ENGINE_ERROR: 500,
   INTERNAL_ERROR: 500,
-  // Answered before any function runs: by the local server (API Gateway answers these itself).
+  // Answered before any route's handler runs: by the local server, and deployed by the function
+  // behind the $default route (404, 405) or API Gateway itself (400, 408, 431).
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   BAD_REQUEST: 400,
