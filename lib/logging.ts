@@ -1,7 +1,8 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { type Env, optionalEnv } from './config/env';
 
-const SERVICE_NAME = 'system-behavior-engine';
+/** The `service` of every log line unless `POWERTOOLS_SERVICE_NAME` names another. */
+export const SERVICE_NAME = 'system-behavior-engine';
 
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
 type LogLevel = (typeof LOG_LEVELS)[number];
@@ -21,7 +22,7 @@ export function redactSecrets(key: string, value: unknown): unknown {
 }
 
 export interface LoggerOptions {
-  /** Reads `LOG_LEVEL` (TRACE … CRITICAL, SILENT; any case). Default INFO. */
+  /** Reads `LOG_LEVEL` (TRACE … CRITICAL, SILENT; any case; default INFO) and `POWERTOOLS_SERVICE_NAME`. */
   env?: Env;
   serviceName?: string;
 }
@@ -33,7 +34,7 @@ export interface LoggerOptions {
 export function createLogger(options: LoggerOptions = {}): Logger {
   const env = options.env ?? process.env;
   return new Logger({
-    serviceName: options.serviceName ?? SERVICE_NAME,
+    serviceName: options.serviceName ?? optionalEnv(env, 'POWERTOOLS_SERVICE_NAME') ?? SERVICE_NAME,
     logLevel: readLogLevel(env),
     jsonReplacerFn: redactSecrets,
   });

@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   CorsHttpMethod,
@@ -93,6 +93,7 @@ export class ServiceApi extends Construct {
     };
 
     this.api = new HttpApi(this, 'HttpApi', {
+      apiName: Stack.of(this).stackName,
       description: 'System Behavior Engine',
       createDefaultStage: false,
       defaultIntegration: integrationOf(DEFAULT_ROUTE_FUNCTION),

@@ -7,6 +7,7 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionName } from '../../lib/http/routes';
+import { SERVICE_NAME } from '../../lib/logging';
 import {
   type AwsSdkPlacement,
   FUNCTION_ARCHITECTURE,
@@ -18,9 +19,6 @@ import {
 
 /** The repository root: function entries in the route table are relative to it. */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-
-/** What every function is told at cold start (`lib/logging.ts`). */
-const SERVICE_NAME = 'system-behavior-engine';
 
 export interface ServiceFunctionProps {
   readonly name: FunctionName;

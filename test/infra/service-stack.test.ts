@@ -78,6 +78,10 @@ describe('the HTTP API', () => {
     });
   });
 
+  it('is named after the stack, so each stage’s API is told apart in the console', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { Name: 'Service', ProtocolType: 'HTTP' });
+  });
+
   it('has no CORS configuration unless origins are given', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', { CorsConfiguration: Match.absent() });
   });
