@@ -1,7 +1,7 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import { locateStructure, parseEngineRequest } from '../../lib/api/engine-request';
+import { type EngineRequest, locateStructure, parseEngineRequest } from '../../lib/api/engine-request';
 import { renderEngineResponse } from '../../lib/api/engine-response';
 import { ApiError, SYSTEM_NOT_FOUND_DETAIL, SYSTEM_NOT_FOUND_MESSAGE } from '../../lib/api/errors';
 import type { Limits } from '../../lib/config/limits';
@@ -19,14 +19,16 @@ import {
   type VerifyApiKey,
 } from '../../lib/http/middleware';
 import { type HttpResult, jsonTextResult } from '../../lib/http/responses';
-import type { SystemStore } from '../../lib/systems';
+import type { CompiledStructureCache, SystemStore } from '../../lib/systems';
 
 export interface EngineHandlerDeps {
   verifyApiKey: VerifyApiKey;
   limits: Limits;
   logger: Logger;
   /** Where `{ mode, systemId }` requests find their structure. */
-  systems: Pick<SystemStore, 'get'>;
+  systems: Pick<SystemStore, 'get' | 'getRecord'>;
+  /** Compiled stored systems kept by this instance; none when absent. */
+  systemCache?: CompiledStructureCache;
 }
 
 /**
@@ -35,32 +37,50 @@ export interface EngineHandlerDeps {
  * JSON (4); the handler then parses the request (4-8) and runs the engine (9).
  */
 export function createEngineHandler(deps: EngineHandlerDeps) {
-  const { verifyApiKey, limits, logger, systems } = deps;
+  const { verifyApiKey, limits, logger, systems, systemCache } = deps;
+  const notFound = () =>
+    new ApiError('SYSTEM_NOT_FOUND', SYSTEM_NOT_FOUND_MESSAGE, {
+      details: [{ path: 'systemId', message: SYSTEM_NOT_FOUND_DETAIL }],
+    });
 
   /**
    * `{ mode, ticks?, systemId }` (and no structure in the body) runs on a stored system of the
    * key's owner: the body is completed with the stored arrays and parsed like any other, so the
    * answer is byte for byte the one the structure sent inline would get. Mode and ticks are
    * checked first (contract order); a system that is not the owner's is 404, never 403.
+   *
+   * With a cache, the owner's record is read first (a small read) and a structure this instance
+   * compiled before, by the record's SHA-256, is used as it is; otherwise the structure is read.
    */
-  const withStoredStructure = async (body: unknown, owner: string): Promise<unknown> => {
-    if (!isRecord(body) || !Object.hasOwn(body, 'systemId') || locateStructure(body) !== undefined)
-      return body;
+  const parseRequest = async (body: unknown, owner: string): Promise<EngineRequest> => {
+    if (!isRecord(body) || !Object.hasOwn(body, 'systemId') || locateStructure(body) !== undefined) {
+      return parseEngineRequest(body, limits);
+    }
     parseEngineRequest({ ...body, nodes: [], dependencies: [] }, limits);
     const id = body.systemId;
-    const stored = typeof id === 'string' ? await systems.get(owner, id) : undefined;
-    if (stored === undefined) {
-      throw new ApiError('SYSTEM_NOT_FOUND', SYSTEM_NOT_FOUND_MESSAGE, {
-        details: [{ path: 'systemId', message: SYSTEM_NOT_FOUND_DETAIL }],
-      });
-    }
+    if (typeof id !== 'string') throw notFound();
     const { systemId: _systemId, ...envelope } = body;
-    return { ...envelope, nodes: stored.structure.nodes, dependencies: stored.structure.dependencies };
+    if (systemCache !== undefined) {
+      const record = await systems.getRecord(owner, id);
+      if (record === undefined) throw notFound();
+      const compiled = systemCache.get(record.sha256);
+      if (compiled !== undefined) {
+        const { nodes, dependencies } = compiled;
+        return parseEngineRequest({ ...envelope, nodes, dependencies }, limits, { compiled });
+      }
+    }
+    const stored = await systems.get(owner, id);
+    if (stored === undefined) throw notFound();
+    const request = parseEngineRequest(
+      { ...envelope, nodes: stored.structure.nodes, dependencies: stored.structure.dependencies },
+      limits,
+    );
+    systemCache?.set(stored.record.sha256, request.structure);
+    return request;
   };
 
   const runEngineRequest = async (event: HttpEvent, context: HttpContext): Promise<HttpResult> => {
-    const body = await withStoredStructure(event.body, context.apiKey!.owner);
-    const request = parseEngineRequest(body, limits);
+    const request = await parseRequest(event.body, context.apiKey!.owner);
     Object.assign(requestFacts({ context }), {
       mode: request.mode,
       ...(request.mode === 'ticks' ? { ticks: request.ticks } : {}),

@@ -5,7 +5,7 @@ import { readLimits } from '../../lib/config/limits';
 import { dispatchByRouteKey } from '../../lib/http/dispatch';
 import { createApiKeyVerifier, DynamoApiKeyStore } from '../../lib/keys';
 import { createLogger } from '../../lib/logging';
-import { DynamoSystemStore } from '../../lib/systems';
+import { CompiledStructureCache, DynamoSystemStore, readSystemCacheBytes } from '../../lib/systems';
 import { createEngineHandler } from './engine-handler';
 import { createOpenApiHandler } from './openapi-handler';
 
@@ -20,6 +20,7 @@ const verifier = createApiKeyVerifier(new DynamoApiKeyStore({ doc, tableName }),
 });
 
 const limits = readLimits();
+const systemCacheBytes = readSystemCacheBytes();
 const dispatch = dispatchByRouteKey(
   'engine',
   {

@@ -110,7 +110,17 @@ export function extractStructure(
  * Applies the contract's checks 4 to 8, in that order, to a parsed JSON body and returns what to
  * run. Throws `ApiError` with the contract's status and code for the first check that fails.
  */
-export function parseEngineRequest(body: unknown, limits: Limits): EngineRequest {
+export function parseEngineRequest(
+  body: unknown,
+  limits: Limits,
+  options: {
+    /**
+     * The body's structure compiled before, from these very `nodes` and `dependencies` arrays
+     * (a stored system's cache): check 7 is then already passed and is not repeated.
+     */
+    compiled?: CompiledStructure;
+  } = {},
+): EngineRequest {
   // 4. A JSON object.
   if (!isRecord(body)) {
     throw new ApiError('PAYLOAD_ERROR', `request body must be a JSON object, got ${describeValue(body)}`);
@@ -163,7 +173,10 @@ export function parseEngineRequest(body: unknown, limits: Limits): EngineRequest
   // 7. A valid structure.
   let structure: CompiledStructure;
   try {
-    structure = compileLocatedStructure(location);
+    if (options.compiled !== undefined && options.compiled.nodes !== location?.holder.nodes) {
+      throw new Error('a precompiled structure must come with the very arrays it was compiled from');
+    }
+    structure = options.compiled ?? compileLocatedStructure(location);
   } catch (error) {
     if (!(error instanceof PayloadError)) throw error;
     const details = error.path === '' ? undefined : [{ path: error.path, message: problemOf(error) }];

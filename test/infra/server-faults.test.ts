@@ -22,7 +22,7 @@ const patterns = Object.values(template.findResources('AWS::Logs::MetricFilter')
 async function requestLinesOf(verifyApiKey: () => Promise<{ id: string; owner: string }>, body: unknown) {
   const handler = createEngineHandler({
     verifyApiKey,
-    systems: { get: async () => undefined },
+    systems: { get: async () => undefined, getRecord: async () => undefined },
     limits: readLimits({}),
     logger: createLogger({ env: {} }),
   });

@@ -230,6 +230,9 @@ describe('systems', () => {
     const inline = await post(server.url, server.apiKey, { mode: 'ticks', ticks: 3, ...WORKED });
     expect(byId.status).toBe(200);
     expect(byId.text).toBe(inline.text);
+    // The second run takes the compiled structure this instance kept: still the same bytes.
+    const again = await post(server.url, server.apiKey, { mode: 'ticks', ticks: 3, systemId: id });
+    expect(again.text).toBe(inline.text);
 
     // Bob sees nothing of it, and cannot tell it from a missing one.
     expect((await get(`/api/systems/${id}`, bob)).json.error.code).toBe('SYSTEM_NOT_FOUND');
@@ -244,6 +247,7 @@ describe('systems', () => {
     });
     expect(deleted.status).toBe(204);
     expect((await get(`/api/systems/${id}`)).status).toBe(404);
+    // Deleted is gone, though this instance still holds its compiled structure.
     const gone = await post(server.url, server.apiKey, { mode: 'analyze', systemId: id });
     expect(gone.status).toBe(404);
     expect(gone.json.error.code).toBe('SYSTEM_NOT_FOUND');

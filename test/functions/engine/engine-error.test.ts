@@ -22,7 +22,7 @@ describe('engine handler when the engine throws', () => {
   it('answers 500 ENGINE_ERROR with a generic message and logs the cause with the request id', async () => {
     const handler = createEngineHandler({
       verifyApiKey: async () => ({ id: 'key-1', owner: 'o' }),
-      systems: { get: async () => undefined },
+      systems: { get: async () => undefined, getRecord: async () => undefined },
       limits: readLimits({}),
       logger: createLogger({ env: {} }),
     });

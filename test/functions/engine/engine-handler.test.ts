@@ -11,7 +11,7 @@ const KEY = 'sbe_enginehandlertestkey0123456789abcdef';
 /** The handler with a one-key verifier and small limits: 2,000-byte bodies, 50 nodes, 64 KiB responses. */
 const handler = createEngineHandler({
   verifyApiKey: async (key) => (key === KEY ? { id: 'key-1', owner: 'owner-1' } : undefined),
-  systems: { get: async () => undefined },
+  systems: { get: async () => undefined, getRecord: async () => undefined },
   limits: readLimits({ MAX_BODY_BYTES: '2000', MAX_NODES: '50', MAX_RESPONSE_BYTES: String(64 * 1024) }),
   logger: createLogger({ env: {} }),
 });

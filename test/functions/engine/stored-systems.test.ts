@@ -1,0 +1,100 @@
+/**
+ * `{ mode, systemId }` with the warm-instance cache: a repeated run takes the compiled structure
+ * kept by hash, answers byte for byte as the first, and still checks the owner every time.
+ */
+import { createHash } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createEngineHandler } from '../../../functions/engine/engine-handler';
+import { readLimits } from '../../../lib/config/limits';
+import type { HttpResult } from '../../../lib/http/responses';
+import { createLogger } from '../../../lib/logging';
+import { CompiledStructureCache, type StoredSystem, type SystemStore } from '../../../lib/systems';
+import { captureOutput, httpEvent, WORKED } from '../../http/events';
+
+const ID = '01JABCDEFGHJKMNPQRSTVWXYZ0';
+const text = JSON.stringify(WORKED);
+
+/** One system of alice's in memory, counting the reads that fetch a structure. */
+function memoryStore() {
+  const calls = { get: 0, getRecord: 0 };
+  const record = {
+    id: ID,
+    owner: 'alice',
+    name: 'worked',
+    url: 'https://example.com/s',
+    nodes: 3,
+    dependencies: 3,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    sha256: createHash('sha256').update(text).digest('hex'),
+  };
+  const store: Pick<SystemStore, 'get' | 'getRecord'> = {
+    async get(owner, id) {
+      calls.get++;
+      // A fresh parse each time, as a real read gives.
+      return owner === 'alice' && id === ID
+        ? ({ record, structure: JSON.parse(text) } as StoredSystem)
+        : undefined;
+    },
+    async getRecord(owner, id) {
+      calls.getRecord++;
+      return owner === 'alice' && id === ID ? record : undefined;
+    },
+  };
+  return { store, calls };
+}
+
+function handlerFor(store: Pick<SystemStore, 'get' | 'getRecord'>, cache?: CompiledStructureCache) {
+  return createEngineHandler({
+    verifyApiKey: async (key) => ({ id: 'k', owner: key === 'sbe_bob' ? 'bob' : 'alice' }),
+    systems: store,
+    limits: readLimits({}),
+    logger: createLogger({ env: { LOG_LEVEL: 'SILENT' } }),
+    ...(cache === undefined ? {} : { systemCache: cache }),
+  });
+}
+
+async function run(handler: ReturnType<typeof handlerFor>, body: unknown, key = 'sbe_alice') {
+  const event = httpEvent({ headers: { authorization: `Bearer ${key}` }, body });
+  return (await captureOutput(() => handler(event as never, {} as never) as Promise<HttpResult>)).result;
+}
+
+describe('engine handler on stored systems, with the cache', () => {
+  it('reads the structure once, then answers repeats from the cache with the same bytes', async () => {
+    const { store, calls } = memoryStore();
+    const handler = handlerFor(store, new CompiledStructureCache(64 * 1024 * 1024));
+    const inline = await run(handler, { mode: 'ticks', ticks: 4, ...WORKED });
+    const first = await run(handler, { mode: 'ticks', ticks: 4, systemId: ID });
+    const second = await run(handler, { mode: 'ticks', ticks: 4, systemId: ID });
+    const analyzed = await run(handler, { mode: 'analyze', systemId: ID });
+    expect(first.body).toBe(inline.body);
+    expect(second.body).toBe(inline.body);
+    expect(analyzed.body).toBe((await run(handler, { mode: 'analyze', ...WORKED })).body);
+    expect(calls).toEqual({ get: 1, getRecord: 3 });
+  });
+
+  // Bob sends alice's system id: the record read says no, whatever the cache holds.
+  it('still answers 404 to another owner once the structure is cached', async () => {
+    const { store } = memoryStore();
+    const handler = handlerFor(store, new CompiledStructureCache(64 * 1024 * 1024));
+    expect((await run(handler, { mode: 'analyze', systemId: ID })).statusCode).toBe(200);
+    const bob = await run(handler, { mode: 'analyze', systemId: ID }, 'sbe_bob');
+    expect(bob.statusCode).toBe(404);
+    expect(JSON.parse(bob.body).error.code).toBe('SYSTEM_NOT_FOUND');
+  });
+
+  it('checks mode and ticks before reading anything, cache or not', async () => {
+    const { store, calls } = memoryStore();
+    const handler = handlerFor(store, new CompiledStructureCache(64 * 1024 * 1024));
+    const bad = await run(handler, { mode: 'ticks', ticks: 0, systemId: ID });
+    expect(JSON.parse(bad.body).error.code).toBe('INVALID_TICKS');
+    expect(calls).toEqual({ get: 0, getRecord: 0 });
+  });
+
+  it('without a cache reads the structure every time', async () => {
+    const { store, calls } = memoryStore();
+    const handler = handlerFor(store);
+    await run(handler, { mode: 'analyze', systemId: ID });
+    await run(handler, { mode: 'analyze', systemId: ID });
+    expect(calls).toEqual({ get: 2, getRecord: 0 });
+  });
+});

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { compileStructure } from '../../lib/engine';
+import { CompiledStructureCache, readSystemCacheBytes } from '../../lib/systems';
+import { estimatedBytes } from '../../lib/systems/compiled-cache';
+
+/** A chain of `n` nodes: a structure whose estimated size grows with n. */
+function chain(n: number) {
+  const nodes = Array.from({ length: n }, (_, i) => ({ id: `n${i}`, load: 1 }));
+  const dependencies = nodes.slice(1).map((node, i) => ({ from: `n${i}`, to: node.id }));
+  return compileStructure({ nodes, dependencies });
+}
+
+describe('CompiledStructureCache', () => {
+  it('returns what was kept under a hash, and nothing for another hash', () => {
+    const cache = new CompiledStructureCache(1024 * 1024);
+    const compiled = chain(10);
+    cache.set('a'.repeat(64), compiled);
+    expect(cache.get('a'.repeat(64))).toBe(compiled);
+    expect(cache.get('b'.repeat(64))).toBeUndefined();
+  });
+
+  // Room for two: the third in evicts the one used least recently, not the one put in first.
+  it('evicts the least recently used entry to stay within its byte bound', () => {
+    const [one, two, three] = [chain(100), chain(100), chain(100)];
+    const cache = new CompiledStructureCache(estimatedBytes(one) * 2 + 10);
+    cache.set('1', one);
+    cache.set('2', two);
+    expect(cache.get('1')).toBe(one);
+    cache.set('3', three);
+    expect(cache.get('2')).toBeUndefined();
+    expect(cache.get('1')).toBe(one);
+    expect(cache.get('3')).toBe(three);
+    expect(cache.size).toBe(2);
+    expect(cache.bytes).toBeLessThanOrEqual(estimatedBytes(one) * 2 + 10);
+  });
+
+  it('does not keep a structure larger than the whole bound, nor count a replaced one twice', () => {
+    const big = chain(1000);
+    const cache = new CompiledStructureCache(estimatedBytes(big) - 1);
+    cache.set('big', big);
+    expect(cache.size).toBe(0);
+    const small = chain(10);
+    cache.set('s', small);
+    cache.set('s', small);
+    expect(cache.bytes).toBe(estimatedBytes(small));
+  });
+
+  it('estimates more bytes for more nodes, dependencies and longer ids', () => {
+    expect(estimatedBytes(chain(200))).toBeGreaterThan(estimatedBytes(chain(100)));
+    const longIds = compileStructure({ nodes: [{ id: 'x'.repeat(5000) }], dependencies: [] });
+    expect(estimatedBytes(longIds)).toBeGreaterThan(
+      estimatedBytes(compileStructure({ nodes: [{ id: 'x' }], dependencies: [] })),
+    );
+  });
+});
+
+describe('readSystemCacheBytes', () => {
+  it('is 256 MiB by default, SYSTEM_CACHE_MIB when set, 0 to turn it off', () => {
+    expect(readSystemCacheBytes({})).toBe(256 * 1024 * 1024);
+    expect(readSystemCacheBytes({ SYSTEM_CACHE_MIB: '64' })).toBe(64 * 1024 * 1024);
+    expect(readSystemCacheBytes({ SYSTEM_CACHE_MIB: '0' })).toBe(0);
+    expect(() => readSystemCacheBytes({ SYSTEM_CACHE_MIB: 'lots' })).toThrow(
+      'SYSTEM_CACHE_MIB must be an integer',
+    );
+  });
+});
