@@ -7,10 +7,16 @@
  * Needs `node --expose-gc` (the npm script passes it) so garbage from one measurement is
  * collected before the next one starts instead of being billed to it.
  */
+import { createHash } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { brotliDecompressSync } from 'node:zlib';
+import { parseEngineRequest } from '../lib/api/engine-request';
+import { renderEngineResponse } from '../lib/api/engine-response';
+import { readLimits } from '../lib/config/limits';
 import {
   analyze,
   compileStructure,
@@ -19,6 +25,7 @@ import {
   type Structure,
   ticks,
 } from '../lib/engine';
+import { encodeStructure } from '../lib/systems/payload';
 import { GENERATOR, generateStructure, requestText, type Shape } from './generate';
 import { runGraphologyPeer } from './graphology-peer';
 import { type Column, formatCount, formatMs, formatNs, formatRatio, renderTable } from './table';
@@ -65,6 +72,28 @@ const benchStart = performance.now();
 function progress(message: string): void {
   const seconds = ((performance.now() - benchStart) / 1000).toFixed(0).padStart(4);
   process.stderr.write(`[${seconds} s] ${message}\n`);
+}
+
+/**
+ * Full (mark-compact) garbage collections seen so far. Each walks the whole heap, the parsed
+ * request included, so their count per call is what makes a big analyze slower than linear.
+ */
+let fullGcs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const { detail } = entry as unknown as { detail?: { kind?: number } };
+    if (detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) fullGcs++;
+  }
+}).observe({ entryTypes: ['gc'] });
+
+/** Full GCs during `run`, counted once the observer has been told of them (it reports asynchronously). */
+async function fullGcsDuring(run: () => void): Promise<number> {
+  const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+  await settle();
+  const before = fullGcs;
+  run();
+  await settle();
+  return fullGcs - before;
 }
 
 interface Sample {
@@ -157,6 +186,8 @@ interface RowResult {
   timeline: Timeline | undefined;
   breakdown: Breakdown | undefined;
   facts: ResultFacts;
+  /** Full garbage collections during one analyze, started on a collected heap. */
+  fullGcs: number;
 }
 
 /** What the analysed inputs look like, to show the work is not trivial. */
@@ -192,7 +223,7 @@ function factsOf(result: EngineResult): ResultFacts {
 /** Keeps results reachable so the optimiser cannot treat measured calls as dead code. */
 let sink = 0;
 
-function benchRow(size: SizeSpec, shape: Shape): RowResult {
+async function benchRow(size: SizeSpec, shape: Shape): Promise<RowResult> {
   const name = `${shape} ${formatCount(size.nodeCount)}/${formatCount(size.dependencyCount)}`;
   progress(`${name}: generating`);
   const text = requestText(generateStructure({ shape, ...size }));
@@ -206,6 +237,10 @@ function benchRow(size: SizeSpec, shape: Shape): RowResult {
     const ms = performance.now() - started;
     sink += result.nodes.length;
     return { ms };
+  });
+  collectGarbage!();
+  const analyzeFullGcs = await fullGcsDuring(() => {
+    sink += analyze(parsed).nodes.length;
   });
   // One more result, outside the timed runs, to stringify and to describe the input.
   let response: { mode: 'analyze'; engine: EngineResult } | undefined = {
@@ -326,6 +361,7 @@ function benchRow(size: SizeSpec, shape: Shape): RowResult {
     timeline,
     breakdown,
     facts,
+    fullGcs: analyzeFullGcs,
   };
 }
 
@@ -338,6 +374,7 @@ const COLUMNS: readonly Column[] = [
   { header: 'floor: parse + stringify', align: 'right' },
   { header: 'graphology / ours', align: 'right' },
   { header: 'ours / floor', align: 'right' },
+  { header: 'full GCs', align: 'right' },
   { header: 'timeline ×100', align: 'left' },
   { header: 'ns / dep / tick', align: 'right' },
 ];
@@ -369,6 +406,7 @@ function mainTable(rows: readonly RowResult[]): string {
       formatMs(row.floor.medianMs),
       formatRatio(row.graphologyOverOurs, row.graphologyRatioIsLowerBound),
       formatRatio(row.oursOverFloor),
+      String(row.fullGcs),
       ...timelineCells(row),
     ]),
   );
@@ -498,7 +536,85 @@ function metadata() {
   };
 }
 
-function main(): void {
+/** The stored-system sizes: what one request costs the first time and once its structure is cached. */
+const STORED_SIZES: readonly SizeSpec[] = SIZES.filter(
+  (size) => size.nodeCount === 10_000 || size.nodeCount === 100_000,
+);
+const STORED_TARGET = 3;
+/** Large enough for every bench row; the engine function's defaults are lower. */
+const BENCH_LIMITS = readLimits({ MAX_NODES: '1000000', MAX_DEPENDENCIES: '5000000' });
+
+interface StoredResult {
+  name: string;
+  first: Measurement;
+  repeat: Measurement;
+  ratio: number;
+}
+
+/**
+ * `{ mode: "analyze", systemId }`, first run against repeat: the first decodes the stored payload
+ * as the store does (brotli, SHA-256 check, JSON.parse), validates, compiles and runs; the repeat
+ * takes the compiled structure the instance kept (`CompiledStructureCache`). DynamoDB reads, which
+ * only the first run pays in full, are left out, so the ratio is if anything understated. Both
+ * produce the same response text.
+ */
+async function benchStored(size: SizeSpec): Promise<StoredResult> {
+  const name = `random ${formatCount(size.nodeCount)}/${formatCount(size.dependencyCount)}`;
+  progress(`${name}: stored system, first run and repeat`);
+  const { nodes, dependencies } = generateStructure({ shape: 'random', ...size });
+  const storedText = JSON.stringify({ nodes, dependencies });
+  const payload = await encodeStructure({ nodes, dependencies });
+  const firstRun = (): string => {
+    const bytes = brotliDecompressSync(payload.bytes);
+    if (createHash('sha256').update(bytes).digest('hex') !== payload.sha256) throw new Error('hash mismatch');
+    const stored = JSON.parse(bytes.toString('utf8')) as Structure;
+    const request = parseEngineRequest({ mode: 'analyze', ...stored }, BENCH_LIMITS);
+    return renderEngineResponse(request);
+  };
+  const kept = parseEngineRequest(
+    { mode: 'analyze', ...(JSON.parse(storedText) as Structure) },
+    BENCH_LIMITS,
+  );
+  const compiled = kept.structure;
+  const repeatRun = (): string => {
+    const request = parseEngineRequest(
+      { mode: 'analyze', nodes: compiled.nodes, dependencies: compiled.dependencies },
+      BENCH_LIMITS,
+      { compiled },
+    );
+    return renderEngineResponse(request);
+  };
+  if (firstRun() !== repeatRun()) throw new Error(`${name}: the cached run answered differently`);
+  const timed = (run: () => string) => (): Sample => {
+    const started = performance.now();
+    sink += run().length;
+    return { ms: performance.now() - started };
+  };
+  const first = measure(size.runs, timed(firstRun));
+  const repeat = measure(size.runs, timed(repeatRun));
+  return { name, first, repeat, ratio: first.medianMs / repeat.medianMs };
+}
+
+function storedTable(results: readonly StoredResult[]): string {
+  return renderTable(
+    [
+      { header: 'stored system', align: 'left' },
+      { header: 'first run', align: 'right' },
+      { header: 'repeat (cached)', align: 'right' },
+      { header: 'first / repeat', align: 'right' },
+      { header: `≥ ${STORED_TARGET}×`, align: 'left' },
+    ],
+    results.map((result) => [
+      result.name,
+      formatMs(result.first.medianMs),
+      formatMs(result.repeat.medianMs),
+      formatRatio(result.ratio),
+      result.ratio >= STORED_TARGET ? 'PASS' : 'MISS',
+    ]),
+  );
+}
+
+async function main(): Promise<void> {
   const meta = metadata();
   console.log(
     `System Behavior Engine benchmark (${meta.mode}) — node ${meta.node} (V8 ${meta.v8}), ${meta.platform}, ` +
@@ -506,7 +622,11 @@ function main(): void {
   );
   const sizes = quick ? SIZES.filter((size) => size.nodeCount <= 10_000) : SIZES;
   const rows: RowResult[] = [];
-  for (const size of sizes) for (const shape of SHAPES) rows.push(benchRow(size, shape));
+  for (const size of sizes) for (const shape of SHAPES) rows.push(await benchRow(size, shape));
+  const stored: StoredResult[] = [];
+  for (const size of STORED_SIZES.filter((candidate) => sizes.includes(candidate))) {
+    stored.push(await benchStored(size));
+  }
   progress('done');
 
   const table = mainTable(rows);
@@ -531,6 +651,12 @@ function main(): void {
     console.log('Targets: not checked (the 200k/1M rows are not part of --quick).\n');
   }
   if (breakdown) console.log(`Where analyze spends its time:\n\n${breakdown}\n`);
+  const storedSection = stored.length > 0 ? storedTable(stored) : undefined;
+  if (storedSection) {
+    console.log(
+      `Stored systems ({ mode, systemId }): first run and repeat on a warm instance:\n\n${storedSection}\n`,
+    );
+  }
   console.log(`Inputs and what analyze found in them:\n\n${inputs}\n`);
 
   const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
@@ -545,10 +671,12 @@ function main(): void {
     table,
     inputs,
     breakdown,
+    stored,
+    storedTable: storedSection,
   };
   writeFileSync(file, `${JSON.stringify(json, null, 2)}\n`);
   console.log(`Figures written to ${path.relative(process.cwd(), file)}`);
   if (sink === Number.MIN_VALUE) console.log('');
 }
 
-main();
+await main();

@@ -29,6 +29,7 @@ const dispatch = dispatchByRouteKey(
       limits,
       logger,
       systems: new DynamoSystemStore({ doc, tableName }),
+      ...(systemCacheBytes > 0 ? { systemCache: new CompiledStructureCache(systemCacheBytes) } : {}),
     }),
     getOpenApiDocument: createOpenApiHandler({ limits, logger }),
   },
