@@ -26,7 +26,14 @@ import {
   ticks,
 } from '../lib/engine';
 import { encodeStructure } from '../lib/systems/payload';
-import { GENERATOR, generateStructure, requestText, type Shape } from './generate';
+import {
+  type Family,
+  GENERATOR,
+  generateFamily,
+  generateStructure,
+  requestText,
+  type Shape,
+} from './generate';
 import { runGraphologyPeer } from './graphology-peer';
 import { type Column, formatCount, formatMs, formatNs, formatRatio, renderTable } from './table';
 
@@ -536,6 +543,93 @@ function metadata() {
   };
 }
 
+/** Linearity: the extreme shapes at 1M nodes, and the chain at 2M to see the cost per node hold. */
+const FAMILY_ROWS: ReadonlyArray<{ family: Family; nodeCount: number }> = [
+  { family: 'chain', nodeCount: 1_000_000 },
+  { family: 'star', nodeCount: 1_000_000 },
+  { family: 'ring', nodeCount: 1_000_000 },
+  { family: 'chain', nodeCount: 2_000_000 },
+];
+const FAMILY_TARGETS = { millionMs: 1300, doublingRatio: 2.2 } as const;
+
+interface FamilyResult {
+  name: string;
+  family: Family;
+  nodeCount: number;
+  ours: Measurement;
+  floor: Measurement;
+  fullGcs: number;
+}
+
+async function benchFamily(row: { family: Family; nodeCount: number }): Promise<FamilyResult> {
+  const name = `${row.family} ${formatCount(row.nodeCount)}`;
+  progress(`${name}: generating`);
+  const text = requestText(generateFamily(row.family, row.nodeCount));
+  const parsed = JSON.parse(text) as Structure;
+  progress(`${name}: ours (analyze)`);
+  const ours = measure(3, () => {
+    const started = performance.now();
+    sink += analyze(parsed).nodes.length;
+    return { ms: performance.now() - started };
+  });
+  collectGarbage!();
+  const fullGcCount = await fullGcsDuring(() => {
+    sink += analyze(parsed).nodes.length;
+  });
+  let response: unknown = { mode: 'analyze', engine: analyze(parsed) };
+  progress(`${name}: floor`);
+  const floor = measure(3, () => {
+    const started = performance.now();
+    sink += JSON.parse(text) === null ? 0 : 1;
+    sink += JSON.stringify(response).length;
+    return { ms: performance.now() - started };
+  });
+  response = undefined;
+  return { name, family: row.family, nodeCount: row.nodeCount, ours, floor, fullGcs: fullGcCount };
+}
+
+function familyTable(results: readonly FamilyResult[]): { table: string; checks: TargetCheck[] } {
+  const checks: TargetCheck[] = [];
+  for (const result of results.filter((r) => r.nodeCount === 1_000_000)) {
+    checks.push({
+      row: result.name,
+      target: `analyze ≤ ${formatMs(FAMILY_TARGETS.millionMs)}`,
+      measured: formatMs(result.ours.medianMs),
+      pass: result.ours.medianMs <= FAMILY_TARGETS.millionMs,
+    });
+  }
+  const chain1 = results.find((r) => r.family === 'chain' && r.nodeCount === 1_000_000);
+  const chain2 = results.find((r) => r.family === 'chain' && r.nodeCount === 2_000_000);
+  if (chain1 && chain2) {
+    const ratio = chain2.ours.medianMs / chain1.ours.medianMs;
+    checks.push({
+      row: 'chain 2M',
+      target: `≤ ${FAMILY_TARGETS.doublingRatio}× the 1M chain`,
+      measured: formatRatio(ratio),
+      pass: ratio <= FAMILY_TARGETS.doublingRatio,
+    });
+  }
+  const table = renderTable(
+    [
+      { header: 'structure', align: 'left' },
+      { header: 'ours: analyze', align: 'right' },
+      { header: 'floor: parse + stringify', align: 'right' },
+      { header: 'ours / floor', align: 'right' },
+      { header: 'ns / node', align: 'right' },
+      { header: 'full GCs', align: 'right' },
+    ],
+    results.map((result) => [
+      result.name,
+      formatMs(result.ours.medianMs),
+      formatMs(result.floor.medianMs),
+      formatRatio(result.ours.medianMs / result.floor.medianMs),
+      formatNs((result.ours.medianMs * 1e6) / result.nodeCount),
+      String(result.fullGcs),
+    ]),
+  );
+  return { table, checks };
+}
+
 /** The stored-system sizes: what one request costs the first time and once its structure is cached. */
 const STORED_SIZES: readonly SizeSpec[] = SIZES.filter(
   (size) => size.nodeCount === 10_000 || size.nodeCount === 100_000,
@@ -623,6 +717,8 @@ async function main(): Promise<void> {
   const sizes = quick ? SIZES.filter((size) => size.nodeCount <= 10_000) : SIZES;
   const rows: RowResult[] = [];
   for (const size of sizes) for (const shape of SHAPES) rows.push(await benchRow(size, shape));
+  const families: FamilyResult[] = [];
+  if (!quick) for (const row of FAMILY_ROWS) families.push(await benchFamily(row));
   const stored: StoredResult[] = [];
   for (const size of STORED_SIZES.filter((candidate) => sizes.includes(candidate))) {
     stored.push(await benchStored(size));
@@ -651,6 +747,16 @@ async function main(): Promise<void> {
     console.log('Targets: not checked (the 200k/1M rows are not part of --quick).\n');
   }
   if (breakdown) console.log(`Where analyze spends its time:\n\n${breakdown}\n`);
+  const familySection = families.length > 0 ? familyTable(families) : undefined;
+  if (familySection) {
+    console.log(`Linearity: chain, star and ring at 1M nodes, the chain at 2M:\n\n${familySection.table}\n`);
+    for (const check of familySection.checks) {
+      console.log(
+        `  ${check.pass ? 'PASS' : 'MISS'}  ${check.row}: ${check.target}, measured ${check.measured}`,
+      );
+    }
+    console.log('');
+  }
   const storedSection = stored.length > 0 ? storedTable(stored) : undefined;
   if (storedSection) {
     console.log(
@@ -671,6 +777,9 @@ async function main(): Promise<void> {
     table,
     inputs,
     breakdown,
+    families,
+    familyTable: familySection?.table,
+    familyChecks: familySection?.checks,
     stored,
     storedTable: storedSection,
   };

@@ -130,6 +130,30 @@ function roundTo(value: number, scale: number): number {
   return Math.round(value * scale) / scale;
 }
 
+/** The extreme shapes the linearity rows run: depth, fan-out, and one cycle through every node. */
+export type Family = 'chain' | 'star' | 'ring';
+
+/**
+ * - `chain`: n0 → n1 → … → n(N-1), the deepest structure there is (a recursive algorithm
+ *   overflows the stack on it);
+ * - `star`: n0 feeding every other node, the widest (one node with N-1 dependencies);
+ * - `ring`: the chain closed back to n0, one strongly connected component of N nodes, so the
+ *   large-cycle solver runs on all of it.
+ * Loads cycle through 1…7 so every node holds value.
+ */
+export function generateFamily(family: Family, nodeCount: number): Structure {
+  const nodes = new Array<NodeInput>(nodeCount);
+  for (let i = 0; i < nodeCount; i++) nodes[i] = { id: `n${i}`, load: (i % 7) + 1 };
+  const dependencies: DependencyInput[] = [];
+  if (family === 'star') {
+    for (let i = 1; i < nodeCount; i++) dependencies.push({ from: 'n0', to: `n${i}` });
+  } else {
+    for (let i = 1; i < nodeCount; i++) dependencies.push({ from: `n${i - 1}`, to: `n${i}` });
+    if (family === 'ring') dependencies.push({ from: `n${nodeCount - 1}`, to: 'n0' });
+  }
+  return { nodes, dependencies };
+}
+
 /** The request body a client would send for this structure. */
 export function requestText(structure: Structure): string {
   return JSON.stringify({ mode: 'analyze', nodes: structure.nodes, dependencies: structure.dependencies });
