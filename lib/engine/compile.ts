@@ -1,6 +1,7 @@
 import { type Components, stronglyConnectedComponents } from './components';
 import { describeValue, isRecord, quoteText } from './describe-value';
 import { PayloadError } from './errors';
+import { IdIndex } from './id-index';
 import { sweepOrder } from './sweep-order';
 import type { DependencyInput, NodeInput } from './types';
 
@@ -102,7 +103,7 @@ export function compileStructure(structure: unknown): CompiledStructure {
 
   const nodeCount = nodes.length;
   const dependencyCount = dependencies.length;
-  const indexOf = new Map<string, number>();
+  const indexOf = new IdIndex(nodeCount);
   const ids = new Array<string>(nodeCount);
   const initialLoads = new Float64Array(nodeCount);
   const capacity = new Float64Array(nodeCount);
@@ -117,14 +118,13 @@ export function compileStructure(structure: unknown): CompiledStructure {
     if (typeof id !== 'string' || id.length === 0) {
       throw new PayloadError(`nodes[${i}].id`, `must be a non-empty string, got ${describeValue(id)}`);
     }
-    const previous = indexOf.get(id);
-    if (previous !== undefined) {
+    const previous = indexOf.add(id, i);
+    if (previous >= 0) {
       throw new PayloadError(
         `nodes[${i}].id`,
         `duplicate id ${quoteText(id)} (first used by nodes[${previous}])`,
       );
     }
-    indexOf.set(id, i);
     ids[i] = id;
 
     const load = optionalNumber(node.load, AT_LEAST_ZERO, 'nodes', i, 'load');
@@ -294,7 +294,7 @@ function fieldCount(record: Record<string, unknown>): number {
   return count;
 }
 
-function resolveEnd(indexOf: Map<string, number>, id: unknown, e: number, end: 'from' | 'to'): number {
+function resolveEnd(indexOf: IdIndex, id: unknown, e: number, end: 'from' | 'to'): number {
   if (typeof id !== 'string' || id.length === 0) {
     throw new PayloadError(
       `dependencies[${e}].${end}`,
@@ -302,7 +302,6 @@ function resolveEnd(indexOf: Map<string, number>, id: unknown, e: number, end: '
     );
   }
   const index = indexOf.get(id);
-  if (index === undefined)
-    throw new PayloadError(`dependencies[${e}].${end}`, `unknown node ${quoteText(id)}`);
+  if (index < 0) throw new PayloadError(`dependencies[${e}].${end}`, `unknown node ${quoteText(id)}`);
   return index;
 }

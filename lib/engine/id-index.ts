@@ -1,0 +1,108 @@
+/**
+ * Node ids to node indices, for compiling a structure: every node id goes in once (a repeat is
+ * a duplicate) and every dependency end is looked up. An open-addressing table of Int32 slots
+ * with linear probing, about twice as fast as a `Map` here because it hashes the id itself and
+ * compares strings only on a hash match, and it allocates nothing per entry.
+ *
+ * The hash (FNV-1a over UTF-16 code units) is fixed, so anyone can craft ids that collide. No id
+ * is ever placed more than `MAX_PROBES` slots past its home slot: when one would be, the index
+ * moves every entry into a `Map` (whose hashing V8 seeds per process) and carries on there, so
+ * colliding ids cost a bounded amount before the switch and a `Map`'s cost after it. Lookups of
+ * present ids therefore probe at most `MAX_PROBES` slots. Results never depend on which is used.
+ */
+const MAX_PROBES = 32;
+const EMPTY = -1;
+
+export class IdIndex {
+  readonly #ids: string[] = [];
+  #slots: Int32Array;
+  #hashes: Int32Array;
+  #mask: number;
+  #fallback: Map<string, number> | undefined;
+
+  /** Sized for `expected` ids: the table is at least twice as large, so probes stay short. */
+  constructor(expected: number) {
+    let capacity = 16;
+    while (capacity < expected * 2) capacity *= 2;
+    this.#slots = new Int32Array(capacity).fill(EMPTY);
+    this.#hashes = new Int32Array(capacity);
+    this.#mask = capacity - 1;
+  }
+
+  /**
+   * Adds `id` as node `index` and returns -1, or returns the index it already has (a duplicate,
+   * left as it was). Ids must be added with indices 0, 1, 2, … in order.
+   */
+  add(id: string, index: number): number {
+    if (this.#fallback !== undefined) return this.#addToMap(id, index);
+    const hash = hashOf(id);
+    const slots = this.#slots;
+    const mask = this.#mask;
+    let slot = hash & mask;
+    for (let probe = 0; probe < MAX_PROBES; probe++) {
+      const found = slots[slot]!;
+      if (found === EMPTY) {
+        slots[slot] = index;
+        this.#hashes[slot] = hash;
+        this.#ids.push(id);
+        return EMPTY;
+      }
+      if (this.#hashes[slot] === hash && this.#ids[found] === id) return found;
+      slot = (slot + 1) & mask;
+    }
+    this.#switchToMap();
+    return this.#addToMap(id, index);
+  }
+
+  /** The index of `id`, or -1 when no node has it. */
+  get(id: string): number {
+    if (this.#fallback !== undefined) return this.#fallback.get(id) ?? EMPTY;
+    const hash = hashOf(id);
+    const slots = this.#slots;
+    const mask = this.#mask;
+    let slot = hash & mask;
+    // A present id sits within MAX_PROBES of its home slot; past that it is absent.
+    for (let probe = 0; probe < MAX_PROBES; probe++) {
+      const found = slots[slot]!;
+      if (found === EMPTY) return EMPTY;
+      if (this.#hashes[slot] === hash && this.#ids[found] === id) return found;
+      slot = (slot + 1) & mask;
+    }
+    return EMPTY;
+  }
+
+  /** Whether the index has moved to a `Map` (crafted or unlucky collisions); for tests and the bench. */
+  get usesMap(): boolean {
+    return this.#fallback !== undefined;
+  }
+
+  #addToMap(id: string, index: number): number {
+    const map = this.#fallback!;
+    const previous = map.get(id);
+    if (previous !== undefined) return previous;
+    map.set(id, index);
+    this.#ids.push(id);
+    return EMPTY;
+  }
+
+  #switchToMap(): void {
+    const map = new Map<string, number>();
+    const ids = this.#ids;
+    for (let index = 0; index < ids.length; index++) map.set(ids[index]!, index);
+    this.#fallback = map;
+    // The table is no longer read; let it go.
+    this.#slots = new Int32Array(0);
+    this.#hashes = new Int32Array(0);
+    this.#mask = 0;
+  }
+}
+
+/** FNV-1a, 32 bits, over UTF-16 code units; a signed 32-bit integer, as the hash table stores it. */
+function hashOf(id: string): number {
+  let hash = 0x811c9dc5 | 0;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash;
+}

@@ -1,0 +1,86 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { compileStructure } from '../../lib/engine';
+import { IdIndex } from '../../lib/engine/id-index';
+
+/** FNV-1a as the index computes it, to find ids that share a home slot. */
+function fnv(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return hash;
+}
+
+/** `count` distinct ids whose hashes agree in the low `bits` bits: one home slot for all of them. */
+function collidingIds(count: number, bits: number): string[] {
+  const mask = (1 << bits) - 1;
+  const found: string[] = [];
+  for (let k = 0; found.length < count; k++) {
+    const id = `x${k}`;
+    if ((fnv(id) & mask) === 0) found.push(id);
+  }
+  return found;
+}
+
+describe('IdIndex', () => {
+  // Three nodes and a repeat: the repeat reports the first index and changes nothing.
+  it('gives each id its index, reports a duplicate with the first index, and -1 for unknown ids', () => {
+    const index = new IdIndex(3);
+    expect(index.add('a', 0)).toBe(-1);
+    expect(index.add('b', 1)).toBe(-1);
+    expect(index.add('c', 2)).toBe(-1);
+    expect(index.add('b', 3)).toBe(1);
+    expect([index.get('a'), index.get('b'), index.get('c'), index.get('d'), index.get('')]).toEqual([
+      0, 1, 2, -1, -1,
+    ]);
+    expect(index.usesMap).toBe(false);
+  });
+
+  // Ids crafted to share one home slot (the hash is public): past 32 probes the index moves to a Map.
+  it('moves to a Map when ids collide too much, and still answers exactly', () => {
+    const ids = collidingIds(40, 8); // a table for 100 ids has 256 slots: 8 bits of home slot
+    const index = new IdIndex(100);
+    ids.forEach((id, i) => expect(index.add(id, i)).toBe(-1));
+    expect(index.usesMap).toBe(true);
+    ids.forEach((id, i) => expect(index.get(id)).toBe(i));
+    expect(index.add(ids[7]!, 40)).toBe(7);
+    expect(index.get('x-unknown')).toBe(-1);
+  });
+
+  it('answers like a Map for any ids, odd strings included', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: 'binary' }), { maxLength: 200 }),
+        fc.array(fc.string()),
+        (ids, probes) => {
+          const index = new IdIndex(ids.length);
+          const reference = new Map<string, number>();
+          let next = 0;
+          for (const id of ids) {
+            const expected = reference.get(id) ?? -1;
+            if (expected >= 0) {
+              expect(index.add(id, next)).toBe(expected);
+              continue;
+            }
+            expect(index.add(id, next)).toBe(-1);
+            reference.set(id, next++);
+          }
+          for (const id of [...ids, ...probes]) expect(index.get(id)).toBe(reference.get(id) ?? -1);
+        },
+      ),
+    );
+  });
+});
+
+describe('compileStructure with colliding ids', () => {
+  // The same structure, ids crafted to collide or not: the same compiled result and the same errors.
+  it('compiles colliding ids exactly as any others', () => {
+    const ids = collidingIds(60, 8);
+    const nodes = ids.map((id, i) => ({ id, load: i }));
+    const dependencies = ids.slice(1).map((id, i) => ({ from: ids[i]!, to: id }));
+    const compiled = compileStructure({ nodes, dependencies });
+    expect(Array.from(compiled.dependencyTo)).toEqual(ids.slice(1).map((_, i) => i + 1));
+    expect(() => compileStructure({ nodes: [...nodes, { id: ids[5]! }], dependencies })).toThrow(
+      `nodes[60].id: duplicate id "${ids[5]}" (first used by nodes[5])`,
+    );
+  });
+});
