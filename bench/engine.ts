@@ -33,6 +33,7 @@ import {
   generateStructure,
   requestText,
   type Shape,
+  withCollidingIds,
 } from './generate';
 import { runGraphologyPeer } from './graphology-peer';
 import { type Column, formatCount, formatMs, formatNs, formatRatio, renderTable } from './table';
@@ -630,6 +631,38 @@ function familyTable(results: readonly FamilyResult[]): { table: string; checks:
   return { table, checks };
 }
 
+/** Crafted ids: how many share one home slot of the id index (past 32 it moves to a Map). */
+const COLLIDING_IDS = 64;
+
+interface CollidingResult {
+  name: string;
+  plain: Measurement;
+  colliding: Measurement;
+  ratio: number;
+}
+
+/**
+ * The random 200k/1M structure compiled as generated and with its first 64 ids crafted to
+ * collide in the id index: the index gives up on its table for a Map, so hostile ids cost
+ * about what a Map costs, never a quadratic probe.
+ */
+function benchColliding(): CollidingResult {
+  const size = { nodeCount: 200_000, dependencyCount: 1_000_000 };
+  const name = `random ${formatCount(size.nodeCount)}/${formatCount(size.dependencyCount)}`;
+  progress(`${name}: compile, plain and crafted colliding ids`);
+  const structure = generateStructure({ shape: 'random', ...size });
+  const plainParsed = JSON.parse(requestText(structure)) as Structure;
+  const collidingParsed = JSON.parse(requestText(withCollidingIds(structure, COLLIDING_IDS))) as Structure;
+  const compileOnly = (parsed: Structure) => (): Sample => {
+    const started = performance.now();
+    sink += compileStructure(parsed).nodeCount;
+    return { ms: performance.now() - started };
+  };
+  const plain = measure(5, compileOnly(plainParsed));
+  const colliding = measure(5, compileOnly(collidingParsed));
+  return { name, plain, colliding, ratio: colliding.medianMs / plain.medianMs };
+}
+
 /** The stored-system sizes: what one request costs the first time and once its structure is cached. */
 const STORED_SIZES: readonly SizeSpec[] = SIZES.filter(
   (size) => size.nodeCount === 10_000 || size.nodeCount === 100_000,
@@ -717,6 +750,7 @@ async function main(): Promise<void> {
   const sizes = quick ? SIZES.filter((size) => size.nodeCount <= 10_000) : SIZES;
   const rows: RowResult[] = [];
   for (const size of sizes) for (const shape of SHAPES) rows.push(await benchRow(size, shape));
+  const collidingResult = quick ? undefined : benchColliding();
   const families: FamilyResult[] = [];
   if (!quick) for (const row of FAMILY_ROWS) families.push(await benchFamily(row));
   const stored: StoredResult[] = [];
@@ -747,6 +781,27 @@ async function main(): Promise<void> {
     console.log('Targets: not checked (the 200k/1M rows are not part of --quick).\n');
   }
   if (breakdown) console.log(`Where analyze spends its time:\n\n${breakdown}\n`);
+  const collidingSection =
+    collidingResult === undefined
+      ? undefined
+      : renderTable(
+          [
+            { header: 'structure', align: 'left' },
+            { header: 'compile, generated ids', align: 'right' },
+            { header: `compile, ${COLLIDING_IDS} colliding ids`, align: 'right' },
+            { header: 'colliding / generated', align: 'right' },
+          ],
+          [
+            [
+              collidingResult.name,
+              formatMs(collidingResult.plain.medianMs),
+              formatMs(collidingResult.colliding.medianMs),
+              formatRatio(collidingResult.ratio),
+            ],
+          ],
+        );
+  if (collidingSection)
+    console.log(`Crafted colliding ids (the id index's flood guard):\n\n${collidingSection}\n`);
   const familySection = families.length > 0 ? familyTable(families) : undefined;
   if (familySection) {
     console.log(`Linearity: chain, star and ring at 1M nodes, the chain at 2M:\n\n${familySection.table}\n`);
@@ -777,6 +832,8 @@ async function main(): Promise<void> {
     table,
     inputs,
     breakdown,
+    colliding: collidingResult,
+    collidingTable: collidingSection,
     families,
     familyTable: familySection?.table,
     familyChecks: familySection?.checks,

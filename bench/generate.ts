@@ -1,4 +1,5 @@
 import type { DependencyInput, NodeInput, Structure } from '../lib/engine';
+import { idHash } from '../lib/engine/id-index';
 
 /**
  * Generated inputs for the benchmark. Everything comes from a seeded PRNG so every run (and
@@ -152,6 +153,31 @@ export function generateFamily(family: Family, nodeCount: number): Structure {
     if (family === 'ring') dependencies.push({ from: `n${nodeCount - 1}`, to: 'n0' });
   }
   return { nodes, dependencies };
+}
+
+/**
+ * The structure with its first `count` node ids replaced by ids crafted, as an attacker can
+ * (the id hash is public), to share one home slot in the engine's id index sized for all its
+ * nodes; dependencies are renamed with them. Same graph, same numbers, hostile ids.
+ */
+export function withCollidingIds(structure: Structure, count: number): Structure {
+  let capacity = 16;
+  while (capacity < structure.nodes.length * 2) capacity *= 2;
+  const mask = capacity - 1;
+  const renamed = new Map<string, string>();
+  for (let k = 0; renamed.size < count; k++) {
+    const id = `c${k}`;
+    if ((idHash(id) & mask) === 0) renamed.set(structure.nodes[renamed.size]!.id, id);
+  }
+  const rename = (id: string) => renamed.get(id) ?? id;
+  return {
+    nodes: structure.nodes.map((node) => ({ ...node, id: rename(node.id) })),
+    dependencies: structure.dependencies.map((dep) => ({
+      ...dep,
+      from: rename(dep.from),
+      to: rename(dep.to),
+    })),
+  };
 }
 
 /** The request body a client would send for this structure. */

@@ -35,7 +35,7 @@ export class IdIndex {
    */
   add(id: string, index: number): number {
     if (this.#fallback !== undefined) return this.#addToMap(id, index);
-    const hash = hashOf(id);
+    const hash = idHash(id);
     const slots = this.#slots;
     const mask = this.#mask;
     let slot = hash & mask;
@@ -57,7 +57,7 @@ export class IdIndex {
   /** The index of `id`, or -1 when no node has it. */
   get(id: string): number {
     if (this.#fallback !== undefined) return this.#fallback.get(id) ?? EMPTY;
-    const hash = hashOf(id);
+    const hash = idHash(id);
     const slots = this.#slots;
     const mask = this.#mask;
     let slot = hash & mask;
@@ -97,8 +97,11 @@ export class IdIndex {
   }
 }
 
-/** FNV-1a, 32 bits, over UTF-16 code units; a signed 32-bit integer, as the hash table stores it. */
-function hashOf(id: string): number {
+/**
+ * FNV-1a, 32 bits, over UTF-16 code units; a signed 32-bit integer, as the hash table stores it.
+ * Public so tests and the benchmark can craft colliding ids, as an attacker could.
+ */
+export function idHash(id: string): number {
   let hash = 0x811c9dc5 | 0;
   for (let i = 0; i < id.length; i++) {
     hash ^= id.charCodeAt(i);

@@ -1,14 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileStructure } from '../../lib/engine';
-import { IdIndex } from '../../lib/engine/id-index';
-
-/** FNV-1a as the index computes it, to find ids that share a home slot. */
-function fnv(id: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
-  return hash;
-}
+import { IdIndex, idHash } from '../../lib/engine/id-index';
 
 /** `count` distinct ids whose hashes agree in the low `bits` bits: one home slot for all of them. */
 function collidingIds(count: number, bits: number): string[] {
@@ -16,7 +9,7 @@ function collidingIds(count: number, bits: number): string[] {
   const found: string[] = [];
   for (let k = 0; found.length < count; k++) {
     const id = `x${k}`;
-    if ((fnv(id) & mask) === 0) found.push(id);
+    if ((idHash(id) & mask) === 0) found.push(id);
   }
   return found;
 }
