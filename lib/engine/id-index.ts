@@ -36,39 +36,40 @@ export class IdIndex {
   add(id: string, index: number): number {
     if (this.#fallback !== undefined) return this.#addToMap(id, index);
     const hash = idHash(id);
-    const slots = this.#slots;
-    const mask = this.#mask;
-    let slot = hash & mask;
-    for (let probe = 0; probe < MAX_PROBES; probe++) {
-      const found = slots[slot]!;
-      if (found === EMPTY) {
-        slots[slot] = index;
-        this.#hashes[slot] = hash;
-        this.#ids.push(id);
-        return EMPTY;
-      }
-      if (this.#hashes[slot] === hash && this.#ids[found] === id) return found;
-      slot = (slot + 1) & mask;
+    const slot = this.#slotOf(id, hash);
+    if (slot < 0) {
+      this.#switchToMap();
+      return this.#addToMap(id, index);
     }
-    this.#switchToMap();
-    return this.#addToMap(id, index);
+    const found = this.#slots[slot]!;
+    if (found !== EMPTY) return found;
+    this.#slots[slot] = index;
+    this.#hashes[slot] = hash;
+    this.#ids.push(id);
+    return EMPTY;
   }
 
   /** The index of `id`, or -1 when no node has it. */
   get(id: string): number {
     if (this.#fallback !== undefined) return this.#fallback.get(id) ?? EMPTY;
-    const hash = idHash(id);
+    const slot = this.#slotOf(id, idHash(id));
+    // Past MAX_PROBES from its home slot no id can be: it is absent.
+    return slot < 0 ? EMPTY : this.#slots[slot]!;
+  }
+
+  /** The slot holding `id`, else the empty slot it would take; -1 when neither is within MAX_PROBES. */
+  #slotOf(id: string, hash: number): number {
     const slots = this.#slots;
+    const hashes = this.#hashes;
+    const ids = this.#ids;
     const mask = this.#mask;
     let slot = hash & mask;
-    // A present id sits within MAX_PROBES of its home slot; past that it is absent.
     for (let probe = 0; probe < MAX_PROBES; probe++) {
       const found = slots[slot]!;
-      if (found === EMPTY) return EMPTY;
-      if (this.#hashes[slot] === hash && this.#ids[found] === id) return found;
+      if (found === EMPTY || (hashes[slot] === hash && ids[found] === id)) return slot;
       slot = (slot + 1) & mask;
     }
-    return EMPTY;
+    return -1;
   }
 
   /** Whether the index has moved to a `Map` (crafted or unlucky collisions); for tests and the bench. */
