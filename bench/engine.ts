@@ -166,6 +166,8 @@ interface Timeline {
   ticks: number;
   measurement: Measurement;
   nsPerDependencyTick: number;
+  /** `ticks` only: `JSON.stringify` of the response holding those snapshots, on a warm heap. */
+  stringify?: Measurement;
 }
 
 interface Breakdown {
@@ -304,11 +306,26 @@ async function benchRow(size: SizeSpec, shape: Shape): Promise<RowResult> {
       sink += snapshots.length;
       return { ms };
     });
+    // What serializing that timeline costs, beside building it: the snapshots are built once,
+    // outside the timing, and the JIT has seen JSON.stringify on them before the counted runs.
+    progress(`${name}: JSON.stringify of the ${TIMELINE_TICKS} snapshots`);
+    let snapshots: unknown = {
+      mode: 'ticks',
+      ticks: TIMELINE_TICKS,
+      snapshots: ticks(parsed, TIMELINE_TICKS),
+    };
+    const stringify = measure(3, () => {
+      const started = performance.now();
+      sink += JSON.stringify(snapshots).length;
+      return { ms: performance.now() - started };
+    });
+    snapshots = undefined;
     timeline = {
       kind: 'ticks',
       ticks: TIMELINE_TICKS,
       measurement,
       nsPerDependencyTick: (measurement.medianMs * 1e6) / (size.dependencyCount * TIMELINE_TICKS),
+      stringify,
     };
   } else if (size.timeline === 'step') {
     progress(`${name}: step alone ×${TIMELINE_TICKS}`);
@@ -399,7 +416,11 @@ function timelineCells(row: RowResult): [string, string] {
   const { timeline } = row;
   if (!timeline) return ['–', '–'];
   const label = timeline.kind === 'ticks' ? 'ticks' : 'step alone';
-  return [`${label} ${formatMs(timeline.measurement.medianMs)}`, formatNs(timeline.nsPerDependencyTick)];
+  const stringify = timeline.stringify ? `, stringify ${formatMs(timeline.stringify.medianMs)}` : '';
+  return [
+    `${label} ${formatMs(timeline.measurement.medianMs)}${stringify}`,
+    formatNs(timeline.nsPerDependencyTick),
+  ];
 }
 
 function mainTable(rows: readonly RowResult[]): string {

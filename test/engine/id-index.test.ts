@@ -32,9 +32,9 @@ describe('IdIndex', () => {
   it('moves to a Map when ids collide too much, and still answers exactly', () => {
     const ids = collidingIds(40, 8); // a table for 100 ids has 256 slots: 8 bits of home slot
     const index = new IdIndex(100);
-    ids.forEach((id, i) => expect(index.add(id, i)).toBe(-1));
+    for (const [i, id] of ids.entries()) expect(index.add(id, i)).toBe(-1);
     expect(index.usesMap).toBe(true);
-    ids.forEach((id, i) => expect(index.get(id)).toBe(i));
+    for (const [i, id] of ids.entries()) expect(index.get(id)).toBe(i);
     expect(index.add(ids[7]!, 40)).toBe(7);
     expect(index.get('x-unknown')).toBe(-1);
   });
