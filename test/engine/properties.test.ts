@@ -157,7 +157,10 @@ describe('engine properties on random structures', () => {
             expect(node.outflow).toBeLessThanOrEqual(node.load);
             expect(node.blocked).toBe(node.pressure > 0);
           }
-          expect(Math.abs(sum - total)).toBeLessThanOrEqual(1e-9 * Math.max(total, Number.MIN_VALUE));
+          // Relative to the total, except in the subnormal range (totals near 1e-323, which the
+          // arbitrary reaches), where doubles are 5e-324 apart and a relative bound underflows to
+          // 0: there a few such steps are allowed (found: one node, load 1e-323, four self-loops).
+          expect(Math.abs(sum - total)).toBeLessThanOrEqual(Math.max(1e-9 * total, 16 * Number.MIN_VALUE));
           const next = timeline[i + 1];
           if (next) {
             state.nodes.forEach((node, v) => {
