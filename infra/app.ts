@@ -5,10 +5,18 @@
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ServiceStack } from './service-stack';
-import { readDeploySettings, stackNameOf } from './settings';
+import { type DeploySettings, DeploySettingsError, readDeploySettings, stackNameOf } from './settings';
 
 const app = new App();
-const settings = readDeploySettings((key) => app.node.tryGetContext(key));
+let settings: DeploySettings;
+try {
+  settings = readDeploySettings((key) => app.node.tryGetContext(key));
+} catch (error) {
+  if (!(error instanceof DeploySettingsError)) throw error;
+  // A setting the deployer mistyped: the message names it; a stack trace would only bury it.
+  console.error(`Invalid setting: ${error.message} (see docs/deploy.md#settings)`);
+  process.exit(1);
+}
 new ServiceStack(app, stackNameOf(settings), {
   settings,
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },

@@ -112,7 +112,7 @@ export function readDeploySettings(
   try {
     cors = readCorsSettings(corsAllowOrigins === undefined ? {} : { CORS_ALLOW_ORIGINS: corsAllowOrigins });
   } catch (error) {
-    throw new Error(`context corsAllowOrigins: ${(error as Error).message}`);
+    throw new DeploySettingsError(`context corsAllowOrigins: ${(error as Error).message}`);
   }
 
   return Object.freeze({
@@ -128,9 +128,14 @@ export function readDeploySettings(
   });
 }
 
-function invalid(key: ContextKey): Error {
+/** A context value that is not what its key takes; the app prints the message alone and stops. */
+export class DeploySettingsError extends Error {
+  override readonly name = 'DeploySettingsError';
+}
+
+function invalid(key: ContextKey): DeploySettingsError {
   // The value is not repeated: a context value can be pasted from the wrong place.
-  return new Error(`context ${key} must be ${CONTEXT_KEYS[key]}`);
+  return new DeploySettingsError(`context ${key} must be ${CONTEXT_KEYS[key]}`);
 }
 
 /** The stack's name: one per stage. */

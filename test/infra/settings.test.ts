@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_SETTINGS, readDeploySettings, stackNameOf } from '../../infra/settings';
+import { DEFAULT_SETTINGS, DeploySettingsError, readDeploySettings, stackNameOf } from '../../infra/settings';
 
 const read = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
   readDeploySettings((key) => context[key], env);
@@ -50,6 +50,7 @@ describe('readDeploySettings', () => {
     ['advancedSecurity', { on: true }, 'context advancedSecurity must be true or false'],
   ])('refuses %s=%j, naming the key', (key, value, message) => {
     expect(() => read({ [key]: value })).toThrow(message);
+    expect(() => read({ [key]: value })).toThrow(DeploySettingsError);
   });
 
   it('never repeats a refused value (it may have been pasted from the wrong place)', () => {

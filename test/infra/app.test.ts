@@ -1,0 +1,32 @@
+/** The CDK app as the CLI runs it: a mistyped setting stops it with one line naming the key. */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../infra/constructs/service-function';
+
+describe('infra/app.ts', () => {
+  it('refuses a bad context value with one line and exit code 1, no stack trace', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'sbe-app-'));
+    try {
+      // How the CDK CLI hands `-c throttleRateLimit=0` and the output folder to the app.
+      const child = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
+        cwd: PROJECT_ROOT,
+        env: {
+          ...process.env,
+          CDK_CONTEXT_JSON: JSON.stringify({ throttleRateLimit: '0' }),
+          CDK_OUTDIR: outdir,
+        },
+        encoding: 'utf8',
+      });
+      expect(child.status).toBe(1);
+      expect(child.stderr.trim()).toBe(
+        'Invalid setting: context throttleRateLimit must be an integer from 1 to 10000 (requests per second) ' +
+          '(see docs/deploy.md#settings)',
+      );
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+});
