@@ -42,7 +42,11 @@ export class ServiceStack extends Stack {
     });
 
     const environments: Record<FunctionName, Record<string, string>> = {
-      engine: { TABLE_NAME: table.tableName },
+      engine: {
+        TABLE_NAME: table.tableName,
+        // The engine function serves $default, which also receives CORS preflights (see lib/http/dispatch.ts).
+        ...(settings.cors === undefined ? {} : { CORS_ALLOW_ORIGINS: settings.cors.allowOrigins.join(',') }),
+      },
       connect: {
         TABLE_NAME: table.tableName,
         USER_POOL_ID: users.userPool.userPoolId,

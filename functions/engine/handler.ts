@@ -2,6 +2,7 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createDynamoClients } from '../../lib/aws/dynamo';
 import { requiredEnv } from '../../lib/config/env';
 import { readLimits } from '../../lib/config/limits';
+import { readCorsSettings } from '../../lib/http/cors';
 import { dispatchByRouteKey } from '../../lib/http/dispatch';
 import { createApiKeyVerifier, DynamoApiKeyStore } from '../../lib/keys';
 import { createLogger } from '../../lib/logging';
@@ -33,7 +34,7 @@ const dispatch = dispatchByRouteKey(
     }),
     getOpenApiDocument: createOpenApiHandler({ limits, logger }),
   },
-  { logger },
+  { logger, cors: readCorsSettings() },
 );
 
 /**

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { ApiError } from '../api/errors';
+import { allowedOrigin, type CorsSettings } from './cors';
 import { logRequestLine } from './middleware/request-log';
 import { API_RESPONSE_HEADERS } from './middleware/response-headers';
 import { errorResult, type HttpResult } from './responses';
@@ -9,6 +10,7 @@ import {
   DEFAULT_ROUTE_FUNCTION,
   DEFAULT_ROUTE_KEY,
   type FunctionName,
+  matchRoute,
   methodsOf,
   routeKey,
   routes,
@@ -22,6 +24,12 @@ export type HttpLambdaHandler = (event: APIGatewayProxyEventV2, context: Context
 export interface DispatchOptions {
   /** Writes the request line of the answers the dispatcher gives itself (unknown routes). */
   logger?: Logger;
+  /**
+   * The API's CORS settings (`CORS_ALLOW_ORIGINS`). API Gateway's `$default` route also catches
+   * OPTIONS; a preflight that reaches it is answered 204 as the gateway and the local server
+   * answer preflights, never 405, which a browser would take as a refusal.
+   */
+  cors?: CorsSettings | undefined;
 }
 
 /**
@@ -49,10 +57,24 @@ export function dispatchByRouteKey(
 
   const answerUnmatched = (event: APIGatewayProxyEventV2): HttpResult => {
     const started = performance.now();
-    const error =
-      fn === DEFAULT_ROUTE_FUNCTION && event.routeKey === DEFAULT_ROUTE_KEY
-        ? unmatchedRouteError(routes, event.requestContext?.http?.method ?? '', event.rawPath ?? '')
-        : new ApiError('NOT_FOUND', `This function does not serve ${JSON.stringify(event.routeKey)}.`);
+    const isDefaultRoute = fn === DEFAULT_ROUTE_FUNCTION && event.routeKey === DEFAULT_ROUTE_KEY;
+    const method = event.requestContext?.http?.method ?? '';
+    const path = event.rawPath ?? '';
+    const preflight = isDefaultRoute ? preflightAnswer(options.cors, event, method, path) : undefined;
+    if (preflight !== undefined) {
+      if (options.logger !== undefined) {
+        logRequestLine(options.logger, {
+          requestId: event.requestContext?.requestId,
+          route: event.routeKey,
+          status: preflight.statusCode,
+          durationMs: performance.now() - started,
+        });
+      }
+      return preflight;
+    }
+    const error = isDefaultRoute
+      ? unmatchedRouteError(routes, method, path)
+      : new ApiError('NOT_FOUND', `This function does not serve ${JSON.stringify(event.routeKey)}.`);
     const result = errorResult(error);
     if (options.logger !== undefined) {
       logRequestLine(options.logger, {
@@ -69,5 +91,37 @@ export function dispatchByRouteKey(
   return async (event, context) => {
     const handler = byRouteKey.get(event.routeKey);
     return handler === undefined ? answerUnmatched(event) : handler(event, context);
+  };
+}
+
+/** 204 for a CORS preflight on a known path when CORS is on, with the local server's headers. */
+function preflightAnswer(
+  cors: CorsSettings | undefined,
+  event: APIGatewayProxyEventV2,
+  method: string,
+  path: string,
+): HttpResult | undefined {
+  const headers = event.headers ?? {};
+  if (cors === undefined || method !== 'OPTIONS' || headers['access-control-request-method'] === undefined) {
+    return undefined;
+  }
+  const match = matchRoute(routes, 'OPTIONS', path);
+  if (match.kind !== 'method-not-allowed') return undefined;
+  const origin = allowedOrigin(cors, headers.origin);
+  return {
+    statusCode: 204,
+    headers: {
+      ...API_RESPONSE_HEADERS,
+      vary: 'Origin',
+      ...(origin === undefined
+        ? {}
+        : {
+            'access-control-allow-origin': origin,
+            'access-control-allow-methods': match.allow.join(', '),
+            'access-control-allow-headers': cors.allowHeaders.join(', '),
+            'access-control-max-age': String(cors.maxAgeSeconds),
+          }),
+    },
+    body: '',
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { readCorsSettings } from '../../lib/http/cors';
 import { dispatchByRouteKey, type HttpLambdaHandler } from '../../lib/http/dispatch';
 import type { HttpResult } from '../../lib/http/responses';
 import { routesOf } from '../../lib/http/routes';
@@ -65,6 +66,25 @@ describe('dispatchByRouteKey', () => {
     const result = (await connect(defaultRouteEvent('GET', '/x'), {} as never)) as HttpResult;
     expect(result.statusCode).toBe(404);
     expect(JSON.parse(result.body).error.message).toBe('This function does not serve "$default".');
+  });
+
+  // API Gateway's $default route also catches OPTIONS: with CORS on, a preflight gets 204 as locally.
+  it('answers a CORS preflight that reaches $default with 204 when CORS is on, 405 when it is off', async () => {
+    const cors = readCorsSettings({ CORS_ALLOW_ORIGINS: 'https://app.example.com' });
+    const withCors = dispatchByRouteKey('engine', namedHandlers('engine'), { cors });
+    const event = defaultRouteEvent('OPTIONS', '/api/engine');
+    event.headers = { origin: 'https://app.example.com', 'access-control-request-method': 'POST' };
+    const result = (await withCors(event, {} as never)) as HttpResult;
+    expect(result.statusCode).toBe(204);
+    expect(result.headers).toMatchObject({
+      'access-control-allow-origin': 'https://app.example.com',
+      'access-control-allow-methods': 'POST',
+    });
+    const unknownPath = defaultRouteEvent('OPTIONS', '/api/nope');
+    unknownPath.headers = event.headers;
+    expect(((await withCors(unknownPath, {} as never)) as HttpResult).statusCode).toBe(404);
+    const withoutCors = dispatchByRouteKey('engine', namedHandlers('engine'));
+    expect(((await withoutCors(event, {} as never)) as HttpResult).statusCode).toBe(405);
   });
 
   it('refuses at load a route without a handler and a handler without a route', () => {

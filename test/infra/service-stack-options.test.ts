@@ -73,6 +73,15 @@ describe('settings from context', () => {
     });
   });
 
+  // $default (the engine function) also receives preflights, so it reads the same allow-list.
+  it('tells the engine function the CORS origins', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: {
+        Variables: Match.objectLike({ CORS_ALLOW_ORIGINS: 'https://app.example.com,http://localhost:5173' }),
+      },
+    });
+  });
+
   it('notifies the topic when any alarm fires and when it clears', () => {
     template.allResourcesProperties('AWS::CloudWatch::Alarm', {
       AlarmActions: [TOPIC],
