@@ -37,7 +37,8 @@ export const CONTEXT_KEYS = {
   throttleBurstLimit: 'an integer from 1 to 5000 (requests)',
   logRetentionDays:
     'one of CloudWatch Logs retention periods: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, …',
-  logLevel: 'one of TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL, SILENT',
+  logLevel:
+    'one of TRACE, DEBUG, INFO (the ServerFaults alarm counts INFO request lines, so nothing quieter)',
   corsAllowOrigins: 'a comma-separated list of origins, or *',
   alarmTopicArn: 'the ARN of an SNS topic',
   advancedSecurity: 'true or false',
@@ -58,7 +59,8 @@ export const DEFAULT_SETTINGS = Object.freeze({
 const RETENTION_DAYS = [
   1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
 ];
-const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'];
+/** INFO or more verbose: the request lines the ServerFaults metric filter counts are written at INFO. */
+const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO'];
 const STAGE_SHAPE = /^[A-Za-z][A-Za-z0-9-]{0,19}$/;
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 

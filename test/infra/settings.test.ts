@@ -40,6 +40,8 @@ describe('readDeploySettings', () => {
     ['throttleBurstLimit', '5001', 'context throttleBurstLimit must be an integer from 1 to 5000'],
     ['logRetentionDays', '31', 'context logRetentionDays must be one of CloudWatch Logs retention periods'],
     ['logLevel', 'verbose', 'context logLevel must be one of TRACE'],
+    // WARN would drop the INFO request lines the ServerFaults alarm counts: the alarm would go silent.
+    ['logLevel', 'warn', 'context logLevel must be one of TRACE, DEBUG, INFO'],
     ['stage', 'prod/eu', 'context stage must be a stage name'],
     ['stage', '', 'context stage must be a stage name'],
     [
