@@ -132,6 +132,18 @@ function get(url: URL, options: GetOptions): Promise<IncomingMessage> {
       resolve,
     );
     outgoing.on('error', reject);
+    // A 101 (or any upgrade) answer emits neither 'response' nor 'error', only 'close': without
+    // these the call would outlive its deadline. Rejecting after resolving changes nothing.
+    const notJson = () =>
+      reject(
+        new OutboundError('UPSTREAM_ERROR', 'The server switched protocols instead of answering with JSON.'),
+      );
+    outgoing.on('upgrade', (_response, socket) => {
+      socket.destroy();
+      notJson();
+    });
+    outgoing.on('close', notJson);
+    options.signal.addEventListener('abort', () => reject(options.signal.reason), { once: true });
     outgoing.end();
   });
 }

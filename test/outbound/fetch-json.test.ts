@@ -1,3 +1,4 @@
+import { createServer as createNetServer } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AllowedHosts, readConnectAllowHosts } from '../../lib/outbound/allow-hosts';
@@ -126,6 +127,25 @@ describe('hostile URLs over HTTP', () => {
 });
 
 describe('upstream errors', () => {
+  // A server that answers 101 Switching Protocols: Node emits no response and no error for it,
+  // so without care the call would hang past its deadline (found by a security review).
+  // Before the fix this never settled, so the test timed out.
+  it('reports a 101 answer as UPSTREAM_ERROR', async () => {
+    const server = createNetServer((socket) => {
+      socket.once('data', () =>
+        socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: foo\r\nConnection: Upgrade\r\n\r\n'),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const error = await failureOf(fetchFrom(`http://127.0.0.1:${port}/graph`, { deadlineMs: 2000 }));
+      expect(error.code).toBe('UPSTREAM_ERROR');
+    } finally {
+      server.close();
+    }
+  });
+
   // A missing resource and a crashed server are both the upstream's failure, named by status.
   it.each([
     [404, '404 Not Found'],
