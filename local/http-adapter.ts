@@ -9,7 +9,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { ApiError } from '../lib/api/errors';
-import { allowedOrigin, type CorsSettings } from '../lib/http/cors';
+import { allowedOrigin, type CorsSettings, preflightCorsHeaders } from '../lib/http/cors';
 import { API_RESPONSE_HEADERS, logRequestLine } from '../lib/http/middleware';
 import { errorResult, type HttpResult } from '../lib/http/responses';
 import { type HttpMethod, matchRoute, type RouteDefinition, routeKey } from '../lib/http/routes';
@@ -297,12 +297,10 @@ function preflight(
   origin: string | undefined,
   allow: readonly string[],
 ): MappedResponse {
-  const headers: OutgoingHttpHeaders = { vary: 'Origin', ...API_RESPONSE_HEADERS };
-  if (origin !== undefined) {
-    headers['access-control-allow-methods'] = allow.join(', ');
-    headers['access-control-allow-headers'] = settings.allowHeaders.join(', ');
-    headers['access-control-max-age'] = String(settings.maxAgeSeconds);
-  }
+  const headers: OutgoingHttpHeaders = {
+    ...API_RESPONSE_HEADERS,
+    ...preflightCorsHeaders(settings, origin, allow),
+  };
   return withLength(204, headers, Buffer.alloc(0));
 }
 

@@ -56,3 +56,23 @@ export function allowedOrigin(
   if (settings.allowOrigins.includes('*')) return '*';
   return settings.allowOrigins.includes(origin) ? origin : undefined;
 }
+
+/**
+ * The CORS headers of a preflight answer (204) for a path that takes `allow`, as API Gateway
+ * gives them: for an allowed origin the origin, methods, headers and max age; for any other
+ * origin none, so the browser refuses the real request. Answers vary by Origin either way.
+ */
+export function preflightCorsHeaders(
+  settings: CorsSettings,
+  origin: string | undefined,
+  allow: readonly string[],
+): Record<string, string> {
+  if (origin === undefined) return { vary: 'Origin' };
+  return {
+    vary: 'Origin',
+    'access-control-allow-origin': origin,
+    'access-control-allow-methods': allow.join(', '),
+    'access-control-allow-headers': settings.allowHeaders.join(', '),
+    'access-control-max-age': String(settings.maxAgeSeconds),
+  };
+}

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { ApiError } from '../api/errors';
-import { allowedOrigin, type CorsSettings } from './cors';
+import { allowedOrigin, type CorsSettings, preflightCorsHeaders } from './cors';
 import { logRequestLine } from './middleware/request-log';
 import { API_RESPONSE_HEADERS } from './middleware/response-headers';
 import { errorResult, type HttpResult } from './responses';
@@ -60,32 +60,29 @@ export function dispatchByRouteKey(
     const isDefaultRoute = fn === DEFAULT_ROUTE_FUNCTION && event.routeKey === DEFAULT_ROUTE_KEY;
     const method = event.requestContext?.http?.method ?? '';
     const path = event.rawPath ?? '';
+    let answer: HttpResult;
+    let errorCode: string | undefined;
     const preflight = isDefaultRoute ? preflightAnswer(options.cors, event, method, path) : undefined;
     if (preflight !== undefined) {
-      if (options.logger !== undefined) {
-        logRequestLine(options.logger, {
-          requestId: event.requestContext?.requestId,
-          route: event.routeKey,
-          status: preflight.statusCode,
-          durationMs: performance.now() - started,
-        });
-      }
-      return preflight;
+      answer = preflight;
+    } else {
+      const error = isDefaultRoute
+        ? unmatchedRouteError(routes, method, path)
+        : new ApiError('NOT_FOUND', `This function does not serve ${JSON.stringify(event.routeKey)}.`);
+      const result = errorResult(error);
+      answer = { ...result, headers: { ...API_RESPONSE_HEADERS, ...result.headers } };
+      errorCode = error.code;
     }
-    const error = isDefaultRoute
-      ? unmatchedRouteError(routes, method, path)
-      : new ApiError('NOT_FOUND', `This function does not serve ${JSON.stringify(event.routeKey)}.`);
-    const result = errorResult(error);
     if (options.logger !== undefined) {
       logRequestLine(options.logger, {
         requestId: event.requestContext?.requestId,
         route: event.routeKey,
-        status: result.statusCode,
-        errorCode: error.code,
+        status: answer.statusCode,
+        errorCode,
         durationMs: performance.now() - started,
       });
     }
-    return { ...result, headers: { ...API_RESPONSE_HEADERS, ...result.headers } };
+    return answer;
   };
 
   return async (event, context) => {
@@ -107,20 +104,11 @@ function preflightAnswer(
   }
   const match = matchRoute(routes, 'OPTIONS', path);
   if (match.kind !== 'method-not-allowed') return undefined;
-  const origin = allowedOrigin(cors, headers.origin);
   return {
     statusCode: 204,
     headers: {
       ...API_RESPONSE_HEADERS,
-      vary: 'Origin',
-      ...(origin === undefined
-        ? {}
-        : {
-            'access-control-allow-origin': origin,
-            'access-control-allow-methods': match.allow.join(', '),
-            'access-control-allow-headers': cors.allowHeaders.join(', '),
-            'access-control-max-age': String(cors.maxAgeSeconds),
-          }),
+      ...preflightCorsHeaders(cors, allowedOrigin(cors, headers.origin), match.allow),
     },
     body: '',
   };
