@@ -171,11 +171,11 @@ export function parseEngineRequest(
   }
 
   // 7. A valid structure.
+  if (options.compiled !== undefined && options.compiled.nodes !== location?.holder.nodes) {
+    throw new Error('a precompiled structure must come with the very arrays it was compiled from');
+  }
   let structure: CompiledStructure;
   try {
-    if (options.compiled !== undefined && options.compiled.nodes !== location?.holder.nodes) {
-      throw new Error('a precompiled structure must come with the very arrays it was compiled from');
-    }
     structure = options.compiled ?? compileLocatedStructure(location);
   } catch (error) {
     if (!(error instanceof PayloadError)) throw error;

@@ -133,17 +133,12 @@ function get(url: URL, options: GetOptions): Promise<IncomingMessage> {
     );
     outgoing.on('error', reject);
     // A 101 (or any upgrade) answer emits neither 'response' nor 'error', only 'close': without
-    // these the call would outlive its deadline. Rejecting after resolving changes nothing.
-    const notJson = () =>
+    // this the call would outlive its deadline. Rejecting after resolving changes nothing.
+    outgoing.on('close', () =>
       reject(
         new OutboundError('UPSTREAM_ERROR', 'The server switched protocols instead of answering with JSON.'),
-      );
-    outgoing.on('upgrade', (_response, socket) => {
-      socket.destroy();
-      notJson();
-    });
-    outgoing.on('close', notJson);
-    options.signal.addEventListener('abort', () => reject(options.signal.reason), { once: true });
+      ),
+    );
     outgoing.end();
   });
 }
