@@ -20,13 +20,9 @@ import { gzipSync } from 'node:zlib';
 import { App, Stack } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { PROJECT_ROOT } from '../infra/constructs/service-function';
-import {
-  type AwsSdkPlacement,
-  FUNCTION_ARCHITECTURE,
-  FUNCTION_RUNTIME,
-  functionBundling,
-} from '../infra/functions';
+import { bundledFunctionProps } from '../infra/constructs/service-function';
+import type { AwsSdkPlacement } from '../infra/functions';
+import { cdkJsonContext, PROJECT_ROOT } from '../infra/project';
 import { ServiceStack } from '../infra/service-stack';
 import { readDeploySettings } from '../infra/settings';
 import { FUNCTIONS, type FunctionName } from '../lib/http/routes';
@@ -69,20 +65,16 @@ interface Bundle {
 function buildBundles(placement: AwsSdkPlacement, workDir: string): Bundle[] {
   const outdir = mkdtempSync(join(tmpdir(), `sbe-bundle-${placement}-`));
   try {
-    const cdkJson = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8'));
     // Asset metadata names each function's bundle folder, as it does when the CLI synthesizes.
-    const app = new App({ outdir, context: { ...cdkJson.context, 'aws:cdk:enable-asset-metadata': true } });
+    const app = new App({ outdir, context: { ...cdkJsonContext(), 'aws:cdk:enable-asset-metadata': true } });
     const settings = readDeploySettings((key) => app.node.tryGetContext(key), {});
     const stack = new ServiceStack(app, 'BundleBench', { settings, awsSdk: placement });
     // The floor: only the DynamoDB clients, bundled by the same construct with the same options.
-    const sdkOnly = new NodejsFunction(new Stack(app, 'BundleBenchFloor'), 'SdkOnly', {
-      entry: join(PROJECT_ROOT, 'bench/fixtures/sdk-only.ts'),
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      runtime: FUNCTION_RUNTIME,
-      architecture: FUNCTION_ARCHITECTURE,
-      bundling: functionBundling(placement),
-    });
+    const sdkOnly = new NodejsFunction(
+      new Stack(app, 'BundleBenchFloor'),
+      'SdkOnly',
+      bundledFunctionProps(join(PROJECT_ROOT, 'bench/fixtures/sdk-only.ts'), placement),
+    );
     app.synth();
     const built: Array<[Bundle['fn'], NodejsFunction]> = [
       ...(Object.keys(FUNCTIONS) as FunctionName[]).map((fn): [FunctionName, NodejsFunction] => [

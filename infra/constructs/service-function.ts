@@ -1,9 +1,8 @@
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import type { RemovalPolicy } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionName } from '../../lib/http/routes';
@@ -16,9 +15,24 @@ import {
   functionBundling,
   TABLE_ACCESS,
 } from '../functions';
+import { PROJECT_ROOT } from '../project';
 
-/** The repository root: function entries in the route table are relative to it. */
-export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/**
+ * What every function of this project is built with: its entry bundled from the project root,
+ * with the lockfile, runtime, architecture and esbuild options of infra/functions.ts. The
+ * stack and the bundle benchmark both build through this, so they build the same way.
+ */
+export function bundledFunctionProps(entry: string, awsSdk?: AwsSdkPlacement) {
+  return {
+    entry,
+    handler: 'handler',
+    projectRoot: PROJECT_ROOT,
+    depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+    runtime: FUNCTION_RUNTIME,
+    architecture: FUNCTION_ARCHITECTURE,
+    bundling: functionBundling(awsSdk),
+  } satisfies NodejsFunctionProps;
+}
 
 export interface ServiceFunctionProps {
   readonly name: FunctionName;
@@ -72,17 +86,11 @@ export class ServiceFunction extends Construct {
       );
     }
     this.function = new NodejsFunction(this, 'Function', {
-      entry: join(PROJECT_ROOT, FUNCTIONS[props.name].entry),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-      runtime: FUNCTION_RUNTIME,
-      architecture: FUNCTION_ARCHITECTURE,
+      ...bundledFunctionProps(join(PROJECT_ROOT, FUNCTIONS[props.name].entry), props.awsSdk),
       memorySize: sizing.memoryMb,
       timeout: sizing.timeout,
       role,
       logGroup: this.logGroup,
-      bundling: functionBundling(props.awsSdk),
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         LOG_LEVEL: props.logLevel,

@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PROJECT_ROOT } from '../../infra/constructs/service-function';
 import { functionBundling, LAMBDA_CREDENTIALS_ALIAS } from '../../infra/functions';
+import { PROJECT_ROOT } from '../../infra/project';
 import { defaultProvider } from '../../lib/aws/lambda-credentials';
 
 afterEach(() => vi.unstubAllEnvs());

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { PROJECT_ROOT } from '../../infra/constructs/service-function';
+import { PROJECT_ROOT } from '../../infra/project';
 
 describe('infra/app.ts', () => {
   it('refuses a bad context value with one line and exit code 1, no stack trace', () => {

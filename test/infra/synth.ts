@@ -1,17 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { PROJECT_ROOT } from '../../infra/constructs/service-function';
+import { cdkJsonContext } from '../../infra/project';
 import { ServiceStack } from '../../infra/service-stack';
 import { readDeploySettings } from '../../infra/settings';
 
 /** The feature flags and settings `cdk deploy` uses, from cdk.json, so tests assert what deploys. */
-const CDK_JSON_CONTEXT = JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<
-  string,
-  unknown
->;
+const CDK_JSON_CONTEXT = cdkJsonContext();
 
 export interface SynthesizedStack {
   app: App;
