@@ -1,8 +1,9 @@
-import { type CompiledStructure, compileStructure } from './compile';
+import { type CompiledStructure, compileForCall } from './compile';
 import { cycleEvents } from './cycles';
 import { describeState } from './describe';
 import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
+import { scratch } from './scratch';
 import { createStepBuffers, stepFrom } from './step';
 import type { EngineResult, Structure } from './types';
 
@@ -12,15 +13,18 @@ import type { EngineResult, Structure } from './types';
  * Extra fields of nodes and dependencies are carried through.
  */
 export function analyze(structure: Structure | CompiledStructure): EngineResult {
-  const compiled = compileStructure(structure);
+  return scratch.run(() => analyzeCompiled(compileForCall(structure)));
+}
+
+function analyzeCompiled(compiled: CompiledStructure): EngineResult {
   const { nodeCount } = compiled;
   const state = stepFrom(
     compiled,
     compiled.initialLoads,
-    createStepBuffers(compiled),
-    new Float64Array(nodeCount),
+    createStepBuffers(compiled, scratch),
+    scratch.float64(nodeCount),
   );
-  const measured = new PressureBuffers(nodeCount);
+  const measured = new PressureBuffers(nodeCount, scratch);
   const primary = measurePressure(compiled, state, measured);
   const result = describeState(
     compiled,
@@ -28,7 +32,7 @@ export function analyze(structure: Structure | CompiledStructure): EngineResult 
     measured,
     primary,
     { tick: 0, previous: undefined, carryExtras: true, settledAlready: false },
-    new ReachWorkspace(nodeCount),
+    new ReachWorkspace(nodeCount, scratch),
   );
   const cycles = cycleEvents(compiled, 0);
   if (cycles.length > 0) result.events = [...cycles, ...result.events];

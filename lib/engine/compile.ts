@@ -2,6 +2,7 @@ import { type Components, stronglyConnectedComponents } from './components';
 import { describeValue, isRecord, quoteText } from './describe-value';
 import { PayloadError } from './errors';
 import { IdIndex } from './id-index';
+import { type ArrayMemory, FRESH_ARRAYS, scratch } from './scratch';
 import { sweepOrder } from './sweep-order';
 import type { DependencyInput, NodeInput } from './types';
 
@@ -48,8 +49,11 @@ export class CompiledStructure {
 
   private componentsCache: Components | undefined;
   private sweepOrderCache: Int32Array | undefined;
+  /** Where the arrays above came from; the components and sweep order come from there too. */
+  readonly #memory: ArrayMemory;
 
-  constructor(fields: Omit<CompiledStructure, 'components' | 'sweepOrder'>) {
+  constructor(memory: ArrayMemory, fields: Omit<CompiledStructure, 'components' | 'sweepOrder'>) {
+    this.#memory = memory;
     this.nodeCount = fields.nodeCount;
     this.dependencyCount = fields.dependencyCount;
     this.nodes = fields.nodes;
@@ -74,14 +78,28 @@ export class CompiledStructure {
 
   /** Strongly connected components, computed on first use. */
   components(): Components {
-    this.componentsCache ??= stronglyConnectedComponents(this.nodeCount, this.outStart, this.outTarget);
+    if (this.componentsCache === undefined) this.#assertCanKeep();
+    this.componentsCache ??= stronglyConnectedComponents(
+      this.nodeCount,
+      this.outStart,
+      this.outTarget,
+      this.#memory,
+    );
     return this.componentsCache;
   }
 
   /** Per component, the order in which to sweep it (see `sweepOrder`), computed on first use. */
   sweepOrder(): Int32Array {
-    this.sweepOrderCache ??= sweepOrder(this, this.components());
+    if (this.sweepOrderCache === undefined) this.#assertCanKeep();
+    this.sweepOrderCache ??= sweepOrder(this, this.components(), this.#memory);
     return this.sweepOrderCache;
+  }
+
+  /** A structure compiled for one call keeps its lazily computed arrays in scratch memory too. */
+  #assertCanKeep(): void {
+    if (this.#memory === scratch && scratch.releasePending) {
+      throw new Error('components and sweep order must be computed before a scratch phase begins');
+    }
   }
 }
 
@@ -91,6 +109,20 @@ export class CompiledStructure {
  */
 export function compileStructure(structure: unknown): CompiledStructure {
   if (structure instanceof CompiledStructure) return structure;
+  return scratch.run(() => compileRecord(structure, FRESH_ARRAYS));
+}
+
+/**
+ * `compileStructure` for the length of one engine call (inside `scratch.run`): a structure the
+ * caller sent as plain data is compiled into scratch memory, since nothing keeps it past the
+ * call. Its arrays are overwritten by the next call; it must not escape.
+ */
+export function compileForCall(structure: unknown): CompiledStructure {
+  if (structure instanceof CompiledStructure) return structure;
+  return compileRecord(structure, scratch);
+}
+
+function compileRecord(structure: unknown, memory: ArrayMemory): CompiledStructure {
   if (!isRecord(structure)) {
     throw new PayloadError('', `structure must be an object with "nodes" and "dependencies" arrays`);
   }
@@ -100,14 +132,65 @@ export function compileStructure(structure: unknown): CompiledStructure {
   if (!Array.isArray(dependencies)) {
     throw new PayloadError('dependencies', `must be an array, got ${describeValue(dependencies)}`);
   }
+  const arrays = compiledArrays(memory, nodes.length, dependencies.length);
+  // Compile's working arrays (id index, degrees, fill pointers) come after the structure's own
+  // arrays, so they can be given back once it is compiled.
+  const mark = scratch.mark();
+  try {
+    return fillCompiled(nodes as NodeInput[], dependencies as DependencyInput[], arrays, memory);
+  } finally {
+    scratch.release(mark);
+  }
+}
 
+/** The arrays a compiled structure keeps, carved in one place so the hot loops below only index. */
+function compiledArrays(memory: ArrayMemory, nodeCount: number, dependencyCount: number) {
+  return {
+    initialLoads: memory.float64(nodeCount),
+    capacity: memory.float64(nodeCount),
+    selfShare: memory.float64(nodeCount),
+    nodeHasExtra: memory.uint8(nodeCount),
+    outStart: memory.int32(nodeCount + 1),
+    inStart: memory.int32(nodeCount + 1),
+    dependencyFrom: memory.int32(dependencyCount),
+    dependencyTo: memory.int32(dependencyCount),
+    givenWeight: memory.float64(dependencyCount),
+    dependencyHasExtra: memory.uint8(dependencyCount),
+    outTarget: memory.int32(dependencyCount),
+    outShare: memory.float64(dependencyCount),
+    slotOfDependency: memory.int32(dependencyCount),
+    inSource: memory.int32(dependencyCount),
+    inShare: memory.float64(dependencyCount),
+  };
+}
+
+function fillCompiled(
+  nodes: readonly NodeInput[],
+  dependencies: readonly DependencyInput[],
+  arrays: ReturnType<typeof compiledArrays>,
+  memory: ArrayMemory,
+): CompiledStructure {
   const nodeCount = nodes.length;
   const dependencyCount = dependencies.length;
-  const indexOf = new IdIndex(nodeCount);
+  const indexOf = new IdIndex(nodeCount, scratch);
   const ids = new Array<string>(nodeCount);
-  const initialLoads = new Float64Array(nodeCount);
-  const capacity = new Float64Array(nodeCount);
-  const nodeHasExtra = new Uint8Array(nodeCount);
+  const {
+    initialLoads,
+    capacity,
+    selfShare,
+    nodeHasExtra,
+    outStart,
+    inStart,
+    dependencyFrom,
+    dependencyTo,
+    givenWeight,
+    dependencyHasExtra,
+    outTarget,
+    outShare,
+    slotOfDependency,
+    inSource,
+    inShare,
+  } = arrays;
   let totalLoad = 0;
 
   for (let i = 0; i < nodeCount; i++) {
@@ -137,12 +220,8 @@ export function compileStructure(structure: unknown): CompiledStructure {
     if (fieldCount(node) !== ownFields) nodeHasExtra[i] = 1;
   }
 
-  const dependencyFrom = new Int32Array(dependencyCount);
-  const dependencyTo = new Int32Array(dependencyCount);
-  const givenWeight = new Float64Array(dependencyCount);
-  const dependencyHasExtra = new Uint8Array(dependencyCount);
-  const outDegree = new Int32Array(nodeCount + 1);
-  const inDegree = new Int32Array(nodeCount + 1);
+  const outDegree = scratch.int32(nodeCount + 1);
+  const inDegree = scratch.int32(nodeCount + 1);
 
   let lastFromId: unknown;
   let lastFrom = -1;
@@ -169,19 +248,16 @@ export function compileStructure(structure: unknown): CompiledStructure {
 
   // Prefix sums turn degrees into CSR row starts; each dependency then takes the next free
   // slot of its row, so rows keep input order.
-  const outStart = new Int32Array(nodeCount + 1);
-  const inStart = new Int32Array(nodeCount + 1);
   for (let v = 0; v < nodeCount; v++) {
     outStart[v + 1] = outStart[v]! + outDegree[v]!;
     inStart[v + 1] = inStart[v]! + inDegree[v]!;
   }
-  const outFill = outStart.slice(0, nodeCount);
-  const inFill = inStart.slice(0, nodeCount);
-  const outTarget = new Int32Array(dependencyCount);
-  const outWeight = new Float64Array(dependencyCount);
-  const slotOfDependency = new Int32Array(dependencyCount);
-  const inSource = new Int32Array(dependencyCount);
-  const inOutSlot = new Int32Array(dependencyCount);
+  const outFill = scratch.int32(nodeCount);
+  outFill.set(outStart.subarray(0, nodeCount));
+  const inFill = scratch.int32(nodeCount);
+  inFill.set(inStart.subarray(0, nodeCount));
+  const outWeight = scratch.float64(dependencyCount);
+  const inOutSlot = scratch.int32(dependencyCount);
   for (let e = 0; e < dependencyCount; e++) {
     const from = dependencyFrom[e]!;
     const to = dependencyTo[e]!;
@@ -195,8 +271,6 @@ export function compileStructure(structure: unknown): CompiledStructure {
     inOutSlot[inSlot] = slot;
   }
 
-  const outShare = new Float64Array(dependencyCount);
-  const selfShare = new Float64Array(nodeCount);
   for (let v = 0; v < nodeCount; v++) {
     const first = outStart[v]!;
     const end = outStart[v + 1]!;
@@ -217,14 +291,13 @@ export function compileStructure(structure: unknown): CompiledStructure {
     }
   }
 
-  const inShare = new Float64Array(dependencyCount);
   for (let j = 0; j < dependencyCount; j++) inShare[j] = outShare[inOutSlot[j]!]!;
 
-  return new CompiledStructure({
+  return new CompiledStructure(memory, {
     nodeCount,
     dependencyCount,
-    nodes: nodes as NodeInput[],
-    dependencies: dependencies as DependencyInput[],
+    nodes,
+    dependencies,
     ids,
     initialLoads,
     capacity,

@@ -1,3 +1,5 @@
+import { type ArrayMemory, FRESH_ARRAYS, scratch } from './scratch';
+
 /**
  * Strongly connected components (Tarjan), iterative so that a million-node chain cannot
  * overflow the call stack. Components come out in reverse topological order: every
@@ -17,16 +19,35 @@ export function stronglyConnectedComponents(
   nodeCount: number,
   outStart: Int32Array,
   outTarget: Int32Array,
+  memory: ArrayMemory = FRESH_ARRAYS,
 ): Components {
-  const index = new Int32Array(nodeCount).fill(-1);
-  const low = new Int32Array(nodeCount);
-  const onStack = new Uint8Array(nodeCount);
-  const stack = new Int32Array(nodeCount);
-  const callNode = new Int32Array(nodeCount);
-  const callEdge = new Int32Array(nodeCount);
-  const componentOf = new Int32Array(nodeCount);
-  const members = new Int32Array(nodeCount);
-  const start = new Int32Array(nodeCount + 1);
+  const componentOf = memory.int32(nodeCount);
+  const members = memory.int32(nodeCount);
+  const start = memory.int32(nodeCount + 1);
+  return scratch.run(() => {
+    // The search's working arrays come after the components' own, so they can be given back.
+    const mark = scratch.mark();
+    try {
+      return tarjan(nodeCount, outStart, outTarget, { componentOf, members, start });
+    } finally {
+      scratch.release(mark);
+    }
+  });
+}
+
+function tarjan(
+  nodeCount: number,
+  outStart: Int32Array,
+  outTarget: Int32Array,
+  into: { componentOf: Int32Array; members: Int32Array; start: Int32Array },
+): Components {
+  const { componentOf, members, start } = into;
+  const index = scratch.int32(nodeCount, -1);
+  const low = scratch.int32(nodeCount);
+  const onStack = scratch.uint8(nodeCount);
+  const stack = scratch.int32(nodeCount);
+  const callNode = scratch.int32(nodeCount);
+  const callEdge = scratch.int32(nodeCount);
 
   let stackSize = 0;
   let callDepth = 0;

@@ -10,6 +10,8 @@
  * colliding ids cost a bounded amount before the switch and a `Map`'s cost after it. Lookups of
  * present ids therefore probe at most `MAX_PROBES` slots. Results never depend on which is used.
  */
+import { type ScratchMemory, scratch } from './scratch';
+
 const MAX_PROBES = 32;
 const EMPTY = -1;
 
@@ -20,12 +22,15 @@ export class IdIndex {
   #mask: number;
   #fallback: Map<string, number> | undefined;
 
-  /** Sized for `expected` ids: the table is at least twice as large, so probes stay short. */
-  constructor(expected: number) {
+  /**
+   * Sized for `expected` ids: the table is at least twice as large, so probes stay short. Its
+   * arrays come from `memory` (the index lives only while a structure is compiled).
+   */
+  constructor(expected: number, memory: ScratchMemory = scratch) {
     let capacity = 16;
     while (capacity < expected * 2) capacity *= 2;
-    this.#slots = new Int32Array(capacity).fill(EMPTY);
-    this.#hashes = new Int32Array(capacity);
+    this.#slots = memory.int32(capacity, EMPTY);
+    this.#hashes = memory.int32(capacity);
     this.#mask = capacity - 1;
   }
 

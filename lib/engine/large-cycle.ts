@@ -1,5 +1,6 @@
 import type { CompiledStructure } from './compile';
 import { solveLinearSystem } from './linear-system';
+import { scratch } from './scratch';
 
 /** Largest number of accelerated sweeps on one cycle. */
 const MAX_ITERATIONS = 500;
@@ -37,6 +38,18 @@ export interface LargeCycleInput {
  */
 /** Returns the number of sweeps it took (at most `MAX_ITERATIONS`). */
 export function solveLargeCycle(structure: CompiledStructure, input: LargeCycleInput, n: number): number {
+  // The sweep order lasts as long as the structure: computed before the phase below begins.
+  structure.sweepOrder();
+  // The local copy of the component and the iteration's vectors are dead once it is solved.
+  const mark = scratch.mark();
+  try {
+    return solveComponent(structure, input, n);
+  } finally {
+    scratch.release(mark);
+  }
+}
+
+function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n: number): number {
   const { reach, localIndex, unknowns, order } = input;
   const { outStart, outTarget, outShare, selfShare } = structure;
 
@@ -66,11 +79,11 @@ export function solveLargeCycle(structure: CompiledStructure, input: LargeCycleI
       if (t !== u && localIndex[t]! >= 0) localEdges++;
     }
   }
-  const rowStart = new Int32Array(m + 1);
-  const target = new Int32Array(localEdges);
-  const share = new Float64Array(localEdges);
-  const constant = new Float64Array(m);
-  const scale = new Float64Array(m);
+  const rowStart = scratch.int32(m + 1);
+  const target = scratch.int32(localEdges);
+  const share = scratch.float64(localEdges);
+  const constant = scratch.float64(m);
+  const scale = scratch.float64(m);
   let edge = 0;
   for (let q = 0; q < m; q++) {
     const u = order[q]!;
@@ -103,13 +116,13 @@ export function solveLargeCycle(structure: CompiledStructure, input: LargeCycleI
     }
   };
 
-  const x = new Float64Array(m);
-  const g = new Float64Array(m);
-  const f = new Float64Array(m);
-  const previousG = new Float64Array(m);
-  const previousF = new Float64Array(m);
-  const deltaG = Array.from({ length: HISTORY }, () => new Float64Array(m));
-  const deltaF = Array.from({ length: HISTORY }, () => new Float64Array(m));
+  const x = scratch.float64(m);
+  const g = scratch.float64(m);
+  const f = scratch.float64(m);
+  const previousG = scratch.float64(m);
+  const previousF = scratch.float64(m);
+  const deltaG = Array.from({ length: HISTORY }, () => scratch.float64(m));
+  const deltaF = Array.from({ length: HISTORY }, () => scratch.float64(m));
   // Inner products of the stored residual differences, kept up to date one column at a time.
   const inner = new Float64Array(HISTORY * HISTORY);
   const rhs = new Float64Array(HISTORY);

@@ -1,13 +1,15 @@
 import type { CompiledStructure } from './compile';
+import { type ScratchMemory, scratch } from './scratch';
 import type { StateWithStep } from './step';
 
 /** Per-node pressure and blocked flags of one state, reused across a timeline. */
 export class PressureBuffers {
   readonly pressure: Float64Array;
   readonly blocked: Uint8Array;
-  constructor(nodeCount: number) {
-    this.pressure = new Float64Array(nodeCount);
-    this.blocked = new Uint8Array(nodeCount);
+  /** Arrays from `memory` (fresh ones outside an engine call). */
+  constructor(nodeCount: number, memory: ScratchMemory = scratch) {
+    this.pressure = memory.float64(nodeCount);
+    this.blocked = memory.uint8(nodeCount);
   }
 }
 

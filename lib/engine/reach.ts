@@ -1,6 +1,7 @@
 import type { CompiledStructure } from './compile';
 import { solveLargeCycle } from './large-cycle';
 import { solveLinearSystem } from './linear-system';
+import { type ScratchMemory, scratch } from './scratch';
 
 /** Cycles with at most this many unknowns are solved exactly by Gaussian elimination. */
 export const DENSE_SOLVE_LIMIT = 64;
@@ -25,13 +26,14 @@ export class ReachWorkspace {
   /** Sweeps the last solve spent on large cycles: a figure for tests and benchmarks. */
   sweeps = 0;
 
-  constructor(nodeCount: number) {
-    this.reach = new Float64Array(nodeCount);
-    this.canReach = new Uint8Array(nodeCount);
-    this.reachers = new Int32Array(nodeCount);
-    this.localIndex = new Int32Array(nodeCount).fill(-1);
-    this.unknowns = new Int32Array(nodeCount);
-    this.queue = new Int32Array(nodeCount);
+  /** Arrays from `memory` (fresh ones outside an engine call). */
+  constructor(nodeCount: number, memory: ScratchMemory = scratch) {
+    this.reach = memory.float64(nodeCount);
+    this.canReach = memory.uint8(nodeCount);
+    this.reachers = memory.int32(nodeCount);
+    this.localIndex = memory.int32(nodeCount, -1);
+    this.unknowns = memory.int32(nodeCount);
+    this.queue = memory.int32(nodeCount);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { CompiledStructure } from './compile';
+import type { ScratchMemory } from './scratch';
 
 /**
  * Everything one step computes from a state's loads. The same buffers are refilled on
@@ -18,12 +19,15 @@ export interface StepBuffers {
   inflow: Float64Array;
 }
 
-export function createStepBuffers(structure: CompiledStructure): StepBuffers {
+/** Step buffers carved from `memory` for one call, or freshly allocated to be kept. */
+export function createStepBuffers(structure: CompiledStructure, memory?: ScratchMemory): StepBuffers {
+  const { nodeCount } = structure;
+  const float64 = (length: number) => (memory ? memory.float64(length) : new Float64Array(length));
   return {
-    outflow: new Float64Array(structure.nodeCount),
-    lastCorrection: new Float64Array(structure.nodeCount),
-    received: new Float64Array(2 * structure.nodeCount),
-    inflow: new Float64Array(structure.nodeCount),
+    outflow: float64(nodeCount),
+    lastCorrection: float64(nodeCount),
+    received: float64(2 * nodeCount),
+    inflow: float64(nodeCount),
   };
 }
 

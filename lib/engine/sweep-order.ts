@@ -1,4 +1,5 @@
 import type { Components } from './components';
+import { type ArrayMemory, FRESH_ARRAYS, scratch } from './scratch';
 
 /** The adjacency `sweepOrder` reads: out- and in-edges in compressed sparse rows. */
 export interface Adjacency {
@@ -19,19 +20,35 @@ export interface Adjacency {
  * visits nodes in reverse elimination order (successors first). Component `c` occupies
  * positions `start[c] .. start[c + 1]` of the result, like `members`.
  */
-export function sweepOrder(graph: Adjacency, components: Components): Int32Array {
+export function sweepOrder(
+  graph: Adjacency,
+  components: Components,
+  memory: ArrayMemory = FRESH_ARRAYS,
+): Int32Array {
+  const order = memory.int32(graph.nodeCount);
+  scratch.run(() => {
+    const mark = scratch.mark();
+    try {
+      fillSweepOrder(graph, components, order);
+    } finally {
+      scratch.release(mark);
+    }
+  });
+  return order;
+}
+
+function fillSweepOrder(graph: Adjacency, components: Components, order: Int32Array): void {
   const { nodeCount, outStart, outTarget, inStart, inSource } = graph;
   const { count, start, members, componentOf } = components;
-  const order = new Int32Array(nodeCount);
-  const remaining = new Int32Array(nodeCount);
-  const placed = new Uint8Array(nodeCount);
-  const nextInBucket = new Int32Array(nodeCount);
-  const previousInBucket = new Int32Array(nodeCount);
+  const remaining = scratch.int32(nodeCount);
+  const placed = scratch.uint8(nodeCount);
+  const nextInBucket = scratch.int32(nodeCount);
+  const previousInBucket = scratch.int32(nodeCount);
   let largestInDegree = 0;
   for (let v = 0; v < nodeCount; v++)
     largestInDegree = Math.max(largestInDegree, inStart[v + 1]! - inStart[v]!);
-  const bucketHead = new Int32Array(largestInDegree + 1).fill(-1);
-  const bucketTail = new Int32Array(largestInDegree + 1).fill(-1);
+  const bucketHead = scratch.int32(largestInDegree + 1, -1);
+  const bucketTail = scratch.int32(largestInDegree + 1, -1);
 
   const unlink = (v: number): void => {
     const before = previousInBucket[v]!;
@@ -91,5 +108,4 @@ export function sweepOrder(graph: Adjacency, components: Components): Int32Array
     bucketHead.fill(-1, 0, top + 1);
     bucketTail.fill(-1, 0, top + 1);
   }
-  return order;
 }

@@ -1,7 +1,8 @@
-import { type CompiledStructure, compileStructure } from './compile';
+import { type CompiledStructure, compileForCall } from './compile';
 import { describeState } from './describe';
 import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
+import { scratch } from './scratch';
 import { createStepBuffers, stepFrom } from './step';
 import type { Snapshot, Structure } from './types';
 
@@ -18,17 +19,20 @@ export function ticks(structure: Structure | CompiledStructure, count: number): 
   if (!Number.isSafeInteger(count) || count < 0) {
     throw new RangeError(`ticks must be a non-negative integer, got ${String(count)}`);
   }
-  const compiled = compileStructure(structure);
+  return scratch.run(() => timeline(compileForCall(structure), count));
+}
+
+function timeline(compiled: CompiledStructure, count: number): Snapshot[] {
   const { nodeCount } = compiled;
-  const buffers = createStepBuffers(compiled);
-  const ws = new ReachWorkspace(nodeCount);
+  const buffers = createStepBuffers(compiled, scratch);
+  const ws = new ReachWorkspace(nodeCount, scratch);
 
   // Three load vectors rotate: the previous state, the current one, and the one after it.
-  let previousLoads = Float64Array.from(compiled.initialLoads);
-  let loads = new Float64Array(nodeCount);
-  let next = new Float64Array(nodeCount);
-  let previousMeasured = new PressureBuffers(nodeCount);
-  let measured = new PressureBuffers(nodeCount);
+  let previousLoads = scratch.copyOf(compiled.initialLoads);
+  let loads = scratch.float64(nodeCount);
+  let next = scratch.float64(nodeCount);
+  let previousMeasured = new PressureBuffers(nodeCount, scratch);
+  let measured = new PressureBuffers(nodeCount, scratch);
 
   measurePressure(compiled, stepFrom(compiled, previousLoads, buffers, loads), previousMeasured);
 

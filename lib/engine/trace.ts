@@ -1,5 +1,6 @@
 import type { CompiledStructure } from './compile';
 import type { ReachWorkspace } from './reach';
+import { scratch } from './scratch';
 
 /**
  * The most probable path from `origin` to `target`: the path whose product of
@@ -17,15 +18,27 @@ export function mostProbablePath(
   target: number,
   ws: ReachWorkspace,
 ): string[] {
-  const { ids } = structure;
-  if (origin === target) return [ids[target]!];
-  const { inStart, inSource, inShare } = structure;
-  const { canReach, reacherCount } = ws;
-  const nodeCount = structure.nodeCount;
+  if (origin === target) return [structure.ids[target]!];
 
-  const best = new Float64Array(nodeCount).fill(-1);
-  const nextHop = new Int32Array(nodeCount).fill(-1);
-  const settled = new Uint8Array(nodeCount);
+  const mark = scratch.mark();
+  try {
+    return searchPath(structure, origin, target, ws);
+  } finally {
+    scratch.release(mark);
+  }
+}
+
+function searchPath(
+  structure: CompiledStructure,
+  origin: number,
+  target: number,
+  ws: ReachWorkspace,
+): string[] {
+  const { ids, inStart, inSource, inShare, nodeCount } = structure;
+  const { canReach, reacherCount } = ws;
+  const best = scratch.float64(nodeCount).fill(-1);
+  const nextHop = scratch.int32(nodeCount, -1);
+  const settled = scratch.uint8(nodeCount);
   const heap = new ProductHeap(ids);
   best[target] = 1;
   heap.push(target, 1);
