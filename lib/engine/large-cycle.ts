@@ -6,7 +6,7 @@ import { scratch } from './scratch';
 const MAX_ITERATIONS = 500;
 /** Stop once a sweep moves no probability by more than this fraction of the largest one. */
 const RELATIVE_TOLERANCE = 1e-13;
-/** How many past sweeps the acceleration combines. */
+/** How many past sweeps the acceleration combines (the fused passes below are written for three). */
 const HISTORY = 3;
 
 /**
@@ -106,74 +106,60 @@ function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n:
     rowStart[q + 1] = edge;
   }
 
-  const sweep = (from: Float64Array, into: Float64Array): void => {
-    into.set(from);
-    for (let q = 0; q < m; q++) {
-      let sum = constant[q]!;
-      const end = rowStart[q + 1]!;
-      for (let e = rowStart[q]!; e < end; e++) sum += share[e]! * into[target[e]!]!;
-      into[q] = sum * scale[q]!;
-    }
-  };
-
   const x = scratch.float64(m);
   const g = scratch.float64(m);
   const f = scratch.float64(m);
   const previousG = scratch.float64(m);
   const previousF = scratch.float64(m);
-  const deltaG = Array.from({ length: HISTORY }, () => scratch.float64(m));
-  const deltaF = Array.from({ length: HISTORY }, () => scratch.float64(m));
+  const deltaG = [scratch.float64(m), scratch.float64(m), scratch.float64(m)] as const;
+  const deltaF = [scratch.float64(m), scratch.float64(m), scratch.float64(m)] as const;
   // Inner products of the stored residual differences, kept up to date one column at a time.
   const inner = new Float64Array(HISTORY * HISTORY);
-  const rhs = new Float64Array(HISTORY);
+  const measured = new Float64Array(MEASURED_LENGTH);
+  const weights = new Float64Array(HISTORY);
   let stored = 0;
   let next = 0;
 
   let sweeps = 0;
   for (let iteration = 0; iteration < MAX_ITERATIONS; iteration++) {
-    sweep(x, g);
-    let residual = 0;
-    let size = 0;
-    for (let q = 0; q < m; q++) {
-      const d = g[q]! - x[q]!;
-      f[q] = d;
-      const ad = d < 0 ? -d : d;
-      if (ad > residual) residual = ad;
-      const ag = g[q]! < 0 ? -g[q]! : g[q]!;
-      if (ag > size) size = ag;
-    }
+    gaussSeidelSweep(m, rowStart, target, share, constant, scale, x, g);
+    // Columns are refreshed from the second sweep on; the products use the refreshed ones.
+    const recording = iteration > 0;
+    const column = next;
+    measureSweep(
+      m,
+      x,
+      g,
+      f,
+      previousG,
+      previousF,
+      deltaG[column]!,
+      deltaF[column]!,
+      recording,
+      deltaF,
+      measured,
+    );
     sweeps = iteration + 1;
+    const residual = measured[RESIDUAL]!;
+    const size = measured[SIZE]!;
     if (residual <= RELATIVE_TOLERANCE * size || residual === 0) break;
 
-    if (iteration > 0) {
-      const dg = deltaG[next]!;
-      const df = deltaF[next]!;
-      for (let q = 0; q < m; q++) {
-        dg[q] = g[q]! - previousG[q]!;
-        df[q] = f[q]! - previousF[q]!;
-      }
+    if (recording) {
       if (stored < HISTORY) stored++;
       for (let c = 0; c < stored; c++) {
-        const product = dot(df, deltaF[c]!);
-        inner[next * HISTORY + c] = product;
-        inner[c * HISTORY + next] = product;
+        const product = measured[INNER + c]!;
+        inner[column * HISTORY + c] = product;
+        inner[c * HISTORY + column] = product;
       }
       next = (next + 1) % HISTORY;
     }
-    previousG.set(g);
-    previousF.set(f);
 
-    x.set(g);
-    if (stored === 0) continue;
-    for (let c = 0; c < stored; c++) rhs[c] = dot(deltaF[c]!, f);
-    const gamma = solveSmall(inner, HISTORY, stored, rhs);
-    if (gamma === undefined) continue;
-    for (let c = 0; c < stored; c++) {
-      const weight = gamma[c]!;
-      if (weight === 0) continue;
-      const dg = deltaG[c]!;
-      for (let q = 0; q < m; q++) x[q]! -= weight * dg[q]!;
+    weights.fill(0);
+    if (stored > 0) {
+      const gamma = solveSmall(inner, HISTORY, stored, measured.subarray(RHS, RHS + stored));
+      if (gamma !== undefined) weights.set(gamma);
     }
+    mixIterate(m, x, g, weights, deltaG);
   }
 
   for (let q = 0; q < m; q++) {
@@ -184,10 +170,122 @@ function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n:
   return sweeps;
 }
 
-function dot(a: Float64Array, b: Float64Array): number {
-  let sum = 0;
-  for (let q = 0; q < a.length; q++) sum += a[q]! * b[q]!;
-  return sum;
+/**
+ * One Gauss–Seidel sweep of `r = constant + share·r` (scaled for self-dependencies) from `from`
+ * into `into`: rows before `q` read their fresh values, rows after it the previous ones.
+ */
+function gaussSeidelSweep(
+  m: number,
+  rowStart: Int32Array,
+  target: Int32Array,
+  share: Float64Array,
+  constant: Float64Array,
+  scale: Float64Array,
+  from: Float64Array,
+  into: Float64Array,
+): void {
+  into.set(from);
+  for (let q = 0; q < m; q++) {
+    let sum = constant[q]!;
+    const end = rowStart[q + 1]!;
+    for (let e = rowStart[q]!; e < end; e++) sum += share[e]! * into[target[e]!]!;
+    into[q] = sum * scale[q]!;
+  }
+}
+
+/** Slots of `measureSweep`'s output. */
+const RESIDUAL = 0;
+const SIZE = 1;
+/** `INNER + c`: the new residual difference · stored difference `c`. */
+const INNER = 2;
+/** `RHS + c`: stored difference `c` · the residual. */
+const RHS = INNER + HISTORY;
+const MEASURED_LENGTH = RHS + HISTORY;
+
+/**
+ * Everything the acceleration needs from a sweep, in one pass over the vectors: the residual
+ * `f = g − x` and the largest |f| and |g|; when `recording`, the newest differences of `g` and
+ * `f` into their ring-buffer columns; the remembered `g` and `f`; and the inner products of the
+ * refreshed columns. Each sum runs over `q` in ascending order, as separate passes would, so
+ * the numbers are bit-identical to computing them one vector operation at a time (they were,
+ * before these passes were fused: the pinned-output test holds it).
+ */
+function measureSweep(
+  m: number,
+  x: Float64Array,
+  g: Float64Array,
+  f: Float64Array,
+  previousG: Float64Array,
+  previousF: Float64Array,
+  newDeltaG: Float64Array,
+  newDeltaF: Float64Array,
+  recording: boolean,
+  deltaF: readonly [Float64Array, Float64Array, Float64Array],
+  into: Float64Array,
+): void {
+  const [f0, f1, f2] = deltaF;
+  let residual = 0;
+  let size = 0;
+  let inner0 = 0;
+  let inner1 = 0;
+  let inner2 = 0;
+  let rhs0 = 0;
+  let rhs1 = 0;
+  let rhs2 = 0;
+  for (let q = 0; q < m; q++) {
+    const gq = g[q]!;
+    const d = gq - x[q]!;
+    f[q] = d;
+    const ad = d < 0 ? -d : d;
+    if (ad > residual) residual = ad;
+    const ag = gq < 0 ? -gq : gq;
+    if (ag > size) size = ag;
+    if (recording) {
+      const df = d - previousF[q]!;
+      newDeltaG[q] = gq - previousG[q]!;
+      newDeltaF[q] = df;
+      const c0 = f0[q]!;
+      const c1 = f1[q]!;
+      const c2 = f2[q]!;
+      inner0 += df * c0;
+      inner1 += df * c1;
+      inner2 += df * c2;
+      rhs0 += c0 * d;
+      rhs1 += c1 * d;
+      rhs2 += c2 * d;
+    }
+    previousG[q] = gq;
+    previousF[q] = d;
+  }
+  into[RESIDUAL] = residual;
+  into[SIZE] = size;
+  into[INNER] = inner0;
+  into[INNER + 1] = inner1;
+  into[INNER + 2] = inner2;
+  into[RHS] = rhs0;
+  into[RHS + 1] = rhs1;
+  into[RHS + 2] = rhs2;
+}
+
+/** The next iterate: `x = g − Σ weight_c · ΔG_c`, terms in column order, zero weights skipped. */
+function mixIterate(
+  m: number,
+  x: Float64Array,
+  g: Float64Array,
+  weights: Float64Array,
+  deltaG: readonly [Float64Array, Float64Array, Float64Array],
+): void {
+  const [g0, g1, g2] = deltaG;
+  const w0 = weights[0]!;
+  const w1 = weights[1]!;
+  const w2 = weights[2]!;
+  for (let q = 0; q < m; q++) {
+    let value = g[q]!;
+    if (w0 !== 0) value -= w0 * g0[q]!;
+    if (w1 !== 0) value -= w1 * g1[q]!;
+    if (w2 !== 0) value -= w2 * g2[q]!;
+    x[q] = value;
+  }
 }
 
 /**
