@@ -1,5 +1,6 @@
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
+import { sortIds } from './sort-ids';
 import type { CycleEvent } from './types';
 
 /**
@@ -23,8 +24,7 @@ export function cycleEvents(structure: CompiledStructure, tick: number): CycleEv
         if (componentOf[outTarget[k]!] !== c) closed = false;
       }
     }
-    // The default sort orders strings by UTF-16 code units, exactly as `<` does, and needs no callback.
-    nodeIds.sort();
+    sortIds(nodeIds);
     events.push({ tick, type: 'cycle', nodes: nodeIds, closed });
   }
   return events.sort((a, b) => compareIds(a.nodes[0]!, b.nodes[0]!));
