@@ -25,6 +25,9 @@ import {
   type Structure,
   ticks,
 } from '../lib/engine';
+import { measurePressure, PressureBuffers } from '../lib/engine/pressure';
+import { ReachWorkspace, solveReach } from '../lib/engine/reach';
+import { createStepBuffers, stepFrom } from '../lib/engine/step';
 import { encodeStructure } from '../lib/systems/payload';
 import {
   type Family,
@@ -33,6 +36,7 @@ import {
   generateStructure,
   requestText,
   type Shape,
+  type ShapeSpec,
   withCollidingIds,
 } from './generate';
 import { runGraphologyPeer } from './graphology-peer';
@@ -67,7 +71,12 @@ const MEASUREMENT_BUDGET_MS = 20_000;
 /** A first run faster than this is a JIT warm-up and is thrown away; a slower one counts. */
 const WARM_UP_LIMIT_MS = 1_000;
 
-const TARGETS = { graphologyOverOurs: 20, oursOverFloor: 0.5, stepNsPerDependencyTick: 10 } as const;
+const TARGETS = {
+  graphologyOverOurs: 20,
+  oursOverFloor: 0.5,
+  endToEndOverFloor: 1,
+  stepNsPerDependencyTick: 10,
+} as const;
 
 const quick = process.argv.includes('--quick');
 const collectGarbage = globalThis.gc;
@@ -168,6 +177,8 @@ interface Timeline {
   nsPerDependencyTick: number;
   /** `ticks` only: `JSON.stringify` of the response holding those snapshots, on a warm heap. */
   stringify?: Measurement;
+  /** `ticks` only: the `ticks` request text to its response text, as the service answers it. */
+  endToEnd?: Measurement;
 }
 
 interface Breakdown {
@@ -193,6 +204,9 @@ interface RowResult {
   /** True when graphology's SCC overflowed: its build time alone makes the ratio a lower bound. */
   graphologyRatioIsLowerBound: boolean;
   oursOverFloor: number;
+  /** Request text to response text through the service's own parse, engine and serializer. */
+  endToEnd: Measurement;
+  endToEndOverFloor: number;
   timeline: Timeline | undefined;
   breakdown: Breakdown | undefined;
   facts: ResultFacts;
@@ -273,6 +287,15 @@ async function benchRow(size: SizeSpec, shape: Shape): Promise<RowResult> {
   });
   response = undefined;
 
+  // What the service does with the request text: parse, validate, analyze, serialize.
+  progress(`${name}: end to end (request text → response text)`);
+  const endToEnd = measure(size.runs, () => {
+    const started = performance.now();
+    const request = parseEngineRequest(JSON.parse(text) as unknown, BENCH_LIMITS);
+    sink += renderEngineResponse(request).length;
+    return { ms: performance.now() - started };
+  });
+
   progress(`${name}: graphology`);
   let components: number | undefined;
   const peerMeasurement = measure(size.runs, (): Sample => {
@@ -320,12 +343,23 @@ async function benchRow(size: SizeSpec, shape: Shape): Promise<RowResult> {
       return { ms: performance.now() - started };
     });
     snapshots = undefined;
+    // Request text to response text. The API itself caps a response at 1,000,000 snapshot
+    // elements (18 ticks of this structure), so this is the engine's path without that check.
+    progress(`${name}: ticks(…, ${TIMELINE_TICKS}) end to end`);
+    const endToEnd = measure(3, () => {
+      const started = performance.now();
+      const structure = JSON.parse(text) as Structure;
+      const response = { mode: 'ticks', ticks: TIMELINE_TICKS, snapshots: ticks(structure, TIMELINE_TICKS) };
+      sink += JSON.stringify(response).length;
+      return { ms: performance.now() - started };
+    });
     timeline = {
       kind: 'ticks',
       ticks: TIMELINE_TICKS,
       measurement,
       nsPerDependencyTick: (measurement.medianMs * 1e6) / (size.dependencyCount * TIMELINE_TICKS),
       stringify,
+      endToEnd,
     };
   } else if (size.timeline === 'step') {
     progress(`${name}: step alone ×${TIMELINE_TICKS}`);
@@ -383,6 +417,8 @@ async function benchRow(size: SizeSpec, shape: Shape): Promise<RowResult> {
     graphologyOverOurs: peer.medianMs / ours.medianMs,
     graphologyRatioIsLowerBound: sccOverflow,
     oursOverFloor: ours.medianMs / floor.medianMs,
+    endToEnd,
+    endToEndOverFloor: endToEnd.medianMs / floor.medianMs,
     timeline,
     breakdown,
     facts,
@@ -400,6 +436,8 @@ const COLUMNS: readonly Column[] = [
   { header: 'graphology / ours', align: 'right' },
   { header: 'ours / floor', align: 'right' },
   { header: 'full GCs', align: 'right' },
+  { header: 'end to end', align: 'right' },
+  { header: 'end to end / floor', align: 'right' },
   { header: 'timeline ×100', align: 'left' },
   { header: 'ns / dep / tick', align: 'right' },
 ];
@@ -417,8 +455,9 @@ function timelineCells(row: RowResult): [string, string] {
   if (!timeline) return ['–', '–'];
   const label = timeline.kind === 'ticks' ? 'ticks' : 'step alone';
   const stringify = timeline.stringify ? `, stringify ${formatMs(timeline.stringify.medianMs)}` : '';
+  const endToEnd = timeline.endToEnd ? `, end to end ${formatMs(timeline.endToEnd.medianMs)}` : '';
   return [
-    `${label} ${formatMs(timeline.measurement.medianMs)}${stringify}`,
+    `${label} ${formatMs(timeline.measurement.medianMs)}${stringify}${endToEnd}`,
     formatNs(timeline.nsPerDependencyTick),
   ];
 }
@@ -436,6 +475,8 @@ function mainTable(rows: readonly RowResult[]): string {
       formatRatio(row.graphologyOverOurs, row.graphologyRatioIsLowerBound),
       formatRatio(row.oursOverFloor),
       String(row.fullGcs),
+      formatMs(row.endToEnd.medianMs),
+      formatRatio(row.endToEndOverFloor),
       ...timelineCells(row),
     ]),
   );
@@ -520,6 +561,13 @@ function checkTargets(rows: readonly RowResult[]): TargetCheck[] {
       target: `ours / floor ≤ ${TARGETS.oursOverFloor}`,
       measured: formatRatio(row.oursOverFloor),
       pass: row.oursOverFloor <= TARGETS.oursOverFloor,
+    });
+    checks.push({
+      row: row.name,
+      target: `end to end ≤ ${TARGETS.endToEndOverFloor}× floor`,
+      measured: formatRatio(row.endToEndOverFloor),
+      pass: row.endToEndOverFloor <= TARGETS.endToEndOverFloor,
+      note: 'the response is serialized by JSON.stringify: the floor itself',
     });
     const step = row.timeline?.nsPerDependencyTick ?? Number.POSITIVE_INFINITY;
     checks.push({
@@ -652,6 +700,114 @@ function familyTable(results: readonly FamilyResult[]): { table: string; checks:
   return { table, checks };
 }
 
+/**
+ * Structure families at the target size: the solver's sweep count depends on the structure, so
+ * the targets must hold beyond the two main generators. Each varies one knob of `GENERATOR`.
+ */
+const STRUCTURE_FAMILIES: ReadonlyArray<{
+  name: string;
+  spec: Omit<ShapeSpec, 'nodeCount' | 'dependencyCount'>;
+}> = [
+  { name: 'random', spec: { shape: 'random' } },
+  { name: 'deep', spec: { shape: 'deep' } },
+  { name: 'random, 0.5% sinks', spec: { shape: 'random', variant: { sinkFraction: 0.005 } } },
+  { name: 'random, 20% sinks', spec: { shape: 'random', variant: { sinkFraction: 0.2 } } },
+  { name: 'random, 50% capacities', spec: { shape: 'random', variant: { capacityFraction: 0.5 } } },
+  {
+    name: 'random, weights 1e-3…1e3',
+    spec: { shape: 'random', variant: { weightFraction: 1, weightSpread: 1000 } },
+  },
+  {
+    name: 'deep, window 64, 5% back',
+    spec: { shape: 'deep', variant: { deepWindow: 64, deepBackFraction: 0.05 } },
+  },
+  { name: 'deep, 0.1% back', spec: { shape: 'deep', variant: { deepBackFraction: 0.001 } } },
+  { name: 'clustered, 200 × 1k', spec: { shape: 'clustered' } },
+  {
+    name: 'clustered, 20 × 10k',
+    spec: { shape: 'clustered', variant: { clusterSize: 10_000, clusterExitFraction: 0.01 } },
+  },
+];
+
+interface StructureFamilyResult {
+  name: string;
+  ours: Measurement;
+  floor: Measurement;
+  sweeps: number;
+  largestCycle: number;
+  fullGcs: number;
+}
+
+/**
+ * The large-cycle solver's sweeps for the primary blockage of `structure` (summed over the
+ * cycles it solves), as `analyze` would spend them.
+ */
+function reachSweeps(structure: Structure): number {
+  const compiled = compileStructure(structure);
+  const n = compiled.nodeCount;
+  const state = stepFrom(compiled, compiled.initialLoads, createStepBuffers(compiled), new Float64Array(n));
+  const primary = measurePressure(compiled, state, new PressureBuffers(n));
+  if (primary < 0) return 0;
+  const workspace = new ReachWorkspace(n);
+  solveReach(compiled, primary, workspace);
+  return workspace.sweeps;
+}
+
+async function benchStructureFamily(
+  family: (typeof STRUCTURE_FAMILIES)[number],
+): Promise<StructureFamilyResult> {
+  const size = { nodeCount: 200_000, dependencyCount: 1_000_000 };
+  progress(`${family.name}: generating`);
+  const text = requestText(generateStructure({ ...family.spec, ...size }));
+  const parsed = JSON.parse(text) as Structure;
+  progress(`${family.name}: analyze`);
+  const ours = measure(3, () => {
+    const started = performance.now();
+    sink += analyze(parsed).nodes.length;
+    return { ms: performance.now() - started };
+  });
+  collectGarbage!();
+  const fullGcs = await fullGcsDuring(() => {
+    sink += analyze(parsed).nodes.length;
+  });
+  let response: { mode: 'analyze'; engine: EngineResult } | undefined = {
+    mode: 'analyze',
+    engine: analyze(parsed),
+  };
+  const { largestCycle } = factsOf(response.engine);
+  const floor = measure(3, () => {
+    const started = performance.now();
+    sink += JSON.parse(text) === null ? 0 : 1;
+    sink += JSON.stringify(response).length;
+    return { ms: performance.now() - started };
+  });
+  response = undefined;
+  return { name: family.name, ours, floor, sweeps: reachSweeps(parsed), largestCycle, fullGcs };
+}
+
+function structureFamilyTable(results: readonly StructureFamilyResult[]): string {
+  return renderTable(
+    [
+      { header: '200k/1M structure', align: 'left' },
+      { header: 'ours: analyze', align: 'right' },
+      { header: 'floor: parse + stringify', align: 'right' },
+      { header: 'ours / floor', align: 'right' },
+      { header: 'reach sweeps', align: 'right' },
+      { header: 'largest cycle', align: 'right' },
+      { header: 'full GCs', align: 'right' },
+    ],
+    results.map((result) => [
+      result.name,
+      formatMs(result.ours.medianMs),
+      formatMs(result.floor.medianMs),
+      formatRatio(result.ours.medianMs / result.floor.medianMs),
+      String(result.sweeps),
+      formatCount(result.largestCycle),
+      String(result.fullGcs),
+    ]),
+  );
+}
+
 /** Crafted ids: how many share one home slot of the id index (past 32 it moves to a Map). */
 const COLLIDING_IDS = 64;
 
@@ -774,6 +930,9 @@ async function main(): Promise<void> {
   const collidingResult = quick ? undefined : benchColliding();
   const families: FamilyResult[] = [];
   if (!quick) for (const row of FAMILY_ROWS) families.push(await benchFamily(row));
+  const structureFamilies: StructureFamilyResult[] = [];
+  if (!quick)
+    for (const family of STRUCTURE_FAMILIES) structureFamilies.push(await benchStructureFamily(family));
   const stored: StoredResult[] = [];
   for (const size of STORED_SIZES.filter((candidate) => sizes.includes(candidate))) {
     stored.push(await benchStored(size));
@@ -833,6 +992,13 @@ async function main(): Promise<void> {
     }
     console.log('');
   }
+  const structureFamilySection =
+    structureFamilies.length > 0 ? structureFamilyTable(structureFamilies) : undefined;
+  if (structureFamilySection) {
+    console.log(
+      `Structure families at 200k nodes / 1M dependencies (sweeps: the large-cycle solver's, for the primary blockage):\n\n${structureFamilySection}\n`,
+    );
+  }
   const storedSection = stored.length > 0 ? storedTable(stored) : undefined;
   if (storedSection) {
     console.log(
@@ -858,6 +1024,8 @@ async function main(): Promise<void> {
     families,
     familyTable: familySection?.table,
     familyChecks: familySection?.checks,
+    structureFamilies,
+    structureFamilyTable: structureFamilySection,
     stored,
     storedTable: storedSection,
   };

@@ -28,13 +28,17 @@ function seedOf(name: string): number {
   return hash >>> 0;
 }
 
-export type Shape = 'random' | 'deep';
+export type Shape = 'random' | 'deep' | 'clustered';
 
 export interface ShapeSpec {
   shape: Shape;
   nodeCount: number;
   dependencyCount: number;
+  /** Knobs changed from `GENERATOR`, for the structure families; each variant has its own seed. */
+  variant?: Partial<Knobs>;
 }
+
+type Knobs = { -readonly [K in keyof typeof GENERATOR]: number };
 
 /** The knobs, in one place so the docs can quote them. */
 export const GENERATOR = {
@@ -53,6 +57,15 @@ export const GENERATOR = {
   deepWindow: 8,
   /** …except this fraction, which goes back to any earlier node and closes a long cycle. */
   deepBackFraction: 0.01,
+  /**
+   * Weights of the weighted dependencies: 0 draws them from {0.5, 1, …, 4}; a spread `s > 1`
+   * draws them log-uniformly from [1/s, s] (shares then differ by orders of magnitude).
+   */
+  weightSpread: 0,
+  /** Clustered shape: nodes in consecutive groups of this size… */
+  clusterSize: 1000,
+  /** …whose dependencies stay inside the group except this fraction, which go to a later group. */
+  clusterExitFraction: 0.03,
 } as const;
 
 /**
@@ -62,14 +75,20 @@ export const GENERATOR = {
  *   small fraction of dependencies jump back to a random earlier node, so most of the chain
  *   is one huge strongly connected component with a depth-first search as deep as the chain.
  *
- * Both have exactly `dependencyCount` dependencies, spread evenly over the non-sink nodes,
+ * - `clustered`: groups of `clusterSize` consecutive nodes linked at random inside the group,
+ *   with a few dependencies to later groups: a chain of many mid-sized cycles instead of one.
+ *
+ * All have exactly `dependencyCount` dependencies, spread evenly over the non-sink nodes,
  * and the last node is always a sink so the chain ends somewhere.
  */
 export function generateStructure(spec: ShapeSpec): Structure {
-  const { shape, nodeCount, dependencyCount } = spec;
-  const random = mulberry32(seedOf(`${shape}-${nodeCount}-${dependencyCount}`));
+  const { shape, nodeCount, dependencyCount, variant } = spec;
+  const variantName = variant === undefined ? '' : `-${JSON.stringify(variant)}`;
+  const random = mulberry32(seedOf(`${shape}-${nodeCount}-${dependencyCount}${variantName}`));
   const below = (n: number) => Math.floor(random() * n);
-  const g = GENERATOR;
+  const g: Knobs = { ...GENERATOR, ...variant };
+  const weightOf = (): number =>
+    g.weightSpread > 1 ? roundTo(g.weightSpread ** (2 * random() - 1), 1e6) : (1 + below(8)) / 2;
 
   const ids = new Array<string>(nodeCount);
   const nodes = new Array<NodeInput>(nodeCount);
@@ -97,6 +116,8 @@ export function generateStructure(spec: ShapeSpec): Structure {
       let to: number;
       if (shape === 'random') {
         to = below(nodeCount);
+      } else if (shape === 'clustered') {
+        to = clusterTarget(from, nodeCount, g, below, random);
       } else if (from > 0 && random() < g.deepBackFraction) {
         to = below(from);
       } else {
@@ -106,11 +127,25 @@ export function generateStructure(spec: ShapeSpec): Structure {
       const toId = ids[to]!;
       dependencies[e++] =
         random() < g.weightFraction
-          ? { from: fromId, to: toId, weight: (1 + below(8)) / 2 }
+          ? { from: fromId, to: toId, weight: weightOf() }
           : { from: fromId, to: toId };
     }
   }
   return { nodes, dependencies };
+}
+
+/** A node of `from`'s own group, or now and then of any later group (the groups form a chain of SCCs). */
+function clusterTarget(
+  from: number,
+  nodeCount: number,
+  g: Knobs,
+  below: (n: number) => number,
+  random: () => number,
+): number {
+  const first = from - (from % g.clusterSize);
+  const end = Math.min(nodeCount, first + g.clusterSize);
+  if (end < nodeCount && random() < g.clusterExitFraction) return end + below(nodeCount - end);
+  return first + below(end - first);
 }
 
 /** Out-degrees: `total` dependencies spread as evenly as possible over the non-sink nodes. */
