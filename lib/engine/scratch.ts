@@ -145,7 +145,7 @@ const MIB = 1024 * 1024;
  * (200,000 nodes, 1,000,000 dependencies) peaks at 100 MiB, a 1M-node chain at 185 MiB and a
  * 2M-node chain at 369 MiB; calls past the limit allocate per call, as without scratch memory.
  */
-export const SCRATCH_RETAIN_LIMIT_BYTES = 512 * MIB;
+const SCRATCH_RETAIN_LIMIT_BYTES = 512 * MIB;
 
 /** The engine's one scratch memory (a process runs one engine call at a time per thread). */
 export const scratch = new ScratchMemory(SCRATCH_RETAIN_LIMIT_BYTES);
