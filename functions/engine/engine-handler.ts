@@ -31,6 +31,12 @@ export interface EngineHandlerDeps {
   systemCache?: CompiledStructureCache;
 }
 
+/** A parsed engine request, with the SHA-256 of the stored structure it runs on, if any. */
+interface ParsedRequest {
+  request: EngineRequest;
+  storedSha256?: string;
+}
+
 /**
  * `POST /api/engine` as a middy handler (HTTP API payload 2.0 in and out). The middlewares
  * apply the contract's checks in its order: Authorization header (1), key (2), body size (3),
@@ -52,9 +58,9 @@ export function createEngineHandler(deps: EngineHandlerDeps) {
    * With a cache, the owner's record is read first (a small read) and a structure this instance
    * compiled before, by the record's SHA-256, is used as it is; otherwise the structure is read.
    */
-  const parseRequest = async (body: unknown, owner: string): Promise<EngineRequest> => {
+  const parseRequest = async (body: unknown, owner: string): Promise<ParsedRequest> => {
     if (!isRecord(body) || !Object.hasOwn(body, 'systemId') || locateStructure(body) !== undefined) {
-      return parseEngineRequest(body, limits);
+      return { request: parseEngineRequest(body, limits) };
     }
     parseEngineRequest({ ...body, nodes: [], dependencies: [] }, limits);
     const id = body.systemId;
@@ -66,7 +72,8 @@ export function createEngineHandler(deps: EngineHandlerDeps) {
       const compiled = systemCache.get(record.sha256);
       if (compiled !== undefined) {
         const { nodes, dependencies } = compiled;
-        return parseEngineRequest({ ...envelope, nodes, dependencies }, limits, { compiled });
+        const request = parseEngineRequest({ ...envelope, nodes, dependencies }, limits, { compiled });
+        return { request, storedSha256: record.sha256 };
       }
     }
     const stored = await systems.get(owner, id);
@@ -76,18 +83,25 @@ export function createEngineHandler(deps: EngineHandlerDeps) {
       limits,
     );
     systemCache?.set(stored.record.sha256, request.structure);
-    return request;
+    return { request, storedSha256: stored.record.sha256 };
+  };
+
+  /** A stored system's answer is kept beside its structure, so an exact repeat is not recomputed. */
+  const render = (request: EngineRequest, storedSha256: string | undefined): string => {
+    if (systemCache === undefined || storedSha256 === undefined) return renderEngineResponse(request);
+    const key = request.mode === 'ticks' ? `ticks ${request.ticks}` : request.mode;
+    return systemCache.answer(storedSha256, key, () => renderEngineResponse(request));
   };
 
   const runEngineRequest = async (event: HttpEvent, context: HttpContext): Promise<HttpResult> => {
-    const request = await parseRequest(event.body, context.apiKey!.owner);
+    const { request, storedSha256 } = await parseRequest(event.body, context.apiKey!.owner);
     Object.assign(requestFacts({ context }), {
       mode: request.mode,
       ...(request.mode === 'ticks' ? { ticks: request.ticks } : {}),
       nodeCount: request.structure.nodeCount,
       dependencyCount: request.structure.dependencyCount,
     });
-    return jsonTextResult(200, renderEngineResponse(request));
+    return jsonTextResult(200, render(request, storedSha256));
   };
 
   // middy runs `before` in the order given and `after`/`onError` in reverse, so: the request

@@ -1,7 +1,9 @@
 /**
  * Compiled structures of stored systems, kept across requests by a warm Lambda instance so a
  * repeated `{ mode, systemId }` run skips reading, decompressing, parsing, validating and
- * compiling the structure, and the component and sweep-order work the compiled structure keeps.
+ * compiling the structure, and the component and sweep-order work the compiled structure keeps;
+ * and beside each structure the last few response texts written for it, so an exact repeat
+ * (same structure, mode and tick count) skips the engine and the serialization too.
  *
  * Keyed by the SHA-256 of the stored structure (the record's `sha256`, checked on every read of
  * the bytes), so two systems with the same structure share one entry and a structure can never
@@ -23,10 +25,24 @@ export function estimatedBytes(compiled: CompiledStructure): number {
   return nodeCount * 132 + dependencyCount * 142 + idChars + 4096;
 }
 
+/**
+ * Most answers kept per structure (`analyze`, `tick` and a few tick counts): a caller stepping
+ * through many tick counts of one system must not push every other system out.
+ */
+const MAX_ANSWERS_PER_STRUCTURE = 8;
+
+interface Entry {
+  compiled: CompiledStructure;
+  /** The structure's estimate plus its answers' lengths. */
+  bytes: number;
+  /** Response texts by request (`analyze`, `tick`, `ticks 20`), oldest first. */
+  answers: Map<string, string>;
+}
+
 export class CompiledStructureCache {
   readonly #maxBytes: number;
   /** Insertion order is recency order: a hit is deleted and set again. */
-  readonly #entries = new Map<string, { compiled: CompiledStructure; bytes: number }>();
+  readonly #entries = new Map<string, Entry>();
   #bytes = 0;
 
   constructor(maxBytes: number) {
@@ -34,11 +50,7 @@ export class CompiledStructureCache {
   }
 
   get(sha256: string): CompiledStructure | undefined {
-    const entry = this.#entries.get(sha256);
-    if (entry === undefined) return undefined;
-    this.#entries.delete(sha256);
-    this.#entries.set(sha256, entry);
-    return entry.compiled;
+    return this.#touch(sha256)?.compiled;
   }
 
   /** Keeps `compiled` unless it alone is larger than the bound; evicts the least recently used to fit. */
@@ -50,13 +62,47 @@ export class CompiledStructureCache {
       this.#bytes -= existing.bytes;
     }
     if (bytes > this.#maxBytes) return;
-    for (const [key, entry] of this.#entries) {
-      if (this.#bytes + bytes <= this.#maxBytes) break;
-      this.#entries.delete(key);
-      this.#bytes -= entry.bytes;
-    }
-    this.#entries.set(sha256, { compiled, bytes });
+    this.#makeRoom(bytes);
+    this.#entries.set(sha256, { compiled, bytes, answers: new Map() });
     this.#bytes += bytes;
+  }
+
+  /**
+   * The response text this instance already wrote for `request` on the structure, if any. An
+   * answer is a pure function of the structure (fixed by its SHA-256), the mode and the tick
+   * count, so a repeat gets the same bytes without running the engine again.
+   */
+  getAnswer(sha256: string, request: string): string | undefined {
+    return this.#touch(sha256)?.answers.get(request);
+  }
+
+  /** Keeps an answer beside its structure (which must be cached), within the same byte bound. */
+  setAnswer(sha256: string, request: string, text: string): void {
+    const entry = this.#touch(sha256);
+    if (entry === undefined || entry.answers.has(request)) return;
+    // Strings of JSON text hold one or two bytes per character; the length is the estimate.
+    const bytes = text.length;
+    if (entry.bytes + bytes > this.#maxBytes) return;
+    if (entry.answers.size >= MAX_ANSWERS_PER_STRUCTURE) {
+      const [oldest, oldestText] = entry.answers.entries().next().value!;
+      entry.answers.delete(oldest);
+      entry.bytes -= oldestText.length;
+      this.#bytes -= oldestText.length;
+    }
+    // The entry itself is the most recent one, so making room never evicts it.
+    this.#makeRoom(bytes, sha256);
+    entry.answers.set(request, text);
+    entry.bytes += bytes;
+    this.#bytes += bytes;
+  }
+
+  /** The kept answer for `request` on the structure, else `write()`'s, kept for next time. */
+  answer(sha256: string, request: string, write: () => string): string {
+    const kept = this.getAnswer(sha256, request);
+    if (kept !== undefined) return kept;
+    const text = write();
+    this.setAnswer(sha256, request, text);
+    return text;
   }
 
   /** Estimated bytes held now. */
@@ -66,6 +112,24 @@ export class CompiledStructureCache {
 
   get size(): number {
     return this.#entries.size;
+  }
+
+  #touch(sha256: string): Entry | undefined {
+    const entry = this.#entries.get(sha256);
+    if (entry === undefined) return undefined;
+    this.#entries.delete(sha256);
+    this.#entries.set(sha256, entry);
+    return entry;
+  }
+
+  /** Evicts least recently used entries (never `keep`) until `bytes` more fit. */
+  #makeRoom(bytes: number, keep?: string): void {
+    for (const [key, entry] of this.#entries) {
+      if (this.#bytes + bytes <= this.#maxBytes) break;
+      if (key === keep) continue;
+      this.#entries.delete(key);
+      this.#bytes -= entry.bytes;
+    }
   }
 }
 

@@ -45,6 +45,50 @@ describe('CompiledStructureCache', () => {
     expect(cache.bytes).toBe(estimatedBytes(small));
   });
 
+  it('keeps answers beside their structure, counted in its bytes and evicted with it', () => {
+    const [one, two] = [chain(100), chain(100)];
+    const answer = 'x'.repeat(1000);
+    const cache = new CompiledStructureCache(estimatedBytes(one) * 2 + 1500);
+    // No structure, no answer: an answer is only known by a structure this instance compiled.
+    cache.setAnswer('1', 'analyze', answer);
+    expect(cache.getAnswer('1', 'analyze')).toBeUndefined();
+    cache.set('1', one);
+    cache.setAnswer('1', 'analyze', answer);
+    expect(cache.getAnswer('1', 'analyze')).toBe(answer);
+    expect(cache.getAnswer('1', 'tick')).toBeUndefined();
+    expect(cache.bytes).toBe(estimatedBytes(one) + answer.length);
+    // A second structure and its answer do not fit beside both: the least recent entry goes whole.
+    cache.set('2', two);
+    cache.setAnswer('2', 'analyze', answer);
+    expect(cache.get('1')).toBeUndefined();
+    expect(cache.getAnswer('1', 'analyze')).toBeUndefined();
+    expect(cache.getAnswer('2', 'analyze')).toBe(answer);
+    expect(cache.bytes).toBe(estimatedBytes(two) + answer.length);
+  });
+
+  // One system asked for tick counts 1, 2, 3, … must not crowd out every other system.
+  it('keeps at most 8 answers per structure, dropping the oldest', () => {
+    const cache = new CompiledStructureCache(64 * 1024 * 1024);
+    const compiled = chain(10);
+    cache.set('s', compiled);
+    for (let n = 1; n <= 10; n++) cache.setAnswer('s', `ticks ${n}`, `answer ${n}`);
+    expect(cache.getAnswer('s', 'ticks 1')).toBeUndefined();
+    expect(cache.getAnswer('s', 'ticks 2')).toBeUndefined();
+    expect(cache.getAnswer('s', 'ticks 3')).toBe('answer 3');
+    expect(cache.getAnswer('s', 'ticks 10')).toBe('answer 10');
+    const kept = [3, 4, 5, 6, 7, 8, 9, 10].map((n) => `answer ${n}`.length).reduce((a, b) => a + b);
+    expect(cache.bytes).toBe(estimatedBytes(compiled) + kept);
+  });
+
+  it('does not keep an answer that would not fit even alone beside its structure', () => {
+    const compiled = chain(10);
+    const cache = new CompiledStructureCache(estimatedBytes(compiled) + 10);
+    cache.set('s', compiled);
+    cache.setAnswer('s', 'analyze', 'x'.repeat(11));
+    expect(cache.getAnswer('s', 'analyze')).toBeUndefined();
+    expect(cache.get('s')).toBe(compiled);
+  });
+
   it('estimates more bytes for more nodes, dependencies and longer ids', () => {
     expect(estimatedBytes(chain(200))).toBeGreaterThan(estimatedBytes(chain(100)));
     const longIds = compileStructure({ nodes: [{ id: 'x'.repeat(5000) }], dependencies: [] });

@@ -1,6 +1,7 @@
 /**
  * `{ mode, systemId }` with the warm-instance cache: a repeated run takes the compiled structure
- * kept by hash, answers byte for byte as the first, and still checks the owner every time.
+ * (and, for the same mode and tick count, the answer) kept by hash, answers byte for byte as the
+ * first, and still checks the owner every time.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -70,6 +71,25 @@ describe('engine handler on stored systems, with the cache', () => {
     expect(second.body).toBe(inline.body);
     expect(analyzed.body).toBe((await run(handler, { mode: 'analyze', ...WORKED })).body);
     expect(calls).toEqual({ get: 1, getRecord: 3 });
+  });
+
+  // The answer is kept beside the structure, per mode and tick count: a repeat of the same
+  // request is the kept text, another tick count is computed (and kept) on its own.
+  it('keeps each answer by mode and tick count, and answers repeats with it', async () => {
+    const { store } = memoryStore();
+    const cache = new CompiledStructureCache(64 * 1024 * 1024);
+    const handler = handlerFor(store, cache);
+    const sha256 = createHash('sha256').update(text).digest('hex');
+    const four = await run(handler, { mode: 'ticks', ticks: 4, systemId: ID });
+    expect(cache.getAnswer(sha256, 'ticks 4')).toBe(four.body);
+    expect(cache.getAnswer(sha256, 'ticks 5')).toBeUndefined();
+    const five = await run(handler, { mode: 'ticks', ticks: 5, systemId: ID });
+    expect(five.body).toBe((await run(handler, { mode: 'ticks', ticks: 5, ...WORKED })).body);
+    expect(cache.getAnswer(sha256, 'ticks 5')).toBe(five.body);
+    // Inline structures are never kept: they have no stored hash to be known by.
+    const sizeBefore = cache.bytes;
+    await run(handler, { mode: 'analyze', ...WORKED });
+    expect(cache.bytes).toBe(sizeBefore);
   });
 
   // Bob sends alice's system id: the record read says no, whatever the cache holds.
