@@ -17,9 +17,12 @@
  * which bounds what a process keeps between calls.
  *
  * Every view is filled (zero unless stated) before it is handed out, so results never depend
- * on what an earlier call left behind. Nothing here outlives a call: results are plain
- * objects and numbers, and the compiled structure's own arrays are never carved from here.
+ * on what an earlier call left behind. Nothing here outlives a call: results are plain objects
+ * and numbers; a structure `analyze` / `ticks` compile from plain data for the call
+ * (`compileForCall`) lives here only for that call, and one compiled by `compileStructure` (to be
+ * kept) never does.
  */
+
 /** Where an algorithm takes its arrays from: scratch memory for one call, or fresh ones to keep. */
 export interface ArrayMemory {
   float64(length: number): Float64Array;
