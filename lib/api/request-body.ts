@@ -60,9 +60,14 @@ export function parseJsonRequestBody(
   const arrivedAsText = typeof body === 'string' && !options.isBase64Encoded;
   let bytes: Uint8Array =
     typeof body !== 'string' ? body : Buffer.from(body, options.isBase64Encoded ? 'base64' : 'utf8');
-  // Codings are listed in the order they were applied, so they are undone from the last.
+  // Codings are listed in the order they were applied, so they are undone from the last. The
+  // decoded-size limit holds for all layers together: otherwise a header listing a coding
+  // hundreds of times could make each layer inflate to the limit, multiplying the work.
+  let budget = options.maxDecodedBytes;
   for (let i = codings.length - 1; i >= 0; i--) {
-    bytes = decode(bytes, codings[i]!, options.maxDecodedBytes, arrivedAsText);
+    bytes = decode(bytes, codings[i]!, budget, options.maxDecodedBytes, arrivedAsText);
+    if (bytes.byteLength > budget) throw decodedTooLarge(options.maxDecodedBytes);
+    budget -= bytes.byteLength;
   }
   return parseJson(checkedText(decodeUtf8(bytes)));
 }
@@ -101,27 +106,25 @@ const TEXT_TYPE_HINT =
 const CODING_NAMES: Record<RequestCoding, string> = { gzip: 'gzip', br: 'brotli', deflate: 'deflate' };
 
 /**
- * Undoes one coding, stopping as soon as the output would pass `maxDecodedBytes` (zlib checks
- * `maxOutputLength` chunk by chunk), so a few kilobytes that inflate to gigabytes cost at most
- * the cap in memory and a fraction of a second.
+ * Undoes one coding, stopping as soon as the output would pass `budget`, what is left of the
+ * decoded-size limit (zlib checks `maxOutputLength` chunk by chunk), so a few kilobytes that
+ * inflate to gigabytes cost at most the limit in memory and a fraction of a second.
  */
 function decode(
   bytes: Uint8Array,
   coding: RequestCoding,
+  budget: number,
   maxDecodedBytes: number,
   arrivedAsText: boolean,
 ): Buffer {
-  const options: ZlibOptions = { maxOutputLength: maxDecodedBytes };
+  const options: ZlibOptions = { maxOutputLength: Math.max(budget, 1) };
   try {
     if (coding === 'gzip') return gunzipSync(bytes, options);
     if (coding === 'br') return brotliDecompressSync(bytes, options);
     return inflateDeflate(bytes, options);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw new ApiError(
-        'LIMIT_EXCEEDED',
-        `The request body decompresses to more than the limit of ${maxDecodedBytes} bytes; send a smaller structure.`,
-      );
+      throw decodedTooLarge(maxDecodedBytes);
     }
     throw new ApiError(
       'PAYLOAD_ERROR',
@@ -129,6 +132,14 @@ function decode(
         (arrivedAsText ? TEXT_TYPE_HINT : ''),
     );
   }
+}
+
+function decodedTooLarge(maxDecodedBytes: number): ApiError {
+  return new ApiError(
+    'LIMIT_EXCEEDED',
+    `The request body decompresses to more than the limit of ${maxDecodedBytes} bytes (all its ` +
+      'codings together); send a smaller structure.',
+  );
 }
 
 /** HTTP's `deflate` is the zlib format (RFC 9110 §8.4.1.2), but some clients send raw deflate: take both. */

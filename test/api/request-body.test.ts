@@ -49,6 +49,27 @@ describe('compressed request bodies', () => {
     expect(read(wire, { isBase64Encoded: true, contentEncoding: 'gzip, identity, br' })).toEqual(BODY);
   });
 
+  // A header may list a coding many times, but the decoded-size limit holds for all layers
+  // together: 3 layers of a body that decodes to 9 KB fit 30 KB, 4 do not fit 30 KB (36 KB of
+  // output in all), so stacking codings cannot multiply the work per request.
+  it('counts every layer of stacked codings against one decoded-size limit', () => {
+    const inner = JSON.stringify({ mode: 'analyze', nodes: [{ id: 'x'.repeat(9000) }], dependencies: [] });
+    let wire: Buffer = Buffer.from(inner);
+    const layers: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      // Each layer is the previous one stored uncompressed-ish (level 0): its output is ~9 KB.
+      wire = gzipSync(wire, { level: 0 });
+      layers.push('gzip');
+    }
+    const limits = { maxBytes: 1_000_000, isBase64Encoded: true };
+    expect(() =>
+      read(base64(wire), { ...limits, maxDecodedBytes: 30_000, contentEncoding: layers.join(', ') }),
+    ).toThrow(/all its codings together/);
+    expect(
+      read(base64(wire), { ...limits, maxDecodedBytes: 40_000, contentEncoding: layers.join(', ') }),
+    ).toEqual(JSON.parse(inner));
+  });
+
   // The wire limit counts the bytes sent: 400 KB of JSON gzips to a few KB and is accepted,
   // while the same JSON uncompressed is over the 10 KB limit.
   it('applies the request limit to the compressed bytes and a second limit to the decoded body', () => {
