@@ -7,7 +7,7 @@ import { Duration } from 'aws-cdk-lib';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { FunctionName } from '../lib/http/routes';
-import { PARTITION_PREFIXES } from '../lib/storage/table';
+import { PARTITION_PREFIXES, TABLE_KEYS } from '../lib/storage/table';
 
 /** The newest Node.js Lambda offers in this aws-cdk-lib, on Graviton (cheaper per GB-second). */
 export const FUNCTION_RUNTIME = Runtime.NODEJS_24_X;
@@ -72,49 +72,49 @@ export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = O
   connect: { memoryMb: 1024, timeout: Duration.seconds(20) },
 });
 
-/** A set of DynamoDB actions allowed on the items whose partition key starts with one of `partitions`. */
+/**
+ * DynamoDB actions allowed on the items whose partition key starts with `partition`, optionally
+ * only touching the listed top-level `attributes` (key attributes included) and returning none.
+ */
 export interface TableAccess {
   readonly actions: readonly string[];
-  readonly partitions: readonly string[];
+  readonly partition: string;
+  /** When set: `dynamodb:Attributes` limited to these, and `dynamodb:ReturnValues` to NONE. */
+  readonly attributes?: readonly string[];
 }
 
+const { apiKey, owner, system } = PARTITION_PREFIXES;
+const KEY_ATTRIBUTES = [TABLE_KEYS.partitionKey.name, TABLE_KEYS.sortKey.name] as const;
+
 /**
- * What each function may do in the table, exactly the calls its code makes (see
- * `lib/keys/dynamo-store.ts` and `lib/systems/dynamo-store.ts`), each limited by
- * `dynamodb:LeadingKeys` to the partitions it reads or writes. No Scan, no table management.
+ * What each function may do in the table: exactly the calls its code makes (see
+ * `lib/keys/dynamo-store.ts` and `lib/systems/dynamo-store.ts`), one (actions, partition) pair
+ * at a time, each limited by `dynamodb:LeadingKeys` to its partition prefix. No Scan, no table
+ * management. `test/infra/table-calls.test.ts` records the calls the stores really make against
+ * dynalite and checks they are these, no more and no fewer.
  */
 export const TABLE_ACCESS: Readonly<Record<FunctionName, readonly TableAccess[]>> = Object.freeze({
   engine: [
-    // An API key is looked up on every request and its lastUsedAt written at most once a minute.
-    { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], partitions: [PARTITION_PREFIXES.apiKey] },
-    // `{ mode, systemId }` reads a system: its head, then its chunks.
-    {
-      actions: ['dynamodb:GetItem', 'dynamodb:Query'],
-      partitions: [PARTITION_PREFIXES.owner, PARTITION_PREFIXES.system],
-    },
+    // Every request looks its API key up…
+    { actions: ['dynamodb:GetItem'], partition: apiKey },
+    // …and stamps lastUsedAt at most once a minute: that attribute only, so a leaked engine role
+    // cannot un-revoke a key or give it to another owner.
+    { actions: ['dynamodb:UpdateItem'], partition: apiKey, attributes: [...KEY_ATTRIBUTES, 'lastUsedAt'] },
+    // `{ mode, systemId }`: the system's head in its owner's partition, then its chunks.
+    { actions: ['dynamodb:GetItem'], partition: owner },
+    { actions: ['dynamodb:Query'], partition: system },
   ],
   connect: [
-    // Self-service keys: the key item, the owner's index entry; list, create and revoke.
+    // Self-service keys: create (the key item), list (a batch read of the owner's keys) and
+    // revoke (status and revokedAt, answered with the whole record).
+    { actions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], partition: apiKey },
+    // The owner's partition: key index entries (create, undo a failed create, list) and system
+    // heads (register, list, read, delete).
     {
-      actions: [
-        'dynamodb:BatchGetItem',
-        'dynamodb:DeleteItem',
-        'dynamodb:PutItem',
-        'dynamodb:Query',
-        'dynamodb:UpdateItem',
-      ],
-      partitions: [PARTITION_PREFIXES.apiKey, PARTITION_PREFIXES.owner],
+      actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+      partition: owner,
     },
-    // Systems: register (head and chunks), list, read and delete.
-    {
-      actions: [
-        'dynamodb:BatchWriteItem',
-        'dynamodb:DeleteItem',
-        'dynamodb:GetItem',
-        'dynamodb:PutItem',
-        'dynamodb:Query',
-      ],
-      partitions: [PARTITION_PREFIXES.owner, PARTITION_PREFIXES.system],
-    },
+    // A system's chunks: written one by one, read by Query, deleted in batches.
+    { actions: ['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:Query'], partition: system },
   ],
 });

@@ -14,6 +14,7 @@ import {
   FUNCTION_SIZING,
   functionBundling,
   TABLE_ACCESS,
+  type TableAccess,
 } from '../functions';
 import { PROJECT_ROOT } from '../project';
 
@@ -77,11 +78,7 @@ export class ServiceFunction extends Construct {
         new PolicyStatement({
           actions: [...access.actions],
           resources: [props.table.tableArn],
-          conditions: {
-            'ForAllValues:StringLike': {
-              'dynamodb:LeadingKeys': access.partitions.map((prefix) => `${prefix}*`),
-            },
-          },
+          conditions: tableConditions(access),
         }),
       );
     }
@@ -101,4 +98,22 @@ export class ServiceFunction extends Construct {
       description: `System Behavior Engine: the ${props.name} function`,
     });
   }
+}
+
+/**
+ * The conditions of one `TABLE_ACCESS` entry. `ForAllValues` holds vacuously when a request
+ * carries no leading key at all, so `Null: false` requires one; an attribute list also requires
+ * that the call returns no item (`ReturnValues` NONE), or it could read what it may not write.
+ */
+export function tableConditions(access: TableAccess): Record<string, Record<string, unknown>> {
+  return {
+    'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${access.partition}*`] },
+    Null: { 'dynamodb:LeadingKeys': 'false' },
+    ...(access.attributes === undefined
+      ? {}
+      : {
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...access.attributes] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+        }),
+  };
 }

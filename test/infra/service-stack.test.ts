@@ -5,6 +5,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, it } from 'vitest';
+import { tableConditions } from '../../infra/constructs/service-function';
 import { FUNCTION_SIZING, TABLE_ACCESS } from '../../infra/functions';
 import {
   DEFAULT_ROUTE_FUNCTION,
@@ -169,30 +170,63 @@ function stackTable() {
 }
 
 describe('least privilege', () => {
-  // Exactly the DynamoDB calls each function's code makes, each on the partitions it uses.
-  it.each(FUNCTION_NAMES)('%s may make exactly the table calls TABLE_ACCESS lists', (name) => {
+  // One statement per TABLE_ACCESS entry, each on the table only, with its conditions
+  // (test/infra/table-calls.test.ts checks TABLE_ACCESS against the calls the stores make).
+  it.each(FUNCTION_NAMES)('%s has one table statement per TABLE_ACCESS entry', (name) => {
     const tableStatements = policyStatementsOf(name).filter((statement) =>
       [statement.Action].flat().some((action) => action.startsWith('dynamodb:')),
     );
     expect(
       tableStatements.map((statement) => ({
         actions: [statement.Action].flat().sort(),
-        partitions: (statement.Condition as CfnJson)['ForAllValues:StringLike']['dynamodb:LeadingKeys'],
+        conditions: statement.Condition,
         resource: statement.Resource,
       })),
     ).toEqual(
       TABLE_ACCESS[name].map((access) => ({
         actions: [...access.actions].sort(),
-        partitions: access.partitions.map((prefix) => `${prefix}*`),
+        conditions: tableConditions(access),
         resource: { 'Fn::GetAtt': [stack.getLogicalId(stackTable()), 'Arn'] },
       })),
     );
   });
 
+  // Every table statement names exactly one partition prefix and requires a leading key (a
+  // ForAllValues condition on a request without one would hold vacuously).
+  it.each(FUNCTION_NAMES)(
+    '%s reaches each partition only through statements requiring its prefix',
+    (name) => {
+      for (const statement of policyStatementsOf(name).filter((s) =>
+        JSON.stringify(s.Action).includes('dynamodb:'),
+      )) {
+        const condition = statement.Condition as CfnJson;
+        expect(condition['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toHaveLength(1);
+        expect(condition['ForAllValues:StringLike']['dynamodb:LeadingKeys'][0]).toMatch(/^[A-Z]+#\*$/);
+        expect(condition.Null).toEqual({ 'dynamodb:LeadingKeys': 'false' });
+      }
+    },
+  );
+
+  // The engine may stamp lastUsedAt on a key and nothing else: not status, not owner.
+  it("limits the engine's key update to lastUsedAt, returning nothing", () => {
+    const updates = policyStatementsOf('engine').filter((statement) =>
+      [statement.Action].flat().includes('dynamodb:UpdateItem'),
+    );
+    expect(updates).toHaveLength(1);
+    expect(updates[0]!.Action).toBe('dynamodb:UpdateItem');
+    expect(updates[0]!.Condition).toMatchObject({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] },
+      'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['pk', 'sk', 'lastUsedAt'] },
+      StringEqualsIfExists: { 'dynamodb:ReturnValues': 'NONE' },
+    });
+  });
+
   it('lets the engine read and touch API keys and read systems, nothing more', () => {
-    expect(TABLE_ACCESS.engine).toEqual([
-      { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], partitions: ['APIKEY#'] },
-      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], partitions: ['OWNER#', 'SYSTEM#'] },
+    expect(TABLE_ACCESS.engine.map(({ actions, partition }) => [actions.join(' '), partition])).toEqual([
+      ['dynamodb:GetItem', 'APIKEY#'],
+      ['dynamodb:UpdateItem', 'APIKEY#'],
+      ['dynamodb:GetItem', 'OWNER#'],
+      ['dynamodb:Query', 'SYSTEM#'],
     ]);
   });
 
