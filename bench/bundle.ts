@@ -67,7 +67,7 @@ function buildBundles(placement: AwsSdkPlacement, workDir: string): Bundle[] {
   try {
     // Asset metadata names each function's bundle folder, as it does when the CLI synthesizes.
     const app = new App({ outdir, context: { ...cdkJsonContext(), 'aws:cdk:enable-asset-metadata': true } });
-    const settings = readDeploySettings((key) => app.node.tryGetContext(key), {});
+    const settings = readDeploySettings((key) => app.node.tryGetContext(key));
     const stack = new ServiceStack(app, 'BundleBench', { settings, awsSdk: placement });
     // The floor: only the DynamoDB clients, bundled by the same construct with the same options.
     const sdkOnly = new NodejsFunction(

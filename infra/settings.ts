@@ -68,14 +68,12 @@ const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256
 export type ContextReader = (key: string) => unknown;
 
 /**
- * Reads and checks the deploy settings. `corsAllowOrigins` falls back to the environment
- * variable `CORS_ALLOW_ORIGINS`, the one the local server reads, so a shell set up for one
- * deploys the same allow-list; both go through the same parser.
+ * Reads and checks the deploy settings, from CDK context only (`-c key=value` or cdk.json):
+ * never from the deployer's environment, so what a stack allows (CORS origins above all) is
+ * what its command line or cdk.json says, not whatever the shell that ran `cdk deploy` had
+ * exported for the local server. `corsAllowOrigins` goes through the local server's parser.
  */
-export function readDeploySettings(
-  context: ContextReader,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): DeploySettings {
+export function readDeploySettings(context: ContextReader): DeploySettings {
   const text = (key: ContextKey): string | undefined => {
     const value = context(key);
     if (value === undefined || value === null) return undefined;
@@ -109,7 +107,7 @@ export function readDeploySettings(
   if (!LOG_LEVELS.includes(logLevel)) throw invalid('logLevel');
   const alarmTopicArn = text('alarmTopicArn');
   if (alarmTopicArn !== undefined && !SNS_TOPIC_ARN.test(alarmTopicArn)) throw invalid('alarmTopicArn');
-  const corsAllowOrigins = text('corsAllowOrigins') ?? env.CORS_ALLOW_ORIGINS;
+  const corsAllowOrigins = text('corsAllowOrigins');
   let cors: CorsSettings | undefined;
   try {
     cors = readCorsSettings(corsAllowOrigins === undefined ? {} : { CORS_ALLOW_ORIGINS: corsAllowOrigins });

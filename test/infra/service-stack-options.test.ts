@@ -96,8 +96,4 @@ describe('settings from context', () => {
       UserPoolAddOns: { AdvancedSecurityMode: 'ENFORCED' },
     });
   });
-
-  it('names the stack after its stage in the app (stackNameOf), not in tests', () => {
-    expect(stack.stackName).toBe('Service');
-  });
 });

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS, DeploySettingsError, readDeploySettings, stackNameOf } from '../../infra/settings';
 
-const read = (context: Record<string, unknown>, env: Record<string, string> = {}) =>
-  readDeploySettings((key) => context[key], env);
+const read = (context: Record<string, unknown>) => readDeploySettings((key) => context[key]);
 
 describe('readDeploySettings', () => {
   // `npx cdk deploy` with no -c at all: a kept, production-like stage.
@@ -61,14 +60,21 @@ describe('readDeploySettings', () => {
     );
   });
 
-  // The local server's CORS_ALLOW_ORIGINS and the deploy setting are parsed by one function.
-  it('reads CORS origins from context, else from CORS_ALLOW_ORIGINS, with the local server’s parser', () => {
-    expect(
-      read({ corsAllowOrigins: 'https://a.example' }, { CORS_ALLOW_ORIGINS: 'https://b.example' }).cors,
-    ).toMatchObject({ allowOrigins: ['https://a.example'] });
-    expect(read({}, { CORS_ALLOW_ORIGINS: 'https://b.example' }).cors).toMatchObject({
-      allowOrigins: ['https://b.example'],
+  // The local server's CORS_ALLOW_ORIGINS and the deploy setting are parsed by one function,
+  // but a deploy reads context only: an origin exported in the deployer's shell for the local
+  // server must not silently become the deployed allow-list.
+  it('reads CORS origins from context only, with the local server’s parser', () => {
+    expect(read({ corsAllowOrigins: 'https://a.example' }).cors).toMatchObject({
+      allowOrigins: ['https://a.example'],
     });
+    const previous = process.env.CORS_ALLOW_ORIGINS;
+    process.env.CORS_ALLOW_ORIGINS = 'https://b.example';
+    try {
+      expect(read({}).cors).toBeUndefined();
+    } finally {
+      if (previous === undefined) delete process.env.CORS_ALLOW_ORIGINS;
+      else process.env.CORS_ALLOW_ORIGINS = previous;
+    }
     expect(() => read({ corsAllowOrigins: 'https://a.example/path' })).toThrow(
       /corsAllowOrigins.*CORS_ALLOW_ORIGINS must be \* or a comma-separated list of origins/,
     );

@@ -37,7 +37,7 @@ export function buildStack(
     ...(options.outdir === undefined ? {} : { outdir: options.outdir }),
     context: { ...CDK_JSON_CONTEXT, ...context, 'aws:cdk:bundling-stacks': [] },
   });
-  const settings = readDeploySettings((key) => app.node.tryGetContext(key), {});
+  const settings = readDeploySettings((key) => app.node.tryGetContext(key));
   const stack = new ServiceStack(app, 'Service', { settings });
   if (options.withNag) Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   return { app, stack };
