@@ -65,6 +65,9 @@ export class ServiceStack extends Stack {
           logRetention,
           removalPolicy,
           ...(awsSdk === undefined ? {} : { awsSdk }),
+          ...(settings.reservedConcurrency[name] === undefined
+            ? {}
+            : { reservedConcurrency: settings.reservedConcurrency[name] }),
         }),
       ]),
     ) as Record<FunctionName, ServiceFunction>;
@@ -79,7 +82,11 @@ export class ServiceStack extends Stack {
       removalPolicy,
     });
 
-    new ServiceAlarms(this, 'Alarms', { functions: this.functions, alarmTopicArn: settings.alarmTopicArn });
+    new ServiceAlarms(this, 'Alarms', {
+      functions: this.functions,
+      accessLogs: api.accessLogs,
+      alarmTopicArn: settings.alarmTopicArn,
+    });
 
     new CfnOutput(this, 'ApiUrl', {
       value: api.url,

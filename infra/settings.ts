@@ -27,6 +27,12 @@ export interface DeploySettings {
   readonly alarmTopicArn: string | undefined;
   /** Cognito threat protection (the Plus feature plan, billed per user); off unless asked. */
   readonly advancedSecurity: boolean;
+  /**
+   * Concurrent executions reserved for (and capping) each function; `undefined` leaves it to the
+   * account's unreserved pool. Opt-in: reserving fails the deploy on an account whose limit
+   * cannot spare it (new accounts may have as few as 10).
+   */
+  readonly reservedConcurrency: Readonly<Record<'engine' | 'connect', number | undefined>>;
 }
 
 /** The keys this app reads, each with what it takes; also what `docs/deploy.md` lists. */
@@ -42,6 +48,8 @@ export const CONTEXT_KEYS = {
   corsAllowOrigins: 'a comma-separated list of origins, or *',
   alarmTopicArn: 'the ARN of an SNS topic',
   advancedSecurity: 'true or false',
+  engineReservedConcurrency: 'an integer from 1 to 1000 (concurrent executions)',
+  connectReservedConcurrency: 'an integer from 1 to 1000 (concurrent executions)',
 } as const;
 
 export type ContextKey = keyof typeof CONTEXT_KEYS;
@@ -91,13 +99,15 @@ export function readDeploySettings(context: ContextReader): DeploySettings {
     if (value !== 'true' && value !== 'false') throw invalid(key);
     return value === 'true';
   };
-  const integer = (key: ContextKey, fallback: number, min: number, max: number): number => {
+  const optionalInteger = (key: ContextKey, min: number, max: number): number | undefined => {
     const value = text(key);
-    if (value === undefined) return fallback;
+    if (value === undefined) return undefined;
     const parsed = Number(value);
     if (!/^\d+$/.test(value) || parsed < min || parsed > max) throw invalid(key);
     return parsed;
   };
+  const integer = (key: ContextKey, fallback: number, min: number, max: number): number =>
+    optionalInteger(key, min, max) ?? fallback;
 
   const stage = text('stage');
   if (stage !== undefined && !STAGE_SHAPE.test(stage)) throw invalid('stage');
@@ -125,6 +135,10 @@ export function readDeploySettings(context: ContextReader): DeploySettings {
     cors,
     alarmTopicArn,
     advancedSecurity: flag('advancedSecurity', DEFAULT_SETTINGS.advancedSecurity),
+    reservedConcurrency: Object.freeze({
+      engine: optionalInteger('engineReservedConcurrency', 1, 1000),
+      connect: optionalInteger('connectReservedConcurrency', 1, 1000),
+    }),
   });
 }
 

@@ -17,12 +17,17 @@ import { constructIdOf } from '../names';
 
 export interface ServiceAlarmsProps {
   readonly functions: Readonly<Record<FunctionName, { function: NodejsFunction; logGroup: ILogGroup }>>;
+  /** The API stage's JSON access log. */
+  readonly accessLogs: ILogGroup;
   /** Every alarm notifies this topic when it fires and when it clears. */
   readonly alarmTopicArn: string | undefined;
 }
 
 const METRIC_NAMESPACE = 'SystemBehaviorEngine';
 const SERVER_FAULTS_METRIC = 'ServerFaults';
+const GATEWAY_THROTTLES_METRIC = 'GatewayThrottles';
+/** Throttled requests in one period that make the alarm fire: a few are a client's burst. */
+const GATEWAY_THROTTLES_THRESHOLD = 10;
 /** The duration alarm fires when an invocation takes this share of its timeout. */
 const DURATION_ALARM_SHARE = 0.8;
 const PERIOD = Duration.minutes(5);
@@ -42,9 +47,19 @@ function serverFaultPattern() {
 }
 
 /**
+ * Access-log lines of requests API Gateway refused with 429 (the stage's rate or burst limit):
+ * they never reach a function, so no Lambda metric sees them.
+ */
+export function gatewayThrottlePattern() {
+  // The access log writes every field as a string (see ACCESS_LOG_FIELDS).
+  return FilterPattern.stringValue('$.status', '=', '429');
+}
+
+/**
  * Per function: throttles, errors (an unhandled error, a crash, a timeout: anything that never
  * became a JSON answer) and a duration near the timeout. For the service: server faults, the
- * ENGINE_ERROR and INTERNAL_ERROR answers counted from the request log.
+ * ENGINE_ERROR and INTERNAL_ERROR answers counted from the request log, and requests API
+ * Gateway throttled (429), counted from the access log.
  */
 export class ServiceAlarms extends Construct {
   readonly alarms: Alarm[] = [];
@@ -85,6 +100,26 @@ export class ServiceAlarms extends Construct {
         },
       );
     }
+    new MetricFilter(this, 'GatewayThrottlesFilter', {
+      logGroup: props.accessLogs,
+      filterPattern: gatewayThrottlePattern(),
+      metricNamespace: METRIC_NAMESPACE,
+      metricName: GATEWAY_THROTTLES_METRIC,
+      metricValue: '1',
+    });
+    this.add(
+      'GatewayThrottles',
+      new Metric({
+        namespace: METRIC_NAMESPACE,
+        metricName: GATEWAY_THROTTLES_METRIC,
+        statistic: 'Sum',
+        period: PERIOD,
+      }),
+      GATEWAY_THROTTLES_THRESHOLD,
+      {
+        description: `API Gateway answered 429 to ${GATEWAY_THROTTLES_THRESHOLD} or more requests in 5 minutes: the stage's throttle (throttleRateLimit, throttleBurstLimit) is turning callers away.`,
+      },
+    );
     this.add('ServerFaults', faults, 1, {
       description:
         'Requests answered ENGINE_ERROR or INTERNAL_ERROR (a PAYLOAD_ERROR is the caller’s and not counted).',

@@ -43,6 +43,8 @@ export interface ServiceFunctionProps {
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
   readonly awsSdk?: AwsSdkPlacement;
+  /** Concurrent executions reserved for, and capping, the function; none when absent. */
+  readonly reservedConcurrency?: number;
 }
 
 /**
@@ -88,6 +90,9 @@ export class ServiceFunction extends Construct {
       timeout: sizing.timeout,
       role,
       logGroup: this.logGroup,
+      ...(props.reservedConcurrency === undefined
+        ? {}
+        : { reservedConcurrentExecutions: props.reservedConcurrency }),
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         LOG_LEVEL: props.logLevel,

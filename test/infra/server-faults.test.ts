@@ -3,6 +3,7 @@
  * template, is run here over the lines the engine function really writes: a caller's 500
  * PAYLOAD_ERROR must never count, a failure of the service always must.
  */
+import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { createEngineHandler } from '../../functions/engine/engine-handler';
 import { ERROR_STATUS, type ErrorCode, SERVER_FAULT_CODES } from '../../lib/api/errors';
@@ -14,9 +15,12 @@ import { matchesJsonFilter } from './json-filter-pattern';
 import { synthesizeStack } from './synth';
 
 const { template } = synthesizeStack();
-const patterns = Object.values(template.findResources('AWS::Logs::MetricFilter')).map(
-  (filter) => filter.Properties.FilterPattern as string,
-);
+const filters = Object.values(template.findResources('AWS::Logs::MetricFilter'));
+const patternsOf = (metricName: string) =>
+  filters
+    .filter((filter) => filter.Properties.MetricTransformations[0].MetricName === metricName)
+    .map((filter) => filter.Properties.FilterPattern as string);
+const patterns = patternsOf('ServerFaults');
 
 /** The request lines a handler call writes. */
 async function requestLinesOf(verifyApiKey: () => Promise<{ id: string; owner: string }>, body: unknown) {
@@ -113,5 +117,47 @@ describe('matchesJsonFilter (the evaluator the test above relies on)', () => {
   it('refuses syntax it does not know rather than guessing', () => {
     expect(() => matchesJsonFilter('{ $.a > 1 }', {})).toThrow();
     expect(() => matchesJsonFilter('ERROR', {})).toThrow('not a JSON filter pattern');
+  });
+});
+
+/**
+ * The gateway-throttle alarm counts access-log lines (infra/constructs/service-api.ts writes
+ * every field as a string) of requests API Gateway answered 429 itself.
+ */
+describe('the gateway-throttle metric filter', () => {
+  const [throttlePattern] = patternsOf('GatewayThrottles');
+  const accessLine = (status: string) => ({
+    requestId: 'r',
+    ip: '203.0.113.7',
+    method: 'POST',
+    path: '/api/engine',
+    routeKey: 'POST /api/engine',
+    status,
+    integrationStatus: status === '429' ? '-' : '200',
+  });
+
+  it('reads the access log, once', () => {
+    expect(patternsOf('GatewayThrottles')).toHaveLength(1);
+    template.hasResourceProperties('AWS::Logs::MetricFilter', {
+      FilterPattern: throttlePattern,
+      LogGroupName: { Ref: Match.stringLikeRegexp('^ApiAccessLogs') },
+    });
+  });
+
+  it('counts 429 answers and nothing else', () => {
+    expect(matchesJsonFilter(throttlePattern!, accessLine('429'))).toBe(true);
+    for (const status of ['200', '400', '413', '500', '502', '4290']) {
+      expect(matchesJsonFilter(throttlePattern!, accessLine(status))).toBe(false);
+    }
+  });
+
+  it('has an alarm at 10 throttled requests in 5 minutes', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'GatewayThrottles',
+      Threshold: 10,
+      Period: 300,
+      Statistic: 'Sum',
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
   });
 });

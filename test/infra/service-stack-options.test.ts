@@ -17,6 +17,8 @@ const { stack, template } = synthesizeStack({
   corsAllowOrigins: 'https://app.example.com, http://localhost:5173',
   alarmTopicArn: TOPIC,
   advancedSecurity: 'true',
+  engineReservedConcurrency: '40',
+  connectReservedConcurrency: '5',
 });
 const resources = resourcesOf(template);
 
@@ -94,6 +96,20 @@ describe('settings from context', () => {
     template.hasResourceProperties('AWS::Cognito::UserPool', {
       UserPoolTier: 'PLUS',
       UserPoolAddOns: { AdvancedSecurityMode: 'ENFORCED' },
+    });
+  });
+});
+
+describe('reserved concurrency', () => {
+  // Each function's ceiling, and its guaranteed share of the account's pool.
+  it('reserves the concurrency the context gives each function', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'System Behavior Engine: the engine function',
+      ReservedConcurrentExecutions: 40,
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'System Behavior Engine: the connect function',
+      ReservedConcurrentExecutions: 5,
     });
   });
 });

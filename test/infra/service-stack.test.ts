@@ -112,6 +112,11 @@ describe('the functions', () => {
     template.resourceCountIs('AWS::Lambda::Function', FUNCTION_NAMES.length);
   });
 
+  // Reserving concurrency is opt-in (engineReservedConcurrency, connectReservedConcurrency).
+  it.each(FUNCTION_NAMES)('%s reserves no concurrency by default', (name) => {
+    expect(resources[logicalIdOf(name)]!.Properties.ReservedConcurrentExecutions).toBeUndefined();
+  });
+
   it.each(FUNCTION_NAMES)(
     '%s runs on Node.js 24, arm64, ESM bundle, sized as FUNCTION_SIZING says',
     (name) => {
@@ -382,8 +387,8 @@ describe('alarms', () => {
     }
   });
 
-  it('are 3 per function and 1 for server faults, notifying no one until a topic is given', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 3 * FUNCTION_NAMES.length + 1);
+  it('are 3 per function, 1 for server faults and 1 for gateway throttles, notifying no one until a topic is given', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 3 * FUNCTION_NAMES.length + 2);
     template.allResourcesProperties('AWS::CloudWatch::Alarm', {
       AlarmActions: Match.absent(),
       OKActions: Match.absent(),

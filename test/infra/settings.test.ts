@@ -16,11 +16,20 @@ describe('readDeploySettings', () => {
       cors: undefined,
       alarmTopicArn: undefined,
       advancedSecurity: false,
+      reservedConcurrency: { engine: undefined, connect: undefined },
     });
     expect(DEFAULT_SETTINGS.throwaway).toBe(false);
   });
 
   // `-c` gives strings, cdk.json may give numbers and booleans: both mean the same.
+  // Opt-in: an account whose concurrency limit cannot spare the reservation would fail the deploy.
+  it('reserves concurrency per function only when asked', () => {
+    expect(read({ engineReservedConcurrency: '50' }).reservedConcurrency).toEqual({
+      engine: 50,
+      connect: undefined,
+    });
+  });
+
   it('reads strings from the command line and numbers or booleans from cdk.json alike', () => {
     expect(read({ throttleRateLimit: '7', throwaway: 'true' })).toMatchObject({
       throttleRateLimit: 7,
@@ -49,6 +58,8 @@ describe('readDeploySettings', () => {
       'context alarmTopicArn must be the ARN of an SNS topic',
     ],
     ['advancedSecurity', { on: true }, 'context advancedSecurity must be true or false'],
+    ['engineReservedConcurrency', '0', 'context engineReservedConcurrency must be an integer from 1 to 1000'],
+    ['connectReservedConcurrency', '2.5', 'context connectReservedConcurrency must be an integer'],
   ])('refuses %s=%j, naming the key', (key, value, message) => {
     expect(() => read({ [key]: value })).toThrow(message);
     expect(() => read({ [key]: value })).toThrow(DeploySettingsError);
