@@ -43,13 +43,15 @@ async function resolveAllowedAddresses(
 ): Promise<LookupAddress[]> {
   const resolved = await resolveHost(hostname);
   if (!isAllowlistedHost(hostname, allowHosts)) {
-    // Every address, not just the one used: Node may fall back to any of them.
+    // Every address, not just the one used: Node may fall back to any of them. The message
+    // names the kind of address only: the address itself would map the private network to
+    // whoever registers names pointing into it.
     for (const { address } of resolved) {
       const range = addressRange(address);
       if (range !== 'unicast') {
         throw new OutboundError(
           'URL_NOT_ALLOWED',
-          `The server's host name resolves to ${address}, ${describeRange(range)}; ` +
+          `The server's host name resolves to ${describeRange(range)}; ` +
             'only hosts with public addresses can be fetched.',
         );
       }
