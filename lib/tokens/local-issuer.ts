@@ -12,7 +12,7 @@ import {
   type KeyObject,
   sign,
 } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type Env, envInt, optionalEnv } from '../config/env';
@@ -60,6 +60,8 @@ interface StoredIssuer {
 
 /** Reads the issuer at `file`, creating a fresh RSA-2048 key there first when there is none. */
 export function loadOrCreateLocalIssuer(file: string): LocalIssuer {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  assertPrivate(dirname(file), 'directory');
   if (!existsSync(file)) {
     const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const stored: StoredIssuer = {
@@ -68,11 +70,37 @@ export function loadOrCreateLocalIssuer(file: string): LocalIssuer {
       kid: keyId(createPublicKey(privateKey)),
       privateKey: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
     };
-    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
-    // Owner-only: whoever can read this file can sign tokens for the local server.
-    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600 });
+    // Owner-only, and never through a name someone else created first (`wx`: O_EXCL, which also
+    // refuses to follow a symbolic link): whoever can write this file can sign tokens for the
+    // local server, whoever can read it too.
+    writeFileSync(file, `${JSON.stringify(stored, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
   }
+  assertPrivate(file, 'file');
   return readLocalIssuer(file);
+}
+
+/**
+ * Refuses a key file or folder another user could have planted or can change: the default
+ * location is under the shared temp dir, where anyone may create `sbe-local-<port>` first.
+ * It must be a real directory or file (not a link), owned by this user, writable by no one
+ * else. (Skipped where the platform has no user ids.)
+ */
+function assertPrivate(path: string, kind: 'directory' | 'file'): void {
+  const uid = process.getuid?.();
+  if (uid === undefined) return;
+  const stats = lstatSync(path);
+  const isKind = kind === 'directory' ? stats.isDirectory() : stats.isFile();
+  if (
+    !isKind ||
+    stats.uid !== uid ||
+    (stats.mode & 0o022) !== 0 ||
+    (kind === 'file' && (stats.mode & 0o077) !== 0)
+  ) {
+    throw new Error(
+      `refusing the local token issuer's ${kind} ${path}: it must be a ${kind} owned by this user that ` +
+        'no one else can change (or read, for the key file); remove it, or set DATA_DIR to a private folder',
+    );
+  }
 }
 
 /** Reads an existing issuer file; throws naming the file when there is none. */
