@@ -213,6 +213,25 @@ function main(): void {
         'loads the runtime\'s copy, so its load time is counted and its size is not. "AWS SDK alone" only ' +
         'builds the DynamoDB clients both functions need: the floor of any function that reads the table.',
     );
+    const importMisses = bundles.filter(
+      (bundle) =>
+        bundle.fn !== 'AWS SDK alone' &&
+        medianOf(bundle.file, 'startToImported') / emptyStart > MAX_IMPORT_RATIO,
+    );
+    if (importMisses.length > 0) {
+      const floor = bundles.find(
+        (bundle) => bundle.fn === 'AWS SDK alone' && bundle.placement === DEPLOYED_PLACEMENT,
+      );
+      const floorRatio =
+        floor === undefined ? undefined : medianOf(floor.file, 'startToImported') / emptyStart;
+      console.log(
+        `\nMISS: start → imported ≤ ${MAX_IMPORT_RATIO}× an empty module. ` +
+          (floorRatio === undefined
+            ? ''
+            : `The AWS SDK alone (the DynamoDB clients every request needs) is already ${formatRatio(floorRatio)}; `) +
+          'the functions add their own code and source-map support on top. See docs/deploy.md#bundles-and-cold-start.',
+      );
+    }
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
