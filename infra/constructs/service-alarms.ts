@@ -50,7 +50,7 @@ function serverFaultPattern() {
  * Access-log lines of requests API Gateway refused with 429 (the stage's rate or burst limit):
  * they never reach a function, so no Lambda metric sees them.
  */
-export function gatewayThrottlePattern() {
+function gatewayThrottlePattern() {
   // The access log writes every field as a string (see ACCESS_LOG_FIELDS).
   return FilterPattern.stringValue('$.status', '=', '429');
 }

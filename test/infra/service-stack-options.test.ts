@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { resourcesOf, synthesizeStack } from './synth';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:sbe-alarms';
-const { stack, template } = synthesizeStack({
+const { template } = synthesizeStack({
   stage: 'dev',
   throwaway: 'true',
   throttleRateLimit: '25',

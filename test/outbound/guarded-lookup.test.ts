@@ -65,7 +65,9 @@ describe('guarded lookup', () => {
       NO_ALLOWLIST,
       fakeResolver({ 'mixed.example': [v4('93.184.215.14'), v4('10.0.0.5')] }),
     );
-    await expect(lookupAll(lookup, 'mixed.example')).rejects.toThrow('resolves to a private network address;');
+    await expect(lookupAll(lookup, 'mixed.example')).rejects.toThrow(
+      'resolves to a private network address;',
+    );
   });
 
   // A private address disguised as IPv6 (mapped loopback, unique-local) is still private.
