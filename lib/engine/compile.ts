@@ -78,28 +78,29 @@ export class CompiledStructure {
 
   /** Strongly connected components, computed on first use. */
   components(): Components {
-    if (this.componentsCache === undefined) this.#assertCanKeep();
     this.componentsCache ??= stronglyConnectedComponents(
       this.nodeCount,
       this.outStart,
       this.outTarget,
-      this.#memory,
+      this.#memoryToKeep(),
     );
     return this.componentsCache;
   }
 
   /** Per component, the order in which to sweep it (see `sweepOrder`), computed on first use. */
   sweepOrder(): Int32Array {
-    if (this.sweepOrderCache === undefined) this.#assertCanKeep();
-    this.sweepOrderCache ??= sweepOrder(this, this.components(), this.#memory);
+    this.sweepOrderCache ??= sweepOrder(this, this.components(), this.#memoryToKeep());
     return this.sweepOrderCache;
   }
 
-  /** A structure compiled for one call keeps its lazily computed arrays in scratch memory too. */
-  #assertCanKeep(): void {
-    if (this.#memory === scratch && scratch.releasePending) {
-      throw new Error('components and sweep order must be computed before a scratch phase begins');
-    }
+  /**
+   * Where lazily computed arrays that live as long as the structure go: its own memory, except
+   * that a structure compiled into scratch memory takes fresh arrays while a scratch phase is
+   * open (a nested engine call, e.g. from a getter on an input object), since that phase's
+   * memory is given back before the structure is done with.
+   */
+  #memoryToKeep(): ArrayMemory {
+    return this.#memory === scratch && scratch.releasePending ? FRESH_ARRAYS : this.#memory;
   }
 }
 
@@ -132,30 +133,44 @@ function compileRecord(structure: unknown, memory: ArrayMemory): CompiledStructu
   if (!Array.isArray(dependencies)) {
     throw new PayloadError('dependencies', `must be an array, got ${describeValue(dependencies)}`);
   }
-  const arrays = compiledArrays(memory, nodes.length, dependencies.length);
-  // Compile's working arrays (id index, degrees, fill pointers) come after the structure's own
-  // arrays, so they can be given back once it is compiled.
-  const mark = scratch.mark();
+  // Compile's working arrays (id index, degrees, fill pointers) are given back once it is done
+  // when the structure's own arrays are fresh; compiled into scratch for one call, the two are
+  // interleaved and all stay until the call ends.
+  const mark = memory === FRESH_ARRAYS ? scratch.mark() : -1;
   try {
-    return fillCompiled(nodes as NodeInput[], dependencies as DependencyInput[], arrays, memory);
+    return fillCompiled(nodes as NodeInput[], dependencies as DependencyInput[], memory);
   } finally {
-    scratch.release(mark);
+    if (mark >= 0) scratch.release(mark);
   }
 }
 
-/** The arrays a compiled structure keeps, carved in one place so the hot loops below only index. */
-function compiledArrays(memory: ArrayMemory, nodeCount: number, dependencyCount: number) {
+/*
+ * The arrays a compiled structure keeps, carved in three stages, each only once the input
+ * before it has been validated, so a malformed input costs no more than it did to read (and
+ * in small functions, so the hot loops below only index).
+ */
+function nodeArrays(memory: ArrayMemory, nodeCount: number) {
   return {
     initialLoads: memory.float64(nodeCount),
     capacity: memory.float64(nodeCount),
-    selfShare: memory.float64(nodeCount),
     nodeHasExtra: memory.uint8(nodeCount),
-    outStart: memory.int32(nodeCount + 1),
-    inStart: memory.int32(nodeCount + 1),
+  };
+}
+
+function dependencyArrays(memory: ArrayMemory, dependencyCount: number) {
+  return {
     dependencyFrom: memory.int32(dependencyCount),
     dependencyTo: memory.int32(dependencyCount),
     givenWeight: memory.float64(dependencyCount),
     dependencyHasExtra: memory.uint8(dependencyCount),
+  };
+}
+
+function adjacencyArrays(memory: ArrayMemory, nodeCount: number, dependencyCount: number) {
+  return {
+    selfShare: memory.float64(nodeCount),
+    outStart: memory.int32(nodeCount + 1),
+    inStart: memory.int32(nodeCount + 1),
     outTarget: memory.int32(dependencyCount),
     outShare: memory.float64(dependencyCount),
     slotOfDependency: memory.int32(dependencyCount),
@@ -167,30 +182,13 @@ function compiledArrays(memory: ArrayMemory, nodeCount: number, dependencyCount:
 function fillCompiled(
   nodes: readonly NodeInput[],
   dependencies: readonly DependencyInput[],
-  arrays: ReturnType<typeof compiledArrays>,
   memory: ArrayMemory,
 ): CompiledStructure {
   const nodeCount = nodes.length;
   const dependencyCount = dependencies.length;
   const indexOf = new IdIndex(nodeCount, scratch);
   const ids = new Array<string>(nodeCount);
-  const {
-    initialLoads,
-    capacity,
-    selfShare,
-    nodeHasExtra,
-    outStart,
-    inStart,
-    dependencyFrom,
-    dependencyTo,
-    givenWeight,
-    dependencyHasExtra,
-    outTarget,
-    outShare,
-    slotOfDependency,
-    inSource,
-    inShare,
-  } = arrays;
+  const { initialLoads, capacity, nodeHasExtra } = nodeArrays(memory, nodeCount);
   let totalLoad = 0;
 
   for (let i = 0; i < nodeCount; i++) {
@@ -220,6 +218,10 @@ function fillCompiled(
     if (fieldCount(node) !== ownFields) nodeHasExtra[i] = 1;
   }
 
+  const { dependencyFrom, dependencyTo, givenWeight, dependencyHasExtra } = dependencyArrays(
+    memory,
+    dependencyCount,
+  );
   const outDegree = scratch.int32(nodeCount + 1);
   const inDegree = scratch.int32(nodeCount + 1);
 
@@ -246,6 +248,8 @@ function fillCompiled(
     if (fieldCount(dependency) !== (w === undefined ? 2 : 3)) dependencyHasExtra[e] = 1;
   }
 
+  const { selfShare, outStart, inStart, outTarget, outShare, slotOfDependency, inSource, inShare } =
+    adjacencyArrays(memory, nodeCount, dependencyCount);
   // Prefix sums turn degrees into CSR row starts; each dependency then takes the next free
   // slot of its row, so rows keep input order.
   for (let v = 0; v < nodeCount; v++) {

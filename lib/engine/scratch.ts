@@ -64,11 +64,16 @@ export class ScratchMemory implements ArrayMemory {
       this.#pendingMarks = 0;
     }
     this.#openCalls++;
+    let completed = false;
     try {
-      return work();
+      const result = work();
+      completed = true;
+      return result;
     } finally {
       this.#openCalls--;
-      if (this.#openCalls === 0) this.#resize();
+      // Only a call that succeeded sizes the buffer: a refused input (any size the parser let
+      // through) must not leave its peak behind.
+      if (this.#openCalls === 0 && completed) this.#resize();
     }
   }
 
@@ -126,7 +131,7 @@ export class ScratchMemory implements ArrayMemory {
   #claim(bytes: number): number {
     if (this.#openCalls === 0) return -1;
     const offset = this.#offset;
-    const end = offset + ((bytes + 7) & ~7);
+    const end = offset + Math.ceil(bytes / 8) * 8;
     this.#offset = end;
     if (end > this.#peak) this.#peak = end;
     return this.#buffer !== undefined && end <= this.#buffer.byteLength ? offset : -1;

@@ -25,7 +25,9 @@ export function sortIds(ids: string[], budget = splitBudget(ids.length)): string
       insertionSort(ids, low, high);
       continue;
     }
-    if (budget === 0) {
+    // Past a few shared code units, the default sort's whole-string comparisons (a memcmp each)
+    // beat reading one unit per id per level: long common prefixes go to it too.
+    if (budget === 0 || depth >= MAX_RADIX_DEPTH) {
       sortRangeByDefault(ids, low, high);
       continue;
     }
@@ -53,6 +55,8 @@ export function sortIds(ids: string[], budget = splitBudget(ids.length)): string
 }
 
 const INSERTION_LIMIT = 12;
+/** Code units split on one at a time before a range goes to the default sort. */
+const MAX_RADIX_DEPTH = 8;
 
 /** The code unit at `position`, or -1 past the end (a prefix sorts first). */
 function unitAt(id: string, position: number): number {

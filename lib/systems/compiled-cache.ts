@@ -31,6 +31,15 @@ export function estimatedBytes(compiled: CompiledStructure): number {
  */
 const MAX_ANSWERS_PER_STRUCTURE = 8;
 
+/**
+ * Bytes V8 holds for a string: one per character when every character is below U+0100, else
+ * two (it stores the whole string in two-byte form).
+ */
+function answerBytes(text: string): number {
+  return BEYOND_LATIN1.test(text) ? 2 * text.length : text.length;
+}
+const BEYOND_LATIN1 = /[\u0100-\uffff]/;
+
 interface Entry {
   compiled: CompiledStructure;
   /** The structure's estimate plus its answers' lengths. */
@@ -80,15 +89,17 @@ export class CompiledStructureCache {
   setAnswer(sha256: string, request: string, text: string): void {
     const entry = this.#touch(sha256);
     if (entry === undefined || entry.answers.has(request)) return;
-    // Strings of JSON text hold one or two bytes per character; the length is the estimate.
-    const bytes = text.length;
-    if (entry.bytes + bytes > this.#maxBytes) return;
+    const bytes = answerBytes(text);
+    // One answer may take at most a quarter of the bound: a huge one (likely too large to send
+    // anyway) must not push every other system out.
+    if (bytes > this.#maxBytes / 4) return;
     if (entry.answers.size >= MAX_ANSWERS_PER_STRUCTURE) {
       const [oldest, oldestText] = entry.answers.entries().next().value!;
       entry.answers.delete(oldest);
-      entry.bytes -= oldestText.length;
-      this.#bytes -= oldestText.length;
+      entry.bytes -= answerBytes(oldestText);
+      this.#bytes -= answerBytes(oldestText);
     }
+    if (entry.bytes + bytes > this.#maxBytes) return;
     // The entry itself is the most recent one, so making room never evicts it.
     this.#makeRoom(bytes, sha256);
     entry.answers.set(request, text);

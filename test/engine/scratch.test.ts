@@ -90,7 +90,9 @@ describe('the engine on reused scratch memory', () => {
     const before = JSON.stringify(analyze(compiled));
     analyze(generateFamily('chain', 5000));
     expect(JSON.stringify(analyze(compiled))).toBe(before);
-    expect(JSON.stringify(ticks(compiled, 3)[2])).toBe(JSON.stringify(ticks(compiled, 3)[2]));
+    const third = JSON.stringify(ticks(compiled, 3)[2]);
+    ticks(generateFamily('ring', 4000), 3);
+    expect(JSON.stringify(ticks(compiled, 3)[2])).toBe(third);
   });
 
   it('releaseScratchMemory gives the retained buffer back', () => {
@@ -98,5 +100,35 @@ describe('the engine on reused scratch memory', () => {
     expect(engineScratch.retainedBytes).toBeGreaterThan(0);
     releaseScratchMemory();
     expect(engineScratch.retainedBytes).toBe(0);
+  });
+});
+
+describe('scratch memory after a refused input', () => {
+  // A refused structure (here a huge array of non-objects) must not leave its size behind.
+  it('keeps nothing from a call that threw', () => {
+    releaseScratchMemory();
+    expect(() => analyze({ nodes: new Array(200_000).fill(0), dependencies: [] } as never)).toThrow(
+      /nodes\[0\]/,
+    );
+    expect(engineScratch.retainedBytes).toBe(0);
+  });
+
+  // An engine call nested in another's compile (a getter on an input object) still works.
+  it('answers a nested call made while a structure is being compiled', () => {
+    const inner = generateFamily('ring', 200);
+    let nested = '';
+    const node = {
+      id: 'A',
+      get load() {
+        nested = JSON.stringify(analyze(inner));
+        return 1;
+      },
+    };
+    // compileStructure gives its working memory back when done: the nested call runs inside that phase.
+    compileStructure({ nodes: [node], dependencies: [] });
+    expect(nested).toBe(JSON.stringify(analyze(inner)));
+    nested = '';
+    analyze({ nodes: [node], dependencies: [] });
+    expect(nested).toBe(JSON.stringify(analyze(inner)));
   });
 });

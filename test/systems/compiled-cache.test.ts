@@ -80,6 +80,18 @@ describe('CompiledStructureCache', () => {
     expect(cache.bytes).toBe(estimatedBytes(compiled) + kept);
   });
 
+  // V8 keeps a string with any character above U+00FF at two bytes per character.
+  it('counts two bytes per character for answers beyond Latin-1, and keeps none above a quarter of the bound', () => {
+    const compiled = chain(10);
+    const cache = new CompiledStructureCache(estimatedBytes(compiled) * 4 + 4000);
+    cache.set('s', compiled);
+    cache.setAnswer('s', 'analyze', '"é"'.repeat(100));
+    cache.setAnswer('s', 'tick', '"→"'.repeat(100));
+    expect(cache.bytes).toBe(estimatedBytes(compiled) + 300 + 600);
+    cache.setAnswer('s', 'ticks 2', 'x'.repeat(estimatedBytes(compiled) + 1001));
+    expect(cache.getAnswer('s', 'ticks 2')).toBeUndefined();
+  });
+
   it('does not keep an answer that would not fit even alone beside its structure', () => {
     const compiled = chain(10);
     const cache = new CompiledStructureCache(estimatedBytes(compiled) + 10);
