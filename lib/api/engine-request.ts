@@ -255,7 +255,8 @@ function isTickCount(value: unknown, maxTicks: number): value is number {
 }
 
 /** The engine's message without its leading `path: `. */
-function problemOf(error: PayloadError): string {
+/** A `PayloadError`'s message without the leading path. */
+export function problemOf(error: PayloadError): string {
   const lead = `${error.path}: `;
   return error.path !== '' && error.message.startsWith(lead)
     ? error.message.slice(lead.length)

@@ -1,6 +1,6 @@
 import { type CompiledStructure, compileForCall } from './compile';
 import { cycleEvents } from './cycles';
-import { describeState } from './describe';
+import { describeState, type StateDescriber } from './describe';
 import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
 import { scratch } from './scratch';
@@ -13,10 +13,11 @@ import type { EngineResult, Structure } from './types';
  * Extra fields of nodes and dependencies are carried through.
  */
 export function analyze(structure: Structure | CompiledStructure): EngineResult {
-  return scratch.run(() => analyzeCompiled(compileForCall(structure)));
+  return scratch.run(() => describeInputState(compileForCall(structure), describeState));
 }
 
-function analyzeCompiled(compiled: CompiledStructure): EngineResult {
+/** The `analyze` description of a compiled structure, as objects or as text (`describe`). */
+export function describeInputState<T>(compiled: CompiledStructure, describe: StateDescriber<T>): T {
   const { nodeCount } = compiled;
   const state = stepFrom(
     compiled,
@@ -26,15 +27,18 @@ function analyzeCompiled(compiled: CompiledStructure): EngineResult {
   );
   const measured = new PressureBuffers(nodeCount, scratch);
   const primary = measurePressure(compiled, state, measured);
-  const result = describeState(
+  return describe(
     compiled,
     state,
     measured,
     primary,
-    { tick: 0, previous: undefined, carryExtras: true, settledAlready: false },
+    {
+      tick: 0,
+      previous: undefined,
+      carryExtras: true,
+      settledAlready: false,
+      leadingEvents: cycleEvents(compiled, 0),
+    },
     new ReachWorkspace(nodeCount, scratch),
   );
-  const cycles = cycleEvents(compiled, 0);
-  if (cycles.length > 0) result.events = [...cycles, ...result.events];
-  return result;
 }

@@ -21,9 +21,21 @@ export interface DescribeOptions {
   carryExtras: boolean;
   /** A `settled` event is given once per response. */
   settledAlready: boolean;
+  /** Events listed before the state's own (the `cycle` events of `analyze`). */
+  leadingEvents: readonly EngineEvent[];
 }
 
-function roleOf(structure: CompiledStructure, v: number): Role {
+/** Turns one state into a result: objects (`describeState`) or JSON text (`writeState`). */
+export type StateDescriber<T> = (
+  structure: CompiledStructure,
+  state: StateWithStep,
+  measured: PressureBuffers,
+  primary: number,
+  options: DescribeOptions,
+  ws: ReachWorkspace,
+) => T;
+
+export function roleOf(structure: CompiledStructure, v: number): Role {
   const out = structure.outStart[v + 1]! > structure.outStart[v]!;
   const inn = structure.inStart[v + 1]! > structure.inStart[v]!;
   return out ? (inn ? 'relay' : 'source') : inn ? 'sink' : 'isolated';
@@ -57,13 +69,48 @@ function copyExtras(source: object, target: Record<string, unknown>, owned: Read
   }
 }
 
+/**
+ * A node with the caller's extra fields, keys in the order every result uses: the engine's
+ * input fields, the extras, then what the engine computed.
+ */
+export function nodeWithExtras(
+  structure: CompiledStructure,
+  v: number,
+  state: StateWithStep,
+  measured: PressureBuffers,
+): NodeState {
+  const cap = structure.capacity[v]!;
+  const node: Record<string, unknown> = { id: structure.ids[v], load: state.loads[v] };
+  if (cap !== Number.POSITIVE_INFINITY) node.capacity = cap;
+  copyExtras(structure.nodes[v] as NodeInput, node, NODE_FIELDS_OWNED);
+  node.inflow = state.step.inflow[v];
+  node.outflow = state.step.outflow[v];
+  node.pressure = measured.pressure[v];
+  node.blocked = measured.blocked[v] === 1;
+  node.role = roleOf(structure, v);
+  return node as NodeState;
+}
+
+/** A dependency with the caller's extra fields, in the same key order as `nodeWithExtras`. */
+export function dependencyWithExtras(structure: CompiledStructure, e: number, flow: number): DependencyState {
+  const { ids, givenWeight } = structure;
+  const dependency: Record<string, unknown> = {
+    from: ids[structure.dependencyFrom[e]!],
+    to: ids[structure.dependencyTo[e]!],
+  };
+  if (!Number.isNaN(givenWeight[e]!)) dependency.weight = givenWeight[e];
+  copyExtras(structure.dependencies[e]!, dependency, DEPENDENCY_FIELDS_OWNED);
+  dependency.flow = flow;
+  return dependency as DependencyState;
+}
+
 function buildNodes(
   structure: CompiledStructure,
   state: StateWithStep,
   measured: PressureBuffers,
   carryExtras: boolean,
 ): NodeState[] {
-  const { nodeCount, ids, capacity, nodes, nodeHasExtra } = structure;
+  const { nodeCount, ids, capacity, nodeHasExtra } = structure;
   const { loads, step } = state;
   const { inflow, outflow } = step;
   const { pressure, blocked } = measured;
@@ -72,15 +119,7 @@ function buildNodes(
     const cap = capacity[v]!;
     const role = roleOf(structure, v);
     if (carryExtras && nodeHasExtra[v] === 1) {
-      const node: Record<string, unknown> = { id: ids[v], load: loads[v] };
-      if (cap !== Number.POSITIVE_INFINITY) node.capacity = cap;
-      copyExtras(nodes[v] as NodeInput, node, NODE_FIELDS_OWNED);
-      node.inflow = inflow[v];
-      node.outflow = outflow[v];
-      node.pressure = pressure[v];
-      node.blocked = blocked[v] === 1;
-      node.role = role;
-      result[v] = node as NodeState;
+      result[v] = nodeWithExtras(structure, v, state, measured);
     } else if (cap === Number.POSITIVE_INFINITY) {
       result[v] = {
         id: ids[v]!,
@@ -114,7 +153,6 @@ function buildDependencies(
 ): DependencyState[] {
   const {
     dependencyCount,
-    dependencies,
     dependencyHasExtra,
     givenWeight,
     dependencyFrom,
@@ -139,11 +177,7 @@ function buildDependencies(
     const from = ids[source]!;
     const to = ids[dependencyTo[e]!]!;
     if (carryExtras && dependencyHasExtra[e] === 1) {
-      const dependency: Record<string, unknown> = { from, to };
-      if (!Number.isNaN(weight)) dependency.weight = weight;
-      copyExtras(dependencies[e]!, dependency, DEPENDENCY_FIELDS_OWNED);
-      dependency.flow = flow;
-      result[e] = dependency as DependencyState;
+      result[e] = dependencyWithExtras(structure, e, flow);
     } else if (Number.isNaN(weight)) {
       result[e] = { from, to, flow };
     } else {
@@ -180,7 +214,7 @@ function stateEvents(
     else if (was && !is) cleared.push(v);
     if (previous && previous.loads[v]! > 0 && state.loads[v] === 0) drained.push(v);
   }
-  const events: EngineEvent[] = [];
+  const events: EngineEvent[] = [...options.leadingEvents];
   for (const v of sortedByIds(structure, newlyBlocked)) {
     events.push({ tick, type: 'blocked', node: ids[v]!, pressure: pressure[v]! });
   }
@@ -203,12 +237,37 @@ export function describeState(
   options: DescribeOptions,
   ws: ReachWorkspace,
 ): EngineResult {
+  const summary = summarizeState(structure, state, measured, primary, options, ws);
+  return {
+    nodes: buildNodes(structure, state, measured, options.carryExtras),
+    dependencies: buildDependencies(structure, state, options.carryExtras),
+    primaryBlockage: summary.primaryBlockage,
+    events: summary.events,
+    origin: summary.origin,
+    trace: summary.trace,
+  };
+}
+
+/** The parts of a described state that are not one entry per node or dependency. */
+export type StateSummary = Pick<EngineResult, 'primaryBlockage' | 'events' | 'origin' | 'trace'>;
+
+/**
+ * Checks the state's numbers and works out its events, origin and trace: everything of a
+ * description but the node and dependency entries, which `describeState` builds as objects and
+ * `writeState` writes as JSON text straight from the same arrays.
+ */
+export function summarizeState(
+  structure: CompiledStructure,
+  state: StateWithStep,
+  measured: PressureBuffers,
+  primary: number,
+  options: DescribeOptions,
+  ws: ReachWorkspace,
+): StateSummary {
   assertFinite(state.loads, 'nodes', 'load');
   assertFinite(state.step.inflow, 'nodes', 'inflow');
   assertFinite(state.step.outflow, 'nodes', 'outflow');
   assertFinite(measured.pressure, 'nodes', 'pressure');
-  const nodes = buildNodes(structure, state, measured, options.carryExtras);
-  const dependencies = buildDependencies(structure, state, options.carryExtras);
   const events = stateEvents(structure, state, measured, options);
   const { origin, trace } =
     primary >= 0 ? findOrigin(structure, state.loads, primary, ws) : { origin: null, trace: [] as string[] };
@@ -216,12 +275,5 @@ export function describeState(
     assertFiniteNumber(origin.contribution, 'origin.contribution');
     assertFiniteNumber(origin.share, 'origin.share');
   }
-  return {
-    nodes,
-    dependencies,
-    primaryBlockage: primary >= 0 ? structure.ids[primary]! : null,
-    events,
-    origin,
-    trace,
-  };
+  return { primaryBlockage: primary >= 0 ? structure.ids[primary]! : null, events, origin, trace };
 }

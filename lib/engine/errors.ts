@@ -12,3 +12,11 @@ export class PayloadError extends Error {
     this.path = path;
   }
 }
+
+/**
+ * The result cannot be turned into JSON text: longer than a JavaScript string can be. The
+ * request's limits should stop such a structure first; this is the honest answer if one slips by.
+ */
+export class ResultTooLargeError extends Error {
+  override readonly name = 'ResultTooLargeError';
+}

@@ -1,5 +1,5 @@
 import { type CompiledStructure, compileForCall } from './compile';
-import { describeState } from './describe';
+import { describeState, type StateDescriber } from './describe';
 import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
 import { scratch } from './scratch';
@@ -16,13 +16,40 @@ export function tick(structure: Structure | CompiledStructure): Snapshot {
  * compare each state with the one before it (for the first, the input state).
  */
 export function ticks(structure: Structure | CompiledStructure, count: number): Snapshot[] {
+  assertTickCount(count);
+  return scratch.run(() => {
+    const snapshots: Snapshot[] = [];
+    describeTimeline(compileForCall(structure), count, (...args) => {
+      const described = describeState(...args);
+      snapshots.push({
+        tick: args[4].tick,
+        nodes: described.nodes,
+        dependencies: described.dependencies,
+        primaryBlockage: described.primaryBlockage,
+        events: described.events,
+        origin: described.origin,
+        trace: described.trace,
+      });
+    });
+    return snapshots;
+  });
+}
+
+export function assertTickCount(count: number): void {
   if (!Number.isSafeInteger(count) || count < 0) {
     throw new RangeError(`ticks must be a non-negative integer, got ${String(count)}`);
   }
-  return scratch.run(() => timeline(compileForCall(structure), count));
 }
 
-function timeline(compiled: CompiledStructure, count: number): Snapshot[] {
+/**
+ * Executes `count` steps and hands each new state to `describe`, in order, as it is reached:
+ * the states live in reused buffers, so `describe` must take what it needs before returning.
+ */
+export function describeTimeline(
+  compiled: CompiledStructure,
+  count: number,
+  describe: StateDescriber<void>,
+): void {
   const { nodeCount } = compiled;
   const buffers = createStepBuffers(compiled, scratch);
   const ws = new ReachWorkspace(nodeCount, scratch);
@@ -36,12 +63,11 @@ function timeline(compiled: CompiledStructure, count: number): Snapshot[] {
 
   measurePressure(compiled, stepFrom(compiled, previousLoads, buffers, loads), previousMeasured);
 
-  const snapshots = new Array<Snapshot>(count);
   let settledAlready = false;
   for (let i = 1; i <= count; i++) {
     const state = stepFrom(compiled, loads, buffers, next);
     const primary = measurePressure(compiled, state, measured);
-    const described = describeState(
+    describe(
       compiled,
       state,
       measured,
@@ -51,19 +77,11 @@ function timeline(compiled: CompiledStructure, count: number): Snapshot[] {
         previous: { loads: previousLoads, blocked: previousMeasured.blocked },
         carryExtras: false,
         settledAlready,
+        leadingEvents: [],
       },
       ws,
     );
     if (state.moved === 0) settledAlready = true;
-    snapshots[i - 1] = {
-      tick: i,
-      nodes: described.nodes,
-      dependencies: described.dependencies,
-      primaryBlockage: described.primaryBlockage,
-      events: described.events,
-      origin: described.origin,
-      trace: described.trace,
-    };
     const recycled = previousLoads;
     previousLoads = loads;
     loads = next;
@@ -72,5 +90,4 @@ function timeline(compiled: CompiledStructure, count: number): Snapshot[] {
     previousMeasured = measured;
     measured = recycledMeasured;
   }
-  return snapshots;
 }

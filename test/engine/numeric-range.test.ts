@@ -147,7 +147,13 @@ describe('the finite-number guarantee', () => {
       );
       const measured = new PressureBuffers(2);
       const primary = measurePressure(compiled, state, measured);
-      const options = { tick: 0, previous: undefined, carryExtras: false, settledAlready: false };
+      const options = {
+        tick: 0,
+        previous: undefined,
+        carryExtras: false,
+        settledAlready: false,
+        leadingEvents: [],
+      };
       return describeState(compiled, state, measured, primary, options, new ReachWorkspace(2));
     };
     expect(describe([1, 0]).nodes[0]!.load).toBe(1);

@@ -5,12 +5,13 @@ import { createLogger } from '../../../lib/logging';
 import { captureOutput, httpEvent, logLines, WORKED } from '../../http/events';
 
 // Models a bug inside the engine: analyze throws for one particular structure. The engine
-// module is replaced only for this file; everything else in the chain is real.
+// module is replaced only for this file; everything else in the chain is real. The service
+// answers through writeAnalyze (it writes the JSON text straight from the engine's arrays).
 vi.mock('../../../lib/engine', async (importOriginal) => {
   const engine = await importOriginal<typeof import('../../../lib/engine')>();
   return {
     ...engine,
-    analyze: () => {
+    writeAnalyze: () => {
       throw new RangeError('index 7 out of bounds in node "internal-detail"');
     },
   };

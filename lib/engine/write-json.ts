@@ -1,0 +1,54 @@
+import { describeInputState } from './analyze';
+import { type CompiledStructure, compileForCall } from './compile';
+import { type JsonWriter, QuotedIds } from './json-writer';
+import { scratch } from './scratch';
+import { assertTickCount, describeTimeline } from './timeline';
+import type { Structure } from './types';
+import { estimateStateBytes, writeState } from './write-state';
+
+/**
+ * Writes what `JSON.stringify(analyze(structure))` would return, byte for byte, without
+ * building the result objects.
+ */
+export function writeAnalyze(writer: JsonWriter, structure: Structure | CompiledStructure): void {
+  scratch.run(() => {
+    const compiled = compileForCall(structure);
+    const ids = new QuotedIds(compiled.ids);
+    writer.reserve(estimateStateBytes(compiled, ids));
+    describeInputState(compiled, (...args) => writeState(writer, ids, false, ...args));
+  });
+}
+
+/** Writes what `JSON.stringify(tick(structure))` would return. */
+export function writeTick(writer: JsonWriter, structure: Structure | CompiledStructure): void {
+  scratch.run(() => {
+    const compiled = compileForCall(structure);
+    const ids = new QuotedIds(compiled.ids);
+    describeTimeline(compiled, 1, (...args) => writeState(writer, ids, true, ...args));
+  });
+}
+
+/** Writes what `JSON.stringify(ticks(structure, count))` would return. */
+export function writeTicks(
+  writer: JsonWriter,
+  structure: Structure | CompiledStructure,
+  count: number,
+): void {
+  assertTickCount(count);
+  scratch.run(() => {
+    const compiled = compileForCall(structure);
+    const ids = new QuotedIds(compiled.ids);
+    writer.reserve(estimateStateBytes(compiled, ids));
+    writer.text('[');
+    describeTimeline(compiled, count, (...args) => {
+      const tick = args[4].tick;
+      if (tick > 1) writer.text(',');
+      const start = writer.length;
+      writeState(writer, ids, true, ...args);
+      // Snapshots of one structure differ only in their numbers and events: reserve room for
+      // the rest at once rather than growing (and copying) the buffer a dozen times.
+      if (tick === 1) writer.reserve(Math.ceil((writer.length - start + 1) * (count - 1) * 1.1));
+    });
+    writer.text(']');
+  });
+}

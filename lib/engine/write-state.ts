@@ -1,0 +1,292 @@
+import type { CompiledStructure } from './compile';
+import {
+  type DescribeOptions,
+  dependencyWithExtras,
+  nodeWithExtras,
+  roleOf,
+  type StateSummary,
+  summarizeState,
+} from './describe';
+import { PayloadError, ResultTooLargeError } from './errors';
+import { assertFiniteNumber } from './finite';
+import { constantBytes, type JsonWriter, MAX_NUMBER_BYTES, type QuotedIds } from './json-writer';
+import type { PressureBuffers } from './pressure';
+import type { ReachWorkspace } from './reach';
+import { dependencyFlow, type StateWithStep } from './step';
+import type { EngineEvent, Role } from './types';
+
+const RESULT_OPEN = constantBytes('{"nodes":[');
+const SNAPSHOT_OPEN = constantBytes('{"tick":');
+const SNAPSHOT_NODES = constantBytes(',"nodes":[');
+const NODE_ID = constantBytes('{"id":');
+const NODE_LOAD = constantBytes(',"load":');
+const NODE_CAPACITY = constantBytes(',"capacity":');
+const NODE_INFLOW = constantBytes(',"inflow":');
+const NODE_OUTFLOW = constantBytes(',"outflow":');
+const NODE_PRESSURE = constantBytes(',"pressure":');
+const NODE_BLOCKED = constantBytes(',"blocked":true,"role":');
+const NODE_FREE = constantBytes(',"blocked":false,"role":');
+const ROLE_CLOSE: Record<Role, Uint8Array> = {
+  source: constantBytes('"source"}'),
+  sink: constantBytes('"sink"}'),
+  relay: constantBytes('"relay"}'),
+  isolated: constantBytes('"isolated"}'),
+};
+const DEPENDENCIES_OPEN = constantBytes('],"dependencies":[');
+const DEPENDENCY_FROM = constantBytes('{"from":');
+const DEPENDENCY_TO = constantBytes(',"to":');
+const DEPENDENCY_WEIGHT = constantBytes(',"weight":');
+const DEPENDENCY_FLOW = constantBytes(',"flow":');
+const COMMA = 44;
+const CLOSE_BRACE = 125;
+
+/** Room for one node entry beyond its id: keys, punctuation, five numbers, the longest role. */
+const NODE_BYTES = 100 + 5 * MAX_NUMBER_BYTES;
+/** Room for one dependency entry beyond its two ids. */
+const DEPENDENCY_BYTES = 40 + 2 * MAX_NUMBER_BYTES;
+
+/**
+ * About how many bytes one described state takes (a little more, usually): the buffer is
+ * sized once instead of doubling its way up, since each new large buffer is external memory
+ * that can start a full garbage collection.
+ */
+export function estimateStateBytes(structure: CompiledStructure, ids: QuotedIds): number {
+  const { nodeCount, dependencyCount, outStart, inStart } = structure;
+  const { start } = ids;
+  let idBytes = 0;
+  for (let v = 0; v < nodeCount; v++) {
+    const degree = outStart[v + 1]! - outStart[v]! + inStart[v + 1]! - inStart[v]!;
+    idBytes += (start[v + 1]! - start[v]!) * (1 + degree);
+  }
+  return idBytes + nodeCount * (95 + 5 * 12) + dependencyCount * (34 + 2 * 12) + 1024;
+}
+
+/**
+ * Writes one described state as JSON text, byte for byte what `JSON.stringify` makes of
+ * `describeState`'s object (with `tick` first for a snapshot). Node and dependency entries are
+ * written straight from the state's arrays; the rest (events, origin, trace) is small and goes
+ * through `JSON.stringify`.
+ */
+export function writeState(
+  writer: JsonWriter,
+  ids: QuotedIds,
+  withTick: boolean,
+  structure: CompiledStructure,
+  state: StateWithStep,
+  measured: PressureBuffers,
+  primary: number,
+  options: DescribeOptions,
+  ws: ReachWorkspace,
+): void {
+  const summary = summarizeState(structure, state, measured, primary, options, ws);
+  writer.reserve(16 + MAX_NUMBER_BYTES);
+  if (withTick) {
+    writer.bytes(SNAPSHOT_OPEN);
+    writer.number(options.tick);
+    writer.bytes(SNAPSHOT_NODES);
+  } else {
+    writer.bytes(RESULT_OPEN);
+  }
+  writeNodes(writer, ids, structure, state, measured, options.carryExtras);
+  writer.reserve(DEPENDENCIES_OPEN.length);
+  writer.bytes(DEPENDENCIES_OPEN);
+  writeDependencies(writer, ids, structure, state, options.carryExtras);
+  writeSummary(writer, summary);
+}
+
+/** `],"primaryBlockage":…,"events":[…],"origin":…,"trace":[…]}`: the rest of the object. */
+function writeSummary(writer: JsonWriter, summary: StateSummary): void {
+  writer.text('],"primaryBlockage":');
+  if (summary.primaryBlockage === null) writer.text('null');
+  else writer.string(summary.primaryBlockage);
+  writer.text(',"events":[');
+  const { events } = summary;
+  for (let i = 0; i < events.length; i++) {
+    if (i > 0) writer.text(',');
+    writeEvent(writer, events[i]!);
+  }
+  writer.text('],"origin":');
+  const { origin } = summary;
+  if (origin === null) {
+    writer.text('null');
+  } else {
+    writer.text('{"id":');
+    writer.string(origin.id);
+    writeNumberField(writer, ',"load":', origin.load);
+    writeNumberField(writer, ',"contribution":', origin.contribution);
+    writeNumberField(writer, ',"share":', origin.share);
+    writer.text('}');
+  }
+  writer.text(',"trace":');
+  writeStrings(writer, summary.trace);
+  writer.text('}');
+}
+
+/** An event in its type's key order (see types.ts), as `JSON.stringify` prints it. */
+function writeEvent(writer: JsonWriter, event: EngineEvent): void {
+  writeNumberField(writer, '{"tick":', event.tick);
+  writer.text(',"type":');
+  writer.string(event.type);
+  switch (event.type) {
+    case 'cycle':
+      writer.text(',"nodes":');
+      writeStrings(writer, event.nodes);
+      writer.text(event.closed ? ',"closed":true}' : ',"closed":false}');
+      return;
+    case 'blocked':
+      writer.text(',"node":');
+      writer.string(event.node);
+      writeNumberField(writer, ',"pressure":', event.pressure);
+      writer.text('}');
+      return;
+    case 'cleared':
+    case 'drained':
+      writer.text(',"node":');
+      writer.string(event.node);
+      writer.text('}');
+      return;
+    case 'settled':
+      writer.text('}');
+      return;
+  }
+}
+
+function writeNumberField(writer: JsonWriter, key: string, value: number): void {
+  writer.text(key);
+  writer.reserve(MAX_NUMBER_BYTES);
+  writer.number(value);
+}
+
+function writeStrings(writer: JsonWriter, values: readonly string[]): void {
+  writer.text('[');
+  for (let i = 0; i < values.length; i++) {
+    if (i > 0) writer.text(',');
+    writer.string(values[i]!);
+  }
+  writer.text(']');
+}
+
+function writeNodes(
+  writer: JsonWriter,
+  ids: QuotedIds,
+  structure: CompiledStructure,
+  state: StateWithStep,
+  measured: PressureBuffers,
+  carryExtras: boolean,
+): void {
+  const { nodeCount, capacity, nodeHasExtra } = structure;
+  const { loads } = state;
+  const { inflow, outflow } = state.step;
+  const { pressure, blocked } = measured;
+  const idBytes = ids.bytes;
+  const idStart = ids.start;
+  const room = NODE_BYTES + ids.longest;
+  for (let v = 0; v < nodeCount; v++) {
+    if (carryExtras && nodeHasExtra[v] === 1) {
+      if (v > 0) writer.text(',');
+      writer.text(elementText(nodeWithExtras, structure, v, state, measured, `nodes[${v}]`));
+      continue;
+    }
+    writer.reserve(room);
+    if (v > 0) writer.buffer[writer.length++] = COMMA;
+    writer.bytes(NODE_ID);
+    writer.range(idBytes, idStart[v]!, idStart[v + 1]!);
+    writer.bytes(NODE_LOAD);
+    writer.number(loads[v]!);
+    const cap = capacity[v]!;
+    if (cap !== Number.POSITIVE_INFINITY) {
+      writer.bytes(NODE_CAPACITY);
+      writer.number(cap);
+    }
+    writer.bytes(NODE_INFLOW);
+    writer.number(inflow[v]!);
+    writer.bytes(NODE_OUTFLOW);
+    writer.number(outflow[v]!);
+    writer.bytes(NODE_PRESSURE);
+    writer.number(pressure[v]!);
+    writer.bytes(blocked[v] === 1 ? NODE_BLOCKED : NODE_FREE);
+    writer.bytes(ROLE_CLOSE[roleOf(structure, v)]);
+  }
+}
+
+function writeDependencies(
+  writer: JsonWriter,
+  ids: QuotedIds,
+  structure: CompiledStructure,
+  state: StateWithStep,
+  carryExtras: boolean,
+): void {
+  const { dependencyCount, dependencyHasExtra, givenWeight, dependencyFrom, dependencyTo } = structure;
+  const { slotOfDependency, outStart, outShare } = structure;
+  const { outflow, lastCorrection } = state.step;
+  const idBytes = ids.bytes;
+  const idStart = ids.start;
+  const room = DEPENDENCY_BYTES + 2 * ids.longest;
+  let poison = 0;
+  for (let e = 0; e < dependencyCount; e++) {
+    const source = dependencyFrom[e]!;
+    const slot = slotOfDependency[e]!;
+    const isLast = slot === outStart[source + 1]! - 1;
+    const flow = dependencyFlow(outflow[source]!, outShare[slot]!, lastCorrection[source]!, isLast);
+    poison += flow * 0;
+    if (carryExtras && dependencyHasExtra[e] === 1) {
+      if (e > 0) writer.text(',');
+      writer.text(elementText(dependencyWithExtras, structure, e, flow, undefined, `dependencies[${e}]`));
+      continue;
+    }
+    writer.reserve(room);
+    if (e > 0) writer.buffer[writer.length++] = COMMA;
+    writer.bytes(DEPENDENCY_FROM);
+    writer.range(idBytes, idStart[source]!, idStart[source + 1]!);
+    writer.bytes(DEPENDENCY_TO);
+    const target = dependencyTo[e]!;
+    writer.range(idBytes, idStart[target]!, idStart[target + 1]!);
+    const weight = givenWeight[e]!;
+    if (!Number.isNaN(weight)) {
+      writer.bytes(DEPENDENCY_WEIGHT);
+      writer.number(weight);
+    }
+    writer.bytes(DEPENDENCY_FLOW);
+    writer.number(flow);
+    writer.buffer[writer.length++] = CLOSE_BRACE;
+  }
+  if (poison !== 0) {
+    // The same check, and the same message, as the object path: find the first bad flow.
+    for (let e = 0; e < dependencyCount; e++) {
+      const source = dependencyFrom[e]!;
+      const slot = slotOfDependency[e]!;
+      const isLast = slot === outStart[source + 1]! - 1;
+      const flow = dependencyFlow(outflow[source]!, outShare[slot]!, lastCorrection[source]!, isLast);
+      assertFiniteNumber(flow, `dependencies[${e}].flow`);
+    }
+  }
+}
+
+/**
+ * An entry carrying the caller's extra fields, built as the object path builds it and
+ * serialized by `JSON.stringify`: extras are arbitrary JSON, and V8 has the one exact
+ * definition of how they print (integer-like keys first, escapes, nesting).
+ */
+function elementText<A, B>(
+  build: (structure: CompiledStructure, index: number, a: A, b: B) => object,
+  structure: CompiledStructure,
+  index: number,
+  a: A,
+  b: B,
+  path: string,
+): string {
+  try {
+    return JSON.stringify(build(structure, index, a, b));
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    // JSON.stringify recurses, so extras nested tens of thousands deep (which JSON.parse
+    // accepts) overflow the stack: that is the caller's payload, not an engine fault.
+    if (/call stack/i.test(error.message)) {
+      throw new PayloadError(
+        path,
+        'an extra field is nested too deeply to return; flatten it or leave it out',
+      );
+    }
+    throw new ResultTooLargeError(`${path} is too large to return`);
+  }
+}
