@@ -211,6 +211,8 @@ interface RowResult {
   oursOverFloor: number;
   /** Request text to response text through the service's own parse, engine and serializer. */
   endToEnd: Measurement;
+  /** The same, the response built as objects and serialized by `JSON.stringify` instead. */
+  endToEndStringify: Measurement;
   endToEndOverFloor: number;
   timeline: Timeline | undefined;
   breakdown: Breakdown | undefined;
@@ -298,6 +300,14 @@ async function benchRow(size: SizeSpec, shape: Shape): Promise<RowResult> {
     const started = performance.now();
     const request = parseEngineRequest(JSON.parse(text) as unknown, BENCH_LIMITS);
     sink += renderEngineResponse(request).length;
+    return { ms: performance.now() - started };
+  });
+  // The same path with the result objects and JSON.stringify: what the writer replaced.
+  progress(`${name}: end to end with JSON.stringify`);
+  const endToEndStringify = measure(size.runs, () => {
+    const started = performance.now();
+    const request = parseEngineRequest(JSON.parse(text) as unknown, BENCH_LIMITS);
+    sink += JSON.stringify({ mode: 'analyze', engine: analyze(request.structure) }).length;
     return { ms: performance.now() - started };
   });
 
@@ -427,6 +437,7 @@ async function benchRow(size: SizeSpec, shape: Shape): Promise<RowResult> {
     graphologyRatioIsLowerBound: sccOverflow,
     oursOverFloor: ours.medianMs / floor.medianMs,
     endToEnd,
+    endToEndStringify,
     endToEndOverFloor: endToEnd.medianMs / floor.medianMs,
     timeline,
     breakdown,
@@ -446,6 +457,7 @@ const COLUMNS: readonly Column[] = [
   { header: 'ours / floor', align: 'right' },
   { header: 'full GCs', align: 'right' },
   { header: 'end to end', align: 'right' },
+  { header: 'end to end, JSON.stringify', align: 'right' },
   { header: 'end to end / floor', align: 'right' },
   { header: 'timeline ×100', align: 'left' },
   { header: 'ns / dep / tick', align: 'right' },
@@ -485,6 +497,7 @@ function mainTable(rows: readonly RowResult[]): string {
       formatRatio(row.oursOverFloor),
       String(row.fullGcs),
       formatMs(row.endToEnd.medianMs),
+      formatMs(row.endToEndStringify.medianMs),
       formatRatio(row.endToEndOverFloor),
       ...timelineCells(row),
     ]),

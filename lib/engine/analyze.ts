@@ -27,18 +27,18 @@ export function describeInputState<T>(compiled: CompiledStructure, describe: Sta
   );
   const measured = new PressureBuffers(nodeCount, scratch);
   const primary = measurePressure(compiled, state, measured);
-  return describe(
-    compiled,
+  return describe({
+    structure: compiled,
     state,
     measured,
     primary,
-    {
+    options: {
       tick: 0,
       previous: undefined,
       carryExtras: true,
       settledAlready: false,
       leadingEvents: cycleEvents(compiled, 0),
     },
-    new ReachWorkspace(nodeCount, scratch),
-  );
+    ws: new ReachWorkspace(nodeCount, scratch),
+  });
 }

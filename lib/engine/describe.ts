@@ -4,7 +4,7 @@ import { assertFinite, assertFiniteNumber } from './finite';
 import { findOrigin } from './origin';
 import type { PressureBuffers } from './pressure';
 import type { ReachWorkspace } from './reach';
-import { dependencyFlow, type StateWithStep } from './step';
+import { dependencyFlow, type StateWithStep, type StepBuffers } from './step';
 import type { DependencyState, EngineEvent, EngineResult, NodeInput, NodeState, Role } from './types';
 
 /** What the state before this one looked like, for `blocked` / `cleared` / `drained` events. */
@@ -25,15 +25,21 @@ export interface DescribeOptions {
   leadingEvents: readonly EngineEvent[];
 }
 
+/**
+ * One state ready to describe: `measured` already holds its pressures and `primary` its
+ * primary blockage (see `measurePressure`); `ws` is the reach workspace for its origin.
+ */
+export interface StateToDescribe {
+  structure: CompiledStructure;
+  state: StateWithStep;
+  measured: PressureBuffers;
+  primary: number;
+  options: DescribeOptions;
+  ws: ReachWorkspace;
+}
+
 /** Turns one state into a result: objects (`describeState`) or JSON text (`writeState`). */
-export type StateDescriber<T> = (
-  structure: CompiledStructure,
-  state: StateWithStep,
-  measured: PressureBuffers,
-  primary: number,
-  options: DescribeOptions,
-  ws: ReachWorkspace,
-) => T;
+export type StateDescriber<T> = (described: StateToDescribe) => T;
 
 export function roleOf(structure: CompiledStructure, v: number): Role {
   const out = structure.outStart[v + 1]! > structure.outStart[v]!;
@@ -67,6 +73,19 @@ function copyExtras(source: object, target: Record<string, unknown>, owned: Read
       configurable: true,
     });
   }
+}
+
+/** The flow of dependency `e` in the step that follows the state. */
+export function flowOf(structure: CompiledStructure, step: StepBuffers, e: number): number {
+  const source = structure.dependencyFrom[e]!;
+  const slot = structure.slotOfDependency[e]!;
+  const isLast = slot === structure.outStart[source + 1]! - 1;
+  return dependencyFlow(
+    step.outflow[source]!,
+    structure.outShare[slot]!,
+    step.lastCorrection[source]!,
+    isLast,
+  );
 }
 
 /**
@@ -151,18 +170,7 @@ function buildDependencies(
   state: StateWithStep,
   carryExtras: boolean,
 ): DependencyState[] {
-  const {
-    dependencyCount,
-    dependencyHasExtra,
-    givenWeight,
-    dependencyFrom,
-    dependencyTo,
-    ids,
-    slotOfDependency,
-    outStart,
-    outShare,
-  } = structure;
-  const { outflow, lastCorrection } = state.step;
+  const { dependencyCount, dependencyHasExtra, givenWeight, dependencyFrom, dependencyTo, ids } = structure;
   const result = new Array<DependencyState>(dependencyCount);
   let poison = 0;
   for (let e = 0; e < dependencyCount; e++) {
@@ -170,9 +178,7 @@ function buildDependencies(
     // more than building the results.
     const weight = givenWeight[e]!;
     const source = dependencyFrom[e]!;
-    const slot = slotOfDependency[e]!;
-    const isLast = slot === outStart[source + 1]! - 1;
-    const flow = dependencyFlow(outflow[source]!, outShare[slot]!, lastCorrection[source]!, isLast);
+    const flow = flowOf(structure, state.step, e);
     poison += flow * 0;
     const from = ids[source]!;
     const to = ids[dependencyTo[e]!]!;
@@ -226,18 +232,11 @@ function stateEvents(
 
 /**
  * Describes one state and the step that follows it: the shared body of the `analyze`
- * result and of every snapshot. `measured` must already hold this state's pressures and
- * `primary` its primary blockage (see `measurePressure`).
+ * result and of every snapshot.
  */
-export function describeState(
-  structure: CompiledStructure,
-  state: StateWithStep,
-  measured: PressureBuffers,
-  primary: number,
-  options: DescribeOptions,
-  ws: ReachWorkspace,
-): EngineResult {
-  const summary = summarizeState(structure, state, measured, primary, options, ws);
+export function describeState(described: StateToDescribe): EngineResult {
+  const { structure, state, measured, options } = described;
+  const summary = summarizeState(described);
   return {
     nodes: buildNodes(structure, state, measured, options.carryExtras),
     dependencies: buildDependencies(structure, state, options.carryExtras),
@@ -256,14 +255,8 @@ export type StateSummary = Pick<EngineResult, 'primaryBlockage' | 'events' | 'or
  * description but the node and dependency entries, which `describeState` builds as objects and
  * `writeState` writes as JSON text straight from the same arrays.
  */
-export function summarizeState(
-  structure: CompiledStructure,
-  state: StateWithStep,
-  measured: PressureBuffers,
-  primary: number,
-  options: DescribeOptions,
-  ws: ReachWorkspace,
-): StateSummary {
+export function summarizeState(described: StateToDescribe): StateSummary {
+  const { structure, state, measured, primary, options, ws } = described;
   assertFinite(state.loads, 'nodes', 'load');
   assertFinite(state.step.inflow, 'nodes', 'inflow');
   assertFinite(state.step.outflow, 'nodes', 'outflow');

@@ -24,7 +24,7 @@ export function constantBytes(text: string): Uint8Array {
 export const MAX_NUMBER_BYTES = 24;
 
 /** The buffer is kept between calls up to this size, so steady traffic reuses warm memory. */
-const RETAINED_BYTES = 256 * 1024 * 1024;
+const RETAINED_BYTES = 128 * 1024 * 1024;
 const INITIAL_BYTES = 64 * 1024;
 /** Past this the text could not become one string anyway (V8 strings stop at 2^29 - 24 characters). */
 const MAX_BYTES = 2 ** 30;

@@ -19,10 +19,10 @@ export function ticks(structure: Structure | CompiledStructure, count: number): 
   assertTickCount(count);
   return scratch.run(() => {
     const snapshots: Snapshot[] = [];
-    describeTimeline(compileForCall(structure), count, (...args) => {
-      const described = describeState(...args);
+    describeTimeline(compileForCall(structure), count, (state) => {
+      const described = describeState(state);
       snapshots.push({
-        tick: args[4].tick,
+        tick: state.options.tick,
         nodes: described.nodes,
         dependencies: described.dependencies,
         primaryBlockage: described.primaryBlockage,
@@ -67,12 +67,12 @@ export function describeTimeline(
   for (let i = 1; i <= count; i++) {
     const state = stepFrom(compiled, loads, buffers, next);
     const primary = measurePressure(compiled, state, measured);
-    describe(
-      compiled,
+    describe({
+      structure: compiled,
       state,
       measured,
       primary,
-      {
+      options: {
         tick: i,
         previous: { loads: previousLoads, blocked: previousMeasured.blocked },
         carryExtras: false,
@@ -80,7 +80,7 @@ export function describeTimeline(
         leadingEvents: [],
       },
       ws,
-    );
+    });
     if (state.moved === 0) settledAlready = true;
     const recycled = previousLoads;
     previousLoads = loads;

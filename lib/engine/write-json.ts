@@ -15,7 +15,7 @@ export function writeAnalyze(writer: JsonWriter, structure: Structure | Compiled
     const compiled = compileForCall(structure);
     const ids = new QuotedIds(compiled.ids);
     writer.reserve(estimateStateBytes(compiled, ids));
-    describeInputState(compiled, (...args) => writeState(writer, ids, false, ...args));
+    describeInputState(compiled, (described) => writeState(writer, ids, false, described));
   });
 }
 
@@ -24,7 +24,7 @@ export function writeTick(writer: JsonWriter, structure: Structure | CompiledStr
   scratch.run(() => {
     const compiled = compileForCall(structure);
     const ids = new QuotedIds(compiled.ids);
-    describeTimeline(compiled, 1, (...args) => writeState(writer, ids, true, ...args));
+    describeTimeline(compiled, 1, (described) => writeState(writer, ids, true, described));
   });
 }
 
@@ -40,11 +40,11 @@ export function writeTicks(
     const ids = new QuotedIds(compiled.ids);
     writer.reserve(estimateStateBytes(compiled, ids));
     writer.text('[');
-    describeTimeline(compiled, count, (...args) => {
-      const tick = args[4].tick;
+    describeTimeline(compiled, count, (described) => {
+      const tick = described.options.tick;
       if (tick > 1) writer.text(',');
       const start = writer.length;
-      writeState(writer, ids, true, ...args);
+      writeState(writer, ids, true, described);
       // Snapshots of one structure differ only in their numbers and events: reserve room for
       // the rest at once rather than growing (and copying) the buffer a dozen times.
       if (tick === 1) writer.reserve(Math.ceil((writer.length - start + 1) * (count - 1) * 1.1));

@@ -1,18 +1,18 @@
 import type { CompiledStructure } from './compile';
 import {
-  type DescribeOptions,
   dependencyWithExtras,
+  flowOf,
   nodeWithExtras,
   roleOf,
   type StateSummary,
+  type StateToDescribe,
   summarizeState,
 } from './describe';
 import { PayloadError, ResultTooLargeError } from './errors';
 import { assertFiniteNumber } from './finite';
 import { constantBytes, type JsonWriter, MAX_NUMBER_BYTES, type QuotedIds } from './json-writer';
 import type { PressureBuffers } from './pressure';
-import type { ReachWorkspace } from './reach';
-import { dependencyFlow, type StateWithStep } from './step';
+import type { StateWithStep } from './step';
 import type { EngineEvent, Role } from './types';
 
 const RESULT_OPEN = constantBytes('{"nodes":[');
@@ -71,14 +71,10 @@ export function writeState(
   writer: JsonWriter,
   ids: QuotedIds,
   withTick: boolean,
-  structure: CompiledStructure,
-  state: StateWithStep,
-  measured: PressureBuffers,
-  primary: number,
-  options: DescribeOptions,
-  ws: ReachWorkspace,
+  described: StateToDescribe,
 ): void {
-  const summary = summarizeState(structure, state, measured, primary, options, ws);
+  const { structure, state, measured, options } = described;
+  const summary = summarizeState(described);
   writer.reserve(16 + MAX_NUMBER_BYTES);
   if (withTick) {
     writer.bytes(SNAPSHOT_OPEN);
@@ -217,17 +213,13 @@ function writeDependencies(
   carryExtras: boolean,
 ): void {
   const { dependencyCount, dependencyHasExtra, givenWeight, dependencyFrom, dependencyTo } = structure;
-  const { slotOfDependency, outStart, outShare } = structure;
-  const { outflow, lastCorrection } = state.step;
   const idBytes = ids.bytes;
   const idStart = ids.start;
   const room = DEPENDENCY_BYTES + 2 * ids.longest;
   let poison = 0;
   for (let e = 0; e < dependencyCount; e++) {
     const source = dependencyFrom[e]!;
-    const slot = slotOfDependency[e]!;
-    const isLast = slot === outStart[source + 1]! - 1;
-    const flow = dependencyFlow(outflow[source]!, outShare[slot]!, lastCorrection[source]!, isLast);
+    const flow = flowOf(structure, state.step, e);
     poison += flow * 0;
     if (carryExtras && dependencyHasExtra[e] === 1) {
       if (e > 0) writer.text(',');
@@ -253,11 +245,7 @@ function writeDependencies(
   if (poison !== 0) {
     // The same check, and the same message, as the object path: find the first bad flow.
     for (let e = 0; e < dependencyCount; e++) {
-      const source = dependencyFrom[e]!;
-      const slot = slotOfDependency[e]!;
-      const isLast = slot === outStart[source + 1]! - 1;
-      const flow = dependencyFlow(outflow[source]!, outShare[slot]!, lastCorrection[source]!, isLast);
-      assertFiniteNumber(flow, `dependencies[${e}].flow`);
+      assertFiniteNumber(flowOf(structure, state.step, e), `dependencies[${e}].flow`);
     }
   }
 }

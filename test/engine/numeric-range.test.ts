@@ -154,7 +154,14 @@ describe('the finite-number guarantee', () => {
         settledAlready: false,
         leadingEvents: [],
       };
-      return describeState(compiled, state, measured, primary, options, new ReachWorkspace(2));
+      return describeState({
+        structure: compiled,
+        state,
+        measured,
+        primary,
+        options,
+        ws: new ReachWorkspace(2),
+      });
     };
     expect(describe([1, 0]).nodes[0]!.load).toBe(1);
     expect(() => describe([1, Number.POSITIVE_INFINITY])).toThrow(EngineInvariantError);
