@@ -75,7 +75,7 @@ export function writeState(
 ): void {
   const { structure, state, measured, options } = described;
   const summary = summarizeState(described);
-  writer.reserve(16 + MAX_NUMBER_BYTES);
+  writer.reserve(SNAPSHOT_OPEN.length + MAX_NUMBER_BYTES + SNAPSHOT_NODES.length);
   if (withTick) {
     writer.bytes(SNAPSHOT_OPEN);
     writer.number(options.tick);
