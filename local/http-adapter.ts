@@ -43,7 +43,29 @@ export interface HttpAdapterOptions {
    * `POST /api/connect` can register on a local run. Not part of any deployment.
    */
   sampleDocuments?: ReadonlyMap<string, string>;
+  /** The explorer page's files by path (`/`, `/explorer.js`, …), served to GET and HEAD. */
+  pageFiles?: ReadonlyMap<string, PageFile>;
 }
+
+/** A static file of the explorer page. */
+export interface PageFile {
+  contentType: string;
+  body: Buffer;
+}
+
+/**
+ * The page may load and connect to its own origin only: scripts, its worker, styles and
+ * `fetch` to the API. A shared link's structure lives in the URL fragment, which no request
+ * carries. Inline styles are allowed for the SVG export's embedded style sheet.
+ */
+const PAGE_HEADERS: OutgoingHttpHeaders = {
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; worker-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; " +
+    "img-src 'self' data: blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-cache',
+};
 
 /** What the adapter needs to know about one HTTP request to build its event. */
 export interface RawHttpRequest {
@@ -228,6 +250,13 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     if (sample !== undefined && (method === 'GET' || method === 'HEAD')) {
       const headers = { 'content-type': 'application/json; charset=utf-8', ...API_RESPONSE_HEADERS };
       answerItself(withLength(200, headers, Buffer.from(sample, 'utf8')), `${method} ${rawPath}`);
+      return;
+    }
+
+    const pageFile = options.pageFiles?.get(rawPath);
+    if (pageFile !== undefined && (method === 'GET' || method === 'HEAD')) {
+      const headers = { 'content-type': pageFile.contentType, ...PAGE_HEADERS };
+      answerItself(withLength(200, headers, pageFile.body), `${method} ${rawPath}`);
       return;
     }
 

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { buildExplorer } from '../explorer/build';
 import { createDynamoClients } from '../lib/aws/dynamo';
 import { type Env, envInt, envString, optionalEnv } from '../lib/config/env';
 import { readLimits } from '../lib/config/limits';
@@ -147,6 +148,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         logger,
         cors,
         sampleDocuments: SAMPLE_DOCUMENTS,
+        pageFiles: await buildExplorer(),
       }),
     );
     server.on('clientError', answerClientErrors(logger));
@@ -333,6 +335,7 @@ function banner(facts: BannerFacts): string {
     '',
     'System Behavior Engine, local server',
     `  URL       ${facts.url}`,
+    `  Explorer  ${facts.url}/  (the engine in your browser, worked example one click away)`,
     `  API key   ${facts.apiKey}  (${facts.keySource === 'DEV_API_KEY' ? 'from DEV_API_KEY' : 'generated for this run'})`,
     `  DynamoDB  ${facts.dynamo.endpoint}, table ${facts.tableName}, ${storage}`,
     `  Routes    ${routeKeys().join(', ')}`,

@@ -5,7 +5,7 @@
  */
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync, type ZlibOptions } from 'node:zlib';
 import { ApiError } from './errors';
-import { locateJsonSyntaxError } from './json-syntax';
+import { checkedText, EMPTY_MESSAGE, parseJson, stripByteOrderMark, UTF8_MESSAGE } from './json-text';
 
 export interface RequestBodyOptions {
   /** Largest body on the wire, in bytes (a base64 event body is measured after base64 decoding). */
@@ -21,14 +21,6 @@ export interface RequestBodyOptions {
 /** The content codings a request body may use, as `Accept-Encoding` advertises them on a 415. */
 const REQUEST_CODINGS = ['gzip', 'br', 'deflate'] as const;
 type RequestCoding = (typeof REQUEST_CODINGS)[number];
-
-const EMPTY_MESSAGE =
-  'The request body is empty; send a JSON object such as {"mode":"analyze","nodes":[...],"dependencies":[...]}.';
-
-const UTF8_MESSAGE =
-  'The request body is not valid UTF-8; send JSON text encoded as UTF-8. (API Gateway hands ' +
-  'invalid bytes in a text body to the service as U+FFFD, so a raw U+FFFD character is refused ' +
-  'too; write a real one as the escape \\ufffd.)';
 
 /** Parses a raw request body into a JSON value, or throws the contract's `ApiError`. */
 export function parseJsonRequestBody(
@@ -160,34 +152,5 @@ function decodeUtf8(bytes: Uint8Array): string {
     return utf8.decode(bytes);
   } catch {
     throw new ApiError('PAYLOAD_ERROR', UTF8_MESSAGE);
-  }
-}
-
-/**
- * One rule for every body, however it arrived: API Gateway decodes a text body before the
- * function sees it and replaces each invalid byte with U+FFFD, so a raw U+FFFD is
- * indistinguishable from a broken byte and is refused like one.
- */
-function checkedText(text: string): string {
-  if (text.includes('\ufffd')) throw new ApiError('PAYLOAD_ERROR', UTF8_MESSAGE);
-  return text;
-}
-
-function stripByteOrderMark(text: string): string {
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    // V8's messages quote the offending input, and the body may hold anything (even a pasted
-    // secret), so the position is worked out here and nothing of the body is repeated.
-    const syntaxError = locateJsonSyntaxError(text);
-    const where =
-      syntaxError === undefined
-        ? ''
-        : `: ${syntaxError.problem} at line ${syntaxError.line}, column ${syntaxError.column}`;
-    throw new ApiError('PAYLOAD_ERROR', `The request body is not valid JSON${where}.`);
   }
 }

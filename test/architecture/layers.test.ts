@@ -2,6 +2,7 @@
  * The project's layers, checked so the dependency direction cannot regress:
  *
  *   lib/engine  ←  lib/api  ←  lib/http  ←  functions/, local/, cli/
+ *   lib/engine, lib/api  ←  explorer/ (the page's worker)  ←  local/ (serves it)
  *
  * Each folder's name says what may import it. Beside that spine sit the adapters (keys,
  * storage, aws), configuration, logging and two leaf modules; nothing under lib/ imports the
@@ -32,8 +33,11 @@ const ALLOWED: Record<string, readonly string[]> = {
   'lib/http': ['lib/api', 'lib/engine', 'lib/config'],
   // The engine function serves the generated OpenAPI document as data.
   functions: ['lib/*', 'openapi.json'],
-  local: ['lib/*'],
+  // The local server builds and serves the explorer page.
+  local: ['lib/*', 'explorer'],
   cli: ['lib/*'],
+  // The page runs the engine and the contract's own request and response code in its worker.
+  explorer: ['lib/engine', 'lib/api', 'lib/config', 'lib/worked-example'],
   scripts: ['lib/*'],
   // The CDK app reads the route table, table layout and settings parsers; it never runs them.
   infra: ['lib/*'],
@@ -72,7 +76,9 @@ function importsOf(file: string): string[] {
   return specifiers;
 }
 
-const files = ['lib', 'functions', 'local', 'cli', 'scripts', 'infra', 'bench'].flatMap(sourceFiles);
+const files = ['lib', 'functions', 'local', 'cli', 'scripts', 'infra', 'bench', 'explorer'].flatMap(
+  sourceFiles,
+);
 
 describe('layers', () => {
   it('finds the source files and their imports', () => {

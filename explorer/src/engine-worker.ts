@@ -1,0 +1,36 @@
+import { parseEngineRequest } from '../../lib/api/engine-request';
+import { renderEngineResponse } from '../../lib/api/engine-response';
+import { classifyFailure, errorBody } from '../../lib/api/errors';
+import { parseJsonText } from '../../lib/api/json-text';
+import { readLimits } from '../../lib/config/limits';
+import type { RunAnswer, RunRequest } from './protocol';
+
+/**
+ * Runs request bodies through the service's own code (contract checks 4 to 8, the engine, the
+ * response writer), so a body the API would accept gets the very bytes `POST /api/engine`
+ * answers. Left out, because a page has none of them: the API key, the HTTP layer (body size on
+ * the wire, content encodings) and stored systems (`systemId`).
+ */
+const limits = readLimits({});
+
+function run(body: string): { status: number; text: string } {
+  try {
+    const request = parseEngineRequest(parseJsonText(body), limits);
+    return { status: 200, text: renderEngineResponse(request) };
+  } catch (thrown) {
+    const { error } = classifyFailure(thrown);
+    return { status: error.status, text: JSON.stringify(errorBody(error)) };
+  }
+}
+
+/** The worker's global scope, typed without the WebWorker library (it clashes with DOM's). */
+const scope = self as unknown as {
+  onmessage: ((event: MessageEvent<RunRequest>) => void) | null;
+  postMessage(message: RunAnswer): void;
+};
+
+scope.onmessage = (event) => {
+  const started = performance.now();
+  const answer = run(event.data.body);
+  scope.postMessage({ id: event.data.id, ...answer, ms: performance.now() - started });
+};

@@ -1,0 +1,348 @@
+import type { EngineEvent, EngineResult, NodeState } from '../../lib/engine/types';
+import { EXAMPLES } from './examples';
+import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
+import type { RunAnswer } from './protocol';
+
+/** One described state of the current answer: the analyze result (tick 0) or a snapshot. */
+interface State {
+  tick: number;
+  result: EngineResult;
+}
+
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+const bodyInput = $<HTMLTextAreaElement>('body');
+const exampleSelect = $<HTMLSelectElement>('example');
+const runAs = $<HTMLSelectElement>('run-as');
+const tickCount = $<HTMLInputElement>('tick-count');
+const onServer = $<HTMLInputElement>('on-server');
+const apiKeyInput = $<HTMLInputElement>('api-key');
+const statusLine = $('status');
+const errorPanel = $('error');
+const summary = $('summary');
+const graph = document.getElementById('graph') as unknown as SVGSVGElement;
+const graphNote = $('graph-note');
+const timeline = $('timeline');
+const tickSlider = $<HTMLInputElement>('tick');
+const tickLabel = $('tick-label');
+const eventList = $('events');
+const details = $('details');
+const raw = $('raw');
+
+const KEY_STORAGE = 'sbe-explorer-api-key';
+const RAW_SHOWN_CHARS = 1_000_000;
+const SHARE_LIMIT_BYTES = 16 * 1024;
+
+let states: State[] = [];
+let current = 0;
+let selected: string | undefined;
+let responseText = '';
+
+const worker = new Worker('/engine-worker.js', { type: 'module' });
+let nextRun = 0;
+const pending = new Map<number, (answer: RunAnswer) => void>();
+worker.onmessage = (event: MessageEvent<RunAnswer>) => {
+  pending.get(event.data.id)?.(event.data);
+  pending.delete(event.data.id);
+};
+
+function runInWorker(body: string): Promise<RunAnswer> {
+  const id = ++nextRun;
+  return new Promise((resolve) => {
+    pending.set(id, resolve);
+    worker.postMessage({ id, body });
+  });
+}
+
+async function runOnServer(body: string): Promise<RunAnswer> {
+  const started = performance.now();
+  const response = await fetch('/api/engine', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKeyInput.value.trim()}` },
+    body,
+  });
+  return { id: 0, status: response.status, text: await response.text(), ms: performance.now() - started };
+}
+
+/** The body to send: as written, or with `mode` (and `ticks`) set at the top level. */
+function bodyToRun(): string {
+  const text = bodyInput.value;
+  if (runAs.value === 'written') return text;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return text; // the engine names the syntax error, as the API does
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return text;
+  const body: Record<string, unknown> = { ...(parsed as Record<string, unknown>), mode: runAs.value };
+  if (runAs.value === 'ticks') body.ticks = Number(tickCount.value);
+  else delete body.ticks;
+  return JSON.stringify(body);
+}
+
+async function run(): Promise<void> {
+  const body = bodyToRun();
+  document.body.dataset.state = 'running';
+  statusLine.textContent = onServer.checked ? 'Running on the server…' : 'Running in the browser…';
+  const answer = onServer.checked ? await runOnServer(body) : await runInWorker(body);
+  show(answer);
+}
+
+function show(answer: RunAnswer): void {
+  responseText = answer.text;
+  raw.textContent =
+    answer.text.length <= RAW_SHOWN_CHARS
+      ? answer.text
+      : `(${answer.text.length} characters: use Export JSON)`;
+  const where = onServer.checked ? 'on the server' : 'in the browser, same bytes as the API';
+  if (answer.status !== 200) {
+    states = [];
+    showError(answer);
+    statusLine.textContent = `HTTP ${answer.status} (${where}, ${answer.ms.toFixed(0)} ms)`;
+    document.body.dataset.state = 'error';
+    return;
+  }
+  errorPanel.hidden = true;
+  const response = JSON.parse(answer.text) as {
+    mode: string;
+    engine?: EngineResult;
+    snapshot?: State['result'] & { tick: number };
+    snapshots?: Array<State['result'] & { tick: number }>;
+  };
+  states = response.engine
+    ? [{ tick: 0, result: response.engine }]
+    : (response.snapshots ?? (response.snapshot ? [response.snapshot] : [])).map((s) => ({
+        tick: s.tick,
+        result: s,
+      }));
+  current = 0;
+  selected = undefined;
+  timeline.hidden = states.length < 2;
+  tickSlider.min = '0';
+  tickSlider.max = String(Math.max(0, states.length - 1));
+  tickSlider.value = '0';
+  statusLine.textContent = `${response.mode}: ${states.length} state${states.length === 1 ? '' : 's'} (${where}, ${answer.ms.toFixed(0)} ms)`;
+  render();
+  document.body.dataset.state = 'done';
+}
+
+function showError(answer: RunAnswer): void {
+  errorPanel.hidden = false;
+  errorPanel.replaceChildren();
+  let parsed: {
+    error?: { code?: string; message?: string; details?: Array<{ path: string; message: string }> };
+  };
+  try {
+    parsed = JSON.parse(answer.text);
+  } catch {
+    parsed = { error: { code: `HTTP ${answer.status}`, message: answer.text.slice(0, 500) } };
+  }
+  const heading = document.createElement('strong');
+  heading.textContent = parsed.error?.code ?? `HTTP ${answer.status}`;
+  const message = document.createElement('p');
+  message.className = 'error-message';
+  message.textContent = parsed.error?.message ?? '';
+  errorPanel.append(heading, message);
+  for (const detail of parsed.error?.details ?? []) {
+    const item = document.createElement('p');
+    const path = document.createElement('code');
+    path.textContent = detail.path;
+    item.append(path, `: ${detail.message}`);
+    errorPanel.append(item);
+  }
+  summary.replaceChildren();
+  graph.replaceChildren();
+  eventList.replaceChildren();
+  details.replaceChildren();
+  timeline.hidden = true;
+}
+
+function render(): void {
+  const state = states[current];
+  if (!state) return;
+  const { result } = state;
+  tickLabel.textContent = `tick ${state.tick}`;
+  renderSummary(result);
+  if (result.nodes.length <= MAX_DRAWN_NODES) {
+    graphNote.textContent = '';
+    drawGraph(graph, result, { selected, onSelect: select });
+  } else {
+    graph.replaceChildren();
+    graphNote.textContent = `${result.nodes.length.toLocaleString('en')} nodes: the graph is drawn up to ${MAX_DRAWN_NODES.toLocaleString('en')} nodes; the numbers are all here.`;
+  }
+  renderEvents(result.events);
+  renderDetails(result);
+}
+
+function field(label: string, value: string): HTMLElement {
+  const row = document.createElement('div');
+  const term = document.createElement('dt');
+  term.textContent = label;
+  const definition = document.createElement('dd');
+  definition.textContent = value;
+  row.append(term, definition);
+  return row;
+}
+
+function nodeButton(id: string): HTMLButtonElement {
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.className = 'node-link';
+  button.textContent = id;
+  button.addEventListener('click', () => select(id));
+  return button;
+}
+
+function renderSummary(result: EngineResult): void {
+  summary.replaceChildren();
+  const list = document.createElement('dl');
+  list.append(field('Primary blockage', result.primaryBlockage ?? 'none'));
+  list.lastElementChild!.setAttribute('data-field', 'primary-blockage');
+  if (result.origin) {
+    const origin = field(
+      'Origin',
+      `${result.origin.id}: load ${result.origin.load}, contribution ${result.origin.contribution}, share ${result.origin.share}`,
+    );
+    origin.dataset.field = 'origin';
+    list.append(origin);
+  } else {
+    list.append(field('Origin', 'none'));
+  }
+  summary.append(list);
+  const trace = document.createElement('ol');
+  trace.className = 'trace';
+  trace.dataset.field = 'trace';
+  trace.setAttribute('aria-label', 'Trace, from origin to blockage');
+  for (const id of result.trace) {
+    const item = document.createElement('li');
+    item.append(nodeButton(id));
+    trace.append(item);
+  }
+  const traceHeading = document.createElement('h3');
+  traceHeading.textContent = result.trace.length ? 'Trace' : 'Trace: none';
+  summary.append(traceHeading, trace);
+}
+
+function renderEvents(events: readonly EngineEvent[]): void {
+  eventList.replaceChildren();
+  for (const event of events) {
+    const item = document.createElement('li');
+    item.dataset.type = event.type;
+    item.append(`${event.type} `);
+    if ('node' in event) item.append(nodeButton(event.node));
+    if (event.type === 'blocked') item.append(` (pressure ${event.pressure})`);
+    if (event.type === 'cycle')
+      item.append(`${event.closed ? 'closed' : 'with an exit'}: ${event.nodes.join(', ')}`);
+    eventList.append(item);
+  }
+  if (events.length === 0) {
+    const item = document.createElement('li');
+    item.textContent = 'no events';
+    eventList.append(item);
+  }
+}
+
+function renderDetails(result: EngineResult): void {
+  details.replaceChildren();
+  const node: NodeState | undefined = result.nodes.find((n) => n.id === selected);
+  if (!node) {
+    details.textContent = 'Select a node (click, or Tab and Enter) to see its numbers.';
+    return;
+  }
+  const list = document.createElement('dl');
+  list.append(field('Node', node.id), field('Role', node.role), field('Load', String(node.load)));
+  if (node.capacity !== undefined) list.append(field('Capacity', String(node.capacity)));
+  list.append(
+    field('Inflow', String(node.inflow)),
+    field('Outflow', String(node.outflow)),
+    field('Pressure', String(node.pressure)),
+    field('Blocked', node.blocked ? 'yes' : 'no'),
+  );
+  details.append(list);
+}
+
+function select(id: string): void {
+  selected = id;
+  render();
+}
+
+function download(name: string, type: string, content: string): void {
+  const link = document.createElement('a');
+  link.href = URL.createObjectURL(new Blob([content], { type }));
+  link.download = name;
+  link.click();
+  URL.revokeObjectURL(link.href);
+}
+
+function toBase64Url(text: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(encoded: string): string {
+  const binary = atob(encoded.replaceAll('-', '+').replaceAll('_', '/'));
+  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}
+
+function loadExample(index: number): void {
+  const example = EXAMPLES[index];
+  if (!example) return;
+  bodyInput.value = JSON.stringify(example.body(), null, index === EXAMPLES.length - 1 ? 0 : 2);
+  $('example-about').textContent = example.about;
+}
+
+for (const [index, example] of EXAMPLES.entries()) {
+  const option = document.createElement('option');
+  option.value = String(index);
+  option.textContent = example.name;
+  exampleSelect.append(option);
+}
+exampleSelect.addEventListener('change', () => loadExample(Number(exampleSelect.value)));
+$('run').addEventListener('click', () => void run());
+$('load-worked').addEventListener('click', () => {
+  exampleSelect.value = '0';
+  loadExample(0);
+  void run();
+});
+tickSlider.addEventListener('input', () => {
+  current = Number(tickSlider.value);
+  render();
+});
+apiKeyInput.value = sessionStorage.getItem(KEY_STORAGE) ?? '';
+apiKeyInput.addEventListener('change', () => sessionStorage.setItem(KEY_STORAGE, apiKeyInput.value.trim()));
+onServer.addEventListener('change', () => {
+  $('key-row').hidden = !onServer.checked;
+});
+$('export-json').addEventListener('click', () => download('result.json', 'application/json', responseText));
+$('export-svg').addEventListener('click', () => {
+  const copy = graph.cloneNode(true) as SVGSVGElement;
+  copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+  const style = document.createElementNS('http://www.w3.org/2000/svg', 'style');
+  style.textContent = $('svg-style').textContent ?? '';
+  copy.prepend(style);
+  download('structure.svg', 'image/svg+xml', new XMLSerializer().serializeToString(copy));
+});
+$('share').addEventListener('click', () => {
+  const body = bodyInput.value;
+  const size = new TextEncoder().encode(body).length;
+  if (size > SHARE_LIMIT_BYTES) {
+    statusLine.textContent = `A link carries structures up to ${SHARE_LIMIT_BYTES / 1024} KB; this one is ${Math.ceil(size / 1024)} KB.`;
+    return;
+  }
+  // The fragment never leaves the browser: the structure is not sent to any server.
+  history.replaceState(null, '', `#body=${toBase64Url(body)}`);
+  statusLine.textContent = 'The link in the address bar now carries this structure.';
+});
+
+const shared = /^#body=([A-Za-z0-9_-]+)$/.exec(location.hash);
+if (shared) {
+  try {
+    bodyInput.value = fromBase64Url(shared[1]!);
+    void run();
+  } catch {
+    statusLine.textContent = 'The link does not carry a readable structure.';
+  }
+} else {
+  loadExample(0);
+}

@@ -1,0 +1,16 @@
+/** What the page asks the engine worker: run one request body, as the API would. */
+export interface RunRequest {
+  id: number;
+  body: string;
+}
+
+/**
+ * What the worker answers: the response text the API would send (byte for byte, for a body the
+ * API would run) and its status, 200 or the contract's error status with its error body.
+ */
+export interface RunAnswer {
+  id: number;
+  status: number;
+  text: string;
+  ms: number;
+}

@@ -1,0 +1,103 @@
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLES } from '../../explorer/src/examples';
+import { post, startTestServer, type TestServer } from '../integration/server';
+import { findChromium, launchChromium } from './browser';
+
+const chromiumPath = findChromium();
+// A machine without Chromium skips these tests with a note; CI installs it and must run them.
+if (chromiumPath === undefined && process.env.CI) throw new Error('CI needs Chromium: .ci/run installs it');
+if (chromiumPath === undefined)
+  console.warn('Explorer browser tests skipped: no chromium on PATH (apt-get install chromium)');
+
+const SCREENSHOTS = 'test-results/explorer';
+
+describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+  const requested: string[] = [];
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    browser = await launchChromium(chromiumPath!);
+    page = await browser.newPage();
+    page.on('request', (request) => requested.push(request.url()));
+    await page.goto(`${server.url}/`);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function runAndWait(): Promise<void> {
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#run');
+    await page.waitForSelector('body[data-state="done"], body[data-state="error"]');
+  }
+
+  // The model's worked example, one click from the page: B is the primary blockage, all of its
+  // value comes from A (share 1) along A → B.
+  it('shows the worked example: blockage B, origin A with share 1, trace A → B', async () => {
+    await page.click('#load-worked');
+    await page.waitForSelector('body[data-state="done"]');
+    expect(await page.textContent('[data-field="primary-blockage"] dd')).toBe('B');
+    expect(await page.textContent('[data-field="origin"] dd')).toBe('A: load 10, contribution 5, share 1');
+    expect(await page.locator('[data-field="trace"] li').allTextContents()).toEqual(['A', 'B']);
+    expect(await page.locator('#graph .node').count()).toBe(3);
+    await page.screenshot({ path: `${SCREENSHOTS}/worked-example.png`, fullPage: true });
+  });
+
+  // "Identical to the API": the worker's answer is the API's answer, byte for byte.
+  it('answers each small shipped example with the bytes POST /api/engine answers', async () => {
+    for (const [index, example] of EXAMPLES.entries()) {
+      if (example.name.startsWith('Generated')) continue;
+      await page.selectOption('#example', String(index));
+      await page.selectOption('#run-as', 'written');
+      await runAndWait();
+      const body = await page.inputValue('#body');
+      const api = await post(server.url, server.apiKey, body);
+      expect(api.status).toBe(200);
+      expect(await page.textContent('#raw'), example.name).toBe(api.text);
+    }
+  });
+
+  // A payload error names the element, in the API's own words.
+  it('shows a payload error with the element it names', async () => {
+    const body = JSON.stringify({
+      mode: 'analyze',
+      nodes: [{ id: 'web', load: 1 }],
+      dependencies: [{ from: 'web', to: 'db' }],
+    });
+    await page.fill('#body', body);
+    await page.selectOption('#run-as', 'written');
+    await runAndWait();
+    const api = await post(server.url, server.apiKey, body);
+    expect(await page.textContent('#raw')).toBe(api.text);
+    expect(await page.textContent('#error strong')).toBe('PAYLOAD_ERROR');
+    expect(await page.textContent('#error')).toContain('dependencies[0].to');
+    await page.screenshot({ path: `${SCREENSHOTS}/payload-error.png`, fullPage: true });
+  });
+
+  // The worked example settles after three ticks: scrubbing to tick 3 shows the event.
+  it('scrubs a timeline to tick 3 and shows settled', async () => {
+    await page.selectOption('#example', '0');
+    await page.selectOption('#run-as', 'ticks');
+    await page.fill('#tick-count', '5');
+    await runAndWait();
+    await page.locator('#tick').fill('2');
+    expect(await page.textContent('#tick-label')).toBe('tick 3');
+    expect(await page.locator('#events li[data-type="settled"]').count()).toBe(1);
+    expect(await page.textContent('[data-field="primary-blockage"] dd')).toBe('C');
+    await page.screenshot({ path: `${SCREENSHOTS}/timeline-tick-3.png`, fullPage: true });
+  });
+
+  it('made no request to any host but its own', () => {
+    expect(requested.length).toBeGreaterThan(0);
+    for (const url of requested)
+      expect(url.startsWith(`${server.url}/`) || url.startsWith('blob:')).toBe(true);
+  });
+});
