@@ -1,4 +1,5 @@
 import type { EngineEvent, EngineResult, NodeState } from '../../lib/engine/types';
+import { drawChart, timelineSeries } from './chart';
 import { EXAMPLES } from './examples';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
 import type { RunAnswer } from './protocol';
@@ -27,6 +28,13 @@ const tickLabel = $('tick-label');
 const eventList = $('events');
 const details = $('details');
 const raw = $('raw');
+const chartFigure = $('chart-figure');
+const chart = document.getElementById('chart') as unknown as SVGSVGElement;
+const chartLegend = $('chart-legend');
+const allEventsPanel = $<HTMLDetailsElement>('all-events-panel');
+const allEvents = $('all-events');
+/** Most events listed for a whole timeline; the current tick's are always all shown. */
+const MAX_LISTED_EVENTS = 2000;
 
 const KEY_STORAGE = 'sbe-explorer-api-key';
 const RAW_SHOWN_CHARS = 1_000_000;
@@ -122,6 +130,7 @@ function show(answer: RunAnswer): void {
   tickSlider.max = String(Math.max(0, states.length - 1));
   tickSlider.value = '0';
   statusLine.textContent = `${response.mode}: ${states.length} state${states.length === 1 ? '' : 's'} (${where}, ${answer.ms.toFixed(0)} ms)`;
+  renderAllEvents();
   render();
   document.body.dataset.state = 'done';
 }
@@ -172,6 +181,70 @@ function render(): void {
   }
   renderEvents(result.events);
   renderDetails(result);
+  renderChart();
+}
+
+function goTo(index: number, node?: string): void {
+  current = index;
+  tickSlider.value = String(index);
+  if (node !== undefined) selected = node;
+  render();
+}
+
+function renderChart(): void {
+  chartFigure.hidden = states.length < 2;
+  if (states.length < 2) return;
+  const series = timelineSeries(states, selected);
+  drawChart(
+    chart,
+    states.map((s) => s.tick),
+    series,
+    current,
+    (index) => goTo(index),
+  );
+  chartLegend.replaceChildren(
+    ...series.map((s) => {
+      const item = document.createElement('span');
+      const swatch = document.createElement('span');
+      swatch.className = 'swatch';
+      swatch.style.borderColor = s.colour;
+      item.append(swatch, `${s.label}: ${s.values[current]}`);
+      return item;
+    }),
+  );
+}
+
+/** Every tick's events, each clickable: the tick jumps there, a node also selects it. */
+function renderAllEvents(): void {
+  allEvents.replaceChildren();
+  allEventsPanel.hidden = states.length < 2;
+  let listed = 0;
+  for (const [index, state] of states.entries()) {
+    for (const event of state.result.events) {
+      if (listed++ >= MAX_LISTED_EVENTS) break;
+      const item = document.createElement('li');
+      const jump = document.createElement('button');
+      jump.type = 'button';
+      jump.className = 'node-link';
+      jump.textContent = `tick ${state.tick}`;
+      jump.addEventListener('click', () => goTo(index));
+      item.append(jump, ` ${event.type}`);
+      if ('node' in event) {
+        const node = document.createElement('button');
+        node.type = 'button';
+        node.className = 'node-link';
+        node.textContent = event.node;
+        node.addEventListener('click', () => goTo(index, event.node));
+        item.append(' ', node);
+      }
+      allEvents.append(item);
+    }
+  }
+  if (listed > MAX_LISTED_EVENTS) {
+    const more = document.createElement('li');
+    more.textContent = `… ${listed - MAX_LISTED_EVENTS} more (use Export JSON)`;
+    allEvents.append(more);
+  }
 }
 
 function field(label: string, value: string): HTMLElement {
@@ -315,13 +388,43 @@ onServer.addEventListener('change', () => {
   $('key-row').hidden = !onServer.checked;
 });
 $('export-json').addEventListener('click', () => download('result.json', 'application/json', responseText));
-$('export-svg').addEventListener('click', () => {
+/** The graph as a standalone SVG document, its style sheet embedded. */
+function graphSvgText(): string {
   const copy = graph.cloneNode(true) as SVGSVGElement;
   copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
+  const box = graph.viewBox.baseVal;
+  copy.setAttribute('width', String(box.width));
+  copy.setAttribute('height', String(box.height));
   const style = document.createElementNS('http://www.w3.org/2000/svg', 'style');
   style.textContent = $('svg-style').textContent ?? '';
   copy.prepend(style);
-  download('structure.svg', 'image/svg+xml', new XMLSerializer().serializeToString(copy));
+  return new XMLSerializer().serializeToString(copy);
+}
+
+$('export-svg').addEventListener('click', () => download('structure.svg', 'image/svg+xml', graphSvgText()));
+$('export-png').addEventListener('click', () => {
+  const url = URL.createObjectURL(new Blob([graphSvgText()], { type: 'image/svg+xml' }));
+  const image = new Image();
+  image.onload = () => {
+    const scale = 2;
+    const canvas = document.createElement('canvas');
+    canvas.width = image.width * scale;
+    canvas.height = image.height * scale;
+    const context = canvas.getContext('2d')!;
+    context.fillStyle = '#fff';
+    context.fillRect(0, 0, canvas.width, canvas.height);
+    context.drawImage(image, 0, 0, canvas.width, canvas.height);
+    URL.revokeObjectURL(url);
+    canvas.toBlob((blob) => {
+      if (!blob) return;
+      const link = document.createElement('a');
+      link.href = URL.createObjectURL(blob);
+      link.download = 'structure.png';
+      link.click();
+      URL.revokeObjectURL(link.href);
+    }, 'image/png');
+  };
+  image.src = url;
 });
 $('share').addEventListener('click', () => {
   const body = bodyInput.value;

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES } from '../../explorer/src/examples';
@@ -22,7 +23,7 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
   beforeAll(async () => {
     server = await startTestServer();
     browser = await launchChromium(chromiumPath!);
-    page = await browser.newPage();
+    page = await browser.newPage({ acceptDownloads: true });
     page.on('request', (request) => requested.push(request.url()));
     await page.goto(`${server.url}/`);
     mkdirSync(SCREENSHOTS, { recursive: true });
@@ -93,6 +94,35 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     expect(await page.locator('#events li[data-type="settled"]').count()).toBe(1);
     expect(await page.textContent('[data-field="primary-blockage"] dd')).toBe('C');
     await page.screenshot({ path: `${SCREENSHOTS}/timeline-tick-3.png`, fullPage: true });
+  });
+
+  // The chart plots the timeline (sinks, in flight, blockage pressure); every tick's events are
+  // listed, and an event's tick jumps there with its node selected.
+  it('charts the timeline and jumps to an event from the list of every tick', async () => {
+    expect(await page.locator('#chart polyline').count()).toBe(3);
+    await page.click('#all-events-panel summary');
+    await page
+      .locator('#all-events li', { hasText: 'drained' })
+      .last()
+      .getByRole('button', { name: 'B' })
+      .click();
+    expect(await page.textContent('#tick-label')).toBe('tick 3');
+    expect(await page.textContent('#details')).toContain('Node');
+    expect(await page.locator('#chart polyline').count()).toBe(4);
+    expect(await page.textContent('#chart-legend')).toContain('load of B: 0');
+  });
+
+  // Export gives the answer's exact bytes as JSON, and the graph as a PNG image.
+  it('exports the answer as JSON and the graph as PNG', async () => {
+    const [json] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+    expect(json.suggestedFilename()).toBe('result.json');
+    const saved = await readFile((await json.path())!, 'utf8');
+    expect(saved).toBe(await page.textContent('#raw'));
+    const [png] = await Promise.all([page.waitForEvent('download'), page.click('#export-png')]);
+    expect(png.suggestedFilename()).toBe('structure.png');
+    const bytes = await readFile((await png.path())!);
+    expect([...bytes.subarray(0, 8)]).toEqual([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    expect(bytes.length).toBeGreaterThan(1000);
   });
 
   it('made no request to any host but its own', () => {

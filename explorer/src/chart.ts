@@ -1,0 +1,118 @@
+import type { EngineResult } from '../../lib/engine/types';
+
+/** One line of the timeline chart. */
+export interface Series {
+  label: string;
+  colour: string;
+  values: readonly number[];
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+const WIDTH = 640;
+const HEIGHT = 180;
+const PAD = { left: 56, right: 12, top: 12, bottom: 28 };
+
+/**
+ * Okabe–Ito colours: distinguishable with the common forms of colour blindness. The series
+ * also differ in dash pattern, so none relies on colour alone.
+ */
+export const SERIES_COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7'] as const;
+const DASHES = ['', '6 3', '2 3', '8 3 2 3'] as const;
+
+/** Per state: value at sinks, value in flight, the primary blockage's pressure. */
+export function timelineSeries(
+  states: ReadonlyArray<{ result: EngineResult }>,
+  selected: string | undefined,
+): Series[] {
+  const atSinks: number[] = [];
+  const inFlight: number[] = [];
+  const blockage: number[] = [];
+  const selectedLoad: number[] = [];
+  for (const { result } of states) {
+    let sinks = 0;
+    let flight = 0;
+    let pressure = 0;
+    let chosen = 0;
+    for (const node of result.nodes) {
+      if (node.role === 'sink') sinks += node.load;
+      else flight += node.load;
+      if (node.id === result.primaryBlockage) pressure = node.pressure;
+      if (node.id === selected) chosen = node.load;
+    }
+    atSinks.push(sinks);
+    inFlight.push(flight);
+    blockage.push(pressure);
+    selectedLoad.push(chosen);
+  }
+  const series: Series[] = [
+    { label: 'load at sinks', colour: SERIES_COLOURS[0], values: atSinks },
+    { label: 'load in flight', colour: SERIES_COLOURS[1], values: inFlight },
+    { label: "primary blockage's pressure", colour: SERIES_COLOURS[2], values: blockage },
+  ];
+  if (selected !== undefined)
+    series.push({ label: `load of ${selected}`, colour: SERIES_COLOURS[3], values: selectedLoad });
+  return series;
+}
+
+function element<K extends keyof SVGElementTagNameMap>(
+  name: K,
+  attributes: Record<string, string | number>,
+): SVGElementTagNameMap[K] {
+  const node = document.createElementNS(SVG, name);
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
+  return node;
+}
+
+/**
+ * A line chart of the series over the states (x: tick), one polyline each (a thousand points
+ * per line is nothing for SVG), a cursor at the current state; clicking picks a state.
+ */
+export function drawChart(
+  svg: SVGSVGElement,
+  ticks: readonly number[],
+  series: readonly Series[],
+  current: number,
+  onPick: (index: number) => void,
+): void {
+  svg.replaceChildren();
+  svg.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
+  const count = ticks.length;
+  const max = Math.max(1e-300, ...series.flatMap((s) => s.values));
+  const x = (i: number) => PAD.left + (count <= 1 ? 0 : (i / (count - 1)) * (WIDTH - PAD.left - PAD.right));
+  const y = (v: number) => HEIGHT - PAD.bottom - (v / max) * (HEIGHT - PAD.top - PAD.bottom);
+  svg.append(
+    element('line', { x1: PAD.left, y1: y(0), x2: WIDTH - PAD.right, y2: y(0), class: 'axis' }),
+    element('line', { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: y(0), class: 'axis' }),
+  );
+  const top = element('text', { x: PAD.left - 6, y: PAD.top + 4, 'text-anchor': 'end', class: 'tick-label' });
+  top.textContent = Number(max.toPrecision(3)).toLocaleString('en');
+  const zero = element('text', { x: PAD.left - 6, y: y(0), 'text-anchor': 'end', class: 'tick-label' });
+  zero.textContent = '0';
+  const first = element('text', { x: x(0), y: HEIGHT - 8, 'text-anchor': 'start', class: 'tick-label' });
+  first.textContent = `tick ${ticks[0] ?? 0}`;
+  const last = element('text', { x: x(count - 1), y: HEIGHT - 8, 'text-anchor': 'end', class: 'tick-label' });
+  last.textContent = `tick ${ticks[count - 1] ?? 0}`;
+  svg.append(top, zero, first, last);
+  series.forEach((s, k) => {
+    const points = s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
+    const line = element('polyline', {
+      points,
+      fill: 'none',
+      stroke: s.colour,
+      'stroke-width': 2,
+      'stroke-dasharray': DASHES[k % DASHES.length]!,
+      'data-series': s.label,
+    });
+    const title = element('title', {});
+    title.textContent = s.label;
+    line.append(title);
+    svg.append(line);
+  });
+  svg.append(element('line', { x1: x(current), y1: PAD.top, x2: x(current), y2: y(0), class: 'cursor' }));
+  svg.onclick = (event: MouseEvent) => {
+    const box = svg.getBoundingClientRect();
+    const at = ((event.clientX - box.left) / box.width) * WIDTH;
+    const fraction = (at - PAD.left) / (WIDTH - PAD.left - PAD.right);
+    onPick(Math.min(count - 1, Math.max(0, Math.round(fraction * (count - 1)))));
+  };
+}
