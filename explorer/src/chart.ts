@@ -16,7 +16,7 @@ const PAD = { left: 56, right: 12, top: 12, bottom: 28 };
  * Okabe–Ito colours: distinguishable with the common forms of colour blindness. The series
  * also differ in dash pattern, so none relies on colour alone.
  */
-export const SERIES_COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7'] as const;
+const SERIES_COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7'] as const;
 const DASHES = ['', '6 3', '2 3', '8 3 2 3'] as const;
 
 /** Per state: value at sinks, value in flight, the primary blockage's pressure. */
