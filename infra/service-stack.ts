@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionName } from '../lib/http/routes';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceApi } from './constructs/service-api';
+import { ServiceExplorer } from './constructs/service-explorer';
 import { ServiceFunction } from './constructs/service-function';
 import { ServiceTable } from './constructs/service-table';
 import { ServiceUserPool } from './constructs/service-user-pool';
@@ -24,7 +25,8 @@ export class ServiceStack extends Stack {
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     const { settings, awsSdk, ...stackProps } = props;
     super(scope, id, {
-      description: 'System Behavior Engine: engine and connect functions behind an HTTP API',
+      description:
+        'System Behavior Engine: engine and connect functions behind an HTTP API, and the explorer page',
       ...stackProps,
     });
     // Data outlives the stack unless the stage is declared throwaway.
@@ -82,6 +84,8 @@ export class ServiceStack extends Stack {
       removalPolicy,
     });
 
+    const explorer = new ServiceExplorer(this, 'Explorer', { api: api.api, removalPolicy, logRetention });
+
     new ServiceAlarms(this, 'Alarms', {
       functions: this.functions,
       accessLogs: api.accessLogs,
@@ -91,6 +95,10 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'ApiUrl', {
       value: api.url,
       description: 'Base URL of the API (POST {ApiUrl}api/engine)',
+    });
+    new CfnOutput(this, 'ExplorerUrl', {
+      value: `https://${explorer.distribution.distributionDomainName}/`,
+      description: 'The explorer page; the API is also served here under /api/*',
     });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'UserPoolId', { value: users.userPool.userPoolId });

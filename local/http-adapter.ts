@@ -8,6 +8,7 @@ import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerRespo
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { PAGE_CONTENT_SECURITY_POLICY } from '../explorer/page-headers';
 import { ApiError } from '../lib/api/errors';
 import { allowedOrigin, type CorsSettings, preflightCorsHeaders } from '../lib/http/cors';
 import { API_RESPONSE_HEADERS, logRequestLine } from '../lib/http/middleware';
@@ -53,15 +54,9 @@ export interface PageFile {
   body: Buffer;
 }
 
-/**
- * The page may load and connect to its own origin only: scripts, its worker, styles and
- * `fetch` to the API. A shared link's structure lives in the URL fragment, which no request
- * carries. Inline styles are allowed for the SVG export's embedded style sheet.
- */
+/** Sent with every file of the explorer page. */
 const PAGE_HEADERS: OutgoingHttpHeaders = {
-  'content-security-policy':
-    "default-src 'none'; script-src 'self'; worker-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; " +
-    "img-src 'self' data: blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy': PAGE_CONTENT_SECURITY_POLICY,
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-cache',

@@ -33,12 +33,19 @@ describe('a throwaway stage', () => {
       DeletionPolicy: 'Delete',
       Properties: { DeletionProtection: 'INACTIVE' },
     });
+    // The two functions', the API's access log and the explorer deployment handler's.
     const logGroups = Object.values(resources).filter((r) => r.Type === 'AWS::Logs::LogGroup');
-    expect(logGroups).toHaveLength(3);
+    expect(logGroups).toHaveLength(4);
     for (const logGroup of logGroups) {
       expect(logGroup.DeletionPolicy).toBe('Delete');
       expect(logGroup.Properties.RetentionInDays).toBe(7);
     }
+  });
+
+  // Deleting the page deployment empties the explorer bucket, so the bucket can go too.
+  it('empties and deletes the explorer bucket with the stack', () => {
+    template.hasResourceProperties('Custom::CDKBucketDeployment', { RetainOnDelete: false });
+    template.hasResource('AWS::S3::Bucket', { DeletionPolicy: 'Delete' });
   });
 
   it('keeps point-in-time recovery on', () => {
@@ -57,10 +64,12 @@ describe('settings from context', () => {
     });
   });
 
-  it('passes the log level to every function', () => {
-    template.allResourcesProperties('AWS::Lambda::Function', {
-      Environment: { Variables: Match.objectLike({ LOG_LEVEL: 'DEBUG' }) },
-    });
+  it('passes the log level to every function of the service', () => {
+    const functions = Object.entries(resources).filter(
+      ([id, r]) => r.Type === 'AWS::Lambda::Function' && !id.startsWith('CustomCDKBucketDeployment'),
+    );
+    expect(functions).toHaveLength(2);
+    for (const [, fn] of functions) expect(fn.Properties.Environment.Variables.LOG_LEVEL).toBe('DEBUG');
   });
 
   // The same parser as the local server's CORS_ALLOW_ORIGINS, and the same headers and max age.

@@ -1,0 +1,178 @@
+import path from 'node:path';
+import { Duration, RemovalPolicy, Stack, Stage, Validations } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  AllowedMethods,
+  CachePolicy,
+  Distribution,
+  HeadersFrameOption,
+  HeadersReferrerPolicy,
+  HttpVersion,
+  OriginProtocolPolicy,
+  OriginRequestPolicy,
+  PriceClass,
+  ResponseHeadersPolicy,
+  ViewerProtocolPolicy,
+} from 'aws-cdk-lib/aws-cloudfront';
+import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import {
+  BlockPublicAccess,
+  Bucket,
+  BucketEncryption,
+  type CfnBucket,
+  ObjectOwnership,
+} from 'aws-cdk-lib/aws-s3';
+import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import { Construct } from 'constructs';
+import { writeExplorer } from '../../explorer/build';
+import { PAGE_CONTENT_SECURITY_POLICY } from '../../explorer/page-headers';
+
+export interface ServiceExplorerProps {
+  /** The HTTP API, served under the same distribution at `/api/*` so the page needs no CORS. */
+  readonly api: HttpApi;
+  readonly removalPolicy: RemovalPolicy;
+  readonly logRetention: RetentionDays;
+}
+
+/**
+ * The explorer page: its files in a private S3 bucket, read by CloudFront through origin access
+ * control, and the API behind the same distribution under `/api/*` (uncached, every viewer
+ * header but Host forwarded), so the page calls `/api/engine` on its own origin.
+ */
+export class ServiceExplorer extends Construct {
+  readonly bucket: Bucket;
+  readonly distribution: Distribution;
+
+  constructor(scope: Construct, id: string, props: ServiceExplorerProps) {
+    super(scope, id);
+    const throwaway = props.removalPolicy === RemovalPolicy.DESTROY;
+    this.bucket = new Bucket(this, 'Site', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: props.removalPolicy,
+    });
+    Validations.of(this.bucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'The bucket holds only the public explorer page, rebuilt on every deploy and written by the deployment alone; CloudFront reads it through origin access control, and nothing in it is private or changes outside deploys.',
+    });
+
+    const pageHeaders = new ResponseHeadersPolicy(this, 'PageHeaders', {
+      comment: 'The explorer page: its own origin only (see explorer/page-headers.ts)',
+      securityHeadersBehavior: {
+        contentSecurityPolicy: { contentSecurityPolicy: PAGE_CONTENT_SECURITY_POLICY, override: true },
+        contentTypeOptions: { override: true },
+        frameOptions: { frameOption: HeadersFrameOption.DENY, override: true },
+        referrerPolicy: { referrerPolicy: HeadersReferrerPolicy.NO_REFERRER, override: true },
+        strictTransportSecurity: {
+          accessControlMaxAge: Duration.days(365),
+          includeSubdomains: true,
+          override: true,
+        },
+      },
+    });
+
+    const stack = Stack.of(this);
+    const apiOrigin = new HttpOrigin(`${props.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
+      protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
+    });
+    this.distribution = new Distribution(this, 'Distribution', {
+      comment: 'System Behavior Engine explorer and API',
+      defaultRootObject: 'index.html',
+      httpVersion: HttpVersion.HTTP2_AND_3,
+      priceClass: PriceClass.PRICE_CLASS_100,
+      defaultBehavior: {
+        origin: S3BucketOrigin.withOriginAccessControl(this.bucket),
+        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+        cachePolicy: CachePolicy.CACHING_OPTIMIZED,
+        responseHeadersPolicy: pageHeaders,
+      },
+      additionalBehaviors: {
+        '/api/*': {
+          origin: apiOrigin,
+          viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+          allowedMethods: AllowedMethods.ALLOW_ALL,
+          cachePolicy: CachePolicy.CACHING_DISABLED,
+          originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        },
+      },
+    });
+    const acknowledged: Array<[string, string]> = [
+      [
+        'AwsSolutions-CFR1',
+        'A public developer tool and API for callers anywhere; no country is to be refused.',
+      ],
+      [
+        'AwsSolutions-CFR2',
+        'The API behind /api/* is throttled by API Gateway and authenticates every request; the page is static. A web ACL costs at least $5 a month per stack; add one with the deployment settings if an account needs it.',
+      ],
+      [
+        'AwsSolutions-CFR3',
+        "API requests are logged by API Gateway's access log; the static page has nothing worth a second log, and standard logging needs a bucket with ACLs enabled.",
+      ],
+      [
+        'AwsSolutions-CFR4',
+        "The distribution uses CloudFront's default certificate, which cannot pin a minimum TLS version; a custom domain with its own certificate (TLS 1.2 minimum) is the deployer's choice.",
+      ],
+    ];
+    for (const [id, reason] of acknowledged) Validations.of(this.distribution).acknowledge({ id, reason });
+
+    // The page's files are built at synth (explorer/build.ts) and copied into the bucket by the
+    // CDK's deployment handler, which then invalidates the distribution's cache.
+    new BucketDeployment(this, 'Files', {
+      sources: [Source.asset(writeExplorer(path.join(Stage.of(this)!.outdir, 'explorer-site')))],
+      destinationBucket: this.bucket,
+      distribution: this.distribution,
+      distributionPaths: ['/*'],
+      memoryLimit: 256,
+      // On a throwaway stage, deleting the deployment empties the bucket so it can be deleted.
+      retainOnDelete: !throwaway,
+      logGroup: new LogGroup(this, 'DeploymentLogs', {
+        retention: props.logRetention,
+        removalPolicy: props.removalPolicy,
+      }),
+    });
+    acknowledgeDeploymentHandler(Stack.of(this), this.bucket);
+  }
+}
+
+/**
+ * The CDK's own deployment handler (one per stack, shared by every BucketDeployment) runs only
+ * while CloudFormation deploys. Its findings are the CDK's design, not ours to change.
+ */
+function acknowledgeDeploymentHandler(stack: Stack, bucket: Bucket): void {
+  const handler = stack.node.children.find((child) =>
+    child.node.id.startsWith('Custom::CDKBucketDeployment'),
+  );
+  if (handler === undefined) return;
+  const qualifier = (stack.synthesizer as { bootstrapQualifier?: string }).bootstrapQualifier ?? 'hnb659fds';
+  const siteBucket = stack.getLogicalId(bucket.node.defaultChild as CfnBucket);
+  const readsAndWrites =
+    "The CDK's bucket-deployment handler (deploy time only) reads the staged asset objects and replaces the explorer bucket's objects: object-level wildcards inside those two buckets.";
+  const findings: Array<[string, string]> = [
+    [
+      'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole]',
+      "The CDK's bucket-deployment handler logs through AWSLambdaBasicExecutionRole; it runs only during deploys.",
+    ],
+    ...['s3:GetBucket*', 's3:GetObject*', 's3:List*', 's3:Abort*', 's3:DeleteObject*'].map(
+      (action): [string, string] => [`AwsSolutions-IAM5[Action::${action}]`, readsAndWrites],
+    ),
+    [
+      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-${qualifier}-assets-<AWS::AccountId>-<AWS::Region>/*]`,
+      readsAndWrites,
+    ],
+    [`AwsSolutions-IAM5[Resource::<${siteBucket}.Arn>/*]`, readsAndWrites],
+    [
+      'AwsSolutions-IAM5[Resource::*]',
+      "The CDK's bucket-deployment handler invalidates the distribution after an upload; the CDK grants the CloudFront invalidation actions on *.",
+    ],
+    [
+      'AwsSolutions-L1',
+      "The CDK's bucket-deployment handler runtime is chosen by aws-cdk-lib and moves with it.",
+    ],
+  ];
+  for (const [id, reason] of findings) Validations.of(handler).acknowledge({ id, reason });
+}

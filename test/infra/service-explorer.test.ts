@@ -1,0 +1,108 @@
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { Match } from 'aws-cdk-lib/assertions';
+import { describe, expect, it } from 'vitest';
+import { PAGE_CONTENT_SECURITY_POLICY } from '../../explorer/page-headers';
+import { resourcesOf, synthesizeStack } from './synth';
+
+const { app, stack, template } = synthesizeStack();
+const resources = resourcesOf(template);
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+
+/** CloudFront's managed policies, by their documented ids. */
+const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
+const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
+
+describe('the explorer bucket', () => {
+  it('is private, encrypted and refuses plain HTTP', () => {
+    template.hasResourceProperties('AWS::S3::Bucket', {
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
+      BucketEncryption: {
+        ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+      },
+      OwnershipControls: { Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] },
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  // Only the distribution reads it, through origin access control (signed requests).
+  it('is read by CloudFront through origin access control, for this distribution only', () => {
+    template.hasResourceProperties('AWS::CloudFront::OriginAccessControl', {
+      OriginAccessControlConfig: Match.objectLike({
+        OriginAccessControlOriginType: 's3',
+        SigningBehavior: 'always',
+      }),
+    });
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Allow',
+            Principal: { Service: 'cloudfront.amazonaws.com' },
+            Action: 's3:GetObject',
+            Condition: { StringEquals: { 'AWS:SourceArn': Match.anyValue() } },
+          }),
+        ]),
+      },
+    });
+  });
+
+  it('holds the built page: HTML, CSS, the page script and the engine worker', () => {
+    const files = readdirSync(path.join(app.outdir, 'explorer-site')).sort();
+    expect(files).toEqual(['engine-worker.js', 'explorer.css', 'explorer.js', 'index.html']);
+    template.hasResourceProperties('Custom::CDKBucketDeployment', {
+      DistributionPaths: ['/*'],
+      RetainOnDelete: true,
+    });
+  });
+});
+
+describe('the distribution', () => {
+  const distribution = () => ofType('AWS::CloudFront::Distribution')[0]![1].Properties.DistributionConfig;
+
+  it('serves the page over HTTPS, index.html at /, with the page headers', () => {
+    const config = distribution();
+    expect(config.DefaultRootObject).toBe('index.html');
+    expect(config.DefaultCacheBehavior.ViewerProtocolPolicy).toBe('redirect-to-https');
+    expect(config.HttpVersion).toBe('http2and3');
+    template.hasResourceProperties('AWS::CloudFront::ResponseHeadersPolicy', {
+      ResponseHeadersPolicyConfig: Match.objectLike({
+        SecurityHeadersConfig: Match.objectLike({
+          ContentSecurityPolicy: { ContentSecurityPolicy: PAGE_CONTENT_SECURITY_POLICY, Override: true },
+          ContentTypeOptions: { Override: true },
+          FrameOptions: { FrameOption: 'DENY', Override: true },
+        }),
+      }),
+    });
+  });
+
+  // The page calls /api/engine on its own origin: no CORS, nothing cached, the caller's
+  // Authorization and every other header but Host passed to API Gateway.
+  it('sends /api/* to the HTTP API, uncached, every method, viewer headers but Host', () => {
+    const config = distribution();
+    const api = config.CacheBehaviors.find((b: { PathPattern: string }) => b.PathPattern === '/api/*');
+    expect(api).toBeDefined();
+    expect(api.CachePolicyId).toBe(CACHING_DISABLED);
+    expect(api.OriginRequestPolicyId).toBe(ALL_VIEWER_EXCEPT_HOST_HEADER);
+    expect(api.AllowedMethods).toEqual(expect.arrayContaining(['GET', 'POST', 'OPTIONS', 'DELETE']));
+    expect(api.ViewerProtocolPolicy).toBe('https-only');
+    const origin = config.Origins.find((o: { Id: string }) => o.Id === api.TargetOriginId);
+    expect(JSON.stringify(stack.resolve(origin.DomainName))).toContain('execute-api');
+    expect(origin.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
+  });
+
+  it('is given as the ExplorerUrl output', () => {
+    template.hasOutput('ExplorerUrl', { Value: Match.anyValue() });
+  });
+});
