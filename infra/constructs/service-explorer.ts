@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Duration, RemovalPolicy, Stack, Stage, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Stage, Token, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   AllowedMethods,
@@ -143,6 +143,11 @@ export class ServiceExplorer extends Construct {
  * The CDK's own deployment handler (one per stack, shared by every BucketDeployment) runs only
  * while CloudFormation deploys. Its findings are the CDK's design, not ours to change.
  */
+/** A stack attribute as cdk-nag spells it in a finding: the value, or `<AWS::…>` while unknown. */
+function known(value: string, pseudoParameter: string): string {
+  return Token.isUnresolved(value) ? `<AWS::${pseudoParameter}>` : value;
+}
+
 function acknowledgeDeploymentHandler(stack: Stack, bucket: Bucket): void {
   const handler = stack.node.children.find((child) =>
     child.node.id.startsWith('Custom::CDKBucketDeployment'),
@@ -161,7 +166,7 @@ function acknowledgeDeploymentHandler(stack: Stack, bucket: Bucket): void {
       (action): [string, string] => [`AwsSolutions-IAM5[Action::${action}]`, readsAndWrites],
     ),
     [
-      `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:s3:::cdk-${qualifier}-assets-<AWS::AccountId>-<AWS::Region>/*]`,
+      `AwsSolutions-IAM5[Resource::arn:${known(stack.partition, 'Partition')}:s3:::cdk-${qualifier}-assets-${known(stack.account, 'AccountId')}-${known(stack.region, 'Region')}/*]`,
       readsAndWrites,
     ],
     [`AwsSolutions-IAM5[Resource::<${siteBucket}.Arn>/*]`, readsAndWrites],
