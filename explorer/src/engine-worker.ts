@@ -1,6 +1,7 @@
+import { structureFromUpstream } from '../../lib/api/connect-request';
 import { parseEngineRequest } from '../../lib/api/engine-request';
 import { renderEngineResponse } from '../../lib/api/engine-response';
-import { classifyFailure, errorBody } from '../../lib/api/errors';
+import { ApiError, classifyFailure, errorBody } from '../../lib/api/errors';
 import { parseJsonText } from '../../lib/api/json-text';
 import { readLimits } from '../../lib/config/limits';
 import type { RunAnswer, RunRequest } from './protocol';
@@ -29,8 +30,28 @@ const scope = self as unknown as {
   postMessage(message: RunAnswer): void;
 };
 
+/** An external API's answer as connect reads it: the counts, or the element at fault. */
+function checkUpstream(text: string): { status: number; text: string } {
+  try {
+    let answer: unknown;
+    try {
+      answer = JSON.parse(text);
+    } catch {
+      throw new ApiError('UPSTREAM_INVALID', "The external API's answer is not JSON.");
+    }
+    const { compiled } = structureFromUpstream(answer, limits);
+    return {
+      status: 200,
+      text: JSON.stringify({ nodes: compiled.nodeCount, dependencies: compiled.dependencyCount }),
+    };
+  } catch (thrown) {
+    const { error } = classifyFailure(thrown);
+    return { status: error.status, text: JSON.stringify(errorBody(error)) };
+  }
+}
+
 scope.onmessage = (event) => {
   const started = performance.now();
-  const answer = run(event.data.body);
+  const answer = event.data.kind === 'upstream' ? checkUpstream(event.data.body) : run(event.data.body);
   scope.postMessage({ id: event.data.id, ...answer, ms: performance.now() - started });
 };

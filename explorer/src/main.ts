@@ -53,11 +53,11 @@ worker.onmessage = (event: MessageEvent<RunAnswer>) => {
   pending.delete(event.data.id);
 };
 
-function runInWorker(body: string): Promise<RunAnswer> {
+function runInWorker(body: string, kind: 'run' | 'upstream' = 'run'): Promise<RunAnswer> {
   const id = ++nextRun;
   return new Promise((resolve) => {
     pending.set(id, resolve);
-    worker.postMessage({ id, body });
+    worker.postMessage({ id, kind, body });
   });
 }
 
@@ -436,6 +436,124 @@ $('share').addEventListener('click', () => {
   // The fragment never leaves the browser: the structure is not sent to any server.
   history.replaceState(null, '', `#body=${toBase64Url(body)}`);
   statusLine.textContent = 'The link in the address bar now carries this structure.';
+});
+
+// Stored systems and registering new ones: the connect routes, with a user access token.
+const userTokenInput = $<HTMLInputElement>('user-token');
+const systemsList = $('systems');
+const systemsStatus = $('systems-status');
+const TOKEN_STORAGE = 'sbe-explorer-user-token';
+userTokenInput.value = sessionStorage.getItem(TOKEN_STORAGE) ?? '';
+userTokenInput.addEventListener('change', () =>
+  sessionStorage.setItem(TOKEN_STORAGE, userTokenInput.value.trim()),
+);
+
+async function withToken(path: string, init: RequestInit = {}): Promise<{ status: number; json: unknown }> {
+  const response = await fetch(path, {
+    ...init,
+    headers: { ...init.headers, authorization: `Bearer ${userTokenInput.value.trim()}` },
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, json };
+}
+
+/** The API's error body in one line: `CODE: message`. */
+function errorLine(status: number, json: unknown): string {
+  const error = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
+  return error ? `${error.code}: ${error.message}` : `HTTP ${status}`;
+}
+
+$('list-systems').addEventListener('click', async () => {
+  systemsStatus.textContent = 'Listing…';
+  const { status, json } = await withToken('/api/systems?limit=100');
+  systemsList.replaceChildren();
+  if (status !== 200) {
+    systemsStatus.textContent = errorLine(status, json);
+    return;
+  }
+  const systems = (
+    json as { systems: Array<{ id: string; name: string; nodes: number; dependencies: number }> }
+  ).systems;
+  systemsStatus.textContent = systems.length === 0 ? 'No systems yet: register one below.' : '';
+  for (const system of systems) {
+    const item = document.createElement('li');
+    const open = document.createElement('button');
+    open.type = 'button';
+    open.textContent = 'Open';
+    open.addEventListener('click', () => void openSystem(system.id));
+    item.append(`${system.name} (${system.nodes} nodes, ${system.dependencies} dependencies) `, open);
+    systemsList.append(item);
+  }
+});
+
+/** Loads a stored structure into the editor and runs it here (the same bytes as with its systemId). */
+async function openSystem(id: string): Promise<void> {
+  const { status, json } = await withToken(`/api/systems/${encodeURIComponent(id)}`);
+  if (status !== 200) {
+    systemsStatus.textContent = errorLine(status, json);
+    return;
+  }
+  const { structure, name } = json as {
+    name: string;
+    structure: { nodes: unknown[]; dependencies: unknown[] };
+  };
+  bodyInput.value = JSON.stringify({ mode: 'analyze', ...structure }, null, 2);
+  $('example-about').textContent = `Stored system "${name}" (${id}).`;
+  await run();
+}
+
+$('test-url').addEventListener('click', async () => {
+  const url = $<HTMLInputElement>('system-url').value.trim();
+  systemsStatus.textContent = 'Fetching in the browser…';
+  let text: string;
+  try {
+    const response = await fetch(url, {
+      method: 'GET',
+      credentials: 'omit',
+      headers: { accept: 'application/json' },
+    });
+    if (!response.ok) {
+      systemsStatus.textContent = `The URL answered HTTP ${response.status}; connect would refuse it too (UPSTREAM_ERROR).`;
+      return;
+    }
+    text = await response.text();
+  } catch {
+    // The browser hides why; a refused cross-origin read and an unreachable host look the same.
+    systemsStatus.textContent =
+      'The browser could not read this URL: it does not allow cross-origin requests (CORS), or it is unreachable. ' +
+      'Register may still work, since the service fetches it from the server, where CORS does not apply.';
+    return;
+  }
+  const answer = await runInWorker(text, 'upstream');
+  const json = JSON.parse(answer.text) as { nodes?: number; dependencies?: number };
+  systemsStatus.textContent =
+    answer.status === 200
+      ? `It holds a structure the engine accepts: ${json.nodes} nodes, ${json.dependencies} dependencies.`
+      : errorLine(answer.status, json);
+});
+
+$('register').addEventListener('click', async () => {
+  const name = $<HTMLInputElement>('system-name').value.trim();
+  const url = $<HTMLInputElement>('system-url').value.trim();
+  systemsStatus.textContent = 'Registering…';
+  const { status, json } = await withToken('/api/connect', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ name, url }),
+  });
+  if (status !== 201) {
+    systemsStatus.textContent = errorLine(status, json);
+    return;
+  }
+  const system = json as { id: string; nodes: number; dependencies: number };
+  systemsStatus.textContent = `Registered as ${system.id}: ${system.nodes} nodes, ${system.dependencies} dependencies.`;
+  $('list-systems').click();
 });
 
 const shared = /^#body=([A-Za-z0-9_-]+)$/.exec(location.hash);

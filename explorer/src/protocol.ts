@@ -1,6 +1,11 @@
 /** What the page asks the engine worker: run one request body, as the API would. */
 export interface RunRequest {
   id: number;
+  /**
+   * `run`: a request body for `POST /api/engine`. `upstream`: an external API's answer, checked
+   * as `POST /api/connect` checks it (the answer is the structure and its counts).
+   */
+  kind: 'run' | 'upstream';
   body: string;
 }
 

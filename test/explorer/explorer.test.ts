@@ -125,6 +125,37 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     expect(bytes.length).toBeGreaterThan(1000);
   });
 
+  // With a user token: Test URL reads the external API in the browser and checks it as connect
+  // would; Register stores it; the list opens it and runs it here.
+  it('tests, registers, lists and opens a system with a user token', async () => {
+    await page.click('#systems-panel summary');
+    await page.fill('#user-token', server.userToken);
+    await page.dispatchEvent('#user-token', 'change');
+    await page.fill('#system-name', 'sample');
+    await page.fill('#system-url', `${server.url}/examples/worked-example.json`);
+    await page.click('#test-url');
+    await expect.poll(() => page.textContent('#systems-status')).toMatch(/nodes|refuse|could not/);
+    expect(await page.textContent('#systems-status')).toBe(
+      'It holds a structure the engine accepts: 3 nodes, 3 dependencies.',
+    );
+    await page.click('#register');
+    await page.waitForSelector('#systems li');
+    expect(await page.textContent('#systems')).toContain('sample (3 nodes, 3 dependencies)');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.selectOption('#run-as', 'written');
+    await page.click('#systems li button');
+    await page.waitForSelector('body[data-state="done"]');
+    expect(await page.textContent('[data-field="primary-blockage"] dd')).toBe('B');
+  });
+
+  // A URL whose answer is not a structure: the element at fault, in connect's words.
+  it('names the element at fault when a tested URL holds no valid structure', async () => {
+    await page.fill('#system-url', `${server.url}/api/openapi.json`);
+    await page.click('#test-url');
+    await expect.poll(() => page.textContent('#systems-status')).toMatch(/UPSTREAM_INVALID/);
+    expect(await page.textContent('#systems-status')).toContain('UPSTREAM_INVALID');
+  });
+
   it('made no request to any host but its own', () => {
     expect(requested.length).toBeGreaterThan(0);
     for (const url of requested)
