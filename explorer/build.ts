@@ -11,13 +11,15 @@ export interface ExplorerFile {
 
 const folder = path.dirname(fileURLToPath(import.meta.url));
 
-/** The page script and the engine worker: ES modules, minified, for current browsers. */
+/** The page script and the engine worker: ES modules, minified, for current browsers; shared code and lazily loaded parts in chunks. */
 const BUNDLE: BuildOptions = {
   entryPoints: {
     explorer: path.join(folder, 'src/main.ts'),
     'engine-worker': path.join(folder, 'src/engine-worker.ts'),
   },
   bundle: true,
+  // The WebGL renderer for large structures is its own chunk, loaded only when one is shown.
+  splitting: true,
   format: 'esm',
   platform: 'browser',
   target: 'es2022',

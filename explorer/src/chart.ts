@@ -1,4 +1,5 @@
 import type { EngineResult } from '../../lib/engine/types';
+import { largest } from './largest';
 
 /** One line of the timeline chart. */
 export interface Series {
@@ -77,7 +78,11 @@ export function drawChart(
   svg.replaceChildren();
   svg.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
   const count = ticks.length;
-  const max = Math.max(1e-300, ...series.flatMap((s) => s.values));
+  const max = largest(
+    series.flatMap((s) => s.values),
+    (v) => v,
+    1e-300,
+  );
   const x = (i: number) => PAD.left + (count <= 1 ? 0 : (i / (count - 1)) * (WIDTH - PAD.left - PAD.right));
   const y = (v: number) => HEIGHT - PAD.bottom - (v / max) * (HEIGHT - PAD.top - PAD.bottom);
   svg.append(

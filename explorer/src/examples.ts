@@ -19,8 +19,11 @@ function mulberry32(seed: number): () => number {
   };
 }
 
-/** 10,000 nodes in a long forward chain with a few jumps back, some throttled, 2% sinks. */
-function generated(nodeCount: number, perNode: number): object {
+/**
+ * A long forward chain with a few jumps back (one giant cycle), 10% throttled nodes, 2% sinks,
+ * `perNode` dependencies per non-sink node. Deterministic for a given size.
+ */
+export function generated(nodeCount: number, perNode: number): object {
   const random = mulberry32(20261123);
   const nodes: object[] = [];
   const dependencies: object[] = [];

@@ -1,4 +1,5 @@
 import type { EngineResult } from '../../lib/engine/types';
+import { largest } from './largest';
 import { type Layout, layeredLayout } from './layout';
 import { viridis } from './palette';
 
@@ -41,9 +42,9 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
   const x = (i: number) => MARGIN + layout.layer[i]! * LAYER_GAP;
   const y = (i: number) => MARGIN + layout.row[i]! * ROW_GAP;
 
-  const maxPressure = Math.max(0, ...result.nodes.map((n) => n.pressure));
-  const maxLoad = Math.max(0, ...result.nodes.map((n) => n.load));
-  const maxFlow = Math.max(0, ...result.dependencies.map((d) => d.flow));
+  const maxPressure = largest(result.nodes, (n) => n.pressure, 0);
+  const maxLoad = largest(result.nodes, (n) => n.load, 0);
+  const maxFlow = largest(result.dependencies, (d) => d.flow, 0);
   const traceEdges = new Set<string>();
   for (let i = 0; i + 1 < result.trace.length; i++)
     traceEdges.add(`${result.trace[i]}\u0000${result.trace[i + 1]}`);

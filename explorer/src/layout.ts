@@ -8,11 +8,70 @@ export interface Layout {
 }
 
 /**
+ * A binary min-heap of (key, node) pairs; stale pairs are skipped by the caller. Keys are
+ * compared first, then nodes, so the order (and the layout) is deterministic.
+ */
+class PairHeap {
+  private keys: number[] = [];
+  private nodes: number[] = [];
+
+  get size(): number {
+    return this.keys.length;
+  }
+
+  private before(a: number, b: number): boolean {
+    return (
+      this.keys[a]! < this.keys[b]! || (this.keys[a] === this.keys[b] && this.nodes[a]! < this.nodes[b]!)
+    );
+  }
+
+  private swap(a: number, b: number): void {
+    [this.keys[a], this.keys[b]] = [this.keys[b]!, this.keys[a]!];
+    [this.nodes[a], this.nodes[b]] = [this.nodes[b]!, this.nodes[a]!];
+  }
+
+  push(key: number, node: number): void {
+    this.keys.push(key);
+    this.nodes.push(node);
+    let i = this.keys.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.before(i, parent)) break;
+      this.swap(i, parent);
+      i = parent;
+    }
+  }
+
+  /** Removes the smallest pair; returns [key, node]. */
+  pop(): [number, number] {
+    const top: [number, number] = [this.keys[0]!, this.nodes[0]!];
+    const lastKey = this.keys.pop()!;
+    const lastNode = this.nodes.pop()!;
+    if (this.keys.length > 0) {
+      this.keys[0] = lastKey;
+      this.nodes[0] = lastNode;
+      let i = 0;
+      for (;;) {
+        const left = 2 * i + 1;
+        const right = left + 1;
+        let smallest = i;
+        if (left < this.keys.length && this.before(left, smallest)) smallest = left;
+        if (right < this.keys.length && this.before(right, smallest)) smallest = right;
+        if (smallest === i) break;
+        this.swap(i, smallest);
+        i = smallest;
+      }
+    }
+    return top;
+  }
+}
+
+/**
  * Layers that follow the flow: a node sits one layer right of its furthest placed predecessor.
- * Nodes are placed in topological order; when only cycles are left, the remaining node with the
- * fewest unplaced predecessors (then the smallest index) is placed next and its unplaced
- * in-edges count as edges going back. Rows within a layer keep input order. Iterative, so long
- * chains do not recurse.
+ * Nodes are placed in topological order; when only cycles are left, the unplaced node with the
+ * fewest unplaced predecessors (then the smallest index) is placed next, and its unplaced
+ * in-edges count as edges going back. Rows within a layer keep input order. Iterative and
+ * O((n + m) log n), so a long chain or a 100k-node cycle lays out without recursion.
  */
 export function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [number, number]>): Layout {
   const outgoing: number[][] = Array.from({ length: nodeCount }, () => []);
@@ -25,16 +84,24 @@ export function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [
   const layer = new Int32Array(nodeCount);
   const placed = new Uint8Array(nodeCount);
   const ready: number[] = [];
-  for (let v = 0; v < nodeCount; v++) if (waiting[v] === 0) ready.push(v);
+  const fewestWaiting = new PairHeap();
+  for (let v = 0; v < nodeCount; v++) {
+    if (waiting[v] === 0) ready.push(v);
+    else fewestWaiting.push(waiting[v]!, v);
+  }
+  ready.reverse(); // pop() then takes the smallest index first
   let count = 0;
   while (count < nodeCount) {
     let v = ready.pop();
     if (v === undefined) {
-      let best = -1;
-      for (let u = 0; u < nodeCount; u++) {
-        if (!placed[u] && (best < 0 || waiting[u]! < waiting[best]!)) best = u;
+      // Only cycles left: a stale pair (placed, or its count changed since) is skipped.
+      for (;;) {
+        const [key, candidate] = fewestWaiting.pop();
+        if (!placed[candidate] && waiting[candidate] === key) {
+          v = candidate;
+          break;
+        }
       }
-      v = best;
     }
     if (placed[v]) continue;
     placed[v] = 1;
@@ -43,6 +110,7 @@ export function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [
       if (placed[t]) continue;
       if (layer[t]! < layer[v]! + 1) layer[t] = layer[v]! + 1;
       if (--waiting[t]! === 0) ready.push(t);
+      else fewestWaiting.push(waiting[t]!, t);
     }
   }
   const row = new Int32Array(nodeCount);
@@ -57,4 +125,23 @@ export function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [
     rowCount = Math.max(rowCount, row[v]! + 1);
   }
   return { layer, row, layerCount, rowCount };
+}
+
+/**
+ * 2-D positions for a large drawing: the layers left to right, folded into bands (a serpentine)
+ * when there are far more layers than rows, so a long chain fills a screen instead of a line.
+ */
+export function foldedPositions(layout: Layout): { x: Float32Array; y: Float32Array } {
+  const { layer, row, layerCount, rowCount } = layout;
+  const perBand = Math.max(1, Math.ceil(Math.sqrt((layerCount * Math.max(rowCount, 1)) / 1.6)));
+  const bandHeight = rowCount + 2;
+  const x = new Float32Array(layer.length);
+  const y = new Float32Array(layer.length);
+  for (let v = 0; v < layer.length; v++) {
+    const band = Math.floor(layer[v]! / perBand);
+    const along = layer[v]! % perBand;
+    x[v] = band % 2 === 0 ? along : perBand - 1 - along;
+    y[v] = -(band * bandHeight + row[v]!);
+  }
+  return { x, y };
 }

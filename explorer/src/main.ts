@@ -2,6 +2,7 @@ import type { EngineEvent, EngineResult, NodeState } from '../../lib/engine/type
 import { drawChart, timelineSeries } from './chart';
 import { EXAMPLES } from './examples';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
+import type { LargeGraphView } from './large-graph';
 import type { RunAnswer } from './protocol';
 
 /** One described state of the current answer: the analyze result (tick 0) or a snapshot. */
@@ -28,6 +29,10 @@ const tickLabel = $('tick-label');
 const eventList = $('events');
 const details = $('details');
 const raw = $('raw');
+const largeGraph = $('large-graph');
+/** The WebGL view of the current answer's structure (above the SVG view's limit), once loaded. */
+let largeView: LargeGraphView | undefined;
+let largeViewFor: EngineResult | undefined;
 const chartFigure = $('chart-figure');
 const chart = document.getElementById('chart') as unknown as SVGSVGElement;
 const chartLegend = $('chart-legend');
@@ -174,15 +179,43 @@ function render(): void {
   renderSummary(result);
   if (result.nodes.length <= MAX_DRAWN_NODES) {
     graphNote.textContent = '';
+    largeGraph.hidden = true;
+    graph.style.display = '';
     drawGraph(graph, result, { selected, onSelect: select });
+    document.body.dataset.graph = 'svg';
   } else {
     graph.replaceChildren();
-    graphNote.textContent = `${result.nodes.length.toLocaleString('en')} nodes: the graph is drawn up to ${MAX_DRAWN_NODES.toLocaleString('en')} nodes; the numbers are all here.`;
+    graph.style.display = 'none';
+    largeGraph.hidden = false;
+    graphNote.textContent = `${result.nodes.length.toLocaleString('en')} nodes, drawn with WebGL: drag to pan, scroll to zoom, click a node for its numbers.`;
+    void showLargeGraph(result);
   }
   renderEvents(result.events);
   renderDetails(result);
   renderChart();
 }
+
+/** Loads the WebGL renderer on first use; one view per answer, recoloured for each state. */
+async function showLargeGraph(result: EngineResult): Promise<void> {
+  const first = states[0]?.result;
+  if (largeView === undefined || largeViewFor !== first) {
+    largeView?.kill();
+    document.body.dataset.graph = 'loading';
+    const started = performance.now();
+    const { drawLargeGraph } = await import('./large-graph');
+    largeView = drawLargeGraph(largeGraph, result, select);
+    largeViewFor = first;
+    document.body.dataset.graphMs = (performance.now() - started).toFixed(0);
+  } else {
+    largeView.update(result, selected);
+  }
+  document.body.dataset.graph = 'webgl';
+}
+
+/** For the benchmark: frame times of camera moves on the WebGL view. */
+(globalThis as { explorerFrameTimes?: (frames: number) => Promise<number[]> }).explorerFrameTimes = (
+  frames,
+) => largeView?.measureFrames(frames) ?? Promise.resolve([]);
 
 function goTo(index: number, node?: string): void {
   current = index;
@@ -372,6 +405,15 @@ for (const [index, example] of EXAMPLES.entries()) {
   exampleSelect.append(option);
 }
 exampleSelect.addEventListener('change', () => loadExample(Number(exampleSelect.value)));
+// A JSON file dropped on the editor replaces its text (read here; nothing is uploaded).
+bodyInput.addEventListener('dragover', (event) => event.preventDefault());
+bodyInput.addEventListener('drop', async (event) => {
+  const file = event.dataTransfer?.files[0];
+  if (!file) return;
+  event.preventDefault();
+  bodyInput.value = await file.text();
+  $('example-about').textContent = `From ${file.name}.`;
+});
 $('run').addEventListener('click', () => void run());
 $('load-worked').addEventListener('click', () => {
   exampleSelect.value = '0';

@@ -43,7 +43,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   // It builds the explorer page for its bucket and sends the page's own headers.
   infra: ['lib/*', 'explorer'],
   // The engine benchmark runs lib/engine alone; the bundle benchmark builds the stack's bundles.
-  bench: ['lib/*', 'infra'],
+  // The explorer benchmark starts the local server and drives the page like the browser tests.
+  bench: ['lib/*', 'infra', 'explorer', 'local', 'test'],
 };
 
 /** Packages an area must not use: the engine and the contract are plain TypeScript. */

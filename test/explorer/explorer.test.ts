@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EXAMPLES } from '../../explorer/src/examples';
+import { EXAMPLES, generated } from '../../explorer/src/examples';
 import { post, startTestServer, type TestServer } from '../integration/server';
 import { findChromium, launchChromium } from './browser';
 
@@ -64,6 +64,34 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
       expect(api.status).toBe(200);
       expect(await page.textContent('#raw'), example.name).toBe(api.text);
     }
+  });
+
+  // The generated 10,000-node example too: its answer (3 MB) is compared through Export JSON.
+  it("answers the generated 10,000-node example with the API's bytes", async () => {
+    const index = EXAMPLES.findIndex((example) => example.name.startsWith('Generated'));
+    await page.selectOption('#example', String(index));
+    await page.selectOption('#run-as', 'written');
+    await runAndWait();
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+    const saved = await readFile((await download.path())!, 'utf8');
+    const api = await post(server.url, server.apiKey, await page.inputValue('#body'));
+    expect(api.status).toBe(200);
+    expect(saved.length).toBeGreaterThan(1_000_000);
+    expect(saved === api.text).toBe(true);
+  });
+
+  // A link carries a small structure in its fragment; opening it runs that structure.
+  it('shares a structure in the URL fragment and runs it when the link is opened', async () => {
+    await page.selectOption('#example', '3');
+    await page.click('#share');
+    const link = page.url();
+    expect(link).toMatch(/#body=[A-Za-z0-9_-]+$/);
+    const other = await browser.newPage();
+    other.on('request', (request) => requested.push(request.url()));
+    await other.goto(link);
+    await other.waitForSelector('body[data-state="done"]');
+    expect(await other.textContent('[data-field="primary-blockage"] dd')).toBe('gateway');
+    await other.close();
   });
 
   // A payload error names the element, in the API's own words.
@@ -156,9 +184,46 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     expect(await page.textContent('#systems-status')).toContain('UPSTREAM_INVALID');
   });
 
+  // Above 2,000 nodes the WebGL view takes over: the 20,000-node / 80,000-dependency structure
+  // renders (its pixels are not blank) with the blockage and origin marked.
+  it('draws a 20,000-node structure with WebGL', async () => {
+    await page.fill('#body', JSON.stringify(generated(20_000, 4)));
+    await page.selectOption('#run-as', 'analyze');
+    await runAndWait();
+    await page.waitForSelector('body[data-graph="webgl"]', { timeout: 60_000 });
+    await page.waitForTimeout(300);
+    const shot = await page.locator('#large-graph').screenshot();
+    const coloured = await page.evaluate(
+      `(${COUNT_COLOURED_PIXELS})(${JSON.stringify(`data:image/png;base64,${shot.toString('base64')}`)})`,
+    );
+    expect(coloured).toBeGreaterThan(2000);
+    expect(await page.textContent('[data-field="primary-blockage"] dd')).not.toBe('none');
+    await page.screenshot({ path: `${SCREENSHOTS}/webgl-20k.png` });
+  });
+
   it('made no request to any host but its own', () => {
     expect(requested.length).toBeGreaterThan(0);
     for (const url of requested)
       expect(url.startsWith(`${server.url}/`) || url.startsWith('blob:')).toBe(true);
   });
 });
+
+/**
+ * Runs in the page (as text: this file has no DOM types): how many pixels of a PNG data URL are
+ * not (near) white.
+ */
+const COUNT_COLOURED_PIXELS = `(dataUrl) => new Promise((resolve) => {
+  const image = new Image();
+  image.onload = () => {
+    const canvas = document.createElement('canvas');
+    canvas.width = image.width;
+    canvas.height = image.height;
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+    let coloured = 0;
+    for (let i = 0; i < data.length; i += 4) if (data[i] + data[i + 1] + data[i + 2] < 600) coloured++;
+    resolve(coloured);
+  };
+  image.src = dataUrl;
+})`;

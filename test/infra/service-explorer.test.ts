@@ -58,9 +58,14 @@ describe('the explorer bucket', () => {
     });
   });
 
-  it('holds the built page: HTML, CSS, the page script and the engine worker', () => {
+  it('holds the built page: HTML, CSS, the page script, the engine worker and their chunks', () => {
     const files = readdirSync(path.join(app.outdir, 'explorer-site')).sort();
-    expect(files).toEqual(['engine-worker.js', 'explorer.css', 'explorer.js', 'index.html']);
+    for (const name of ['engine-worker.js', 'explorer.css', 'explorer.js', 'index.html']) {
+      expect(files).toContain(name);
+    }
+    // The WebGL view and the code the page and its worker share are chunks of their own.
+    expect(files.some((name) => /^large-graph-\w+\.js$/.test(name))).toBe(true);
+    expect(files.every((name) => /^[\w-]+\.(js|css|html)$/.test(name))).toBe(true);
     template.hasResourceProperties('Custom::CDKBucketDeployment', {
       DistributionPaths: ['/*'],
       RetainOnDelete: true,
