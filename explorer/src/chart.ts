@@ -1,5 +1,6 @@
 import type { EngineResult } from '../../lib/engine/types';
 import { largest } from './largest';
+import { svgElement } from './svg';
 
 /** One line of the timeline chart. */
 export interface Series {
@@ -8,7 +9,6 @@ export interface Series {
   values: readonly number[];
 }
 
-const SVG = 'http://www.w3.org/2000/svg';
 const WIDTH = 640;
 const HEIGHT = 180;
 const PAD = { left: 56, right: 12, top: 12, bottom: 28 };
@@ -55,15 +55,6 @@ export function timelineSeries(
   return series;
 }
 
-function element<K extends keyof SVGElementTagNameMap>(
-  name: K,
-  attributes: Record<string, string | number>,
-): SVGElementTagNameMap[K] {
-  const node = document.createElementNS(SVG, name);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
-  return node;
-}
-
 /**
  * A line chart of the series over the states (x: tick), one polyline each (a thousand points
  * per line is nothing for SVG), a cursor at the current state; clicking picks a state.
@@ -86,21 +77,31 @@ export function drawChart(
   const x = (i: number) => PAD.left + (count <= 1 ? 0 : (i / (count - 1)) * (WIDTH - PAD.left - PAD.right));
   const y = (v: number) => HEIGHT - PAD.bottom - (v / max) * (HEIGHT - PAD.top - PAD.bottom);
   svg.append(
-    element('line', { x1: PAD.left, y1: y(0), x2: WIDTH - PAD.right, y2: y(0), class: 'axis' }),
-    element('line', { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: y(0), class: 'axis' }),
+    svgElement('line', { x1: PAD.left, y1: y(0), x2: WIDTH - PAD.right, y2: y(0), class: 'axis' }),
+    svgElement('line', { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: y(0), class: 'axis' }),
   );
-  const top = element('text', { x: PAD.left - 6, y: PAD.top + 4, 'text-anchor': 'end', class: 'tick-label' });
+  const top = svgElement('text', {
+    x: PAD.left - 6,
+    y: PAD.top + 4,
+    'text-anchor': 'end',
+    class: 'tick-label',
+  });
   top.textContent = Number(max.toPrecision(3)).toLocaleString('en');
-  const zero = element('text', { x: PAD.left - 6, y: y(0), 'text-anchor': 'end', class: 'tick-label' });
+  const zero = svgElement('text', { x: PAD.left - 6, y: y(0), 'text-anchor': 'end', class: 'tick-label' });
   zero.textContent = '0';
-  const first = element('text', { x: x(0), y: HEIGHT - 8, 'text-anchor': 'start', class: 'tick-label' });
+  const first = svgElement('text', { x: x(0), y: HEIGHT - 8, 'text-anchor': 'start', class: 'tick-label' });
   first.textContent = `tick ${ticks[0] ?? 0}`;
-  const last = element('text', { x: x(count - 1), y: HEIGHT - 8, 'text-anchor': 'end', class: 'tick-label' });
+  const last = svgElement('text', {
+    x: x(count - 1),
+    y: HEIGHT - 8,
+    'text-anchor': 'end',
+    class: 'tick-label',
+  });
   last.textContent = `tick ${ticks[count - 1] ?? 0}`;
   svg.append(top, zero, first, last);
   series.forEach((s, k) => {
     const points = s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
-    const line = element('polyline', {
+    const line = svgElement('polyline', {
       points,
       fill: 'none',
       stroke: s.colour,
@@ -108,12 +109,12 @@ export function drawChart(
       'stroke-dasharray': DASHES[k % DASHES.length]!,
       'data-series': s.label,
     });
-    const title = element('title', {});
+    const title = svgElement('title', {});
     title.textContent = s.label;
     line.append(title);
     svg.append(line);
   });
-  svg.append(element('line', { x1: x(current), y1: PAD.top, x2: x(current), y2: y(0), class: 'cursor' }));
+  svg.append(svgElement('line', { x1: x(current), y1: PAD.top, x2: x(current), y2: y(0), class: 'cursor' }));
   svg.onclick = (event: MouseEvent) => {
     const box = svg.getBoundingClientRect();
     const at = ((event.clientX - box.left) / box.width) * WIDTH;

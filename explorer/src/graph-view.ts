@@ -2,23 +2,14 @@ import type { EngineResult } from '../../lib/engine/types';
 import { largest } from './largest';
 import { type Layout, layeredLayout } from './layout';
 import { viridis } from './palette';
+import { svgElement } from './svg';
 
 /** Largest structure drawn as a layered SVG graph. */
 export const MAX_DRAWN_NODES = 2000;
 
-const SVG = 'http://www.w3.org/2000/svg';
 const LAYER_GAP = 150;
 const ROW_GAP = 56;
 const MARGIN = 60;
-
-function element<K extends keyof SVGElementTagNameMap>(
-  name: K,
-  attributes: Record<string, string | number>,
-): SVGElementTagNameMap[K] {
-  const node = document.createElementNS(SVG, name);
-  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, String(value));
-  return node;
-}
 
 export interface GraphViewOptions {
   selected: string | undefined;
@@ -50,9 +41,9 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     traceEdges.add(`${result.trace[i]}\u0000${result.trace[i + 1]}`);
 
   svg.append(
-    element('defs', {}),
+    svgElement('defs', {}),
     (() => {
-      const marker = element('marker', {
+      const marker = svgElement('marker', {
         id: 'arrow',
         viewBox: '0 0 10 10',
         refX: 10,
@@ -62,12 +53,12 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
         markerUnits: 'userSpaceOnUse',
         orient: 'auto-start-reverse',
       });
-      marker.append(element('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' }));
+      marker.append(svgElement('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' }));
       return marker;
     })(),
   );
 
-  const edgeLayer = element('g', { class: 'edges' });
+  const edgeLayer = svgElement('g', { class: 'edges' });
   result.dependencies.forEach((d, e) => {
     const [from, to] = edges[e]!;
     const onTrace = traceEdges.has(`${d.from}\u0000${d.to}`);
@@ -86,22 +77,22 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
         : back
           ? `M ${x1} ${y1} C ${x1 + 60} ${y1 + 70}, ${x2 - 60} ${y2 + 70}, ${x2} ${y2}`
           : `M ${x1} ${y1} C ${(x1 + x2) / 2} ${y1 - lift}, ${(x1 + x2) / 2} ${y2 - lift}, ${x2} ${y2}`;
-    const line = element('path', {
+    const line = svgElement('path', {
       d: path,
       class: onTrace ? 'edge trace' : back ? 'edge back' : 'edge',
       'stroke-width': onTrace ? Math.max(widthPx, 4) : widthPx,
       'marker-end': 'url(#arrow)',
     });
-    const title = element('title', {});
+    const title = svgElement('title', {});
     title.textContent = `${d.from} → ${d.to}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}`;
     line.append(title);
     edgeLayer.append(line);
   });
   svg.append(edgeLayer);
 
-  const nodeLayer = element('g', { class: 'nodes' });
+  const nodeLayer = svgElement('g', { class: 'nodes' });
   result.nodes.forEach((node, i) => {
-    const group = element('g', {
+    const group = svgElement('g', {
       class: 'node',
       transform: `translate(${x(i)} ${y(i)})`,
       tabindex: 0,
@@ -111,22 +102,22 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     });
     const radius = 9 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 13 : 0);
     if (node.id === result.primaryBlockage) {
-      group.append(element('circle', { r: radius + 7, class: 'ring blockage' }));
+      group.append(svgElement('circle', { r: radius + 7, class: 'ring blockage' }));
     }
     if (node.id === result.origin?.id)
-      group.append(element('circle', { r: radius + 4, class: 'ring origin' }));
+      group.append(svgElement('circle', { r: radius + 4, class: 'ring origin' }));
     if (node.id === options.selected)
-      group.append(element('circle', { r: radius + 10, class: 'ring selected' }));
+      group.append(svgElement('circle', { r: radius + 10, class: 'ring selected' }));
     group.append(
-      element('circle', {
+      svgElement('circle', {
         r: radius,
         fill: viridis(maxPressure > 0 ? node.pressure / maxPressure : 0),
         class: node.capacity === undefined ? 'body' : 'body throttled',
       }),
     );
-    const label = element('text', { y: radius + 14, 'text-anchor': 'middle', class: 'label' });
+    const label = svgElement('text', { y: radius + 14, 'text-anchor': 'middle', class: 'label' });
     label.textContent = node.id.length > 18 ? `${node.id.slice(0, 17)}…` : node.id;
-    const title = element('title', {});
+    const title = svgElement('title', {});
     title.textContent =
       `${node.id} (${node.role}${node.capacity === undefined ? '' : `, capacity ${node.capacity}`})\n` +
       `load ${node.load}, pressure ${node.pressure}\ninflow ${node.inflow}, outflow ${node.outflow}`;

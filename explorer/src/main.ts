@@ -4,6 +4,7 @@ import { EXAMPLES } from './examples';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
 import type { LargeGraphView } from './large-graph';
 import type { RunAnswer } from './protocol';
+import { svgElement } from './svg';
 
 /** One described state of the current answer: the analyze result (tick 0) or a snapshot. */
 interface State {
@@ -437,7 +438,7 @@ function graphSvgText(): string {
   const box = graph.viewBox.baseVal;
   copy.setAttribute('width', String(box.width));
   copy.setAttribute('height', String(box.height));
-  const style = document.createElementNS('http://www.w3.org/2000/svg', 'style');
+  const style = svgElement('style', {});
   style.textContent = $('svg-style').textContent ?? '';
   copy.prepend(style);
   return new XMLSerializer().serializeToString(copy);
