@@ -4,10 +4,10 @@
  * the end. `JSON.stringify` of a result walks a million objects the engine had to build first;
  * writing straight from the engine's typed arrays skips both the objects and their garbage.
  *
- * Only what the writer knows the exact form of is written by hand: ASCII constants, ids quoted
- * once per structure (`QuotedIds`), and finite numbers. Everything else (extra fields, events,
- * the origin) goes through `JSON.stringify` and is copied in as text, so there is one
- * definition of JSON's rules, V8's.
+ * Only what the writer knows the exact form of is written by hand: ASCII constants, strings
+ * that need no escaping (ids are quoted once per structure, `QuotedIds`), and numbers. Anything
+ * else (a string to escape, a caller's extra fields) goes through `JSON.stringify` and is copied
+ * in as text, so there is one definition of JSON's rules, V8's.
  */
 
 import { ResultTooLargeError } from './errors';

@@ -64,8 +64,8 @@ export function estimateStateBytes(structure: CompiledStructure, ids: QuotedIds)
 /**
  * Writes one described state as JSON text, byte for byte what `JSON.stringify` makes of
  * `describeState`'s object (with `tick` first for a snapshot). Node and dependency entries are
- * written straight from the state's arrays; the rest (events, origin, trace) is small and goes
- * through `JSON.stringify`.
+ * written straight from the state's arrays, events, origin and trace from the summary's small
+ * objects; only entries with extra fields go through `JSON.stringify` (`elementText`).
  */
 export function writeState(
   writer: JsonWriter,
