@@ -1,102 +1,347 @@
-import { MultiDirectedGraph } from 'graphology';
-import Sigma from 'sigma';
 import type { EngineResult } from '../../lib/engine/types';
 import { largest } from './largest';
 import { foldedPositions, layeredLayout } from './layout';
-import { viridis } from './palette';
+import { viridisRgb } from './palette';
 
-/** The WebGL view of a large structure, kept so the next state reuses graph and positions. */
+/** The WebGL view of a large structure, kept so the next state reuses positions and buffers. */
 export interface LargeGraphView {
   /** Recolours and resizes for another state of the same structure. */
   update(result: EngineResult, selected: string | undefined): void;
-  /** Frame times (ms) of `frames` camera moves, for the benchmark. */
+  /** Frame times (ms) of `frames` camera moves, as while the user drags: for the benchmark. */
   measureFrames(frames: number): Promise<number[]>;
   kill(): void;
 }
 
-const TRACE = '#d95f02';
-const ORIGIN = '#1b9e77';
-const EDGE = 'rgba(120, 126, 136, 0.25)';
+const TRACE: [number, number, number] = [0.85, 0.37, 0.01];
+const ORIGIN: [number, number, number] = [0.11, 0.62, 0.47];
+const EDGE: [number, number, number] = [0.78, 0.8, 0.83];
+/** After the camera stops this long, the dependencies are drawn again. */
+const SETTLE_MS = 150;
+
+const VERTEX = `#version 300 es
+in vec2 position;
+in vec3 colour;
+in float size;
+uniform vec2 centre;
+uniform vec2 scale;
+out vec3 fill;
+void main() {
+  gl_Position = vec4((position - centre) * scale, 0.0, 1.0);
+  gl_PointSize = size;
+  fill = colour;
+}`;
+const FRAGMENT = `#version 300 es
+precision mediump float;
+in vec3 fill;
+uniform bool round;
+out vec4 colour;
+void main() {
+  if (round && length(gl_PointCoord - vec2(0.5)) > 0.5) discard;
+  colour = vec4(fill, 1.0);
+}`;
+
+function compile(gl: WebGL2RenderingContext, type: number, source: string): WebGLShader {
+  const shader = gl.createShader(type)!;
+  gl.shaderSource(shader, source);
+  gl.compileShader(shader);
+  return shader;
+}
 
 /**
- * Draws a structure of any size with sigma.js (WebGL) on a graphology graph: positions from the
- * same layered layout as the small view, folded into bands; colour is pressure (viridis), size
- * is load; the primary blockage, the origin and the trace are drawn larger and labelled. Loaded
- * only for structures above the SVG view's limit (a separate chunk).
+ * Draws a structure of any size with one WebGL program: nodes as round points (colour is
+ * pressure on viridis, size is load; the primary blockage orange, the origin green, both large),
+ * dependencies as lines, the trace's in orange. Only the nodes and the trace are drawn while the
+ * camera moves (a software-rendered WebGL spends most of a frame on tens of thousands of lines),
+ * everything once it settles. Positions come from the same layered layout as the small view,
+ * folded into bands. Drag to pan, wheel to zoom, click a node to select it. Its own chunk,
+ * loaded only for structures above the SVG view's limit.
  */
 export function drawLargeGraph(
   container: HTMLElement,
   result: EngineResult,
   onSelect: (id: string) => void,
 ): LargeGraphView {
-  const graph = new MultiDirectedGraph();
+  const canvas = document.createElement('canvas');
+  const labels = document.createElement('canvas');
+  canvas.className = 'large-graph-canvas';
+  labels.className = 'large-graph-labels';
+  container.replaceChildren(canvas, labels);
+  const gl = canvas.getContext('webgl2', { antialias: false })!;
+  const program = gl.createProgram()!;
+  gl.attachShader(program, compile(gl, gl.VERTEX_SHADER, VERTEX));
+  gl.attachShader(program, compile(gl, gl.FRAGMENT_SHADER, FRAGMENT));
+  gl.linkProgram(program);
+  gl.useProgram(program);
+  const attribute = {
+    position: gl.getAttribLocation(program, 'position'),
+    colour: gl.getAttribLocation(program, 'colour'),
+    size: gl.getAttribLocation(program, 'size'),
+  };
+  const uniform = {
+    centre: gl.getUniformLocation(program, 'centre'),
+    scale: gl.getUniformLocation(program, 'scale'),
+    round: gl.getUniformLocation(program, 'round'),
+  };
+
+  const nodeCount = result.nodes.length;
   const index = new Map(result.nodes.map((node, i) => [node.id, i] as const));
-  const edges = result.dependencies.map((d) => [index.get(d.from)!, index.get(d.to)!] as const);
-  const { x, y } = foldedPositions(layeredLayout(result.nodes.length, edges));
-  result.nodes.forEach((node, i) => {
-    graph.addNode(node.id, { x: x[i]!, y: y[i]!, size: 2, color: viridis(0), label: node.id });
+  const from = Int32Array.from(result.dependencies, (d) => index.get(d.from)!);
+  const to = Int32Array.from(result.dependencies, (d) => index.get(d.to)!);
+  const edges = result.dependencies.map((_, e) => [from[e]!, to[e]!] as const);
+  const { x, y } = foldedPositions(layeredLayout(nodeCount, edges));
+  // World coordinates in [-1, 1] on the longer side.
+  let minX = Number.POSITIVE_INFINITY;
+  let maxX = Number.NEGATIVE_INFINITY;
+  let minY = Number.POSITIVE_INFINITY;
+  let maxY = Number.NEGATIVE_INFINITY;
+  for (let v = 0; v < nodeCount; v++) {
+    minX = Math.min(minX, x[v]!);
+    maxX = Math.max(maxX, x[v]!);
+    minY = Math.min(minY, y[v]!);
+    maxY = Math.max(maxY, y[v]!);
+  }
+  const span = Math.max(maxX - minX, maxY - minY, 1);
+  for (let v = 0; v < nodeCount; v++) {
+    x[v] = ((x[v]! - minX) / span) * 2 - 1;
+    y[v] = ((y[v]! - minY) / span) * 2 - 1;
+  }
+
+  // Interleaved vertices: x, y, r, g, b, size.
+  const nodeData = new Float32Array(nodeCount * 6);
+  const edgeData = new Float32Array(result.dependencies.length * 12);
+  let traceData = new Float32Array(0);
+  const nodeBuffer = gl.createBuffer();
+  const edgeBuffer = gl.createBuffer();
+  const traceBuffer = gl.createBuffer();
+  let pointSizes = new Float32Array(nodeCount);
+  let marked: Array<{ v: number; text: string; colour: string }> = [];
+
+  const camera = { x: 0, y: 0, zoom: 1 };
+  let moving = false;
+  let settleTimer: ReturnType<typeof setTimeout> | undefined;
+  let frame: number | undefined;
+
+  function resize(): void {
+    const ratio = window.devicePixelRatio || 1;
+    for (const target of [canvas, labels]) {
+      target.width = Math.max(1, Math.round(container.clientWidth * ratio));
+      target.height = Math.max(1, Math.round(container.clientHeight * ratio));
+    }
+  }
+
+  function scale(): [number, number] {
+    const aspect = canvas.width / canvas.height;
+    return aspect >= 1 ? [camera.zoom / aspect, camera.zoom] : [camera.zoom, camera.zoom * aspect];
+  }
+
+  function bind(buffer: WebGLBuffer | null): void {
+    gl.bindBuffer(gl.ARRAY_BUFFER, buffer);
+    gl.enableVertexAttribArray(attribute.position);
+    gl.vertexAttribPointer(attribute.position, 2, gl.FLOAT, false, 24, 0);
+    gl.enableVertexAttribArray(attribute.colour);
+    gl.vertexAttribPointer(attribute.colour, 3, gl.FLOAT, false, 24, 8);
+    gl.enableVertexAttribArray(attribute.size);
+    gl.vertexAttribPointer(attribute.size, 1, gl.FLOAT, false, 24, 20);
+  }
+
+  function draw(): void {
+    frame = undefined;
+    gl.viewport(0, 0, canvas.width, canvas.height);
+    gl.clearColor(1, 1, 1, 1);
+    gl.clear(gl.COLOR_BUFFER_BIT);
+    gl.uniform2f(uniform.centre, camera.x, camera.y);
+    gl.uniform2f(uniform.scale, ...scale());
+    gl.uniform1i(uniform.round, 0);
+    if (!moving) {
+      bind(edgeBuffer);
+      gl.drawArrays(gl.LINES, 0, edgeData.length / 6);
+    }
+    bind(traceBuffer);
+    gl.drawArrays(gl.LINES, 0, traceData.length / 6);
+    gl.uniform1i(uniform.round, 1);
+    bind(nodeBuffer);
+    gl.drawArrays(gl.POINTS, 0, nodeCount);
+    drawLabels();
+  }
+
+  function toScreen(v: number): [number, number] {
+    const [sx, sy] = scale();
+    return [
+      (((x[v]! - camera.x) * sx + 1) / 2) * labels.width,
+      ((1 - (y[v]! - camera.y) * sy) / 2) * labels.height,
+    ];
+  }
+
+  function drawLabels(): void {
+    const context = labels.getContext('2d')!;
+    context.clearRect(0, 0, labels.width, labels.height);
+    context.font = `${12 * (window.devicePixelRatio || 1)}px system-ui, sans-serif`;
+    for (const { v, text, colour } of marked) {
+      const [sx, sy] = toScreen(v);
+      context.fillStyle = colour;
+      context.fillText(text, sx + 8, sy - 8);
+    }
+  }
+
+  function schedule(): void {
+    if (frame === undefined) frame = requestAnimationFrame(draw);
+  }
+
+  function moved(): void {
+    moving = true;
+    schedule();
+    if (settleTimer !== undefined) clearTimeout(settleTimer);
+    settleTimer = setTimeout(() => {
+      moving = false;
+      schedule();
+    }, SETTLE_MS);
+  }
+
+  function toWorld(clientX: number, clientY: number): [number, number] {
+    const box = canvas.getBoundingClientRect();
+    const [sx, sy] = scale();
+    const cx = ((clientX - box.left) / box.width) * 2 - 1;
+    const cy = 1 - ((clientY - box.top) / box.height) * 2;
+    return [cx / sx + camera.x, cy / sy + camera.y];
+  }
+
+  let drag: { x: number; y: number; startX: number; startY: number } | undefined;
+  const onDown = (event: PointerEvent) => {
+    drag = { x: event.clientX, y: event.clientY, startX: event.clientX, startY: event.clientY };
+    canvas.setPointerCapture(event.pointerId);
+  };
+  const onMove = (event: PointerEvent) => {
+    if (!drag) return;
+    const [ax, ay] = toWorld(drag.x, drag.y);
+    const [bx, by] = toWorld(event.clientX, event.clientY);
+    camera.x -= bx - ax;
+    camera.y -= by - ay;
+    drag.x = event.clientX;
+    drag.y = event.clientY;
+    moved();
+  };
+  const onUp = (event: PointerEvent) => {
+    const clicked = drag && Math.hypot(event.clientX - drag.startX, event.clientY - drag.startY) < 4;
+    drag = undefined;
+    if (!clicked) return;
+    const [wx, wy] = toWorld(event.clientX, event.clientY);
+    const [sx] = scale();
+    const ratio = window.devicePixelRatio || 1;
+    let best = -1;
+    let bestDistance = Number.POSITIVE_INFINITY;
+    for (let v = 0; v < nodeCount; v++) {
+      const distance = Math.hypot(x[v]! - wx, y[v]! - wy);
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        best = v;
+      }
+    }
+    // Within the point's radius, in world units.
+    const reach = ((Math.max(pointSizes[best] ?? 0, 8) / ratio / canvas.clientWidth) * 2) / sx;
+    if (best >= 0 && bestDistance <= reach) onSelect(result.nodes[best]!.id);
+  };
+  const onWheel = (event: WheelEvent) => {
+    event.preventDefault();
+    const [wx, wy] = toWorld(event.clientX, event.clientY);
+    const factor = Math.exp(-event.deltaY * 0.0015);
+    camera.zoom = Math.min(400, Math.max(0.5, camera.zoom * factor));
+    const [nx, ny] = toWorld(event.clientX, event.clientY);
+    camera.x += wx - nx;
+    camera.y += wy - ny;
+    moved();
+  };
+  canvas.addEventListener('pointerdown', onDown);
+  canvas.addEventListener('pointermove', onMove);
+  canvas.addEventListener('pointerup', onUp);
+  canvas.addEventListener('wheel', onWheel, { passive: false });
+  const observer = new ResizeObserver(() => {
+    resize();
+    schedule();
   });
-  result.dependencies.forEach((d, e) => {
-    graph.addEdgeWithKey(String(e), d.from, d.to, { size: 0.5, color: EDGE });
-  });
-  const renderer = new Sigma(graph, container, {
-    hideEdgesOnMove: true,
-    labelRenderedSizeThreshold: 14,
-    defaultEdgeType: 'line',
-    zIndex: true,
-    allowInvalidContainer: true,
-  });
-  renderer.on('clickNode', ({ node }) => onSelect(node));
+  observer.observe(container);
+  resize();
 
   const view: LargeGraphView = {
     update(state, selected) {
       const maxPressure = largest(state.nodes, (n) => n.pressure, 0);
       const maxLoad = largest(state.nodes, (n) => n.load, 0);
-      const maxFlow = largest(state.dependencies, (d) => d.flow, 0);
+      const blockage = state.primaryBlockage === null ? -1 : index.get(state.primaryBlockage)!;
+      const origin = state.origin === null ? -1 : index.get(state.origin.id)!;
+      const chosen = selected === undefined ? -1 : (index.get(selected) ?? -1);
+      const ratio = window.devicePixelRatio || 1;
+      pointSizes = new Float32Array(nodeCount);
+      state.nodes.forEach((node, v) => {
+        const colour =
+          v === blockage
+            ? TRACE
+            : v === origin
+              ? ORIGIN
+              : viridisRgb(maxPressure > 0 ? node.pressure / maxPressure : 0);
+        const size =
+          (v === blockage || v === origin || v === chosen
+            ? 14
+            : 3 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 6 : 0)) * ratio;
+        pointSizes[v] = size;
+        nodeData.set([x[v]!, y[v]!, colour[0], colour[1], colour[2], size], v * 6);
+      });
       const onTrace = new Set<string>();
       for (let i = 0; i + 1 < state.trace.length; i++)
         onTrace.add(`${state.trace[i]}\u0000${state.trace[i + 1]}`);
-      for (const node of state.nodes) {
-        const special =
-          node.id === state.primaryBlockage || node.id === state.origin?.id || node.id === selected;
-        graph.mergeNodeAttributes(node.id, {
-          color:
-            node.id === state.primaryBlockage
-              ? TRACE
-              : node.id === state.origin?.id
-                ? ORIGIN
-                : viridis(maxPressure > 0 ? node.pressure / maxPressure : 0),
-          size: special ? 10 : 1.5 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 5 : 0),
-          forceLabel: special,
-          zIndex: special ? 2 : 0,
-        });
-      }
+      const trace: number[] = [];
       state.dependencies.forEach((d, e) => {
-        const trace = onTrace.has(`${d.from}\u0000${d.to}`);
-        graph.mergeEdgeAttributes(String(e), {
-          color: trace ? TRACE : EDGE,
-          size: trace ? 3 : 0.3 + (maxFlow > 0 ? (d.flow / maxFlow) * 2 : 0),
-          zIndex: trace ? 1 : 0,
-        });
+        const a = from[e]!;
+        const b = to[e]!;
+        edgeData.set([x[a]!, y[a]!, ...EDGE, 1, x[b]!, y[b]!, ...EDGE, 1], e * 12);
+        if (onTrace.has(`${d.from}\u0000${d.to}`))
+          trace.push(x[a]!, y[a]!, ...TRACE, 1, x[b]!, y[b]!, ...TRACE, 1);
       });
-      renderer.refresh();
+      traceData = new Float32Array(trace);
+      // The blockage and the origin drawn last, so no other point hides them.
+      for (const v of [origin, blockage]) {
+        if (v < 0) continue;
+        const last = nodeCount - 1;
+        const a = nodeData.slice(v * 6, v * 6 + 6);
+        nodeData.copyWithin(v * 6, last * 6, last * 6 + 6);
+        nodeData.set(a, last * 6);
+      }
+      marked = [];
+      if (blockage >= 0)
+        marked.push({ v: blockage, text: `${state.primaryBlockage} (primary blockage)`, colour: '#b34700' });
+      if (origin >= 0 && origin !== blockage)
+        marked.push({ v: origin, text: `${state.origin!.id} (origin)`, colour: '#137a5c' });
+      if (chosen >= 0 && chosen !== blockage && chosen !== origin)
+        marked.push({ v: chosen, text: selected!, colour: '#222' });
+      gl.bindBuffer(gl.ARRAY_BUFFER, nodeBuffer);
+      gl.bufferData(gl.ARRAY_BUFFER, nodeData, gl.DYNAMIC_DRAW);
+      gl.bindBuffer(gl.ARRAY_BUFFER, edgeBuffer);
+      gl.bufferData(gl.ARRAY_BUFFER, edgeData, gl.DYNAMIC_DRAW);
+      gl.bindBuffer(gl.ARRAY_BUFFER, traceBuffer);
+      gl.bufferData(gl.ARRAY_BUFFER, traceData, gl.DYNAMIC_DRAW);
+      draw();
     },
     async measureFrames(frames) {
-      const camera = renderer.getCamera();
       const times: number[] = [];
       let last = performance.now();
       for (let i = 0; i < frames; i++) {
-        camera.setState({ ratio: 1 / (1 + (i % 20) / 10), x: 0.5 + 0.1 * Math.sin(i / 5), y: 0.5 });
+        camera.zoom = 1 + (i % 20) / 10;
+        camera.x = 0.1 * Math.sin(i / 5);
+        moved();
         await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
         const now = performance.now();
         times.push(now - last);
         last = now;
       }
-      camera.setState({ ratio: 1, x: 0.5, y: 0.5 });
+      camera.zoom = 1;
+      camera.x = 0;
+      camera.y = 0;
+      moved();
       return times;
     },
     kill() {
-      renderer.kill();
+      observer.disconnect();
+      if (settleTimer !== undefined) clearTimeout(settleTimer);
+      if (frame !== undefined) cancelAnimationFrame(frame);
+      container.replaceChildren();
     },
   };
   view.update(result, undefined);
