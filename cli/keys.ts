@@ -19,7 +19,8 @@ const USAGE = `Usage: npm run keys -- <command> [options]
 Commands:
   create --owner <id> --name <label>   Create a key. The key is printed once and never again.
   list [--owner <id>]                  List keys: id, prefix, owner, name, status, dates. Never the keys.
-  revoke <id-or-prefix>                Revoke the one key whose id or prefix starts with this.
+  revoke <id-or-prefix>                Revoke the one key whose id or prefix starts with this
+                                       (a prefix starting with "-" goes after --: revoke -- -x3…).
   help                                 Show this text.
 
 Options:
