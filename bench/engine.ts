@@ -22,10 +22,8 @@ import {
   compileStructure,
   createSimulation,
   type EngineResult,
-  JsonWriter,
   type Structure,
   ticks,
-  writeTicks,
 } from '../lib/engine';
 import { measurePressure, PressureBuffers } from '../lib/engine/pressure';
 import { ReachWorkspace, solveReach } from '../lib/engine/reach';
@@ -360,16 +358,12 @@ async function benchRow(size: SizeSpec, shape: Shape): Promise<RowResult> {
     snapshots = undefined;
     // Request text to response text. The API itself caps a response at 1,000,000 snapshot
     // elements (18 ticks of this structure), so this is the engine's path without that check.
-    // The response is written by the service's writer, as renderEngineResponse writes it.
+    // renderEngineResponse writes the response, without parseEngineRequest's limits.
     progress(`${name}: ticks(…, ${TIMELINE_TICKS}) end to end`);
     const endToEnd = measure(3, () => {
       const started = performance.now();
-      const structure = JSON.parse(text) as Structure;
-      const writer = new JsonWriter();
-      writer.text(`{"mode":"ticks","ticks":${TIMELINE_TICKS},"snapshots":`);
-      writeTicks(writer, structure, TIMELINE_TICKS);
-      writer.text('}');
-      sink += writer.finish().length;
+      const structure = compileStructure(JSON.parse(text) as Structure);
+      sink += renderEngineResponse({ mode: 'ticks', ticks: TIMELINE_TICKS, structure }).length;
       return { ms: performance.now() - started };
     });
     timeline = {

@@ -1,6 +1,6 @@
 import type { EngineResult } from '../../lib/engine/types';
 import { largest } from './largest';
-import { type Layout, layeredLayout } from './layout';
+import { layoutResult } from './layout';
 import { viridis } from './palette';
 import { svgElement } from './svg';
 
@@ -24,9 +24,7 @@ export interface GraphViewOptions {
  */
 export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: GraphViewOptions): void {
   svg.replaceChildren();
-  const index = new Map(result.nodes.map((node, i) => [node.id, i] as const));
-  const edges = result.dependencies.map((d) => [index.get(d.from)!, index.get(d.to)!] as const);
-  const layout: Layout = layeredLayout(result.nodes.length, edges);
+  const { edges, layout } = layoutResult(result);
   const width = MARGIN * 2 + Math.max(0, layout.layerCount - 1) * LAYER_GAP;
   const height = MARGIN * 2 + Math.max(0, layout.rowCount - 1) * ROW_GAP;
   svg.setAttribute('viewBox', `0 0 ${Math.max(width, 200)} ${Math.max(height, 120)}`);

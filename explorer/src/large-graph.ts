@@ -1,6 +1,6 @@
 import type { EngineResult } from '../../lib/engine/types';
 import { largest } from './largest';
-import { foldedPositions, layeredLayout } from './layout';
+import { foldedPositions, layoutResult } from './layout';
 import { viridisRgb } from './palette';
 
 /** The WebGL view of a large structure, kept so the next state reuses positions and buffers. */
@@ -84,11 +84,8 @@ export function drawLargeGraph(
   };
 
   const nodeCount = result.nodes.length;
-  const index = new Map(result.nodes.map((node, i) => [node.id, i] as const));
-  const from = Int32Array.from(result.dependencies, (d) => index.get(d.from)!);
-  const to = Int32Array.from(result.dependencies, (d) => index.get(d.to)!);
-  const edges = result.dependencies.map((_, e) => [from[e]!, to[e]!] as const);
-  const { x, y } = foldedPositions(layeredLayout(nodeCount, edges));
+  const { index, edges, layout } = layoutResult(result);
+  const { x, y } = foldedPositions(layout);
   // World coordinates in [-1, 1] on the longer side.
   let minX = Number.POSITIVE_INFINITY;
   let maxX = Number.NEGATIVE_INFINITY;
@@ -289,8 +286,7 @@ export function drawLargeGraph(
         onTrace.add(`${state.trace[i]}\u0000${state.trace[i + 1]}`);
       const trace: number[] = [];
       state.dependencies.forEach((d, e) => {
-        const a = from[e]!;
-        const b = to[e]!;
+        const [a, b] = edges[e]!;
         edgeData.set([x[a]!, y[a]!, ...EDGE, 1, x[b]!, y[b]!, ...EDGE, 1], e * 12);
         if (onTrace.has(`${d.from}\u0000${d.to}`))
           trace.push(x[a]!, y[a]!, ...TRACE, 1, x[b]!, y[b]!, ...TRACE, 1);

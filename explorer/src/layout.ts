@@ -1,3 +1,5 @@
+import type { EngineResult } from '../../lib/engine/types';
+
 /** Where each node sits in a layered, left-to-right drawing. */
 export interface Layout {
   layer: Int32Array;
@@ -73,7 +75,7 @@ class PairHeap {
  * in-edges count as edges going back. Rows within a layer keep input order. Iterative and
  * O((n + m) log n), so a long chain or a 100k-node cycle lays out without recursion.
  */
-export function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [number, number]>): Layout {
+function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [number, number]>): Layout {
   const outgoing: number[][] = Array.from({ length: nodeCount }, () => []);
   const waiting = new Int32Array(nodeCount);
   for (const [from, to] of edges) {
@@ -144,4 +146,15 @@ export function foldedPositions(layout: Layout): { x: Float32Array; y: Float32Ar
     y[v] = -(band * bandHeight + row[v]!);
   }
   return { x, y };
+}
+
+/** A described state's nodes by id, its dependencies as node index pairs, and their layout. */
+export function layoutResult(result: Pick<EngineResult, 'nodes' | 'dependencies'>): {
+  index: Map<string, number>;
+  edges: Array<readonly [number, number]>;
+  layout: Layout;
+} {
+  const index = new Map(result.nodes.map((node, i) => [node.id, i] as const));
+  const edges = result.dependencies.map((d) => [index.get(d.from)!, index.get(d.to)!] as const);
+  return { index, edges, layout: layeredLayout(result.nodes.length, edges) };
 }

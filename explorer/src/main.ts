@@ -1,5 +1,5 @@
 import type { EngineEvent, EngineResult, NodeState } from '../../lib/engine/types';
-import { drawChart, timelineSeries } from './chart';
+import { drawChart, type Series, timelineSeries } from './chart';
 import { EXAMPLES } from './examples';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
 import type { LargeGraphView } from './large-graph';
@@ -225,10 +225,17 @@ function goTo(index: number, node?: string): void {
   render();
 }
 
+let chartSeries: { states: State[]; selected: string | undefined; series: Series[] } | undefined;
+
 function renderChart(): void {
   chartFigure.hidden = states.length < 2;
   if (states.length < 2) return;
-  const series = timelineSeries(states, selected);
+  // Summing every node of every state is the chart's cost: once per answer and selection, not
+  // on every move of the slider.
+  if (chartSeries?.states !== states || chartSeries.selected !== selected) {
+    chartSeries = { states, selected, series: timelineSeries(states, selected) };
+  }
+  const { series } = chartSeries;
   drawChart(
     chart,
     states.map((s) => s.tick),

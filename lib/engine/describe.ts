@@ -190,10 +190,18 @@ function buildDependencies(
       result[e] = { from, to, weight, flow };
     }
   }
-  if (poison !== 0) {
-    for (let e = 0; e < dependencyCount; e++) assertFiniteNumber(result[e]!.flow, `dependencies[${e}].flow`);
-  }
+  if (poison !== 0) throwFirstNonFiniteFlow(structure, state.step);
   return result;
+}
+
+/**
+ * Called when a pass over the flows found one that is not finite (`poison`): throws naming the
+ * first, the same way for the object path and the text path.
+ */
+export function throwFirstNonFiniteFlow(structure: CompiledStructure, step: StepBuffers): void {
+  for (let e = 0; e < structure.dependencyCount; e++) {
+    assertFiniteNumber(flowOf(structure, step, e), `dependencies[${e}].flow`);
+  }
 }
 
 function sortedByIds(structure: CompiledStructure, indices: number[]): number[] {

@@ -219,8 +219,8 @@ export class QuotedIds {
     const start = new Int32Array(count + 1);
     let total = 0;
     for (let v = 0; v < count; v++) total += ids[v]!.length;
-    // Worst case: every code unit escaped as \uXXXX (6 bytes), plus the quotes.
-    let bytes = new Uint8Array(Math.min(total * 6 + 2 * count, total * 3 + 2 * count + 1024));
+    // Room for ids of up to 3 UTF-8 bytes per code unit; an id with escapes grows it below.
+    let bytes = new Uint8Array(total * 3 + 2 * count + 1024);
     let at = 0;
     let longest = 0;
     for (let v = 0; v < count; v++) {

@@ -11,21 +11,16 @@ import { estimateStateBytes, writeState } from './write-state';
  * building the result objects.
  */
 export function writeAnalyze(writer: JsonWriter, structure: Structure | CompiledStructure): void {
-  scratch.run(() => {
-    const compiled = compileForCall(structure);
-    const ids = new QuotedIds(compiled.ids);
-    writer.reserve(estimateStateBytes(compiled, ids));
-    describeInputState(compiled, (described) => writeState(writer, ids, false, described));
-  });
+  withCompiled(writer, structure, (compiled, ids) =>
+    describeInputState(compiled, (described) => writeState(writer, ids, false, described)),
+  );
 }
 
 /** Writes what `JSON.stringify(tick(structure))` would return. */
 export function writeTick(writer: JsonWriter, structure: Structure | CompiledStructure): void {
-  scratch.run(() => {
-    const compiled = compileForCall(structure);
-    const ids = new QuotedIds(compiled.ids);
-    describeTimeline(compiled, 1, (described) => writeState(writer, ids, true, described));
-  });
+  withCompiled(writer, structure, (compiled, ids) =>
+    describeTimeline(compiled, 1, (described) => writeState(writer, ids, true, described)),
+  );
 }
 
 /** Writes what `JSON.stringify(ticks(structure, count))` would return. */
@@ -35,10 +30,7 @@ export function writeTicks(
   count: number,
 ): void {
   assertTickCount(count);
-  scratch.run(() => {
-    const compiled = compileForCall(structure);
-    const ids = new QuotedIds(compiled.ids);
-    writer.reserve(estimateStateBytes(compiled, ids));
+  withCompiled(writer, structure, (compiled, ids) => {
     writer.text('[');
     describeTimeline(compiled, count, (described) => {
       const tick = described.options.tick;
@@ -50,5 +42,22 @@ export function writeTicks(
       if (tick === 1) writer.reserve(Math.ceil((writer.length - start + 1) * (count - 1) * 1.1));
     });
     writer.text(']');
+  });
+}
+
+/**
+ * Runs `write` in one scratch phase with the structure compiled, its ids quoted once and the
+ * buffer sized for one state.
+ */
+function withCompiled(
+  writer: JsonWriter,
+  structure: Structure | CompiledStructure,
+  write: (compiled: CompiledStructure, ids: QuotedIds) => void,
+): void {
+  scratch.run(() => {
+    const compiled = compileForCall(structure);
+    const ids = new QuotedIds(compiled.ids);
+    writer.reserve(estimateStateBytes(compiled, ids));
+    write(compiled, ids);
   });
 }

@@ -7,9 +7,9 @@ import {
   type StateSummary,
   type StateToDescribe,
   summarizeState,
+  throwFirstNonFiniteFlow,
 } from './describe';
 import { PayloadError, ResultTooLargeError } from './errors';
-import { assertFiniteNumber } from './finite';
 import { constantBytes, type JsonWriter, MAX_NUMBER_BYTES, type QuotedIds } from './json-writer';
 import type { PressureBuffers } from './pressure';
 import type { StateWithStep } from './step';
@@ -180,7 +180,7 @@ function writeNodes(
   for (let v = 0; v < nodeCount; v++) {
     if (carryExtras && nodeHasExtra[v] === 1) {
       if (v > 0) writer.text(',');
-      writer.text(elementText(nodeWithExtras, structure, v, state, measured, `nodes[${v}]`));
+      writer.text(elementText(() => nodeWithExtras(structure, v, state, measured), `nodes[${v}]`));
       continue;
     }
     writer.reserve(room);
@@ -223,7 +223,7 @@ function writeDependencies(
     poison += flow * 0;
     if (carryExtras && dependencyHasExtra[e] === 1) {
       if (e > 0) writer.text(',');
-      writer.text(elementText(dependencyWithExtras, structure, e, flow, undefined, `dependencies[${e}]`));
+      writer.text(elementText(() => dependencyWithExtras(structure, e, flow), `dependencies[${e}]`));
       continue;
     }
     writer.reserve(room);
@@ -242,12 +242,7 @@ function writeDependencies(
     writer.number(flow);
     writer.buffer[writer.length++] = CLOSE_BRACE;
   }
-  if (poison !== 0) {
-    // The same check, and the same message, as the object path: find the first bad flow.
-    for (let e = 0; e < dependencyCount; e++) {
-      assertFiniteNumber(flowOf(structure, state.step, e), `dependencies[${e}].flow`);
-    }
-  }
+  if (poison !== 0) throwFirstNonFiniteFlow(structure, state.step);
 }
 
 /**
@@ -255,16 +250,9 @@ function writeDependencies(
  * serialized by `JSON.stringify`: extras are arbitrary JSON, and V8 has the one exact
  * definition of how they print (integer-like keys first, escapes, nesting).
  */
-function elementText<A, B>(
-  build: (structure: CompiledStructure, index: number, a: A, b: B) => object,
-  structure: CompiledStructure,
-  index: number,
-  a: A,
-  b: B,
-  path: string,
-): string {
+function elementText(build: () => object, path: string): string {
   try {
-    return JSON.stringify(build(structure, index, a, b));
+    return JSON.stringify(build());
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     // JSON.stringify recurses, so extras nested tens of thousands deep (which JSON.parse
