@@ -23,8 +23,10 @@ export function findOrigin(
     const r = reach[u]!;
     if (!(load > 0 && r > 0)) continue;
     const contribution = load * r;
+    // Knuth's TwoSum, as in the step: the exact rounding error of `sum + contribution` whichever is larger.
     const total = sum + contribution;
-    compensation += sum >= contribution ? sum - total + contribution : contribution - total + sum;
+    const part = total - sum;
+    compensation += sum - (total - part) + (contribution - part);
     sum = total;
     if (contribution > bestContribution || (contribution === bestContribution && ids[u]! < ids[best]!)) {
       bestContribution = contribution;

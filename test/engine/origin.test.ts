@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { analyze } from '../../lib/engine';
+
+describe('the origin', () => {
+  // Sources listed Q, P, R each send 2 to the sink s: three equal contributions, "P" wins.
+  it('is the greatest contribution, ties to the smallest id wherever it is listed', () => {
+    const result = analyze({
+      nodes: [{ id: 'Q', load: 2 }, { id: 'P', load: 2 }, { id: 'R', load: 2 }, { id: 's' }],
+      dependencies: [
+        { from: 'Q', to: 's' },
+        { from: 'P', to: 's' },
+        { from: 'R', to: 's' },
+      ],
+    });
+    expect(result.primaryBlockage).toBe('s');
+    expect(result.origin).toEqual({ id: 'P', load: 2, contribution: 2, share: 1 / 3 });
+    expect(result.trace).toEqual(['P', 's']);
+  });
+
+  // The sink T already holds 1e16 and 100 sources of 1 feed it. Its own load is the largest
+  // contribution; the total is 1e16 + 100, though adding 1 to 1e16 in doubles (2 apart there)
+  // gives 1e16 again. The share is 1e16 / (1e16 + 100), not 1.
+  it('shares its contribution out of a total that keeps small contributions next to a large one', () => {
+    const sources = Array.from({ length: 100 }, (_, i) => ({ id: `s${i}`, load: 1 }));
+    const result = analyze({
+      nodes: [{ id: 'T', load: 1e16 }, ...sources],
+      dependencies: sources.map((s) => ({ from: s.id, to: 'T' })),
+    });
+    expect(result.primaryBlockage).toBe('T');
+    expect(result.origin).toEqual({ id: 'T', load: 1e16, contribution: 1e16, share: 1e16 / (1e16 + 100) });
+    expect(result.origin!.share).toBeLessThan(1);
+    expect(result.trace).toEqual(['T']);
+  });
+
+  // The sink T holds 1; sources B of 2^53 and C of 1 feed it, and contributions are summed T,
+  // B, C. In doubles 2^53 + 1 rounds back to 2^53 (they are 2 apart there), so a running total
+  // that dropped T's 1 when B's 2^53 arrived would end at 2^53 + 1, which is 2^53 again, and
+  // make B's share exactly 1. Kept, the total is 2^53 + 2 and the share 2^53 / (2^53 + 2).
+  it('counts a small contribution summed before a large one', () => {
+    const result = analyze({
+      nodes: [
+        { id: 'T', load: 1 },
+        { id: 'B', load: 2 ** 53 },
+        { id: 'C', load: 1 },
+      ],
+      dependencies: [
+        { from: 'B', to: 'T' },
+        { from: 'C', to: 'T' },
+      ],
+    });
+    expect(result.primaryBlockage).toBe('T');
+    expect(2 ** 53 + 1).toBe(2 ** 53);
+    expect(result.origin).toEqual({
+      id: 'B',
+      load: 2 ** 53,
+      contribution: 2 ** 53,
+      share: 2 ** 53 / (2 ** 53 + 2),
+    });
+    expect(result.origin!.share).toBeLessThan(1);
+    expect(result.trace).toEqual(['B', 'T']);
+  });
+});

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { analyze, type Structure } from '../../lib/engine';
+import { exactSum, scaled, ulp } from './exact-sum';
+
+describe('one step', () => {
+  // A passes its load of 1 on to 1000 neighbours in equal parts. Each part is the double nearest
+  // 1/1000, and adding 999 of them one by one drifts by dozens of units in the last place; the
+  // step sums them with their rounding errors, so the last neighbour gets what is really left
+  // and the 1000 flows add up to A's outflow to within one unit in the last place.
+  it('splits a node outflow so that its flows add up to it', () => {
+    const fanout = 1000;
+    const result = analyze({
+      nodes: [{ id: 'A', load: 1 }, ...Array.from({ length: fanout }, (_, i) => ({ id: `n${i}` }))],
+      dependencies: Array.from({ length: fanout }, (_, i) => ({ from: 'A', to: `n${i}` })),
+    });
+    const flows = result.dependencies.map((d) => d.flow);
+    const error = exactSum(flows) - scaled(1);
+    expect(error < 0n ? -error : error).toBeLessThanOrEqual(ulp(1));
+
+    // The example needs the compensation: summed naively, the first 999 parts miss by more.
+    let naive = 0;
+    for (const flow of flows.slice(0, -1)) naive += flow;
+    const naiveError = exactSum([...flows.slice(0, -1), 1 - naive]) - scaled(1);
+    expect(naiveError < 0n ? -naiveError : naiveError).toBeGreaterThan(ulp(1));
+  });
+
+  // T receives 1e16 from A and 1 from each of 100 small sources, 50 listed before A and 50
+  // after. Near 1e16 doubles are 2 apart, so 1e16 + 1 rounds back to 1e16: adding the ones
+  // to a running total one at a time would lose them. The step carries each rounding error
+  // alongside the sum, so T gets all of 1e16 + 100 (a double) and holds it after the step.
+  it('adds what a node receives without losing small flows to a large one', () => {
+    const small = (prefix: string) =>
+      Array.from({ length: 50 }, (_, i) => ({ id: `${prefix}${i}`, load: 1 }));
+    const nodes = [...small('before'), { id: 'A', load: 1e16 }, ...small('after'), { id: 'T' }];
+    const structure: Structure = {
+      nodes,
+      dependencies: nodes.filter((n) => n.id !== 'T').map((n) => ({ from: n.id, to: 'T' })),
+    };
+    const result = analyze(structure);
+    const t = result.nodes.find((n) => n.id === 'T')!;
+    expect(1e16 + 1).toBe(1e16);
+    expect(t.inflow).toBe(1e16 + 100);
+    expect(t.pressure).toBe(1e16 + 100);
+
+    // The same with the large flow first, then every small one.
+    const reordered = analyze({ ...structure, nodes: [nodes[50]!, ...nodes.filter((_, i) => i !== 50)] });
+    expect(reordered.nodes.find((n) => n.id === 'T')!.inflow).toBe(1e16 + 100);
+  });
+});
