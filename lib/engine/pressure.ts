@@ -26,6 +26,7 @@ export function measurePressure(
   let capacityPressure = 0;
   let terminalBlockage = -1;
   let terminalPressure = 0;
+  // Stryker disable next-line EqualityOperator: one step past the end reads no node (NaN pressure, not blocked) and writes nowhere
   for (let v = 0; v < nodeCount; v++) {
     const after = next[v]!;
     let p: number;
@@ -42,10 +43,12 @@ export function measurePressure(
     if (p > 0) {
       blocked[v] = 1;
       if (hasOut) {
+        // Stryker disable next-line EqualityOperator: ids are unique, so < and <= agree
         if (p > capacityPressure || (p === capacityPressure && ids[v]! < ids[capacityBlockage]!)) {
           capacityPressure = p;
           capacityBlockage = v;
         }
+        // Stryker disable next-line EqualityOperator: ids are unique, so < and <= agree
       } else if (p > terminalPressure || (p === terminalPressure && ids[v]! < ids[terminalBlockage]!)) {
         terminalPressure = p;
         terminalBlockage = v;

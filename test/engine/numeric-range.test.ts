@@ -168,4 +168,45 @@ describe('the finite-number guarantee', () => {
     expect(() => describe([1, Number.POSITIVE_INFINITY])).toThrow(/nodes\[1\]\.load is Infinity/);
     expect(() => describe([Number.NaN, 0])).toThrow(/nodes\[0\]\.load is NaN/);
   });
+
+  // A flow is made from numbers that are each checked, but its last-dependency correction is
+  // not reported anywhere else: forced to Infinity here, the flow it makes is refused by name.
+  it('refuses to describe a state whose step holds a non-finite flow', () => {
+    const compiled = compileStructure({
+      nodes: [{ id: 'A', load: 2 }, { id: 'B' }],
+      dependencies: [{ from: 'A', to: 'B' }],
+    });
+    const state = stepFrom(compiled, Float64Array.of(2, 0), createStepBuffers(compiled), new Float64Array(2));
+    state.step.lastCorrection[0] = Number.POSITIVE_INFINITY;
+    const measured = new PressureBuffers(2);
+    const described = () =>
+      describeState({
+        structure: compiled,
+        state,
+        measured,
+        primary: measurePressure(compiled, state, measured),
+        options: {
+          tick: 0,
+          previous: undefined,
+          carryExtras: false,
+          settledAlready: false,
+          leadingEvents: [],
+        },
+        ws: new ReachWorkspace(2),
+      });
+    expect(described).toThrow(EngineInvariantError);
+    expect(described).toThrow('the engine computed a non-finite number: dependencies[0].flow is Infinity');
+  });
+});
+
+describe('the tick count', () => {
+  // A timeline of -1 or 1.5 ticks means nothing: refused with the count in the message.
+  it('must be a non-negative whole number', () => {
+    const structure = { nodes: [{ id: 'A', load: 1 }], dependencies: [] };
+    expect(ticks(structure, 0)).toEqual([]);
+    expect(() => ticks(structure, -1)).toThrow(
+      new RangeError('ticks must be a non-negative integer, got -1'),
+    );
+    expect(() => ticks(structure, 1.5)).toThrow('ticks must be a non-negative integer, got 1.5');
+  });
 });
