@@ -48,8 +48,11 @@ export function measurePressure(
           capacityPressure = p;
           capacityBlockage = v;
         }
+      } else if (
+        p > terminalPressure ||
         // Stryker disable next-line EqualityOperator: ids are unique, so < and <= agree
-      } else if (p > terminalPressure || (p === terminalPressure && ids[v]! < ids[terminalBlockage]!)) {
+        (p === terminalPressure && ids[v]! < ids[terminalBlockage]!)
+      ) {
         terminalPressure = p;
         terminalBlockage = v;
       }

@@ -66,4 +66,61 @@ describe('extra fields', () => {
     tick(structure);
     expect(JSON.stringify(structure)).toBe(before);
   });
+
+  // A caller's map that already holds fields the engine computes (say, from an earlier answer):
+  // they are the engine's to fill, so the input's values are dropped, and keys keep the order
+  // every result uses, the caller's own field between the given ones and the computed ones.
+  // A(2, capacity 1) passes 1 to B (capacity 0.5), which keeps a backlog of 0.5.
+  it('never take the place of a field the engine owns', () => {
+    const owned = { inflow: 'x', outflow: 'x', pressure: 'x', blocked: 'x', role: 'x', note: 'kept' };
+    const structure = {
+      nodes: [
+        { ...owned, id: 'A', load: 2, capacity: 1 },
+        { ...owned, id: 'B', load: 0, capacity: 0.5 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'B', weight: 1, flow: 'x', note: 'kept' },
+        { from: 'B', to: 'A', note: 'no weight given' },
+      ],
+    };
+    const result = analyze(structure);
+    const computed = (inflow: number, outflow: number, pressure: number) => ({
+      inflow,
+      outflow,
+      pressure,
+      blocked: pressure > 0,
+      role: 'relay',
+    });
+    expect(JSON.stringify(result.nodes)).toBe(
+      JSON.stringify([
+        { id: 'A', load: 2, capacity: 1, note: 'kept', ...computed(0, 1, 0) },
+        { id: 'B', load: 0, capacity: 0.5, note: 'kept', ...computed(1, 0, 0.5) },
+      ]),
+    );
+    expect(JSON.stringify(result.dependencies)).toBe(
+      JSON.stringify([
+        { from: 'A', to: 'B', weight: 1, note: 'kept', flow: 1 },
+        { from: 'B', to: 'A', note: 'no weight given', flow: 0 },
+      ]),
+    );
+
+    // The result is the caller's plain data: its fields can be changed and removed.
+    const a = result.nodes[0] as unknown as Record<string, unknown>;
+    a.note = 'changed';
+    expect(a.note).toBe('changed');
+    delete a.note;
+    expect('note' in a).toBe(false);
+
+    // Snapshots carry no extra fields.
+    expect(Object.keys(tick(structure).nodes[1]!)).toEqual([
+      'id',
+      'load',
+      'capacity',
+      'inflow',
+      'outflow',
+      'pressure',
+      'blocked',
+      'role',
+    ]);
+  });
 });

@@ -196,6 +196,20 @@ describe('the finite-number guarantee', () => {
       });
     expect(described).toThrow(EngineInvariantError);
     expect(described).toThrow('the engine computed a non-finite number: dependencies[0].flow is Infinity');
+
+    // The step's per-node numbers are checked the same way, each naming itself.
+    state.step.lastCorrection[0] = 0;
+    expect(described).not.toThrow();
+    const forced: Array<[Float64Array, string]> = [
+      [state.step.inflow, 'nodes[1].inflow is NaN'],
+      [state.step.outflow, 'nodes[1].outflow is NaN'],
+    ];
+    for (const [values, message] of forced) {
+      const kept = values[1]!;
+      values[1] = Number.NaN;
+      expect(described).toThrow(message);
+      values[1] = kept;
+    }
   });
 });
 
