@@ -40,4 +40,14 @@ describe('sortIds', () => {
     const ids = Array.from({ length: 20_000 }, (_, i) => `${prefix}${20_000 - i}`);
     expect(sortIds(ids.slice())).toEqual(ids.slice().sort());
   });
+
+  // 60 ids in three groups by first letter (a, m, z), each group listed backwards. With a budget
+  // of one uneven split, the first partition (on the first letter, pivot "m") leaves the a- and
+  // z-groups out of budget: both go to the default sort, the z-group from the middle of the array.
+  it('sorts a range that runs out of budget wherever it sits in the array', () => {
+    const group = (letter: string) =>
+      Array.from({ length: 20 }, (_, i) => `${letter}${String(19 - i).padStart(2, '0')}`);
+    const ids = [...group('a'), ...group('m'), ...group('z')];
+    expect(sortIds(ids.slice(), 1)).toEqual(ids.slice().sort());
+  });
 });
