@@ -1,22 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { compileStructure, createSimulation, type Structure, ticks } from '../../lib/engine';
-
-// The engine model's worked example: A(10) splits evenly to B (capacity 4) and C; B feeds C.
-const workedExample: Structure = {
-  nodes: [
-    { id: 'A', load: 10 },
-    { id: 'B', load: 0, capacity: 4 },
-    { id: 'C', load: 0 },
-  ],
-  dependencies: [
-    { from: 'A', to: 'B' },
-    { from: 'A', to: 'C' },
-    { from: 'B', to: 'C' },
-  ],
-};
+import { compileStructure, createSimulation, ticks } from '../../lib/engine';
+import { WORKED_EXAMPLE as workedExample } from '../../lib/worked-example';
 
 describe('createSimulation', () => {
-  // Step by step, the loads are the worked example's: 10,0,0 → 0,5,5 → 0,1,9 → 0,0,10, and each
+  // Step by step, the loads are the engine model's worked example's (A(10) splits evenly to B,
+  // capacity 4, and C; B feeds C): 10,0,0 → 0,5,5 → 0,1,9 → 0,0,10, and each
   // step returns what it moved (10, then B's 4, then B's last 1, then nothing).
   it('runs the worked example one step at a time', () => {
     const simulation = createSimulation(workedExample);
