@@ -1,5 +1,6 @@
 import type { CompiledStructure } from './compile';
 import { type ReachWorkspace, solveReach } from './reach';
+import { roundingError } from './step';
 import { mostProbablePath } from './trace';
 import type { Origin } from './types';
 
@@ -25,10 +26,8 @@ export function findOrigin(
     // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: saves work; a zero contribution neither adds to the total nor wins a tie (no node is before index -1)
     if (!(load > 0 && r > 0)) continue;
     const contribution = load * r;
-    // Knuth's TwoSum, as in the step: the exact rounding error of `sum + contribution` whichever is larger.
     const total = sum + contribution;
-    const part = total - sum;
-    compensation += sum - (total - part) + (contribution - part);
+    compensation += roundingError(sum, contribution, total);
     sum = total;
     // Stryker disable next-line EqualityOperator: ids are unique, so < and <= agree
     if (contribution > bestContribution || (contribution === bestContribution && ids[u]! < ids[best]!)) {

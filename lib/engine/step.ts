@@ -81,8 +81,7 @@ export function step(
     for (let k = first; k < last; k++) {
       const flow = out * outShare[k]!;
       const total = sum + flow;
-      const part = total - sum;
-      error += sum - (total - part) + (flow - part);
+      error += roundingError(sum, flow, total);
       sum = total;
       receive(received, outTarget[k]!, flow);
     }
@@ -107,9 +106,17 @@ function receive(received: Float64Array, to: number, flow: number): void {
   const at = 2 * to;
   const sum = received[at]!;
   const total = sum + flow;
-  const part = total - sum;
-  received[at + 1]! += sum - (total - part) + (flow - part);
+  received[at + 1]! += roundingError(sum, flow, total);
   received[at] = total;
+}
+
+/**
+ * What `total = sum + addend` lost to rounding, exactly, whichever of the two is larger
+ * (Knuth's TwoSum): branch-free, so hot loops stay free of data-dependent branches.
+ */
+export function roundingError(sum: number, addend: number, total: number): number {
+  const part = total - sum;
+  return sum - (total - part) + (addend - part);
 }
 
 /** A state's loads together with the step that follows it. */

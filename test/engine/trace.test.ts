@@ -38,7 +38,7 @@ function referenceTrace(structure: Structure, origin: string, target: string): s
         (e) => e.from === at && e.to !== at && best.has(e.to) && e.share * best.get(e.to)! === best.get(at),
       )
       .map((e) => e.to)
-      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))[0]!;
+      .sort()[0]!;
     path.push(next);
     at = next;
   }
