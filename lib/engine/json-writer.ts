@@ -28,8 +28,12 @@ const RETAINED_BYTES = 128 * 1024 * 1024;
 const INITIAL_BYTES = 64 * 1024;
 /** Past this the text could not become one string anyway (V8 strings stop at 2^29 - 24 characters). */
 const MAX_BYTES = 2 ** 30;
-const MAX_STRING_LENGTH = 2 ** 29 - 24;
 let retained: Uint8Array | undefined;
+
+/** Lets the buffer kept between calls go (the next writer starts cold). Not while writing. */
+export function releaseWriterBuffer(): void {
+  retained = undefined;
+}
 
 const DIGIT_0 = 48;
 const SCALE = 1e6;
@@ -53,6 +57,9 @@ export class JsonWriter {
     const needed = this.length + bytes;
     if (needed <= this.buffer.length) return;
     if (needed > MAX_BYTES) throw new ResultTooLargeError('the result is too large to write');
+    // Buffers are INITIAL_BYTES times a power of two, so doubling from half or from the initial
+    // size reaches the same size.
+    // Stryker disable next-line MethodExpression,ArithmeticOperator: see above
     let size = Math.max(this.buffer.length * 2, INITIAL_BYTES);
     while (size < needed) size *= 2;
     const grown = new Uint8Array(Math.min(size, MAX_BYTES));
@@ -114,7 +121,7 @@ export class JsonWriter {
       buffer[this.length++] = DIGIT_0; // -0 too, as JSON.stringify writes it
       return;
     }
-    // Stryker disable next-line ConditionalExpression,BlockStatement: fast paths; the general path writes the same digits
+    // Stryker disable next-line ConditionalExpression,BlockStatement,EqualityOperator: fast paths (0 was written above); the general path writes the same digits
     if (value > 0 && value < 2147483648) {
       if ((value | 0) === value) {
         this.length = writeDigits(buffer, this.length, value);
@@ -154,8 +161,9 @@ export class JsonWriter {
     let text: string;
     try {
       text = decoder.decode(this.buffer.subarray(0, this.length));
-    } catch (error) {
-      if (this.length <= MAX_STRING_LENGTH) throw error;
+    } catch {
+      // The decoder replaces malformed bytes rather than throwing: it fails only when the text
+      // is longer than a string can be (2^29 - 24 characters), or memory runs out making it.
       throw new ResultTooLargeError('the result is longer than a string can be');
     } finally {
       this.release();
@@ -228,8 +236,12 @@ export class QuotedIds {
     const count = ids.length;
     const start = new Int32Array(count + 1);
     let total = 0;
+    // The first size is an estimate only: the check below grows the table before any id that
+    // might not fit, and an id takes at most 6 bytes per code unit (a \u escape) plus its quotes.
+    // Stryker disable next-line ConditionalExpression: see above
     for (let v = 0; v < count; v++) total += ids[v]!.length;
     // Room for ids of up to 3 UTF-8 bytes per code unit; an id with escapes grows it below.
+    // Stryker disable next-line ArithmeticOperator: see above
     let bytes = new Uint8Array(total * 3 + 2 * count + 1024);
     let at = 0;
     let longest = 0;
@@ -237,6 +249,9 @@ export class QuotedIds {
       start[v] = at;
       const id = ids[v]!;
       if (at + id.length * 6 + 2 > bytes.length) {
+        // Doubling is enough for any id (at most 6 bytes per code unit, and the first size counts
+        // 3 per unit of every id), so the second term never decides; both give the id its room.
+        // Stryker disable next-line MethodExpression,ArithmeticOperator: see above
         const grown = new Uint8Array(Math.max(bytes.length * 2, at + id.length * 6 + 2));
         grown.set(bytes.subarray(0, at));
         bytes = grown;
@@ -248,6 +263,7 @@ export class QuotedIds {
       } else {
         at += encoder.encodeInto(JSON.stringify(id), bytes.subarray(at)).written;
       }
+      // Stryker disable next-line EqualityOperator: replacing the longest by one as long changes nothing
       if (at - start[v]! > longest) longest = at - start[v]!;
     }
     start[count] = at;
@@ -261,6 +277,7 @@ export class QuotedIds {
  * Writes `"id"` when every code unit is printable ASCII other than `"` and `\` (nothing to
  * escape or encode); returns the new length, or -1 when the id needs `JSON.stringify`.
  */
+// Stryker disable next-line BlockStatement: without the fast path (undefined, not >= 0) every caller writes JSON.stringify's same bytes
 function writePlainQuoted(bytes: Uint8Array, at: number, id: string): number {
   let position = at;
   bytes[position++] = 34;

@@ -23,6 +23,8 @@
  * kept) never does.
  */
 
+import { releaseWriterBuffer } from './json-writer';
+
 /** Where an algorithm takes its arrays from: scratch memory for one call, or fresh ones to keep. */
 export interface ArrayMemory {
   float64(length: number): Float64Array;
@@ -158,7 +160,11 @@ const SCRATCH_RETAIN_LIMIT_BYTES = 512 * MIB;
 /** The engine's one scratch memory (a process runs one engine call at a time per thread). */
 export const scratch = new ScratchMemory(SCRATCH_RETAIN_LIMIT_BYTES);
 
-/** Gives back the scratch memory the engine keeps between calls, e.g. before idling. */
+/**
+ * Gives back the memory the engine keeps between calls, e.g. before idling: the scratch buffer
+ * and the JSON writer's output buffer.
+ */
 export function releaseScratchMemory(): void {
   scratch.releaseRetained();
+  releaseWriterBuffer();
 }

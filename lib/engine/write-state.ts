@@ -180,6 +180,7 @@ function writeNodes(
   const idStart = ids.start;
   const room = NODE_BYTES + ids.longest;
   for (let v = 0; v < nodeCount; v++) {
+    // Stryker disable next-line ConditionalExpression: a node without extras printed by JSON.stringify is the same text
     if (carryExtras && nodeHasExtra[v] === 1) {
       if (v > 0) writer.text(',');
       writer.text(elementText(() => nodeWithExtras(structure, v, state, measured), `nodes[${v}]`));
@@ -222,7 +223,11 @@ function writeDependencies(
   for (let e = 0; e < dependencyCount; e++) {
     const source = dependencyFrom[e]!;
     const flow = flowOf(structure, state.step, e);
+    // Any non-finite flow makes `poison` NaN; a finite one leaves it 0 or makes it NaN, which only
+    // sends the state to the check below, which finds every flow finite.
+    // Stryker disable next-line AssignmentOperator,ArithmeticOperator: see above
     poison += flow * 0;
+    // Stryker disable next-line ConditionalExpression: a dependency without extras printed by JSON.stringify is the same text
     if (carryExtras && dependencyHasExtra[e] === 1) {
       if (e > 0) writer.text(',');
       writer.text(elementText(() => dependencyWithExtras(structure, e, flow), `dependencies[${e}]`));
@@ -244,6 +249,7 @@ function writeDependencies(
     writer.number(flow);
     writer.buffer[writer.length++] = CLOSE_BRACE;
   }
+  // Stryker disable next-line ConditionalExpression: `true` (check every state) only costs time; `false`, its twin, is killed in numeric-range.test.ts
   if (poison !== 0) throwFirstNonFiniteFlow(structure, state.step);
 }
 

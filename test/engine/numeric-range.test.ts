@@ -11,9 +11,11 @@ import {
 } from '../../lib/engine';
 import { describeState } from '../../lib/engine/describe';
 import { EngineInvariantError } from '../../lib/engine/finite';
+import { JsonWriter, QuotedIds } from '../../lib/engine/json-writer';
 import { measurePressure, PressureBuffers } from '../../lib/engine/pressure';
 import { ReachWorkspace } from '../../lib/engine/reach';
 import { createStepBuffers, stepFrom } from '../../lib/engine/step';
+import { writeState } from '../../lib/engine/write-state';
 
 /** Every number a result reports, with where it sits, so a test can say which one is wrong. */
 function numbersOf(result: EngineResult): Array<[string, unknown]> {
@@ -179,23 +181,33 @@ describe('the finite-number guarantee', () => {
     const state = stepFrom(compiled, Float64Array.of(2, 0), createStepBuffers(compiled), new Float64Array(2));
     state.step.lastCorrection[0] = Number.POSITIVE_INFINITY;
     const measured = new PressureBuffers(2);
-    const described = () =>
-      describeState({
-        structure: compiled,
-        state,
-        measured,
-        primary: measurePressure(compiled, state, measured),
-        options: {
-          tick: 0,
-          previous: undefined,
-          carryExtras: false,
-          settledAlready: false,
-          leadingEvents: [],
-        },
-        ws: new ReachWorkspace(2),
-      });
+    const toDescribe = () => ({
+      structure: compiled,
+      state,
+      measured,
+      primary: measurePressure(compiled, state, measured),
+      options: {
+        tick: 0,
+        previous: undefined,
+        carryExtras: false,
+        settledAlready: false,
+        leadingEvents: [],
+      },
+      ws: new ReachWorkspace(2),
+    });
+    const described = () => describeState(toDescribe());
     expect(described).toThrow(EngineInvariantError);
     expect(described).toThrow('the engine computed a non-finite number: dependencies[0].flow is Infinity');
+    // Written as JSON text the flow would print as null: it is refused by name there too.
+    const written = () => {
+      const writer = new JsonWriter();
+      try {
+        writeState(writer, new QuotedIds(compiled.ids), false, toDescribe());
+      } finally {
+        writer.release();
+      }
+    };
+    expect(written).toThrow('the engine computed a non-finite number: dependencies[0].flow is Infinity');
 
     // The step's per-node numbers are checked the same way, each naming itself.
     state.step.lastCorrection[0] = 0;

@@ -5,6 +5,7 @@ import {
   compileStructure,
   JsonWriter,
   PayloadError,
+  releaseScratchMemory,
   type Structure,
   tick,
   ticks,
@@ -128,6 +129,107 @@ describe('writing results as JSON text', () => {
     );
     // Snapshots carry no extras, so the same structure's timeline prints.
     expect(written((w) => writeTicks(w, structure, 2))).toBe(JSON.stringify(ticks(structure, 2)));
+  });
+
+  // The same for a dependency's extra field: the dependency is named.
+  it('names the dependency whose extra field is nested too deeply to print', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 200_000; i++) deep = { deep };
+    const structure = {
+      nodes: [{ id: 'A', load: 1 }, { id: 'B' }],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'B', to: 'A', note: deep },
+      ],
+    };
+    expect(() => written((w) => writeAnalyze(w, structure))).toThrow(
+      /^dependencies\[1\]: an extra field is nested too deeply/,
+    );
+  });
+
+  // Loads, capacities and weights like 1/3 print with 17 significant digits, and so do the flows
+  // and pressures they make: such an answer is about 1.5 times the size estimated before writing.
+  // Written by a writer that starts cold (64 KiB), chains of 180 to 300 nodes outgrow the buffer
+  // partway through their nodes or dependencies, a tangle of 20 nodes (380 dependencies) partway
+  // through its dependencies, and a timeline between two snapshots: every element makes its own
+  // room, so every one lands whole.
+  it('writes answers that outgrow their estimated size whole', () => {
+    const chain = (n: number): Structure => ({
+      nodes: Array.from({ length: n }, (_, i) => ({ id: `n${i}`, load: 1 / (i + 3), capacity: 1 / (i + 7) })),
+      dependencies: Array.from({ length: n - 1 }, (_, i) => ({
+        from: `n${i}`,
+        to: `n${i + 1}`,
+        weight: 1 / (i + 11),
+      })),
+    });
+    const tangle = (n: number): Structure => ({
+      nodes: Array.from({ length: n }, (_, i) => ({ id: `t${i}`, load: 1 / (i + 3) })),
+      dependencies: Array.from({ length: n * n }, (_, k) => ({
+        from: `t${Math.floor(k / n)}`,
+        to: `t${k % n}`,
+        weight: 1 / (k + 3),
+      })).filter((d) => d.from !== d.to),
+    });
+    const cold = (write: (writer: JsonWriter) => void): string => {
+      releaseScratchMemory();
+      return written(write);
+    };
+    for (let n = 180; n <= 300; n += 15) {
+      const structure = chain(n);
+      expect(
+        cold((w) => writeAnalyze(w, structure)),
+        `chain of ${n}`,
+      ).toBe(JSON.stringify(analyze(structure)));
+    }
+    // Extra fields are not in the estimate: 100 of 280 nodes with 60-character ids carrying a
+    // 200-character note (or 60 of 149 dependencies of a chain of 150 such nodes) make an answer
+    // that outgrows it within the plain nodes (or the plain dependencies) after them. Each
+    // step of `shift` moves those entries one byte, so over 220 steps (more than one entry's
+    // length) the entry that meets the end of the buffer starts at every distance from it.
+    const id = (i: number) => `${'n'.repeat(60)}${i}`;
+    const note = (i: number, shift: number) => ({ note: 'x'.repeat(i === 0 ? 200 + shift : 200) });
+    const notedNodes = (shift: number): Structure => ({
+      nodes: Array.from({ length: 280 }, (_, i) => ({
+        id: id(i),
+        load: 1 / (i + 3),
+        capacity: 1 / (i + 7),
+        ...(i < 100 ? note(i, shift) : {}),
+      })),
+      dependencies: [],
+    });
+    const notedDependencies = (shift: number): Structure => ({
+      nodes: Array.from({ length: 150 }, (_, i) => ({ id: id(i), load: 1 / (i + 3), capacity: 1 / (i + 7) })),
+      dependencies: Array.from({ length: 149 }, (_, i) => ({
+        from: id(i),
+        to: id(i + 1),
+        weight: 1 / (i + 11),
+        ...(i < 60 ? note(i, shift) : {}),
+      })),
+    });
+    for (const [what, noted] of [
+      ['nodes', notedNodes],
+      ['dependencies', notedDependencies],
+    ] as const) {
+      for (let shift = 0; shift < 220; shift++) {
+        const structure = noted(shift);
+        const text = cold((w) => writeAnalyze(w, structure));
+        if (text !== JSON.stringify(analyze(structure))) expect.fail(`noted ${what}, shifted by ${shift}`);
+      }
+    }
+    for (const n of [20, 24, 28]) {
+      const structure = tangle(n);
+      expect(
+        cold((w) => writeAnalyze(w, structure)),
+        `tangle of ${n}`,
+      ).toBe(JSON.stringify(analyze(structure)));
+    }
+    for (const n of [25, 40, 55]) {
+      const structure = chain(n);
+      expect(
+        cold((w) => writeTicks(w, structure, 12)),
+        `12 ticks of ${n}`,
+      ).toBe(JSON.stringify(ticks(structure, 12)));
+    }
   });
 
   it('refuses a negative tick count as ticks does', () => {
