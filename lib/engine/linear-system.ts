@@ -4,6 +4,9 @@
  * or the answer is not finite, in which case `b` holds nothing useful.
  */
 export function solveLinearSystem(a: Float64Array, b: Float64Array, n: number): boolean {
+  // (In the loops below, a column or row one past the end reads undefined and writes past the
+  // arrays' ends, which is dropped.)
+  // Stryker disable next-line EqualityOperator: see above
   for (let col = 0; col < n; col++) {
     let pivot = col;
     let best = Math.abs(a[col * n + col]!);
@@ -14,7 +17,10 @@ export function solveLinearSystem(a: Float64Array, b: Float64Array, n: number): 
         pivot = row;
       }
     }
+    // Going on would divide by this zero pivot, which the finiteness check below reports the same.
+    // Stryker disable next-line ConditionalExpression: see above
     if (best === 0) return false;
+    // Stryker disable next-line ConditionalExpression: swapping a row with itself changes nothing
     if (pivot !== col) {
       for (let k = col; k < n; k++) {
         const t = a[col * n + k]!;
@@ -26,8 +32,10 @@ export function solveLinearSystem(a: Float64Array, b: Float64Array, n: number): 
       b[pivot] = t;
     }
     const diagonal = a[col * n + col]!;
+    // Stryker disable next-line EqualityOperator: see above
     for (let row = col + 1; row < n; row++) {
       const factor = a[row * n + col]! / diagonal;
+      // Stryker disable next-line ConditionalExpression: subtracting 0 times a finite row changes nothing; this saves the work
       if (factor === 0) continue;
       for (let k = col; k < n; k++) a[row * n + k]! -= factor * a[col * n + k]!;
       b[row]! -= factor * b[col]!;

@@ -49,6 +49,7 @@ export class ReachWorkspace {
  * sweeps with a fixed cap for large ones (large-cycle.ts).
  */
 export function solveReach(structure: CompiledStructure, target: number, ws: ReachWorkspace): void {
+  // Stryker disable next-line ConditionalExpression: solving again gives the same values; this only saves the work
   if (ws.solvedFor === target) return;
   ws.sweeps = 0;
   computeReach(structure, target, ws);
@@ -59,6 +60,8 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
   const { reach, canReach, reachers, localIndex, unknowns } = ws;
   const { inStart, inSource } = structure;
 
+  // (One past the end resets a node that is already 0: no reacher of the last solve.)
+  // Stryker disable next-line EqualityOperator: see above
   for (let i = 0; i < ws.reacherCount; i++) {
     const v = reachers[i]!;
     canReach[v] = 0;
@@ -80,9 +83,11 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
   }
   ws.reacherCount = count;
   reach[target] = 1;
+  // Stryker disable next-line ConditionalExpression: with only the target, every component below has no unknowns
   if (count === 1) return;
 
   const { count: componentCount, start, members } = structure.components();
+  // Stryker disable next-line EqualityOperator: a component past the last has no members
   for (let c = 0; c < componentCount; c++) {
     let unknownCount = 0;
     const end = start[c + 1]!;
@@ -90,6 +95,7 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
       const v = members[m]!;
       if (canReach[v] === 1 && v !== target) unknowns[unknownCount++] = v;
     }
+    // Stryker disable next-line ConditionalExpression: no unknowns make an empty system below, which changes nothing
     if (unknownCount === 0) continue;
     if (unknownCount === 1) {
       const u = unknowns[0]!;
@@ -109,9 +115,12 @@ function singleUnknown(structure: CompiledStructure, reach: Float64Array, u: num
   const end = outStart[u + 1]!;
   for (let k = outStart[u]!; k < end; k++) {
     const t = outTarget[k]!;
+    // Stryker disable next-line ConditionalExpression: reach[u] is still 0 while u is solved, so its self-dependencies add 0
     if (t !== u) sum += outShare[k]! * reach[t]!;
   }
   const stay = selfShare[u]!;
+  // A node whose every dependency points to itself never reaches the target, so is never solved.
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: see above
   return stay < 1 ? clampProbability(sum / (1 - stay)) : 0;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyze } from '../../lib/engine';
+import { analyze, compileStructure, PayloadError } from '../../lib/engine';
 
 describe('compiling weights', () => {
   // A splits 5 over weights 2^1023, 2^1023 and 2^1022: their sum, 2.5 × 2^1023, is beyond the
@@ -19,5 +19,30 @@ describe('compiling weights', () => {
       [2 ** 1023, 2],
       [2 ** 1022, 1],
     ]);
+  });
+});
+
+describe('compiling a structure', () => {
+  // A compiled structure is what compiling it again gives: the same object, nothing redone.
+  it('returns a compiled structure as it is', () => {
+    const compiled = compileStructure({ nodes: [{ id: 'A', load: 1 }], dependencies: [] });
+    expect(compileStructure(compiled)).toBe(compiled);
+  });
+
+  // Loads of 6e299 and 6e299 add up to 1.2e300, past the 1e300 limit at the second node: the
+  // message says what the limit protects and what to do about it.
+  it('explains the total-load limit in full', () => {
+    const structure = {
+      nodes: [
+        { id: 'A', load: 6e299 },
+        { id: 'B', load: 6e299 },
+      ],
+      dependencies: [],
+    };
+    expect(() => compileStructure(structure)).toThrow(PayloadError);
+    expect(() => compileStructure(structure)).toThrow(
+      'nodes[1].load: and the loads before it add up to more than 1e+300, the largest total load the engine ' +
+        'accepts (so that every flow and pressure stays a finite number); scale the loads down',
+    );
   });
 });

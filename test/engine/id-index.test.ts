@@ -39,6 +39,49 @@ describe('IdIndex', () => {
     expect(index.get('x-unknown')).toBe(-1);
   });
 
+  // Exactly 32 ids on one home slot still fit (the last one 31 slots past it); an absent id with
+  // the same home slot probes those 32 and is reported absent. The 33rd moves the index to a Map.
+  it('keeps 32 colliding ids in the table and moves to a Map at the 33rd', () => {
+    const ids = collidingIds(34, 8);
+    const index = new IdIndex(100);
+    for (const [i, id] of ids.slice(0, 32).entries()) expect(index.add(id, i)).toBe(-1);
+    expect(index.usesMap).toBe(false);
+    expect(index.get(ids[33]!)).toBe(-1);
+    for (const [i, id] of ids.slice(0, 32).entries()) expect(index.get(id)).toBe(i);
+    expect(index.add(ids[32]!, 32)).toBe(-1);
+    expect(index.usesMap).toBe(true);
+    expect(index.get(ids[32]!)).toBe(32);
+  });
+
+  // Ordinary ids never come near 32 probes: 5,000 of them stay in the table (twice their count
+  // in slots), wherever their hashes land, the first slot and the last included.
+  it('keeps ordinary ids in the table', () => {
+    const index = new IdIndex(5000);
+    for (let i = 0; i < 5000; i++) expect(index.add(`node-${i}`, i)).toBe(-1);
+    expect(index.usesMap).toBe(false);
+    for (let i = 0; i < 5000; i++) expect(index.get(`node-${i}`)).toBe(i);
+  });
+
+  // Two different ids with the same 32-bit hash (found by a birthday search over "h0", "h1", …,
+  // as an attacker would) are two nodes: a hash match is only a hint, the strings decide.
+  it('tells apart different ids with the same hash', () => {
+    const [first, second] = ['h84337', 'h1340180'];
+    expect(idHash(first)).toBe(idHash(second));
+    const index = new IdIndex(2);
+    expect(index.add(first, 0)).toBe(-1);
+    expect(index.get(second)).toBe(-1);
+    expect(index.add(second, 1)).toBe(-1);
+    expect([index.get(first), index.get(second)]).toEqual([0, 1]);
+  });
+
+  // The hash is FNV-1a (32 bits) over UTF-16 code units, as a signed integer: the published test
+  // values for ASCII strings, so colliding ids can be crafted with any FNV-1a implementation.
+  it('hashes with FNV-1a', () => {
+    expect(idHash('')).toBe(0x811c9dc5 | 0);
+    expect(idHash('a')).toBe(0xe40c292c | 0);
+    expect(idHash('foobar')).toBe(0xbf9cf968 | 0);
+  });
+
   it('answers like a Map for any ids, odd strings included', () => {
     fc.assert(
       fc.property(

@@ -65,6 +65,11 @@ describe('payload errors name the offending element', () => {
       /^dependencies\[0\]\.from: must be/,
     ],
     [
+      'a dependency from an empty id',
+      (s: any) => (s.dependencies[0].from = ''),
+      /^dependencies\[0\]\.from: must be a non-empty string, got ""$/,
+    ],
+    [
       'a dependency to an unknown node',
       (s: any) => s.dependencies.push({ from: 'db', to: 'cache' }),
       /^dependencies\[1\]\.to: unknown node "cache"$/,
