@@ -60,7 +60,15 @@ const NODE_FIELDS_OWNED = new Set([
   'blocked',
   'role',
 ]);
-const DEPENDENCY_FIELDS_OWNED = new Set(['from', 'to', 'weight', 'flow']);
+const DEPENDENCY_FIELDS_OWNED = new Set([
+  // Stryker disable next-line StringLiteral: the dependency already holds its from, to and weight, so copying the input's keeps their place and value
+  'from',
+  // Stryker disable next-line StringLiteral: the same
+  'to',
+  // Stryker disable next-line StringLiteral: the same
+  'weight',
+  'flow',
+]);
 
 /**
  * Copies the caller's extra fields onto `target`. `defineProperty` keeps names such as
@@ -141,6 +149,7 @@ function buildNodes(
   for (let v = 0; v < nodeCount; v++) {
     const cap = capacity[v]!;
     const role = roleOf(structure, v);
+    // Stryker disable next-line ConditionalExpression: a node without extras built by the general path is the same object
     if (carryExtras && nodeHasExtra[v] === 1) {
       result[v] = nodeWithExtras(structure, v, state, measured);
     } else if (cap === Number.POSITIVE_INFINITY) {
@@ -188,6 +197,7 @@ function buildDependencies(
     poison += flow * 0;
     const from = ids[source]!;
     const to = ids[dependencyTo[e]!]!;
+    // Stryker disable next-line ConditionalExpression: a dependency without extras built by the general path is the same object
     if (carryExtras && dependencyHasExtra[e] === 1) {
       result[e] = dependencyWithExtras(structure, e, flow);
     } else if (Number.isNaN(weight)) {

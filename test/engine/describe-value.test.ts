@@ -15,6 +15,13 @@ describe('describeValue', () => {
     expect(describeValue(value)).toBe(words);
   });
 
+  // Values JSON cannot hold, passed by a JavaScript caller, are named by their type.
+  it('names values JSON cannot hold by their type', () => {
+    expect(describeValue(10n)).toBe('a value of type bigint');
+    expect(describeValue(() => 1)).toBe('a value of type function');
+    expect(describeValue(Symbol('s'))).toBe('a value of type symbol');
+  });
+
   // Error messages promise 40 characters of a caller's string, then an ellipsis.
   it(`cuts strings at ${MAX_ECHOED_CHARS} characters`, () => {
     expect(MAX_ECHOED_CHARS).toBe(40);

@@ -1,11 +1,77 @@
 import { describe, expect, it } from 'vitest';
 import { generateFamily, generateStructure } from '../../bench/generate';
 import { analyze, compileStructure, releaseScratchMemory, ticks } from '../../lib/engine';
-import { scratch as engineScratch, ScratchMemory } from '../../lib/engine/scratch';
+import { scratch as engineScratch, FRESH_ARRAYS, ScratchMemory } from '../../lib/engine/scratch';
 
 const MIB = 1024 * 1024;
 
 describe('ScratchMemory', () => {
+  // A call's peak is what it held at once, not what it ended with: 1 MiB + 8 bytes carved in a
+  // phase and given back, then 8 bytes, peak at 1 MiB + 8, so the buffer is 2 MiB (whole MiBs).
+  // Exactly 1 MiB of float64s takes exactly 1 MiB.
+  it('sizes the buffer to the peak of a call, rounded up to whole MiB', () => {
+    const exact = new ScratchMemory(16 * MIB);
+    exact.run(() => exact.float64(MIB / 8));
+    expect(exact.retainedBytes).toBe(MIB);
+    const phased = new ScratchMemory(16 * MIB);
+    phased.run(() => {
+      const mark = phased.mark();
+      phased.float64(MIB / 8 + 1);
+      phased.release(mark);
+      phased.float64(1);
+    });
+    expect(phased.retainedBytes).toBe(2 * MIB);
+    // A smaller call afterwards keeps the larger buffer.
+    phased.run(() => phased.float64(1));
+    expect(phased.retainedBytes).toBe(2 * MIB);
+  });
+
+  // Views of the kept buffer, to its very last byte: 8 bytes, then 1 MiB − 8 ends exactly at its
+  // end and is still a view (offset 8), not a fresh array. Every kind of array, offset 0 too.
+  it('hands out views of the kept buffer up to its last byte', () => {
+    const memory = new ScratchMemory(16 * MIB);
+    memory.run(() => memory.float64(1000));
+    memory.run(() => {
+      for (const first of [memory.int32(2), memory.uint8(8)]) {
+        expect(first.buffer.byteLength).toBe(MIB);
+      }
+    });
+    memory.run(() => {
+      expect(memory.float64(1).byteOffset).toBe(0);
+      const last = memory.float64(MIB / 8 - 1);
+      expect(last.buffer.byteLength).toBe(MIB);
+      expect(last.byteOffset).toBe(8);
+    });
+  });
+
+  // A peak exactly at the limit is kept; anything above it never is, and a later smaller call
+  // is sized as if the big one had not happened.
+  it('keeps a peak exactly at its limit', () => {
+    const memory = new ScratchMemory(MIB);
+    memory.run(() => memory.float64(MIB / 8));
+    expect(memory.retainedBytes).toBe(MIB);
+    const small = new ScratchMemory(MIB);
+    small.run(() => small.float64(MIB / 8 + 1));
+    expect(small.retainedBytes).toBe(0);
+  });
+
+  // Letting the buffer go is for between calls: asked during one, it keeps serving that call.
+  it('keeps its buffer when asked to let it go during a call', () => {
+    const memory = new ScratchMemory(16 * MIB);
+    memory.run(() => memory.float64(1000));
+    memory.run(() => {
+      memory.releaseRetained();
+      expect(memory.int32(2).buffer.byteLength).toBe(MIB);
+    });
+    expect(memory.retainedBytes).toBe(MIB);
+  });
+
+  // Arrays to keep are plain fresh arrays, filled as asked.
+  it('fills fresh arrays as asked', () => {
+    expect(Array.from(FRESH_ARRAYS.int32(3, -1))).toEqual([-1, -1, -1]);
+    expect(Array.from(FRESH_ARRAYS.int32(2))).toEqual([0, 0]);
+  });
+
   it('hands out fresh arrays outside a call and sizes its buffer to the largest call', () => {
     const memory = new ScratchMemory(16 * MIB);
     // Outside `run` nothing is kept: the array is the caller's.

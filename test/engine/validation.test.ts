@@ -67,7 +67,7 @@ describe('payload errors name the offending element', () => {
     [
       'a dependency from an empty id',
       (s: any) => (s.dependencies[0].from = ''),
-      /^dependencies\[0\]\.from: must be a non-empty string, got ""$/,
+      /^dependencies\[0\]\.from: must be a non-empty string, got the string ""$/,
     ],
     [
       'a dependency to an unknown node',
