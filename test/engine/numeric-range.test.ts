@@ -172,20 +172,30 @@ describe('the finite-number guarantee', () => {
   });
 
   // A flow is made from numbers that are each checked, but its last-dependency correction is
-  // not reported anywhere else: forced to Infinity here, the flow it makes is refused by name.
+  // not reported anywhere else: forced to Infinity here (B's, so the second dependency, B -> C),
+  // the flow it makes is refused by name.
   it('refuses to describe a state whose step holds a non-finite flow', () => {
     const compiled = compileStructure({
-      nodes: [{ id: 'A', load: 2 }, { id: 'B' }],
-      dependencies: [{ from: 'A', to: 'B' }],
+      nodes: [{ id: 'A', load: 2 }, { id: 'B' }, { id: 'C' }],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'B', to: 'C' },
+      ],
     });
-    const state = stepFrom(compiled, Float64Array.of(2, 0), createStepBuffers(compiled), new Float64Array(2));
-    state.step.lastCorrection[0] = Number.POSITIVE_INFINITY;
-    const measured = new PressureBuffers(2);
+    const state = stepFrom(
+      compiled,
+      Float64Array.of(2, 0, 0),
+      createStepBuffers(compiled),
+      new Float64Array(3),
+    );
+    const measured = new PressureBuffers(3);
+    const primary = measurePressure(compiled, state, measured);
+    state.step.lastCorrection[1] = Number.POSITIVE_INFINITY;
     const toDescribe = () => ({
       structure: compiled,
       state,
       measured,
-      primary: measurePressure(compiled, state, measured),
+      primary,
       options: {
         tick: 0,
         previous: undefined,
@@ -193,11 +203,11 @@ describe('the finite-number guarantee', () => {
         settledAlready: false,
         leadingEvents: [],
       },
-      ws: new ReachWorkspace(2),
+      ws: new ReachWorkspace(3),
     });
     const described = () => describeState(toDescribe());
     expect(described).toThrow(EngineInvariantError);
-    expect(described).toThrow('the engine computed a non-finite number: dependencies[0].flow is Infinity');
+    expect(described).toThrow('the engine computed a non-finite number: dependencies[1].flow is Infinity');
     // Written as JSON text the flow would print as null: it is refused by name there too.
     const written = () => {
       const writer = new JsonWriter();
@@ -207,14 +217,15 @@ describe('the finite-number guarantee', () => {
         writer.release();
       }
     };
-    expect(written).toThrow('the engine computed a non-finite number: dependencies[0].flow is Infinity');
+    expect(written).toThrow('the engine computed a non-finite number: dependencies[1].flow is Infinity');
 
-    // The step's per-node numbers are checked the same way, each naming itself.
-    state.step.lastCorrection[0] = 0;
+    // The step's per-node numbers and the pressures are checked the same way, each naming itself.
+    state.step.lastCorrection[1] = 0;
     expect(described).not.toThrow();
     const forced: Array<[Float64Array, string]> = [
       [state.step.inflow, 'nodes[1].inflow is NaN'],
       [state.step.outflow, 'nodes[1].outflow is NaN'],
+      [measured.pressure, 'nodes[1].pressure is NaN'],
     ];
     for (const [values, message] of forced) {
       const kept = values[1]!;

@@ -5,6 +5,7 @@ import {
   compileStructure,
   JsonWriter,
   PayloadError,
+  ResultTooLargeError,
   releaseScratchMemory,
   type Structure,
   tick,
@@ -129,6 +130,32 @@ describe('writing results as JSON text', () => {
     );
     // Snapshots carry no extras, so the same structure's timeline prints.
     expect(written((w) => writeTicks(w, structure, 2))).toBe(JSON.stringify(ticks(structure, 2)));
+  });
+
+  // Printing an extra can fail in two more ways. V8 throws a RangeError other than a stack
+  // overflow when the text would pass 2^29 characters: the answer is too large, and the element
+  // is named (a half-GB string is too slow to build here, so an extra whose toJSON throws that
+  // error stands in for it). Any other error is not the writer's to explain and passes through.
+  it('reports an extra too large to print, and passes other errors through', () => {
+    const withNote = (error: Error): Structure => ({
+      nodes: [
+        { id: 'A', load: 1 },
+        {
+          id: 'B',
+          note: {
+            toJSON() {
+              throw error;
+            },
+          },
+        },
+      ],
+      dependencies: [],
+    });
+    const tooLong = withNote(new RangeError('Invalid string length'));
+    expect(() => written((w) => writeAnalyze(w, tooLong))).toThrow(ResultTooLargeError);
+    expect(() => written((w) => writeAnalyze(w, tooLong))).toThrow('nodes[1] is too large to return');
+    const other = new TypeError('not printable');
+    expect(() => written((w) => writeAnalyze(w, withNote(other)))).toThrow(other);
   });
 
   // The same for a dependency's extra field: the dependency is named.
