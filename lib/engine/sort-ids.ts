@@ -19,8 +19,7 @@ export function sortIds(ids: string[], budget = splitBudget(ids.length)): string
     const high = stack.pop()!;
     const low = stack.pop()!;
     const size = high - low;
-    // Every strategy below sorts a range into the same order; the limits choose the fastest one
-    // (measured in the engine benchmarks), so mutants of them change work, never the result.
+    // Every strategy below sorts a range into the same order; the limits only choose the fastest.
     // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: which sort a short range gets changes only the work
     if (size <= INSERTION_LIMIT) {
       insertionSort(ids, low, high);
@@ -53,7 +52,7 @@ export function sortIds(ids: string[], budget = splitBudget(ids.length)): string
     stack.push(gt, high, depth, budget - 1);
     // Stryker restore ConditionalExpression,EqualityOperator,ArithmeticOperator
     // Ids that ended at `depth` (unit -1) are all equal: nothing further to sort among them.
-    // (`pivot > 0` would leave ids that share a unit 0 unsorted; `true` re-splits equal ids until the depth cap.)
+    // (Unit 0, U+0000, is a real code unit: only -1 means ended.)
     // Stryker disable next-line ConditionalExpression: recursing into ids that ended only adds work up to the depth cap
     if (pivot >= 0) stack.push(lt, gt, depth + 1, budget);
   }

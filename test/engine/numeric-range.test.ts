@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   analyze,
+  type CompiledStructure,
   compileStructure,
   type EngineResult,
   MAX_TOTAL_LOAD,
@@ -9,13 +10,33 @@ import {
   type Structure,
   ticks,
 } from '../../lib/engine';
-import { describeState } from '../../lib/engine/describe';
+import { describeState, type StateToDescribe } from '../../lib/engine/describe';
 import { EngineInvariantError } from '../../lib/engine/finite';
 import { JsonWriter, QuotedIds } from '../../lib/engine/json-writer';
 import { measurePressure, PressureBuffers } from '../../lib/engine/pressure';
 import { ReachWorkspace } from '../../lib/engine/reach';
 import { createStepBuffers, stepFrom } from '../../lib/engine/step';
 import { writeState } from '../../lib/engine/write-state';
+
+/** `compiled` one step on from `loads`, measured and ready to describe (tick 0, no extras). */
+function steppedFrom(compiled: CompiledStructure, loads: number[]): StateToDescribe {
+  const count = compiled.nodeCount;
+  const state = stepFrom(
+    compiled,
+    Float64Array.from(loads),
+    createStepBuffers(compiled),
+    new Float64Array(count),
+  );
+  const measured = new PressureBuffers(count);
+  return {
+    structure: compiled,
+    state,
+    measured,
+    primary: measurePressure(compiled, state, measured),
+    options: { tick: 0, previous: undefined, carryExtras: false, settledAlready: false, leadingEvents: [] },
+    ws: new ReachWorkspace(count),
+  };
+}
 
 /** Every number a result reports, with where it sits, so a test can say which one is wrong. */
 function numbersOf(result: EngineResult): Array<[string, unknown]> {
@@ -140,31 +161,7 @@ describe('the finite-number guarantee', () => {
   // throws instead, naming the number, so the API answers ENGINE_ERROR and logs where.
   it('refuses to describe a state holding a non-finite number', () => {
     const compiled = compileStructure({ nodes: [{ id: 'A', load: 1 }, { id: 'B' }], dependencies: [] });
-    const describe = (loads: number[]) => {
-      const state = stepFrom(
-        compiled,
-        Float64Array.from(loads),
-        createStepBuffers(compiled),
-        new Float64Array(2),
-      );
-      const measured = new PressureBuffers(2);
-      const primary = measurePressure(compiled, state, measured);
-      const options = {
-        tick: 0,
-        previous: undefined,
-        carryExtras: false,
-        settledAlready: false,
-        leadingEvents: [],
-      };
-      return describeState({
-        structure: compiled,
-        state,
-        measured,
-        primary,
-        options,
-        ws: new ReachWorkspace(2),
-      });
-    };
+    const describe = (loads: number[]) => describeState(steppedFrom(compiled, loads));
     expect(describe([1, 0]).nodes[0]!.load).toBe(1);
     expect(() => describe([1, Number.POSITIVE_INFINITY])).toThrow(EngineInvariantError);
     expect(() => describe([1, Number.POSITIVE_INFINITY])).toThrow(/nodes\[1\]\.load is Infinity/);
@@ -182,37 +179,17 @@ describe('the finite-number guarantee', () => {
         { from: 'B', to: 'C' },
       ],
     });
-    const state = stepFrom(
-      compiled,
-      Float64Array.of(2, 0, 0),
-      createStepBuffers(compiled),
-      new Float64Array(3),
-    );
-    const measured = new PressureBuffers(3);
-    const primary = measurePressure(compiled, state, measured);
+    const toDescribe = steppedFrom(compiled, [2, 0, 0]);
+    const { state, measured } = toDescribe;
     state.step.lastCorrection[1] = Number.POSITIVE_INFINITY;
-    const toDescribe = () => ({
-      structure: compiled,
-      state,
-      measured,
-      primary,
-      options: {
-        tick: 0,
-        previous: undefined,
-        carryExtras: false,
-        settledAlready: false,
-        leadingEvents: [],
-      },
-      ws: new ReachWorkspace(3),
-    });
-    const described = () => describeState(toDescribe());
+    const described = () => describeState(toDescribe);
     expect(described).toThrow(EngineInvariantError);
     expect(described).toThrow('the engine computed a non-finite number: dependencies[1].flow is Infinity');
     // Written as JSON text the flow would print as null: it is refused by name there too.
     const written = () => {
       const writer = new JsonWriter();
       try {
-        writeState(writer, new QuotedIds(compiled.ids), false, toDescribe());
+        writeState(writer, new QuotedIds(compiled.ids), false, toDescribe);
       } finally {
         writer.release();
       }
