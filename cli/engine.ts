@@ -5,10 +5,9 @@
 
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { parseEngineRequest } from '../lib/api/engine-request';
-import { renderEngineResponse } from '../lib/api/engine-response';
 import { classifyFailure, errorBody } from '../lib/api/errors';
 import { parseJsonRequestBody } from '../lib/api/request-body';
+import { createRunEngine } from '../lib/app';
 import type { Env } from '../lib/config/env';
 import { readLimits } from '../lib/config/limits';
 import { isMainModule } from '../lib/main-module';
@@ -58,8 +57,9 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
       maxBytes: limits.maxBodyBytes,
       maxDecodedBytes: limits.maxDecodedBodyBytes,
     });
-    const request = parseEngineRequest(withCommandLine(body, command), limits);
-    io.stdout.write(`${renderEngineResponse(request)}\n`);
+    // The API's own use case, without stored systems: a body is read as it stands.
+    const answer = await createRunEngine({ limits })({ body: withCommandLine(body, command) });
+    io.stdout.write(`${answer.json}\n`);
     return 0;
   } catch (error) {
     if (error instanceof UsageError) {

@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import type { Env } from '../lib/config/env';
 import { isMainModule } from '../lib/main-module';
-import { OWNER_RULE, OWNER_SHAPE } from '../lib/text-rules';
+import { OWNER_RULE, OWNER_SHAPE } from '../lib/text';
 import { localIssuerFileFromEnv, readLocalIssuer, signAccessToken } from '../lib/tokens';
 import { type TextOutput, UsageError, usageErrorLine } from './common';
 

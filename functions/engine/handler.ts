@@ -3,12 +3,10 @@ import { createDynamoClients } from '../../lib/aws/dynamo';
 import { requiredEnv } from '../../lib/config/env';
 import { readLimits } from '../../lib/config/limits';
 import { readCorsSettings } from '../../lib/http/cors';
-import { dispatchByRouteKey } from '../../lib/http/dispatch';
 import { createApiKeyVerifier, DynamoApiKeyStore } from '../../lib/keys';
 import { createLogger } from '../../lib/logging';
-import { CompiledStructureCache, DynamoSystemStore, readSystemCacheBytes } from '../../lib/systems';
-import { createEngineHandler } from './engine-handler';
-import { createOpenApiHandler } from './openapi-handler';
+import { DynamoSystemStore, processSystemCache } from '../../lib/systems';
+import { createEngineFunction } from './engine-function';
 
 // Built once per Lambda instance (cold start) and shared by every invocation. A missing
 // TABLE_NAME or a malformed limit throws here, so a misconfigured deploy fails loudly at once.
@@ -20,22 +18,14 @@ const verifier = createApiKeyVerifier(new DynamoApiKeyStore({ doc, tableName }),
     logger.warn('lastUsedAt update failed', { keyId, error: String(error) }),
 });
 
-const limits = readLimits();
-const systemCacheBytes = readSystemCacheBytes();
-const dispatch = dispatchByRouteKey(
-  'engine',
-  {
-    runEngine: createEngineHandler({
-      verifyApiKey: (presentedKey) => verifier.verify(presentedKey),
-      limits,
-      logger,
-      systems: new DynamoSystemStore({ doc, tableName }),
-      ...(systemCacheBytes > 0 ? { systemCache: new CompiledStructureCache(systemCacheBytes) } : {}),
-    }),
-    getOpenApiDocument: createOpenApiHandler({ limits, logger }),
-  },
-  { logger, cors: readCorsSettings() },
-);
+const serve = createEngineFunction({
+  logger,
+  verifyApiKey: (presentedKey) => verifier.verify(presentedKey),
+  cors: readCorsSettings(),
+  limits: readLimits(),
+  systems: new DynamoSystemStore({ doc, tableName }),
+  systemCache: processSystemCache(),
+});
 
 /**
  * Lambda may freeze the instance as soon as the handler returns, which would drop the key's
@@ -44,7 +34,7 @@ const dispatch = dispatchByRouteKey(
  */
 export async function handler(event: APIGatewayProxyEventV2, context: Context) {
   try {
-    return await dispatch(event, context);
+    return await serve(event, context);
   } finally {
     await verifier.settled();
   }

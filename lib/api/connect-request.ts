@@ -1,58 +1,64 @@
 /**
- * `POST /api/connect`: the body `{ name, url, auth?: { token? } }` checked field by field, and
- * the external API's answer turned into a structure by exactly the engine's rules.
+ * `POST /api/connect`: the body `{ name, url, auth?: { token? } }` checked by its schema (the
+ * one the OpenAPI document shows), and the external API's answer turned into a structure by
+ * exactly the engine's rules.
  */
+import * as z from 'zod/mini';
 import type { Limits } from '../config/limits';
-import { describeValue, isRecord, PayloadError } from '../engine';
-import { CONTROL_CHARACTERS } from '../text-rules';
+import { PayloadError } from '../engine';
+import { URL_MAX_LENGTH } from '../text';
+import { displayName, parseBody, rule } from './body-schema';
 import { type ExtractedStructure, extractStructure } from './engine-request';
 import { ApiError } from './errors';
+import { named } from './schema-registry';
 
-export interface ConnectRequest {
-  name: string;
-  url: string;
-  /** The external API's credential: used for the fetch, never stored, logged or echoed. */
-  token: string | undefined;
-}
-
-const NAME_MAX = 100;
-const URL_MAX = 2048;
-const TOKEN_MAX = 8192;
+const TOKEN_MAX_LENGTH = 8192;
 /** What fits in an `Authorization: Bearer` header without breaking it. */
 const TOKEN_SHAPE = /^[\x21-\x7e]+$/;
 
+const URL_RULE = rule(`must be an absolute http(s) URL of at most ${URL_MAX_LENGTH} characters`);
+// Described by its kind only: it is a credential.
+const TOKEN_RULE = rule(`must be 1-${TOKEN_MAX_LENGTH} visible ASCII characters without spaces`);
+
+const ConnectRequestSchema = named(
+  'ConnectRequest',
+  z.object(
+    {
+      name: displayName('Display name of the system; trimmed.'),
+      url: z.string(URL_RULE).check(
+        z.minLength(1, URL_RULE),
+        z.maxLength(URL_MAX_LENGTH, URL_RULE),
+        z.refine((url) => URL.canParse(url), URL_RULE),
+        z.describe('http(s) URL of the external API; it must answer JSON.'),
+      ),
+      auth: z.optional(
+        z
+          .object(
+            {
+              token: z.optional(
+                z
+                  .string(TOKEN_RULE)
+                  .check(
+                    z.maxLength(TOKEN_MAX_LENGTH, TOKEN_RULE),
+                    z.regex(TOKEN_SHAPE, TOKEN_RULE),
+                    z.describe('Sent as `Authorization: Bearer <token>` to the URL only.'),
+                  ),
+              ),
+            },
+            rule('must be an object { token? }'),
+          )
+          .check(z.describe('The external API credential: used for this one fetch, never stored or logged.')),
+      ),
+    },
+    rule('the body must be a JSON object { name, url, auth? }'),
+  ),
+);
+
+export type ConnectRequest = z.output<typeof ConnectRequestSchema>;
+
 /** Checks the connect body; throws 400 `INVALID_REQUEST` naming the field. The token is never repeated. */
 export function parseConnectRequest(body: unknown): ConnectRequest {
-  if (!isRecord(body))
-    invalid('', `the body must be a JSON object { name, url, auth? }, got ${describeValue(body)}`);
-  const name = typeof body.name === 'string' ? body.name.trim() : undefined;
-  if (name === undefined || name === '' || name.length > NAME_MAX || CONTROL_CHARACTERS.test(name)) {
-    invalid(
-      'name',
-      `must be 1-${NAME_MAX} characters without control characters, got ${describeValue(body.name)}`,
-    );
-  }
-  const url = body.url;
-  if (typeof url !== 'string' || url.length === 0 || url.length > URL_MAX || !URL.canParse(url)) {
-    invalid(
-      'url',
-      `must be an absolute http(s) URL of at most ${URL_MAX} characters, got ${describeValue(url)}`,
-    );
-  }
-  let token: string | undefined;
-  if (body.auth !== undefined) {
-    if (!isRecord(body.auth))
-      invalid('auth', `must be an object { token? }, got ${describeValue(body.auth)}`);
-    const candidate = body.auth.token;
-    if (candidate !== undefined) {
-      if (typeof candidate !== 'string' || candidate.length > TOKEN_MAX || !TOKEN_SHAPE.test(candidate)) {
-        // Described by its kind only: it is a credential.
-        invalid('auth.token', `must be 1-${TOKEN_MAX} visible ASCII characters without spaces`);
-      }
-      token = candidate;
-    }
-  }
-  return { name: name!, url: url as string, token };
+  return parseBody(ConnectRequestSchema, body, { secretPaths: ['auth.token'] });
 }
 
 /**
@@ -60,7 +66,10 @@ export function parseConnectRequest(body: unknown): ConnectRequest {
  * formats, the same validation and limits); anything else is 422 `UPSTREAM_INVALID` naming the
  * element, so a structure connect accepts is one the engine accepts.
  */
-export function structureFromUpstream(answer: unknown, limits: Limits): ExtractedStructure {
+export function structureFromUpstream(
+  answer: unknown,
+  limits: Pick<Limits, 'maxNodes' | 'maxDependencies'>,
+): ExtractedStructure {
   try {
     return extractStructure(answer, limits);
   } catch (error) {
@@ -73,10 +82,4 @@ export function structureFromUpstream(answer: unknown, limits: Limits): Extracte
       },
     );
   }
-}
-
-function invalid(path: string, problem: string): never {
-  throw new ApiError('INVALID_REQUEST', path === '' ? problem : `${path} ${problem}`, {
-    ...(path === '' ? {} : { details: [{ path, message: problem }] }),
-  });
 }

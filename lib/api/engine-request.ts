@@ -1,10 +1,11 @@
 /**
  * Turns the parsed JSON body of `POST /api/engine` into a request the engine can run, applying
  * the contract's checks 4 to 8 in order. Checks 1 to 3 (auth, body size) and JSON parsing
- * happen before this, in the handler.
+ * happen before this, in the HTTP stack (lib/http/http-route.ts).
  */
 import type { Limits } from '../config/limits';
-import { type CompiledStructure, compileStructure, describeValue, isRecord, PayloadError } from '../engine';
+import { type CompiledStructure, compileStructure, PayloadError } from '../engine';
+import { describeValue, isRecord } from '../text';
 import { ApiError } from './errors';
 import { CONTAINER_KEYS, type ContainerKey, isMode, MODES, type Mode } from './request-shape';
 
@@ -107,20 +108,28 @@ export function extractStructure(
 }
 
 /**
- * Applies the contract's checks 4 to 8, in that order, to a parsed JSON body and returns what to
- * run. Throws `ApiError` with the contract's status and code for the first check that fails.
+ * The part of a request body read before its structure: checks 4 (a JSON object), 5 (mode) and
+ * 6 (ticks), and where the structure sits. A stored system's run reads this from its body and
+ * then takes the structure from the store.
  */
-export function parseEngineRequest(
+export interface EngineEnvelope {
+  mode: Mode;
+  /** Steps to run: the requested or default count in mode `ticks`, 1 in `tick`, 0 in `analyze`. */
+  ticks: number;
+  /** The body as a JSON object. */
+  body: JsonObject;
+  /** The structure the contract's precedence picks in the body; `undefined` when it holds none. */
+  location: StructureLocation | undefined;
+}
+
+/**
+ * Applies the contract's checks 4 to 6, in that order, to a parsed JSON body. Throws `ApiError`
+ * with the contract's status and code for the first check that fails.
+ */
+export function parseEngineEnvelope(
   body: unknown,
-  limits: Limits,
-  options: {
-    /**
-     * The body's structure compiled before, from these very `nodes` and `dependencies` arrays
-     * (a stored system's cache): check 7 is then already passed and is not repeated.
-     */
-    compiled?: CompiledStructure;
-  } = {},
-): EngineRequest {
+  limits: Pick<Limits, 'defaultTicks' | 'maxTicks'>,
+): EngineEnvelope {
   // 4. A JSON object.
   if (!isRecord(body)) {
     throw new ApiError('PAYLOAD_ERROR', `request body must be a JSON object, got ${describeValue(body)}`);
@@ -169,14 +178,37 @@ export function parseEngineRequest(
       ticks = requested;
     }
   }
+  return { mode, ticks, body, location };
+}
 
-  // 7. A valid structure.
-  if (options.compiled !== undefined && options.compiled.nodes !== location?.holder.nodes) {
+/**
+ * Checks 7 (a valid structure) and 8 (within the limits) for a request whose envelope passed:
+ * the structure is the envelope's own, or `source` when given (a stored system's structure, at
+ * the top level of its own object). Throws `ApiError` as `parseEngineEnvelope` does.
+ */
+export function compileEngineRequest(
+  envelope: EngineEnvelope,
+  limits: Limits,
+  source?: {
+    /** The object holding the `nodes` and `dependencies` to run. */
+    holder: JsonObject;
+    /**
+     * Those very arrays compiled before (a stored system's cache): check 7 is then already
+     * passed and is not repeated.
+     */
+    compiled?: CompiledStructure;
+  },
+): EngineRequest {
+  const location: StructureLocation | undefined =
+    source === undefined ? envelope.location : { container: undefined, holder: source.holder };
+  const compiled = source?.compiled;
+  if (compiled !== undefined && compiled.nodes !== location?.holder.nodes) {
     throw new Error('a precompiled structure must come with the very arrays it was compiled from');
   }
+  // 7. A valid structure.
   let structure: CompiledStructure;
   try {
-    structure = options.compiled ?? compileLocatedStructure(location);
+    structure = compiled ?? compileLocatedStructure(location);
   } catch (error) {
     if (!(error instanceof PayloadError)) throw error;
     const details = error.path === '' ? undefined : [{ path: error.path, message: problemOf(error) }];
@@ -184,8 +216,17 @@ export function parseEngineRequest(
   }
 
   // 8. Within the limits.
+  const { mode, ticks } = envelope;
   assertWithinLimits(structure, location!, mode, ticks, limits);
   return { mode, ticks, structure };
+}
+
+/**
+ * Applies the contract's checks 4 to 8, in that order, to a parsed JSON body and returns what to
+ * run. Throws `ApiError` with the contract's status and code for the first check that fails.
+ */
+export function parseEngineRequest(body: unknown, limits: Limits): EngineRequest {
+  return compileEngineRequest(parseEngineEnvelope(body, limits), limits);
 }
 
 /**
@@ -254,7 +295,6 @@ function isTickCount(value: unknown, maxTicks: number): value is number {
   return typeof value === 'number' && Number.isInteger(value) && value >= 1 && value <= maxTicks;
 }
 
-/** The engine's message without its leading `path: `. */
 /** A `PayloadError`'s message without the leading path. */
 export function problemOf(error: PayloadError): string {
   const lead = `${error.path}: `;

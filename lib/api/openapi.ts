@@ -19,7 +19,12 @@ import {
   SYSTEM_NOT_FOUND_MESSAGE,
 } from './errors';
 import { parseJsonRequestBody } from './request-body';
-import { apiSchemaRegistry } from './schemas';
+import { apiSchemaRegistry } from './schema-registry';
+// Each of these registers its named schemas when loaded: the engine's in ./schemas, the small
+// request bodies beside the code that checks them.
+import './connect-request';
+import './key-request';
+import './schemas';
 
 export { WORKED_EXAMPLE };
 

@@ -1,26 +1,24 @@
 /**
- * The shapes of `POST /api/engine`, as zod schemas. They are the source of the OpenAPI
- * document (lib/api/openapi.ts), built by `npm run openapi`, not at request time: the function
- * checks the envelope with plain code (engine-request.ts) and the structure with the engine's
- * single pass, far faster on 500,000 dependencies; property tests keep them in agreement.
+ * The shapes of `POST /api/engine` and of the answers, as zod schemas. They are the source of
+ * the OpenAPI document (lib/api/openapi.ts), built by `npm run openapi`, not at request time: the
+ * function checks the envelope with plain code (engine-request.ts) and the structure with the
+ * engine's single pass, far faster on 500,000 dependencies; property tests keep them in agreement.
+ * The small request bodies (connect-request.ts, key-request.ts) are different: their schemas,
+ * registered beside these, are also what checks them at request time.
  */
 import * as z from 'zod';
 import { MAX_TOTAL_LOAD } from '../engine';
 import { WORKED_EXAMPLE } from '../worked-example';
 import { ERROR_STATUS, type ErrorCode } from './errors';
 import { CONTAINER_KEYS, type ContainerKey, MODES } from './request-shape';
+import { apiSchemaRegistry } from './schema-registry';
 
 /** The contract's bounds for `ticks`; a deployment may lower the upper one (MAX_TICKS). */
 const TICKS_MIN = 1;
 const TICKS_MAX = 1000;
 const TICKS_DEFAULT = 10;
 
-/**
- * The schemas that become named entries of `components.schemas` in the OpenAPI document.
- * A registry of our own, not zod's global one, so schemas other modules register never leak in.
- */
-export const apiSchemaRegistry = z.registry<{ id: string }>();
-
+/** Registers `schema` as a named entry of the document's `components.schemas`. */
 function named<T extends z.ZodType>(id: string, schema: T): T {
   apiSchemaRegistry.add(schema, { id });
   return schema;
@@ -372,17 +370,6 @@ export const ErrorBodySchema = named(
 // ---------------------------------------------------------------------------------------------
 // Self-service API keys (user access token)
 
-named(
-  'CreateKeyRequest',
-  z.object({
-    name: z
-      .string()
-      .min(1)
-      .max(100)
-      .meta({ description: 'A label for people, e.g. "CI pipeline"; trimmed.' }),
-  }),
-);
-
 const apiKeyFields = {
   id: z.string().meta({ description: 'Public short id (12 hex characters): use it to revoke the key.' }),
   prefix: z
@@ -423,23 +410,6 @@ named('ApiKeyList', z.object({ keys: z.array(ApiKeySchema) }));
 
 // ---------------------------------------------------------------------------------------------
 // Systems (user access token)
-
-named(
-  'ConnectRequest',
-  z.object({
-    name: z.string().min(1).max(100).meta({ description: 'Display name of the system.' }),
-    url: z.string().max(2048).meta({ description: 'http(s) URL of the external API; it must answer JSON.' }),
-    auth: z
-      .object({
-        token: z
-          .string()
-          .optional()
-          .meta({ description: 'Sent as `Authorization: Bearer <token>` to the URL only.' }),
-      })
-      .optional()
-      .meta({ description: 'The external API credential: used for this one fetch, never stored or logged.' }),
-  }),
-);
 
 const SystemSchema = named(
   'System',

@@ -1,5 +1,5 @@
+import { describeValue, isRecord, quoteText } from '../text/describe-value';
 import { type Components, stronglyConnectedComponents } from './components';
-import { describeValue, isRecord, quoteText } from './describe-value';
 import { PayloadError } from './errors';
 import { IdIndex } from './id-index';
 import { type ArrayMemory, FRESH_ARRAYS, scratch } from './scratch';

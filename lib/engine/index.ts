@@ -1,6 +1,5 @@
 export { analyze } from './analyze';
 export { type CompiledStructure, compileStructure, MAX_TOTAL_LOAD } from './compile';
-export { describeValue, isRecord, MAX_ECHOED_CHARS, quoteText } from './describe-value';
 export { PayloadError, ResultTooLargeError } from './errors';
 export { JsonWriter } from './json-writer';
 export { releaseScratchMemory } from './scratch';

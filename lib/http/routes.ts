@@ -25,9 +25,6 @@ export type FunctionName = keyof typeof FUNCTIONS;
  */
 export const DEFAULT_ROUTE_FUNCTION: FunctionName = 'engine';
 
-/** API Gateway's route key for requests no other route matches. */
-export const DEFAULT_ROUTE_KEY = '$default';
-
 export interface RouteDefinition {
   readonly method: HttpMethod;
   /** API Gateway route path; `{name}` segments are path parameters. */

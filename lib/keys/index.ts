@@ -15,6 +15,7 @@ export {
   type ApiKeyStore,
   importApiKey,
   issueApiKey,
+  type PublicApiKeyRecord,
   toPublicApiKeyRecord,
 } from './store';
 export { createApiKeyVerifier, resolveCacheTtlMs } from './verifier';

@@ -1,4 +1,4 @@
-import { CONTROL_CHARACTERS, OWNER_RULE, OWNER_SHAPE } from '../text-rules';
+import { isDisplayName, NAME_MAX_LENGTH, OWNER_RULE, OWNER_SHAPE } from '../text';
 import {
   ACCEPTED_KEY_RULE,
   apiKeyDisplayPrefix,
@@ -90,11 +90,9 @@ export interface IssuedApiKey {
   record: ApiKeyRecord;
 }
 
-const NAME_MAX_LENGTH = 100;
-
 /** Generate a new key, save its record, and return both. The only place a new key exists in clear. */
 export async function issueApiKey(
-  store: ApiKeyStore,
+  store: Pick<ApiKeyStore, 'put'>,
   input: NewApiKeyInput,
   now: Date = new Date(),
 ): Promise<IssuedApiKey> {
@@ -154,7 +152,7 @@ function checkOwner(owner: unknown): string {
 
 function checkName(name: unknown): string {
   const trimmed = typeof name === 'string' ? name.trim() : '';
-  if (trimmed === '' || trimmed.length > NAME_MAX_LENGTH || CONTROL_CHARACTERS.test(trimmed)) {
+  if (!isDisplayName(trimmed)) {
     throw new ApiKeyInputError('name', `name must be 1-${NAME_MAX_LENGTH} characters, no control characters`);
   }
   return trimmed;

@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { type Env, optionalEnv } from '../config/env';
-import { quoteText } from '../engine/describe-value';
+import { quoteText } from '../text';
 
 const ALLOW_HOSTS_ENV = 'CONNECT_ALLOW_HOSTS';
 

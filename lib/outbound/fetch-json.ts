@@ -7,7 +7,8 @@
 import { request as httpRequest, type IncomingMessage, STATUS_CODES } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { quoteText } from '../engine/describe-value';
+import { type Env, envInt } from '../config/env';
+import { quoteText } from '../text';
 import type { AllowedHosts } from './allow-hosts';
 import { OutboundError } from './errors';
 import { createGuardedLookup, type ResolveHost } from './guarded-lookup';
@@ -15,6 +16,8 @@ import { ACCEPTED_ENCODINGS, readJsonBody } from './response-body';
 import { checkOutboundUrl } from './url-rules';
 
 const DEFAULT_DEADLINE_MS = 5_000;
+/** The connect function's timeout is 20 s: the fetch must leave time to validate and store. */
+const MAX_DEADLINE_MS = 15_000;
 const DEFAULT_MAX_BODY_BYTES = 6 * 1024 * 1024;
 const MAX_REDIRECTS = 3;
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
@@ -39,6 +42,14 @@ export interface FetchedJson {
   url: string;
   /** The parsed JSON body. */
   body: unknown;
+}
+
+/**
+ * `CONNECT_DEADLINE_MS`: how long one external fetch may take in all (connecting, headers, body,
+ * every redirect), 100 to 15,000 ms, default 5,000. A malformed value stops the start.
+ */
+export function readConnectDeadlineMs(env: Env): number {
+  return envInt(env, 'CONNECT_DEADLINE_MS', DEFAULT_DEADLINE_MS, { min: 100, max: MAX_DEADLINE_MS });
 }
 
 /**

@@ -1,3 +1,4 @@
 export { type AllowedHosts, readConnectAllowHosts } from './allow-hosts';
+export type { OutboundErrorCode } from './errors';
 export { OutboundError } from './errors';
-export { fetchJson } from './fetch-json';
+export { type FetchJsonOptions, fetchJson, readConnectDeadlineMs } from './fetch-json';

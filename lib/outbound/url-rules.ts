@@ -4,7 +4,7 @@
  * socket connects (see `guarded-lookup.ts`); this file catches what never reaches a lookup.
  */
 import { isIP } from 'node:net';
-import { quoteText } from '../engine/describe-value';
+import { quoteText } from '../text';
 import { addressRange, describeRange } from './address';
 import { type AllowedHosts, isAllowlistedHost } from './allow-hosts';
 import { OutboundError } from './errors';

@@ -146,6 +146,22 @@ export class CompiledStructureCache {
 
 const DEFAULT_CACHE_MIB = 256;
 
+let processCache: { cache: CompiledStructureCache | undefined } | undefined;
+
+/**
+ * The process's one cache, sized by `SYSTEM_CACHE_MIB` when first asked for (`undefined` when
+ * it is 0). Every function loaded in the process shares it, so where one process serves both
+ * connect and the engine (the local server) a system registered by connect is run without
+ * compiling it again; on Lambda each function instance has its own.
+ */
+export function processSystemCache(env: Env = process.env): CompiledStructureCache | undefined {
+  if (processCache === undefined) {
+    const bytes = readSystemCacheBytes(env);
+    processCache = { cache: bytes > 0 ? new CompiledStructureCache(bytes) : undefined };
+  }
+  return processCache.cache;
+}
+
 /**
  * `SYSTEM_CACHE_MIB`: how much memory (MiB, estimated) the engine function may keep compiled
  * stored systems in; 0 turns the cache off. Default 256, a quarter of the smallest memory

@@ -1,4 +1,4 @@
-export { CompiledStructureCache, readSystemCacheBytes } from './compiled-cache';
+export { CompiledStructureCache, processSystemCache, readSystemCacheBytes } from './compiled-cache';
 export { DynamoSystemStore } from './dynamo-store';
 export { SystemInputError, SystemStorageError } from './errors';
 export { type PublicSystemRecord, type SystemRecord, toPublicSystemRecord } from './record';

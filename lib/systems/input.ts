@@ -1,13 +1,11 @@
 /** The rules a store call's arguments follow. Each check returns the value to use or throws `SystemInputError`. */
 // Owners follow the API keys' rule, so an API key's owner and a token's `sub` name the same systems.
-import { CONTROL_CHARACTERS, OWNER_SHAPE } from '../text-rules';
+import { isDisplayName, NAME_MAX_LENGTH, OWNER_SHAPE, URL_MAX_LENGTH } from '../text';
 import { SystemInputError } from './errors';
 import type { StructureInput } from './store';
 
 /** A ULID as `ulid` writes it: a 48-bit time (so a first character of at most 7), then randomness. */
 const SYSTEM_ID_SHAPE = /^[0-7][0-9A-HJKMNP-TV-Z]{25}$/;
-const NAME_MAX_LENGTH = 100;
-const URL_MAX_LENGTH = 2048;
 
 const LIST_LIMIT_MAX = 100;
 const LIST_LIMIT_DEFAULT = 50;
@@ -22,7 +20,7 @@ export function checkOwner(owner: unknown): string {
 /** Trimmed, because a name is shown in lists where stray spaces would only confuse. */
 export function checkName(name: unknown): string {
   const trimmed = typeof name === 'string' ? name.trim() : '';
-  if (trimmed === '' || trimmed.length > NAME_MAX_LENGTH || CONTROL_CHARACTERS.test(trimmed)) {
+  if (!isDisplayName(trimmed)) {
     throw new SystemInputError(
       'name',
       `name must be 1-${NAME_MAX_LENGTH} characters without control characters`,

@@ -1,7 +1,7 @@
 /**
  * The project's layers, checked so the dependency direction cannot regress:
  *
- *   lib/engine  ←  lib/api  ←  lib/http  ←  functions/, local/, cli/
+ *   lib/text  ←  lib/engine  ←  lib/api  ←  lib/app, lib/http  ←  functions/, local/, cli/
  *   lib/engine, lib/api  ←  explorer/ (the page's worker)  ←  local/ (serves it)
  *
  * Each folder's name says what may import it. Beside that spine sit the adapters (keys,
@@ -17,22 +17,38 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** Which project areas each area may import (its own area is always allowed). */
 const ALLOWED: Record<string, readonly string[]> = {
-  'lib/engine': [],
+  // Ground floor: the engine and the text helpers every layer's messages use.
+  'lib/text': [],
+  'lib/engine': ['lib/text'],
   'lib/config': [],
   'lib/worked-example': [],
   'lib/main-module': [],
-  'lib/text-rules': [],
-  'lib/api': ['lib/engine', 'lib/config', 'lib/worked-example', 'lib/text-rules'],
+  'lib/api': ['lib/engine', 'lib/config', 'lib/worked-example', 'lib/text'],
   'lib/logging': ['lib/config'],
   'lib/aws': ['lib/config'],
   'lib/storage': ['lib/config'],
-  'lib/keys': ['lib/config', 'lib/storage', 'lib/text-rules'],
+  'lib/keys': ['lib/config', 'lib/storage', 'lib/text'],
   'lib/tokens': ['lib/config'],
-  'lib/outbound': ['lib/config', 'lib/engine'],
-  'lib/systems': ['lib/config', 'lib/engine', 'lib/storage', 'lib/text-rules'],
-  'lib/http': ['lib/api', 'lib/engine', 'lib/config'],
-  // The engine function serves the generated OpenAPI document as data.
-  functions: ['lib/*', 'openapi.json'],
+  'lib/outbound': ['lib/config', 'lib/text'],
+  'lib/systems': ['lib/config', 'lib/engine', 'lib/storage', 'lib/text'],
+  'lib/http': ['lib/api', 'lib/config', 'lib/text'],
+  // The use cases: the contract's requests and errors over the adapters, no HTTP.
+  'lib/app': ['lib/api', 'lib/config', 'lib/keys', 'lib/outbound', 'lib/systems'],
+  // Wiring only: the use cases, the HTTP stack, configuration and the adapters (AWS clients,
+  // stores, verifiers) built once per instance. The engine function serves the generated
+  // OpenAPI document as data.
+  functions: [
+    'lib/app',
+    'lib/http',
+    'lib/config',
+    'lib/aws',
+    'lib/logging',
+    'lib/keys',
+    'lib/systems',
+    'lib/tokens',
+    'lib/outbound',
+    'openapi.json',
+  ],
   // The local server builds and serves the explorer page.
   local: ['lib/*', 'explorer'],
   cli: ['lib/*'],

@@ -1,17 +1,32 @@
 import { describe, expect, it } from 'vitest';
 import { readCorsSettings } from '../../lib/http/cors';
-import { dispatchByRouteKey, type HttpLambdaHandler } from '../../lib/http/dispatch';
+import { createFunctionHandler, type FunctionOptions, type FunctionRoute } from '../../lib/http/dispatch';
 import type { HttpResult } from '../../lib/http/responses';
 import { routesOf } from '../../lib/http/routes';
 import { createLogger } from '../../lib/logging';
 import { captureOutput, httpEvent, logLines } from './events';
 
-/** A handler per route of a function that answers with its route's name. */
-function namedHandlers(fn: 'engine' | 'connect'): Record<string, HttpLambdaHandler> {
+/** Code per route of a function that answers with its route's name. */
+function namedHandlers(fn: 'engine' | 'connect'): Record<string, FunctionRoute> {
   return Object.fromEntries(
-    routesOf(fn).map((route) => [route.name, async () => ({ statusCode: 200, body: route.name })]),
+    routesOf(fn).map((route) => [
+      route.name,
+      { handler: async () => ({ statusCode: 200, headers: {}, body: route.name }) },
+    ]),
   );
 }
+
+/** Every caller is let in: these tests are about choosing the route, not about auth. */
+const STACK: FunctionOptions = {
+  logger: createLogger({ env: { LOG_LEVEL: 'SILENT' } }),
+  verifyApiKey: async () => ({ id: 'k', owner: 'o' }),
+  verifyUserToken: async () => ({ sub: 'o' }),
+};
+const dispatchByRouteKey = (
+  fn: 'engine' | 'connect',
+  code: Record<string, FunctionRoute>,
+  options: Partial<FunctionOptions> = {},
+) => createFunctionHandler(fn, code, { ...STACK, ...options });
 
 /** API Gateway's event for a request only the `$default` route takes. */
 function defaultRouteEvent(method: string, path: string) {
@@ -23,13 +38,12 @@ function defaultRouteEvent(method: string, path: string) {
   };
 }
 
-describe('dispatchByRouteKey', () => {
+describe('createFunctionHandler', () => {
   const engine = dispatchByRouteKey('engine', namedHandlers('engine'), { logger: createLogger({ env: {} }) });
 
   it('calls the handler of the event’s route key, HEAD with the GET handler', async () => {
-    expect(await engine(httpEvent({ method: 'POST', path: '/api/engine' }), {} as never)).toMatchObject({
-      body: 'runEngine',
-    });
+    const post = httpEvent({ method: 'POST', path: '/api/engine', headers: { authorization: 'Bearer k' } });
+    expect(await engine(post, {} as never)).toMatchObject({ body: 'runEngine' });
     const head = httpEvent({ method: 'HEAD', path: '/api/openapi.json' });
     expect(await engine(head, {} as never)).toMatchObject({ body: 'getOpenApiDocument' });
   });
@@ -93,7 +107,10 @@ describe('dispatchByRouteKey', () => {
       'function engine has no handler for route runEngine',
     );
     expect(() =>
-      dispatchByRouteKey('engine', { ...namedHandlers('engine'), connectSystem: async () => undefined }),
+      dispatchByRouteKey('engine', {
+        ...namedHandlers('engine'),
+        connectSystem: namedHandlers('connect').connectSystem!,
+      }),
     ).toThrow('function engine has no route connectSystem');
   });
 });

@@ -5,7 +5,7 @@
  */
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { createEngineHandler } from '../../functions/engine/engine-handler';
+import { createEngineFunction } from '../../functions/engine/engine-function';
 import { ERROR_STATUS, type ErrorCode, SERVER_FAULT_CODES } from '../../lib/api/errors';
 import { readLimits } from '../../lib/config/limits';
 import { logRequestLine } from '../../lib/http/middleware';
@@ -24,7 +24,7 @@ const patterns = patternsOf('ServerFaults');
 
 /** The request lines a handler call writes. */
 async function requestLinesOf(verifyApiKey: () => Promise<{ id: string; owner: string }>, body: unknown) {
-  const handler = createEngineHandler({
+  const handler = createEngineFunction({
     verifyApiKey,
     systems: { get: async () => undefined, getRecord: async () => undefined },
     limits: readLimits({}),

@@ -17,11 +17,11 @@ vi.mock('../../../lib/engine', async (importOriginal) => {
   };
 });
 
-const { createEngineHandler } = await import('../../../functions/engine/engine-handler');
+const { createEngineFunction } = await import('../../../functions/engine/engine-function');
 
 describe('engine handler when the engine throws', () => {
   it('answers 500 ENGINE_ERROR with a generic message and logs the cause with the request id', async () => {
-    const handler = createEngineHandler({
+    const handler = createEngineFunction({
       verifyApiKey: async () => ({ id: 'key-1', owner: 'o' }),
       systems: { get: async () => undefined, getRecord: async () => undefined },
       limits: readLimits({}),

@@ -1,6 +1,6 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createEngineHandler } from '../../../functions/engine/engine-handler';
+import { createEngineFunction } from '../../../functions/engine/engine-function';
 import { readLimits } from '../../../lib/config/limits';
 import type { HttpResult } from '../../../lib/http/responses';
 import { createLogger } from '../../../lib/logging';
@@ -9,7 +9,7 @@ import { captureOutput, httpEvent, logLines, WORKED } from '../../http/events';
 const KEY = 'sbe_enginehandlertestkey0123456789abcdef';
 
 /** The handler with a one-key verifier and small limits: 2,000-byte bodies, 50 nodes, 64 KiB responses. */
-const handler = createEngineHandler({
+const handler = createEngineFunction({
   verifyApiKey: async (key) => (key === KEY ? { id: 'key-1', owner: 'owner-1' } : undefined),
   systems: { get: async () => undefined, getRecord: async () => undefined },
   limits: readLimits({ MAX_BODY_BYTES: '2000', MAX_NODES: '50', MAX_RESPONSE_BYTES: String(64 * 1024) }),

@@ -9,3 +9,14 @@ export const OWNER_RULE = '1-128 characters from A-Z a-z 0-9 . _ @ : + -';
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point.
 export const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** A display name (of an API key, of a system): 1-100 characters once trimmed, no control characters. */
+export const NAME_MAX_LENGTH = 100;
+
+/** The longest URL a system may be registered from. */
+export const URL_MAX_LENGTH = 2048;
+
+/** Whether `name`, already trimmed, is a display name. */
+export function isDisplayName(name: string): boolean {
+  return name !== '' && name.length <= NAME_MAX_LENGTH && !CONTROL_CHARACTERS.test(name);
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeValue, MAX_ECHOED_CHARS, quoteText } from '../../lib/engine';
+import { describeValue, MAX_ECHOED_CHARS, quoteText } from '../../lib/text';
 
 describe('describeValue', () => {
   // Every JSON value a caller can send has a plain-English name; none reads "a undefined".

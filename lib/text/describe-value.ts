@@ -1,7 +1,8 @@
 /**
- * How error messages describe what a caller sent. One helper for the engine and the HTTP
- * layer, so every message reads the same and no value is echoed at length: strings are
- * quoted and cut at `MAX_ECHOED_CHARS`, arrays and objects are named, never dumped.
+ * How error messages describe what a caller sent. One helper for every layer (the engine's
+ * validation, the contract, the SSRF guard, the HTTP stack), so every message reads the same and
+ * no value is echoed at length: strings are quoted and cut at `MAX_ECHOED_CHARS`, arrays and
+ * objects are named, never dumped. Ground floor: it imports nothing.
  */
 
 /** Longest part of a caller's string repeated in a message; the rest is replaced by `…`. */

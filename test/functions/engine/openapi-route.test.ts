@@ -1,20 +1,25 @@
 import { brotliDecompressSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { createOpenApiHandler } from '../../../functions/engine/openapi-handler';
+import { createEngineFunction } from '../../../functions/engine/engine-function';
 import { buildOpenApiDocument } from '../../../lib/api/openapi';
 import { readLimits } from '../../../lib/config/limits';
 import type { HttpResult } from '../../../lib/http/responses';
 import { createLogger } from '../../../lib/logging';
 import { captureOutput, httpEvent } from '../../http/events';
 
-const handler = createOpenApiHandler({ limits: readLimits({}), logger: createLogger({ env: {} }) });
+const handler = createEngineFunction({
+  limits: readLimits({}),
+  logger: createLogger({ env: {} }),
+  verifyApiKey: async () => undefined,
+  systems: { get: async () => undefined, getRecord: async () => undefined },
+});
 
 function get(headers: Record<string, string> = {}) {
   const event = httpEvent({ method: 'GET', path: '/api/openapi.json', headers });
   return captureOutput(() => handler(event as never, {} as never) as Promise<HttpResult>);
 }
 
-describe('functions/engine/openapi-handler', () => {
+describe('the engine function: GET /api/openapi.json', () => {
   // Anyone may read the API description, no key needed.
   it('serves the OpenAPI document as JSON', async () => {
     const { result, output } = await get();

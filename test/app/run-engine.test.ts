@@ -1,16 +1,16 @@
 /**
- * `{ mode, systemId }` with the warm-instance cache: a repeated run takes the compiled structure
- * (and, for the same mode and tick count, the answer) kept by hash, answers byte for byte as the
- * first, and still checks the owner every time.
+ * The run-engine use case, without any HTTP: inline structures, and `{ mode, systemId }` with
+ * the warm-instance cache: a repeated run takes the compiled structure (and, for the same mode
+ * and tick count, the answer) kept by hash, answers byte for byte as the first, and still checks
+ * the owner every time.
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createEngineHandler } from '../../../functions/engine/engine-handler';
-import { readLimits } from '../../../lib/config/limits';
-import type { HttpResult } from '../../../lib/http/responses';
-import { createLogger } from '../../../lib/logging';
-import { CompiledStructureCache, type StoredSystem, type SystemStore } from '../../../lib/systems';
-import { captureOutput, httpEvent, WORKED } from '../../http/events';
+import { ApiError } from '../../lib/api/errors';
+import { createRunEngine } from '../../lib/app';
+import { readLimits } from '../../lib/config/limits';
+import { CompiledStructureCache, type StoredSystem, type SystemStore } from '../../lib/systems';
+import { WORKED } from '../http/events';
 
 const ID = '01JABCDEFGHJKMNPQRSTVWXYZ0';
 const text = JSON.stringify(WORKED);
@@ -45,21 +45,25 @@ function memoryStore() {
 }
 
 function handlerFor(store: Pick<SystemStore, 'get' | 'getRecord'>, cache?: CompiledStructureCache) {
-  return createEngineHandler({
-    verifyApiKey: async (key) => ({ id: 'k', owner: key === 'sbe_bob' ? 'bob' : 'alice' }),
+  return createRunEngine({
     systems: store,
     limits: readLimits({}),
-    logger: createLogger({ env: { LOG_LEVEL: 'SILENT' } }),
-    ...(cache === undefined ? {} : { systemCache: cache }),
+    ...(cache === undefined ? {} : { cache }),
   });
 }
 
-async function run(handler: ReturnType<typeof handlerFor>, body: unknown, key = 'sbe_alice') {
-  const event = httpEvent({ headers: { authorization: `Bearer ${key}` }, body });
-  return (await captureOutput(() => handler(event as never, {} as never) as Promise<HttpResult>)).result;
+/** The answer as the route would send it: the body on success, the contract's error otherwise. */
+async function run(runEngine: ReturnType<typeof handlerFor>, body: unknown, key = 'sbe_alice') {
+  const owner = key === 'sbe_bob' ? 'bob' : 'alice';
+  try {
+    return { statusCode: 200, body: (await runEngine({ body, owner })).json };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return { statusCode: error.status, body: JSON.stringify({ error: { code: error.code } }) };
+  }
 }
 
-describe('engine handler on stored systems, with the cache', () => {
+describe('run engine on stored systems, with the cache', () => {
   it('reads the structure once, then answers repeats from the cache with the same bytes', async () => {
     const { store, calls } = memoryStore();
     const handler = handlerFor(store, new CompiledStructureCache(64 * 1024 * 1024));

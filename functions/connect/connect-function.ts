@@ -1,0 +1,98 @@
+import {
+  createConnectSystem,
+  createCreateKey,
+  createDeleteSystem,
+  createGetSystem,
+  createListKeys,
+  createListSystems,
+  createRevokeKey,
+} from '../../lib/app';
+import type { Limits } from '../../lib/config/limits';
+import { createFunctionHandler, type FunctionOptions } from '../../lib/http/dispatch';
+import type { RouteRequest } from '../../lib/http/http-route';
+import { type HttpResult, jsonTextResult } from '../../lib/http/responses';
+import type { ApiKeyStore } from '../../lib/keys';
+import type { FetchJsonOptions } from '../../lib/outbound';
+import type { CompiledStructureCache, SystemStore } from '../../lib/systems';
+
+export interface ConnectFunctionDeps extends FunctionOptions {
+  keys: ApiKeyStore;
+  systems: SystemStore;
+  limits: Limits;
+  /** `CONNECT_ALLOW_HOSTS` and `CONNECT_DEADLINE_MS`. */
+  outbound: Pick<FetchJsonOptions, 'allowHosts' | 'deadlineMs' | 'resolveHost'>;
+  /** The process's compiled systems: a registration keeps what it compiled. */
+  systemCache?: CompiledStructureCache | undefined;
+}
+
+/** Request bodies of the user routes are small (a name, a URL, a token): 64 KiB is plenty. */
+const SMALL_BODY = { maxBytes: 64 * 1024, maxDecodedBytes: 64 * 1024 };
+
+/** Every route that takes a user access token: connect, the user's systems, self-service keys. */
+export function createConnectFunction(deps: ConnectFunctionDeps) {
+  const { keys, systems, limits, outbound, systemCache, ...stack } = deps;
+  const connectSystem = createConnectSystem({
+    systems,
+    limits,
+    outbound,
+    ...(systemCache ? { cache: systemCache } : {}),
+  });
+  const listSystems = createListSystems({ systems });
+  const getSystem = createGetSystem({ systems });
+  const deleteSystem = createDeleteSystem({ systems });
+  const createKey = createCreateKey({ keys });
+  const listKeys = createListKeys({ keys });
+  const revokeKey = createRevokeKey({ keys });
+
+  // The stack has checked the token before any of these runs, so the owner is always there.
+  const user = (request: RouteRequest) => request.owner!;
+  const id = (request: RouteRequest) => request.pathParameters.id ?? '';
+
+  return createFunctionHandler(
+    'connect',
+    {
+      connectSystem: {
+        body: SMALL_BODY,
+        handler: async (request) => json(201, await connectSystem(user(request), request.body)),
+      },
+      listSystems: {
+        handler: async (request) => {
+          const { limit, cursor } = request.query;
+          // A limit that is not a number is the store's to refuse, naming the field.
+          const options = {
+            ...(limit === undefined ? {} : { limit: Number(limit) }),
+            ...(cursor === undefined ? {} : { cursor }),
+          };
+          return json(200, await listSystems(user(request), options));
+        },
+      },
+      getSystem: { handler: async (request) => json(200, await getSystem(user(request), id(request))) },
+      deleteSystem: {
+        handler: async (request) => {
+          await deleteSystem(user(request), id(request));
+          return noContent();
+        },
+      },
+      createKey: {
+        body: SMALL_BODY,
+        handler: async (request) => json(201, await createKey(user(request), request.body)),
+      },
+      listKeys: { handler: async (request) => json(200, await listKeys(user(request))) },
+      revokeKey: {
+        handler: async (request) => {
+          await revokeKey(user(request), id(request));
+          return noContent();
+        },
+      },
+    },
+    stack,
+  );
+}
+
+function json(statusCode: number, value: unknown): HttpResult {
+  return jsonTextResult(statusCode, JSON.stringify(value));
+}
+
+function noContent(): HttpResult {
+  return { statusCode: 204, headers: {}, body: '' };
+}

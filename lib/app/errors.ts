@@ -1,0 +1,48 @@
+/**
+ * How the adapters' own errors read in the contract. Each use case catches at its boundary and
+ * passes what it caught through `contractError` once, so every domain error has exactly one code.
+ */
+import { ApiError, type ErrorCode } from '../api/errors';
+import { ApiKeyInputError } from '../keys';
+import { OutboundError, type OutboundErrorCode } from '../outbound';
+import { SystemInputError } from '../systems';
+
+/** The outbound errors' codes, named so a renamed one cannot slip through as an unknown code. */
+const OUTBOUND_CODES = {
+  URL_NOT_ALLOWED: 'URL_NOT_ALLOWED',
+  UPSTREAM_ERROR: 'UPSTREAM_ERROR',
+  UPSTREAM_INVALID: 'UPSTREAM_INVALID',
+} as const satisfies Record<OutboundErrorCode, ErrorCode>;
+
+/**
+ * The contract's error for what an adapter threw; anything that is not a known domain error
+ * (a DynamoDB outage, a bug) is returned as it is, for the surface to answer as a generic 500.
+ */
+function contractError(error: unknown): unknown {
+  if (error instanceof ApiError) return error;
+  if (error instanceof OutboundError) return new ApiError(OUTBOUND_CODES[error.code], error.message);
+  // A structure too large to store is checked before anything is written: a 413, like every size limit.
+  if (error instanceof SystemInputError && error.field === 'structure') {
+    return new ApiError('LIMIT_EXCEEDED', error.message);
+  }
+  if (error instanceof SystemInputError || error instanceof ApiKeyInputError) {
+    return new ApiError('INVALID_REQUEST', error.message, {
+      details: [{ path: error.field, message: error.message }],
+    });
+  }
+  return error;
+}
+
+/** Runs `work`, answering its domain errors in the contract's terms. */
+export async function inContractTerms<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw contractError(error);
+  }
+}
+
+/** A system the caller does not have: another user's and a missing one answer the same. */
+export function systemNotFound(): ApiError {
+  return new ApiError('SYSTEM_NOT_FOUND', 'You have no system with this id.');
+}

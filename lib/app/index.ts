@@ -1,0 +1,14 @@
+export { type ConnectSystem, type ConnectSystemDeps, createConnectSystem } from './connect-system';
+export { type CreatedKey, type CreateKey, createCreateKey } from './create-key';
+export { createDeleteSystem, type DeleteSystem } from './delete-system';
+export { createGetSystem, type GetSystem, type SystemWithStructure } from './get-system';
+export { createListKeys, type ListKeys } from './list-keys';
+export { createListSystems, type ListSystems, type SystemPageAnswer } from './list-systems';
+export { createRevokeKey, type RevokeKey } from './revoke-key';
+export {
+  createRunEngine,
+  type EngineAnswer,
+  type RunEngine,
+  type RunEngineDeps,
+  type RunEngineInput,
+} from './run-engine';

@@ -1,0 +1,121 @@
+/**
+ * Run the engine on a request body: a structure sent inline, or `{ mode, ticks?, systemId }` on
+ * a system its owner registered. The one place an engine request is turned into an answer, for
+ * the HTTP route and the engine CLI alike; settings and scenarios apply here, between finding the
+ * structure and writing the answer.
+ */
+import {
+  compileEngineRequest,
+  type EngineEnvelope,
+  type EngineRequest,
+  parseEngineEnvelope,
+} from '../api/engine-request';
+import { renderEngineResponse } from '../api/engine-response';
+import { ApiError, SYSTEM_NOT_FOUND_DETAIL, SYSTEM_NOT_FOUND_MESSAGE } from '../api/errors';
+import type { Mode } from '../api/request-shape';
+import type { Limits } from '../config/limits';
+import type { CompiledStructureCache, SystemStore } from '../systems';
+
+export interface RunEngineDeps {
+  limits: Limits;
+  /**
+   * Where `{ mode, systemId }` requests find their structure. Without it (the CLI) a body is
+   * always read as it stands, so `systemId` is only another ignored field.
+   */
+  systems?: Pick<SystemStore, 'get' | 'getRecord'>;
+  /** Compiled stored systems kept by this process; none when absent. */
+  cache?: CompiledStructureCache;
+}
+
+export interface RunEngineInput {
+  /** The parsed JSON body. */
+  body: unknown;
+  /** The API key's owner: whose stored systems `systemId` may name. */
+  owner?: string;
+  /**
+   * Told what the request is once it is checked, before the engine runs: the request log
+   * reports the mode and sizes of a request even when the engine then fails.
+   */
+  onAccepted?: (facts: EngineRequestFacts) => void;
+}
+
+/** What a checked request is, before it runs. */
+export interface EngineRequestFacts {
+  mode: Mode;
+  /** Steps to run: the requested count in mode `ticks`, 1 in `tick`, 0 in `analyze`. */
+  ticks: number;
+  nodeCount: number;
+  dependencyCount: number;
+}
+
+/** The 200 body and what the request log reports of it. */
+export interface EngineAnswer extends EngineRequestFacts {
+  /** The response body, JSON text: `{ mode, engine }`, `{ mode, snapshot }` or `{ mode, ticks, snapshots }`. */
+  json: string;
+}
+
+export type RunEngine = (input: RunEngineInput) => Promise<EngineAnswer>;
+
+/**
+ * Checks the body in the contract's order (4 to 8) and answers it. Every failure is an
+ * `ApiError` with the contract's code (the engine's own failures come out as `EngineFailure`,
+ * which the surface reports as ENGINE_ERROR).
+ */
+export function createRunEngine(deps: RunEngineDeps): RunEngine {
+  const { limits, systems, cache } = deps;
+
+  const answer = (input: RunEngineInput, request: EngineRequest, storedSha256?: string): EngineAnswer => {
+    const { mode, ticks, structure } = request;
+    const facts = { mode, ticks, nodeCount: structure.nodeCount, dependencyCount: structure.dependencyCount };
+    input.onAccepted?.(facts);
+    // A stored system's answer is a pure function of its structure (fixed by the SHA-256), the
+    // mode and the tick count: an exact repeat is not recomputed.
+    const json =
+      cache === undefined || storedSha256 === undefined
+        ? renderEngineResponse(request)
+        : cache.answer(storedSha256, mode === 'ticks' ? `ticks ${ticks}` : mode, () =>
+            renderEngineResponse(request),
+          );
+    return { ...facts, json };
+  };
+
+  /**
+   * A stored system of `owner`. With a cache, the record is read first (a small read) and a
+   * structure this process compiled before, by the record's SHA-256, is used as it is;
+   * otherwise the structure is read, compiled and kept. Someone else's system is 404, never 403.
+   */
+  const runStored = async (envelope: EngineEnvelope, input: RunEngineInput): Promise<EngineAnswer> => {
+    const { owner } = input;
+    const id = envelope.body.systemId;
+    if (typeof id !== 'string' || owner === undefined) throw systemNotFound();
+    if (cache !== undefined) {
+      const record = await systems!.getRecord(owner, id);
+      if (record === undefined) throw systemNotFound();
+      const compiled = cache.get(record.sha256);
+      if (compiled !== undefined) {
+        const holder = { nodes: compiled.nodes, dependencies: compiled.dependencies };
+        return answer(input, compileEngineRequest(envelope, limits, { holder, compiled }), record.sha256);
+      }
+    }
+    const stored = await systems!.get(owner, id);
+    if (stored === undefined) throw systemNotFound();
+    const request = compileEngineRequest(envelope, limits, { holder: stored.structure });
+    cache?.set(stored.record.sha256, request.structure);
+    return answer(input, request, stored.record.sha256);
+  };
+
+  return async (input) => {
+    // Mode and ticks first (checks 5 and 6), whichever structure the request runs on.
+    const envelope = parseEngineEnvelope(input.body, limits);
+    const runsStoredSystem =
+      systems !== undefined && envelope.location === undefined && Object.hasOwn(envelope.body, 'systemId');
+    if (runsStoredSystem) return runStored(envelope, input);
+    return answer(input, compileEngineRequest(envelope, limits));
+  };
+}
+
+function systemNotFound(): ApiError {
+  return new ApiError('SYSTEM_NOT_FOUND', SYSTEM_NOT_FOUND_MESSAGE, {
+    details: [{ path: 'systemId', message: SYSTEM_NOT_FOUND_DETAIL }],
+  });
+}

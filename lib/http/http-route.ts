@@ -1,0 +1,105 @@
+/**
+ * The one HTTP stack: every route of every function, and the answers to requests no route takes,
+ * are the same middy chain, built here and nowhere else. Its order is the contract's:
+ *
+ *   before:  header names lower-cased → request log starts → auth (checks 1-2) → JSON body (3-4)
+ *   handler: the route's own code (a use case, its result mapped to HTTP)
+ *   after:   response encoding (compression, the 413 of check 8) → response headers → log line
+ *   onError: error response (the one place an error becomes an answer) → response headers → log line
+ *
+ * middy runs `before` in the order the middlewares are given and `after`/`onError` in reverse,
+ * so: the request log wraps everything, errors are answered inside it, compression sees only
+ * successes.
+ */
+import type { Logger } from '@aws-lambda-powertools/logger';
+import middy from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import {
+  apiKeyAuth,
+  errorResponse,
+  type HttpContext,
+  type HttpEvent,
+  jsonBody,
+  type RequestFacts,
+  requestFacts,
+  requestLog,
+  responseEncoding,
+  responseHeaders,
+  userTokenAuth,
+  type VerifyApiKey,
+  type VerifyUserToken,
+} from './middleware';
+import type { HttpResult } from './responses';
+import type { RouteAuth } from './routes';
+
+/** A Lambda handler for HTTP API (payload 2.0) events. */
+export type HttpLambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<unknown>;
+
+/** What every route of a function shares: its logger and the credential checks it needs. */
+export interface HttpStack {
+  logger: Logger;
+  /** Needed by routes with `apiKey` auth. */
+  verifyApiKey?: VerifyApiKey;
+  /** Needed by routes with `userToken` auth. */
+  verifyUserToken?: VerifyUserToken;
+}
+
+/** What a route's code receives once the stack has checked the request. */
+export interface RouteRequest {
+  event: HttpEvent;
+  /** The parsed JSON body (routes with `body`), else `undefined`. */
+  body: unknown;
+  /** The user the request acts for: the API key's owner or the access token's `sub`. */
+  owner: string | undefined;
+  /** Path parameters as API Gateway decoded them. */
+  pathParameters: Readonly<Record<string, string | undefined>>;
+  /** Query string parameters, repeated names joined by commas. */
+  query: Readonly<Record<string, string | undefined>>;
+  /** What the request log reports; a route adds what it learns (mode, counts). */
+  facts: RequestFacts;
+}
+
+export interface RouteOptions {
+  /** How the caller authenticates: the route table's `auth`. */
+  auth: RouteAuth;
+  /** The body is JSON to parse, within these sizes (on the wire, and once decompressed). */
+  body?: { maxBytes: number; maxDecodedBytes: number };
+  /** Successful answers are compressed when the client allows, and must fit `maxBytes` (else 413). */
+  encode?: { maxBytes: number };
+  handler: (request: RouteRequest) => Promise<HttpResult> | HttpResult;
+}
+
+/** Builds a route's middy chain, in the contract's order. */
+export function httpRoute(stack: HttpStack, options: RouteOptions): HttpLambdaHandler {
+  const { logger } = stack;
+  const run = (event: HttpEvent, context: HttpContext) =>
+    options.handler({
+      event,
+      body: options.body === undefined ? undefined : event.body,
+      owner: context.apiKey?.owner ?? context.user?.sub,
+      pathParameters: event.pathParameters ?? {},
+      query: event.queryStringParameters ?? {},
+      facts: requestFacts({ context }),
+    });
+
+  const chain = middy<HttpEvent, HttpResult, unknown, HttpContext>(run)
+    .use(httpHeaderNormalizer())
+    .use(requestLog({ logger }))
+    .use(responseHeaders())
+    .use(errorResponse({ logger }));
+  if (options.encode !== undefined) chain.use(responseEncoding({ maxBytes: options.encode.maxBytes }));
+  if (options.auth === 'apiKey')
+    chain.use(apiKeyAuth({ verify: required(stack.verifyApiKey, 'verifyApiKey') }));
+  if (options.auth === 'userToken') {
+    chain.use(userTokenAuth({ verify: required(stack.verifyUserToken, 'verifyUserToken') }));
+  }
+  if (options.body !== undefined) chain.use(jsonBody(options.body));
+  return chain as unknown as HttpLambdaHandler;
+}
+
+function required<T>(value: T | undefined, name: string): T {
+  // A wiring mistake: found when the function loads, never at request time.
+  if (value === undefined) throw new Error(`a route with this auth needs ${name} in its HTTP stack`);
+  return value;
+}

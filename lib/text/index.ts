@@ -1,0 +1,9 @@
+export { describeValue, isRecord, MAX_ECHOED_CHARS, quoteText } from './describe-value';
+export {
+  CONTROL_CHARACTERS,
+  isDisplayName,
+  NAME_MAX_LENGTH,
+  OWNER_RULE,
+  OWNER_SHAPE,
+  URL_MAX_LENGTH,
+} from './rules';
