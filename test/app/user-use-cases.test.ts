@@ -1,0 +1,185 @@
+/**
+ * The user's use cases without HTTP: connect (fetch, check, store, keep the compiled structure),
+ * list/get/delete systems and create/list/revoke keys, on a real DynamoDB API (dynalite) and an
+ * external API on 127.0.0.1. Each failure comes out as the contract's `ApiError`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ApiError } from '../../lib/api/errors';
+import {
+  createConnectSystem,
+  createCreateKey,
+  createDeleteSystem,
+  createGetSystem,
+  createListKeys,
+  createListSystems,
+  createRevokeKey,
+  createRunEngine,
+} from '../../lib/app';
+import { readLimits } from '../../lib/config/limits';
+import { DynamoApiKeyStore } from '../../lib/keys';
+import { readConnectAllowHosts } from '../../lib/outbound';
+import { CompiledStructureCache, DynamoSystemStore } from '../../lib/systems';
+import { useFreshTable } from '../helpers/dynalite';
+import { WORKED } from '../http/events';
+import { type FakeApi, reply, startFakeApi } from '../outbound/fake-api';
+
+const table = useFreshTable();
+const limits = readLimits({});
+const outbound = {
+  allowHosts: readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: '127.0.0.1' }),
+  // Answers every name with loopback only, so no test can reach a real host.
+  resolveHost: async () => [{ address: '127.0.0.1', family: 4 as const }],
+  deadlineMs: 2000,
+};
+
+const apis: FakeApi[] = [];
+afterEach(async () => {
+  await Promise.all(apis.splice(0).map((api) => api.close()));
+});
+
+async function externalApi(body: unknown, status = 200): Promise<FakeApi> {
+  const api = await startFakeApi(reply(JSON.stringify(body), { 'content-type': 'application/json' }, status));
+  apis.push(api);
+  return api;
+}
+
+function systemsStore() {
+  return new DynamoSystemStore({ doc: table.doc, tableName: table.tableName });
+}
+
+/** The contract's error a use case threw: its code and message. */
+async function contractErrorOf(work: Promise<unknown>): Promise<ApiError> {
+  const error = await work.then(
+    () => {
+      throw new Error('expected an ApiError');
+    },
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+describe('connect a system', () => {
+  // Registering compiles the structure once; the first engine run on it starts from that
+  // compiled form (no read of the stored structure at all) and answers as an inline run does.
+  it('stores the structure and keeps its compiled form for the first run', async () => {
+    const api = await externalApi(WORKED);
+    const systems = systemsStore();
+    const cache = new CompiledStructureCache(64 * 1024 * 1024);
+    const connect = createConnectSystem({ systems, limits, outbound, cache });
+
+    const record = await connect('alice', { name: ' worked ', url: `${api.origin}/graph` });
+    expect(record).toMatchObject({ name: 'worked', nodes: 3, dependencies: 3, url: `${api.origin}/graph` });
+    const storedRecord = await systems.getRecord('alice', record.id);
+    expect(cache.get(storedRecord!.sha256)).toBeDefined();
+
+    let structureReads = 0;
+    const counting = {
+      getRecord: systems.getRecord.bind(systems),
+      get: (owner: string, id: string) => {
+        structureReads++;
+        return systems.get(owner, id);
+      },
+    };
+    const run = createRunEngine({ limits, systems: counting, cache });
+    const stored = await run({ body: { mode: 'analyze', systemId: record.id }, owner: 'alice' });
+    const inline = await createRunEngine({ limits })({ body: { mode: 'analyze', ...WORKED } });
+    expect(stored.json).toBe(inline.json);
+    expect(structureReads).toBe(0);
+  });
+
+  it('refuses an answer that is not a structure with UPSTREAM_INVALID naming the element, storing nothing', async () => {
+    const api = await externalApi({ nodes: [{ id: 'A' }], dependencies: [{ from: 'A', to: 'Z' }] });
+    const systems = systemsStore();
+    const connect = createConnectSystem({ systems, limits, outbound });
+
+    const error = await contractErrorOf(connect('alice', { name: 'bad', url: api.origin }));
+    expect(error.code).toBe('UPSTREAM_INVALID');
+    expect(error.message).toContain('dependencies[0].to');
+    expect((await systems.list('alice', {})).systems).toEqual([]);
+  });
+
+  it('answers a refused body with INVALID_REQUEST naming the field, and never repeats the token', async () => {
+    const connect = createConnectSystem({ systems: systemsStore(), limits, outbound });
+
+    const badName = await contractErrorOf(connect('alice', { name: '', url: 'https://example.com' }));
+    expect(badName.code).toBe('INVALID_REQUEST');
+    expect(badName.message).toMatch(/^name /);
+
+    const badToken = await contractErrorOf(
+      connect('alice', { name: 'x', url: 'https://example.com', auth: { token: 'has a space' } }),
+    );
+    expect(badToken.message).toMatch(/^auth\.token /);
+    expect(badToken.message).not.toContain('has a space');
+  });
+
+  it('maps an address the guard refuses to URL_NOT_ALLOWED and an upstream 500 to UPSTREAM_ERROR', async () => {
+    const connect = createConnectSystem({ systems: systemsStore(), limits, outbound: { deadlineMs: 2000 } });
+    const refused = await contractErrorOf(connect('alice', { name: 'x', url: 'http://127.0.0.1:9/' }));
+    expect(refused.code).toBe('URL_NOT_ALLOWED');
+
+    const failing = await externalApi({ message: 'boom' }, 500);
+    const upstream = createConnectSystem({ systems: systemsStore(), limits, outbound });
+    const error = await contractErrorOf(upstream('alice', { name: 'x', url: failing.origin }));
+    expect(error.code).toBe('UPSTREAM_ERROR');
+  });
+});
+
+describe('systems', () => {
+  // Another user's system and a missing one answer alike: nobody learns which ids exist.
+  it("lists, gets and deletes only the owner's systems", async () => {
+    const api = await externalApi(WORKED);
+    const systems = systemsStore();
+    const record = await createConnectSystem({ systems, limits, outbound })('alice', {
+      name: 'worked',
+      url: api.origin,
+    });
+
+    expect((await createListSystems({ systems })('alice')).systems.map((s) => s.id)).toEqual([record.id]);
+    expect((await createListSystems({ systems })('bob')).systems).toEqual([]);
+    expect((await createGetSystem({ systems })('alice', record.id)).structure).toEqual(WORKED);
+
+    const missing = await contractErrorOf(createGetSystem({ systems })('bob', record.id));
+    expect(missing.code).toBe('SYSTEM_NOT_FOUND');
+    const notBobs = await contractErrorOf(createDeleteSystem({ systems })('bob', record.id));
+    expect(notBobs.code).toBe('SYSTEM_NOT_FOUND');
+
+    await createDeleteSystem({ systems })('alice', record.id);
+    expect((await createListSystems({ systems })('alice')).systems).toEqual([]);
+  });
+
+  it('answers a page size that is not a number with INVALID_REQUEST naming limit', async () => {
+    const error = await contractErrorOf(
+      createListSystems({ systems: systemsStore() })('alice', { limit: Number.NaN }),
+    );
+    expect(error.code).toBe('INVALID_REQUEST');
+    expect(error.message).toContain('limit');
+  });
+});
+
+describe('API keys', () => {
+  // The key is shown once, at creation: listing gives its id and prefix, never the key or digest.
+  it('creates, lists and revokes a key for its owner only', async () => {
+    const keys = new DynamoApiKeyStore({ doc: table.doc, tableName: table.tableName });
+    const created = await createCreateKey({ keys })('alice', { name: 'CI pipeline' });
+    expect(created.key).toMatch(/^sbe_/);
+    expect(created).not.toHaveProperty('owner');
+
+    const listed = await createListKeys({ keys })('alice');
+    expect(listed.keys.map((key) => key.id)).toEqual([created.id]);
+    expect(JSON.stringify(listed)).not.toContain(created.key);
+
+    const notBobs = await contractErrorOf(createRevokeKey({ keys })('bob', created.id));
+    expect(notBobs.code).toBe('KEY_NOT_FOUND');
+    await createRevokeKey({ keys })('alice', created.id);
+    const [revoked] = (await createListKeys({ keys })('alice')).keys;
+    expect(revoked?.revokedAt).toBeDefined();
+  });
+
+  it('refuses a key name with a control character, naming the field', async () => {
+    const keys = new DynamoApiKeyStore({ doc: table.doc, tableName: table.tableName });
+    const error = await contractErrorOf(createCreateKey({ keys })('alice', { name: 'a\u0007b' }));
+    expect(error.code).toBe('INVALID_REQUEST');
+    expect(error.message).toMatch(/^name must be 1-100 characters/);
+  });
+});
