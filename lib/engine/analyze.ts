@@ -4,8 +4,10 @@ import { describeState, type StateDescriber } from './describe';
 import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
 import { scratch } from './scratch';
+import { solveSteadyState } from './steady-state';
 import { createStepBuffers, stepFrom } from './step';
-import type { EngineResult, Structure } from './types';
+import { sortIds } from './sort-ids';
+import type { EngineEvent, EngineResult, Structure } from './types';
 
 /**
  * Describes the structure as given (tick 0): the flows, pressures and blockages of the step
@@ -27,6 +29,13 @@ export function describeInputState<T>(compiled: CompiledStructure, describe: Sta
   );
   const measured = new PressureBuffers(nodeCount, scratch);
   const primary = measurePressure(compiled, state, measured);
+  const steady = compiled.open ? solveSteadyState(compiled) : undefined;
+  const leadingEvents: EngineEvent[] = cycleEvents(compiled, 0);
+  if (steady !== undefined && steady.unbounded.length > 0) {
+    const nodes = steady.unbounded.map((v) => compiled.ids[v]!);
+    sortIds(nodes);
+    leadingEvents.push({ tick: 0, type: 'unbounded', nodes });
+  }
   return describe({
     structure: compiled,
     state,
@@ -37,7 +46,8 @@ export function describeInputState<T>(compiled: CompiledStructure, describe: Sta
       previous: undefined,
       carryExtras: true,
       settledAlready: false,
-      leadingEvents: cycleEvents(compiled, 0),
+      leadingEvents,
+      steady,
     },
     ws: new ReachWorkspace(nodeCount, scratch),
   });

@@ -47,12 +47,40 @@ export class CompiledStructure {
   /** Share of a node's outflow that returns to itself through self-dependencies. */
   readonly selfShare: Float64Array;
 
+  /**
+   * Whether any node carries `arrival`, `exit` or `fanout` (an open system). A structure that
+   * uses none of them is computed and described exactly as before they existed, and the
+   * arrays below are empty.
+   */
+  readonly open: boolean;
+  /** Whether any node has `fanout: true`. */
+  readonly hasFanout: boolean;
+  /** Value entering each node per step (0 where not given). */
+  readonly arrival: Float64Array;
+  /** The exit weight as given (0 where not given). */
+  readonly exit: Float64Array;
+  /** Per node, which open fields it gave: `ARRIVAL_GIVEN | EXIT_GIVEN | FANOUT_GIVEN | FANOUT_ON`. */
+  readonly openFields: Uint8Array;
+  /**
+   * Per node, the share of its outflow that leaves the system there: `exit / (exit + W)`,
+   * and 1 for a fan-out node (what it processes completes there).
+   */
+  readonly exitShare: Float64Array;
+  /**
+   * `weight(e) / W(from)` per in slot for the trace's path products: `inShare` itself, but for a
+   * fan-out node (whose `outShare` is its weight, calls per unit) the split of its calls.
+   */
+  readonly pathInShare: Float64Array;
+
   private componentsCache: Components | undefined;
   private sweepOrderCache: Int32Array | undefined;
   /** Where the arrays above came from; the components and sweep order come from there too. */
   readonly #memory: ArrayMemory;
 
-  constructor(memory: ArrayMemory, fields: Omit<CompiledStructure, 'components' | 'sweepOrder'>) {
+  constructor(
+    memory: ArrayMemory,
+    fields: Omit<CompiledStructure, 'components' | 'sweepOrder' | 'hasWayOut' | 'isFanout'>,
+  ) {
     this.#memory = memory;
     this.nodeCount = fields.nodeCount;
     this.dependencyCount = fields.dependencyCount;
@@ -74,6 +102,23 @@ export class CompiledStructure {
     this.inSource = fields.inSource;
     this.inShare = fields.inShare;
     this.selfShare = fields.selfShare;
+    this.open = fields.open;
+    this.hasFanout = fields.hasFanout;
+    this.arrival = fields.arrival;
+    this.exit = fields.exit;
+    this.openFields = fields.openFields;
+    this.exitShare = fields.exitShare;
+    this.pathInShare = fields.pathInShare;
+  }
+
+  /** Whether `v` can pass value on: a dependency, an exit, or fan-out. */
+  hasWayOut(v: number): boolean {
+    if (this.outStart[v + 1]! > this.outStart[v]!) return true;
+    return this.open && (this.exit[v]! > 0 || (this.openFields[v]! & FANOUT_ON) !== 0);
+  }
+
+  isFanout(v: number): boolean {
+    return this.open && (this.openFields[v]! & FANOUT_ON) !== 0;
   }
 
   /** Strongly connected components, computed on first use. */
@@ -103,6 +148,15 @@ export class CompiledStructure {
     return this.#memory === scratch && scratch.releasePending ? FRESH_ARRAYS : this.#memory;
   }
 }
+
+/** Bits of `openFields`. */
+export const ARRIVAL_GIVEN = 1;
+export const EXIT_GIVEN = 2;
+export const FANOUT_GIVEN = 4;
+export const FANOUT_ON = 8;
+
+const EMPTY_FLOAT64: Float64Array = new Float64Array(0);
+const EMPTY_UINT8: Uint8Array = new Uint8Array(0);
 
 /**
  * Validates a structure and compiles it. Throws `PayloadError` naming the first offending
@@ -193,6 +247,11 @@ function fillCompiled(
   // Stryker disable next-line ArrayDeclaration: preallocating only saves growing the array
   const ids = new Array<string>(nodeCount);
   const { initialLoads, capacity, nodeHasExtra } = nodeArrays(memory, nodeCount);
+  // The open fields' arrays exist only once a node uses one of them.
+  let arrivalOf: Float64Array = EMPTY_FLOAT64;
+  let exitOf: Float64Array = EMPTY_FLOAT64;
+  let openFields: Uint8Array = EMPTY_UINT8;
+  let hasFanout = false;
   let totalLoad = 0;
 
   for (let i = 0; i < nodeCount; i++) {
@@ -216,12 +275,51 @@ function fillCompiled(
     const cap = optionalNumber(node.capacity, ABOVE_ZERO, 'nodes', i, 'capacity');
     initialLoads[i] = load ?? 0;
     totalLoad += load ?? 0;
-    if (totalLoad > MAX_TOTAL_LOAD) throw totalLoadTooLarge(i);
+    if (totalLoad > MAX_TOTAL_LOAD) throw totalLoadTooLarge(i, 'load', openFields.length > 0);
     capacity[i] = cap ?? Number.POSITIVE_INFINITY;
+    let openCount = 0;
+    if (node.arrival !== undefined || node.exit !== undefined || node.fanout !== undefined) {
+      if (openFields.length === 0) {
+        arrivalOf = memory.float64(nodeCount);
+        exitOf = memory.float64(nodeCount);
+        openFields = memory.uint8(nodeCount);
+      }
+      const arrival = optionalNumber(node.arrival, AT_LEAST_ZERO, 'nodes', i, 'arrival');
+      const exit = optionalNumber(node.exit, AT_LEAST_ZERO, 'nodes', i, 'exit');
+      const fanout = node.fanout;
+      if (fanout !== undefined && typeof fanout !== 'boolean') {
+        throw new PayloadError(`nodes[${i}].fanout`, `must be true or false, got ${describeValue(fanout)}`);
+      }
+      if (fanout === true && exit !== undefined) {
+        throw new PayloadError(
+          `nodes[${i}].exit`,
+          'a fan-out node completes what it processes, so it takes no exit; drop "exit" or "fanout"',
+        );
+      }
+      let bits = 0;
+      if (arrival !== undefined) {
+        bits |= ARRIVAL_GIVEN;
+        arrivalOf[i] = arrival;
+        totalLoad += arrival;
+        if (totalLoad > MAX_TOTAL_LOAD) throw totalLoadTooLarge(i, 'arrival');
+        openCount++;
+      }
+      if (exit !== undefined) {
+        bits |= EXIT_GIVEN;
+        exitOf[i] = exit;
+        openCount++;
+      }
+      if (fanout !== undefined) {
+        bits |= fanout ? FANOUT_GIVEN | FANOUT_ON : FANOUT_GIVEN;
+        hasFanout ||= fanout;
+        openCount++;
+      }
+      openFields[i] = bits;
+    }
     // The flag sends an element to the general path (its input's fields copied, JSON.stringify),
     // which prints the same for one without extras: flagging too many changes only the work.
     // Stryker disable next-line ArithmeticOperator,ConditionalExpression: see above
-    const ownFields = 1 + (load === undefined ? 0 : 1) + (cap === undefined ? 0 : 1);
+    const ownFields = 1 + (load === undefined ? 0 : 1) + (cap === undefined ? 0 : 1) + openCount;
     // Stryker disable next-line ConditionalExpression: see above
     if (fieldCount(node) !== ownFields) nodeHasExtra[i] = 1;
   }
@@ -288,18 +386,30 @@ function fillCompiled(
     inOutSlot[inSlot] = slot;
   }
 
+  const open = openFields.length > 0;
+  const exitShare = open ? memory.float64(nodeCount) : EMPTY_FLOAT64;
   // Stryker disable next-line EqualityOperator: see above
   for (let v = 0; v < nodeCount; v++) {
     const first = outStart[v]!;
     const end = outStart[v + 1]!;
-    let total = 0;
+    if (open && (openFields[v]! & FANOUT_ON) !== 0) {
+      // A fan-out node's dependencies each receive `out × weight`: calls per unit processed.
+      for (let k = first; k < end; k++) {
+        outShare[k] = outWeight[k]!;
+        if (outTarget[k] === v) selfShare[v]! += outWeight[k]!;
+      }
+      exitShare[v] = 1;
+      continue;
+    }
+    const exitWeight = open ? exitOf[v]! : 0;
+    let total = exitWeight;
     for (let k = first; k < end; k++) total += outWeight[k]!;
     // Weights near the largest double can overflow their sum; scaling by the largest keeps the ratios.
     let scale = 1;
     if (total === Number.POSITIVE_INFINITY) {
-      scale = 0;
+      scale = exitWeight;
       for (let k = first; k < end; k++) scale = Math.max(scale, outWeight[k]!);
-      total = 0;
+      total = exitWeight / scale;
       for (let k = first; k < end; k++) total += outWeight[k]! / scale;
     }
     for (let k = first; k < end; k++) {
@@ -307,10 +417,14 @@ function fillCompiled(
       outShare[k] = share;
       if (outTarget[k] === v) selfShare[v]! += share;
     }
+    if (exitWeight > 0) exitShare[v] = exitWeight / scale / total;
   }
 
   // Stryker disable next-line EqualityOperator: see above
   for (let j = 0; j < dependencyCount; j++) inShare[j] = outShare[inOutSlot[j]!]!;
+  const pathInShare = hasFanout
+    ? fanoutPathShares(memory, nodeCount, dependencyCount, outStart, outWeight, openFields, inOutSlot, inShare)
+    : inShare;
 
   return new CompiledStructure(memory, {
     nodeCount,
@@ -333,7 +447,44 @@ function fillCompiled(
     inSource,
     inShare,
     selfShare,
+    open,
+    hasFanout,
+    arrival: arrivalOf,
+    exit: exitOf,
+    openFields,
+    exitShare,
+    pathInShare,
   });
+}
+
+/** `inShare`, with each fan-out node's slots replaced by the split of its calls, `weight / W`. */
+function fanoutPathShares(
+  memory: ArrayMemory,
+  nodeCount: number,
+  dependencyCount: number,
+  outStart: Int32Array,
+  outWeight: Float64Array,
+  openFields: Uint8Array,
+  inOutSlot: Int32Array,
+  inShare: Float64Array,
+): Float64Array {
+  const split = scratch.float64(dependencyCount);
+  for (let v = 0; v < nodeCount; v++) {
+    if ((openFields[v]! & FANOUT_ON) === 0) continue;
+    const first = outStart[v]!;
+    const end = outStart[v + 1]!;
+    let largest = 0;
+    for (let k = first; k < end; k++) largest = Math.max(largest, outWeight[k]!);
+    let total = 0;
+    for (let k = first; k < end; k++) total += outWeight[k]! / largest;
+    for (let k = first; k < end; k++) split[k] = outWeight[k]! / largest / total;
+  }
+  const path = memory.float64(dependencyCount);
+  for (let j = 0; j < dependencyCount; j++) {
+    const slot = inOutSlot[j]!;
+    path[j] = split[slot]! > 0 ? split[slot]! : inShare[j]!;
+  }
+  return path;
 }
 
 /**
@@ -345,10 +496,15 @@ function fillCompiled(
  */
 export const MAX_TOTAL_LOAD = 1e300;
 
-function totalLoadTooLarge(index: number): PayloadError {
-  const what = index === 0 ? 'is' : `and the loads before it add up to`;
+function totalLoadTooLarge(index: number, field: 'load' | 'arrival' = 'load', withArrivals = false): PayloadError {
+  const what =
+    index === 0 && field === 'load'
+      ? 'is'
+      : field === 'arrival' || withArrivals
+        ? 'and the loads and arrivals up to it add up to'
+        : 'and the loads before it add up to';
   return new PayloadError(
-    `nodes[${index}].load`,
+    `nodes[${index}].${field}`,
     `${what} more than ${MAX_TOTAL_LOAD}, the largest total load the engine accepts (so that every ` +
       'flow and pressure stays a finite number); scale the loads down',
   );

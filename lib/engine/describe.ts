@@ -1,11 +1,20 @@
 import { compareIds } from './compare-ids';
-import type { CompiledStructure } from './compile';
+import { ARRIVAL_GIVEN, type CompiledStructure, EXIT_GIVEN, FANOUT_GIVEN, FANOUT_ON } from './compile';
 import { assertFinite, assertFiniteNumber } from './finite';
 import { findOrigin } from './origin';
 import type { PressureBuffers } from './pressure';
 import type { ReachWorkspace } from './reach';
+import type { SteadyState } from './steady-state';
 import { dependencyFlow, type StateWithStep, type StepBuffers } from './step';
-import type { DependencyState, EngineEvent, EngineResult, NodeInput, NodeState, Role } from './types';
+import type {
+  DependencyState,
+  EngineEvent,
+  EngineResult,
+  Headroom,
+  NodeInput,
+  NodeState,
+  Role,
+} from './types';
 
 /** What the state before this one looked like, for `blocked` / `cleared` / `drained` events. */
 export interface PreviousState {
@@ -21,8 +30,10 @@ export interface DescribeOptions {
   carryExtras: boolean;
   /** A `settled` event is given once per response. */
   settledAlready: boolean;
-  /** Events listed before the state's own (the `cycle` events of `analyze`). */
+  /** Events listed before the state's own (the `cycle` and `unbounded` events of `analyze`). */
   leadingEvents: readonly EngineEvent[];
+  /** `analyze` of an open structure: its steady state (throughput, utilization, headroom). */
+  steady?: SteadyState | undefined;
 }
 
 /**
@@ -59,6 +70,16 @@ const NODE_FIELDS_OWNED = new Set([
   'pressure',
   'blocked',
   'role',
+]);
+/** An open structure's nodes also own their open fields and what is computed from them. */
+const OPEN_NODE_FIELDS_OWNED = new Set([
+  ...NODE_FIELDS_OWNED,
+  'arrival',
+  'exit',
+  'fanout',
+  'exited',
+  'throughput',
+  'utilization',
 ]);
 const DEPENDENCY_FIELDS_OWNED = new Set([
   // Stryker disable next-line StringLiteral: the dependency already holds its from, to and weight, so copying the input's keeps their place and value
@@ -134,12 +155,60 @@ export function dependencyWithExtras(structure: CompiledStructure, e: number, fl
   return dependency as DependencyState;
 }
 
+/**
+ * A node of an open structure, keys in the order every result uses: the engine's input fields
+ * (the open ones when given), the extras, what the step computed (`exited` included), and, in
+ * `analyze`, the steady state's `throughput` and `utilization`.
+ */
+export function openNode(
+  structure: CompiledStructure,
+  v: number,
+  state: StateWithStep,
+  measured: PressureBuffers,
+  steady: SteadyState | undefined,
+  carryExtras: boolean,
+): NodeState {
+  const { ids, capacity, arrival, exit, openFields } = structure;
+  const bits = openFields[v]!;
+  const cap = capacity[v]!;
+  const node: Record<string, unknown> = { id: ids[v], load: state.loads[v] };
+  if (cap !== Number.POSITIVE_INFINITY) node.capacity = cap;
+  if ((bits & ARRIVAL_GIVEN) !== 0) node.arrival = arrival[v];
+  if ((bits & EXIT_GIVEN) !== 0) node.exit = exit[v];
+  if ((bits & FANOUT_GIVEN) !== 0) node.fanout = (bits & FANOUT_ON) !== 0;
+  if (carryExtras && structure.nodeHasExtra[v] === 1) {
+    copyExtras(structure.nodes[v] as NodeInput, node, OPEN_NODE_FIELDS_OWNED);
+  }
+  node.inflow = state.step.inflow[v];
+  node.outflow = state.step.outflow[v];
+  node.exited = state.step.exited[v];
+  node.pressure = measured.pressure[v];
+  node.blocked = measured.blocked[v] === 1;
+  node.role = roleOf(structure, v);
+  if (steady !== undefined) {
+    const x = steady.throughput[v]!;
+    if (x !== Number.POSITIVE_INFINITY) {
+      node.throughput = x;
+      if (cap !== Number.POSITIVE_INFINITY && structure.hasWayOut(v)) node.utilization = x / cap;
+    }
+  }
+  return node as NodeState;
+}
+
 function buildNodes(
   structure: CompiledStructure,
   state: StateWithStep,
   measured: PressureBuffers,
-  carryExtras: boolean,
+  options: DescribeOptions,
 ): NodeState[] {
+  const { carryExtras } = options;
+  if (structure.open) {
+    const nodes = new Array<NodeState>(structure.nodeCount);
+    for (let v = 0; v < structure.nodeCount; v++) {
+      nodes[v] = openNode(structure, v, state, measured, options.steady, carryExtras);
+    }
+    return nodes;
+  }
   const { nodeCount, ids, capacity, nodeHasExtra } = structure;
   const { loads, step } = state;
   const { inflow, outflow } = step;
@@ -265,17 +334,18 @@ export function describeState(described: StateToDescribe): EngineResult {
   const { structure, state, measured, options } = described;
   const summary = summarizeState(described);
   return {
-    nodes: buildNodes(structure, state, measured, options.carryExtras),
+    nodes: buildNodes(structure, state, measured, options),
     dependencies: buildDependencies(structure, state, options.carryExtras),
     primaryBlockage: summary.primaryBlockage,
     events: summary.events,
     origin: summary.origin,
     trace: summary.trace,
+    ...(summary.headroom === undefined ? {} : { headroom: summary.headroom }),
   };
 }
 
 /** The parts of a described state that are not one entry per node or dependency. */
-export type StateSummary = Pick<EngineResult, 'primaryBlockage' | 'events' | 'origin' | 'trace'>;
+export type StateSummary = Pick<EngineResult, 'primaryBlockage' | 'events' | 'origin' | 'trace' | 'headroom'>;
 
 /**
  * Checks the state's numbers and works out its events, origin and trace: everything of a
@@ -288,6 +358,7 @@ export function summarizeState(described: StateToDescribe): StateSummary {
   assertFinite(state.step.inflow, 'nodes', 'inflow');
   assertFinite(state.step.outflow, 'nodes', 'outflow');
   assertFinite(measured.pressure, 'nodes', 'pressure');
+  assertFinite(state.step.exited, 'nodes', 'exited');
   const events = stateEvents(structure, state, measured, options);
   const { origin, trace } =
     // Stryker disable next-line ConditionalExpression: without a blockage the search finds no contribution either (the answer is the same null)
@@ -298,5 +369,18 @@ export function summarizeState(described: StateToDescribe): StateSummary {
     assertFiniteNumber(origin.share, 'origin.share');
   }
   // Stryker restore all
-  return { primaryBlockage: primary >= 0 ? structure.ids[primary]! : null, events, origin, trace };
+  const summary: StateSummary = {
+    primaryBlockage: primary >= 0 ? structure.ids[primary]! : null,
+    events,
+    origin,
+    trace,
+  };
+  if (options.steady !== undefined) summary.headroom = headroomOf(structure, options.steady);
+  return summary;
+}
+
+function headroomOf(structure: CompiledStructure, steady: SteadyState): Headroom | null {
+  if (steady.headroom === undefined) return null;
+  assertFiniteNumber(steady.headroom.scale, 'headroom.scale');
+  return { scale: steady.headroom.scale, node: structure.ids[steady.headroom.node]! };
 }

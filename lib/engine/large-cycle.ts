@@ -176,9 +176,11 @@ function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n:
     mixIterate(m, x, g, weights, deltaG);
   }
 
+  // With fan-out, reach counts expected visits: no clamp; reach.ts checks the values instead.
+  const visits = structure.hasFanout;
   for (let q = 0; q < m; q++) {
     const value = g[q]!;
-    reach[order[q]!] = value > 1 ? 1 : Math.max(value, 0);
+    reach[order[q]!] = visits ? value : value > 1 ? 1 : Math.max(value, 0);
     localIndex[order[q]!] = -1;
   }
   return sweeps;

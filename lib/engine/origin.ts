@@ -12,8 +12,10 @@ export function findOrigin(
   ws: ReachWorkspace,
 ): { origin: Origin | null; trace: string[] } {
   solveReach(structure, blockage, ws);
+  // A fan-out cycle of gain 1 or more on the way: expected visits, and so contributions, are unbounded.
+  if (ws.unbounded) return { origin: null, trace: [] };
   const { reach, reachers, reacherCount } = ws;
-  const { ids } = structure;
+  const { ids, open, arrival } = structure;
   let sum = 0;
   let compensation = 0;
   // Stryker disable next-line UnaryOperator: a blockage always has a positive contribution (its own load or what flows in), so best is always set
@@ -21,7 +23,8 @@ export function findOrigin(
   let bestContribution = 0;
   for (let i = 0; i < reacherCount; i++) {
     const u = reachers[i]!;
-    const load = loads[u]!;
+    // An open structure's node also holds what arrives in the step.
+    const load = open ? loads[u]! + arrival[u]! : loads[u]!;
     const r = reach[u]!;
     // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: saves work; a zero contribution neither adds to the total nor wins a tie (no node is before index -1)
     if (!(load > 0 && r > 0)) continue;
@@ -40,8 +43,11 @@ export function findOrigin(
   const totalContribution = sum + compensation;
   // Stryker disable next-line EqualityOperator,ConditionalExpression: caps rounding above 1; at equality the division gives 1 too
   const share = bestContribution >= totalContribution ? 1 : bestContribution / totalContribution;
+  const origin: Origin = open
+    ? { id: ids[best]!, load: loads[best]!, arrival: arrival[best]!, contribution: bestContribution, share }
+    : { id: ids[best]!, load: loads[best]!, contribution: bestContribution, share };
   return {
-    origin: { id: ids[best]!, load: loads[best]!, contribution: bestContribution, share },
+    origin,
     trace: mostProbablePath(structure, best, blockage, ws),
   };
 }

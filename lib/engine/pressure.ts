@@ -19,7 +19,7 @@ export function measurePressure(
   state: StateWithStep,
   into: PressureBuffers,
 ): number {
-  const { nodeCount, outStart, capacity, ids } = structure;
+  const { nodeCount, outStart, capacity, ids, open } = structure;
   const { next } = state;
   const { pressure, blocked } = into;
   let capacityBlockage = -1;
@@ -31,7 +31,7 @@ export function measurePressure(
     const after = next[v]!;
     let p: number;
     let hasOut: boolean;
-    if (outStart[v + 1]! > outStart[v]!) {
+    if (outStart[v + 1]! > outStart[v]! || (open && structure.hasWayOut(v))) {
       hasOut = true;
       const excess = after - capacity[v]!;
       p = Math.max(excess, 0);

@@ -3,7 +3,10 @@ import { solveLargeCycle } from './large-cycle';
 import { solveLinearSystem } from './linear-system';
 import { type ScratchMemory, scratch } from './scratch';
 
-/** Cycles with at most this many unknowns are solved exactly by Gaussian elimination. */
+/**
+ * Cycles with at most this many unknowns are solved exactly by Gaussian elimination.
+ * @internal tests build cycles at and past the limit.
+ */
 export const DENSE_SOLVE_LIMIT = 64;
 
 /**
@@ -25,6 +28,11 @@ export class ReachWorkspace {
   solvedFor = -1;
   /** Sweeps the last solve spent on large cycles: a figure for tests and benchmarks. */
   sweeps = 0;
+  /**
+   * Fan-out only: the expected visits of the last solve have no finite value (a fan-out cycle
+   * on the way to the target whose gain is 1 or more).
+   */
+  unbounded = false;
 
   /** Arrays from `memory` (fresh ones outside an engine call). */
   constructor(nodeCount: number, memory: ScratchMemory = scratch) {
@@ -52,6 +60,7 @@ export function solveReach(structure: CompiledStructure, target: number, ws: Rea
   // Stryker disable next-line ConditionalExpression: solving again gives the same values; this only saves the work
   if (ws.solvedFor === target) return;
   ws.sweeps = 0;
+  ws.unbounded = false;
   computeReach(structure, target, ws);
   ws.solvedFor = target;
 }
@@ -105,7 +114,25 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
     } else {
       ws.sweeps += solveLargeCycle(structure, { reach, localIndex, unknowns, order: ws.queue }, unknownCount);
     }
+    if (structure.hasFanout && !finiteVisits(reach, unknowns, unknownCount)) {
+      ws.unbounded = true;
+      return;
+    }
   }
+}
+
+/**
+ * With fan-out, reach counts expected visits, which can exceed 1 and have no finite value when
+ * a fan-out cycle's gain is 1 or more: the solves then give a negative, infinite or NaN value
+ * (for a nonnegative matrix of spectral radius below 1, `(I − P)⁻¹` is nonnegative, so a
+ * negative value means the radius is not below 1).
+ */
+function finiteVisits(reach: Float64Array, unknowns: Int32Array, count: number): boolean {
+  for (let i = 0; i < count; i++) {
+    const r = reach[unknowns[i]!]!;
+    if (!(r >= 0 && r < Number.POSITIVE_INFINITY)) return false;
+  }
+  return true;
 }
 
 /** `r(u) = (Σ share·r(next) over edges leaving u) / (1 − share of u's self-dependencies)`. */
@@ -119,6 +146,8 @@ function singleUnknown(structure: CompiledStructure, reach: Float64Array, u: num
     if (t !== u) sum += outShare[k]! * reach[t]!;
   }
   const stay = selfShare[u]!;
+  // Fan-out counts visits: no clamp, and a self-dependency that sends back 1 or more is unbounded.
+  if (structure.hasFanout) return stay < 1 ? sum / (1 - stay) : Number.POSITIVE_INFINITY;
   // A node whose every dependency points to itself never reaches the target, so is never solved.
   // Stryker disable next-line ConditionalExpression,EqualityOperator: see above
   return stay < 1 ? clampProbability(sum / (1 - stay)) : 0;
@@ -155,7 +184,8 @@ function solveDense(
   const solved = solveLinearSystem(a, b, n);
   for (let i = 0; i < n; i++) {
     const u = unknowns[i]!;
-    reach[u] = solved ? clampProbability(b[i]!) : 0;
+    if (structure.hasFanout) reach[u] = solved ? b[i]! : Number.NaN;
+    else reach[u] = solved ? clampProbability(b[i]!) : 0;
     localIndex[u] = -1;
   }
 }

@@ -1,4 +1,5 @@
-import type { CompiledStructure } from './compile';
+import { type CompiledStructure, FANOUT_ON, MAX_TOTAL_LOAD } from './compile';
+import { PayloadError } from './errors';
 import type { ScratchMemory } from './scratch';
 
 /**
@@ -17,6 +18,8 @@ export interface StepBuffers {
   received: Float64Array;
   /** `in(v)`. */
   inflow: Float64Array;
+  /** Open structures: what left the system at each node in the step (empty otherwise). */
+  exited: Float64Array;
 }
 
 /** Step buffers carved from `memory` for one call, or freshly allocated to be kept. */
@@ -28,6 +31,7 @@ export function createStepBuffers(structure: CompiledStructure, memory?: Scratch
     lastCorrection: float64(nodeCount),
     received: float64(2 * nodeCount),
     inflow: float64(nodeCount),
+    exited: float64(structure.open ? nodeCount : 0),
   };
 }
 
@@ -59,6 +63,7 @@ export function step(
   buffers: StepBuffers,
   next: Float64Array,
 ): number {
+  if (structure.open) return openStep(structure, loads, buffers, next);
   const { nodeCount, outStart, outShare, outTarget, capacity } = structure;
   const { outflow, lastCorrection, received, inflow } = buffers;
   let moved = 0;
@@ -97,6 +102,82 @@ export function step(
     received[2 * v + 1] = 0;
     inflow[v] = gathered;
     next[v] = Math.max(loads[v]! - outflow[v]! + gathered, 0);
+  }
+  return moved;
+}
+
+/**
+ * The step of an open structure: `A(v) = L(v) + arrival(v)` is what the node holds; a node with
+ * a way out passes on `out(v) = min(A(v), capacity(v))`; of that, a fan-out node sends
+ * `out × weight(e)` along each dependency and completes `out` itself, any other node sends
+ * `out × weight(e) / (W + exit)` along each and lets the rest (its exit's share, summed as the
+ * remainder so that the node's flows and its exit add up to its outflow) leave the system.
+ * `L'(v) = A(v) − out(v) + in(v)`.
+ */
+function openStep(structure: CompiledStructure, loads: Float64Array, buffers: StepBuffers, next: Float64Array): number {
+  const { nodeCount, outStart, outShare, outTarget, capacity, arrival, exit, openFields } = structure;
+  const { outflow, lastCorrection, received, inflow, exited } = buffers;
+  let moved = 0;
+
+  for (let v = 0; v < nodeCount; v++) {
+    const first = outStart[v]!;
+    const last = outStart[v + 1]! - 1;
+    const held = loads[v]! + arrival[v]!;
+    const fanout = (openFields[v]! & FANOUT_ON) !== 0;
+    lastCorrection[v] = 0;
+    exited[v] = 0;
+    if (last < first && !fanout && !(exit[v]! > 0)) {
+      outflow[v] = 0;
+      continue;
+    }
+    const out = Math.min(held, capacity[v]!);
+    outflow[v] = out;
+    if (out === 0) continue;
+    moved += out;
+    if (fanout) {
+      for (let k = first; k <= last; k++) receive(received, outTarget[k]!, out * outShare[k]!);
+      exited[v] = out;
+      continue;
+    }
+    let sum = 0;
+    let error = 0;
+    const closedSplit = !(exit[v]! > 0);
+    const end = closedSplit ? last : last + 1;
+    for (let k = first; k < end; k++) {
+      const flow = out * outShare[k]!;
+      const total = sum + flow;
+      error += roundingError(sum, flow, total);
+      sum = total;
+      receive(received, outTarget[k]!, flow);
+    }
+    const remainder = Math.max(out - (sum + error), 0);
+    if (closedSplit) {
+      lastCorrection[v] = remainder - out * outShare[last]!;
+      receive(received, outTarget[last]!, remainder);
+    } else {
+      exited[v] = remainder;
+    }
+  }
+
+  let total = 0;
+  for (let v = 0; v < nodeCount; v++) {
+    const gathered = received[2 * v]! + received[2 * v + 1]!;
+    received[2 * v] = 0;
+    received[2 * v + 1] = 0;
+    inflow[v] = gathered;
+    const after = Math.max(loads[v]! + arrival[v]! - outflow[v]! + gathered, 0);
+    next[v] = after;
+    total += after;
+  }
+  // Arrivals add value every step and fan-out multiplies it (a cycle whose gain is 1 or more
+  // grows it without limit). Past the bound every input total obeys (MAX_TOTAL_LOAD), numbers
+  // would soon stop being finite: the caller is told which way to scale down.
+  if (!(total <= MAX_TOTAL_LOAD)) {
+    throw new PayloadError(
+      'nodes',
+      `the total value grows past ${MAX_TOTAL_LOAD} in this run (arrivals that pile up, or fan-out ` +
+        'that creates more value than leaves): lower the arrivals or the fan-out weights, or run fewer ticks',
+    );
   }
   return moved;
 }

@@ -37,7 +37,7 @@ function searchPath(
   target: number,
   ws: ReachWorkspace,
 ): string[] {
-  const { ids, inStart, inSource, inShare, nodeCount } = structure;
+  const { ids, inStart, inSource, pathInShare: inShare, nodeCount } = structure;
   const { canReach, reacherCount } = ws;
   const best = scratch.float64(nodeCount).fill(-1);
   // Stryker disable next-line UnaryOperator: only settled nodes' next hops are read, and each is set before its node settles

@@ -3,6 +3,12 @@ export interface NodeInput {
   id: string;
   load?: number;
   capacity?: number;
+  /** Value entering the node from outside at every step (open systems). */
+  arrival?: number;
+  /** A way out of the system, weighted like a dependency (open systems). */
+  exit?: number;
+  /** What the node processes completes there; each dependency receives `out × weight`. */
+  fanout?: boolean;
   [extra: string]: unknown;
 }
 
@@ -26,11 +32,20 @@ export interface NodeState {
   id: string;
   load: number;
   capacity?: number;
+  arrival?: number;
+  exit?: number;
+  fanout?: boolean;
   inflow: number;
   outflow: number;
+  /** Open structures only: value that left the system at the node in the step. */
+  exited?: number;
   pressure: number;
   blocked: boolean;
   role: Role;
+  /** `analyze` of an open structure: the steady throughput per step, when it exists. */
+  throughput?: number;
+  /** `throughput / capacity`, for a node with a capacity and a way out. */
+  utilization?: number;
   [extra: string]: unknown;
 }
 
@@ -47,6 +62,12 @@ export interface CycleEvent {
   type: 'cycle';
   nodes: string[];
   closed: boolean;
+}
+/** `analyze` of an open structure: nodes where value grows without limit (no steady state). */
+export interface UnboundedEvent {
+  tick: number;
+  type: 'unbounded';
+  nodes: string[];
 }
 export interface BlockedEvent {
   tick: number;
@@ -68,13 +89,27 @@ export interface SettledEvent {
   tick: number;
   type: 'settled';
 }
-export type EngineEvent = CycleEvent | BlockedEvent | ClearedEvent | DrainedEvent | SettledEvent;
+export type EngineEvent =
+  | CycleEvent
+  | UnboundedEvent
+  | BlockedEvent | ClearedEvent | DrainedEvent | SettledEvent;
 
 export interface Origin {
   id: string;
   load: number;
+  /** Open structures only: the node's arrival per step, which counts with its load. */
+  arrival?: number;
   contribution: number;
   share: number;
+}
+
+/**
+ * How many times today's arrivals the system can take before its first node saturates
+ * (`scale`), and that node.
+ */
+export interface Headroom {
+  scale: number;
+  node: string;
 }
 
 /** What `analyze` returns under `engine`. */
@@ -85,6 +120,8 @@ export interface EngineResult {
   events: EngineEvent[];
   origin: Origin | null;
   trace: string[];
+  /** `analyze` of an open structure only. */
+  headroom?: Headroom | null;
 }
 
 /** One state of a timeline: the state after `tick` steps. */

@@ -1,8 +1,9 @@
-import type { CompiledStructure } from './compile';
+import { ARRIVAL_GIVEN, type CompiledStructure, EXIT_GIVEN, FANOUT_GIVEN, FANOUT_ON } from './compile';
 import {
   dependencyWithExtras,
   flowOf,
   nodeWithExtras,
+  openNode,
   roleOf,
   type StateSummary,
   type StateToDescribe,
@@ -12,6 +13,7 @@ import {
 import { PayloadError, ResultTooLargeError } from './errors';
 import { constantBytes, type JsonWriter, MAX_NUMBER_BYTES, type QuotedIds } from './json-writer';
 import type { PressureBuffers } from './pressure';
+import type { SteadyState } from './steady-state';
 import type { StateWithStep } from './step';
 import type { EngineEvent, Role } from './types';
 
@@ -85,7 +87,8 @@ export function writeState(
   } else {
     writer.bytes(RESULT_OPEN);
   }
-  writeNodes(writer, ids, structure, state, measured, options.carryExtras);
+  if (structure.open) writeOpenNodes(writer, ids, structure, state, measured, options.steady, options.carryExtras);
+  else writeNodes(writer, ids, structure, state, measured, options.carryExtras);
   writer.reserve(DEPENDENCIES_OPEN.length);
   writer.bytes(DEPENDENCIES_OPEN);
   writeDependencies(writer, ids, structure, state, options.carryExtras);
@@ -111,12 +114,25 @@ function writeSummary(writer: JsonWriter, summary: StateSummary): void {
     writer.text('{"id":');
     writer.string(origin.id);
     writeNumberField(writer, ',"load":', origin.load);
+    if (origin.arrival !== undefined) writeNumberField(writer, ',"arrival":', origin.arrival);
     writeNumberField(writer, ',"contribution":', origin.contribution);
     writeNumberField(writer, ',"share":', origin.share);
     writer.text('}');
   }
   writer.text(',"trace":');
   writeStrings(writer, summary.trace);
+  const { headroom } = summary;
+  if (headroom !== undefined) {
+    writer.text(',"headroom":');
+    if (headroom === null) {
+      writer.text('null');
+    } else {
+      writeNumberField(writer, '{"scale":', headroom.scale);
+      writer.text(',"node":');
+      writer.string(headroom.node);
+      writer.text('}');
+    }
+  }
   writer.text('}');
 }
 
@@ -130,6 +146,11 @@ function writeEvent(writer: JsonWriter, event: EngineEvent): void {
       writer.text(',"nodes":');
       writeStrings(writer, event.nodes);
       writer.text(event.closed ? ',"closed":true}' : ',"closed":false}');
+      return;
+    case 'unbounded':
+      writer.text(',"nodes":');
+      writeStrings(writer, event.nodes);
+      writer.text('}');
       return;
     case 'blocked':
       writer.text(',"node":');
@@ -205,6 +226,93 @@ function writeNodes(
     writer.number(pressure[v]!);
     writer.bytes(blocked[v] === 1 ? NODE_BLOCKED : NODE_FREE);
     writer.bytes(ROLE_CLOSE[roleOf(structure, v)]);
+  }
+}
+
+const NODE_ARRIVAL = constantBytes(',"arrival":');
+const NODE_EXIT = constantBytes(',"exit":');
+const NODE_FANOUT_ON = constantBytes(',"fanout":true');
+const NODE_FANOUT_OFF = constantBytes(',"fanout":false');
+const NODE_EXITED = constantBytes(',"exited":');
+const ROLE_OPEN: Record<Role, Uint8Array> = {
+  source: constantBytes('"source"'),
+  sink: constantBytes('"sink"'),
+  relay: constantBytes('"relay"'),
+  isolated: constantBytes('"isolated"'),
+};
+const NODE_THROUGHPUT = constantBytes(',"throughput":');
+const NODE_UTILIZATION = constantBytes(',"utilization":');
+/** Room for an open node entry beyond its id: the closed entry's and five more fields. */
+const OPEN_NODE_BYTES = NODE_BYTES + 80 + 5 * MAX_NUMBER_BYTES;
+
+/** The nodes of an open structure, in `openNode`'s key order. */
+function writeOpenNodes(
+  writer: JsonWriter,
+  ids: QuotedIds,
+  structure: CompiledStructure,
+  state: StateWithStep,
+  measured: PressureBuffers,
+  steady: SteadyState | undefined,
+  carryExtras: boolean,
+): void {
+  const { nodeCount, capacity, nodeHasExtra, arrival, exit, openFields } = structure;
+  const { loads } = state;
+  const { inflow, outflow, exited } = state.step;
+  const { pressure, blocked } = measured;
+  const idBytes = ids.bytes;
+  const idStart = ids.start;
+  const room = OPEN_NODE_BYTES + ids.longest;
+  for (let v = 0; v < nodeCount; v++) {
+    if (carryExtras && nodeHasExtra[v] === 1) {
+      if (v > 0) writer.text(',');
+      writer.text(
+        elementText(() => openNode(structure, v, state, measured, steady, carryExtras), `nodes[${v}]`),
+      );
+      continue;
+    }
+    writer.reserve(room);
+    if (v > 0) writer.buffer[writer.length++] = COMMA;
+    writer.bytes(NODE_ID);
+    writer.range(idBytes, idStart[v]!, idStart[v + 1]!);
+    writer.bytes(NODE_LOAD);
+    writer.number(loads[v]!);
+    const cap = capacity[v]!;
+    if (cap !== Number.POSITIVE_INFINITY) {
+      writer.bytes(NODE_CAPACITY);
+      writer.number(cap);
+    }
+    const bits = openFields[v]!;
+    if ((bits & ARRIVAL_GIVEN) !== 0) {
+      writer.bytes(NODE_ARRIVAL);
+      writer.number(arrival[v]!);
+    }
+    if ((bits & EXIT_GIVEN) !== 0) {
+      writer.bytes(NODE_EXIT);
+      writer.number(exit[v]!);
+    }
+    if ((bits & FANOUT_GIVEN) !== 0) writer.bytes((bits & FANOUT_ON) !== 0 ? NODE_FANOUT_ON : NODE_FANOUT_OFF);
+    writer.bytes(NODE_INFLOW);
+    writer.number(inflow[v]!);
+    writer.bytes(NODE_OUTFLOW);
+    writer.number(outflow[v]!);
+    writer.bytes(NODE_EXITED);
+    writer.number(exited[v]!);
+    writer.bytes(NODE_PRESSURE);
+    writer.number(pressure[v]!);
+    writer.bytes(blocked[v] === 1 ? NODE_BLOCKED : NODE_FREE);
+    writer.bytes(ROLE_OPEN[roleOf(structure, v)]);
+    if (steady !== undefined) {
+      const x = steady.throughput[v]!;
+      if (x !== Number.POSITIVE_INFINITY) {
+        writer.bytes(NODE_THROUGHPUT);
+        writer.number(x);
+        if (cap !== Number.POSITIVE_INFINITY && structure.hasWayOut(v)) {
+          writer.bytes(NODE_UTILIZATION);
+          writer.number(x / cap);
+        }
+      }
+    }
+    writer.buffer[writer.length++] = CLOSE_BRACE;
   }
 }
 
