@@ -28,7 +28,7 @@ import {
 import { measurePressure, PressureBuffers } from '../lib/engine/pressure';
 import { ReachWorkspace, solveReach } from '../lib/engine/reach';
 import { createStepBuffers, stepFrom } from '../lib/engine/step';
-import { CompiledStructureCache, readSystemCacheBytes } from '../lib/systems';
+import { CompiledStructureCache, readSystemCacheBytes } from '../lib/systems/compiled-cache';
 import { encodeStructure } from '../lib/systems/payload';
 import {
   type Family,

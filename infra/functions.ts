@@ -32,7 +32,7 @@ const CREATE_REQUIRE_BANNER =
  * provider instead of the whole default chain (see lib/aws/lambda-credentials.ts). esbuild
  * resolves an alias from its working directory, the project root.
  */
-export const LAMBDA_CREDENTIALS_ALIAS = {
+const LAMBDA_CREDENTIALS_ALIAS = {
   '--alias:@aws-sdk/credential-provider-node': './lib/aws/lambda-credentials.ts',
 } as const;
 

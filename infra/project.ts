@@ -6,7 +6,10 @@ import { fileURLToPath } from 'node:url';
 /** The repository root: function entries in the route table are relative to it. */
 export const PROJECT_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** The `context` of cdk.json (feature flags, defaults), for apps not started by the CDK CLI. */
+/**
+ * The `context` of cdk.json (feature flags, defaults), for apps not started by the CDK CLI.
+ * @internal no deployed code calls it; test/infra/synth.ts and bench/bundle.ts build their apps with it.
+ */
 export function cdkJsonContext(): Record<string, unknown> {
   return JSON.parse(readFileSync(join(PROJECT_ROOT, 'cdk.json'), 'utf8')).context as Record<string, unknown>;
 }

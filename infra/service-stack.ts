@@ -53,6 +53,10 @@ export class ServiceStack extends Stack {
         TABLE_NAME: table.tableName,
         USER_POOL_ID: users.userPool.userPoolId,
         USER_POOL_CLIENT_ID: users.client.userPoolClientId,
+        // A registration keeps its compiled structure for the engine runs of the same process
+        // (the local server); deployed, engine runs happen in the engine function, so nothing
+        // here would ever read it.
+        SYSTEM_CACHE_MIB: '0',
       },
     };
     const functionNames = Object.keys(FUNCTIONS) as FunctionName[];

@@ -54,7 +54,7 @@ export const CONTEXT_KEYS = {
 
 export type ContextKey = keyof typeof CONTEXT_KEYS;
 
-export const DEFAULT_SETTINGS = Object.freeze({
+const DEFAULT_SETTINGS = Object.freeze({
   throwaway: false,
   throttleRateLimit: 100,
   throttleBurstLimit: 200,

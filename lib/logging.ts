@@ -14,10 +14,10 @@ type LogLevel = (typeof LOG_LEVELS)[number];
 const SECRET_ATTRIBUTE =
   /^(authorization|cookie|set-cookie|x-api-key|api[-_]?key|token|access[-_]?token|secret|password)$/i;
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** `JSON.stringify` replacer that blanks secret-named attributes at any depth. */
-export function redactSecrets(key: string, value: unknown): unknown {
+function redactSecrets(key: string, value: unknown): unknown {
   return key !== '' && SECRET_ATTRIBUTE.test(key) && value !== undefined ? REDACTED : value;
 }
 

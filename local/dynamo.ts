@@ -33,7 +33,7 @@ export interface EmbeddedDynamo {
 }
 
 /** Thrown when the requested DynamoDB port is in use and falling back was not allowed. */
-export class PortInUseError extends Error {
+class PortInUseError extends Error {
   override readonly name = 'PortInUseError';
   readonly port: number;
 

@@ -88,13 +88,16 @@ export interface MappedResponse {
 /** Bodies with these media types reach the function as text; everything else as base64, as API Gateway does. */
 const TEXT_MEDIA_TYPE = /^(?:text\/[^;]+|application\/(?:[\w.+-]+\+)?(?:json|xml)|application\/javascript)$/i;
 
-export function isTextContentType(contentType: string | undefined): boolean {
+function isTextContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return false;
   const mediaType = contentType.split(';')[0]?.trim() ?? '';
   return TEXT_MEDIA_TYPE.test(mediaType);
 }
 
-/** Builds the HTTP API payload 2.0 event API Gateway would send for this request. */
+/**
+ * Builds the HTTP API payload 2.0 event API Gateway would send for this request.
+ * @internal test/local/http-adapter.test.ts checks the event field by field, no server needed.
+ */
 export function buildHttpApiEvent(request: RawHttpRequest): APIGatewayProxyEventV2 {
   const { rawPath, rawQueryString } = splitUrl(request.url);
   const headers: Record<string, string> = {};
@@ -151,6 +154,7 @@ export function buildHttpApiEvent(request: RawHttpRequest): APIGatewayProxyEvent
  * Turns a handler's result into an HTTP response the way API Gateway reads payload 2.0
  * results: an object with `statusCode` is a structured result; anything else (a string, an
  * object without `statusCode`) is a 200 with that value as a JSON body.
+ * @internal test/local/http-adapter.test.ts maps handler results without a server.
  */
 export function mapHttpApiResult(result: unknown): MappedResponse {
   if (!isStructuredResult(result)) {
@@ -426,7 +430,7 @@ function normalizeIp(address: string | undefined): string {
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
 
 /** API Gateway's `requestContext.time`: `12/Mar/2020:19:03:58 +0000`. */
-export function formatRequestTime(date: Date): string {
+function formatRequestTime(date: Date): string {
   const two = (n: number) => String(n).padStart(2, '0');
   return (
     `${two(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:` +

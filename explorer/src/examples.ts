@@ -22,6 +22,7 @@ function mulberry32(seed: number): () => number {
 /**
  * A long forward chain with a few jumps back (one giant cycle), 10% throttled nodes, 2% sinks,
  * `perNode` dependencies per non-sink node. Deterministic for a given size.
+ * @internal test/explorer pastes a larger generated body (20,000 nodes) than the examples offer.
  */
 export function generated(nodeCount: number, perNode: number): object {
   const random = mulberry32(20261123);

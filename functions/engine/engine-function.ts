@@ -1,4 +1,6 @@
-import { createRunEngine } from '../../lib/app';
+// The use case's own module, not lib/app's index: the index also loads connect and keys, whose
+// body schemas (zod) would then be bundled into this function for nothing.
+import { createRunEngine } from '../../lib/app/run-engine';
 import type { Limits } from '../../lib/config/limits';
 import { createFunctionHandler, type FunctionOptions } from '../../lib/http/dispatch';
 import { jsonTextResult } from '../../lib/http/responses';
@@ -36,7 +38,12 @@ export function createEngineFunction(deps: EngineFunctionDeps) {
             body,
             ...(owner === undefined ? {} : { owner }),
             onAccepted: ({ mode, ticks, nodeCount, dependencyCount }) =>
-              Object.assign(facts, { mode, ...(mode === 'ticks' ? { ticks } : {}), nodeCount, dependencyCount }),
+              Object.assign(facts, {
+                mode,
+                ...(mode === 'ticks' ? { ticks } : {}),
+                nodeCount,
+                dependencyCount,
+              }),
           });
           return jsonTextResult(200, answer.json);
         },

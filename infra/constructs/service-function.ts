@@ -22,6 +22,7 @@ import { PROJECT_ROOT } from '../project';
  * What every function of this project is built with: its entry bundled from the project root,
  * with the lockfile, runtime, architecture and esbuild options of infra/functions.ts. The
  * stack and the bundle benchmark both build through this, so they build the same way.
+ * @internal bench/bundle.ts and test/infra/bundling.test.ts bundle a fixture with these props.
  */
 export function bundledFunctionProps(entry: string, awsSdk?: AwsSdkPlacement) {
   return {
@@ -109,6 +110,7 @@ export class ServiceFunction extends Construct {
  * The conditions of one `TABLE_ACCESS` entry. `ForAllValues` holds vacuously when a request
  * carries no leading key at all, so `Null: false` requires one; an attribute list also requires
  * that the call returns no item (`ReturnValues` NONE), or it could read what it may not write.
+ * @internal test/infra/service-stack.test.ts expects exactly these conditions on each table statement.
  */
 export function tableConditions(access: TableAccess): Record<string, Record<string, unknown>> {
   return {

@@ -30,7 +30,7 @@ type JsonObject = Record<string, unknown>;
  * itself the structure; otherwise the first of `payload`, `system`, `record`, `data`, `graph` that
  * is an object holding a `nodes` array. `undefined` when there is none.
  */
-export function locateStructure(body: JsonObject): StructureLocation | undefined {
+function locateStructure(body: JsonObject): StructureLocation | undefined {
   if (Object.hasOwn(body, 'nodes')) return { container: undefined, holder: body };
   for (const container of CONTAINER_KEYS) {
     const candidate = body[container];
@@ -235,7 +235,7 @@ export function parseEngineRequest(body: unknown, limits: Limits): EngineRequest
  * count as one more element per 100 characters: a structure with very long ids cannot slip a
  * multi-gigabyte timeline past an element count that only sees a handful of nodes.
  */
-export const ID_CHARS_PER_ELEMENT = 100;
+const ID_CHARS_PER_ELEMENT = 100;
 
 function assertWithinLimits(
   structure: CompiledStructure,

@@ -26,8 +26,6 @@ import './connect-request';
 import './key-request';
 import './schemas';
 
-export { WORKED_EXAMPLE };
-
 const API_VERSION = '0.1.0';
 const SCHEMA_REF_PREFIX = '#/components/schemas/';
 const ref = (id: string) => ({ $ref: `${SCHEMA_REF_PREFIX}${id}` });
@@ -375,7 +373,7 @@ function keyPaths(): JsonObject {
   };
 }
 
-export function buildOpenApiDocument(): object {
+function buildOpenApiDocument(): object {
   return {
     openapi: '3.1.0',
     info: {
@@ -461,6 +459,6 @@ export function buildOpenApiDocument(): object {
 }
 
 /** The document as written to openapi.json: 2-space indent, trailing newline. */
-export function serializeOpenApiDocument(document: object = buildOpenApiDocument()): string {
-  return `${JSON.stringify(document, null, 2)}\n`;
+export function serializeOpenApiDocument(): string {
+  return `${JSON.stringify(buildOpenApiDocument(), null, 2)}\n`;
 }

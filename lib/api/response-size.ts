@@ -12,9 +12,12 @@ import type { Limits } from '../config/limits';
  * punctuation around them. Our headers come to well under 1 KiB; 8 KiB leaves room for more
  * without making a practical difference to the 6 MiB.
  */
-export const ENVELOPE_MARGIN_BYTES = 8 * 1024;
+const ENVELOPE_MARGIN_BYTES = 8 * 1024;
 
-/** Bytes the body takes inside the returned JSON envelope, quotes around it excluded. */
+/**
+ * Bytes the body takes inside the returned JSON envelope, quotes around it excluded.
+ * @internal test/api/response-size.test.ts checks this count against what Lambda serializes.
+ */
 export function returnedBodyBytes(body: string | Uint8Array, isBase64Encoded: boolean): number {
   if (typeof body !== 'string') return base64Length(body.byteLength);
   // A base64 string needs no escaping: its alphabet is letters, digits, `+`, `/` and `=`.
@@ -23,7 +26,7 @@ export function returnedBodyBytes(body: string | Uint8Array, isBase64Encoded: bo
 }
 
 /** Largest body, as counted by `returnedBodyBytes`, that leaves the envelope within `maxResponseBytes`. */
-export function responseBodyBudget(limits: Pick<Limits, 'maxResponseBytes'>): number {
+function responseBodyBudget(limits: Pick<Limits, 'maxResponseBytes'>): number {
   return limits.maxResponseBytes - ENVELOPE_MARGIN_BYTES;
 }
 

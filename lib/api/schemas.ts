@@ -53,6 +53,7 @@ const TicksSchema = named(
     }),
 );
 
+/** @internal test/api/schemas.test.ts checks it accepts exactly the nodes the engine accepts. */
 export const NodeSchema = named(
   'Node',
   z
@@ -72,15 +73,51 @@ export const NodeSchema = named(
         description:
           'Finite number > 0: the most value the node passes on in one step. Omitted means unlimited.',
       }),
+      arrival: z
+        .number()
+        .min(0)
+        .max(MAX_TOTAL_LOAD)
+        .optional()
+        .meta({
+          description:
+            'Number >= 0: value entering the node from outside at every step (requests per step). ' +
+            'Counts with the loads towards their largest total. Any of `arrival`, `exit`, `fanout` ' +
+            'makes the structure open: results add `exited`, and `analyze` the steady state.',
+        }),
+      exit: z
+        .number()
+        .min(0)
+        .optional()
+        .meta({
+          description:
+            'Number >= 0: a way out of the system, weighted like a dependency: of what the node passes ' +
+            'on, `exit / (exit + W)` leaves the system. Not allowed with `fanout: true`.',
+        }),
+      fanout: z
+        .boolean()
+        .optional()
+        .meta({
+          description:
+            'true: what the node processes completes there, and each outgoing dependency receives ' +
+            '`outflow × weight` (calls per unit processed) instead of a share.',
+        }),
+    })
+    .refine((node) => !(node.fanout === true && node.exit !== undefined), {
+      message: 'a fan-out node completes what it processes, so it takes no exit',
+      path: ['exit'],
     })
     .meta({
       description:
         'A unit of value. Other fields are allowed and carried unchanged into the `analyze` output ' +
         '(not into snapshots).',
-      examples: [{ id: 'B', load: 0, capacity: 4 }],
+      examples: [
+        { id: 'B', load: 0, capacity: 4 },
+        { id: 'frontend', arrival: 100, fanout: true },
+      ],
     }),
 );
 
+/** @internal test/api/schemas.test.ts checks it accepts exactly the dependencies the engine accepts. */
 export const DependencySchema = named(
   'Dependency',
   z
@@ -119,6 +156,7 @@ const StructureSchema = named(
   }),
 );
 
+/** @internal test/api/schemas.test.ts checks the direct and nested formats exclude each other. */
 export const DirectRequestSchema = named(
   'DirectRequest',
   z
@@ -162,6 +200,7 @@ function nestedVariant(key: ContainerKey) {
     .meta({ title: `Structure in \`${key}\`` });
 }
 
+/** @internal test/api/schemas.test.ts checks the direct and nested formats exclude each other. */
 export const NestedRequestSchema = named(
   'NestedRequest',
   z.union(CONTAINER_KEYS.map(nestedVariant)).meta({
@@ -215,9 +254,23 @@ const NodeStateSchema = named(
       capacity: z.number().optional().meta({ description: 'As sent; absent when the node has none.' }),
       inflow: finite('Value arriving in the next step.'),
       outflow: finite('Value leaving in the next step.'),
+      arrival: z.number().optional().meta({ description: 'As sent (open structures).' }),
+      exit: z.number().optional().meta({ description: 'As sent (open structures).' }),
+      fanout: z.boolean().optional().meta({ description: 'As sent (open structures).' }),
+      exited: finite(
+        'Open structures only: value that leaves the system at the node in the next step (through its ' +
+          'exit, or completed by a fan-out node).',
+      ).optional(),
       pressure: finite('Value left on the node after the next step beyond what it can pass on in one step.'),
       blocked: z.boolean().meta({ description: '`pressure > 0`.' }),
       role: RoleSchema,
+      throughput: finite(
+        '`analyze` of an open structure: value passing through the node per step in the steady state ' +
+          '(capacities ignored); absent where there is none (see the `unbounded` event).',
+      ).optional(),
+      utilization: finite(
+        '`throughput / capacity`, for a node with a capacity and a way out; above 1: over capacity.',
+      ).optional(),
     })
     .meta({
       description:
@@ -258,6 +311,15 @@ const EventSchema = named(
         })
         .meta({ title: 'cycle (analyze only)' }),
       z
+        .object({
+          tick: tickField,
+          type: z.literal('unbounded'),
+          nodes: z
+            .array(z.string())
+            .meta({ description: 'The ids where value grows without limit, sorted.' }),
+        })
+        .meta({ title: 'unbounded (analyze of an open structure only)' }),
+      z
         .object({ tick: tickField, type: z.literal('blocked'), node: z.string(), pressure: z.number() })
         .meta({ title: 'blocked' }),
       z.object({ tick: tickField, type: z.literal('cleared'), node: z.string() }).meta({ title: 'cleared' }),
@@ -267,7 +329,7 @@ const EventSchema = named(
     .meta({
       description:
         'Something that happened in a state. Within one result events are ordered by type ' +
-        '(cycle, blocked, cleared, drained, settled), then by node id.',
+        '(cycle, unbounded, blocked, cleared, drained, settled), then by node id.',
       examples: [{ tick: 0, type: 'blocked', node: 'B', pressure: 1 }],
     }),
 );
@@ -278,7 +340,12 @@ const OriginSchema = named(
     .object({
       id: z.string(),
       load: z.number(),
-      contribution: finite('Load on this node that will pass through the primary blockage (expected value).'),
+      arrival: z.number().optional().meta({
+        description: "Open structures only: the node's arrival per step, which counts with its load.",
+      }),
+      contribution: finite(
+        '(Load + arrival) on this node times the expected visits of a unit of it to the primary blockage.',
+      ),
       share: finite("This node's contribution divided by the sum of all contributions."),
     })
     .meta({
@@ -300,10 +367,32 @@ const engineResultShape = {
   }),
 };
 
+const HeadroomSchema = named(
+  'Headroom',
+  z
+    .object({
+      scale: finite(
+        "How many times today's arrivals the system can take before its first node saturates; below 1: " +
+          'already over capacity.',
+      ),
+      node: z.string().meta({ description: 'The node that saturates first (ties: smallest id).' }),
+    })
+    .meta({ description: 'The capacity-planning answer of an open structure.' }),
+);
+
 const EngineResultSchema = named(
   'EngineResult',
   z
-    .object(engineResultShape)
+    .object({
+      ...engineResultShape,
+      headroom: HeadroomSchema.nullable()
+        .optional()
+        .meta({
+          description:
+            'Open structures only: null when nothing arrives, no reached node has a capacity, or some ' +
+            'node is unbounded.',
+        }),
+    })
     .meta({ description: 'The description of one state and the step that would follow it.' }),
 );
 
@@ -317,16 +406,19 @@ const SnapshotSchema = named(
     .meta({ description: 'A state after `tick` steps. Nodes and dependencies carry no extra fields here.' }),
 );
 
+/** @internal tests check the engine's answers and the document's examples conform to it. */
 export const AnalyzeResponseSchema = named(
   'AnalyzeResponse',
   z.object({ mode: z.literal('analyze'), engine: EngineResultSchema }),
 );
 
+/** @internal tests check the engine's answers and the document's examples conform to it. */
 export const TickResponseSchema = named(
   'TickResponse',
   z.object({ mode: z.literal('tick'), snapshot: SnapshotSchema }),
 );
 
+/** @internal tests check the engine's answers and the document's examples conform to it. */
 export const TicksResponseSchema = named(
   'TicksResponse',
   z.object({
@@ -340,6 +432,7 @@ export const TicksResponseSchema = named(
 
 const ERROR_CODES = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
 
+/** @internal tests check error bodies and the document's error examples conform to it. */
 export const ErrorBodySchema = named(
   'ErrorBody',
   z

@@ -5,16 +5,17 @@ import {
   type SystemStore,
   toPublicSystemRecord,
 } from '../systems';
-import { systemNotFound } from './errors';
+import { inContractTerms, systemNotFound } from './errors';
 
 export type SystemWithStructure = PublicSystemRecord & { structure: StoredStructure };
 
 export type GetSystem = (owner: string, id: string) => Promise<SystemWithStructure>;
 
 export function createGetSystem(deps: { systems: Pick<SystemStore, 'get'> }): GetSystem {
-  return async (owner, id) => {
-    const found = await deps.systems.get(owner, id);
-    if (found === undefined) throw systemNotFound();
-    return { ...toPublicSystemRecord(found.record), structure: found.structure };
-  };
+  return (owner, id) =>
+    inContractTerms(async () => {
+      const found = await deps.systems.get(owner, id);
+      if (found === undefined) throw systemNotFound();
+      return { ...toPublicSystemRecord(found.record), structure: found.structure };
+    });
 }

@@ -4,9 +4,9 @@ import { describeState, type StateDescriber } from './describe';
 import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
 import { scratch } from './scratch';
+import { sortIds } from './sort-ids';
 import { solveSteadyState } from './steady-state';
 import { createStepBuffers, stepFrom } from './step';
-import { sortIds } from './sort-ids';
 import type { EngineEvent, EngineResult, Structure } from './types';
 
 /**

@@ -423,7 +423,16 @@ function fillCompiled(
   // Stryker disable next-line EqualityOperator: see above
   for (let j = 0; j < dependencyCount; j++) inShare[j] = outShare[inOutSlot[j]!]!;
   const pathInShare = hasFanout
-    ? fanoutPathShares(memory, nodeCount, dependencyCount, outStart, outWeight, openFields, inOutSlot, inShare)
+    ? fanoutPathShares(
+        memory,
+        nodeCount,
+        dependencyCount,
+        outStart,
+        outWeight,
+        openFields,
+        inOutSlot,
+        inShare,
+      )
     : inShare;
 
   return new CompiledStructure(memory, {
@@ -496,7 +505,11 @@ function fanoutPathShares(
  */
 export const MAX_TOTAL_LOAD = 1e300;
 
-function totalLoadTooLarge(index: number, field: 'load' | 'arrival' = 'load', withArrivals = false): PayloadError {
+function totalLoadTooLarge(
+  index: number,
+  field: 'load' | 'arrival' = 'load',
+  withArrivals = false,
+): PayloadError {
   const what =
     index === 0 && field === 'load'
       ? 'is'

@@ -4,7 +4,7 @@ import { assertFinite, assertFiniteNumber } from './finite';
 import { findOrigin } from './origin';
 import type { PressureBuffers } from './pressure';
 import type { ReachWorkspace } from './reach';
-import type { SteadyState } from './steady-state';
+import { boundedRatio, type SteadyState } from './steady-state';
 import { dependencyFlow, type StateWithStep, type StepBuffers } from './step';
 import type {
   DependencyState,
@@ -189,7 +189,7 @@ export function openNode(
     const x = steady.throughput[v]!;
     if (x !== Number.POSITIVE_INFINITY) {
       node.throughput = x;
-      if (cap !== Number.POSITIVE_INFINITY && structure.hasWayOut(v)) node.utilization = x / cap;
+      if (cap !== Number.POSITIVE_INFINITY && structure.hasWayOut(v)) node.utilization = boundedRatio(x, cap);
     }
   }
   return node as NodeState;

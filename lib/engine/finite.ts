@@ -5,7 +5,10 @@
  * a 200 with a hole in it, so it is thrown instead and reported as an engine failure.
  */
 
-/** A broken guarantee inside the engine: never the caller's fault, always worth a report. */
+/**
+ * A broken guarantee inside the engine: never the caller's fault, always worth a report.
+ * @internal tests check that a broken invariant throws this type.
+ */
 export class EngineInvariantError extends Error {
   override readonly name = 'EngineInvariantError';
 }

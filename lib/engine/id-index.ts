@@ -114,6 +114,7 @@ export class IdIndex {
 /**
  * FNV-1a, 32 bits, over UTF-16 code units; a signed 32-bit integer, as the hash table stores it.
  * Public so tests and the benchmark can craft colliding ids, as an attacker could.
+ * @internal tests and bench/generate.ts craft colliding ids with it.
  */
 export function idHash(id: string): number {
   let hash = 0x811c9dc5 | 0;

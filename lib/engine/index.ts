@@ -2,7 +2,9 @@ export { analyze } from './analyze';
 export { type CompiledStructure, compileStructure, MAX_TOTAL_LOAD } from './compile';
 export { PayloadError, ResultTooLargeError } from './errors';
 export { JsonWriter } from './json-writer';
+/** @internal no product path calls it yet; tests check it releases both buffers. */
 export { releaseScratchMemory } from './scratch';
+/** @internal the step alone, for bench/engine.ts and its tests; no product path runs it. */
 export { createSimulation } from './simulation';
 export { tick, ticks } from './timeline';
 export type * from './types';

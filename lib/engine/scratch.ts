@@ -163,6 +163,7 @@ export const scratch = new ScratchMemory(SCRATCH_RETAIN_LIMIT_BYTES);
 /**
  * Gives back the memory the engine keeps between calls, e.g. before idling: the scratch buffer
  * and the JSON writer's output buffer.
+ * @internal no product path calls it yet; tests check it releases both buffers.
  */
 export function releaseScratchMemory(): void {
   scratch.releaseRetained();

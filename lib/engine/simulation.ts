@@ -12,6 +12,7 @@ export interface Simulation {
   loads(): Float64Array;
 }
 
+/** @internal the step alone, for bench/engine.ts and its tests; no product path runs it. */
 export function createSimulation(structure: Structure | CompiledStructure): Simulation {
   const compiled = compileStructure(structure);
   const buffers = createStepBuffers(compiled);

@@ -2,12 +2,15 @@ import type { CompiledStructure } from './compile';
 import { solveLinearSystem } from './linear-system';
 import { type ScratchMemory, scratch } from './scratch';
 
-/** Cycles with at most this many nodes are solved exactly by Gaussian elimination. */
+/**
+ * Cycles with at most this many nodes are solved exactly by Gaussian elimination.
+ * @internal tests build a cycle past it to reach the sweeps.
+ */
 export const STEADY_DENSE_LIMIT = 128;
 /** Largest number of Gauss–Seidel sweeps on one larger cycle. */
-export const STEADY_MAX_SWEEPS = 20_000;
+const STEADY_MAX_SWEEPS = 20_000;
 /** A larger cycle is solved once a sweep changes no throughput by more than this fraction of the largest. */
-export const STEADY_TOLERANCE = 1e-13;
+const STEADY_TOLERANCE = 1e-13;
 
 /** The steady state of an open structure: what `analyze` reports as throughput and headroom. */
 export interface SteadyState {
@@ -65,7 +68,7 @@ export function solveSteadyState(structure: CompiledStructure, memory: ScratchMe
     }
     const cap = capacity[v]!;
     if (!(x > 0) || cap === Number.POSITIVE_INFINITY || !structure.hasWayOut(v)) continue;
-    const scale = cap / x;
+    const scale = boundedRatio(cap, x);
     if (scale < bestScale || (scale === bestScale && ids[v]! < ids[best]!)) {
       bestScale = scale;
       best = v;
@@ -73,6 +76,15 @@ export function solveSteadyState(structure: CompiledStructure, memory: ScratchMe
   }
   if (state.unbounded.length === 0 && best >= 0) state.headroom = { scale: bestScale, node: best };
   return state;
+}
+
+/**
+ * `a / b` for positive finite numbers, kept finite: a capacity of 1e300 over a throughput of 1e-300
+ * is beyond the largest double, and JSON would print Infinity as null. Such a ratio is reported as
+ * `Number.MAX_VALUE` ("more than any double"), which still orders correctly against every other.
+ */
+export function boundedRatio(a: number, b: number): number {
+  return Math.min(a / b, Number.MAX_VALUE);
 }
 
 /** What arrives at `v` per step from outside and from nodes outside its component (`localIndex` −1). */

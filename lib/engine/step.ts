@@ -114,7 +114,12 @@ export function step(
  * remainder so that the node's flows and its exit add up to its outflow) leave the system.
  * `L'(v) = A(v) − out(v) + in(v)`.
  */
-function openStep(structure: CompiledStructure, loads: Float64Array, buffers: StepBuffers, next: Float64Array): number {
+function openStep(
+  structure: CompiledStructure,
+  loads: Float64Array,
+  buffers: StepBuffers,
+  next: Float64Array,
+): number {
   const { nodeCount, outStart, outShare, outTarget, capacity, arrival, exit, openFields } = structure;
   const { outflow, lastCorrection, received, inflow, exited } = buffers;
   let moved = 0;

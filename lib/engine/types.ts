@@ -92,7 +92,10 @@ export interface SettledEvent {
 export type EngineEvent =
   | CycleEvent
   | UnboundedEvent
-  | BlockedEvent | ClearedEvent | DrainedEvent | SettledEvent;
+  | BlockedEvent
+  | ClearedEvent
+  | DrainedEvent
+  | SettledEvent;
 
 export interface Origin {
   id: string;

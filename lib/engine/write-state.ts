@@ -13,7 +13,7 @@ import {
 import { PayloadError, ResultTooLargeError } from './errors';
 import { constantBytes, type JsonWriter, MAX_NUMBER_BYTES, type QuotedIds } from './json-writer';
 import type { PressureBuffers } from './pressure';
-import type { SteadyState } from './steady-state';
+import { boundedRatio, type SteadyState } from './steady-state';
 import type { StateWithStep } from './step';
 import type { EngineEvent, Role } from './types';
 
@@ -87,7 +87,8 @@ export function writeState(
   } else {
     writer.bytes(RESULT_OPEN);
   }
-  if (structure.open) writeOpenNodes(writer, ids, structure, state, measured, options.steady, options.carryExtras);
+  if (structure.open)
+    writeOpenNodes(writer, ids, structure, state, measured, options.steady, options.carryExtras);
   else writeNodes(writer, ids, structure, state, measured, options.carryExtras);
   writer.reserve(DEPENDENCIES_OPEN.length);
   writer.bytes(DEPENDENCIES_OPEN);
@@ -290,7 +291,8 @@ function writeOpenNodes(
       writer.bytes(NODE_EXIT);
       writer.number(exit[v]!);
     }
-    if ((bits & FANOUT_GIVEN) !== 0) writer.bytes((bits & FANOUT_ON) !== 0 ? NODE_FANOUT_ON : NODE_FANOUT_OFF);
+    if ((bits & FANOUT_GIVEN) !== 0)
+      writer.bytes((bits & FANOUT_ON) !== 0 ? NODE_FANOUT_ON : NODE_FANOUT_OFF);
     writer.bytes(NODE_INFLOW);
     writer.number(inflow[v]!);
     writer.bytes(NODE_OUTFLOW);
@@ -308,7 +310,7 @@ function writeOpenNodes(
         writer.number(x);
         if (cap !== Number.POSITIVE_INFINITY && structure.hasWayOut(v)) {
           writer.bytes(NODE_UTILIZATION);
-          writer.number(x / cap);
+          writer.number(boundedRatio(x, cap));
         }
       }
     }

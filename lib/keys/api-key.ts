@@ -6,9 +6,6 @@ const API_KEY_PREFIX = 'sbe_';
 /** 32 random bytes = 256 bits, well above the 128 bits a guessing attack would need to beat. */
 const API_KEY_RANDOM_BYTES = 32;
 
-/** base64url without padding of 32 bytes is 43 characters; a generated key is 47 characters long. */
-export const API_KEY_LENGTH = API_KEY_PREFIX.length + Math.ceil((API_KEY_RANDOM_BYTES * 4) / 3);
-
 /** Characters of the key after `sbe_` kept as the display prefix. */
 const DISPLAY_PREFIX_CHARS = 8;
 
@@ -26,7 +23,10 @@ const ACCEPTED_KEY_SHAPE = /^[\x21-\x7e]{32,512}$/;
 /** The rule above in words, for error messages. */
 export const ACCEPTED_KEY_RULE = '32 to 512 visible ASCII characters (no spaces)';
 
-/** A new secret key: `sbe_` + base64url (no padding) of 32 bytes from the OS CSPRNG. */
+/**
+ * A new secret key: `sbe_` + base64url (no padding) of 32 bytes from the OS CSPRNG, 43
+ * characters: 47 in all.
+ */
 export function generateApiKey(): string {
   return API_KEY_PREFIX + randomBytes(API_KEY_RANDOM_BYTES).toString('base64url');
 }

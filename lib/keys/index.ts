@@ -1,15 +1,11 @@
 export {
   ACCEPTED_KEY_RULE,
-  API_KEY_LENGTH,
-  apiKeyDisplayPrefix,
-  apiKeyIdFromDigest,
-  generateApiKey,
+  /** @internal the store is addressed by digest; tests find and revoke records with it. */
   hashApiKey,
   looksLikeApiKey,
 } from './api-key';
 export { DynamoApiKeyStore } from './dynamo-store';
 export {
-  ApiKeyConflictError,
   ApiKeyInputError,
   type ApiKeyRecord,
   type ApiKeyStore,
@@ -18,4 +14,4 @@ export {
   type PublicApiKeyRecord,
   toPublicApiKeyRecord,
 } from './store';
-export { createApiKeyVerifier, resolveCacheTtlMs } from './verifier';
+export { createApiKeyVerifier } from './verifier';

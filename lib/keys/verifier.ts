@@ -57,6 +57,7 @@ interface CacheEntry {
  * Resolve the cache TTL from an explicit option, else env `API_KEY_CACHE_TTL_MS`, else the default.
  * Values above the maximum are capped; anything that is not a whole number >= 0 is a configuration
  * error and throws, so a typo fails at startup instead of silently caching for the default.
+ * @internal tests pass an env object instead of changing process.env.
  */
 export function resolveCacheTtlMs(option?: number, env: Env = process.env): number {
   if (option !== undefined) {

@@ -45,11 +45,6 @@ export function addressRange(ip: string): string {
   return range;
 }
 
-/** True only for an ordinary public address: never loopback, private, link-local, multicast or reserved. */
-export function isPublicUnicast(ip: string): boolean {
-  return addressRange(ip) === PUBLIC_UNICAST;
-}
-
 function embeddedIPv4(address: ipaddr.IPv6): ipaddr.IPv4 {
   const high = address.parts[6]!;
   const low = address.parts[7]!;

@@ -34,13 +34,13 @@ export const PARTITION_PREFIXES = {
 const TABLE_BILLING_MODE = 'PAY_PER_REQUEST' as const;
 
 /** `KeySchema` for CreateTable, derived from `TABLE_KEYS`. */
-export const TABLE_KEY_SCHEMA = [
+const TABLE_KEY_SCHEMA = [
   { AttributeName: TABLE_KEYS.partitionKey.name, KeyType: 'HASH' },
   { AttributeName: TABLE_KEYS.sortKey.name, KeyType: 'RANGE' },
 ] as const;
 
 /** `AttributeDefinitions` for CreateTable, derived from `TABLE_KEYS`. */
-export const TABLE_ATTRIBUTE_DEFINITIONS = [
+const TABLE_ATTRIBUTE_DEFINITIONS = [
   { AttributeName: TABLE_KEYS.partitionKey.name, AttributeType: TABLE_KEYS.partitionKey.type },
   { AttributeName: TABLE_KEYS.sortKey.name, AttributeType: TABLE_KEYS.sortKey.type },
 ] as const;

@@ -14,7 +14,10 @@
 import { type Env, envInt } from '../config/env';
 import type { CompiledStructure } from '../engine';
 
-/** Estimated bytes one cached structure holds: its typed arrays plus the parsed input objects it keeps. */
+/**
+ * Estimated bytes one cached structure holds: its typed arrays plus the parsed input objects it keeps.
+ * @internal test/systems/compiled-cache.test.ts sizes caches in units of this estimate.
+ */
 export function estimatedBytes(compiled: CompiledStructure): number {
   const { nodeCount, dependencyCount, ids } = compiled;
   let idChars = 0;
@@ -166,6 +169,7 @@ export function processSystemCache(env: Env = process.env): CompiledStructureCac
  * `SYSTEM_CACHE_MIB`: how much memory (MiB, estimated) the engine function may keep compiled
  * stored systems in; 0 turns the cache off. Default 256, a quarter of the smallest memory
  * docs/api.md recommends, beside the ~410 MB the largest request may need.
+ * @internal bench/engine.ts sizes its cache as deployed; tests pass an env object.
  */
 export function readSystemCacheBytes(env: Env = process.env): number {
   return envInt(env, 'SYSTEM_CACHE_MIB', DEFAULT_CACHE_MIB, { min: 0, max: 4096 }) * 1024 * 1024;

@@ -6,7 +6,7 @@
  */
 
 /** Longest part of a caller's string repeated in a message; the rest is replaced by `…`. */
-export const MAX_ECHOED_CHARS = 40;
+const MAX_ECHOED_CHARS = 40;
 
 /** A caller's string, quoted as JSON and cut short: `"db"`, `"aaaa…"`. */
 export function quoteText(text: string): string {

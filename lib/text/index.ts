@@ -1,4 +1,4 @@
-export { describeValue, isRecord, MAX_ECHOED_CHARS, quoteText } from './describe-value';
+export { describeValue, isRecord, quoteText } from './describe-value';
 export {
   CONTROL_CHARACTERS,
   isDisplayName,

@@ -1,12 +1,6 @@
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import {
-  ENVELOPE_MARGIN_BYTES,
-  largestBinaryBody,
-  responseBodyBudget,
-  responseFits,
-  returnedBodyBytes,
-} from '../../lib/api/response-size';
+import { largestBinaryBody, responseFits, returnedBodyBytes } from '../../lib/api/response-size';
 import { DEFAULT_LIMITS } from '../../lib/config/limits';
 
 describe('returnedBodyBytes', () => {
@@ -41,10 +35,12 @@ describe('returnedBodyBytes', () => {
 
 describe('responseFits', () => {
   const limits = { maxResponseBytes: 64 * 1024 };
-  const budget = 64 * 1024 - ENVELOPE_MARGIN_BYTES;
+  // 8 KiB of the limit are kept for the status code and headers.
+  const budget = 64 * 1024 - 8192;
 
   it('keeps a margin for the status code and headers', () => {
-    expect(responseBodyBudget(DEFAULT_LIMITS)).toBe(6_291_456 - 8192);
+    expect(responseFits('x'.repeat(6_291_456 - 8192), false, DEFAULT_LIMITS)).toBe(true);
+    expect(responseFits('x'.repeat(6_291_456 - 8191), false, DEFAULT_LIMITS)).toBe(false);
   });
 
   it('accepts a text body exactly at the budget and refuses one byte more', () => {

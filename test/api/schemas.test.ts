@@ -63,6 +63,18 @@ describe('the element schemas in the OpenAPI document agree with the engine', ()
     );
   });
 
+  it('on which open nodes (arrival, exit, fanout) are valid', () => {
+    const booleanish = fc.oneof(fc.boolean(), fc.constantFrom(null, 'true', 0, 1));
+    const node = record({ id: fc.constant('A'), arrival: numberish, exit: numberish, fanout: booleanish });
+    fc.assert(
+      fc.property(node, (candidate) => {
+        const byEngine = engineAccepts({ nodes: [candidate], dependencies: [] });
+        expect(NodeSchema.safeParse(candidate).success).toBe(byEngine);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('on which single dependencies are valid between two existing nodes', () => {
     // Whether `from`/`to` name an existing node is a property of the structure, not of one
     // element, so the ends are drawn from the two node ids or from values no node can have.
@@ -127,6 +139,28 @@ describe('the response schemas describe what the engine really returns', () => {
     conforms(AnalyzeResponseSchema, { mode: 'analyze', engine: analyze(WORKED) });
     conforms(TickResponseSchema, { mode: 'tick', snapshot: tick(WORKED) });
     conforms(TicksResponseSchema, { mode: 'ticks', ticks: 4, snapshots: ticks(WORKED, 4) });
+  });
+
+  // A front end fanning out, an exit, an unbounded closed cycle and a capacity: every open field.
+  it('for open structures too', () => {
+    const open = {
+      nodes: [
+        { id: 'F', arrival: 10, fanout: true },
+        { id: 'B', capacity: 15, exit: 1 },
+        { id: 'x', arrival: 1 },
+        { id: 'y' },
+      ],
+      dependencies: [
+        { from: 'F', to: 'B', weight: 2 },
+        { from: 'x', to: 'y' },
+        { from: 'y', to: 'x' },
+      ],
+    };
+    conforms(AnalyzeResponseSchema, { mode: 'analyze', engine: analyze(open) });
+    conforms(TicksResponseSchema, { mode: 'ticks', ticks: 3, snapshots: ticks(open, 3) });
+    const withHeadroom = { nodes: [{ id: 'F', arrival: 10, capacity: 20, exit: 1 }], dependencies: [] };
+    conforms(AnalyzeResponseSchema, { mode: 'analyze', engine: analyze(withHeadroom) });
+    expect(analyze(withHeadroom).headroom).toEqual({ scale: 2, node: 'F' });
   });
 
   it('and the analyze output of the example holds a cycle event', () => {

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { functionBundling, LAMBDA_CREDENTIALS_ALIAS } from '../../infra/functions';
+import { functionBundling } from '../../infra/functions';
 import { PROJECT_ROOT } from '../../infra/project';
 import { defaultProvider } from '../../lib/aws/lambda-credentials';
 
@@ -28,10 +28,11 @@ describe('lib/aws/lambda-credentials (the default provider inside Lambda bundles
   });
 
   it('is what a bundled SDK resolves the default chain to, and an external SDK keeps its own', () => {
-    const [flag, target] = Object.entries(LAMBDA_CREDENTIALS_ALIAS)[0]!;
-    expect(flag).toBe('--alias:@aws-sdk/credential-provider-node');
+    const target = './lib/aws/lambda-credentials.ts';
     expect(existsSync(join(PROJECT_ROOT, target))).toBe(true);
-    expect(functionBundling('bundled').esbuildArgs).toEqual(LAMBDA_CREDENTIALS_ALIAS);
+    expect(functionBundling('bundled').esbuildArgs).toEqual({
+      '--alias:@aws-sdk/credential-provider-node': target,
+    });
     expect(functionBundling('external').esbuildArgs).toBeUndefined();
   });
 });

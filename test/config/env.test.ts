@@ -4,7 +4,7 @@ import { createDynamoClients } from '../../lib/aws/dynamo';
 import { awsSdkEnv, envInt, envString, requiredEnv } from '../../lib/config/env';
 import { readLimits } from '../../lib/config/limits';
 import { readCorsSettings } from '../../lib/http/cors';
-import { resolveCacheTtlMs } from '../../lib/keys';
+import { resolveCacheTtlMs } from '../../lib/keys/verifier';
 import { createLogger } from '../../lib/logging';
 import { startLocalServer } from '../../local/server';
 

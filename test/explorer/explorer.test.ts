@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES, generated } from '../../explorer/src/examples';
 import { post, startTestServer, type TestServer } from '../integration/server';
@@ -191,12 +191,11 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     await page.selectOption('#run-as', 'analyze');
     await runAndWait();
     await page.waitForSelector('body[data-graph="webgl"]', { timeout: 60_000 });
-    await page.waitForTimeout(300);
-    const shot = await page.locator('#large-graph').screenshot();
-    const coloured = await page.evaluate(
-      `(${COUNT_COLOURED_PIXELS})(${JSON.stringify(`data:image/png;base64,${shot.toString('base64')}`)})`,
-    );
-    expect(coloured).toBeGreaterThan(2000);
+    // The view is in place, but the canvas is drawn again in a later animation frame (its first
+    // resize clears it): wait for the pixels themselves, not for a guessed time.
+    await expect
+      .poll(() => colouredPixels(page.locator('#large-graph')), { timeout: 30_000 })
+      .toBeGreaterThan(2000);
     expect(await page.textContent('[data-field="primary-blockage"] dd')).not.toBe('none');
     await page.screenshot({ path: `${SCREENSHOTS}/webgl-20k.png` });
   });
@@ -207,6 +206,16 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
       expect(url.startsWith(`${server.url}/`) || url.startsWith('blob:')).toBe(true);
   });
 });
+
+/** How many pixels of a screenshot of `target` are not (near) white, counted in its page. */
+async function colouredPixels(target: Locator): Promise<number> {
+  const shot = await target.screenshot();
+  return target
+    .page()
+    .evaluate(
+      `(${COUNT_COLOURED_PIXELS})(${JSON.stringify(`data:image/png;base64,${shot.toString('base64')}`)})`,
+    );
+}
 
 /**
  * Runs in the page (as text: this file has no DOM types): how many pixels of a PNG data URL are

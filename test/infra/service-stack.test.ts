@@ -152,7 +152,9 @@ describe('the functions', () => {
   });
 
   // Deployed, tokens are Cognito's: no local issuer, no allow-list that would open private hosts.
-  it('tells the connect function the user pool and its app client, and no CONNECT_ALLOW_HOSTS', () => {
+  // Engine runs happen in the engine function: a compiled-structure cache in connect would be
+  // written on every registration and never read.
+  it('tells the connect function the user pool and its app client, no CONNECT_ALLOW_HOSTS, and no system cache', () => {
     const pool = resourcesOfType('AWS::Cognito::UserPool')[0]![0];
     const client = resourcesOfType('AWS::Cognito::UserPoolClient')[0]![0];
     expect(resources[logicalIdOf('connect')]!.Properties.Environment.Variables).toEqual({
@@ -162,6 +164,7 @@ describe('the functions', () => {
       TABLE_NAME: { Ref: stack.getLogicalId(stackTable()) },
       USER_POOL_ID: { Ref: pool },
       USER_POOL_CLIENT_ID: { Ref: client },
+      SYSTEM_CACHE_MIB: '0',
     });
   });
 

@@ -72,18 +72,35 @@ const LARGE = (() => {
   };
 })();
 
+/** Encoded once, so the fetch's deadline is spent on sending it, not on this process encoding it. */
+const LARGE_ANSWER = json(LARGE);
+/** 7 MiB of JSON, over the 6 MiB an external answer may have; encoded once too. */
+const HUGE_ANSWER = json({ nodes: [{ id: 'A', note: 'x'.repeat(7 * 1024 * 1024) }], dependencies: [] });
+
+/**
+ * The connect function's outbound deadline in this file (`CONNECT_DEADLINE_MS`; 5 s by default),
+ * so the hanging API is given up on in a second. Not much shorter: the 5 and 7 MiB answers
+ * share this process's one event loop with the server, and on a busy machine sending them has
+ * taken half a second; they must end by their own outcome, not by the deadline.
+ */
+const CONNECT_DEADLINE_MS = 1000;
+
 let server: TestServer;
 let upstream: FakeApi;
 let other: FakeApi;
 let bob: string;
 
 beforeAll(async () => {
-  server = await startTestServer({ LOG_LEVEL: 'INFO', CONNECT_ALLOW_HOSTS: '127.0.0.1' });
+  server = await startTestServer({
+    LOG_LEVEL: 'INFO',
+    CONNECT_ALLOW_HOSTS: '127.0.0.1',
+    CONNECT_DEADLINE_MS: String(CONNECT_DEADLINE_MS),
+  });
   bob = signAccessToken(readLocalIssuer(server.issuerFile), { sub: 'bob' });
   other = await fakeApi({ '/landing': () => json(WORKED) });
   upstream = await fakeApi({
     '/direct': () => json(WORKED),
-    '/large': () => json(LARGE),
+    '/large': () => LARGE_ANSWER,
     '/nested': () => json({ payload: WORKED }),
     '/missing': () => ({ status: 404, type: 'application/json', body: '{}' }),
     '/broken': () => ({ status: 500, type: 'application/json', body: '{}' }),
@@ -93,7 +110,7 @@ beforeAll(async () => {
     '/to-other-origin': () => ({ status: 302, location: `${other.base}/landing` }),
     '/to-refused': () => ({ status: 302, location: 'http://127.0.0.2:9/' }),
     '/hang': () => 'hang',
-    '/huge': () => json({ nodes: [{ id: 'A', note: 'x'.repeat(7 * 1024 * 1024) }], dependencies: [] }),
+    '/huge': () => HUGE_ANSWER,
   });
 });
 
@@ -136,12 +153,12 @@ describe('POST /api/connect', () => {
 
   // The largest answer the fetch takes: stored in chunks, read back exactly.
   it('stores a structure at the node limit and gives it back byte for byte', async () => {
-    expect(JSON.stringify(LARGE).length).toBeLessThan(6 * 1024 * 1024);
+    expect(LARGE_ANSWER.body.length).toBeLessThan(6 * 1024 * 1024);
     const answer = await connect({ name: 'large', url: `${upstream.base}/large` });
     expect(answer.status, answer.text.slice(0, 300)).toBe(201);
     expect(answer.json).toMatchObject({ nodes: 100_000, dependencies: 100_000 });
     const read = await get(`/api/systems/${answer.json.id}`);
-    expect(JSON.stringify(read.json.structure)).toBe(JSON.stringify(LARGE));
+    expect(JSON.stringify(read.json.structure)).toBe(LARGE_ANSWER.body);
   });
 
   it('reads the nested format too', async () => {
@@ -156,18 +173,27 @@ describe('POST /api/connect', () => {
     expect(answer.status, answer.text).toBe(201);
   });
 
+  // Each failure is told apart by its message too: a cap or a deadline answering for another
+  // cause (the deadline here is short) would still give the same status and code.
   it.each([
-    ['a 404', '/missing', 502, 'UPSTREAM_ERROR'],
-    ['a 500', '/broken', 502, 'UPSTREAM_ERROR'],
-    ['HTML', '/html', 422, 'UPSTREAM_INVALID'],
-    ['an invalid structure', '/dangling', 422, 'UPSTREAM_INVALID'],
-    ['a redirect to a refused address', '/to-refused', 400, 'URL_NOT_ALLOWED'],
-    ['an answer over 6 MiB', '/huge', 502, 'UPSTREAM_ERROR'],
-    ['no complete answer within 5 s', '/hang', 502, 'UPSTREAM_ERROR'],
-  ])('answers %s from the external API with %i %s', async (_name, path, status, code) => {
+    ['a 404', '/missing', 502, 'UPSTREAM_ERROR', 'answered 404 Not Found'],
+    ['a 500', '/broken', 502, 'UPSTREAM_ERROR', 'answered 500 Internal Server Error'],
+    ['HTML', '/html', 422, 'UPSTREAM_INVALID', 'has Content-Type text/html'],
+    ['an invalid structure', '/dangling', 422, 'UPSTREAM_INVALID', 'unknown node "Z"'],
+    ['a redirect to a refused address', '/to-refused', 400, 'URL_NOT_ALLOWED', 'redirected to uses port 9'],
+    ['an answer over 6 MiB', '/huge', 502, 'UPSTREAM_ERROR', 'larger than the limit of 6291456 bytes'],
+    [
+      'no complete answer within the deadline',
+      '/hang',
+      502,
+      'UPSTREAM_ERROR',
+      `did not send a complete answer within ${CONNECT_DEADLINE_MS} ms`,
+    ],
+  ])('answers %s (%s) from the external API with %i %s', async (_name, path, status, code, message) => {
     const answer = await connect({ name: 'x', url: `${upstream.base}${path}` });
     expect(answer.status).toBe(status);
     expect(answer.json.error.code).toBe(code);
+    expect(answer.json.error.message).toContain(message);
   });
 
   it('names the element of an invalid structure as the engine does', async () => {

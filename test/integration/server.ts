@@ -8,8 +8,8 @@ import { type LocalServer, startLocalServer } from '../../local/server';
 
 /**
  * Starts the local server in this process on free ports, after setting the environment the
- * Lambda handlers read at import (limits, log level). One per test file: the handlers are
- * loaded once per process, like a Lambda cold start.
+ * Lambda handlers read at import (limits, log level, the connect function's CONNECT_* settings).
+ * One per test file: the handlers are loaded once per process, like a Lambda cold start.
  */
 export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
   for (const [name, value] of Object.entries(env)) process.env[name] = value;

@@ -1,14 +1,8 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  ApiKeyConflictError,
-  ApiKeyInputError,
-  DynamoApiKeyStore,
-  hashApiKey,
-  importApiKey,
-  issueApiKey,
-} from '../../lib/keys';
+import { ApiKeyInputError, DynamoApiKeyStore, hashApiKey, importApiKey, issueApiKey } from '../../lib/keys';
+import { ApiKeyConflictError } from '../../lib/keys/store';
 import { useFreshTable } from '../helpers/dynalite';
 
 const table = useFreshTable();

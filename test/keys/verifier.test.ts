@@ -6,8 +6,8 @@ import {
   DynamoApiKeyStore,
   importApiKey,
   issueApiKey,
-  resolveCacheTtlMs,
 } from '../../lib/keys';
+import { resolveCacheTtlMs } from '../../lib/keys/verifier';
 import { useFreshTable } from '../helpers/dynalite';
 
 const table = useFreshTable();

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:net';
 import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoClients } from '../../lib/aws/dynamo';
-import { PortInUseError, startEmbeddedDynamo } from '../../local/dynamo';
+import { startEmbeddedDynamo } from '../../local/dynamo';
 
 describe('startEmbeddedDynamo', () => {
   let blocker: Server;
@@ -20,7 +20,7 @@ describe('startEmbeddedDynamo', () => {
   // The user asked for that port explicitly (DYNAMO_PORT): say so clearly rather than silently moving.
   it('fails with a clear error when an explicitly chosen port is taken', async () => {
     const attempt = startEmbeddedDynamo({ port: takenPort, fallbackToFreePort: false });
-    await expect(attempt).rejects.toBeInstanceOf(PortInUseError);
+    await expect(attempt).rejects.toMatchObject({ name: 'PortInUseError', port: takenPort });
     await expect(startEmbeddedDynamo({ port: takenPort })).rejects.toThrow(
       `DynamoDB port ${takenPort} is already in use; set DYNAMO_PORT`,
     );

@@ -6,9 +6,7 @@ import { routes as realRoutes } from '../../lib/http/routes';
 import {
   buildHttpApiEvent,
   createHttpAdapter,
-  formatRequestTime,
   type HttpApiHandler,
-  isTextContentType,
   type LoadedRoute,
   mapHttpApiResult,
 } from '../../local/http-adapter';
@@ -107,9 +105,19 @@ describe('buildHttpApiEvent', () => {
   });
 
   it('formats request times like API Gateway', () => {
-    expect(formatRequestTime(new Date(Date.UTC(2020, 0, 5, 1, 2, 3)))).toBe('05/Jan/2020:01:02:03 +0000');
-    expect(isTextContentType('TEXT/CSV')).toBe(true);
-    expect(isTextContentType(undefined)).toBe(false);
+    const built = event({ now: new Date(Date.UTC(2020, 0, 5, 1, 2, 3)) });
+    expect(built.requestContext.time).toBe('05/Jan/2020:01:02:03 +0000');
+  });
+
+  // Text media types in any case reach the function as text; a body without a type as base64.
+  it('passes text bodies as text and untyped ones as base64', () => {
+    const csv = event({
+      rawHeaders: ['Host', '127.0.0.1:3000', 'Content-Type', 'TEXT/CSV'],
+      body: Buffer.from('a,b'),
+    });
+    expect(csv).toMatchObject({ body: 'a,b', isBase64Encoded: false });
+    const untyped = event({ rawHeaders: ['Host', '127.0.0.1:3000'], body: Buffer.from('a,b') });
+    expect(untyped).toMatchObject({ body: Buffer.from('a,b').toString('base64'), isBase64Encoded: true });
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressRange, isPublicUnicast } from '../../lib/outbound/address';
+import { addressRange } from '../../lib/outbound/address';
 import { OutboundError } from '../../lib/outbound/errors';
 import { checkOutboundUrl } from '../../lib/outbound/url-rules';
 
@@ -121,7 +121,10 @@ describe('addressRange', () => {
     ['2001::1', 'teredo'],
     ['fd00:ec2::254', 'uniqueLocal'],
     ['8.8.8.8', 'unicast'],
+    ['1.1.1.1', 'unicast'],
     ['2606:4700:4700::1111', 'unicast'],
+    ['169.254.169.254', 'linkLocal'],
+    ['::ffff:169.254.169.254', 'linkLocal'],
   ])('%s is %s', (ip, range) => {
     expect(addressRange(ip)).toBe(range);
   });
@@ -129,14 +132,5 @@ describe('addressRange', () => {
   // Only canonical addresses count: odd spellings are host names to a resolver, never "public".
   it.each(['localhost', '0x7f.1', '127.1', '[::1]', ''])('%j is not an address', (text) => {
     expect(addressRange(text)).toBe('invalid');
-    expect(isPublicUnicast(text)).toBe(false);
-  });
-
-  // The yes/no question the guard asks: public unicast, and nothing wrapped around a private address.
-  it('calls only ordinary public addresses public unicast', () => {
-    expect(isPublicUnicast('1.1.1.1')).toBe(true);
-    expect(isPublicUnicast('2606:4700:4700::1111')).toBe(true);
-    expect(isPublicUnicast('169.254.169.254')).toBe(false);
-    expect(isPublicUnicast('::ffff:169.254.169.254')).toBe(false);
   });
 });

@@ -1,12 +1,7 @@
 import { CreateTableCommand, DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createDynamoClients } from '../../lib/aws/dynamo';
-import {
-  ensureTable,
-  TABLE_ATTRIBUTE_DEFINITIONS,
-  TABLE_KEY_SCHEMA,
-  TABLE_KEYS,
-} from '../../lib/storage/table';
+import { ensureTable, TABLE_KEYS } from '../../lib/storage/table';
 import { type RunningDynalite, startDynalite } from '../helpers/dynalite';
 
 // The storage and client modules are tested here because they were written for API keys; they are
@@ -29,8 +24,14 @@ describe('ensureTable', () => {
       await ensureTable(client, 'ensure-once');
       const { Table } = await client.send(new DescribeTableCommand({ TableName: 'ensure-once' }));
       expect(Table?.TableStatus).toBe('ACTIVE');
-      expect(Table?.KeySchema).toEqual(TABLE_KEY_SCHEMA);
-      expect(Table?.AttributeDefinitions).toEqual(TABLE_ATTRIBUTE_DEFINITIONS);
+      expect(Table?.KeySchema).toEqual([
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ]);
+      expect(Table?.AttributeDefinitions).toEqual([
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ]);
       expect(Table?.BillingModeSummary?.BillingMode).toBe('PAY_PER_REQUEST');
     } finally {
       client.destroy();

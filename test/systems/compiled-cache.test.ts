@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { compileStructure } from '../../lib/engine';
-import { CompiledStructureCache, readSystemCacheBytes } from '../../lib/systems';
-import { estimatedBytes } from '../../lib/systems/compiled-cache';
+import {
+  CompiledStructureCache,
+  estimatedBytes,
+  readSystemCacheBytes,
+} from '../../lib/systems/compiled-cache';
 
 /** A chain of `n` nodes: a structure whose estimated size grows with n. */
 function chain(n: number) {

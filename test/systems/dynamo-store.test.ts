@@ -8,7 +8,8 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import { describe, expect, it } from 'vitest';
-import { DynamoSystemStore, SystemInputError, SystemStorageError } from '../../lib/systems';
+import { DynamoSystemStore, SystemInputError } from '../../lib/systems';
+import { SystemStorageError } from '../../lib/systems/errors';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
 import { useFreshTable } from '../helpers/dynalite';
 import { generatedStructure, pseudoRandomText } from './structures';

@@ -2,7 +2,7 @@ export { apiKeyAuth, type VerifyApiKey } from './api-key-auth';
 export { errorResponse } from './error-response';
 export { jsonBody } from './json-body';
 export { logRequestLine, requestLog } from './request-log';
-export { chooseContentCoding, responseEncoding } from './response-encoding';
+export { responseEncoding } from './response-encoding';
 export { API_RESPONSE_HEADERS, responseHeaders } from './response-headers';
 export { type HttpContext, type HttpEvent, type RequestFacts, requestFacts } from './types';
 export { userTokenAuth, type VerifyUserToken } from './user-token-auth';

@@ -138,6 +138,7 @@ function tooLarge(tried: readonly ContentCoding[], maxBytes: number): ApiError {
  * none. q-values are honoured (`gzip;q=0` refuses gzip, `*` covers codings not listed), br
  * wins ties, and when `identity` is preferred over every coding we support, nothing is
  * compressed. A missing header means no compression: clients that can decode say so.
+ * @internal test/http/middleware/response-encoding.test.ts tables Accept-Encoding headers against it.
  */
 export function chooseContentCoding(acceptEncoding: string | undefined): ContentCoding | undefined {
   const [best] = acceptedCodings(acceptEncoding);

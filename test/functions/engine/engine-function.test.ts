@@ -39,26 +39,29 @@ const HUGE_BROKEN = `{"mode":"analyze",${' '.repeat(3000)}`;
 
 describe('engine handler: the contract order of checks', () => {
   // Each case fails several checks at once; the earliest check in the contract's order decides.
-  it.each<[string, Call, number, string]>([
-    ['no key, oversized broken body', { key: null, body: HUGE_BROKEN }, 401, 'MISSING_API_KEY'],
+  // Columns: the case, the status and code it must get, and last the call, which is not in the title.
+  it.each<[string, number, string, Call]>([
+    ['no key, oversized broken body', 401, 'MISSING_API_KEY', { key: null, body: HUGE_BROKEN }],
     [
       'unknown key, oversized broken body',
-      { key: 'sbe_someoneelsesomeoneelsesomeoneelse00', body: HUGE_BROKEN },
       403,
       'INVALID_API_KEY',
+      { key: 'sbe_someoneelsesomeoneelsesomeoneelse00', body: HUGE_BROKEN },
     ],
-    ['oversized broken body', { body: HUGE_BROKEN }, 413, 'LIMIT_EXCEEDED'],
-    ['broken JSON', { body: '{"mode":"analyze",' }, 500, 'PAYLOAD_ERROR'],
-    ['an array body', { body: [1, 2] }, 500, 'PAYLOAD_ERROR'],
+    ['oversized broken body', 413, 'LIMIT_EXCEEDED', { body: HUGE_BROKEN }],
+    ['broken JSON', 500, 'PAYLOAD_ERROR', { body: '{"mode":"analyze",' }],
+    ['an array body', 500, 'PAYLOAD_ERROR', { body: [1, 2] }],
     [
       'bad mode and a dangling dependency',
-      { body: { mode: 'simulate', nodes: [], dependencies: [{ from: 'x', to: 'y' }] } },
       400,
       'INVALID_MODE',
+      { body: { mode: 'simulate', nodes: [], dependencies: [{ from: 'x', to: 'y' }] } },
     ],
-    ['bad ticks and no structure', { body: { mode: 'ticks', ticks: 0 } }, 400, 'INVALID_TICKS'],
+    ['bad ticks and no structure', 400, 'INVALID_TICKS', { body: { mode: 'ticks', ticks: 0 } }],
     [
       'too many nodes, one with a negative load',
+      500,
+      'PAYLOAD_ERROR',
       {
         body: {
           mode: 'analyze',
@@ -66,11 +69,11 @@ describe('engine handler: the contract order of checks', () => {
           dependencies: [],
         },
       },
-      500,
-      'PAYLOAD_ERROR',
     ],
     [
       'too many nodes',
+      413,
+      'LIMIT_EXCEEDED',
       {
         body: {
           mode: 'analyze',
@@ -78,10 +81,8 @@ describe('engine handler: the contract order of checks', () => {
           dependencies: [],
         },
       },
-      413,
-      'LIMIT_EXCEEDED',
     ],
-  ])('%s -> %i %s', async (_name, request, status, code) => {
+  ])('%s -> %i %s', async (_name, status, code, request) => {
     const { result, json } = await call(request);
     expect(result.statusCode).toBe(status);
     expect(json.error.code).toBe(code);

@@ -3,12 +3,8 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../lib/api/errors';
-import {
-  chooseContentCoding,
-  type HttpContext,
-  type HttpEvent,
-  responseEncoding,
-} from '../../../lib/http/middleware';
+import { type HttpContext, type HttpEvent, responseEncoding } from '../../../lib/http/middleware';
+import { chooseContentCoding } from '../../../lib/http/middleware/response-encoding';
 import { type HttpResult, jsonTextResult } from '../../../lib/http/responses';
 import { httpEvent } from '../events';
 
