@@ -64,6 +64,21 @@ describe('sbe-engine', () => {
     expect(stdout).toBe(`${apiBody({ mode: 'ticks', ticks: 3, payload: WORKED })}\n`);
   });
 
+  // An open structure (arrivals, an exit, fan-out): the steady state comes out as the API's.
+  it('answers open structures with their steady state, as the API would', async () => {
+    const open = {
+      nodes: [
+        { id: 'F', arrival: 10, fanout: true },
+        { id: 'B', capacity: 15, exit: 1 },
+      ],
+      dependencies: [{ from: 'F', to: 'B', weight: 2 }],
+    };
+    const { code, stdout } = await run(['analyze', file('open.json', JSON.stringify(open))]);
+    expect(code).toBe(0);
+    expect(stdout).toBe(`${apiBody({ mode: 'analyze', ...open })}\n`);
+    expect(JSON.parse(stdout).engine.headroom).toEqual({ scale: 0.75, node: 'B' });
+  });
+
   it('reads stdin when no file is given', async () => {
     const { code, stdout } = await run(['tick'], JSON.stringify(WORKED));
     expect(code).toBe(0);

@@ -265,6 +265,58 @@ describe('POST /api/engine: the worked example', () => {
   });
 });
 
+describe('POST /api/engine: open systems (arrival, exit, fanout)', () => {
+  // The open worked example of docs/engine.md, in the nested format: a front end fanning out to
+  // A and twice to B (capacity 15), a database that exits.
+  const OPEN = {
+    nodes: [
+      { id: 'F', arrival: 10, fanout: true },
+      { id: 'A' },
+      { id: 'B', capacity: 15 },
+      { id: 'D', exit: 1 },
+    ],
+    dependencies: [
+      { from: 'F', to: 'A' },
+      { from: 'F', to: 'B', weight: 2 },
+      { from: 'A', to: 'D' },
+      { from: 'B', to: 'D' },
+    ],
+  };
+
+  it('analyze: exits, throughput, utilization and headroom over HTTP', async () => {
+    const answer = await post(base, key, { mode: 'analyze', payload: OPEN });
+    expect(answer.status).toBe(200);
+    const { engine } = answer.json;
+    expect(nodeOf(engine, 'F')).toMatchObject({ arrival: 10, fanout: true, exited: 10, throughput: 10 });
+    expect(nodeOf(engine, 'B')).toMatchObject({ pressure: 5, throughput: 20 });
+    near(nodeOf(engine, 'B').utilization!, 20 / 15);
+    expect(engine.headroom).toEqual({ scale: 0.75, node: 'B' });
+    expect(engine.origin).toEqual({ id: 'F', load: 0, arrival: 10, contribution: 20, share: 1 });
+  });
+
+  it('ticks 3: B falls 5 further behind each step and D completes what it holds', async () => {
+    const answer = await post(base, key, { mode: 'ticks', ticks: 3, ...OPEN });
+    expect(answer.status).toBe(200);
+    const last = answer.json.snapshots[2];
+    expect(last.nodes.map((n: { load: number }) => n.load)).toEqual([0, 10, 30, 25]);
+    expect(nodeOf(last, 'D').exited).toBe(25);
+    expect(last).not.toHaveProperty('headroom');
+  });
+
+  it('500 PAYLOAD_ERROR naming the element for a bad open field', async () => {
+    const bad = { ...OPEN, nodes: [...OPEN.nodes.slice(0, 3), { id: 'D', exit: 1, fanout: true }] };
+    const answer = await post(base, key, { mode: 'analyze', ...bad });
+    expect(answer.status).toBe(500);
+    expect(answer.json.error.code).toBe('PAYLOAD_ERROR');
+    expect(answer.json.error.message).toMatch(/^nodes\[3\]\.exit: a fan-out node completes/);
+    const wrongType = { ...OPEN, nodes: [{ id: 'F', arrival: 'x' }] };
+    const typed = await post(base, key, { mode: 'analyze', ...wrongType });
+    expect(typed.json.error.message).toBe(
+      'nodes[0].arrival: must be a finite number >= 0, got the string "x"',
+    );
+  });
+});
+
 describe('POST /api/engine: compression', () => {
   const body = JSON.stringify({ mode: 'ticks', ticks: 20, ...WORKED });
   const headers = (acceptEncoding: string) => ({
