@@ -17,6 +17,7 @@ import { brotliDecompressSync } from 'node:zlib';
 import { compileEngineRequest, parseEngineEnvelope, parseEngineRequest } from '../lib/api/engine-request';
 import { renderEngineResponse } from '../lib/api/engine-response';
 import { readLimits } from '../lib/config/limits';
+import type { NodeInput } from '../lib/engine';
 import {
   analyze,
   compileStructure,
@@ -27,6 +28,8 @@ import {
 } from '../lib/engine';
 import { measurePressure, PressureBuffers } from '../lib/engine/pressure';
 import { ReachWorkspace, solveReach } from '../lib/engine/reach';
+import { scratch } from '../lib/engine/scratch';
+import { solveSteadyState } from '../lib/engine/steady-state';
 import { createStepBuffers, stepFrom } from '../lib/engine/step';
 import { CompiledStructureCache, readSystemCacheBytes } from '../lib/systems/compiled-cache';
 import { encodeStructure } from '../lib/systems/payload';
@@ -976,6 +979,116 @@ function storedTable(results: readonly StoredResult[]): string {
   );
 }
 
+// ---------------------------------------------------------------------------------------------
+// Open systems: the same structures with arrivals, exits and fan-out, analyze with the steady
+// state against the closed analyze of the same structure.
+
+const OPEN_TARGET = 1.5;
+
+interface OpenResult {
+  name: string;
+  closed: Measurement;
+  open: Measurement;
+  /** Service-style end to end: request text to response text through the API's own code. */
+  openEndToEnd: Measurement;
+  closedEndToEnd: Measurement;
+  ratio: number;
+  endToEndRatio: number;
+  sweeps: number;
+  unbounded: number;
+}
+
+/**
+ * The open twin of a generated structure: 1% of the nodes take arrivals, every node without a
+ * dependency and one in ten others get an exit, one in twenty are fan-out nodes (weights as
+ * generated, so some fan-out cycles have a gain above 1 and are reported unbounded).
+ */
+function openTwin(structure: Structure): Structure {
+  const hasOut = new Set(structure.dependencies.map((dependency) => dependency.from));
+  const nodes = structure.nodes.map((node, i) => {
+    const open: NodeInput = { ...node };
+    if (i % 100 === 0) open.arrival = 1 + (i % 7);
+    if (i % 20 === 7) open.fanout = true;
+    else if (!hasOut.has(node.id) || i % 10 === 3) open.exit = 1;
+    return open;
+  });
+  return { nodes, dependencies: structure.dependencies };
+}
+
+async function benchOpen(size: SizeSpec, shape: Shape): Promise<OpenResult> {
+  const name = `${shape} ${formatCount(size.nodeCount)}/${formatCount(size.dependencyCount)}`;
+  progress(`${name}: open twin`);
+  const closedText = requestText(generateStructure({ shape, ...size }));
+  const closedParsed = JSON.parse(closedText) as Structure;
+  const openParsed = openTwin(closedParsed);
+  const openText = JSON.stringify({ mode: 'analyze', ...openParsed });
+  const timed = (structure: Structure) => () => {
+    const started = performance.now();
+    sink += analyze(structure).nodes.length;
+    return { ms: performance.now() - started };
+  };
+  const endToEnd = (text: string) => () => {
+    const started = performance.now();
+    sink += renderEngineResponse(parseEngineRequest(JSON.parse(text) as unknown, BENCH_LIMITS)).length;
+    return { ms: performance.now() - started };
+  };
+  const closed = measure(size.runs, timed(closedParsed));
+  const open = measure(size.runs, timed(openParsed));
+  const closedEndToEnd = measure(size.runs, endToEnd(closedText));
+  const openEndToEnd = measure(size.runs, endToEnd(openText));
+  const compiled = compileStructure(openParsed);
+  // Inside one scratch phase, as analyze runs it; only the counts leave it.
+  const steady = scratch.run(() => {
+    const { sweeps, unbounded } = solveSteadyState(compiled);
+    return { sweeps, unbounded };
+  });
+  return {
+    name,
+    closed,
+    open,
+    closedEndToEnd,
+    openEndToEnd,
+    ratio: open.medianMs / closed.medianMs,
+    endToEndRatio: openEndToEnd.medianMs / closedEndToEnd.medianMs,
+    sweeps: steady.sweeps,
+    unbounded: steady.unbounded.length,
+  };
+}
+
+function openTable(results: readonly OpenResult[]): { table: string; checks: TargetCheck[] } {
+  const table = renderTable(
+    [
+      { header: 'structure', align: 'left' },
+      { header: 'analyze, closed', align: 'right' },
+      { header: 'analyze, open', align: 'right' },
+      { header: 'open / closed', align: 'right' },
+      { header: 'end to end, closed', align: 'right' },
+      { header: 'end to end, open', align: 'right' },
+      { header: 'open / closed', align: 'right' },
+      { header: 'steady-state sweeps', align: 'right' },
+      { header: 'unbounded nodes', align: 'right' },
+    ],
+    results.map((result) => [
+      result.name,
+      formatMs(result.closed.medianMs),
+      formatMs(result.open.medianMs),
+      formatRatio(result.ratio),
+      formatMs(result.closedEndToEnd.medianMs),
+      formatMs(result.openEndToEnd.medianMs),
+      formatRatio(result.endToEndRatio),
+      formatCount(result.sweeps),
+      formatCount(result.unbounded),
+    ]),
+  );
+  const checks = results.map((result) => ({
+    row: result.name,
+    target: `open analyze ≤ ${OPEN_TARGET}× closed analyze`,
+    measured: formatRatio(result.ratio),
+    pass: result.ratio <= OPEN_TARGET,
+  }));
+  return { table, checks };
+}
+
 async function main(): Promise<void> {
   const meta = metadata();
   console.log(
@@ -995,6 +1108,11 @@ async function main(): Promise<void> {
   for (const size of STORED_SIZES.filter((candidate) => sizes.includes(candidate))) {
     stored.push(await benchStored(size));
   }
+  const openResults: OpenResult[] = [];
+  const openSizes = quick
+    ? sizes.filter((size) => size.nodeCount === 10_000)
+    : sizes.filter((size) => size.targetRow);
+  for (const size of openSizes) for (const shape of SHAPES) openResults.push(await benchOpen(size, shape));
   progress('done');
 
   const table = mainTable(rows);
@@ -1063,6 +1181,18 @@ async function main(): Promise<void> {
       `Stored systems ({ mode, systemId }): first run and repeat on a warm instance:\n\n${storedSection}\n`,
     );
   }
+  const openSection = openResults.length > 0 ? openTable(openResults) : undefined;
+  if (openSection) {
+    console.log(
+      `Open systems (1% arrivals, exits, 5% fan-out) against the same structure closed:\n\n${openSection.table}\n`,
+    );
+    for (const check of openSection.checks) {
+      console.log(
+        `  ${check.pass ? 'PASS' : 'MISS'}  ${check.row}: ${check.target}, measured ${check.measured}`,
+      );
+    }
+    console.log('');
+  }
   console.log(`Inputs and what analyze found in them:\n\n${inputs}\n`);
 
   const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
@@ -1078,6 +1208,7 @@ async function main(): Promise<void> {
     inputs,
     breakdown,
     colliding: collidingResult,
+    open: openResults,
     collidingTable: collidingSection,
     families,
     familyTable: familySection?.table,

@@ -1,8 +1,12 @@
 import type { EngineResult } from '../../lib/engine/types';
+import { colourMeasure, openFacts } from './colour-by';
 import { largest } from './largest';
 import { layoutResult } from './layout';
 import { viridis } from './palette';
 import { svgElement } from './svg';
+
+/** A node without a value on the colour scale (no capacity, when colouring by utilization). */
+const NO_MEASURE_FILL = '#b8b8b8';
 
 /** Largest structure drawn as a layered SVG graph. */
 export const MAX_DRAWN_NODES = 2000;
@@ -17,8 +21,9 @@ export interface GraphViewOptions {
 }
 
 /**
- * Draws one described state: nodes coloured by pressure (viridis, 0 to the largest pressure),
- * sized by load, the primary blockage and the origin ringed, the trace drawn thick, each
+ * Draws one described state: nodes coloured by pressure (viridis, 0 to the largest pressure), or
+ * by utilization for an open structure's `analyze` (see `colourMeasure`), exits and fan-out
+ * marked beside the node, sized by load, the primary blockage and the origin ringed, the trace drawn thick, each
  * dependency as wide as its share of the largest flow. Hover shows a node's numbers; nodes
  * are buttons for the keyboard (Tab, Enter).
  */
@@ -31,7 +36,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
   const x = (i: number) => MARGIN + layout.layer[i]! * LAYER_GAP;
   const y = (i: number) => MARGIN + layout.row[i]! * ROW_GAP;
 
-  const maxPressure = largest(result.nodes, (n) => n.pressure, 0);
+  const measure = colourMeasure(result);
   const maxLoad = largest(result.nodes, (n) => n.load, 0);
   const maxFlow = largest(result.dependencies, (d) => d.flow, 0);
   const traceEdges = new Set<string>();
@@ -106,19 +111,29 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       group.append(svgElement('circle', { r: radius + 4, class: 'ring origin' }));
     if (node.id === options.selected)
       group.append(svgElement('circle', { r: radius + 10, class: 'ring selected' }));
+    const fraction = measure.fraction(node);
     group.append(
       svgElement('circle', {
         r: radius,
-        fill: viridis(maxPressure > 0 ? node.pressure / maxPressure : 0),
+        fill: fraction === undefined ? NO_MEASURE_FILL : viridis(fraction),
         class: node.capacity === undefined ? 'body' : 'body throttled',
       }),
     );
+    // Where value leaves the system (an exit) or multiplies (fan-out): a glyph at the node's side.
+    const mark = node.fanout === true ? 'fanout' : (node.exit ?? 0) > 0 ? 'exit' : undefined;
+    if (mark !== undefined) {
+      group.dataset.mark = mark;
+      const glyph = svgElement('text', { x: radius + 3, y: -radius + 4, class: `mark ${mark}` });
+      glyph.textContent = mark === 'fanout' ? '⋔' : '⇥';
+      group.append(glyph);
+    }
     const label = svgElement('text', { y: radius + 14, 'text-anchor': 'middle', class: 'label' });
     label.textContent = node.id.length > 18 ? `${node.id.slice(0, 17)}…` : node.id;
     const title = svgElement('title', {});
     title.textContent =
       `${node.id} (${node.role}${node.capacity === undefined ? '' : `, capacity ${node.capacity}`})\n` +
-      `load ${node.load}, pressure ${node.pressure}\ninflow ${node.inflow}, outflow ${node.outflow}`;
+      `load ${node.load}, pressure ${node.pressure}\ninflow ${node.inflow}, outflow ${node.outflow}` +
+      (openFacts(node) === '' ? '' : `\n${openFacts(node)}`);
     group.append(label, title);
     const select = () => options.onSelect(node.id);
     group.addEventListener('click', select);

@@ -1,7 +1,15 @@
 import type { EngineResult } from '../../lib/engine/types';
+import { colourMeasure } from './colour-by';
 import { largest } from './largest';
 import { foldedPositions, layoutResult } from './layout';
 import { viridisRgb } from './palette';
+
+/** Grey for a node without a value on the colour scale, as in the SVG view. */
+const NO_MEASURE: readonly [number, number, number] = [0.72, 0.72, 0.72];
+
+function colourOf(fraction: number | undefined): readonly [number, number, number] {
+  return fraction === undefined ? NO_MEASURE : viridisRgb(fraction);
+}
 
 /** The WebGL view of a large structure, kept so the next state reuses positions and buffers. */
 export interface LargeGraphView {
@@ -260,7 +268,7 @@ export function drawLargeGraph(
 
   const view: LargeGraphView = {
     update(state, selected) {
-      const maxPressure = largest(state.nodes, (n) => n.pressure, 0);
+      const measure = colourMeasure(state);
       const maxLoad = largest(state.nodes, (n) => n.load, 0);
       const blockage = state.primaryBlockage === null ? -1 : index.get(state.primaryBlockage)!;
       const origin = state.origin === null ? -1 : index.get(state.origin.id)!;
@@ -268,12 +276,7 @@ export function drawLargeGraph(
       const ratio = window.devicePixelRatio || 1;
       pointSizes = new Float32Array(nodeCount);
       state.nodes.forEach((node, v) => {
-        const colour =
-          v === blockage
-            ? TRACE
-            : v === origin
-              ? ORIGIN
-              : viridisRgb(maxPressure > 0 ? node.pressure / maxPressure : 0);
+        const colour = v === blockage ? TRACE : v === origin ? ORIGIN : colourOf(measure.fraction(node));
         const size =
           (v === blockage || v === origin || v === chosen
             ? 14

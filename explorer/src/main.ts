@@ -1,5 +1,6 @@
 import type { EngineEvent, EngineResult, NodeState } from '../../lib/engine/types';
 import { drawChart, type Series, timelineSeries } from './chart';
+import { colourKeyText, colourMeasure } from './colour-by';
 import { EXAMPLES } from './examples';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
 import type { LargeGraphView } from './large-graph';
@@ -24,6 +25,7 @@ const errorPanel = $('error');
 const summary = $('summary');
 const graph = document.getElementById('graph') as unknown as SVGSVGElement;
 const graphNote = $('graph-note');
+const colourKey = $('colour-key');
 const timeline = $('timeline');
 const tickSlider = $<HTMLInputElement>('tick');
 const tickLabel = $('tick-label');
@@ -178,6 +180,7 @@ function render(): void {
   const { result } = state;
   tickLabel.textContent = `tick ${state.tick}`;
   renderSummary(result);
+  colourKey.textContent = colourKeyText(colourMeasure(result).kind);
   if (result.nodes.length <= MAX_DRAWN_NODES) {
     graphNote.textContent = '';
     largeGraph.hidden = true;
@@ -298,6 +301,23 @@ function field(label: string, value: string): HTMLElement {
   return row;
 }
 
+/**
+ * The capacity-planning answer of an open structure, in words: how far today's arrivals can grow
+ * before the first node saturates, rounded for reading (the exact number is in the raw answer).
+ */
+function headroomText(result: EngineResult): string {
+  const { headroom } = result;
+  if (headroom === null || headroom === undefined) {
+    return result.events.some((event) => event.type === 'unbounded')
+      ? 'none: value grows without limit somewhere (see the unbounded event)'
+      : 'none: nothing arrives, or no node on the way has a capacity';
+  }
+  const scale = Number(headroom.scale.toPrecision(3));
+  return headroom.scale < 1
+    ? `over capacity: ${headroom.node} saturates at ×${scale} of today's arrivals`
+    : `×${scale} of today's arrivals before ${headroom.node} saturates`;
+}
+
 function nodeButton(id: string): HTMLButtonElement {
   const button = document.createElement('button');
   button.type = 'button';
@@ -321,6 +341,11 @@ function renderSummary(result: EngineResult): void {
     list.append(origin);
   } else {
     list.append(field('Origin', 'none'));
+  }
+  if (result.headroom !== undefined) {
+    const headroom = field('Headroom', headroomText(result));
+    headroom.dataset.field = 'headroom';
+    list.append(headroom);
   }
   summary.append(list);
   const trace = document.createElement('ol');

@@ -247,11 +247,7 @@ function fillCompiled(
   // Stryker disable next-line ArrayDeclaration: preallocating only saves growing the array
   const ids = new Array<string>(nodeCount);
   const { initialLoads, capacity, nodeHasExtra } = nodeArrays(memory, nodeCount);
-  // The open fields' arrays exist only once a node uses one of them.
-  let arrivalOf: Float64Array = EMPTY_FLOAT64;
-  let exitOf: Float64Array = EMPTY_FLOAT64;
-  let openFields: Uint8Array = EMPTY_UINT8;
-  let hasFanout = false;
+  const open = new OpenFields();
   let totalLoad = 0;
 
   for (let i = 0; i < nodeCount; i++) {
@@ -275,53 +271,22 @@ function fillCompiled(
     const cap = optionalNumber(node.capacity, ABOVE_ZERO, 'nodes', i, 'capacity');
     initialLoads[i] = load ?? 0;
     totalLoad += load ?? 0;
-    if (totalLoad > MAX_TOTAL_LOAD) throw totalLoadTooLarge(i, 'load', openFields.length > 0);
+    if (totalLoad > MAX_TOTAL_LOAD) throw totalLoadTooLarge(i, 'load', open.fields.length > 0);
     capacity[i] = cap ?? Number.POSITIVE_INFINITY;
-    let openCount = 0;
-    if (node.arrival !== undefined || node.exit !== undefined || node.fanout !== undefined) {
-      if (openFields.length === 0) {
-        arrivalOf = memory.float64(nodeCount);
-        exitOf = memory.float64(nodeCount);
-        openFields = memory.uint8(nodeCount);
-      }
-      const arrival = optionalNumber(node.arrival, AT_LEAST_ZERO, 'nodes', i, 'arrival');
-      const exit = optionalNumber(node.exit, AT_LEAST_ZERO, 'nodes', i, 'exit');
-      const fanout = node.fanout;
-      if (fanout !== undefined && typeof fanout !== 'boolean') {
-        throw new PayloadError(`nodes[${i}].fanout`, `must be true or false, got ${describeValue(fanout)}`);
-      }
-      if (fanout === true && exit !== undefined) {
-        throw new PayloadError(
-          `nodes[${i}].exit`,
-          'a fan-out node completes what it processes, so it takes no exit; drop "exit" or "fanout"',
-        );
-      }
-      let bits = 0;
-      if (arrival !== undefined) {
-        bits |= ARRIVAL_GIVEN;
-        arrivalOf[i] = arrival;
-        totalLoad += arrival;
-        if (totalLoad > MAX_TOTAL_LOAD) throw totalLoadTooLarge(i, 'arrival');
-        openCount++;
-      }
-      if (exit !== undefined) {
-        bits |= EXIT_GIVEN;
-        exitOf[i] = exit;
-        openCount++;
-      }
-      if (fanout !== undefined) {
-        bits |= fanout ? FANOUT_GIVEN | FANOUT_ON : FANOUT_GIVEN;
-        hasFanout ||= fanout;
-        openCount++;
-      }
-      openFields[i] = bits;
-    }
     // The flag sends an element to the general path (its input's fields copied, JSON.stringify),
     // which prints the same for one without extras: flagging too many changes only the work.
     // Stryker disable next-line ArithmeticOperator,ConditionalExpression: see above
-    const ownFields = 1 + (load === undefined ? 0 : 1) + (cap === undefined ? 0 : 1) + openCount;
-    // Stryker disable next-line ConditionalExpression: see above
-    if (fieldCount(node) !== ownFields) nodeHasExtra[i] = 1;
+    const ownFields = 1 + (load === undefined ? 0 : 1) + (cap === undefined ? 0 : 1);
+    const fields = fieldCount(node);
+    // More fields than the closed ones: the open fields (read apart, so that the common loop
+    // stays small), extras, or both.
+    if (fields !== ownFields) {
+      const openCount = open.read(node, i, memory, nodeCount);
+      totalLoad += open.arrival.length > 0 ? open.arrival[i]! : 0;
+      if (totalLoad > MAX_TOTAL_LOAD) throw totalLoadTooLarge(i, 'arrival');
+      // Stryker disable next-line ConditionalExpression: see above
+      if (fields !== ownFields + openCount) nodeHasExtra[i] = 1;
+    }
   }
 
   const { dependencyFrom, dependencyTo, givenWeight, dependencyHasExtra } = dependencyArrays(
@@ -386,13 +351,14 @@ function fillCompiled(
     inOutSlot[inSlot] = slot;
   }
 
-  const open = openFields.length > 0;
-  const exitShare = open ? memory.float64(nodeCount) : EMPTY_FLOAT64;
+  const { arrival: arrivalOf, exit: exitOf, fields: openFields, hasFanout } = open;
+  const isOpen = openFields.length > 0;
+  const exitShare = isOpen ? memory.float64(nodeCount) : EMPTY_FLOAT64;
   // Stryker disable next-line EqualityOperator: see above
   for (let v = 0; v < nodeCount; v++) {
     const first = outStart[v]!;
     const end = outStart[v + 1]!;
-    if (open && (openFields[v]! & FANOUT_ON) !== 0) {
+    if (isOpen && (openFields[v]! & FANOUT_ON) !== 0) {
       // A fan-out node's dependencies each receive `out × weight`: calls per unit processed.
       for (let k = first; k < end; k++) {
         outShare[k] = outWeight[k]!;
@@ -401,7 +367,7 @@ function fillCompiled(
       exitShare[v] = 1;
       continue;
     }
-    const exitWeight = open ? exitOf[v]! : 0;
+    const exitWeight = isOpen ? exitOf[v]! : 0;
     let total = exitWeight;
     for (let k = first; k < end; k++) total += outWeight[k]!;
     // Weights near the largest double can overflow their sum; scaling by the largest keeps the ratios.
@@ -456,7 +422,7 @@ function fillCompiled(
     inSource,
     inShare,
     selfShare,
-    open,
+    open: isOpen,
     hasFanout,
     arrival: arrivalOf,
     exit: exitOf,
@@ -464,6 +430,58 @@ function fillCompiled(
     exitShare,
     pathInShare,
   });
+}
+
+/**
+ * The open fields (`arrival`, `exit`, `fanout`) of the nodes, read one node at a time. Their
+ * arrays exist only once a node uses one of them, so a closed structure carries none.
+ */
+class OpenFields {
+  arrival: Float64Array = EMPTY_FLOAT64;
+  exit: Float64Array = EMPTY_FLOAT64;
+  fields: Uint8Array = EMPTY_UINT8;
+  hasFanout = false;
+
+  /** Reads node `i`'s open fields; returns how many it has. Throws naming a bad one. */
+  read(node: Record<string, unknown>, i: number, memory: ArrayMemory, nodeCount: number): number {
+    if (node.arrival === undefined && node.exit === undefined && node.fanout === undefined) return 0;
+    if (this.fields.length === 0) {
+      this.arrival = memory.float64(nodeCount);
+      this.exit = memory.float64(nodeCount);
+      this.fields = memory.uint8(nodeCount);
+    }
+    const arrival = optionalNumber(node.arrival, AT_LEAST_ZERO, 'nodes', i, 'arrival');
+    const exit = optionalNumber(node.exit, AT_LEAST_ZERO, 'nodes', i, 'exit');
+    const fanout = node.fanout;
+    if (fanout !== undefined && typeof fanout !== 'boolean') {
+      throw new PayloadError(`nodes[${i}].fanout`, `must be true or false, got ${describeValue(fanout)}`);
+    }
+    if (fanout === true && exit !== undefined) {
+      throw new PayloadError(
+        `nodes[${i}].exit`,
+        'a fan-out node completes what it processes, so it takes no exit; drop "exit" or "fanout"',
+      );
+    }
+    let bits = 0;
+    let count = 0;
+    if (arrival !== undefined) {
+      bits |= ARRIVAL_GIVEN;
+      this.arrival[i] = arrival;
+      count++;
+    }
+    if (exit !== undefined) {
+      bits |= EXIT_GIVEN;
+      this.exit[i] = exit;
+      count++;
+    }
+    if (fanout !== undefined) {
+      bits |= fanout ? FANOUT_GIVEN | FANOUT_ON : FANOUT_GIVEN;
+      this.hasFanout ||= fanout;
+      count++;
+    }
+    this.fields[i] = bits;
+    return count;
+  }
 }
 
 /** `inShare`, with each fan-out node's slots replaced by the split of its calls, `weight / W`. */
