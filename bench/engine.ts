@@ -999,17 +999,17 @@ interface OpenResult {
 }
 
 /**
- * The open twin of a generated structure: 1% of the nodes take arrivals, every node without a
- * dependency and one in ten others get an exit, one in twenty are fan-out nodes (weights as
- * generated, so some fan-out cycles have a gain above 1 and are reported unbounded).
+ * The open twin of a generated structure: 1% of the nodes take arrivals (1 to 7 a step), every
+ * node without a dependency and one in ten others get an exit of weight 1 (against about 11 for
+ * their dependencies). The giant cycle then lets well under 1% of its value out per step: the
+ * steady state's hardest case, solved by accelerated sweeps over the whole cycle.
  */
 function openTwin(structure: Structure): Structure {
   const hasOut = new Set(structure.dependencies.map((dependency) => dependency.from));
   const nodes = structure.nodes.map((node, i) => {
     const open: NodeInput = { ...node };
     if (i % 100 === 0) open.arrival = 1 + (i % 7);
-    if (i % 20 === 7) open.fanout = true;
-    else if (!hasOut.has(node.id) || i % 10 === 3) open.exit = 1;
+    if (!hasOut.has(node.id) || i % 10 === 3) open.exit = 1;
     return open;
   });
   return { nodes, dependencies: structure.dependencies };
@@ -1184,7 +1184,7 @@ async function main(): Promise<void> {
   const openSection = openResults.length > 0 ? openTable(openResults) : undefined;
   if (openSection) {
     console.log(
-      `Open systems (1% arrivals, exits, 5% fan-out) against the same structure closed:\n\n${openSection.table}\n`,
+      `Open systems (1% arrivals, exits on sinks and every tenth node) against the same structure closed:\n\n${openSection.table}\n`,
     );
     for (const check of openSection.checks) {
       console.log(

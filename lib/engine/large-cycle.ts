@@ -118,6 +118,46 @@ function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n:
     rowStart[q + 1] = edge;
   }
 
+  const { values: g, sweeps } = solveLocalSystem({ m, rowStart, target, share, constant, scale });
+
+  // With fan-out, reach counts expected visits: no clamp; reach.ts checks the values instead.
+  const visits = structure.hasFanout;
+  for (let q = 0; q < m; q++) {
+    const value = g[q]!;
+    reach[order[q]!] = visits ? value : value > 1 ? 1 : Math.max(value, 0);
+    localIndex[order[q]!] = -1;
+  }
+  return sweeps;
+}
+
+/**
+ * One component's equations in local numbering: `x[q] = (constant[q] + Σ share[e]·x[target[e]])
+ * · scale[q]` over the edges `rowStart[q] .. rowStart[q + 1]`, swept in index order.
+ */
+export interface LocalSystem {
+  m: number;
+  rowStart: Int32Array;
+  target: Int32Array;
+  share: Float64Array;
+  constant: Float64Array;
+  scale: Float64Array;
+  /** Stop once a sweep moves no value by more than this fraction of the largest. Default 1e-13. */
+  tolerance?: number;
+}
+
+/**
+ * Solves a component's local system by Gauss–Seidel sweeps accelerated with Anderson mixing
+ * (see `solveLargeCycle`), until a sweep moves no value by more than `RELATIVE_TOLERANCE` of the
+ * largest or after `MAX_ITERATIONS` sweeps. The values live in scratch memory: read them before
+ * the caller's scratch phase ends. `converged` is false when the cap stopped it.
+ */
+export function solveLocalSystem(system: LocalSystem): {
+  values: Float64Array;
+  sweeps: number;
+  converged: boolean;
+} {
+  const { m, rowStart, target, share, constant, scale } = system;
+  const tolerance = system.tolerance ?? RELATIVE_TOLERANCE;
   const x = scratch.float64(m);
   const g = scratch.float64(m);
   const f = scratch.float64(m);
@@ -133,6 +173,7 @@ function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n:
   let next = 0;
 
   let sweeps = 0;
+  let converged = false;
   for (let iteration = 0; iteration < MAX_ITERATIONS; iteration++) {
     gaussSeidelSweep(m, rowStart, target, share, constant, scale, x, g);
     // Columns are refreshed from the second sweep on; the products use the refreshed ones.
@@ -157,7 +198,10 @@ function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n:
     // `size` is the largest |g|, never negative, so a residual of 0 always stops here. The two
     // sides are equal only then, with g all 0, which unknowns that reach the target never are.
     // Stryker disable next-line EqualityOperator: see above
-    if (residual <= RELATIVE_TOLERANCE * size) break;
+    if (residual <= tolerance * size) {
+      converged = true;
+      break;
+    }
 
     if (recording) {
       if (stored < HISTORY) stored++;
@@ -176,14 +220,7 @@ function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n:
     mixIterate(m, x, g, weights, deltaG);
   }
 
-  // With fan-out, reach counts expected visits: no clamp; reach.ts checks the values instead.
-  const visits = structure.hasFanout;
-  for (let q = 0; q < m; q++) {
-    const value = g[q]!;
-    reach[order[q]!] = visits ? value : value > 1 ? 1 : Math.max(value, 0);
-    localIndex[order[q]!] = -1;
-  }
-  return sweeps;
+  return { values: g, sweeps, converged };
 }
 
 /**
