@@ -52,26 +52,6 @@ export const EXAMPLES: readonly Example[] = [
     body: () => ({ mode: 'analyze', ...WORKED_EXAMPLE }),
   },
   {
-    name: 'Open service graph',
-    about:
-      'A front end takes 10 requests a step and calls A once and B (capacity 15) twice per request; both call a database that completes what it gets. B is over capacity: headroom ×0.75.',
-    body: () => ({
-      mode: 'analyze',
-      nodes: [
-        { id: 'frontend', arrival: 10, fanout: true },
-        { id: 'A' },
-        { id: 'B', capacity: 15 },
-        { id: 'db', exit: 1 },
-      ],
-      dependencies: [
-        { from: 'frontend', to: 'A' },
-        { from: 'frontend', to: 'B', weight: 2 },
-        { from: 'A', to: 'db' },
-        { from: 'B', to: 'db' },
-      ],
-    }),
-  },
-  {
     name: 'Cycle with an exit',
     about: 'Value circulates between three services and slowly drains into an archive.',
     body: () => ({
@@ -124,6 +104,26 @@ export const EXAMPLES: readonly Example[] = [
         { from: 'web', to: 'gateway' },
         { from: 'mobile', to: 'gateway' },
         { from: 'gateway', to: 'db' },
+      ],
+    }),
+  },
+  {
+    name: 'Open service graph',
+    about:
+      'A front end takes 10 requests a step and calls A once and B (capacity 15) twice per request; both call a database that completes what it gets. B is over capacity: headroom ×0.75.',
+    body: () => ({
+      mode: 'analyze',
+      nodes: [
+        { id: 'frontend', arrival: 10, fanout: true },
+        { id: 'A' },
+        { id: 'B', capacity: 15 },
+        { id: 'db', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'frontend', to: 'A' },
+        { from: 'frontend', to: 'B', weight: 2 },
+        { from: 'A', to: 'db' },
+        { from: 'B', to: 'db' },
       ],
     }),
   },

@@ -144,6 +144,8 @@ function openStep(
       exited[v] = out;
       continue;
     }
+    // The closed step's split (kept apart there, as tuned and pinned), with the exit taking the
+    // remainder where the node has one.
     let sum = 0;
     let error = 0;
     const closedSplit = !(exit[v]! > 0);

@@ -28,12 +28,15 @@ const NODE_OUTFLOW = constantBytes(',"outflow":');
 const NODE_PRESSURE = constantBytes(',"pressure":');
 const NODE_BLOCKED = constantBytes(',"blocked":true,"role":');
 const NODE_FREE = constantBytes(',"blocked":false,"role":');
-const ROLE_CLOSE: Record<Role, Uint8Array> = {
-  source: constantBytes('"source"}'),
-  sink: constantBytes('"sink"}'),
-  relay: constantBytes('"relay"}'),
-  isolated: constantBytes('"isolated"}'),
-};
+/** Each role as a quoted string, followed by `after`. */
+function roleBytes(after: string): Record<Role, Uint8Array> {
+  const roles: Role[] = ['source', 'sink', 'relay', 'isolated'];
+  return Object.fromEntries(roles.map((role) => [role, constantBytes(`"${role}"${after}`)])) as Record<
+    Role,
+    Uint8Array
+  >;
+}
+const ROLE_CLOSE = roleBytes('}');
 const DEPENDENCIES_OPEN = constantBytes('],"dependencies":[');
 const DEPENDENCY_FROM = constantBytes('{"from":');
 const DEPENDENCY_TO = constantBytes(',"to":');
@@ -235,12 +238,8 @@ const NODE_EXIT = constantBytes(',"exit":');
 const NODE_FANOUT_ON = constantBytes(',"fanout":true');
 const NODE_FANOUT_OFF = constantBytes(',"fanout":false');
 const NODE_EXITED = constantBytes(',"exited":');
-const ROLE_OPEN: Record<Role, Uint8Array> = {
-  source: constantBytes('"source"'),
-  sink: constantBytes('"sink"'),
-  relay: constantBytes('"relay"'),
-  isolated: constantBytes('"isolated"'),
-};
+// An open node goes on after its role (throughput, utilization), so it closes itself.
+const ROLE_OPEN = roleBytes('');
 const NODE_THROUGHPUT = constantBytes(',"throughput":');
 const NODE_UTILIZATION = constantBytes(',"utilization":');
 /** Room for an open node entry beyond its id: the closed entry's and five more fields. */

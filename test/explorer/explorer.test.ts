@@ -52,6 +52,34 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     await page.screenshot({ path: `${SCREENSHOTS}/worked-example.png`, fullPage: true });
   });
 
+  // An open structure's analyze: coloured by utilization, headroom in words, exits and fan-out
+  // marked. B takes 20 calls a step against a capacity of 15, so the system is over capacity.
+  it('shows an open service graph: utilization colours, headroom, exit and fan-out marks', async () => {
+    const index = EXAMPLES.findIndex((example) => example.name === 'Open service graph');
+    await page.selectOption('#example', String(index));
+    await page.selectOption('#run-as', 'analyze');
+    await runAndWait();
+    expect(await page.textContent('[data-field="headroom"] dd')).toBe(
+      "over capacity: B saturates at ×0.75 of today's arrivals",
+    );
+    expect(await page.textContent('#colour-key')).toContain('utilization');
+    expect(await page.getAttribute('#graph .node[data-id="frontend"]', 'data-mark')).toBe('fanout');
+    expect(await page.getAttribute('#graph .node[data-id="db"]', 'data-mark')).toBe('exit');
+    expect(await page.getAttribute('#graph .node[data-id="A"]', 'data-mark')).toBeNull();
+    // B is over capacity: the top of the scale (viridis yellow); A has no capacity: grey.
+    expect(await page.getAttribute('#graph .node[data-id="B"] circle.body', 'fill')).toBe(
+      'rgb(253, 231, 37)',
+    );
+    expect(await page.getAttribute('#graph .node[data-id="A"] circle.body', 'fill')).toBe('#b8b8b8');
+    await page.screenshot({ path: `${SCREENSHOTS}/open-service-graph.png`, fullPage: true });
+
+    // A timeline of it describes states: back to pressure colours, no headroom.
+    await page.selectOption('#run-as', 'ticks');
+    await runAndWait();
+    expect(await page.textContent('#colour-key')).toContain('pressure');
+    expect(await page.locator('[data-field="headroom"]').count()).toBe(0);
+  });
+
   // "Identical to the API": the worker's answer is the API's answer, byte for byte.
   it('answers each small shipped example with the bytes POST /api/engine answers', async () => {
     for (const [index, example] of EXAMPLES.entries()) {
