@@ -20,6 +20,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   // Ground floor: the engine and the text helpers every layer's messages use.
   'lib/text': [],
   'lib/engine': ['lib/text'],
+  // Beside the engine: the graph formats tools serve, read into the engine's structures.
+  'lib/formats': ['lib/engine'],
   'lib/config': [],
   'lib/worked-example': [],
   'lib/main-module': [],
@@ -68,6 +70,7 @@ const FORBIDDEN_PACKAGES: Record<string, RegExp> = {
   'lib/engine': /^(?!node:)/,
   'lib/api': /^(@middy\/|@aws-sdk\/|@aws-lambda-powertools\/|aws-lambda$)/,
   'lib/config': /^(?!node:)/,
+  'lib/formats': /^/,
 };
 
 /** `lib/http/middleware/json-body.ts` → `lib/http`; `lib/logging.ts` → `lib/logging`; `cli/keys.ts` → `cli`. */
@@ -129,6 +132,16 @@ describe('layers', () => {
       }
     },
   );
+
+  // The formats may use the engine's types, never its code: mapping a document is plain data work.
+  it('lib/formats imports only types from lib/engine', () => {
+    for (const file of files.filter((candidate) => areaOf(candidate) === 'lib/formats')) {
+      const text = readFileSync(file, 'utf8');
+      for (const match of text.matchAll(/^(import|export)\s+([^'"]*?)from\s+'(\.\.\/engine[^']*)'/gm)) {
+        expect(match[2]!.trim().startsWith('type '), `${relative(root, file)}: ${match[0]}`).toBe(true);
+      }
+    }
+  });
 
   // The rule itself must be able to fail: this is the import the refactoring removed.
   it('would catch lib/api importing lib/http', () => {

@@ -1,0 +1,83 @@
+/**
+ * Every format, in the order `auto` tries them (the engine's own first). Adding a format is one
+ * module, its fixtures and one line here.
+ */
+import { backstage } from './backstage';
+import { cytoscape } from './cytoscape';
+import { dependencyLinks } from './dependency-links';
+import { jgf } from './jgf';
+import { native } from './native';
+import { nodeLink } from './node-link';
+import { FormatError, type FormatName, type GraphFormat, type MappedGraph } from './types';
+import { xray } from './xray';
+
+export const FORMATS: readonly GraphFormat[] = Object.freeze([
+  native,
+  dependencyLinks,
+  cytoscape,
+  nodeLink,
+  jgf,
+  backstage,
+  xray,
+]);
+
+export const FORMAT_NAMES: readonly FormatName[] = Object.freeze(FORMATS.map((format) => format.name));
+
+/** A mapped document and the format that read it. */
+export interface ReadGraph extends MappedGraph {
+  format: FormatName;
+}
+
+/**
+ * Reads `document` in `format`, or with `auto` in the first format that detects it. When none
+ * does, the error says which formats were tried and what the document looked like; a forced
+ * format that does not fit names that format and the element it missed.
+ */
+export function readGraph(document: unknown, format: FormatName | 'auto' = 'auto'): ReadGraph {
+  if (format !== 'auto') {
+    const chosen = FORMATS.find((candidate) => candidate.name === format)!;
+    if (!chosen.detect(document)) {
+      // Mapping it anyway names the first element that does not fit, in the format's own words.
+      try {
+        chosen.toStructure(document);
+      } catch (error) {
+        if (error instanceof FormatError) {
+          throw new FormatError(error.path, `not ${format}: ${messageOf(error)}`);
+        }
+        throw error;
+      }
+      throw new FormatError('', `not ${format}: the document does not have its shape (${shapeOf(document)})`);
+    }
+    return { format, ...chosen.toStructure(document) };
+  }
+  for (const candidate of FORMATS) {
+    if (candidate.detect(document)) return { format: candidate.name, ...candidate.toStructure(document) };
+  }
+  throw new FormatError(
+    '',
+    `no known format fits this document (${shapeOf(document)}); tried ${FORMAT_NAMES.join(', ')}`,
+  );
+}
+
+function messageOf(error: FormatError): string {
+  return error.path === '' ? error.message : error.message.slice(error.path.length + 2);
+}
+
+/** What the document looked like, for an error: its type, or an object's first top-level keys. */
+export function shapeOf(document: unknown): string {
+  if (Array.isArray(document)) {
+    const first = document[0];
+    return document.length === 0
+      ? 'an empty array'
+      : `an array of ${document.length}, the first ${typeof first === 'object' && first !== null ? `with keys ${keysOf(first)}` : typeof first}`;
+  }
+  if (typeof document === 'object' && document !== null) return `an object with keys ${keysOf(document)}`;
+  return document === null ? 'null' : `a ${typeof document}`;
+}
+
+function keysOf(value: object): string {
+  const keys = Object.keys(value);
+  if (keys.length === 0) return '(none)';
+  const shown = keys.slice(0, 8).map((key) => JSON.stringify(key.length > 30 ? `${key.slice(0, 29)}…` : key));
+  return `${shown.join(', ')}${keys.length > 8 ? `, … (${keys.length} in all)` : ''}`;
+}

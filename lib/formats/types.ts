@@ -1,0 +1,61 @@
+/**
+ * A graph format: how a document some tool serves (Jaeger, Kiali, X-Ray, …) becomes a structure
+ * the engine takes. Each format is one module exporting a `GraphFormat`; `registry.ts` lists them.
+ * This folder sits on the ground floor beside `lib/engine` and imports nothing but its types.
+ */
+import type { DependencyInput, NodeInput } from '../engine/types';
+
+/** The names are part of the API (`format` in a connect body, and in its answer). */
+export type FormatName =
+  | 'native'
+  | 'dependency-links'
+  | 'cytoscape'
+  | 'node-link'
+  | 'jgf'
+  | 'backstage'
+  | 'xray';
+
+/** What one engine step stands for in a mapped structure. */
+export type StepUnit =
+  /** The source gives rates (Kiali) or counts over a known time span (X-Ray): one step is one second. */
+  | 'second'
+  /** The source gives counts over a window it does not state (Jaeger, Zipkin): one step is that window. */
+  | 'window'
+  /** No traffic in the source (Backstage, JGF, D3): weights 1, no arrivals. */
+  | 'none'
+  /** The engine's own format: the step is whatever the document's numbers mean. */
+  | 'as-sent';
+
+export interface MappedGraph {
+  nodes: NodeInput[];
+  dependencies: DependencyInput[];
+  unit: StepUnit;
+  /** What a reader should know about the mapping (skipped elements, merged pairs, …), in words. */
+  warnings: string[];
+}
+
+export interface GraphFormat {
+  readonly name: FormatName;
+  /**
+   * Whether the document has this format's shape. Cheap and structural (top-level keys and the
+   * first elements' fields), never throws, and no two formats detect the same document.
+   */
+  detect(document: unknown): boolean;
+  /**
+   * The mapped structure. Throws `FormatError` naming the element by its path in the source
+   * document (`elements.edges[3].data.target`) when the document is malformed.
+   */
+  toStructure(document: unknown): MappedGraph;
+}
+
+/** A document that does not fit its format, with the path of the element at fault. */
+export class FormatError extends Error {
+  override readonly name = 'FormatError';
+  constructor(
+    /** Path in the source document (`data[2].callCount`); '' for the document itself. */
+    readonly path: string,
+    message: string,
+  ) {
+    super(path === '' ? message : `${path}: ${message}`);
+  }
+}
