@@ -6,6 +6,14 @@
 import * as z from 'zod/mini';
 import type { Limits } from '../config/limits';
 import { PayloadError } from '../engine';
+import {
+  FORMAT_NAMES,
+  FormatError,
+  type FormatName,
+  type ReadGraph,
+  readGraph,
+  type StepUnit,
+} from '../formats';
 import { URL_MAX_LENGTH } from '../text';
 import { displayName, parseBody, rule } from './body-schema';
 import { type ExtractedStructure, extractStructure } from './engine-request';
@@ -19,6 +27,8 @@ const TOKEN_SHAPE = /^[\x21-\x7e]+$/;
 const URL_RULE = rule(`must be an absolute http(s) URL of at most ${URL_MAX_LENGTH} characters`);
 // Described by its kind only: it is a credential.
 const TOKEN_RULE = rule(`must be 1-${TOKEN_MAX_LENGTH} visible ASCII characters without spaces`);
+const FORMAT_CHOICES = ['auto', ...FORMAT_NAMES] as const;
+const FORMAT_RULE = rule(`must be one of ${FORMAT_CHOICES.map((name) => JSON.stringify(name)).join(', ')}`);
 
 const ConnectRequestSchema = named(
   'ConnectRequest',
@@ -30,6 +40,16 @@ const ConnectRequestSchema = named(
         z.maxLength(URL_MAX_LENGTH, URL_RULE),
         z.refine((url) => URL.canParse(url), URL_RULE),
         z.describe('http(s) URL of the external API; it must answer JSON.'),
+      ),
+      format: z.optional(
+        z
+          .enum(FORMAT_CHOICES, FORMAT_RULE)
+          .check(
+            z.describe(
+              "How to read the external API's answer: `auto` (default) takes the first format that fits, " +
+                "the engine's own first; or name one. See docs/connect.md.",
+            ),
+          ),
       ),
       auth: z.optional(
         z
@@ -50,7 +70,7 @@ const ConnectRequestSchema = named(
           .check(z.describe('The external API credential: used for this one fetch, never stored or logged.')),
       ),
     },
-    rule('the body must be a JSON object { name, url, auth? }'),
+    rule('the body must be a JSON object { name, url, format?, auth? }'),
   ),
 );
 
@@ -61,17 +81,48 @@ export function parseConnectRequest(body: unknown): ConnectRequest {
   return parseBody(ConnectRequestSchema, body, { secretPaths: ['auth.token'] });
 }
 
+/** The structure read from an external API's answer, and how it was read. */
+export interface UpstreamStructure extends ExtractedStructure {
+  format: FormatName;
+  unit: StepUnit;
+  warnings: string[];
+}
+
 /**
- * The structure in the external API's answer, by the engine's rules (direct or container
- * formats, the same validation and limits); anything else is 422 `UPSTREAM_INVALID` naming the
- * element, so a structure connect accepts is one the engine accepts.
+ * The structure in the external API's answer, read in `format` (`auto`: the first format that
+ * fits, the engine's own first; `lib/formats`) and then checked by the engine's own rules (the
+ * same validation and limits); anything else is 422 `UPSTREAM_INVALID` naming the element (by
+ * its path in the answer when the format finds it), so a structure connect accepts is one the
+ * engine accepts.
  */
 export function structureFromUpstream(
   answer: unknown,
   limits: Pick<Limits, 'maxNodes' | 'maxDependencies'>,
-): ExtractedStructure {
+  format: FormatName | 'auto' = 'auto',
+): UpstreamStructure {
+  let graph: ReadGraph;
   try {
-    return extractStructure(answer, limits);
+    graph = readGraph(answer, format);
+  } catch (error) {
+    if (!(error instanceof FormatError)) throw error;
+    throw new ApiError(
+      'UPSTREAM_INVALID',
+      `The external API's answer is not a graph the service can read: ${error.message}`,
+      {
+        details: [{ path: error.path, message: error.message }],
+      },
+    );
+  }
+  // The engine's own format keeps the answer as it came (containers, extras), as before formats.
+  const structure =
+    graph.format === 'native' ? answer : { nodes: graph.nodes, dependencies: graph.dependencies };
+  try {
+    return {
+      ...extractStructure(structure, limits),
+      format: graph.format,
+      unit: graph.unit,
+      warnings: graph.warnings,
+    };
   } catch (error) {
     if (!(error instanceof PayloadError)) throw error;
     throw new ApiError(

@@ -26,7 +26,10 @@ export interface ConnectSystemDeps {
   cache?: CompiledStructureCache;
 }
 
-export type ConnectSystem = (owner: string, body: unknown) => Promise<PublicSystemRecord>;
+/** The registered system as its owner sees it, and what the mapping had to say (when anything). */
+export type ConnectedSystem = PublicSystemRecord & { warnings?: string[] };
+
+export type ConnectSystem = (owner: string, body: unknown) => Promise<ConnectedSystem>;
 
 export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
   const { systems, limits, outbound, cache } = deps;
@@ -38,9 +41,21 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
         ...outbound,
         ...(token === undefined ? {} : { token }),
       });
-      const { structure, compiled } = structureFromUpstream(fetched.body, limits);
-      const record = await systems.create({ owner, name: request.name, url: request.url, structure });
+      const { structure, compiled, format, unit, warnings } = structureFromUpstream(
+        fetched.body,
+        limits,
+        request.format ?? 'auto',
+      );
+      const record = await systems.create({
+        owner,
+        name: request.name,
+        url: request.url,
+        structure,
+        format,
+        unit,
+      });
       cache?.set(record.sha256, compiled);
-      return toPublicSystemRecord(record);
+      const shown = toPublicSystemRecord(record);
+      return warnings.length === 0 ? shown : { ...shown, warnings };
     });
 }

@@ -1,4 +1,9 @@
-export { type ConnectSystem, type ConnectSystemDeps, createConnectSystem } from './connect-system';
+export {
+  type ConnectedSystem,
+  type ConnectSystem,
+  type ConnectSystemDeps,
+  createConnectSystem,
+} from './connect-system';
 export { type CreatedKey, type CreateKey, createCreateKey } from './create-key';
 export { createDeleteSystem, type DeleteSystem } from './delete-system';
 export { createGetSystem, type GetSystem, type SystemWithStructure } from './get-system';

@@ -148,6 +148,8 @@ export class DynamoSystemStore implements SystemStore {
       dependencies,
       createdAt: now.toISOString(),
       sha256,
+      ...(system.format === undefined ? {} : { format: system.format }),
+      ...(system.unit === undefined ? {} : { unit: system.unit }),
     };
     const inline = bytes.length <= this.#chunkBytes;
     const chunks = inline ? [] : splitBytes(bytes, this.#chunkBytes);

@@ -30,6 +30,8 @@ export const RECORD_ATTRIBUTES = [
   'dependencies',
   'createdAt',
   'sha256',
+  'format',
+  'unit',
 ] as const;
 
 export function ownerPartition(owner: string): string {
@@ -83,6 +85,8 @@ export function recordFromHeadItem(item: Record<string, unknown>): SystemRecord 
     dependencies: read.count('dependencies'),
     createdAt: read.text('createdAt'),
     sha256,
+    ...read.optionalText('format'),
+    ...read.optionalText('unit'),
   };
 }
 
@@ -118,6 +122,13 @@ function attributeReader(item: Record<string, unknown>) {
         throw new SystemStorageError(`${where} is missing the string attribute "${field}"`);
       }
       return value;
+    },
+    /** `{ [field]: value }` when the attribute is a string, `{}` when absent (records made before it). */
+    optionalText(field: string): Record<string, string> {
+      const value = item[field];
+      if (value === undefined) return {};
+      if (typeof value !== 'string') throw new SystemStorageError(`${where} has a non-string "${field}"`);
+      return { [field]: value };
     },
     count(field: string): number {
       const value = item[field];

@@ -14,6 +14,10 @@ export interface SystemRecord {
   createdAt: string;
   /** SHA-256 hex of the structure's JSON bytes as stored (before compression), checked on every read. */
   sha256: string;
+  /** The format the external API's answer was read in (`lib/formats`); absent on older records. */
+  format?: string;
+  /** What one engine step stands for in the stored structure (`second`, `window`, …); absent on older records. */
+  unit?: string;
 }
 
 /** A record as the HTTP API returns it: no owner, no storage details. */
@@ -24,6 +28,8 @@ export interface PublicSystemRecord {
   nodes: number;
   dependencies: number;
   createdAt: string;
+  format?: string;
+  unit?: string;
 }
 
 /** Fields picked one by one, so a field added to the record later is not published by accident. */
@@ -35,5 +41,7 @@ export function toPublicSystemRecord(record: SystemRecord): PublicSystemRecord {
     nodes: record.nodes,
     dependencies: record.dependencies,
     createdAt: record.createdAt,
+    ...(record.format === undefined ? {} : { format: record.format }),
+    ...(record.unit === undefined ? {} : { unit: record.unit }),
   };
 }

@@ -22,6 +22,9 @@ export interface NewSystem {
   name: string;
   url: string;
   structure: StructureInput;
+  /** The format its document was read in, and what one step stands for (kept on the record). */
+  format?: string;
+  unit?: string;
 }
 
 export interface StoredSystem {

@@ -25,7 +25,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   'lib/config': [],
   'lib/worked-example': [],
   'lib/main-module': [],
-  'lib/api': ['lib/engine', 'lib/config', 'lib/worked-example', 'lib/text'],
+  'lib/api': ['lib/engine', 'lib/formats', 'lib/config', 'lib/worked-example', 'lib/text'],
   'lib/logging': ['lib/config'],
   'lib/aws': ['lib/config'],
   'lib/storage': ['lib/config'],

@@ -139,13 +139,18 @@ describe('POST /api/connect', () => {
       url: `${upstream.base}/direct`,
       nodes: 3,
       dependencies: 3,
+      // The engine's own format, read as it came: its numbers mean what the document says.
+      format: 'native',
+      unit: 'as-sent',
     });
     expect(Object.keys(answer.json).sort()).toEqual([
       'createdAt',
       'dependencies',
+      'format',
       'id',
       'name',
       'nodes',
+      'unit',
       'url',
     ]);
     expect(upstream.seen.at(-1)?.headers.authorization).toBe(`Bearer ${EXTERNAL_TOKEN}`);
