@@ -513,16 +513,22 @@ const SystemSchema = named(
     nodes: z.int().meta({ description: 'Number of nodes stored.' }),
     dependencies: z.int().meta({ description: 'Number of dependencies stored.' }),
     createdAt: z.string().meta({ description: 'ISO 8601.' }),
-    format: z.string().optional().meta({
-      description:
-        'The format the external API\'s answer was read in (`native`, `dependency-links`, `cytoscape`, ' +
-        '`node-link`, `jgf`, `backstage`, `xray`); absent on systems registered before formats.',
-    }),
-    unit: z.enum(['second', 'window', 'none', 'as-sent']).optional().meta({
-      description:
-        'What one engine step stands for: `second` (the source gives rates or a time span), `window` (counts ' +
-        'over the source\'s window), `none` (no traffic in the source), `as-sent` (the engine\'s own format).',
-    }),
+    format: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          "The format the external API's answer was read in (`native`, `dependency-links`, `cytoscape`, " +
+          '`node-link`, `jgf`, `backstage`, `xray`); absent on systems registered before formats.',
+      }),
+    unit: z
+      .enum(['second', 'window', 'none', 'as-sent'])
+      .optional()
+      .meta({
+        description:
+          'What one engine step stands for: `second` (the source gives rates or a time span), `window` (counts ' +
+          "over the source's window), `none` (no traffic in the source), `as-sent` (the engine's own format).",
+      }),
   }),
 );
 
@@ -532,7 +538,9 @@ named(
     warnings: z
       .array(z.string())
       .optional()
-      .meta({ description: 'What reading the answer had to leave out or merge, in words; absent when nothing.' }),
+      .meta({
+        description: 'What reading the answer had to leave out or merge, in words; absent when nothing.',
+      }),
   }),
 );
 
