@@ -535,12 +535,9 @@ const SystemSchema = named(
 named(
   'ConnectedSystem',
   SystemSchema.extend({
-    warnings: z
-      .array(z.string())
-      .optional()
-      .meta({
-        description: 'What reading the answer had to leave out or merge, in words; absent when nothing.',
-      }),
+    warnings: z.array(z.string()).optional().meta({
+      description: 'What reading the answer had to leave out or merge, in words; absent when nothing.',
+    }),
   }),
 );
 
