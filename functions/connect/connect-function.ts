@@ -53,7 +53,11 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
     {
       connectSystem: {
         body: SMALL_BODY,
-        handler: async (request) => json(201, await connectSystem(user(request), request.body)),
+        handler: async (request) => {
+          const answer = await connectSystem(user(request), request.body);
+          // A dry run stores nothing: 200 with what a registration would have made, not 201.
+          return json('dryRun' in answer ? 200 : 201, answer);
+        },
       },
       listSystems: {
         handler: async (request) => {

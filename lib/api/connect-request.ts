@@ -51,6 +51,16 @@ const ConnectRequestSchema = named(
             ),
           ),
       ),
+      dryRun: z.optional(
+        z
+          .boolean(rule('must be true or false'))
+          .check(
+            z.describe(
+              'true: fetch and read the answer exactly as a registration would, and answer what it found ' +
+                "(format, sizes, entry points, warnings, the engine's summary) without storing anything.",
+            ),
+          ),
+      ),
       auth: z.optional(
         z
           .object(
@@ -70,7 +80,7 @@ const ConnectRequestSchema = named(
           .check(z.describe('The external API credential: used for this one fetch, never stored or logged.')),
       ),
     },
-    rule('the body must be a JSON object { name, url, format?, auth? }'),
+    rule('the body must be a JSON object { name, url, format?, dryRun?, auth? }'),
   ),
 );
 

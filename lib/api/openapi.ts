@@ -272,6 +272,10 @@ function systemPaths(): JsonObject {
         requestBody: { required: true, content: json('ConnectRequest') },
         responses: {
           '201': { description: 'The system, registered for you.', content: json('ConnectedSystem') },
+          '200': {
+            description: 'A dry run (`dryRun: true`): what a registration would store, nothing stored.',
+            content: json('ConnectDryRun'),
+          },
           '400': errorResponse(
             '`name`, `url` or `auth` invalid (`INVALID_REQUEST`), or a URL the service may not fetch: not http(s), ' +
               'userinfo, a refused port, or a host that is or resolves to a non-public address (`URL_NOT_ALLOWED`).',

@@ -542,6 +542,28 @@ named(
 );
 
 named(
+  'ConnectDryRun',
+  z.object({
+    dryRun: z.literal(true),
+    format: z.string().meta({ description: 'The format the answer was read in.' }),
+    unit: z.enum(['second', 'window', 'none', 'as-sent']),
+    nodes: z.int(),
+    dependencies: z.int(),
+    entries: z.array(z.string()).meta({ description: 'Ids of the nodes that take arrivals, the first 100.' }),
+    entryCount: z.int().meta({ description: 'How many nodes take arrivals in all.' }),
+    warnings: z.array(z.string()),
+    analysis: z
+      .object({
+        primaryBlockage: z.string().nullable(),
+        origin: OriginSchema.nullable(),
+        trace: z.array(z.string()),
+        headroom: HeadroomSchema.nullable(),
+      })
+      .meta({ description: "The engine's `analyze` of the mapped structure, summed up." }),
+  }),
+);
+
+named(
   'SystemList',
   z.object({
     systems: z.array(SystemSchema),

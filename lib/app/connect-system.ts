@@ -5,6 +5,7 @@
  */
 import { parseConnectRequest, structureFromUpstream } from '../api/connect-request';
 import type { Limits } from '../config/limits';
+import { analyze, type CompiledStructure, type EngineResult, type Headroom } from '../engine';
 import { type FetchJsonOptions, fetchJson } from '../outbound';
 import {
   type CompiledStructureCache,
@@ -13,6 +14,34 @@ import {
   toPublicSystemRecord,
 } from '../systems';
 import { inContractTerms } from './errors';
+
+function dryRunAnswer(
+  compiled: CompiledStructure,
+  read: { format: string; unit: string; warnings: string[] },
+): DryRunAnswer {
+  const result = analyze(compiled);
+  const entries: string[] = [];
+  let entryCount = 0;
+  for (const node of result.nodes) {
+    if (!((node.arrival ?? 0) > 0)) continue;
+    entryCount++;
+    if (entries.length < DRY_RUN_ENTRIES) entries.push(node.id);
+  }
+  return {
+    dryRun: true,
+    ...read,
+    nodes: compiled.nodeCount,
+    dependencies: compiled.dependencyCount,
+    entries,
+    entryCount,
+    analysis: {
+      primaryBlockage: result.primaryBlockage,
+      origin: result.origin,
+      trace: result.trace,
+      headroom: result.headroom ?? null,
+    },
+  };
+}
 
 export interface ConnectSystemDeps {
   systems: Pick<SystemStore, 'create'>;
@@ -29,7 +58,26 @@ export interface ConnectSystemDeps {
 /** The registered system as its owner sees it, and what the mapping had to say (when anything). */
 export type ConnectedSystem = PublicSystemRecord & { warnings?: string[] };
 
-export type ConnectSystem = (owner: string, body: unknown) => Promise<ConnectedSystem>;
+/** Most entry points a dry run lists by id. */
+const DRY_RUN_ENTRIES = 100;
+
+/** What a registration would store, and what the engine makes of it, with nothing stored. */
+export interface DryRunAnswer {
+  dryRun: true;
+  format: string;
+  unit: string;
+  nodes: number;
+  dependencies: number;
+  /** Ids of the nodes that take arrivals (entry points), in input order, the first 100. */
+  entries: string[];
+  /** How many nodes take arrivals in all. */
+  entryCount: number;
+  warnings: string[];
+  /** The engine's `analyze`, summed up: where value piles up, from where, and the headroom. */
+  analysis: Pick<EngineResult, 'primaryBlockage' | 'origin' | 'trace'> & { headroom: Headroom | null };
+}
+
+export type ConnectSystem = (owner: string, body: unknown) => Promise<ConnectedSystem | DryRunAnswer>;
 
 export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
   const { systems, limits, outbound, cache } = deps;
@@ -46,6 +94,7 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
         limits,
         request.format ?? 'auto',
       );
+      if (request.dryRun === true) return dryRunAnswer(compiled, { format, unit, warnings });
       const record = await systems.create({
         owner,
         name: request.name,

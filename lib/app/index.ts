@@ -3,6 +3,7 @@ export {
   type ConnectSystem,
   type ConnectSystemDeps,
   createConnectSystem,
+  type DryRunAnswer,
 } from './connect-system';
 export { type CreatedKey, type CreateKey, createCreateKey } from './create-key';
 export { createDeleteSystem, type DeleteSystem } from './delete-system';

@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../lib/api/errors';
 import {
+  type ConnectedSystem,
   createConnectSystem,
   createCreateKey,
   createDeleteSystem,
@@ -14,6 +15,7 @@ import {
   createListSystems,
   createRevokeKey,
   createRunEngine,
+  type DryRunAnswer,
 } from '../../lib/app';
 import { readLimits } from '../../lib/config/limits';
 import { DynamoApiKeyStore } from '../../lib/keys';
@@ -47,6 +49,12 @@ function systemsStore() {
   return new DynamoSystemStore({ doc: table.doc, tableName: table.tableName });
 }
 
+/** A registration's answer (not a dry run's). */
+function registered(answer: ConnectedSystem | DryRunAnswer): ConnectedSystem {
+  if ('dryRun' in answer) throw new Error('expected a registration, got a dry run');
+  return answer;
+}
+
 /** The contract's error a use case threw: its code and message. */
 async function contractErrorOf(work: Promise<unknown>): Promise<ApiError> {
   const error = await work.then(
@@ -68,7 +76,7 @@ describe('connect a system', () => {
     const cache = new CompiledStructureCache(64 * 1024 * 1024);
     const connect = createConnectSystem({ systems, limits, outbound, cache });
 
-    const record = await connect('alice', { name: ' worked ', url: `${api.origin}/graph` });
+    const record = registered(await connect('alice', { name: ' worked ', url: `${api.origin}/graph` }));
     expect(record).toMatchObject({ name: 'worked', nodes: 3, dependencies: 3, url: `${api.origin}/graph` });
     const storedRecord = await systems.getRecord('alice', record.id);
     expect(cache.get(storedRecord!.sha256)).toBeDefined();
@@ -86,6 +94,65 @@ describe('connect a system', () => {
     const inline = await createRunEngine({ limits })({ body: { mode: 'analyze', ...WORKED } });
     expect(stored.json).toBe(inline.json);
     expect(structureReads).toBe(0);
+  });
+
+  // A dry run reads the answer exactly as a registration would and stores nothing.
+  it('answers a dry run with what it found and the engine summary, storing nothing', async () => {
+    const open = {
+      nodes: [
+        { id: 'F', arrival: 10, fanout: true },
+        { id: 'B', capacity: 15, exit: 1 },
+      ],
+      dependencies: [{ from: 'F', to: 'B', weight: 2 }],
+    };
+    const api = await externalApi(open);
+    const systems = systemsStore();
+    const answer = await createConnectSystem({ systems, limits, outbound })('alice', {
+      name: 'try',
+      url: api.origin,
+      dryRun: true,
+    });
+    expect(answer).toEqual({
+      dryRun: true,
+      format: 'native',
+      unit: 'as-sent',
+      nodes: 2,
+      dependencies: 1,
+      entries: ['F'],
+      entryCount: 1,
+      warnings: [],
+      analysis: {
+        primaryBlockage: 'B',
+        origin: { id: 'F', load: 0, arrival: 10, contribution: 20, share: 1 },
+        trace: ['F', 'B'],
+        headroom: { scale: 0.75, node: 'B' },
+      },
+    });
+    expect((await systems.list('alice', {})).systems).toEqual([]);
+  });
+
+  it('refuses a format it does not know, naming the field, and a forced format that does not fit', async () => {
+    const api = await externalApi(WORKED);
+    const connect = createConnectSystem({ systems: systemsStore(), limits, outbound });
+    const unknown = await contractErrorOf(
+      connect('alice', { name: 'x', url: api.origin, format: 'graphml' }),
+    );
+    expect(unknown.code).toBe('INVALID_REQUEST');
+    expect(unknown.message).toMatch(/^format must be one of "auto", "native", /);
+    const forced = await contractErrorOf(connect('alice', { name: 'x', url: api.origin, format: 'xray' }));
+    expect(forced.code).toBe('UPSTREAM_INVALID');
+    expect(forced.message).toContain('not xray');
+  });
+
+  it('names the formats it tried and what the answer looked like when nothing fits', async () => {
+    const api = await externalApi({ services: ['a', 'b'], version: 2 });
+    const connect = createConnectSystem({ systems: systemsStore(), limits, outbound });
+    const error = await contractErrorOf(connect('alice', { name: 'x', url: api.origin }));
+    expect(error.code).toBe('UPSTREAM_INVALID');
+    expect(error.message).toContain('an object with keys "services", "version"');
+    expect(error.message).toContain(
+      'tried native, dependency-links, cytoscape, node-link, jgf, backstage, xray',
+    );
   });
 
   it('refuses an answer that is not a structure with UPSTREAM_INVALID naming the element, storing nothing', async () => {
@@ -130,10 +197,12 @@ describe('systems', () => {
   it("lists, gets and deletes only the owner's systems", async () => {
     const api = await externalApi(WORKED);
     const systems = systemsStore();
-    const record = await createConnectSystem({ systems, limits, outbound })('alice', {
-      name: 'worked',
-      url: api.origin,
-    });
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', {
+        name: 'worked',
+        url: api.origin,
+      }),
+    );
 
     expect((await createListSystems({ systems })('alice')).systems.map((s) => s.id)).toEqual([record.id]);
     expect((await createListSystems({ systems })('bob')).systems).toEqual([]);
