@@ -44,6 +44,7 @@ import {
   withCollidingIds,
 } from './generate';
 import { runGraphologyPeer } from './graphology-peer';
+import { benchRegistration, type RegistrationResult } from './registration';
 import { type Column, formatCount, formatMs, formatNs, formatRatio, renderTable } from './table';
 
 interface SizeSpec {
@@ -1113,6 +1114,11 @@ async function main(): Promise<void> {
     ? sizes.filter((size) => size.nodeCount === 10_000)
     : sizes.filter((size) => size.targetRow);
   for (const size of openSizes) for (const shape of SHAPES) openResults.push(await benchOpen(size, shape));
+  let registration: RegistrationResult | undefined;
+  if (!quick) {
+    progress('registration: 100k nodes / 500k dependencies through connect');
+    registration = await benchRegistration();
+  }
   progress('done');
 
   const table = mainTable(rows);
@@ -1193,6 +1199,29 @@ async function main(): Promise<void> {
     }
     console.log('');
   }
+  if (registration) {
+    const table = renderTable(
+      [
+        { header: 'answer', align: 'left' },
+        { header: 'on the wire', align: 'right' },
+        { header: 'JSON', align: 'right' },
+        { header: 'fetch, read, check, store', align: 'right' },
+        { header: 'peak memory (process)', align: 'right' },
+        { header: 'growth', align: 'right' },
+      ],
+      registration.runs.map((run) => [
+        run.encoding,
+        `${(run.wireBytes / 1e6).toFixed(1)} MB`,
+        `${(run.jsonBytes / 1e6).toFixed(1)} MB`,
+        formatMs(run.ms),
+        `${Math.round(run.peakRssBytes / 1e6)} MB`,
+        `${Math.round(run.rssGrowthBytes / 1e6)} MB`,
+      ]),
+    );
+    console.log(
+      `Registration through connect, 100k nodes / 500k dependencies (the bench process, dynalite included; the connect function has ${registration.connectMemoryMb} MB):\n\n${table}\n`,
+    );
+  }
   console.log(`Inputs and what analyze found in them:\n\n${inputs}\n`);
 
   const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
@@ -1209,6 +1238,7 @@ async function main(): Promise<void> {
     breakdown,
     colliding: collidingResult,
     open: openResults,
+    registration,
     collidingTable: collidingSection,
     families,
     familyTable: familySection?.table,

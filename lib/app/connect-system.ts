@@ -45,7 +45,7 @@ function dryRunAnswer(
 
 export interface ConnectSystemDeps {
   systems: Pick<SystemStore, 'create'>;
-  limits: Pick<Limits, 'maxNodes' | 'maxDependencies'>;
+  limits: Pick<Limits, 'maxNodes' | 'maxDependencies' | 'maxDecodedBodyBytes'>;
   /** The deployment's outbound settings: hosts exempt from the address rules, the deadline. */
   outbound: Pick<FetchJsonOptions, 'allowHosts' | 'deadlineMs' | 'resolveHost'>;
   /**
@@ -85,8 +85,11 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
     inContractTerms(async () => {
       const request = parseConnectRequest(body);
       const token = request.auth?.token;
+      // The answer may be as large, decoded, as a request body the engine takes (64 MiB by
+      // default): a system connect registers is one the engine could have been sent.
       const fetched = await fetchJson(request.url, {
         ...outbound,
+        maxBodyBytes: limits.maxDecodedBodyBytes,
         ...(token === undefined ? {} : { token }),
       });
       const { structure, compiled, format, unit, warnings } = structureFromUpstream(

@@ -3,6 +3,7 @@
  * list/get/delete systems and create/list/revoke keys, on a real DynamoDB API (dynalite) and an
  * external API on 127.0.0.1. Each failure comes out as the contract's `ApiError`.
  */
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../lib/api/errors';
 import {
@@ -153,6 +154,32 @@ describe('connect a system', () => {
     expect(error.message).toContain(
       'tried native, dependency-links, cytoscape, node-link, jgf, backstage, xray',
     );
+  });
+
+  // The engine's default limits, 100,000 nodes and 500,000 dependencies (~14 MB of JSON, past the
+  // 6 MiB an external answer used to be capped at), served gzipped as APIs do.
+  it('registers a full-size system from a gzipped answer', async () => {
+    const nodes = Array.from({ length: 100_000 }, (_, i) => ({ id: `n${i}` }));
+    const dependencies = Array.from({ length: 500_000 }, (_, e) => ({
+      from: `n${e % 100_000}`,
+      to: `n${(e * 7919 + 13) % 100_000}`,
+    }));
+    const text = JSON.stringify({ nodes, dependencies });
+    expect(text.length).toBeGreaterThan(6 * 1024 * 1024);
+    const api = await startFakeApi(
+      reply(gzipSync(text), { 'content-type': 'application/json', 'content-encoding': 'gzip' }),
+    );
+    apis.push(api);
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound: { ...outbound, deadlineMs: 15_000 } })('alice', {
+        name: 'full size',
+        url: api.origin,
+      }),
+    );
+    expect(record).toMatchObject({ nodes: 100_000, dependencies: 500_000, format: 'native' });
+    const stored = await systems.get('alice', record.id);
+    expect(stored?.structure.dependencies.length).toBe(500_000);
   });
 
   it('refuses an answer that is not a structure with UPSTREAM_INVALID naming the element, storing nothing', async () => {

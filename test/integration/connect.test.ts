@@ -95,6 +95,9 @@ beforeAll(async () => {
     LOG_LEVEL: 'INFO',
     CONNECT_ALLOW_HOSTS: '127.0.0.1',
     CONNECT_DEADLINE_MS: String(CONNECT_DEADLINE_MS),
+    // An external answer may be as large as a decoded engine body; 6 MiB here, so that the
+    // over-the-limit case stays small.
+    MAX_DECODED_BODY_BYTES: String(6 * 1024 * 1024),
   });
   bob = signAccessToken(readLocalIssuer(server.issuerFile), { sub: 'bob' });
   other = await fakeApi({ '/landing': () => json(WORKED) });
