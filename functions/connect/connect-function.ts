@@ -5,6 +5,7 @@ import {
   createGetSystem,
   createListKeys,
   createListSystems,
+  createRegisterSystem,
   createRevokeKey,
 } from '../../lib/app';
 import type { Limits } from '../../lib/config/limits';
@@ -37,6 +38,11 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
     outbound,
     ...(systemCache ? { cache: systemCache } : {}),
   });
+  const registerSystem = createRegisterSystem({
+    systems,
+    limits,
+    ...(systemCache ? { cache: systemCache } : {}),
+  });
   const listSystems = createListSystems({ systems });
   const getSystem = createGetSystem({ systems });
   const deleteSystem = createDeleteSystem({ systems });
@@ -58,6 +64,11 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
           // A dry run stores nothing: 200 with what a registration would have made, not 201.
           return json('dryRun' in answer ? 200 : 201, answer);
         },
+      },
+      registerSystem: {
+        // The document itself: as large as an engine body, compressed bodies included.
+        body: { maxBytes: limits.maxBodyBytes, maxDecodedBytes: limits.maxDecodedBodyBytes },
+        handler: async (request) => json(201, await registerSystem(user(request), request.body)),
       },
       listSystems: {
         handler: async (request) => {

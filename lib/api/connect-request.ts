@@ -30,6 +30,19 @@ const TOKEN_RULE = rule(`must be 1-${TOKEN_MAX_LENGTH} visible ASCII characters 
 const FORMAT_CHOICES = ['auto', ...FORMAT_NAMES] as const;
 const FORMAT_RULE = rule(`must be one of ${FORMAT_CHOICES.map((name) => JSON.stringify(name)).join(', ')}`);
 
+function formatField() {
+  return z.optional(
+    z
+      .enum(FORMAT_CHOICES, FORMAT_RULE)
+      .check(
+        z.describe(
+          "How to read the graph: `auto` (default) takes the first format that fits, the engine's own " +
+            'first; or name one. See docs/connect.md.',
+        ),
+      ),
+  );
+}
+
 const ConnectRequestSchema = named(
   'ConnectRequest',
   z.object(
@@ -41,16 +54,7 @@ const ConnectRequestSchema = named(
         z.refine((url) => URL.canParse(url), URL_RULE),
         z.describe('http(s) URL of the external API; it must answer JSON.'),
       ),
-      format: z.optional(
-        z
-          .enum(FORMAT_CHOICES, FORMAT_RULE)
-          .check(
-            z.describe(
-              "How to read the external API's answer: `auto` (default) takes the first format that fits, " +
-                "the engine's own first; or name one. See docs/connect.md.",
-            ),
-          ),
-      ),
+      format: formatField(),
       dryRun: z.optional(
         z
           .boolean(rule('must be true or false'))
@@ -91,6 +95,39 @@ export function parseConnectRequest(body: unknown): ConnectRequest {
   return parseBody(ConnectRequestSchema, body, { secretPaths: ['auth.token'] });
 }
 
+const RegisterSystemRequestSchema = named(
+  'RegisterSystemRequest',
+  z.object(
+    {
+      name: displayName('Display name of the system; trimmed.'),
+      format: formatField(),
+      url: z.optional(
+        z.string(URL_RULE).check(
+          z.minLength(1, URL_RULE),
+          z.maxLength(URL_MAX_LENGTH, URL_RULE),
+          z.refine((url) => URL.canParse(url), URL_RULE),
+          z.describe('Where the document came from, kept on the record for you; optional.'),
+        ),
+      ),
+      document: z.unknown().check(
+        z.refine(
+          (document) => document !== undefined,
+          rule('is required: the graph, in any format connect reads'),
+        ),
+        z.describe("The graph: the engine's own format or any format connect reads (docs/connect.md)."),
+      ),
+    },
+    rule('the body must be a JSON object { name, document, format?, url? }'),
+  ),
+);
+
+export type RegisterSystemRequest = z.output<typeof RegisterSystemRequestSchema>;
+
+/** Checks the body of `POST /api/systems`; throws 400 `INVALID_REQUEST` naming the field. */
+export function parseRegisterSystemRequest(body: unknown): RegisterSystemRequest {
+  return parseBody(RegisterSystemRequestSchema, body);
+}
+
 /** The structure read from an external API's answer, and how it was read. */
 export interface UpstreamStructure extends ExtractedStructure {
   format: FormatName;
@@ -109,6 +146,8 @@ export function structureFromUpstream(
   answer: unknown,
   limits: Pick<Limits, 'maxNodes' | 'maxDependencies'>,
   format: FormatName | 'auto' = 'auto',
+  /** How the messages name what was read: the fetched answer, or a document sent in the request. */
+  source = "The external API's answer",
 ): UpstreamStructure {
   let graph: ReadGraph;
   try {
@@ -117,7 +156,7 @@ export function structureFromUpstream(
     if (!(error instanceof FormatError)) throw error;
     throw new ApiError(
       'UPSTREAM_INVALID',
-      `The external API's answer is not a graph the service can read: ${error.message}`,
+      `${source} is not a graph the service can read: ${error.message}`,
       {
         details: [{ path: error.path, message: error.message }],
       },
@@ -137,7 +176,7 @@ export function structureFromUpstream(
     if (!(error instanceof PayloadError)) throw error;
     throw new ApiError(
       'UPSTREAM_INVALID',
-      `The external API's answer is not a structure the engine accepts: ${error.message}`,
+      `${source} is not a structure the engine accepts: ${error.message}`,
       {
         details: [{ path: error.path, message: error.message }],
       },

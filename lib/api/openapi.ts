@@ -282,13 +282,13 @@ function systemPaths(): JsonObject {
             {},
           ),
           '422': errorResponse(
-            'The external API answered, but not with a structure the engine accepts (`UPSTREAM_INVALID`): not ' +
-              'JSON, no nodes, or an invalid element, named as the engine names it.',
+            'The external API answered, but not with a graph the service can read (`UPSTREAM_INVALID`): not ' +
+              'JSON, no format fits (the formats tried are listed), or an invalid element, named by its path.',
             {},
           ),
           '502': errorResponse(
-            'The external API could not be used (`UPSTREAM_ERROR`): unreachable, slower than 5 s, a non-2xx ' +
-              'answer, more than 6 MiB, or more than 3 redirects.',
+            'The external API could not be used (`UPSTREAM_ERROR`): unreachable, slower than 10 s, a non-2xx ' +
+              'answer, more than 64 MiB decoded, or more than 3 redirects.',
             {},
           ),
           ...userTokenErrors(),
@@ -296,6 +296,25 @@ function systemPaths(): JsonObject {
       },
     },
     '/api/systems': {
+      post: {
+        operationId: 'registerSystem',
+        summary: 'Register a system from a document you send (any format connect reads)',
+        security: [{ userToken: [] }],
+        requestBody: { required: true, content: json('RegisterSystemRequest') },
+        responses: {
+          '201': { description: 'The system, registered for you.', content: json('ConnectedSystem') },
+          '400': errorResponse('`name`, `format`, `url` or `document` invalid (`INVALID_REQUEST`).', {}),
+          '413': errorResponse(
+            'The body is larger than the limit, as sent or decoded (`LIMIT_EXCEEDED`).',
+            {},
+          ),
+          '422': errorResponse(
+            'The document is not a graph the service can read (`UPSTREAM_INVALID`), as for connect.',
+            {},
+          ),
+          ...userTokenErrors(),
+        },
+      },
       get: {
         operationId: 'listSystems',
         summary: 'Your systems, newest first, a page at a time',

@@ -1,10 +1,579 @@
-/** Not written yet: detects nothing. */
-import { FormatError, type GraphFormat } from './types';
+/**
+ * Cytoscape.js elements JSON, and Kiali's graph API (`GET /api/namespaces/graph`), which answers
+ * in that shape with traffic on it.
+ *
+ * Shapes read (each element is `{ data: {…} }`; its other fields — `position`, `selected`,
+ * `classes`, … — are UI state and are dropped):
+ * - `{ elements: { nodes: [...], edges: [...] } }` (`cy.json()`, Kiali; a missing or null list is
+ *   empty), paths `elements.nodes[2].data.id`;
+ * - `{ elements: [...] }`, one list of elements: `group: "nodes" | "edges"`, or without `group`
+ *   an edge is an element whose data has `source` or `target` (Cytoscape's own rule), paths
+ *   `elements[2].data.id`;
+ * - bare `{ nodes: [...], edges: [...] }` (paths `nodes[2]…`) and a bare array of elements (paths
+ *   `[2]…`). Detection is strict here, since `{ nodes, edges }` is also node-link's shape: the
+ *   first node (and first edge) must be a `{ data: {…} }` object and there must be a node; a bare
+ *   array must start with one. A top-level `elements` is Cytoscape's own key: a list, or an
+ *   object with `nodes`, whose first elements (if any) are `{ data }` objects, is enough.
+ *
+ * Kiali or plain? Kiali when the document carries Kiali's top-level `graphType` (a string) or
+ * `timestamp` and `duration` (numbers) — every Kiali answer has all three — or, for Kiali's
+ * elements sent without that envelope, when every node has a Kiali `nodeType` (app, service,
+ * workload, unknown, aggregate, box) and a string `namespace`. A `nodeType` alone does not make
+ * a Kiali graph: plain Cytoscape data may use that name for its own.
+ *
+ * Plain Cytoscape.js (no traffic; unit `none`): every node is a node with its `data.id` as id
+ * (a non-empty string), compound parents included — they are nodes in Cytoscape, edges may
+ * join them, and a child's `parent` stays on it as an extra field; every edge is a dependency
+ * `source → target` with the engine's default weight (1, left out), no arrivals, no fan-out.
+ * Edge ids are not needed (Cytoscape generates them) and are kept as an extra `id` when given.
+ *
+ * Kiali (rates per second; unit `second`, Kiali's `duration` is only the window they were
+ * averaged over):
+ * - Box nodes (`nodeType: "box"` or an `isBox` flag) group others in the UI and are not
+ *   services: skipped, with a warning. An edge that touches one is malformed (Kiali never draws
+ *   one): FormatError. A child's `parent` (the box's hash) is kept as an extra field.
+ * - Ids are hashes, so each node's id is a readable name: `namespace/service` (nodeType
+ *   service), `namespace/app` plus `/version` when it carries one and the graph is not an `app`
+ *   graph (app), `namespace/workload` (workload), `namespace/aggregate=value` (aggregate),
+ *   `unknown` (unknown); a node of another type takes the first of its service, workload or app
+ *   fields, and a node with none of them keeps its hash. When the nodes name more than one
+ *   cluster (Kiali's placeholder cluster `unknown` does not count), each name gets its
+ *   cluster in front, `cluster:namespace/app/version`, except nodes in no known cluster. The
+ *   hash is kept as the extra field `kialiId`; edges' `source`/`target` (hashes) are translated.
+ * - Unique ids: names that several nodes would share get the node's type appended,
+ *   `bookinfo/reviews (service)` beside `bookinfo/reviews (app)` (an app graph with service
+ *   nodes injected); any name still taken, by an earlier node or by another node's name, gets
+ *   ` #2`, ` #3`, … (the smallest free number), in document order.
+ * - Traffic: an edge's `traffic` is one `{ protocol, rates, responses }`. Requests per second
+ *   are `rates.http` for protocol `http` and `rates.grpc` for `grpc` (the `http3xx`, `http5xx`,
+ *   … rates are parts of `http`, and percentages are not rates of their own). A `tcp` edge
+ *   measures bytes per second, not requests, so it carries no calls: tcp edges (and edges of any
+ *   protocol other than http and grpc) are left out of the dependencies with a warning naming
+ *   them, since a fan-out dependency with any weight would invent calls; their nodes stay, and
+ *   a node reached only over tcp has no request throughput. An http or grpc edge whose rate is
+ *   0 or missing (an idle edge), or an edge without `traffic`, is left out by the call-graph
+ *   mapping with its warning. The rest go through `callGraphStructure` (every service fan-out,
+ *   weight = calls per request the caller processes, entries get an `arrival`); `isRoot: true`
+ *   marks an entry.
+ * - Every rate (on edges and in the nodes' `traffic` arrays) must be a number or numeric string
+ *   (`"20.00"`), finite and >= 0. Kept as extra fields: on a node its data as given (with
+ *   `traffic`, the `[{ protocol, rates }]` array), on a dependency its data plus `protocol` and
+ *   `rates` as given (`responses`, a histogram per code and flag, is dropped).
+ *
+ * Extra fields never use the engine's own names: a data field named like one (`weight`,
+ * `load`, `capacity`, `flow`, … — the benchmark graph has `data.weight`) is kept as
+ * `"data.weight"`, the path it came from. Malformed input — an element that is not
+ * `{ data: {…} }`, a node without a string id, a duplicate id (the second is named), an edge
+ * whose source or target is not a node's id, a bad rate — throws FormatError with the path in
+ * the source document.
+ */
+import type { DependencyInput, NodeInput } from '../engine/types';
+import { callGraphStructure, type ObservedCall } from './call-graph';
+import { FormatError, type GraphFormat, type MappedGraph } from './types';
+
+/** Fields the engine owns on a node (given or computed); a source field of that name is renamed. */
+const NODE_OWNED: ReadonlySet<string> = new Set([
+  'id',
+  'load',
+  'capacity',
+  'arrival',
+  'exit',
+  'fanout',
+  'inflow',
+  'outflow',
+  'exited',
+  'pressure',
+  'blocked',
+  'role',
+  'throughput',
+  'utilization',
+]);
+const DEPENDENCY_OWNED: ReadonlySet<string> = new Set(['from', 'to', 'weight', 'flow']);
+
+const KIALI_NODE_TYPES: ReadonlySet<unknown> = new Set([
+  'app',
+  'service',
+  'workload',
+  'unknown',
+  'aggregate',
+  'box',
+]);
+/** Kiali's name for a cluster (or namespace, app, …) it could not tell. */
+const KIALI_UNKNOWN = 'unknown';
+/** Protocols whose rate counts requests, and the rate key that does. */
+const REQUEST_RATE: ReadonlyMap<string, string> = new Map([
+  ['http', 'http'],
+  ['grpc', 'grpc'],
+]);
+/** How many elements a warning names before "and N more". */
+const NAMED_IN_WARNING = 3;
+/** Longest part of a source string repeated in a message. */
+const MAX_ECHOED_CHARS = 40;
+const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text.length > MAX_ECHOED_CHARS ? `${text.slice(0, MAX_ECHOED_CHARS)}…` : text);
+}
+
+/** A value in words for a message: strings quoted and cut, arrays and objects named, never dumped. */
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${quote(value)}`;
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+/** `path.key`, or `path["odd key"]` for a key that is not an identifier. */
+function member(path: string, key: string): string {
+  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+function nonEmptyString(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** A list of names for a warning: the first few, then how many more. */
+function someOf(names: readonly string[]): string {
+  const shown = names.slice(0, NAMED_IN_WARNING).join(', ');
+  return names.length > NAMED_IN_WARNING ? `${shown} and ${names.length - NAMED_IN_WARNING} more` : shown;
+}
+
+function plural(count: number, word: string): string {
+  return `${count} ${word}${count === 1 ? '' : 's'}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Detection
+
+function looksLikeElement(value: unknown): boolean {
+  return (
+    isRecord(value) &&
+    isRecord(value.data) &&
+    (value.group === undefined || value.group === 'nodes' || value.group === 'edges')
+  );
+}
+
+/** An element list as detection accepts it: absent, null, empty, or starting with an element. */
+function looksLikeList(value: unknown): boolean {
+  return (
+    value === undefined ||
+    value === null ||
+    (Array.isArray(value) && (value.length === 0 || looksLikeElement(value[0])))
+  );
+}
+
+function detect(document: unknown): boolean {
+  try {
+    if (Array.isArray(document)) return document.length > 0 && looksLikeElement(document[0]);
+    if (!isRecord(document)) return false;
+    if (Object.hasOwn(document, 'elements')) {
+      const elements = document.elements;
+      if (Array.isArray(elements)) return looksLikeList(elements);
+      return (
+        isRecord(elements) &&
+        Object.hasOwn(elements, 'nodes') &&
+        looksLikeList(elements.nodes) &&
+        looksLikeList(elements.edges)
+      );
+    }
+    // Bare `{ nodes, edges }`: node-link's shape too, so only with `{ data }` elements.
+    const { nodes, edges } = document;
+    return (
+      Array.isArray(nodes) &&
+      nodes.length > 0 &&
+      looksLikeElement(nodes[0]) &&
+      Array.isArray(edges) &&
+      looksLikeList(edges)
+    );
+  } catch {
+    // A hostile getter or proxy: not this format.
+    return false;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Elements
+
+interface Element {
+  /** The element's path in the source document (`elements.nodes[2]`). */
+  path: string;
+  data: Record<string, unknown>;
+}
+
+interface Elements {
+  nodes: Element[];
+  edges: Element[];
+  /** The object holding the Kiali envelope fields, if any. */
+  top: Record<string, unknown> | undefined;
+}
+
+function elementAt(value: unknown, path: string): Element {
+  if (!isRecord(value))
+    throw new FormatError(path, `must be an element { data: {…} }, got ${describe(value)}`);
+  if (!isRecord(value.data))
+    throw new FormatError(`${path}.data`, `must be an object, got ${describe(value.data)}`);
+  return { path, data: value.data };
+}
+
+/** `nodes` or `edges` of the object forms: an array of elements; absent or null is empty. */
+function collection(value: unknown, path: string): Element[] {
+  if (value === undefined || value === null) return [];
+  if (!Array.isArray(value))
+    throw new FormatError(path, `must be an array of elements, got ${describe(value)}`);
+  return value.map((item, index) => elementAt(item, `${path}[${index}]`));
+}
+
+/** One list of nodes and edges, told apart by `group`, or without it by `source`/`target`. */
+function mixedList(list: readonly unknown[], base: string): Pick<Elements, 'nodes' | 'edges'> {
+  const nodes: Element[] = [];
+  const edges: Element[] = [];
+  list.forEach((item, index) => {
+    const path = `${base}[${index}]`;
+    const element = elementAt(item, path);
+    const group = (item as Record<string, unknown>).group;
+    if (group === 'nodes') nodes.push(element);
+    else if (group === 'edges') edges.push(element);
+    else if (group !== undefined)
+      throw new FormatError(`${path}.group`, `must be "nodes" or "edges", got ${describe(group)}`);
+    else if (element.data.source !== undefined || element.data.target !== undefined) edges.push(element);
+    else nodes.push(element);
+  });
+  return { nodes, edges };
+}
+
+function elementsOf(document: unknown): Elements {
+  if (Array.isArray(document)) return { ...mixedList(document, ''), top: undefined };
+  if (!isRecord(document))
+    throw new FormatError(
+      '',
+      `must be an object with "elements", an object with "nodes" and "edges" of { data } elements, or an array of elements, got ${describe(document)}`,
+    );
+  if (Object.hasOwn(document, 'elements')) {
+    const elements = document.elements;
+    if (Array.isArray(elements)) return { ...mixedList(elements, 'elements'), top: document };
+    if (!isRecord(elements))
+      throw new FormatError(
+        'elements',
+        `must be an object with "nodes" and "edges" or an array of elements, got ${describe(elements)}`,
+      );
+    return {
+      nodes: collection(elements.nodes, 'elements.nodes'),
+      edges: collection(elements.edges, 'elements.edges'),
+      top: document,
+    };
+  }
+  if (!Array.isArray(document.nodes))
+    throw new FormatError(
+      'nodes',
+      `must be an array of elements (or the document an object with "elements"), got ${describe(document.nodes)}`,
+    );
+  return {
+    nodes: collection(document.nodes, 'nodes'),
+    edges: collection(document.edges, 'edges'),
+    top: document,
+  };
+}
+
+/** The element's `data.id`: a non-empty string. */
+function idOf(element: Element): string {
+  const id = element.data.id;
+  if (typeof id !== 'string' || id === '')
+    throw new FormatError(`${element.path}.data.id`, `must be a non-empty string, got ${describe(id)}`);
+  return id;
+}
+
+/** Node ids to the path of their element, refusing a duplicate (naming the second). */
+function indexIds<T>(
+  nodes: readonly Element[],
+  value: (element: Element, id: string) => T,
+): Map<string, T & { path: string }> {
+  const byId = new Map<string, T & { path: string }>();
+  for (const node of nodes) {
+    const id = idOf(node);
+    const first = byId.get(id);
+    if (first !== undefined)
+      throw new FormatError(
+        `${node.path}.data.id`,
+        `duplicate id ${quote(id)} (first used by ${first.path})`,
+      );
+    byId.set(id, { ...value(node, id), path: node.path });
+  }
+  return byId;
+}
+
+/** `data.source` or `data.target`: the id of a known node. */
+function endpointOf<T>(edge: Element, end: 'source' | 'target', byId: ReadonlyMap<string, T>): T {
+  const path = `${edge.path}.data.${end}`;
+  const id = edge.data[end];
+  if (typeof id !== 'string' || id === '')
+    throw new FormatError(path, `must be a non-empty string, got ${describe(id)}`);
+  const node = byId.get(id);
+  if (node === undefined) throw new FormatError(path, `unknown node ${quote(id)}`);
+  return node;
+}
+
+/** The data's fields minus `skip`, with any engine-owned name kept as `"data.<name>"`. */
+function extrasOf(
+  data: Record<string, unknown>,
+  skip: readonly string[],
+  owned: ReadonlySet<string>,
+): Array<[string, unknown]> {
+  const entries: Array<[string, unknown]> = [];
+  for (const [key, value] of Object.entries(data)) {
+    if (skip.includes(key)) continue;
+    entries.push([owned.has(key) ? `data.${key}` : key, value]);
+  }
+  return entries;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Plain Cytoscape.js
+
+function plainStructure({ nodes, edges }: Elements): MappedGraph {
+  const byId = indexIds(nodes, (_, id) => ({ id }));
+  // Object.fromEntries defines keys as data, so a field named `__proto__` stays a field.
+  const mappedNodes = nodes.map(
+    (node) =>
+      Object.fromEntries([['id', idOf(node)], ...extrasOf(node.data, ['id'], NODE_OWNED)]) as NodeInput,
+  );
+  const dependencies = edges.map((edge) => {
+    const from = endpointOf(edge, 'source', byId).id;
+    const to = endpointOf(edge, 'target', byId).id;
+    return Object.fromEntries([
+      ['from', from],
+      ['to', to],
+      ...extrasOf(edge.data, ['source', 'target'], DEPENDENCY_OWNED),
+    ]) as DependencyInput;
+  });
+  return { nodes: mappedNodes, dependencies, unit: 'none', warnings: [] };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kiali
+
+function isKiali({ nodes, top }: Elements): boolean {
+  if (
+    top !== undefined &&
+    (typeof top.graphType === 'string' ||
+      (typeof top.timestamp === 'number' && typeof top.duration === 'number'))
+  )
+    return true;
+  return (
+    nodes.length > 0 &&
+    nodes.every((node) => KIALI_NODE_TYPES.has(node.data.nodeType) && typeof node.data.namespace === 'string')
+  );
+}
+
+function isBox(data: Record<string, unknown>): boolean {
+  return (
+    data.nodeType === 'box' ||
+    (data.isBox !== undefined && data.isBox !== null && data.isBox !== false && data.isBox !== '')
+  );
+}
+
+/** A rate as Kiali sends it (`"20.00"`) or as a number: finite and >= 0. */
+function rateAt(value: unknown, path: string): number {
+  const rate =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && NUMERIC.test(value)
+        ? Number(value)
+        : Number.NaN;
+  if (!Number.isFinite(rate) || rate < 0)
+    throw new FormatError(
+      path,
+      `must be a finite rate >= 0, a number or a numeric string such as "20.00", got ${describe(value)}`,
+    );
+  return rate;
+}
+
+/** Checks every rate in `rates` (when present) and returns them as numbers by key. */
+function ratesAt(rates: unknown, path: string): Map<string, number> {
+  const parsed = new Map<string, number>();
+  if (rates === undefined || rates === null) return parsed;
+  if (!isRecord(rates)) throw new FormatError(path, `must be an object of rates, got ${describe(rates)}`);
+  for (const [key, value] of Object.entries(rates)) parsed.set(key, rateAt(value, member(path, key)));
+  return parsed;
+}
+
+/** A node's `traffic`: an array of `{ protocol, rates }`, every rate checked. */
+function checkNodeTraffic(node: Element): void {
+  const traffic = node.data.traffic;
+  const path = `${node.path}.data.traffic`;
+  if (traffic === undefined || traffic === null) return;
+  if (!Array.isArray(traffic))
+    throw new FormatError(path, `must be an array of { protocol, rates }, got ${describe(traffic)}`);
+  traffic.forEach((entry, index) => {
+    if (!isRecord(entry))
+      throw new FormatError(
+        `${path}[${index}]`,
+        `must be an object { protocol, rates }, got ${describe(entry)}`,
+      );
+    ratesAt(entry.rates, `${path}[${index}].rates`);
+  });
+}
+
+interface EdgeTraffic {
+  /** Requests per second; undefined for a protocol that does not count requests (tcp). */
+  requests: number | undefined;
+  protocol: string | undefined;
+  extra: Array<[string, unknown]>;
+}
+
+function edgeTraffic(edge: Element): EdgeTraffic {
+  const traffic = edge.data.traffic;
+  const path = `${edge.path}.data.traffic`;
+  if (traffic === undefined || traffic === null) return { requests: 0, protocol: undefined, extra: [] };
+  if (!isRecord(traffic))
+    throw new FormatError(path, `must be an object { protocol, rates, responses }, got ${describe(traffic)}`);
+  const protocol = traffic.protocol;
+  if (typeof protocol !== 'string' || protocol === '')
+    throw new FormatError(`${path}.protocol`, `must be a non-empty string, got ${describe(protocol)}`);
+  const rates = ratesAt(traffic.rates, `${path}.rates`);
+  const key = REQUEST_RATE.get(protocol);
+  const extra: Array<[string, unknown]> = [['protocol', protocol]];
+  if (traffic.rates !== undefined) extra.push(['rates', traffic.rates]);
+  return { requests: key === undefined ? undefined : (rates.get(key) ?? 0), protocol, extra };
+}
+
+/** A node's readable name from its own fields, before clusters and disambiguation. */
+function readableName(data: Record<string, unknown>, graphType: unknown): string | undefined {
+  const namespace = nonEmptyString(data.namespace);
+  const inNamespace = (name: string | undefined) =>
+    name === undefined ? undefined : namespace === undefined ? name : `${namespace}/${name}`;
+  switch (data.nodeType) {
+    case 'service':
+      return inNamespace(nonEmptyString(data.service));
+    case 'app': {
+      const app = nonEmptyString(data.app);
+      const version = graphType === 'app' ? undefined : nonEmptyString(data.version);
+      return inNamespace(app === undefined || version === undefined ? app : `${app}/${version}`);
+    }
+    case 'workload':
+      return inNamespace(nonEmptyString(data.workload));
+    case 'aggregate': {
+      const aggregate = nonEmptyString(data.aggregate);
+      const value = nonEmptyString(data.aggregateValue);
+      return inNamespace(
+        aggregate === undefined || value === undefined ? aggregate : `${aggregate}=${value}`,
+      );
+    }
+    case 'unknown':
+      return KIALI_UNKNOWN;
+    default:
+      return inNamespace(
+        nonEmptyString(data.service) ?? nonEmptyString(data.workload) ?? nonEmptyString(data.app),
+      );
+  }
+}
+
+/** Readable, unique ids for the (non-box) nodes, in order (rules in the module comment). */
+function readableIds(nodes: readonly Element[], hashes: readonly string[], graphType: unknown): string[] {
+  const clusters = new Set<string>();
+  for (const node of nodes) {
+    const cluster = nonEmptyString(node.data.cluster);
+    if (cluster !== undefined && cluster !== KIALI_UNKNOWN) clusters.add(cluster);
+  }
+  const bases = nodes.map((node, index) => {
+    const name = readableName(node.data, graphType);
+    if (name === undefined) return hashes[index]!;
+    const cluster = nonEmptyString(node.data.cluster);
+    return clusters.size > 1 && cluster !== undefined && cluster !== KIALI_UNKNOWN
+      ? `${cluster}:${name}`
+      : name;
+  });
+  const shared = new Map<string, number>();
+  for (const base of bases) shared.set(base, (shared.get(base) ?? 0) + 1);
+  const used = new Set<string>();
+  // A name some other node might still claim: one in use, or any node's base name.
+  const taken = (name: string) => used.has(name) || shared.has(name);
+  return bases.map((base, index) => {
+    const nodeType = nonEmptyString(nodes[index]!.data.nodeType);
+    let name = base;
+    if (shared.get(base)! > 1 && nodeType !== undefined) name = `${base} (${nodeType})`;
+    if (name === base ? used.has(name) : taken(name)) {
+      let suffix = 2;
+      while (taken(`${name} #${suffix}`)) suffix++;
+      name = `${name} #${suffix}`;
+    }
+    used.add(name);
+    return name;
+  });
+}
+
+function kialiStructure(elements: Elements): MappedGraph {
+  const byHash = indexIds(elements.nodes, (node) => ({ box: isBox(node.data), name: '' }));
+  const services = elements.nodes.filter((node) => !byHash.get(node.data.id as string)!.box);
+  const boxes = elements.nodes.length - services.length;
+  const hashes = services.map((node) => node.data.id as string);
+  const names = readableIds(services, hashes, elements.top?.graphType);
+  hashes.forEach((hash, index) => {
+    byHash.get(hash)!.name = names[index]!;
+  });
+  const graphNodes = services.map((node, index) => {
+    checkNodeTraffic(node);
+    return {
+      id: names[index]!,
+      root: node.data.isRoot === true,
+      // The hash last, so a source field of the same name cannot replace it.
+      extra: Object.fromEntries([...extrasOf(node.data, ['id'], NODE_OWNED), ['kialiId', hashes[index]]]),
+    };
+  });
+
+  const calls: ObservedCall[] = [];
+  const leftOut = new Map<string, string[]>();
+  for (const edge of elements.edges) {
+    const ends = (['source', 'target'] as const).map((end) => {
+      const node = endpointOf(edge, end, byHash);
+      if (node.box)
+        throw new FormatError(
+          `${edge.path}.data.${end}`,
+          `${quote(edge.data[end] as string)} is a box (${node.path}), a grouping and not a service: no edge may touch one`,
+        );
+      return node.name;
+    });
+    const [from, to] = ends as [string, string];
+    const traffic = edgeTraffic(edge);
+    if (traffic.requests === undefined) {
+      const list = leftOut.get(traffic.protocol!) ?? [];
+      list.push(`${from} → ${to}`);
+      leftOut.set(traffic.protocol!, list);
+      continue;
+    }
+    const extra = Object.fromEntries([
+      ...extrasOf(edge.data, ['id', 'source', 'target', 'traffic'], DEPENDENCY_OWNED),
+      ...traffic.extra,
+      ...(edge.data.id === undefined ? [] : [['kialiId', edge.data.id] as [string, unknown]]),
+    ]);
+    calls.push({ from, to, count: traffic.requests, extra });
+  }
+
+  const mapped = callGraphStructure({ nodes: graphNodes, calls });
+  const warnings: string[] = [];
+  if (boxes > 0) warnings.push(`${plural(boxes, 'box node')} skipped (Kiali's groupings, not services)`);
+  for (const [protocol, named] of leftOut) {
+    const why =
+      protocol === 'tcp'
+        ? 'tcp rates are bytes per second, not requests'
+        : 'only http and grpc rates count requests';
+    warnings.push(`${plural(named.length, `${protocol} edge`)} left out (${why}): ${someOf(named)}`);
+  }
+  warnings.push(...mapped.warnings);
+  return { nodes: mapped.nodes, dependencies: mapped.dependencies, unit: 'second', warnings };
+}
 
 export const cytoscape: GraphFormat = {
   name: 'cytoscape',
-  detect: () => false,
-  toStructure() {
-    throw new FormatError('', 'not implemented yet');
+  detect,
+  toStructure(document) {
+    const elements = elementsOf(document);
+    return isKiali(elements) ? kialiStructure(elements) : plainStructure(elements);
   },
 };

@@ -49,6 +49,7 @@ export const routes: readonly RouteDefinition[] = Object.freeze([
   route('GET', '/api/openapi.json', 'getOpenApiDocument', 'engine', 'none'),
   route('POST', '/api/connect', 'connectSystem', 'connect', 'userToken'),
   route('GET', '/api/systems', 'listSystems', 'connect', 'userToken'),
+  route('POST', '/api/systems', 'registerSystem', 'connect', 'userToken'),
   route('GET', '/api/systems/{id}', 'getSystem', 'connect', 'userToken'),
   route('DELETE', '/api/systems/{id}', 'deleteSystem', 'connect', 'userToken'),
   route('POST', '/api/keys', 'createKey', 'connect', 'userToken'),

@@ -125,7 +125,7 @@ export class DynamoSystemStore implements SystemStore {
   async create(system: NewSystem, now: Date = new Date()): Promise<SystemRecord> {
     const owner = checkOwner(system.owner);
     const name = checkName(system.name);
-    const url = checkUrl(system.url);
+    const url = system.url === undefined ? undefined : checkUrl(system.url);
     const structure = checkStructure(system.structure);
     // Counted before the first await, together with the JSON text, so both describe one state.
     const nodes = structure.nodes.length;
@@ -143,7 +143,7 @@ export class DynamoSystemStore implements SystemStore {
       id,
       owner,
       name,
-      url,
+      ...(url === undefined ? {} : { url }),
       nodes,
       dependencies,
       createdAt: now.toISOString(),

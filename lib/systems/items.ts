@@ -80,7 +80,7 @@ export function recordFromHeadItem(item: Record<string, unknown>): SystemRecord 
     id,
     owner,
     name: read.text('name'),
-    url: read.text('url'),
+    ...read.optionalText('url'),
     nodes: read.count('nodes'),
     dependencies: read.count('dependencies'),
     createdAt: read.text('createdAt'),

@@ -5,8 +5,8 @@ export interface SystemRecord {
   /** The user (token `sub`, API key owner) who registered it; nobody else can see, run or delete it. */
   owner: string;
   name: string;
-  /** Where the structure was fetched from. */
-  url: string;
+  /** Where the structure was fetched from; absent for a document sent in the request (`POST /api/systems`). */
+  url?: string;
   /** How many nodes and dependencies the stored structure has. */
   nodes: number;
   dependencies: number;
@@ -24,7 +24,7 @@ export interface SystemRecord {
 export interface PublicSystemRecord {
   id: string;
   name: string;
-  url: string;
+  url?: string;
   nodes: number;
   dependencies: number;
   createdAt: string;
@@ -37,7 +37,7 @@ export function toPublicSystemRecord(record: SystemRecord): PublicSystemRecord {
   return {
     id: record.id,
     name: record.name,
-    url: record.url,
+    ...(record.url === undefined ? {} : { url: record.url }),
     nodes: record.nodes,
     dependencies: record.dependencies,
     createdAt: record.createdAt,

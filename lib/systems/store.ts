@@ -20,7 +20,8 @@ export interface StructureInput {
 export interface NewSystem {
   owner: string;
   name: string;
-  url: string;
+  /** Absent for a document sent in the request rather than fetched. */
+  url?: string;
   structure: StructureInput;
   /** The format its document was read in, and what one step stands for (kept on the record). */
   format?: string;

@@ -1,0 +1,44 @@
+/**
+ * Register a system from a document sent in the request (`POST /api/systems`): for graphs the
+ * service cannot fetch (internal telemetry, files). Read, checked and stored exactly as connect
+ * does with a fetched answer, with the same answers and errors.
+ */
+import { parseRegisterSystemRequest, structureFromUpstream } from '../api/connect-request';
+import type { Limits } from '../config/limits';
+import { type CompiledStructureCache, type SystemStore, toPublicSystemRecord } from '../systems';
+import type { ConnectedSystem } from './connect-system';
+import { inContractTerms } from './errors';
+
+export interface RegisterSystemDeps {
+  systems: Pick<SystemStore, 'create'>;
+  limits: Pick<Limits, 'maxNodes' | 'maxDependencies'>;
+  /** The compiled stored systems of this process, as for connect. */
+  cache?: CompiledStructureCache;
+}
+
+export type RegisterSystem = (owner: string, body: unknown) => Promise<ConnectedSystem>;
+
+export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
+  const { systems, limits, cache } = deps;
+  return (owner, body) =>
+    inContractTerms(async () => {
+      const request = parseRegisterSystemRequest(body);
+      const { structure, compiled, format, unit, warnings } = structureFromUpstream(
+        request.document,
+        limits,
+        request.format ?? 'auto',
+        'The document',
+      );
+      const record = await systems.create({
+        owner,
+        name: request.name,
+        ...(request.url === undefined ? {} : { url: request.url }),
+        structure,
+        format,
+        unit,
+      });
+      cache?.set(record.sha256, compiled);
+      const shown = toPublicSystemRecord(record);
+      return warnings.length === 0 ? shown : { ...shown, warnings };
+    });
+}
