@@ -553,7 +553,9 @@ $('list-systems').addEventListener('click', async () => {
     return;
   }
   const systems = (
-    json as { systems: Array<{ id: string; name: string; nodes: number; dependencies: number }> }
+    json as {
+      systems: Array<{ id: string; name: string; nodes: number; dependencies: number; format?: string }>;
+    }
   ).systems;
   systemsStatus.textContent = systems.length === 0 ? 'No systems yet: register one below.' : '';
   for (const system of systems) {
@@ -562,7 +564,9 @@ $('list-systems').addEventListener('click', async () => {
     open.type = 'button';
     open.textContent = 'Open';
     open.addEventListener('click', () => void openSystem(system.id));
-    item.append(`${system.name} (${system.nodes} nodes, ${system.dependencies} dependencies) `, open);
+    // The format the system was read in (absent on systems registered before formats).
+    const read = system.format === undefined ? '' : `${system.format}, `;
+    item.append(`${system.name} (${read}${system.nodes} nodes, ${system.dependencies} dependencies) `, open);
     systemsList.append(item);
   }
 });

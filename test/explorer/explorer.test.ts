@@ -196,7 +196,7 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     );
     await page.click('#register');
     await page.waitForSelector('#systems li');
-    expect(await page.textContent('#systems')).toContain('sample (3 nodes, 3 dependencies)');
+    expect(await page.textContent('#systems')).toContain('sample (native, 3 nodes, 3 dependencies)');
     await page.evaluate("document.body.dataset.state = 'idle'");
     await page.selectOption('#run-as', 'written');
     await page.click('#systems li button');
