@@ -1,10 +1,230 @@
-/** Not written yet: detects nothing. */
+/**
+ * Dependency links: Jaeger's `GET /api/dependencies` (`{ data: [{ parent, child, callCount }],
+ * total, limit, offset, errors }`, or its bare `data` array as the Jaeger UI serves it), Zipkin
+ * v2's `GET /api/v2/dependencies` (a bare array of `{ parent, child, callCount?, errorCount? }`)
+ * and Jaeger v3's `GET /api/v3/dependencies` (`{ dependencies: [...] }`).
+ *
+ * Mapping rules and decisions:
+ * - Nodes are the parent and child names, in the order first seen (each link's parent before its
+ *   child, links in document order). A link from a name to itself is a self-call.
+ * - Links for the same parent and child are merged: their `callCount`s are added, and so is every
+ *   other field that is a number in both (`errorCount`); any other field keeps its first value.
+ * - `callGraphStructure` maps the calls (every service fan-out, entries get `arrival`, weight =
+ *   calls per request the caller processes), so the steady throughput reproduces the counts. A
+ *   cycle that nothing outside it calls has no entry there: the member with its busiest call
+ *   (ties: the first seen) is made its entry (`closedCycleEntries`), with a warning.
+ * - The source's fields stay on the dependency (`callCount`, `errorCount`, v3's `source`, …),
+ *   but not `parent` and `child` (they are `from` and `to`), and not a field the engine owns on
+ *   a dependency (`from`, `to`, `weight`, `flow`): such a field is dropped with a warning.
+ * - Unit: the counts cover a window the answer does not state (Jaeger's `endTs`/`lookback` are
+ *   query parameters), so one step is that window: `unit: 'window'`.
+ * - A missing or null `callCount` is 0 (no traffic): `callGraphStructure` leaves the link out,
+ *   with a warning. A missing or null `errorCount` is 0, as Zipkin omits it when 0. An
+ *   `errorCount` above `callCount` is kept as sent (Zipkin's own test data has one).
+ * - Counts may be JSON numbers, or strings of decimal digits: proto3's JSON mapping writes
+ *   Jaeger v3's `uint64 call_count` as a string ("12"). Digits alone are unambiguous, so any
+ *   link may use them; anything else in a string ("1e3", "-1", "12.5", " 12") is refused.
+ * - An envelope whose `data` is null and whose `errors` holds Jaeger's `{ code, msg }` is the
+ *   source reporting a failure: `toStructure` throws it as a `FormatError` at `errors[0]`.
+ *   Errors beside links are a warning.
+ * - An empty answer (`{ data: [] }`, `{ dependencies: [] }`) is valid: no nodes, and a warning.
+ *   A bare empty array is not detected (every format with a bare array could claim it).
+ * - Detection: a bare array, `data` or `dependencies` (with no `nodes` beside it, which is the
+ *   engine's own format) whose first elements are objects with string `parent` and `child`; an
+ *   empty or failed answer only when the object holds nothing but the envelope's fields.
+ */
+import { callGraphStructure, type ObservedCall } from './call-graph';
 import { FormatError, type GraphFormat } from './types';
+
+const JAEGER_ENVELOPE = new Set(['data', 'total', 'limit', 'offset', 'errors']);
+/** How many leading elements `detect` looks at. */
+const DETECT_SAMPLE = 3;
+/** Names the engine owns on a dependency: a source field with one of them is dropped. */
+const ENGINE_DEPENDENCY_FIELDS = new Set(['from', 'to', 'weight', 'flow']);
+const LINK_NAMES = new Set(['parent', 'child']);
+const DIGITS = /^[0-9]+$/;
+const MAX_ECHOED_CHARS = 40;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A received value in words, never at length: `null`, `an array`, `-1`, `the string "x"`. */
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${quote(value)}`;
+  if (typeof value === 'object') return 'an object';
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : `a ${typeof value}`;
+}
+
+function quote(text: string): string {
+  return JSON.stringify(text.length > MAX_ECHOED_CHARS ? `${text.slice(0, MAX_ECHOED_CHARS)}…` : text);
+}
+
+function looksLikeLink(value: unknown): boolean {
+  return isRecord(value) && typeof value.parent === 'string' && typeof value.child === 'string';
+}
+
+function leadingLinks(list: readonly unknown[]): boolean {
+  if (list.length === 0) return false;
+  for (let i = 0; i < Math.min(list.length, DETECT_SAMPLE); i++) if (!looksLikeLink(list[i])) return false;
+  return true;
+}
+
+function onlyEnvelopeKeys(document: Record<string, unknown>): boolean {
+  return Object.keys(document).every((key) => JAEGER_ENVELOPE.has(key));
+}
+
+/** Jaeger reported a failure: `{ data: null, errors: [{ code, msg }] }`. */
+function isFailedAnswer(document: Record<string, unknown>): boolean {
+  return (
+    (document.data === null || document.data === undefined) &&
+    Array.isArray(document.errors) &&
+    document.errors.length > 0 &&
+    onlyEnvelopeKeys(document)
+  );
+}
+
+/** The links and the path they sit at (`''` for a bare array), when the document has them. */
+function linksOf(document: unknown): { links: readonly unknown[]; at: string } | undefined {
+  if (Array.isArray(document)) return { links: document, at: '' };
+  if (!isRecord(document)) return undefined;
+  if (Array.isArray(document.data)) return { links: document.data, at: 'data' };
+  if (Array.isArray(document.dependencies) && !Object.hasOwn(document, 'nodes'))
+    return { links: document.dependencies, at: 'dependencies' };
+  return undefined;
+}
 
 export const dependencyLinks: GraphFormat = {
   name: 'dependency-links',
-  detect: () => false,
-  toStructure() {
-    throw new FormatError('', 'not implemented yet');
+  detect(document) {
+    if (Array.isArray(document)) return leadingLinks(document);
+    if (!isRecord(document)) return false;
+    if (Array.isArray(document.data)) {
+      return document.data.length === 0 ? onlyEnvelopeKeys(document) : leadingLinks(document.data);
+    }
+    if (Array.isArray(document.dependencies) && !Object.hasOwn(document, 'nodes')) {
+      return document.dependencies.length === 0
+        ? Object.keys(document).length === 1
+        : leadingLinks(document.dependencies);
+    }
+    return isFailedAnswer(document);
+  },
+  toStructure(document) {
+    if (isRecord(document) && isFailedAnswer(document))
+      throw new FormatError(
+        'errors[0]',
+        `the source answered with ${sourceError(document.errors as unknown[])}`,
+      );
+    const found = linksOf(document);
+    if (found === undefined) {
+      if (isRecord(document) && Object.hasOwn(document, 'data'))
+        throw new FormatError('data', `must be an array of links, got ${describeValue(document.data)}`);
+      throw new FormatError(
+        '',
+        'expected an array of { parent, child, callCount } links, or an object holding one under "data" or "dependencies"',
+      );
+    }
+    const { links, at } = found;
+    const order: string[] = [];
+    const seen = new Set<string>();
+    const byPair = new Map<string, Map<string, Merged>>();
+    const merged: Merged[] = [];
+    const dropped = new Set<string>();
+    let duplicates = 0;
+    const see = (name: string) => {
+      if (seen.has(name)) return;
+      seen.add(name);
+      order.push(name);
+    };
+    links.forEach((link, i) => {
+      const path = `${at}[${i}]`;
+      if (!isRecord(link))
+        throw new FormatError(
+          path,
+          `must be an object with "parent" and "child", got ${describeValue(link)}`,
+        );
+      const parent = nameAt(link, 'parent', path);
+      const child = nameAt(link, 'child', path);
+      const count = countAt(link, 'callCount', path);
+      const extra: Record<string, unknown> = Object.create(null);
+      for (const [key, value] of Object.entries(link)) {
+        if (LINK_NAMES.has(key)) continue;
+        if (ENGINE_DEPENDENCY_FIELDS.has(key)) {
+          dropped.add(key);
+          continue;
+        }
+        extra[key] = value;
+      }
+      extra.callCount = count;
+      if (link.errorCount !== undefined) extra.errorCount = countAt(link, 'errorCount', path);
+      see(parent);
+      see(child);
+      let fromParent = byPair.get(parent);
+      if (fromParent === undefined) {
+        fromParent = new Map();
+        byPair.set(parent, fromParent);
+      }
+      const existing = fromParent.get(child);
+      if (existing === undefined) {
+        const call: Merged = { from: parent, to: child, count, extra };
+        fromParent.set(child, call);
+        merged.push(call);
+        return;
+      }
+      duplicates++;
+      existing.count += count;
+      for (const [key, value] of Object.entries(extra)) {
+        const before = existing.extra[key];
+        if (typeof before === 'number' && typeof value === 'number') existing.extra[key] = before + value;
+        else if (!(key in existing.extra)) existing.extra[key] = value;
+      }
+    });
+
+    const mapped = callGraphStructure({ nodes: order.map((id) => ({ id })), calls: merged });
+    const warnings: string[] = [];
+    if (links.length === 0) warnings.push('no dependencies in the window');
+    if (isRecord(document) && Array.isArray(document.errors) && document.errors.length > 0)
+      warnings.push(`errors[0]: the source reported ${sourceError(document.errors)} beside its links`);
+    if (duplicates > 0)
+      warnings.push(
+        `${duplicates} link${duplicates === 1 ? '' : 's'} repeated a parent and child seen before: merged, counts added`,
+      );
+    if (dropped.size > 0)
+      warnings.push(
+        `dropped the links' field${dropped.size === 1 ? '' : 's'} ${[...dropped].map(quote).join(', ')}: the engine owns ${dropped.size === 1 ? 'that name' : 'those names'} on a dependency`,
+      );
+    warnings.push(...mapped.warnings);
+    return { nodes: mapped.nodes, dependencies: mapped.dependencies, unit: 'window', warnings };
   },
 };
+
+interface Merged extends ObservedCall {
+  extra: Record<string, unknown>;
+}
+
+/** Jaeger's first error, `{ code, msg }`, in words: `an error (code 500): "no storage"`. */
+function sourceError(errors: readonly unknown[]): string {
+  const first = errors[0];
+  const message = isRecord(first) && typeof first.msg === 'string' ? quote(first.msg) : describeValue(first);
+  const code = isRecord(first) && typeof first.code === 'number' ? ` (code ${first.code})` : '';
+  return `an error${code}: ${message}`;
+}
+
+function nameAt(link: Record<string, unknown>, key: string, path: string): string {
+  const value = link[key];
+  if (typeof value !== 'string' || value === '')
+    throw new FormatError(`${path}.${key}`, `must be a non-empty string, got ${describeValue(value)}`);
+  return value;
+}
+
+/** A count: a finite number >= 0, or a string of decimal digits; missing or null is 0. */
+function countAt(link: Record<string, unknown>, key: string, path: string): number {
+  const value = link[key];
+  if (value === undefined || value === null) return 0;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+  if (typeof value === 'string' && DIGITS.test(value)) return Number(value);
+  throw new FormatError(`${path}.${key}`, `must be a finite number >= 0, got ${describeValue(value)}`);
+}

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readLocalIssuer, signAccessToken } from '../../lib/tokens';
 import { WORKED } from '../http/events';
@@ -75,5 +76,55 @@ describe('self-service API keys', () => {
     expect(answer.status).toBe(400);
     expect(answer.json.error.code).toBe('INVALID_REQUEST');
     expect(answer.json.error.details[0].path).toBe('name');
+  });
+});
+
+describe('POST /api/systems: registering from a document', () => {
+  // A graph the service cannot fetch, sent in the body: stored as connect stores a fetched one,
+  // and the engine then runs on it by id, as on the same structure sent inline.
+  it('registers the engine own format and runs the engine on it', async () => {
+    const created = await call(alice, 'POST', '/api/systems', { name: 'from a file', document: WORKED });
+    expect(created.status, created.text).toBe(201);
+    expect(created.json).toMatchObject({ name: 'from a file', nodes: 3, dependencies: 3, format: 'native' });
+    expect(created.json).not.toHaveProperty('url');
+    const keyed = await call(alice, 'POST', '/api/keys', { name: 'runs' });
+    const stored = await post(server.url, keyed.json.key, { mode: 'analyze', systemId: created.json.id });
+    const inline = await post(server.url, keyed.json.key, { mode: 'analyze', ...WORKED });
+    expect(stored.text).toBe(inline.text);
+    // Bob cannot see it.
+    expect((await call(bob, 'GET', `/api/systems/${created.json.id}`)).status).toBe(404);
+  });
+
+  // Jaeger's dependency links, gzipped as a client may send a large document.
+  it('reads another format from a gzipped body', async () => {
+    const document = {
+      data: [
+        { parent: 'frontend', child: 'checkout', callCount: 100 },
+        { parent: 'checkout', child: 'payment', callCount: 100 },
+      ],
+    };
+    const body = gzipSync(JSON.stringify({ name: 'jaeger', format: 'dependency-links', document }));
+    const answer = await post(server.url, alice, body, {
+      method: 'POST',
+      path: '/api/systems',
+      headers: { 'content-type': 'application/octet-stream', 'content-encoding': 'gzip' },
+    });
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.json).toMatchObject({
+      nodes: 3,
+      dependencies: 2,
+      format: 'dependency-links',
+      unit: 'window',
+    });
+  });
+
+  it('refuses a body without a document, naming the field, and a document no format reads, with 422', async () => {
+    const missing = await call(alice, 'POST', '/api/systems', { name: 'x' });
+    expect(missing.status).toBe(400);
+    expect(missing.json.error.message).toMatch(/^document is required/);
+    const unreadable = await call(alice, 'POST', '/api/systems', { name: 'x', document: { hello: 'world' } });
+    expect(unreadable.status).toBe(422);
+    expect(unreadable.json.error.code).toBe('UPSTREAM_INVALID');
+    expect(unreadable.json.error.message).toMatch(/^The document is not a graph the service can read: /);
   });
 });

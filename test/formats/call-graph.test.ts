@@ -1,0 +1,91 @@
+/**
+ * The one rule that turns observed calls into an open system: worked examples, each checked the
+ * way that matters, by the engine's steady throughput reproducing the observed calls.
+ */
+import { describe, expect, it } from 'vitest';
+import { analyze } from '../../lib/engine';
+import { callGraphStructure, type ObservedCall } from '../../lib/formats';
+
+/** The steady throughput of every node, by id, when the engine analyzes the mapped structure. */
+function throughputs(nodes: string[], calls: ObservedCall[], roots: string[] = []) {
+  const mapped = callGraphStructure({
+    nodes: nodes.map((id) => (roots.includes(id) ? { id, root: true } : { id })),
+    calls,
+  });
+  const result = analyze({ nodes: mapped.nodes, dependencies: mapped.dependencies });
+  return { mapped, byId: Object.fromEntries(result.nodes.map((node) => [node.id, node.throughput])) };
+}
+
+describe('callGraphStructure', () => {
+  // docs/connect.md's worked example: frontend 300 (its busiest callee), checkout 100,
+  // catalog 300 + 50, payment 100.
+  it('maps the worked example so the throughputs are the observed calls', () => {
+    const calls = [
+      { from: 'frontend', to: 'checkout', count: 100 },
+      { from: 'frontend', to: 'catalog', count: 300 },
+      { from: 'checkout', to: 'catalog', count: 50 },
+      { from: 'checkout', to: 'payment', count: 100 },
+    ];
+    const { mapped, byId } = throughputs(['frontend', 'checkout', 'catalog', 'payment'], calls);
+    expect(mapped.nodes[0]).toEqual({ id: 'frontend', fanout: true, arrival: 300 });
+    expect(mapped.dependencies.map((d) => d.weight)).toEqual([100 / 300, 1, 0.5, 1]);
+    expect(byId).toEqual({ frontend: 300, checkout: 100, catalog: 350, payment: 100 });
+  });
+
+  // A service that calls itself: its own calls count in its throughput, so the weight of the
+  // self-call is what it makes per request processed.
+  it('counts self-calls in the caller throughput', () => {
+    const { byId } = throughputs(
+      ['api', 'db'],
+      [
+        { from: 'api', to: 'api', count: 20 },
+        { from: 'api', to: 'db', count: 80 },
+      ],
+    );
+    expect(byId.api).toBeCloseTo(100, 12);
+    expect(byId.db).toBeCloseTo(80, 12);
+  });
+
+  // Two services that only call each other: nothing would arrive; the busier one becomes the
+  // entry, with a warning, and the counts still come out.
+  it('gives a cycle that nothing else calls an entry, with a warning', () => {
+    const { mapped, byId } = throughputs(
+      ['a', 'b'],
+      [
+        { from: 'a', to: 'b', count: 10 },
+        { from: 'b', to: 'a', count: 30 },
+      ],
+    );
+    expect(mapped.warnings[0]).toMatch(/^"a", "b" call each other and nothing else calls them: "b" is taken/);
+    expect(byId.a).toBeCloseTo(30, 12);
+    expect(byId.b).toBeCloseTo(10 + 30, 12);
+  });
+
+  // A call counted 0 carries nothing, and a weight must be above 0: left out, said in a warning.
+  it('leaves calls counted 0 out', () => {
+    const { mapped } = throughputs(
+      ['a', 'b', 'c'],
+      [
+        { from: 'a', to: 'b', count: 5 },
+        { from: 'a', to: 'c', count: 0 },
+      ],
+    );
+    expect(mapped.dependencies).toHaveLength(1);
+    expect(mapped.warnings).toEqual(['1 call with a count of 0 left out (no traffic to carry)']);
+  });
+
+  // A root the source names takes arrivals even when others call it too.
+  it('gives a named root its arrival even when it is called', () => {
+    const { byId } = throughputs(
+      ['gateway', 'svc'],
+      [
+        { from: 'gateway', to: 'svc', count: 40 },
+        { from: 'svc', to: 'gateway', count: 10 },
+      ],
+      ['gateway'],
+    );
+    // gateway: arrival 40 + 10 called back; svc: 40.
+    expect(byId.gateway).toBeCloseTo(50, 12);
+    expect(byId.svc).toBeCloseTo(40, 12);
+  });
+});

@@ -1,0 +1,632 @@
+/**
+ * AWS X-Ray service graphs (`GetServiceGraph`): worked examples first, then every real fixture
+ * through the engine (its steady state must reproduce the edges' counts), detection against
+ * every other format's fixtures, malformed documents, and a property over random service graphs.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { analyze, compileStructure } from '../../lib/engine';
+import { FormatError, type MappedGraph, readGraph } from '../../lib/formats';
+import { xray } from '../../lib/formats/xray';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+const OWN = 'xray';
+
+function fixturesIn(folder: string): Array<{ file: string; document: unknown }> {
+  return readdirSync(join(FIXTURES, folder))
+    .filter((file) => file.endsWith('.json'))
+    .map((file) => ({ file, document: JSON.parse(readFileSync(join(FIXTURES, folder, file), 'utf8')) }));
+}
+
+function fixture(file: string): unknown {
+  return JSON.parse(readFileSync(join(FIXTURES, OWN, file), 'utf8'));
+}
+
+const otherFolders = readdirSync(FIXTURES, { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && entry.name !== OWN)
+  .map((entry) => entry.name);
+
+function thrown(run: () => unknown): FormatError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof FormatError) return error;
+    throw error;
+  }
+  throw new Error('expected a FormatError, nothing was thrown');
+}
+
+interface Call {
+  from: string;
+  to: string;
+  count: number;
+  total: number;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * The edges as the source states them, read here without the module: every edge with a
+ * `SummaryStatistics.TotalCount`, per second over the graph's span when it has one. Node ids are
+ * looked up by the `referenceId` the mapped nodes keep.
+ */
+function observedEdges(document: unknown, mapped: MappedGraph) {
+  const services = (Array.isArray(document) ? document : (document as Json).Services) as Json[];
+  const envelope = Array.isArray(document) ? {} : (document as Json);
+  const timed = typeof envelope.StartTime === 'number' && typeof envelope.EndTime === 'number';
+  const span = timed ? (envelope.EndTime as number) - (envelope.StartTime as number) : 1;
+  const idOf = new Map(mapped.nodes.map((node) => [node.referenceId as number, node.id]));
+  const calls: Call[] = [];
+  for (const service of services)
+    for (const edge of (service.Edges ?? []) as Json[]) {
+      const total = (edge.SummaryStatistics as Json | undefined)?.TotalCount;
+      if (typeof total !== 'number') continue;
+      calls.push({
+        from: idOf.get(service.ReferenceId as number)!,
+        to: idOf.get(edge.ReferenceId as number)!,
+        count: total / span,
+        total,
+      });
+    }
+  const roots = new Set(
+    services.filter((service) => service.Root === true).map((s) => idOf.get(s.ReferenceId as number)!),
+  );
+  return { calls, roots, timed };
+}
+
+/**
+ * What each service must process in the steady state: the calls into it, plus, for an entry (no
+ * other service calls it, or the entry of a cycle nothing else calls: its root, else the member
+ * with the busiest call, first on ties), the largest count among its calls as arrivals.
+ */
+function expectedLoads(names: readonly string[], calls: readonly Call[], roots: ReadonlySet<string>) {
+  const counted = calls.filter((call) => call.count > 0);
+  const between = counted.filter((call) => call.from !== call.to);
+  const reach = new Map<string, Set<string>>();
+  for (const start of names) {
+    const seen = new Set<string>();
+    const queue = [start];
+    while (queue.length > 0) {
+      const at = queue.pop()!;
+      for (const call of between)
+        if (call.from === at && !seen.has(call.to)) {
+          seen.add(call.to);
+          queue.push(call.to);
+        }
+    }
+    reach.set(start, seen);
+  }
+  const largest = (name: string) =>
+    Math.max(0, ...calls.filter((call) => call.from === name).map((call) => call.count));
+  const entries = new Set(names.filter((name) => !between.some((call) => call.to === name)));
+  const grouped = new Set<string>();
+  for (const name of names) {
+    if (grouped.has(name)) continue;
+    const group = names.filter(
+      (other) => other === name || (reach.get(name)!.has(other) && reach.get(other)!.has(name)),
+    );
+    for (const member of group) grouped.add(member);
+    const closed = !between.some((call) => group.includes(call.to) && !group.includes(call.from));
+    if (group.length < 2 || !closed) continue;
+    const rooted = group.filter((member) => roots.has(member));
+    const candidates = rooted.length > 0 ? rooted : group;
+    entries.add(candidates.reduce((best, member) => (largest(member) > largest(best) ? member : best)));
+  }
+  const loads = new Map<string, { arrival: number; throughput: number }>();
+  for (const name of names) {
+    const arrival = entries.has(name) ? largest(name) : 0;
+    const into = counted.filter((call) => call.to === name).reduce((sum, call) => sum + call.count, 0);
+    loads.set(name, { arrival, throughput: arrival + into });
+  }
+  return loads;
+}
+
+/** The steady throughputs, in node order, to 9 decimals (the engine solves with rounding). */
+function expectThroughputs(mapped: MappedGraph, expected: readonly number[]): void {
+  const steady = analyze(mapped).nodes.map((node) => node.throughput!);
+  expect(steady).toHaveLength(expected.length);
+  for (const [i, value] of expected.entries()) expect(steady[i]).toBeCloseTo(value, 9);
+}
+
+function close(actual: number | undefined, expected: number): boolean {
+  return actual !== undefined && Math.abs(actual - expected) <= 1e-9 * Math.max(Math.abs(expected), 1e-300);
+}
+
+/** The engine takes the structure, and its steady state reproduces every edge's count. */
+function expectReproduced(document: unknown, mapped: MappedGraph): void {
+  compileStructure(mapped);
+  const { calls, roots, timed } = observedEdges(document, mapped);
+  expect(mapped.unit).toBe(timed ? 'second' : 'window');
+  const counted = calls.filter((call) => call.count > 0);
+  expect(mapped.dependencies.map((d) => [d.from, d.to, d.totalCount])).toEqual(
+    counted.map((call) => [call.from, call.to, call.total]),
+  );
+  const loads = expectedLoads(
+    mapped.nodes.map((node) => node.id),
+    calls,
+    roots,
+  );
+  const result = analyze(mapped);
+  expect(result.events.filter((event) => event.type === 'unbounded')).toEqual([]);
+  const throughput = new Map(result.nodes.map((node) => [node.id, node.throughput]));
+  for (const node of mapped.nodes) {
+    const expected = loads.get(node.id)!;
+    expect(node.fanout).toBe(true);
+    expect(node.arrival ?? 0).toBe(expected.arrival);
+    if (!close(throughput.get(node.id), expected.throughput))
+      expect.fail(`${node.id}: throughput ${throughput.get(node.id)}, observed ${expected.throughput}`);
+  }
+  mapped.dependencies.forEach((dependency, i) => {
+    const flow = throughput.get(dependency.from)! * dependency.weight!;
+    if (!close(flow, counted[i]!.count))
+      expect.fail(
+        `${dependency.from} → ${dependency.to}: steady flow ${flow}, observed ${counted[i]!.count}`,
+      );
+  });
+}
+
+describe('X-Ray: worked examples', () => {
+  // A minute of traffic: outside callers (the client "api") send 600 requests to the api
+  // service, which makes 1200 calls on orders and 60 on a service the graph does not list
+  // (#9); orders makes 2400 on its table. Per second: 10, 20, 1 and 40. The api service is the
+  // root, but its outside traffic is the client's edge: only the client takes arrivals.
+  it('a four-service graph over 60 seconds', () => {
+    const mapped = xray.toStructure({
+      Services: [
+        {
+          ReferenceId: 0,
+          Name: 'api',
+          Type: 'client',
+          Edges: [{ ReferenceId: 1, SummaryStatistics: { TotalCount: 600 } }],
+        },
+        {
+          ReferenceId: 1,
+          Name: 'api',
+          Type: 'AWS::ECS::Container',
+          Root: true,
+          Edges: [
+            {
+              ReferenceId: 2,
+              SummaryStatistics: {
+                OkCount: 1150,
+                ErrorStatistics: { ThrottleCount: 10, OtherCount: 40, TotalCount: 50 },
+                FaultStatistics: { OtherCount: 0, TotalCount: 0 },
+                TotalCount: 1200,
+                TotalResponseTime: 30.5,
+              },
+            },
+            { ReferenceId: 9, SummaryStatistics: { TotalCount: 60 } },
+          ],
+        },
+        {
+          ReferenceId: 2,
+          Name: 'orders',
+          Type: 'AWS::Lambda',
+          Edges: [{ ReferenceId: 3, SummaryStatistics: { TotalCount: 2400 } }],
+        },
+        { ReferenceId: 3, Name: 'orders-table', Type: 'AWS::DynamoDB::Table', Edges: [] },
+      ],
+      StartTime: 1568835392,
+      EndTime: 1568835452,
+    });
+    expect(mapped).toEqual({
+      nodes: [
+        { referenceId: 0, name: 'api', type: 'client', id: 'api (client)', fanout: true, arrival: 10 },
+        {
+          referenceId: 1,
+          name: 'api',
+          type: 'AWS::ECS::Container',
+          id: 'api (AWS::ECS::Container)',
+          fanout: true,
+        },
+        { referenceId: 2, name: 'orders', type: 'AWS::Lambda', id: 'orders', fanout: true },
+        {
+          referenceId: 3,
+          name: 'orders-table',
+          type: 'AWS::DynamoDB::Table',
+          id: 'orders-table',
+          fanout: true,
+        },
+        { referenceId: 9, id: '#9', fanout: true },
+      ],
+      dependencies: [
+        { totalCount: 600, from: 'api (client)', to: 'api (AWS::ECS::Container)', weight: 1 },
+        {
+          totalCount: 1200,
+          okCount: 1150,
+          errorCount: 50,
+          faultCount: 0,
+          throttleCount: 10,
+          totalResponseTime: 30.5,
+          from: 'api (AWS::ECS::Container)',
+          to: 'orders',
+          weight: 2,
+        },
+        { totalCount: 60, from: 'api (AWS::ECS::Container)', to: '#9', weight: 0.1 },
+        { totalCount: 2400, from: 'orders', to: 'orders-table', weight: 2 },
+      ],
+      unit: 'second',
+      warnings: [
+        'several services are named "api": their ids add the type or the ReferenceId',
+        'Services[1].Edges[1].ReferenceId: 9 is not among the services; it is a node of its own, "#9"',
+      ],
+    });
+    expect(analyze(mapped).nodes.map((node) => node.throughput)).toEqual([10, 10, 20, 40, 1]);
+  });
+
+  // a and b only call each other (10 and 4 calls). b is the root, so it is their entry: it
+  // takes its 4 calls as arrivals and processes 4 + 10 = 14; a processes 4.
+  it('a root chooses the entry of a cycle nothing else calls', () => {
+    const mapped = xray.toStructure([
+      { ReferenceId: 5, Name: 'a', Edges: [{ ReferenceId: 6, SummaryStatistics: { TotalCount: 10 } }] },
+      {
+        ReferenceId: 6,
+        Name: 'b',
+        Root: true,
+        Edges: [{ ReferenceId: 5, SummaryStatistics: { TotalCount: 4 } }],
+      },
+    ]);
+    expect(mapped.nodes).toEqual([
+      { referenceId: 5, name: 'a', id: 'a', fanout: true },
+      { referenceId: 6, name: 'b', id: 'b', fanout: true, arrival: 4 },
+    ]);
+    expect(mapped.dependencies).toEqual([
+      { totalCount: 10, from: 'a', to: 'b', weight: 2.5 },
+      { totalCount: 4, from: 'b', to: 'a', weight: 4 / 14 },
+    ]);
+    expect(mapped.unit).toBe('window');
+    expect(mapped.warnings).toEqual([
+      'no StartTime and EndTime on the graph: one step is the window its counts cover',
+      '"a", "b" call each other and nothing else calls them: "b" is taken as their entry (it gets the arrivals)',
+    ]);
+    expectThroughputs(mapped, [4, 14]);
+  });
+
+  // Without any count the graph keeps its shape: weight 1 everywhere, nothing arrives.
+  it('a graph without counts keeps its topology', () => {
+    const mapped = xray.toStructure({
+      Services: [
+        { ReferenceId: 0, Name: 'web', Type: 'client', Edges: [{ ReferenceId: 1, SummaryStatistics: {} }] },
+        { ReferenceId: 1, Name: 'web', Edges: [{ ReferenceId: 2 }] },
+        { ReferenceId: 2, Name: 'web', Edges: [] },
+      ],
+    });
+    expect(mapped).toEqual({
+      nodes: [
+        { referenceId: 0, name: 'web', type: 'client', id: 'web (client)', fanout: true },
+        { referenceId: 1, name: 'web', id: 'web #1', fanout: true },
+        { referenceId: 2, name: 'web', id: 'web #2', fanout: true },
+      ],
+      dependencies: [
+        { from: 'web (client)', to: 'web #1', weight: 1 },
+        { from: 'web #1', to: 'web #2', weight: 1 },
+      ],
+      unit: 'none',
+      warnings: [
+        'several services are named "web": their ids add the type or the ReferenceId',
+        'no edge has a SummaryStatistics.TotalCount: the structure keeps the topology, with weight 1 on every dependency and no arrivals',
+      ],
+    });
+    compileStructure(mapped);
+  });
+
+  // Ids never collide: a service literally named like another's derived id keeps its name.
+  it('ids stay unique', () => {
+    const mapped = xray.toStructure([
+      { ReferenceId: 0, Name: 'x (client)', Edges: [] },
+      { ReferenceId: 1, Name: 'x', Type: 'client', Edges: [] },
+      { ReferenceId: 2, Name: 'x', Type: 'AWS::Lambda', Edges: [{ ReferenceId: 7 }] },
+      { ReferenceId: 3, Name: '#7', Edges: [] },
+      { ReferenceId: 4, Edges: [] },
+    ]);
+    expect(mapped.nodes.map((node) => node.id)).toEqual([
+      'x (client)',
+      'x #1',
+      'x (AWS::Lambda)',
+      '#7',
+      '#4',
+      '#7 (2)',
+    ]);
+  });
+
+  // SDKs serialise times as ISO strings: the span is still 60 s.
+  it('ISO 8601 times', () => {
+    const mapped = xray.toStructure({
+      Services: [
+        { ReferenceId: 0, Name: 'a', Edges: [{ ReferenceId: 0, SummaryStatistics: { TotalCount: 120 } }] },
+      ],
+      StartTime: '2019-09-18T19:36:32.000Z',
+      EndTime: '2019-09-18T19:37:32.000Z',
+    });
+    expect(mapped.unit).toBe('second');
+    // a calls itself 2 a second and takes those 2 as arrivals: it processes 4, weight 1/2.
+    expect(mapped.nodes).toEqual([{ referenceId: 0, name: 'a', id: 'a', fanout: true, arrival: 2 }]);
+    expect(mapped.dependencies).toEqual([{ totalCount: 120, from: 'a', to: 'a', weight: 0.5 }]);
+  });
+
+  // An empty graph is a valid answer.
+  it('no services', () => {
+    const empty = { Services: [], StartTime: 1, EndTime: 2 };
+    expect(xray.detect(empty)).toBe(true);
+    expect(xray.toStructure(empty)).toEqual({
+      nodes: [],
+      dependencies: [],
+      unit: 'second',
+      warnings: ['no services in the graph'],
+    });
+  });
+});
+
+describe('X-Ray: the real payloads', () => {
+  for (const { file, document } of fixturesIn(OWN)) {
+    // The engine's steady state gives every service the calls observed into it, and every
+    // dependency its observed count.
+    it(`${file}: detected, mapped, and its steady state reproduces the counts`, () => {
+      expect(xray.detect(document)).toBe(true);
+      expectReproduced(document, xray.toStructure(document));
+      expect(readGraph(document).format).toBe('xray');
+    });
+  }
+
+  // The aws-cli example over 54 s: Scorekeep's edge goes to ReferenceId 1, not in Services.
+  it('aws-cli: the unlisted target is a node of its own', () => {
+    const mapped = xray.toStructure(fixture('aws-cli-example-get-service-graph-truncated.json'));
+    expect(mapped.unit).toBe('second');
+    expect(mapped.nodes).toEqual([
+      {
+        referenceId: 0,
+        name: 'Scorekeep',
+        type: 'AWS::ElasticBeanstalk::Environment',
+        id: 'Scorekeep',
+        fanout: true,
+        arrival: 14 / 54,
+      },
+      { referenceId: 1, id: '#1', fanout: true },
+    ]);
+    expect(mapped.dependencies).toEqual([
+      {
+        totalCount: 14,
+        okCount: 14,
+        errorCount: 0,
+        faultCount: 0,
+        throttleCount: 0,
+        totalResponseTime: 0.13,
+        from: 'Scorekeep',
+        to: '#1',
+        weight: 1,
+      },
+    ]);
+    expect(mapped.warnings).toEqual([
+      'Services[0].Edges[0].ReferenceId: 1 is not among the services; it is a node of its own, "#1"',
+    ]);
+  });
+
+  // Grafana's test services: two names used twice (told apart by type), an edge with empty
+  // statistics (left out), and a root whose outside traffic comes through its client's edge:
+  // SampleSite processes the client's 3553 calls, as its own statistics count.
+  it('Grafana: shared names, an edge without a count, a root behind a client', () => {
+    const mapped = xray.toStructure(fixture('grafana-xray-datasource-test-service-map-services.json'));
+    expect(mapped.unit).toBe('window');
+    expect(mapped.nodes.map((node) => [node.id, node.arrival])).toEqual([
+      ['ProcessSQSRecord (AWS::Lambda)', 2],
+      ['ProcessSQSRecord (AWS::Lambda::Function)', undefined],
+      ['SampleSite (AWS::ElasticBeanstalk::Environment)', undefined],
+      ['SampleSite (client)', 3553],
+      ['https://sqs.us-east-1.amazonaws.com/123456789012/SampleQueue', undefined],
+    ]);
+    expect(mapped.warnings).toEqual([
+      'several services are named "ProcessSQSRecord", "SampleSite": their ids add the type or the ReferenceId',
+      '1 edge without a SummaryStatistics.TotalCount left out (no traffic to carry): [4].Edges[0]',
+      'no StartTime and EndTime on the graph: one step is the window its counts cover',
+    ]);
+    const steady = new Map(analyze(mapped).nodes.map((node) => [node.id, node.throughput]));
+    expect(steady.get('SampleSite (AWS::ElasticBeanstalk::Environment)')).toBe(3553);
+  });
+});
+
+describe('X-Ray: detection', () => {
+  for (const folder of otherFolders) {
+    // Another format's document is never taken for an X-Ray graph.
+    it(`detects none of the ${folder} fixtures`, () => {
+      for (const { file, document } of fixturesIn(folder))
+        expect(xray.detect(document), `${folder}/${file}`).toBe(false);
+    });
+  }
+
+  // The envelope, or services with a numeric ReferenceId and an Edges array.
+  it('decides on the first services', () => {
+    expect(xray.detect({ Services: [] })).toBe(true);
+    expect(xray.detect({ Services: [], StartTime: 1, EndTime: 2, ContainsOldGroupVersions: false })).toBe(
+      true,
+    );
+    expect(xray.detect({ Services: [{ ReferenceId: 'x' }] })).toBe(true);
+    expect(xray.detect({ Services: [], nodes: [] })).toBe(false);
+    expect(xray.detect({ Services: [{ Name: 'a' }] })).toBe(false);
+    expect(xray.detect({ Services: 'a' })).toBe(false);
+    expect(xray.detect([])).toBe(false);
+    expect(xray.detect([{ ReferenceId: 0, Name: 'a' }])).toBe(false);
+    expect(xray.detect([{ ReferenceId: '0', Edges: [] }])).toBe(false);
+    expect(
+      xray.detect([
+        { ReferenceId: 0, Edges: [] },
+        { parent: 'a', child: 'b' },
+      ]),
+    ).toBe(false);
+    expect(xray.detect([{ ReferenceId: 0, Edges: [] }])).toBe(true);
+  });
+
+  // detect never throws, whatever it is given.
+  it('never throws', () => {
+    fc.assert(
+      fc.property(fc.anything(), (value) => {
+        expect(typeof xray.detect(value)).toBe('boolean');
+      }),
+    );
+  });
+});
+
+describe('X-Ray: malformed documents', () => {
+  const edge = (statistics: unknown) => ({ ReferenceId: 0, SummaryStatistics: statistics });
+  const cases: Array<[string, unknown, string]> = [
+    [
+      'a ReferenceId that is a string',
+      { Services: [{ ReferenceId: '0', Name: 'a', Edges: [] }] },
+      'Services[0].ReferenceId: must be an integer, got the string "0"',
+    ],
+    [
+      'Edges that are not an array',
+      {
+        Services: [
+          { ReferenceId: 0, Edges: [] },
+          { ReferenceId: 1, Edges: {} },
+        ],
+      },
+      'Services[1].Edges: must be an array, got an object',
+    ],
+    [
+      'an edge to a fractional ReferenceId',
+      {
+        Services: [
+          { ReferenceId: 0, Edges: [] },
+          { ReferenceId: 1, Edges: [] },
+          { ReferenceId: 2, Edges: [{ ReferenceId: 1.5 }] },
+        ],
+      },
+      'Services[2].Edges[0].ReferenceId: must be an integer, got 1.5',
+    ],
+    [
+      'a negative count',
+      { Services: [{ ReferenceId: 0, Edges: [edge({ TotalCount: -1 })] }] },
+      'Services[0].Edges[0].SummaryStatistics.TotalCount: must be a finite number >= 0, got -1',
+    ],
+    [
+      'a count that is a string',
+      [{ ReferenceId: 0, Edges: [edge({ TotalCount: '5' })] }],
+      '[0].Edges[0].SummaryStatistics.TotalCount: must be a finite number >= 0, got the string "5"',
+    ],
+    [
+      'statistics that are not an object',
+      [{ ReferenceId: 0, Edges: [edge([1])] }],
+      '[0].Edges[0].SummaryStatistics: must be an object, got an array',
+    ],
+    [
+      'two services with one ReferenceId',
+      {
+        Services: [
+          { ReferenceId: 0, Edges: [] },
+          { ReferenceId: 0, Edges: [] },
+        ],
+      },
+      'Services[1].ReferenceId: duplicate ReferenceId 0 (first used by Services[0])',
+    ],
+    [
+      'a name that is not a string',
+      { Services: [{ ReferenceId: 0, Name: 5, Edges: [] }] },
+      'Services[0].Name: must be a string, got 5',
+    ],
+    [
+      'a service that is not an object',
+      [{ ReferenceId: 0, Edges: [] }, 'x'],
+      '[1]: must be an object (a service), got the string "x"',
+    ],
+    [
+      'an edge that is not an object',
+      [{ ReferenceId: 0, Edges: [null] }],
+      '[0].Edges[0]: must be an object (an edge), got null',
+    ],
+    [
+      'an end before the start',
+      { Services: [], StartTime: 10, EndTime: 5 },
+      'EndTime: must be later than StartTime, got 5 for a StartTime of 10',
+    ],
+    [
+      'a start that is not a time',
+      { Services: [], StartTime: 'yesterday', EndTime: 5 },
+      'StartTime: must be a time (epoch seconds, or an ISO 8601 string), got the string "yesterday"',
+    ],
+    [
+      'Services that are not an array',
+      { Services: null },
+      'Services: must be an array of services, got null',
+    ],
+  ];
+  for (const [what, document, message] of cases) {
+    // Each names the element at fault by its path in the document.
+    it(what, () => {
+      const error = thrown(() => xray.toStructure(document));
+      expect(error.message).toBe(message);
+      expect(error.path).toBe(message.slice(0, message.indexOf(':')));
+    });
+  }
+
+  // Forced, the registry names the element the document misses.
+  it('through the registry, forced', () => {
+    const error = thrown(() => readGraph({ Services: [{ Name: 'a' }] }, 'xray'));
+    expect(error.message).toBe('Services[0].ReferenceId: not xray: must be an integer, got nothing');
+  });
+});
+
+describe('X-Ray: properties', () => {
+  // Counts within three orders of magnitude (see the dependency-links property).
+  const count = fc.oneof(fc.integer({ min: 0, max: 1000 }), fc.double({ min: 1, max: 1000, noNaN: true }));
+  const edge = fc.record({
+    ReferenceId: fc.integer({ min: 0, max: 7 }),
+    SummaryStatistics: fc.oneof(
+      { weight: 4, arbitrary: fc.record({ TotalCount: count }) },
+      { weight: 1, arbitrary: fc.constant({}) },
+      { weight: 1, arbitrary: fc.constant(undefined) },
+    ),
+  });
+  const service = fc.record(
+    {
+      Name: fc.constantFrom('api', 'db', 'web'),
+      Type: fc.constantFrom('client', 'AWS::Lambda'),
+      Root: fc.constantFrom(true, false, null),
+      Edges: fc.array(edge, { maxLength: 4 }),
+    },
+    { requiredKeys: ['Name', 'Edges'] },
+  );
+  const graph = fc
+    .tuple(
+      fc.array(service, { minLength: 1, maxLength: 6 }),
+      fc.constantFrom('bare', 'envelope', 'timed'),
+      fc.integer({ min: 1, max: 3600 }),
+    )
+    .map(([list, shape, span]) => {
+      const services = list.map((entry, i) => ({ ReferenceId: i, ...entry }));
+      if (shape === 'bare') return services;
+      return shape === 'envelope'
+        ? { Services: services }
+        : { Services: services, StartTime: 1e9, EndTime: 1e9 + span };
+    });
+
+  // Any service graph maps to a structure the engine takes, with readable unique ids, whose
+  // steady state reproduces the edges' counts (or, with no count at all, keeps the topology).
+  it('random service graphs reproduce their counts', () => {
+    fc.assert(
+      fc.property(graph, (document) => {
+        expect(xray.detect(document)).toBe(true);
+        const mapped = xray.toStructure(document);
+        compileStructure(mapped);
+        for (const node of mapped.nodes)
+          if (typeof node.name === 'string')
+            expect(node.id === node.name || node.id.startsWith(`${node.name} `)).toBe(true);
+        const services = (Array.isArray(document) ? document : document.Services) as Json[];
+        const edges = services.flatMap((entry) => entry.Edges as Json[]);
+        const anyCount = edges.some(
+          (e) => typeof (e.SummaryStatistics as Json | undefined)?.TotalCount === 'number',
+        );
+        if (edges.length > 0 && !anyCount) {
+          expect(mapped.unit).toBe('none');
+          expect(mapped.dependencies.every((d) => d.weight === 1)).toBe(true);
+          expect(mapped.nodes.every((node) => node.arrival === undefined)).toBe(true);
+          return;
+        }
+        expectReproduced(document, mapped);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
