@@ -1,10 +1,302 @@
-/** Not written yet: detects nothing. */
+/**
+ * Backstage software catalog entities, as the catalog API serves them: a bare array
+ * (`GET /entities`), `{ items, totalItems, pageInfo }` (`GET /entities/by-query`; `items` may
+ * hold `null` for a ref `by-refs` did not find), or a single entity (`GET /entities/by-name/…`).
+ *
+ * Detection: the first entity (the document itself, the first array element, or the first
+ * element of `items` that is not null) is an object with a string `kind` and a `metadata`
+ * object; `apiVersion` is not required (the by-query answer may leave it out). An empty `items`
+ * is detected only beside `totalItems` or `pageInfo`; an empty bare array is not (it has no
+ * shape). An object with `nodes` never is (the engine's own format, node-link).
+ *
+ * Mapping:
+ * - **Node ids** are entity refs in Backstage's canonical form `kind:namespace/name`, lower-case
+ *   as Backstage compares them (`Component` `artist-lookup` → `component:default/artist-lookup`).
+ *   An entity needs a non-empty `kind` and `metadata.name`; `metadata.namespace` defaults to
+ *   `default`. Two entities with the same ref are refused (the second is named).
+ * - **Dependencies** come from `spec.dependsOn` (this entity → each ref) and `spec.dependencyOf`
+ *   (each ref → this entity), and from `relations[]` of type `dependsOn` and `dependencyOf`
+ *   (the same two directions; the ref in `targetRef`, or in the older
+ *   `target: { kind, namespace, name }`). The catalog writes each fact twice (the spec and the
+ *   relation it derives, and the inverse relation on the other entity), so a pair is one
+ *   dependency however often it is stated. Other relation types (`ownedBy`, `partOf`,
+ *   `apiConsumedBy`, …) are not dependencies and are left out.
+ * - **Refs** are parsed as Backstage does, `[<kind>:][<namespace>/]<name>` (or `{ kind?,
+ *   namespace?, name }`). A ref without a namespace takes the referring entity's namespace (the
+ *   catalog's rule for `dependsOn`); a ref without a kind is read as a `component` (the catalog
+ *   itself refuses such a `dependsOn`; a component is what one usually means), with a warning.
+ * - **An entity that is not in the document** (a dependency on a resource from another page or
+ *   filter) becomes a node of its own, after the document's entities, with `kind`, `name` and
+ *   `external: true`, and a warning; it is not an error.
+ * - **Fields kept** on a node: `kind` and `name` as written, `metadata.title` as `title`, and
+ *   `spec.type`, `spec.lifecycle`, `spec.owner`, `spec.system` as `type`, `lifecycle`, `owner`,
+ *   `system`, where given. None is a name the engine owns.
+ * - **No traffic.** A catalog says what depends on what, not how much: every dependency keeps
+ *   the engine's default weight 1, no node gets an arrival or fan-out, and the unit is `none`.
+ */
+import type { DependencyInput, NodeInput } from '../engine/types';
 import { FormatError, type GraphFormat } from './types';
+
+/** The relation types that are dependencies, and whether the relation points from the dependent. */
+const DEPENDENCY_RELATIONS: ReadonlyMap<string, boolean> = new Map([
+  ['dependsOn', true],
+  ['dependencyOf', false],
+]);
+
+/** `spec` fields the catalog turns into those relations. */
+const DEPENDENCY_SPEC_FIELDS = [
+  ['dependsOn', true],
+  ['dependencyOf', false],
+] as const;
+
+/** `spec` fields kept on a node, under the same name. */
+const KEPT_SPEC_FIELDS = ['type', 'lifecycle', 'owner', 'system'] as const;
 
 export const backstage: GraphFormat = {
   name: 'backstage',
-  detect: () => false,
-  toStructure() {
-    throw new FormatError('', 'not implemented yet');
+  detect(document) {
+    try {
+      if (Array.isArray(document)) return isEntity(document[0]);
+      if (!isObject(document) || Object.hasOwn(document, 'nodes')) return false;
+      if (Object.hasOwn(document, 'items')) {
+        if (!Array.isArray(document.items)) return false;
+        const first = document.items.find((item) => item !== null);
+        if (first !== undefined) return isEntity(first);
+        return (
+          document.items.length === 0 &&
+          (isObject(document.pageInfo) || typeof document.totalItems === 'number')
+        );
+      }
+      return isEntity(document);
+    } catch {
+      // A hostile getter or proxy (never parsed JSON): not this format.
+      return false;
+    }
+  },
+  toStructure(document) {
+    const warnings: string[] = [];
+    let entities: readonly unknown[];
+    let pathOf: (i: number) => string;
+    let skipNulls = false;
+    if (Array.isArray(document)) {
+      entities = document;
+      pathOf = (i) => `[${i}]`;
+    } else if (isObject(document) && Object.hasOwn(document, 'items')) {
+      if (!Array.isArray(document.items)) {
+        throw new FormatError('items', `must be an array of entities, got ${describe(document.items)}`);
+      }
+      entities = document.items;
+      pathOf = (i) => `items[${i}]`;
+      skipNulls = true;
+      const missing = entities.filter((item) => item === null).length;
+      if (missing > 0) {
+        warnings.push(`${plural(missing, 'null item')} in items (refs the catalog did not find) left out`);
+      }
+    } else if (isObject(document)) {
+      entities = [document];
+      pathOf = () => '';
+    } else {
+      throw new FormatError(
+        '',
+        `must be a catalog entity, an array of entities or { "items": [...] }, got ${describe(document)}`,
+      );
+    }
+
+    // First every entity of the document, so a dependency on a later one is not an external.
+    const read: ReadEntity[] = [];
+    const firstAt = new Map<string, string>();
+    entities.forEach((entity, i) => {
+      if (entity === null && skipNulls) return;
+      const entry = readEntity(entity, pathOf(i));
+      const first = firstAt.get(entry.ref);
+      if (first !== undefined) {
+        throw new FormatError(
+          at(entry.path, 'metadata.name'),
+          `duplicate entity ${quote(entry.ref)} (first at ${first})`,
+        );
+      }
+      firstAt.set(entry.ref, entry.path);
+      read.push(entry);
+    });
+
+    const nodes: NodeInput[] = read.map((entry) => entry.node);
+    const externals = new Map<string, Ref>();
+    const seen = new Set<string>();
+    const dependencies: DependencyInput[] = [];
+    const kindless: string[] = [];
+    const add = (self: string, ref: Ref, path: string, fromSelf: boolean) => {
+      if (ref.kindless) kindless.push(path);
+      const other = refText(ref);
+      if (!firstAt.has(other) && !externals.has(other)) externals.set(other, ref);
+      const [from, to] = fromSelf ? [self, other] : [other, self];
+      const pair = JSON.stringify([from, to]);
+      if (seen.has(pair)) return;
+      seen.add(pair);
+      dependencies.push({ from, to });
+    };
+    for (const { ref, namespace, spec, relations, path } of read) {
+      for (const [field, fromSelf] of DEPENDENCY_SPEC_FIELDS) {
+        const refs = spec?.[field];
+        if (refs === undefined) continue;
+        const refsPath = at(path, `spec.${field}`);
+        if (!Array.isArray(refs))
+          throw new FormatError(refsPath, `must be an array of entity refs, got ${describe(refs)}`);
+        refs.forEach((value: unknown, k) => {
+          add(ref, parseRef(value, `${refsPath}[${k}]`, namespace), `${refsPath}[${k}]`, fromSelf);
+        });
+      }
+      relations.forEach((relation, k) => {
+        const relationPath = `${at(path, 'relations')}[${k}]`;
+        if (!isObject(relation))
+          throw new FormatError(relationPath, `must be an object, got ${describe(relation)}`);
+        const fromSelf =
+          typeof relation.type === 'string' ? DEPENDENCY_RELATIONS.get(relation.type) : undefined;
+        if (fromSelf === undefined) return;
+        const key =
+          relation.targetRef === undefined && relation.target !== undefined ? 'target' : 'targetRef';
+        const target = parseRef(relation[key], `${relationPath}.${key}`, namespace);
+        add(ref, target, `${relationPath}.${key}`, fromSelf);
+      });
+    }
+
+    for (const [id, ref] of externals) nodes.push({ id, kind: ref.kind, name: ref.name, external: true });
+    if (externals.size > 0) {
+      const [first] = externals.keys();
+      warnings.push(
+        `${plural(externals.size, 'entity', 'entities')} named in dependencies ${externals.size === 1 ? 'is' : 'are'} not in the document (first: ${quote(first!)}); each is a node of its own, with external: true`,
+      );
+    }
+    if (kindless.length > 0) {
+      warnings.push(
+        `${plural(kindless.length, 'entity ref')} without a kind ${kindless.length === 1 ? 'is' : 'are'} read as ${kindless.length === 1 ? 'a component' : 'components'} (first: ${kindless[0]})`,
+      );
+    }
+    return { nodes, dependencies, unit: 'none', warnings };
   },
 };
+
+function isEntity(value: unknown): boolean {
+  return isObject(value) && typeof value.kind === 'string' && isObject(value.metadata);
+}
+
+interface ReadEntity {
+  ref: string;
+  namespace: string;
+  node: NodeInput;
+  spec: Record<string, unknown> | undefined;
+  relations: readonly unknown[];
+  path: string;
+}
+
+function readEntity(entity: unknown, path: string): ReadEntity {
+  if (!isObject(entity)) throw new FormatError(path, `must be an entity object, got ${describe(entity)}`);
+  const kind = nonEmpty(entity.kind, at(path, 'kind'));
+  const metadata = entity.metadata;
+  if (!isObject(metadata))
+    throw new FormatError(at(path, 'metadata'), `must be an object, got ${describe(metadata)}`);
+  const name = nonEmpty(metadata.name, at(path, 'metadata.name'));
+  const namespace =
+    metadata.namespace === undefined
+      ? 'default'
+      : nonEmpty(metadata.namespace, at(path, 'metadata.namespace'));
+  const spec = entity.spec;
+  if (spec !== undefined && !isObject(spec)) {
+    throw new FormatError(at(path, 'spec'), `must be an object, got ${describe(spec)}`);
+  }
+  const relations = entity.relations ?? [];
+  if (!Array.isArray(relations)) {
+    throw new FormatError(at(path, 'relations'), `must be an array, got ${describe(relations)}`);
+  }
+  const ref = refText({ kind, namespace, name });
+  const node: NodeInput = { id: ref, kind, name };
+  if (metadata.title !== undefined) node.title = metadata.title;
+  for (const field of KEPT_SPEC_FIELDS) {
+    if (spec?.[field] !== undefined) node[field] = spec[field];
+  }
+  return { ref, namespace, node, spec, relations, path };
+}
+
+interface Ref {
+  kind: string;
+  namespace: string;
+  name: string;
+  /** No kind was given: `component` was assumed. */
+  kindless: boolean;
+}
+
+/** Backstage's `parseEntityRef`: `[<kind>:][<namespace>/]<name>`, or `{ kind?, namespace?, name }`. */
+function parseRef(value: unknown, path: string, defaultNamespace: string): Ref {
+  let kind: string | undefined;
+  let namespace: string | undefined;
+  let name: string;
+  if (typeof value === 'string') {
+    let colon = value.indexOf(':');
+    const slash = value.indexOf('/');
+    // A colon after the namespace's slash belongs to the name.
+    if (slash !== -1 && slash < colon) colon = -1;
+    kind = colon === -1 ? undefined : value.slice(0, colon);
+    namespace = slash === -1 ? undefined : value.slice(colon + 1, slash);
+    name = value.slice(Math.max(colon + 1, slash + 1));
+    if (kind === '' || namespace === '' || name === '') {
+      throw new FormatError(
+        path,
+        `must be an entity ref of the form [<kind>:][<namespace>/]<name>, got ${describe(value)}`,
+      );
+    }
+  } else if (isObject(value)) {
+    kind = value.kind === undefined ? undefined : nonEmpty(value.kind, `${path}.kind`);
+    namespace = value.namespace === undefined ? undefined : nonEmpty(value.namespace, `${path}.namespace`);
+    name = nonEmpty(value.name, `${path}.name`);
+  } else {
+    throw new FormatError(
+      path,
+      `must be an entity ref ("kind:namespace/name" or { kind, namespace, name }), got ${describe(value)}`,
+    );
+  }
+  return {
+    kind: kind ?? 'component',
+    namespace: namespace ?? defaultNamespace,
+    name,
+    kindless: kind === undefined,
+  };
+}
+
+/** The canonical ref, lower-case as Backstage's `stringifyEntityRef` writes it. */
+function refText(ref: Pick<Ref, 'kind' | 'namespace' | 'name'>): string {
+  return `${ref.kind}:${ref.namespace}/${ref.name}`.toLocaleLowerCase('en-US');
+}
+
+/** `path.field`, or `field` for the document itself. */
+function at(path: string, field: string): string {
+  return path === '' ? field : `${path}.${field}`;
+}
+
+function nonEmpty(value: unknown, path: string): string {
+  if (typeof value === 'string' && value.length > 0) return value;
+  throw new FormatError(path, `must be a non-empty string, got ${describe(value)}`);
+}
+
+// ---- Helpers (each format module keeps its own: lib/formats imports nothing but engine types)
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A caller's string, quoted and cut short: `"db"`, `"aaaa…"`. */
+function quote(text: string): string {
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+}
+
+/** A value in words, never dumped: `nothing`, `null`, `an array`, `an object`, `true`, `-1`, `the string "x"`. */
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${quote(value)}`;
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+function plural(count: number, noun: string, nouns = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : nouns}`;
+}

@@ -1,10 +1,298 @@
-/** Not written yet: detects nothing. */
-import { FormatError, type GraphFormat } from './types';
+/**
+ * JSON Graph Format (jsongraphformat.info), versions 1 and 2: `{ graph: {...} }` or
+ * `{ graphs: [...] }`. Version 1 lists `nodes` as an array of `{ id, label?, metadata? }`;
+ * version 2 keys them by id (`{ "<id>": { label?, metadata? } }`). Both list
+ * `edges: [{ source, target, relation?, directed?, label?, metadata? }]`.
+ *
+ * Detection: a top-level object with no `nodes` of its own whose `graph` is an object holding
+ * `nodes` (an array or an object), or whose `graphs` is an array whose first element is such an
+ * object, and which the engine's own format does not claim (a `graph` container holding
+ * `nodes` and `dependencies` arrays is the engine's).
+ *
+ * Mapping:
+ * - **Which graph.** `graph` (a `graphs` beside it is left out, with a warning); else
+ *   `graphs[0]`, with a warning saying how many other graphs were left out (graphs are separate,
+ *   and their ids may repeat across them). An empty `graphs` is refused.
+ * - **Direction.** `directed` defaults to true (v1's `null` too). `"directed": false` on the graph is refused,
+ *   naming `graph.directed` (or `graphs[0].directed`), and so is `false` on an edge (naming
+ *   that edge's `directed`): an undirected graph does not say which way work flows.
+ * - **Nodes.** Version 1: `id` must be a non-empty string or a number (a number becomes its
+ *   decimal string), unique (the second is named). Version 2: the key is the id (an empty key
+ *   is refused), the value must be an object, and the nodes come in the object's key order as
+ *   parsed JSON keeps it (integer-like keys first, in numeric order). Every other field (`label`, `metadata`, …) is
+ *   kept as it came.
+ * - **Edges.** `source` → `target`, each a node id of the graph (a number is read as its
+ *   decimal string); an unknown id is refused. `relation`, `label`, `metadata`, `id`,
+ *   `directed` and any other field are kept. Repeated pairs are kept, each its own dependency,
+ *   and counted in a warning.
+ * - **Hyperedges.** A hyperedge joins sets of nodes; the engine's dependencies join two. A graph
+ *   with `hyperedges` and no `edges` is refused, naming `graph.hyperedges` (rather than read as
+ *   nodes without a single dependency); beside `edges` they are left out with a warning.
+ * - **No traffic.** JGF carries none (a `metadata.value` or `metadata.weight` means whatever its
+ *   author chose), so every dependency keeps the engine's default weight 1, no node gets an
+ *   arrival or fan-out, and the unit is `none`.
+ * - A field whose name the engine owns (`load`, `capacity`, `weight`, `from`, …) is kept as
+ *   `original_<name>` with a warning, so it is never read as an engine number.
+ */
+import type { DependencyInput, NodeInput } from '../engine/types';
+import { native } from './native';
+import { FormatError, type GraphFormat, type MappedGraph } from './types';
 
 export const jgf: GraphFormat = {
   name: 'jgf',
-  detect: () => false,
-  toStructure() {
-    throw new FormatError('', 'not implemented yet');
+  detect(document) {
+    try {
+      if (!isObject(document) || Object.hasOwn(document, 'nodes') || native.detect(document)) return false;
+      if (document.graph !== undefined) return isGraph(document.graph);
+      return Array.isArray(document.graphs) && isGraph(document.graphs[0]);
+    } catch {
+      // A hostile getter or proxy (never parsed JSON): not this format.
+      return false;
+    }
+  },
+  toStructure(document) {
+    if (!isObject(document)) {
+      throw new FormatError(
+        '',
+        `must be an object with a "graph" object or a "graphs" array, got ${describe(document)}`,
+      );
+    }
+    const warnings: string[] = [];
+    let graph: unknown;
+    let path: string;
+    if (document.graph !== undefined) {
+      graph = document.graph;
+      path = 'graph';
+      if (document.graphs !== undefined)
+        warnings.push('"graphs" is left out: the document also has "graph", which is read');
+    } else if (Array.isArray(document.graphs)) {
+      if (document.graphs.length === 0)
+        throw new FormatError('graphs', 'is empty: there is no graph to read');
+      graph = document.graphs[0];
+      path = 'graphs[0]';
+      const others = document.graphs.length - 1;
+      if (others > 0) {
+        warnings.push(
+          `only graphs[0] is read; ${plural(others, 'other graph')} (graphs[1]${others > 1 ? ` to graphs[${others}]` : ''}) ${others === 1 ? 'is' : 'are'} left out`,
+        );
+      }
+    } else {
+      throw new FormatError(
+        document.graphs === undefined ? '' : 'graphs',
+        document.graphs === undefined
+          ? 'must have a "graph" object or a "graphs" array'
+          : `must be an array of graphs, got ${describe(document.graphs)}`,
+      );
+    }
+    if (!isObject(graph)) throw new FormatError(path, `must be a graph object, got ${describe(graph)}`);
+    return mapGraph(graph, path, warnings);
   },
 };
+
+/** A JGF graph: an object with `nodes` (array in v1, object in v2) that is not the engine's container. */
+function isGraph(graph: unknown): boolean {
+  return (
+    isObject(graph) &&
+    (Array.isArray(graph.nodes) || isObject(graph.nodes)) &&
+    !Array.isArray(graph.dependencies)
+  );
+}
+
+function mapGraph(graph: Record<string, unknown>, path: string, warnings: string[]): MappedGraph {
+  checkDirected(graph.directed, `${path}.directed`);
+  const renamed: Renamed = new Map();
+  const nodes: NodeInput[] = [];
+  const known = new Map<string, string>();
+  const addNode = (id: string, fields: Record<string, unknown>, at: string, idPath: string) => {
+    const first = known.get(id);
+    if (first !== undefined)
+      throw new FormatError(idPath, `duplicate id ${quote(id)} (first used by ${first})`);
+    known.set(id, at);
+    const node: NodeInput = { id };
+    copyExtras(node, fields, at === idPath ? [] : ['id'], NODE_FIELDS, renamed, 'node');
+    nodes.push(node);
+  };
+
+  const given = graph.nodes;
+  if (Array.isArray(given)) {
+    given.forEach((node: unknown, i) => {
+      const nodePath = `${path}.nodes[${i}]`;
+      if (!isObject(node)) throw new FormatError(nodePath, `must be an object, got ${describe(node)}`);
+      addNode(idText(node.id, `${nodePath}.id`), node, nodePath, `${nodePath}.id`);
+    });
+  } else if (isObject(given)) {
+    for (const key of Object.keys(given)) {
+      const nodePath = keyPath(`${path}.nodes`, key);
+      if (key.length === 0)
+        throw new FormatError(nodePath, 'is keyed by an empty id: a node id must be non-empty');
+      const node = given[key];
+      if (!isObject(node)) throw new FormatError(nodePath, `must be an object, got ${describe(node)}`);
+      addNode(key, node, nodePath, nodePath);
+    }
+  } else if (given !== undefined) {
+    throw new FormatError(
+      `${path}.nodes`,
+      `must be an array (version 1) or an object keyed by id (version 2), got ${describe(given)}`,
+    );
+  }
+
+  const hyperedges = Array.isArray(graph.hyperedges) ? graph.hyperedges.length : 0;
+  const edges = graph.edges;
+  if (edges === undefined && hyperedges > 0) {
+    throw new FormatError(
+      `${path}.hyperedges`,
+      'are not read: a hyperedge joins sets of nodes and the engine\'s dependencies join two; send the graph with "edges"',
+    );
+  }
+  if (hyperedges > 0) {
+    warnings.push(`${path}.hyperedges: ${plural(hyperedges, 'hyperedge')} left out (only "edges" are read)`);
+  }
+  if (edges !== undefined && !Array.isArray(edges)) {
+    throw new FormatError(`${path}.edges`, `must be an array, got ${describe(edges)}`);
+  }
+
+  const seen = new Map<string, number>();
+  let repeated = 0;
+  let firstRepeat = '';
+  const dependencies: DependencyInput[] = (edges ?? []).map((edge: unknown, e) => {
+    const edgePath = `${path}.edges[${e}]`;
+    if (!isObject(edge)) throw new FormatError(edgePath, `must be an object, got ${describe(edge)}`);
+    checkDirected(edge.directed, `${edgePath}.directed`);
+    const from = endOf(edge.source, `${edgePath}.source`, known);
+    const to = endOf(edge.target, `${edgePath}.target`, known);
+    const pair = JSON.stringify([from, to]);
+    const first = seen.get(pair);
+    if (first === undefined) seen.set(pair, e);
+    else if (repeated++ === 0) firstRepeat = `${edgePath} repeats ${path}.edges[${first}]`;
+    const dependency: DependencyInput = { from, to };
+    copyExtras(dependency, edge, ['source', 'target'], DEPENDENCY_FIELDS, renamed, 'edge');
+    return dependency;
+  });
+  if (repeated > 0) {
+    warnings.push(
+      `${plural(repeated, 'edge')} ${repeated === 1 ? 'repeats' : 'repeat'} a pair already joined (${firstRepeat}); each is a dependency of its own`,
+    );
+  }
+  warnings.push(...renameWarnings(renamed));
+  return { nodes, dependencies, unit: 'none', warnings };
+}
+
+function checkDirected(directed: unknown, path: string): void {
+  // JGF v1 allows null for "not said", which is the default.
+  if (directed === undefined || directed === null || directed === true) return;
+  if (directed === false) {
+    throw new FormatError(
+      path,
+      'is false: an undirected graph does not say which way work flows, and the engine needs that direction',
+    );
+  }
+  throw new FormatError(path, `must be true or false, got ${describe(directed)}`);
+}
+
+function endOf(value: unknown, path: string, known: ReadonlyMap<string, string>): string {
+  if (typeof value !== 'string' && typeof value !== 'number') {
+    throw new FormatError(path, `must be a node id, got ${describe(value)}`);
+  }
+  const id = String(value);
+  if (!known.has(id)) throw new FormatError(path, `unknown node ${quote(id)}`);
+  return id;
+}
+
+/** `graph.nodes.nissan`, or `graph.nodes["Keyser Söze"]` for a key that is not a plain name. */
+function keyPath(base: string, key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${base}.${key}` : `${base}[${quote(key)}]`;
+}
+
+// ---- Helpers (each format module keeps its own: lib/formats imports nothing but engine types)
+
+/** Names the engine reads or writes on a node and on a dependency; a source field so named is renamed. */
+const NODE_FIELDS: ReadonlySet<string> = new Set([
+  'id',
+  'load',
+  'capacity',
+  'arrival',
+  'exit',
+  'fanout',
+  'inflow',
+  'outflow',
+  'exited',
+  'pressure',
+  'blocked',
+  'role',
+  'throughput',
+  'utilization',
+]);
+const DEPENDENCY_FIELDS: ReadonlySet<string> = new Set(['from', 'to', 'weight', 'flow']);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A caller's string, quoted and cut short: `"db"`, `"aaaa…"`. */
+function quote(text: string): string {
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+}
+
+/** A value in words, never dumped: `nothing`, `null`, `an array`, `an object`, `true`, `-1`, `the string "x"`. */
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${quote(value)}`;
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+/** An id as the engine takes it: a non-empty string, or a number as its decimal string. */
+function idText(value: unknown, path: string): string {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string' && value.length > 0) return value;
+  throw new FormatError(path, `must be a non-empty string or a number, got ${describe(value)}`);
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** Sets a field as data, whatever its name (`__proto__` included). */
+function setField(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Fields kept under another name, by element, source name and new name: how many times. */
+type Renamed = Map<string, { element: string; key: string; name: string; count: number }>;
+
+/**
+ * Copies `source`'s fields onto `target`, but `skip`; a field named like one the engine owns is
+ * kept as `original_<name>` (prefixed again while the source has that name too), counted in
+ * `renamed`.
+ */
+function copyExtras(
+  target: object,
+  source: Record<string, unknown>,
+  skip: readonly string[],
+  owned: ReadonlySet<string>,
+  renamed: Renamed,
+  element: string,
+): void {
+  for (const key of Object.keys(source)) {
+    if (skip.includes(key)) continue;
+    let name = key;
+    if (owned.has(key)) {
+      name = `original_${key}`;
+      while (Object.hasOwn(source, name)) name = `original_${name}`;
+      const counted = JSON.stringify([element, key, name]);
+      const entry = renamed.get(counted) ?? { element, key, name, count: 0 };
+      entry.count++;
+      renamed.set(counted, entry);
+    }
+    setField(target, name, source[key]);
+  }
+}
+
+function renameWarnings(renamed: Renamed): string[] {
+  return [...renamed.values()].map(
+    ({ element, key, name, count }) =>
+      `${plural(count, element)} ${count === 1 ? 'has' : 'have'} a field ${quote(key)}, a name the engine owns; it is kept as ${quote(name)}`,
+  );
+}

@@ -1,10 +1,298 @@
-/** Not written yet: detects nothing. */
-import { FormatError, type GraphFormat } from './types';
+/**
+ * Node-link graphs: `{ nodes: [...], links | edges: [{ source, target }] }`, as networkx's
+ * `node_link_data` writes them (`links` up to 3.3, `edges` from 3.4, with `directed`,
+ * `multigraph` and `graph` beside them, and `from`/`to` when it is asked for those key names),
+ * as D3's force layouts read them, and as Grafana's node graph API serves them (numeric-string
+ * ids, `title`, `mainStat`, `arc__*`, `detail__*`).
+ *
+ * Detection: a top-level object with a `nodes` array and a `links` or `edges` array, and no
+ * `dependencies` array (that is the engine's own format). The first node and the first link,
+ * where there are any, must be objects that are not Cytoscape's `{ data: {...} }` elements
+ * (Cytoscape, for its part, claims a bare `{ nodes, edges }` only when it starts with such a
+ * node), so an empty `{ nodes: [], edges: [] }` (Grafana's node graph with nothing to show) is
+ * node-link's. JSON Graph Format keeps its nodes under `graph` or `graphs`, never at the top
+ * level, so the two never meet.
+ *
+ * Mapping:
+ * - **Direction.** A link goes from `source` to `target` (or from `from` to `to` where a link
+ *   has no `source`/`target`). `"directed": false` is refused, naming `directed`: an undirected
+ *   graph does not say which way work flows. A document without `directed` is read as directed.
+ * - **Node ids.** A node's id is its `id`, else its `name`, else (D3 without ids) its position
+ *   in `nodes`. An id must be a non-empty string or a number (a number becomes its decimal
+ *   string: `7` → `"7"`), and ids must be unique (the second one is named).
+ * - **Link ends.** When every node has an `id`, an end is a node id: a string or a number equal
+ *   to one (`1` finds the node with id `1` or `"1"`). If some end matches no id but every end is
+ *   a position in `nodes` (an integer from 0 to the last index), all ends are read as positions
+ *   instead, as networkx 1.x wrote them, with a warning; the two are never mixed in one
+ *   document. When some node has no `id` (D3's index links), an integer end is a position in
+ *   `nodes` and a string end is a node id (a `name`). An end that is neither is refused
+ *   (`links[2].source: must be a node id or a position in nodes, got true`).
+ * - **No traffic.** No weight is read: `value` is D3's (often co-occurrence, not calls),
+ *   `weight` is networkx's (a cost as often as a rate), Grafana's `mainStat` is a display string
+ *   as often as a number. Every dependency keeps the engine's default weight 1, no node gets an
+ *   arrival or fan-out, and the unit is `none`. Those fields are kept as they came.
+ * - **Extra fields.** Every other field of a node or link is kept; a field whose name the engine
+ *   owns (`load`, `capacity`, `weight`, `from`, …) is kept as `original_<name>` with a warning,
+ *   so it is never read as an engine number. Links repeating a pair are kept (each is its own
+ *   dependency, as in a multigraph) and counted in a warning.
+ */
+import type { DependencyInput, NodeInput } from '../engine/types';
+import { FormatError, type GraphFormat, type MappedGraph } from './types';
 
 export const nodeLink: GraphFormat = {
   name: 'node-link',
-  detect: () => false,
-  toStructure() {
-    throw new FormatError('', 'not implemented yet');
+  detect(document) {
+    try {
+      if (!isObject(document) || !Array.isArray(document.nodes)) return false;
+      if (Array.isArray(document.dependencies)) return false;
+      const links = Array.isArray(document.links) ? document.links : document.edges;
+      return Array.isArray(links) && isPlainElement(document.nodes[0]) && isPlainElement(links[0]);
+    } catch {
+      // A hostile getter or proxy (never parsed JSON): not this format.
+      return false;
+    }
+  },
+  toStructure(document) {
+    if (!isObject(document)) {
+      throw new FormatError(
+        '',
+        `must be an object with "nodes" and "links" arrays, got ${describe(document)}`,
+      );
+    }
+    return mapNodeLink(document);
   },
 };
+
+/** A node or link as node-link writes it (absent counts: an empty array has no first element). */
+function isPlainElement(element: unknown): boolean {
+  return element === undefined || (isObject(element) && !isObject(element.data));
+}
+
+interface End {
+  path: string;
+  value: unknown;
+}
+
+function mapNodeLink(document: Record<string, unknown>): MappedGraph {
+  const directed = document.directed;
+  if (directed !== undefined && typeof directed !== 'boolean') {
+    throw new FormatError('directed', `must be true or false, got ${describe(directed)}`);
+  }
+  if (directed === false) {
+    throw new FormatError(
+      'directed',
+      'is false: an undirected graph does not say which way work flows, and the engine needs that direction',
+    );
+  }
+  const nodes = document.nodes;
+  if (!Array.isArray(nodes)) throw new FormatError('nodes', `must be an array, got ${describe(nodes)}`);
+  if (document.links !== undefined && document.edges !== undefined) {
+    throw new FormatError('edges', 'is given beside "links": send the links under one of the two names');
+  }
+  const linkKey = document.links !== undefined ? 'links' : 'edges';
+  const links = document[linkKey];
+  if (!Array.isArray(links)) {
+    throw new FormatError(
+      linkKey,
+      `must be an array of links (under "links" or "edges"), got ${describe(links)}`,
+    );
+  }
+
+  const renamed: Renamed = new Map();
+  const indexOf = new Map<string, number>();
+  const ids: string[] = [];
+  let keyed = true;
+  const mappedNodes: NodeInput[] = nodes.map((node: unknown, i) => {
+    const path = `nodes[${i}]`;
+    if (!isObject(node)) throw new FormatError(path, `must be an object, got ${describe(node)}`);
+    let id: string;
+    let idPath: string;
+    if (node.id !== undefined) {
+      idPath = `${path}.id`;
+      id = idText(node.id, idPath);
+    } else {
+      keyed = false;
+      idPath = node.name !== undefined ? `${path}.name` : path;
+      id = node.name !== undefined ? idText(node.name, idPath) : String(i);
+    }
+    const first = indexOf.get(id);
+    if (first !== undefined) {
+      throw new FormatError(
+        idPath,
+        idPath === path
+          ? `has no id or name, and its position ${quote(id)} is already the id of nodes[${first}]`
+          : `duplicate id ${quote(id)} (first used by nodes[${first}])`,
+      );
+    }
+    indexOf.set(id, i);
+    ids.push(id);
+    const mapped: NodeInput = { id };
+    copyExtras(mapped, node, ['id'], NODE_FIELDS, renamed, 'node');
+    return mapped;
+  });
+
+  const ends: End[] = [];
+  const endKeys: Array<[string, string]> = links.map((link: unknown, e) => {
+    const path = `${linkKey}[${e}]`;
+    if (!isObject(link)) throw new FormatError(path, `must be an object, got ${describe(link)}`);
+    const sourceKey = !Object.hasOwn(link, 'source') && Object.hasOwn(link, 'from') ? 'from' : 'source';
+    const targetKey = !Object.hasOwn(link, 'target') && Object.hasOwn(link, 'to') ? 'to' : 'target';
+    ends.push({ path: `${path}.${sourceKey}`, value: link[sourceKey] });
+    ends.push({ path: `${path}.${targetKey}`, value: link[targetKey] });
+    return [sourceKey, targetKey];
+  });
+
+  const warnings: string[] = [];
+  const byId = (value: unknown): number | undefined =>
+    typeof value === 'string' || typeof value === 'number' ? indexOf.get(String(value)) : undefined;
+  const byPosition = (value: unknown): number | undefined =>
+    typeof value === 'number' && Number.isInteger(value) && value >= 0 && value < nodes.length
+      ? value
+      : undefined;
+  let resolve: (value: unknown) => number | undefined;
+  if (keyed) {
+    resolve = byId;
+    const notAnId = ends.find((end) => byId(end.value) === undefined);
+    if (notAnId !== undefined) {
+      const notAPosition = ends.find((end) => byPosition(end.value) === undefined);
+      if (notAPosition !== undefined) {
+        if (byPosition(notAnId.value) === undefined) throw notAnEnd(notAnId);
+        throw new FormatError(
+          notAnId.path,
+          `${describe(notAnId.value)} is no node id, and the ends cannot all be read as positions in nodes instead (${notAPosition.path} is ${describe(notAPosition.value)})`,
+        );
+      }
+      resolve = byPosition;
+      warnings.push(
+        `not every end of the ${linkKey} is a node id (${notAnId.path} is ${describe(notAnId.value)}), but every one is a position in nodes, so all are read as positions, as networkx 1.x wrote them`,
+      );
+    }
+  } else {
+    resolve = (value) => (typeof value === 'number' ? byPosition(value) : byId(value));
+  }
+  const at = (end: End): string => {
+    const index = resolve(end.value);
+    if (index === undefined) throw notAnEnd(end);
+    return ids[index]!;
+  };
+
+  const seen = new Map<string, number>();
+  let repeated = 0;
+  let firstRepeat = '';
+  const dependencies: DependencyInput[] = links.map((link: Record<string, unknown>, e) => {
+    const from = at(ends[2 * e]!);
+    const to = at(ends[2 * e + 1]!);
+    const pair = JSON.stringify([from, to]);
+    const first = seen.get(pair);
+    if (first === undefined) seen.set(pair, e);
+    else if (repeated++ === 0) firstRepeat = `${linkKey}[${e}] repeats ${linkKey}[${first}]`;
+    const mapped: DependencyInput = { from, to };
+    copyExtras(mapped, link, endKeys[e]!, DEPENDENCY_FIELDS, renamed, 'link');
+    return mapped;
+  });
+  if (repeated > 0) {
+    warnings.push(
+      `${plural(repeated, 'link')} ${repeated === 1 ? 'repeats' : 'repeat'} a pair already linked (${firstRepeat}); each is a dependency of its own`,
+    );
+  }
+  warnings.push(...renameWarnings(renamed));
+  return { nodes: mappedNodes, dependencies, unit: 'none', warnings };
+}
+
+function notAnEnd(end: End): FormatError {
+  return new FormatError(end.path, `must be a node id or a position in nodes, got ${describe(end.value)}`);
+}
+
+// ---- Helpers (each format module keeps its own: lib/formats imports nothing but engine types)
+
+/** Names the engine reads or writes on a node and on a dependency; a source field so named is renamed. */
+const NODE_FIELDS: ReadonlySet<string> = new Set([
+  'id',
+  'load',
+  'capacity',
+  'arrival',
+  'exit',
+  'fanout',
+  'inflow',
+  'outflow',
+  'exited',
+  'pressure',
+  'blocked',
+  'role',
+  'throughput',
+  'utilization',
+]);
+const DEPENDENCY_FIELDS: ReadonlySet<string> = new Set(['from', 'to', 'weight', 'flow']);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A caller's string, quoted and cut short: `"db"`, `"aaaa…"`. */
+function quote(text: string): string {
+  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
+}
+
+/** A value in words, never dumped: `nothing`, `null`, `an array`, `an object`, `true`, `-1`, `the string "x"`. */
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${quote(value)}`;
+  if (typeof value === 'object') return 'an object';
+  return String(value);
+}
+
+/** An id as the engine takes it: a non-empty string, or a number as its decimal string. */
+function idText(value: unknown, path: string): string {
+  if (typeof value === 'number') return String(value);
+  if (typeof value === 'string' && value.length > 0) return value;
+  throw new FormatError(path, `must be a non-empty string or a number, got ${describe(value)}`);
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}
+
+/** Sets a field as data, whatever its name (`__proto__` included). */
+function setField(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Fields kept under another name, by element, source name and new name: how many times. */
+type Renamed = Map<string, { element: string; key: string; name: string; count: number }>;
+
+/**
+ * Copies `source`'s fields onto `target`, but `skip`; a field named like one the engine owns is
+ * kept as `original_<name>` (prefixed again while the source has that name too), counted in
+ * `renamed`.
+ */
+function copyExtras(
+  target: object,
+  source: Record<string, unknown>,
+  skip: readonly string[],
+  owned: ReadonlySet<string>,
+  renamed: Renamed,
+  element: string,
+): void {
+  for (const key of Object.keys(source)) {
+    if (skip.includes(key)) continue;
+    let name = key;
+    if (owned.has(key)) {
+      name = `original_${key}`;
+      while (Object.hasOwn(source, name)) name = `original_${name}`;
+      const counted = JSON.stringify([element, key, name]);
+      const entry = renamed.get(counted) ?? { element, key, name, count: 0 };
+      entry.count++;
+      renamed.set(counted, entry);
+    }
+    setField(target, name, source[key]);
+  }
+}
+
+function renameWarnings(renamed: Renamed): string[] {
+  return [...renamed.values()].map(
+    ({ element, key, name, count }) =>
+      `${plural(count, element)} ${count === 1 ? 'has' : 'have'} a field ${quote(key)}, a name the engine owns; it is kept as ${quote(name)}`,
+  );
+}

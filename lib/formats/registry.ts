@@ -11,6 +11,7 @@ import { nodeLink } from './node-link';
 import { FormatError, type FormatName, type GraphFormat, type MappedGraph } from './types';
 import { xray } from './xray';
 
+/** @internal test/formats/registry.test.ts checks that no two formats detect one payload. */
 export const FORMATS: readonly GraphFormat[] = Object.freeze([
   native,
   dependencyLinks,
@@ -64,7 +65,7 @@ function messageOf(error: FormatError): string {
 }
 
 /** What the document looked like, for an error: its type, or an object's first top-level keys. */
-export function shapeOf(document: unknown): string {
+function shapeOf(document: unknown): string {
   if (Array.isArray(document)) {
     const first = document[0];
     return document.length === 0

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../lib/engine';
-import { callGraphStructure, type ObservedCall } from '../../lib/formats';
+import { callGraphStructure, type ObservedCall } from '../../lib/formats/call-graph';
 
 /** The steady throughput of every node, by id, when the engine analyzes the mapped structure. */
 function throughputs(nodes: string[], calls: ObservedCall[], roots: string[] = []) {
