@@ -35,6 +35,7 @@
  *   the engine's default weight 1, no node gets an arrival or fan-out, and the unit is `none`.
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
+import { describeValue, isRecord, plural, quote } from './text';
 import { FormatError, type GraphFormat } from './types';
 
 /** The relation types that are dependencies, and whether the relation points from the dependent. */
@@ -57,14 +58,14 @@ export const backstage: GraphFormat = {
   detect(document) {
     try {
       if (Array.isArray(document)) return isEntity(document[0]);
-      if (!isObject(document) || Object.hasOwn(document, 'nodes')) return false;
+      if (!isRecord(document) || Object.hasOwn(document, 'nodes')) return false;
       if (Object.hasOwn(document, 'items')) {
         if (!Array.isArray(document.items)) return false;
         const first = document.items.find((item) => item !== null);
         if (first !== undefined) return isEntity(first);
         return (
           document.items.length === 0 &&
-          (isObject(document.pageInfo) || typeof document.totalItems === 'number')
+          (isRecord(document.pageInfo) || typeof document.totalItems === 'number')
         );
       }
       return isEntity(document);
@@ -81,9 +82,9 @@ export const backstage: GraphFormat = {
     if (Array.isArray(document)) {
       entities = document;
       pathOf = (i) => `[${i}]`;
-    } else if (isObject(document) && Object.hasOwn(document, 'items')) {
+    } else if (isRecord(document) && Object.hasOwn(document, 'items')) {
       if (!Array.isArray(document.items)) {
-        throw new FormatError('items', `must be an array of entities, got ${describe(document.items)}`);
+        throw new FormatError('items', `must be an array of entities, got ${describeValue(document.items)}`);
       }
       entities = document.items;
       pathOf = (i) => `items[${i}]`;
@@ -92,13 +93,13 @@ export const backstage: GraphFormat = {
       if (missing > 0) {
         warnings.push(`${plural(missing, 'null item')} in items (refs the catalog did not find) left out`);
       }
-    } else if (isObject(document)) {
+    } else if (isRecord(document)) {
       entities = [document];
       pathOf = () => '';
     } else {
       throw new FormatError(
         '',
-        `must be a catalog entity, an array of entities or { "items": [...] }, got ${describe(document)}`,
+        `must be a catalog entity, an array of entities or { "items": [...] }, got ${describeValue(document)}`,
       );
     }
 
@@ -140,15 +141,15 @@ export const backstage: GraphFormat = {
         if (refs === undefined) continue;
         const refsPath = at(path, `spec.${field}`);
         if (!Array.isArray(refs))
-          throw new FormatError(refsPath, `must be an array of entity refs, got ${describe(refs)}`);
+          throw new FormatError(refsPath, `must be an array of entity refs, got ${describeValue(refs)}`);
         refs.forEach((value: unknown, k) => {
           add(ref, parseRef(value, `${refsPath}[${k}]`, namespace), `${refsPath}[${k}]`, fromSelf);
         });
       }
       relations.forEach((relation, k) => {
         const relationPath = `${at(path, 'relations')}[${k}]`;
-        if (!isObject(relation))
-          throw new FormatError(relationPath, `must be an object, got ${describe(relation)}`);
+        if (!isRecord(relation))
+          throw new FormatError(relationPath, `must be an object, got ${describeValue(relation)}`);
         const fromSelf =
           typeof relation.type === 'string' ? DEPENDENCY_RELATIONS.get(relation.type) : undefined;
         if (fromSelf === undefined) return;
@@ -176,7 +177,7 @@ export const backstage: GraphFormat = {
 };
 
 function isEntity(value: unknown): boolean {
-  return isObject(value) && typeof value.kind === 'string' && isObject(value.metadata);
+  return isRecord(value) && typeof value.kind === 'string' && isRecord(value.metadata);
 }
 
 interface ReadEntity {
@@ -189,23 +190,24 @@ interface ReadEntity {
 }
 
 function readEntity(entity: unknown, path: string): ReadEntity {
-  if (!isObject(entity)) throw new FormatError(path, `must be an entity object, got ${describe(entity)}`);
+  if (!isRecord(entity))
+    throw new FormatError(path, `must be an entity object, got ${describeValue(entity)}`);
   const kind = nonEmpty(entity.kind, at(path, 'kind'));
   const metadata = entity.metadata;
-  if (!isObject(metadata))
-    throw new FormatError(at(path, 'metadata'), `must be an object, got ${describe(metadata)}`);
+  if (!isRecord(metadata))
+    throw new FormatError(at(path, 'metadata'), `must be an object, got ${describeValue(metadata)}`);
   const name = nonEmpty(metadata.name, at(path, 'metadata.name'));
   const namespace =
     metadata.namespace === undefined
       ? 'default'
       : nonEmpty(metadata.namespace, at(path, 'metadata.namespace'));
   const spec = entity.spec;
-  if (spec !== undefined && !isObject(spec)) {
-    throw new FormatError(at(path, 'spec'), `must be an object, got ${describe(spec)}`);
+  if (spec !== undefined && !isRecord(spec)) {
+    throw new FormatError(at(path, 'spec'), `must be an object, got ${describeValue(spec)}`);
   }
   const relations = entity.relations ?? [];
   if (!Array.isArray(relations)) {
-    throw new FormatError(at(path, 'relations'), `must be an array, got ${describe(relations)}`);
+    throw new FormatError(at(path, 'relations'), `must be an array, got ${describeValue(relations)}`);
   }
   const ref = refText({ kind, namespace, name });
   const node: NodeInput = { id: ref, kind, name };
@@ -240,17 +242,17 @@ function parseRef(value: unknown, path: string, defaultNamespace: string): Ref {
     if (kind === '' || namespace === '' || name === '') {
       throw new FormatError(
         path,
-        `must be an entity ref of the form [<kind>:][<namespace>/]<name>, got ${describe(value)}`,
+        `must be an entity ref of the form [<kind>:][<namespace>/]<name>, got ${describeValue(value)}`,
       );
     }
-  } else if (isObject(value)) {
+  } else if (isRecord(value)) {
     kind = value.kind === undefined ? undefined : nonEmpty(value.kind, `${path}.kind`);
     namespace = value.namespace === undefined ? undefined : nonEmpty(value.namespace, `${path}.namespace`);
     name = nonEmpty(value.name, `${path}.name`);
   } else {
     throw new FormatError(
       path,
-      `must be an entity ref ("kind:namespace/name" or { kind, namespace, name }), got ${describe(value)}`,
+      `must be an entity ref ("kind:namespace/name" or { kind, namespace, name }), got ${describeValue(value)}`,
     );
   }
   return {
@@ -273,30 +275,7 @@ function at(path: string, field: string): string {
 
 function nonEmpty(value: unknown, path: string): string {
   if (typeof value === 'string' && value.length > 0) return value;
-  throw new FormatError(path, `must be a non-empty string, got ${describe(value)}`);
+  throw new FormatError(path, `must be a non-empty string, got ${describeValue(value)}`);
 }
 
 // ---- Helpers (each format module keeps its own: lib/formats imports nothing but engine types)
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A caller's string, quoted and cut short: `"db"`, `"aaaa…"`. */
-function quote(text: string): string {
-  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
-}
-
-/** A value in words, never dumped: `nothing`, `null`, `an array`, `an object`, `true`, `-1`, `the string "x"`. */
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${quote(value)}`;
-  if (typeof value === 'object') return 'an object';
-  return String(value);
-}
-
-function plural(count: number, noun: string, nouns = `${noun}s`): string {
-  return `${count} ${count === 1 ? noun : nouns}`;
-}

@@ -69,6 +69,7 @@
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
 import { callGraphStructure, type ObservedCall } from './call-graph';
+import { describeValue, isRecord, plural, quote } from './text';
 import { FormatError, type GraphFormat, type MappedGraph } from './types';
 
 /** Fields the engine owns on a node (given or computed); a source field of that name is renamed. */
@@ -108,27 +109,8 @@ const REQUEST_RATE: ReadonlyMap<string, string> = new Map([
 /** How many elements a warning names before "and N more". */
 const NAMED_IN_WARNING = 3;
 /** Longest part of a source string repeated in a message. */
-const MAX_ECHOED_CHARS = 40;
 const NUMERIC = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function quote(text: string): string {
-  return JSON.stringify(text.length > MAX_ECHOED_CHARS ? `${text.slice(0, MAX_ECHOED_CHARS)}…` : text);
-}
-
-/** A value in words for a message: strings quoted and cut, arrays and objects named, never dumped. */
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${quote(value)}`;
-  if (typeof value === 'object') return 'an object';
-  return String(value);
-}
 
 /** `path.key`, or `path["odd key"]` for a key that is not an identifier. */
 function member(path: string, key: string): string {
@@ -143,10 +125,6 @@ function nonEmptyString(value: unknown): string | undefined {
 function someOf(names: readonly string[]): string {
   const shown = names.slice(0, NAMED_IN_WARNING).join(', ');
   return names.length > NAMED_IN_WARNING ? `${shown} and ${names.length - NAMED_IN_WARNING} more` : shown;
-}
-
-function plural(count: number, word: string): string {
-  return `${count} ${word}${count === 1 ? '' : 's'}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -216,9 +194,9 @@ interface Elements {
 
 function elementAt(value: unknown, path: string): Element {
   if (!isRecord(value))
-    throw new FormatError(path, `must be an element { data: {…} }, got ${describe(value)}`);
+    throw new FormatError(path, `must be an element { data: {…} }, got ${describeValue(value)}`);
   if (!isRecord(value.data))
-    throw new FormatError(`${path}.data`, `must be an object, got ${describe(value.data)}`);
+    throw new FormatError(`${path}.data`, `must be an object, got ${describeValue(value.data)}`);
   return { path, data: value.data };
 }
 
@@ -226,7 +204,7 @@ function elementAt(value: unknown, path: string): Element {
 function collection(value: unknown, path: string): Element[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value))
-    throw new FormatError(path, `must be an array of elements, got ${describe(value)}`);
+    throw new FormatError(path, `must be an array of elements, got ${describeValue(value)}`);
   return value.map((item, index) => elementAt(item, `${path}[${index}]`));
 }
 
@@ -241,7 +219,7 @@ function mixedList(list: readonly unknown[], base: string): Pick<Elements, 'node
     if (group === 'nodes') nodes.push(element);
     else if (group === 'edges') edges.push(element);
     else if (group !== undefined)
-      throw new FormatError(`${path}.group`, `must be "nodes" or "edges", got ${describe(group)}`);
+      throw new FormatError(`${path}.group`, `must be "nodes" or "edges", got ${describeValue(group)}`);
     else if (element.data.source !== undefined || element.data.target !== undefined) edges.push(element);
     else nodes.push(element);
   });
@@ -253,7 +231,7 @@ function elementsOf(document: unknown): Elements {
   if (!isRecord(document))
     throw new FormatError(
       '',
-      `must be an object with "elements", an object with "nodes" and "edges" of { data } elements, or an array of elements, got ${describe(document)}`,
+      `must be an object with "elements", an object with "nodes" and "edges" of { data } elements, or an array of elements, got ${describeValue(document)}`,
     );
   if (Object.hasOwn(document, 'elements')) {
     const elements = document.elements;
@@ -261,7 +239,7 @@ function elementsOf(document: unknown): Elements {
     if (!isRecord(elements))
       throw new FormatError(
         'elements',
-        `must be an object with "nodes" and "edges" or an array of elements, got ${describe(elements)}`,
+        `must be an object with "nodes" and "edges" or an array of elements, got ${describeValue(elements)}`,
       );
     return {
       nodes: collection(elements.nodes, 'elements.nodes'),
@@ -272,7 +250,7 @@ function elementsOf(document: unknown): Elements {
   if (!Array.isArray(document.nodes))
     throw new FormatError(
       'nodes',
-      `must be an array of elements (or the document an object with "elements"), got ${describe(document.nodes)}`,
+      `must be an array of elements (or the document an object with "elements"), got ${describeValue(document.nodes)}`,
     );
   return {
     nodes: collection(document.nodes, 'nodes'),
@@ -285,7 +263,7 @@ function elementsOf(document: unknown): Elements {
 function idOf(element: Element): string {
   const id = element.data.id;
   if (typeof id !== 'string' || id === '')
-    throw new FormatError(`${element.path}.data.id`, `must be a non-empty string, got ${describe(id)}`);
+    throw new FormatError(`${element.path}.data.id`, `must be a non-empty string, got ${describeValue(id)}`);
   return id;
 }
 
@@ -313,7 +291,7 @@ function endpointOf<T>(edge: Element, end: 'source' | 'target', byId: ReadonlyMa
   const path = `${edge.path}.data.${end}`;
   const id = edge.data[end];
   if (typeof id !== 'string' || id === '')
-    throw new FormatError(path, `must be a non-empty string, got ${describe(id)}`);
+    throw new FormatError(path, `must be a non-empty string, got ${describeValue(id)}`);
   const node = byId.get(id);
   if (node === undefined) throw new FormatError(path, `unknown node ${quote(id)}`);
   return node;
@@ -389,7 +367,7 @@ function rateAt(value: unknown, path: string): number {
   if (!Number.isFinite(rate) || rate < 0)
     throw new FormatError(
       path,
-      `must be a finite rate >= 0, a number or a numeric string such as "20.00", got ${describe(value)}`,
+      `must be a finite rate >= 0, a number or a numeric string such as "20.00", got ${describeValue(value)}`,
     );
   return rate;
 }
@@ -398,7 +376,8 @@ function rateAt(value: unknown, path: string): number {
 function ratesAt(rates: unknown, path: string): Map<string, number> {
   const parsed = new Map<string, number>();
   if (rates === undefined || rates === null) return parsed;
-  if (!isRecord(rates)) throw new FormatError(path, `must be an object of rates, got ${describe(rates)}`);
+  if (!isRecord(rates))
+    throw new FormatError(path, `must be an object of rates, got ${describeValue(rates)}`);
   for (const [key, value] of Object.entries(rates)) parsed.set(key, rateAt(value, member(path, key)));
   return parsed;
 }
@@ -409,12 +388,12 @@ function checkNodeTraffic(node: Element): void {
   const path = `${node.path}.data.traffic`;
   if (traffic === undefined || traffic === null) return;
   if (!Array.isArray(traffic))
-    throw new FormatError(path, `must be an array of { protocol, rates }, got ${describe(traffic)}`);
+    throw new FormatError(path, `must be an array of { protocol, rates }, got ${describeValue(traffic)}`);
   traffic.forEach((entry, index) => {
     if (!isRecord(entry))
       throw new FormatError(
         `${path}[${index}]`,
-        `must be an object { protocol, rates }, got ${describe(entry)}`,
+        `must be an object { protocol, rates }, got ${describeValue(entry)}`,
       );
     ratesAt(entry.rates, `${path}[${index}].rates`);
   });
@@ -432,10 +411,13 @@ function edgeTraffic(edge: Element): EdgeTraffic {
   const path = `${edge.path}.data.traffic`;
   if (traffic === undefined || traffic === null) return { requests: 0, protocol: undefined, extra: [] };
   if (!isRecord(traffic))
-    throw new FormatError(path, `must be an object { protocol, rates, responses }, got ${describe(traffic)}`);
+    throw new FormatError(
+      path,
+      `must be an object { protocol, rates, responses }, got ${describeValue(traffic)}`,
+    );
   const protocol = traffic.protocol;
   if (typeof protocol !== 'string' || protocol === '')
-    throw new FormatError(`${path}.protocol`, `must be a non-empty string, got ${describe(protocol)}`);
+    throw new FormatError(`${path}.protocol`, `must be a non-empty string, got ${describeValue(protocol)}`);
   const rates = ratesAt(traffic.rates, `${path}.rates`);
   const key = REQUEST_RATE.get(protocol);
   const extra: Array<[string, unknown]> = [['protocol', protocol]];

@@ -34,6 +34,7 @@
  *   empty or failed answer only when the object holds nothing but the envelope's fields.
  */
 import { callGraphStructure, type ObservedCall } from './call-graph';
+import { describeValue, isRecord, quote } from './text';
 import { FormatError, type GraphFormat } from './types';
 
 const JAEGER_ENVELOPE = new Set(['data', 'total', 'limit', 'offset', 'errors']);
@@ -43,25 +44,6 @@ const DETECT_SAMPLE = 3;
 const ENGINE_DEPENDENCY_FIELDS = new Set(['from', 'to', 'weight', 'flow']);
 const LINK_NAMES = new Set(['parent', 'child']);
 const DIGITS = /^[0-9]+$/;
-const MAX_ECHOED_CHARS = 40;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A received value in words, never at length: `null`, `an array`, `-1`, `the string "x"`. */
-function describeValue(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${quote(value)}`;
-  if (typeof value === 'object') return 'an object';
-  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : `a ${typeof value}`;
-}
-
-function quote(text: string): string {
-  return JSON.stringify(text.length > MAX_ECHOED_CHARS ? `${text.slice(0, MAX_ECHOED_CHARS)}…` : text);
-}
 
 function looksLikeLink(value: unknown): boolean {
   return isRecord(value) && typeof value.parent === 'string' && typeof value.child === 'string';

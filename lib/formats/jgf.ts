@@ -36,13 +36,25 @@
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
 import { native } from './native';
+import {
+  copyExtras,
+  DEPENDENCY_FIELDS,
+  describeValue,
+  idText,
+  isRecord,
+  NODE_FIELDS,
+  plural,
+  quote,
+  type Renamed,
+  renameWarnings,
+} from './text';
 import { FormatError, type GraphFormat, type MappedGraph } from './types';
 
 export const jgf: GraphFormat = {
   name: 'jgf',
   detect(document) {
     try {
-      if (!isObject(document) || Object.hasOwn(document, 'nodes') || native.detect(document)) return false;
+      if (!isRecord(document) || Object.hasOwn(document, 'nodes') || native.detect(document)) return false;
       if (document.graph !== undefined) return isGraph(document.graph);
       return Array.isArray(document.graphs) && isGraph(document.graphs[0]);
     } catch {
@@ -51,10 +63,10 @@ export const jgf: GraphFormat = {
     }
   },
   toStructure(document) {
-    if (!isObject(document)) {
+    if (!isRecord(document)) {
       throw new FormatError(
         '',
-        `must be an object with a "graph" object or a "graphs" array, got ${describe(document)}`,
+        `must be an object with a "graph" object or a "graphs" array, got ${describeValue(document)}`,
       );
     }
     const warnings: string[] = [];
@@ -81,10 +93,10 @@ export const jgf: GraphFormat = {
         document.graphs === undefined ? '' : 'graphs',
         document.graphs === undefined
           ? 'must have a "graph" object or a "graphs" array'
-          : `must be an array of graphs, got ${describe(document.graphs)}`,
+          : `must be an array of graphs, got ${describeValue(document.graphs)}`,
       );
     }
-    if (!isObject(graph)) throw new FormatError(path, `must be a graph object, got ${describe(graph)}`);
+    if (!isRecord(graph)) throw new FormatError(path, `must be a graph object, got ${describeValue(graph)}`);
     return mapGraph(graph, path, warnings);
   },
 };
@@ -92,8 +104,8 @@ export const jgf: GraphFormat = {
 /** A JGF graph: an object with `nodes` (array in v1, object in v2) that is not the engine's container. */
 function isGraph(graph: unknown): boolean {
   return (
-    isObject(graph) &&
-    (Array.isArray(graph.nodes) || isObject(graph.nodes)) &&
+    isRecord(graph) &&
+    (Array.isArray(graph.nodes) || isRecord(graph.nodes)) &&
     !Array.isArray(graph.dependencies)
   );
 }
@@ -117,22 +129,22 @@ function mapGraph(graph: Record<string, unknown>, path: string, warnings: string
   if (Array.isArray(given)) {
     given.forEach((node: unknown, i) => {
       const nodePath = `${path}.nodes[${i}]`;
-      if (!isObject(node)) throw new FormatError(nodePath, `must be an object, got ${describe(node)}`);
+      if (!isRecord(node)) throw new FormatError(nodePath, `must be an object, got ${describeValue(node)}`);
       addNode(idText(node.id, `${nodePath}.id`), node, nodePath, `${nodePath}.id`);
     });
-  } else if (isObject(given)) {
+  } else if (isRecord(given)) {
     for (const key of Object.keys(given)) {
       const nodePath = keyPath(`${path}.nodes`, key);
       if (key.length === 0)
         throw new FormatError(nodePath, 'is keyed by an empty id: a node id must be non-empty');
       const node = given[key];
-      if (!isObject(node)) throw new FormatError(nodePath, `must be an object, got ${describe(node)}`);
+      if (!isRecord(node)) throw new FormatError(nodePath, `must be an object, got ${describeValue(node)}`);
       addNode(key, node, nodePath, nodePath);
     }
   } else if (given !== undefined) {
     throw new FormatError(
       `${path}.nodes`,
-      `must be an array (version 1) or an object keyed by id (version 2), got ${describe(given)}`,
+      `must be an array (version 1) or an object keyed by id (version 2), got ${describeValue(given)}`,
     );
   }
 
@@ -148,7 +160,7 @@ function mapGraph(graph: Record<string, unknown>, path: string, warnings: string
     warnings.push(`${path}.hyperedges: ${plural(hyperedges, 'hyperedge')} left out (only "edges" are read)`);
   }
   if (edges !== undefined && !Array.isArray(edges)) {
-    throw new FormatError(`${path}.edges`, `must be an array, got ${describe(edges)}`);
+    throw new FormatError(`${path}.edges`, `must be an array, got ${describeValue(edges)}`);
   }
 
   const seen = new Map<string, number>();
@@ -156,7 +168,7 @@ function mapGraph(graph: Record<string, unknown>, path: string, warnings: string
   let firstRepeat = '';
   const dependencies: DependencyInput[] = (edges ?? []).map((edge: unknown, e) => {
     const edgePath = `${path}.edges[${e}]`;
-    if (!isObject(edge)) throw new FormatError(edgePath, `must be an object, got ${describe(edge)}`);
+    if (!isRecord(edge)) throw new FormatError(edgePath, `must be an object, got ${describeValue(edge)}`);
     checkDirected(edge.directed, `${edgePath}.directed`);
     const from = endOf(edge.source, `${edgePath}.source`, known);
     const to = endOf(edge.target, `${edgePath}.target`, known);
@@ -186,12 +198,12 @@ function checkDirected(directed: unknown, path: string): void {
       'is false: an undirected graph does not say which way work flows, and the engine needs that direction',
     );
   }
-  throw new FormatError(path, `must be true or false, got ${describe(directed)}`);
+  throw new FormatError(path, `must be true or false, got ${describeValue(directed)}`);
 }
 
 function endOf(value: unknown, path: string, known: ReadonlyMap<string, string>): string {
   if (typeof value !== 'string' && typeof value !== 'number') {
-    throw new FormatError(path, `must be a node id, got ${describe(value)}`);
+    throw new FormatError(path, `must be a node id, got ${describeValue(value)}`);
   }
   const id = String(value);
   if (!known.has(id)) throw new FormatError(path, `unknown node ${quote(id)}`);
@@ -201,98 +213,4 @@ function endOf(value: unknown, path: string, known: ReadonlyMap<string, string>)
 /** `graph.nodes.nissan`, or `graph.nodes["Keyser Söze"]` for a key that is not a plain name. */
 function keyPath(base: string, key: string): string {
   return /^[A-Za-z_$][\w$]*$/.test(key) ? `${base}.${key}` : `${base}[${quote(key)}]`;
-}
-
-// ---- Helpers (each format module keeps its own: lib/formats imports nothing but engine types)
-
-/** Names the engine reads or writes on a node and on a dependency; a source field so named is renamed. */
-const NODE_FIELDS: ReadonlySet<string> = new Set([
-  'id',
-  'load',
-  'capacity',
-  'arrival',
-  'exit',
-  'fanout',
-  'inflow',
-  'outflow',
-  'exited',
-  'pressure',
-  'blocked',
-  'role',
-  'throughput',
-  'utilization',
-]);
-const DEPENDENCY_FIELDS: ReadonlySet<string> = new Set(['from', 'to', 'weight', 'flow']);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A caller's string, quoted and cut short: `"db"`, `"aaaa…"`. */
-function quote(text: string): string {
-  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
-}
-
-/** A value in words, never dumped: `nothing`, `null`, `an array`, `an object`, `true`, `-1`, `the string "x"`. */
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${quote(value)}`;
-  if (typeof value === 'object') return 'an object';
-  return String(value);
-}
-
-/** An id as the engine takes it: a non-empty string, or a number as its decimal string. */
-function idText(value: unknown, path: string): string {
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string' && value.length > 0) return value;
-  throw new FormatError(path, `must be a non-empty string or a number, got ${describe(value)}`);
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-
-/** Sets a field as data, whatever its name (`__proto__` included). */
-function setField(target: object, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-/** Fields kept under another name, by element, source name and new name: how many times. */
-type Renamed = Map<string, { element: string; key: string; name: string; count: number }>;
-
-/**
- * Copies `source`'s fields onto `target`, but `skip`; a field named like one the engine owns is
- * kept as `original_<name>` (prefixed again while the source has that name too), counted in
- * `renamed`.
- */
-function copyExtras(
-  target: object,
-  source: Record<string, unknown>,
-  skip: readonly string[],
-  owned: ReadonlySet<string>,
-  renamed: Renamed,
-  element: string,
-): void {
-  for (const key of Object.keys(source)) {
-    if (skip.includes(key)) continue;
-    let name = key;
-    if (owned.has(key)) {
-      name = `original_${key}`;
-      while (Object.hasOwn(source, name)) name = `original_${name}`;
-      const counted = JSON.stringify([element, key, name]);
-      const entry = renamed.get(counted) ?? { element, key, name, count: 0 };
-      entry.count++;
-      renamed.set(counted, entry);
-    }
-    setField(target, name, source[key]);
-  }
-}
-
-function renameWarnings(renamed: Renamed): string[] {
-  return [...renamed.values()].map(
-    ({ element, key, name, count }) =>
-      `${plural(count, element)} ${count === 1 ? 'has' : 'have'} a field ${quote(key)}, a name the engine owns; it is kept as ${quote(name)}`,
-  );
 }

@@ -37,13 +37,25 @@
  *   dependency, as in a multigraph) and counted in a warning.
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
+import {
+  copyExtras,
+  DEPENDENCY_FIELDS,
+  describeValue,
+  idText,
+  isRecord,
+  NODE_FIELDS,
+  plural,
+  quote,
+  type Renamed,
+  renameWarnings,
+} from './text';
 import { FormatError, type GraphFormat, type MappedGraph } from './types';
 
 export const nodeLink: GraphFormat = {
   name: 'node-link',
   detect(document) {
     try {
-      if (!isObject(document) || !Array.isArray(document.nodes)) return false;
+      if (!isRecord(document) || !Array.isArray(document.nodes)) return false;
       if (Array.isArray(document.dependencies)) return false;
       const links = Array.isArray(document.links) ? document.links : document.edges;
       return Array.isArray(links) && isPlainElement(document.nodes[0]) && isPlainElement(links[0]);
@@ -53,10 +65,10 @@ export const nodeLink: GraphFormat = {
     }
   },
   toStructure(document) {
-    if (!isObject(document)) {
+    if (!isRecord(document)) {
       throw new FormatError(
         '',
-        `must be an object with "nodes" and "links" arrays, got ${describe(document)}`,
+        `must be an object with "nodes" and "links" arrays, got ${describeValue(document)}`,
       );
     }
     return mapNodeLink(document);
@@ -65,7 +77,7 @@ export const nodeLink: GraphFormat = {
 
 /** A node or link as node-link writes it (absent counts: an empty array has no first element). */
 function isPlainElement(element: unknown): boolean {
-  return element === undefined || (isObject(element) && !isObject(element.data));
+  return element === undefined || (isRecord(element) && !isRecord(element.data));
 }
 
 interface End {
@@ -76,7 +88,7 @@ interface End {
 function mapNodeLink(document: Record<string, unknown>): MappedGraph {
   const directed = document.directed;
   if (directed !== undefined && typeof directed !== 'boolean') {
-    throw new FormatError('directed', `must be true or false, got ${describe(directed)}`);
+    throw new FormatError('directed', `must be true or false, got ${describeValue(directed)}`);
   }
   if (directed === false) {
     throw new FormatError(
@@ -85,7 +97,7 @@ function mapNodeLink(document: Record<string, unknown>): MappedGraph {
     );
   }
   const nodes = document.nodes;
-  if (!Array.isArray(nodes)) throw new FormatError('nodes', `must be an array, got ${describe(nodes)}`);
+  if (!Array.isArray(nodes)) throw new FormatError('nodes', `must be an array, got ${describeValue(nodes)}`);
   if (document.links !== undefined && document.edges !== undefined) {
     throw new FormatError('edges', 'is given beside "links": send the links under one of the two names');
   }
@@ -94,7 +106,7 @@ function mapNodeLink(document: Record<string, unknown>): MappedGraph {
   if (!Array.isArray(links)) {
     throw new FormatError(
       linkKey,
-      `must be an array of links (under "links" or "edges"), got ${describe(links)}`,
+      `must be an array of links (under "links" or "edges"), got ${describeValue(links)}`,
     );
   }
 
@@ -104,7 +116,7 @@ function mapNodeLink(document: Record<string, unknown>): MappedGraph {
   let keyed = true;
   const mappedNodes: NodeInput[] = nodes.map((node: unknown, i) => {
     const path = `nodes[${i}]`;
-    if (!isObject(node)) throw new FormatError(path, `must be an object, got ${describe(node)}`);
+    if (!isRecord(node)) throw new FormatError(path, `must be an object, got ${describeValue(node)}`);
     let id: string;
     let idPath: string;
     if (node.id !== undefined) {
@@ -134,7 +146,7 @@ function mapNodeLink(document: Record<string, unknown>): MappedGraph {
   const ends: End[] = [];
   const endKeys: Array<[string, string]> = links.map((link: unknown, e) => {
     const path = `${linkKey}[${e}]`;
-    if (!isObject(link)) throw new FormatError(path, `must be an object, got ${describe(link)}`);
+    if (!isRecord(link)) throw new FormatError(path, `must be an object, got ${describeValue(link)}`);
     const sourceKey = !Object.hasOwn(link, 'source') && Object.hasOwn(link, 'from') ? 'from' : 'source';
     const targetKey = !Object.hasOwn(link, 'target') && Object.hasOwn(link, 'to') ? 'to' : 'target';
     ends.push({ path: `${path}.${sourceKey}`, value: link[sourceKey] });
@@ -159,12 +171,12 @@ function mapNodeLink(document: Record<string, unknown>): MappedGraph {
         if (byPosition(notAnId.value) === undefined) throw notAnEnd(notAnId);
         throw new FormatError(
           notAnId.path,
-          `${describe(notAnId.value)} is no node id, and the ends cannot all be read as positions in nodes instead (${notAPosition.path} is ${describe(notAPosition.value)})`,
+          `${describeValue(notAnId.value)} is no node id, and the ends cannot all be read as positions in nodes instead (${notAPosition.path} is ${describeValue(notAPosition.value)})`,
         );
       }
       resolve = byPosition;
       warnings.push(
-        `not every end of the ${linkKey} is a node id (${notAnId.path} is ${describe(notAnId.value)}), but every one is a position in nodes, so all are read as positions, as networkx 1.x wrote them`,
+        `not every end of the ${linkKey} is a node id (${notAnId.path} is ${describeValue(notAnId.value)}), but every one is a position in nodes, so all are read as positions, as networkx 1.x wrote them`,
       );
     }
   } else {
@@ -200,99 +212,8 @@ function mapNodeLink(document: Record<string, unknown>): MappedGraph {
 }
 
 function notAnEnd(end: End): FormatError {
-  return new FormatError(end.path, `must be a node id or a position in nodes, got ${describe(end.value)}`);
-}
-
-// ---- Helpers (each format module keeps its own: lib/formats imports nothing but engine types)
-
-/** Names the engine reads or writes on a node and on a dependency; a source field so named is renamed. */
-const NODE_FIELDS: ReadonlySet<string> = new Set([
-  'id',
-  'load',
-  'capacity',
-  'arrival',
-  'exit',
-  'fanout',
-  'inflow',
-  'outflow',
-  'exited',
-  'pressure',
-  'blocked',
-  'role',
-  'throughput',
-  'utilization',
-]);
-const DEPENDENCY_FIELDS: ReadonlySet<string> = new Set(['from', 'to', 'weight', 'flow']);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A caller's string, quoted and cut short: `"db"`, `"aaaa…"`. */
-function quote(text: string): string {
-  return JSON.stringify(text.length > 40 ? `${text.slice(0, 40)}…` : text);
-}
-
-/** A value in words, never dumped: `nothing`, `null`, `an array`, `an object`, `true`, `-1`, `the string "x"`. */
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${quote(value)}`;
-  if (typeof value === 'object') return 'an object';
-  return String(value);
-}
-
-/** An id as the engine takes it: a non-empty string, or a number as its decimal string. */
-function idText(value: unknown, path: string): string {
-  if (typeof value === 'number') return String(value);
-  if (typeof value === 'string' && value.length > 0) return value;
-  throw new FormatError(path, `must be a non-empty string or a number, got ${describe(value)}`);
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
-}
-
-/** Sets a field as data, whatever its name (`__proto__` included). */
-function setField(target: object, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-/** Fields kept under another name, by element, source name and new name: how many times. */
-type Renamed = Map<string, { element: string; key: string; name: string; count: number }>;
-
-/**
- * Copies `source`'s fields onto `target`, but `skip`; a field named like one the engine owns is
- * kept as `original_<name>` (prefixed again while the source has that name too), counted in
- * `renamed`.
- */
-function copyExtras(
-  target: object,
-  source: Record<string, unknown>,
-  skip: readonly string[],
-  owned: ReadonlySet<string>,
-  renamed: Renamed,
-  element: string,
-): void {
-  for (const key of Object.keys(source)) {
-    if (skip.includes(key)) continue;
-    let name = key;
-    if (owned.has(key)) {
-      name = `original_${key}`;
-      while (Object.hasOwn(source, name)) name = `original_${name}`;
-      const counted = JSON.stringify([element, key, name]);
-      const entry = renamed.get(counted) ?? { element, key, name, count: 0 };
-      entry.count++;
-      renamed.set(counted, entry);
-    }
-    setField(target, name, source[key]);
-  }
-}
-
-function renameWarnings(renamed: Renamed): string[] {
-  return [...renamed.values()].map(
-    ({ element, key, name, count }) =>
-      `${plural(count, element)} ${count === 1 ? 'has' : 'have'} a field ${quote(key)}, a name the engine owns; it is kept as ${quote(name)}`,
+  return new FormatError(
+    end.path,
+    `must be a node id or a position in nodes, got ${describeValue(end.value)}`,
   );
 }

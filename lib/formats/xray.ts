@@ -36,33 +36,15 @@
  *   whose first elements have a numeric `ReferenceId` and an `Edges` array.
  */
 import { callGraphStructure, type ObservedCall } from './call-graph';
+import { describeValue, isRecord, quote } from './text';
 import { FormatError, type GraphFormat, type MappedGraph } from './types';
 
 const ENVELOPE = new Set(['Services', 'StartTime', 'EndTime', 'ContainsOldGroupVersions', 'NextToken']);
 /** How many leading services `detect` looks at. */
 const DETECT_SAMPLE = 3;
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T/;
-const MAX_ECHOED_CHARS = 40;
 /** How many element paths a warning lists before it only counts them. */
 const LISTED_PATHS = 3;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** A received value in words, never at length: `null`, `an array`, `-1`, `the string "x"`. */
-function describeValue(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  if (typeof value === 'string') return `the string ${quote(value)}`;
-  if (typeof value === 'object') return 'an object';
-  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : `a ${typeof value}`;
-}
-
-function quote(text: string): string {
-  return JSON.stringify(text.length > MAX_ECHOED_CHARS ? `${text.slice(0, MAX_ECHOED_CHARS)}…` : text);
-}
 
 function servicesOf(document: unknown): { services: readonly unknown[]; at: string } | undefined {
   if (Array.isArray(document)) return { services: document, at: '' };

@@ -1,38 +1,13 @@
-/**
- * Backstage catalog entities (a bare array, `{ items, totalItems, pageInfo }`, one entity):
- * worked examples first, then every real fixture through the engine, detection against every
- * other format's fixtures, malformed documents, and properties over random catalogs.
- */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileStructure } from '../../lib/engine';
 import { FormatError, readGraph } from '../../lib/formats';
 import { backstage } from '../../lib/formats/backstage';
+import { fixturesIn, otherFolders, thrown } from './fixtures';
 
-const FIXTURES = join(import.meta.dirname, 'fixtures');
 const OWN = 'backstage';
 
-function fixturesIn(folder: string): Array<{ file: string; document: unknown }> {
-  return readdirSync(join(FIXTURES, folder))
-    .filter((file) => file.endsWith('.json'))
-    .map((file) => ({ file, document: JSON.parse(readFileSync(join(FIXTURES, folder, file), 'utf8')) }));
-}
-
-const otherFolders = readdirSync(FIXTURES, { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && entry.name !== OWN)
-  .map((entry) => entry.name);
-
-function thrown(run: () => unknown): FormatError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof FormatError) return error;
-    throw error;
-  }
-  throw new Error('expected a FormatError, nothing was thrown');
-}
+const others = otherFolders(OWN);
 
 function fixture(name: string): unknown {
   return fixturesIn(OWN).find(({ file }) => file === name)!.document;
@@ -258,10 +233,10 @@ describe('real fixtures', () => {
 
 describe('detection', () => {
   it("has other formats' fixtures to check against", () => {
-    expect(otherFolders).toEqual(expect.arrayContaining(['cytoscape', 'jgf', 'node-link', 'xray']));
+    expect(others).toEqual(expect.arrayContaining(['cytoscape', 'jgf', 'node-link', 'xray']));
   });
 
-  for (const folder of otherFolders) {
+  for (const folder of others) {
     it.each(fixturesIn(folder))(`does not detect ${folder}/$file`, ({ document }) => {
       expect(backstage.detect(document)).toBe(false);
     });

@@ -1,39 +1,13 @@
-/**
- * Dependency links (Jaeger `/api/dependencies`, Zipkin `/api/v2/dependencies`, Jaeger v3):
- * worked examples first, then every real fixture through the engine (its steady state must
- * reproduce the observed calls), detection against every other format's fixtures, malformed
- * documents, and a property over random link lists.
- */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyze, compileStructure } from '../../lib/engine';
-import { FormatError, type MappedGraph, readGraph } from '../../lib/formats';
+import { type MappedGraph, readGraph } from '../../lib/formats';
 import { dependencyLinks } from '../../lib/formats/dependency-links';
+import { fixturesIn, otherFolders, thrown } from './fixtures';
 
-const FIXTURES = join(import.meta.dirname, 'fixtures');
 const OWN = 'dependency-links';
 
-function fixturesIn(folder: string): Array<{ file: string; document: unknown }> {
-  return readdirSync(join(FIXTURES, folder))
-    .filter((file) => file.endsWith('.json'))
-    .map((file) => ({ file, document: JSON.parse(readFileSync(join(FIXTURES, folder, file), 'utf8')) }));
-}
-
-const otherFolders = readdirSync(FIXTURES, { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && entry.name !== OWN)
-  .map((entry) => entry.name);
-
-function thrown(run: () => unknown): FormatError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof FormatError) return error;
-    throw error;
-  }
-  throw new Error('expected a FormatError, nothing was thrown');
-}
+const others = otherFolders(OWN);
 
 interface Call {
   from: string;
@@ -310,7 +284,7 @@ describe('dependency links: the real payloads', () => {
 });
 
 describe('dependency links: detection', () => {
-  for (const folder of otherFolders) {
+  for (const folder of others) {
     // Another format's document is never taken for dependency links.
     it(`detects none of the ${folder} fixtures`, () => {
       for (const { file, document } of fixturesIn(folder))

@@ -1,38 +1,13 @@
-/**
- * JSON Graph Format (v1 node arrays, v2 node objects, `graph` or `graphs`): worked examples
- * first, then every real fixture through the engine, detection against every other format's
- * fixtures, malformed documents, and properties over random documents.
- */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileStructure } from '../../lib/engine';
 import { FormatError, readGraph } from '../../lib/formats';
 import { jgf } from '../../lib/formats/jgf';
+import { fixturesIn, otherFolders, thrown } from './fixtures';
 
-const FIXTURES = join(import.meta.dirname, 'fixtures');
 const OWN = 'jgf';
 
-function fixturesIn(folder: string): Array<{ file: string; document: unknown }> {
-  return readdirSync(join(FIXTURES, folder))
-    .filter((file) => file.endsWith('.json'))
-    .map((file) => ({ file, document: JSON.parse(readFileSync(join(FIXTURES, folder, file), 'utf8')) }));
-}
-
-const otherFolders = readdirSync(FIXTURES, { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && entry.name !== OWN)
-  .map((entry) => entry.name);
-
-function thrown(run: () => unknown): FormatError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof FormatError) return error;
-    throw error;
-  }
-  throw new Error('expected a FormatError, nothing was thrown');
-}
+const others = otherFolders(OWN);
 
 function fixture(name: string): unknown {
   return fixturesIn(OWN).find(({ file }) => file === name)!.document;
@@ -260,10 +235,10 @@ describe('real fixtures', () => {
 
 describe('detection', () => {
   it("has other formats' fixtures to check against", () => {
-    expect(otherFolders).toEqual(expect.arrayContaining(['backstage', 'cytoscape', 'node-link', 'xray']));
+    expect(others).toEqual(expect.arrayContaining(['backstage', 'cytoscape', 'node-link', 'xray']));
   });
 
-  for (const folder of otherFolders) {
+  for (const folder of others) {
     it.each(fixturesIn(folder))(`does not detect ${folder}/$file`, ({ document }) => {
       expect(jgf.detect(document)).toBe(false);
     });

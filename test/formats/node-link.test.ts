@@ -1,38 +1,13 @@
-/**
- * Node-link graphs (networkx `node_link_data`, D3 force JSON, Grafana's node graph API): worked
- * examples first, then every real fixture through the engine, detection against every other
- * format's fixtures, malformed documents, and properties over random documents.
- */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileStructure } from '../../lib/engine';
 import { FormatError, readGraph } from '../../lib/formats';
 import { nodeLink } from '../../lib/formats/node-link';
+import { fixturesIn, otherFolders, thrown } from './fixtures';
 
-const FIXTURES = join(import.meta.dirname, 'fixtures');
 const OWN = 'node-link';
 
-function fixturesIn(folder: string): Array<{ file: string; document: unknown }> {
-  return readdirSync(join(FIXTURES, folder))
-    .filter((file) => file.endsWith('.json'))
-    .map((file) => ({ file, document: JSON.parse(readFileSync(join(FIXTURES, folder, file), 'utf8')) }));
-}
-
-const otherFolders = readdirSync(FIXTURES, { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && entry.name !== OWN)
-  .map((entry) => entry.name);
-
-function thrown(run: () => unknown): FormatError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof FormatError) return error;
-    throw error;
-  }
-  throw new Error('expected a FormatError, nothing was thrown');
-}
+const others = otherFolders(OWN);
 
 /** The fixtures networkx wrote from undirected graphs: refused, naming `directed`. */
 const UNDIRECTED = new Set([
@@ -277,10 +252,10 @@ describe('real fixtures', () => {
 
 describe('detection', () => {
   it("has other formats' fixtures to check against", () => {
-    expect(otherFolders).toEqual(expect.arrayContaining(['backstage', 'cytoscape', 'jgf', 'xray']));
+    expect(others).toEqual(expect.arrayContaining(['backstage', 'cytoscape', 'jgf', 'xray']));
   });
 
-  for (const folder of otherFolders) {
+  for (const folder of others) {
     it.each(fixturesIn(folder))(`does not detect ${folder}/$file`, ({ document }) => {
       expect(nodeLink.detect(document)).toBe(false);
     });

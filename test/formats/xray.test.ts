@@ -3,40 +3,23 @@
  * through the engine (its steady state must reproduce the edges' counts), detection against
  * every other format's fixtures, malformed documents, and a property over random service graphs.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyze, compileStructure } from '../../lib/engine';
-import { FormatError, type MappedGraph, readGraph } from '../../lib/formats';
+import { type MappedGraph, readGraph } from '../../lib/formats';
 import { xray } from '../../lib/formats/xray';
+import { fixturesIn, otherFolders, thrown } from './fixtures';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const OWN = 'xray';
-
-function fixturesIn(folder: string): Array<{ file: string; document: unknown }> {
-  return readdirSync(join(FIXTURES, folder))
-    .filter((file) => file.endsWith('.json'))
-    .map((file) => ({ file, document: JSON.parse(readFileSync(join(FIXTURES, folder, file), 'utf8')) }));
-}
 
 function fixture(file: string): unknown {
   return JSON.parse(readFileSync(join(FIXTURES, OWN, file), 'utf8'));
 }
 
-const otherFolders = readdirSync(FIXTURES, { withFileTypes: true })
-  .filter((entry) => entry.isDirectory() && entry.name !== OWN)
-  .map((entry) => entry.name);
-
-function thrown(run: () => unknown): FormatError {
-  try {
-    run();
-  } catch (error) {
-    if (error instanceof FormatError) return error;
-    throw error;
-  }
-  throw new Error('expected a FormatError, nothing was thrown');
-}
+const others = otherFolders(OWN);
 
 interface Call {
   from: string;
@@ -427,7 +410,7 @@ describe('X-Ray: the real payloads', () => {
 });
 
 describe('X-Ray: detection', () => {
-  for (const folder of otherFolders) {
+  for (const folder of others) {
     // Another format's document is never taken for an X-Ray graph.
     it(`detects none of the ${folder} fixtures`, () => {
       for (const { file, document } of fixturesIn(folder))

@@ -1,0 +1,31 @@
+/** The real payloads under test/formats/fixtures/<format>/, read for the format tests. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { FormatError } from '../../lib/formats';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+
+/** Every `.json` file of one format's folder, parsed. */
+export function fixturesIn(folder: string): Array<{ file: string; document: unknown }> {
+  return readdirSync(join(FIXTURES, folder))
+    .filter((file) => file.endsWith('.json'))
+    .map((file) => ({ file, document: JSON.parse(readFileSync(join(FIXTURES, folder, file), 'utf8')) }));
+}
+
+/** The folders of every other format: their payloads must not be detected as `own`. */
+export function otherFolders(own: string): string[] {
+  return readdirSync(FIXTURES, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && entry.name !== own)
+    .map((entry) => entry.name);
+}
+
+/** The `FormatError` that `run` throws (anything else is rethrown; nothing thrown fails). */
+export function thrown(run: () => unknown): FormatError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof FormatError) return error;
+    throw error;
+  }
+  throw new Error('expected a FormatError, nothing was thrown');
+}
