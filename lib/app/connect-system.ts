@@ -1,7 +1,8 @@
 /**
  * Register a system: fetch the external API's document (SSRF-safe, `lib/outbound`), read the
- * structure in it by the engine's own rules and store it for its owner. The external token is
- * used for that one fetch and kept nowhere.
+ * graph in it (`lib/formats`: the engine's own format or one a tool serves), check it by the
+ * engine's rules and store it for its owner; or, as a dry run, answer what it found and store
+ * nothing. The external token is used for that one fetch and kept nowhere.
  */
 import { parseConnectRequest, structureFromUpstream } from '../api/connect-request';
 import type { Limits } from '../config/limits';
@@ -14,34 +15,6 @@ import {
   toPublicSystemRecord,
 } from '../systems';
 import { inContractTerms } from './errors';
-
-function dryRunAnswer(
-  compiled: CompiledStructure,
-  read: { format: string; unit: string; warnings: string[] },
-): DryRunAnswer {
-  const result = analyze(compiled);
-  const entries: string[] = [];
-  let entryCount = 0;
-  for (const node of result.nodes) {
-    if (!((node.arrival ?? 0) > 0)) continue;
-    entryCount++;
-    if (entries.length < DRY_RUN_ENTRIES) entries.push(node.id);
-  }
-  return {
-    dryRun: true,
-    ...read,
-    nodes: compiled.nodeCount,
-    dependencies: compiled.dependencyCount,
-    entries,
-    entryCount,
-    analysis: {
-      primaryBlockage: result.primaryBlockage,
-      origin: result.origin,
-      trace: result.trace,
-      headroom: result.headroom ?? null,
-    },
-  };
-}
 
 export interface ConnectSystemDeps {
   systems: Pick<SystemStore, 'create'>;
@@ -110,4 +83,32 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
       const shown = toPublicSystemRecord(record);
       return warnings.length === 0 ? shown : { ...shown, warnings };
     });
+}
+
+function dryRunAnswer(
+  compiled: CompiledStructure,
+  read: { format: string; unit: string; warnings: string[] },
+): DryRunAnswer {
+  const result = analyze(compiled);
+  const entries: string[] = [];
+  let entryCount = 0;
+  for (const node of result.nodes) {
+    if (!((node.arrival ?? 0) > 0)) continue;
+    entryCount++;
+    if (entries.length < DRY_RUN_ENTRIES) entries.push(node.id);
+  }
+  return {
+    dryRun: true,
+    ...read,
+    nodes: compiled.nodeCount,
+    dependencies: compiled.dependencyCount,
+    entries,
+    entryCount,
+    analysis: {
+      primaryBlockage: result.primaryBlockage,
+      origin: result.origin,
+      trace: result.trace,
+      headroom: result.headroom ?? null,
+    },
+  };
 }
