@@ -5,6 +5,7 @@ import {
   createGetSystem,
   createListKeys,
   createListSystems,
+  createRefreshSystem,
   createRegisterSystem,
   createRevokeKey,
 } from '../../lib/app';
@@ -41,6 +42,12 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
   const registerSystem = createRegisterSystem({
     systems,
     limits,
+    ...(systemCache ? { cache: systemCache } : {}),
+  });
+  const refreshSystem = createRefreshSystem({
+    systems,
+    limits,
+    outbound,
     ...(systemCache ? { cache: systemCache } : {}),
   });
   const listSystems = createListSystems({ systems });
@@ -80,6 +87,10 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
           };
           return json(200, await listSystems(user(request), options));
         },
+      },
+      refreshSystem: {
+        body: SMALL_BODY,
+        handler: async (request) => json(200, await refreshSystem(user(request), id(request), request.body)),
       },
       getSystem: { handler: async (request) => json(200, await getSystem(user(request), id(request))) },
       deleteSystem: {

@@ -128,6 +128,42 @@ export function parseRegisterSystemRequest(body: unknown): RegisterSystemRequest
   return parseBody(RegisterSystemRequestSchema, body);
 }
 
+const RefreshRequestSchema = named(
+  'RefreshRequest',
+  z.object(
+    {
+      auth: z.optional(
+        z
+          .object(
+            {
+              token: z.optional(
+                z
+                  .string(TOKEN_RULE)
+                  .check(
+                    z.maxLength(TOKEN_MAX_LENGTH, TOKEN_RULE),
+                    z.regex(TOKEN_SHAPE, TOKEN_RULE),
+                    z.describe('Sent as `Authorization: Bearer <token>` to the URL only.'),
+                  ),
+              ),
+            },
+            rule('must be an object { token? }'),
+          )
+          .check(
+            z.describe('The external API credential again: it is never stored, so a refresh needs it anew.'),
+          ),
+      ),
+    },
+    rule('the body must be a JSON object { auth? } ({} for none)'),
+  ),
+);
+
+export type RefreshRequest = z.output<typeof RefreshRequestSchema>;
+
+/** Checks the body of a refresh; throws 400 `INVALID_REQUEST` naming the field, never repeating the token. */
+export function parseRefreshRequest(body: unknown): RefreshRequest {
+  return parseBody(RefreshRequestSchema, body, { secretPaths: ['auth.token'] });
+}
+
 /** The structure read from an external API's answer, and how it was read. */
 export interface UpstreamStructure extends ExtractedStructure {
   format: FormatName;

@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   URL_NOT_ALLOWED: 400,
   KEY_NOT_FOUND: 404,
   SYSTEM_NOT_FOUND: 404,
+  // A refresh that lost a race with another refresh or a delete of the same system.
+  SYSTEM_CHANGED: 409,
   UPSTREAM_INVALID: 422,
   UPSTREAM_ERROR: 502,
   INVALID_MODE: 400,

@@ -330,6 +330,38 @@ function systemPaths(): JsonObject {
         },
       },
     },
+    '/api/systems/{id}/refresh': {
+      post: {
+        operationId: 'refreshSystem',
+        summary:
+          "Fetch a system's URL again and replace its structure, only when the new one is whole and valid",
+        security: [{ userToken: [] }],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        requestBody: { required: true, content: json('RefreshRequest') },
+        responses: {
+          '200': {
+            description: 'The system, its structure replaced (`version` one more, `refreshedAt` now).',
+            content: json('ConnectedSystem'),
+          },
+          '400': errorResponse(
+            '`auth` invalid, a system registered from a document (no URL to fetch), or a URL the service may ' +
+              'not fetch (`INVALID_REQUEST`, `URL_NOT_ALLOWED`).',
+            {},
+          ),
+          '404': notFound,
+          '409': errorResponse(
+            'The system was deleted or refreshed meanwhile (`SYSTEM_CHANGED`); nothing was replaced.',
+            {},
+          ),
+          '422': errorResponse(
+            'The answer is not a graph the service can read (`UPSTREAM_INVALID`); nothing changed.',
+            {},
+          ),
+          '502': errorResponse('The external API could not be used (`UPSTREAM_ERROR`); nothing changed.', {}),
+          ...userTokenErrors(),
+        },
+      },
+    },
     '/api/systems/{id}': {
       get: {
         operationId: 'getSystem',

@@ -5,7 +5,7 @@
 import { ApiError, type ErrorCode } from '../api/errors';
 import { ApiKeyInputError } from '../keys';
 import { OutboundError, type OutboundErrorCode } from '../outbound';
-import { SystemInputError } from '../systems';
+import { SystemChangedError, SystemInputError } from '../systems';
 
 /** The outbound errors' codes, named so a renamed one cannot slip through as an unknown code. */
 const OUTBOUND_CODES = {
@@ -21,6 +21,12 @@ const OUTBOUND_CODES = {
 function contractError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
   if (error instanceof OutboundError) return new ApiError(OUTBOUND_CODES[error.code], error.message);
+  if (error instanceof SystemChangedError) {
+    return new ApiError(
+      'SYSTEM_CHANGED',
+      'The system was deleted or refreshed meanwhile; nothing was replaced: try again.',
+    );
+  }
   // A structure too large to store is checked before anything is written: a 413, like every size limit.
   if (error instanceof SystemInputError && error.field === 'structure') {
     return new ApiError('LIMIT_EXCEEDED', error.message);

@@ -10,6 +10,7 @@ export { createDeleteSystem, type DeleteSystem } from './delete-system';
 export { createGetSystem, type GetSystem, type SystemWithStructure } from './get-system';
 export { createListKeys, type ListKeys } from './list-keys';
 export { createListSystems, type ListSystems, type SystemPageAnswer } from './list-systems';
+export { createRefreshSystem, type RefreshSystem, type RefreshSystemDeps } from './refresh-system';
 export { createRegisterSystem, type RegisterSystem, type RegisterSystemDeps } from './register-system';
 export { createRevokeKey, type RevokeKey } from './revoke-key';
 export {

@@ -7,8 +7,14 @@
  *          id, owner, name, url, nodes, dependencies, createdAt, sha256    the record
  *          encoding ("br"), byteLength (compressed bytes), chunkCount (0 when inline)
  *          structure (binary)                                               only when inline
+ *          version (absent = 1), refreshedAt                               after a refresh
  *   chunk  pk = "SYSTEM#<id>"     sk = "CHUNK#<index, 5 digits>"  (CHUNK#00000, CHUNK#00001, …)
+ *                                 or "CHUNK#v<version>#<index>" for versions after the first
  *          data (binary, at most 300,000 bytes), owner
+ *
+ * A refresh (`replace`) writes the new version's chunks beside the old ones and the head last,
+ * on the condition that the head is still the version it read, so readers (who follow the
+ * head's version) see one whole structure or the other; then it deletes the old chunks.
  *
  * Heads live in their owner's partition: listing is one Query on it (ids are ULIDs, so sort
  * key order is creation order), and a head is only ever addressed together with its owner, so
@@ -52,12 +58,11 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import { decodeCursor, encodeCursor } from './cursor';
-import { SystemInputError, SystemStorageError } from './errors';
+import { SystemChangedError, SystemInputError, SystemStorageError } from './errors';
 import { checkLimit, checkName, checkOwner, checkStructure, checkUrl, isSystemId } from './input';
 import {
-  CHUNK_SK_PREFIX,
   chunkKey,
-  chunkPartition,
+  chunkRange,
   HEAD_SK_PREFIX,
   headKey,
   type ItemKey,
@@ -182,7 +187,7 @@ export class DynamoSystemStore implements SystemStore {
     const record = recordFromHeadItem(Item);
     const payload = payloadFromHeadItem(Item);
     const where = `system ${id}`;
-    const bytes = payload.inline ?? (await this.#readChunks(id, payload.chunkCount));
+    const bytes = payload.inline ?? (await this.#readChunks(id, payload.chunkCount, record.version ?? 1));
     if (bytes.byteLength !== payload.byteLength) {
       throw new SystemStorageError(
         `${where}: ${bytes.byteLength} bytes stored, the head records ${payload.byteLength}`,
@@ -268,13 +273,93 @@ export class DynamoSystemStore implements SystemStore {
     // The head is gone, so the system already is; the chunks follow. Should this fail, they are
     // orphans like those of a failed create (see the top of this file).
     const { chunkCount } = payloadFromHeadItem(removed);
-    const keys = Array.from({ length: chunkCount }, (_, index) => chunkKey(id, index));
+    await this.#deleteChunks(id, chunkCount, typeof removed.version === 'number' ? removed.version : 1);
+    return true;
+  }
+
+  async replace(
+    owner: string,
+    id: string,
+    replacement: Pick<NewSystem, 'structure' | 'format' | 'unit'>,
+    now: Date = new Date(),
+  ): Promise<SystemRecord | undefined> {
+    checkOwner(owner);
+    if (!isSystemId(id)) return undefined;
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.#tableName, Key: headKey(owner, id), ConsistentRead: true }),
+    );
+    if (Item === undefined) return undefined;
+    const old = recordFromHeadItem(Item);
+    const oldVersion = old.version ?? 1;
+    const oldPayload = payloadFromHeadItem(Item);
+    const structure = checkStructure(replacement.structure);
+    const nodes = structure.nodes.length;
+    const dependencies = structure.dependencies.length;
+    const { bytes, sha256 } = await encodeStructure(structure);
+    if (bytes.length > this.#maxStoredBytes) {
+      throw new SystemInputError(
+        'structure',
+        `structure is too large to store: over ${this.#maxStoredBytes} bytes even compressed`,
+      );
+    }
+    const version = oldVersion + 1;
+    const { format: _format, unit: _unit, ...kept } = old;
+    const record: SystemRecord = {
+      ...kept,
+      nodes,
+      dependencies,
+      sha256,
+      ...(replacement.format === undefined ? {} : { format: replacement.format }),
+      ...(replacement.unit === undefined ? {} : { unit: replacement.unit }),
+      version,
+      refreshedAt: now.toISOString(),
+    };
+    const inline = bytes.length <= this.#chunkBytes;
+    const chunks = inline ? [] : splitBytes(bytes, this.#chunkBytes);
+    await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, (data, index) =>
+      this.#putNew({ ...chunkKey(id, index, version), data, owner }, id),
+    );
+    try {
+      await this.#doc.send(
+        new PutCommand({
+          TableName: this.#tableName,
+          Item: {
+            ...headKey(owner, id),
+            ...record,
+            encoding: PAYLOAD_ENCODING,
+            byteLength: bytes.length,
+            chunkCount: chunks.length,
+            ...(inline ? { structure: bytes } : {}),
+          },
+          // Still the system that was read: not deleted, not replaced by another refresh.
+          ConditionExpression:
+            oldVersion === 1
+              ? 'attribute_exists(pk) AND attribute_not_exists(#version)'
+              : 'attribute_exists(pk) AND #version = :version',
+          ExpressionAttributeNames: { '#version': 'version' },
+          ...(oldVersion === 1 ? {} : { ExpressionAttributeValues: { ':version': oldVersion } }),
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        // Nobody reads this version's chunks: removing them only saves storage.
+        await this.#deleteChunks(id, chunks.length, version).catch(() => undefined);
+        throw new SystemChangedError(`system ${id} was deleted or refreshed meanwhile; nothing was replaced`);
+      }
+      throw error;
+    }
+    // The head points at the new version: the old chunks are unread from now on.
+    await this.#deleteChunks(id, oldPayload.chunkCount, oldVersion);
+    return record;
+  }
+
+  async #deleteChunks(id: string, chunkCount: number, version: number): Promise<void> {
+    const keys = Array.from({ length: chunkCount }, (_, index) => chunkKey(id, index, version));
     const batches: ItemKey[][] = [];
     for (let start = 0; start < keys.length; start += BATCH_WRITE_SIZE) {
       batches.push(keys.slice(start, start + BATCH_WRITE_SIZE));
     }
     await forEachInGroups(batches, CHUNK_WRITE_CONCURRENCY, (batch) => this.#deleteAll(batch, id));
-    return true;
   }
 
   /**
@@ -299,20 +384,15 @@ export class DynamoSystemStore implements SystemStore {
   }
 
   /** The compressed bytes of a chunked system, refusing a gap, an extra chunk or a short count. */
-  async #readChunks(id: string, chunkCount: number): Promise<Uint8Array> {
+  async #readChunks(id: string, chunkCount: number, version: number): Promise<Uint8Array> {
     const parts: Uint8Array[] = [];
     const pages = paginateQuery(
       { client: this.#doc },
-      {
-        TableName: this.#tableName,
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': chunkPartition(id), ':prefix': CHUNK_SK_PREFIX },
-        ConsistentRead: true,
-      },
+      { TableName: this.#tableName, ...chunkRange(id, version), ConsistentRead: true },
     );
     for await (const page of pages) {
       for (const item of page.Items ?? []) {
-        const expected = chunkKey(id, parts.length);
+        const expected = chunkKey(id, parts.length, version);
         if (item.sk !== expected.sk) {
           throw new SystemStorageError(
             `system ${id}: expected chunk ${expected.sk}, found ${String(item.sk)}`,

@@ -20,6 +20,11 @@ export class SystemInputError extends Error {
  * What is stored does not add up (a chunk missing or altered, an item edited by hand). Never the
  * caller's fault and never answered with data: a route should log it and answer 500.
  */
+/** A replace lost a race: the system was deleted or replaced since it was read. Nothing of it was kept. */
+export class SystemChangedError extends Error {
+  override readonly name = 'SystemChangedError';
+}
+
 export class SystemStorageError extends Error {
   override readonly name = 'SystemStorageError';
 }

@@ -1,5 +1,5 @@
 export { CompiledStructureCache, processSystemCache } from './compiled-cache';
 export { DynamoSystemStore } from './dynamo-store';
-export { SystemInputError } from './errors';
+export { SystemChangedError, SystemInputError } from './errors';
 export { type PublicSystemRecord, type SystemRecord, toPublicSystemRecord } from './record';
 export type { StoredStructure, StoredSystem, SystemStore } from './store';

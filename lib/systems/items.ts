@@ -11,7 +11,7 @@ import type { SystemRecord } from './record';
 const OWNER_PK_PREFIX = PARTITION_PREFIXES.owner;
 export const HEAD_SK_PREFIX = 'SYSTEM#';
 const CHUNK_PK_PREFIX = PARTITION_PREFIXES.system;
-export const CHUNK_SK_PREFIX = 'CHUNK#';
+const CHUNK_SK_PREFIX = 'CHUNK#';
 /** Five digits keep chunk sort keys in index order up to 99,999 chunks, far past any size limit. */
 const CHUNK_INDEX_DIGITS = 5;
 
@@ -32,6 +32,8 @@ export const RECORD_ATTRIBUTES = [
   'sha256',
   'format',
   'unit',
+  'version',
+  'refreshedAt',
 ] as const;
 
 export function ownerPartition(owner: string): string {
@@ -42,12 +44,43 @@ export function headKey(owner: string, id: string): ItemKey {
   return { pk: ownerPartition(owner), sk: HEAD_SK_PREFIX + id };
 }
 
-export function chunkPartition(id: string): string {
+function chunkPartition(id: string): string {
   return CHUNK_PK_PREFIX + id;
 }
 
-export function chunkKey(id: string, index: number): ItemKey {
-  return { pk: chunkPartition(id), sk: CHUNK_SK_PREFIX + String(index).padStart(CHUNK_INDEX_DIGITS, '0') };
+/**
+ * The sort key prefix of one version's chunks: `CHUNK#` then the index for version 1 (as every
+ * system was stored before refresh existed), `CHUNK#v<version>#` then the index after that, so a
+ * refresh writes its chunks beside the old ones and the head, written last, switches readers.
+ */
+function chunkSortPrefix(version: number): string {
+  return version === 1 ? CHUNK_SK_PREFIX : `${CHUNK_SK_PREFIX}v${version}#`;
+}
+
+export function chunkKey(id: string, index: number, version = 1): ItemKey {
+  return {
+    pk: chunkPartition(id),
+    sk: chunkSortPrefix(version) + String(index).padStart(CHUNK_INDEX_DIGITS, '0'),
+  };
+}
+
+/** The key condition that reads exactly one version's chunks, in index order. */
+export function chunkRange(id: string, version: number) {
+  const prefix = chunkSortPrefix(version);
+  // Version 1's keys are `CHUNK#` and digits: bounded above, so `CHUNK#v…` keys never match.
+  return version === 1
+    ? {
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+        ExpressionAttributeValues: {
+          ':pk': chunkPartition(id),
+          ':from': `${prefix}${'0'.repeat(CHUNK_INDEX_DIGITS)}`,
+          ':to': `${prefix}${'9'.repeat(CHUNK_INDEX_DIGITS)}`,
+        },
+      }
+    : {
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': chunkPartition(id), ':prefix': prefix },
+      };
 }
 
 /** The id in a head sort key, or `undefined` when the sort key is not one. */
@@ -85,6 +118,8 @@ export function recordFromHeadItem(item: Record<string, unknown>): SystemRecord 
     dependencies: read.count('dependencies'),
     createdAt: read.text('createdAt'),
     sha256,
+    ...(item.version === undefined ? {} : { version: read.count('version') }),
+    ...read.optionalText('refreshedAt'),
     ...read.optionalText('format'),
     ...read.optionalText('unit'),
   };

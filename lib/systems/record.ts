@@ -18,6 +18,10 @@ export interface SystemRecord {
   format?: string;
   /** What one engine step stands for in the stored structure (`second`, `window`, …); absent on older records. */
   unit?: string;
+  /** 1 as registered (absent means 1), one more at every refresh that replaced the structure. */
+  version?: number;
+  /** ISO 8601, UTC: when a refresh last replaced the structure; absent before the first. */
+  refreshedAt?: string;
 }
 
 /** A record as the HTTP API returns it: no owner, no storage details. */
@@ -30,6 +34,8 @@ export interface PublicSystemRecord {
   createdAt: string;
   format?: string;
   unit?: string;
+  version: number;
+  refreshedAt?: string;
 }
 
 /** Fields picked one by one, so a field added to the record later is not published by accident. */
@@ -43,5 +49,7 @@ export function toPublicSystemRecord(record: SystemRecord): PublicSystemRecord {
     createdAt: record.createdAt,
     ...(record.format === undefined ? {} : { format: record.format }),
     ...(record.unit === undefined ? {} : { unit: record.unit }),
+    version: record.version ?? 1,
+    ...(record.refreshedAt === undefined ? {} : { refreshedAt: record.refreshedAt }),
   };
 }

@@ -64,4 +64,16 @@ export interface SystemStore {
   list(owner: string, options?: SystemListOptions): Promise<SystemPage>;
   /** Whether there was such a system of this owner to delete. */
   delete(owner: string, id: string): Promise<boolean>;
+  /**
+   * Replaces a system's structure (a refresh): the new one is written beside the old and the
+   * head, written last and only if the system is still the one read, switches every reader at
+   * once. `undefined` when there is no such system; `SystemChangedError` when it was deleted or
+   * replaced meanwhile (nothing of the new structure is then visible).
+   */
+  replace(
+    owner: string,
+    id: string,
+    replacement: Pick<NewSystem, 'structure' | 'format' | 'unit'>,
+    now?: Date,
+  ): Promise<SystemRecord | undefined>;
 }

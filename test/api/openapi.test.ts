@@ -47,6 +47,7 @@ describe('the document', () => {
       '/api/openapi.json',
       '/api/systems',
       '/api/systems/{id}',
+      '/api/systems/{id}/refresh',
     ]);
     expect(doc.components.securitySchemes.apiKey).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(engine.security).toEqual([{ apiKey: [] }]);

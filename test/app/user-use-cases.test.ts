@@ -14,6 +14,8 @@ import {
   createGetSystem,
   createListKeys,
   createListSystems,
+  createRefreshSystem,
+  createRegisterSystem,
   createRevokeKey,
   createRunEngine,
   type DryRunAnswer,
@@ -21,7 +23,7 @@ import {
 import { readLimits } from '../../lib/config/limits';
 import { DynamoApiKeyStore } from '../../lib/keys';
 import { readConnectAllowHosts } from '../../lib/outbound';
-import { CompiledStructureCache, DynamoSystemStore } from '../../lib/systems';
+import { CompiledStructureCache, DynamoSystemStore, SystemChangedError } from '../../lib/systems';
 import { useFreshTable } from '../helpers/dynalite';
 import { WORKED } from '../http/events';
 import { type FakeApi, reply, startFakeApi } from '../outbound/fake-api';
@@ -216,6 +218,152 @@ describe('connect a system', () => {
     const upstream = createConnectSystem({ systems: systemsStore(), limits, outbound });
     const error = await contractErrorOf(upstream('alice', { name: 'x', url: failing.origin }));
     expect(error.code).toBe('UPSTREAM_ERROR');
+  });
+});
+
+describe('refresh', () => {
+  /** An external API whose answer the test changes between calls. */
+  async function changingApi(first: unknown) {
+    let body = JSON.stringify(first);
+    let status = 200;
+    const api = await startFakeApi((_request, response) => {
+      response.writeHead(status, { 'content-type': 'application/json' });
+      response.end(body);
+    });
+    apis.push(api);
+    return {
+      api,
+      answer: (next: unknown, nextStatus = 200) => {
+        body = JSON.stringify(next);
+        status = nextStatus;
+      },
+    };
+  }
+
+  // The URL answers something new: the structure is replaced whole, the version goes up, and
+  // the engine by id answers as the new structure sent inline does.
+  it('replaces the structure from the same URL, in the same format, and counts the version', async () => {
+    const { api, answer } = await changingApi(WORKED);
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', { name: 'w', url: api.origin }),
+    );
+    expect(record.version).toBe(1);
+    const grown = {
+      nodes: [...WORKED.nodes, { id: 'D', load: 2 }],
+      dependencies: [...WORKED.dependencies, { from: 'C', to: 'D' }],
+    };
+    answer(grown);
+    const refreshed = await createRefreshSystem({ systems, limits, outbound })('alice', record.id, {});
+    expect(refreshed).toMatchObject({
+      id: record.id,
+      nodes: 4,
+      dependencies: 4,
+      version: 2,
+      format: 'native',
+    });
+    expect(refreshed.refreshedAt).toBeDefined();
+    expect((await systems.get('alice', record.id))?.structure).toEqual(grown);
+    const run = createRunEngine({ limits, systems });
+    const byId = await run({ body: { mode: 'analyze', systemId: record.id }, owner: 'alice' });
+    expect(byId.json).toBe((await createRunEngine({ limits })({ body: { mode: 'analyze', ...grown } })).json);
+
+    // Large enough to be stored in chunks: the third version's chunks replace the second's.
+    const many = {
+      nodes: Array.from({ length: 30_000 }, (_, i) => ({ id: `n${i}`, note: `node number ${i}` })),
+      dependencies: Array.from({ length: 30_000 }, (_, e) => ({
+        from: `n${e}`,
+        to: `n${(e * 31 + 7) % 30_000}`,
+      })),
+    };
+    answer(many);
+    const third = await createRefreshSystem({ systems, limits, outbound })('alice', record.id, {});
+    expect(third.version).toBe(3);
+    expect((await systems.get('alice', record.id))?.structure.dependencies).toHaveLength(30_000);
+  });
+
+  // A refresh that fails leaves the system exactly as it was.
+  it('changes nothing when the URL fails or answers something that is not a graph', async () => {
+    const { api, answer } = await changingApi(WORKED);
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', { name: 'w', url: api.origin }),
+    );
+    const refresh = createRefreshSystem({ systems, limits, outbound });
+    answer({ oops: true }, 500);
+    expect((await contractErrorOf(refresh('alice', record.id, {}))).code).toBe('UPSTREAM_ERROR');
+    answer({ nodes: [{ id: 'A' }], dependencies: [{ from: 'A', to: 'Z' }] });
+    expect((await contractErrorOf(refresh('alice', record.id, {}))).code).toBe('UPSTREAM_INVALID');
+    const after = await systems.get('alice', record.id);
+    expect(after?.record.version ?? 1).toBe(1);
+    expect(after?.structure).toEqual(WORKED);
+  });
+
+  it("answers another owner's system as not found, and a system registered from a document with 400", async () => {
+    const { api } = await changingApi(WORKED);
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', { name: 'w', url: api.origin }),
+    );
+    const refresh = createRefreshSystem({ systems, limits, outbound });
+    expect((await contractErrorOf(refresh('bob', record.id, {}))).code).toBe('SYSTEM_NOT_FOUND');
+    const uploaded = await createRegisterSystem({ systems, limits })('alice', {
+      name: 'file',
+      document: WORKED,
+    });
+    const error = await contractErrorOf(refresh('alice', uploaded.id, {}));
+    expect(error.code).toBe('INVALID_REQUEST');
+    expect(error.message).toContain('registered from a document');
+  });
+
+  // Two refreshes that read the same version: the one whose head lands second loses and keeps
+  // nothing; the system is the winner's, whole. The first refresh's head write is held back until
+  // the second has finished.
+  it('refuses a replace that lost a race with SYSTEM_CHANGED, keeping the winner', async () => {
+    const { api } = await changingApi(WORKED);
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', { name: 'w', url: api.origin }),
+    );
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let held = false;
+    const doc = table.doc;
+    const slowDoc = {
+      send: async (command: { input?: { ConditionExpression?: string } }) => {
+        if (!held && command.input?.ConditionExpression?.includes('#version')) {
+          held = true;
+          await gate;
+        }
+        return doc.send(command as never);
+      },
+    };
+    const slow = new DynamoSystemStore({ doc: slowDoc as never, tableName: table.tableName });
+    const loser = slow.replace('alice', record.id, { structure: { nodes: [{ id: 'X' }], dependencies: [] } });
+    // Let the slow one read the head and reach its held write first.
+    while (!held) await new Promise((resolve) => setTimeout(resolve, 5));
+    const winner = { nodes: [{ id: 'Y' }], dependencies: [] };
+    expect((await systems.replace('alice', record.id, { structure: winner }))?.version).toBe(2);
+    release();
+    await expect(loser).rejects.toBeInstanceOf(SystemChangedError);
+    const after = await systems.get('alice', record.id);
+    expect(after?.structure).toEqual(winner);
+    expect(after?.record.version).toBe(2);
+    // Through the use case, the loss is the contract's 409.
+    const lost = await contractErrorOf(
+      createRefreshSystem({
+        systems: {
+          getRecord: systems.getRecord.bind(systems),
+          replace: () => Promise.reject(new SystemChangedError('x')),
+        },
+        limits,
+        outbound,
+      })('alice', record.id, {}),
+    );
+    expect(lost.code).toBe('SYSTEM_CHANGED');
+    expect(lost.status).toBe(409);
   });
 });
 

@@ -35,7 +35,15 @@ const ALLOWED: Record<string, readonly string[]> = {
   'lib/systems': ['lib/config', 'lib/engine', 'lib/storage', 'lib/text'],
   'lib/http': ['lib/api', 'lib/config', 'lib/text'],
   // The use cases: the contract's requests and errors over the adapters, no HTTP.
-  'lib/app': ['lib/api', 'lib/engine', 'lib/config', 'lib/keys', 'lib/outbound', 'lib/systems'],
+  'lib/app': [
+    'lib/api',
+    'lib/engine',
+    'lib/formats',
+    'lib/config',
+    'lib/keys',
+    'lib/outbound',
+    'lib/systems',
+  ],
   // Wiring only: the use cases, the HTTP stack, configuration and the adapters (AWS clients,
   // stores, verifiers) built once per instance. The engine function serves the generated
   // OpenAPI document as data.

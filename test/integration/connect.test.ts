@@ -155,6 +155,7 @@ describe('POST /api/connect', () => {
       'nodes',
       'unit',
       'url',
+      'version',
     ]);
     expect(upstream.seen.at(-1)?.headers.authorization).toBe(`Bearer ${EXTERNAL_TOKEN}`);
   });

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { type SystemRecord, toPublicSystemRecord } from '../../lib/systems';
 
 describe('toPublicSystemRecord', () => {
-  // What an HTTP answer shows of a system: no owner, no hash, and nothing added to the record later.
-  it('keeps the six public fields and nothing else', () => {
+  // What an HTTP answer shows of a system: no owner, no hash, and nothing added to the record
+  // later; the version (1 when the record has none, as before refresh existed) always.
+  it('keeps the public fields and nothing else', () => {
     const record = {
       id: '01KJMMA2G0GGGGGGGGGGGGGGGG',
       owner: 'alice',
@@ -22,6 +23,7 @@ describe('toPublicSystemRecord', () => {
       nodes: 3,
       dependencies: 3,
       createdAt: '2026-03-01T12:00:00.000Z',
+      version: 1,
     });
   });
 });

@@ -1,0 +1,59 @@
+/**
+ * Refresh a registered system: fetch its URL again (the external credential is sent anew, since
+ * it is never stored), read the answer in the system's format, and replace the structure only
+ * when the new one is whole and valid. Readers see the old structure or the new one, never a mix;
+ * a refresh that fails (502, 422) leaves the system exactly as it was.
+ */
+import { parseRefreshRequest, structureFromUpstream } from '../api/connect-request';
+import { ApiError } from '../api/errors';
+import type { Limits } from '../config/limits';
+import { FORMAT_NAMES, type FormatName } from '../formats';
+import { type FetchJsonOptions, fetchJson } from '../outbound';
+import { type CompiledStructureCache, type SystemStore, toPublicSystemRecord } from '../systems';
+import type { ConnectedSystem } from './connect-system';
+import { inContractTerms, systemNotFound } from './errors';
+
+export interface RefreshSystemDeps {
+  systems: Pick<SystemStore, 'getRecord' | 'replace'>;
+  limits: Pick<Limits, 'maxNodes' | 'maxDependencies' | 'maxDecodedBodyBytes'>;
+  outbound: Pick<FetchJsonOptions, 'allowHosts' | 'deadlineMs' | 'resolveHost'>;
+  cache?: CompiledStructureCache;
+}
+
+export type RefreshSystem = (owner: string, id: string, body: unknown) => Promise<ConnectedSystem>;
+
+export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
+  const { systems, limits, outbound, cache } = deps;
+  return (owner, id, body) =>
+    inContractTerms(async () => {
+      const request = parseRefreshRequest(body);
+      const record = await systems.getRecord(owner, id);
+      if (record === undefined) throw systemNotFound();
+      if (record.url === undefined) {
+        throw new ApiError(
+          'INVALID_REQUEST',
+          'This system was registered from a document, so there is no URL to fetch again: send the new document with POST /api/systems.',
+        );
+      }
+      const token = request.auth?.token;
+      const fetched = await fetchJson(record.url, {
+        ...outbound,
+        maxBodyBytes: limits.maxDecodedBodyBytes,
+        ...(token === undefined ? {} : { token }),
+      });
+      // The format it was registered in (older records, read before formats: the first that fits).
+      const format = (FORMAT_NAMES as readonly string[]).includes(record.format ?? '')
+        ? (record.format as FormatName)
+        : 'auto';
+      const read = structureFromUpstream(fetched.body, limits, format);
+      const replaced = await systems.replace(owner, id, {
+        structure: read.structure,
+        format: read.format,
+        unit: read.unit,
+      });
+      if (replaced === undefined) throw systemNotFound();
+      cache?.set(replaced.sha256, read.compiled);
+      const shown = toPublicSystemRecord(replaced);
+      return read.warnings.length === 0 ? shown : { ...shown, warnings: read.warnings };
+    });
+}
