@@ -587,8 +587,47 @@ async function openSystem(id: string): Promise<void> {
   await run();
 }
 
+/** A dry run's answer in one line: how it was read, its size and entries, the engine's summary. */
+function dryRunLine(json: unknown): string {
+  const answer = json as {
+    format: string;
+    nodes: number;
+    dependencies: number;
+    entryCount: number;
+    warnings: string[];
+    analysis: { primaryBlockage: string | null; headroom: { scale: number; node: string } | null };
+  };
+  const entries =
+    answer.entryCount === 0
+      ? 'no entry points'
+      : `${answer.entryCount} entry point${answer.entryCount === 1 ? '' : 's'}`;
+  const { primaryBlockage, headroom } = answer.analysis;
+  const room =
+    headroom === null
+      ? 'no headroom (no arrivals or no capacities)'
+      : `headroom ×${Number(headroom.scale.toPrecision(3))} before ${headroom.node} saturates`;
+  const notes = answer.warnings.length === 0 ? '' : ` Notes: ${answer.warnings.join('; ')}.`;
+  return (
+    `Read as ${answer.format}: ${answer.nodes} nodes, ${answer.dependencies} dependencies, ${entries}. ` +
+    `Primary blockage: ${primaryBlockage ?? 'none'}; ${room}. Nothing was stored.${notes}`
+  );
+}
+
 $('test-url').addEventListener('click', async () => {
   const url = $<HTMLInputElement>('system-url').value.trim();
+  // With a user token the service tests it as connect would (a dry run, server side, so the
+  // external API needs no CORS); without one, the browser fetches it and the worker checks it.
+  if (userTokenInput.value.trim() !== '') {
+    systemsStatus.textContent = 'Testing on the server (a dry run: nothing is stored)…';
+    const name = $<HTMLInputElement>('system-name').value.trim() || 'dry run';
+    const { status, json } = await withToken('/api/connect', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name, url, dryRun: true }),
+    });
+    systemsStatus.textContent = status === 200 ? dryRunLine(json) : errorLine(status, json);
+    return;
+  }
   systemsStatus.textContent = 'Fetching in the browser…';
   let text: string;
   try {

@@ -190,9 +190,11 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     await page.fill('#system-name', 'sample');
     await page.fill('#system-url', `${server.url}/examples/worked-example.json`);
     await page.click('#test-url');
-    await expect.poll(() => page.textContent('#systems-status')).toMatch(/nodes|refuse|could not/);
+    // With a token, Test URL is the server's dry run: how it reads, and nothing stored.
+    await expect.poll(() => page.textContent('#systems-status')).toMatch(/Nothing was stored|_/);
     expect(await page.textContent('#systems-status')).toBe(
-      'It holds a structure the engine accepts: 3 nodes, 3 dependencies.',
+      'Read as native: 3 nodes, 3 dependencies, no entry points. Primary blockage: B; ' +
+        'no headroom (no arrivals or no capacities). Nothing was stored.',
     );
     await page.click('#register');
     await page.waitForSelector('#systems li');
@@ -210,6 +212,16 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     await page.click('#test-url');
     await expect.poll(() => page.textContent('#systems-status')).toMatch(/UPSTREAM_INVALID/);
     expect(await page.textContent('#systems-status')).toContain('UPSTREAM_INVALID');
+
+    // Without a token, the browser fetches the URL itself and the worker checks it.
+    await page.fill('#user-token', '');
+    await page.dispatchEvent('#user-token', 'change');
+    await page.fill('#system-url', `${server.url}/examples/worked-example.json`);
+    await page.click('#test-url');
+    await expect.poll(() => page.textContent('#systems-status')).toMatch(/accepts|refuse|could not/);
+    expect(await page.textContent('#systems-status')).toBe(
+      'It holds a structure the engine accepts: 3 nodes, 3 dependencies.',
+    );
   });
 
   // Above 2,000 nodes the WebGL view takes over: the 20,000-node / 80,000-dependency structure
