@@ -8,6 +8,7 @@ import {
   createRefreshSystem,
   createRegisterSystem,
   createRevokeKey,
+  createUpdateSettings,
 } from '../../lib/app';
 import type { Limits } from '../../lib/config/limits';
 import { createFunctionHandler, type FunctionOptions } from '../../lib/http/dispatch';
@@ -50,6 +51,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
     outbound,
     ...(systemCache ? { cache: systemCache } : {}),
   });
+  const updateSettings = createUpdateSettings({ systems });
   const listSystems = createListSystems({ systems });
   const getSystem = createGetSystem({ systems });
   const deleteSystem = createDeleteSystem({ systems });
@@ -91,6 +93,10 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
       refreshSystem: {
         body: SMALL_BODY,
         handler: async (request) => json(200, await refreshSystem(user(request), id(request), request.body)),
+      },
+      updateSystemSettings: {
+        body: SMALL_BODY,
+        handler: async (request) => json(200, await updateSettings(user(request), id(request), request.body)),
       },
       getSystem: { handler: async (request) => json(200, await getSystem(user(request), id(request))) },
       deleteSystem: {

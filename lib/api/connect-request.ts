@@ -43,6 +43,96 @@ function formatField() {
   );
 }
 
+const CAPACITY_RULE = rule('must be a finite number > 0');
+const ARRIVAL_RULE = rule('must be a finite number >= 0');
+/**
+ * Most node entries one system's settings hold: they live in the system's head item, beside a
+ * structure of up to 300,000 compressed bytes, and an item holds 400 KB at most.
+ */
+const MAX_SETTINGS_NODES = 500;
+/** And at most this much JSON, whatever the ids' lengths: 300,000 + 65,536 bytes leave room in 400 KB. */
+const MAX_SETTINGS_CHARS = 65_536;
+
+function capacity(description: string) {
+  return z.optional(
+    z.number(CAPACITY_RULE).check(
+      z.refine((value) => Number.isFinite(value) && value > 0, CAPACITY_RULE),
+      z.describe(description),
+    ),
+  );
+}
+
+const SettingsSchema = named(
+  'SystemSettings',
+  z
+    .object(
+      {
+        defaultCapacity: capacity('The capacity of every node that has none of its own.'),
+        nodes: z.optional(
+          z
+            .record(
+              z.string(),
+              z.object(
+                {
+                  capacity: capacity('What the node handles per step.'),
+                  arrival: z.optional(
+                    z.number(ARRIVAL_RULE).check(
+                      z.refine((value) => Number.isFinite(value) && value >= 0, ARRIVAL_RULE),
+                      z.describe('Value entering the node from outside per step.'),
+                    ),
+                  ),
+                },
+                rule('must be an object { capacity?, arrival? }'),
+              ),
+              rule('must be an object keyed by node id'),
+            )
+            .check(
+              z.refine(
+                (nodes) => Object.keys(nodes).length <= MAX_SETTINGS_NODES,
+                rule(`may hold at most ${MAX_SETTINGS_NODES} nodes; set defaultCapacity for the rest`),
+              ),
+              z.describe('Per node id: its capacity and arrival, over what the structure says.'),
+            ),
+        ),
+      },
+      rule('must be an object { defaultCapacity?, nodes? }'),
+    )
+    .check(
+      z.refine(
+        (settings) => JSON.stringify(settings).length <= MAX_SETTINGS_CHARS,
+        rule(`must be at most ${MAX_SETTINGS_CHARS} characters of JSON`),
+      ),
+      z.describe(
+        'Capacities and arrivals the owner knows and no source says, applied whenever the engine runs on ' +
+          'the system and kept across refreshes.',
+      ),
+    ),
+);
+
+export type Settings = z.output<typeof SettingsSchema>;
+
+const PatchSystemRequestSchema = named(
+  'PatchSystemRequest',
+  z.object({ settings: SettingsSchema }, rule('the body must be a JSON object { settings }')),
+);
+
+/** Checks the body of `PATCH /api/systems/{id}`; throws 400 `INVALID_REQUEST` naming the field. */
+export function parsePatchSystemRequest(body: unknown): { settings: Settings } {
+  return parseBody(PatchSystemRequestSchema, body);
+}
+
+/**
+ * The settings' node ids must name nodes of the structure: 400 naming the first that does not
+ * (`settings.nodes.db`).
+ */
+export function checkSettingsIds(unknownIds: readonly string[]): void {
+  const [first] = unknownIds;
+  if (first === undefined) return;
+  const path = `settings.nodes.${first}`;
+  const problem = `names no node of the structure${unknownIds.length > 1 ? ` (nor do ${unknownIds.length - 1} more)` : ''}`;
+  throw new ApiError('INVALID_REQUEST', `${path} ${problem}`, { details: [{ path, message: problem }] });
+}
+
 const ConnectRequestSchema = named(
   'ConnectRequest',
   z.object(
@@ -55,6 +145,7 @@ const ConnectRequestSchema = named(
         z.describe('http(s) URL of the external API; it must answer JSON.'),
       ),
       format: formatField(),
+      settings: z.optional(SettingsSchema),
       dryRun: z.optional(
         z
           .boolean(rule('must be true or false'))
@@ -84,7 +175,7 @@ const ConnectRequestSchema = named(
           .check(z.describe('The external API credential: used for this one fetch, never stored or logged.')),
       ),
     },
-    rule('the body must be a JSON object { name, url, format?, dryRun?, auth? }'),
+    rule('the body must be a JSON object { name, url, format?, settings?, dryRun?, auth? }'),
   ),
 );
 
@@ -101,6 +192,7 @@ const RegisterSystemRequestSchema = named(
     {
       name: displayName('Display name of the system; trimmed.'),
       format: formatField(),
+      settings: z.optional(SettingsSchema),
       url: z.optional(
         z.string(URL_RULE).check(
           z.minLength(1, URL_RULE),
@@ -117,7 +209,7 @@ const RegisterSystemRequestSchema = named(
         z.describe("The graph: the engine's own format or any format connect reads (docs/connect.md)."),
       ),
     },
-    rule('the body must be a JSON object { name, document, format?, url? }'),
+    rule('the body must be a JSON object { name, document, format?, settings?, url? }'),
   ),
 );
 

@@ -374,6 +374,25 @@ function systemPaths(): JsonObject {
           ...userTokenErrors(),
         },
       },
+      patch: {
+        operationId: 'updateSystemSettings',
+        summary:
+          "Set a system's capacities and arrivals (replacing the ones before), applied on every engine run",
+        security: [{ userToken: [] }],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+        requestBody: { required: true, content: json('PatchSystemRequest') },
+        responses: {
+          '200': { description: 'The system with its new settings.', content: json('System') },
+          '400': errorResponse(
+            'A bad setting, or one naming a node the structure does not hold (`INVALID_REQUEST`, naming ' +
+              '`settings.nodes.<id>`).',
+            {},
+          ),
+          '404': notFound,
+          '409': errorResponse('The system was refreshed or deleted meanwhile (`SYSTEM_CHANGED`).', {}),
+          ...userTokenErrors(),
+        },
+      },
       delete: {
         operationId: 'deleteSystem',
         summary: 'Delete one of your systems',

@@ -4,15 +4,23 @@
  * engine's rules and store it for its owner; or, as a dry run, answer what it found and store
  * nothing. The external token is used for that one fetch and kept nowhere.
  */
-import { parseConnectRequest, structureFromUpstream } from '../api/connect-request';
+import { checkSettingsIds, parseConnectRequest, structureFromUpstream } from '../api/connect-request';
 import type { Limits } from '../config/limits';
-import { analyze, type CompiledStructure, type EngineResult, type Headroom } from '../engine';
+import {
+  analyze,
+  type CompiledStructure,
+  compileStructure,
+  type EngineResult,
+  type Headroom,
+} from '../engine';
 import { type FetchJsonOptions, fetchJson } from '../outbound';
 import {
+  applySettings,
   type CompiledStructureCache,
   type PublicSystemRecord,
   type SystemStore,
   toPublicSystemRecord,
+  unknownSettingsIds,
 } from '../systems';
 import { inContractTerms } from './errors';
 
@@ -70,7 +78,13 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
         limits,
         request.format ?? 'auto',
       );
-      if (request.dryRun === true) return dryRunAnswer(compiled, { format, unit, warnings });
+      const { settings } = request;
+      if (settings !== undefined) checkSettingsIds(unknownSettingsIds(structure, settings));
+      if (request.dryRun === true) {
+        // The answer as the engine would give it on the system, settings applied.
+        const run = settings === undefined ? compiled : compileStructure(applySettings(structure, settings));
+        return dryRunAnswer(run, { format, unit, warnings });
+      }
       const record = await systems.create({
         owner,
         name: request.name,
@@ -78,8 +92,10 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
         structure,
         format,
         unit,
+        ...(settings === undefined ? {} : { settings }),
       });
-      cache?.set(record.sha256, compiled);
+      // Runs on a system with settings compile the structure with them applied (a key of its own).
+      if (settings === undefined) cache?.set(record.sha256, compiled);
       const shown = toPublicSystemRecord(record);
       return warnings.length === 0 ? shown : { ...shown, warnings };
     });

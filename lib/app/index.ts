@@ -20,3 +20,4 @@ export {
   type RunEngineDeps,
   type RunEngineInput,
 } from './run-engine';
+export { createUpdateSettings, type UpdateSettings } from './update-settings';

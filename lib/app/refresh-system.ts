@@ -9,7 +9,12 @@ import { ApiError } from '../api/errors';
 import type { Limits } from '../config/limits';
 import { FORMAT_NAMES, type FormatName } from '../formats';
 import { type FetchJsonOptions, fetchJson } from '../outbound';
-import { type CompiledStructureCache, type SystemStore, toPublicSystemRecord } from '../systems';
+import {
+  type CompiledStructureCache,
+  type SystemStore,
+  toPublicSystemRecord,
+  unknownSettingsIds,
+} from '../systems';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms, systemNotFound } from './errors';
 
@@ -53,7 +58,19 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
       });
       if (replaced === undefined) throw systemNotFound();
       cache?.set(replaced.sha256, read.compiled);
+      const warnings = [...read.warnings];
+      // Settings are kept whole; those whose node is gone are said, not dropped.
+      const vanished =
+        replaced.settings === undefined ? [] : unknownSettingsIds(read.structure, replaced.settings);
+      if (vanished.length > 0) {
+        warnings.push(
+          `settings name ${vanished.length} node${vanished.length === 1 ? '' : 's'} no longer in the structure (kept): ${vanished
+            .slice(0, 5)
+            .map((id) => JSON.stringify(id))
+            .join(', ')}${vanished.length > 5 ? ', …' : ''}`,
+        );
+      }
       const shown = toPublicSystemRecord(replaced);
-      return read.warnings.length === 0 ? shown : { ...shown, warnings: read.warnings };
+      return warnings.length === 0 ? shown : { ...shown, warnings };
     });
 }

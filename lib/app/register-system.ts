@@ -3,9 +3,14 @@
  * service cannot fetch (internal telemetry, files). Read, checked and stored exactly as connect
  * does with a fetched answer, with the same answers and errors.
  */
-import { parseRegisterSystemRequest, structureFromUpstream } from '../api/connect-request';
+import { checkSettingsIds, parseRegisterSystemRequest, structureFromUpstream } from '../api/connect-request';
 import type { Limits } from '../config/limits';
-import { type CompiledStructureCache, type SystemStore, toPublicSystemRecord } from '../systems';
+import {
+  type CompiledStructureCache,
+  type SystemStore,
+  toPublicSystemRecord,
+  unknownSettingsIds,
+} from '../systems';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms } from './errors';
 
@@ -29,6 +34,8 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
         request.format ?? 'auto',
         'The document',
       );
+      const { settings } = request;
+      if (settings !== undefined) checkSettingsIds(unknownSettingsIds(structure, settings));
       const record = await systems.create({
         owner,
         name: request.name,
@@ -36,8 +43,10 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
         structure,
         format,
         unit,
+        ...(settings === undefined ? {} : { settings }),
       });
-      cache?.set(record.sha256, compiled);
+      // Runs on a system with settings compile the structure with them applied (a key of its own).
+      if (settings === undefined) cache?.set(record.sha256, compiled);
       const shown = toPublicSystemRecord(record);
       return warnings.length === 0 ? shown : { ...shown, warnings };
     });

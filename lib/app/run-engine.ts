@@ -14,7 +14,13 @@ import { renderEngineResponse } from '../api/engine-response';
 import { ApiError, SYSTEM_NOT_FOUND_DETAIL, SYSTEM_NOT_FOUND_MESSAGE } from '../api/errors';
 import type { Mode } from '../api/request-shape';
 import type { Limits } from '../config/limits';
-import type { CompiledStructureCache, SystemStore } from '../systems';
+import {
+  applySettings,
+  type CompiledStructureCache,
+  type SystemRecord,
+  type SystemStore,
+  settingsKey,
+} from '../systems';
 
 export interface RunEngineDeps {
   limits: Limits;
@@ -88,20 +94,26 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
     const { owner } = input;
     const id = envelope.body.systemId;
     if (typeof id !== 'string' || owner === undefined) throw systemNotFound();
+    // The system's settings (capacities, arrivals) apply over its structure: the compiled form
+    // and the answers are kept per structure and settings.
     if (cache !== undefined) {
       const record = await systems!.getRecord(owner, id);
       if (record === undefined) throw systemNotFound();
-      const compiled = cache.get(record.sha256);
+      const key = cacheKeyOf(record);
+      const compiled = cache.get(key);
       if (compiled !== undefined) {
         const holder = { nodes: compiled.nodes, dependencies: compiled.dependencies };
-        return answer(input, compileEngineRequest(envelope, limits, { holder, compiled }), record.sha256);
+        return answer(input, compileEngineRequest(envelope, limits, { holder, compiled }), key);
       }
     }
     const stored = await systems!.get(owner, id);
     if (stored === undefined) throw systemNotFound();
-    const request = compileEngineRequest(envelope, limits, { holder: stored.structure });
-    cache?.set(stored.record.sha256, request.structure);
-    return answer(input, request, stored.record.sha256);
+    const { settings } = stored.record;
+    const holder = settings === undefined ? stored.structure : applySettings(stored.structure, settings);
+    const request = compileEngineRequest(envelope, limits, { holder });
+    const key = cacheKeyOf(stored.record);
+    cache?.set(key, request.structure);
+    return answer(input, request, key);
   };
 
   return async (input) => {
@@ -112,6 +124,11 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
     if (runsStoredSystem) return runStored(envelope, input);
     return answer(input, compileEngineRequest(envelope, limits));
   };
+}
+
+/** The structure's hash, and the settings' when there are any: what a run's answer depends on. */
+function cacheKeyOf(record: SystemRecord): string {
+  return record.settings === undefined ? record.sha256 : `${record.sha256}+${settingsKey(record.settings)}`;
 }
 
 function systemNotFound(): ApiError {

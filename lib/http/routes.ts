@@ -52,6 +52,7 @@ export const routes: readonly RouteDefinition[] = Object.freeze([
   route('POST', '/api/systems', 'registerSystem', 'connect', 'userToken'),
   route('GET', '/api/systems/{id}', 'getSystem', 'connect', 'userToken'),
   route('DELETE', '/api/systems/{id}', 'deleteSystem', 'connect', 'userToken'),
+  route('PATCH', '/api/systems/{id}', 'updateSystemSettings', 'connect', 'userToken'),
   route('POST', '/api/systems/{id}/refresh', 'refreshSystem', 'connect', 'userToken'),
   route('POST', '/api/keys', 'createKey', 'connect', 'userToken'),
   route('GET', '/api/keys', 'listKeys', 'connect', 'userToken'),

@@ -73,6 +73,7 @@ import {
 } from './items';
 import { decodeStructure, encodeStructure, PAYLOAD_ENCODING, splitBytes } from './payload';
 import type { SystemRecord } from './record';
+import type { SystemSettings } from './settings';
 import type { NewSystem, StoredSystem, SystemListOptions, SystemPage, SystemStore } from './store';
 
 /** 300,000 bytes of payload keep a head or chunk item ~100 KB under DynamoDB's 400 KB. */
@@ -155,6 +156,7 @@ export class DynamoSystemStore implements SystemStore {
       sha256,
       ...(system.format === undefined ? {} : { format: system.format }),
       ...(system.unit === undefined ? {} : { unit: system.unit }),
+      ...(system.settings === undefined ? {} : { settings: system.settings }),
     };
     const inline = bytes.length <= this.#chunkBytes;
     const chunks = inline ? [] : splitBytes(bytes, this.#chunkBytes);
@@ -351,6 +353,48 @@ export class DynamoSystemStore implements SystemStore {
     // The head points at the new version: the old chunks are unread from now on.
     await this.#deleteChunks(id, oldPayload.chunkCount, oldVersion);
     return record;
+  }
+
+  async updateSettings(
+    owner: string,
+    id: string,
+    settings: SystemSettings | undefined,
+  ): Promise<SystemRecord | undefined> {
+    checkOwner(owner);
+    if (!isSystemId(id)) return undefined;
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.#tableName, Key: headKey(owner, id), ConsistentRead: true }),
+    );
+    if (Item === undefined) return undefined;
+    const old = recordFromHeadItem(Item);
+    const { settings: _old, ...item } = Item;
+    const version = old.version ?? 1;
+    try {
+      await this.#doc.send(
+        new PutCommand({
+          TableName: this.#tableName,
+          Item: { ...item, ...(settings === undefined ? {} : { settings }) },
+          // The same head it read: not deleted, not refreshed meanwhile (a refresh keeps settings).
+          ConditionExpression:
+            'attribute_exists(pk) AND #sha256 = :sha256 AND ' +
+            (version === 1 ? 'attribute_not_exists(#version)' : '#version = :version'),
+          ExpressionAttributeNames: { '#sha256': 'sha256', '#version': 'version' },
+          ExpressionAttributeValues: {
+            ':sha256': old.sha256,
+            ...(version === 1 ? {} : { ':version': version }),
+          },
+        }),
+      );
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) {
+        throw new SystemChangedError(
+          `system ${id} was deleted or refreshed meanwhile; its settings are unchanged`,
+        );
+      }
+      throw error;
+    }
+    const { settings: _previous, ...rest } = old;
+    return settings === undefined ? rest : { ...rest, settings };
   }
 
   async #deleteChunks(id: string, chunkCount: number, version: number): Promise<void> {

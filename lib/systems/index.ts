@@ -2,4 +2,11 @@ export { CompiledStructureCache, processSystemCache } from './compiled-cache';
 export { DynamoSystemStore } from './dynamo-store';
 export { SystemChangedError, SystemInputError } from './errors';
 export { type PublicSystemRecord, type SystemRecord, toPublicSystemRecord } from './record';
+export {
+  applySettings,
+  type NodeSettings,
+  type SystemSettings,
+  settingsKey,
+  unknownSettingsIds,
+} from './settings';
 export type { StoredStructure, StoredSystem, SystemStore } from './store';

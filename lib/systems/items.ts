@@ -7,6 +7,7 @@ import { PARTITION_PREFIXES } from '../storage/table';
 import { SystemStorageError } from './errors';
 import { isSystemId } from './input';
 import type { SystemRecord } from './record';
+import type { SystemSettings } from './settings';
 
 const OWNER_PK_PREFIX = PARTITION_PREFIXES.owner;
 export const HEAD_SK_PREFIX = 'SYSTEM#';
@@ -34,6 +35,7 @@ export const RECORD_ATTRIBUTES = [
   'unit',
   'version',
   'refreshedAt',
+  'settings',
 ] as const;
 
 export function ownerPartition(owner: string): string {
@@ -120,6 +122,7 @@ export function recordFromHeadItem(item: Record<string, unknown>): SystemRecord 
     sha256,
     ...(item.version === undefined ? {} : { version: read.count('version') }),
     ...read.optionalText('refreshedAt'),
+    ...(isPlainObject(item.settings) ? { settings: item.settings as SystemSettings } : {}),
     ...read.optionalText('format'),
     ...read.optionalText('unit'),
   };
@@ -173,4 +176,10 @@ function attributeReader(item: Record<string, unknown>) {
       return value;
     },
   };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return (
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array)
+  );
 }

@@ -1,3 +1,5 @@
+import type { SystemSettings } from './settings';
+
 /** What the service keeps about a registered system, beside the structure itself. */
 export interface SystemRecord {
   /** A ULID: 26 Crockford base32 characters that sort by creation time. */
@@ -22,6 +24,8 @@ export interface SystemRecord {
   version?: number;
   /** ISO 8601, UTC: when a refresh last replaced the structure; absent before the first. */
   refreshedAt?: string;
+  /** Capacities and arrivals the owner set, applied on every engine run; absent when none. */
+  settings?: SystemSettings;
 }
 
 /** A record as the HTTP API returns it: no owner, no storage details. */
@@ -36,6 +40,7 @@ export interface PublicSystemRecord {
   unit?: string;
   version: number;
   refreshedAt?: string;
+  settings?: SystemSettings;
 }
 
 /** Fields picked one by one, so a field added to the record later is not published by accident. */
@@ -51,5 +56,6 @@ export function toPublicSystemRecord(record: SystemRecord): PublicSystemRecord {
     ...(record.unit === undefined ? {} : { unit: record.unit }),
     version: record.version ?? 1,
     ...(record.refreshedAt === undefined ? {} : { refreshedAt: record.refreshedAt }),
+    ...(record.settings === undefined ? {} : { settings: record.settings }),
   };
 }

@@ -1,4 +1,5 @@
 import type { SystemRecord } from './record';
+import type { SystemSettings } from './settings';
 
 /**
  * A structure as registered: the plain `{ nodes, dependencies }` object, with any other fields
@@ -26,6 +27,8 @@ export interface NewSystem {
   /** The format its document was read in, and what one step stands for (kept on the record). */
   format?: string;
   unit?: string;
+  /** Capacities and arrivals the owner sets (`settings.ts`). */
+  settings?: SystemSettings;
 }
 
 export interface StoredSystem {
@@ -75,5 +78,14 @@ export interface SystemStore {
     id: string,
     replacement: Pick<NewSystem, 'structure' | 'format' | 'unit'>,
     now?: Date,
+  ): Promise<SystemRecord | undefined>;
+  /**
+   * Replaces a system's settings (absent: removes them), leaving its structure as it is;
+   * `undefined` when there is no such system, `SystemChangedError` when it changed meanwhile.
+   */
+  updateSettings(
+    owner: string,
+    id: string,
+    settings: SystemSettings | undefined,
   ): Promise<SystemRecord | undefined>;
 }

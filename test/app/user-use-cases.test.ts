@@ -18,6 +18,7 @@ import {
   createRegisterSystem,
   createRevokeKey,
   createRunEngine,
+  createUpdateSettings,
   type DryRunAnswer,
 } from '../../lib/app';
 import { readLimits } from '../../lib/config/limits';
@@ -364,6 +365,110 @@ describe('refresh', () => {
     );
     expect(lost.code).toBe('SYSTEM_CHANGED');
     expect(lost.status).toBe(409);
+  });
+});
+
+describe('settings', () => {
+  // A call graph has no capacities; the team sets B's, and the engine on the system uses it:
+  // the answer by id is the one the structure with that capacity sent inline gets.
+  it('applies settings given at connect on every run, and PATCH replaces them', async () => {
+    const open = {
+      nodes: [
+        { id: 'F', arrival: 10, fanout: true },
+        { id: 'B', exit: 1 },
+      ],
+      dependencies: [{ from: 'F', to: 'B', weight: 2 }],
+    };
+    const api = await externalApi(open);
+    const systems = systemsStore();
+    const cache = new CompiledStructureCache(64 * 1024 * 1024);
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound, cache })('alice', {
+        name: 'open',
+        url: api.origin,
+        settings: { nodes: { B: { capacity: 15 } } },
+      }),
+    );
+    expect(record.settings).toEqual({ nodes: { B: { capacity: 15 } } });
+    const run = createRunEngine({ limits, systems, cache });
+    const inline = (structure: unknown) =>
+      createRunEngine({ limits })({ body: { mode: 'analyze', ...(structure as object) } });
+    const withCapacity = (capacity: number) => ({
+      nodes: [open.nodes[0], { id: 'B', exit: 1, capacity }],
+      dependencies: open.dependencies,
+    });
+    const first = await run({ body: { mode: 'analyze', systemId: record.id }, owner: 'alice' });
+    expect(first.json).toBe((await inline(withCapacity(15))).json);
+    expect(JSON.parse(first.json).engine.headroom).toEqual({ scale: 0.75, node: 'B' });
+
+    // PATCH: a default for every node without a capacity, and B's raised; the cache follows.
+    const updated = await createUpdateSettings({ systems })('alice', record.id, {
+      settings: { defaultCapacity: 100, nodes: { B: { capacity: 40 } } },
+    });
+    expect(updated.settings).toEqual({ defaultCapacity: 100, nodes: { B: { capacity: 40 } } });
+    const second = await run({ body: { mode: 'analyze', systemId: record.id }, owner: 'alice' });
+    const expected = {
+      nodes: [
+        { ...open.nodes[0], capacity: 100 },
+        { id: 'B', exit: 1, capacity: 40 },
+      ],
+      dependencies: open.dependencies,
+    };
+    expect(second.json).toBe((await inline(expected)).json);
+
+    // Empty settings: back to the structure as fetched.
+    const cleared = await createUpdateSettings({ systems })('alice', record.id, { settings: {} });
+    expect(cleared).not.toHaveProperty('settings');
+    const third = await run({ body: { mode: 'analyze', systemId: record.id }, owner: 'alice' });
+    expect(third.json).toBe((await inline(open)).json);
+  });
+
+  it('refuses settings naming a node the structure lacks, or a bad number, naming the entry', async () => {
+    const api = await externalApi(WORKED);
+    const systems = systemsStore();
+    const connect = createConnectSystem({ systems, limits, outbound });
+    const unknown = await contractErrorOf(
+      connect('alice', { name: 'w', url: api.origin, settings: { nodes: { Z: { capacity: 1 } } } }),
+    );
+    expect(unknown.code).toBe('INVALID_REQUEST');
+    expect(unknown.message).toBe('settings.nodes.Z names no node of the structure');
+    const bad = await contractErrorOf(
+      connect('alice', { name: 'w', url: api.origin, settings: { nodes: { B: { capacity: 'x' } } } }),
+    );
+    expect(bad.message).toBe('settings.nodes.B.capacity must be a finite number > 0, got the string "x"');
+    expect((await systems.list('alice', {})).systems).toEqual([]);
+
+    const record = registered(await connect('alice', { name: 'w', url: api.origin }));
+    const patch = createUpdateSettings({ systems });
+    expect(
+      (await contractErrorOf(patch('alice', record.id, { settings: { defaultCapacity: -1 } }))).message,
+    ).toBe('settings.defaultCapacity must be a finite number > 0, got -1');
+    expect((await contractErrorOf(patch('bob', record.id, { settings: {} }))).code).toBe('SYSTEM_NOT_FOUND');
+  });
+
+  // A refresh keeps the settings whole and says which of them name nodes that are gone.
+  it('keeps settings across a refresh and reports the ones whose node vanished', async () => {
+    let body = JSON.stringify(WORKED);
+    const api = await startFakeApi((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(body);
+    });
+    apis.push(api);
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', {
+        name: 'w',
+        url: api.origin,
+        settings: { nodes: { B: { capacity: 3 }, C: { capacity: 9 } } },
+      }),
+    );
+    body = JSON.stringify({
+      nodes: [{ id: 'A', load: 1 }, { id: 'B' }],
+      dependencies: [{ from: 'A', to: 'B' }],
+    });
+    const refreshed = await createRefreshSystem({ systems, limits, outbound })('alice', record.id, {});
+    expect(refreshed.settings).toEqual({ nodes: { B: { capacity: 3 }, C: { capacity: 9 } } });
+    expect(refreshed.warnings).toEqual(['settings name 1 node no longer in the structure (kept): "C"']);
   });
 });
 

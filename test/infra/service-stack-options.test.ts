@@ -78,7 +78,7 @@ describe('settings from context', () => {
       CorsConfiguration: {
         AllowOrigins: ['https://app.example.com', 'http://localhost:5173'],
         AllowHeaders: ['authorization', 'content-type', 'content-encoding'],
-        AllowMethods: ['DELETE', 'GET', 'HEAD', 'POST'],
+        AllowMethods: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST'],
         MaxAge: 600,
       },
     });
