@@ -69,27 +69,8 @@
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
 import { callGraphStructure, type ObservedCall } from './call-graph';
-import { describeValue, isRecord, plural, quote } from './text';
+import { DEPENDENCY_FIELDS, describeValue, isRecord, NODE_FIELDS, plural, quote } from './text';
 import { FormatError, type GraphFormat, type MappedGraph } from './types';
-
-/** Fields the engine owns on a node (given or computed); a source field of that name is renamed. */
-const NODE_OWNED: ReadonlySet<string> = new Set([
-  'id',
-  'load',
-  'capacity',
-  'arrival',
-  'exit',
-  'fanout',
-  'inflow',
-  'outflow',
-  'exited',
-  'pressure',
-  'blocked',
-  'role',
-  'throughput',
-  'utilization',
-]);
-const DEPENDENCY_OWNED: ReadonlySet<string> = new Set(['from', 'to', 'weight', 'flow']);
 
 const KIALI_NODE_TYPES: ReadonlySet<unknown> = new Set([
   'app',
@@ -319,7 +300,7 @@ function plainStructure({ nodes, edges }: Elements): MappedGraph {
   // Object.fromEntries defines keys as data, so a field named `__proto__` stays a field.
   const mappedNodes = nodes.map(
     (node) =>
-      Object.fromEntries([['id', idOf(node)], ...extrasOf(node.data, ['id'], NODE_OWNED)]) as NodeInput,
+      Object.fromEntries([['id', idOf(node)], ...extrasOf(node.data, ['id'], NODE_FIELDS)]) as NodeInput,
   );
   const dependencies = edges.map((edge) => {
     const from = endpointOf(edge, 'source', byId).id;
@@ -327,7 +308,7 @@ function plainStructure({ nodes, edges }: Elements): MappedGraph {
     return Object.fromEntries([
       ['from', from],
       ['to', to],
-      ...extrasOf(edge.data, ['source', 'target'], DEPENDENCY_OWNED),
+      ...extrasOf(edge.data, ['source', 'target'], DEPENDENCY_FIELDS),
     ]) as DependencyInput;
   });
   return { nodes: mappedNodes, dependencies, unit: 'none', warnings: [] };
@@ -505,7 +486,7 @@ function kialiStructure(elements: Elements): MappedGraph {
       id: names[index]!,
       root: node.data.isRoot === true,
       // The hash last, so a source field of the same name cannot replace it.
-      extra: Object.fromEntries([...extrasOf(node.data, ['id'], NODE_OWNED), ['kialiId', hashes[index]]]),
+      extra: Object.fromEntries([...extrasOf(node.data, ['id'], NODE_FIELDS), ['kialiId', hashes[index]]]),
     };
   });
 
@@ -530,7 +511,7 @@ function kialiStructure(elements: Elements): MappedGraph {
       continue;
     }
     const extra = Object.fromEntries([
-      ...extrasOf(edge.data, ['id', 'source', 'target', 'traffic'], DEPENDENCY_OWNED),
+      ...extrasOf(edge.data, ['id', 'source', 'target', 'traffic'], DEPENDENCY_FIELDS),
       ...traffic.extra,
       ...(edge.data.id === undefined ? [] : [['kialiId', edge.data.id] as [string, unknown]]),
     ]);

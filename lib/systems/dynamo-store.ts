@@ -178,13 +178,7 @@ export class DynamoSystemStore implements SystemStore {
   }
 
   async get(owner: string, id: string): Promise<StoredSystem | undefined> {
-    checkOwner(owner);
-    if (!isSystemId(id)) return undefined;
-    // Strongly consistent: a system is readable the moment `create` returns, and gone the moment
-    // `delete` does.
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.#tableName, Key: headKey(owner, id), ConsistentRead: true }),
-    );
+    const Item = await this.#readHead(owner, id);
     if (Item === undefined) return undefined;
     const record = recordFromHeadItem(Item);
     const payload = payloadFromHeadItem(Item);
@@ -285,11 +279,7 @@ export class DynamoSystemStore implements SystemStore {
     replacement: Pick<NewSystem, 'structure' | 'format' | 'unit'>,
     now: Date = new Date(),
   ): Promise<SystemRecord | undefined> {
-    checkOwner(owner);
-    if (!isSystemId(id)) return undefined;
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.#tableName, Key: headKey(owner, id), ConsistentRead: true }),
-    );
+    const Item = await this.#readHead(owner, id);
     if (Item === undefined) return undefined;
     const old = recordFromHeadItem(Item);
     const oldVersion = old.version ?? 1;
@@ -360,11 +350,7 @@ export class DynamoSystemStore implements SystemStore {
     id: string,
     settings: SystemSettings | undefined,
   ): Promise<SystemRecord | undefined> {
-    checkOwner(owner);
-    if (!isSystemId(id)) return undefined;
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.#tableName, Key: headKey(owner, id), ConsistentRead: true }),
-    );
+    const Item = await this.#readHead(owner, id);
     if (Item === undefined) return undefined;
     const old = recordFromHeadItem(Item);
     const { settings: _old, ...item } = Item;
@@ -395,6 +381,19 @@ export class DynamoSystemStore implements SystemStore {
     }
     const { settings: _previous, ...rest } = old;
     return settings === undefined ? rest : { ...rest, settings };
+  }
+
+  /**
+   * A system's head item; `undefined` for a malformed or unknown id. Strongly consistent: a system
+   * is readable the moment `create` returns, and gone the moment `delete` does.
+   */
+  async #readHead(owner: string, id: string): Promise<Record<string, unknown> | undefined> {
+    checkOwner(owner);
+    if (!isSystemId(id)) return undefined;
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.#tableName, Key: headKey(owner, id), ConsistentRead: true }),
+    );
+    return Item;
   }
 
   async #deleteChunks(id: string, chunkCount: number, version: number): Promise<void> {
