@@ -158,7 +158,9 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     expect(await page.evaluate('window.seenModes')).toEqual(['ticks']);
     expect(await page.locator('#chart polyline').count()).toBe(3);
     expect(await page.textContent('#colour-key')).toBe('Colour: B only.');
-    expect(await page.getAttribute('#graph .node[data-id="B"] circle.body', 'fill')).toBe('rgb(253, 231, 37)');
+    expect(await page.getAttribute('#graph .node[data-id="B"] circle.body', 'fill')).toBe(
+      'rgb(253, 231, 37)',
+    );
     expect(await page.getAttribute('#graph .node[data-id="A"] circle.body', 'fill')).toBe('rgb(68, 1, 84)');
     // The editor's text is left as it was; a plain run drops the colouring.
     expect(JSON.parse(await page.inputValue('#body')).mode).toBe('analyze');
