@@ -9,6 +9,7 @@
  * the observed calls exactly. Loads are 0; no capacity is invented.
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
+import { FormatError } from './types';
 
 export interface ObservedCall {
   from: string;
@@ -86,7 +87,15 @@ export function callGraphStructure(given: CallGraphInput): CallGraph {
       continue;
     }
     const own = throughput.get(call.from)!;
-    dependencies.push({ ...(call.extra ?? {}), from: call.from, to: call.to, weight: call.count / own });
+    const weight = call.count / own;
+    // Counts near the largest number overflow once added up, and a count far beyond what its
+    // caller processes (1e300 calls for 5e-324 requests) overflows the weight: neither is a rate.
+    if (!Number.isFinite(own) || !Number.isFinite(weight))
+      throw new FormatError(
+        call.path ?? '',
+        `${quote(call.from)} makes ${call.count} calls on ${quote(call.to)} while processing ${own} requests: too far apart to be a rate (counts must stay below about 1e300 and within 1e300 of each other)`,
+      );
+    dependencies.push({ ...(call.extra ?? {}), from: call.from, to: call.to, weight });
   }
   const warnings = [...repeatWarning, ...cycles.map(describeClosedCycle)];
   if (silent > 0) {
@@ -127,6 +136,11 @@ function mergeCalls(calls: readonly ObservedCall[]): { calls: ObservedCall[]; re
           : `${quote(call.from)} → ${quote(call.to)}`;
     }
     first.count += call.count;
+    if (!Number.isFinite(first.count))
+      throw new FormatError(
+        call.path ?? '',
+        `the calls of ${quote(call.from)} on ${quote(call.to)} add up past the largest number a count can have`,
+      );
     for (const [key, value] of Object.entries(call.extra ?? {})) {
       const before = first.extra![key];
       if (typeof before === 'number' && typeof value === 'number') first.extra![key] = before + value;

@@ -544,7 +544,7 @@ function kialiStructure(elements: Elements): MappedGraph {
       ...traffic.extra,
       ...(edge.data.id === undefined ? [] : [['kialiId', edge.data.id] as [string, unknown]]),
     ]);
-    calls.push({ from, to, count: traffic.requests, extra });
+    calls.push({ from, to, count: traffic.requests, extra, path: edge.path });
   }
 
   const mapped = callGraphStructure({ nodes: graphNodes, calls });
