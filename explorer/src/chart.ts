@@ -24,6 +24,7 @@ const DASHES = ['', '6 3', '2 3', '8 3 2 3'] as const;
 export function timelineSeries(
   states: ReadonlyArray<{ result: EngineResult }>,
   selected: string | undefined,
+  selectedName = selected,
 ): Series[] {
   const atSinks: number[] = [];
   const inFlight: number[] = [];
@@ -51,7 +52,7 @@ export function timelineSeries(
     { label: "primary blockage's pressure", colour: SERIES_COLOURS[2], values: blockage },
   ];
   if (selected !== undefined)
-    series.push({ label: `load of ${selected}`, colour: SERIES_COLOURS[3], values: selectedLoad });
+    series.push({ label: `load of ${selectedName}`, colour: SERIES_COLOURS[3], values: selectedLoad });
   return series;
 }
 

@@ -1,8 +1,9 @@
 import type { EngineEvent, EngineResult, NodeState } from '../../lib/engine/types';
 import { $, field } from './dom';
+import { nameOf, type View } from './view';
 
 /** The state's events (their nodes as buttons) and the selected node's numbers. */
-export function createDetailsPanel(nodeButton: (id: string) => HTMLButtonElement) {
+export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLButtonElement) {
   const eventList = $('events');
   const details = $('details');
 
@@ -15,7 +16,9 @@ export function createDetailsPanel(nodeButton: (id: string) => HTMLButtonElement
       if ('node' in event) item.append(nodeButton(event.node));
       if (event.type === 'blocked') item.append(` (pressure ${event.pressure})`);
       if (event.type === 'cycle')
-        item.append(`${event.closed ? 'closed' : 'with an exit'}: ${event.nodes.join(', ')}`);
+        item.append(
+          `${event.closed ? 'closed' : 'with an exit'}: ${event.nodes.map((id) => nameOf(view, id)).join(', ')}`,
+        );
       eventList.append(item);
     }
     if (events.length === 0) {
@@ -33,7 +36,9 @@ export function createDetailsPanel(nodeButton: (id: string) => HTMLButtonElement
       return;
     }
     const list = document.createElement('dl');
-    list.append(field('Node', node.id), field('Role', node.role), field('Load', String(node.load)));
+    list.append(field('Node', nameOf(view, node.id)));
+    if (view.names.has(node.id)) list.append(field('Id', node.id));
+    list.append(field('Role', node.role), field('Load', String(node.load)));
     if (node.capacity !== undefined) list.append(field('Capacity', String(node.capacity)));
     list.append(
       field('Inflow', String(node.inflow)),

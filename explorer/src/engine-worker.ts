@@ -4,6 +4,7 @@ import { renderEngineResponse } from '../../lib/api/engine-response';
 import { ApiError, classifyFailure, errorBody } from '../../lib/api/errors';
 import { parseJsonText } from '../../lib/api/json-text';
 import { readLimits } from '../../lib/config/limits';
+import { displayNamesOfBody } from './names';
 import type { RunAnswer, RunRequest } from './protocol';
 
 /**
@@ -14,10 +15,11 @@ import type { RunAnswer, RunRequest } from './protocol';
  */
 const limits = readLimits({});
 
-function run(body: string): { status: number; text: string } {
+function run(body: string): Omit<RunAnswer, 'id' | 'ms'> {
   try {
-    const request = parseEngineRequest(parseJsonText(body), limits);
-    return { status: 200, text: renderEngineResponse(request) };
+    const parsed = parseJsonText(body);
+    const request = parseEngineRequest(parsed, limits);
+    return { status: 200, text: renderEngineResponse(request), names: [...displayNamesOfBody(parsed)] };
   } catch (thrown) {
     const { error } = classifyFailure(thrown);
     return { status: error.status, text: JSON.stringify(errorBody(error)) };

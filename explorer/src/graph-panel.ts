@@ -4,7 +4,7 @@ import { $, download } from './dom';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
 import type { LargeGraphView } from './large-graph';
 import { svgElement } from './svg';
-import type { View } from './view';
+import { nameOf, type View } from './view';
 
 /**
  * The structure on show: the SVG view up to `MAX_DRAWN_NODES`, the WebGL view above (loaded on
@@ -28,7 +28,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       document.body.dataset.graph = 'loading';
       const started = performance.now();
       const { drawLargeGraph } = await import('./large-graph');
-      largeView = drawLargeGraph(largeGraph, result, colouringOf(result), select);
+      largeView = drawLargeGraph(largeGraph, result, colouringOf(result), (id) => nameOf(view, id), select);
       largeViewFor = first;
       document.body.dataset.graphMs = (performance.now() - started).toFixed(0);
     } else {
@@ -84,7 +84,12 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
         graphNote.textContent = '';
         largeGraph.hidden = true;
         graph.style.display = '';
-        drawGraph(graph, result, { selected: view.selected, colouring, onSelect: select });
+        drawGraph(graph, result, {
+          selected: view.selected,
+          colouring,
+          name: (id) => nameOf(view, id),
+          onSelect: select,
+        });
         document.body.dataset.graph = 'svg';
       } else {
         graph.replaceChildren();

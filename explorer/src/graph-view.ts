@@ -18,6 +18,8 @@ const MARGIN = 60;
 export interface GraphViewOptions {
   selected: string | undefined;
   colouring: Colouring;
+  /** The name to show for a node id (its readable name, else the id). */
+  name: (id: string) => string;
   onSelect: (id: string) => void;
 }
 
@@ -87,7 +89,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       'marker-end': 'url(#arrow)',
     });
     const title = svgElement('title', {});
-    title.textContent = `${d.from} → ${d.to}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}`;
+    title.textContent = `${options.name(d.from)} → ${options.name(d.to)}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}`;
     line.append(title);
     edgeLayer.append(line);
   });
@@ -100,7 +102,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       transform: `translate(${x(i)} ${y(i)})`,
       tabindex: 0,
       role: 'button',
-      'aria-label': `${node.id}: load ${node.load}, pressure ${node.pressure}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}`,
+      'aria-label': `${options.name(node.id)}: load ${node.load}, pressure ${node.pressure}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}`,
       'data-id': node.id,
     });
     const radius = 9 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 13 : 0);
@@ -128,10 +130,13 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       group.append(glyph);
     }
     const label = svgElement('text', { y: radius + 14, 'text-anchor': 'middle', class: 'label' });
-    label.textContent = node.id.length > 18 ? `${node.id.slice(0, 17)}…` : node.id;
+    const name = options.name(node.id);
+    label.textContent = name.length > 18 ? `${name.slice(0, 17)}…` : name;
     const title = svgElement('title', {});
+    // The readable name first, the id (what the API and the exports use) on its own line.
     title.textContent =
-      `${node.id} (${node.role}${node.capacity === undefined ? '' : `, capacity ${node.capacity}`})\n` +
+      `${name} (${node.role}${node.capacity === undefined ? '' : `, capacity ${node.capacity}`})\n` +
+      (name === node.id ? '' : `id ${node.id}\n`) +
       `load ${node.load}, pressure ${node.pressure}\ninflow ${node.inflow}, outflow ${node.outflow}` +
       (openFacts(node) === '' ? '' : `\n${openFacts(node)}`);
     group.append(label, title);

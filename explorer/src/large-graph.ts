@@ -68,6 +68,7 @@ export function drawLargeGraph(
   container: HTMLElement,
   result: EngineResult,
   colouring: Colouring,
+  name: (id: string) => string,
   onSelect: (id: string) => void,
 ): LargeGraphView {
   const canvas = document.createElement('canvas');
@@ -305,11 +306,15 @@ export function drawLargeGraph(
       }
       marked = [];
       if (blockage >= 0)
-        marked.push({ v: blockage, text: `${state.primaryBlockage} (primary blockage)`, colour: '#b34700' });
+        marked.push({
+          v: blockage,
+          text: `${name(state.primaryBlockage!)} (primary blockage)`,
+          colour: '#b34700',
+        });
       if (origin >= 0 && origin !== blockage)
-        marked.push({ v: origin, text: `${state.origin!.id} (origin)`, colour: '#137a5c' });
+        marked.push({ v: origin, text: `${name(state.origin!.id)} (origin)`, colour: '#137a5c' });
       if (chosen >= 0 && chosen !== blockage && chosen !== origin)
-        marked.push({ v: chosen, text: selected!, colour: '#222' });
+        marked.push({ v: chosen, text: name(selected!), colour: '#222' });
       gl.bindBuffer(gl.ARRAY_BUFFER, nodeBuffer);
       gl.bufferData(gl.ARRAY_BUFFER, nodeData, gl.DYNAMIC_DRAW);
       gl.bindBuffer(gl.ARRAY_BUFFER, edgeBuffer);

@@ -18,4 +18,6 @@ export interface RunAnswer {
   status: number;
   text: string;
   ms: number;
+  /** Readable names of the body's nodes (see names.ts), for those that have one. */
+  names?: Array<[string, string]>;
 }

@@ -1,3 +1,4 @@
+import { displayNamesOfBody } from './names';
 import type { RunAnswer } from './protocol';
 
 /**
@@ -27,5 +28,14 @@ export async function runOnServer(body: string, apiKey: string): Promise<RunAnsw
     headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
     body,
   });
-  return { id: 0, status: response.status, text: await response.text(), ms: performance.now() - started };
+  const text = await response.text();
+  const ms = performance.now() - started;
+  if (response.status !== 200) return { id: 0, status: response.status, text, ms };
+  let names: Array<[string, string]> = [];
+  try {
+    names = [...displayNamesOfBody(JSON.parse(body))];
+  } catch {
+    // A body the server ran is JSON; anything else simply has no names.
+  }
+  return { id: 0, status: response.status, text, ms, names };
 }

@@ -1,6 +1,6 @@
 import { drawChart, type Series, timelineSeries } from './chart';
 import { $ } from './dom';
-import type { State, View } from './view';
+import { nameOf, type State, type View } from './view';
 
 /** Most events listed for a whole timeline; the current tick's are always all shown. */
 const MAX_LISTED_EVENTS = 2000;
@@ -29,7 +29,11 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
     // Summing every node of every state is the chart's cost: once per answer and selection, not
     // on every move of the slider.
     if (chartSeries?.states !== states || chartSeries.selected !== selected) {
-      chartSeries = { states, selected, series: timelineSeries(states, selected) };
+      chartSeries = {
+        states,
+        selected,
+        series: timelineSeries(states, selected, selected === undefined ? undefined : nameOf(view, selected)),
+      };
     }
     const { series } = chartSeries;
     drawChart(
@@ -76,7 +80,7 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
             const node = document.createElement('button');
             node.type = 'button';
             node.className = 'node-link';
-            node.textContent = event.node;
+            node.textContent = nameOf(view, event.node);
             node.addEventListener('click', () => goTo(index, event.node));
             item.append(' ', node);
           }

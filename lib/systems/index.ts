@@ -1,9 +1,10 @@
+// Apart from settings.ts (which needs node:crypto), so the explorer page bundles it too.
+export { applySettings } from './apply-settings';
 export { CompiledStructureCache, processSystemCache } from './compiled-cache';
 export { DynamoSystemStore } from './dynamo-store';
 export { SystemChangedError, SystemInputError } from './errors';
 export { type PublicSystemRecord, type SystemRecord, toPublicSystemRecord } from './record';
 export {
-  applySettings,
   type NodeSettings,
   type SystemSettings,
   settingsKey,

@@ -254,6 +254,123 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     );
   });
 
+  /** Registers a real payload of a format as a system of the test user; returns its id. */
+  async function registerFixture(name: string, fixture: string): Promise<string> {
+    const document = JSON.parse(await readFile(`test/formats/fixtures/${fixture}`, 'utf8'));
+    const answer = await post(server.url, server.userToken, { name, document }, { path: '/api/systems' });
+    expect(answer.status, answer.text).toBe(201);
+    return answer.json.id;
+  }
+
+  async function listSystems(): Promise<void> {
+    await page.fill('#user-token', server.userToken);
+    await page.dispatchEvent('#user-token', 'change');
+    await page.evaluate("document.getElementById('systems').replaceChildren()");
+    await page.click('#list-systems');
+    await page.waitForSelector('#systems li');
+  }
+
+  // Grafana's node graph API: ids "1" to "5", each node's `title` its name. The graph labels and
+  // the details show the name, hover shows the id too, the export keeps the ids. Two nodes share
+  // the title "Service3": they show their ids beside it.
+  it('shows readable names from a format: labels, details and hover, ids kept for export', async () => {
+    await registerFixture('grafana graph', 'node-link/grafana-nodegraph-api-plugin-python-example-data.json');
+    await listSystems();
+    await page.selectOption('#run-as', 'analyze');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page
+      .locator('#systems li', { hasText: 'grafana graph' })
+      .getByRole('button', { name: 'Open', exact: true })
+      .click();
+    await page.waitForSelector('body[data-state="done"]');
+    expect(await page.textContent('#graph .node[data-id="1"] .label')).toBe('Service1');
+    expect(await page.textContent('#graph .node[data-id="3"] .label')).toBe('Service3 (3)');
+    expect(await page.textContent('#graph .node[data-id="4"] .label')).toBe('Service3 (4)');
+    expect(await page.textContent('#graph .node[data-id="1"] > title')).toMatch(
+      /^Service1 \(source\)\nid 1\n/,
+    );
+    expect(await page.getAttribute('#graph .node[data-id="1"]', 'aria-label')).toMatch(/^Service1: /);
+    await page.click('#graph .node[data-id="2"]');
+    expect(await page.locator('#details dd').first().textContent()).toBe('Service2');
+    expect(await page.textContent('#details')).toContain('Id2');
+    const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+    const exported = await readFile((await svg.path())!, 'utf8');
+    expect(exported).toContain('data-id="2"');
+    expect(exported).toContain('id 2');
+    await page.screenshot({ path: `${SCREENSHOTS}/readable-names.png`, fullPage: true });
+  });
+
+  // X-Ray's service graph has traffic but no capacity: the editor sets them with PATCH
+  // /api/systems/{id}, shows the server's message naming the field on a 400, and runs the
+  // system with them: the same bytes as { mode, systemId } on the server, headroom now known.
+  it("sets a registered system's capacities from the page and runs it with them", async () => {
+    const id = await registerFixture(
+      'xray graph',
+      'xray/grafana-xray-datasource-test-service-map-services.json',
+    );
+    await listSystems();
+    await page
+      .locator('#systems li', { hasText: 'xray graph' })
+      .getByRole('button', { name: 'Capacities of xray graph' })
+      .click();
+    await page.waitForSelector('#settings-editor:not([hidden])');
+    expect(await page.textContent('#settings-heading')).toBe('Capacities of "xray graph"');
+
+    await page.fill('#default-capacity', 'lots');
+    await page.click('#save-settings');
+    await expect.poll(() => page.textContent('#settings-status')).toMatch(/INVALID_REQUEST/);
+    expect(await page.textContent('#settings-status')).toBe(
+      'INVALID_REQUEST: settings.defaultCapacity must be a finite number > 0, got the string "lots"',
+    );
+    expect(await page.getAttribute('#default-capacity', 'aria-invalid')).toBe('true');
+
+    await page.fill('#default-capacity', '100');
+    const row = page.locator('#settings-nodes tr').first();
+    await row.locator('input[data-field="node"]').fill('SampleSite');
+    await row.locator('input[data-field="capacity"]').fill('20');
+    await page.click('#save-settings');
+    await expect
+      .poll(() => page.textContent('#settings-status'))
+      .toBe('INVALID_REQUEST: settings.nodes.SampleSite names no node of the structure');
+    expect(await row.locator('input[data-field="node"]').getAttribute('aria-invalid')).toBe('true');
+
+    const blockage = 'SampleSite (AWS::ElasticBeanstalk::Environment)';
+    await row.locator('input[data-field="node"]').fill(blockage);
+    await page.click('#add-setting');
+    const second = page.locator('#settings-nodes tr').nth(1);
+    await second.locator('input[data-field="node"]').fill('SampleSite (client)');
+    await second.locator('input[data-field="arrival"]').fill('4000');
+    await page.selectOption('#run-as', 'written');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#save-settings');
+    await page.waitForSelector('body[data-state="done"]');
+    await expect.poll(() => page.textContent('#settings-status')).toMatch(/^Saved;/);
+    expect(await page.getAttribute('#default-capacity', 'aria-invalid')).toBeNull();
+    expect(await page.textContent('[data-field="headroom"] dd')).toContain('saturates');
+
+    const stored = await post(server.url, server.userToken, undefined, {
+      path: `/api/systems/${id}`,
+      method: 'GET',
+    });
+    expect(stored.json.settings).toEqual({
+      defaultCapacity: 100,
+      nodes: { [blockage]: { capacity: 20 }, 'SampleSite (client)': { arrival: 4000 } },
+    });
+    const byId = await post(server.url, server.apiKey, { mode: 'analyze', systemId: id });
+    expect(byId.status).toBe(200);
+    expect(await page.textContent('#raw')).toBe(byId.text);
+    await page.screenshot({ path: `${SCREENSHOTS}/capacities.png`, fullPage: true });
+
+    // Opening the editor again shows what is stored.
+    await page.click('#close-settings');
+    await page
+      .locator('#systems li', { hasText: 'xray graph' })
+      .getByRole('button', { name: 'Capacities of xray graph' })
+      .click();
+    await expect.poll(() => page.inputValue('#default-capacity')).toBe('100');
+    expect(await page.locator('#settings-nodes tr').count()).toBe(2);
+  });
+
   // Above 2,000 nodes the WebGL view takes over: the 20,000-node / 80,000-dependency structure
   // renders (its pixels are not blank) with the blockage and origin marked.
   it('draws a 20,000-node structure with WebGL', async () => {
