@@ -12,15 +12,45 @@ const NO_MEASURE_FILL = '#b8b8b8';
 export const MAX_DRAWN_NODES = 2000;
 
 const LAYER_GAP = 150;
+const MAX_LAYER_GAP = 1200;
 const ROW_GAP = 56;
-const MARGIN = 60;
+/** Longest label shown, in characters; the whole name is in the node's hover text. */
+const LABEL_CHARS = 18;
 
 export interface GraphViewOptions {
   selected: string | undefined;
   colouring: Colouring;
   /** The name to show for a node id (its readable name, else the id). */
   name: (id: string) => string;
+  /**
+   * Width over height of the view it is drawn for: layers spread apart until the drawing is about
+   * that shape, so a graph with many nodes per layer uses the width (and its labels get room).
+   */
+  aspect: number;
   onSelect: (id: string) => void;
+}
+
+/** A node's label, placed by the camera (svg-camera.ts): shown where it collides with none. */
+export interface NodeLabel {
+  element: SVGTextElement;
+  /** The node's circles (body and rings) and how far each is outside the body. */
+  circles: Array<[SVGCircleElement, number]>;
+  /** The node's centre and radius, in the drawing's units. */
+  x: number;
+  y: number;
+  radius: number;
+}
+
+/** What the camera needs of a drawing. */
+export interface GraphDrawing {
+  /** The drawn nodes, dependencies and marks, labels left out (they keep their size on screen). */
+  bounds: { x: number; y: number; width: number; height: number };
+  labels: NodeLabel[];
+  /**
+   * Indices into `labels`, the most important first: selected, blockage, origin, trace, blocked,
+   * then by pressure and load.
+   */
+  order: number[];
 }
 
 /**
@@ -30,14 +60,21 @@ export interface GraphViewOptions {
  * dependency as wide as its share of the largest flow. Hover shows a node's numbers; nodes
  * are buttons for the keyboard (Tab, Enter).
  */
-export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: GraphViewOptions): void {
+export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: GraphViewOptions): GraphDrawing {
   svg.replaceChildren();
   const { edges, layout } = layoutResult(result);
-  const width = MARGIN * 2 + Math.max(0, layout.layerCount - 1) * LAYER_GAP;
-  const height = MARGIN * 2 + Math.max(0, layout.rowCount - 1) * ROW_GAP;
-  svg.setAttribute('viewBox', `0 0 ${Math.max(width, 200)} ${Math.max(height, 120)}`);
-  const x = (i: number) => MARGIN + layout.layer[i]! * LAYER_GAP;
-  const y = (i: number) => MARGIN + layout.row[i]! * ROW_GAP;
+  const layerGap =
+    layout.layerCount < 2
+      ? LAYER_GAP
+      : Math.min(
+          MAX_LAYER_GAP,
+          Math.max(LAYER_GAP, ((layout.rowCount - 1) * ROW_GAP * options.aspect) / (layout.layerCount - 1)),
+        );
+  const x = (i: number) => layout.layer[i]! * layerGap;
+  const y = (i: number) => layout.row[i]! * ROW_GAP;
+  const labels: NodeLabel[] = [];
+  const onTrace = new Set(result.trace);
+  const blocked = new Set(result.nodes.filter((node) => node.blocked).map((node) => node.id));
 
   const maxLoad = largest(result.nodes, (n) => n.load, 0);
   const maxFlow = largest(result.dependencies, (d) => d.flow, 0);
@@ -45,6 +82,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
   for (let i = 0; i + 1 < result.trace.length; i++)
     traceEdges.add(`${result.trace[i]}\u0000${result.trace[i + 1]}`);
 
+  const scene = svgElement('g', { class: 'scene' });
   svg.append(
     svgElement('defs', {}),
     (() => {
@@ -61,6 +99,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       marker.append(svgElement('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' }));
       return marker;
     })(),
+    scene,
   );
 
   const edgeLayer = svgElement('g', { class: 'edges' });
@@ -93,7 +132,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     line.append(title);
     edgeLayer.append(line);
   });
-  svg.append(edgeLayer);
+  scene.append(edgeLayer);
 
   const nodeLayer = svgElement('g', { class: 'nodes' });
   result.nodes.forEach((node, i) => {
@@ -129,9 +168,19 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       glyph.textContent = mark === 'fanout' ? '⋔' : '⇥';
       group.append(glyph);
     }
-    const label = svgElement('text', { y: radius + 14, 'text-anchor': 'middle', class: 'label' });
+    // Hidden until the camera places it (it measures the drawing without labels first).
+    const label = svgElement('text', {
+      y: radius + 14,
+      'text-anchor': 'middle',
+      class: 'label',
+      display: 'none',
+    });
     const name = options.name(node.id);
-    label.textContent = name.length > 18 ? `${name.slice(0, 17)}…` : name;
+    label.textContent = name.length > LABEL_CHARS ? `${name.slice(0, LABEL_CHARS - 1)}…` : name;
+    const circles: Array<[SVGCircleElement, number]> = [];
+    for (const circle of group.querySelectorAll('circle'))
+      circles.push([circle, Number(circle.getAttribute('r')) - radius]);
+    labels.push({ element: label, circles, x: x(i), y: y(i), radius });
     const title = svgElement('title', {});
     // The readable name first, the id (what the API and the exports use) on its own line.
     title.textContent =
@@ -150,5 +199,28 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     });
     nodeLayer.append(group);
   });
-  svg.append(nodeLayer);
+  scene.append(nodeLayer);
+  const box = scene.getBBox();
+  const rank = (id: string) =>
+    id === options.selected
+      ? 0
+      : id === result.primaryBlockage
+        ? 1
+        : id === result.origin?.id
+          ? 2
+          : onTrace.has(id)
+            ? 3
+            : blocked.has(id)
+              ? 4
+              : 5;
+  const order = result.nodes
+    .map((_, i) => i)
+    .sort(
+      (a, b) =>
+        rank(result.nodes[a]!.id) - rank(result.nodes[b]!.id) ||
+        result.nodes[b]!.pressure - result.nodes[a]!.pressure ||
+        result.nodes[b]!.load - result.nodes[a]!.load ||
+        a - b,
+    );
+  return { bounds: { x: box.x, y: box.y, width: box.width, height: box.height }, labels, order };
 }

@@ -1,5 +1,6 @@
 import type { EngineResult } from '../../lib/engine/types';
 import { $, field } from './dom';
+import { shortNumber } from './numbers';
 import { nameOf, type View } from './view';
 
 /**
@@ -32,9 +33,14 @@ export function createSummaryPanel(view: View, nodeButton: (id: string) => HTMLB
       );
       list.lastElementChild!.setAttribute('data-field', 'primary-blockage');
       if (result.origin) {
+        const { load, contribution, share } = result.origin;
         const origin = field(
           'Origin',
-          `${name(result.origin.id)}: load ${result.origin.load}, contribution ${result.origin.contribution}, share ${result.origin.share}`,
+          `${name(result.origin.id)}: load ${shortNumber(load)}, contribution ${shortNumber(contribution)}, share ${shortNumber(share)}`,
+        );
+        origin.lastElementChild!.setAttribute(
+          'title',
+          `${result.origin.id}: load ${load}, contribution ${contribution}, share ${share}`,
         );
         origin.dataset.field = 'origin';
         list.append(origin);

@@ -1,5 +1,6 @@
-import { drawChart, type Series, timelineSeries } from './chart';
+import { drawChart, type Series, seriesSwatch, timelineSeries } from './chart';
 import { $ } from './dom';
+import { shortNumber } from './numbers';
 import { nameOf, type State, type View } from './view';
 
 /** Most events listed for a whole timeline; the current tick's are always all shown. */
@@ -46,10 +47,10 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
     chartLegend.replaceChildren(
       ...series.map((s) => {
         const item = document.createElement('span');
-        const swatch = document.createElement('span');
-        swatch.className = 'swatch';
-        swatch.style.borderColor = s.colour;
-        item.append(swatch, `${s.label}: ${s.values[current]}`);
+        const value = s.values[current]!;
+        item.dataset.series = s.label;
+        item.append(seriesSwatch(s), `${s.label}: ${shortNumber(value)}`);
+        item.title = String(value);
         return item;
       }),
     );
@@ -100,8 +101,15 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
       tickLabel.textContent = `tick ${state.tick}`;
       renderChart();
     },
+    /** An error: nothing of the previous answer's timeline stays. */
     clear(): void {
       timeline.hidden = true;
+      chartFigure.hidden = true;
+      chart.replaceChildren();
+      chartLegend.replaceChildren();
+      chartSeries = undefined;
+      allEventsPanel.hidden = true;
+      allEvents.replaceChildren();
     },
   };
 }
