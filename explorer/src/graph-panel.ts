@@ -82,13 +82,13 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     ArrowUp: () => pan(0, -60),
     ArrowDown: () => pan(0, 60),
   };
-  for (const target of [graph, largeGraph] as HTMLElement[])
-    target.addEventListener('keydown', (event: KeyboardEvent) => {
-      const action = keys[event.key];
-      if (!action || event.ctrlKey || event.metaKey || event.altKey) return;
-      event.preventDefault();
-      action();
-    });
+  // On a node (each is focusable) or a zoom button: keys bubble up to the figure.
+  figure.addEventListener('keydown', (event) => {
+    const action = keys[event.key];
+    if (!action || event.ctrlKey || event.metaKey || event.altKey) return;
+    event.preventDefault();
+    action();
+  });
 
   $('export-svg').addEventListener('click', () => download('structure.svg', 'image/svg+xml', graphSvgText()));
   $('export-png').addEventListener('click', () => {

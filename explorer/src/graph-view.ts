@@ -2,6 +2,7 @@ import type { EngineResult } from '../../lib/engine/types';
 import { type Colouring, openFacts } from './colour-by';
 import { largest } from './largest';
 import { layoutResult } from './layout';
+import { shortNumber } from './numbers';
 import { viridis } from './palette';
 import { svgElement } from './svg';
 
@@ -141,7 +142,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       transform: `translate(${x(i)} ${y(i)})`,
       tabindex: 0,
       role: 'button',
-      'aria-label': `${options.name(node.id)}: load ${node.load}, pressure ${node.pressure}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}`,
+      'aria-label': `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}`,
       'data-id': node.id,
     });
     const radius = 9 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 13 : 0);

@@ -118,15 +118,16 @@ export function createSystemsPanel(host: SystemsPanelHost): void {
       systemsStatus.textContent = errorLine(status, json);
       return;
     }
-    const { structure, name, settings } = json as {
+    const { structure, name, settings, format } = json as {
       name: string;
+      format?: string;
       settings?: SystemSettings;
       structure: { nodes: unknown[]; dependencies: unknown[] };
     };
     const withSettings = settings === undefined ? structure : applySettings(structure, settings);
     host.setBody(
       JSON.stringify({ mode: 'analyze', ...withSettings }, null, 2),
-      `Stored system "${name}" (${id})${settings === undefined ? '' : ', with its capacities'}.`,
+      `Stored system "${name}" (${id})${format === undefined ? '' : `, read as ${format}`}${settings === undefined ? '' : ', with its capacities'}.`,
     );
     await host.run();
   }
