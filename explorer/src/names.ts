@@ -1,5 +1,3 @@
-import { locateStructure } from '../../lib/api/engine-request';
-
 /**
  * Readable names for nodes whose ids are not: the display field a format keeps beside the id
  * (Grafana's node graph and Backstage's `title`, JSON Graph Format's `label`, X-Ray's and
@@ -13,7 +11,7 @@ const DISPLAY_FIELDS = ['title', 'label', 'name'] as const;
 /** Node id → the name to show, for the nodes that have one. */
 export type DisplayNames = ReadonlyMap<string, string>;
 
-function displayNamesOf(nodes: readonly unknown[]): Map<string, string> {
+export function displayNamesOf(nodes: readonly unknown[]): Map<string, string> {
   const found: Array<[string, string]> = [];
   const ids = new Set<string>();
   for (const node of nodes) {
@@ -38,11 +36,4 @@ function displayNamesOf(nodes: readonly unknown[]): Map<string, string> {
     else if (!id.includes(name)) names.set(id, `${name} (${id})`);
   }
   return names;
-}
-
-/** The display names of the structure a request body holds (none when it holds none). */
-export function displayNamesOfBody(body: unknown): Map<string, string> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return new Map();
-  const holder = locateStructure(body as Record<string, unknown>)?.holder;
-  return Array.isArray(holder?.nodes) ? displayNamesOf(holder.nodes) : new Map();
 }

@@ -3,9 +3,10 @@ export interface RunRequest {
   id: number;
   /**
    * `run`: a request body for `POST /api/engine`. `upstream`: an external API's answer, checked
-   * as `POST /api/connect` checks it (the answer is the structure and its counts).
+   * as `POST /api/connect` checks it (the answer is the structure and its counts). `names`: a
+   * request body the server ran, for its nodes' readable names alone.
    */
-  kind: 'run' | 'upstream';
+  kind: 'run' | 'upstream' | 'names';
   body: string;
 }
 

@@ -1,5 +1,4 @@
-import { displayNamesOfBody } from './names';
-import type { RunAnswer } from './protocol';
+import type { RunAnswer, RunRequest } from './protocol';
 
 /**
  * Where a request body runs: in the engine worker (the service's own code, the same bytes as the
@@ -13,7 +12,7 @@ worker.onmessage = (event: MessageEvent<RunAnswer>) => {
   pending.delete(event.data.id);
 };
 
-export function runInWorker(body: string, kind: 'run' | 'upstream' = 'run'): Promise<RunAnswer> {
+export function runInWorker(body: string, kind: RunRequest['kind'] = 'run'): Promise<RunAnswer> {
   const id = ++nextRun;
   return new Promise((resolve) => {
     pending.set(id, resolve);
@@ -31,11 +30,6 @@ export async function runOnServer(body: string, apiKey: string): Promise<RunAnsw
   const text = await response.text();
   const ms = performance.now() - started;
   if (response.status !== 200) return { id: 0, status: response.status, text, ms };
-  let names: Array<[string, string]> = [];
-  try {
-    names = [...displayNamesOfBody(JSON.parse(body))];
-  } catch {
-    // A body the server ran is JSON; anything else simply has no names.
-  }
-  return { id: 0, status: response.status, text, ms, names };
+  const { names } = await runInWorker(body, 'names');
+  return { id: 0, status: response.status, text, ms, ...(names === undefined ? {} : { names }) };
 }

@@ -1,5 +1,5 @@
 import { $ } from './dom';
-import { displayNamesOfBody } from './names';
+import { displayNamesOf } from './names';
 
 /** What the editor needs of the systems panel: the token's requests, and opening a system. */
 export interface SettingsEditorHost {
@@ -180,7 +180,7 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       rows.replaceChildren();
       for (const [node, settings] of Object.entries(record.settings?.nodes ?? {})) addRow(node, settings);
       if (rows.childElementCount === 0) addRow();
-      const names = displayNamesOfBody(record.structure);
+      const names = displayNamesOf(record.structure.nodes);
       suggestions.replaceChildren(
         ...record.structure.nodes.slice(0, MAX_SUGGESTED_IDS).map((node) => {
           const option = document.createElement('option');

@@ -162,7 +162,7 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
       'rgb(253, 231, 37)',
     );
     expect(await page.getAttribute('#graph .node[data-id="A"] circle.body', 'fill')).toBe('rgb(68, 1, 84)');
-    // The editor's text is left as it was; a plain run drops the colouring.
+    // The editor's text is left as it was; setColouring(undefined) goes back to pressure.
     expect(JSON.parse(await page.inputValue('#body')).mode).toBe('analyze');
     await page.evaluate('explorerPage.setColouring(undefined)');
     expect(await page.textContent('#colour-key')).toContain('pressure');
@@ -298,6 +298,15 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     expect(exported).toContain('data-id="2"');
     expect(exported).toContain('id 2');
     await page.screenshot({ path: `${SCREENSHOTS}/readable-names.png`, fullPage: true });
+
+    // Run on the server, the names are the same (read from the body the page sent).
+    await page.check('#on-server');
+    await page.fill('#api-key', server.apiKey);
+    await page.selectOption('#run-as', 'ticks');
+    await runAndWait();
+    expect(await page.textContent('#status')).toContain('on the server');
+    expect(await page.textContent('#graph .node[data-id="1"] .label')).toBe('Service1');
+    await page.uncheck('#on-server');
   });
 
   // X-Ray's service graph has traffic but no capacity: the editor sets them with PATCH
