@@ -1,5 +1,5 @@
-import { applySettings } from '../../lib/systems/apply-settings';
-import type { SystemSettings } from '../../lib/systems/settings';
+import type { Settings } from '../../lib/api/connect-request';
+import { applySettings } from '../../lib/api/system-settings';
 import { $ } from './dom';
 import { runInWorker } from './runner';
 import { createSettingsEditor } from './settings-editor';
@@ -121,7 +121,7 @@ export function createSystemsPanel(host: SystemsPanelHost): void {
     const { structure, name, settings, format } = json as {
       name: string;
       format?: string;
-      settings?: SystemSettings;
+      settings?: Settings;
       structure: { nodes: unknown[]; dependencies: unknown[] };
     };
     const withSettings = settings === undefined ? structure : applySettings(structure, settings);

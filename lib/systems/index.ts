@@ -1,5 +1,3 @@
-// Apart from settings.ts (which needs node:crypto), so the explorer page bundles it too.
-export { applySettings } from './apply-settings';
 export { CompiledStructureCache, processSystemCache } from './compiled-cache';
 export { DynamoSystemStore } from './dynamo-store';
 export { SystemChangedError, SystemInputError } from './errors';

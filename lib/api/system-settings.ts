@@ -1,9 +1,10 @@
-import type { SystemSettings } from './settings';
-
 /**
- * How a system's settings apply to its structure: the server on every engine run by id, and the
- * explorer page when it opens a stored system (so its run in the browser is the same).
+ * How a system's settings (`settings` of connect and `PATCH /api/systems/{id}`) apply to its
+ * structure, part of the contract: the server applies them on every engine run by id, and the
+ * explorer page when it opens a stored system, so its run in the browser is the same.
  */
+import type { Settings } from './connect-request';
+
 interface NodeLike {
   id: unknown;
   capacity?: unknown;
@@ -17,7 +18,7 @@ interface NodeLike {
  */
 export function applySettings<S extends { nodes: readonly unknown[]; dependencies: readonly unknown[] }>(
   structure: S,
-  settings: SystemSettings,
+  settings: Settings,
 ): { nodes: unknown[]; dependencies: readonly unknown[] } {
   const perNode = settings.nodes ?? {};
   const nodes = structure.nodes.map((value) => {
