@@ -2,6 +2,7 @@ import type { EngineResult } from '../../lib/engine/types';
 import { type Colouring, openFacts } from './colour-by';
 import { largest } from './largest';
 import { layoutResult } from './layout';
+import { dependencyName } from './names';
 import { shortNumber } from './numbers';
 import { viridis } from './palette';
 import { svgElement } from './svg';
@@ -129,7 +130,8 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       'marker-end': 'url(#arrow)',
     });
     const title = svgElement('title', {});
-    title.textContent = `${options.name(d.from)} → ${options.name(d.to)}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}`;
+    const called = dependencyName(d);
+    title.textContent = `${options.name(d.from)} → ${options.name(d.to)}${called === undefined ? '' : ` (${called})`}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}`;
     line.append(title);
     edgeLayer.append(line);
   });

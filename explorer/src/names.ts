@@ -37,3 +37,12 @@ export function displayNamesOf(nodes: readonly unknown[]): Map<string, string> {
   }
   return names;
 }
+
+/** A dependency's own display name, where its format keeps one (`label`, `relation`, `title`, `name`). */
+export function dependencyName(dependency: Readonly<Record<string, unknown>>): string | undefined {
+  for (const field of ['label', 'relation', 'title', 'name']) {
+    const value = dependency[field];
+    if (typeof value === 'string' && value.trim() !== '') return value.trim();
+  }
+  return undefined;
+}

@@ -309,6 +309,22 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     await page.uncheck('#on-server');
   });
 
+  // JSON Graph Format: nodes keep their `label`, edges their `relation`; both show.
+  it('shows a JSON Graph Format graph by its labels, each edge by its relation', async () => {
+    await registerFixture('car graph', 'jgf/jgf-v2-car-graphs.json');
+    await listSystems();
+    await page.selectOption('#run-as', 'analyze');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page
+      .locator('#systems li', { hasText: 'car graph' })
+      .getByRole('button', { name: 'Open', exact: true })
+      .click();
+    await page.waitForSelector('body[data-state="done"]');
+    expect(await page.textContent('#graph .node[data-id="nissan"] .label')).toBe('Nissan');
+    const edges = await page.locator('#graph .edge title').allTextContents();
+    expect(edges).toContain('Nissan → Infiniti (has_luxury_division): flow 0');
+  });
+
   // X-Ray's service graph has traffic but no capacity: the editor sets them with PATCH
   // /api/systems/{id}, shows the server's message naming the field on a 400, and runs the
   // system with them: the same bytes as { mode, systemId } on the server, headroom now known.
