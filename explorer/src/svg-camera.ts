@@ -33,6 +33,8 @@ const LABEL_HEIGHT_PX = 15;
 const PAD = { side: 12, top: 14, bottom: 30 };
 const MAX_FIT_SCALE = 2;
 const MIN_HEIGHT_PX = 220;
+/** After the wheel or a drag stops this long, labels and node sizes follow the camera. */
+const SETTLE_MS = 120;
 
 let measurer: CanvasRenderingContext2D | undefined;
 function labelWidth(text: string): number {
@@ -69,8 +71,12 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
     camera.y = bounds.y + bounds.height / 2 + (PAD.bottom - PAD.top) / 2 / fitted;
   }
 
-  /** The viewBox for the camera, and the labels laid out for its scale. */
-  function apply(): void {
+  /**
+   * The viewBox for the camera, and (unless `moving`) the labels and node sizes laid out for its
+   * scale: while the wheel or a drag moves the camera only the viewBox changes, since redrawing
+   * a 2,000-node SVG is already most of a frame; the rest follows once it rests.
+   */
+  function apply(moving = false): void {
     frame = undefined;
     if (!drawing) return;
     const [width, height] = size();
@@ -78,7 +84,7 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
     const left = camera.x - width / 2 / scale;
     const top = camera.y - height / 2 / scale;
     svg.setAttribute('viewBox', `${left} ${top} ${width / scale} ${height / scale}`);
-    placeLabels(scale, left, top, width, height);
+    if (!moving) placeLabels(scale, left, top, width, height);
   }
 
   /**
@@ -179,12 +185,23 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
     }
   }
 
-  function schedule(): void {
-    frame ??= requestAnimationFrame(apply);
+  let settle: ReturnType<typeof setTimeout> | undefined;
+  let settled = true;
+  /** Applies the camera at the next frame; `moving` (wheel, drag) lays labels out once it rests. */
+  function schedule(moving = false): void {
+    if (moving) {
+      settled = false;
+      if (settle !== undefined) clearTimeout(settle);
+      settle = setTimeout(() => {
+        settled = true;
+        schedule();
+      }, SETTLE_MS);
+    }
+    frame ??= requestAnimationFrame(() => apply(!settled));
   }
 
   /** Zooms by `factor` keeping the drawing point under (`px`, `py`) (screen, in the svg) still. */
-  function zoomAt(factor: number, px: number, py: number): void {
+  function zoomAt(factor: number, px: number, py: number, moving = false): void {
     const [width, height] = size();
     const [low, high] = limits();
     const scale = Math.min(high, Math.max(low, camera.scale * factor));
@@ -193,7 +210,7 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
     camera.x = wx - (px - width / 2) / scale;
     camera.y = wy - (py - height / 2) / scale;
     camera.scale = scale;
-    schedule();
+    schedule(moving);
   }
 
   svg.addEventListener(
@@ -202,7 +219,7 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
       if (!drawing) return;
       event.preventDefault();
       const box = svg.getBoundingClientRect();
-      zoomAt(Math.exp(-event.deltaY * 0.0015), event.clientX - box.left, event.clientY - box.top);
+      zoomAt(Math.exp(-event.deltaY * 0.0015), event.clientX - box.left, event.clientY - box.top, true);
     },
     { passive: false },
   );
@@ -227,7 +244,7 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
     drag.y = event.clientY;
     camera.x -= dx / camera.scale;
     camera.y -= dy / camera.scale;
-    schedule();
+    schedule(true);
   });
   const endDrag = () => {
     if (drag?.moved) {
