@@ -17,7 +17,17 @@ const LAYER_GAP = 150;
 const MAX_LAYER_GAP = 1200;
 const ROW_GAP = 56;
 /** Longest label shown, in characters; the whole name is in the node's hover text. */
-const LABEL_CHARS = 18;
+const LABEL_CHARS = 28;
+
+/**
+ * A name shortened in the middle, so both its start and its end stay: names that differ only at
+ * the end (`bookinfo/reviews/v1`, `…/v2`) still read apart.
+ */
+function shortName(name: string): string {
+  if (name.length <= LABEL_CHARS) return name;
+  const tail = Math.floor((LABEL_CHARS - 1) / 2);
+  return `${name.slice(0, LABEL_CHARS - 1 - tail)}…${name.slice(name.length - tail)}`;
+}
 
 export interface GraphViewOptions {
   selected: string | undefined;
@@ -179,7 +189,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       display: 'none',
     });
     const name = options.name(node.id);
-    label.textContent = name.length > LABEL_CHARS ? `${name.slice(0, LABEL_CHARS - 1)}…` : name;
+    label.textContent = shortName(name);
     const circles: Array<[SVGCircleElement, number]> = [];
     for (const circle of group.querySelectorAll('circle'))
       circles.push([circle, Number(circle.getAttribute('r')) - radius]);

@@ -372,6 +372,11 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     await expect.poll(() => page.textContent('#settings-status')).toMatch(/^Saved;/);
     expect(await page.getAttribute('#default-capacity', 'aria-invalid')).toBeNull();
     expect(await page.textContent('[data-field="headroom"] dd')).toContain('saturates');
+    // A long name is shortened in the middle: its start and its end stay.
+    const queue = 'https://sqs.us-east-1.amazonaws.com/123456789012/SampleQueue';
+    expect(await page.textContent(`#graph .node[data-id="${queue}"] .label`)).toBe(
+      'https://sqs.us…2/SampleQueue',
+    );
 
     const stored = await post(server.url, server.userToken, undefined, {
       path: `/api/systems/${id}`,
