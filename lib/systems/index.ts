@@ -3,7 +3,6 @@ export { DynamoSystemStore } from './dynamo-store';
 export { SystemChangedError, SystemInputError } from './errors';
 export { type PublicSystemRecord, type SystemRecord, toPublicSystemRecord } from './record';
 export {
-  applySettings,
   type NodeSettings,
   type SystemSettings,
   settingsKey,
