@@ -5,6 +5,7 @@ import { readLimits } from '../../lib/config/limits';
 import { DynamoApiKeyStore } from '../../lib/keys';
 import { createLogger } from '../../lib/logging';
 import { readConnectAllowHosts, readConnectDeadlineMs } from '../../lib/outbound';
+import { isStoreUnavailable } from '../../lib/storage/faults';
 import { DynamoSystemStore, processSystemCache } from '../../lib/systems';
 import { createUserTokenVerifier, readUserTokenConfig } from '../../lib/tokens';
 import { createConnectFunction } from './connect-function';
@@ -16,6 +17,7 @@ const { doc } = createDynamoClients();
 
 const serve = createConnectFunction({
   logger: createLogger(),
+  isUnavailable: isStoreUnavailable,
   verifyUserToken: createUserTokenVerifier(readUserTokenConfig()),
   keys: new DynamoApiKeyStore({ doc, tableName }),
   systems: new DynamoSystemStore({ doc, tableName }),

@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -9,6 +10,7 @@ import {
   paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { failedOnRetry, holdsWrite, StoreBusyError } from '../storage/faults';
 import { PARTITION_PREFIXES } from '../storage/table';
 import {
   ApiKeyConflictError,
@@ -32,6 +34,8 @@ export interface DynamoApiKeyStoreOptions {
 }
 
 const DIGEST_SHAPE = /^[0-9a-f]{64}$/;
+/** DynamoDB may leave part of a batch unread under load; give up after this many tries. */
+const BATCH_GET_ATTEMPTS = 8;
 const STATUSES: ReadonlySet<string> = new Set<ApiKeyStatus>(['active', 'revoked']);
 
 /**
@@ -59,14 +63,9 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   async put(record: ApiKeyRecord): Promise<void> {
     const { digest, ...attributes } = record;
     const index = ownerIndexKeyOf(record.owner, record.id);
+    const indexItem = { ...index, digest };
     try {
-      await this.#doc.send(
-        new PutCommand({
-          TableName: this.#tableName,
-          Item: { ...index, digest },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.#putNew(indexItem);
     } catch (error) {
       if (error instanceof ConditionalCheckFailedException) {
         throw new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
@@ -74,13 +73,7 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       throw error;
     }
     try {
-      await this.#doc.send(
-        new PutCommand({
-          TableName: this.#tableName,
-          Item: { ...keyOf(digest), ...attributes },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.#putNew({ ...keyOf(digest), ...attributes });
     } catch (error) {
       await this.#doc
         .send(new DeleteCommand({ TableName: this.#tableName, Key: index }))
@@ -89,6 +82,32 @@ export class DynamoApiKeyStore implements ApiKeyStore {
         throw new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
       }
       throw error;
+    }
+  }
+
+  /**
+   * A put that never replaces an item. When its condition fails on a retry, an earlier attempt
+   * may have written it with the answer lost: if the item is exactly this one, the put succeeded.
+   */
+  async #putNew(item: Record<string, unknown>): Promise<void> {
+    try {
+      await this.#doc.send(
+        new PutCommand({
+          TableName: this.#tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException) || !failedOnRetry(error)) throw error;
+      const { Item } = await this.#doc.send(
+        new GetCommand({
+          TableName: this.#tableName,
+          Key: { pk: item.pk, sk: item.sk },
+          ConsistentRead: true,
+        }),
+      );
+      if (!holdsWrite(Item, item)) throw error;
     }
   }
 
@@ -113,7 +132,12 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     const records: ApiKeyRecord[] = [];
     for (let start = 0; start < digests.length; start += 100) {
       let keys: Array<Record<string, string>> = digests.slice(start, start + 100).map(keyOf);
-      while (keys.length > 0) {
+      for (let attempt = 0; keys.length > 0; attempt++) {
+        if (attempt === BATCH_GET_ATTEMPTS) {
+          throw new StoreBusyError(`${keys.length} API keys still unread after ${attempt} attempts`);
+        }
+        // Unprocessed keys mean throttling: the first retry goes at once, later ones back off.
+        if (attempt > 1) await pause(Math.min(1000, 25 * 2 ** attempt));
         const { Responses, UnprocessedKeys } = await this.#doc.send(
           new BatchGetCommand({ RequestItems: { [this.#tableName]: { Keys: keys, ConsistentRead: true } } }),
         );

@@ -57,6 +57,7 @@ import {
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
+import { failedOnRetry, holdsWrite, StoreBusyError } from '../storage/faults';
 import { decodeCursor, encodeCursor } from './cursor';
 import { SystemChangedError, SystemInputError, SystemStorageError } from './errors';
 import { checkLimit, checkName, checkOwner, checkStructure, checkUrl, isSystemId } from './input';
@@ -263,13 +264,19 @@ export class DynamoSystemStore implements SystemStore {
       );
       removed = Attributes ?? {};
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!failedOnRetry(error)) return false;
+      // An earlier attempt deleted the head and its answer was lost: the system is gone, by this
+      // request. What the head said of its chunks went with that answer, so all are looked up.
+      await this.#deleteAllChunks(id).catch(() => undefined);
+      return true;
     }
     // The head is gone, so the system already is; the chunks follow. Should this fail, they are
-    // orphans like those of a failed create (see the top of this file).
+    // orphans like those of a failed create (see the top of this file), and the delete still done.
     const { chunkCount } = payloadFromHeadItem(removed);
-    await this.#deleteChunks(id, chunkCount, typeof removed.version === 'number' ? removed.version : 1);
+    await this.#deleteChunks(id, chunkCount, typeof removed.version === 'number' ? removed.version : 1).catch(
+      () => undefined,
+    );
     return true;
   }
 
@@ -311,18 +318,19 @@ export class DynamoSystemStore implements SystemStore {
     await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, (data, index) =>
       this.#putNew({ ...chunkKey(id, index, version), data, owner }, id),
     );
+    const head = {
+      ...headKey(owner, id),
+      ...record,
+      encoding: PAYLOAD_ENCODING,
+      byteLength: bytes.length,
+      chunkCount: chunks.length,
+      ...(inline ? { structure: bytes } : {}),
+    };
     try {
       await this.#doc.send(
         new PutCommand({
           TableName: this.#tableName,
-          Item: {
-            ...headKey(owner, id),
-            ...record,
-            encoding: PAYLOAD_ENCODING,
-            byteLength: bytes.length,
-            chunkCount: chunks.length,
-            ...(inline ? { structure: bytes } : {}),
-          },
+          Item: head,
           // Still the system that was read: not deleted, not replaced by another refresh.
           ConditionExpression:
             oldVersion === 1
@@ -333,15 +341,18 @@ export class DynamoSystemStore implements SystemStore {
         }),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // A lost answer to an applied write: the head is this very version, so this refresh won.
+      const applied = failedOnRetry(error) && holdsWrite(await this.#readHead(owner, id), head);
+      if (!applied) {
         // Nobody reads this version's chunks: removing them only saves storage.
         await this.#deleteChunks(id, chunks.length, version).catch(() => undefined);
         throw new SystemChangedError(`system ${id} was deleted or refreshed meanwhile; nothing was replaced`);
       }
-      throw error;
     }
-    // The head points at the new version: the old chunks are unread from now on.
-    await this.#deleteChunks(id, oldPayload.chunkCount, oldVersion);
+    // The head points at the new version: the old chunks are unread from now on. The refresh has
+    // happened whatever becomes of them; any left behind are orphans for the sweep.
+    await this.#deleteChunks(id, oldPayload.chunkCount, oldVersion).catch(() => undefined);
     return record;
   }
 
@@ -355,11 +366,12 @@ export class DynamoSystemStore implements SystemStore {
     const old = recordFromHeadItem(Item);
     const { settings: _old, ...item } = Item;
     const version = old.version ?? 1;
+    const written = { ...item, ...(settings === undefined ? {} : { settings }) };
     try {
       await this.#doc.send(
         new PutCommand({
           TableName: this.#tableName,
-          Item: { ...item, ...(settings === undefined ? {} : { settings }) },
+          Item: written,
           // The same head it read: not deleted, not refreshed meanwhile (a refresh keeps settings).
           ConditionExpression:
             'attribute_exists(pk) AND #sha256 = :sha256 AND ' +
@@ -372,12 +384,16 @@ export class DynamoSystemStore implements SystemStore {
         }),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const current = failedOnRetry(error) ? await this.#readHead(owner, id) : undefined;
+      // A lost answer to an applied write: the head holds these settings (and no others).
+      const applied =
+        holdsWrite(current, written) && (settings !== undefined || current?.settings === undefined);
+      if (!applied) {
         throw new SystemChangedError(
           `system ${id} was deleted or refreshed meanwhile; its settings are unchanged`,
         );
       }
-      throw error;
     }
     const { settings: _previous, ...rest } = old;
     return settings === undefined ? rest : { ...rest, settings };
@@ -419,10 +435,40 @@ export class DynamoSystemStore implements SystemStore {
         }),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
-        throw new Error(`system id ${id} is already taken; nothing of the new system is visible`);
-      }
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // A lost answer to an applied write: the item is the one this call wrote.
+      if (failedOnRetry(error) && holdsWrite(await this.#readItem(item), item)) return;
+      throw new Error(`system id ${id} is already taken; nothing of the new system is visible`);
+    }
+  }
+
+  async #readItem(item: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({
+        TableName: this.#tableName,
+        Key: { pk: item.pk, sk: item.sk },
+        ConsistentRead: true,
+      }),
+    );
+    return Item;
+  }
+
+  /** Every chunk of every version of a system, found by a Query on its partition (keys only). */
+  async #deleteAllChunks(id: string): Promise<void> {
+    const keys: ItemKey[] = [];
+    const pages = paginateQuery(
+      { client: this.#doc },
+      {
+        TableName: this.#tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': chunkKey(id, 0).pk },
+        ProjectionExpression: 'pk, sk',
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) for (const item of page.Items ?? []) keys.push(item as ItemKey);
+    for (let start = 0; start < keys.length; start += BATCH_WRITE_SIZE) {
+      await this.#deleteAll(keys.slice(start, start + BATCH_WRITE_SIZE), id);
     }
   }
 
@@ -462,7 +508,9 @@ export class DynamoSystemStore implements SystemStore {
     }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === BATCH_WRITE_ATTEMPTS) {
-        throw new Error(`system ${id}: ${pending.length} chunks still undeleted after ${attempt} attempts`);
+        throw new StoreBusyError(
+          `system ${id}: ${pending.length} chunks still undeleted after ${attempt} attempts`,
+        );
       }
       // Unprocessed items mean throttling: the first retry goes at once, later ones back off.
       if (attempt > 1) await pause(Math.min(1000, 25 * 2 ** attempt));
