@@ -11,6 +11,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { failedOnRetry, holdsWrite, StoreBusyError } from '../storage/faults';
+import type { OwnerQuotas } from '../storage/quotas';
 import { PARTITION_PREFIXES } from '../storage/table';
 import {
   ApiKeyConflictError,
@@ -31,6 +32,8 @@ export interface DynamoApiKeyStoreOptions {
   tableName: string;
   /** Items per Scan page in `list` (DynamoDB's Limit). Default: DynamoDB's own 1 MB pages. */
   scanPageSize?: number;
+  /** Counts each owner's active keys against their quota; none when absent (operators' tools). */
+  quotas?: OwnerQuotas | undefined;
 }
 
 const DIGEST_SHAPE = /^[0-9a-f]{64}$/;
@@ -48,11 +51,18 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   readonly #tableName: string;
   readonly #scanPageSize: number | undefined;
   readonly #revokedListeners = new Set<(digest: string) => void>();
+  readonly #quotas: OwnerQuotas | undefined;
 
   constructor(options: DynamoApiKeyStoreOptions) {
     this.#doc = options.doc;
     this.#tableName = options.tableName;
     this.#scanPageSize = options.scanPageSize;
+    this.#quotas = options.quotas;
+  }
+
+  /** How many active keys the owner has, from the keys themselves. */
+  async activeCount(owner: string): Promise<number> {
+    return (await this.listByOwner(owner)).filter((record) => record.status === 'active').length;
   }
 
   /**
@@ -64,9 +74,12 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     const { digest, ...attributes } = record;
     const index = ownerIndexKeyOf(record.owner, record.id);
     const indexItem = { ...index, digest };
+    // An active key is counted first: past the quota nothing is written.
+    const hold = await this.#quotas?.begin(record.owner, { keys: record.status === 'active' ? 1 : 0 });
     try {
       await this.#putNew(indexItem);
     } catch (error) {
+      await hold?.abort();
       if (error instanceof ConditionalCheckFailedException) {
         throw new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
       }
@@ -78,11 +91,13 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       await this.#doc
         .send(new DeleteCommand({ TableName: this.#tableName, Key: index }))
         .catch(() => undefined);
+      await hold?.abort();
       if (error instanceof ConditionalCheckFailedException) {
         throw new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
       }
       throw error;
     }
+    await hold?.commit();
   }
 
   /**
@@ -188,7 +203,12 @@ export class DynamoApiKeyStore implements ApiKeyStore {
 
   async revoke(digest: string, now: Date = new Date()): Promise<ApiKeyRecord | undefined> {
     if (!DIGEST_SHAPE.test(digest)) return undefined;
-    let updated: ApiKeyRecord;
+    // With quotas, an active key's owner is needed first: its hold keeps a recount from running
+    // while the key goes from active to revoked.
+    const current = this.#quotas === undefined ? undefined : await this.getByDigest(digest);
+    if (this.#quotas !== undefined && current === undefined) return undefined;
+    const hold = current?.status === 'active' ? await this.#quotas?.begin(current.owner) : undefined;
+    let before: ApiKeyRecord;
     try {
       const { Attributes } = await this.#doc.send(
         new UpdateCommand({
@@ -198,16 +218,21 @@ export class DynamoApiKeyStore implements ApiKeyStore {
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':revoked': 'revoked', ':now': now.toISOString() },
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: 'ALL_OLD',
         }),
       );
-      updated = recordFromItem(Attributes ?? {});
+      before = recordFromItem(Attributes ?? {});
     } catch (error) {
+      // Ending the hold without a decrease is always safe: at worst an overcount.
+      await hold?.abort();
       if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;
     }
+    // Only the call that found the key active frees its place. A retry after a lost answer finds
+    // it revoked already and frees nothing: an overcount, which a recount corrects.
+    await hold?.commit({ keys: before.status === 'active' ? -1 : 0 });
     for (const listener of this.#revokedListeners) listener(digest);
-    return updated;
+    return { ...before, status: 'revoked', revokedAt: before.revokedAt ?? now.toISOString() };
   }
 
   async touchLastUsed(digest: string, now: Date): Promise<boolean> {

@@ -10,18 +10,18 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { monotonicFactory } from 'ulid';
 import { createConnectFunction } from '../../functions/connect/connect-function';
 import { createEngineFunction } from '../../functions/engine/engine-function';
 import { createDynamoClients } from '../../lib/aws/dynamo';
 import { readLimits } from '../../lib/config/limits';
+import { readQuotas } from '../../lib/config/quotas';
 import { type FunctionName, routes } from '../../lib/http/routes';
-import { createApiKeyVerifier, DynamoApiKeyStore } from '../../lib/keys';
+import { createApiKeyVerifier } from '../../lib/keys';
 import { createLogger } from '../../lib/logging';
 import { readConnectAllowHosts } from '../../lib/outbound';
+import { createOwnerStores, type OwnerStores } from '../../lib/owners/stores';
 import { isStoreUnavailable } from '../../lib/storage/faults';
 import { ensureTable } from '../../lib/storage/table';
-import { DynamoSystemStore } from '../../lib/systems';
 import { createUserTokenVerifier, loadOrCreateLocalIssuer, signAccessToken } from '../../lib/tokens';
 import { createHttpAdapter, type HttpApiHandler } from '../../local/http-adapter';
 import { type RunningDynalite, startDynalite } from './dynalite';
@@ -37,6 +37,10 @@ export interface FaultService {
   token(sub: string): string;
   /** Upstream documents served at `${url}<path>`, changeable between requests. */
   documents: Map<string, string>;
+  /** The functions' stores and quotas (through the proxy). */
+  stores: OwnerStores;
+  /** Moves the quotas' clock on (holds become stale after an hour). */
+  advanceClock(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -66,14 +70,15 @@ export async function startFaultService(options: FaultServiceOptions = {}): Prom
   const logger = createLogger({ env: { LOG_LEVEL: 'SILENT' } });
   const issuerFile = join(mkdtempSync(join(tmpdir(), 'sbe-fault-issuer-')), 'local-issuer.json');
   const issuer = loadOrCreateLocalIssuer(issuerFile);
-  const keys = new DynamoApiKeyStore({ doc, tableName });
-  const verifier = createApiKeyVerifier(keys, { cacheTtlMs: 0, onBackgroundError: () => undefined });
-  const systems = new DynamoSystemStore({
+  let clock = Date.now();
+  const { keys, systems, quotas } = createOwnerStores({
     doc,
     tableName,
+    quotas: readQuotas(env),
     chunkBytes: options.chunkBytes ?? 300_000,
-    newId: monotonicFactory(),
+    now: () => clock,
   });
+  const verifier = createApiKeyVerifier(keys, { cacheTtlMs: 0, onBackgroundError: () => undefined });
   const limits = readLimits(env);
   const handlers: Record<FunctionName, HttpApiHandler> = {
     engine: createEngineFunction({
@@ -113,6 +118,10 @@ export async function startFaultService(options: FaultServiceOptions = {}): Prom
     tableName,
     token: (sub) => signAccessToken(issuer, { sub }),
     documents,
+    stores: { keys, systems, quotas },
+    advanceClock: (ms) => {
+      clock += ms;
+    },
     close: async () => {
       await verifier.settled();
       verifier.close();
