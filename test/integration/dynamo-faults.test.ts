@@ -23,7 +23,7 @@ let service: FaultService;
 beforeAll(async () => {
   // 200-byte chunks: the structures below are stored as several chunks, so chunk writes,
   // reads and deletes each have positions of their own.
-  service = await startFaultService({ chunkBytes: 200, attemptTimeoutMs: 150 });
+  service = await startFaultService({ chunkBytes: 200, attemptTimeoutMs: 500 });
 });
 
 afterAll(() => service.close());
