@@ -31,7 +31,13 @@
  * it from the same recount.
  */
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  paginateScan,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import type { Quotas } from '../config/quotas';
 import { failedOnRetry } from './faults';
@@ -279,4 +285,41 @@ function counterKey(owner: string): { pk: string; sk: string } {
 function count(counter: Record<string, unknown>, name: QuotaName): number {
   const value = counter[name];
   return typeof value === 'number' ? value : 0;
+}
+
+/**
+ * Owners whose counter holds a change older than an hour (a request that died between its
+ * writes): what `npm run sweep` reconciles. A Scan, for the offline sweep only.
+ */
+export async function ownersWithStaleHolds(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  now: number = Date.now(),
+): Promise<Array<{ owner: string; staleHolds: number; since: string }>> {
+  const found: Array<{ owner: string; staleHolds: number; since: string }> = [];
+  const pages = paginateScan(
+    { client: doc },
+    {
+      TableName: tableName,
+      FilterExpression: 'sk = :sk AND begins_with(pk, :owner)',
+      ExpressionAttributeValues: { ':sk': COUNTER_SK, ':owner': PARTITION_PREFIXES.owner },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      const times = Object.keys(item)
+        .filter((name) => name.startsWith(HOLD_PREFIX))
+        .map((name) => Date.parse(String(item[name])))
+        .filter((time) => time <= now - STALE_HOLD_MS)
+        .sort((a, b) => a - b);
+      if (times.length === 0) continue;
+      found.push({
+        owner: String(item.pk).slice(PARTITION_PREFIXES.owner.length),
+        staleHolds: times.length,
+        since: new Date(times[0]!).toISOString(),
+      });
+    }
+  }
+  return found;
 }
