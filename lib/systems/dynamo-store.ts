@@ -503,15 +503,20 @@ export class DynamoSystemStore implements SystemStore {
     }
   }
 
+  /**
+   * One item by its keys. A Query, not a GetItem: the connect function may Query both partitions
+   * a new system writes to (its chunks', its owner's) but has no GetItem on chunks.
+   */
   async #readItem(item: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
-    const { Item } = await this.#doc.send(
-      new GetCommand({
+    const { Items = [] } = await this.#doc.send(
+      new QueryCommand({
         TableName: this.#tableName,
-        Key: { pk: item.pk, sk: item.sk },
+        KeyConditionExpression: 'pk = :pk AND sk = :sk',
+        ExpressionAttributeValues: { ':pk': item.pk, ':sk': item.sk },
         ConsistentRead: true,
       }),
     );
-    return Item;
+    return Items[0];
   }
 
   /** Every chunk of every version of a system, found by a Query on its partition (keys only). */
