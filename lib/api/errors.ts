@@ -110,7 +110,7 @@ export const SYSTEM_NOT_FOUND_MESSAGE =
 export const SYSTEM_NOT_FOUND_DETAIL = "not a system of this key's owner";
 
 /** Seconds a caller is asked to wait after a 503: throttles and brief outages usually clear by then. */
-export const RETRY_AFTER_SECONDS = 2;
+const RETRY_AFTER_SECONDS = 2;
 
 /** What the caller is told when the table could not serve the request; nothing of it was half done. */
 export function serviceUnavailable(): ApiError {

@@ -42,7 +42,7 @@ export interface DynamoRetry {
   retryDelayMs?: (retry: number) => number;
 }
 
-export const DYNAMO_RETRY: Readonly<DynamoRetry> = Object.freeze({
+const DYNAMO_RETRY: Readonly<DynamoRetry> = Object.freeze({
   maxAttempts: 3,
   attemptTimeoutMs: 1_000,
   connectTimeoutMs: 500,

@@ -62,7 +62,7 @@ const LIMIT_OF: Record<QuotaName, keyof Quotas> = {
 const COUNTER_SK = 'QUOTA';
 const HOLD_PREFIX = 'hold_';
 /** A hold older than this belongs to a change that is over: functions time out within seconds. */
-export const STALE_HOLD_MS = 60 * 60 * 1000;
+const STALE_HOLD_MS = 60 * 60 * 1000;
 
 /** One more than a limit allows. */
 export class QuotaExceededError extends Error {

@@ -23,7 +23,7 @@ import { isSystemId } from './input';
 import { HEAD_SK_PREFIX, headKey, type ItemKey } from './items';
 
 /** Chunks younger than this may belong to a create or refresh still running. */
-export const ORPHAN_MIN_AGE_MS = 60 * 60 * 1000;
+const ORPHAN_MIN_AGE_MS = 60 * 60 * 1000;
 
 export interface OrphanedChunks {
   /** The system id the chunks were written for. */
