@@ -332,6 +332,26 @@ describe('API keys under faults', () => {
   });
 });
 
+describe('reading under faults', () => {
+  // Listing and reading write nothing: a fault is simply a 503, and the next try works.
+  it('answers 503 on every read route, then the data as it was', async () => {
+    const owner = newOwner();
+    const id = (await register(owner)).json.id as string;
+    expect((await call(owner, 'POST', '/api/keys', { name: 'r' })).status).toBe(201);
+    const reads: Array<[string, string]> = [
+      ['GET', '/api/systems'],
+      ['GET', `/api/systems/${id}`],
+      ['GET', '/api/keys'],
+    ];
+    for (const [method, path] of reads) {
+      service.proxy.reset(() => ({ kind: 'error', error: 'ProvisionedThroughputExceededException' }));
+      expectUnavailable(await call(owner, method, path));
+      service.proxy.reset();
+      expect((await call(owner, method, path)).status).toBe(200);
+    }
+  });
+});
+
 describe('the engine under faults', () => {
   const setup = async (owner: string) => {
     const created = await call(owner, 'POST', '/api/keys', { name: 'engine' });
