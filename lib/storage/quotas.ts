@@ -40,7 +40,7 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import type { Quotas } from '../config/quotas';
-import { failedOnRetry } from './faults';
+import { failedOnRetry, StoreBusyError } from './faults';
 import { PARTITION_PREFIXES } from './table';
 
 /** What an owner holds, as the quotas count it. */
@@ -155,7 +155,9 @@ export class DynamoOwnerQuotas implements OwnerQuotas {
         );
         return this.#holdFor(owner, hold, add);
       } catch (error) {
-        if (!(error instanceof ConditionalCheckFailedException) || round >= 3) throw error;
+        if (!(error instanceof ConditionalCheckFailedException)) throw error;
+        // Other requests keep changing the counter under this one: a busy table, in effect.
+        if (round >= 5) throw new StoreBusyError(`the quota counter of ${owner} kept changing`);
         const counter = await this.#read(owner);
         // A lost answer to an applied write: the hold is there.
         if (failedOnRetry(error) && counter?.[hold] !== undefined) return this.#holdFor(owner, hold, add);
@@ -163,15 +165,16 @@ export class DynamoOwnerQuotas implements OwnerQuotas {
           await this.#initialize(owner);
           continue;
         }
+        const over = add.find(
+          ([name, amount]) => count(counter, name) + amount > this.#quotas[LIMIT_OF[name]],
+        );
+        // Room was freed between the refused write and this read: try again.
+        if (over === undefined) continue;
         if (!reconciled) {
           reconciled = true;
           if (await this.reconcile(owner)) continue;
         }
-        const [name] = add.find(
-          ([name, amount]) => count(counter, name) + amount > this.#quotas[LIMIT_OF[name]],
-        ) ??
-          add[0] ?? ['systems'];
-        throw new QuotaExceededError(name, this.#quotas[LIMIT_OF[name]]);
+        throw new QuotaExceededError(over[0], this.#quotas[LIMIT_OF[over[0]]]);
       }
     }
   }

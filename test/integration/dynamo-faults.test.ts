@@ -10,7 +10,7 @@
  * complete or not at all, a refresh that failed left the old version, a failed delete left the
  * system whole, and a 503 always carried Retry-After and the contract's error body.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
 import type { DynamoErrorName, Fault, FaultRule, ProxiedCall } from '../helpers/fault-proxy';
@@ -80,6 +80,29 @@ const endsQuotaHold = (call: ProxiedCall | undefined) =>
   call?.operation === 'UpdateItem' &&
   call.body.Key.sk.S === 'QUOTA' &&
   String(call.body.UpdateExpression).startsWith('REMOVE');
+
+/**
+ * The owner's quota counter against what they hold: never below it (a crash may only overcount),
+ * and exact with no hold left when every change ended (`exact`).
+ */
+async function expectCounter(owner: string, exact: boolean) {
+  const { Item } = await service.doc.send(
+    new GetCommand({
+      TableName: service.tableName,
+      Key: { pk: `OWNER#${owner}`, sk: 'QUOTA' },
+      ConsistentRead: true,
+    }),
+  );
+  const held = {
+    ...(await service.stores.systems.usage(owner)),
+    keys: await service.stores.keys.activeCount(owner),
+  };
+  for (const name of ['systems', 'keys', 'bytes'] as const) {
+    if (exact) expect(Item?.[name] ?? 0).toBe(held[name]);
+    else expect(Item?.[name] ?? 0).toBeGreaterThanOrEqual(held[name]);
+  }
+  if (exact) expect(Object.keys(Item ?? {}).filter((name) => name.startsWith('hold_'))).toEqual([]);
+}
 
 function expectUnavailable(answer: Answer) {
   expect(answer.status).toBe(503);
@@ -165,6 +188,7 @@ describe('registering a system under faults', () => {
           expectUnavailable(answer);
           expect(await systemsOf(owner)).toEqual([]);
         }
+        await expectCounter(owner, false);
       });
       // Several chunk puts, then the head.
       expect(positions).toBeGreaterThanOrEqual(3);
@@ -177,6 +201,7 @@ describe('registering a system under faults', () => {
       const [stored, ...others] = await systemsOf(owner);
       expect(others).toEqual([]);
       expect(stored).toMatchObject({ id: answer.json.id, structure: ORIGINAL });
+      await expectCounter(owner, true);
     });
   });
 });
@@ -210,6 +235,7 @@ describe('refreshing a system under faults', () => {
         expect(answer.status).toBe(200);
         expect(stored).toMatchObject({ id, structure: CHANGED, version: 2 });
       }
+      await expectCounter(owner, false);
     });
     expect(refused).toBeGreaterThan(2);
   });
@@ -219,6 +245,7 @@ describe('refreshing a system under faults', () => {
       expect(answer.status).toBe(200);
       const [stored] = await systemsOf(owner);
       expect(stored).toMatchObject({ id, structure: CHANGED, version: 2 });
+      await expectCounter(owner, true);
     });
   });
 });
@@ -260,6 +287,7 @@ describe('deleting a system under faults', () => {
         }),
       );
       expect(Items).toEqual([]);
+      await expectCounter(owner, false);
     });
   });
 });
@@ -303,6 +331,7 @@ describe('API keys under faults', () => {
       expect(await keysOf(owner)).toMatchObject([{ id: answer.json.id, status: 'active' }]);
       const engine = await post(service.url, answer.json.key, { mode: 'analyze', ...WORKED_EXAMPLE });
       expect(engine.status).toBe(200);
+      await expectCounter(owner, true);
     });
   });
 
@@ -328,6 +357,7 @@ describe('API keys under faults', () => {
     await atEveryPosition(setup, revoke, lostAnswerAt, async ({ owner, answer, prepared }) => {
       expect(answer.status).toBe(204);
       expect(await keysOf(owner)).toMatchObject([{ id: prepared.id, status: 'revoked' }]);
+      await expectCounter(owner, false);
     });
   });
 });
