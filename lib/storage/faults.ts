@@ -51,8 +51,9 @@ function sameValue(a: unknown, b: unknown): boolean {
   if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(Buffer.from(b));
   if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) {
     if (Array.isArray(a) !== Array.isArray(b)) return false;
-    const keysA = Object.keys(a);
-    const keysB = Object.keys(b);
+    // Undefined attributes are never stored (`removeUndefinedValues`), so they do not count.
+    const keysA = Object.keys(a).filter((key) => (a as Record<string, unknown>)[key] !== undefined);
+    const keysB = Object.keys(b).filter((key) => (b as Record<string, unknown>)[key] !== undefined);
     return (
       keysA.length === keysB.length &&
       keysA.every((key) =>

@@ -6,7 +6,7 @@
 import { GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoClients } from '../../lib/aws/dynamo';
-import { isStoreUnavailable, StoreBusyError } from '../../lib/storage/faults';
+import { failedOnRetry, holdsWrite, isStoreUnavailable, StoreBusyError } from '../../lib/storage/faults';
 import { ensureTable } from '../../lib/storage/table';
 import { type RunningDynalite, startDynalite } from '../helpers/dynalite';
 import {
@@ -120,5 +120,24 @@ describe('the retry policy', () => {
     expect(isStoreUnavailable(new TypeError('x is undefined'))).toBe(false);
     expect(isStoreUnavailable('a string')).toBe(false);
     expect(isStoreUnavailable(new StoreBusyError('still unprocessed'))).toBe(true);
+  });
+});
+
+describe('holdsWrite (is the stored item the one this call wrote?)', () => {
+  it('compares every written attribute, bytes by content, nested objects whole', () => {
+    const written = { pk: 'p', sk: 's', data: new Uint8Array([1, 2]), settings: { a: 1, b: undefined } };
+    expect(
+      holdsWrite({ ...written, data: new Uint8Array([1, 2]), settings: { a: 1 }, extra: 1 }, written),
+    ).toBe(true);
+    expect(holdsWrite({ ...written, data: new Uint8Array([1, 3]) }, written)).toBe(false);
+    expect(holdsWrite({ ...written, settings: { a: 2 } }, written)).toBe(false);
+    expect(holdsWrite({ ...written, settings: { a: 1, c: 1 } }, written)).toBe(false);
+    expect(holdsWrite(undefined, written)).toBe(false);
+  });
+
+  it('knows a failure on a retry from one on the first attempt', () => {
+    expect(failedOnRetry({ $metadata: { attempts: 2 } })).toBe(true);
+    expect(failedOnRetry({ $metadata: { attempts: 1 } })).toBe(false);
+    expect(failedOnRetry(new Error('x'))).toBe(false);
   });
 });
