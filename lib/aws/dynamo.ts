@@ -17,7 +17,7 @@ export interface DynamoClientOptions {
   region?: string;
   /** Where `DYNAMODB_ENDPOINT`, `AWS_REGION` and the access key pair are read from. Default `process.env`. */
   env?: Env;
-  /** How faults are retried; default `DYNAMO_RETRY`. */
+  /** How faults are retried; default `DYNAMO_RETRY`, or `LOCAL_DYNAMO_RETRY` with an endpoint. */
   retry?: Partial<DynamoRetry>;
 }
 
@@ -42,10 +42,22 @@ export interface DynamoRetry {
   retryDelayMs?: (retry: number) => number;
 }
 
+/** Against DynamoDB itself: what the deployed functions use. */
 const DYNAMO_RETRY: Readonly<DynamoRetry> = Object.freeze({
   maxAttempts: 3,
   attemptTimeoutMs: 1_000,
   connectTimeoutMs: 500,
+});
+
+/**
+ * Against a local endpoint (dynalite, DynamoDB Local): the same attempts, but a local database
+ * on a busy laptop or CI machine may take seconds to write a 300 KB chunk, which is slowness,
+ * not a fault.
+ */
+const LOCAL_DYNAMO_RETRY: Readonly<DynamoRetry> = Object.freeze({
+  maxAttempts: 3,
+  attemptTimeoutMs: 10_000,
+  connectTimeoutMs: 2_000,
 });
 
 /** Local endpoints do not check credentials, so any static pair will do. */
@@ -62,7 +74,10 @@ const LOCAL_REGION = 'us-east-1';
 export function createDynamoClients(options: DynamoClientOptions = {}): DynamoClients {
   const env = options.env ?? process.env;
   const endpoint = options.endpoint ?? optionalEnv(env, 'DYNAMODB_ENDPOINT');
-  const faults = retryConfig({ ...DYNAMO_RETRY, ...options.retry });
+  const faults = retryConfig({
+    ...(endpoint === undefined ? DYNAMO_RETRY : LOCAL_DYNAMO_RETRY),
+    ...options.retry,
+  });
   const client = new DynamoDBClient({
     ...faults,
     ...(endpoint === undefined ? awsConfig(options) : localConfig(endpoint, options, env)),
