@@ -1,3 +1,4 @@
+export { QuotaExceededError } from '../storage/quotas';
 export { CompiledStructureCache, processSystemCache } from './compiled-cache';
 export { DynamoSystemStore } from './dynamo-store';
 export { SystemChangedError, SystemInputError } from './errors';
