@@ -53,6 +53,32 @@ const TicksSchema = named(
     }),
 );
 
+/**
+ * `ticks` in a request: read only in mode `ticks`, and ignored, whatever its type, in the other
+ * modes. So the field itself takes any value, and the request says when it must be `Ticks`.
+ */
+const requestTicks = () =>
+  z
+    .unknown()
+    .optional()
+    .meta({
+      description:
+        'In mode `ticks`: see `Ticks` (an integer from 1 to 1000, default 10). In modes `analyze` and ' +
+        '`tick` it is ignored, whatever its type.',
+    });
+
+/** In JSON Schema: a top-level `mode: "ticks"` makes a top-level `ticks` a `Ticks`. */
+const TICKS_WHEN_MODE_TICKS = {
+  if: { required: ['mode'], properties: { mode: { const: 'ticks' } } },
+  then: { properties: { ticks: { $ref: '#/components/schemas/Ticks' } } },
+} as const;
+
+/** The same rule for zod: in mode `ticks`, a `ticks` that is present must be a `Ticks`. */
+function ticksValidInModeTicks(body: { mode?: unknown; ticks?: unknown }): boolean {
+  return body.mode !== 'ticks' || body.ticks === undefined || TicksSchema.safeParse(body.ticks).success;
+}
+const TICKS_ISSUE = { message: 'in mode ticks, ticks must be an integer from 1 to 1000', path: ['ticks'] };
+
 /** @internal test/api/schemas.test.ts checks it accepts exactly the nodes the engine accepts. */
 export const NodeSchema = named(
   'Node',
@@ -162,11 +188,13 @@ export const DirectRequestSchema = named(
   z
     .looseObject({
       mode: ModeSchema,
-      ticks: TicksSchema.optional(),
+      ticks: requestTicks(),
       nodes: nodesField,
       dependencies: dependenciesField,
     })
+    .refine(ticksValidInModeTicks, TICKS_ISSUE)
     .meta({
+      ...TICKS_WHEN_MODE_TICKS,
       description:
         'Direct format: the structure at the top level. A top-level `nodes` field always selects this ' +
         'format, even when a container key is present too.',
@@ -178,7 +206,7 @@ const ContainerSchema = named(
   z
     .looseObject({
       mode: ModeSchema.optional(),
-      ticks: TicksSchema.optional(),
+      ticks: requestTicks(),
       nodes: nodesField,
       dependencies: dependenciesField,
     })
@@ -193,11 +221,12 @@ function nestedVariant(key: ContainerKey) {
   return z
     .looseObject({
       mode: ModeSchema.optional(),
-      ticks: TicksSchema.optional(),
+      ticks: requestTicks(),
       nodes: z.never().optional().meta({ description: 'Absent: a top-level `nodes` makes the body direct.' }),
       [key]: ContainerSchema,
     })
-    .meta({ title: `Structure in \`${key}\`` });
+    .refine(ticksValidInModeTicks, TICKS_ISSUE)
+    .meta({ ...TICKS_WHEN_MODE_TICKS, title: `Structure in \`${key}\`` });
 }
 
 /** @internal test/api/schemas.test.ts checks the direct and nested formats exclude each other. */
@@ -216,14 +245,16 @@ export const NestedRequestSchema = named(
 named(
   'SystemRequest',
   z
-    .object({
+    .looseObject({
       mode: ModeSchema,
-      ticks: TicksSchema.optional(),
+      ticks: requestTicks(),
       systemId: z
         .string()
         .meta({ description: 'The id `POST /api/connect` returned for a system of the key owner.' }),
     })
+    .refine(ticksValidInModeTicks, TICKS_ISSUE)
     .meta({
+      ...TICKS_WHEN_MODE_TICKS,
       description:
         'A stored system instead of a structure: runs on the structure registered with `POST /api/connect`, ' +
         "when the API key's owner owns it (else 404 `SYSTEM_NOT_FOUND`). Byte for byte the answer the " +
