@@ -9,6 +9,7 @@
 import * as z from 'zod';
 import { MAX_TOTAL_LOAD } from '../engine';
 import { WORKED_EXAMPLE } from '../worked-example';
+import { SettingsSchema } from './connect-request';
 import { ERROR_STATUS, type ErrorCode } from './errors';
 import { CONTAINER_KEYS, type ContainerKey, MODES } from './request-shape';
 import { apiSchemaRegistry } from './schema-registry';
@@ -540,7 +541,12 @@ const SystemSchema = named(
   z.object({
     id: z.string().meta({ description: 'ULID.' }),
     name: z.string(),
-    url: z.string(),
+    url: z
+      .string()
+      .optional()
+      .meta({
+        description: 'Where the structure was fetched from; absent for a document sent to POST /api/systems.',
+      }),
     nodes: z.int().meta({ description: 'Number of nodes stored.' }),
     dependencies: z.int().meta({ description: 'Number of dependencies stored.' }),
     createdAt: z.string().meta({ description: 'ISO 8601.' }),
@@ -560,6 +566,16 @@ const SystemSchema = named(
           'What one engine step stands for: `second` (the source gives rates or a time span), `window` (counts ' +
           "over the source's window), `none` (no traffic in the source), `as-sent` (the engine's own format).",
       }),
+    version: z
+      .int()
+      .meta({ description: '1 as registered, one more at every refresh that replaced the structure.' }),
+    refreshedAt: z
+      .string()
+      .optional()
+      .meta({
+        description: 'ISO 8601: when a refresh last replaced the structure; absent before the first.',
+      }),
+    settings: z.optional(SettingsSchema),
   }),
 );
 

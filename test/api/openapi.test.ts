@@ -187,6 +187,7 @@ describe('the document', () => {
     ]);
     for (const operation of withBodies) {
       expect(Object.keys(operation.requestBody.content).sort()).toEqual([
+        '*/*',
         'application/json',
         'application/octet-stream',
         'text/plain',
