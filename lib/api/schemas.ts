@@ -71,6 +71,7 @@ const requestTicks = () =>
 /** In JSON Schema: a top-level `mode: "ticks"` makes a top-level `ticks` a `Ticks`. */
 const TICKS_WHEN_MODE_TICKS = {
   if: { required: ['mode'], properties: { mode: { const: 'ticks' } } },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's `then`, never awaited.
   then: { properties: { ticks: { $ref: '#/components/schemas/Ticks' } } },
 } as const;
 
@@ -541,12 +542,9 @@ const SystemSchema = named(
   z.object({
     id: z.string().meta({ description: 'ULID.' }),
     name: z.string(),
-    url: z
-      .string()
-      .optional()
-      .meta({
-        description: 'Where the structure was fetched from; absent for a document sent to POST /api/systems.',
-      }),
+    url: z.string().optional().meta({
+      description: 'Where the structure was fetched from; absent for a document sent to POST /api/systems.',
+    }),
     nodes: z.int().meta({ description: 'Number of nodes stored.' }),
     dependencies: z.int().meta({ description: 'Number of dependencies stored.' }),
     createdAt: z.string().meta({ description: 'ISO 8601.' }),
@@ -569,12 +567,9 @@ const SystemSchema = named(
     version: z
       .int()
       .meta({ description: '1 as registered, one more at every refresh that replaced the structure.' }),
-    refreshedAt: z
-      .string()
-      .optional()
-      .meta({
-        description: 'ISO 8601: when a refresh last replaced the structure; absent before the first.',
-      }),
+    refreshedAt: z.string().optional().meta({
+      description: 'ISO 8601: when a refresh last replaced the structure; absent before the first.',
+    }),
     settings: z.optional(SettingsSchema),
   }),
 );
