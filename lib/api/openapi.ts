@@ -113,10 +113,22 @@ function bytes(description: string): JsonObject {
   return { type: 'string', contentMediaType: 'application/json', description };
 }
 
-/** The answers every operation can get, from the service or from API Gateway in front of it. */
-function commonResponses(): JsonObject {
+const RESPONSE_REF_PREFIX = '#/components/responses/';
+const responseRef = (name: SharedResponse) => ({ $ref: `${RESPONSE_REF_PREFIX}${name}` });
+
+type SharedResponse =
+  | 'TooManyRequests'
+  | 'ServerError'
+  | 'ServiceUnavailable'
+  | 'PayloadTooLarge'
+  | 'UnsupportedContentEncoding'
+  | 'UserTokenRequired'
+  | 'SystemNotFound';
+
+/** Answers several operations share, written once under `components.responses`. */
+function sharedResponses(): Record<SharedResponse, JsonObject> {
   return {
-    '429': {
+    TooManyRequests: {
       description:
         "API Gateway's throttle: the stage's rate or burst limit was reached (`throttleRateLimit`, " +
         '`throttleBurstLimit` in docs/deploy.md). Not sent by the local server. Retry with backoff.',
@@ -127,14 +139,14 @@ function commonResponses(): JsonObject {
         },
       },
     },
-    '500': serverError(
+    ServerError: serverError(
       "`INTERNAL_ERROR`: the service failed unexpectedly (logged, never described). Or API Gateway's " +
         '`{"message": "Internal Server Error"}` when the function failed without answering.',
       {
         INTERNAL_ERROR: example('unexpected failure', errorBody(classifyFailure(new Error('example')).error)),
       },
     ),
-    '503': {
+    ServiceUnavailable: {
       description:
         'The service cannot answer now: its table is throttled or failing after retries ' +
         "(`SERVICE_UNAVAILABLE`, with `Retry-After`), or API Gateway's own `Service Unavailable`. Retry later.",
@@ -142,6 +154,61 @@ function commonResponses(): JsonObject {
         'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string' } },
       },
       content: { 'application/json': { schema: { oneOf: [ref('ErrorBody'), ref(GATEWAY_MESSAGE)] } } },
+    },
+    PayloadTooLarge: payloadTooLarge(
+      'The body is larger than the limit, as sent or decoded (`LIMIT_EXCEEDED`).',
+      {},
+    ),
+    UnsupportedContentEncoding: errorResponse(
+      "The body's `Content-Encoding` is not one the service can undo (gzip, br and deflate are); the " +
+        'response says which in `Accept-Encoding`.',
+      {
+        UNSUPPORTED_CONTENT_ENCODING: example(
+          'body compressed with zstd',
+          bodyError('(zstd bytes)', { contentEncoding: 'zstd' }),
+        ),
+      },
+      {
+        'Accept-Encoding': { description: 'The codings a request body may use.', schema: { type: 'string' } },
+      },
+    ),
+    UserTokenRequired: errorResponse(
+      'No `Authorization: Bearer <USER_ACCESS_TOKEN>` (`MISSING_TOKEN`), or a token that is not a valid access ' +
+        'token of this service: expired, not yet valid, another issuer or client, an id token, a bad signature ' +
+        '(`INVALID_TOKEN`).',
+      {
+        MISSING_TOKEN: example('no token', errorBody(missingToken(false))),
+        INVALID_TOKEN: example('expired token', errorBody(invalidToken())),
+      },
+      {
+        'WWW-Authenticate': {
+          description: '`Bearer`, with `error="invalid_token"` for an invalid token.',
+          schema: { type: 'string' },
+        },
+      },
+    ),
+    SystemNotFound: errorResponse(
+      "You have no system with this id (`SYSTEM_NOT_FOUND`); another user's system looks the same.",
+      {},
+    ),
+  };
+}
+
+/** The answers every operation can get, from the service or from API Gateway in front of it. */
+function commonResponses(): JsonObject {
+  return {
+    '429': responseRef('TooManyRequests'),
+    '500': responseRef('ServerError'),
+    '503': responseRef('ServiceUnavailable'),
+  };
+}
+
+/** A 413: the service's limit, or API Gateway's own for a body over 10 MB. */
+function payloadTooLarge(limitDescription: string, examples: JsonObject): JsonObject {
+  return {
+    description: `${limitDescription} API Gateway itself refuses a body over 10 MB with its own \`Request Entity Too Large\`.`,
+    content: {
+      'application/json': { schema: { oneOf: [ref('ErrorBody'), ref(GATEWAY_MESSAGE)] }, examples },
     },
   };
 }
@@ -157,27 +224,13 @@ function serverError(description: string, examples: JsonObject): JsonObject {
 }
 
 /** The answers of every operation with a JSON body: too large (service or gateway), an unknown coding. */
-function bodyResponses(limitDescription: string, examples: JsonObject = {}): JsonObject {
+function bodyResponses(limit?: { description: string; examples: JsonObject }): JsonObject {
   return {
-    '413': {
-      description: `${limitDescription} API Gateway itself refuses a body over 10 MB with its own \`Request Entity Too Large\`.`,
-      content: {
-        'application/json': { schema: { oneOf: [ref('ErrorBody'), ref(GATEWAY_MESSAGE)] }, examples },
-      },
-    },
-    '415': errorResponse(
-      "The body's `Content-Encoding` is not one the service can undo (gzip, br and deflate are); the " +
-        'response says which in `Accept-Encoding`.',
-      {
-        UNSUPPORTED_CONTENT_ENCODING: example(
-          'body compressed with zstd',
-          bodyError('(zstd bytes)', { contentEncoding: 'zstd' }),
-        ),
-      },
-      {
-        'Accept-Encoding': { description: 'The codings a request body may use.', schema: { type: 'string' } },
-      },
-    ),
+    '413':
+      limit === undefined
+        ? responseRef('PayloadTooLarge')
+        : payloadTooLarge(limit.description, limit.examples),
+    '415': responseRef('UnsupportedContentEncoding'),
   };
 }
 
@@ -187,7 +240,7 @@ function bodyResponses(limitDescription: string, examples: JsonObject = {}): Jso
  */
 function withJsonBody(
   operation: JsonObject & { responses: JsonObject },
-  body: { schema: JsonObject; examples?: JsonObject; limit?: string; limitExamples?: JsonObject },
+  body: { schema: JsonObject; examples?: JsonObject; limit?: { description: string; examples: JsonObject } },
 ): JsonObject {
   const { responses, parameters, ...rest } = operation;
   return {
@@ -195,10 +248,7 @@ function withJsonBody(
     parameters: [...((parameters as unknown[] | undefined) ?? []), CONTENT_ENCODING_PARAMETER],
     requestBody: jsonRequestBody(body.schema, body.examples),
     responses: {
-      ...bodyResponses(
-        body.limit ?? 'The body is larger than the limit, as sent or decoded (`LIMIT_EXCEEDED`).',
-        body.limitExamples,
-      ),
+      ...bodyResponses(body.limit),
       ...responses,
     },
   };
@@ -401,6 +451,7 @@ function engineLimitExamples(): JsonObject {
  * parameters, security and statuses with their headers, never a body.
  */
 function withHeadOperations(paths: Record<string, JsonObject>): Record<string, JsonObject> {
+  const shared = sharedResponses();
   const result: Record<string, JsonObject> = {};
   for (const [path, operations] of Object.entries(paths)) {
     const get = operations.get as (JsonObject & { responses: Record<string, JsonObject> }) | undefined;
@@ -410,10 +461,20 @@ function withHeadOperations(paths: Record<string, JsonObject>): Record<string, J
     }
     const responses: Record<string, JsonObject> = {};
     for (const [status, response] of Object.entries(get.responses)) {
-      const { content: _body, ...withoutBody } = response;
+      // A shared answer is named, not repeated: its headers are kept, its body left out.
+      const ref =
+        typeof response.$ref === 'string' ? response.$ref.slice(RESPONSE_REF_PREFIX.length) : undefined;
+      const {
+        content: _body,
+        description,
+        ...headers
+      } = ref === undefined ? response : shared[ref as SharedResponse];
       responses[status] = {
-        ...withoutBody,
-        description: `${String(response.description)} As for GET, without the body.`,
+        description:
+          ref === undefined
+            ? `${String(description)} As for GET, without the body.`
+            : `As for GET (\`${ref}\`), without the body.`,
+        ...headers,
       };
     }
     result[path] = {
@@ -446,31 +507,12 @@ function withCommonResponses(paths: Record<string, JsonObject>): Record<string, 
 
 /** The 401s of every user-token route, worded by the code that throws them. */
 function userTokenErrors(): JsonObject {
-  return {
-    '401': errorResponse(
-      'No `Authorization: Bearer <USER_ACCESS_TOKEN>` (`MISSING_TOKEN`), or a token that is not a valid access ' +
-        'token of this service: expired, not yet valid, another issuer or client, an id token, a bad signature ' +
-        '(`INVALID_TOKEN`).',
-      {
-        MISSING_TOKEN: example('no token', errorBody(missingToken(false))),
-        INVALID_TOKEN: example('expired token', errorBody(invalidToken())),
-      },
-      {
-        'WWW-Authenticate': {
-          description: '`Bearer`, with `error="invalid_token"` for an invalid token.',
-          schema: { type: 'string' },
-        },
-      },
-    ),
-  };
+  return { '401': responseRef('UserTokenRequired') };
 }
 
 function systemPaths(): JsonObject {
   const idParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
-  const notFound = errorResponse(
-    "You have no system with this id (`SYSTEM_NOT_FOUND`); another user's system looks the same.",
-    {},
-  );
+  const notFound = responseRef('SystemNotFound');
   return {
     '/api/connect': {
       post: withJsonBody(
@@ -715,11 +757,13 @@ function buildOpenApiDocument(): object {
                   payload: WORKED_EXAMPLE,
                 }),
               },
-              limit:
-                'The body is larger than the request limit (check 3), the structure has more nodes or dependencies ' +
-                'than the limits, a `ticks` request would return more snapshot elements than allowed, or the ' +
-                'result is too large to return even compressed (check 8).',
-              limitExamples: engineLimitExamples(),
+              limit: {
+                description:
+                  'The body is larger than the request limit (check 3), the structure has more nodes or ' +
+                  'dependencies than the limits, a `ticks` request would return more snapshot elements than ' +
+                  'allowed, or the result is too large to return even compressed (check 8).',
+                examples: engineLimitExamples(),
+              },
             },
           ),
         },
@@ -757,6 +801,7 @@ function buildOpenApiDocument(): object {
             '`Authorization: Bearer <USER_ACCESS_TOKEN>`. Its `sub` owns what the user creates.',
         },
       },
+      responses: sharedResponses(),
       schemas: componentSchemas(),
     },
   };

@@ -18,6 +18,9 @@ type Json = any;
 
 const doc: Json = JSON.parse(serializeOpenApiDocument());
 const engine: Json = doc.paths['/api/engine'].post;
+/** A response, or the shared one (`components.responses`) it names. */
+const resolved = (response: Json): Json =>
+  typeof response.$ref === 'string' ? doc.components.responses[response.$ref.split('/').pop()] : response;
 
 describe('openapi.json', () => {
   it('is the committed copy of the freshly built document (run `npm run openapi` when this fails)', () => {
@@ -83,8 +86,9 @@ describe('the document', () => {
     });
     expect(refs.size).toBeGreaterThan(10);
     for (const ref of refs) {
-      expect(ref).toMatch(/^#\/components\/schemas\/\w+$/);
-      expect(doc.components.schemas[ref.split('/').pop()!], ref).toBeDefined();
+      const [, kind, name] = /^#\/components\/(schemas|responses)\/(\w+)$/.exec(ref) ?? [];
+      expect(kind, ref).toBeDefined();
+      expect(doc.components[kind!][name!], ref).toBeDefined();
     }
   });
 
@@ -125,7 +129,7 @@ describe('the document', () => {
       expect.arrayContaining(['200', '429', '503', ...Object.keys(expected)]),
     );
     for (const [status, codes] of Object.entries(expected)) {
-      const content = engine.responses[status].content['application/json'];
+      const content = resolved(engine.responses[status]).content['application/json'];
       expect(JSON.stringify(content.schema)).toContain('"#/components/schemas/ErrorBody"');
       const shown = new Set<string>();
       for (const { value } of Object.values<Json>(content.examples)) {
@@ -151,9 +155,9 @@ describe('the document', () => {
         ).toBe(true);
       }
     }
-    const throttled = engine.responses['429'].content['application/json'];
+    const throttled = resolved(engine.responses['429']).content['application/json'];
     expect(throttled.schema).toEqual({ $ref: '#/components/schemas/GatewayMessage' });
-    expect(engine.responses['503'].headers['Retry-After']).toBeDefined();
+    expect(resolved(engine.responses['503']).headers['Retry-After']).toBeDefined();
   });
 
   // A typed client built from the document must be able to call HEAD with the GET's path id.
@@ -164,7 +168,12 @@ describe('the document', () => {
       expect(head.parameters, path).toEqual(get.parameters);
       expect(head.security, path).toEqual(get.security);
       expect(Object.keys(head.responses).sort(), path).toEqual(Object.keys(get.responses).sort());
-      for (const response of Object.values<Json>(head.responses)) expect(response.content).toBeUndefined();
+      for (const response of Object.values<Json>(head.responses)) {
+        expect(response.$ref).toBeUndefined();
+        expect(response.content).toBeUndefined();
+      }
+      // The headers stay: WWW-Authenticate on a 401, Retry-After on a 503.
+      expect(head.responses['503'].headers['Retry-After']).toBeDefined();
     }
     expect(doc.paths['/api/systems/{id}'].head.parameters).toEqual([
       { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
