@@ -14,7 +14,7 @@ import {
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { type ITableV2, Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { FilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
+import { FilterPattern, type IFilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
@@ -291,12 +291,8 @@ export class ServiceAlarms extends Construct {
     return topic;
   }
 
-  private countLines(
-    id: string,
-    logGroup: ILogGroup,
-    filterPattern: ReturnType<typeof FilterPattern.all>,
-    metricName: string,
-  ) {
+  /** A metric filter adding 1 to `metricName`, in the stage's namespace, per matching log line. */
+  private countLines(id: string, logGroup: ILogGroup, filterPattern: IFilterPattern, metricName: string) {
     new MetricFilter(this, id, {
       logGroup,
       filterPattern,
