@@ -728,7 +728,8 @@ function buildOpenApiDocument(): object {
         description:
           'The local server (`npm start`; `PORT` changes the port). A deployed stack serves the same paths at ' +
           'its `ApiUrl` output (`https://<api-id>.execute-api.<region>.amazonaws.com/`), at its `ExplorerUrl` ' +
-          '(CloudFront, under `/api/*`), or at `https://api.<domainName>/` when deployed with a custom domain ' +
+          '(CloudFront, under `/api/*`), or at `https://<domainName>/`, also under `/api/*`, when deployed with a ' +
+          'custom domain ' +
           '(docs/deploy.md).',
       },
     ],
