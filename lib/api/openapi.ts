@@ -729,8 +729,7 @@ function buildOpenApiDocument(): object {
           'The local server (`npm start`; `PORT` changes the port). A deployed stack serves the same paths at ' +
           'its `ApiUrl` output (`https://<api-id>.execute-api.<region>.amazonaws.com/`), at its `ExplorerUrl` ' +
           '(CloudFront, under `/api/*`), or at `https://<domainName>/`, also under `/api/*`, when deployed with a ' +
-          'custom domain ' +
-          '(docs/deploy.md).',
+          'custom domain (docs/deploy.md).',
       },
     ],
     paths: withHeadOperations(
