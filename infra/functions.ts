@@ -36,7 +36,20 @@ const LAMBDA_CREDENTIALS_ALIAS = {
   '--alias:@aws-sdk/credential-provider-node': './lib/aws/lambda-credentials.ts',
 } as const;
 
-export function functionBundling(awsSdk: AwsSdkPlacement = 'bundled'): BundlingOptions {
+/**
+ * Without tracing, the bundle gets a stand-in for the Powertools tracer (lib/aws/tracer-off.ts)
+ * instead of the tracer and the X-Ray SDK under it: a stage that does not trace pays nothing
+ * for it, in bundle size or cold start. With tracing, the real one is bundled.
+ */
+const TRACER_OFF_ALIAS = {
+  '--alias:@aws-lambda-powertools/tracer': './lib/aws/tracer-off.ts',
+} as const;
+
+export function functionBundling(awsSdk: AwsSdkPlacement = 'bundled', tracing = false): BundlingOptions {
+  const aliases = {
+    ...(awsSdk === 'bundled' ? LAMBDA_CREDENTIALS_ALIAS : {}),
+    ...(tracing ? {} : TRACER_OFF_ALIAS),
+  };
   return {
     format: OutputFormat.ESM,
     // ESM entry points of packages first: the SDK's are tree-shakable, their CommonJS is not.
@@ -49,7 +62,7 @@ export function functionBundling(awsSdk: AwsSdkPlacement = 'bundled'): BundlingO
     bundleAwsSDK: awsSdk === 'bundled',
     externalModules: awsSdk === 'bundled' ? [] : ['@aws-sdk/*'],
     logLevel: LogLevel.WARNING,
-    ...(awsSdk === 'bundled' ? { esbuildArgs: { ...LAMBDA_CREDENTIALS_ALIAS } } : {}),
+    ...(Object.keys(aliases).length === 0 ? {} : { esbuildArgs: aliases }),
   };
 }
 

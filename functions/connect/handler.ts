@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createDynamoClients } from '../../lib/aws/dynamo';
+import { traceAwsClient, traceOutbound } from '../../lib/aws/tracing';
 import { requiredEnv } from '../../lib/config/env';
 import { readLimits } from '../../lib/config/limits';
 import { readQuotas } from '../../lib/config/quotas';
@@ -14,7 +15,8 @@ import { createConnectFunction } from './connect-function';
 // Built once per Lambda instance (cold start). Missing settings (TABLE_NAME, the user pool)
 // throw here, so a misconfigured deploy fails at once, naming the variable.
 const tableName = requiredEnv(process.env, 'TABLE_NAME');
-const { doc } = createDynamoClients();
+const { client, doc } = createDynamoClients();
+traceAwsClient(client);
 // Systems and keys, counted against each owner's quotas (MAX_SYSTEMS_PER_OWNER, …).
 const { keys, systems } = createOwnerStores({ doc, tableName, quotas: readQuotas() });
 
@@ -28,6 +30,7 @@ const serve = createConnectFunction({
   outbound: {
     allowHosts: readConnectAllowHosts(process.env),
     deadlineMs: readConnectDeadlineMs(process.env),
+    trace: traceOutbound,
   },
   systemCache: processSystemCache(),
 });

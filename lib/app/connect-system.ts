@@ -28,7 +28,7 @@ export interface ConnectSystemDeps {
   systems: Pick<SystemStore, 'create'>;
   limits: Pick<Limits, 'maxNodes' | 'maxDependencies' | 'maxDecodedBodyBytes'>;
   /** The deployment's outbound settings: hosts exempt from the address rules, the deadline. */
-  outbound: Pick<FetchJsonOptions, 'allowHosts' | 'deadlineMs' | 'resolveHost'>;
+  outbound: Pick<FetchJsonOptions, 'allowHosts' | 'deadlineMs' | 'resolveHost' | 'trace'>;
   /**
    * The compiled stored systems of this process: a registration keeps the structure it has
    * just compiled, so a run on the new system in the same process starts from it.
