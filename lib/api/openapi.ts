@@ -160,7 +160,6 @@ function sharedResponses(): Record<SharedResponse, JsonObject> {
           schema: { oneOf: [ref('ErrorBody'), ref(GATEWAY_MESSAGE)] },
           examples: {
             SERVICE_UNAVAILABLE: example('storage throttled', errorBody(serviceUnavailable())),
-            gateway: example("API Gateway's own", { message: 'Service Unavailable' }),
           },
         },
       },
