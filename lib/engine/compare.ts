@@ -11,7 +11,7 @@ import { boundedRatio } from './steady-state';
 import type { Headroom, Origin, Role } from './types';
 
 /** How many pressure and utilization increases `changes` lists, largest first. */
-export const TOP_INCREASES = 20;
+const TOP_INCREASES = 20;
 
 /** What a comparison keeps of one described state once its buffers move on. */
 export interface StateDigest {

@@ -53,7 +53,7 @@ const DEPENDENCY_FIELDS = ['from', 'to', 'weight', 'cut'];
 
 /** A scenario checked against its structure: node and dependency ends as indices. */
 interface ResolvedScenario {
-  scale: number | undefined;
+  scale: Scenario['scale'];
   nodes: { v: number; change: NodeChange }[];
   dependencies: { from: number; to: number; change: DependencyChange; path: string }[];
 }
