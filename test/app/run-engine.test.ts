@@ -137,7 +137,10 @@ describe('scenarios on stored systems', () => {
   // B's capacity to 1.5 and cuts A → C. The answer is the inline answer of the structure with
   // the settings applied and then the scenario's edit, and the baseline is the settings' answer.
   const settings: SystemSettings = { nodes: { B: { capacity: 3 }, A: { arrival: 2 } } };
-  const scenario = { nodes: { B: { capacity: 1.5 } }, dependencies: [{ from: 'A', to: 'C', cut: true as const }] };
+  const scenario = {
+    nodes: { B: { capacity: 1.5 } },
+    dependencies: [{ from: 'A', to: 'C', cut: true as const }],
+  };
   const withSettings = applySettings(WORKED, settings) as typeof WORKED;
 
   it('applies the scenario on top of the settings, byte for byte the inline answer', async () => {
