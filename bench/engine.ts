@@ -3,7 +3,7 @@
  * the floor every request pays anyway (JSON parse of the request, JSON stringify of the
  * response), on generated structures from 1k to 200k nodes / 1M dependencies.
  *
- * Usage: npm run bench [-- --quick]
+ * Usage: npm run bench [-- --quick] [-- --only=compare]
  * Needs `node --expose-gc` (the npm script passes it) so garbage from one measurement is
  * collected before the next one starts instead of being billed to it.
  */
@@ -1090,7 +1090,127 @@ function openTable(results: readonly OpenResult[]): { table: string; checks: Tar
   return { table, checks };
 }
 
+// ---------------------------------------------------------------------------------------------
+// What if: a request with a scenario, and with `compare`, against the plain request (issue #23).
+
+const COMPARE_TARGET = 2.2;
+
+interface CompareResult {
+  name: string;
+  plain: Measurement;
+  scenario: Measurement;
+  compare: Measurement;
+  scenarioRatio: number;
+  compareRatio: number;
+}
+
+/**
+ * The scenario the section runs: all traffic ×1.5, the first node with a capacity at half of it,
+ * the first dependency cut — a change of every load, one capacity and the dependency arrays.
+ */
+function benchScenario(structure: Structure): Record<string, unknown> {
+  const limited = structure.nodes.find((node) => node.capacity !== undefined);
+  const first = structure.dependencies[0]!;
+  return {
+    scale: 1.5,
+    ...(limited === undefined ? {} : { nodes: { [limited.id]: { capacity: limited.capacity! / 2 } } }),
+    dependencies: [{ from: first.from, to: first.to, cut: true }],
+  };
+}
+
+async function benchCompare(size: SizeSpec, shape: Shape): Promise<CompareResult> {
+  const name = `${shape} ${formatCount(size.nodeCount)}/${formatCount(size.dependencyCount)}`;
+  progress(`${name}: plain, scenario and compare end to end`);
+  const structure = generateStructure({ shape, ...size });
+  const plainText = requestText(structure);
+  const scenario = benchScenario(structure);
+  const withScenario = `${plainText.slice(0, -1)},"scenario":${JSON.stringify(scenario)}}`;
+  const withCompare = `${withScenario.slice(0, -1)},"compare":true}`;
+  // Request text to response text, as the service answers it; the three interleaved run by run,
+  // so the machine's drift is shared.
+  const endToEnd = (text: string) => () => {
+    const started = performance.now();
+    sink += renderEngineResponse(parseEngineRequest(JSON.parse(text) as unknown, BENCH_LIMITS)).length;
+    return { ms: performance.now() - started };
+  };
+  const rounds = { plain: [] as Measurement[], scenario: [] as Measurement[], compare: [] as Measurement[] };
+  for (let round = 0; round < 3; round++) {
+    rounds.plain.push(measure(size.runs, endToEnd(plainText)));
+    rounds.scenario.push(measure(size.runs, endToEnd(withScenario)));
+    rounds.compare.push(measure(size.runs, endToEnd(withCompare)));
+  }
+  const merged = (list: Measurement[]): Measurement => {
+    const runsMs = list.flatMap((m) => m.runsMs);
+    return { ...list[0]!, medianMs: median(runsMs), runsMs, planned: list.length * size.runs };
+  };
+  const plain = merged(rounds.plain);
+  const scenarioRun = merged(rounds.scenario);
+  const compare = merged(rounds.compare);
+  return {
+    name,
+    plain,
+    scenario: scenarioRun,
+    compare,
+    scenarioRatio: scenarioRun.medianMs / plain.medianMs,
+    compareRatio: compare.medianMs / plain.medianMs,
+  };
+}
+
+function compareTable(results: readonly CompareResult[]): { table: string; checks: TargetCheck[] } {
+  const table = renderTable(
+    [
+      { header: 'structure', align: 'left' },
+      { header: 'plain', align: 'right' },
+      { header: 'scenario', align: 'right' },
+      { header: 'scenario / plain', align: 'right' },
+      { header: 'scenario + compare', align: 'right' },
+      { header: 'compare / plain', align: 'right' },
+    ],
+    results.map((result) => [
+      result.name,
+      formatMs(result.plain.medianMs),
+      formatMs(result.scenario.medianMs),
+      formatRatio(result.scenarioRatio),
+      formatMs(result.compare.medianMs),
+      formatRatio(result.compareRatio),
+    ]),
+  );
+  const checks = results.map((result) => ({
+    row: result.name,
+    target: `compare ≤ ${COMPARE_TARGET}× a plain request`,
+    measured: formatRatio(result.compareRatio),
+    pass: result.compareRatio <= COMPARE_TARGET,
+  }));
+  return { table, checks };
+}
+
+function printChecks(checks: readonly TargetCheck[]): void {
+  for (const check of checks) {
+    console.log(
+      `  ${check.pass ? 'PASS' : 'MISS'}  ${check.row}: ${check.target}, measured ${check.measured}`,
+    );
+  }
+  console.log('');
+}
+
+/** `npm run bench -- --only=compare`: the what-if section alone (it takes a few minutes, not the whole bench's). */
+async function mainCompareOnly(): Promise<void> {
+  const sizes = quick
+    ? SIZES.filter((size) => size.nodeCount === 10_000)
+    : SIZES.filter((size) => size.targetRow);
+  const results: CompareResult[] = [];
+  for (const size of sizes) for (const shape of SHAPES) results.push(await benchCompare(size, shape));
+  progress('done');
+  const section = compareTable(results);
+  console.log(
+    `\nWhat if: plain, with a scenario, and with compare (request text to response text):\n\n${section.table}\n`,
+  );
+  printChecks(section.checks);
+  if (sink === Number.MIN_VALUE) console.log('');
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--only=compare')) return mainCompareOnly();
   const meta = metadata();
   console.log(
     `System Behavior Engine benchmark (${meta.mode}) — node ${meta.node} (V8 ${meta.v8}), ${meta.platform}, ` +
@@ -1114,6 +1234,9 @@ async function main(): Promise<void> {
     ? sizes.filter((size) => size.nodeCount === 10_000)
     : sizes.filter((size) => size.targetRow);
   for (const size of openSizes) for (const shape of SHAPES) openResults.push(await benchOpen(size, shape));
+  const compareResults: CompareResult[] = [];
+  for (const size of openSizes)
+    for (const shape of SHAPES) compareResults.push(await benchCompare(size, shape));
   let registration: RegistrationResult | undefined;
   if (!quick) {
     progress('registration: 100k nodes / 500k dependencies through connect');
@@ -1199,6 +1322,13 @@ async function main(): Promise<void> {
     }
     console.log('');
   }
+  const compareSection = compareResults.length > 0 ? compareTable(compareResults) : undefined;
+  if (compareSection) {
+    console.log(
+      `What if: plain, with a scenario, and with compare (request text to response text):\n\n${compareSection.table}\n`,
+    );
+    printChecks(compareSection.checks);
+  }
   if (registration) {
     const table = renderTable(
       [
@@ -1238,6 +1368,8 @@ async function main(): Promise<void> {
     breakdown,
     colliding: collidingResult,
     open: openResults,
+    compare: compareResults,
+    compareTable: compareSection?.table,
     registration,
     collidingTable: collidingSection,
     families,
