@@ -2,7 +2,7 @@ import type { EngineResult, NodeState } from '../../lib/engine/types';
 import { largest } from './largest';
 
 /** What the graph's colour shows for one described state, and where each node sits on the scale. */
-export interface ColourMeasure {
+interface ColourMeasure {
   kind: 'utilization' | 'pressure';
   /** 0..1 on the palette; `undefined` for a node the measure does not apply to (drawn grey). */
   fraction(node: NodeState): number | undefined;
@@ -14,7 +14,7 @@ export interface ColourMeasure {
  * is the top of the scale), nodes without a capacity grey. Any other state by pressure, 0 to
  * the state's largest, as before.
  */
-export function colourMeasure(result: EngineResult): ColourMeasure {
+function colourMeasure(result: EngineResult): ColourMeasure {
   if (result.headroom !== undefined) {
     return {
       kind: 'utilization',
@@ -25,8 +25,24 @@ export function colourMeasure(result: EngineResult): ColourMeasure {
   return { kind: 'pressure', fraction: (node) => (maxPressure > 0 ? node.pressure / maxPressure : 0) };
 }
 
+/**
+ * What the graph's colour shows, as the page's other panels may set it (a change between two
+ * answers, say): a place on the palette per node (0..1; `undefined` draws it grey) and the key
+ * under the graph that says what it means.
+ */
+export interface Colouring {
+  key: string;
+  fraction(node: NodeState): number | undefined;
+}
+
+/** The colouring of a state when no panel sets one: pressure, or utilization (see `colourMeasure`). */
+export function defaultColouring(result: EngineResult): Colouring {
+  const measure = colourMeasure(result);
+  return { key: colourKeyText(measure.kind), fraction: measure.fraction };
+}
+
 /** The colour key under the graph, for the measure in use. */
-export function colourKeyText(kind: ColourMeasure['kind']): string {
+function colourKeyText(kind: ColourMeasure['kind']): string {
   return kind === 'utilization'
     ? 'Colour: utilization of capacity (throughput / capacity), from 0 (dark) to 1 or more (yellow); grey: no capacity.'
     : "Colour: pressure, from 0 (dark) to the state's largest (yellow).";

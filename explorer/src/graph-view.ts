@@ -1,5 +1,5 @@
 import type { EngineResult } from '../../lib/engine/types';
-import { colourMeasure, openFacts } from './colour-by';
+import { type Colouring, openFacts } from './colour-by';
 import { largest } from './largest';
 import { layoutResult } from './layout';
 import { viridis } from './palette';
@@ -17,6 +17,7 @@ const MARGIN = 60;
 
 export interface GraphViewOptions {
   selected: string | undefined;
+  colouring: Colouring;
   onSelect: (id: string) => void;
 }
 
@@ -36,7 +37,6 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
   const x = (i: number) => MARGIN + layout.layer[i]! * LAYER_GAP;
   const y = (i: number) => MARGIN + layout.row[i]! * ROW_GAP;
 
-  const measure = colourMeasure(result);
   const maxLoad = largest(result.nodes, (n) => n.load, 0);
   const maxFlow = largest(result.dependencies, (d) => d.flow, 0);
   const traceEdges = new Set<string>();
@@ -111,7 +111,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       group.append(svgElement('circle', { r: radius + 4, class: 'ring origin' }));
     if (node.id === options.selected)
       group.append(svgElement('circle', { r: radius + 10, class: 'ring selected' }));
-    const fraction = measure.fraction(node);
+    const fraction = options.colouring.fraction(node);
     group.append(
       svgElement('circle', {
         r: radius,

@@ -1,5 +1,5 @@
 import type { EngineResult } from '../../lib/engine/types';
-import { colourMeasure } from './colour-by';
+import type { Colouring } from './colour-by';
 import { largest } from './largest';
 import { foldedPositions, layoutResult } from './layout';
 import { viridisRgb } from './palette';
@@ -14,7 +14,7 @@ function colourOf(fraction: number | undefined): readonly [number, number, numbe
 /** The WebGL view of a large structure, kept so the next state reuses positions and buffers. */
 export interface LargeGraphView {
   /** Recolours and resizes for another state of the same structure. */
-  update(result: EngineResult, selected: string | undefined): void;
+  update(result: EngineResult, selected: string | undefined, colouring: Colouring): void;
   /** Frame times (ms) of `frames` camera moves, as while the user drags: for the benchmark. */
   measureFrames(frames: number): Promise<number[]>;
   kill(): void;
@@ -67,6 +67,7 @@ function compile(gl: WebGL2RenderingContext, type: number, source: string): WebG
 export function drawLargeGraph(
   container: HTMLElement,
   result: EngineResult,
+  colouring: Colouring,
   onSelect: (id: string) => void,
 ): LargeGraphView {
   const canvas = document.createElement('canvas');
@@ -267,8 +268,7 @@ export function drawLargeGraph(
   resize();
 
   const view: LargeGraphView = {
-    update(state, selected) {
-      const measure = colourMeasure(state);
+    update(state, selected, colouring) {
       const maxLoad = largest(state.nodes, (n) => n.load, 0);
       const blockage = state.primaryBlockage === null ? -1 : index.get(state.primaryBlockage)!;
       const origin = state.origin === null ? -1 : index.get(state.origin.id)!;
@@ -276,7 +276,7 @@ export function drawLargeGraph(
       const ratio = window.devicePixelRatio || 1;
       pointSizes = new Float32Array(nodeCount);
       state.nodes.forEach((node, v) => {
-        const colour = v === blockage ? TRACE : v === origin ? ORIGIN : colourOf(measure.fraction(node));
+        const colour = v === blockage ? TRACE : v === origin ? ORIGIN : colourOf(colouring.fraction(node));
         const size =
           (v === blockage || v === origin || v === chosen
             ? 14
@@ -343,6 +343,6 @@ export function drawLargeGraph(
       container.replaceChildren();
     },
   };
-  view.update(result, undefined);
+  view.update(result, undefined, colouring);
   return view;
 }

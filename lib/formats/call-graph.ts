@@ -9,6 +9,7 @@
  * the observed calls exactly. Loads are 0; no capacity is invented.
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
+import { FormatError } from './types';
 
 export interface ObservedCall {
   from: string;
@@ -17,6 +18,8 @@ export interface ObservedCall {
   count: number;
   /** The source's own fields (error counts, protocol, rates as given), kept on the dependency. */
   extra?: Record<string, unknown>;
+  /** Where the call is in the source (`data[3]`), for the warning when it repeats a pair. */
+  path?: string;
 }
 
 export interface CallGraphInput {
@@ -42,7 +45,9 @@ export interface CallGraph {
  * The fan-out structure for observed calls. A call counted 0 carries nothing and a weight must
  * be above 0, so such calls are left out (and counted in a warning).
  */
-export function callGraphStructure(input: CallGraphInput): CallGraph {
+export function callGraphStructure(given: CallGraphInput): CallGraph {
+  const { calls, repeatWarning } = mergeCalls(given.calls);
+  const input = { nodes: given.nodes, calls };
   // A group of services that call each other and nothing else calls would get no arrival at
   // all (every throughput 0, every weight count / 0): one of them is taken as its entry.
   const preferred = new Set(
@@ -82,15 +87,73 @@ export function callGraphStructure(input: CallGraphInput): CallGraph {
       continue;
     }
     const own = throughput.get(call.from)!;
-    dependencies.push({ ...(call.extra ?? {}), from: call.from, to: call.to, weight: call.count / own });
+    const weight = call.count / own;
+    // Counts near the largest number overflow once added up, and a count far beyond what its
+    // caller processes (1e300 calls for 5e-324 requests) overflows the weight: neither is a rate.
+    if (!Number.isFinite(own) || !Number.isFinite(weight))
+      throw new FormatError(
+        call.path ?? '',
+        `${quote(call.from)} makes ${call.count} calls on ${quote(call.to)} while processing ${own} requests: too far apart to be a rate (counts must stay below about 1e300 and within 1e300 of each other)`,
+      );
+    dependencies.push({ ...(call.extra ?? {}), from: call.from, to: call.to, weight });
   }
-  const warnings = cycles.map(describeClosedCycle);
+  const warnings = [...repeatWarning, ...cycles.map(describeClosedCycle)];
   if (silent > 0) {
     warnings.push(
       `${silent} call${silent === 1 ? '' : 's'} with a count of 0 left out (no traffic to carry)`,
     );
   }
   return { nodes, dependencies, warnings };
+}
+
+/**
+ * Calls of one caller on one callee, in first-seen order: their counts added, and every other
+ * field that is a number in both (error counts); any other field keeps its first value. One
+ * dependency per pair, so a million repeated links are one dependency, not a million.
+ */
+function mergeCalls(calls: readonly ObservedCall[]): { calls: ObservedCall[]; repeatWarning: string[] } {
+  const byPair = new Map<string, Map<string, ObservedCall>>();
+  const merged: ObservedCall[] = [];
+  let repeated = 0;
+  let example = '';
+  for (const call of calls) {
+    let byCallee = byPair.get(call.from);
+    if (byCallee === undefined) {
+      byCallee = new Map();
+      byPair.set(call.from, byCallee);
+    }
+    const first = byCallee.get(call.to);
+    if (first === undefined) {
+      const own: ObservedCall = { ...call, extra: Object.assign(Object.create(null), call.extra) };
+      byCallee.set(call.to, own);
+      merged.push(own);
+      continue;
+    }
+    if (repeated++ === 0) {
+      example =
+        call.path !== undefined && first.path !== undefined
+          ? `${call.path} repeats ${first.path}`
+          : `${quote(call.from)} → ${quote(call.to)}`;
+    }
+    first.count += call.count;
+    if (!Number.isFinite(first.count))
+      throw new FormatError(
+        call.path ?? '',
+        `the calls of ${quote(call.from)} on ${quote(call.to)} add up past the largest number a count can have`,
+      );
+    for (const [key, value] of Object.entries(call.extra ?? {})) {
+      const before = first.extra![key];
+      if (typeof before === 'number' && typeof value === 'number') first.extra![key] = before + value;
+      else if (!(key in first.extra!)) first.extra![key] = value;
+    }
+  }
+  const repeatWarning =
+    repeated === 0
+      ? []
+      : [
+          `${repeated} call${repeated === 1 ? '' : 's'} repeated a caller and callee seen before (${example}): merged into one dependency, counts added`,
+        ];
+  return { calls: merged, repeatWarning };
 }
 
 function quote(id: string): string {

@@ -62,14 +62,27 @@
  *
  * Extra fields never use the engine's own names: a data field named like one (`weight`,
  * `load`, `capacity`, `flow`, … — the benchmark graph has `data.weight`) is kept as
- * `"data.weight"`, the path it came from. Malformed input — an element that is not
+ * `original_weight`, as every format keeps them, with a warning. Plain edges repeating a pair
+ * are merged into one dependency whose weight is their number (`repeated-pairs.ts`); Kiali's
+ * repeated calls are merged by the call-graph mapping, rates added. Malformed input — an element that is not
  * `{ data: {…} }`, a node without a string id, a duplicate id (the second is named), an edge
  * whose source or target is not a node's id, a bad rate — throws FormatError with the path in
  * the source document.
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
 import { callGraphStructure, type ObservedCall } from './call-graph';
-import { DEPENDENCY_FIELDS, describeValue, isRecord, NODE_FIELDS, plural, quote } from './text';
+import { mergeRepeatedPairs, repeatedPairsWarning } from './repeated-pairs';
+import {
+  copyExtras,
+  DEPENDENCY_FIELDS,
+  describeValue,
+  isRecord,
+  NODE_FIELDS,
+  plural,
+  quote,
+  type Renamed,
+  renameWarnings,
+} from './text';
 import { FormatError, type GraphFormat, type MappedGraph } from './types';
 
 const KIALI_NODE_TYPES: ReadonlySet<unknown> = new Set([
@@ -278,18 +291,20 @@ function endpointOf<T>(edge: Element, end: 'source' | 'target', byId: ReadonlyMa
   return node;
 }
 
-/** The data's fields minus `skip`, with any engine-owned name kept as `"data.<name>"`. */
+/**
+ * The data's fields minus `skip`, with any engine-owned name kept as `original_<name>` (counted in
+ * `renamed`), as every format keeps them.
+ */
 function extrasOf(
   data: Record<string, unknown>,
   skip: readonly string[],
   owned: ReadonlySet<string>,
+  renamed: Renamed,
+  element: string,
 ): Array<[string, unknown]> {
-  const entries: Array<[string, unknown]> = [];
-  for (const [key, value] of Object.entries(data)) {
-    if (skip.includes(key)) continue;
-    entries.push([owned.has(key) ? `data.${key}` : key, value]);
-  }
-  return entries;
+  const kept: Record<string, unknown> = {};
+  copyExtras(kept, data, skip, owned, renamed, element);
+  return Object.entries(kept);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -297,21 +312,31 @@ function extrasOf(
 
 function plainStructure({ nodes, edges }: Elements): MappedGraph {
   const byId = indexIds(nodes, (_, id) => ({ id }));
+  const renamed: Renamed = new Map();
   // Object.fromEntries defines keys as data, so a field named `__proto__` stays a field.
   const mappedNodes = nodes.map(
     (node) =>
-      Object.fromEntries([['id', idOf(node)], ...extrasOf(node.data, ['id'], NODE_FIELDS)]) as NodeInput,
+      Object.fromEntries([
+        ['id', idOf(node)],
+        ...extrasOf(node.data, ['id'], NODE_FIELDS, renamed, 'node'),
+      ]) as NodeInput,
   );
-  const dependencies = edges.map((edge) => {
-    const from = endpointOf(edge, 'source', byId).id;
-    const to = endpointOf(edge, 'target', byId).id;
-    return Object.fromEntries([
-      ['from', from],
-      ['to', to],
-      ...extrasOf(edge.data, ['source', 'target'], DEPENDENCY_FIELDS),
-    ]) as DependencyInput;
-  });
-  return { nodes: mappedNodes, dependencies, unit: 'none', warnings: [] };
+  const merged = mergeRepeatedPairs(
+    edges.map((edge) => {
+      const from = endpointOf(edge, 'source', byId).id;
+      const to = endpointOf(edge, 'target', byId).id;
+      return Object.fromEntries([
+        ['from', from],
+        ['to', to],
+        ...extrasOf(edge.data, ['source', 'target'], DEPENDENCY_FIELDS, renamed, 'edge'),
+      ]) as DependencyInput;
+    }),
+  );
+  const warnings = [
+    ...repeatedPairsWarning(merged, 'edge', (index) => edges[index]!.path),
+    ...renameWarnings(renamed),
+  ];
+  return { nodes: mappedNodes, dependencies: merged.dependencies, unit: 'none', warnings };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -480,13 +505,17 @@ function kialiStructure(elements: Elements): MappedGraph {
   hashes.forEach((hash, index) => {
     byHash.get(hash)!.name = names[index]!;
   });
+  const renamed: Renamed = new Map();
   const graphNodes = services.map((node, index) => {
     checkNodeTraffic(node);
     return {
       id: names[index]!,
       root: node.data.isRoot === true,
       // The hash last, so a source field of the same name cannot replace it.
-      extra: Object.fromEntries([...extrasOf(node.data, ['id'], NODE_FIELDS), ['kialiId', hashes[index]]]),
+      extra: Object.fromEntries([
+        ...extrasOf(node.data, ['id'], NODE_FIELDS, renamed, 'node'),
+        ['kialiId', hashes[index]],
+      ]),
     };
   });
 
@@ -511,11 +540,11 @@ function kialiStructure(elements: Elements): MappedGraph {
       continue;
     }
     const extra = Object.fromEntries([
-      ...extrasOf(edge.data, ['id', 'source', 'target', 'traffic'], DEPENDENCY_FIELDS),
+      ...extrasOf(edge.data, ['id', 'source', 'target', 'traffic'], DEPENDENCY_FIELDS, renamed, 'edge'),
       ...traffic.extra,
       ...(edge.data.id === undefined ? [] : [['kialiId', edge.data.id] as [string, unknown]]),
     ]);
-    calls.push({ from, to, count: traffic.requests, extra });
+    calls.push({ from, to, count: traffic.requests, extra, path: edge.path });
   }
 
   const mapped = callGraphStructure({ nodes: graphNodes, calls });
@@ -528,7 +557,7 @@ function kialiStructure(elements: Elements): MappedGraph {
         : 'only http and grpc rates count requests';
     warnings.push(`${plural(named.length, `${protocol} edge`)} left out (${why}): ${someOf(named)}`);
   }
-  warnings.push(...mapped.warnings);
+  warnings.push(...mapped.warnings, ...renameWarnings(renamed));
   return { nodes: mapped.nodes, dependencies: mapped.dependencies, unit: 'second', warnings };
 }
 

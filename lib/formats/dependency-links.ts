@@ -7,15 +7,17 @@
  * Mapping rules and decisions:
  * - Nodes are the parent and child names, in the order first seen (each link's parent before its
  *   child, links in document order). A link from a name to itself is a self-call.
- * - Links for the same parent and child are merged: their `callCount`s are added, and so is every
- *   other field that is a number in both (`errorCount`); any other field keeps its first value.
+ * - Links for the same parent and child are merged (by `callGraphStructure`, as for every call
+ *   graph): their `callCount`s are added, and so is every other field that is a number in both
+ *   (`errorCount`); any other field keeps its first value.
  * - `callGraphStructure` maps the calls (every service fan-out, entries get `arrival`, weight =
  *   calls per request the caller processes), so the steady throughput reproduces the counts. A
  *   cycle that nothing outside it calls has no entry there: the member with its busiest call
  *   (ties: the first seen) is made its entry (`closedCycleEntries`), with a warning.
  * - The source's fields stay on the dependency (`callCount`, `errorCount`, v3's `source`, …),
- *   but not `parent` and `child` (they are `from` and `to`), and not a field the engine owns on
- *   a dependency (`from`, `to`, `weight`, `flow`): such a field is dropped with a warning.
+ *   but not `parent` and `child` (they are `from` and `to`); a field the engine owns on a
+ *   dependency (`from`, `to`, `weight`, `flow`) is kept as `original_<name>` with a warning, as
+ *   every format keeps them.
  * - Unit: the counts cover a window the answer does not state (Jaeger's `endTs`/`lookback` are
  *   query parameters), so one step is that window: `unit: 'window'`.
  * - A missing or null `callCount` is 0 (no traffic): `callGraphStructure` leaves the link out,
@@ -34,15 +36,21 @@
  *   empty or failed answer only when the object holds nothing but the envelope's fields.
  */
 import { callGraphStructure, type ObservedCall } from './call-graph';
-import { describeValue, isRecord, quote } from './text';
+import {
+  copyExtras,
+  DEPENDENCY_FIELDS,
+  describeValue,
+  isRecord,
+  quote,
+  type Renamed,
+  renameWarnings,
+} from './text';
 import { FormatError, type GraphFormat } from './types';
 
 const JAEGER_ENVELOPE = new Set(['data', 'total', 'limit', 'offset', 'errors']);
 /** How many leading elements `detect` looks at. */
 const DETECT_SAMPLE = 3;
-/** Names the engine owns on a dependency: a source field with one of them is dropped. */
-const ENGINE_DEPENDENCY_FIELDS = new Set(['from', 'to', 'weight', 'flow']);
-const LINK_NAMES = new Set(['parent', 'child']);
+const LINK_NAMES = ['parent', 'child'];
 const DIGITS = /^[0-9]+$/;
 
 function looksLikeLink(value: unknown): boolean {
@@ -112,16 +120,13 @@ export const dependencyLinks: GraphFormat = {
     const { links, at } = found;
     const order: string[] = [];
     const seen = new Set<string>();
-    const byPair = new Map<string, Map<string, Merged>>();
-    const merged: Merged[] = [];
-    const dropped = new Set<string>();
-    let duplicates = 0;
+    const renamed: Renamed = new Map();
     const see = (name: string) => {
       if (seen.has(name)) return;
       seen.add(name);
       order.push(name);
     };
-    links.forEach((link, i) => {
+    const calls: ObservedCall[] = links.map((link, i) => {
       const path = `${at}[${i}]`;
       if (!isRecord(link))
         throw new FormatError(
@@ -131,61 +136,24 @@ export const dependencyLinks: GraphFormat = {
       const parent = nameAt(link, 'parent', path);
       const child = nameAt(link, 'child', path);
       const count = countAt(link, 'callCount', path);
-      const extra: Record<string, unknown> = Object.create(null);
-      for (const [key, value] of Object.entries(link)) {
-        if (LINK_NAMES.has(key)) continue;
-        if (ENGINE_DEPENDENCY_FIELDS.has(key)) {
-          dropped.add(key);
-          continue;
-        }
-        extra[key] = value;
-      }
+      const extra: Record<string, unknown> = {};
+      copyExtras(extra, link, LINK_NAMES, DEPENDENCY_FIELDS, renamed, 'link');
       extra.callCount = count;
       if (link.errorCount !== undefined) extra.errorCount = countAt(link, 'errorCount', path);
       see(parent);
       see(child);
-      let fromParent = byPair.get(parent);
-      if (fromParent === undefined) {
-        fromParent = new Map();
-        byPair.set(parent, fromParent);
-      }
-      const existing = fromParent.get(child);
-      if (existing === undefined) {
-        const call: Merged = { from: parent, to: child, count, extra };
-        fromParent.set(child, call);
-        merged.push(call);
-        return;
-      }
-      duplicates++;
-      existing.count += count;
-      for (const [key, value] of Object.entries(extra)) {
-        const before = existing.extra[key];
-        if (typeof before === 'number' && typeof value === 'number') existing.extra[key] = before + value;
-        else if (!(key in existing.extra)) existing.extra[key] = value;
-      }
+      return { from: parent, to: child, count, extra, path };
     });
 
-    const mapped = callGraphStructure({ nodes: order.map((id) => ({ id })), calls: merged });
+    const mapped = callGraphStructure({ nodes: order.map((id) => ({ id })), calls });
     const warnings: string[] = [];
     if (links.length === 0) warnings.push('no dependencies in the window');
     if (isRecord(document) && Array.isArray(document.errors) && document.errors.length > 0)
       warnings.push(`errors[0]: the source reported ${sourceError(document.errors)} beside its links`);
-    if (duplicates > 0)
-      warnings.push(
-        `${duplicates} link${duplicates === 1 ? '' : 's'} repeated a parent and child seen before: merged, counts added`,
-      );
-    if (dropped.size > 0)
-      warnings.push(
-        `dropped the links' field${dropped.size === 1 ? '' : 's'} ${[...dropped].map(quote).join(', ')}: the engine owns ${dropped.size === 1 ? 'that name' : 'those names'} on a dependency`,
-      );
-    warnings.push(...mapped.warnings);
+    warnings.push(...mapped.warnings, ...renameWarnings(renamed));
     return { nodes: mapped.nodes, dependencies: mapped.dependencies, unit: 'window', warnings };
   },
 };
-
-interface Merged extends ObservedCall {
-  extra: Record<string, unknown>;
-}
 
 /** Jaeger's first error, `{ code, msg }`, in words: `an error (code 500): "no storage"`. */
 function sourceError(errors: readonly unknown[]): string {

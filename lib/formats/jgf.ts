@@ -23,8 +23,8 @@
  *   kept as it came.
  * - **Edges.** `source` → `target`, each a node id of the graph (a number is read as its
  *   decimal string); an unknown id is refused. `relation`, `label`, `metadata`, `id`,
- *   `directed` and any other field are kept. Repeated pairs are kept, each its own dependency,
- *   and counted in a warning.
+ *   `directed` and any other field are kept. Edges repeating a pair are merged into one
+ *   dependency whose weight is their number (`repeated-pairs.ts`), with a warning.
  * - **Hyperedges.** A hyperedge joins sets of nodes; the engine's dependencies join two. A graph
  *   with `hyperedges` and no `edges` is refused, naming `graph.hyperedges` (rather than read as
  *   nodes without a single dependency); beside `edges` they are left out with a warning.
@@ -36,6 +36,7 @@
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
 import { native } from './native';
+import { mergeRepeatedPairs, repeatedPairsWarning } from './repeated-pairs';
 import {
   copyExtras,
   DEPENDENCY_FIELDS,
@@ -163,30 +164,21 @@ function mapGraph(graph: Record<string, unknown>, path: string, warnings: string
     throw new FormatError(`${path}.edges`, `must be an array, got ${describeValue(edges)}`);
   }
 
-  const seen = new Map<string, number>();
-  let repeated = 0;
-  let firstRepeat = '';
-  const dependencies: DependencyInput[] = (edges ?? []).map((edge: unknown, e) => {
+  const joined: DependencyInput[] = (edges ?? []).map((edge: unknown, e) => {
     const edgePath = `${path}.edges[${e}]`;
     if (!isRecord(edge)) throw new FormatError(edgePath, `must be an object, got ${describeValue(edge)}`);
     checkDirected(edge.directed, `${edgePath}.directed`);
-    const from = endOf(edge.source, `${edgePath}.source`, known);
-    const to = endOf(edge.target, `${edgePath}.target`, known);
-    const pair = JSON.stringify([from, to]);
-    const first = seen.get(pair);
-    if (first === undefined) seen.set(pair, e);
-    else if (repeated++ === 0) firstRepeat = `${edgePath} repeats ${path}.edges[${first}]`;
-    const dependency: DependencyInput = { from, to };
+    const dependency: DependencyInput = {
+      from: endOf(edge.source, `${edgePath}.source`, known),
+      to: endOf(edge.target, `${edgePath}.target`, known),
+    };
     copyExtras(dependency, edge, ['source', 'target'], DEPENDENCY_FIELDS, renamed, 'edge');
     return dependency;
   });
-  if (repeated > 0) {
-    warnings.push(
-      `${plural(repeated, 'edge')} ${repeated === 1 ? 'repeats' : 'repeat'} a pair already joined (${firstRepeat}); each is a dependency of its own`,
-    );
-  }
+  const merged = mergeRepeatedPairs(joined);
+  warnings.push(...repeatedPairsWarning(merged, 'edge', (e) => `${path}.edges[${e}]`));
   warnings.push(...renameWarnings(renamed));
-  return { nodes, dependencies, unit: 'none', warnings };
+  return { nodes, dependencies: merged.dependencies, unit: 'none', warnings };
 }
 
 function checkDirected(directed: unknown, path: string): void {

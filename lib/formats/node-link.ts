@@ -33,10 +33,12 @@
  *   arrival or fan-out, and the unit is `none`. Those fields are kept as they came.
  * - **Extra fields.** Every other field of a node or link is kept; a field whose name the engine
  *   owns (`load`, `capacity`, `weight`, `from`, …) is kept as `original_<name>` with a warning,
- *   so it is never read as an engine number. Links repeating a pair are kept (each is its own
- *   dependency, as in a multigraph) and counted in a warning.
+ *   so it is never read as an engine number. Links repeating a pair (a multigraph's parallel
+ *   edges) are merged into one dependency whose weight is their number (`repeated-pairs.ts`),
+ *   with a warning.
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
+import { mergeRepeatedPairs, repeatedPairsWarning } from './repeated-pairs';
 import {
   copyExtras,
   DEPENDENCY_FIELDS,
@@ -44,7 +46,6 @@ import {
   idText,
   isRecord,
   NODE_FIELDS,
-  plural,
   quote,
   type Renamed,
   renameWarnings,
@@ -188,27 +189,15 @@ function mapNodeLink(document: Record<string, unknown>): MappedGraph {
     return ids[index]!;
   };
 
-  const seen = new Map<string, number>();
-  let repeated = 0;
-  let firstRepeat = '';
-  const dependencies: DependencyInput[] = links.map((link: Record<string, unknown>, e) => {
-    const from = at(ends[2 * e]!);
-    const to = at(ends[2 * e + 1]!);
-    const pair = JSON.stringify([from, to]);
-    const first = seen.get(pair);
-    if (first === undefined) seen.set(pair, e);
-    else if (repeated++ === 0) firstRepeat = `${linkKey}[${e}] repeats ${linkKey}[${first}]`;
-    const mapped: DependencyInput = { from, to };
-    copyExtras(mapped, link, endKeys[e]!, DEPENDENCY_FIELDS, renamed, 'link');
-    return mapped;
+  const linked = links.map((link: Record<string, unknown>, e) => {
+    const dependency: DependencyInput = { from: at(ends[2 * e]!), to: at(ends[2 * e + 1]!) };
+    copyExtras(dependency, link, endKeys[e]!, DEPENDENCY_FIELDS, renamed, 'link');
+    return dependency;
   });
-  if (repeated > 0) {
-    warnings.push(
-      `${plural(repeated, 'link')} ${repeated === 1 ? 'repeats' : 'repeat'} a pair already linked (${firstRepeat}); each is a dependency of its own`,
-    );
-  }
+  const merged = mergeRepeatedPairs(linked);
+  warnings.push(...repeatedPairsWarning(merged, 'link', (e) => `${linkKey}[${e}]`));
   warnings.push(...renameWarnings(renamed));
-  return { nodes: mappedNodes, dependencies, unit: 'none', warnings };
+  return { nodes: mappedNodes, dependencies: merged.dependencies, unit: 'none', warnings };
 }
 
 function notAnEnd(end: End): FormatError {

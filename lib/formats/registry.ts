@@ -30,9 +30,11 @@ export interface ReadGraph extends MappedGraph {
 }
 
 /**
- * Reads `document` in `format`, or with `auto` in the first format that detects it. When none
- * does, the error says which formats were tried and what the document looked like; a forced
- * format that does not fit names that format and the element it missed.
+ * Reads `document` in `format`, or with `auto` in the format that detects it: the engine's own
+ * when it does, else the one other format that does. When none does, the error says which
+ * formats were tried and what the document looked like; when two do, it names them (the caller
+ * picks with `format`); a forced format that does not fit names that format and the element it
+ * missed.
  */
 export function readGraph(document: unknown, format: FormatName | 'auto' = 'auto'): ReadGraph {
   if (format !== 'auto') {
@@ -51,8 +53,17 @@ export function readGraph(document: unknown, format: FormatName | 'auto' = 'auto
     }
     return { format, ...chosen.toStructure(document) };
   }
-  for (const candidate of FORMATS) {
-    if (candidate.detect(document)) return { format: candidate.name, ...candidate.toStructure(document) };
+  const claiming = FORMATS.filter((candidate) => candidate.detect(document));
+  // The engine's own format is exact (both arrays present) and always wins; among the others a
+  // document two of them claim (it carries, say, both `elements` and `graphs`) is not guessed at.
+  const chosen =
+    claiming[0]?.name === 'native' ? claiming[0] : claiming.length === 1 ? claiming[0] : undefined;
+  if (chosen !== undefined) return { format: chosen.name, ...chosen.toStructure(document) };
+  if (claiming.length > 1) {
+    throw new FormatError(
+      '',
+      `the document fits more than one format (${claiming.map((candidate) => candidate.name).join(', ')}): ${shapeOf(document)}; send "format" to say which`,
+    );
   }
   throw new FormatError(
     '',

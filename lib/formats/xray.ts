@@ -36,6 +36,7 @@
  *   whose first elements have a numeric `ReferenceId` and an `Edges` array.
  */
 import { callGraphStructure, type ObservedCall } from './call-graph';
+import { mergeRepeatedPairs, repeatedPairsWarning } from './repeated-pairs';
 import { describeValue, isRecord, quote } from './text';
 import { FormatError, type GraphFormat, type MappedGraph } from './types';
 
@@ -158,6 +159,7 @@ export const xray: GraphFormat = {
         to,
         count: span === undefined ? edge.count! : edge.count! / span,
         extra: edge.extra,
+        path: edge.path,
       }));
     const roots = new Set(
       services.filter((service) => service.root).map((service) => ids.get(service.referenceId)!),
@@ -341,10 +343,13 @@ function topology(
   edges: ReadonlyArray<{ from: string; to: string; edge: Edge }>,
   warnings: string[],
 ): MappedGraph {
+  const merged = mergeRepeatedPairs(
+    edges.map(({ from, to, edge }) => ({ ...edge.extra, from, to, weight: 1 })),
+  );
   return {
     nodes: nodes.map((node) => ({ ...node.extra, id: node.id, fanout: true })),
-    dependencies: edges.map(({ from, to, edge }) => ({ ...edge.extra, from, to, weight: 1 })),
+    dependencies: merged.dependencies,
     unit: 'none',
-    warnings,
+    warnings: [...warnings, ...repeatedPairsWarning(merged, 'edge', (index) => edges[index]!.edge.path)],
   };
 }

@@ -33,8 +33,9 @@ export async function encodeStructure(structure: StructureInput): Promise<Encode
   try {
     text = JSON.stringify(structure);
   } catch {
-    // A cycle, a BigInt, or a string past V8's limit: nothing a fetched JSON answer contains.
-    throw new SystemInputError('structure', 'structure cannot be written as JSON');
+    // JSON.stringify recurses, so a field nested tens of thousands deep (which JSON.parse reads
+    // without trouble) cannot be written back; a string past V8's limit neither.
+    throw new SystemInputError('structure', `structure cannot be written as JSON: ${unwritable(structure)}`);
   }
   const json = Buffer.from(text, 'utf8');
   // The thread pool does the work, so one large registration does not stall other requests.
@@ -46,6 +47,21 @@ export async function encodeStructure(structure: StructureInput): Promise<Encode
     },
   });
   return { bytes, sha256: sha256Hex(json) };
+}
+
+/** The first element that JSON.stringify refuses, in words. */
+function unwritable(structure: StructureInput): string {
+  for (const key of ['nodes', 'dependencies'] as const) {
+    const list: readonly unknown[] = Array.isArray(structure[key]) ? structure[key] : [];
+    for (const [index, element] of list.entries()) {
+      try {
+        JSON.stringify(element);
+      } catch {
+        return `${key}[${index}] has a field nested too deeply (or too long) to store; flatten it or leave it out`;
+      }
+    }
+  }
+  return 'it is too large to store';
 }
 
 /** The structure back from its stored bytes, or `SystemStorageError` if they are not what was stored. */

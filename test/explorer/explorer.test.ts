@@ -139,6 +139,36 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     await page.screenshot({ path: `${SCREENSHOTS}/payload-error.png`, fullPage: true });
   });
 
+  // The seam a panel module gets (explorer/src/page.ts): re-run the editor's body with extra
+  // request fields, read each answer, recolour the graph by a value per node.
+  it('re-runs with extra request fields and recolours the graph through the page seam', async () => {
+    await page.selectOption('#example', '0');
+    await page.selectOption('#run-as', 'written');
+    await runAndWait();
+    await page.evaluate(`(() => {
+      window.seenModes = [];
+      explorerPage.onAnswer((answer) => {
+        window.seenModes.push(answer.mode);
+        explorerPage.setColouring({ key: 'Colour: B only.', fraction: (node) => (node.id === 'B' ? 1 : 0) });
+      });
+    })()`);
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.evaluate("explorerPage.rerun({ mode: 'ticks', ticks: 4 })");
+    await page.waitForSelector('body[data-state="done"]');
+    expect(await page.evaluate('window.seenModes')).toEqual(['ticks']);
+    expect(await page.locator('#chart polyline').count()).toBe(3);
+    expect(await page.textContent('#colour-key')).toBe('Colour: B only.');
+    expect(await page.getAttribute('#graph .node[data-id="B"] circle.body', 'fill')).toBe(
+      'rgb(253, 231, 37)',
+    );
+    expect(await page.getAttribute('#graph .node[data-id="A"] circle.body', 'fill')).toBe('rgb(68, 1, 84)');
+    // The editor's text is left as it was; a plain run drops the colouring.
+    expect(JSON.parse(await page.inputValue('#body')).mode).toBe('analyze');
+    await page.evaluate('explorerPage.setColouring(undefined)');
+    expect(await page.textContent('#colour-key')).toContain('pressure');
+    await page.goto(`${server.url}/`);
+  });
+
   // The worked example settles after three ticks: scrubbing to tick 3 shows the event.
   it('scrubs a timeline to tick 3 and shows settled', async () => {
     await page.selectOption('#example', '0');

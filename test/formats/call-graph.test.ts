@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../lib/engine';
 import { callGraphStructure, type ObservedCall } from '../../lib/formats/call-graph';
+import { FormatError } from '../../lib/formats/types';
 
 /** The steady throughput of every node, by id, when the engine analyzes the mapped structure. */
 function throughputs(nodes: string[], calls: ObservedCall[], roots: string[] = []) {
@@ -87,5 +88,43 @@ describe('callGraphStructure', () => {
     // gateway: arrival 40 + 10 called back; svc: 40.
     expect(byId.gateway).toBeCloseTo(50, 12);
     expect(byId.svc).toBeCloseTo(40, 12);
+  });
+
+  // Two links of one pair are one dependency: counts and numeric fields added, the rest first.
+  it('merges calls of one pair, counts added', () => {
+    const mapped = callGraphStructure({
+      nodes: [{ id: 'web' }, { id: 'db' }],
+      calls: [
+        { from: 'web', to: 'db', count: 30, extra: { errors: 1, protocol: 'http' }, path: 'data[0]' },
+        { from: 'web', to: 'db', count: 10, extra: { errors: 2, protocol: 'grpc' }, path: 'data[1]' },
+      ],
+    });
+    expect(mapped.dependencies).toEqual([{ errors: 3, protocol: 'http', from: 'web', to: 'db', weight: 1 }]);
+    expect(mapped.nodes[0]).toEqual({ id: 'web', fanout: true, arrival: 40 });
+    expect(mapped.warnings).toEqual([
+      '1 call repeated a caller and callee seen before (data[1] repeats data[0]): merged into one dependency, counts added',
+    ]);
+  });
+
+  // Counts that overflow once added, or a weight past the largest number, are no rates: the
+  // source element is named instead of handing the engine an Infinity.
+  it('names the source element when counts overflow', () => {
+    const huge = (path: string): ObservedCall => ({ from: 'a', to: 'b', count: 1e308, path });
+    expect(() =>
+      callGraphStructure({ nodes: [{ id: 'a' }, { id: 'b' }], calls: [huge('data[0]'), huge('data[1]')] }),
+    ).toThrow(
+      new FormatError('data[1]', 'the calls of "a" on "b" add up past the largest number a count can have'),
+    );
+    expect(() =>
+      callGraphStructure({
+        nodes: [{ id: 'a' }, { id: 'b' }, { id: 'c' }],
+        calls: [
+          { from: 'a', to: 'b', count: 5e-324, path: 'data[0]' },
+          { from: 'b', to: 'c', count: 1e300, path: 'data[1]' },
+        ],
+      }),
+    ).toThrow(
+      /^data\[1\]: "b" makes 1e\+300 calls on "c" while processing 5e-324 requests: too far apart to be a rate/,
+    );
   });
 });

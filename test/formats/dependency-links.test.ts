@@ -156,7 +156,9 @@ describe('dependency links: worked examples', () => {
         { callCount: 60, from: 'orders', to: 'users', weight: 0.5 },
       ],
       unit: 'window',
-      warnings: ['1 link repeated a parent and child seen before: merged, counts added'],
+      warnings: [
+        '1 call repeated a caller and callee seen before (data[4] repeats data[0]): merged into one dependency, counts added',
+      ],
     });
     expectThroughputs(mapped, [120, 120, 250, 100]);
   });
@@ -227,14 +229,18 @@ describe('dependency links: worked examples', () => {
     ]);
   });
 
-  // Field names the engine owns on a dependency cannot carry the source's values: dropped.
-  it('drops the fields the engine owns', () => {
+  // Field names the engine owns on a dependency cannot carry the source's values: kept as
+  // original_<name>, as every format keeps them.
+  it('renames the fields the engine owns', () => {
     const mapped = dependencyLinks.toStructure([
       { parent: 'a', child: 'b', callCount: 4, weight: 9, flow: 1, protocol: 'http' },
     ]);
-    expect(mapped.dependencies).toEqual([{ callCount: 4, protocol: 'http', from: 'a', to: 'b', weight: 1 }]);
+    expect(mapped.dependencies).toEqual([
+      { callCount: 4, original_weight: 9, original_flow: 1, protocol: 'http', from: 'a', to: 'b', weight: 1 },
+    ]);
     expect(mapped.warnings).toEqual([
-      `dropped the links' fields "weight", "flow": the engine owns those names on a dependency`,
+      '1 link has a field "weight", a name the engine owns; it is kept as "original_weight"',
+      '1 link has a field "flow", a name the engine owns; it is kept as "original_flow"',
     ]);
   });
 

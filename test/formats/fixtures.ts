@@ -29,3 +29,27 @@ export function thrown(run: () => unknown): FormatError {
   }
   throw new Error('expected a FormatError, nothing was thrown');
 }
+
+/**
+ * What `links` become once repeated pairs are merged: each pair once, in first-seen order, with
+ * its number of copies (the merged dependency's weight).
+ */
+export function mergedPairs(
+  links: ReadonlyArray<readonly [string, string]>,
+): Array<[string, string, number]> {
+  const merged = new Map<string, [string, string, number]>();
+  for (const [from, to] of links) {
+    const key = JSON.stringify([from, to]);
+    const entry = merged.get(key);
+    if (entry === undefined) merged.set(key, [from, to, 1]);
+    else entry[2]++;
+  }
+  return [...merged.values()];
+}
+
+/** A mapped structure's dependencies as `[from, to, weight]`, the default weight 1 written out. */
+export function pairsOf(
+  dependencies: ReadonlyArray<{ from: string; to: string; weight?: number }>,
+): Array<[string, string, number]> {
+  return dependencies.map(({ from, to, weight }) => [from, to, weight ?? 1]);
+}

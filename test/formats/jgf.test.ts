@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { compileStructure } from '../../lib/engine';
 import { FormatError, readGraph } from '../../lib/formats';
 import { jgf } from '../../lib/formats/jgf';
-import { fixturesIn, otherFolders, thrown } from './fixtures';
+import { fixturesIn, mergedPairs, otherFolders, pairsOf, thrown } from './fixtures';
 
 const OWN = 'jgf';
 
@@ -118,8 +118,9 @@ describe('worked examples', () => {
     expect(() => compileStructure(mapped)).not.toThrow();
   });
 
-  // A repeated pair (the car graph's nissan → japan twice) stays two dependencies, with a warning.
-  it('keeps repeated pairs and says so', () => {
+  // A repeated pair (the car graph's nissan → japan twice) is one dependency of weight 2, with a
+  // warning: the engine's numbers are those of two copies.
+  it('merges repeated pairs and says so', () => {
     const document = {
       graph: {
         nodes: [{ id: 'nissan' }, { id: 'japan' }],
@@ -130,9 +131,11 @@ describe('worked examples', () => {
       },
     };
     const mapped = jgf.toStructure(document);
-    expect(mapped.dependencies).toHaveLength(2);
+    expect(mapped.dependencies).toEqual([
+      { from: 'nissan', to: 'japan', relation: 'country_of_origin', weight: 2 },
+    ]);
     expect(mapped.warnings).toEqual([
-      '1 edge repeats a pair already joined (graph.edges[1] repeats graph.edges[0]); each is a dependency of its own',
+      "1 edge repeats a pair seen before (graph.edges[1] repeats graph.edges[0]): merged into one dependency per pair whose weight is its number of copies, which gives the engine's numbers of separate copies; the first copy's fields are kept",
     ]);
   });
 
@@ -493,11 +496,10 @@ describe('properties', () => {
         const read = container === 'graph' ? document.graph : document.graphs[0];
         const order = version === 1 ? ids : Object.keys(read.nodes);
         expect(mapped.nodes.map((node) => node.id)).toEqual(order);
-        expect(mapped.dependencies.map(({ from, to }) => [from, to])).toEqual(
-          edges.map(([from, to]) => [ids[from], ids[to]]),
-        );
+        const expected = mergedPairs(edges.map(([from, to]) => [ids[from]!, ids[to]!] as const));
+        expect(pairsOf(mapped.dependencies)).toEqual(expected);
         const compiled = compileStructure(mapped);
-        expect(compiled.dependencyCount).toBe(edges.length);
+        expect(compiled.dependencyCount).toBe(expected.length);
         expect(compiled.open).toBe(false);
       }),
       { numRuns: 300 },

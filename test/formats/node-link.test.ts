@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { compileStructure } from '../../lib/engine';
 import { FormatError, readGraph } from '../../lib/formats';
 import { nodeLink } from '../../lib/formats/node-link';
-import { fixturesIn, otherFolders, thrown } from './fixtures';
+import { fixturesIn, mergedPairs, otherFolders, pairsOf, thrown } from './fixtures';
 
 const OWN = 'node-link';
 
@@ -141,8 +141,9 @@ describe('worked examples', () => {
     expect(() => compileStructure(mapped)).not.toThrow();
   });
 
-  // A multigraph's parallel links stay dependencies of their own, with a warning.
-  it('keeps repeated pairs and says so', () => {
+  // A multigraph's parallel links are one dependency of weight 2: a's value splits as it would
+  // over two separate copies.
+  it('merges repeated pairs and says so', () => {
     const document = {
       directed: true,
       multigraph: true,
@@ -153,12 +154,9 @@ describe('worked examples', () => {
       ],
     };
     const mapped = nodeLink.toStructure(document);
-    expect(mapped.dependencies).toEqual([
-      { from: 'a', to: 'b', key: 0 },
-      { from: 'a', to: 'b', key: 1 },
-    ]);
+    expect(mapped.dependencies).toEqual([{ from: 'a', to: 'b', key: 0, weight: 2 }]);
     expect(mapped.warnings).toEqual([
-      '1 link repeats a pair already linked (links[1] repeats links[0]); each is a dependency of its own',
+      "1 link repeats a pair seen before (links[1] repeats links[0]): merged into one dependency per pair whose weight is its number of copies, which gives the engine's numbers of separate copies; the first copy's fields are kept",
     ]);
   });
 
@@ -557,12 +555,11 @@ describe('properties', () => {
           expect(nodeLink.detect(document)).toBe(true);
           const mapped = nodeLink.toStructure(document);
           expect(mapped.nodes.map((node) => node.id)).toEqual(ids);
-          expect(mapped.dependencies.map(({ from, to }) => [from, to])).toEqual(
-            links.map(([from, to]) => [ids[from], ids[to]]),
-          );
+          const expected = mergedPairs(links.map(([from, to]) => [ids[from]!, ids[to]!] as const));
+          expect(pairsOf(mapped.dependencies)).toEqual(expected);
           const compiled = compileStructure(mapped);
           expect(compiled.nodeCount).toBe(ids.length);
-          expect(compiled.dependencyCount).toBe(links.length);
+          expect(compiled.dependencyCount).toBe(expected.length);
           expect(compiled.open).toBe(false);
         },
       ),

@@ -4,7 +4,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { compileStructure, PayloadError } from '../../lib/engine';
 import { FORMAT_NAMES, FormatError, readGraph } from '../../lib/formats';
 import { FORMATS } from '../../lib/formats/registry';
 
@@ -51,8 +53,110 @@ describe('the format registry', () => {
     expect(() => readGraph('text')).toThrow(/\(a string\)/);
   });
 
+  // A Cytoscape graph and a JGF graph in one document: two formats claim it, so `auto` names both
+  // instead of guessing, and `format` picks one.
+  it('names the formats when two claim a document', () => {
+    const document = {
+      elements: { nodes: [{ data: { id: 'a' } }], edges: [] },
+      graphs: [{ nodes: [{ id: 'b' }], edges: [] }],
+    };
+    expect(() => readGraph(document)).toThrow(
+      'the document fits more than one format (cytoscape, jgf): an object with keys "elements", "graphs"; send "format" to say which',
+    );
+    expect(readGraph(document, 'jgf').nodes).toEqual([{ id: 'b' }]);
+    expect(readGraph(document, 'cytoscape').nodes).toEqual([{ id: 'a' }]);
+  });
+
   // A named format that does not fit says so, with the element it missed.
   it('names the forced format that does not fit', () => {
     expect(() => readGraph({ nodes: [], dependencies: [] }, 'xray')).toThrow(/^not xray: /);
+  });
+});
+
+// Documents built to sit between formats: fixtures' top-level fields mixed, a fixture's
+// fields dropped or joined by another's, whole fixtures wrapped or listed. However they are
+// put together, at most one format claims a document.
+describe('detection on documents between formats', () => {
+  const objects = documents
+    .map((entry) => entry.document)
+    .filter(
+      (document): document is Record<string, unknown> =>
+        typeof document === 'object' && document !== null && !Array.isArray(document),
+    );
+  const fields = objects.flatMap((document) => Object.entries(document));
+  const anyFixture = fc.constantFrom(...documents.map((entry) => entry.document));
+  const mixed = fc.oneof(
+    // Some fields of several fixtures, in one object.
+    fc
+      .uniqueArray(fc.constantFrom(...fields), { minLength: 1, maxLength: 6, selector: ([key]) => key })
+      .map((entries) => Object.fromEntries(entries)),
+    // One fixture with fields dropped and others added.
+    fc
+      .tuple(
+        fc.constantFrom(...objects),
+        fc.array(fc.boolean(), { maxLength: 12 }),
+        fc.array(fc.constantFrom(...fields), { maxLength: 3 }),
+      )
+      .map(([document, keep, added]) => ({
+        ...Object.fromEntries(Object.entries(document).filter((_, i) => keep[i] ?? true)),
+        ...Object.fromEntries(added),
+      })),
+    // Fixtures put in a list, or under a field.
+    fc.array(anyFixture, { minLength: 1, maxLength: 3 }),
+    fc
+      .tuple(
+        fc.constantFrom('data', 'graph', 'elements', 'items', 'Services', 'nodes', 'payload'),
+        anyFixture,
+      )
+      .map(([key, document]) => ({ [key]: document })),
+    // The first elements of one fixture's lists, under another's keys.
+    fc
+      .tuple(fc.constantFrom(...fields), fc.constantFrom(...fields))
+      .map(([[key], [, value]]) => ({ [key]: value })),
+    fc.jsonValue(),
+  );
+
+  // Real tools never mix two formats' fields; a document that does is named, not guessed at.
+  // Whatever it is, reading it gives a structure the engine accepts or a FormatError, never a
+  // crash, and `auto` never chooses between two formats that claim it.
+  it('reads one format, refuses a mix by name, and never crashes', () => {
+    fc.assert(
+      fc.property(mixed, (document) => {
+        const claiming = FORMATS.filter((format) => format.detect(document)).map((format) => format.name);
+        let read: ReturnType<typeof readGraph> | undefined;
+        try {
+          read = readGraph(document);
+        } catch (error) {
+          if (!(error instanceof FormatError)) throw error;
+          if (claiming.length > 1 && claiming[0] !== 'native')
+            expect(error.message).toContain(`fits more than one format (${claiming.join(', ')})`);
+          return;
+        }
+        expect(claiming[0] === 'native' || claiming.length === 1, claiming.join(', ')).toBe(true);
+        expect(read.format).toBe(claiming[0]);
+        try {
+          compileStructure(read);
+        } catch (error) {
+          // A structure the engine refuses (connect answers 422 naming the element).
+          if (!(error instanceof PayloadError)) throw error;
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  // Each format alone on the same documents: its mapping either fits or throws a FormatError.
+  it.each(FORMAT_NAMES.map((name) => [name]))('%s maps or refuses any of them by name', (name) => {
+    const format = FORMATS.find((candidate) => candidate.name === name)!;
+    fc.assert(
+      fc.property(mixed, (document) => {
+        try {
+          compileStructure(format.toStructure(document));
+        } catch (error) {
+          if (!(error instanceof FormatError) && !(error instanceof PayloadError)) throw error;
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });

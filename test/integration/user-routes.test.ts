@@ -127,4 +127,17 @@ describe('POST /api/systems: registering from a document', () => {
     expect(unreadable.json.error.code).toBe('UPSTREAM_INVALID');
     expect(unreadable.json.error.message).toMatch(/^The document is not a graph the service can read: /);
   });
+
+  // JSON.parse reads a field nested 100,000 deep; it cannot be written back, so the element is
+  // named and nothing is stored.
+  it('names a node whose field is nested too deeply to store', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const body = `{"name":"deep","document":{"nodes":[{"id":"a"},{"id":"b","x":${deep}}],"links":[{"source":"a","target":"b"}]}}`;
+    const answer = await post(server.url, alice, body, { method: 'POST', path: '/api/systems' });
+    expect(answer.status, answer.text).toBe(413);
+    expect(answer.json.error.message).toMatch(/nodes\[1\] has a field nested too deeply/);
+    expect((await call(alice, 'GET', '/api/systems')).json.systems.map((s: { name: string }) => s.name)).not.toContain(
+      'deep',
+    );
+  });
 });

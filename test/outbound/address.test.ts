@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addressRange } from '../../lib/outbound/address';
+import { addressRange, describeRange } from '../../lib/outbound/address';
 import { OutboundError } from '../../lib/outbound/errors';
 import { checkOutboundUrl } from '../../lib/outbound/url-rules';
 
@@ -134,3 +134,32 @@ describe('addressRange', () => {
     expect(addressRange(text)).toBe('invalid');
   });
 });
+
+describe('describeRange', () => {
+  // Every range a refusal can name, in the words the error message uses.
+  it.each([
+    ['127.0.0.1', 'a loopback address (this machine)'],
+    ['0.0.0.0', 'the unspecified address (this machine)'],
+    ['10.0.0.1', 'a private network address'],
+    ['fd00::1', 'a private network address'],
+    ['169.254.169.254', 'a link-local address (where cloud metadata services live)'],
+    ['100.64.0.1', 'a carrier-grade NAT address'],
+    ['224.0.0.1', 'a multicast address'],
+    ['255.255.255.255', 'the broadcast address'],
+    ['240.0.0.1', 'a reserved address'],
+    ['::7f00:1', 'a reserved address'],
+    ['198.18.0.1', 'a reserved address'],
+    ['2001:2::1', 'an address reserved for benchmarking'],
+    ['2002:7f00:1::', 'a 6to4 tunnel address'],
+    ['2001::1', 'a Teredo tunnel address'],
+    ['64:ff9b:1::1', 'a NAT64 address'],
+    ['::ffff:0:7f00:1', 'an IPv4-translated address'],
+  ])('%s is %s', (ip, words) => {
+    expect(describeRange(addressRange(ip))).toBe(words);
+  });
+
+  it('names a range it has no words for', () => {
+    expect(describeRange('amt')).toBe('an address in the amt range, not a public one');
+  });
+});
+

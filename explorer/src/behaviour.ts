@@ -1,0 +1,112 @@
+import type { EngineResult } from '../../lib/engine/types';
+import { createDetailsPanel } from './details-panel';
+import { $, download } from './dom';
+import { createErrorPanel } from './error-panel';
+import { createGraphPanel } from './graph-panel';
+import type { RunAnswer } from './protocol';
+import { createSummaryPanel } from './summary-panel';
+import { createTimelinePanel } from './timeline-panel';
+import { createView, type State } from './view';
+
+/** A 200 answer of the engine route, as the page reads it. */
+export interface EngineAnswer {
+  mode: string;
+  engine?: EngineResult;
+  snapshot?: State['result'] & { tick: number };
+  snapshots?: Array<State['result'] & { tick: number }>;
+  [field: string]: unknown;
+}
+
+const RAW_SHOWN_CHARS = 1_000_000;
+
+/**
+ * The Behaviour section: takes an answer and shows it through its panels (summary, graph,
+ * timeline, events and details), or the error; keeps the state on show and the selection.
+ */
+export function createBehaviour() {
+  const view = createView();
+  const raw = $('raw');
+  const nodeButton = (id: string): HTMLButtonElement => {
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'node-link';
+    button.textContent = id;
+    button.addEventListener('click', () => select(id));
+    return button;
+  };
+  const errorPanel = createErrorPanel();
+  const summary = createSummaryPanel(nodeButton);
+  const graph = createGraphPanel(view, (id) => select(id));
+  const timeline = createTimelinePanel(view, (index, node) => goTo(index, node));
+  const details = createDetailsPanel(nodeButton);
+  const answerListeners: Array<(answer: EngineAnswer) => void> = [];
+
+  function render(): void {
+    const state = view.states[view.current];
+    if (!state) return;
+    summary.render(state.result);
+    graph.render(state.result);
+    details.render(state.result, view.selected);
+    timeline.render();
+  }
+
+  function select(id: string): void {
+    view.selected = id;
+    render();
+  }
+
+  function goTo(index: number, node?: string): void {
+    view.current = index;
+    if (node !== undefined) view.selected = node;
+    render();
+  }
+
+  $('export-json').addEventListener('click', () =>
+    download('result.json', 'application/json', view.responseText),
+  );
+
+  return {
+    view,
+    graph,
+    render,
+    select,
+    /** Shows an answer; `where` says where it ran, for the status line. Returns that line. */
+    show(answer: RunAnswer, where: string): string {
+      view.responseText = answer.text;
+      graph.setColouring(undefined);
+      raw.textContent =
+        answer.text.length <= RAW_SHOWN_CHARS
+          ? answer.text
+          : `(${answer.text.length} characters: use Export JSON)`;
+      if (answer.status !== 200) {
+        view.states = [];
+        errorPanel.show(answer);
+        summary.clear();
+        graph.clear();
+        details.clear();
+        timeline.clear();
+        return `HTTP ${answer.status} (${where}, ${answer.ms.toFixed(0)} ms)`;
+      }
+      errorPanel.hide();
+      const response = JSON.parse(answer.text) as EngineAnswer;
+      view.states = response.engine
+        ? [{ tick: 0, result: response.engine }]
+        : (response.snapshots ?? (response.snapshot ? [response.snapshot] : [])).map((s) => ({
+            tick: s.tick,
+            result: s,
+          }));
+      view.current = 0;
+      view.selected = undefined;
+      timeline.load();
+      const { states } = view;
+      const line = `${response.mode}: ${states.length} state${states.length === 1 ? '' : 's'} (${where}, ${answer.ms.toFixed(0)} ms)`;
+      render();
+      for (const listener of answerListeners) listener(response);
+      return line;
+    },
+    /** Called with every answer shown (not errors), after it is drawn. */
+    onAnswer(listener: (answer: EngineAnswer) => void): void {
+      answerListeners.push(listener);
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import type { EngineEvent, EngineResult, NodeState } from '../../lib/engine/types';
+import { $, field } from './dom';
+
+/** The state's events (their nodes as buttons) and the selected node's numbers. */
+export function createDetailsPanel(nodeButton: (id: string) => HTMLButtonElement) {
+  const eventList = $('events');
+  const details = $('details');
+
+  function renderEvents(events: readonly EngineEvent[]): void {
+    eventList.replaceChildren();
+    for (const event of events) {
+      const item = document.createElement('li');
+      item.dataset.type = event.type;
+      item.append(`${event.type} `);
+      if ('node' in event) item.append(nodeButton(event.node));
+      if (event.type === 'blocked') item.append(` (pressure ${event.pressure})`);
+      if (event.type === 'cycle')
+        item.append(`${event.closed ? 'closed' : 'with an exit'}: ${event.nodes.join(', ')}`);
+      eventList.append(item);
+    }
+    if (events.length === 0) {
+      const item = document.createElement('li');
+      item.textContent = 'no events';
+      eventList.append(item);
+    }
+  }
+
+  function renderDetails(result: EngineResult, selected: string | undefined): void {
+    details.replaceChildren();
+    const node: NodeState | undefined = result.nodes.find((n) => n.id === selected);
+    if (!node) {
+      details.textContent = 'Select a node (click, or Tab and Enter) to see its numbers.';
+      return;
+    }
+    const list = document.createElement('dl');
+    list.append(field('Node', node.id), field('Role', node.role), field('Load', String(node.load)));
+    if (node.capacity !== undefined) list.append(field('Capacity', String(node.capacity)));
+    list.append(
+      field('Inflow', String(node.inflow)),
+      field('Outflow', String(node.outflow)),
+      field('Pressure', String(node.pressure)),
+      field('Blocked', node.blocked ? 'yes' : 'no'),
+    );
+    details.append(list);
+  }
+
+  return {
+    render(result: EngineResult, selected: string | undefined): void {
+      renderEvents(result.events);
+      renderDetails(result, selected);
+    },
+    clear(): void {
+      eventList.replaceChildren();
+      details.replaceChildren();
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import { $ } from './dom';
+import { EXAMPLES } from './examples';
+
+/** Request fields added on top of the body as written, for one run (`scenario`, `compare`, …). */
+export type ExtraFields = Readonly<Record<string, unknown>>;
+
+/** The structure editor and how to run it: examples, dropped files, mode, server, shared links. */
+export interface InputPanel {
+  /**
+   * The body to send: as written, or with `mode` (and `ticks`) set at the top level, plus any
+   * `extra` fields. A body that is not a JSON object is sent as written (the engine names the
+   * problem, as the API does).
+   */
+  bodyToRun(extra?: ExtraFields): string;
+  /** Replaces the editor's text, and the caption with `about`. */
+  setBody(text: string, about: string): void;
+  readonly onServer: boolean;
+  readonly apiKey: string;
+  setStatus(text: string): void;
+  /** Loads the structure a shared link carries (and runs it), else the first example. */
+  start(): void;
+}
+
+const KEY_STORAGE = 'sbe-explorer-api-key';
+const SHARE_LIMIT_BYTES = 16 * 1024;
+
+function toBase64Url(text: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
+}
+
+function fromBase64Url(encoded: string): string {
+  const binary = atob(encoded.replaceAll('-', '+').replaceAll('_', '/'));
+  return new TextDecoder().decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+}
+
+export function createInputPanel(run: () => void): InputPanel {
+  const bodyInput = $<HTMLTextAreaElement>('body');
+  const exampleSelect = $<HTMLSelectElement>('example');
+  const exampleAbout = $('example-about');
+  const runAs = $<HTMLSelectElement>('run-as');
+  const tickCount = $<HTMLInputElement>('tick-count');
+  const onServer = $<HTMLInputElement>('on-server');
+  const apiKeyInput = $<HTMLInputElement>('api-key');
+  const statusLine = $('status');
+
+  const panel: InputPanel = {
+    bodyToRun(extra = {}) {
+      const text = bodyInput.value;
+      if (runAs.value === 'written' && Object.keys(extra).length === 0) return text;
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return text;
+      }
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return text;
+      const body: Record<string, unknown> = { ...(parsed as Record<string, unknown>), ...extra };
+      if (runAs.value !== 'written') {
+        body.mode = runAs.value;
+        if (runAs.value === 'ticks') body.ticks = Number(tickCount.value);
+        else delete body.ticks;
+      }
+      return JSON.stringify(body);
+    },
+    setBody(text, about) {
+      bodyInput.value = text;
+      exampleAbout.textContent = about;
+    },
+    get onServer() {
+      return onServer.checked;
+    },
+    get apiKey() {
+      return apiKeyInput.value.trim();
+    },
+    setStatus(text) {
+      statusLine.textContent = text;
+    },
+    start() {
+      const shared = /^#body=([A-Za-z0-9_-]+)$/.exec(location.hash);
+      if (!shared) {
+        loadExample(0);
+        return;
+      }
+      try {
+        bodyInput.value = fromBase64Url(shared[1]!);
+      } catch {
+        panel.setStatus('The link does not carry a readable structure.');
+        return;
+      }
+      run();
+    },
+  };
+
+  function loadExample(index: number): void {
+    const example = EXAMPLES[index];
+    if (!example) return;
+    panel.setBody(JSON.stringify(example.body(), null, index === EXAMPLES.length - 1 ? 0 : 2), example.about);
+  }
+
+  for (const [index, example] of EXAMPLES.entries()) {
+    const option = document.createElement('option');
+    option.value = String(index);
+    option.textContent = example.name;
+    exampleSelect.append(option);
+  }
+  exampleSelect.addEventListener('change', () => loadExample(Number(exampleSelect.value)));
+  // A JSON file dropped on the editor replaces its text (read here; nothing is uploaded).
+  bodyInput.addEventListener('dragover', (event) => event.preventDefault());
+  bodyInput.addEventListener('drop', async (event) => {
+    const file = event.dataTransfer?.files[0];
+    if (!file) return;
+    event.preventDefault();
+    panel.setBody(await file.text(), `From ${file.name}.`);
+  });
+  $('run').addEventListener('click', run);
+  $('load-worked').addEventListener('click', () => {
+    exampleSelect.value = '0';
+    loadExample(0);
+    run();
+  });
+  apiKeyInput.value = sessionStorage.getItem(KEY_STORAGE) ?? '';
+  apiKeyInput.addEventListener('change', () => sessionStorage.setItem(KEY_STORAGE, apiKeyInput.value.trim()));
+  onServer.addEventListener('change', () => {
+    $('key-row').hidden = !onServer.checked;
+  });
+  $('share').addEventListener('click', () => {
+    const body = bodyInput.value;
+    const size = new TextEncoder().encode(body).length;
+    if (size > SHARE_LIMIT_BYTES) {
+      panel.setStatus(
+        `A link carries structures up to ${SHARE_LIMIT_BYTES / 1024} KB; this one is ${Math.ceil(size / 1024)} KB.`,
+      );
+      return;
+    }
+    // The fragment never leaves the browser: the structure is not sent to any server.
+    history.replaceState(null, '', `#body=${toBase64Url(body)}`);
+    panel.setStatus('The link in the address bar now carries this structure.');
+  });
+
+  return panel;
+}

@@ -1,0 +1,31 @@
+import type { RunAnswer } from './protocol';
+
+/**
+ * Where a request body runs: in the engine worker (the service's own code, the same bytes as the
+ * API) or on the server (`POST /api/engine` with an API key).
+ */
+const worker = new Worker('/engine-worker.js', { type: 'module' });
+let nextRun = 0;
+const pending = new Map<number, (answer: RunAnswer) => void>();
+worker.onmessage = (event: MessageEvent<RunAnswer>) => {
+  pending.get(event.data.id)?.(event.data);
+  pending.delete(event.data.id);
+};
+
+export function runInWorker(body: string, kind: 'run' | 'upstream' = 'run'): Promise<RunAnswer> {
+  const id = ++nextRun;
+  return new Promise((resolve) => {
+    pending.set(id, resolve);
+    worker.postMessage({ id, kind, body });
+  });
+}
+
+export async function runOnServer(body: string, apiKey: string): Promise<RunAnswer> {
+  const started = performance.now();
+  const response = await fetch('/api/engine', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
+    body,
+  });
+  return { id: 0, status: response.status, text: await response.text(), ms: performance.now() - started };
+}

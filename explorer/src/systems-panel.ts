@@ -1,0 +1,180 @@
+import { $ } from './dom';
+import { runInWorker } from './runner';
+
+/** What the systems panel needs of the page: to load a stored structure and run it. */
+export interface SystemsPanelHost {
+  setBody(text: string, about: string): void;
+  run(): Promise<void>;
+}
+
+const TOKEN_STORAGE = 'sbe-explorer-user-token';
+
+/** The API's error body in one line: `CODE: message`. */
+function errorLine(status: number, json: unknown): string {
+  const error = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
+  return error ? `${error.code}: ${error.message}` : `HTTP ${status}`;
+}
+
+/** A dry run's answer in one line: how it was read, its size and entries, the engine's summary. */
+function dryRunLine(json: unknown): string {
+  const answer = json as {
+    format: string;
+    nodes: number;
+    dependencies: number;
+    entryCount: number;
+    warnings: string[];
+    analysis: { primaryBlockage: string | null; headroom: { scale: number; node: string } | null };
+  };
+  const entries =
+    answer.entryCount === 0
+      ? 'no entry points'
+      : `${answer.entryCount} entry point${answer.entryCount === 1 ? '' : 's'}`;
+  const { primaryBlockage, headroom } = answer.analysis;
+  const room =
+    headroom === null
+      ? 'no headroom (no arrivals or no capacities)'
+      : `headroom ×${Number(headroom.scale.toPrecision(3))} before ${headroom.node} saturates`;
+  const notes = answer.warnings.length === 0 ? '' : ` Notes: ${answer.warnings.join('; ')}.`;
+  return (
+    `Read as ${answer.format}: ${answer.nodes} nodes, ${answer.dependencies} dependencies, ${entries}. ` +
+    `Primary blockage: ${primaryBlockage ?? 'none'}; ${room}. Nothing was stored.${notes}`
+  );
+}
+
+/**
+ * Stored systems and registering new ones: the connect routes, with a user access token (kept
+ * in `sessionStorage`, this tab only).
+ */
+export function createSystemsPanel(host: SystemsPanelHost): void {
+  const userTokenInput = $<HTMLInputElement>('user-token');
+  const systemsList = $('systems');
+  const systemsStatus = $('systems-status');
+  userTokenInput.value = sessionStorage.getItem(TOKEN_STORAGE) ?? '';
+  userTokenInput.addEventListener('change', () =>
+    sessionStorage.setItem(TOKEN_STORAGE, userTokenInput.value.trim()),
+  );
+
+  async function withToken(path: string, init: RequestInit = {}): Promise<{ status: number; json: unknown }> {
+    const response = await fetch(path, {
+      ...init,
+      headers: { ...init.headers, authorization: `Bearer ${userTokenInput.value.trim()}` },
+    });
+    const text = await response.text();
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, json };
+  }
+
+  $('list-systems').addEventListener('click', async () => {
+    systemsStatus.textContent = 'Listing…';
+    const { status, json } = await withToken('/api/systems?limit=100');
+    systemsList.replaceChildren();
+    if (status !== 200) {
+      systemsStatus.textContent = errorLine(status, json);
+      return;
+    }
+    const systems = (
+      json as {
+        systems: Array<{ id: string; name: string; nodes: number; dependencies: number; format?: string }>;
+      }
+    ).systems;
+    systemsStatus.textContent = systems.length === 0 ? 'No systems yet: register one below.' : '';
+    for (const system of systems) {
+      const item = document.createElement('li');
+      const open = document.createElement('button');
+      open.type = 'button';
+      open.textContent = 'Open';
+      open.addEventListener('click', () => void openSystem(system.id));
+      // The format the system was read in (absent on systems registered before formats).
+      const read = system.format === undefined ? '' : `${system.format}, `;
+      item.append(
+        `${system.name} (${read}${system.nodes} nodes, ${system.dependencies} dependencies) `,
+        open,
+      );
+      systemsList.append(item);
+    }
+  });
+
+  /** Loads a stored structure into the editor and runs it here (the same bytes as with its systemId). */
+  async function openSystem(id: string): Promise<void> {
+    const { status, json } = await withToken(`/api/systems/${encodeURIComponent(id)}`);
+    if (status !== 200) {
+      systemsStatus.textContent = errorLine(status, json);
+      return;
+    }
+    const { structure, name } = json as {
+      name: string;
+      structure: { nodes: unknown[]; dependencies: unknown[] };
+    };
+    host.setBody(
+      JSON.stringify({ mode: 'analyze', ...structure }, null, 2),
+      `Stored system "${name}" (${id}).`,
+    );
+    await host.run();
+  }
+
+  $('test-url').addEventListener('click', async () => {
+    const url = $<HTMLInputElement>('system-url').value.trim();
+    // With a user token the service tests it as connect would (a dry run, server side, so the
+    // external API needs no CORS); without one, the browser fetches it and the worker checks it.
+    if (userTokenInput.value.trim() !== '') {
+      systemsStatus.textContent = 'Testing on the server (a dry run: nothing is stored)…';
+      const name = $<HTMLInputElement>('system-name').value.trim() || 'dry run';
+      const { status, json } = await withToken('/api/connect', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name, url, dryRun: true }),
+      });
+      systemsStatus.textContent = status === 200 ? dryRunLine(json) : errorLine(status, json);
+      return;
+    }
+    systemsStatus.textContent = 'Fetching in the browser…';
+    let text: string;
+    try {
+      const response = await fetch(url, {
+        method: 'GET',
+        credentials: 'omit',
+        headers: { accept: 'application/json' },
+      });
+      if (!response.ok) {
+        systemsStatus.textContent = `The URL answered HTTP ${response.status}; connect would refuse it too (UPSTREAM_ERROR).`;
+        return;
+      }
+      text = await response.text();
+    } catch {
+      // The browser hides why; a refused cross-origin read and an unreachable host look the same.
+      systemsStatus.textContent =
+        'The browser could not read this URL: it does not allow cross-origin requests (CORS), or it is unreachable. ' +
+        'Register may still work, since the service fetches it from the server, where CORS does not apply.';
+      return;
+    }
+    const answer = await runInWorker(text, 'upstream');
+    const json = JSON.parse(answer.text) as { nodes?: number; dependencies?: number };
+    systemsStatus.textContent =
+      answer.status === 200
+        ? `It holds a structure the engine accepts: ${json.nodes} nodes, ${json.dependencies} dependencies.`
+        : errorLine(answer.status, json);
+  });
+
+  $('register').addEventListener('click', async () => {
+    const name = $<HTMLInputElement>('system-name').value.trim();
+    const url = $<HTMLInputElement>('system-url').value.trim();
+    systemsStatus.textContent = 'Registering…';
+    const { status, json } = await withToken('/api/connect', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name, url }),
+    });
+    if (status !== 201) {
+      systemsStatus.textContent = errorLine(status, json);
+      return;
+    }
+    const system = json as { id: string; nodes: number; dependencies: number };
+    systemsStatus.textContent = `Registered as ${system.id}: ${system.nodes} nodes, ${system.dependencies} dependencies.`;
+    $('list-systems').click();
+  });
+}

@@ -1,0 +1,103 @@
+import { drawChart, type Series, timelineSeries } from './chart';
+import { $ } from './dom';
+import type { State, View } from './view';
+
+/** Most events listed for a whole timeline; the current tick's are always all shown. */
+const MAX_LISTED_EVENTS = 2000;
+
+/**
+ * A `ticks` answer's states: the slider, the chart of the timeline (click picks a tick) and every
+ * tick's events, each a button that jumps there.
+ */
+export function createTimelinePanel(view: View, goTo: (index: number, node?: string) => void) {
+  const timeline = $('timeline');
+  const tickSlider = $<HTMLInputElement>('tick');
+  const tickLabel = $('tick-label');
+  const chartFigure = $('chart-figure');
+  const chart = document.getElementById('chart') as unknown as SVGSVGElement;
+  const chartLegend = $('chart-legend');
+  const allEventsPanel = $<HTMLDetailsElement>('all-events-panel');
+  const allEvents = $('all-events');
+  let chartSeries: { states: State[]; selected: string | undefined; series: Series[] } | undefined;
+
+  tickSlider.addEventListener('input', () => goTo(Number(tickSlider.value)));
+
+  function renderChart(): void {
+    const { states, selected, current } = view;
+    chartFigure.hidden = states.length < 2;
+    if (states.length < 2) return;
+    // Summing every node of every state is the chart's cost: once per answer and selection, not
+    // on every move of the slider.
+    if (chartSeries?.states !== states || chartSeries.selected !== selected) {
+      chartSeries = { states, selected, series: timelineSeries(states, selected) };
+    }
+    const { series } = chartSeries;
+    drawChart(
+      chart,
+      states.map((s) => s.tick),
+      series,
+      current,
+      (index) => goTo(index),
+    );
+    chartLegend.replaceChildren(
+      ...series.map((s) => {
+        const item = document.createElement('span');
+        const swatch = document.createElement('span');
+        swatch.className = 'swatch';
+        swatch.style.borderColor = s.colour;
+        item.append(swatch, `${s.label}: ${s.values[current]}`);
+        return item;
+      }),
+    );
+  }
+
+  return {
+    /** A new answer: the slider's range and every tick's events. */
+    load(): void {
+      const { states } = view;
+      timeline.hidden = states.length < 2;
+      tickSlider.min = '0';
+      tickSlider.max = String(Math.max(0, states.length - 1));
+      tickSlider.value = '0';
+      allEvents.replaceChildren();
+      allEventsPanel.hidden = states.length < 2;
+      let listed = 0;
+      for (const [index, state] of states.entries()) {
+        for (const event of state.result.events) {
+          if (listed++ >= MAX_LISTED_EVENTS) break;
+          const item = document.createElement('li');
+          const jump = document.createElement('button');
+          jump.type = 'button';
+          jump.className = 'node-link';
+          jump.textContent = `tick ${state.tick}`;
+          jump.addEventListener('click', () => goTo(index));
+          item.append(jump, ` ${event.type}`);
+          if ('node' in event) {
+            const node = document.createElement('button');
+            node.type = 'button';
+            node.className = 'node-link';
+            node.textContent = event.node;
+            node.addEventListener('click', () => goTo(index, event.node));
+            item.append(' ', node);
+          }
+          allEvents.append(item);
+        }
+      }
+      if (listed > MAX_LISTED_EVENTS) {
+        const more = document.createElement('li');
+        more.textContent = `… ${listed - MAX_LISTED_EVENTS} more (use Export JSON)`;
+        allEvents.append(more);
+      }
+    },
+    render(): void {
+      const state = view.states[view.current];
+      if (!state) return;
+      tickSlider.value = String(view.current);
+      tickLabel.textContent = `tick ${state.tick}`;
+      renderChart();
+    },
+    clear(): void {
+      timeline.hidden = true;
+    },
+  };
+}

@@ -1,0 +1,21 @@
+import type { EngineResult } from '../../lib/engine/types';
+
+/** One described state of the current answer: the analyze result (tick 0) or a snapshot. */
+export interface State {
+  tick: number;
+  result: EngineResult;
+}
+
+/** The answer on show and what the user picked in it; the panels draw from this alone. */
+export interface View {
+  states: State[];
+  /** Index in `states` of the state on show. */
+  current: number;
+  selected: string | undefined;
+  /** The answer's exact text, for Export JSON. */
+  responseText: string;
+}
+
+export function createView(): View {
+  return { states: [], current: 0, selected: undefined, responseText: '' };
+}
