@@ -86,12 +86,16 @@ export class CompiledStructure {
   private sweepOrderCache: Int32Array | undefined;
   /** Where the arrays above came from; the components and sweep order come from there too. */
   readonly #memory: ArrayMemory;
+  /** A structure with the very same dependencies, whose components and sweep order are these. */
+  readonly #sameDependencies: CompiledStructure | undefined;
 
   constructor(
     memory: ArrayMemory,
     fields: Omit<CompiledStructure, 'components' | 'sweepOrder' | 'hasWayOut' | 'isFanout'>,
+    sameDependencies?: CompiledStructure,
   ) {
     this.#memory = memory;
+    this.#sameDependencies = sameDependencies;
     this.nodeCount = fields.nodeCount;
     this.dependencyCount = fields.dependencyCount;
     this.nodes = fields.nodes;
@@ -135,18 +139,16 @@ export class CompiledStructure {
 
   /** Strongly connected components, computed on first use. */
   components(): Components {
-    this.componentsCache ??= stronglyConnectedComponents(
-      this.nodeCount,
-      this.outStart,
-      this.outTarget,
-      this.#memoryToKeep(),
-    );
+    this.componentsCache ??=
+      this.#sameDependencies?.components() ??
+      stronglyConnectedComponents(this.nodeCount, this.outStart, this.outTarget, this.#memoryToKeep());
     return this.componentsCache;
   }
 
   /** Per component, the order in which to sweep it (see `sweepOrder`), computed on first use. */
   sweepOrder(): Int32Array {
-    this.sweepOrderCache ??= sweepOrder(this, this.components(), this.#memoryToKeep());
+    this.sweepOrderCache ??=
+      this.#sameDependencies?.sweepOrder() ?? sweepOrder(this, this.components(), this.#memoryToKeep());
     return this.sweepOrderCache;
   }
 
@@ -159,6 +161,71 @@ export class CompiledStructure {
   #memoryToKeep(): ArrayMemory {
     return this.#memory === scratch && scratch.releasePending ? FRESH_ARRAYS : this.#memory;
   }
+}
+
+/**
+ * `base` with other node values (loads, capacities, arrivals): the dependencies, the shares, the
+ * components and the sweep order are `base`'s own, since none of them depends on those values.
+ * An arrival that opens a closed structure changes no share either (no node has an exit).
+ */
+export function withNodeValues(
+  base: CompiledStructure,
+  values: { initialLoads: Float64Array; capacity: Float64Array; open: OpenFieldArrays },
+): CompiledStructure {
+  const { initialLoads, capacity, open } = values;
+  const isOpen = open.fields.length > 0;
+  return new CompiledStructure(
+    FRESH_ARRAYS,
+    {
+      ...fieldsOf(base),
+      initialLoads,
+      capacity,
+      open: isOpen,
+      hasFanout: open.hasFanout,
+      arrival: open.arrival,
+      exit: open.exit,
+      openFields: open.fields,
+      exitShare: isOpen && !base.open ? new Float64Array(base.nodeCount) : base.exitShare,
+    },
+    base,
+  );
+}
+
+/** A compiled structure's fields, as its constructor takes them. */
+function fieldsOf(
+  c: CompiledStructure,
+): Omit<CompiledStructure, 'components' | 'sweepOrder' | 'hasWayOut' | 'isFanout'> {
+  return {
+    nodeCount: c.nodeCount,
+    dependencyCount: c.dependencyCount,
+    nodes: c.nodes,
+    dependencies: c.dependencies,
+    ids: c.ids,
+    initialLoads: c.initialLoads,
+    capacity: c.capacity,
+    nodeHasExtra: c.nodeHasExtra,
+    dependencyHasExtra: c.dependencyHasExtra,
+    givenWeight: c.givenWeight,
+    dependencyFrom: c.dependencyFrom,
+    dependencyTo: c.dependencyTo,
+    outStart: c.outStart,
+    outTarget: c.outTarget,
+    outShare: c.outShare,
+    slotOfDependency: c.slotOfDependency,
+    inStart: c.inStart,
+    inSource: c.inSource,
+    inShare: c.inShare,
+    selfShare: c.selfShare,
+    open: c.open,
+    hasFanout: c.hasFanout,
+    arrival: c.arrival,
+    exit: c.exit,
+    openFields: c.openFields,
+    exitShare: c.exitShare,
+    pathInShare: c.pathInShare,
+    down: c.down,
+    roles: c.roles,
+  };
 }
 
 /** Bits of `openFields`. */
@@ -388,7 +455,12 @@ export interface OpenFieldArrays {
  * dependency out of a down node gets no slot: it carries nothing, and every algorithm, which
  * walks the rows, sees a node without a way out.
  */
-export function assembleCompiled(memory: ArrayMemory, parts: ValidatedParts): CompiledStructure {
+export function assembleCompiled(
+  memory: ArrayMemory,
+  parts: ValidatedParts,
+  /** A structure with the very same dependencies (and none down): its components serve. */
+  sameDependencies?: CompiledStructure,
+): CompiledStructure {
   const { ids, dependencyFrom, dependencyTo, givenWeight, outDegree, inDegree, down } = parts;
   const nodeCount = ids.length;
   const dependencyCount = dependencyFrom.length;
@@ -477,37 +549,41 @@ export function assembleCompiled(memory: ArrayMemory, parts: ValidatedParts): Co
       )
     : inShare;
 
-  return new CompiledStructure(memory, {
-    nodeCount,
-    dependencyCount,
-    nodes: parts.nodes,
-    dependencies: parts.dependencies,
-    ids,
-    initialLoads: parts.initialLoads,
-    capacity: parts.capacity,
-    nodeHasExtra: parts.nodeHasExtra,
-    dependencyHasExtra: parts.dependencyHasExtra,
-    givenWeight,
-    dependencyFrom,
-    dependencyTo,
-    outStart,
-    outTarget,
-    outShare,
-    slotOfDependency,
-    inStart,
-    inSource,
-    inShare,
-    selfShare,
-    open: isOpen,
-    hasFanout,
-    arrival: arrivalOf,
-    exit: exitOf,
-    openFields,
-    exitShare,
-    pathInShare,
-    down,
-    roles: anyDown ? declaredRoles(memory, nodeCount, dependencyFrom, dependencyTo) : EMPTY_UINT8,
-  });
+  return new CompiledStructure(
+    memory,
+    {
+      nodeCount,
+      dependencyCount,
+      nodes: parts.nodes,
+      dependencies: parts.dependencies,
+      ids,
+      initialLoads: parts.initialLoads,
+      capacity: parts.capacity,
+      nodeHasExtra: parts.nodeHasExtra,
+      dependencyHasExtra: parts.dependencyHasExtra,
+      givenWeight,
+      dependencyFrom,
+      dependencyTo,
+      outStart,
+      outTarget,
+      outShare,
+      slotOfDependency,
+      inStart,
+      inSource,
+      inShare,
+      selfShare,
+      open: isOpen,
+      hasFanout,
+      arrival: arrivalOf,
+      exit: exitOf,
+      openFields,
+      exitShare,
+      pathInShare,
+      down,
+      roles: anyDown ? declaredRoles(memory, nodeCount, dependencyFrom, dependencyTo) : EMPTY_UINT8,
+    },
+    sameDependencies,
+  );
 }
 
 /** Role codes (`ROLE_CODES`) from every dependency, those that carry nothing while down included. */

@@ -16,6 +16,7 @@ import {
   FANOUT_ON,
   MAX_TOTAL_LOAD,
   type OpenFieldArrays,
+  withNodeValues,
 } from './compile';
 import { PayloadError } from './errors';
 import { FRESH_ARRAYS, scratch } from './scratch';
@@ -301,6 +302,10 @@ function derive(base: CompiledStructure, scenario: ResolvedScenario, path: strin
     );
   }
 
+  // Only node values changed: the base's dependencies, shares and components serve as they are.
+  if (!anyDown && scenario.dependencies.length === 0)
+    return withNodeValues(base, { initialLoads, capacity, open });
+
   const { dependencyFrom, dependencyTo } = dependencies;
   const outDegree = scratch.int32(nodeCount + 1);
   const inDegree = scratch.int32(nodeCount + 1);
@@ -311,18 +316,24 @@ function derive(base: CompiledStructure, scenario: ResolvedScenario, path: strin
     inDegree[dependencyTo[e]!]!++;
   }
 
-  return assembleCompiled(FRESH_ARRAYS, {
-    nodes: base.nodes,
-    ids: base.ids,
-    initialLoads,
-    capacity,
-    nodeHasExtra: base.nodeHasExtra,
-    ...dependencies,
-    open,
-    outDegree,
-    inDegree,
-    down,
-  });
+  // Weights changed, nothing cut or down: the same rows, so the same components.
+  const sameDependencies = !anyDown && dependencyFrom === base.dependencyFrom ? base : undefined;
+  return assembleCompiled(
+    FRESH_ARRAYS,
+    {
+      nodes: base.nodes,
+      ids: base.ids,
+      initialLoads,
+      capacity,
+      nodeHasExtra: base.nodeHasExtra,
+      ...dependencies,
+      open,
+      outDegree,
+      inDegree,
+      down,
+    },
+    sameDependencies,
+  );
 }
 
 /** The base's open-field arrays, copied when the scenario changes them, created when it opens a closed structure. */

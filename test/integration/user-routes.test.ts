@@ -136,8 +136,8 @@ describe('POST /api/systems: registering from a document', () => {
     const answer = await post(server.url, alice, body, { method: 'POST', path: '/api/systems' });
     expect(answer.status, answer.text).toBe(413);
     expect(answer.json.error.message).toMatch(/nodes\[1\] has a field nested too deeply/);
-    expect((await call(alice, 'GET', '/api/systems')).json.systems.map((s: { name: string }) => s.name)).not.toContain(
-      'deep',
-    );
+    expect(
+      (await call(alice, 'GET', '/api/systems')).json.systems.map((s: { name: string }) => s.name),
+    ).not.toContain('deep');
   });
 });
