@@ -1,31 +1,8 @@
-import type { EngineResult, NodeState } from '../../lib/engine/types';
+import type { Changes } from '../../lib/engine/compare';
+import type { EngineResult, Headroom, NodeState } from '../../lib/engine/types';
 import type { EngineAnswer } from './behaviour';
 import { $ } from './dom';
 import type { ExplorerPage } from './page';
-
-/** `changes` of a compared answer (docs/engine.md, "Compare"). */
-interface Increase {
-  id: string;
-  before: number | null;
-  after: number | null;
-  increase: number;
-}
-interface Changes {
-  tick: number;
-  nodes: {
-    id: string;
-    before: { blocked: boolean; role: string };
-    after: { blocked: boolean; role: string };
-  }[];
-  pressure: Increase[];
-  utilization?: Increase[];
-  primaryBlockage: { before: string | null; after: string | null };
-  headroom?: { before: Headroom | null; after: Headroom | null };
-}
-interface Headroom {
-  scale: number;
-  node: string;
-}
 
 /** The scenario being built: what the request's `scenario` field will hold. */
 interface Draft {
