@@ -106,12 +106,22 @@ export const TABLE_ACCESS: Readonly<Record<FunctionName, readonly TableAccess[]>
   ],
   connect: [
     // Self-service keys: create (the key item), list (a batch read of the owner's keys) and
-    // revoke (status and revokedAt, answered with the whole record).
-    { actions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], partition: apiKey },
-    // The owner's partition: key index entries (create, undo a failed create, list) and system
-    // heads (register, list, read, delete).
+    // revoke (the key read for its owner's quota, then status and revokedAt, answered with the
+    // record as it was).
     {
-      actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+      actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      partition: apiKey,
+    },
+    // The owner's partition: key index entries (create, undo a failed create, list), system
+    // heads (register, list, read, delete) and the quota counter (updated on every change).
+    {
+      actions: [
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ],
       partition: owner,
     },
     // A system's chunks: written one by one, read by Query, deleted in batches.

@@ -1,6 +1,7 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { QUOTA_ENV } from '../lib/config/quotas';
 import { FUNCTIONS, type FunctionName } from '../lib/http/routes';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceApi } from './constructs/service-api';
@@ -57,6 +58,9 @@ export class ServiceStack extends Stack {
         // (the local server); deployed, engine runs happen in the engine function, so nothing
         // here would ever read it.
         SYSTEM_CACHE_MIB: '0',
+        [QUOTA_ENV.maxSystems]: String(settings.quotas.maxSystems),
+        [QUOTA_ENV.maxKeys]: String(settings.quotas.maxKeys),
+        [QUOTA_ENV.maxBytes]: String(settings.quotas.maxBytes),
       },
     };
     const functionNames = Object.keys(FUNCTIONS) as FunctionName[];

@@ -3,6 +3,7 @@
  * command line). Every value is checked when the app starts: a wrong one stops the synth and
  * names the context key, instead of deploying something other than what was asked for.
  */
+import { DEFAULT_QUOTAS, QUOTA_RANGES, type Quotas } from '../lib/config/quotas';
 import { type CorsSettings, readCorsSettings } from '../lib/http/cors';
 
 export interface DeploySettings {
@@ -33,6 +34,8 @@ export interface DeploySettings {
    * cannot spare it (new accounts may have as few as 10).
    */
   readonly reservedConcurrency: Readonly<Record<'engine' | 'connect', number | undefined>>;
+  /** What one owner may keep: the connect function's MAX_SYSTEMS/KEYS/BYTES_PER_OWNER. */
+  readonly quotas: Quotas;
 }
 
 /** The keys this app reads, each with what it takes; also what `docs/deploy.md` lists. */
@@ -50,6 +53,9 @@ export const CONTEXT_KEYS = {
   advancedSecurity: 'true or false',
   engineReservedConcurrency: 'an integer from 1 to 1000 (concurrent executions)',
   connectReservedConcurrency: 'an integer from 1 to 1000 (concurrent executions)',
+  maxSystemsPerOwner: `an integer from 1 to ${QUOTA_RANGES.maxSystems.max} (systems per user)`,
+  maxKeysPerOwner: `an integer from 1 to ${QUOTA_RANGES.maxKeys.max} (active API keys per user)`,
+  maxBytesPerOwner: `an integer from 1 to ${QUOTA_RANGES.maxBytes.max} (stored bytes per user, compressed)`,
 } as const;
 
 export type ContextKey = keyof typeof CONTEXT_KEYS;
@@ -138,6 +144,11 @@ export function readDeploySettings(context: ContextReader): DeploySettings {
     reservedConcurrency: Object.freeze({
       engine: optionalInteger('engineReservedConcurrency', 1, 1000),
       connect: optionalInteger('connectReservedConcurrency', 1, 1000),
+    }),
+    quotas: Object.freeze({
+      maxSystems: integer('maxSystemsPerOwner', DEFAULT_QUOTAS.maxSystems, 1, QUOTA_RANGES.maxSystems.max),
+      maxKeys: integer('maxKeysPerOwner', DEFAULT_QUOTAS.maxKeys, 1, QUOTA_RANGES.maxKeys.max),
+      maxBytes: integer('maxBytesPerOwner', DEFAULT_QUOTAS.maxBytes, 1, QUOTA_RANGES.maxBytes.max),
     }),
   });
 }

@@ -2,10 +2,12 @@ import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createDynamoClients } from '../../lib/aws/dynamo';
 import { requiredEnv } from '../../lib/config/env';
 import { readLimits } from '../../lib/config/limits';
-import { DynamoApiKeyStore } from '../../lib/keys';
+import { readQuotas } from '../../lib/config/quotas';
 import { createLogger } from '../../lib/logging';
 import { readConnectAllowHosts, readConnectDeadlineMs } from '../../lib/outbound';
-import { DynamoSystemStore, processSystemCache } from '../../lib/systems';
+import { createOwnerStores } from '../../lib/owners/stores';
+import { isStoreUnavailable } from '../../lib/storage/faults';
+import { processSystemCache } from '../../lib/systems';
 import { createUserTokenVerifier, readUserTokenConfig } from '../../lib/tokens';
 import { createConnectFunction } from './connect-function';
 
@@ -13,12 +15,15 @@ import { createConnectFunction } from './connect-function';
 // throw here, so a misconfigured deploy fails at once, naming the variable.
 const tableName = requiredEnv(process.env, 'TABLE_NAME');
 const { doc } = createDynamoClients();
+// Systems and keys, counted against each owner's quotas (MAX_SYSTEMS_PER_OWNER, …).
+const { keys, systems } = createOwnerStores({ doc, tableName, quotas: readQuotas() });
 
 const serve = createConnectFunction({
   logger: createLogger(),
+  isUnavailable: isStoreUnavailable,
   verifyUserToken: createUserTokenVerifier(readUserTokenConfig()),
-  keys: new DynamoApiKeyStore({ doc, tableName }),
-  systems: new DynamoSystemStore({ doc, tableName }),
+  keys,
+  systems,
   limits: readLimits(),
   outbound: {
     allowHosts: readConnectAllowHosts(process.env),

@@ -5,6 +5,7 @@ import { readLimits } from '../../lib/config/limits';
 import { readCorsSettings } from '../../lib/http/cors';
 import { createApiKeyVerifier, DynamoApiKeyStore } from '../../lib/keys';
 import { createLogger } from '../../lib/logging';
+import { isStoreUnavailable } from '../../lib/storage/faults';
 import { DynamoSystemStore, processSystemCache } from '../../lib/systems';
 import { createEngineFunction } from './engine-function';
 
@@ -20,6 +21,7 @@ const verifier = createApiKeyVerifier(new DynamoApiKeyStore({ doc, tableName }),
 
 const serve = createEngineFunction({
   logger,
+  isUnavailable: isStoreUnavailable,
   verifyApiKey: (presentedKey) => verifier.verify(presentedKey),
   cors: readCorsSettings(),
   limits: readLimits(),

@@ -16,8 +16,10 @@ import {
   ENGINE_ERROR_MESSAGE,
   type ErrorBody,
   errorBody,
+  quotaExceeded,
   SYSTEM_NOT_FOUND_DETAIL,
   SYSTEM_NOT_FOUND_MESSAGE,
+  serviceUnavailable,
 } from './errors';
 import { parseJsonRequestBody } from './request-body';
 import { apiSchemaRegistry } from './schema-registry';
@@ -238,6 +240,7 @@ function engineResponses(): JsonObject {
         ),
       },
     ),
+    ...unavailable(),
   };
 }
 
@@ -265,9 +268,36 @@ function withHeadOperations(paths: Record<string, JsonObject>): Record<string, J
   return result;
 }
 
-/** The 401s of every user-token route, worded by the code that throws them. */
+/** The 503 of every route that reads or writes the table. */
+function unavailable(): JsonObject {
+  return {
+    '503': errorResponse(
+      'The table stayed throttled or unreachable through every retry (`SERVICE_UNAVAILABLE`); nothing was ' +
+        'changed. Try again after `Retry-After` seconds.',
+      { SERVICE_UNAVAILABLE: example('storage throttled', errorBody(serviceUnavailable())) },
+      { 'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'string' } } },
+    ),
+  };
+}
+
+/** The 409 of a route that adds to an owner's quota. */
+function quotaError(...quotas: Array<Parameters<typeof quotaExceeded>[0]>): JsonObject {
+  const defaults = { systems: 100, keys: 20, bytes: 1024 ** 3 };
+  return errorResponse(
+    'One more than your quota (`QUOTA_EXCEEDED`): the message names the limit and how to make room.',
+    Object.fromEntries(
+      quotas.map((quota) => [
+        `QUOTA_EXCEEDED_${quota}`,
+        example(`${quota} quota`, errorBody(quotaExceeded(quota, defaults[quota]))),
+      ]),
+    ),
+  );
+}
+
+/** The 401s of every user-token route, worded by the code that throws them, and the 503. */
 function userTokenErrors(): JsonObject {
   return {
+    ...unavailable(),
     '401': errorResponse(
       'No `Authorization: Bearer <USER_ACCESS_TOKEN>` (`MISSING_TOKEN`), or a token that is not a valid access ' +
         'token of this service: expired, not yet valid, another issuer or client, an id token, a bad signature ' +
@@ -320,6 +350,7 @@ function systemPaths(): JsonObject {
               'answer, more than 64 MiB decoded, or more than 3 redirects.',
             {},
           ),
+          '409': quotaError('systems', 'bytes'),
           ...userTokenErrors(),
         },
       },
@@ -341,6 +372,7 @@ function systemPaths(): JsonObject {
             'The document is not a graph the service can read (`UPSTREAM_INVALID`), as for connect.',
             {},
           ),
+          '409': quotaError('systems', 'bytes'),
           ...userTokenErrors(),
         },
       },
@@ -379,8 +411,9 @@ function systemPaths(): JsonObject {
           ),
           '404': notFound,
           '409': errorResponse(
-            'The system was deleted or refreshed meanwhile (`SYSTEM_CHANGED`); nothing was replaced.',
-            {},
+            'The system was deleted or refreshed meanwhile (`SYSTEM_CHANGED`), or the new structure would take ' +
+              'you past your stored-bytes quota (`QUOTA_EXCEEDED`); nothing was replaced.',
+            { QUOTA_EXCEEDED_bytes: example('bytes quota', errorBody(quotaExceeded('bytes', 1024 ** 3))) },
           ),
           '422': errorResponse(
             'The answer is not a graph the service can read (`UPSTREAM_INVALID`); nothing changed.',
@@ -444,6 +477,7 @@ function keyPaths(): JsonObject {
         responses: {
           '201': { description: 'The new key, shown this once.', content: json('CreatedApiKey') },
           '400': errorResponse('`name` missing or invalid (`INVALID_REQUEST`).', {}),
+          '409': quotaError('keys'),
           ...userTokenErrors(),
         },
       },

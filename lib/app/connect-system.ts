@@ -5,6 +5,7 @@
  * nothing. The external token is used for that one fetch and kept nowhere.
  */
 import { checkSettingsIds, parseConnectRequest, structureFromUpstream } from '../api/connect-request';
+import { applySettings } from '../api/system-settings';
 import type { Limits } from '../config/limits';
 import {
   analyze,
@@ -15,7 +16,6 @@ import {
 } from '../engine';
 import { type FetchJsonOptions, fetchJson } from '../outbound';
 import {
-  applySettings,
   type CompiledStructureCache,
   type PublicSystemRecord,
   type SystemStore,

@@ -141,6 +141,7 @@ describe('the document', () => {
       '413': ['LIMIT_EXCEEDED'],
       '415': ['UNSUPPORTED_CONTENT_ENCODING'],
       '500': ['PAYLOAD_ERROR', 'ENGINE_ERROR'],
+      '503': ['SERVICE_UNAVAILABLE'],
     };
     expect(Object.keys(engine.responses).sort()).toEqual(['200', ...Object.keys(expected)]);
     for (const [status, codes] of Object.entries(expected)) {
@@ -156,6 +157,7 @@ describe('the document', () => {
       expect([...shown].sort()).toEqual([...codes].sort());
     }
     expect(engine.responses['401'].headers['WWW-Authenticate']).toBeDefined();
+    expect(engine.responses['503'].headers['Retry-After']).toBeDefined();
   });
 
   it('shows the messages the parser really produces', () => {

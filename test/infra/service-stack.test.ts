@@ -154,7 +154,7 @@ describe('the functions', () => {
   // Deployed, tokens are Cognito's: no local issuer, no allow-list that would open private hosts.
   // Engine runs happen in the engine function: a compiled-structure cache in connect would be
   // written on every registration and never read.
-  it('tells the connect function the user pool and its app client, no CONNECT_ALLOW_HOSTS, and no system cache', () => {
+  it('tells the connect function the user pool and its app client, the quotas, no CONNECT_ALLOW_HOSTS, and no system cache', () => {
     const pool = resourcesOfType('AWS::Cognito::UserPool')[0]![0];
     const client = resourcesOfType('AWS::Cognito::UserPoolClient')[0]![0];
     expect(resources[logicalIdOf('connect')]!.Properties.Environment.Variables).toEqual({
@@ -165,6 +165,9 @@ describe('the functions', () => {
       USER_POOL_ID: { Ref: pool },
       USER_POOL_CLIENT_ID: { Ref: client },
       SYSTEM_CACHE_MIB: '0',
+      MAX_SYSTEMS_PER_OWNER: '100',
+      MAX_KEYS_PER_OWNER: '20',
+      MAX_BYTES_PER_OWNER: '1073741824',
     });
   });
 

@@ -17,7 +17,23 @@ describe('readDeploySettings', () => {
       alarmTopicArn: undefined,
       advancedSecurity: false,
       reservedConcurrency: { engine: undefined, connect: undefined },
+      quotas: { maxSystems: 100, maxKeys: 20, maxBytes: 1024 ** 3 },
     });
+  });
+
+  // The per-owner quotas, read like every other number, refused outside their range.
+  it('sets the per-owner quotas from context', () => {
+    expect(read({ maxSystemsPerOwner: '5', maxKeysPerOwner: 3, maxBytesPerOwner: '1048576' }).quotas).toEqual(
+      {
+        maxSystems: 5,
+        maxKeys: 3,
+        maxBytes: 1048576,
+      },
+    );
+    expect(() => read({ maxKeysPerOwner: '0' })).toThrow(DeploySettingsError);
+    expect(() => read({ maxSystemsPerOwner: '1e3' })).toThrow(
+      'context maxSystemsPerOwner must be an integer',
+    );
   });
 
   // `-c` gives strings, cdk.json may give numbers and booleans: both mean the same.
