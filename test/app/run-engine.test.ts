@@ -7,10 +7,10 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../lib/api/errors';
+import { applySettings } from '../../lib/api/system-settings';
 import { createRunEngine } from '../../lib/app';
 import { readLimits } from '../../lib/config/limits';
 import {
-  applySettings,
   CompiledStructureCache,
   type StoredSystem,
   type SystemSettings,

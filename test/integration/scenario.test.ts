@@ -4,7 +4,8 @@
  * byte for byte what the edited structure answers inline.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applySettings, type SystemSettings } from '../../lib/systems';
+import { applySettings } from '../../lib/api/system-settings';
+import type { SystemSettings } from '../../lib/systems';
 import { readLocalIssuer, signAccessToken } from '../../lib/tokens';
 import { editedStructure } from '../engine/scenario-arbitraries';
 import { WORKED } from '../http/events';
