@@ -3,7 +3,7 @@
  * the floor every request pays anyway (JSON parse of the request, JSON stringify of the
  * response), on generated structures from 1k to 200k nodes / 1M dependencies.
  *
- * Usage: npm run bench [-- --quick]
+ * Usage: npm run bench [-- --quick] [-- --only=compare]
  * Needs `node --expose-gc` (the npm script passes it) so garbage from one measurement is
  * collected before the next one starts instead of being billed to it.
  */
@@ -1090,7 +1090,160 @@ function openTable(results: readonly OpenResult[]): { table: string; checks: Tar
   return { table, checks };
 }
 
+// ---------------------------------------------------------------------------------------------
+// What if: a request with a scenario, and with `compare`, against the plain request (issue #23).
+
+const COMPARE_TARGET = 2.2;
+
+interface CompareResult {
+  name: string;
+  plain: Measurement;
+  /** The full scenario (scale, a capacity, a cut) without and with compare; scale alone with compare. */
+  scenario: Measurement;
+  compare: Measurement;
+  compareScale: Measurement;
+  scenarioRatio: number;
+  compareRatio: number;
+  compareScaleRatio: number;
+}
+
+/**
+ * The scenarios the section runs: all traffic ×1.5 alone (node values only: the base's
+ * dependencies, shares and components serve as they are), and with the first node with a
+ * capacity at half of it and the first dependency cut (the dependency arrays and the adjacency
+ * rebuilt, the components found again).
+ */
+function benchScenarios(structure: Structure): { scale: object; full: object } {
+  const limited = structure.nodes.find((node) => node.capacity !== undefined);
+  const first = structure.dependencies[0]!;
+  return {
+    scale: { scale: 1.5 },
+    full: {
+      scale: 1.5,
+      ...(limited === undefined ? {} : { nodes: { [limited.id]: { capacity: limited.capacity! / 2 } } }),
+      dependencies: [{ from: first.from, to: first.to, cut: true }],
+    },
+  };
+}
+
+async function benchCompare(size: SizeSpec, shape: Shape): Promise<CompareResult> {
+  const name = `${shape} ${formatCount(size.nodeCount)}/${formatCount(size.dependencyCount)}`;
+  progress(`${name}: plain, scenario and compare end to end`);
+  const structure = generateStructure({ shape, ...size });
+  const plainText = requestText(structure);
+  const scenarios = benchScenarios(structure);
+  const withFields = (fields: object) => `${plainText.slice(0, -1)},${JSON.stringify(fields).slice(1)}`;
+  const texts = {
+    plain: plainText,
+    scenario: withFields({ scenario: scenarios.full }),
+    compare: withFields({ scenario: scenarios.full, compare: true }),
+    compareScale: withFields({ scenario: scenarios.scale, compare: true }),
+  };
+  // Request text to response text, as the service answers it; the four interleaved round by
+  // round, so the machine's drift is shared.
+  const endToEnd = (text: string) => () => {
+    const started = performance.now();
+    sink += renderEngineResponse(parseEngineRequest(JSON.parse(text) as unknown, BENCH_LIMITS)).length;
+    return { ms: performance.now() - started };
+  };
+  const rounds: Record<keyof typeof texts, Measurement[]> = {
+    plain: [],
+    scenario: [],
+    compare: [],
+    compareScale: [],
+  };
+  for (let round = 0; round < 3; round++) {
+    for (const key of Object.keys(texts) as (keyof typeof texts)[]) {
+      rounds[key].push(measure(size.runs, endToEnd(texts[key])));
+    }
+  }
+  const merged = (list: Measurement[]): Measurement => {
+    const runsMs = list.flatMap((m) => m.runsMs);
+    return { ...list[0]!, medianMs: median(runsMs), runsMs, planned: list.length * size.runs };
+  };
+  const plain = merged(rounds.plain);
+  const scenario = merged(rounds.scenario);
+  const compare = merged(rounds.compare);
+  const compareScale = merged(rounds.compareScale);
+  return {
+    name,
+    plain,
+    scenario,
+    compare,
+    compareScale,
+    scenarioRatio: scenario.medianMs / plain.medianMs,
+    compareRatio: compare.medianMs / plain.medianMs,
+    compareScaleRatio: compareScale.medianMs / plain.medianMs,
+  };
+}
+
+function compareTable(results: readonly CompareResult[]): { table: string; checks: TargetCheck[] } {
+  const table = renderTable(
+    [
+      { header: 'structure', align: 'left' },
+      { header: 'plain', align: 'right' },
+      { header: 'scenario (scale, capacity, cut)', align: 'right' },
+      { header: '/ plain', align: 'right' },
+      { header: 'the same, compare', align: 'right' },
+      { header: '/ plain', align: 'right' },
+      { header: 'scale alone, compare', align: 'right' },
+      { header: '/ plain', align: 'right' },
+    ],
+    results.map((result) => [
+      result.name,
+      formatMs(result.plain.medianMs),
+      formatMs(result.scenario.medianMs),
+      formatRatio(result.scenarioRatio),
+      formatMs(result.compare.medianMs),
+      formatRatio(result.compareRatio),
+      formatMs(result.compareScale.medianMs),
+      formatRatio(result.compareScaleRatio),
+    ]),
+  );
+  const checks = results.flatMap((result) => [
+    {
+      row: `${result.name}, scale, capacity, cut`,
+      target: `compare ≤ ${COMPARE_TARGET}× a plain request`,
+      measured: formatRatio(result.compareRatio),
+      pass: result.compareRatio <= COMPARE_TARGET,
+    },
+    {
+      row: `${result.name}, scale alone`,
+      target: `compare ≤ ${COMPARE_TARGET}× a plain request`,
+      measured: formatRatio(result.compareScaleRatio),
+      pass: result.compareScaleRatio <= COMPARE_TARGET,
+    },
+  ]);
+  return { table, checks };
+}
+
+function printChecks(checks: readonly TargetCheck[]): void {
+  for (const check of checks) {
+    console.log(
+      `  ${check.pass ? 'PASS' : 'MISS'}  ${check.row}: ${check.target}, measured ${check.measured}`,
+    );
+  }
+  console.log('');
+}
+
+/** `npm run bench -- --only=compare`: the what-if section alone (it takes a few minutes, not the whole bench's). */
+async function mainCompareOnly(): Promise<void> {
+  const sizes = quick
+    ? SIZES.filter((size) => size.nodeCount === 10_000)
+    : SIZES.filter((size) => size.targetRow);
+  const results: CompareResult[] = [];
+  for (const size of sizes) for (const shape of SHAPES) results.push(await benchCompare(size, shape));
+  progress('done');
+  const section = compareTable(results);
+  console.log(
+    `\nWhat if: plain, with a scenario, and with compare (request text to response text):\n\n${section.table}\n`,
+  );
+  printChecks(section.checks);
+  if (sink === Number.MIN_VALUE) console.log('');
+}
+
 async function main(): Promise<void> {
+  if (process.argv.includes('--only=compare')) return mainCompareOnly();
   const meta = metadata();
   console.log(
     `System Behavior Engine benchmark (${meta.mode}) — node ${meta.node} (V8 ${meta.v8}), ${meta.platform}, ` +
@@ -1114,6 +1267,9 @@ async function main(): Promise<void> {
     ? sizes.filter((size) => size.nodeCount === 10_000)
     : sizes.filter((size) => size.targetRow);
   for (const size of openSizes) for (const shape of SHAPES) openResults.push(await benchOpen(size, shape));
+  const compareResults: CompareResult[] = [];
+  for (const size of openSizes)
+    for (const shape of SHAPES) compareResults.push(await benchCompare(size, shape));
   let registration: RegistrationResult | undefined;
   if (!quick) {
     progress('registration: 100k nodes / 500k dependencies through connect');
@@ -1199,6 +1355,13 @@ async function main(): Promise<void> {
     }
     console.log('');
   }
+  const compareSection = compareResults.length > 0 ? compareTable(compareResults) : undefined;
+  if (compareSection) {
+    console.log(
+      `What if: plain, with a scenario, and with compare (request text to response text):\n\n${compareSection.table}\n`,
+    );
+    printChecks(compareSection.checks);
+  }
   if (registration) {
     const table = renderTable(
       [
@@ -1238,6 +1401,8 @@ async function main(): Promise<void> {
     breakdown,
     colliding: collidingResult,
     open: openResults,
+    compare: compareResults,
+    compareTable: compareSection?.table,
     registration,
     collidingTable: collidingSection,
     families,

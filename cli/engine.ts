@@ -1,28 +1,37 @@
 /**
- * `sbe-engine <analyze|tick|ticks> [file|-] [--ticks n]`: runs the engine on a request body
- * from a file or stdin and prints exactly the JSON body `POST /api/engine` would return.
+ * `sbe-engine <analyze|tick|ticks> [file|-] [--ticks n] [--scenario file] [--compare]`: runs the
+ * engine on a request body from a file or stdin and prints exactly the JSON body
+ * `POST /api/engine` would return.
  */
 
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { classifyFailure, errorBody } from '../lib/api/errors';
 import { parseJsonRequestBody } from '../lib/api/request-body';
+import { MODES, type Mode } from '../lib/api/request-shape';
 import { createRunEngine } from '../lib/app';
 import type { Env } from '../lib/config/env';
 import { readLimits } from '../lib/config/limits';
 import { isMainModule } from '../lib/main-module';
 import { type TextOutput, UsageError, usageErrorLine } from './common';
 
-export const USAGE = `Usage: sbe-engine <analyze|tick|ticks> [file|-] [--ticks n]
+export const USAGE = `Usage: sbe-engine [analyze|tick|ticks] [file|-] [--ticks n] [--scenario file] [--compare]
 
 Runs the engine locally on a request body and prints the response JSON exactly as
 POST /api/engine would return it (followed by a newline).
 
-  <mode>       analyze, tick or ticks; overrides any "mode" in the body
+  [mode]       analyze, tick or ticks; overrides any "mode" in the body (without
+               it, the body's own "mode" is used; a first argument with a "." or "/"
+               in it, or "-", is then the file)
   [file|-]     the request body, direct ({ nodes, dependencies }) or nested
                ({ payload|system|record|data|graph: { nodes, dependencies } });
                "-" or nothing reads stdin
   --ticks n    steps to run in mode ticks (1-1000); overrides any "ticks" in the body
+  --scenario file
+               a JSON file holding a scenario { scale?, nodes?, dependencies? } to run
+               the structure under (what if), "-" for stdin; overrides any "scenario"
+               in the body
+  --compare    add the baseline (the structure without the scenario) and the changes
   -h, --help   show this text
 
 Errors in the request are printed to stderr as the API's { "error": { "code", "message" } }
@@ -32,6 +41,7 @@ body, with exit status 1; a mistake on the command line as one "error: ..." line
 Examples:
   sbe-engine analyze example.json
   cat example.json | sbe-engine ticks --ticks 3
+  sbe-engine analyze example.json --scenario halve-b.json --compare
 `;
 
 export interface EngineCliIo {
@@ -52,13 +62,15 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
       return 0;
     }
     const limits = readLimits(io.env ?? process.env);
+    const scenario =
+      command.scenarioFile === undefined ? undefined : await readScenarioFile(command.scenarioFile, io.stdin);
     const bytes = command.file === undefined ? await readStdin(io.stdin) : await readInputFile(command.file);
     const body = parseJsonRequestBody(bytes, {
       maxBytes: limits.maxBodyBytes,
       maxDecodedBytes: limits.maxDecodedBodyBytes,
     });
     // The API's own use case, without stored systems: a body is read as it stands.
-    const answer = await createRunEngine({ limits })({ body: withCommandLine(body, command) });
+    const answer = await createRunEngine({ limits })({ body: withCommandLine(body, command, scenario) });
     io.stdout.write(`${answer.json}\n`);
     return 0;
   } catch (error) {
@@ -73,9 +85,12 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
 }
 
 interface EngineCommand {
-  mode: string;
+  /** `undefined`: the body's own mode. */
+  mode: string | undefined;
   file: string | undefined;
   ticks: unknown;
+  scenarioFile: string | undefined;
+  compare: boolean;
 }
 
 function parseCommandLine(argv: readonly string[]): EngineCommand | 'help' {
@@ -86,16 +101,35 @@ function parseCommandLine(argv: readonly string[]): EngineCommand | 'help' {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   if (parsed.values.help) return 'help';
-  const [mode, file, ...extra] = parsed.positionals;
-  if (mode === undefined) throw new UsageError('give a mode: analyze, tick or ticks');
+  // The mode may be left to the body: a first argument that reads as a path (`-`, or with a
+  // dot or slash in it) and is no mode is the file. Anything else is the mode, so a mistyped
+  // one is reported as the API reports it.
+  const positionals = [...parsed.positionals];
+  const first = positionals[0];
+  const isPath =
+    first !== undefined && !MODES.includes(first as Mode) && (first === '-' || /[./\\]/.test(first));
+  const mode = first === undefined || isPath ? undefined : positionals.shift();
+  const [file, ...extra] = positionals;
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
   const rawTicks = parsed.values.ticks;
-  if (rawTicks !== undefined && mode !== 'ticks') throw new UsageError('--ticks applies only to mode ticks');
+  if (rawTicks !== undefined && mode !== undefined && mode !== 'ticks') {
+    throw new UsageError('--ticks applies only to mode ticks');
+  }
   // A number when it reads as one; otherwise the text itself, so the request check reports it
   // exactly as the API would report a bad "ticks".
   const ticks =
     rawTicks !== undefined && /^-?\d+(\.\d+)?$/.test(rawTicks.trim()) ? Number(rawTicks) : rawTicks;
-  return { mode, file: file === '-' ? undefined : file, ticks };
+  const scenarioFile = parsed.values.scenario;
+  if (scenarioFile === '-' && (file === undefined || file === '-')) {
+    throw new UsageError('stdin can hold the body or the scenario, not both; give the body as a file');
+  }
+  return {
+    mode,
+    file: file === '-' ? undefined : file,
+    ticks,
+    scenarioFile,
+    compare: parsed.values.compare === true,
+  };
 }
 
 function parseOptions(argv: readonly string[]) {
@@ -103,14 +137,40 @@ function parseOptions(argv: readonly string[]) {
     args: [...argv],
     allowPositionals: true,
     strict: true,
-    options: { ticks: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      ticks: { type: 'string' },
+      scenario: { type: 'string' },
+      compare: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
 }
 
-/** The command line's mode (and ticks) at the top level, where they take precedence over the body's. */
-function withCommandLine(body: unknown, command: EngineCommand): unknown {
+/**
+ * The command line's mode (and ticks, scenario, compare) at the top level, where they take
+ * precedence over the body's.
+ */
+function withCommandLine(body: unknown, command: EngineCommand, scenario: unknown): unknown {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return body;
-  return { ...body, mode: command.mode, ...(command.ticks === undefined ? {} : { ticks: command.ticks }) };
+  return {
+    ...body,
+    ...(command.mode === undefined ? {} : { mode: command.mode }),
+    ...(command.ticks === undefined ? {} : { ticks: command.ticks }),
+    ...(command.scenarioFile === undefined ? {} : { scenario }),
+    ...(command.compare ? { compare: true } : {}),
+  };
+}
+
+/** The scenario file's JSON; what it holds is checked with the request, as the API checks it. */
+async function readScenarioFile(path: string, stdin: EngineCliIo['stdin']): Promise<unknown> {
+  const bytes = path === '-' ? await readStdin(stdin) : await readInputFile(path);
+  try {
+    return JSON.parse(bytes.toString('utf8')) as unknown;
+  } catch (error) {
+    throw new UsageError(
+      `the scenario ${path === '-' ? 'on stdin' : path} is not JSON: ${(error as Error).message}`,
+    );
+  }
 }
 
 async function readInputFile(path: string): Promise<Buffer> {

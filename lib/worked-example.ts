@@ -15,3 +15,23 @@ export const WORKED_EXAMPLE = Object.freeze({
     Object.freeze({ from: 'B', to: 'C' }),
   ]),
 });
+
+/**
+ * The open worked example: a front end F takes 10 requests a step and fans each out into one
+ * call on A and two on B (capacity 15); both call the database D, whose only way out is its
+ * exit. Its numbers, and those of the scenarios run on it, are in docs/engine.md.
+ */
+export const OPEN_WORKED_EXAMPLE = Object.freeze({
+  nodes: Object.freeze([
+    Object.freeze({ id: 'F', arrival: 10, fanout: true }),
+    Object.freeze({ id: 'A' }),
+    Object.freeze({ id: 'B', capacity: 15 }),
+    Object.freeze({ id: 'D', exit: 1 }),
+  ]),
+  dependencies: Object.freeze([
+    Object.freeze({ from: 'F', to: 'A' }),
+    Object.freeze({ from: 'F', to: 'B', weight: 2 }),
+    Object.freeze({ from: 'A', to: 'D' }),
+    Object.freeze({ from: 'B', to: 'D' }),
+  ]),
+});

@@ -138,6 +138,8 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       class: onTrace ? 'edge trace' : back ? 'edge back' : 'edge',
       'stroke-width': onTrace ? Math.max(widthPx, 4) : widthPx,
       'marker-end': 'url(#arrow)',
+      'data-from': d.from,
+      'data-to': d.to,
     });
     const title = svgElement('title', {});
     const called = dependencyName(d);

@@ -2,6 +2,7 @@ import { createBehaviour } from './behaviour';
 import { createInputPanel, type ExtraFields } from './input-panel';
 import type { ExplorerPage } from './page';
 import { runInWorker, runOnServer } from './runner';
+import { createScenarioPanel } from './scenario-panel';
 import { createSystemsPanel } from './systems-panel';
 
 /**
@@ -36,5 +37,6 @@ const page: ExplorerPage = {
 };
 // The browser tests drive the seam through this, as a panel module would.
 (globalThis as { explorerPage?: ExplorerPage }).explorerPage = page;
+createScenarioPanel(page);
 
 input.start();

@@ -4,7 +4,7 @@
  * happen before this, in the HTTP stack (lib/http/http-route.ts).
  */
 import type { Limits } from '../config/limits';
-import { type CompiledStructure, compileStructure, PayloadError } from '../engine';
+import { applyScenario, type CompiledStructure, compileStructure, PayloadError } from '../engine';
 import { describeValue, isRecord } from '../text';
 import { ApiError } from './errors';
 import { CONTAINER_KEYS, type ContainerKey, isMode, MODES, type Mode } from './request-shape';
@@ -13,7 +13,12 @@ export interface EngineRequest {
   mode: Mode;
   /** Steps to run: the requested or default count in mode `ticks`, 1 in `tick`, 0 in `analyze`. */
   ticks: number;
+  /** The structure as sent or stored (with a stored system's settings applied). */
   structure: CompiledStructure;
+  /** With a `scenario`: the structure it makes of `structure`, which the answer describes. */
+  scenario?: CompiledStructure;
+  /** `"compare": true`: the answer adds the baseline (`structure`'s) and the changes. */
+  compare?: boolean;
 }
 
 /** Where the structure sits in a body: at the top level (`container` undefined) or in a container. */
@@ -120,6 +125,15 @@ export interface EngineEnvelope {
   body: JsonObject;
   /** The structure the contract's precedence picks in the body; `undefined` when it holds none. */
   location: StructureLocation | undefined;
+  /** `scenario` and `compare` where the body has them, read like `mode` (top level first). */
+  scenario: EnvelopeField | undefined;
+  compare: EnvelopeField | undefined;
+}
+
+/** A field of the body and its path (`scenario`, or `payload.scenario` in a container). */
+export interface EnvelopeField {
+  path: string;
+  value: unknown;
 }
 
 /**
@@ -137,7 +151,7 @@ export function parseEngineEnvelope(
   // The container decides where `mode` and `ticks` may also be read from, so it is chosen first;
   // a missing structure is still only reported after mode and ticks (check 7).
   const location = locateStructure(body);
-  const envelopeField = (name: 'mode' | 'ticks'): { path: string; value: unknown } | undefined => {
+  const envelopeField = (name: 'mode' | 'ticks' | 'scenario' | 'compare'): EnvelopeField | undefined => {
     if (Object.hasOwn(body, name)) return { path: name, value: body[name] };
     if (location?.container !== undefined && Object.hasOwn(location.holder, name)) {
       return { path: `${location.container}.${name}`, value: location.holder[name] };
@@ -178,7 +192,14 @@ export function parseEngineEnvelope(
       ticks = requested;
     }
   }
-  return { mode, ticks, body, location };
+  return {
+    mode,
+    ticks,
+    body,
+    location,
+    scenario: envelopeField('scenario'),
+    compare: envelopeField('compare'),
+  };
 }
 
 /**
@@ -211,14 +232,64 @@ export function compileEngineRequest(
     structure = compiled ?? compileLocatedStructure(location);
   } catch (error) {
     if (!(error instanceof PayloadError)) throw error;
-    const details = error.path === '' ? undefined : [{ path: error.path, message: problemOf(error) }];
-    throw new ApiError('PAYLOAD_ERROR', error.message, { details });
+    throw payloadError(error);
   }
+
+  // 7, continued: a scenario valid for that structure.
+  const { scenario, compare } = scenarioOf(envelope, structure);
 
   // 8. Within the limits.
   const { mode, ticks } = envelope;
-  assertWithinLimits(structure, location!, mode, ticks, limits);
-  return { mode, ticks, structure };
+  assertWithinLimits(structure, location!, mode, ticks, limits, compare ? 2 : 1);
+  return { mode, ticks, structure, ...(scenario === undefined ? {} : { scenario }), compare };
+}
+
+/**
+ * The request's scenario applied to `structure`, and whether to compare. Throws PAYLOAD_ERROR
+ * naming the field: a scenario the structure does not fit, a `compare` that is not a boolean,
+ * or `compare` without a scenario.
+ */
+function scenarioOf(
+  envelope: EngineEnvelope,
+  structure: CompiledStructure,
+): { scenario: CompiledStructure | undefined; compare: boolean } {
+  const compareField = envelope.compare;
+  let compare = false;
+  if (compareField !== undefined) {
+    if (typeof compareField.value !== 'boolean') {
+      throw payloadError(
+        new PayloadError(
+          compareField.path,
+          `must be true or false, got ${describeValue(compareField.value)}`,
+        ),
+      );
+    }
+    compare = compareField.value;
+  }
+  const scenarioField = envelope.scenario;
+  if (scenarioField === undefined) {
+    if (compare) {
+      throw payloadError(
+        new PayloadError(
+          compareField!.path,
+          'needs a "scenario" to compare with; send { "scenario": { … }, "compare": true }',
+        ),
+      );
+    }
+    return { scenario: undefined, compare };
+  }
+  try {
+    return { scenario: applyScenario(structure, scenarioField.value, scenarioField.path), compare };
+  } catch (error) {
+    if (!(error instanceof PayloadError)) throw error;
+    throw payloadError(error);
+  }
+}
+
+/** A `PayloadError` as the contract's PAYLOAD_ERROR, its path in `details`. */
+function payloadError(error: PayloadError): ApiError {
+  const details = error.path === '' ? undefined : [{ path: error.path, message: problemOf(error) }];
+  return new ApiError('PAYLOAD_ERROR', error.message, { details });
 }
 
 /**
@@ -243,6 +314,8 @@ function assertWithinLimits(
   mode: Mode,
   ticks: number,
   limits: Limits,
+  /** 2 when the answer carries a baseline too. */
+  answers: number,
 ): void {
   const prefix = location.container === undefined ? '' : `${location.container}.`;
   if (structure.nodeCount > limits.maxNodes) {
@@ -264,7 +337,7 @@ function assertWithinLimits(
     );
   }
   if (mode !== 'ticks') return;
-  const perSnapshot = snapshotElements(structure, location);
+  const perSnapshot = answers * snapshotElements(structure, location);
   if (ticks * perSnapshot <= limits.maxResponseElements) return;
   const affordable = Math.floor(limits.maxResponseElements / perSnapshot);
   const advice =
@@ -273,7 +346,8 @@ function assertWithinLimits(
       : 'this structure is too large for mode "ticks"; use "tick" repeatedly or "analyze"';
   throw new ApiError(
     'LIMIT_EXCEEDED',
-    `${ticks} ticks of this structure would return ${ticks * perSnapshot} snapshot elements, ` +
+    `${ticks} ticks of this structure${answers === 2 ? ' and its baseline' : ''} would return ` +
+      `${ticks * perSnapshot} snapshot elements, ` +
       `the limit is ${limits.maxResponseElements}: ${advice}`,
     { details: [{ path: 'ticks', message: advice }] },
   );

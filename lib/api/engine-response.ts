@@ -1,7 +1,12 @@
 import {
+  type CompiledStructure,
+  compareStates,
+  digestState,
   JsonWriter,
   PayloadError,
   ResultTooLargeError,
+  type StateDigest,
+  type StateObserver,
   writeAnalyze,
   writeTick,
   writeTicks,
@@ -24,19 +29,32 @@ const TICK_OPEN = '{"mode":"tick","snapshot":';
 export function renderEngineResponse(request: EngineRequest): string {
   const writer = new JsonWriter();
   try {
-    switch (request.mode) {
-      case 'analyze':
-        writer.text(ANALYZE_OPEN);
-        writeAnalyze(writer, request.structure);
-        break;
-      case 'tick':
-        writer.text(TICK_OPEN);
-        writeTick(writer, request.structure);
-        break;
-      case 'ticks':
-        writer.text(`{"mode":"ticks","ticks":${request.ticks},"snapshots":`);
-        writeTicks(writer, request.structure, request.ticks);
-        break;
+    const { mode, ticks } = request;
+    writer.text(
+      mode === 'analyze'
+        ? ANALYZE_OPEN
+        : mode === 'tick'
+          ? TICK_OPEN
+          : `{"mode":"ticks","ticks":${ticks},"snapshots":`,
+    );
+    if (request.compare !== true || request.scenario === undefined) {
+      writeResult(writer, request, request.scenario ?? request.structure);
+    } else {
+      // The scenario's answer, then the baseline's, each digested at the state compared (the
+      // last one written) while its buffers still hold it; both start from the one compiled
+      // structure (the scenario's derived from it).
+      const compared = mode === 'analyze' ? 0 : ticks;
+      let after: StateDigest | undefined;
+      let before: StateDigest | undefined;
+      writeResult(writer, request, request.scenario, (described, summary) => {
+        if (described.options.tick === compared) after = digestState(described, summary);
+      });
+      writer.text(',"baseline":');
+      writeResult(writer, request, request.structure, (described, summary) => {
+        if (described.options.tick === compared) before = digestState(described, summary);
+      });
+      writer.text(',"changes":');
+      writer.text(JSON.stringify(compareStates(before!, after!)));
     }
     writer.text('}');
     return writer.finish();
@@ -55,5 +73,25 @@ export function renderEngineResponse(request: EngineRequest): string {
       );
     }
     throw new EngineFailure(error);
+  }
+}
+
+/** The `engine`, `snapshot` or `snapshots` value of `structure` in the request's mode. */
+function writeResult(
+  writer: JsonWriter,
+  request: EngineRequest,
+  structure: CompiledStructure,
+  observe?: StateObserver,
+): void {
+  switch (request.mode) {
+    case 'analyze':
+      writeAnalyze(writer, structure, observe);
+      break;
+    case 'tick':
+      writeTick(writer, structure, observe);
+      break;
+    case 'ticks':
+      writeTicks(writer, structure, request.ticks, observe);
+      break;
   }
 }

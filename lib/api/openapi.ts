@@ -7,9 +7,10 @@
 import * as z from 'zod';
 import { DEFAULT_LIMITS, type Limits } from '../config/limits';
 import { analyze, tick, ticks } from '../engine';
-import { WORKED_EXAMPLE } from '../worked-example';
+import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../worked-example';
 import { invalidApiKey, invalidToken, missingApiKey, missingToken } from './auth-errors';
 import { parseEngineRequest } from './engine-request';
+import { renderEngineResponse } from './engine-response';
 import {
   ApiError,
   classifyFailure,
@@ -346,6 +347,14 @@ function bodyError(body: string, options: { maxBytes?: number; contentEncoding?:
   );
 }
 
+/** The 200 body the service really gives for `body`, parsed. */
+function answerTo(body: unknown): unknown {
+  return JSON.parse(renderEngineResponse(parseEngineRequest(body, DEFAULT_LIMITS)));
+}
+
+/** What if the front end's arrivals double? The open worked example, scaled by 2, compared. */
+const WHAT_IF_ARRIVALS = { mode: 'analyze', ...OPEN_WORKED_EXAMPLE, scenario: { scale: 2 }, compare: true };
+
 function example(summary: string, value: unknown) {
   return { summary, value };
 }
@@ -378,6 +387,10 @@ function engineResponses(): JsonObject {
               ticks: 3,
               snapshots: ticks(WORKED_EXAMPLE, 3),
             }),
+            whatIf: example(
+              "A scenario with compare: the open worked example with the front end's arrivals doubled",
+              answerTo(WHAT_IF_ARRIVALS),
+            ),
           },
         },
       },
@@ -437,6 +450,22 @@ function engineResponses(): JsonObject {
             nodes: WORKED_EXAMPLE.nodes,
             dependencies: [...WORKED_EXAMPLE.dependencies, { from: 'C', to: 'Z' }],
           }),
+        ),
+        PAYLOAD_ERROR_scenario: example(
+          'a scenario field out of range',
+          parserError({ mode: 'analyze', ...WORKED_EXAMPLE, scenario: { nodes: { B: { capacity: 'x' } } } }),
+        ),
+        PAYLOAD_ERROR_scenario_dependency: example(
+          'a scenario naming a dependency the structure does not have',
+          parserError({
+            mode: 'analyze',
+            ...WORKED_EXAMPLE,
+            scenario: { dependencies: [{ from: 'C', to: 'A', cut: true }] },
+          }),
+        ),
+        PAYLOAD_ERROR_compare: example(
+          'compare without a scenario',
+          parserError({ mode: 'analyze', ...WORKED_EXAMPLE, compare: true }),
         ),
         ENGINE_ERROR: example(
           'engine failure',
@@ -782,6 +811,24 @@ function buildOpenApiDocument(): object {
                   mode: 'ticks',
                   ticks: 3,
                   payload: WORKED_EXAMPLE,
+                }),
+                whatIfCapacity: example("What if B's capacity halves? A scenario on the worked example", {
+                  mode: 'analyze',
+                  ...WORKED_EXAMPLE,
+                  scenario: { nodes: { B: { capacity: 2 } } },
+                }),
+                whatIfArrivals: example(
+                  "What if the front end's arrivals double? Compared with the structure as it is",
+                  WHAT_IF_ARRIVALS,
+                ),
+                whatIfStored: example('A stored system with a node down and a dependency cut, compared', {
+                  mode: 'tick',
+                  systemId: '01JABCDEFGHJKMNPQRSTVWXYZ0',
+                  scenario: {
+                    nodes: { db: { down: true } },
+                    dependencies: [{ from: 'api', to: 'cache', cut: true }],
+                  },
+                  compare: true,
                 }),
               },
               limit: {

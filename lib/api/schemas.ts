@@ -170,6 +170,84 @@ export const DependencySchema = named(
     }),
 );
 
+const NodeChangeSchema = z
+  .strictObject({
+    load: z.number().min(0).optional().meta({ description: 'Finite number >= 0: the load to set.' }),
+    arrival: z.number().min(0).optional().meta({
+      description: 'Finite number >= 0: the arrival to set (opens a closed structure).',
+    }),
+    capacity: z
+      .number()
+      .positive()
+      .nullable()
+      .optional()
+      .meta({ description: 'Finite number > 0: the capacity to set; `null` removes the capacity.' }),
+    down: z
+      .literal(true)
+      .optional()
+      .meta({
+        description:
+          'The node is down: no way out while down. It keeps what it receives; its outgoing dependencies ' +
+          'carry 0 (and are still listed), its exit and fan-out do nothing (it is described without them).',
+      }),
+  })
+  .meta({ description: 'What changes on one node: at least one field.', examples: [{ capacity: 2 }] });
+
+const DependencyChangeSchema = z
+  .strictObject({
+    from: z.string().min(1),
+    to: z.string().min(1),
+    weight: z
+      .number()
+      .positive()
+      .optional()
+      .meta({ description: 'Finite number > 0, set on every copy of the pair.' }),
+    cut: z
+      .literal(true)
+      .optional()
+      .meta({ description: 'Removes every copy of the pair. Not with `weight`.' }),
+  })
+  .meta({
+    description:
+      'What changes on a dependency of the structure (a pair `from` → `to` that exists): `weight` or `cut`.',
+    examples: [{ from: 'A', to: 'C', cut: true }],
+  });
+
+/** @internal test/api/schemas.test.ts checks it accepts every scenario the engine accepts. */
+export const ScenarioSchema = named(
+  'Scenario',
+  z
+    .strictObject({
+      scale: z.number().min(0).optional().meta({
+        description:
+          "Finite number >= 0: multiplies every node's load and arrival (after the nodes' own values below are set).",
+      }),
+      nodes: z.record(z.string(), NodeChangeSchema).optional().meta({
+        description: 'Changes per node id; every id must name a node of the structure.',
+      }),
+      dependencies: z.array(DependencyChangeSchema).optional().meta({
+        description: 'Changes per dependency pair; each pair at most once.',
+      }),
+    })
+    .meta({
+      description:
+        'What if: the request runs on the structure (for `systemId`: with its settings applied) changed ' +
+        'this way. Except for `down`, the answer is byte for byte what the changed structure sent inline ' +
+        'gets. At least one change; unknown fields, unknown ids, pairs that do not exist and numbers out ' +
+        'of range are 500 `PAYLOAD_ERROR` naming the path (`scenario.nodes.B.capacity`).',
+      examples: [{ nodes: { B: { capacity: 2 } } }, { scale: 2 }],
+    }),
+);
+
+const CompareSchema = z.boolean().meta({
+  description:
+    'With a `scenario`: true adds `baseline` (the answer without the scenario) and `changes`. ' +
+    'Without a scenario, `true` is 500 `PAYLOAD_ERROR`.',
+});
+
+/** `scenario` and `compare`, read at the top level or (nested format) in the container, like `mode`. */
+const whatIfFields = { scenario: ScenarioSchema.optional(), compare: CompareSchema.optional() };
+
 const nodesField = z.array(NodeSchema).meta({ description: 'The nodes. Must be an array (may be empty).' });
 const dependenciesField = z.array(DependencySchema).meta({
   description: 'The dependencies. Must be an array (may be empty); every `from`/`to` names a node.',
@@ -193,6 +271,7 @@ export const DirectRequestSchema = named(
       ticks: requestTicks(),
       nodes: nodesField,
       dependencies: dependenciesField,
+      ...whatIfFields,
     })
     .refine(ticksValidInModeTicks, TICKS_ISSUE)
     .meta({
@@ -211,10 +290,11 @@ const ContainerSchema = named(
       ticks: requestTicks(),
       nodes: nodesField,
       dependencies: dependenciesField,
+      ...whatIfFields,
     })
     .meta({
       description:
-        'The structure inside a container. `mode` and `ticks` may sit here too; they are read here only ' +
+        'The structure inside a container. `mode`, `ticks`, `scenario` and `compare` may sit here too; they are read here only ' +
         'when absent at the top level.',
     }),
 );
@@ -224,6 +304,7 @@ function nestedVariant(key: ContainerKey) {
     .looseObject({
       mode: ModeSchema.optional(),
       ticks: requestTicks(),
+      ...whatIfFields,
       nodes: z.never().optional().meta({ description: 'Absent: a top-level `nodes` makes the body direct.' }),
       [key]: ContainerSchema,
     })
@@ -253,6 +334,7 @@ named(
       systemId: z
         .string()
         .meta({ description: 'The id `POST /api/connect` returned for a system of the key owner.' }),
+      ...whatIfFields,
     })
     .refine(ticksValidInModeTicks, TICKS_ISSUE)
     .meta({
@@ -260,7 +342,8 @@ named(
       description:
         'A stored system instead of a structure: runs on the structure registered with `POST /api/connect`, ' +
         "when the API key's owner owns it (else 404 `SYSTEM_NOT_FOUND`). Byte for byte the answer the " +
-        'stored structure sent inline gets. Used only when the body holds no structure.',
+        'stored structure sent inline gets. Used only when the body holds no structure. A `scenario` ' +
+        "applies on top of the system's settings.",
     }),
 );
 
@@ -439,16 +522,70 @@ const SnapshotSchema = named(
     .meta({ description: 'A state after `tick` steps. Nodes and dependencies carry no extra fields here.' }),
 );
 
+const NodeStatusSchema = z.object({ blocked: z.boolean(), role: RoleSchema });
+
+const IncreaseSchema = z
+  .object({
+    id: z.string(),
+    before: z.number().nullable().meta({ description: 'In the baseline; null where the node has none.' }),
+    after: z.number().nullable().meta({ description: 'Under the scenario; null where the node has none.' }),
+    increase: finite('`after − before` (a missing number counts as 0); always > 0.'),
+  })
+  .meta({ description: 'A number that grew under the scenario.' });
+
+const beforeAfter = <T extends z.ZodType>(schema: T, description: string) =>
+  z.object({ before: schema, after: schema }).meta({ description });
+
+const ChangesSchema = named(
+  'Changes',
+  z
+    .object({
+      tick: z.int().min(0).meta({
+        description:
+          'The state compared: 0 in `analyze` (the input state), the last snapshot in `tick` and `ticks`.',
+      }),
+      nodes: z
+        .array(z.object({ id: z.string(), before: NodeStatusSchema, after: NodeStatusSchema }))
+        .meta({ description: 'Nodes whose `blocked` or `role` differ, in input order; all of them.' }),
+      pressure: z.array(IncreaseSchema).meta({
+        description:
+          'The 20 largest pressure increases, largest first; equal increases by id (plain string order).',
+      }),
+      utilization: z.array(IncreaseSchema).optional().meta({
+        description:
+          '`analyze` when either structure is open: the 20 largest utilization increases, ordered the same way.',
+      }),
+      primaryBlockage: beforeAfter(
+        z.string().nullable(),
+        'The primary blockage in the baseline and under the scenario.',
+      ),
+      origin: beforeAfter(OriginSchema.nullable(), 'The origin, before and after.'),
+      trace: beforeAfter(z.array(z.string()), 'The trace, before and after.'),
+      headroom: beforeAfter(
+        HeadroomSchema.nullable(),
+        '`analyze` when either structure is open: the headroom, before and after.',
+      ).optional(),
+    })
+    .meta({ description: 'What the scenario changed, against the baseline (docs/engine.md, "What if").' }),
+);
+
+const compareFields = (baseline: z.ZodType) => ({
+  baseline: baseline.optional().meta({
+    description: 'With `compare: true`: the answer without the scenario, in the same shape.',
+  }),
+  changes: ChangesSchema.optional().meta({ description: 'With `compare: true`.' }),
+});
+
 /** @internal tests check the engine's answers and the document's examples conform to it. */
 export const AnalyzeResponseSchema = named(
   'AnalyzeResponse',
-  z.object({ mode: z.literal('analyze'), engine: EngineResultSchema }),
+  z.object({ mode: z.literal('analyze'), engine: EngineResultSchema, ...compareFields(EngineResultSchema) }),
 );
 
 /** @internal tests check the engine's answers and the document's examples conform to it. */
 export const TickResponseSchema = named(
   'TickResponse',
-  z.object({ mode: z.literal('tick'), snapshot: SnapshotSchema }),
+  z.object({ mode: z.literal('tick'), snapshot: SnapshotSchema, ...compareFields(SnapshotSchema) }),
 );
 
 /** @internal tests check the engine's answers and the document's examples conform to it. */
@@ -460,6 +597,7 @@ export const TicksResponseSchema = named(
     snapshots: z
       .array(SnapshotSchema)
       .meta({ description: 'The state after each step: `snapshots[i-1].tick == i`.' }),
+    ...compareFields(z.array(SnapshotSchema)),
   }),
 );
 

@@ -70,9 +70,10 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
     const facts = { mode, ticks, nodeCount: structure.nodeCount, dependencyCount: structure.dependencyCount };
     input.onAccepted?.(facts);
     // A stored system's answer is a pure function of its structure (fixed by the SHA-256), the
-    // mode and the tick count: an exact repeat is not recomputed.
+    // mode and the tick count: an exact repeat is not recomputed. A scenario's answer is not
+    // kept (scenarios vary per request); its compiled base still comes from the cache.
     const json =
-      cache === undefined || storedSha256 === undefined
+      cache === undefined || storedSha256 === undefined || request.scenario !== undefined
         ? renderEngineResponse(request)
         : cache.answer(storedSha256, mode === 'ticks' ? `ticks ${ticks}` : mode, () =>
             renderEngineResponse(request),

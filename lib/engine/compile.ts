@@ -71,17 +71,31 @@ export class CompiledStructure {
    * fan-out node (whose `outShare` is its weight, calls per unit) the split of its calls.
    */
   readonly pathInShare: Float64Array;
+  /**
+   * 1 for a node that is down (a scenario's `down`): its dependencies have no CSR slot, so it
+   * has no way out and they carry nothing. Empty when no node is down.
+   */
+  readonly down: Uint8Array;
+  /**
+   * When a node is down, each node's role bits (`HAS_OUT | HAS_IN`) from all its dependencies,
+   * since the CSR rows then leave some out; empty otherwise (roles come from the rows).
+   */
+  readonly roles: Uint8Array;
 
   private componentsCache: Components | undefined;
   private sweepOrderCache: Int32Array | undefined;
   /** Where the arrays above came from; the components and sweep order come from there too. */
   readonly #memory: ArrayMemory;
+  /** A structure with the very same dependencies, whose components and sweep order are these. */
+  readonly #sameDependencies: CompiledStructure | undefined;
 
   constructor(
     memory: ArrayMemory,
     fields: Omit<CompiledStructure, 'components' | 'sweepOrder' | 'hasWayOut' | 'isFanout'>,
+    sameDependencies?: CompiledStructure,
   ) {
     this.#memory = memory;
+    this.#sameDependencies = sameDependencies;
     this.nodeCount = fields.nodeCount;
     this.dependencyCount = fields.dependencyCount;
     this.nodes = fields.nodes;
@@ -109,6 +123,8 @@ export class CompiledStructure {
     this.openFields = fields.openFields;
     this.exitShare = fields.exitShare;
     this.pathInShare = fields.pathInShare;
+    this.down = fields.down;
+    this.roles = fields.roles;
   }
 
   /** Whether `v` can pass value on: a dependency, an exit, or fan-out. */
@@ -123,18 +139,16 @@ export class CompiledStructure {
 
   /** Strongly connected components, computed on first use. */
   components(): Components {
-    this.componentsCache ??= stronglyConnectedComponents(
-      this.nodeCount,
-      this.outStart,
-      this.outTarget,
-      this.#memoryToKeep(),
-    );
+    this.componentsCache ??=
+      this.#sameDependencies?.components() ??
+      stronglyConnectedComponents(this.nodeCount, this.outStart, this.outTarget, this.#memoryToKeep());
     return this.componentsCache;
   }
 
   /** Per component, the order in which to sweep it (see `sweepOrder`), computed on first use. */
   sweepOrder(): Int32Array {
-    this.sweepOrderCache ??= sweepOrder(this, this.components(), this.#memoryToKeep());
+    this.sweepOrderCache ??=
+      this.#sameDependencies?.sweepOrder() ?? sweepOrder(this, this.components(), this.#memoryToKeep());
     return this.sweepOrderCache;
   }
 
@@ -147,6 +161,71 @@ export class CompiledStructure {
   #memoryToKeep(): ArrayMemory {
     return this.#memory === scratch && scratch.releasePending ? FRESH_ARRAYS : this.#memory;
   }
+}
+
+/**
+ * `base` with other node values (loads, capacities, arrivals): the dependencies, the shares, the
+ * components and the sweep order are `base`'s own, since none of them depends on those values.
+ * An arrival that opens a closed structure changes no share either (no node has an exit).
+ */
+export function withNodeValues(
+  base: CompiledStructure,
+  values: { initialLoads: Float64Array; capacity: Float64Array; open: OpenFieldArrays },
+): CompiledStructure {
+  const { initialLoads, capacity, open } = values;
+  const isOpen = open.fields.length > 0;
+  return new CompiledStructure(
+    FRESH_ARRAYS,
+    {
+      ...fieldsOf(base),
+      initialLoads,
+      capacity,
+      open: isOpen,
+      hasFanout: open.hasFanout,
+      arrival: open.arrival,
+      exit: open.exit,
+      openFields: open.fields,
+      exitShare: isOpen && !base.open ? new Float64Array(base.nodeCount) : base.exitShare,
+    },
+    base,
+  );
+}
+
+/** A compiled structure's fields, as its constructor takes them. */
+function fieldsOf(
+  c: CompiledStructure,
+): Omit<CompiledStructure, 'components' | 'sweepOrder' | 'hasWayOut' | 'isFanout'> {
+  return {
+    nodeCount: c.nodeCount,
+    dependencyCount: c.dependencyCount,
+    nodes: c.nodes,
+    dependencies: c.dependencies,
+    ids: c.ids,
+    initialLoads: c.initialLoads,
+    capacity: c.capacity,
+    nodeHasExtra: c.nodeHasExtra,
+    dependencyHasExtra: c.dependencyHasExtra,
+    givenWeight: c.givenWeight,
+    dependencyFrom: c.dependencyFrom,
+    dependencyTo: c.dependencyTo,
+    outStart: c.outStart,
+    outTarget: c.outTarget,
+    outShare: c.outShare,
+    slotOfDependency: c.slotOfDependency,
+    inStart: c.inStart,
+    inSource: c.inSource,
+    inShare: c.inShare,
+    selfShare: c.selfShare,
+    open: c.open,
+    hasFanout: c.hasFanout,
+    arrival: c.arrival,
+    exit: c.exit,
+    openFields: c.openFields,
+    exitShare: c.exitShare,
+    pathInShare: c.pathInShare,
+    down: c.down,
+    roles: c.roles,
+  };
 }
 
 /** Bits of `openFields`. */
@@ -321,6 +400,70 @@ function fillCompiled(
     if (fieldCount(dependency) !== (w === undefined ? 2 : 3)) dependencyHasExtra[e] = 1;
   }
 
+  return assembleCompiled(memory, {
+    nodes,
+    dependencies,
+    ids,
+    initialLoads,
+    capacity,
+    nodeHasExtra,
+    dependencyFrom,
+    dependencyTo,
+    givenWeight,
+    dependencyHasExtra,
+    open,
+    outDegree,
+    inDegree,
+    down: EMPTY_UINT8,
+  });
+}
+
+/**
+ * What a structure is once its input is read and validated: ids resolved, numbers checked, in
+ * typed arrays. `assembleCompiled` builds the adjacency from it; a scenario (scenario.ts) derives
+ * one from another structure's without reading or checking any input again.
+ */
+export interface ValidatedParts {
+  nodes: readonly NodeInput[];
+  dependencies: readonly DependencyInput[];
+  ids: readonly string[];
+  initialLoads: Float64Array;
+  capacity: Float64Array;
+  nodeHasExtra: Uint8Array;
+  dependencyFrom: Int32Array;
+  dependencyTo: Int32Array;
+  givenWeight: Float64Array;
+  dependencyHasExtra: Uint8Array;
+  open: OpenFieldArrays;
+  /** Per node (one slot more), the dependencies that carry value out of and into it. */
+  outDegree: Int32Array;
+  inDegree: Int32Array;
+  /** 1 for a node that is down (scenario.ts); empty when none is. */
+  down: Uint8Array;
+}
+
+/** The open fields' arrays (all empty for a closed structure). */
+export interface OpenFieldArrays {
+  arrival: Float64Array;
+  exit: Float64Array;
+  fields: Uint8Array;
+  hasFanout: boolean;
+}
+
+/**
+ * Builds the adjacency (CSR rows in input order, each node's shares) of validated parts. A
+ * dependency out of a down node gets no slot: it carries nothing, and every algorithm, which
+ * walks the rows, sees a node without a way out.
+ */
+export function assembleCompiled(
+  memory: ArrayMemory,
+  parts: ValidatedParts,
+  /** A structure with the very same dependencies (and none down): its components serve. */
+  sameDependencies?: CompiledStructure,
+): CompiledStructure {
+  const { ids, dependencyFrom, dependencyTo, givenWeight, outDegree, inDegree, down } = parts;
+  const nodeCount = ids.length;
+  const dependencyCount = dependencyFrom.length;
   const { selfShare, outStart, inStart, outTarget, outShare, slotOfDependency, inSource, inShare } =
     adjacencyArrays(memory, nodeCount, dependencyCount);
   // Prefix sums turn degrees into CSR row starts; each dependency then takes the next free
@@ -337,9 +480,14 @@ function fillCompiled(
   inFill.set(inStart.subarray(0, nodeCount));
   const outWeight = scratch.float64(dependencyCount);
   const inOutSlot = scratch.int32(dependencyCount);
+  const anyDown = down.length > 0;
   // Stryker disable next-line EqualityOperator: see above
   for (let e = 0; e < dependencyCount; e++) {
     const from = dependencyFrom[e]!;
+    if (anyDown && down[from] === 1) {
+      slotOfDependency[e] = -1;
+      continue;
+    }
     const to = dependencyTo[e]!;
     const slot = outFill[from]!++;
     outTarget[slot] = to;
@@ -351,7 +499,7 @@ function fillCompiled(
     inOutSlot[inSlot] = slot;
   }
 
-  const { arrival: arrivalOf, exit: exitOf, fields: openFields, hasFanout } = open;
+  const { arrival: arrivalOf, exit: exitOf, fields: openFields, hasFanout } = parts.open;
   const isOpen = openFields.length > 0;
   const exitShare = isOpen ? memory.float64(nodeCount) : EMPTY_FLOAT64;
   // Stryker disable next-line EqualityOperator: see above
@@ -387,7 +535,7 @@ function fillCompiled(
   }
 
   // Stryker disable next-line EqualityOperator: see above
-  for (let j = 0; j < dependencyCount; j++) inShare[j] = outShare[inOutSlot[j]!]!;
+  for (let j = 0; j < inStart[nodeCount]!; j++) inShare[j] = outShare[inOutSlot[j]!]!;
   const pathInShare = hasFanout
     ? fanoutPathShares(
         memory,
@@ -401,42 +549,67 @@ function fillCompiled(
       )
     : inShare;
 
-  return new CompiledStructure(memory, {
-    nodeCount,
-    dependencyCount,
-    nodes,
-    dependencies,
-    ids,
-    initialLoads,
-    capacity,
-    nodeHasExtra,
-    dependencyHasExtra,
-    givenWeight,
-    dependencyFrom,
-    dependencyTo,
-    outStart,
-    outTarget,
-    outShare,
-    slotOfDependency,
-    inStart,
-    inSource,
-    inShare,
-    selfShare,
-    open: isOpen,
-    hasFanout,
-    arrival: arrivalOf,
-    exit: exitOf,
-    openFields,
-    exitShare,
-    pathInShare,
-  });
+  return new CompiledStructure(
+    memory,
+    {
+      nodeCount,
+      dependencyCount,
+      nodes: parts.nodes,
+      dependencies: parts.dependencies,
+      ids,
+      initialLoads: parts.initialLoads,
+      capacity: parts.capacity,
+      nodeHasExtra: parts.nodeHasExtra,
+      dependencyHasExtra: parts.dependencyHasExtra,
+      givenWeight,
+      dependencyFrom,
+      dependencyTo,
+      outStart,
+      outTarget,
+      outShare,
+      slotOfDependency,
+      inStart,
+      inSource,
+      inShare,
+      selfShare,
+      open: isOpen,
+      hasFanout,
+      arrival: arrivalOf,
+      exit: exitOf,
+      openFields,
+      exitShare,
+      pathInShare,
+      down,
+      roles: anyDown ? declaredRoles(memory, nodeCount, dependencyFrom, dependencyTo) : EMPTY_UINT8,
+    },
+    sameDependencies,
+  );
 }
+
+/** Role codes (`ROLE_CODES`) from every dependency, those that carry nothing while down included. */
+function declaredRoles(
+  memory: ArrayMemory,
+  nodeCount: number,
+  dependencyFrom: Int32Array,
+  dependencyTo: Int32Array,
+): Uint8Array {
+  const roles = memory.uint8(nodeCount);
+  for (let e = 0; e < dependencyFrom.length; e++) {
+    roles[dependencyFrom[e]!]! |= HAS_OUT;
+    roles[dependencyTo[e]!]! |= HAS_IN;
+  }
+  return roles;
+}
+
+/** Bits of `roles`: a node with both is a relay, with neither isolated. */
+const HAS_OUT = 1;
+const HAS_IN = 2;
 
 /**
  * The open fields (`arrival`, `exit`, `fanout`) of the nodes, read one node at a time. Their
  * arrays exist only once a node uses one of them, so a closed structure carries none.
  */
-class OpenFields {
+class OpenFields implements OpenFieldArrays {
   arrival: Float64Array = EMPTY_FLOAT64;
   exit: Float64Array = EMPTY_FLOAT64;
   fields: Uint8Array = EMPTY_UINT8;

@@ -53,10 +53,15 @@ export interface StateToDescribe {
 export type StateDescriber<T> = (described: StateToDescribe) => T;
 
 export function roleOf(structure: CompiledStructure, v: number): Role {
+  // With a node down, some dependencies have no CSR slot; the role still counts them.
+  if (structure.roles.length > 0) return ROLE_OF_BITS[structure.roles[v]!]!;
   const out = structure.outStart[v + 1]! > structure.outStart[v]!;
   const inn = structure.inStart[v + 1]! > structure.inStart[v]!;
   return out ? (inn ? 'relay' : 'source') : inn ? 'sink' : 'isolated';
 }
+
+/** Indexed by `HAS_OUT | HAS_IN`. */
+const ROLE_OF_BITS: readonly Role[] = ['isolated', 'source', 'sink', 'relay'];
 
 const NODE_FIELDS_OWNED = new Set([
   // Stryker disable next-line StringLiteral: the node already holds its id, load and capacity, so copying the input's keeps their place and value
@@ -111,6 +116,8 @@ function copyExtras(source: object, target: Record<string, unknown>, owned: Read
 export function flowOf(structure: CompiledStructure, step: StepBuffers, e: number): number {
   const source = structure.dependencyFrom[e]!;
   const slot = structure.slotOfDependency[e]!;
+  // A dependency out of a down node has no slot and carries nothing.
+  if (slot < 0) return 0;
   const isLast = slot === structure.outStart[source + 1]! - 1;
   return dependencyFlow(
     step.outflow[source]!,

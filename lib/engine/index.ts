@@ -1,11 +1,13 @@
 export { analyze } from './analyze';
+export { type Changes, compareStates, digestState, type StateDigest } from './compare';
 export { type CompiledStructure, compileStructure, MAX_TOTAL_LOAD } from './compile';
 export { PayloadError, ResultTooLargeError } from './errors';
 export { JsonWriter } from './json-writer';
+export { applyScenario, type Scenario } from './scenario';
 /** @internal no product path calls it yet; tests check it releases both buffers. */
 export { releaseScratchMemory } from './scratch';
 /** @internal the step alone, for bench/engine.ts and its tests; no product path runs it. */
 export { createSimulation } from './simulation';
 export { tick, ticks } from './timeline';
 export type * from './types';
-export { writeAnalyze, writeTick, writeTicks } from './write-json';
+export { type StateObserver, writeAnalyze, writeTick, writeTicks } from './write-json';

@@ -73,13 +73,14 @@ export function estimateStateBytes(structure: CompiledStructure, ids: QuotedIds)
  * `describeState`'s object (with `tick` first for a snapshot). Node and dependency entries are
  * written straight from the state's arrays, events, origin and trace from the summary's small
  * objects; only entries with extra fields go through `JSON.stringify` (`elementText`).
+ * Returns the summary it wrote (a comparison reads it).
  */
 export function writeState(
   writer: JsonWriter,
   ids: QuotedIds,
   withTick: boolean,
   described: StateToDescribe,
-): void {
+): StateSummary {
   const { structure, state, measured, options } = described;
   const summary = summarizeState(described);
   writer.reserve(SNAPSHOT_OPEN.length + MAX_NUMBER_BYTES + SNAPSHOT_NODES.length);
@@ -97,6 +98,7 @@ export function writeState(
   writer.bytes(DEPENDENCIES_OPEN);
   writeDependencies(writer, ids, structure, state, options.carryExtras);
   writeSummary(writer, summary);
+  return summary;
 }
 
 /** `],"primaryBlockage":…,"events":[…],"origin":…,"trace":[…]}`: the rest of the object. */

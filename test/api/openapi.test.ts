@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parseEngineRequest } from '../../lib/api/engine-request';
+import { renderEngineResponse } from '../../lib/api/engine-response';
 import { ERROR_STATUS } from '../../lib/api/errors';
 import { serializeOpenApiDocument } from '../../lib/api/openapi';
 import {
@@ -9,6 +11,7 @@ import {
   TickResponseSchema,
   TicksResponseSchema,
 } from '../../lib/api/schemas';
+import { DEFAULT_LIMITS } from '../../lib/config/limits';
 import { analyze } from '../../lib/engine';
 import { routeKeys } from '../../lib/http/routes';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
@@ -112,6 +115,27 @@ describe('the document', () => {
     expect(AnalyzeResponseSchema.safeParse(ok.analyze.value).success).toBe(true);
     expect(TickResponseSchema.safeParse(ok.tick.value).success).toBe(true);
     expect(TicksResponseSchema.safeParse(ok.ticks.value).success).toBe(true);
+  });
+
+  // The scenario examples: requests the service takes, and the answer it really gives.
+  it('shows scenarios and compare, with the answer the service gives', () => {
+    const requests = engine.requestBody.content['application/json'].examples;
+    expect(requests.whatIfCapacity.value.scenario).toEqual({ nodes: { B: { capacity: 2 } } });
+    const whatIf = engine.responses['200'].content['application/json'].examples.whatIf.value;
+    expect(whatIf).toEqual(
+      JSON.parse(renderEngineResponse(parseEngineRequest(requests.whatIfArrivals.value, DEFAULT_LIMITS))),
+    );
+    expect(AnalyzeResponseSchema.safeParse(whatIf).success).toBe(true);
+    expect(whatIf.changes.headroom).toEqual({
+      before: { scale: 0.75, node: 'B' },
+      after: { scale: 0.375, node: 'B' },
+    });
+    const errors = engine.responses['500'].content['application/json'].examples;
+    expect(errors.PAYLOAD_ERROR_scenario.value.error.message).toBe(
+      'scenario.nodes.B.capacity: must be a finite number > 0 or null, got the string "x"',
+    );
+    expect(doc.components.schemas.Scenario.additionalProperties).toBe(false);
+    expect(doc.components.schemas.Changes.properties.pressure.type).toBe('array');
   });
 
   it("documents every status of the contract with the contract's error codes", () => {

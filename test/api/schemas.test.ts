@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type * as z from 'zod';
+import { parseEngineRequest } from '../../lib/api/engine-request';
+import { renderEngineResponse } from '../../lib/api/engine-response';
 import {
   AnalyzeResponseSchema,
   DependencySchema,
@@ -8,10 +10,13 @@ import {
   ErrorBodySchema,
   NestedRequestSchema,
   NodeSchema,
+  ScenarioSchema,
   TickResponseSchema,
   TicksResponseSchema,
 } from '../../lib/api/schemas';
-import { analyze, compileStructure, tick, ticks } from '../../lib/engine';
+import { DEFAULT_LIMITS } from '../../lib/config/limits';
+import { analyze, applyScenario, compileStructure, tick, ticks } from '../../lib/engine';
+import { OPEN_WORKED_EXAMPLE } from '../../lib/worked-example';
 
 /** A value a JSON body could hold in a field meant for a number. */
 const numberish = fc.oneof(
@@ -199,5 +204,88 @@ describe('error body schema', () => {
       error: { code: 'PAYLOAD_ERROR', message: 'x', details: [{ path: 'nodes[0].id', message: 'y' }] },
     });
     expect(ErrorBodySchema.safeParse({ error: { code: 'OOPS', message: 'x' } }).success).toBe(false);
+  });
+});
+
+describe('the scenario schema and the compare answers', () => {
+  const base = compileStructure(WORKED);
+  const engineAcceptsScenario = (scenario: unknown) => {
+    try {
+      applyScenario(base, scenario);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  const nodeChange = fc.record(
+    {
+      load: numberish,
+      arrival: numberish,
+      capacity: numberish,
+      down: fc.constantFrom(true, false, 1),
+      cap: numberish,
+    },
+    { requiredKeys: [] },
+  );
+  const dependencyChange = fc.record(
+    {
+      from: fc.constantFrom('A', 'B', 'C', 'Z'),
+      to: fc.constantFrom('A', 'B', 'C'),
+      weight: numberish,
+      cut: fc.constantFrom(true, false),
+    },
+    { requiredKeys: [] },
+  );
+  const scenarioish = fc.record(
+    {
+      scale: numberish,
+      nodes: fc.oneof(
+        fc.dictionary(fc.constantFrom('A', 'B', 'C', 'Z'), nodeChange, { maxKeys: 3 }),
+        fc.constant([]),
+      ),
+      dependencies: fc.array(dependencyChange, { maxLength: 2 }),
+      extra: fc.constant(1),
+    },
+    { requiredKeys: [] },
+  );
+
+  // The document never refuses what the service takes (what only the structure can tell, such as
+  // an unknown id, the document cannot say).
+  it('accepts every scenario the engine accepts', () => {
+    fc.assert(
+      fc.property(scenarioish, (scenario) => {
+        if (engineAcceptsScenario(scenario)) expect(ScenarioSchema.safeParse(scenario).success).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('refuses what the engine refuses for its shape', () => {
+    for (const scenario of [
+      { nodes: { B: { capacity: 'x' } } },
+      { scale: -1 },
+      { nodes: { B: { down: false } } },
+      { dependencies: [{ from: 'A', to: 'B', cut: false }] },
+      { nodes: { B: { cap: 1 } } },
+      { sclae: 2 },
+    ]) {
+      expect(engineAcceptsScenario(scenario)).toBe(false);
+      expect(ScenarioSchema.safeParse(scenario).success, JSON.stringify(scenario)).toBe(false);
+    }
+  });
+
+  it('describe the answers with compare, in every mode', () => {
+    const compared = (body: object) =>
+      JSON.parse(renderEngineResponse(parseEngineRequest({ ...body, compare: true }, DEFAULT_LIMITS)));
+    const scenario = { nodes: { B: { down: true } }, dependencies: [{ from: 'A', to: 'C', cut: true }] };
+    conforms(AnalyzeResponseSchema, compared({ mode: 'analyze', ...WORKED, scenario }));
+    conforms(TickResponseSchema, compared({ mode: 'tick', ...WORKED, scenario }));
+    conforms(TicksResponseSchema, compared({ mode: 'ticks', ticks: 3, ...WORKED, scenario }));
+    const open = compared({ mode: 'analyze', ...OPEN_WORKED_EXAMPLE, scenario: { scale: 2 } });
+    conforms(AnalyzeResponseSchema, open);
+    expect(open.changes.headroom).toEqual({
+      before: { scale: 0.75, node: 'B' },
+      after: { scale: 0.375, node: 'B' },
+    });
   });
 });

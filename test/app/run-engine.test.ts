@@ -7,16 +7,24 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../lib/api/errors';
+import { applySettings } from '../../lib/api/system-settings';
 import { createRunEngine } from '../../lib/app';
 import { readLimits } from '../../lib/config/limits';
-import { CompiledStructureCache, type StoredSystem, type SystemStore } from '../../lib/systems';
+import {
+  CompiledStructureCache,
+  type StoredSystem,
+  type SystemSettings,
+  type SystemStore,
+  settingsKey,
+} from '../../lib/systems';
+import { editedStructure } from '../engine/scenario-arbitraries';
 import { WORKED } from '../http/events';
 
 const ID = '01JABCDEFGHJKMNPQRSTVWXYZ0';
 const text = JSON.stringify(WORKED);
 
 /** One system of alice's in memory, counting the reads that fetch a structure. */
-function memoryStore() {
+function memoryStore(settings?: SystemSettings) {
   const calls = { get: 0, getRecord: 0 };
   const record = {
     id: ID,
@@ -27,6 +35,7 @@ function memoryStore() {
     dependencies: 3,
     createdAt: '2026-01-01T00:00:00.000Z',
     sha256: createHash('sha256').update(text).digest('hex'),
+    ...(settings === undefined ? {} : { settings }),
   };
   const store: Pick<SystemStore, 'get' | 'getRecord'> = {
     async get(owner, id) {
@@ -120,5 +129,62 @@ describe('run engine on stored systems, with the cache', () => {
     await run(handler, { mode: 'analyze', systemId: ID });
     await run(handler, { mode: 'analyze', systemId: ID });
     expect(calls).toEqual({ get: 2, getRecord: 0 });
+  });
+});
+
+describe('scenarios on stored systems', () => {
+  // The system's settings give B a capacity of 3 and A an arrival of 2; the scenario then halves
+  // B's capacity to 1.5 and cuts A → C. The answer is the inline answer of the structure with
+  // the settings applied and then the scenario's edit, and the baseline is the settings' answer.
+  const settings: SystemSettings = { nodes: { B: { capacity: 3 }, A: { arrival: 2 } } };
+  const scenario = {
+    nodes: { B: { capacity: 1.5 } },
+    dependencies: [{ from: 'A', to: 'C', cut: true as const }],
+  };
+  const withSettings = applySettings(WORKED, settings) as typeof WORKED;
+
+  it('applies the scenario on top of the settings, byte for byte the inline answer', async () => {
+    const { store, calls } = memoryStore(settings);
+    const cache = new CompiledStructureCache(64 * 1024 * 1024);
+    const handler = handlerFor(store, cache);
+    const byId = await run(handler, { mode: 'analyze', systemId: ID, scenario });
+    expect(byId.statusCode).toBe(200);
+    const inline = await run(handler, { mode: 'analyze', ...editedStructure(withSettings, scenario) });
+    expect(byId.body).toBe(inline.body);
+    expect(JSON.parse(byId.body).engine.nodes[1].capacity).toBe(1.5);
+
+    // Compare: the baseline is the stored system as it runs (settings applied).
+    const compared = JSON.parse(
+      (await run(handler, { mode: 'analyze', systemId: ID, scenario, compare: true })).body,
+    );
+    const plain = JSON.parse((await run(handler, { mode: 'analyze', systemId: ID })).body);
+    expect(compared.baseline).toEqual(plain.engine);
+    expect(compared.engine).toEqual(JSON.parse(inline.body).engine);
+    expect(compared.changes.primaryBlockage).toEqual({
+      before: plain.engine.primaryBlockage,
+      after: compared.engine.primaryBlockage,
+    });
+    // The stored structure was read and compiled once; scenario answers are not kept.
+    expect(calls.get).toBe(1);
+    const key = `${(await store.getRecord('alice', ID))!.sha256}+${settingsKey(settings)}`;
+    expect(cache.getAnswer(key, 'analyze')).toBe(JSON.stringify(plain));
+  });
+
+  it('names ids the stored structure does not hold', async () => {
+    const { store } = memoryStore(settings);
+    const handler = handlerFor(store, new CompiledStructureCache(64 * 1024 * 1024));
+    const answer = await run(handler, {
+      mode: 'tick',
+      systemId: ID,
+      scenario: { nodes: { Z: { down: true } } },
+    });
+    expect(answer.statusCode).toBe(500);
+    expect(JSON.parse(answer.body).error.code).toBe('PAYLOAD_ERROR');
+  });
+
+  it('refuses compare without a scenario on a stored system too', async () => {
+    const { store } = memoryStore();
+    const answer = await run(handlerFor(store), { mode: 'analyze', systemId: ID, compare: true });
+    expect(answer.statusCode).toBe(500);
   });
 });

@@ -107,7 +107,6 @@ describe('sbe-engine', () => {
 
   // A mistake on the command line is not an API error: one line pointing at --help, exit 2.
   it.each<[string, string[], string, RegExp]>([
-    ['no mode', [], JSON.stringify(WORKED), /give a mode/],
     ['--ticks without mode ticks', ['analyze', '--ticks', '3'], JSON.stringify(WORKED), /only to mode ticks/],
     ['an unknown option', ['analyze', '--tick', '3'], JSON.stringify(WORKED), /--tick/],
     ['a missing file', ['analyze', join(folder, 'missing.json')], '', /no such file/],
@@ -129,7 +128,7 @@ describe('sbe-engine', () => {
   it('prints usage for --help', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
-    expect(stdout).toContain('Usage: sbe-engine <analyze|tick|ticks> [file|-] [--ticks n]');
+    expect(stdout).toContain('Usage: sbe-engine [analyze|tick|ticks] [file|-] [--ticks n]');
   });
 
   // The installed launcher, as `npx sbe-engine` runs it: a real process, tsx registered by the launcher.
@@ -139,5 +138,66 @@ describe('sbe-engine', () => {
       cwd: repositoryRoot,
     });
     expect(stdout).toBe(`${apiBody({ mode: 'analyze', ...WORKED })}\n`);
+  });
+
+  // What if B's capacity halves? The scenario from a file, compared with the structure as it is:
+  // the same text the API gives for the body with "scenario" and "compare".
+  it('runs a scenario file and compares, as the API would', async () => {
+    const body = file('what-if-body.json', JSON.stringify(WORKED));
+    const scenario = { nodes: { B: { capacity: 2 } } };
+    const scenarioPath = file('halve-b.json', JSON.stringify(scenario));
+    const { code, stdout, stderr } = await run(['tick', body, '--scenario', scenarioPath, '--compare']);
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+    expect(stdout).toBe(`${apiBody({ mode: 'tick', ...WORKED, scenario, compare: true })}\n`);
+    expect(JSON.parse(stdout).changes.primaryBlockage).toEqual({ before: 'C', after: 'B' });
+    // The scenario on stdin, the body from a file; --scenario overrides one in the body.
+    const piped = await run(
+      [
+        'analyze',
+        file('with-own.json', JSON.stringify({ ...WORKED, scenario: { scale: 9 } })),
+        '--scenario',
+        '-',
+      ],
+      JSON.stringify(scenario),
+    );
+    expect(piped.stdout).toBe(`${apiBody({ mode: 'analyze', ...WORKED, scenario })}\n`);
+  });
+
+  // A scenario the structure does not fit is the API's error; a file that is not JSON, or
+  // --compare alone, are reported as the API or the command line would.
+  it('reports scenario mistakes', async () => {
+    const body = file('mistakes.json', JSON.stringify(WORKED));
+    const unknown = await run([
+      'analyze',
+      body,
+      '--scenario',
+      file('unknown.json', '{"nodes":{"Z":{"down":true}}}'),
+    ]);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr).error).toMatchObject({
+      code: 'PAYLOAD_ERROR',
+      message: 'scenario.nodes.Z: unknown node "Z"',
+    });
+    const notJson = await run(['analyze', body, '--scenario', file('broken.json', '{"scale":')]);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toMatch(/^error: the scenario .*broken\.json is not JSON/);
+    const alone = await run(['analyze', body, '--compare']);
+    expect(alone.code).toBe(1);
+    expect(JSON.parse(alone.stderr).error.message).toMatch(/^compare: needs a "scenario"/);
+  });
+
+  // As `npx sbe-engine --scenario file.json --compare` runs it, through the launcher.
+  it('runs a scenario through bin/sbe-engine.mjs', async () => {
+    const body = file('launcher-what-if.json', JSON.stringify(WORKED));
+    const scenarioPath = file('launcher-scenario.json', JSON.stringify({ scale: 2 }));
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['bin/sbe-engine.mjs', 'analyze', body, '--scenario', scenarioPath, '--compare'],
+      { cwd: repositoryRoot },
+    );
+    expect(stdout).toBe(
+      `${apiBody({ mode: 'analyze', ...WORKED, scenario: { scale: 2 }, compare: true })}\n`,
+    );
   });
 });

@@ -1,0 +1,255 @@
+import type { Changes } from '../../lib/engine/compare';
+import type { EngineResult, Headroom, NodeState } from '../../lib/engine/types';
+import type { EngineAnswer } from './behaviour';
+import { $ } from './dom';
+import type { ExplorerPage } from './page';
+
+/** The scenario being built: what the request's `scenario` field will hold. */
+interface Draft {
+  scale: number;
+  nodes: Map<string, { capacity?: number | null; down?: true }>;
+  cut: Map<string, { from: string; to: string }>;
+}
+
+/** Numbers for reading: 4 significant digits (the exact ones are in the raw answer and on hover). */
+const shown = (value: number | null | undefined): string =>
+  value === null || value === undefined ? '–' : String(Number(value.toPrecision(4)));
+
+/**
+ * What if: a scale slider for all traffic, a node's capacity or taking it down (click the node),
+ * cutting a dependency (click it), then **Compare** runs the editor's structure with that
+ * `scenario` and `compare: true`. The graph is coloured by the change in pressure (or
+ * utilization) against the baseline, and the `changes` are listed: the blockage and its headroom
+ * before and after, nodes newly blocked or cleared, the largest increases.
+ */
+export function createScenarioPanel(page: ExplorerPage): void {
+  const scaleInput = $<HTMLInputElement>('scenario-scale');
+  const scaleLabel = $('scenario-scale-label');
+  const nodeSelect = $<HTMLSelectElement>('scenario-node');
+  const capacityInput = $<HTMLInputElement>('scenario-capacity');
+  const downInput = $<HTMLInputElement>('scenario-down');
+  const draftList = $('scenario-draft');
+  const changesList = $('scenario-changes');
+  const status = $('scenario-status');
+  const draft: Draft = { scale: 1, nodes: new Map(), cut: new Map() };
+  let comparing = false;
+
+  function scenario(): Record<string, unknown> {
+    const result: Record<string, unknown> = {};
+    if (draft.scale !== 1) result.scale = draft.scale;
+    if (draft.nodes.size > 0) result.nodes = Object.fromEntries(draft.nodes);
+    if (draft.cut.size > 0)
+      result.dependencies = [...draft.cut.values()].map((pair) => ({ ...pair, cut: true }));
+    return result;
+  }
+
+  function renderDraft(): void {
+    draftList.replaceChildren();
+    const item = (text: string, remove?: () => void) => {
+      const li = document.createElement('li');
+      li.textContent = text;
+      if (remove) {
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.textContent = '×';
+        button.setAttribute('aria-label', `Remove: ${text}`);
+        button.addEventListener('click', () => {
+          remove();
+          renderDraft();
+        });
+        li.append(' ', button);
+      }
+      draftList.append(li);
+    };
+    if (draft.scale !== 1) item(`all traffic ×${draft.scale}`);
+    for (const [id, change] of draft.nodes) {
+      const parts = [];
+      if (change.capacity !== undefined)
+        parts.push(change.capacity === null ? 'no capacity' : `capacity ${change.capacity}`);
+      if (change.down) parts.push('down');
+      item(`${id}: ${parts.join(', ')}`, () => draft.nodes.delete(id));
+    }
+    for (const [key, { from, to }] of draft.cut) item(`cut ${from} → ${to}`, () => draft.cut.delete(key));
+    if (draftList.childElementCount === 0)
+      item('no change yet: move the slider, click a node or a dependency');
+  }
+
+  function pickNode(id: string): void {
+    nodeSelect.value = id;
+    const change = draft.nodes.get(id);
+    capacityInput.value =
+      change?.capacity === undefined || change.capacity === null ? '' : String(change.capacity);
+    downInput.checked = change?.down === true;
+  }
+
+  scaleInput.addEventListener('input', () => {
+    draft.scale = Number(scaleInput.value);
+    scaleLabel.textContent = `×${draft.scale}`;
+    renderDraft();
+  });
+
+  $('scenario-set-node').addEventListener('click', () => {
+    const id = nodeSelect.value;
+    if (id === '') return;
+    const change: { capacity?: number | null; down?: true } = {};
+    const text = capacityInput.value.trim();
+    if (text === 'none') change.capacity = null;
+    else if (text !== '') change.capacity = Number(text);
+    if (downInput.checked) change.down = true;
+    if (Object.keys(change).length === 0) draft.nodes.delete(id);
+    else draft.nodes.set(id, change);
+    renderDraft();
+  });
+
+  // Clicks on the graph: a node picks it for the controls (the page selects it too); a dependency
+  // is cut, or restored when it is cut already.
+  const graph = document.getElementById('graph') as unknown as SVGSVGElement;
+  graph.addEventListener('click', (event) => {
+    const target = event.target as Element;
+    const node = target.closest('.node') as SVGGElement | null;
+    if (node?.dataset.id !== undefined) {
+      pickNode(node.dataset.id);
+      return;
+    }
+    const edge = target.closest('.edge') as SVGPathElement | null;
+    const from = edge?.dataset.from;
+    const to = edge?.dataset.to;
+    if (from === undefined || to === undefined) return;
+    const key = JSON.stringify([from, to]);
+    if (draft.cut.has(key)) draft.cut.delete(key);
+    else draft.cut.set(key, { from, to });
+    renderDraft();
+  });
+
+  $('scenario-run').addEventListener('click', async () => {
+    const fields = scenario();
+    if (Object.keys(fields).length === 0) {
+      status.textContent = 'Nothing to compare yet: change something first.';
+      return;
+    }
+    comparing = true;
+    status.textContent = 'Comparing…';
+    await page.rerun({ scenario: fields, compare: true });
+    comparing = false;
+  });
+
+  $('scenario-clear').addEventListener('click', () => {
+    draft.scale = 1;
+    scaleInput.value = '1';
+    scaleLabel.textContent = '×1';
+    draft.nodes.clear();
+    draft.cut.clear();
+    capacityInput.value = '';
+    downInput.checked = false;
+    changesList.replaceChildren();
+    status.textContent = '';
+    renderDraft();
+  });
+
+  page.onAnswer((answer) => {
+    fillNodes(answer);
+    const changes = answer.changes as Changes | undefined;
+    if (changes === undefined) {
+      if (!comparing) changesList.replaceChildren();
+      return;
+    }
+    status.textContent = `Compared at tick ${changes.tick} with the structure as it is.`;
+    showChanges(changes);
+    page.setColouring(changeColouring(answer, changes));
+  });
+
+  /** The node picker lists the answer's nodes (the first 5,000; the graph click reaches any). */
+  function fillNodes(answer: EngineAnswer): void {
+    const result = firstState(answer);
+    if (result === undefined) return;
+    const previous = nodeSelect.value;
+    nodeSelect.replaceChildren(new Option('(click a node)', ''));
+    for (const node of result.nodes.slice(0, 5000)) nodeSelect.append(new Option(node.id, node.id));
+    nodeSelect.value = result.nodes.some((node) => node.id === previous) ? previous : '';
+  }
+
+  function showChanges(changes: Changes): void {
+    changesList.replaceChildren();
+    const line = (field: string, text: string) => {
+      const li = document.createElement('li');
+      li.dataset.field = field;
+      li.textContent = text;
+      changesList.append(li);
+    };
+    const { before, after } = changes.primaryBlockage;
+    // The headroom belongs to the blockage: how far traffic can grow before it saturates.
+    const headroom = (value: Headroom | null | undefined) =>
+      value === null || value === undefined ? '' : ` (headroom ×${shown(value.scale)} at ${value.node})`;
+    line(
+      'blockage',
+      `Primary blockage: ${before ?? 'none'}${headroom(changes.headroom?.before)} → ${after ?? 'none'}${headroom(changes.headroom?.after)}`,
+    );
+    for (const node of changes.nodes) {
+      const was = `${node.before.blocked ? 'blocked' : 'free'} ${node.before.role}`;
+      const is = `${node.after.blocked ? 'blocked' : 'free'} ${node.after.role}`;
+      line('node', `${node.id}: ${was} → ${is}`);
+    }
+    for (const row of changes.pressure) {
+      line(
+        'pressure',
+        `${row.id}: pressure ${shown(row.before)} → ${shown(row.after)} (+${shown(row.increase)})`,
+      );
+    }
+    for (const row of changes.utilization ?? []) {
+      line(
+        'utilization',
+        `${row.id}: utilization ${shown(row.before)} → ${shown(row.after)} (+${shown(row.increase)})`,
+      );
+    }
+    if (
+      changes.nodes.length === 0 &&
+      changes.pressure.length === 0 &&
+      (changes.utilization ?? []).length === 0
+    ) {
+      line('none', 'No node is newly blocked or cleared, and no pressure grew.');
+    }
+  }
+
+  renderDraft();
+}
+
+function firstState(answer: EngineAnswer): EngineResult | undefined {
+  return answer.engine ?? answer.snapshot ?? answer.snapshots?.[0];
+}
+
+/**
+ * Colours each node by how its pressure (utilization, for an open `analyze`) changed against the
+ * baseline's state at the same tick: the middle of the scale for no change, towards yellow for
+ * more, towards dark for less, scaled by the largest change anywhere.
+ */
+function changeColouring(answer: EngineAnswer, changes: Changes) {
+  const states = (value: unknown): EngineResult[] =>
+    ([] as EngineResult[]).concat((value as EngineResult) ?? []);
+  const tickOf = (state: EngineResult) => (state as EngineResult & { tick?: number }).tick ?? 0;
+  const baseline = new Map<number, Map<string, NodeState>>();
+  for (const state of states(answer.baseline)) {
+    baseline.set(tickOf(state), new Map(state.nodes.map((node) => [node.id, node])));
+  }
+  // Which state a node on show belongs to, so it is compared with the baseline's at that tick.
+  const tickOfNode = new WeakMap<NodeState, number>();
+  const utilization = changes.utilization !== undefined;
+  const measure = (node: NodeState | undefined) =>
+    utilization ? (node?.utilization ?? 0) : (node?.pressure ?? 0);
+  const delta = (node: NodeState) => {
+    const before = baseline.get(tickOfNode.get(node) ?? changes.tick)?.get(node.id);
+    return measure(node) - measure(before);
+  };
+  let spread = 0;
+  for (const state of states(answer.engine ?? answer.snapshot ?? answer.snapshots)) {
+    for (const node of state.nodes) {
+      tickOfNode.set(node, tickOf(state));
+      spread = Math.max(spread, Math.abs(delta(node)));
+    }
+  }
+  return {
+    key: `Colour: change in ${utilization ? 'utilization' : 'pressure'} against the baseline, from less (dark) through none (middle) to more (yellow).`,
+    fraction(node: NodeState): number | undefined {
+      return spread > 0 ? Math.max(0, Math.min(1, 0.5 + delta(node) / (2 * spread))) : 0.5;
+    },
+  };
+}

@@ -1,0 +1,424 @@
+/**
+ * What if: a scenario changes a compiled structure — traffic scaled, loads, arrivals and
+ * capacities set, weights changed, dependencies cut, nodes taken down — and the engine runs on
+ * the result. The scenario's structure is derived from the base's validated arrays: no id is
+ * looked up again and no field of the structure is checked again, only the scenario itself.
+ * Except for `down`, the result is the structure a caller would get by editing the input and
+ * compiling it (a property test compares the two answers byte for byte).
+ */
+import { describeValue, isRecord, quoteText } from '../text/describe-value';
+import {
+  ARRIVAL_GIVEN,
+  assembleCompiled,
+  type CompiledStructure,
+  EXIT_GIVEN,
+  FANOUT_GIVEN,
+  FANOUT_ON,
+  MAX_TOTAL_LOAD,
+  type OpenFieldArrays,
+  withNodeValues,
+} from './compile';
+import { PayloadError } from './errors';
+import { FRESH_ARRAYS, scratch } from './scratch';
+import type { DependencyInput } from './types';
+
+/** A scenario as callers send it. */
+export interface Scenario {
+  /** Multiplies every load and arrival (after the nodes' own values are set). */
+  scale?: number;
+  nodes?: Record<string, NodeChange>;
+  dependencies?: DependencyChange[];
+}
+
+export interface NodeChange {
+  load?: number;
+  arrival?: number;
+  /** `null` removes the node's capacity. */
+  capacity?: number | null;
+  /** The node passes nothing on: no dependency, exit or fan-out carries anything out of it. */
+  down?: true;
+}
+
+export interface DependencyChange {
+  from: string;
+  to: string;
+  /** Set on every copy of the pair. */
+  weight?: number;
+  /** Removes every copy of the pair. */
+  cut?: true;
+}
+
+const SCENARIO_FIELDS = ['scale', 'nodes', 'dependencies'];
+const NODE_FIELDS = ['load', 'arrival', 'capacity', 'down'];
+const DEPENDENCY_FIELDS = ['from', 'to', 'weight', 'cut'];
+
+/** A scenario checked against its structure: node and dependency ends as indices. */
+interface ResolvedScenario {
+  scale: Scenario['scale'];
+  nodes: { v: number; change: NodeChange }[];
+  dependencies: { from: number; to: number; change: DependencyChange; path: string }[];
+}
+
+/**
+ * The structure `base` becomes under `scenario`, compiled. Throws `PayloadError` naming the
+ * scenario's first problem by its path (`scenario.nodes.B.capacity: must be …`); `path` is where
+ * the scenario sits in the request.
+ */
+export function applyScenario(
+  base: CompiledStructure,
+  scenario: unknown,
+  path = 'scenario',
+): CompiledStructure {
+  const resolved = resolveScenario(base, scenario, path);
+  return scratch.run(() => {
+    const mark = scratch.mark();
+    try {
+      return derive(base, resolved, path);
+    } finally {
+      scratch.release(mark);
+    }
+  });
+}
+
+/** The scenario checked against the structure, ends resolved; throws at its first problem. */
+function resolveScenario(base: CompiledStructure, scenario: unknown, path: string): ResolvedScenario {
+  if (!isRecord(scenario)) {
+    throw new PayloadError(
+      path,
+      `must be an object { scale?, nodes?, dependencies? }, got ${describeValue(scenario)}`,
+    );
+  }
+  rejectUnknownFields(scenario, SCENARIO_FIELDS, path, 'a scenario');
+  const { scale, nodes, dependencies } = scenario;
+  const nodeEntries = nodes === undefined ? [] : nodeChangeEntries(nodes, `${path}.nodes`);
+  if (dependencies !== undefined && !Array.isArray(dependencies)) {
+    throw new PayloadError(
+      `${path}.dependencies`,
+      `must be an array of { from, to, weight?, cut? }, got ${describeValue(dependencies)}`,
+    );
+  }
+  const dependencyEntries = (dependencies ?? []) as unknown[];
+  if (scale === undefined && nodeEntries.length === 0 && dependencyEntries.length === 0) {
+    throw new PayloadError(path, 'changes nothing; give "scale", "nodes" or "dependencies"');
+  }
+  if (scale !== undefined) checkNumber(scale, `${path}.scale`, 'a finite number >= 0', AT_LEAST_ZERO);
+
+  // Ids the scenario names, resolved in one pass over the structure's ids.
+  const wanted = new Map<string, number>();
+  for (const [id] of nodeEntries) wanted.set(id, -1);
+  for (const entry of dependencyEntries) {
+    if (!isRecord(entry)) continue;
+    if (typeof entry.from === 'string') wanted.set(entry.from, -1);
+    if (typeof entry.to === 'string') wanted.set(entry.to, -1);
+  }
+  if (wanted.size > 0) {
+    const { ids } = base;
+    for (let v = 0; v < ids.length; v++) if (wanted.has(ids[v]!)) wanted.set(ids[v]!, v);
+  }
+
+  const resolvedNodes: ResolvedScenario['nodes'] = [];
+  for (const [id, change] of nodeEntries) {
+    const at = `${path}.nodes${idPath(id)}`;
+    const v = wanted.get(id)!;
+    if (v < 0) throw new PayloadError(at, `unknown node ${quoteText(id)}`);
+    resolvedNodes.push({ v, change: checkNodeChange(change, at) });
+  }
+
+  const resolvedDependencies: ResolvedScenario['dependencies'] = [];
+  const firstOfPair = new Map<number, number>();
+  for (let i = 0; i < dependencyEntries.length; i++) {
+    const at = `${path}.dependencies[${i}]`;
+    const change = checkDependencyChange(dependencyEntries[i], at);
+    const from = endIndex(wanted, change.from, `${at}.from`);
+    const to = endIndex(wanted, change.to, `${at}.to`);
+    const key = from * base.nodeCount + to;
+    const earlier = firstOfPair.get(key);
+    if (earlier !== undefined) {
+      throw new PayloadError(
+        at,
+        `names the pair ${quoteText(change.from)} → ${quoteText(change.to)} again (first named by ${path}.dependencies[${earlier}]); give each pair once`,
+      );
+    }
+    firstOfPair.set(key, i);
+    resolvedDependencies.push({ from, to, change, path: at });
+  }
+  return { scale: scale as number | undefined, nodes: resolvedNodes, dependencies: resolvedDependencies };
+}
+
+function nodeChangeEntries(nodes: unknown, at: string): [string, unknown][] {
+  if (!isRecord(nodes)) {
+    throw new PayloadError(at, `must be an object keyed by node id, got ${describeValue(nodes)}`);
+  }
+  return Object.entries(nodes);
+}
+
+function checkNodeChange(change: unknown, at: string): NodeChange {
+  if (!isRecord(change)) {
+    throw new PayloadError(
+      at,
+      `must be an object { load?, arrival?, capacity?, down? }, got ${describeValue(change)}`,
+    );
+  }
+  rejectUnknownFields(change, NODE_FIELDS, at, "a node's change");
+  const { load, arrival, capacity, down } = change;
+  if (load === undefined && arrival === undefined && capacity === undefined && down === undefined) {
+    throw new PayloadError(at, 'changes nothing; give "load", "arrival", "capacity" or "down"');
+  }
+  if (load !== undefined) checkNumber(load, `${at}.load`, 'a finite number >= 0', AT_LEAST_ZERO);
+  if (arrival !== undefined) checkNumber(arrival, `${at}.arrival`, 'a finite number >= 0', AT_LEAST_ZERO);
+  if (capacity !== undefined && capacity !== null) {
+    checkNumber(capacity, `${at}.capacity`, 'a finite number > 0 or null', ABOVE_ZERO);
+  }
+  if (down !== undefined && down !== true) {
+    throw new PayloadError(
+      `${at}.down`,
+      `must be true (leave it out for a node that is up), got ${describeValue(down)}`,
+    );
+  }
+  return change as NodeChange;
+}
+
+function checkDependencyChange(change: unknown, at: string): DependencyChange {
+  if (!isRecord(change)) {
+    throw new PayloadError(at, `must be an object { from, to, weight?, cut? }, got ${describeValue(change)}`);
+  }
+  rejectUnknownFields(change, DEPENDENCY_FIELDS, at, "a dependency's change");
+  for (const end of ['from', 'to'] as const) {
+    const id = change[end];
+    if (typeof id !== 'string' || id.length === 0) {
+      throw new PayloadError(`${at}.${end}`, `must be a non-empty string, got ${describeValue(id)}`);
+    }
+  }
+  const { weight, cut } = change;
+  if (weight === undefined && cut === undefined) {
+    throw new PayloadError(at, 'changes nothing; give "weight" or "cut"');
+  }
+  if (weight !== undefined) checkNumber(weight, `${at}.weight`, 'a finite number > 0', ABOVE_ZERO);
+  if (cut !== undefined && cut !== true) {
+    throw new PayloadError(
+      `${at}.cut`,
+      `must be true (leave it out to keep the dependency), got ${describeValue(cut)}`,
+    );
+  }
+  if (cut === true && weight !== undefined) {
+    throw new PayloadError(
+      at,
+      'a cut dependency carries nothing, so it takes no weight; drop "weight" or "cut"',
+    );
+  }
+  return change as unknown as DependencyChange;
+}
+
+function endIndex(wanted: ReadonlyMap<string, number>, id: string, at: string): number {
+  const v = wanted.get(id)!;
+  if (v < 0) throw new PayloadError(at, `unknown node ${quoteText(id)}`);
+  return v;
+}
+
+function rejectUnknownFields(
+  record: Record<string, unknown>,
+  known: readonly string[],
+  at: string,
+  what: string,
+): void {
+  for (const key of Object.keys(record)) {
+    if (known.includes(key)) continue;
+    throw new PayloadError(
+      `${at}${idPath(key)}`,
+      `unknown field; ${what} takes ${known.map((field) => `"${field}"`).join(', ')}`,
+    );
+  }
+}
+
+const AT_LEAST_ZERO = (value: number) => value >= 0;
+const ABOVE_ZERO = (value: number) => value > 0;
+
+function checkNumber(
+  value: unknown,
+  at: string,
+  expected: string,
+  accepts: (value: number) => boolean,
+): void {
+  if (typeof value !== 'number' || !Number.isFinite(value) || !accepts(value)) {
+    throw new PayloadError(at, `must be ${expected}, got ${describeValue(value)}`);
+  }
+}
+
+/** `.B` for a plain id, `["a.b"]` for one that would read ambiguously after a dot. */
+function idPath(id: string): string {
+  return /^[\w$-]+$/.test(id) ? `.${id}` : `[${quoteText(id)}]`;
+}
+
+/** The scenario's structure, compiled: the base's arrays copied where the scenario changes them. */
+function derive(base: CompiledStructure, scenario: ResolvedScenario, path: string): CompiledStructure {
+  const { nodeCount } = base;
+  // First, as it also checks that each pair named exists.
+  const dependencies = deriveDependencies(base, scenario);
+  const initialLoads = new Float64Array(base.initialLoads);
+  const capacity = new Float64Array(base.capacity);
+  const setsArrival = scenario.nodes.some(({ change }) => change.arrival !== undefined);
+  const anyDown = scenario.nodes.some(({ change }) => change.down === true);
+  const open = openFieldsFor(base, setsArrival, anyDown);
+  const down = anyDown ? new Uint8Array(nodeCount) : new Uint8Array(0);
+
+  for (const { v, change } of scenario.nodes) {
+    if (change.load !== undefined) initialLoads[v] = change.load;
+    if (change.capacity !== undefined) capacity[v] = change.capacity ?? Number.POSITIVE_INFINITY;
+    if (change.arrival !== undefined) {
+      open.arrival[v] = change.arrival;
+      open.fields[v]! |= ARRIVAL_GIVEN;
+    }
+    if (change.down === true) {
+      down[v] = 1;
+      // No way out while down: its exit and fan-out do nothing, and it is described without them.
+      if (open.fields.length > 0) {
+        open.exit[v] = 0;
+        open.fields[v]! &= ~(EXIT_GIVEN | FANOUT_GIVEN | FANOUT_ON);
+      }
+    }
+  }
+  if (anyDown && open.hasFanout) {
+    open.hasFanout = false;
+    for (let v = 0; v < nodeCount; v++) if ((open.fields[v]! & FANOUT_ON) !== 0) open.hasFanout = true;
+  }
+
+  const { scale } = scenario;
+  let total = 0;
+  for (let v = 0; v < nodeCount; v++) {
+    if (scale !== undefined) initialLoads[v] = initialLoads[v]! * scale;
+    total += initialLoads[v]!;
+  }
+  if (open.arrival.length > 0) {
+    for (let v = 0; v < nodeCount; v++) {
+      if (scale !== undefined) open.arrival[v] = open.arrival[v]! * scale;
+      total += open.arrival[v]!;
+    }
+  }
+  if (!(total <= MAX_TOTAL_LOAD)) {
+    throw new PayloadError(
+      scale === undefined ? path : `${path}.scale`,
+      `makes the loads and arrivals add up to more than ${MAX_TOTAL_LOAD}, the largest total the ` +
+        'engine accepts; scale down',
+    );
+  }
+
+  // Only node values changed: the base's dependencies, shares and components serve as they are.
+  if (!anyDown && scenario.dependencies.length === 0)
+    return withNodeValues(base, { initialLoads, capacity, open });
+
+  const { dependencyFrom, dependencyTo } = dependencies;
+  const outDegree = scratch.int32(nodeCount + 1);
+  const inDegree = scratch.int32(nodeCount + 1);
+  for (let e = 0; e < dependencyFrom.length; e++) {
+    const from = dependencyFrom[e]!;
+    if (anyDown && down[from] === 1) continue;
+    outDegree[from]!++;
+    inDegree[dependencyTo[e]!]!++;
+  }
+
+  // Weights changed, nothing cut or down: the same rows, so the same components.
+  const sameDependencies = !anyDown && dependencyFrom === base.dependencyFrom ? base : undefined;
+  return assembleCompiled(
+    FRESH_ARRAYS,
+    {
+      nodes: base.nodes,
+      ids: base.ids,
+      initialLoads,
+      capacity,
+      nodeHasExtra: base.nodeHasExtra,
+      ...dependencies,
+      open,
+      outDegree,
+      inDegree,
+      down,
+    },
+    sameDependencies,
+  );
+}
+
+/** The base's open-field arrays, copied when the scenario changes them, created when it opens a closed structure. */
+function openFieldsFor(base: CompiledStructure, setsArrival: boolean, anyDown: boolean): OpenFieldArrays {
+  const { nodeCount } = base;
+  if (!base.open) {
+    if (!setsArrival) {
+      return { arrival: base.arrival, exit: base.exit, fields: base.openFields, hasFanout: false };
+    }
+    return {
+      arrival: new Float64Array(nodeCount),
+      exit: new Float64Array(nodeCount),
+      fields: new Uint8Array(nodeCount),
+      hasFanout: false,
+    };
+  }
+  return {
+    arrival: new Float64Array(base.arrival),
+    exit: anyDown ? new Float64Array(base.exit) : base.exit,
+    fields: new Uint8Array(base.openFields),
+    hasFanout: base.hasFanout,
+  };
+}
+
+/** The dependency arrays under the scenario: weights set on, and cut pairs left out of, copies. */
+function deriveDependencies(base: CompiledStructure, scenario: ResolvedScenario) {
+  const { nodeCount, dependencyCount } = base;
+  const unchanged = {
+    dependencies: base.dependencies,
+    dependencyFrom: base.dependencyFrom,
+    dependencyTo: base.dependencyTo,
+    givenWeight: base.givenWeight,
+    dependencyHasExtra: base.dependencyHasExtra,
+  };
+  if (scenario.dependencies.length === 0) return unchanged;
+
+  // Which change, if any, each dependency's pair has: looked up only for nodes a change starts at.
+  const changeOfPair = new Map<number, number>();
+  const startsChange = new Uint8Array(nodeCount);
+  scenario.dependencies.forEach(({ from, to }, i) => {
+    changeOfPair.set(from * nodeCount + to, i);
+    startsChange[from] = 1;
+  });
+  const found = new Uint8Array(scenario.dependencies.length);
+  const givenWeight = new Float64Array(base.givenWeight);
+  const keep = new Uint8Array(dependencyCount).fill(1);
+  let kept = dependencyCount;
+  for (let e = 0; e < dependencyCount; e++) {
+    const from = base.dependencyFrom[e]!;
+    if (startsChange[from] === 0) continue;
+    const i = changeOfPair.get(from * nodeCount + base.dependencyTo[e]!);
+    if (i === undefined) continue;
+    found[i] = 1;
+    const { change } = scenario.dependencies[i]!;
+    if (change.cut === true) {
+      keep[e] = 0;
+      kept--;
+    } else if (change.weight !== undefined) {
+      givenWeight[e] = change.weight;
+    }
+  }
+  const missing = found.indexOf(0);
+  if (missing >= 0) {
+    const { change, path } = scenario.dependencies[missing]!;
+    throw new PayloadError(
+      path,
+      `no dependency from ${quoteText(change.from)} to ${quoteText(change.to)} in the structure`,
+    );
+  }
+  if (kept === dependencyCount) return { ...unchanged, givenWeight };
+
+  const dependencies = new Array<DependencyInput>(kept);
+  const dependencyFrom = new Int32Array(kept);
+  const dependencyTo = new Int32Array(kept);
+  const keptWeight = new Float64Array(kept);
+  const dependencyHasExtra = new Uint8Array(kept);
+  let at = 0;
+  for (let e = 0; e < dependencyCount; e++) {
+    if (keep[e] === 0) continue;
+    dependencies[at] = base.dependencies[e]!;
+    dependencyFrom[at] = base.dependencyFrom[e]!;
+    dependencyTo[at] = base.dependencyTo[e]!;
+    keptWeight[at] = givenWeight[e]!;
+    dependencyHasExtra[at] = base.dependencyHasExtra[e]!;
+    at++;
+  }
+  return { dependencies, dependencyFrom, dependencyTo, givenWeight: keptWeight, dependencyHasExtra };
+}

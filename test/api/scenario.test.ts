@@ -1,0 +1,352 @@
+/**
+ * `scenario` and `compare` on engine requests: where they are read, how they are refused, and
+ * what the answer holds — the scenario's answer byte for byte the edited structure's, the
+ * baseline byte for byte the plain answer, and `changes` as the docs define it (checked against
+ * a reference built from the two parsed results).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parseEngineRequest } from '../../lib/api/engine-request';
+import { renderEngineResponse } from '../../lib/api/engine-response';
+import { ApiError } from '../../lib/api/errors';
+import { DEFAULT_LIMITS } from '../../lib/config/limits';
+import type { EngineResult, Scenario, Snapshot, Structure } from '../../lib/engine';
+import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
+import { editedStructure, scenarioArbitrary, structureArbitrary } from '../engine/scenario-arbitraries';
+
+const limits = DEFAULT_LIMITS;
+const answer = (body: unknown): string => renderEngineResponse(parseEngineRequest(body, limits));
+
+function refusal(body: unknown): ApiError {
+  try {
+    parseEngineRequest(body, limits);
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error('the request was accepted');
+}
+
+const HALVE_B = { nodes: { B: { capacity: 2 } } };
+
+describe('where a scenario is read', () => {
+  // Direct and nested formats; in a container, next to the structure or at the top level.
+  it('reads it at the top level and inside the container, as mode is read', () => {
+    const edited = answer({ mode: 'analyze', ...editedStructure(WORKED_EXAMPLE, HALVE_B) });
+    expect(answer({ mode: 'analyze', ...WORKED_EXAMPLE, scenario: HALVE_B })).toBe(edited);
+    expect(answer({ mode: 'analyze', payload: WORKED_EXAMPLE, scenario: HALVE_B })).toBe(edited);
+    expect(answer({ payload: { mode: 'analyze', ...WORKED_EXAMPLE, scenario: HALVE_B } })).toBe(edited);
+    // The top level wins over the container's.
+    expect(
+      answer({ mode: 'analyze', graph: { ...WORKED_EXAMPLE, scenario: { scale: 5 } }, scenario: HALVE_B }),
+    ).toBe(edited);
+  });
+
+  it('names the path inside a container', () => {
+    const error = refusal({
+      system: { mode: 'tick', ...WORKED_EXAMPLE, scenario: { nodes: { B: { capacity: 'x' } } } },
+    });
+    expect(error.status).toBe(500);
+    expect(error.code).toBe('PAYLOAD_ERROR');
+    expect(error.message).toBe(
+      'system.scenario.nodes.B.capacity: must be a finite number > 0 or null, got the string "x"',
+    );
+    expect(error.details).toEqual([
+      {
+        path: 'system.scenario.nodes.B.capacity',
+        message: 'must be a finite number > 0 or null, got the string "x"',
+      },
+    ]);
+  });
+});
+
+describe('refusals', () => {
+  it.each<[string, Record<string, unknown>, string]>([
+    [
+      'compare without a scenario',
+      { compare: true },
+      'compare: needs a "scenario" to compare with; send { "scenario": { … }, "compare": true }',
+    ],
+    [
+      'compare as a string',
+      { compare: 'yes', scenario: HALVE_B },
+      'compare: must be true or false, got the string "yes"',
+    ],
+    [
+      'an empty scenario',
+      { scenario: {} },
+      'scenario: changes nothing; give "scale", "nodes" or "dependencies"',
+    ],
+    [
+      'a scenario of null',
+      { scenario: null },
+      'scenario: must be an object { scale?, nodes?, dependencies? }, got null',
+    ],
+    ['an unknown node', { scenario: { nodes: { Q: { down: true } } } }, 'scenario.nodes.Q: unknown node "Q"'],
+    [
+      'a dependency that does not exist',
+      { scenario: { dependencies: [{ from: 'B', to: 'A', cut: true }] } },
+      'scenario.dependencies[0]: no dependency from "B" to "A" in the structure',
+    ],
+  ])('refuses %s with 500 PAYLOAD_ERROR', (_, fields, message) => {
+    const error = refusal({ mode: 'analyze', ...WORKED_EXAMPLE, ...fields });
+    expect(error.status).toBe(500);
+    expect(error.code).toBe('PAYLOAD_ERROR');
+    expect(error.message).toBe(message);
+  });
+
+  // `compare: false` without a scenario is a plain request.
+  it('takes compare: false as a plain request', () => {
+    expect(answer({ mode: 'analyze', ...WORKED_EXAMPLE, compare: false })).toBe(
+      answer({ mode: 'analyze', ...WORKED_EXAMPLE }),
+    );
+  });
+
+  // The structure is checked first (its ids are what the scenario names), then the scenario,
+  // then the limits.
+  it('checks the structure before the scenario, the scenario before the limits', () => {
+    const badStructure = refusal({
+      mode: 'analyze',
+      nodes: [{ id: 'A', load: -1 }],
+      dependencies: [],
+      scenario: {},
+    });
+    expect(badStructure.message).toMatch(/^nodes\[0\]\.load/);
+    const tight = { ...limits, maxNodes: 2 };
+    expect(() => parseEngineRequest({ mode: 'analyze', ...WORKED_EXAMPLE, scenario: {} }, tight)).toThrow(
+      /^scenario: changes nothing/,
+    );
+  });
+
+  // A timeline with its baseline is twice the elements: the limit counts both.
+  it('counts the baseline against the response element limit', () => {
+    const small = { ...limits, maxResponseElements: 6 * 10 };
+    // 3 nodes + 3 dependencies = 6 elements a snapshot: 10 ticks fit alone, not with a baseline.
+    expect(() =>
+      parseEngineRequest({ mode: 'ticks', ticks: 10, ...WORKED_EXAMPLE, scenario: HALVE_B }, small),
+    ).not.toThrow();
+    const error = (() => {
+      try {
+        parseEngineRequest(
+          { mode: 'ticks', ticks: 10, ...WORKED_EXAMPLE, scenario: HALVE_B, compare: true },
+          small,
+        );
+      } catch (caught) {
+        return caught as ApiError;
+      }
+      throw new Error('accepted');
+    })();
+    expect(error.code).toBe('LIMIT_EXCEEDED');
+    expect(error.message).toBe(
+      '10 ticks of this structure and its baseline would return 120 snapshot elements, the limit is 60: ask for at most 5 ticks',
+    );
+  });
+});
+
+type Result = EngineResult | Snapshot;
+
+/** `changes` as docs/engine.md defines it, from the two parsed results. */
+function referenceChanges(before: Result, after: Result, tick: number) {
+  const increases = (field: 'pressure' | 'utilization') => {
+    const rows = after.nodes.flatMap((node, v) => {
+      const was = before.nodes[v]![field];
+      const is = node[field];
+      const increase = (is ?? 0) - (was ?? 0);
+      return increase > 0 ? [{ id: node.id, before: was ?? null, after: is ?? null, increase }] : [];
+    });
+    rows.sort((a, b) => b.increase - a.increase || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return rows.slice(0, 20);
+  };
+  const open = 'headroom' in before || 'headroom' in after;
+  return {
+    tick,
+    nodes: after.nodes.flatMap((node, v) => {
+      const was = before.nodes[v]!;
+      return was.blocked === node.blocked && was.role === node.role
+        ? []
+        : [
+            {
+              id: node.id,
+              before: { blocked: was.blocked, role: was.role },
+              after: { blocked: node.blocked, role: node.role },
+            },
+          ];
+    }),
+    pressure: increases('pressure'),
+    ...(open ? { utilization: increases('utilization') } : {}),
+    primaryBlockage: { before: before.primaryBlockage, after: after.primaryBlockage },
+    origin: { before: before.origin, after: after.origin },
+    trace: { before: before.trace, after: after.trace },
+    ...(open ? { headroom: { before: before.headroom ?? null, after: after.headroom ?? null } } : {}),
+  };
+}
+
+const MODES = [
+  { mode: 'analyze', key: 'engine' },
+  { mode: 'tick', key: 'snapshot' },
+  { mode: 'ticks', ticks: 3, key: 'snapshots' },
+] as const;
+
+/** The text of `{ mode, [key]: … }`'s value: the body minus its envelope. */
+function resultText(text: string, key: string, ticks?: number): string {
+  const head =
+    ticks === undefined
+      ? `{"mode":"${key === 'engine' ? 'analyze' : 'tick'}","${key}":`
+      : `{"mode":"ticks","ticks":${ticks},"${key}":`;
+  expect(text.startsWith(head)).toBe(true);
+  return text.slice(head.length, -1);
+}
+
+describe('compare', () => {
+  it('answers the scenario, the baseline and the changes, on random structures and scenarios, in every mode', () => {
+    fc.assert(
+      fc.property(
+        structureArbitrary.chain((structure) =>
+          fc.tuple(
+            fc.constant(structure),
+            scenarioArbitrary(structure, { down: true }),
+            fc.constantFrom(...MODES),
+          ),
+        ),
+        ([structure, scenario, modeSpec]) => {
+          const { key, ...envelope } = modeSpec;
+          const ticks = 'ticks' in envelope ? envelope.ticks : undefined;
+          const plain = answer({ ...envelope, ...structure });
+          const withScenario = answer({ ...envelope, ...structure, scenario });
+          const compared = answer({ ...envelope, ...structure, scenario, compare: true });
+          const parsed = JSON.parse(compared);
+          // The scenario's answer as it is without compare, then the baseline as a plain request answers.
+          const expectedHead = `${withScenario.slice(0, -1)},"baseline":${resultText(plain, key, ticks)},"changes":`;
+          expect(compared.startsWith(expectedHead)).toBe(true);
+          expect(Object.keys(parsed)).toEqual([...Object.keys(JSON.parse(plain)), 'baseline', 'changes']);
+          const last = (value: Result | Result[]): Result =>
+            Array.isArray(value) ? value[value.length - 1]! : value;
+          const tick = ticks ?? (key === 'snapshot' ? 1 : 0);
+          expect(parsed.changes).toEqual(referenceChanges(last(parsed.baseline), last(parsed[key]), tick));
+          // Without down, the scenario's answer is the edited structure's.
+          if (!Object.values(scenario.nodes ?? {}).some((change) => change.down === true)) {
+            expect(withScenario).toBe(answer({ ...envelope, ...editedStructure(structure, scenario) }));
+          }
+        },
+      ),
+      { numRuns: 250 },
+    );
+  });
+
+  // Past 20 increases the list is cut; equal increases go smallest id first.
+  it('lists the 20 largest increases, ties by id', () => {
+    const ids = Array.from({ length: 30 }, (_, i) => `n${String(29 - i).padStart(2, '0')}`);
+    const structure: Structure = {
+      nodes: ids.map((id, i) => ({ id, load: i < 25 ? 1 : 2 })),
+      dependencies: [],
+    };
+    const parsed = JSON.parse(
+      answer({ mode: 'analyze', ...structure, scenario: { scale: 3 }, compare: true }),
+    );
+    // Isolated nodes hold their load as pressure: 1 → 3 (+2) for 25 nodes, 2 → 6 (+4) for 5.
+    const rows = parsed.changes.pressure as { id: string; increase: number }[];
+    expect(rows).toHaveLength(20);
+    expect(rows.slice(0, 5).map((row) => row.id)).toEqual(['n00', 'n01', 'n02', 'n03', 'n04']);
+    expect(rows.slice(5).map((row) => row.id)).toEqual(
+      Array.from({ length: 15 }, (_, i) => `n${String(i + 5).padStart(2, '0')}`),
+    );
+    expect(rows[0]).toEqual({ id: 'n00', before: 2, after: 6, increase: 4 });
+  });
+});
+
+/** The worked examples of docs/engine.md ("What if"), every number. */
+describe('the worked examples of the docs', () => {
+  const changes = (body: Record<string, unknown>, scenario: Scenario) =>
+    JSON.parse(answer({ ...body, scenario, compare: true })).changes;
+
+  // What if B's capacity halves (4 → 2)? Tick 0: B gets 5 and can pass 2, pressure 1 → 3.
+  it("halves B's capacity in the closed example, analyze", () => {
+    expect(changes({ mode: 'analyze', ...WORKED_EXAMPLE }, HALVE_B)).toEqual({
+      tick: 0,
+      nodes: [],
+      pressure: [{ id: 'B', before: 1, after: 3, increase: 2 }],
+      primaryBlockage: { before: 'B', after: 'B' },
+      origin: {
+        before: { id: 'A', load: 10, contribution: 5, share: 1 },
+        after: { id: 'A', load: 10, contribution: 5, share: 1 },
+      },
+      trace: { before: ['A', 'B'], after: ['A', 'B'] },
+    });
+  });
+
+  // After tick 1, B holds 5: with capacity 4 it clears (5 − 4 = 1 ≤ 4), with 2 it keeps 3 > 2:
+  // blocked, pressure 1, and as a capacity blockage it becomes primary, ahead of C.
+  it("halves B's capacity in the closed example, tick", () => {
+    expect(changes({ mode: 'tick', ...WORKED_EXAMPLE }, HALVE_B)).toEqual({
+      tick: 1,
+      nodes: [
+        { id: 'B', before: { blocked: false, role: 'relay' }, after: { blocked: true, role: 'relay' } },
+      ],
+      pressure: [{ id: 'B', before: 0, after: 1, increase: 1 }],
+      primaryBlockage: { before: 'C', after: 'B' },
+      origin: {
+        before: { id: 'B', load: 5, contribution: 5, share: 0.5 },
+        after: { id: 'B', load: 5, contribution: 5, share: 1 },
+      },
+      trace: { before: ['B', 'C'], after: ['B'] },
+    });
+  });
+
+  // B down: it keeps the 5 it receives, pressure 1 → 5.
+  it('takes B down in the closed example', () => {
+    expect(
+      changes({ mode: 'analyze', ...WORKED_EXAMPLE }, { nodes: { B: { down: true } } }).pressure,
+    ).toEqual([{ id: 'B', before: 1, after: 5, increase: 4 }]);
+  });
+
+  // What if the front end's arrivals double? B receives 40 a step against 15: pressure 25,
+  // utilization 40/15, headroom halves to 0.375; F's contribution doubles.
+  it("doubles the front end's arrivals in the open example", () => {
+    const expected = {
+      tick: 0,
+      nodes: [],
+      pressure: [{ id: 'B', before: 5, after: 25, increase: 20 }],
+      utilization: [{ id: 'B', before: 20 / 15, after: 40 / 15, increase: 40 / 15 - 20 / 15 }],
+      primaryBlockage: { before: 'B', after: 'B' },
+      origin: {
+        before: { id: 'F', load: 0, arrival: 10, contribution: 20, share: 1 },
+        after: { id: 'F', load: 0, arrival: 20, contribution: 40, share: 1 },
+      },
+      trace: { before: ['F', 'B'], after: ['F', 'B'] },
+      headroom: { before: { scale: 0.75, node: 'B' }, after: { scale: 0.375, node: 'B' } },
+    };
+    expect(changes({ mode: 'analyze', ...OPEN_WORKED_EXAMPLE }, { nodes: { F: { arrival: 20 } } })).toEqual(
+      expected,
+    );
+    expect(changes({ mode: 'analyze', ...OPEN_WORKED_EXAMPLE }, { scale: 2 })).toEqual(expected);
+  });
+
+  // B's capacity halves (15 → 7.5): pressure 20 − 7.5 = 12.5, utilization 20/7.5, headroom 0.375.
+  it("halves B's capacity in the open example", () => {
+    const result = changes({ mode: 'analyze', ...OPEN_WORKED_EXAMPLE }, { nodes: { B: { capacity: 7.5 } } });
+    expect(result.pressure).toEqual([{ id: 'B', before: 5, after: 12.5, increase: 7.5 }]);
+    expect(result.utilization).toEqual([
+      { id: 'B', before: 20 / 15, after: 20 / 7.5, increase: 20 / 7.5 - 20 / 15 },
+    ]);
+    expect(result.headroom).toEqual({
+      before: { scale: 0.75, node: 'B' },
+      after: { scale: 0.375, node: 'B' },
+    });
+  });
+
+  // B's capacity doubles (15 → 30): B clears, nothing is blocked, headroom 30/20 = 1.5.
+  it("doubles B's capacity in the open example", () => {
+    expect(changes({ mode: 'analyze', ...OPEN_WORKED_EXAMPLE }, { nodes: { B: { capacity: 30 } } })).toEqual({
+      tick: 0,
+      nodes: [
+        { id: 'B', before: { blocked: true, role: 'relay' }, after: { blocked: false, role: 'relay' } },
+      ],
+      pressure: [],
+      utilization: [],
+      primaryBlockage: { before: 'B', after: null },
+      origin: { before: { id: 'F', load: 0, arrival: 10, contribution: 20, share: 1 }, after: null },
+      trace: { before: ['F', 'B'], after: [] },
+      headroom: { before: { scale: 0.75, node: 'B' }, after: { scale: 1.5, node: 'B' } },
+    });
+  });
+});

@@ -1,0 +1,380 @@
+/**
+ * Scenarios: the structure a scenario makes of a compiled structure. Worked examples first, with
+ * the arithmetic in their comments; then `down`, which no edit of the input can express; then the
+ * property that every other change answers byte for byte what the edited structure answers.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  analyze,
+  applyScenario,
+  type CompiledStructure,
+  compileStructure,
+  JsonWriter,
+  PayloadError,
+  type Structure,
+  ticks,
+  writeAnalyze,
+  writeTick,
+  writeTicks,
+} from '../../lib/engine';
+import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
+import { editedStructure, scenarioArbitrary, structureArbitrary } from './scenario-arbitraries';
+
+function written(write: (writer: JsonWriter) => void): string {
+  const writer = new JsonWriter();
+  write(writer);
+  return writer.finish();
+}
+
+const applied = (structure: Structure, scenario: unknown): CompiledStructure =>
+  applyScenario(compileStructure(structure), scenario);
+
+function node(structure: CompiledStructure | Structure, id: string) {
+  const found = analyze(structure).nodes.find((candidate) => candidate.id === id);
+  if (found === undefined) throw new Error(`no node ${id}`);
+  return found;
+}
+
+describe('scenarios on the worked examples', () => {
+  // B's capacity halves (4 → 2): A still sends 5 to B, which can now pass on 2: pressure 5 − 2 = 3.
+  it("halves B's capacity in the closed example", () => {
+    const result = analyze(applied(WORKED_EXAMPLE, { nodes: { B: { capacity: 2 } } }));
+    expect(result.nodes[1]).toMatchObject({ id: 'B', capacity: 2, pressure: 3, blocked: true });
+    expect(result.primaryBlockage).toBe('B');
+  });
+
+  // `scale: 2` doubles every load: A holds 20 and sends 10 each way; B holds 10 against 4.
+  it('scales every load', () => {
+    const result = analyze(applied(WORKED_EXAMPLE, { scale: 2 }));
+    expect(result.nodes.map((n) => n.load)).toEqual([20, 0, 0]);
+    expect(result.nodes.map((n) => n.pressure)).toEqual([0, 6, 10]);
+  });
+
+  // Cutting A → C sends all of A's 10 to B: pressure 10 − 4 = 6; B is a relay, C a sink still.
+  it('cuts a dependency', () => {
+    const result = analyze(applied(WORKED_EXAMPLE, { dependencies: [{ from: 'A', to: 'C', cut: true }] }));
+    expect(result.dependencies.map((d) => `${d.from}${d.to}`)).toEqual(['AB', 'BC']);
+    expect(result.nodes.map((n) => n.pressure)).toEqual([0, 6, 0]);
+  });
+
+  // Weight 3 on A → B: A sends 10 × 3/4 = 7.5 to B and 2.5 to C.
+  it('reweights a dependency', () => {
+    const result = analyze(applied(WORKED_EXAMPLE, { dependencies: [{ from: 'A', to: 'B', weight: 3 }] }));
+    expect(result.dependencies.map((d) => d.flow)).toEqual([7.5, 2.5, 0]);
+  });
+
+  // The open example: B's capacity 15 → 7.5 doubles its utilization (20 / 7.5) and halves the headroom.
+  it("halves B's capacity in the open example", () => {
+    const result = analyze(applied(OPEN_WORKED_EXAMPLE, { nodes: { B: { capacity: 7.5 } } }));
+    expect(node(applied(OPEN_WORKED_EXAMPLE, { nodes: { B: { capacity: 7.5 } } }), 'B')).toMatchObject({
+      pressure: 12.5,
+      utilization: 20 / 7.5,
+    });
+    expect(result.headroom).toEqual({ scale: 0.375, node: 'B' });
+  });
+
+  // The front end's arrivals double, by its own arrival or by scaling all traffic: the same structure.
+  it("doubles the front end's arrivals either way", () => {
+    const byNode = written((w) =>
+      writeAnalyze(w, applied(OPEN_WORKED_EXAMPLE, { nodes: { F: { arrival: 20 } } })),
+    );
+    const byScale = written((w) => writeAnalyze(w, applied(OPEN_WORKED_EXAMPLE, { scale: 2 })));
+    expect(byScale).toBe(byNode);
+    const result = JSON.parse(byNode);
+    expect(result.nodes[2]).toMatchObject({ id: 'B', inflow: 40, pressure: 25, throughput: 40 });
+    expect(result.headroom).toEqual({ scale: 0.375, node: 'B' });
+  });
+
+  // Node values are set first, then scaled: F's arrival 20, scaled by 3, is 60.
+  it('scales the values a scenario sets too', () => {
+    expect(node(applied(OPEN_WORKED_EXAMPLE, { scale: 3, nodes: { F: { arrival: 20 } } }), 'F').arrival).toBe(
+      60,
+    );
+  });
+
+  // `capacity: null` removes B's capacity: nothing limits it, so nothing blocks at B.
+  it('removes a capacity with null', () => {
+    const b = node(applied(WORKED_EXAMPLE, { nodes: { B: { capacity: null } } }), 'B');
+    expect(b).not.toHaveProperty('capacity');
+    expect(b.blocked).toBe(false);
+  });
+
+  // An arrival on a closed structure opens it: the answer gains the open fields, as the edited input would.
+  it('opens a closed structure with an arrival', () => {
+    const result = analyze(applied(WORKED_EXAMPLE, { nodes: { A: { arrival: 1 } } }));
+    expect(result.nodes[0]).toMatchObject({ id: 'A', arrival: 1, exited: 0 });
+    expect(result).toHaveProperty('headroom');
+  });
+
+  // Every copy of a pair is cut; a weight is set on every copy.
+  it('changes every copy of a repeated pair', () => {
+    const twice: Structure = {
+      nodes: [{ id: 'A', load: 6 }, { id: 'B' }, { id: 'C' }],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'A', to: 'C' },
+        { from: 'A', to: 'B', note: 'second' },
+      ],
+    };
+    expect(
+      analyze(applied(twice, { dependencies: [{ from: 'A', to: 'B', cut: true }] })).dependencies,
+    ).toEqual([{ from: 'A', to: 'C', flow: 6 }]);
+    // Weights 4, 1, 4 of 9: 6 × 4/9 each way to B, 6 × 1/9 to C.
+    const flows = analyze(applied(twice, { dependencies: [{ from: 'A', to: 'B', weight: 4 }] })).dependencies;
+    expect(flows.map((d) => d.flow)).toEqual([(6 * 4) / 9, 6 / 9, 6 - (6 * 4) / 9 - 6 / 9]);
+  });
+});
+
+describe('down: no way out while down', () => {
+  // B down in the closed example: B keeps the 5 it receives (its B → C carries 0), so its
+  // pressure is all of it; C receives only A's 5. Neither has a way out, so both are terminal
+  // blockages of pressure 5: the tie goes to B. A reaches B with probability ½ (r(C) = 0, since
+  // value never leaves C), so A contributes 5, all of it.
+  it('keeps what the node receives and lists its dependencies with flow 0', () => {
+    const result = analyze(applied(WORKED_EXAMPLE, { nodes: { B: { down: true } } }));
+    expect(result.nodes).toEqual([
+      { id: 'A', load: 10, inflow: 0, outflow: 10, pressure: 0, blocked: false, role: 'source' },
+      { id: 'B', load: 0, capacity: 4, inflow: 5, outflow: 0, pressure: 5, blocked: true, role: 'relay' },
+      { id: 'C', load: 0, inflow: 5, outflow: 0, pressure: 5, blocked: true, role: 'sink' },
+    ]);
+    expect(result.dependencies).toEqual([
+      { from: 'A', to: 'B', flow: 5 },
+      { from: 'A', to: 'C', flow: 5 },
+      { from: 'B', to: 'C', flow: 0 },
+    ]);
+    expect(result.primaryBlockage).toBe('B');
+    expect(result.origin).toEqual({ id: 'A', load: 10, contribution: 5, share: 1 });
+    expect(result.trace).toEqual(['A', 'B']);
+  });
+
+  // Over time B piles up what it receives: 5 after tick 1, and it stays there.
+  it('keeps value on the node over a timeline', () => {
+    const timeline = ticks(applied(WORKED_EXAMPLE, { nodes: { B: { down: true } } }), 3);
+    expect(timeline.map((s) => s.nodes[1]!.load)).toEqual([5, 5, 5]);
+    expect(timeline.map((s) => s.nodes[2]!.load)).toEqual([5, 5, 5]);
+  });
+
+  // A cycle through a down node is no cycle while it is down (nothing goes round it).
+  it('breaks the cycles through the node', () => {
+    const ring: Structure = {
+      nodes: [{ id: 'A', load: 1 }, { id: 'B' }],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'B', to: 'A' },
+      ],
+    };
+    expect(analyze(ring).events.some((e) => e.type === 'cycle')).toBe(true);
+    expect(
+      analyze(applied(ring, { nodes: { B: { down: true } } })).events.some((e) => e.type === 'cycle'),
+    ).toBe(false);
+  });
+
+  // The database D down in the open example: its exit does nothing, so it keeps the 30 a step
+  // that reach it (throughput 30, no utilization: it has no way out) and is described without its
+  // exit. The front end F down: its fan-out does nothing, its 10 arrivals pile up on it.
+  it('takes away an exit and a fan-out', () => {
+    const dDown = analyze(applied(OPEN_WORKED_EXAMPLE, { nodes: { D: { down: true } } }));
+    expect(dDown.nodes[3]).toEqual({
+      id: 'D',
+      load: 0,
+      inflow: 0,
+      outflow: 0,
+      exited: 0,
+      pressure: 0,
+      blocked: false,
+      role: 'sink',
+      throughput: 30,
+    });
+    const fDown = analyze(applied(OPEN_WORKED_EXAMPLE, { nodes: { F: { down: true } } }));
+    expect(fDown.nodes[0]).toMatchObject({ id: 'F', arrival: 10, outflow: 0, pressure: 10, role: 'source' });
+    expect(fDown.nodes[0]).not.toHaveProperty('fanout');
+    expect(fDown.primaryBlockage).toBe('F');
+    expect(fDown.headroom).toBeNull();
+  });
+
+  // The object path and the text path agree on down nodes too.
+  it('writes what the result objects hold', () => {
+    fc.assert(
+      fc.property(
+        structureArbitrary.chain((structure) =>
+          fc.tuple(fc.constant(structure), scenarioArbitrary(structure, { down: true })),
+        ),
+        ([structure, scenario]) => {
+          const compiled = applied(structure, scenario);
+          expect(written((w) => writeAnalyze(w, compiled))).toBe(JSON.stringify(analyze(compiled)));
+          expect(written((w) => writeTicks(w, compiled, 3))).toBe(JSON.stringify(ticks(compiled, 3)));
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('a scenario answers what the edited structure answers', () => {
+  it('byte for byte, in every mode, on random structures and scenarios', () => {
+    fc.assert(
+      fc.property(
+        structureArbitrary.chain((structure) =>
+          fc.tuple(fc.constant(structure), scenarioArbitrary(structure)),
+        ),
+        ([structure, scenario]) => {
+          const edited = editedStructure(structure, scenario);
+          const compiled = applied(structure, scenario);
+          expect(written((w) => writeAnalyze(w, compiled))).toBe(written((w) => writeAnalyze(w, edited)));
+          expect(written((w) => writeTick(w, compiled))).toBe(written((w) => writeTick(w, edited)));
+          expect(written((w) => writeTicks(w, compiled, 4))).toBe(written((w) => writeTicks(w, edited, 4)));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  // The base is left as it was: it can be run again, or compared with.
+  it('leaves the base structure unchanged', () => {
+    const base = compileStructure(OPEN_WORKED_EXAMPLE);
+    const before = written((w) => writeAnalyze(w, base));
+    applyScenario(base, { scale: 3, nodes: { D: { down: true }, B: { capacity: null } } });
+    applyScenario(base, { dependencies: [{ from: 'F', to: 'B', cut: true }] });
+    expect(written((w) => writeAnalyze(w, base))).toBe(before);
+  });
+});
+
+describe('scenario errors name the field', () => {
+  const refusal = (scenario: unknown, structure: Structure = WORKED_EXAMPLE): string => {
+    try {
+      applied(structure, scenario);
+    } catch (error) {
+      expect(error).toBeInstanceOf(PayloadError);
+      return (error as Error).message;
+    }
+    throw new Error('the scenario was accepted');
+  };
+
+  it.each<[string, unknown, string]>([
+    ['not an object', [1], 'scenario: must be an object { scale?, nodes?, dependencies? }, got an array'],
+    ['empty', {}, 'scenario: changes nothing; give "scale", "nodes" or "dependencies"'],
+    [
+      'empty lists',
+      { nodes: {}, dependencies: [] },
+      'scenario: changes nothing; give "scale", "nodes" or "dependencies"',
+    ],
+    [
+      'an unknown field',
+      { scale: 2, nodse: {} },
+      'scenario.nodse: unknown field; a scenario takes "scale", "nodes", "dependencies"',
+    ],
+    ['a negative scale', { scale: -1 }, 'scenario.scale: must be a finite number >= 0, got -1'],
+    ['a string scale', { scale: '2' }, 'scenario.scale: must be a finite number >= 0, got the string "2"'],
+    ['nodes as an array', { nodes: [] }, 'scenario.nodes: must be an object keyed by node id, got an array'],
+    ['an unknown node', { nodes: { X: { load: 1 } } }, 'scenario.nodes.X: unknown node "X"'],
+    ['an odd unknown id', { nodes: { 'a.b': { load: 1 } } }, 'scenario.nodes["a.b"]: unknown node "a.b"'],
+    [
+      'a node entry that changes nothing',
+      { nodes: { B: {} } },
+      'scenario.nodes.B: changes nothing; give "load", "arrival", "capacity" or "down"',
+    ],
+    [
+      'a bad capacity',
+      { nodes: { B: { capacity: 'x' } } },
+      'scenario.nodes.B.capacity: must be a finite number > 0 or null, got the string "x"',
+    ],
+    [
+      'a zero capacity',
+      { nodes: { B: { capacity: 0 } } },
+      'scenario.nodes.B.capacity: must be a finite number > 0 or null, got 0',
+    ],
+    [
+      'a negative load',
+      { nodes: { A: { load: -5 } } },
+      'scenario.nodes.A.load: must be a finite number >= 0, got -5',
+    ],
+    [
+      'a null arrival',
+      { nodes: { A: { arrival: null } } },
+      'scenario.nodes.A.arrival: must be a finite number >= 0, got null',
+    ],
+    [
+      'down: false',
+      { nodes: { A: { down: false } } },
+      'scenario.nodes.A.down: must be true (leave it out for a node that is up), got false',
+    ],
+    [
+      'an unknown node field',
+      { nodes: { A: { cap: 1 } } },
+      `scenario.nodes.A.cap: unknown field; a node's change takes "load", "arrival", "capacity", "down"`,
+    ],
+    [
+      'dependencies as an object',
+      { dependencies: {} },
+      'scenario.dependencies: must be an array of { from, to, weight?, cut? }, got an object',
+    ],
+    [
+      'a dependency without from',
+      { dependencies: [{ to: 'B', cut: true }] },
+      'scenario.dependencies[0].from: must be a non-empty string, got nothing',
+    ],
+    [
+      'a dependency to an unknown node',
+      { dependencies: [{ from: 'A', to: 'Z', cut: true }] },
+      'scenario.dependencies[0].to: unknown node "Z"',
+    ],
+    [
+      'a dependency that does not exist',
+      { dependencies: [{ from: 'C', to: 'A', cut: true }] },
+      'scenario.dependencies[0]: no dependency from "C" to "A" in the structure',
+    ],
+    [
+      'a dependency that changes nothing',
+      { dependencies: [{ from: 'A', to: 'B' }] },
+      'scenario.dependencies[0]: changes nothing; give "weight" or "cut"',
+    ],
+    [
+      'a cut with a weight',
+      { dependencies: [{ from: 'A', to: 'B', cut: true, weight: 2 }] },
+      'scenario.dependencies[0]: a cut dependency carries nothing, so it takes no weight; drop "weight" or "cut"',
+    ],
+    [
+      'a zero weight',
+      { dependencies: [{ from: 'A', to: 'B', weight: 0 }] },
+      'scenario.dependencies[0].weight: must be a finite number > 0, got 0',
+    ],
+    [
+      'cut: false',
+      { dependencies: [{ from: 'A', to: 'B', cut: false }] },
+      'scenario.dependencies[0].cut: must be true (leave it out to keep the dependency), got false',
+    ],
+    [
+      'a pair named twice',
+      {
+        dependencies: [
+          { from: 'A', to: 'B', cut: true },
+          { from: 'A', to: 'B', weight: 2 },
+        ],
+      },
+      'scenario.dependencies[1]: names the pair "A" → "B" again (first named by scenario.dependencies[0]); give each pair once',
+    ],
+    [
+      'a scale past the total',
+      { scale: 1e300 },
+      'scenario.scale: makes the loads and arrivals add up to more than 1e+300, the largest total the engine accepts; scale down',
+    ],
+  ])('refuses %s', (_, scenario, message) => {
+    expect(refusal(scenario)).toBe(message);
+  });
+
+  // JSON cannot hold Infinity or NaN, but a caller of the library can pass them.
+  it('refuses numbers that are not finite', () => {
+    expect(refusal({ scale: Number.POSITIVE_INFINITY })).toMatch(
+      /^scenario\.scale: must be a finite number >= 0/,
+    );
+    expect(refusal({ nodes: { A: { load: Number.NaN } } })).toMatch(/^scenario\.nodes\.A\.load: must be/);
+  });
+
+  // The path is where the scenario sits in the request.
+  it('names the path it is given', () => {
+    expect(() =>
+      applyScenario(compileStructure(WORKED_EXAMPLE), { nodes: { X: { down: true } } }, 'payload.scenario'),
+    ).toThrow('payload.scenario.nodes.X: unknown node "X"');
+  });
+});

@@ -1,0 +1,142 @@
+/**
+ * The explorer's scenario panel (explorer/src/scenario-panel.ts) in Chromium: build a scenario
+ * by clicking the graph and moving the slider, compare, and read the changes and the colours —
+ * with the request the panel sends answered as the API answers it.
+ */
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EXAMPLES } from '../../explorer/src/examples';
+import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
+import { post, startTestServer, type TestServer } from '../integration/server';
+import { findChromium, launchChromium } from './browser';
+
+const chromiumPath = findChromium();
+if (chromiumPath === undefined && process.env.CI) throw new Error('CI needs Chromium: .ci/run installs it');
+
+describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () => {
+  let server: TestServer;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    server = await startTestServer({ LOG_LEVEL: 'WARN' });
+    browser = await launchChromium(chromiumPath!);
+    page = await browser.newPage();
+    await page.goto(`${server.url}/`);
+    mkdirSync('test-results/explorer', { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  async function load(body: object): Promise<void> {
+    await page.fill('#body', JSON.stringify(body));
+    await page.selectOption('#run-as', 'written');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#run');
+    await page.waitForSelector('body[data-state="done"]');
+  }
+
+  async function compare(): Promise<unknown> {
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#scenario-run');
+    await page.waitForSelector('body[data-state="done"], body[data-state="error"]');
+    return JSON.parse((await page.textContent('#raw'))!);
+  }
+
+  const lines = (field: string) =>
+    page.locator(`#scenario-changes li[data-field="${field}"]`).allTextContents();
+
+  // What if B's capacity halves? Click B, set 2, compare: B's pressure 1 → 3, the blockage stays
+  // B; B is the node whose pressure grew most, so it is the top of the scale.
+  it("halves B's capacity by clicking it, and shows the changes", async () => {
+    await load({ mode: 'analyze', ...WORKED_EXAMPLE });
+    await page.click('#graph .node[data-id="B"]');
+    expect(await page.inputValue('#scenario-node')).toBe('B');
+    await page.fill('#scenario-capacity', '2');
+    await page.click('#scenario-set-node');
+    expect(await page.locator('#scenario-draft li').allTextContents()).toEqual(['B: capacity 2 ×']);
+    const answer = await compare();
+    const scenario = { nodes: { B: { capacity: 2 } } };
+    const api = await post(server.url, server.apiKey, {
+      mode: 'analyze',
+      ...WORKED_EXAMPLE,
+      scenario,
+      compare: true,
+    });
+    expect(answer).toEqual(api.json);
+    expect(await lines('blockage')).toEqual(['Primary blockage: B → B']);
+    expect(await lines('pressure')).toEqual(['B: pressure 1 → 3 (+2)']);
+    expect(await page.textContent('#colour-key')).toContain('change in pressure');
+    expect(await page.getAttribute('#graph .node[data-id="B"] circle.body', 'fill')).toBe(
+      'rgb(253, 231, 37)',
+    );
+    await page.screenshot({ path: 'test-results/explorer/scenario-halve-b.png', fullPage: true });
+    // The editor keeps the structure as written.
+    expect(JSON.parse(await page.inputValue('#body'))).not.toHaveProperty('scenario');
+  });
+
+  // Cut A → C by clicking it, and take B down: all of A's 10 goes to B, which keeps it.
+  it('cuts a dependency by clicking it and takes a node down', async () => {
+    await page.locator('#graph .edge[data-from="A"][data-to="C"]').dispatchEvent('click');
+    await page.fill('#scenario-capacity', '');
+    await page.check('#scenario-down');
+    await page.click('#scenario-set-node');
+    expect(await page.locator('#scenario-draft li').allTextContents()).toEqual(['B: down ×', 'cut A → C ×']);
+    const answer = (await compare()) as {
+      engine: { dependencies: unknown[]; nodes: { pressure: number }[] };
+    };
+    expect(answer.engine.dependencies).toEqual([
+      { from: 'A', to: 'B', flow: 10 },
+      { from: 'B', to: 'C', flow: 0 },
+    ]);
+    expect(answer.engine.nodes[1]!.pressure).toBe(10);
+    expect(await lines('pressure')).toEqual(['B: pressure 1 → 10 (+9)']);
+    // C has nothing coming any more: it clears.
+    expect(await lines('node')).toEqual(['C: blocked sink → free sink']);
+    await page.click('#scenario-clear');
+    expect(await page.locator('#scenario-draft li').count()).toBe(1);
+  });
+
+  // What if the front end's arrivals double? The slider at ×2 on the open example: the headroom
+  // on the blockage halves, B's utilization 1.33 → 2.67, the graph coloured by utilization change.
+  it('scales all traffic with the slider on an open structure', async () => {
+    await load({ mode: 'analyze', ...OPEN_WORKED_EXAMPLE });
+    await page.locator('#scenario-scale').fill('2');
+    expect(await page.textContent('#scenario-scale-label')).toBe('×2');
+    await compare();
+    expect(await lines('blockage')).toEqual([
+      'Primary blockage: B (headroom ×0.75 at B) → B (headroom ×0.375 at B)',
+    ]);
+    expect(await lines('utilization')).toEqual(['B: utilization 1.333 → 2.667 (+1.333)']);
+    expect(await page.textContent('#colour-key')).toContain('change in utilization');
+    // A plain run afterwards drops the comparison's colours and list.
+    await load({ mode: 'analyze', ...OPEN_WORKED_EXAMPLE });
+    expect(await page.textContent('#colour-key')).toContain('utilization of capacity');
+    expect(await page.locator('#scenario-changes li').count()).toBe(0);
+    await page.click('#scenario-clear');
+  });
+
+  // A timeline compared: each snapshot on show is coloured against the baseline's at its tick,
+  // and an example structure from the list works as a pasted one does.
+  it('compares a timeline of an example', async () => {
+    const index = EXAMPLES.findIndex((example) => example.name === 'Open service graph');
+    await page.selectOption('#example', String(index));
+    await page.selectOption('#run-as', 'ticks');
+    await page.fill('#tick-count', '3');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#run');
+    await page.waitForSelector('body[data-state="done"]');
+    await page.locator('#scenario-scale').fill('0.5');
+    const answer = (await compare()) as { mode: string; baseline: unknown[]; changes: { tick: number } };
+    expect(answer.mode).toBe('ticks');
+    expect(answer.baseline).toHaveLength(3);
+    expect(answer.changes.tick).toBe(3);
+    expect(await page.textContent('#scenario-status')).toBe(
+      'Compared at tick 3 with the structure as it is.',
+    );
+  });
+});
