@@ -23,6 +23,7 @@ export const DEFAULT_ROUTE_KEY = '$default';
  * Lambda's limit on a synchronous invocation's payload, the event as JSON: 6 MB, which AWS counts
  * as 6 × 2^20 bytes. A request whose event is larger never reaches the function; API Gateway
  * answers 413 itself.
+ * @internal test/infra/rehearsal holds the bundles' results to the same limit.
  */
 export const INVOCATION_PAYLOAD_LIMIT_BYTES = 6 * 1024 * 1024;
 
