@@ -11,8 +11,11 @@
  * - mixed:   all of the above interleaved on every connection
  *
  * Prints the server's RSS every 10 s, then req/s, p50/p99 latency and errors per scenario, and
- * the bare server's req/s for the small body with the ratio. Starts its own server (in a child
- * process, so the RSS is the server's) unless `--url` names one, which must be on this machine.
+ * the bare server's req/s for the small body with the ratio. Starts its own server unless
+ * `--url` names one, which must be on this machine: dynalite in one child process and the local
+ * server, pointed at it with DYNAMODB_ENDPOINT, in another, so the server's RSS is the
+ * service's own and DynamoDB's is reported beside it (dynalite 4.0.0 keeps memory on every
+ * Query; see docs/benchmark.md).
  *
  * Usage: npm run load -- [--scenario all|small|large|system|connect|mixed] [--duration 10]
  *          [--connections 10] [--baseline-duration s] [--url http://127.0.0.1:3000
@@ -42,6 +45,8 @@ interface Target {
   userToken: string;
   /** The server's process, for its RSS; unknown for a server given by `--url` without `--pid`. */
   pid: number | undefined;
+  /** The DynamoDB's process, when this command started it. */
+  dynamoPid?: number | undefined;
 }
 
 interface Bodies {
@@ -135,11 +140,20 @@ interface RunResult {
   total: number;
   errors: number;
   rss: number[];
+  dynamoRss: number[];
 }
 
 /** One autocannon run; every 10 s a line with the server's RSS and the requests of those 10 s. */
 async function run(label: string, url: string, requests: Request[], options: RunOptions): Promise<RunResult> {
   const rss: number[] = [];
+  const dynamoRss: number[] = [];
+  const record = () => {
+    const server = options.pid === undefined ? undefined : rssMiB(options.pid);
+    const dynamo = options.dynamoPid === undefined ? undefined : rssMiB(options.dynamoPid);
+    if (server !== undefined) rss.push(server);
+    if (dynamo !== undefined) dynamoRss.push(dynamo);
+    return { server, dynamo };
+  };
   let windowResponses = 0;
   let windowErrors = 0;
   const started = Date.now();
@@ -158,27 +172,21 @@ async function run(label: string, url: string, requests: Request[], options: Run
     if (statusCode < 200 || statusCode > 299) windowErrors++;
   });
   const sample = () => {
-    const now = options.pid === undefined ? undefined : rssMiB(options.pid);
-    if (now !== undefined) rss.push(now);
+    const now = record();
     const seconds = Math.round((Date.now() - started) / 1000);
     process.stdout.write(
       `  [${label} ${String(seconds).padStart(4)} s] ${(windowResponses / (RSS_EVERY_MS / 1000)).toFixed(0).padStart(6)} req/s, ` +
-        `${windowErrors} errors, server RSS ${now === undefined ? 'unknown' : `${now.toFixed(1)} MiB`}\n`,
+        `${windowErrors} errors, server RSS ${now.server === undefined ? 'unknown' : `${now.server.toFixed(1)} MiB`}` +
+        `${now.dynamo === undefined ? '' : `, DynamoDB RSS ${now.dynamo.toFixed(1)} MiB`}\n`,
     );
     windowResponses = 0;
     windowErrors = 0;
   };
-  if (options.pid !== undefined) {
-    const first = rssMiB(options.pid);
-    if (first !== undefined) rss.push(first);
-  }
+  record();
   const timer = setInterval(sample, RSS_EVERY_MS);
   const result = await done;
   clearInterval(timer);
-  if (options.pid !== undefined) {
-    const last = rssMiB(options.pid);
-    if (last !== undefined) rss.push(last);
-  }
+  record();
   return {
     label,
     requestsPerSecond: result.requests.total / result.duration,
@@ -187,6 +195,7 @@ async function run(label: string, url: string, requests: Request[], options: Run
     total: result.requests.total,
     errors: result.errors + result.timeouts + result.non2xx,
     rss,
+    dynamoRss,
   };
 }
 
@@ -194,11 +203,18 @@ interface RunOptions {
   duration: number;
   connections: number;
   pid: number | undefined;
+  dynamoPid?: number | undefined;
 }
 
 /** A child process that writes one JSON line to file descriptor 3 once it is ready. */
-function startChild(args: string[]): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
-  const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+function startChild(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'ignore', 'inherit', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   return new Promise((resolve, reject) => {
     let text = '';
     const pipe = child.stdio[3] as NodeJS.ReadableStream;
@@ -290,6 +306,10 @@ function formatLatency(ms: number): string {
   return ms < 1 ? '< 1 ms' : `${ms.toFixed(0)} ms`;
 }
 
+function series(rss: readonly number[]): string {
+  return rss.map((mib) => mib.toFixed(0)).join(' ');
+}
+
 function rssSummary(rss: readonly number[]): string {
   if (rss.length === 0) return 'unknown';
   const first = rss[0]!;
@@ -349,9 +369,13 @@ async function main(): Promise<void> {
         pid: values.pid === undefined ? undefined : boundedInteger('pid', values.pid, 1, 2 ** 31),
       };
     } else {
-      const { child, ready } = await startChild(['--import', 'tsx', 'bench/load-server.ts']);
-      children.push(child);
-      target = ready as unknown as Target;
+      const dynamo = await startChild(['--import', 'tsx', 'bench/load-server.ts', 'dynamo']);
+      children.push(dynamo.child);
+      const server = await startChild(['--import', 'tsx', 'bench/load-server.ts'], {
+        DYNAMODB_ENDPOINT: dynamo.ready.endpoint as string,
+      });
+      children.unshift(server.child); // stopped before its DynamoDB
+      target = { ...(server.ready as unknown as Target), dynamoPid: dynamo.ready.pid as number };
     }
 
     const registration = await fetch(`${target.url}/api/connect`, {
@@ -384,6 +408,7 @@ async function main(): Promise<void> {
           duration,
           connections,
           pid: target.pid,
+          dynamoPid: target.dynamoPid,
         }),
       );
     }
@@ -414,6 +439,7 @@ async function main(): Promise<void> {
       { header: 'requests', align: 'right' },
       { header: 'errors', align: 'right' },
       { header: 'server RSS', align: 'left' },
+      { header: 'DynamoDB RSS', align: 'left' },
     ];
     const row = (result: RunResult) => [
       result.label,
@@ -423,6 +449,7 @@ async function main(): Promise<void> {
       String(result.total),
       String(result.errors),
       rssSummary(result.rss),
+      result.dynamoRss.length === 0 ? '' : rssSummary(result.dynamoRss),
     ];
     console.log(`\n${renderTable(columns, [...results.map(row), row(baseline)])}`);
     if (small !== undefined) {
@@ -433,9 +460,10 @@ async function main(): Promise<void> {
     }
     for (const result of results) {
       if (result.rss.length > 2) {
-        console.log(
-          `RSS series (${result.label}, MiB, every 10 s): ${result.rss.map((mib) => mib.toFixed(0)).join(' ')}`,
-        );
+        console.log(`server RSS series (${result.label}, MiB, every 10 s): ${series(result.rss)}`);
+        if (result.dynamoRss.length > 2) {
+          console.log(`DynamoDB RSS series (${result.label}, MiB, every 10 s): ${series(result.dynamoRss)}`);
+        }
       }
     }
     const errors = results.reduce((sum, result) => sum + result.errors, 0) + baseline.errors;
