@@ -37,6 +37,7 @@ type Scenario = (typeof SCENARIOS)[number];
 const MAX_DURATION_S = 3600;
 const MAX_CONNECTIONS = 256;
 const RSS_EVERY_MS = 10_000;
+const GATEWAY_TIMEOUT_S = 30;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
 
 interface Target {
@@ -139,6 +140,8 @@ interface RunResult {
   p99: number;
   total: number;
   errors: number;
+  /** What the errors were: timeouts, connection errors, and the statuses other than 2xx. */
+  errorKinds: string;
   rss: number[];
   dynamoRss: number[];
 }
@@ -164,7 +167,14 @@ async function run(label: string, url: string, requests: Request[], options: Run
     failed = reject;
   });
   const instance = autocannon(
-    { url, connections: options.connections, duration: options.duration, requests },
+    {
+      url,
+      connections: options.connections,
+      duration: options.duration,
+      requests,
+      // API Gateway's integration limit: a request still unanswered then would be a 504 there.
+      timeout: GATEWAY_TIMEOUT_S,
+    },
     (error, result) => (error ? failed(error) : finished(result)),
   );
   instance.on('response', (_client, statusCode) => {
@@ -194,6 +204,7 @@ async function run(label: string, url: string, requests: Request[], options: Run
     p99: result.latency.p99,
     total: result.requests.total,
     errors: result.errors + result.timeouts + result.non2xx,
+    errorKinds: errorKindsOf(result),
     rss,
     dynamoRss,
   };
@@ -304,6 +315,19 @@ function loopbackUrl(value: string): string {
 /** autocannon measures latency in whole milliseconds. */
 function formatLatency(ms: number): string {
   return ms < 1 ? '< 1 ms' : `${ms.toFixed(0)} ms`;
+}
+
+function errorKindsOf(result: autocannon.Result): string {
+  const statuses = Object.entries(
+    (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {},
+  )
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, { count }]) => `${count} × ${status}`);
+  return [
+    ...(result.timeouts > 0 ? [`${result.timeouts} timeouts (${GATEWAY_TIMEOUT_S} s)`] : []),
+    ...(result.errors - result.timeouts > 0 ? [`${result.errors - result.timeouts} connection errors`] : []),
+    ...statuses,
+  ].join(', ');
 }
 
 function series(rss: readonly number[]): string {
@@ -465,6 +489,9 @@ async function main(): Promise<void> {
           console.log(`DynamoDB RSS series (${result.label}, MiB, every 10 s): ${series(result.dynamoRss)}`);
         }
       }
+    }
+    for (const result of [...results, baseline]) {
+      if (result.errors > 0) console.log(`errors in ${result.label}: ${result.errorKinds}`);
     }
     const errors = results.reduce((sum, result) => sum + result.errors, 0) + baseline.errors;
     console.log(`\n${errors === 0 ? 'no errors' : `${errors} errors`}`);
