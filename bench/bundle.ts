@@ -10,7 +10,8 @@
  * phase minus the network: the environment the functions read at load is set, and nothing is
  * sent anywhere (no client connects at load). The goal: each function's import at most
  * `MAX_IMPORT_VS_SDK`× the SDK's alone, so the service's own code adds at most a fifth to the
- * unavoidable part.
+ * unavoidable part; compared in CPU time (user + system of the process during the import), which
+ * holds still on a shared machine where wall time does not; wall times are printed beside.
  *
  * Usage: npm run bench:bundle [-- --rounds 21]
  */
@@ -113,15 +114,23 @@ interface Timing {
   startToImported: number;
   /** The `import()` alone. */
   importOnly: number;
+  /**
+   * CPU time (user + system, all threads) the process spent on the `import()`: what the import
+   * costs, with the waiting for a core left out, so it holds still on a shared machine.
+   */
+  importCpu: number;
 }
 
 /** One fresh process that imports `file` and reports its timings. */
 function timeImport(file: string): Timing {
   const script =
+    'const cpuBefore = process.cpuUsage();' +
     'const before = performance.now();' +
     `await import(${JSON.stringify(pathToFileURL(file).href)});` +
     'const after = performance.now();' +
-    'process.stdout.write(JSON.stringify({ startToImported: after, importOnly: after - before }));';
+    'const cpu = process.cpuUsage(cpuBefore);' +
+    'process.stdout.write(JSON.stringify({ startToImported: after, importOnly: after - before, ' +
+    'importCpu: (cpu.user + cpu.system) / 1000 }));';
   const child = spawnSync(process.execPath, ['--input-type=module', '--eval', script], {
     env: { PATH: process.env.PATH ?? '', ...FUNCTION_ENV },
     encoding: 'utf8',
@@ -172,7 +181,8 @@ function main(): void {
       { header: 'source map', align: 'right' },
       { header: 'import()', align: 'right' },
       { header: 'start → imported', align: 'right' },
-      { header: 'import() vs SDK alone', align: 'right' },
+      { header: 'import() CPU', align: 'right' },
+      { header: 'CPU vs SDK alone', align: 'right' },
       { header: `≤ ${MAX_BUNDLE_BYTES / 1024} KB`, align: 'left' },
       { header: `≤ ${MAX_IMPORT_VS_SDK}× SDK`, align: 'left' },
     ];
@@ -180,7 +190,7 @@ function main(): void {
     const floorOf = (placement: AwsSdkPlacement) =>
       bundles.find((bundle) => bundle.fn === 'AWS SDK alone' && bundle.placement === placement)!;
     const vsSdk = (bundle: Bundle) =>
-      medianOf(bundle.file, 'importOnly') / medianOf(floorOf(bundle.placement).file, 'importOnly');
+      medianOf(bundle.file, 'importCpu') / medianOf(floorOf(bundle.placement).file, 'importCpu');
     const rows = [
       [
         '(empty module)',
@@ -190,6 +200,7 @@ function main(): void {
         '',
         formatMs(medianOf(emptyModule, 'importOnly')),
         formatMs(emptyStart),
+        formatMs(medianOf(emptyModule, 'importCpu')),
         '',
         '',
         '',
@@ -205,6 +216,7 @@ function main(): void {
           kb(bundle.mapBytes),
           formatMs(medianOf(bundle.file, 'importOnly')),
           formatMs(medianOf(bundle.file, 'startToImported')),
+          formatMs(medianOf(bundle.file, 'importCpu')),
           formatRatio(ratio),
           reference ? '(floor)' : bundle.bytes <= MAX_BUNDLE_BYTES ? 'yes' : 'MISS',
           reference ? '(floor)' : ratio <= MAX_IMPORT_VS_SDK ? 'yes' : 'MISS',
@@ -227,12 +239,13 @@ function main(): void {
     );
     const floor = floorOf(DEPLOYED_PLACEMENT);
     console.log(
-      `\nCold-start goal: import() of each deployed bundle ≤ ${MAX_IMPORT_VS_SDK}× the AWS SDK's DynamoDB clients alone.`,
+      `\nCold-start goal: the CPU time of import() of each deployed bundle ≤ ${MAX_IMPORT_VS_SDK}× that of the AWS SDK's DynamoDB clients alone.`,
     );
     for (const bundle of deployed) {
       const ratio = vsSdk(bundle);
       console.log(
-        `  ${bundle.fn}: ${formatMs(medianOf(bundle.file, 'importOnly'))} vs ${formatMs(medianOf(floor.file, 'importOnly'))} ` +
+        `  ${bundle.fn}: ${formatMs(medianOf(bundle.file, 'importCpu'))} vs ${formatMs(medianOf(floor.file, 'importCpu'))} CPU ` +
+          `(import() wall time ${formatMs(medianOf(bundle.file, 'importOnly'))} vs ${formatMs(medianOf(floor.file, 'importOnly'))}) ` +
           `→ ${formatRatio(ratio)} ${ratio <= MAX_IMPORT_VS_SDK ? '(met)' : '(MISS)'}`,
       );
     }
