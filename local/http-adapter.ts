@@ -1,7 +1,9 @@
 /**
  * A `node:http` front for Lambda handlers that behaves like API Gateway HTTP API with payload
- * format 2.0: it builds the same events, reads results the same way, and answers unknown
- * routes itself. Used by the local server; no AWS involved.
+ * format 2.0: it builds the same events and reads results the same way (both in
+ * local/http-api-event.ts), and answers unknown routes itself, or hands them to a `$default`
+ * function as the deployed API does. Used by the local server and by the deploy rehearsal, which
+ * puts the synthesized bundles behind it; no AWS involved.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, OutgoingHttpHeaders, RequestListener, ServerResponse } from 'node:http';
@@ -13,8 +15,18 @@ import { ApiError } from '../lib/api/errors';
 import { allowedOrigin, type CorsSettings, preflightCorsHeaders } from '../lib/http/cors';
 import { API_RESPONSE_HEADERS, logRequestLine } from '../lib/http/middleware';
 import { errorResult, type HttpResult } from '../lib/http/responses';
-import { type HttpMethod, matchRoute, type RouteDefinition, routeKey } from '../lib/http/routes';
+import { matchRoute, type RouteDefinition, routeKey } from '../lib/http/routes';
 import { unmatchedRouteError } from '../lib/http/unmatched-route';
+import {
+  buildHttpApiEvent,
+  DEFAULT_ROUTE_KEY,
+  exceedsInvocationLimit,
+  type MappedResponse,
+  mapHttpApiResult,
+  normalizeIp,
+  splitUrl,
+  withLength,
+} from './http-api-event';
 
 /** A Lambda handler as API Gateway calls it. */
 export type HttpApiHandler = (event: APIGatewayProxyEventV2, context: Context) => unknown;
@@ -34,7 +46,7 @@ export interface HttpAdapterOptions {
   /** Lambda's timeout, reported through `context.getRemainingTimeInMillis`. Default 30 s. */
   timeoutMs?: number;
   /** Told about a handler that threw or rejected (API Gateway would answer 500). Default: stderr. */
-  onHandlerError?: (error: unknown, route: RouteDefinition) => void;
+  onHandlerError?: (error: unknown, route: RouteDefinition | undefined) => void;
   /** Writes the request line for answers the adapter gives itself (404, 405, preflights). */
   logger?: Logger;
   /** Cross-origin settings (`CORS_ALLOW_ORIGINS`); CORS is off when absent. */
@@ -46,7 +58,26 @@ export interface HttpAdapterOptions {
   sampleDocuments?: ReadonlyMap<string, string>;
   /** The explorer page's files by path (`/`, `/explorer.js`, …), served to GET and HEAD. */
   pageFiles?: ReadonlyMap<string, PageFile>;
+  /**
+   * The function behind API Gateway's `$default` route. When given, a request no route takes is
+   * sent to it (route key `$default`), as the deployed API does; when absent the adapter answers
+   * it itself with the same 404 or 405.
+   */
+  defaultRoute?: HttpApiHandler;
+  /**
+   * Refuse, as API Gateway does, an event larger than Lambda's invocation payload limit (6 MB as
+   * JSON) with its own 413 instead of calling the function. Off by default: the local server
+   * lets the function's own body limit (`MAX_BODY_BYTES`) answer, with the service's error body.
+   */
+  enforceInvocationLimit?: boolean;
 }
+
+/** API Gateway's own answer when the event would exceed Lambda's payload limit: not the service's error body. */
+const GATEWAY_PAYLOAD_TOO_LARGE = withLength(
+  413,
+  { 'content-type': 'application/json' },
+  Buffer.from('{"message":"Request Entity Too Large"}', 'utf8'),
+);
 
 /** A static file of the explorer page. */
 export interface PageFile {
@@ -62,150 +93,15 @@ const PAGE_HEADERS: OutgoingHttpHeaders = {
   'cache-control': 'no-cache',
 };
 
-/** What the adapter needs to know about one HTTP request to build its event. */
-export interface RawHttpRequest {
-  method: string;
-  /** Path and query as sent, e.g. `/api/engine?x=1`. */
-  url: string;
-  httpVersion: string;
-  /** Node's `rawHeaders`: name, value, name, value, … in arrival order. */
-  rawHeaders: readonly string[];
-  body: Buffer;
-  sourceIp: string;
-  route: RouteDefinition;
-  pathParameters: Record<string, string>;
-  requestId: string;
-  now: Date;
-}
-
-/** The HTTP response a handler's result turns into. */
-export interface MappedResponse {
-  statusCode: number;
-  headers: OutgoingHttpHeaders;
-  body: Buffer;
-}
-
-/** Bodies with these media types reach the function as text; everything else as base64, as API Gateway does. */
-const TEXT_MEDIA_TYPE = /^(?:text\/[^;]+|application\/(?:[\w.+-]+\+)?(?:json|xml)|application\/javascript)$/i;
-
-function isTextContentType(contentType: string | undefined): boolean {
-  if (contentType === undefined) return false;
-  const mediaType = contentType.split(';')[0]?.trim() ?? '';
-  return TEXT_MEDIA_TYPE.test(mediaType);
-}
-
-/**
- * Builds the HTTP API payload 2.0 event API Gateway would send for this request.
- * @internal test/local/http-adapter.test.ts checks the event field by field, no server needed.
- */
-export function buildHttpApiEvent(request: RawHttpRequest): APIGatewayProxyEventV2 {
-  const { rawPath, rawQueryString } = splitUrl(request.url);
-  const headers: Record<string, string> = {};
-  const cookies: string[] = [];
-  for (let i = 0; i + 1 < request.rawHeaders.length; i += 2) {
-    const name = (request.rawHeaders[i] ?? '').toLowerCase();
-    const value = request.rawHeaders[i + 1] ?? '';
-    if (name === 'cookie') {
-      // Format 2.0 moves cookies out of the headers into their own array, one per cookie.
-      for (const cookie of value.split(';')) if (cookie.trim() !== '') cookies.push(cookie.trim());
-      continue;
-    }
-    headers[name] = name in headers ? `${headers[name]},${value}` : value;
-  }
-  const queryStringParameters = parseQuery(rawQueryString);
-  const host = headers.host ?? 'localhost';
-  const domainName = host.replace(/:\d+$/, '');
-  const hasBody = request.body.length > 0;
-  const base64 = hasBody && !isTextContentType(headers['content-type']);
-
-  return {
-    version: '2.0',
-    routeKey: routeKey({ method: request.method as HttpMethod, path: request.route.path }),
-    rawPath,
-    rawQueryString,
-    ...(cookies.length > 0 ? { cookies } : {}),
-    headers,
-    ...(queryStringParameters === undefined ? {} : { queryStringParameters }),
-    ...(Object.keys(request.pathParameters).length > 0 ? { pathParameters: request.pathParameters } : {}),
-    requestContext: {
-      accountId: 'anonymous',
-      apiId: 'local',
-      domainName,
-      domainPrefix: domainName.split('.')[0] ?? domainName,
-      http: {
-        method: request.method,
-        path: rawPath,
-        protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: request.sourceIp,
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId: request.requestId,
-      routeKey: routeKey({ method: request.method as HttpMethod, path: request.route.path }),
-      stage: '$default',
-      time: formatRequestTime(request.now),
-      timeEpoch: request.now.getTime(),
-    },
-    ...(hasBody ? { body: request.body.toString(base64 ? 'base64' : 'utf8') } : {}),
-    isBase64Encoded: base64,
-  };
-}
-
-/**
- * Turns a handler's result into an HTTP response the way API Gateway reads payload 2.0
- * results: an object with `statusCode` is a structured result; anything else (a string, an
- * object without `statusCode`) is a 200 with that value as a JSON body.
- * @internal test/local/http-adapter.test.ts maps handler results without a server.
- */
-export function mapHttpApiResult(result: unknown): MappedResponse {
-  if (!isStructuredResult(result)) {
-    const body = typeof result === 'string' ? result : (JSON.stringify(result) ?? 'null');
-    return withLength(200, { 'content-type': 'application/json' }, Buffer.from(body, 'utf8'));
-  }
-  const headers: OutgoingHttpHeaders = {};
-  const setHeader = (name: string, values: string[]) => {
-    const key = name.toLowerCase();
-    const existing = headers[key];
-    const merged =
-      existing === undefined
-        ? values
-        : [...(Array.isArray(existing) ? existing : [String(existing)]), ...values];
-    headers[key] = merged.length === 1 ? merged[0] : merged;
-  };
-  for (const [name, value] of Object.entries(result.headers ?? {})) setHeader(name, [String(value)]);
-  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {}))
-    setHeader(name, values.map(String));
-  if (result.cookies !== undefined && result.cookies.length > 0) setHeader('set-cookie', result.cookies);
-  const text = result.body ?? '';
-  const body = result.isBase64Encoded === true ? Buffer.from(text, 'base64') : Buffer.from(text, 'utf8');
-  return withLength(result.statusCode, headers, body);
-}
-
-interface StructuredResult extends Omit<HttpResult, 'body' | 'headers'> {
-  headers?: Record<string, string | number | boolean>;
-  multiValueHeaders?: Record<string, Array<string | number | boolean>>;
-  body?: string;
-}
-
-function isStructuredResult(result: unknown): result is StructuredResult {
-  return (
-    typeof result === 'object' &&
-    result !== null &&
-    typeof (result as { statusCode?: unknown }).statusCode === 'number'
-  );
-}
-
-function withLength(statusCode: number, headers: OutgoingHttpHeaders, body: Buffer): MappedResponse {
-  return { statusCode, headers: { ...headers, 'content-length': String(body.length) }, body };
-}
-
 /** A request listener that routes by the route table and runs the matching handler. */
 export function createHttpAdapter(options: HttpAdapterOptions): RequestListener {
   const timeoutMs = options.timeoutMs ?? 30_000;
   const onHandlerError =
     options.onHandlerError ??
-    ((error: unknown, route: RouteDefinition) => {
+    ((error: unknown, route: RouteDefinition | undefined) => {
       const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
-      process.stderr.write(`local server: handler for ${routeKey(route)} failed: ${reason}\n`);
+      const key = route === undefined ? DEFAULT_ROUTE_KEY : routeKey(route);
+      process.stderr.write(`local server: handler for ${key} failed: ${reason}\n`);
     });
 
   return (req, res) => {
@@ -260,11 +156,13 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     }
 
     const match = matchRoute(options.routes, method, rawPath);
-    if (match.kind !== 'found') {
+    if (match.kind !== 'found' && options.defaultRoute === undefined) {
       const error = unmatchedRouteError(options.routes, method, rawPath);
       answerItself(mapHttpApiResult(gatewayResult(error)), undefined, error.code);
       return;
     }
+    const route = match.kind === 'found' ? match.route : undefined;
+    const handler = match.kind === 'found' ? match.route.handler : options.defaultRoute!;
 
     const received = await readCappedBody(req, options.maxBodyBytes + 1);
     if (received === undefined) return; // the client went away before sending its body
@@ -277,16 +175,29 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
       rawHeaders: req.rawHeaders,
       body: received.body,
       sourceIp: normalizeIp(req.socket.remoteAddress),
-      route: match.route,
-      pathParameters: match.pathParameters,
+      route,
+      pathParameters: match.kind === 'found' ? match.pathParameters : {},
       requestId,
       now,
     });
+    if (options.enforceInvocationLimit === true && exceedsInvocationLimit(event)) {
+      send(
+        res,
+        withCors(
+          {
+            ...GATEWAY_PAYLOAD_TOO_LARGE,
+            headers: { ...GATEWAY_PAYLOAD_TOO_LARGE.headers, connection: 'close' },
+          },
+          origin,
+        ),
+      );
+      return;
+    }
     let result: unknown;
     try {
-      result = await match.route.handler(event, lambdaContext(match.route, requestId, now, timeoutMs));
+      result = await handler(event, lambdaContext(route?.name ?? 'default', requestId, now, timeoutMs));
     } catch (error) {
-      onHandlerError(error, match.route);
+      onHandlerError(error, route);
       result = gatewayResult(
         new ApiError(
           'INTERNAL_ERROR',
@@ -386,9 +297,9 @@ function readCappedBody(
   });
 }
 
-function lambdaContext(route: RouteDefinition, requestId: string, now: Date, timeoutMs: number): Context {
+function lambdaContext(routeName: string, requestId: string, now: Date, timeoutMs: number): Context {
   const deadline = now.getTime() + timeoutMs;
-  const functionName = `sbe-local-${route.name}`;
+  const functionName = `sbe-local-${routeName}`;
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName,
@@ -403,37 +314,4 @@ function lambdaContext(route: RouteDefinition, requestId: string, now: Date, tim
     fail: () => undefined,
     succeed: () => undefined,
   };
-}
-
-function splitUrl(url: string): { rawPath: string; rawQueryString: string } {
-  const question = url.indexOf('?');
-  return question === -1
-    ? { rawPath: url, rawQueryString: '' }
-    : { rawPath: url.slice(0, question), rawQueryString: url.slice(question + 1) };
-}
-
-/** Decoded parameters, repeated names joined with commas as format 2.0 does; `undefined` when there are none. */
-function parseQuery(rawQueryString: string): Record<string, string> | undefined {
-  if (rawQueryString === '') return undefined;
-  const parameters: Record<string, string> = {};
-  for (const [name, value] of new URLSearchParams(rawQueryString)) {
-    parameters[name] = name in parameters ? `${parameters[name]},${value}` : value;
-  }
-  return Object.keys(parameters).length > 0 ? parameters : undefined;
-}
-
-function normalizeIp(address: string | undefined): string {
-  if (address === undefined) return '127.0.0.1';
-  return address.startsWith('::ffff:') ? address.slice('::ffff:'.length) : address;
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** API Gateway's `requestContext.time`: `12/Mar/2020:19:03:58 +0000`. */
-function formatRequestTime(date: Date): string {
-  const two = (n: number) => String(n).padStart(2, '0');
-  return (
-    `${two(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:` +
-    `${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())} +0000`
-  );
 }

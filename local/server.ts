@@ -38,6 +38,12 @@ export interface LocalServerOptions {
    * given, 8000 is tried and a free port is used if 8000 is taken.
    */
   dynamoPort?: number;
+  /**
+   * A DynamoDB to use instead of the embedded one (DynamoDB Local, dynalite, LocalStack, …), e.g.
+   * `http://127.0.0.1:8000`. Default env DYNAMODB_ENDPOINT; when neither is given, dynalite is
+   * started in this process. The table is created there if missing.
+   */
+  dynamoEndpoint?: string;
   /** Default env TABLE_NAME, else `sbe-local`. */
   tableName?: string;
   /** API key cache TTL of the engine handler. Default env API_KEY_CACHE_TTL_MS, else the verifier's default. */
@@ -87,6 +93,14 @@ const PORT_RANGE = { min: 0, max: 65_535 };
  * shares the first one's handlers, which is only right if it shares their configuration.
  */
 let handlerEnvironment: string | undefined;
+/** The embedded DynamoDBs' endpoints this process put into DYNAMODB_ENDPOINT for the handlers. */
+const embeddedEndpoints = new Set<string>();
+
+/** DYNAMODB_ENDPOINT as the user set it, not as an earlier server of this process set it for its handlers. */
+function userDynamoEndpoint(env: Env): string | undefined {
+  const value = optionalEnv(env, 'DYNAMODB_ENDPOINT');
+  return value === undefined || embeddedEndpoints.has(value) ? undefined : value;
+}
 
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const env = options.env ?? process.env;
@@ -99,6 +113,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     (optionalEnv(env, 'DYNAMO_PORT') === undefined
       ? undefined
       : envInt(env, 'DYNAMO_PORT', LOCAL_DYNAMO_PORT, PORT_RANGE));
+  const externalEndpoint = readExternalEndpoint(options.dynamoEndpoint ?? userDynamoEndpoint(env));
+  if (externalEndpoint !== undefined && explicitDynamoPort !== undefined) {
+    throw new Error(
+      'DYNAMO_PORT sets the port of the embedded DynamoDB, which is not started when DYNAMODB_ENDPOINT ' +
+        'is set; unset one of them',
+    );
+  }
   const devApiKey = options.apiKey ?? optionalEnv(env, 'DEV_API_KEY');
   const timeouts = readTimeouts(env, options);
   const cors = readCorsSettings(env);
@@ -110,12 +131,18 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     );
   }
 
-  const dynamo = await startEmbeddedDynamo({
-    port: explicitDynamoPort ?? LOCAL_DYNAMO_PORT,
-    fallbackToFreePort: explicitDynamoPort === undefined,
-    host: '127.0.0.1',
-    ...(dataDir === undefined ? {} : { dataDir }),
-  });
+  const dynamo: DynamoInUse =
+    externalEndpoint === undefined
+      ? {
+          ...(await startEmbeddedDynamo({
+            port: explicitDynamoPort ?? LOCAL_DYNAMO_PORT,
+            fallbackToFreePort: explicitDynamoPort === undefined,
+            host: '127.0.0.1',
+            ...(dataDir === undefined ? {} : { dataDir }),
+          })),
+          external: false,
+        }
+      : { endpoint: externalEndpoint, external: true, fellBack: false, close: async () => undefined };
   const cleanup: Array<() => Promise<void>> = [() => dynamo.close()];
   const closeAll = async () => {
     for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
@@ -124,13 +151,20 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   try {
     const { client, doc } = createDynamoClients({ endpoint: dynamo.endpoint });
     cleanup.push(async () => client.destroy());
-    await ensureTable(client, tableName);
+    await ensureTable(client, tableName).catch((error: unknown) => {
+      if (!dynamo.external) throw error;
+      const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+      throw new Error(
+        `the DynamoDB at ${dynamo.endpoint} (DYNAMODB_ENDPOINT) did not answer as DynamoDB: ${reason}`,
+      );
+    });
     const store = new DynamoApiKeyStore({ doc, tableName });
     const seeded = await seedApiKey(store, devApiKey);
 
     const issuerFile = options.issuerFile ?? localIssuerFile({ dataDir, port });
     const issuer = loadOrCreateLocalIssuer(issuerFile);
     const userToken = signAccessToken(issuer, { sub: LOCAL_USER });
+    if (!dynamo.external) embeddedEndpoints.add(dynamo.endpoint);
     configureHandlerEnvironment(dynamo.endpoint, tableName, options.apiKeyCacheTtlMs, issuerFile);
     const loadedRoutes = await loadRoutes();
     const logger = createLogger({ env });
@@ -290,13 +324,37 @@ async function loadRoutes(): Promise<RunnableRoute[]> {
   return routes.map((route) => ({ ...route, ...loaded.get(route.function)! }));
 }
 
+/** The DynamoDB the server uses: the embedded dynalite, or the one DYNAMODB_ENDPOINT names. */
+interface DynamoInUse {
+  endpoint: string;
+  external: boolean;
+  /** The embedded one's port was taken and a free one is used. */
+  fellBack: boolean;
+  close(): Promise<void>;
+}
+
+/** DYNAMODB_ENDPOINT as a base URL, or a start-stopping message that names the variable. */
+function readExternalEndpoint(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error('DYNAMODB_ENDPOINT must be a URL such as http://127.0.0.1:8000');
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.username !== '' || url.password !== '') {
+    throw new Error('DYNAMODB_ENDPOINT must be an http:// or https:// URL without credentials');
+  }
+  return url.origin + url.pathname.replace(/\/$/, '');
+}
+
 interface BannerFacts {
   url: string;
   apiKey: string;
   userToken: string;
   keySource: SeededKey['source'];
   revoked: boolean;
-  dynamo: { endpoint: string; port: number; fellBack: boolean };
+  dynamo: DynamoInUse;
   dataDir: string | undefined;
   tableName: string;
 }
@@ -326,13 +384,15 @@ function connectCurl(url: string, userToken: string): string {
 }
 
 function banner(facts: BannerFacts): string {
-  const storage = facts.dataDir === undefined ? 'in memory' : `persistent in ${facts.dataDir}`;
+  const storage = facts.dynamo.external
+    ? 'external (DYNAMODB_ENDPOINT); the embedded DynamoDB is not started'
+    : `embedded (dynalite), ${facts.dataDir === undefined ? 'in memory' : `persistent in ${facts.dataDir}`}`;
   // The keys CLI defaults to this port and table; anything else must be spelled out (a
   // TABLE_NAME without an endpoint would send it to AWS).
   const keysTarget =
     facts.tableName !== LOCAL_TABLE_NAME
       ? `DYNAMODB_ENDPOINT=${facts.dynamo.endpoint} TABLE_NAME=${facts.tableName} `
-      : facts.dynamo.port !== LOCAL_DYNAMO_PORT
+      : facts.dynamo.endpoint !== `http://127.0.0.1:${LOCAL_DYNAMO_PORT}`
         ? `DYNAMODB_ENDPOINT=${facts.dynamo.endpoint} `
         : '';
   const lines = [
@@ -346,7 +406,7 @@ function banner(facts: BannerFacts): string {
   ];
   if (facts.dynamo.fellBack) {
     lines.push(
-      `  Note      port ${LOCAL_DYNAMO_PORT} was taken, so DynamoDB listens on ${facts.dynamo.port}`,
+      `  Note      port ${LOCAL_DYNAMO_PORT} was taken, so DynamoDB listens on ${new URL(facts.dynamo.endpoint).port}`,
     );
   }
   if (facts.revoked) {

@@ -1,0 +1,505 @@
+/**
+ * `npm run load`: load and soak the local server with autocannon, next to a bare `node:http`
+ * JSON server measured in the same run.
+ *
+ * Scenarios (each for `--duration` seconds, `--connections` connections):
+ * - small:   POST /api/engine, the worked example (3 nodes), analyze
+ * - large:   POST /api/engine, a generated 10,000-node structure, analyze
+ * - system:  POST /api/engine { mode: analyze, systemId } of a 1,000-node system registered first
+ * - connect: POST /api/connect (a small graph from a fake upstream on 127.0.0.1), GET
+ *            /api/systems, DELETE /api/systems/{id}, in turn on every connection
+ * - mixed:   all of the above interleaved on every connection
+ *
+ * Prints the server's RSS every 10 s, then req/s, p50/p99 latency and errors per scenario, and
+ * the bare server's req/s for the small body with the ratio. Starts its own server unless
+ * `--url` names one, which must be on this machine: dynalite in one child process and the local
+ * server, pointed at it with DYNAMODB_ENDPOINT, in another, so the server's RSS is the
+ * service's own and DynamoDB's is reported beside it (dynalite 4.0.0 keeps memory on every
+ * Query; see docs/benchmark.md).
+ *
+ * Usage: npm run load -- [--scenario all|small|large|system|connect|mixed] [--duration 10]
+ *          [--connections 10] [--baseline-duration s] [--url http://127.0.0.1:3000
+ *          --api-key K --token T [--pid P]]
+ */
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import { WORKED_EXAMPLE } from '../lib/worked-example';
+import { generateStructure, requestText } from './generate';
+import { type Column, formatRatio, renderTable } from './table';
+
+const SCENARIOS = ['small', 'large', 'system', 'connect', 'mixed'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+/** Bounds, so a typo cannot start an hour-long or thousand-connection run by accident. */
+const MAX_DURATION_S = 3600;
+const MAX_CONNECTIONS = 256;
+const RSS_EVERY_MS = 10_000;
+const GATEWAY_TIMEOUT_S = 30;
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+interface Target {
+  url: string;
+  apiKey: string;
+  userToken: string;
+  /** The server's process, for its RSS; unknown for a server given by `--url` without `--pid`. */
+  pid: number | undefined;
+  /** The DynamoDB's process, when this command started it. */
+  dynamoPid?: number | undefined;
+}
+
+interface Bodies {
+  small: string;
+  large: string;
+  system: string;
+  connect: string;
+}
+
+type Request = autocannon.Request;
+
+function engine(target: Target, body: string): Request {
+  return {
+    method: 'POST',
+    path: '/api/engine',
+    headers: { authorization: `Bearer ${target.apiKey}`, 'content-type': 'application/json' },
+    body,
+  };
+}
+
+/** Connect, list, delete: the id of the system a connection registered is kept in its context. */
+function connectListDelete(target: Target, bodies: Bodies): Request[] {
+  const auth = { authorization: `Bearer ${target.userToken}` };
+  return [
+    {
+      method: 'POST',
+      path: '/api/connect',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: bodies.connect,
+      onResponse: (status, body, context) => {
+        (context as { id?: string }).id =
+          status === 201 ? (JSON.parse(body) as { id: string }).id : undefined;
+      },
+    },
+    { method: 'GET', path: '/api/systems', headers: auth },
+    {
+      method: 'DELETE',
+      headers: auth,
+      // Without an id (the connect failed, already counted) this asks for one that cannot exist: a 404, counted too.
+      setupRequest: (request, context) => ({
+        ...request,
+        path: `/api/systems/${(context as { id?: string }).id ?? 'not-registered'}`,
+      }),
+    },
+  ];
+}
+
+function requestsOf(scenario: Scenario, target: Target, bodies: Bodies): Request[] {
+  switch (scenario) {
+    case 'small':
+      return [engine(target, bodies.small)];
+    case 'large':
+      return [engine(target, bodies.large)];
+    case 'system':
+      return [engine(target, bodies.system)];
+    case 'connect':
+      return connectListDelete(target, bodies);
+    case 'mixed':
+      return [
+        engine(target, bodies.small),
+        engine(target, bodies.system),
+        ...connectListDelete(target, bodies),
+        engine(target, bodies.small),
+        engine(target, bodies.large),
+        engine(target, bodies.system),
+      ];
+  }
+}
+
+/** The server's resident set size in MiB, from /proc where there is one, else `ps`. */
+function rssMiB(pid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    if (kb !== undefined) return Number(kb) / 1024;
+  } catch {
+    // not Linux, or the process is gone
+  }
+  try {
+    return Number(execFileSync('ps', ['-o', 'rss=', '-p', String(pid)], { encoding: 'utf8' }).trim()) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+interface RunResult {
+  label: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  total: number;
+  errors: number;
+  /** What the errors were: timeouts, connection errors, and the statuses other than 2xx. */
+  errorKinds: string;
+  rss: number[];
+  dynamoRss: number[];
+}
+
+/** One autocannon run; every 10 s a line with the server's RSS and the requests of those 10 s. */
+async function run(label: string, url: string, requests: Request[], options: RunOptions): Promise<RunResult> {
+  const rss: number[] = [];
+  const dynamoRss: number[] = [];
+  const record = () => {
+    const server = options.pid === undefined ? undefined : rssMiB(options.pid);
+    const dynamo = options.dynamoPid === undefined ? undefined : rssMiB(options.dynamoPid);
+    if (server !== undefined) rss.push(server);
+    if (dynamo !== undefined) dynamoRss.push(dynamo);
+    return { server, dynamo };
+  };
+  let windowResponses = 0;
+  let windowErrors = 0;
+  const started = Date.now();
+  let finished: (result: autocannon.Result) => void = () => undefined;
+  let failed: (error: Error) => void = () => undefined;
+  const done = new Promise<autocannon.Result>((resolve, reject) => {
+    finished = resolve;
+    failed = reject;
+  });
+  const instance = autocannon(
+    {
+      url,
+      connections: options.connections,
+      duration: options.duration,
+      requests,
+      // API Gateway's integration limit: a request still unanswered then would be a 504 there.
+      timeout: GATEWAY_TIMEOUT_S,
+    },
+    (error, result) => (error ? failed(error) : finished(result)),
+  );
+  instance.on('response', (_client, statusCode) => {
+    windowResponses++;
+    if (statusCode < 200 || statusCode > 299) windowErrors++;
+  });
+  const sample = () => {
+    const now = record();
+    const seconds = Math.round((Date.now() - started) / 1000);
+    process.stdout.write(
+      `  [${label} ${String(seconds).padStart(4)} s] ${(windowResponses / (RSS_EVERY_MS / 1000)).toFixed(0).padStart(6)} req/s, ` +
+        `${windowErrors} errors, server RSS ${now.server === undefined ? 'unknown' : `${now.server.toFixed(1)} MiB`}` +
+        `${now.dynamo === undefined ? '' : `, DynamoDB RSS ${now.dynamo.toFixed(1)} MiB`}\n`,
+    );
+    windowResponses = 0;
+    windowErrors = 0;
+  };
+  record();
+  const timer = setInterval(sample, RSS_EVERY_MS);
+  const result = await done;
+  clearInterval(timer);
+  record();
+  return {
+    label,
+    requestsPerSecond: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    total: result.requests.total,
+    errors: result.errors + result.timeouts + result.non2xx,
+    errorKinds: errorKindsOf(result),
+    rss,
+    dynamoRss,
+  };
+}
+
+interface RunOptions {
+  duration: number;
+  connections: number;
+  pid: number | undefined;
+  dynamoPid?: number | undefined;
+}
+
+/** A child process that writes one JSON line to file descriptor 3 once it is ready. */
+function startChild(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ child: ChildProcess; ready: Record<string, unknown> }> {
+  const child = spawn(process.execPath, args, {
+    stdio: ['ignore', 'ignore', 'inherit', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  return new Promise((resolve, reject) => {
+    let text = '';
+    const pipe = child.stdio[3] as NodeJS.ReadableStream;
+    pipe.on('data', (chunk: Buffer) => {
+      text += chunk.toString('utf8');
+      const newline = text.indexOf('\n');
+      if (newline !== -1) resolve({ child, ready: JSON.parse(text.slice(0, newline)) });
+    });
+    child.once('exit', (code) =>
+      reject(new Error(`${args.join(' ')} exited with ${code} before it was ready`)),
+    );
+  });
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/**
+ * The peer: a bare `node:http` server that reads the body, parses it as JSON and answers a small
+ * JSON object, on the same Node, in its own process, as the service's server is.
+ */
+const BARE_SERVER = `
+import { createServer } from 'node:http';
+import { writeSync } from 'node:fs';
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (chunk) => chunks.push(chunk));
+  req.on('end', () => {
+    let status = 200;
+    let body;
+    try {
+      const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      body = JSON.stringify({ ok: true, nodes: Array.isArray(parsed.nodes) ? parsed.nodes.length : 0 });
+    } catch {
+      status = 400;
+      body = JSON.stringify({ error: { code: 'INVALID_JSON' } });
+    }
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+});
+server.listen(0, '127.0.0.1', () => {
+  writeSync(3, JSON.stringify({ url: 'http://127.0.0.1:' + server.address().port, pid: process.pid }) + '\\n');
+});
+process.once('SIGTERM', () => { server.closeAllConnections(); server.close(() => process.exit(0)); });
+`;
+
+/** The external API that connect fetches from: two fixed graphs on 127.0.0.1. */
+async function startUpstream(documents: Record<string, string>): Promise<{ server: Server; origin: string }> {
+  const server = createServer((req, res) => {
+    const document = documents[req.url ?? ''];
+    if (document === undefined) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(document);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+function boundedInteger(name: string, value: string, min: number, max: number): number {
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+    throw new Error(`--${name} must be an integer from ${min} to ${max}`);
+  }
+  return parsed;
+}
+
+function loopbackUrl(value: string): string {
+  const url = new URL(value);
+  if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) {
+    throw new Error('--url must be an http:// URL on this machine (127.0.0.1, localhost or [::1])');
+  }
+  return url.origin;
+}
+
+/** autocannon measures latency in whole milliseconds. */
+function formatLatency(ms: number): string {
+  return ms < 1 ? '< 1 ms' : `${ms.toFixed(0)} ms`;
+}
+
+function errorKindsOf(result: autocannon.Result): string {
+  const statuses = Object.entries(
+    (result as unknown as { statusCodeStats?: Record<string, { count: number }> }).statusCodeStats ?? {},
+  )
+    .filter(([status]) => !status.startsWith('2'))
+    .map(([status, { count }]) => `${count} × ${status}`);
+  return [
+    ...(result.timeouts > 0 ? [`${result.timeouts} timeouts (${GATEWAY_TIMEOUT_S} s)`] : []),
+    ...(result.errors - result.timeouts > 0 ? [`${result.errors - result.timeouts} connection errors`] : []),
+    ...statuses,
+  ].join(', ');
+}
+
+function series(rss: readonly number[]): string {
+  return rss.map((mib) => mib.toFixed(0)).join(' ');
+}
+
+function rssSummary(rss: readonly number[]): string {
+  if (rss.length === 0) return 'unknown';
+  const first = rss[0]!;
+  const last = rss.at(-1)!;
+  return `${first.toFixed(0)} → ${last.toFixed(0)} MiB (max ${Math.max(...rss).toFixed(0)})`;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      scenario: { type: 'string', default: 'all' },
+      duration: { type: 'string', default: '10' },
+      connections: { type: 'string', default: '10' },
+      'baseline-duration': { type: 'string' },
+      url: { type: 'string' },
+      'api-key': { type: 'string' },
+      token: { type: 'string' },
+      pid: { type: 'string' },
+    },
+  });
+  const duration = boundedInteger('duration', values.duration, 1, MAX_DURATION_S);
+  const connections = boundedInteger('connections', values.connections, 1, MAX_CONNECTIONS);
+  const baselineDuration = boundedInteger(
+    'baseline-duration',
+    values['baseline-duration'] ?? String(Math.min(duration, 30)),
+    1,
+    MAX_DURATION_S,
+  );
+  const scenarios: Scenario[] =
+    values.scenario === 'all'
+      ? [...SCENARIOS]
+      : SCENARIOS.includes(values.scenario as Scenario)
+        ? [values.scenario as Scenario]
+        : (() => {
+            throw new Error(`--scenario must be all or one of ${SCENARIOS.join(', ')}`);
+          })();
+
+  const large = generateStructure({ shape: 'random', nodeCount: 10_000, dependencyCount: 20_000 });
+  const registered = generateStructure({ shape: 'random', nodeCount: 1_000, dependencyCount: 2_000 });
+  const upstream = await startUpstream({
+    '/system.json': JSON.stringify({ nodes: registered.nodes, dependencies: registered.dependencies }),
+    '/small.json': JSON.stringify(WORKED_EXAMPLE),
+  });
+  const children: ChildProcess[] = [];
+  try {
+    let target: Target;
+    if (values.url !== undefined) {
+      const apiKey = values['api-key'] ?? process.env.SBE_KEY;
+      const userToken = values.token ?? process.env.SBE_TOKEN;
+      if (apiKey === undefined || userToken === undefined) {
+        throw new Error('--url needs --api-key (or SBE_KEY) and --token (or SBE_TOKEN)');
+      }
+      target = {
+        url: loopbackUrl(values.url),
+        apiKey,
+        userToken,
+        pid: values.pid === undefined ? undefined : boundedInteger('pid', values.pid, 1, 2 ** 31),
+      };
+    } else {
+      const dynamo = await startChild(['--import', 'tsx', 'bench/load-server.ts', 'dynamo']);
+      children.push(dynamo.child);
+      const server = await startChild(['--import', 'tsx', 'bench/load-server.ts'], {
+        DYNAMODB_ENDPOINT: dynamo.ready.endpoint as string,
+      });
+      children.unshift(server.child); // stopped before its DynamoDB
+      target = { ...(server.ready as unknown as Target), dynamoPid: dynamo.ready.pid as number };
+    }
+
+    const registration = await fetch(`${target.url}/api/connect`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${target.userToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'load: 1,000 nodes', url: `${upstream.origin}/system.json` }),
+    });
+    if (registration.status !== 201) {
+      throw new Error(
+        `registering the 1,000-node system answered ${registration.status}: ${await registration.text()}`,
+      );
+    }
+    const systemId = ((await registration.json()) as { id: string }).id;
+    const bodies: Bodies = {
+      small: JSON.stringify({ mode: 'analyze', ...WORKED_EXAMPLE }),
+      large: requestText(large),
+      system: JSON.stringify({ mode: 'analyze', systemId }),
+      connect: JSON.stringify({ name: 'load: connect', url: `${upstream.origin}/small.json` }),
+    };
+
+    console.log(
+      `npm run load: Node ${process.version}, ${connections} connections, ${duration} s per scenario; ` +
+        `server ${target.url}${target.pid === undefined ? '' : ` (pid ${target.pid})`}; load generator, upstream ` +
+        'and server share this machine\n',
+    );
+    const results: RunResult[] = [];
+    for (const scenario of scenarios) {
+      results.push(
+        await run(scenario, target.url, requestsOf(scenario, target, bodies), {
+          duration,
+          connections,
+          pid: target.pid,
+          dynamoPid: target.dynamoPid,
+        }),
+      );
+    }
+
+    const { child: bareChild, ready: bare } = await startChild([
+      '--input-type=module',
+      '--eval',
+      BARE_SERVER,
+    ]);
+    children.push(bareChild);
+    const baseline = await run(
+      'bare node:http, small body',
+      bare.url as string,
+      [engine(target, bodies.small)],
+      {
+        duration: baselineDuration,
+        connections,
+        pid: bare.pid as number,
+      },
+    );
+    const small = results.find((result) => result.label === 'small');
+
+    const columns: Column[] = [
+      { header: 'scenario', align: 'left' },
+      { header: 'req/s', align: 'right' },
+      { header: 'p50', align: 'right' },
+      { header: 'p99', align: 'right' },
+      { header: 'requests', align: 'right' },
+      { header: 'errors', align: 'right' },
+      { header: 'server RSS', align: 'left' },
+      { header: 'DynamoDB RSS', align: 'left' },
+    ];
+    const row = (result: RunResult) => [
+      result.label,
+      result.requestsPerSecond.toFixed(0),
+      formatLatency(result.p50),
+      formatLatency(result.p99),
+      String(result.total),
+      String(result.errors),
+      rssSummary(result.rss),
+      result.dynamoRss.length === 0 ? '' : rssSummary(result.dynamoRss),
+    ];
+    console.log(`\n${renderTable(columns, [...results.map(row), row(baseline)])}`);
+    if (small !== undefined) {
+      console.log(
+        `\nsmall body: the service serves ${formatRatio(small.requestsPerSecond / baseline.requestsPerSecond)} ` +
+          'the requests per second of a bare node:http JSON server (same body, connections and machine).',
+      );
+    }
+    for (const result of results) {
+      if (result.rss.length > 2) {
+        console.log(`server RSS series (${result.label}, MiB, every 10 s): ${series(result.rss)}`);
+        if (result.dynamoRss.length > 2) {
+          console.log(`DynamoDB RSS series (${result.label}, MiB, every 10 s): ${series(result.dynamoRss)}`);
+        }
+      }
+    }
+    for (const result of [...results, baseline]) {
+      if (result.errors > 0) console.log(`errors in ${result.label}: ${result.errorKinds}`);
+    }
+    const errors = results.reduce((sum, result) => sum + result.errors, 0) + baseline.errors;
+    console.log(`\n${errors === 0 ? 'no errors' : `${errors} errors`}`);
+    if (errors > 0) process.exitCode = 1;
+  } finally {
+    for (const child of children) await stopChild(child);
+    await new Promise((resolve) => upstream.server.close(resolve));
+  }
+}
+
+await main();

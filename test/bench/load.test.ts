@@ -1,0 +1,56 @@
+/**
+ * `npm run load`, briefly: every scenario for a second against a server it starts itself, and
+ * the bare node:http peer. The numbers are not checked (speed is for the benchmark to show);
+ * that every scenario ran, without an error, and that the report has its parts, is.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../../infra/project';
+
+describe('npm run load', () => {
+  it('runs every scenario and the bare peer without errors, and reports them', async () => {
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [
+        join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'),
+        'bench/load.ts',
+        '--duration',
+        '1',
+        '--connections',
+        '2',
+        '--baseline-duration',
+        '1',
+      ],
+      { cwd: PROJECT_ROOT, timeout: 90_000 },
+    );
+    for (const scenario of ['small', 'large', 'system', 'connect', 'mixed', 'bare node:http, small body']) {
+      expect(stdout).toMatch(
+        new RegExp(`\\| ${scenario} +\\| +\\d+ \\|.*\\| +[1-9]\\d* \\| +0 \\| \\d+ → \\d+ MiB`),
+      );
+    }
+    expect(stdout).toMatch(
+      /small body: the service serves \d+\.\d+× the requests per second of a bare node:http/,
+    );
+    expect(stdout).toContain('no errors');
+  });
+
+  it('refuses a server that is not on this machine, before sending anything', async () => {
+    const attempt = promisify(execFile)(
+      process.execPath,
+      [
+        join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'),
+        'bench/load.ts',
+        '--url',
+        'http://10.0.0.1:3000',
+        '--api-key',
+        'k',
+        '--token',
+        't',
+      ],
+      { cwd: PROJECT_ROOT },
+    );
+    await expect(attempt).rejects.toThrow(/--url must be an http:\/\/ URL on this machine/);
+  });
+});
