@@ -317,10 +317,14 @@ export function resolveKeysTarget(env: Env): KeysTarget {
   return { endpoint, tableName: table, description: `DynamoDB at ${endpoint}, table "${table}"` };
 }
 
-async function main(): Promise<number> {
-  const argv = process.argv.slice(2);
-  // The SDK's Node-version notice is not this CLI's business and would clutter every run.
-  if (!argv.includes('--debug')) process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+/**
+ * Runs `run` against the table the environment names (see resolveKeysTarget), with DynamoDB
+ * clients built for it and closed afterwards: the entry point of the CLIs that work on the table.
+ * A bad environment is one line on stderr and exit code 1.
+ */
+export async function withTableClients(
+  run: (clients: { doc: DynamoDBDocumentClient; target: KeysTarget }) => Promise<number>,
+): Promise<number> {
   let target: KeysTarget;
   try {
     target = resolveKeysTarget(process.env);
@@ -332,16 +336,23 @@ async function main(): Promise<number> {
     target.endpoint === undefined ? {} : { endpoint: target.endpoint },
   );
   try {
-    return await runKeysCli(argv, {
+    return await run({ doc, target });
+  } finally {
+    client.destroy();
+  }
+}
+
+function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  return withTableClients(({ doc, target }) =>
+    runKeysCli(argv, {
       doc,
       tableName: target.tableName,
       target: target.description,
       stdout: process.stdout,
       stderr: process.stderr,
-    });
-  } finally {
-    client.destroy();
-  }
+    }),
+  );
 }
 
 if (isMainModule(import.meta.url)) {

@@ -5,14 +5,13 @@
  */
 import { parseArgs } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDynamoClients } from '../lib/aws/dynamo';
 import { readQuotas } from '../lib/config/quotas';
 import { isMainModule } from '../lib/main-module';
 import { createOwnerStores } from '../lib/owners/stores';
 import { ownersWithStaleHolds } from '../lib/storage/quotas';
 import { deleteOrphanedChunks, findOrphanedChunks } from '../lib/systems/sweep';
 import { type TextOutput, UsageError, usageErrorLine } from './common';
-import { type KeysTarget, resolveKeysTarget } from './keys';
+import { withTableClients } from './keys';
 
 const USAGE = `Usage: npm run sweep -- [--delete] [--json]
 
@@ -120,30 +119,17 @@ function parseSweepArgs(argv: readonly string[]) {
   }
 }
 
-async function main(): Promise<number> {
+function main(): Promise<number> {
   const argv = process.argv.slice(2);
-  if (!argv.includes('--debug')) process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  let target: KeysTarget;
-  try {
-    target = resolveKeysTarget(process.env);
-  } catch (error) {
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
-  }
-  const { client, doc } = createDynamoClients(
-    target.endpoint === undefined ? {} : { endpoint: target.endpoint },
-  );
-  try {
+  return withTableClients(({ doc, target }) => {
     process.stderr.write(`sweep: ${target.description}\n`);
-    return await runSweepCli(argv, {
+    return runSweepCli(argv, {
       doc,
       tableName: target.tableName,
       stdout: process.stdout,
       stderr: process.stderr,
     });
-  } finally {
-    client.destroy();
-  }
+  });
 }
 
 if (isMainModule(import.meta.url)) {
