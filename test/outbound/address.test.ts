@@ -162,4 +162,3 @@ describe('describeRange', () => {
     expect(describeRange('amt')).toBe('an address in the amt range, not a public one');
   });
 });
-
