@@ -82,8 +82,7 @@ export function checkOutboundUrl(url: string | URL, allowHosts: AllowedHosts, so
 function parseAbsoluteUrl(text: string | URL): URL | undefined {
   try {
     return new URL(text);
-    // Stryker disable next-line BlockStatement: an empty catch returns undefined as well
-  } catch {
+  } catch /* Stryker disable next-line BlockStatement: an empty catch returns undefined as well */ {
     return undefined;
   }
 }
