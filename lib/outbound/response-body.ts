@@ -139,7 +139,7 @@ function byteCap(maxBytes: number, tooLarge: () => Error): Transform {
 
 /** zlib names its errors `Z_…` (gzip) and `ERR__ERROR_…` (brotli); a truncated stream is `Z_BUF_ERROR` in both. */
 function isZlibDataError(error: unknown): boolean {
-  // Stryker disable next-line OptionalChaining: a failed pipeline always rejects with an Error, never undefined
+  // Stryker disable next-line OptionalChaining,StringLiteral: a failed pipeline always rejects with an Error, never undefined; one without a code is not zlib's either way
   const code = (error as NodeJS.ErrnoException | undefined)?.code ?? '';
   return code.startsWith('Z_') || code.startsWith('ERR__ERROR_');
 }

@@ -227,6 +227,7 @@ describe('upstream errors', () => {
       const error = await failureOf(
         fetchJson('https://api.example.com/', { resolveHost: failingWith(code) }),
       );
+      expect(error.code).toBe('UPSTREAM_ERROR');
       expect(error.message).toBe('Could not get an answer from the server at "api.example.com".');
     },
   );
@@ -461,6 +462,7 @@ describe('redirects', () => {
       response.end();
     });
     const error = await failureOf(fetchFrom(api.origin));
+    expect(error.code).toBe('UPSTREAM_ERROR');
     expect(error.message).toBe('The server redirected to a Location that is not a valid URL.');
   });
 

@@ -195,6 +195,7 @@ describe('the text', () => {
   // JSON is UTF-8; bytes that are not are refused rather than decoded into replacement characters.
   it('refuses bytes that are not UTF-8', async () => {
     const error = await failureOf(read(JSON_TYPE, Buffer.from([0x22, 0xff, 0xfe, 0x22])));
+    expect(error.code).toBe('UPSTREAM_INVALID');
     expect(error.message).toBe(`The response from ${SERVER} is not valid UTF-8 text.`);
   });
 
