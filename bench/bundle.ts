@@ -8,7 +8,7 @@
  * the same machine. That is a cold start's init phase minus the network: the environment the
  * functions read at load is set, and nothing is sent anywhere (no client connects at load).
  *
- * Usage: npm run bench:bundle [-- --rounds 21]
+ * Usage: npm run bench:bundle [-- --rounds 21] [-- --tracing]   (--tracing: as a stage deployed with -c tracing=true)
  */
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -62,11 +62,18 @@ interface Bundle {
 }
 
 /** Synthesizes the stack with real bundling and copies each function's bundle where it can run. */
-function buildBundles(placement: AwsSdkPlacement, workDir: string): Bundle[] {
+function buildBundles(placement: AwsSdkPlacement, workDir: string, tracing: boolean): Bundle[] {
   const outdir = mkdtempSync(join(tmpdir(), `sbe-bundle-${placement}-`));
   try {
     // Asset metadata names each function's bundle folder, as it does when the CLI synthesizes.
-    const app = new App({ outdir, context: { ...cdkJsonContext(), 'aws:cdk:enable-asset-metadata': true } });
+    const app = new App({
+      outdir,
+      context: {
+        ...cdkJsonContext(),
+        'aws:cdk:enable-asset-metadata': true,
+        ...(tracing ? { tracing: 'true' } : {}),
+      },
+    });
     const settings = readDeploySettings((key) => app.node.tryGetContext(key));
     const stack = new ServiceStack(app, 'BundleBench', { settings, awsSdk: placement });
     // The floor: only the DynamoDB clients, bundled by the same construct with the same options.
@@ -137,7 +144,9 @@ function kb(bytes: number): string {
 }
 
 function main(): void {
-  const { values } = parseArgs({ options: { rounds: { type: 'string', default: '21' } } });
+  const { values } = parseArgs({
+    options: { rounds: { type: 'string', default: '21' }, tracing: { type: 'boolean', default: false } },
+  });
   const rounds = Number(values.rounds);
   if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a positive integer');
 
@@ -148,7 +157,7 @@ function main(): void {
   try {
     const emptyModule = join(workDir, 'empty.mjs');
     writeFileSync(emptyModule, 'export const handler = async () => ({ statusCode: 204 });\n');
-    const bundles = PLACEMENTS.flatMap((placement) => buildBundles(placement, workDir));
+    const bundles = PLACEMENTS.flatMap((placement) => buildBundles(placement, workDir, values.tracing));
 
     const samples = new Map<string, Timing[]>(
       [emptyModule, ...bundles.map((bundle) => bundle.file)].map((file): [string, Timing[]] => [file, []]),
@@ -203,7 +212,7 @@ function main(): void {
       }),
     ];
     console.log(
-      `Lambda bundles as the stack builds them (esbuild ESM, minified), Node ${process.version}, ` +
+      `Lambda bundles as the stack builds them (esbuild ESM, minified${values.tracing ? ', tracing on' : ''}), Node ${process.version}, ` +
         `median of ${rounds} fresh processes each, NODE_OPTIONS=${FUNCTION_ENV.NODE_OPTIONS}\n`,
     );
     console.log(renderTable(columns, rows));

@@ -17,8 +17,8 @@ try {
   console.error(`Invalid setting: ${error.message} (see docs/deploy.md#settings)`);
   process.exit(1);
 }
-new ServiceStack(app, stackNameOf(settings), {
-  settings,
-  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
-});
+// Environment-agnostic: no account or region in the template, so `npm run synth` needs no
+// credentials and gives the same template everywhere; `cdk deploy` deploys it to the account
+// and region of the credentials in use (AWS_PROFILE, AWS_REGION).
+new ServiceStack(app, stackNameOf(settings), { settings });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

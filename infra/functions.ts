@@ -36,7 +36,20 @@ const LAMBDA_CREDENTIALS_ALIAS = {
   '--alias:@aws-sdk/credential-provider-node': './lib/aws/lambda-credentials.ts',
 } as const;
 
-export function functionBundling(awsSdk: AwsSdkPlacement = 'bundled'): BundlingOptions {
+/**
+ * Without tracing, the bundle gets a stand-in for the Powertools tracer (lib/aws/tracer-off.ts)
+ * instead of the tracer and the X-Ray SDK under it: a stage that does not trace pays nothing
+ * for it, in bundle size or cold start. With tracing, the real one is bundled.
+ */
+const TRACER_OFF_ALIAS = {
+  '--alias:@aws-lambda-powertools/tracer': './lib/aws/tracer-off.ts',
+} as const;
+
+export function functionBundling(awsSdk: AwsSdkPlacement = 'bundled', tracing = false): BundlingOptions {
+  const aliases = {
+    ...(awsSdk === 'bundled' ? LAMBDA_CREDENTIALS_ALIAS : {}),
+    ...(tracing ? {} : TRACER_OFF_ALIAS),
+  };
   return {
     format: OutputFormat.ESM,
     // ESM entry points of packages first: the SDK's are tree-shakable, their CommonJS is not.
@@ -49,7 +62,7 @@ export function functionBundling(awsSdk: AwsSdkPlacement = 'bundled'): BundlingO
     bundleAwsSDK: awsSdk === 'bundled',
     externalModules: awsSdk === 'bundled' ? [] : ['@aws-sdk/*'],
     logLevel: LogLevel.WARNING,
-    ...(awsSdk === 'bundled' ? { esbuildArgs: { ...LAMBDA_CREDENTIALS_ALIAS } } : {}),
+    ...(Object.keys(aliases).length === 0 ? {} : { esbuildArgs: aliases }),
   };
 }
 
@@ -106,12 +119,22 @@ export const TABLE_ACCESS: Readonly<Record<FunctionName, readonly TableAccess[]>
   ],
   connect: [
     // Self-service keys: create (the key item), list (a batch read of the owner's keys) and
-    // revoke (status and revokedAt, answered with the whole record).
-    { actions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], partition: apiKey },
-    // The owner's partition: key index entries (create, undo a failed create, list) and system
-    // heads (register, list, read, delete).
+    // revoke (the key read for its owner's quota, then status and revokedAt, answered with the
+    // record as it was).
     {
-      actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query'],
+      actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      partition: apiKey,
+    },
+    // The owner's partition: key index entries (create, undo a failed create, list), system
+    // heads (register, list, read, delete) and the quota counter (updated on every change).
+    {
+      actions: [
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ],
       partition: owner,
     },
     // A system's chunks: written one by one, read by Query, deleted in batches.

@@ -1,6 +1,7 @@
-import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-lib';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { QUOTA_ENV } from '../lib/config/quotas';
 import { FUNCTIONS, type FunctionName } from '../lib/http/routes';
 import { ServiceAlarms } from './constructs/service-alarms';
 import { ServiceApi } from './constructs/service-api';
@@ -10,7 +11,7 @@ import { ServiceTable } from './constructs/service-table';
 import { ServiceUserPool } from './constructs/service-user-pool';
 import type { AwsSdkPlacement } from './functions';
 import { constructIdOf } from './names';
-import type { DeploySettings } from './settings';
+import { type DeploySettings, PRODUCTION_STAGE } from './settings';
 
 export interface ServiceStackProps extends StackProps {
   readonly settings: DeploySettings;
@@ -27,8 +28,13 @@ export class ServiceStack extends Stack {
     super(scope, id, {
       description:
         'System Behavior Engine: engine and connect functions behind an HTTP API, and the explorer page',
+      // A production stage cannot be deleted by a stray `cdk destroy`: turn it off in the console first.
+      terminationProtection: settings.stage === PRODUCTION_STAGE,
       ...stackProps,
     });
+    // On every resource that takes tags: what it belongs to, for cost reports and clean-ups.
+    Tags.of(this).add('project', 'system-behavior-engine');
+    Tags.of(this).add('stage', settings.stage ?? 'default');
     // Data outlives the stack unless the stage is declared throwaway.
     const removalPolicy = settings.throwaway ? RemovalPolicy.DESTROY : RemovalPolicy.RETAIN;
     const logRetention = settings.logRetentionDays as RetentionDays;
@@ -57,6 +63,9 @@ export class ServiceStack extends Stack {
         // (the local server); deployed, engine runs happen in the engine function, so nothing
         // here would ever read it.
         SYSTEM_CACHE_MIB: '0',
+        [QUOTA_ENV.maxSystems]: String(settings.quotas.maxSystems),
+        [QUOTA_ENV.maxKeys]: String(settings.quotas.maxKeys),
+        [QUOTA_ENV.maxBytes]: String(settings.quotas.maxBytes),
       },
     };
     const functionNames = Object.keys(FUNCTIONS) as FunctionName[];
@@ -71,6 +80,7 @@ export class ServiceStack extends Stack {
           logRetention,
           removalPolicy,
           ...(awsSdk === undefined ? {} : { awsSdk }),
+          tracing: settings.tracing,
           ...(settings.reservedConcurrency[name] === undefined
             ? {}
             : { reservedConcurrency: settings.reservedConcurrency[name] }),
@@ -88,12 +98,21 @@ export class ServiceStack extends Stack {
       removalPolicy,
     });
 
-    const explorer = new ServiceExplorer(this, 'Explorer', { api: api.api, removalPolicy, logRetention });
+    const explorer = new ServiceExplorer(this, 'Explorer', {
+      api: api.api,
+      removalPolicy,
+      logRetention,
+      domain: settings.domain,
+    });
 
-    new ServiceAlarms(this, 'Alarms', {
+    const alarms = new ServiceAlarms(this, 'Alarms', {
       functions: this.functions,
+      apiStage: api.stage,
       accessLogs: api.accessLogs,
+      table,
+      stage: settings.stage,
       alarmTopicArn: settings.alarmTopicArn,
+      alarmEmail: settings.alarmEmail,
     });
 
     new CfnOutput(this, 'ApiUrl', {
@@ -101,9 +120,33 @@ export class ServiceStack extends Stack {
       description: 'Base URL of the API (POST {ApiUrl}api/engine)',
     });
     new CfnOutput(this, 'ExplorerUrl', {
-      value: `https://${explorer.distribution.distributionDomainName}/`,
+      value: `https://${settings.domain?.domainName ?? explorer.distribution.distributionDomainName}/`,
       description: 'The explorer page; the API is also served here under /api/*',
     });
+    new CfnOutput(this, 'ExplorerBucketName', {
+      value: explorer.bucket.bucketName,
+      description: "The explorer page's files (retained unless throwaway)",
+    });
+    new CfnOutput(this, 'ExplorerDistributionId', {
+      value: explorer.distribution.distributionId,
+      description: 'The CloudFront distribution of the page and /api/*',
+    });
+    new CfnOutput(this, 'ExplorerDistributionDomainName', {
+      value: explorer.distribution.distributionDomainName,
+      description: "CloudFront's own name for the distribution (the target of a custom domain's DNS record)",
+    });
+    for (const name of functionNames) {
+      const prefix = constructIdOf(name);
+      new CfnOutput(this, `${prefix}FunctionName`, { value: this.functions[name].function.functionName });
+      new CfnOutput(this, `${prefix}LogGroupName`, { value: this.functions[name].logGroup.logGroupName });
+    }
+    new CfnOutput(this, 'AccessLogGroupName', { value: api.accessLogs.logGroupName });
+    new CfnOutput(this, 'AlarmTopicArn', {
+      value: alarms.topic.topicArn,
+      description: 'Every alarm notifies this topic; subscribe to it (or deploy with -c alarmEmail=…)',
+    });
+    new CfnOutput(this, 'DashboardName', { value: alarms.dashboard.dashboardName });
+    new CfnOutput(this, 'MetricNamespace', { value: alarms.namespace });
     new CfnOutput(this, 'TableName', { value: table.tableName });
     new CfnOutput(this, 'UserPoolId', { value: users.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: users.client.userPoolClientId });

@@ -3,6 +3,7 @@
  * command line). Every value is checked when the app starts: a wrong one stops the synth and
  * names the context key, instead of deploying something other than what was asked for.
  */
+import { DEFAULT_QUOTAS, QUOTA_RANGES, type Quotas } from '../lib/config/quotas';
 import { type CorsSettings, readCorsSettings } from '../lib/http/cors';
 
 export interface DeploySettings {
@@ -23,8 +24,18 @@ export interface DeploySettings {
   readonly logLevel: string;
   /** Browser origins allowed to call the API; `undefined` leaves CORS off. */
   readonly cors: CorsSettings | undefined;
-  /** The SNS topic every alarm notifies; without it the alarms only change state. */
+  /** An SNS topic every alarm notifies; without it the stack creates its own. */
   readonly alarmTopicArn: string | undefined;
+  /** An address subscribed (by email, confirmed by its owner) to the alarms' topic. */
+  readonly alarmEmail: string | undefined;
+  /** X-Ray tracing of both functions (the DynamoDB client and the outbound fetch); off by default. */
+  readonly tracing: boolean;
+  /**
+   * A custom domain for the explorer's distribution, which also serves the API under `/api/*`,
+   * with its certificate (in us-east-1, CloudFront's region) and optionally the Route 53 zone
+   * that gets its alias records. `undefined` keeps CloudFront's own name.
+   */
+  readonly domain: DomainSettings | undefined;
   /** Cognito threat protection (the Plus feature plan, billed per user); off unless asked. */
   readonly advancedSecurity: boolean;
   /**
@@ -33,6 +44,14 @@ export interface DeploySettings {
    * cannot spare it (new accounts may have as few as 10).
    */
   readonly reservedConcurrency: Readonly<Record<'engine' | 'connect', number | undefined>>;
+  /** What one owner may keep: the connect function's MAX_SYSTEMS/KEYS/BYTES_PER_OWNER. */
+  readonly quotas: Quotas;
+}
+
+export interface DomainSettings {
+  readonly domainName: string;
+  readonly certificateArn: string;
+  readonly hostedZoneId: string | undefined;
 }
 
 /** The keys this app reads, each with what it takes; also what `docs/deploy.md` lists. */
@@ -47,9 +66,18 @@ export const CONTEXT_KEYS = {
     'one of TRACE, DEBUG, INFO (the ServerFaults alarm counts INFO request lines, so nothing quieter)',
   corsAllowOrigins: 'a comma-separated list of origins, or *',
   alarmTopicArn: 'the ARN of an SNS topic',
+  alarmEmail: 'an email address',
+  tracing: 'true or false',
+  domainName: 'a fully qualified domain name such as sbe.example.com, given with certificateArn',
+  certificateArn:
+    'the ARN of an ACM certificate in us-east-1 (CloudFront takes certificates from there only) that covers domainName, given with domainName',
+  hostedZoneId: 'a Route 53 hosted zone id such as Z0123456789ABCDEFGHIJ, given with domainName',
   advancedSecurity: 'true or false',
   engineReservedConcurrency: 'an integer from 1 to 1000 (concurrent executions)',
   connectReservedConcurrency: 'an integer from 1 to 1000 (concurrent executions)',
+  maxSystemsPerOwner: `an integer from 1 to ${QUOTA_RANGES.maxSystems.max} (systems per user)`,
+  maxKeysPerOwner: `an integer from 1 to ${QUOTA_RANGES.maxKeys.max} (active API keys per user)`,
+  maxBytesPerOwner: `an integer from 1 to ${QUOTA_RANGES.maxBytes.max} (stored bytes per user, compressed)`,
 } as const;
 
 export type ContextKey = keyof typeof CONTEXT_KEYS;
@@ -61,6 +89,7 @@ const DEFAULT_SETTINGS = Object.freeze({
   logRetentionDays: 30,
   logLevel: 'INFO',
   advancedSecurity: false,
+  tracing: false,
 });
 
 /** CloudWatch Logs accepts only these retention periods (days). */
@@ -70,6 +99,12 @@ const RETENTION_DAYS = [
 /** INFO or more verbose: the request lines the ServerFaults metric filter counts are written at INFO. */
 const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO'];
 const STAGE_SHAPE = /^[A-Za-z][A-Za-z0-9-]{0,19}$/;
+/** A host name of lower-case labels (letters, digits, inner dashes), the last not all digits. */
+const DOMAIN_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z][a-z0-9-]{0,61}[a-z0-9]$/;
+const CLOUDFRONT_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]{36}$/;
+const HOSTED_ZONE_ID = /^Z[A-Z0-9]{1,31}$/;
+/** Deliberately plain: SNS checks the address, this only catches a value pasted into the wrong key. */
+const EMAIL_ADDRESS = /^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/;
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/;
 
 /** Reads context values: `tryGetContext` of a construct node, or a plain record in tests. */
@@ -117,6 +152,8 @@ export function readDeploySettings(context: ContextReader): DeploySettings {
   if (!LOG_LEVELS.includes(logLevel)) throw invalid('logLevel');
   const alarmTopicArn = text('alarmTopicArn');
   if (alarmTopicArn !== undefined && !SNS_TOPIC_ARN.test(alarmTopicArn)) throw invalid('alarmTopicArn');
+  const alarmEmail = text('alarmEmail');
+  if (alarmEmail !== undefined && !EMAIL_ADDRESS.test(alarmEmail)) throw invalid('alarmEmail');
   const corsAllowOrigins = text('corsAllowOrigins');
   let cors: CorsSettings | undefined;
   try {
@@ -134,12 +171,39 @@ export function readDeploySettings(context: ContextReader): DeploySettings {
     logLevel,
     cors,
     alarmTopicArn,
+    alarmEmail,
+    tracing: flag('tracing', DEFAULT_SETTINGS.tracing),
+    domain: readDomain(text),
     advancedSecurity: flag('advancedSecurity', DEFAULT_SETTINGS.advancedSecurity),
     reservedConcurrency: Object.freeze({
       engine: optionalInteger('engineReservedConcurrency', 1, 1000),
       connect: optionalInteger('connectReservedConcurrency', 1, 1000),
     }),
+    quotas: Object.freeze({
+      maxSystems: integer('maxSystemsPerOwner', DEFAULT_QUOTAS.maxSystems, 1, QUOTA_RANGES.maxSystems.max),
+      maxKeys: integer('maxKeysPerOwner', DEFAULT_QUOTAS.maxKeys, 1, QUOTA_RANGES.maxKeys.max),
+      maxBytes: integer('maxBytesPerOwner', DEFAULT_QUOTAS.maxBytes, 1, QUOTA_RANGES.maxBytes.max),
+    }),
   });
+}
+
+/** `domainName` and `certificateArn` come together; `hostedZoneId` only with them. */
+function readDomain(text: (key: ContextKey) => string | undefined): DomainSettings | undefined {
+  const domainName = text('domainName')?.toLowerCase();
+  const certificateArn = text('certificateArn');
+  const hostedZoneId = text('hostedZoneId');
+  if (domainName !== undefined && !DOMAIN_NAME.test(domainName)) throw invalid('domainName');
+  if (certificateArn !== undefined && !CLOUDFRONT_CERTIFICATE_ARN.test(certificateArn)) {
+    throw invalid('certificateArn');
+  }
+  if (hostedZoneId !== undefined && !HOSTED_ZONE_ID.test(hostedZoneId)) throw invalid('hostedZoneId');
+  if (domainName === undefined) {
+    if (certificateArn !== undefined) throw invalid('domainName');
+    if (hostedZoneId !== undefined) throw invalid('domainName');
+    return undefined;
+  }
+  if (certificateArn === undefined) throw invalid('certificateArn');
+  return Object.freeze({ domainName, certificateArn, hostedZoneId });
 }
 
 /** A context value that is not what its key takes; the app prints the message alone and stops. */
@@ -151,6 +215,9 @@ function invalid(key: ContextKey): DeploySettingsError {
   // The value is not repeated: a context value can be pasted from the wrong place.
   return new DeploySettingsError(`context ${key} must be ${CONTEXT_KEYS[key]}`);
 }
+
+/** The stage whose stack is protected from deletion (CloudFormation termination protection). */
+export const PRODUCTION_STAGE = 'prod';
 
 /** The stack's name: one per stage. */
 export function stackNameOf(settings: Pick<DeploySettings, 'stage'>): string {

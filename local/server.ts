@@ -57,7 +57,7 @@ export interface LocalServerOptions {
 export interface LocalServer {
   url: string;
   apiKey: string;
-  /** An access token of the local issuer for the user `local-user`, valid for an hour. */
+  /** An access token of the local issuer for the user `local-dev`, valid for an hour. */
   userToken: string;
   /** The local issuer's key file (`npm run token` signs with it). */
   issuerFile: string;
@@ -301,11 +301,15 @@ interface BannerFacts {
   tableName: string;
 }
 
-/** A POST with a bearer credential and a JSON body, ready to paste into a POSIX shell. */
+/**
+ * A POST with a bearer credential and a JSON body, ready to paste into a POSIX shell. A
+ * credential given as a shell variable (`$TOKEN`) is quoted so that the shell expands it.
+ */
 function curlPost(endpoint: string, bearer: string, body: unknown): string {
+  const quote = bearer.startsWith('$') ? '"' : "'";
   return [
     `curl -sS ${endpoint} \\`,
-    `  -H 'Authorization: Bearer ${bearer}' \\`,
+    `  -H ${quote}Authorization: Bearer ${bearer}${quote} \\`,
     `  -H 'Content-Type: application/json' \\`,
     `  -d '${JSON.stringify(body)}'`,
   ].join('\n');
@@ -353,17 +357,18 @@ function banner(facts: BannerFacts): string {
     'Try the worked example:',
     workedExampleCurl(facts.url, facts.apiKey),
     '',
-    `A user access token (user ${LOCAL_USER}, valid for an hour; npm run token -- --user <sub> makes more):`,
-    `  ${facts.userToken}`,
+    `A user access token (user ${LOCAL_USER}, valid for an hour; npm run token -- --user <sub> makes more);`,
+    'paste this line first, the commands below use it:',
+    `  TOKEN=${facts.userToken}`,
     '',
     'Register the sample external API served here as a system (answers 201 with its id):',
-    connectCurl(facts.url, facts.userToken),
+    connectCurl(facts.url, '$TOKEN'),
     '',
     'Then run the engine on it by id, with the API key:',
     curlPost(`${facts.url}/api/engine`, facts.apiKey, { mode: 'analyze', systemId: '<id from above>' }),
     '',
     'Create an API key of your own with the token:',
-    curlPost(`${facts.url}/api/keys`, facts.userToken, { name: 'my laptop' }),
+    curlPost(`${facts.url}/api/keys`, '$TOKEN', { name: 'my laptop' }),
     '',
     'Manage keys against this server (operators):',
     `  ${keysTarget}npm run keys -- list`,

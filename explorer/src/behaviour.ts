@@ -6,7 +6,7 @@ import { createGraphPanel } from './graph-panel';
 import type { RunAnswer } from './protocol';
 import { createSummaryPanel } from './summary-panel';
 import { createTimelinePanel } from './timeline-panel';
-import { createView, type State } from './view';
+import { createView, nameOf, type State } from './view';
 
 /** A 200 answer of the engine route, as the page reads it. */
 export interface EngineAnswer {
@@ -30,15 +30,16 @@ export function createBehaviour() {
     const button = document.createElement('button');
     button.type = 'button';
     button.className = 'node-link';
-    button.textContent = id;
+    button.textContent = nameOf(view, id);
+    if (button.textContent !== id) button.title = id;
     button.addEventListener('click', () => select(id));
     return button;
   };
   const errorPanel = createErrorPanel();
-  const summary = createSummaryPanel(nodeButton);
+  const summary = createSummaryPanel(view, nodeButton);
   const graph = createGraphPanel(view, (id) => select(id));
   const timeline = createTimelinePanel(view, (index, node) => goTo(index, node));
-  const details = createDetailsPanel(nodeButton);
+  const details = createDetailsPanel(view, nodeButton);
   const answerListeners: Array<(answer: EngineAnswer) => void> = [];
 
   function render(): void {
@@ -97,6 +98,7 @@ export function createBehaviour() {
           }));
       view.current = 0;
       view.selected = undefined;
+      view.names = new Map(answer.names ?? []);
       timeline.load();
       const { states } = view;
       const line = `${response.mode}: ${states.length} state${states.length === 1 ? '' : 's'} (${where}, ${answer.ms.toFixed(0)} ms)`;

@@ -1,11 +1,14 @@
 import type { EngineResult } from '../../lib/engine/types';
 import { largest } from './largest';
+import { shortNumber } from './numbers';
 import { svgElement } from './svg';
 
 /** One line of the timeline chart. */
 export interface Series {
   label: string;
   colour: string;
+  /** `stroke-dasharray`, so no series relies on colour alone. */
+  dash: string;
   values: readonly number[];
 }
 
@@ -24,6 +27,7 @@ const DASHES = ['', '6 3', '2 3', '8 3 2 3'] as const;
 export function timelineSeries(
   states: ReadonlyArray<{ result: EngineResult }>,
   selected: string | undefined,
+  selectedName = selected,
 ): Series[] {
   const atSinks: number[] = [];
   const inFlight: number[] = [];
@@ -46,13 +50,41 @@ export function timelineSeries(
     selectedLoad.push(chosen);
   }
   const series: Series[] = [
-    { label: 'load at sinks', colour: SERIES_COLOURS[0], values: atSinks },
-    { label: 'load in flight', colour: SERIES_COLOURS[1], values: inFlight },
-    { label: "primary blockage's pressure", colour: SERIES_COLOURS[2], values: blockage },
+    { label: 'load at sinks', colour: SERIES_COLOURS[0], dash: DASHES[0], values: atSinks },
+    { label: 'load in flight', colour: SERIES_COLOURS[1], dash: DASHES[1], values: inFlight },
+    { label: "primary blockage's pressure", colour: SERIES_COLOURS[2], dash: DASHES[2], values: blockage },
   ];
   if (selected !== undefined)
-    series.push({ label: `load of ${selected}`, colour: SERIES_COLOURS[3], values: selectedLoad });
+    series.push({
+      label: `load of ${selectedName}`,
+      colour: SERIES_COLOURS[3],
+      dash: DASHES[3],
+      values: selectedLoad,
+    });
   return series;
+}
+
+/** A legend's sample of a series: a short line in its colour and dash pattern. */
+export function seriesSwatch(series: Series): SVGSVGElement {
+  const swatch = svgElement('svg', {
+    class: 'swatch',
+    width: 28,
+    height: 10,
+    viewBox: '0 0 28 10',
+    'aria-hidden': 'true',
+  });
+  swatch.append(
+    svgElement('line', {
+      x1: 1,
+      y1: 5,
+      x2: 27,
+      y2: 5,
+      stroke: series.colour,
+      'stroke-width': 2.5,
+      'stroke-dasharray': series.dash,
+    }),
+  );
+  return swatch;
 }
 
 /**
@@ -86,7 +118,7 @@ export function drawChart(
     'text-anchor': 'end',
     class: 'tick-label',
   });
-  top.textContent = Number(max.toPrecision(3)).toLocaleString('en');
+  top.textContent = shortNumber(max);
   const zero = svgElement('text', { x: PAD.left - 6, y: y(0), 'text-anchor': 'end', class: 'tick-label' });
   zero.textContent = '0';
   const first = svgElement('text', { x: x(0), y: HEIGHT - 8, 'text-anchor': 'start', class: 'tick-label' });
@@ -99,14 +131,14 @@ export function drawChart(
   });
   last.textContent = `tick ${ticks[count - 1] ?? 0}`;
   svg.append(top, zero, first, last);
-  series.forEach((s, k) => {
+  series.forEach((s) => {
     const points = s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ');
     const line = svgElement('polyline', {
       points,
       fill: 'none',
       stroke: s.colour,
       'stroke-width': 2,
-      'stroke-dasharray': DASHES[k % DASHES.length]!,
+      'stroke-dasharray': s.dash,
       'data-series': s.label,
     });
     const title = svgElement('title', {});

@@ -1,8 +1,10 @@
 import type { EngineEvent, EngineResult, NodeState } from '../../lib/engine/types';
 import { $, field } from './dom';
+import { shortNumber } from './numbers';
+import { nameOf, type View } from './view';
 
 /** The state's events (their nodes as buttons) and the selected node's numbers. */
-export function createDetailsPanel(nodeButton: (id: string) => HTMLButtonElement) {
+export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLButtonElement) {
   const eventList = $('events');
   const details = $('details');
 
@@ -13,9 +15,16 @@ export function createDetailsPanel(nodeButton: (id: string) => HTMLButtonElement
       item.dataset.type = event.type;
       item.append(`${event.type} `);
       if ('node' in event) item.append(nodeButton(event.node));
-      if (event.type === 'blocked') item.append(` (pressure ${event.pressure})`);
+      if (event.type === 'blocked') {
+        const pressure = document.createElement('span');
+        pressure.textContent = ` (pressure ${shortNumber(event.pressure)})`;
+        pressure.title = String(event.pressure);
+        item.append(pressure);
+      }
       if (event.type === 'cycle')
-        item.append(`${event.closed ? 'closed' : 'with an exit'}: ${event.nodes.join(', ')}`);
+        item.append(
+          `${event.closed ? 'closed' : 'with an exit'}: ${event.nodes.map((id) => nameOf(view, id)).join(', ')}`,
+        );
       eventList.append(item);
     }
     if (events.length === 0) {
@@ -33,12 +42,16 @@ export function createDetailsPanel(nodeButton: (id: string) => HTMLButtonElement
       return;
     }
     const list = document.createElement('dl');
-    list.append(field('Node', node.id), field('Role', node.role), field('Load', String(node.load)));
-    if (node.capacity !== undefined) list.append(field('Capacity', String(node.capacity)));
+    list.append(field('Node', nameOf(view, node.id)));
+    if (view.names.has(node.id)) list.append(field('Id', node.id));
+    list.append(field('Role', node.role), field('Load', node.load));
+    if (node.capacity !== undefined) list.append(field('Capacity', node.capacity));
+    if (node.throughput !== undefined) list.append(field('Throughput', node.throughput));
+    if (node.utilization !== undefined) list.append(field('Utilization', node.utilization));
     list.append(
-      field('Inflow', String(node.inflow)),
-      field('Outflow', String(node.outflow)),
-      field('Pressure', String(node.pressure)),
+      field('Inflow', node.inflow),
+      field('Outflow', node.outflow),
+      field('Pressure', node.pressure),
       field('Blocked', node.blocked ? 'yes' : 'no'),
     );
     details.append(list);

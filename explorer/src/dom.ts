@@ -1,13 +1,19 @@
 /** An element of the page by id (the page's HTML declares every one the modules use). */
 export const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 
-/** One term and its definition, for the summary's and the details' `<dl>`. */
-export function field(label: string, value: string): HTMLElement {
+import { showNumber } from './numbers';
+
+/**
+ * One term and its definition, for the summary's and the details' `<dl>`; a number is rounded
+ * for reading, its exact value on hover.
+ */
+export function field(label: string, value: string | number): HTMLElement {
   const row = document.createElement('div');
   const term = document.createElement('dt');
   term.textContent = label;
   const definition = document.createElement('dd');
-  definition.textContent = value;
+  if (typeof value === 'number') showNumber(definition, value);
+  else definition.textContent = value;
   row.append(term, definition);
   return row;
 }

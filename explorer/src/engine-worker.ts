@@ -1,9 +1,10 @@
 import { structureFromUpstream } from '../../lib/api/connect-request';
-import { parseEngineRequest } from '../../lib/api/engine-request';
+import { locateStructure, parseEngineRequest } from '../../lib/api/engine-request';
 import { renderEngineResponse } from '../../lib/api/engine-response';
 import { ApiError, classifyFailure, errorBody } from '../../lib/api/errors';
 import { parseJsonText } from '../../lib/api/json-text';
 import { readLimits } from '../../lib/config/limits';
+import { displayNamesOf } from './names';
 import type { RunAnswer, RunRequest } from './protocol';
 
 /**
@@ -14,10 +15,18 @@ import type { RunAnswer, RunRequest } from './protocol';
  */
 const limits = readLimits({});
 
-function run(body: string): { status: number; text: string } {
+/** The readable names of the structure a parsed request body holds (none when it holds none). */
+function namesOf(body: unknown): Array<[string, string]> {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
+  const holder = locateStructure(body as Record<string, unknown>)?.holder;
+  return Array.isArray(holder?.nodes) ? [...displayNamesOf(holder.nodes)] : [];
+}
+
+function run(body: string): Omit<RunAnswer, 'id' | 'ms'> {
   try {
-    const request = parseEngineRequest(parseJsonText(body), limits);
-    return { status: 200, text: renderEngineResponse(request) };
+    const parsed = parseJsonText(body);
+    const request = parseEngineRequest(parsed, limits);
+    return { status: 200, text: renderEngineResponse(request), names: namesOf(parsed) };
   } catch (thrown) {
     const { error } = classifyFailure(thrown);
     return { status: error.status, text: JSON.stringify(errorBody(error)) };
@@ -50,8 +59,18 @@ function checkUpstream(text: string): { status: number; text: string } {
   }
 }
 
+/** For a body the server ran: its names alone (parsed here, off the page's thread). */
+function namesOnly(body: string): Omit<RunAnswer, 'id' | 'ms'> {
+  try {
+    return { status: 200, text: '', names: namesOf(parseJsonText(body)) };
+  } catch {
+    return { status: 200, text: '', names: [] };
+  }
+}
+
 scope.onmessage = (event) => {
   const started = performance.now();
-  const answer = event.data.kind === 'upstream' ? checkUpstream(event.data.body) : run(event.data.body);
+  const { kind, body } = event.data;
+  const answer = kind === 'upstream' ? checkUpstream(body) : kind === 'names' ? namesOnly(body) : run(body);
   scope.postMessage({ id: event.data.id, ...answer, ms: performance.now() - started });
 };

@@ -45,6 +45,58 @@ export function generated(nodeCount: number, perNode: number): object {
   return { mode: 'analyze', nodes, dependencies };
 }
 
+const DOMAINS = ['auth', 'cart', 'catalog', 'checkout', 'payment', 'search', 'profile', 'inventory'];
+const ROLES = ['api', 'service', 'worker', 'cache', 'queue', 'store'];
+
+/**
+ * A service graph of `nodeCount` services in eight tiers (a few entry points, widening, then
+ * narrowing to stores), each calling one to three services in the next tier or the one after,
+ * loads at the entries, a capacity on every fourth service. Names read like services
+ * (`checkout-worker-17`). Deterministic for a given size.
+ */
+function serviceGraph(nodeCount: number): object {
+  const random = mulberry32(300);
+  const shares = [0.02, 0.07, 0.13, 0.2, 0.23, 0.18, 0.12];
+  const tiers: number[] = shares.map((share) => Math.max(1, Math.round(share * nodeCount)));
+  tiers.push(Math.max(1, nodeCount - tiers.reduce((a, b) => a + b, 0)));
+  const nodes: Array<{ id: string; load: number; capacity?: number }> = [];
+  const byTier: string[][] = [];
+  for (const [tier, size] of tiers.entries()) {
+    byTier.push([]);
+    for (let k = 0; k < size; k++) {
+      const role =
+        tier === tiers.length - 1 ? 'store' : ROLES[Math.min(ROLES.length - 2, Math.floor(tier / 1.4))]!;
+      const id = `${DOMAINS[Math.floor(random() * DOMAINS.length)]}-${role}-${nodes.length}`;
+      const node: { id: string; load: number; capacity?: number } = {
+        id,
+        load: tier === 0 ? Math.round(50 + random() * 150) : 0,
+      };
+      if (nodes.length % 4 === 3) node.capacity = Math.round(5 + random() * 40);
+      nodes.push(node);
+      byTier[tier]!.push(id);
+    }
+  }
+  const dependencies: Array<{ from: string; to: string }> = [];
+  for (let tier = 0; tier + 1 < byTier.length; tier++) {
+    for (const from of byTier[tier]!) {
+      const calls = 1 + Math.floor(random() * 3);
+      for (let c = 0; c < calls; c++) {
+        const target = tier + 2 < byTier.length && random() < 0.2 ? byTier[tier + 2]! : byTier[tier + 1]!;
+        dependencies.push({ from, to: target[Math.floor(random() * target.length)]! });
+      }
+    }
+  }
+  // Every service is called by someone: the uncalled get a caller from the tier before.
+  const called = new Set(dependencies.map((d) => d.to));
+  for (let tier = 1; tier < byTier.length; tier++)
+    for (const to of byTier[tier]!)
+      if (!called.has(to)) {
+        const callers = byTier[tier - 1]!;
+        dependencies.push({ from: callers[Math.floor(random() * callers.length)]!, to });
+      }
+  return { mode: 'analyze', nodes, dependencies };
+}
+
 export const EXAMPLES: readonly Example[] = [
   {
     name: 'Worked example',
@@ -126,6 +178,12 @@ export const EXAMPLES: readonly Example[] = [
         { from: 'B', to: 'db' },
       ],
     }),
+  },
+  {
+    name: 'Service graph, 300 services',
+    about:
+      'Eight tiers of services from six entry points to the stores, a capacity on every fourth: zoom (wheel, +/−) and drag to read it; labels appear as they find room.',
+    body: () => serviceGraph(300),
   },
   {
     name: 'Generated, 10,000 nodes',

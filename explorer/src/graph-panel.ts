@@ -4,7 +4,8 @@ import { $, download } from './dom';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
 import type { LargeGraphView } from './large-graph';
 import { svgElement } from './svg';
-import type { View } from './view';
+import { createSvgCamera } from './svg-camera';
+import { nameOf, type View } from './view';
 
 /**
  * The structure on show: the SVG view up to `MAX_DRAWN_NODES`, the WebGL view above (loaded on
@@ -15,8 +16,13 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   const graphNote = $('graph-note');
   const colourKey = $('colour-key');
   const largeGraph = $('large-graph');
+  const figure = $('graph-figure');
   let largeView: LargeGraphView | undefined;
   let largeViewFor: EngineResult | undefined;
+  const camera = createSvgCamera(graph);
+  /** The answer the SVG camera was fitted to: other states of it keep the camera where it is. */
+  let cameraFor: EngineResult | undefined;
+  const showsLarge = () => !largeGraph.hidden && largeView !== undefined;
   /** A colouring another panel set for this answer (see `ExplorerPage.setColouring`). */
   let colouringSet: Colouring | undefined;
   const colouringOf = (result: EngineResult) => colouringSet ?? defaultColouring(result);
@@ -28,7 +34,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       document.body.dataset.graph = 'loading';
       const started = performance.now();
       const { drawLargeGraph } = await import('./large-graph');
-      largeView = drawLargeGraph(largeGraph, result, colouringOf(result), select);
+      largeView = drawLargeGraph(largeGraph, result, colouringOf(result), (id) => nameOf(view, id), select);
       largeViewFor = first;
       document.body.dataset.graphMs = (performance.now() - started).toFixed(0);
     } else {
@@ -44,16 +50,45 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
 
   /** The graph as a standalone SVG document, its style sheet embedded. */
   function graphSvgText(): string {
-    const copy = graph.cloneNode(true) as SVGSVGElement;
+    // The whole structure at scale 1, whatever the camera shows.
+    const copy = camera.whole(() => graph.cloneNode(true) as SVGSVGElement);
     copy.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
-    const box = graph.viewBox.baseVal;
-    copy.setAttribute('width', String(box.width));
-    copy.setAttribute('height', String(box.height));
+    copy.removeAttribute('style');
+    copy.removeAttribute('tabindex');
+    const box = copy.viewBox.baseVal;
+    copy.setAttribute('width', String(Math.ceil(box.width)));
+    copy.setAttribute('height', String(Math.ceil(box.height)));
     const style = svgElement('style', {});
     style.textContent = $('svg-style').textContent ?? '';
     copy.prepend(style);
     return new XMLSerializer().serializeToString(copy);
   }
+
+  // Pan and zoom: buttons and keys for either view; wheel and drag are the views' own.
+  const zoomIn = () => (showsLarge() ? largeView!.zoomBy(1.25) : camera.zoomBy(1.25));
+  const zoomOut = () => (showsLarge() ? largeView!.zoomBy(0.8) : camera.zoomBy(0.8));
+  const fit = () => (showsLarge() ? largeView!.fit() : camera.fit());
+  const pan = (dx: number, dy: number) => (showsLarge() ? largeView!.panBy(dx, dy) : camera.panBy(dx, dy));
+  $('zoom-in').addEventListener('click', zoomIn);
+  $('zoom-out').addEventListener('click', zoomOut);
+  $('zoom-fit').addEventListener('click', fit);
+  const keys: Record<string, () => void> = {
+    '+': zoomIn,
+    '=': zoomIn,
+    '-': zoomOut,
+    '0': fit,
+    ArrowLeft: () => pan(-60, 0),
+    ArrowRight: () => pan(60, 0),
+    ArrowUp: () => pan(0, -60),
+    ArrowDown: () => pan(0, 60),
+  };
+  // On a node (each is focusable) or a zoom button: keys bubble up to the figure.
+  figure.addEventListener('keydown', (event) => {
+    const action = keys[event.key];
+    if (!action || event.ctrlKey || event.metaKey || event.altKey) return;
+    event.preventDefault();
+    action();
+  });
 
   $('export-svg').addEventListener('click', () => download('structure.svg', 'image/svg+xml', graphSvgText()));
   $('export-png').addEventListener('click', () => {
@@ -78,13 +113,23 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
 
   return {
     render(result: EngineResult): void {
+      figure.hidden = false;
       const colouring = colouringOf(result);
       colourKey.textContent = colouring.key;
       if (result.nodes.length <= MAX_DRAWN_NODES) {
         graphNote.textContent = '';
         largeGraph.hidden = true;
         graph.style.display = '';
-        drawGraph(graph, result, { selected: view.selected, colouring, onSelect: select });
+        const drawing = drawGraph(graph, result, {
+          selected: view.selected,
+          colouring,
+          name: (id) => nameOf(view, id),
+          aspect: graph.clientWidth / Math.max(1, window.innerHeight * 0.7),
+          onSelect: select,
+        });
+        const answer = view.states[0]?.result;
+        camera.show(drawing, cameraFor === answer);
+        cameraFor = answer;
         document.body.dataset.graph = 'svg';
       } else {
         graph.replaceChildren();
@@ -99,7 +144,14 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       colouringSet = colouring;
     },
     clear(): void {
+      figure.hidden = true;
       graph.replaceChildren();
+      cameraFor = undefined;
+      largeView?.kill();
+      largeView = undefined;
+      largeViewFor = undefined;
+      largeGraph.hidden = true;
+      graphNote.textContent = '';
     },
   };
 }

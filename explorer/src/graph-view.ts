@@ -2,6 +2,8 @@ import type { EngineResult } from '../../lib/engine/types';
 import { type Colouring, openFacts } from './colour-by';
 import { largest } from './largest';
 import { layoutResult } from './layout';
+import { dependencyName } from './names';
+import { shortNumber } from './numbers';
 import { viridis } from './palette';
 import { svgElement } from './svg';
 
@@ -12,13 +14,55 @@ const NO_MEASURE_FILL = '#b8b8b8';
 export const MAX_DRAWN_NODES = 2000;
 
 const LAYER_GAP = 150;
+const MAX_LAYER_GAP = 1200;
 const ROW_GAP = 56;
-const MARGIN = 60;
+/** Longest label shown, in characters; the whole name is in the node's hover text. */
+const LABEL_CHARS = 28;
+
+/**
+ * A name shortened in the middle, so both its start and its end stay: names that differ only at
+ * the end (`bookinfo/reviews/v1`, `…/v2`) still read apart.
+ */
+function shortName(name: string): string {
+  if (name.length <= LABEL_CHARS) return name;
+  const tail = Math.floor((LABEL_CHARS - 1) / 2);
+  return `${name.slice(0, LABEL_CHARS - 1 - tail)}…${name.slice(name.length - tail)}`;
+}
 
 export interface GraphViewOptions {
   selected: string | undefined;
   colouring: Colouring;
+  /** The name to show for a node id (its readable name, else the id). */
+  name: (id: string) => string;
+  /**
+   * Width over height of the view it is drawn for: layers spread apart until the drawing is about
+   * that shape, so a graph with many nodes per layer uses the width (and its labels get room).
+   */
+  aspect: number;
   onSelect: (id: string) => void;
+}
+
+/** A node's label, placed by the camera (svg-camera.ts): shown where it collides with none. */
+export interface NodeLabel {
+  element: SVGTextElement;
+  /** The node's circles (body and rings) and how far each is outside the body. */
+  circles: Array<[SVGCircleElement, number]>;
+  /** The node's centre and radius, in the drawing's units. */
+  x: number;
+  y: number;
+  radius: number;
+}
+
+/** What the camera needs of a drawing. */
+export interface GraphDrawing {
+  /** The drawn nodes, dependencies and marks, labels left out (they keep their size on screen). */
+  bounds: { x: number; y: number; width: number; height: number };
+  labels: NodeLabel[];
+  /**
+   * Indices into `labels`, the most important first: selected, blockage, origin, trace, blocked,
+   * then by pressure and load.
+   */
+  order: number[];
 }
 
 /**
@@ -28,14 +72,21 @@ export interface GraphViewOptions {
  * dependency as wide as its share of the largest flow. Hover shows a node's numbers; nodes
  * are buttons for the keyboard (Tab, Enter).
  */
-export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: GraphViewOptions): void {
+export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: GraphViewOptions): GraphDrawing {
   svg.replaceChildren();
   const { edges, layout } = layoutResult(result);
-  const width = MARGIN * 2 + Math.max(0, layout.layerCount - 1) * LAYER_GAP;
-  const height = MARGIN * 2 + Math.max(0, layout.rowCount - 1) * ROW_GAP;
-  svg.setAttribute('viewBox', `0 0 ${Math.max(width, 200)} ${Math.max(height, 120)}`);
-  const x = (i: number) => MARGIN + layout.layer[i]! * LAYER_GAP;
-  const y = (i: number) => MARGIN + layout.row[i]! * ROW_GAP;
+  const layerGap =
+    layout.layerCount < 2
+      ? LAYER_GAP
+      : Math.min(
+          MAX_LAYER_GAP,
+          Math.max(LAYER_GAP, ((layout.rowCount - 1) * ROW_GAP * options.aspect) / (layout.layerCount - 1)),
+        );
+  const x = (i: number) => layout.layer[i]! * layerGap;
+  const y = (i: number) => layout.row[i]! * ROW_GAP;
+  const labels: NodeLabel[] = [];
+  const onTrace = new Set(result.trace);
+  const blocked = new Set(result.nodes.filter((node) => node.blocked).map((node) => node.id));
 
   const maxLoad = largest(result.nodes, (n) => n.load, 0);
   const maxFlow = largest(result.dependencies, (d) => d.flow, 0);
@@ -43,6 +94,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
   for (let i = 0; i + 1 < result.trace.length; i++)
     traceEdges.add(`${result.trace[i]}\u0000${result.trace[i + 1]}`);
 
+  const scene = svgElement('g', { class: 'scene' });
   svg.append(
     svgElement('defs', {}),
     (() => {
@@ -59,6 +111,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       marker.append(svgElement('path', { d: 'M 0 0 L 10 5 L 0 10 z', class: 'arrow-head' }));
       return marker;
     })(),
+    scene,
   );
 
   const edgeLayer = svgElement('g', { class: 'edges' });
@@ -87,11 +140,12 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       'marker-end': 'url(#arrow)',
     });
     const title = svgElement('title', {});
-    title.textContent = `${d.from} → ${d.to}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}`;
+    const called = dependencyName(d);
+    title.textContent = `${options.name(d.from)} → ${options.name(d.to)}${called === undefined ? '' : ` (${called})`}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}`;
     line.append(title);
     edgeLayer.append(line);
   });
-  svg.append(edgeLayer);
+  scene.append(edgeLayer);
 
   const nodeLayer = svgElement('g', { class: 'nodes' });
   result.nodes.forEach((node, i) => {
@@ -100,7 +154,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       transform: `translate(${x(i)} ${y(i)})`,
       tabindex: 0,
       role: 'button',
-      'aria-label': `${node.id}: load ${node.load}, pressure ${node.pressure}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}`,
+      'aria-label': `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}`,
       'data-id': node.id,
     });
     const radius = 9 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 13 : 0);
@@ -127,11 +181,24 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       glyph.textContent = mark === 'fanout' ? '⋔' : '⇥';
       group.append(glyph);
     }
-    const label = svgElement('text', { y: radius + 14, 'text-anchor': 'middle', class: 'label' });
-    label.textContent = node.id.length > 18 ? `${node.id.slice(0, 17)}…` : node.id;
+    // Hidden until the camera places it (it measures the drawing without labels first).
+    const label = svgElement('text', {
+      y: radius + 14,
+      'text-anchor': 'middle',
+      class: 'label',
+      display: 'none',
+    });
+    const name = options.name(node.id);
+    label.textContent = shortName(name);
+    const circles: Array<[SVGCircleElement, number]> = [];
+    for (const circle of group.querySelectorAll('circle'))
+      circles.push([circle, Number(circle.getAttribute('r')) - radius]);
+    labels.push({ element: label, circles, x: x(i), y: y(i), radius });
     const title = svgElement('title', {});
+    // The readable name first, the id (what the API and the exports use) on its own line.
     title.textContent =
-      `${node.id} (${node.role}${node.capacity === undefined ? '' : `, capacity ${node.capacity}`})\n` +
+      `${name} (${node.role}${node.capacity === undefined ? '' : `, capacity ${node.capacity}`})\n` +
+      (name === node.id ? '' : `id ${node.id}\n`) +
       `load ${node.load}, pressure ${node.pressure}\ninflow ${node.inflow}, outflow ${node.outflow}` +
       (openFacts(node) === '' ? '' : `\n${openFacts(node)}`);
     group.append(label, title);
@@ -145,5 +212,28 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     });
     nodeLayer.append(group);
   });
-  svg.append(nodeLayer);
+  scene.append(nodeLayer);
+  const box = scene.getBBox();
+  const rank = (id: string) =>
+    id === options.selected
+      ? 0
+      : id === result.primaryBlockage
+        ? 1
+        : id === result.origin?.id
+          ? 2
+          : onTrace.has(id)
+            ? 3
+            : blocked.has(id)
+              ? 4
+              : 5;
+  const order = result.nodes
+    .map((_, i) => i)
+    .sort(
+      (a, b) =>
+        rank(result.nodes[a]!.id) - rank(result.nodes[b]!.id) ||
+        result.nodes[b]!.pressure - result.nodes[a]!.pressure ||
+        result.nodes[b]!.load - result.nodes[a]!.load ||
+        a - b,
+    );
+  return { bounds: { x: box.x, y: box.y, width: box.width, height: box.height }, labels, order };
 }

@@ -67,6 +67,7 @@ export function createInputPanel(run: () => void): InputPanel {
     setBody(text, about) {
       bodyInput.value = text;
       exampleAbout.textContent = about;
+      exampleSelect.value = '';
     },
     get onServer() {
       return onServer.checked;
@@ -84,7 +85,7 @@ export function createInputPanel(run: () => void): InputPanel {
         return;
       }
       try {
-        bodyInput.value = fromBase64Url(shared[1]!);
+        panel.setBody(fromBase64Url(shared[1]!), 'From the link.');
       } catch {
         panel.setStatus('The link does not carry a readable structure.');
         return;
@@ -97,8 +98,16 @@ export function createInputPanel(run: () => void): InputPanel {
     const example = EXAMPLES[index];
     if (!example) return;
     panel.setBody(JSON.stringify(example.body(), null, index === EXAMPLES.length - 1 ? 0 : 2), example.about);
+    exampleSelect.value = String(index);
   }
 
+  // Shown when the text is no example (edited, dropped, a stored system); picking an example
+  // again then loads it afresh.
+  const ownText = document.createElement('option');
+  ownText.value = '';
+  ownText.textContent = '(your own)';
+  ownText.hidden = true;
+  exampleSelect.append(ownText);
   for (const [index, example] of EXAMPLES.entries()) {
     const option = document.createElement('option');
     option.value = String(index);
@@ -108,6 +117,11 @@ export function createInputPanel(run: () => void): InputPanel {
   exampleSelect.addEventListener('change', () => loadExample(Number(exampleSelect.value)));
   // A JSON file dropped on the editor replaces its text (read here; nothing is uploaded).
   bodyInput.addEventListener('dragover', (event) => event.preventDefault());
+  // Typed or pasted text is no longer the example the caption describes.
+  bodyInput.addEventListener('input', () => {
+    exampleAbout.textContent = '';
+    exampleSelect.value = '';
+  });
   bodyInput.addEventListener('drop', async (event) => {
     const file = event.dataTransfer?.files[0];
     if (!file) return;

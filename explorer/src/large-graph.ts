@@ -15,6 +15,12 @@ function colourOf(fraction: number | undefined): readonly [number, number, numbe
 export interface LargeGraphView {
   /** Recolours and resizes for another state of the same structure. */
   update(result: EngineResult, selected: string | undefined, colouring: Colouring): void;
+  /** Zooms by `factor` about the centre of the view. */
+  zoomBy(factor: number): void;
+  /** Moves the view by screen pixels. */
+  panBy(dx: number, dy: number): void;
+  /** Back to the whole structure. */
+  fit(): void;
   /** Frame times (ms) of `frames` camera moves, as while the user drags: for the benchmark. */
   measureFrames(frames: number): Promise<number[]>;
   kill(): void;
@@ -25,6 +31,11 @@ const ORIGIN: [number, number, number] = [0.11, 0.62, 0.47];
 const EDGE: [number, number, number] = [0.78, 0.8, 0.83];
 /** After the camera stops this long, the dependencies are drawn again. */
 const SETTLE_MS = 150;
+/** Exit and fan-out marks are drawn once neighbouring places in the layout are this far apart on screen. */
+const MARK_SPACING_PX = 14;
+/** And at most this many (in view), so a frame stays cheap. */
+const MAX_MARKS = 3000;
+const MARK_COLOUR = { exit: '#333', fanout: '#7570b3' } as const;
 
 const VERTEX = `#version 300 es
 in vec2 position;
@@ -68,6 +79,7 @@ export function drawLargeGraph(
   container: HTMLElement,
   result: EngineResult,
   colouring: Colouring,
+  name: (id: string) => string,
   onSelect: (id: string) => void,
 ): LargeGraphView {
   const canvas = document.createElement('canvas');
@@ -107,9 +119,12 @@ export function drawLargeGraph(
     maxY = Math.max(maxY, y[v]!);
   }
   const span = Math.max(maxX - minX, maxY - minY, 1);
+  // Centred on the origin, so zooming about the centre of the view zooms into the drawing.
+  const midX = (minX + maxX) / 2;
+  const midY = (minY + maxY) / 2;
   for (let v = 0; v < nodeCount; v++) {
-    x[v] = ((x[v]! - minX) / span) * 2 - 1;
-    y[v] = ((y[v]! - minY) / span) * 2 - 1;
+    x[v] = ((x[v]! - midX) / span) * 2;
+    y[v] = ((y[v]! - midY) / span) * 2;
   }
 
   // Interleaved vertices: x, y, r, g, b, size.
@@ -120,6 +135,12 @@ export function drawLargeGraph(
   const edgeBuffer = gl.createBuffer();
   const traceBuffer = gl.createBuffer();
   let pointSizes = new Float32Array(nodeCount);
+  // Exits and fan-out belong to the structure, not to a state: found once.
+  const marks: Array<{ v: number; kind: 'exit' | 'fanout' }> = [];
+  result.nodes.forEach((node, v) => {
+    if (node.fanout === true) marks.push({ v, kind: 'fanout' });
+    else if ((node.exit ?? 0) > 0) marks.push({ v, kind: 'exit' });
+  });
   let marked: Array<{ v: number; text: string; colour: string }> = [];
 
   const camera = { x: 0, y: 0, zoom: 1 };
@@ -181,7 +202,28 @@ export function drawLargeGraph(
   function drawLabels(): void {
     const context = labels.getContext('2d')!;
     context.clearRect(0, 0, labels.width, labels.height);
-    context.font = `${12 * (window.devicePixelRatio || 1)}px system-ui, sans-serif`;
+    const ratio = window.devicePixelRatio || 1;
+    // The marks beside the nodes in view, as the SVG view draws them, once the camera rests and
+    // the nodes are far enough apart to tell the marks apart.
+    const [scaleX] = scale();
+    const cellPx = (2 / span) * scaleX * (canvas.clientWidth / 2);
+    if (!moving && marks.length > 0 && cellPx >= MARK_SPACING_PX) {
+      const shown: Array<[number, number, 'exit' | 'fanout']> = [];
+      for (const { v, kind } of marks) {
+        const [sx, sy] = toScreen(v);
+        if (sx < 0 || sy < 0 || sx > labels.width || sy > labels.height) continue;
+        shown.push([sx, sy, kind]);
+        if (shown.length > MAX_MARKS) break;
+      }
+      if (shown.length <= MAX_MARKS) {
+        context.font = `700 ${13 * ratio}px system-ui, sans-serif`;
+        for (const [sx, sy, kind] of shown) {
+          context.fillStyle = MARK_COLOUR[kind];
+          context.fillText(kind === 'fanout' ? '⋔' : '⇥', sx + 5 * ratio, sy - 3 * ratio);
+        }
+      }
+    }
+    context.font = `${12 * ratio}px system-ui, sans-serif`;
     for (const { v, text, colour } of marked) {
       const [sx, sy] = toScreen(v);
       context.fillStyle = colour;
@@ -305,11 +347,15 @@ export function drawLargeGraph(
       }
       marked = [];
       if (blockage >= 0)
-        marked.push({ v: blockage, text: `${state.primaryBlockage} (primary blockage)`, colour: '#b34700' });
+        marked.push({
+          v: blockage,
+          text: `${name(state.primaryBlockage!)} (primary blockage)`,
+          colour: '#b34700',
+        });
       if (origin >= 0 && origin !== blockage)
-        marked.push({ v: origin, text: `${state.origin!.id} (origin)`, colour: '#137a5c' });
+        marked.push({ v: origin, text: `${name(state.origin!.id)} (origin)`, colour: '#137a5c' });
       if (chosen >= 0 && chosen !== blockage && chosen !== origin)
-        marked.push({ v: chosen, text: selected!, colour: '#222' });
+        marked.push({ v: chosen, text: name(selected!), colour: '#222' });
       gl.bindBuffer(gl.ARRAY_BUFFER, nodeBuffer);
       gl.bufferData(gl.ARRAY_BUFFER, nodeData, gl.DYNAMIC_DRAW);
       gl.bindBuffer(gl.ARRAY_BUFFER, edgeBuffer);
@@ -317,6 +363,22 @@ export function drawLargeGraph(
       gl.bindBuffer(gl.ARRAY_BUFFER, traceBuffer);
       gl.bufferData(gl.ARRAY_BUFFER, traceData, gl.DYNAMIC_DRAW);
       draw();
+    },
+    zoomBy(factor) {
+      camera.zoom = Math.min(400, Math.max(0.5, camera.zoom * factor));
+      moved();
+    },
+    panBy(dx, dy) {
+      const [sx, sy] = scale();
+      camera.x += (dx / Math.max(1, canvas.clientWidth)) * (2 / sx);
+      camera.y -= (dy / Math.max(1, canvas.clientHeight)) * (2 / sy);
+      moved();
+    },
+    fit() {
+      camera.x = 0;
+      camera.y = 0;
+      camera.zoom = 1;
+      moved();
     },
     async measureFrames(frames) {
       const times: number[] = [];

@@ -3,9 +3,10 @@ export interface RunRequest {
   id: number;
   /**
    * `run`: a request body for `POST /api/engine`. `upstream`: an external API's answer, checked
-   * as `POST /api/connect` checks it (the answer is the structure and its counts).
+   * as `POST /api/connect` checks it (the answer is the structure and its counts). `names`: a
+   * request body the server ran, for its nodes' readable names alone.
    */
-  kind: 'run' | 'upstream';
+  kind: 'run' | 'upstream' | 'names';
   body: string;
 }
 
@@ -18,4 +19,6 @@ export interface RunAnswer {
   status: number;
   text: string;
   ms: number;
+  /** Readable names of the body's nodes (see names.ts), for those that have one. */
+  names?: Array<[string, string]>;
 }

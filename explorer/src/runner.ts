@@ -1,4 +1,4 @@
-import type { RunAnswer } from './protocol';
+import type { RunAnswer, RunRequest } from './protocol';
 
 /**
  * Where a request body runs: in the engine worker (the service's own code, the same bytes as the
@@ -12,7 +12,7 @@ worker.onmessage = (event: MessageEvent<RunAnswer>) => {
   pending.delete(event.data.id);
 };
 
-export function runInWorker(body: string, kind: 'run' | 'upstream' = 'run'): Promise<RunAnswer> {
+export function runInWorker(body: string, kind: RunRequest['kind'] = 'run'): Promise<RunAnswer> {
   const id = ++nextRun;
   return new Promise((resolve) => {
     pending.set(id, resolve);
@@ -27,5 +27,9 @@ export async function runOnServer(body: string, apiKey: string): Promise<RunAnsw
     headers: { 'content-type': 'application/json', authorization: `Bearer ${apiKey}` },
     body,
   });
-  return { id: 0, status: response.status, text: await response.text(), ms: performance.now() - started };
+  const text = await response.text();
+  const ms = performance.now() - started;
+  if (response.status !== 200) return { id: 0, status: response.status, text, ms };
+  const { names } = await runInWorker(body, 'names');
+  return { id: 0, status: response.status, text, ms, ...(names === undefined ? {} : { names }) };
 }

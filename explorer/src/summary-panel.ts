@@ -1,11 +1,13 @@
 import type { EngineResult } from '../../lib/engine/types';
 import { $, field } from './dom';
+import { shortNumber } from './numbers';
+import { nameOf, type View } from './view';
 
 /**
  * The capacity-planning answer of an open structure, in words: how far today's arrivals can grow
  * before the first node saturates, rounded for reading (the exact number is in the raw answer).
  */
-function headroomText(result: EngineResult): string {
+function headroomText(result: EngineResult, name: (id: string) => string): string {
   const { headroom } = result;
   if (headroom === null || headroom === undefined) {
     return result.events.some((event) => event.type === 'unbounded')
@@ -14,23 +16,31 @@ function headroomText(result: EngineResult): string {
   }
   const scale = Number(headroom.scale.toPrecision(3));
   return headroom.scale < 1
-    ? `over capacity: ${headroom.node} saturates at ×${scale} of today's arrivals`
-    : `×${scale} of today's arrivals before ${headroom.node} saturates`;
+    ? `over capacity: ${name(headroom.node)} saturates at ×${scale} of today's arrivals`
+    : `×${scale} of today's arrivals before ${name(headroom.node)} saturates`;
 }
 
 /** The state's answer in words: primary blockage, origin, headroom, and the trace as buttons. */
-export function createSummaryPanel(nodeButton: (id: string) => HTMLButtonElement) {
+export function createSummaryPanel(view: View, nodeButton: (id: string) => HTMLButtonElement) {
   const summary = $('summary');
   return {
     render(result: EngineResult): void {
       summary.replaceChildren();
+      const name = (id: string) => nameOf(view, id);
       const list = document.createElement('dl');
-      list.append(field('Primary blockage', result.primaryBlockage ?? 'none'));
+      list.append(
+        field('Primary blockage', result.primaryBlockage === null ? 'none' : name(result.primaryBlockage)),
+      );
       list.lastElementChild!.setAttribute('data-field', 'primary-blockage');
       if (result.origin) {
+        const { load, contribution, share } = result.origin;
         const origin = field(
           'Origin',
-          `${result.origin.id}: load ${result.origin.load}, contribution ${result.origin.contribution}, share ${result.origin.share}`,
+          `${name(result.origin.id)}: load ${shortNumber(load)}, contribution ${shortNumber(contribution)}, share ${shortNumber(share)}`,
+        );
+        origin.lastElementChild!.setAttribute(
+          'title',
+          `${result.origin.id}: load ${load}, contribution ${contribution}, share ${share}`,
         );
         origin.dataset.field = 'origin';
         list.append(origin);
@@ -38,7 +48,7 @@ export function createSummaryPanel(nodeButton: (id: string) => HTMLButtonElement
         list.append(field('Origin', 'none'));
       }
       if (result.headroom !== undefined) {
-        const headroom = field('Headroom', headroomText(result));
+        const headroom = field('Headroom', headroomText(result, name));
         headroom.dataset.field = 'headroom';
         list.append(headroom);
       }

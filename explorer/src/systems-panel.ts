@@ -1,5 +1,8 @@
+import type { Settings } from '../../lib/api/connect-request';
+import { applySettings } from '../../lib/api/system-settings';
 import { $ } from './dom';
 import { runInWorker } from './runner';
+import { createSettingsEditor } from './settings-editor';
 
 /** What the systems panel needs of the page: to load a stored structure and run it. */
 export interface SystemsPanelHost {
@@ -89,33 +92,47 @@ export function createSystemsPanel(host: SystemsPanelHost): void {
       open.type = 'button';
       open.textContent = 'Open';
       open.addEventListener('click', () => void openSystem(system.id));
+      const capacities = document.createElement('button');
+      capacities.type = 'button';
+      capacities.textContent = 'Capacities';
+      capacities.setAttribute('aria-label', `Capacities of ${system.name}`);
+      capacities.addEventListener('click', () => void settingsEditor.open(system.id));
       // The format the system was read in (absent on systems registered before formats).
       const read = system.format === undefined ? '' : `${system.format}, `;
       item.append(
         `${system.name} (${read}${system.nodes} nodes, ${system.dependencies} dependencies) `,
         open,
+        capacities,
       );
       systemsList.append(item);
     }
   });
 
-  /** Loads a stored structure into the editor and runs it here (the same bytes as with its systemId). */
+  /**
+   * Loads a stored structure into the editor, its settings applied as the server applies them,
+   * and runs it here: the same bytes as `{ mode, systemId }` on the server.
+   */
   async function openSystem(id: string): Promise<void> {
     const { status, json } = await withToken(`/api/systems/${encodeURIComponent(id)}`);
     if (status !== 200) {
       systemsStatus.textContent = errorLine(status, json);
       return;
     }
-    const { structure, name } = json as {
+    const { structure, name, settings, format } = json as {
       name: string;
+      format?: string;
+      settings?: Settings;
       structure: { nodes: unknown[]; dependencies: unknown[] };
     };
+    const withSettings = settings === undefined ? structure : applySettings(structure, settings);
     host.setBody(
-      JSON.stringify({ mode: 'analyze', ...structure }, null, 2),
-      `Stored system "${name}" (${id}).`,
+      JSON.stringify({ mode: 'analyze', ...withSettings }, null, 2),
+      `Stored system "${name}" (${id})${format === undefined ? '' : `, read as ${format}`}${settings === undefined ? '' : ', with its capacities'}.`,
     );
     await host.run();
   }
+
+  const settingsEditor = createSettingsEditor({ withToken, openSystem, errorLine });
 
   $('test-url').addEventListener('click', async () => {
     const url = $<HTMLInputElement>('system-url').value.trim();

@@ -1,6 +1,7 @@
-import { drawChart, type Series, timelineSeries } from './chart';
+import { drawChart, type Series, seriesSwatch, timelineSeries } from './chart';
 import { $ } from './dom';
-import type { State, View } from './view';
+import { shortNumber } from './numbers';
+import { nameOf, type State, type View } from './view';
 
 /** Most events listed for a whole timeline; the current tick's are always all shown. */
 const MAX_LISTED_EVENTS = 2000;
@@ -29,7 +30,11 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
     // Summing every node of every state is the chart's cost: once per answer and selection, not
     // on every move of the slider.
     if (chartSeries?.states !== states || chartSeries.selected !== selected) {
-      chartSeries = { states, selected, series: timelineSeries(states, selected) };
+      chartSeries = {
+        states,
+        selected,
+        series: timelineSeries(states, selected, selected === undefined ? undefined : nameOf(view, selected)),
+      };
     }
     const { series } = chartSeries;
     drawChart(
@@ -42,10 +47,10 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
     chartLegend.replaceChildren(
       ...series.map((s) => {
         const item = document.createElement('span');
-        const swatch = document.createElement('span');
-        swatch.className = 'swatch';
-        swatch.style.borderColor = s.colour;
-        item.append(swatch, `${s.label}: ${s.values[current]}`);
+        const value = s.values[current]!;
+        item.dataset.series = s.label;
+        item.append(seriesSwatch(s), `${s.label}: ${shortNumber(value)}`);
+        item.title = String(value);
         return item;
       }),
     );
@@ -76,7 +81,7 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
             const node = document.createElement('button');
             node.type = 'button';
             node.className = 'node-link';
-            node.textContent = event.node;
+            node.textContent = nameOf(view, event.node);
             node.addEventListener('click', () => goTo(index, event.node));
             item.append(' ', node);
           }
@@ -96,8 +101,15 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
       tickLabel.textContent = `tick ${state.tick}`;
       renderChart();
     },
+    /** An error: nothing of the previous answer's timeline stays. */
     clear(): void {
       timeline.hidden = true;
+      chartFigure.hidden = true;
+      chart.replaceChildren();
+      chartLegend.replaceChildren();
+      chartSeries = undefined;
+      allEventsPanel.hidden = true;
+      allEvents.replaceChildren();
     },
   };
 }

@@ -1,4 +1,5 @@
 import type { EngineResult } from '../../lib/engine/types';
+import type { DisplayNames } from './names';
 
 /** One described state of the current answer: the analyze result (tick 0) or a snapshot. */
 export interface State {
@@ -14,8 +15,15 @@ export interface View {
   selected: string | undefined;
   /** The answer's exact text, for Export JSON. */
   responseText: string;
+  /** Readable names of the answer's nodes, where they have one (see names.ts). */
+  names: DisplayNames;
+}
+
+/** The name to show for a node: its readable name, else its id. */
+export function nameOf(view: Pick<View, 'names'>, id: string): string {
+  return view.names.get(id) ?? id;
 }
 
 export function createView(): View {
-  return { states: [], current: 0, selected: undefined, responseText: '' };
+  return { states: [], current: 0, selected: undefined, responseText: '', names: new Map() };
 }

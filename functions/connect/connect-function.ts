@@ -23,7 +23,7 @@ export interface ConnectFunctionDeps extends FunctionOptions {
   systems: SystemStore;
   limits: Limits;
   /** `CONNECT_ALLOW_HOSTS` and `CONNECT_DEADLINE_MS`. */
-  outbound: Pick<FetchJsonOptions, 'allowHosts' | 'deadlineMs' | 'resolveHost'>;
+  outbound: Pick<FetchJsonOptions, 'allowHosts' | 'deadlineMs' | 'resolveHost' | 'trace'>;
   /** The process's compiled systems: a registration keeps what it compiled. */
   systemCache?: CompiledStructureCache | undefined;
 }

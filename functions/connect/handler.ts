@@ -1,28 +1,36 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createDynamoClients } from '../../lib/aws/dynamo';
+import { traceAwsClient, traceOutbound } from '../../lib/aws/tracing';
 import { requiredEnv } from '../../lib/config/env';
 import { readLimits } from '../../lib/config/limits';
-import { DynamoApiKeyStore } from '../../lib/keys';
+import { readQuotas } from '../../lib/config/quotas';
 import { createLogger } from '../../lib/logging';
 import { readConnectAllowHosts, readConnectDeadlineMs } from '../../lib/outbound';
-import { DynamoSystemStore, processSystemCache } from '../../lib/systems';
+import { createOwnerStores } from '../../lib/owners/stores';
+import { isStoreUnavailable } from '../../lib/storage/faults';
+import { processSystemCache } from '../../lib/systems';
 import { createUserTokenVerifier, readUserTokenConfig } from '../../lib/tokens';
 import { createConnectFunction } from './connect-function';
 
 // Built once per Lambda instance (cold start). Missing settings (TABLE_NAME, the user pool)
 // throw here, so a misconfigured deploy fails at once, naming the variable.
 const tableName = requiredEnv(process.env, 'TABLE_NAME');
-const { doc } = createDynamoClients();
+const { client, doc } = createDynamoClients();
+traceAwsClient(client);
+// Systems and keys, counted against each owner's quotas (MAX_SYSTEMS_PER_OWNER, …).
+const { keys, systems } = createOwnerStores({ doc, tableName, quotas: readQuotas() });
 
 const serve = createConnectFunction({
   logger: createLogger(),
+  isUnavailable: isStoreUnavailable,
   verifyUserToken: createUserTokenVerifier(readUserTokenConfig()),
-  keys: new DynamoApiKeyStore({ doc, tableName }),
-  systems: new DynamoSystemStore({ doc, tableName }),
+  keys,
+  systems,
   limits: readLimits(),
   outbound: {
     allowHosts: readConnectAllowHosts(process.env),
     deadlineMs: readConnectDeadlineMs(process.env),
+    trace: traceOutbound,
   },
   systemCache: processSystemCache(),
 });

@@ -1,10 +1,12 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { createDynamoClients } from '../../lib/aws/dynamo';
+import { traceAwsClient } from '../../lib/aws/tracing';
 import { requiredEnv } from '../../lib/config/env';
 import { readLimits } from '../../lib/config/limits';
 import { readCorsSettings } from '../../lib/http/cors';
 import { createApiKeyVerifier, DynamoApiKeyStore } from '../../lib/keys';
 import { createLogger } from '../../lib/logging';
+import { isStoreUnavailable } from '../../lib/storage/faults';
 import { DynamoSystemStore, processSystemCache } from '../../lib/systems';
 import { createEngineFunction } from './engine-function';
 
@@ -12,7 +14,8 @@ import { createEngineFunction } from './engine-function';
 // TABLE_NAME or a malformed limit throws here, so a misconfigured deploy fails loudly at once.
 const tableName = requiredEnv(process.env, 'TABLE_NAME');
 const logger = createLogger();
-const { doc } = createDynamoClients();
+const { client, doc } = createDynamoClients();
+traceAwsClient(client);
 const verifier = createApiKeyVerifier(new DynamoApiKeyStore({ doc, tableName }), {
   onBackgroundError: (error, keyId) =>
     logger.warn('lastUsedAt update failed', { keyId, error: String(error) }),
@@ -20,6 +23,7 @@ const verifier = createApiKeyVerifier(new DynamoApiKeyStore({ doc, tableName }),
 
 const serve = createEngineFunction({
   logger,
+  isUnavailable: isStoreUnavailable,
   verifyApiKey: (presentedKey) => verifier.verify(presentedKey),
   cors: readCorsSettings(),
   limits: readLimits(),

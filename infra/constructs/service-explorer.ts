@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Duration, RemovalPolicy, Stack, Stage, Token, Validations } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AllowedMethods,
   CachePolicy,
@@ -12,10 +13,13 @@ import {
   OriginRequestPolicy,
   PriceClass,
   ResponseHeadersPolicy,
+  SecurityPolicyProtocol,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { AaaaRecord, ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
+import { CloudFrontTarget } from 'aws-cdk-lib/aws-route53-targets';
 import {
   BlockPublicAccess,
   Bucket,
@@ -27,12 +31,15 @@ import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { writeExplorer } from '../../explorer/build';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../../explorer/page-headers';
+import type { DomainSettings } from '../settings';
 
 export interface ServiceExplorerProps {
   /** The HTTP API, served under the same distribution at `/api/*` so the page needs no CORS. */
   readonly api: HttpApi;
   readonly removalPolicy: RemovalPolicy;
   readonly logRetention: RetentionDays;
+  /** A custom domain for the distribution (page and `/api/*` alike); CloudFront's own name without. */
+  readonly domain?: DomainSettings | undefined;
 }
 
 /**
@@ -79,8 +86,16 @@ export class ServiceExplorer extends Construct {
     const apiOrigin = new HttpOrigin(`${props.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
     });
+    const domain = props.domain;
     this.distribution = new Distribution(this, 'Distribution', {
       comment: 'System Behavior Engine explorer and API',
+      ...(domain === undefined
+        ? {}
+        : {
+            domainNames: [domain.domainName],
+            certificate: Certificate.fromCertificateArn(this, 'Certificate', domain.certificateArn),
+            minimumProtocolVersion: SecurityPolicyProtocol.TLS_V1_2_2021,
+          }),
       defaultRootObject: 'index.html',
       httpVersion: HttpVersion.HTTP2_AND_3,
       priceClass: PriceClass.PRICE_CLASS_100,
@@ -113,12 +128,25 @@ export class ServiceExplorer extends Construct {
         'AwsSolutions-CFR3',
         "API requests are logged by API Gateway's access log; the static page has nothing worth a second log, and standard logging needs a bucket with ACLs enabled.",
       ],
-      [
-        'AwsSolutions-CFR4',
-        "The distribution uses CloudFront's default certificate, which cannot pin a minimum TLS version; a custom domain with its own certificate (TLS 1.2 minimum) is the deployer's choice.",
-      ],
     ];
+    if (domain === undefined) {
+      acknowledged.push([
+        'AwsSolutions-CFR4',
+        "The distribution uses CloudFront's default certificate, which cannot pin a minimum TLS version; with domainName and certificateArn it gets its own certificate and TLS 1.2 at least.",
+      ]);
+    }
     for (const [id, reason] of acknowledged) Validations.of(this.distribution).acknowledge({ id, reason });
+    if (domain?.hostedZoneId !== undefined) {
+      // The zone holds the domain name; the records' names are given whole (ending in a dot).
+      const zone = HostedZone.fromHostedZoneAttributes(this, 'Zone', {
+        hostedZoneId: domain.hostedZoneId,
+        zoneName: domain.domainName,
+      });
+      const target = RecordTarget.fromAlias(new CloudFrontTarget(this.distribution));
+      const recordName = `${domain.domainName}.`;
+      new ARecord(this, 'AliasRecord', { zone, recordName, target });
+      new AaaaRecord(this, 'AliasRecordIpv6', { zone, recordName, target });
+    }
 
     // The page's files are built at synth (explorer/build.ts) and copied into the bucket by the
     // CDK's deployment handler, which then invalidates the distribution's cache.

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
-import type { RemovalPolicy } from 'aws-cdk-lib';
+import { type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
@@ -24,7 +25,7 @@ import { PROJECT_ROOT } from '../project';
  * stack and the bundle benchmark both build through this, so they build the same way.
  * @internal bench/bundle.ts and test/infra/bundling.test.ts bundle a fixture with these props.
  */
-export function bundledFunctionProps(entry: string, awsSdk?: AwsSdkPlacement) {
+export function bundledFunctionProps(entry: string, awsSdk?: AwsSdkPlacement, tracing = false) {
   return {
     entry,
     handler: 'handler',
@@ -32,7 +33,7 @@ export function bundledFunctionProps(entry: string, awsSdk?: AwsSdkPlacement) {
     depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
     runtime: FUNCTION_RUNTIME,
     architecture: FUNCTION_ARCHITECTURE,
-    bundling: functionBundling(awsSdk),
+    bundling: functionBundling(awsSdk, tracing),
   } satisfies NodejsFunctionProps;
 }
 
@@ -46,6 +47,8 @@ export interface ServiceFunctionProps {
   readonly awsSdk?: AwsSdkPlacement;
   /** Concurrent executions reserved for, and capping, the function; none when absent. */
   readonly reservedConcurrency?: number;
+  /** X-Ray active tracing, with the Powertools tracer around the DynamoDB client and the outbound fetch. */
+  readonly tracing?: boolean;
 }
 
 /**
@@ -85,8 +88,10 @@ export class ServiceFunction extends Construct {
         }),
       );
     }
+    const tracing = props.tracing === true;
     this.function = new NodejsFunction(this, 'Function', {
-      ...bundledFunctionProps(join(PROJECT_ROOT, FUNCTIONS[props.name].entry), props.awsSdk),
+      ...bundledFunctionProps(join(PROJECT_ROOT, FUNCTIONS[props.name].entry), props.awsSdk, tracing),
+      ...(tracing ? { tracing: Tracing.ACTIVE } : {}),
       memorySize: sizing.memoryMb,
       timeout: sizing.timeout,
       role,
@@ -99,10 +104,19 @@ export class ServiceFunction extends Construct {
         LOG_LEVEL: props.logLevel,
         // Stack traces in the log point at the TypeScript source, not the minified bundle.
         NODE_OPTIONS: '--enable-source-maps',
+        POWERTOOLS_TRACE_ENABLED: String(tracing),
         ...props.environment,
       },
       description: `System Behavior Engine: the ${props.name} function`,
     });
+    if (tracing) {
+      // Lambda's X-Ray permissions (PutTraceSegments, PutTelemetryRecords) have no resource level.
+      Validations.of(role).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'X-Ray PutTraceSegments and PutTelemetryRecords take no resource: "*" is the only resource they accept.',
+      });
+    }
   }
 }
 

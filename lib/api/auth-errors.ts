@@ -24,6 +24,18 @@ export function invalidApiKey(): ApiError {
   return new ApiError('INVALID_API_KEY', 'The API key is not valid: it is unknown or has been revoked.');
 }
 
+/**
+ * 403: a user access token (a JWT) sent where an API key belongs. Still INVALID_API_KEY, the
+ * contract's code for check 2, but saying which credential the route takes.
+ */
+export function accessTokenInsteadOfApiKey(): ApiError {
+  return new ApiError(
+    'INVALID_API_KEY',
+    'This route takes an API key, not a user access token: send `Authorization: Bearer <API_KEY>`. ' +
+      'Create a key with your access token: POST /api/keys.',
+  );
+}
+
 /** 401: no `Authorization` header, or one that is not `Bearer <token>`, on a user-token route. */
 export function missingToken(headerPresent: boolean): ApiError {
   return new ApiError(
@@ -44,6 +56,19 @@ export function invalidToken(): ApiError {
   return new ApiError(
     'INVALID_TOKEN',
     'The access token is not valid: it is expired, malformed, or not an access token of this service.',
+    { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } },
+  );
+}
+
+/**
+ * 401: an API key (anything that is not a JWT) sent where a user access token belongs; still
+ * INVALID_TOKEN, saying which credential the route takes.
+ */
+export function apiKeyInsteadOfAccessToken(): ApiError {
+  return new ApiError(
+    'INVALID_TOKEN',
+    'This route takes a user access token, not an API key: send `Authorization: Bearer <USER_ACCESS_TOKEN>`. ' +
+      'API keys are for POST /api/engine.',
     { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } },
   );
 }

@@ -62,7 +62,8 @@ function capacity(description: string) {
   );
 }
 
-const SettingsSchema = named(
+/** @internal lib/api/schemas.ts shows it on the system records too. */
+export const SettingsSchema = named(
   'SystemSettings',
   z
     .object(

@@ -30,7 +30,7 @@ type JsonObject = Record<string, unknown>;
  * itself the structure; otherwise the first of `payload`, `system`, `record`, `data`, `graph` that
  * is an object holding a `nodes` array. `undefined` when there is none.
  */
-function locateStructure(body: JsonObject): StructureLocation | undefined {
+export function locateStructure(body: JsonObject): StructureLocation | undefined {
   if (Object.hasOwn(body, 'nodes')) return { container: undefined, holder: body };
   for (const container of CONTAINER_KEYS) {
     const candidate = body[container];

@@ -13,6 +13,8 @@ export const ERROR_STATUS = {
   SYSTEM_NOT_FOUND: 404,
   // A refresh that lost a race with another refresh or a delete of the same system.
   SYSTEM_CHANGED: 409,
+  // One more system, key or stored byte than the owner's quota allows.
+  QUOTA_EXCEEDED: 409,
   UPSTREAM_INVALID: 422,
   UPSTREAM_ERROR: 502,
   INVALID_MODE: 400,
@@ -22,6 +24,8 @@ export const ERROR_STATUS = {
   UNSUPPORTED_CONTENT_ENCODING: 415,
   ENGINE_ERROR: 500,
   INTERNAL_ERROR: 500,
+  // The table stayed throttled or unreachable through every retry: try again after Retry-After.
+  SERVICE_UNAVAILABLE: 503,
   // Answered before any route's handler runs: by the local server, and deployed by the function
   // behind the $default route (404, 405) or API Gateway itself (400, 408, 431).
   NOT_FOUND: 404,
@@ -105,6 +109,33 @@ export const SYSTEM_NOT_FOUND_MESSAGE =
   'systemId names none of the systems registered by the owner of this API key.';
 export const SYSTEM_NOT_FOUND_DETAIL = "not a system of this key's owner";
 
+/** Seconds a caller is asked to wait after a 503: throttles and brief outages usually clear by then. */
+const RETRY_AFTER_SECONDS = 2;
+
+/** What the caller is told when the table could not serve the request; nothing of it was half done. */
+export function serviceUnavailable(): ApiError {
+  return new ApiError(
+    'SERVICE_UNAVAILABLE',
+    `The service's storage is busy or unreachable right now, so nothing was changed; try again in ${RETRY_AFTER_SECONDS} seconds.`,
+    { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
+  );
+}
+
+/** The per-owner quotas (`lib/config/quotas.ts`). */
+export type QuotaName = 'systems' | 'keys' | 'bytes';
+
+/** 409: one more than the owner's quota allows; names the limit and how to make room. */
+export function quotaExceeded(quota: QuotaName, limit: number): ApiError {
+  const message = {
+    systems: `You already have ${limit} systems, the most one user may keep (MAX_SYSTEMS_PER_OWNER). Delete one you no longer need (DELETE /api/systems/{id}) to make room.`,
+    keys: `You already have ${limit} active API keys, the most one user may hold (MAX_KEYS_PER_OWNER). Revoke one you no longer use (DELETE /api/keys/{id}) to make room.`,
+    bytes: `This would take your stored systems past ${limit} bytes (compressed), the most one user may store (MAX_BYTES_PER_OWNER). Delete systems you no longer need (DELETE /api/systems/{id}) to make room.`,
+  }[quota];
+  return new ApiError('QUOTA_EXCEEDED', message, {
+    details: [{ path: `quota.${quota}`, message: `at most ${limit}` }],
+  });
+}
+
 const INTERNAL_ERROR_MESSAGE =
   'The service failed while handling this request. The failure has been logged; please try again later.';
 
@@ -115,14 +146,20 @@ export interface ClassifiedFailure {
   unexpected: boolean;
 }
 
+/** Says whether a thrown error means the storage could not serve the request (throttled, down). */
+export type IsUnavailable = (thrown: unknown) => boolean;
+
 /**
  * Decides what the caller sees for anything thrown while handling a request. Deliberate
- * `ApiError`s go out as they are; an `EngineFailure` becomes a generic ENGINE_ERROR; anything
- * else (a DynamoDB outage while checking the key, a bug in the HTTP layer) a generic
- * INTERNAL_ERROR. Messages, stacks and causes of unexpected errors never reach the caller.
+ * `ApiError`s go out as they are; what `isUnavailable` recognises (DynamoDB throttled or down
+ * through every retry, while checking the key or in any use case) becomes 503
+ * SERVICE_UNAVAILABLE with Retry-After; an `EngineFailure` becomes a generic ENGINE_ERROR;
+ * anything else (a bug) a generic INTERNAL_ERROR. Messages, stacks and causes of unexpected
+ * errors never reach the caller.
  */
-export function classifyFailure(thrown: unknown): ClassifiedFailure {
+export function classifyFailure(thrown: unknown, isUnavailable?: IsUnavailable): ClassifiedFailure {
   if (thrown instanceof ApiError) return { error: thrown, unexpected: false };
+  if (isUnavailable?.(thrown) === true) return { error: serviceUnavailable(), unexpected: true };
   if (thrown instanceof EngineFailure) {
     return { error: new ApiError('ENGINE_ERROR', ENGINE_ERROR_MESSAGE), unexpected: true };
   }

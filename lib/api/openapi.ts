@@ -12,13 +12,16 @@ import { invalidApiKey, invalidToken, missingApiKey, missingToken } from './auth
 import { parseEngineRequest } from './engine-request';
 import {
   ApiError,
+  classifyFailure,
   ENGINE_ERROR_MESSAGE,
   type ErrorBody,
   errorBody,
+  quotaExceeded,
   SYSTEM_NOT_FOUND_DETAIL,
   SYSTEM_NOT_FOUND_MESSAGE,
+  serviceUnavailable,
 } from './errors';
-import { parseJsonRequestBody } from './request-body';
+import { parseJsonRequestBody, REQUEST_CODINGS } from './request-body';
 import { apiSchemaRegistry } from './schema-registry';
 // Each of these registers its named schemas when loaded: the engine's in ./schemas, the small
 // request bodies beside the code that checks them.
@@ -34,17 +37,284 @@ const json = (schema: string) => ({ 'application/json': { schema: ref(schema) } 
 
 type JsonObject = Record<string, unknown>;
 
+/** The local server's default address (`npm start`; `PORT` changes the port). */
+const LOCAL_SERVER_URL = 'http://127.0.0.1:3000';
+
+/**
+ * API Gateway's own answers carry `{"message": …}`, not the service's error body: its throttle
+ * (429), a body over its 10 MB payload limit (413), a function that failed without answering
+ * (500) or did not answer in time (503).
+ */
+const GATEWAY_MESSAGE = 'GatewayMessage';
+const GATEWAY_MESSAGE_SCHEMA = {
+  type: 'object',
+  properties: { message: { type: 'string', examples: ['Too Many Requests'] } },
+  required: ['message'],
+  description:
+    "An answer API Gateway gives itself, before or instead of the function's: `Too Many Requests` (429), " +
+    '`Request Entity Too Large` (413), `Internal Server Error` (500), `Service Unavailable` (503).',
+};
+
+/** `Content-Encoding` as the request-body reader takes it: a list of codings, any case, `identity` skipped. */
+function contentEncodingPattern(): string {
+  const caseless = (word: string) =>
+    [...word].map((c) => (/[a-z]/.test(c) ? `[${c}${c.toUpperCase()}]` : c)).join('');
+  const coding = `(?:${['x-gzip', ...REQUEST_CODINGS, 'identity'].map(caseless).join('|')})`;
+  return `^[ \\t]*${coding}?(?:[ \\t]*,[ \\t]*${coding}?)*[ \\t]*$`;
+}
+
+const CONTENT_ENCODING_PARAMETER = {
+  name: 'Content-Encoding',
+  in: 'header',
+  required: false,
+  description:
+    `How the body is compressed: ${REQUEST_CODINGS.join(', ')} (zlib or raw deflate), or a list of them in the ` +
+    'order applied (undone from the last); `identity` is skipped. Send a compressed body as ' +
+    '`application/octet-stream`: API Gateway passes text types on as text, which breaks compressed bytes. Any ' +
+    'other coding: 415.',
+  schema: { type: 'string', pattern: contentEncodingPattern() },
+};
+
+/**
+ * A JSON request body, in every form the body reader (lib/api/request-body.ts) takes: JSON as
+ * `application/json`, as any text type, or as bytes with any other or no `Content-Type` (curl's
+ * `-d` sends `application/x-www-form-urlencoded`), those bytes optionally compressed.
+ */
+function jsonRequestBody(schema: JsonObject, examples?: JsonObject): JsonObject {
+  return {
+    required: true,
+    description:
+      'JSON, UTF-8, at most 6 MB as sent (a deployment may set less) and 64 MiB decompressed. The ' +
+      '`Content-Type` only decides how API Gateway hands the bytes on: `application/json` and `text/*` as ' +
+      'text, anything else (or none) as binary, which is the only form a compressed body survives. The ' +
+      'service reads JSON from all of them.',
+    content: {
+      'application/json': { schema, ...(examples === undefined ? {} : { examples }) },
+      'text/plain': {
+        schema: {
+          type: 'string',
+          contentMediaType: 'application/json',
+          contentSchema: schema,
+          description: 'The same JSON, sent as text (any `text/*` type).',
+        },
+      },
+      'application/octet-stream': {
+        schema: bytes('The same JSON as bytes, compressed as `Content-Encoding` says, or plain.'),
+      },
+      // What curl's plain `-d` sends (`application/x-www-form-urlencoded`), or any other type or
+      // none: read as bytes, like application/octet-stream.
+      '*/*': {
+        schema: bytes('Any other `Content-Type`, or none: read as bytes, like `application/octet-stream`.'),
+      },
+    },
+  };
+}
+
+/** A body of JSON bytes, maybe compressed. */
+function bytes(description: string): JsonObject {
+  return { type: 'string', contentMediaType: 'application/json', description };
+}
+
+const RESPONSE_REF_PREFIX = '#/components/responses/';
+const responseRef = (name: SharedResponse) => ({ $ref: `${RESPONSE_REF_PREFIX}${name}` });
+
+type SharedResponse =
+  | 'TooManyRequests'
+  | 'ServerError'
+  | 'ServiceUnavailable'
+  | 'PayloadTooLarge'
+  | 'UnsupportedContentEncoding'
+  | 'UserTokenRequired'
+  | 'SystemNotFound';
+
+/** Answers several operations share, written once under `components.responses`. */
+function sharedResponses(): Record<SharedResponse, JsonObject> {
+  return {
+    TooManyRequests: {
+      description:
+        "API Gateway's throttle: the stage's rate or burst limit was reached (`throttleRateLimit`, " +
+        '`throttleBurstLimit` in docs/deploy.md). Not sent by the local server. Retry with backoff.',
+      content: {
+        'application/json': {
+          schema: ref(GATEWAY_MESSAGE),
+          examples: { throttled: example('The stage throttle', { message: 'Too Many Requests' }) },
+        },
+      },
+    },
+    ServerError: serverError(
+      "`INTERNAL_ERROR`: the service failed unexpectedly (logged, never described). Or API Gateway's " +
+        '`{"message": "Internal Server Error"}` when the function failed without answering.',
+      {
+        INTERNAL_ERROR: example('unexpected failure', errorBody(classifyFailure(new Error('example')).error)),
+      },
+    ),
+    ServiceUnavailable: {
+      description:
+        'The service cannot answer now: its table is throttled or failing after retries ' +
+        "(`SERVICE_UNAVAILABLE`, with `Retry-After`), or API Gateway's own `Service Unavailable`. Retry later.",
+      headers: {
+        'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'string' } },
+      },
+      content: {
+        'application/json': {
+          schema: { oneOf: [ref('ErrorBody'), ref(GATEWAY_MESSAGE)] },
+          examples: {
+            SERVICE_UNAVAILABLE: example('storage throttled', errorBody(serviceUnavailable())),
+            gateway: example("API Gateway's own", { message: 'Service Unavailable' }),
+          },
+        },
+      },
+    },
+    PayloadTooLarge: payloadTooLarge(
+      'The body is larger than the limit, as sent or decoded (`LIMIT_EXCEEDED`).',
+      {},
+    ),
+    UnsupportedContentEncoding: errorResponse(
+      "The body's `Content-Encoding` is not one the service can undo (gzip, br and deflate are); the " +
+        'response says which in `Accept-Encoding`.',
+      {
+        UNSUPPORTED_CONTENT_ENCODING: example(
+          'body compressed with zstd',
+          bodyError('(zstd bytes)', { contentEncoding: 'zstd' }),
+        ),
+      },
+      {
+        'Accept-Encoding': { description: 'The codings a request body may use.', schema: { type: 'string' } },
+      },
+    ),
+    UserTokenRequired: errorResponse(
+      'No `Authorization: Bearer <USER_ACCESS_TOKEN>` (`MISSING_TOKEN`), or a token that is not a valid access ' +
+        'token of this service: expired, not yet valid, another issuer or client, an id token, a bad signature ' +
+        '(`INVALID_TOKEN`).',
+      {
+        MISSING_TOKEN: example('no token', errorBody(missingToken(false))),
+        INVALID_TOKEN: example('expired token', errorBody(invalidToken())),
+      },
+      {
+        'WWW-Authenticate': {
+          description: '`Bearer`, with `error="invalid_token"` for an invalid token.',
+          schema: { type: 'string' },
+        },
+      },
+    ),
+    SystemNotFound: errorResponse(
+      "You have no system with this id (`SYSTEM_NOT_FOUND`); another user's system looks the same.",
+      {},
+    ),
+  };
+}
+
+/** The 409 of a route that adds to an owner's quota. */
+function quotaError(...quotas: Array<Parameters<typeof quotaExceeded>[0]>): JsonObject {
+  const defaults = { systems: 100, keys: 20, bytes: 1024 ** 3 };
+  return errorResponse(
+    'One more than your quota (`QUOTA_EXCEEDED`): the message names the limit and how to make room.',
+    Object.fromEntries(
+      quotas.map((quota) => [
+        `QUOTA_EXCEEDED_${quota}`,
+        example(`${quota} quota`, errorBody(quotaExceeded(quota, defaults[quota]))),
+      ]),
+    ),
+  );
+}
+
+/** The answers every operation can get, from the service or from API Gateway in front of it. */
+function commonResponses(): JsonObject {
+  return {
+    '429': responseRef('TooManyRequests'),
+    '500': responseRef('ServerError'),
+    '503': responseRef('ServiceUnavailable'),
+  };
+}
+
+/** A 413: the service's limit, or API Gateway's own for a body over 10 MB. */
+function payloadTooLarge(limitDescription: string, examples: JsonObject): JsonObject {
+  return {
+    description: `${limitDescription} API Gateway itself refuses a body over 10 MB with its own \`Request Entity Too Large\`.`,
+    content: {
+      'application/json': { schema: { oneOf: [ref('ErrorBody'), ref(GATEWAY_MESSAGE)] }, examples },
+    },
+  };
+}
+
+/** A 500: the service's error body, or API Gateway's when the function failed without answering. */
+function serverError(description: string, examples: JsonObject): JsonObject {
+  return {
+    description,
+    content: {
+      'application/json': { schema: { oneOf: [ref('ErrorBody'), ref(GATEWAY_MESSAGE)] }, examples },
+    },
+  };
+}
+
+/** The answers of every operation with a JSON body: too large (service or gateway), an unknown coding. */
+function bodyResponses(limit?: { description: string; examples: JsonObject }): JsonObject {
+  return {
+    '413':
+      limit === undefined
+        ? responseRef('PayloadTooLarge')
+        : payloadTooLarge(limit.description, limit.examples),
+    '415': responseRef('UnsupportedContentEncoding'),
+  };
+}
+
+/**
+ * An operation that takes a JSON body: the body in every accepted form, `Content-Encoding`, and
+ * the body's own error answers besides the operation's.
+ */
+function withJsonBody(
+  operation: JsonObject & { responses: JsonObject },
+  body: { schema: JsonObject; examples?: JsonObject; limit?: { description: string; examples: JsonObject } },
+): JsonObject {
+  const { responses, parameters, ...rest } = operation;
+  return {
+    ...rest,
+    parameters: [...((parameters as unknown[] | undefined) ?? []), CONTENT_ENCODING_PARAMETER],
+    requestBody: jsonRequestBody(body.schema, body.examples),
+    responses: {
+      ...bodyResponses(body.limit),
+      ...responses,
+    },
+  };
+}
+
+/** The request bodies checked by zod schemas that strip unknown keys (and what they hold). */
+const REQUEST_SCHEMAS = [
+  'ConnectRequest',
+  'CreateKeyRequest',
+  'PatchSystemRequest',
+  'RefreshRequest',
+  'RegisterSystemRequest',
+  'SystemSettings',
+];
+
+/** Removes every `additionalProperties: false` inside a schema. */
+function allowExtraProperties(schema: unknown): void {
+  if (Array.isArray(schema)) {
+    for (const item of schema) allowExtraProperties(item);
+  } else if (typeof schema === 'object' && schema !== null) {
+    const object = schema as JsonObject;
+    if (object.additionalProperties === false) delete object.additionalProperties;
+    for (const value of Object.values(object)) allowExtraProperties(value);
+  }
+}
+
 /** The named schemas, as JSON Schema 2020-12 (OpenAPI 3.1's dialect), sorted by name. */
 function componentSchemas(): JsonObject {
   const { schemas } = z.toJSONSchema(apiSchemaRegistry, {
     target: 'draft-2020-12',
     uri: (id) => `${SCHEMA_REF_PREFIX}${id}`,
   });
+  // Requests are described as the service takes them: their schemas drop unknown keys rather
+  // than refuse them, so the document allows them there. Answers stay closed: a field the
+  // service sends that the document does not list is a difference the validator test catches.
+  for (const name of REQUEST_SCHEMAS) allowExtraProperties(schemas[name]);
+  const all: JsonObject = { ...schemas, [GATEWAY_MESSAGE]: GATEWAY_MESSAGE_SCHEMA };
   const sorted: JsonObject = {};
-  for (const name of Object.keys(schemas).sort()) {
+  for (const name of Object.keys(all).sort()) {
     // Each schema would otherwise carry its own `$schema` and an `$id` equal to its location;
     // inside an OpenAPI document both are noise.
-    const { $schema: _dialect, $id: _id, ...schema } = schemas[name] as JsonObject;
+    const { $schema: _dialect, $id: _id, ...schema } = all[name] as JsonObject;
     sorted[name] = schema;
   }
   return sorted;
@@ -90,9 +360,6 @@ function errorResponse(description: string, examples: JsonObject, headers?: Json
 }
 
 function engineResponses(): JsonObject {
-  const manyNodes = { nodes: [{ id: 'a' }, { id: 'b' }, { id: 'c' }], dependencies: [] };
-  const twoNodes: Limits = { ...DEFAULT_LIMITS, maxNodes: 2 };
-  const thousandElements: Limits = { ...DEFAULT_LIMITS, maxResponseElements: 1000 };
   return {
     '200': {
       description:
@@ -152,42 +419,11 @@ function engineResponses(): JsonObject {
         ),
       },
     ),
-    '413': errorResponse(
-      'The body is larger than the request limit (check 3), the structure has more nodes or dependencies ' +
-        'than the limits, a `ticks` request would return more snapshot elements than allowed, or the ' +
-        'result is too large to return even compressed (check 8).',
-      {
-        LIMIT_EXCEEDED_body: example(
-          'body larger than the request limit (on a deployment with MAX_BODY_BYTES=16)',
-          bodyError(JSON.stringify({ mode: 'analyze', ...WORKED_EXAMPLE }), { maxBytes: 16 }),
-        ),
-        LIMIT_EXCEEDED_nodes: example(
-          'too many nodes (on a deployment with MAX_NODES=2)',
-          parserError({ mode: 'analyze', ...manyNodes }, twoNodes),
-        ),
-        LIMIT_EXCEEDED_ticks: example(
-          'timeline too large (on a deployment with MAX_RESPONSE_ELEMENTS=1000)',
-          parserError({ mode: 'ticks', ticks: 1000, ...WORKED_EXAMPLE }, thousandElements),
-        ),
-      },
-    ),
-    '415': errorResponse(
-      "The body's `Content-Encoding` is not one the service can undo (gzip, br and deflate are); the " +
-        'response says which in `Accept-Encoding`.',
-      {
-        UNSUPPORTED_CONTENT_ENCODING: example(
-          'body compressed with zstd',
-          bodyError('(zstd bytes)', { contentEncoding: 'zstd' }),
-        ),
-      },
-      {
-        'Accept-Encoding': { description: 'The codings a request body may use.', schema: { type: 'string' } },
-      },
-    ),
-    '500': errorResponse(
+    '500': serverError(
       '`PAYLOAD_ERROR`: the body is not JSON or not a JSON object (check 4), no structure was found, or ' +
         'a node or dependency is invalid (check 7); the message names the element. `ENGINE_ERROR`: the ' +
-        'engine failed (check 9).',
+        'engine failed (check 9). `INTERNAL_ERROR`: anything else unexpected. API Gateway answers its own ' +
+        '`{"message": "Internal Server Error"}` when the function failed without answering.',
       {
         PAYLOAD_ERROR_not_json: example('body is not JSON', bodyError('{"mode": "analyze",}')),
         PAYLOAD_ERROR_not_object: example('body is a JSON array', parserError([WORKED_EXAMPLE])),
@@ -207,114 +443,154 @@ function engineResponses(): JsonObject {
           'engine failure',
           errorBody(new ApiError('ENGINE_ERROR', ENGINE_ERROR_MESSAGE)),
         ),
+        INTERNAL_ERROR: example('unexpected failure', errorBody(classifyFailure(new Error('example')).error)),
       },
     ),
   };
 }
 
+/** The 413 examples of the engine route: each limit, worded by the code that enforces it. */
+function engineLimitExamples(): JsonObject {
+  const manyNodes = { nodes: [{ id: 'a' }, { id: 'b' }, { id: 'c' }], dependencies: [] };
+  const twoNodes: Limits = { ...DEFAULT_LIMITS, maxNodes: 2 };
+  const thousandElements: Limits = { ...DEFAULT_LIMITS, maxResponseElements: 1000 };
+  return {
+    LIMIT_EXCEEDED_body: example(
+      'body larger than the request limit (on a deployment with MAX_BODY_BYTES=16)',
+      bodyError(JSON.stringify({ mode: 'analyze', ...WORKED_EXAMPLE }), { maxBytes: 16 }),
+    ),
+    LIMIT_EXCEEDED_nodes: example(
+      'too many nodes (on a deployment with MAX_NODES=2)',
+      parserError({ mode: 'analyze', ...manyNodes }, twoNodes),
+    ),
+    LIMIT_EXCEEDED_ticks: example(
+      'timeline too large (on a deployment with MAX_RESPONSE_ELEMENTS=1000)',
+      parserError({ mode: 'ticks', ticks: 1000, ...WORKED_EXAMPLE }, thousandElements),
+    ),
+  };
+}
+
 /**
- * Every GET operation also answers HEAD (the route table derives one from the other), so the
- * document says so for each, with the GET's security.
+ * Every GET operation also answers HEAD (the route table derives one from the other): the same
+ * parameters, security and statuses with their headers, never a body.
  */
 function withHeadOperations(paths: Record<string, JsonObject>): Record<string, JsonObject> {
+  const shared = sharedResponses();
   const result: Record<string, JsonObject> = {};
   for (const [path, operations] of Object.entries(paths)) {
-    const get = operations.get as JsonObject | undefined;
-    result[path] =
-      get === undefined
-        ? operations
-        : {
-            ...operations,
-            head: {
-              operationId: `${String(get.operationId)}Head`,
-              summary: 'The headers GET would send, without the body',
-              security: get.security,
-              responses: { '200': { description: 'The same status and headers as GET, no body.' } },
-            },
-          };
+    const get = operations.get as (JsonObject & { responses: Record<string, JsonObject> }) | undefined;
+    if (get === undefined) {
+      result[path] = operations;
+      continue;
+    }
+    const responses: Record<string, JsonObject> = {};
+    for (const [status, response] of Object.entries(get.responses)) {
+      // A shared answer is named, not repeated: its headers are kept, its body left out.
+      const ref =
+        typeof response.$ref === 'string' ? response.$ref.slice(RESPONSE_REF_PREFIX.length) : undefined;
+      const {
+        content: _body,
+        description,
+        ...headers
+      } = ref === undefined ? response : shared[ref as SharedResponse];
+      responses[status] = {
+        description:
+          ref === undefined
+            ? `${String(description)} As for GET, without the body.`
+            : `As for GET (\`${ref}\`), without the body.`,
+        ...headers,
+      };
+    }
+    result[path] = {
+      ...operations,
+      head: {
+        operationId: `${String(get.operationId)}Head`,
+        summary: `The status and headers of GET: ${String(get.summary).charAt(0).toLowerCase()}${String(get.summary).slice(1)}`,
+        security: get.security,
+        ...(get.parameters === undefined ? {} : { parameters: get.parameters }),
+        responses,
+      },
+    };
+  }
+  return result;
+}
+
+/** Adds the answers every operation can get (429, 500, 503) to each, keeping its own 500. */
+function withCommonResponses(paths: Record<string, JsonObject>): Record<string, JsonObject> {
+  const result: Record<string, JsonObject> = {};
+  for (const [path, operations] of Object.entries(paths)) {
+    result[path] = Object.fromEntries(
+      Object.entries(operations).map(([method, operation]) => {
+        const { responses, ...rest } = operation as JsonObject & { responses: JsonObject };
+        return [method, { ...rest, responses: { ...commonResponses(), ...responses } }];
+      }),
+    );
   }
   return result;
 }
 
 /** The 401s of every user-token route, worded by the code that throws them. */
 function userTokenErrors(): JsonObject {
-  return {
-    '401': errorResponse(
-      'No `Authorization: Bearer <USER_ACCESS_TOKEN>` (`MISSING_TOKEN`), or a token that is not a valid access ' +
-        'token of this service: expired, not yet valid, another issuer or client, an id token, a bad signature ' +
-        '(`INVALID_TOKEN`).',
-      {
-        MISSING_TOKEN: example('no token', errorBody(missingToken(false))),
-        INVALID_TOKEN: example('expired token', errorBody(invalidToken())),
-      },
-      {
-        'WWW-Authenticate': {
-          description: '`Bearer`, with `error="invalid_token"` for an invalid token.',
-          schema: { type: 'string' },
-        },
-      },
-    ),
-  };
+  return { '401': responseRef('UserTokenRequired') };
 }
 
 function systemPaths(): JsonObject {
   const idParameter = [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }];
-  const notFound = errorResponse(
-    "You have no system with this id (`SYSTEM_NOT_FOUND`); another user's system looks the same.",
-    {},
-  );
+  const notFound = responseRef('SystemNotFound');
   return {
     '/api/connect': {
-      post: {
-        operationId: 'connectSystem',
-        summary: 'Register an external API as a system: fetch its nodes and dependencies and store them',
-        security: [{ userToken: [] }],
-        requestBody: { required: true, content: json('ConnectRequest') },
-        responses: {
-          '201': { description: 'The system, registered for you.', content: json('ConnectedSystem') },
-          '200': {
-            description: 'A dry run (`dryRun: true`): what a registration would store, nothing stored.',
-            content: json('ConnectDryRun'),
+      post: withJsonBody(
+        {
+          operationId: 'connectSystem',
+          summary: 'Register an external API as a system: fetch its nodes and dependencies and store them',
+          security: [{ userToken: [] }],
+          responses: {
+            '201': { description: 'The system, registered for you.', content: json('ConnectedSystem') },
+            '200': {
+              description: 'A dry run (`dryRun: true`): what a registration would store, nothing stored.',
+              content: json('ConnectDryRun'),
+            },
+            '400': errorResponse(
+              '`name`, `url` or `auth` invalid (`INVALID_REQUEST`), or a URL the service may not fetch: not http(s), ' +
+                'userinfo, a refused port, or a host that is or resolves to a non-public address (`URL_NOT_ALLOWED`).',
+              {},
+            ),
+            '422': errorResponse(
+              'The external API answered, but not with a graph the service can read (`UPSTREAM_INVALID`): not ' +
+                'JSON, no format fits (the formats tried are listed), or an invalid element, named by its path.',
+              {},
+            ),
+            '409': quotaError('systems', 'bytes'),
+            '502': errorResponse(
+              'The external API could not be used (`UPSTREAM_ERROR`): unreachable, slower than 10 s, a non-2xx ' +
+                'answer, more than 64 MiB decoded, or more than 3 redirects.',
+              {},
+            ),
+            ...userTokenErrors(),
           },
-          '400': errorResponse(
-            '`name`, `url` or `auth` invalid (`INVALID_REQUEST`), or a URL the service may not fetch: not http(s), ' +
-              'userinfo, a refused port, or a host that is or resolves to a non-public address (`URL_NOT_ALLOWED`).',
-            {},
-          ),
-          '422': errorResponse(
-            'The external API answered, but not with a graph the service can read (`UPSTREAM_INVALID`): not ' +
-              'JSON, no format fits (the formats tried are listed), or an invalid element, named by its path.',
-            {},
-          ),
-          '502': errorResponse(
-            'The external API could not be used (`UPSTREAM_ERROR`): unreachable, slower than 10 s, a non-2xx ' +
-              'answer, more than 64 MiB decoded, or more than 3 redirects.',
-            {},
-          ),
-          ...userTokenErrors(),
         },
-      },
+        { schema: ref('ConnectRequest') },
+      ),
     },
     '/api/systems': {
-      post: {
-        operationId: 'registerSystem',
-        summary: 'Register a system from a document you send (any format connect reads)',
-        security: [{ userToken: [] }],
-        requestBody: { required: true, content: json('RegisterSystemRequest') },
-        responses: {
-          '201': { description: 'The system, registered for you.', content: json('ConnectedSystem') },
-          '400': errorResponse('`name`, `format`, `url` or `document` invalid (`INVALID_REQUEST`).', {}),
-          '413': errorResponse(
-            'The body is larger than the limit, as sent or decoded (`LIMIT_EXCEEDED`).',
-            {},
-          ),
-          '422': errorResponse(
-            'The document is not a graph the service can read (`UPSTREAM_INVALID`), as for connect.',
-            {},
-          ),
-          ...userTokenErrors(),
+      post: withJsonBody(
+        {
+          operationId: 'registerSystem',
+          summary: 'Register a system from a document you send (any format connect reads)',
+          security: [{ userToken: [] }],
+          responses: {
+            '201': { description: 'The system, registered for you.', content: json('ConnectedSystem') },
+            '400': errorResponse('`name`, `format`, `url` or `document` invalid (`INVALID_REQUEST`).', {}),
+            '422': errorResponse(
+              'The document is not a graph the service can read (`UPSTREAM_INVALID`), as for connect.',
+              {},
+            ),
+            '409': quotaError('systems', 'bytes'),
+            ...userTokenErrors(),
+          },
         },
-      },
+        { schema: ref('RegisterSystemRequest') },
+      ),
       get: {
         operationId: 'listSystems',
         summary: 'Your systems, newest first, a page at a time',
@@ -331,36 +607,42 @@ function systemPaths(): JsonObject {
       },
     },
     '/api/systems/{id}/refresh': {
-      post: {
-        operationId: 'refreshSystem',
-        summary:
-          "Fetch a system's URL again and replace its structure, only when the new one is whole and valid",
-        security: [{ userToken: [] }],
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-        requestBody: { required: true, content: json('RefreshRequest') },
-        responses: {
-          '200': {
-            description: 'The system, its structure replaced (`version` one more, `refreshedAt` now).',
-            content: json('ConnectedSystem'),
+      post: withJsonBody(
+        {
+          operationId: 'refreshSystem',
+          summary:
+            "Fetch a system's URL again and replace its structure, only when the new one is whole and valid",
+          security: [{ userToken: [] }],
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            '200': {
+              description: 'The system, its structure replaced (`version` one more, `refreshedAt` now).',
+              content: json('ConnectedSystem'),
+            },
+            '400': errorResponse(
+              '`auth` invalid, a system registered from a document (no URL to fetch), or a URL the service may ' +
+                'not fetch (`INVALID_REQUEST`, `URL_NOT_ALLOWED`).',
+              {},
+            ),
+            '404': notFound,
+            '409': errorResponse(
+              'The system was deleted or refreshed meanwhile (`SYSTEM_CHANGED`), or the new structure would take ' +
+                'you past your stored-bytes quota (`QUOTA_EXCEEDED`); nothing was replaced.',
+              { QUOTA_EXCEEDED_bytes: example('bytes quota', errorBody(quotaExceeded('bytes', 1024 ** 3))) },
+            ),
+            '422': errorResponse(
+              'The answer is not a graph the service can read (`UPSTREAM_INVALID`); nothing changed.',
+              {},
+            ),
+            '502': errorResponse(
+              'The external API could not be used (`UPSTREAM_ERROR`); nothing changed.',
+              {},
+            ),
+            ...userTokenErrors(),
           },
-          '400': errorResponse(
-            '`auth` invalid, a system registered from a document (no URL to fetch), or a URL the service may ' +
-              'not fetch (`INVALID_REQUEST`, `URL_NOT_ALLOWED`).',
-            {},
-          ),
-          '404': notFound,
-          '409': errorResponse(
-            'The system was deleted or refreshed meanwhile (`SYSTEM_CHANGED`); nothing was replaced.',
-            {},
-          ),
-          '422': errorResponse(
-            'The answer is not a graph the service can read (`UPSTREAM_INVALID`); nothing changed.',
-            {},
-          ),
-          '502': errorResponse('The external API could not be used (`UPSTREAM_ERROR`); nothing changed.', {}),
-          ...userTokenErrors(),
         },
-      },
+        { schema: ref('RefreshRequest') },
+      ),
     },
     '/api/systems/{id}': {
       get: {
@@ -374,25 +656,27 @@ function systemPaths(): JsonObject {
           ...userTokenErrors(),
         },
       },
-      patch: {
-        operationId: 'updateSystemSettings',
-        summary:
-          "Set a system's capacities and arrivals (replacing the ones before), applied on every engine run",
-        security: [{ userToken: [] }],
-        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
-        requestBody: { required: true, content: json('PatchSystemRequest') },
-        responses: {
-          '200': { description: 'The system with its new settings.', content: json('System') },
-          '400': errorResponse(
-            'A bad setting, or one naming a node the structure does not hold (`INVALID_REQUEST`, naming ' +
-              '`settings.nodes.<id>`).',
-            {},
-          ),
-          '404': notFound,
-          '409': errorResponse('The system was refreshed or deleted meanwhile (`SYSTEM_CHANGED`).', {}),
-          ...userTokenErrors(),
+      patch: withJsonBody(
+        {
+          operationId: 'updateSystemSettings',
+          summary:
+            "Set a system's capacities and arrivals (replacing the ones before), applied on every engine run",
+          security: [{ userToken: [] }],
+          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: {
+            '200': { description: 'The system with its new settings.', content: json('System') },
+            '400': errorResponse(
+              'A bad setting, or one naming a node the structure does not hold (`INVALID_REQUEST`, naming ' +
+                '`settings.nodes.<id>`).',
+              {},
+            ),
+            '404': notFound,
+            '409': errorResponse('The system was refreshed or deleted meanwhile (`SYSTEM_CHANGED`).', {}),
+            ...userTokenErrors(),
+          },
         },
-      },
+        { schema: ref('PatchSystemRequest') },
+      ),
       delete: {
         operationId: 'deleteSystem',
         summary: 'Delete one of your systems',
@@ -407,17 +691,20 @@ function systemPaths(): JsonObject {
 function keyPaths(): JsonObject {
   return {
     '/api/keys': {
-      post: {
-        operationId: 'createKey',
-        summary: 'Create an API key that acts for you; the key is shown once',
-        security: [{ userToken: [] }],
-        requestBody: { required: true, content: json('CreateKeyRequest') },
-        responses: {
-          '201': { description: 'The new key, shown this once.', content: json('CreatedApiKey') },
-          '400': errorResponse('`name` missing or invalid (`INVALID_REQUEST`).', {}),
-          ...userTokenErrors(),
+      post: withJsonBody(
+        {
+          operationId: 'createKey',
+          summary: 'Create an API key that acts for you; the key is shown once',
+          security: [{ userToken: [] }],
+          responses: {
+            '201': { description: 'The new key, shown this once.', content: json('CreatedApiKey') },
+            '400': errorResponse('`name` missing or invalid (`INVALID_REQUEST`).', {}),
+            '409': quotaError('keys'),
+            ...userTokenErrors(),
+          },
         },
-      },
+        { schema: ref('CreateKeyRequest') },
+      ),
       get: {
         operationId: 'listKeys',
         summary: 'Your API keys, oldest first (never the keys themselves)',
@@ -458,58 +745,73 @@ function buildOpenApiDocument(): object {
         'origin and trace. Checks run in a fixed order and the first failure decides the response: ' +
         '401 → 403 → 413 (body size) → 415 (unknown Content-Encoding) → 500 (not a JSON object) → 400 (mode) → 400 (ticks) → 500 (structure) ' +
         '→ 413 (counts and result size) → 500 (engine). See docs/api.md.',
+      license: {
+        name: 'Proprietary: all rights reserved, no license granted',
+        identifier: 'LicenseRef-Proprietary',
+      },
     },
-    paths: withHeadOperations({
-      '/api/engine': {
-        post: {
-          operationId: 'runEngine',
-          summary: 'Analyze a structure, or run it for one or more steps',
-          security: [{ apiKey: [] }],
-          requestBody: {
-            required: true,
-            description:
-              'JSON, UTF-8. It may be compressed (`Content-Encoding: gzip`, `br` or `deflate`; send it ' +
-              'with `Content-Type: application/octet-stream`, since API Gateway passes text types on as ' +
-              'text). The request limit applies to the bytes sent, a second limit to the decompressed body.',
-            content: {
-              'application/json': {
-                schema: { oneOf: [ref('DirectRequest'), ref('NestedRequest'), ref('SystemRequest')] },
-                examples: {
-                  analyze: example('The worked example, direct format', {
-                    mode: 'analyze',
-                    ...WORKED_EXAMPLE,
-                  }),
-                  tick: example('Nested in `graph`, mode inside the container', {
-                    graph: { mode: 'tick', ...WORKED_EXAMPLE },
-                  }),
-                  ticks: example('Nested in `payload`, ticks beside it', {
-                    mode: 'ticks',
-                    ticks: 3,
-                    payload: WORKED_EXAMPLE,
-                  }),
-                },
+    servers: [
+      {
+        url: LOCAL_SERVER_URL,
+        description:
+          'The local server (`npm start`; `PORT` changes the port). A deployed stack serves the same paths at ' +
+          'its `ApiUrl` output (`https://<api-id>.execute-api.<region>.amazonaws.com/`), at its `ExplorerUrl` ' +
+          '(CloudFront, under `/api/*`), or at `https://<domainName>/`, also under `/api/*`, when deployed with a ' +
+          'custom domain (docs/deploy.md).',
+      },
+    ],
+    paths: withHeadOperations(
+      withCommonResponses({
+        '/api/engine': {
+          post: withJsonBody(
+            {
+              operationId: 'runEngine',
+              summary: 'Analyze a structure, or run it for one or more steps',
+              security: [{ apiKey: [] }],
+              responses: engineResponses(),
+            },
+            {
+              // Any of the three, read in the contract's order of precedence, so `anyOf`: a direct
+              // body may also hold a container or a `systemId`, which are then ignored.
+              schema: { anyOf: [ref('DirectRequest'), ref('NestedRequest'), ref('SystemRequest')] },
+              examples: {
+                analyze: example('The worked example, direct format', { mode: 'analyze', ...WORKED_EXAMPLE }),
+                tick: example('Nested in `graph`, mode inside the container', {
+                  graph: { mode: 'tick', ...WORKED_EXAMPLE },
+                }),
+                ticks: example('Nested in `payload`, ticks beside it', {
+                  mode: 'ticks',
+                  ticks: 3,
+                  payload: WORKED_EXAMPLE,
+                }),
+              },
+              limit: {
+                description:
+                  'The body is larger than the request limit (check 3), the structure has more nodes or ' +
+                  'dependencies than the limits, a `ticks` request would return more snapshot elements than ' +
+                  'allowed, or the result is too large to return even compressed (check 8).',
+                examples: engineLimitExamples(),
+              },
+            },
+          ),
+        },
+        ...systemPaths(),
+        ...keyPaths(),
+        '/api/openapi.json': {
+          get: {
+            operationId: 'getOpenApiDocument',
+            summary: 'This document',
+            security: [],
+            responses: {
+              '200': {
+                description: 'The OpenAPI 3.1 document of this API.',
+                content: { 'application/json': { schema: { type: 'object' } } },
               },
             },
           },
-          responses: engineResponses(),
         },
-      },
-      ...systemPaths(),
-      ...keyPaths(),
-      '/api/openapi.json': {
-        get: {
-          operationId: 'getOpenApiDocument',
-          summary: 'This document',
-          security: [],
-          responses: {
-            '200': {
-              description: 'The OpenAPI 3.1 document of this API.',
-              content: { 'application/json': { schema: { type: 'object' } } },
-            },
-          },
-        },
-      },
-    }),
+      }),
+    ),
     components: {
       securitySchemes: {
         apiKey: {
@@ -527,6 +829,7 @@ function buildOpenApiDocument(): object {
             '`Authorization: Bearer <USER_ACCESS_TOKEN>`. Its `sub` owns what the user creates.',
         },
       },
+      responses: sharedResponses(),
       schemas: componentSchemas(),
     },
   };

@@ -19,7 +19,7 @@ export interface RequestBodyOptions {
 }
 
 /** The content codings a request body may use, as `Accept-Encoding` advertises them on a 415. */
-const REQUEST_CODINGS = ['gzip', 'br', 'deflate'] as const;
+export const REQUEST_CODINGS = ['gzip', 'br', 'deflate'] as const;
 type RequestCoding = (typeof REQUEST_CODINGS)[number];
 
 /** Parses a raw request body into a JSON value, or throws the contract's `ApiError`. */

@@ -9,6 +9,7 @@
 import * as z from 'zod';
 import { MAX_TOTAL_LOAD } from '../engine';
 import { WORKED_EXAMPLE } from '../worked-example';
+import { SettingsSchema } from './connect-request';
 import { ERROR_STATUS, type ErrorCode } from './errors';
 import { CONTAINER_KEYS, type ContainerKey, MODES } from './request-shape';
 import { apiSchemaRegistry } from './schema-registry';
@@ -52,6 +53,33 @@ const TicksSchema = named(
       examples: [3],
     }),
 );
+
+/**
+ * `ticks` in a request: read only in mode `ticks`, and ignored, whatever its type, in the other
+ * modes. So the field itself takes any value, and the request says when it must be `Ticks`.
+ */
+const requestTicks = () =>
+  z
+    .unknown()
+    .optional()
+    .meta({
+      description:
+        'In mode `ticks`: see `Ticks` (an integer from 1 to 1000, default 10). In modes `analyze` and ' +
+        '`tick` it is ignored, whatever its type.',
+    });
+
+/** In JSON Schema: a top-level `mode: "ticks"` makes a top-level `ticks` a `Ticks`. */
+const TICKS_WHEN_MODE_TICKS = {
+  if: { required: ['mode'], properties: { mode: { const: 'ticks' } } },
+  // biome-ignore lint/suspicious/noThenProperty: JSON Schema's `then`, never awaited.
+  then: { properties: { ticks: { $ref: '#/components/schemas/Ticks' } } },
+} as const;
+
+/** The same rule for zod: in mode `ticks`, a `ticks` that is present must be a `Ticks`. */
+function ticksValidInModeTicks(body: { mode?: unknown; ticks?: unknown }): boolean {
+  return body.mode !== 'ticks' || body.ticks === undefined || TicksSchema.safeParse(body.ticks).success;
+}
+const TICKS_ISSUE = { message: 'in mode ticks, ticks must be an integer from 1 to 1000', path: ['ticks'] };
 
 /** @internal test/api/schemas.test.ts checks it accepts exactly the nodes the engine accepts. */
 export const NodeSchema = named(
@@ -162,11 +190,13 @@ export const DirectRequestSchema = named(
   z
     .looseObject({
       mode: ModeSchema,
-      ticks: TicksSchema.optional(),
+      ticks: requestTicks(),
       nodes: nodesField,
       dependencies: dependenciesField,
     })
+    .refine(ticksValidInModeTicks, TICKS_ISSUE)
     .meta({
+      ...TICKS_WHEN_MODE_TICKS,
       description:
         'Direct format: the structure at the top level. A top-level `nodes` field always selects this ' +
         'format, even when a container key is present too.',
@@ -178,7 +208,7 @@ const ContainerSchema = named(
   z
     .looseObject({
       mode: ModeSchema.optional(),
-      ticks: TicksSchema.optional(),
+      ticks: requestTicks(),
       nodes: nodesField,
       dependencies: dependenciesField,
     })
@@ -193,11 +223,12 @@ function nestedVariant(key: ContainerKey) {
   return z
     .looseObject({
       mode: ModeSchema.optional(),
-      ticks: TicksSchema.optional(),
+      ticks: requestTicks(),
       nodes: z.never().optional().meta({ description: 'Absent: a top-level `nodes` makes the body direct.' }),
       [key]: ContainerSchema,
     })
-    .meta({ title: `Structure in \`${key}\`` });
+    .refine(ticksValidInModeTicks, TICKS_ISSUE)
+    .meta({ ...TICKS_WHEN_MODE_TICKS, title: `Structure in \`${key}\`` });
 }
 
 /** @internal test/api/schemas.test.ts checks the direct and nested formats exclude each other. */
@@ -216,14 +247,16 @@ export const NestedRequestSchema = named(
 named(
   'SystemRequest',
   z
-    .object({
+    .looseObject({
       mode: ModeSchema,
-      ticks: TicksSchema.optional(),
+      ticks: requestTicks(),
       systemId: z
         .string()
         .meta({ description: 'The id `POST /api/connect` returned for a system of the key owner.' }),
     })
+    .refine(ticksValidInModeTicks, TICKS_ISSUE)
     .meta({
+      ...TICKS_WHEN_MODE_TICKS,
       description:
         'A stored system instead of a structure: runs on the structure registered with `POST /api/connect`, ' +
         "when the API key's owner owns it (else 404 `SYSTEM_NOT_FOUND`). Byte for byte the answer the " +
@@ -509,7 +542,9 @@ const SystemSchema = named(
   z.object({
     id: z.string().meta({ description: 'ULID.' }),
     name: z.string(),
-    url: z.string(),
+    url: z.string().optional().meta({
+      description: 'Where the structure was fetched from; absent for a document sent to POST /api/systems.',
+    }),
     nodes: z.int().meta({ description: 'Number of nodes stored.' }),
     dependencies: z.int().meta({ description: 'Number of dependencies stored.' }),
     createdAt: z.string().meta({ description: 'ISO 8601.' }),
@@ -529,6 +564,13 @@ const SystemSchema = named(
           'What one engine step stands for: `second` (the source gives rates or a time span), `window` (counts ' +
           "over the source's window), `none` (no traffic in the source), `as-sent` (the engine's own format).",
       }),
+    version: z
+      .int()
+      .meta({ description: '1 as registered, one more at every refresh that replaced the structure.' }),
+    refreshedAt: z.string().optional().meta({
+      description: 'ISO 8601: when a refresh last replaced the structure; absent before the first.',
+    }),
+    settings: z.optional(SettingsSchema),
   }),
 );
 

@@ -5,6 +5,7 @@
  * nothing. The external token is used for that one fetch and kept nowhere.
  */
 import { checkSettingsIds, parseConnectRequest, structureFromUpstream } from '../api/connect-request';
+import { applySettings } from '../api/system-settings';
 import type { Limits } from '../config/limits';
 import {
   analyze,
@@ -15,7 +16,6 @@ import {
 } from '../engine';
 import { type FetchJsonOptions, fetchJson } from '../outbound';
 import {
-  applySettings,
   type CompiledStructureCache,
   type PublicSystemRecord,
   type SystemStore,
@@ -28,7 +28,7 @@ export interface ConnectSystemDeps {
   systems: Pick<SystemStore, 'create'>;
   limits: Pick<Limits, 'maxNodes' | 'maxDependencies' | 'maxDecodedBodyBytes'>;
   /** The deployment's outbound settings: hosts exempt from the address rules, the deadline. */
-  outbound: Pick<FetchJsonOptions, 'allowHosts' | 'deadlineMs' | 'resolveHost'>;
+  outbound: Pick<FetchJsonOptions, 'allowHosts' | 'deadlineMs' | 'resolveHost' | 'trace'>;
   /**
    * The compiled stored systems of this process: a registration keeps the structure it has
    * just compiled, so a run on the new system in the same process starts from it.

@@ -2,10 +2,10 @@
  * How the adapters' own errors read in the contract. Each use case catches at its boundary and
  * passes what it caught through `contractError` once, so every domain error has exactly one code.
  */
-import { ApiError, type ErrorCode } from '../api/errors';
+import { ApiError, type ErrorCode, quotaExceeded } from '../api/errors';
 import { ApiKeyInputError } from '../keys';
 import { OutboundError, type OutboundErrorCode } from '../outbound';
-import { SystemChangedError, SystemInputError } from '../systems';
+import { QuotaExceededError, SystemChangedError, SystemInputError } from '../systems';
 
 /** The outbound errors' codes, named so a renamed one cannot slip through as an unknown code. */
 const OUTBOUND_CODES = {
@@ -16,11 +16,13 @@ const OUTBOUND_CODES = {
 
 /**
  * The contract's error for what an adapter threw; anything that is not a known domain error
- * (a DynamoDB outage, a bug) is returned as it is, for the surface to answer as a generic 500.
+ * is returned as it is, for the HTTP stack to answer: a DynamoDB fault as 503
+ * SERVICE_UNAVAILABLE, a bug as a generic 500.
  */
 function contractError(error: unknown): unknown {
   if (error instanceof ApiError) return error;
   if (error instanceof OutboundError) return new ApiError(OUTBOUND_CODES[error.code], error.message);
+  if (error instanceof QuotaExceededError) return quotaExceeded(error.quota, error.limit);
   if (error instanceof SystemChangedError) {
     return new ApiError(
       'SYSTEM_CHANGED',

@@ -21,7 +21,7 @@ import { inContractTerms, systemNotFound } from './errors';
 export interface RefreshSystemDeps {
   systems: Pick<SystemStore, 'getRecord' | 'replace'>;
   limits: Pick<Limits, 'maxNodes' | 'maxDependencies' | 'maxDecodedBodyBytes'>;
-  outbound: Pick<FetchJsonOptions, 'allowHosts' | 'deadlineMs' | 'resolveHost'>;
+  outbound: Pick<FetchJsonOptions, 'allowHosts' | 'deadlineMs' | 'resolveHost' | 'trace'>;
   cache?: CompiledStructureCache;
 }
 

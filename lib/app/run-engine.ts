@@ -13,14 +13,9 @@ import {
 import { renderEngineResponse } from '../api/engine-response';
 import { ApiError, SYSTEM_NOT_FOUND_DETAIL, SYSTEM_NOT_FOUND_MESSAGE } from '../api/errors';
 import type { Mode } from '../api/request-shape';
+import { applySettings } from '../api/system-settings';
 import type { Limits } from '../config/limits';
-import {
-  applySettings,
-  type CompiledStructureCache,
-  type SystemRecord,
-  type SystemStore,
-  settingsKey,
-} from '../systems';
+import { type CompiledStructureCache, type SystemRecord, type SystemStore, settingsKey } from '../systems';
 
 export interface RunEngineDeps {
   limits: Limits;

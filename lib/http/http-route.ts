@@ -15,6 +15,7 @@ import type { Logger } from '@aws-lambda-powertools/logger';
 import middy from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { IsUnavailable } from '../api/errors';
 import {
   apiKeyAuth,
   errorResponse,
@@ -43,6 +44,11 @@ export interface HttpStack {
   verifyApiKey?: VerifyApiKey;
   /** Needed by routes with `userToken` auth. */
   verifyUserToken?: VerifyUserToken;
+  /**
+   * Recognises the storage's faults (the functions pass `isStoreUnavailable`), answered 503
+   * SERVICE_UNAVAILABLE with Retry-After wherever they happen: the key check or a use case.
+   */
+  isUnavailable?: IsUnavailable;
 }
 
 /** What a route's code receives once the stack has checked the request. */
@@ -87,7 +93,7 @@ export function httpRoute(stack: HttpStack, options: RouteOptions): HttpLambdaHa
     .use(httpHeaderNormalizer())
     .use(requestLog({ logger }))
     .use(responseHeaders())
-    .use(errorResponse({ logger }));
+    .use(errorResponse({ logger, isUnavailable: stack.isUnavailable }));
   if (options.encode !== undefined) chain.use(responseEncoding({ maxBytes: options.encode.maxBytes }));
   if (options.auth === 'apiKey')
     chain.use(apiKeyAuth({ verify: required(stack.verifyApiKey, 'verifyApiKey') }));

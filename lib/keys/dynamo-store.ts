@@ -1,3 +1,4 @@
+import { setTimeout as pause } from 'node:timers/promises';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -9,6 +10,8 @@ import {
   paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { failedOnRetry, holdsWrite, StoreBusyError } from '../storage/faults';
+import type { OwnerQuotas } from '../storage/quotas';
 import { PARTITION_PREFIXES } from '../storage/table';
 import {
   ApiKeyConflictError,
@@ -29,9 +32,13 @@ export interface DynamoApiKeyStoreOptions {
   tableName: string;
   /** Items per Scan page in `list` (DynamoDB's Limit). Default: DynamoDB's own 1 MB pages. */
   scanPageSize?: number;
+  /** Counts each owner's active keys against their quota; none when absent (operators' tools). */
+  quotas?: OwnerQuotas | undefined;
 }
 
 const DIGEST_SHAPE = /^[0-9a-f]{64}$/;
+/** DynamoDB may leave part of a batch unread under load; give up after this many tries. */
+const BATCH_GET_ATTEMPTS = 8;
 const STATUSES: ReadonlySet<string> = new Set<ApiKeyStatus>(['active', 'revoked']);
 
 /**
@@ -44,11 +51,18 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   readonly #tableName: string;
   readonly #scanPageSize: number | undefined;
   readonly #revokedListeners = new Set<(digest: string) => void>();
+  readonly #quotas: OwnerQuotas | undefined;
 
   constructor(options: DynamoApiKeyStoreOptions) {
     this.#doc = options.doc;
     this.#tableName = options.tableName;
     this.#scanPageSize = options.scanPageSize;
+    this.#quotas = options.quotas;
+  }
+
+  /** How many active keys the owner has, from the keys themselves. */
+  async activeCount(owner: string): Promise<number> {
+    return (await this.listByOwner(owner)).filter((record) => record.status === 'active').length;
   }
 
   /**
@@ -59,36 +73,56 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   async put(record: ApiKeyRecord): Promise<void> {
     const { digest, ...attributes } = record;
     const index = ownerIndexKeyOf(record.owner, record.id);
+    const indexItem = { ...index, digest };
+    // An active key is counted first: past the quota nothing is written.
+    const hold = await this.#quotas?.begin(record.owner, { keys: record.status === 'active' ? 1 : 0 });
     try {
-      await this.#doc.send(
-        new PutCommand({
-          TableName: this.#tableName,
-          Item: { ...index, digest },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.#putNew(indexItem);
     } catch (error) {
+      await hold?.abort();
       if (error instanceof ConditionalCheckFailedException) {
         throw new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
       }
       throw error;
     }
     try {
-      await this.#doc.send(
-        new PutCommand({
-          TableName: this.#tableName,
-          Item: { ...keyOf(digest), ...attributes },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        }),
-      );
+      await this.#putNew({ ...keyOf(digest), ...attributes });
     } catch (error) {
       await this.#doc
         .send(new DeleteCommand({ TableName: this.#tableName, Key: index }))
         .catch(() => undefined);
+      await hold?.abort();
       if (error instanceof ConditionalCheckFailedException) {
         throw new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
       }
       throw error;
+    }
+    await hold?.commit();
+  }
+
+  /**
+   * A put that never replaces an item. When its condition fails on a retry, an earlier attempt
+   * may have written it with the answer lost: if the item is exactly this one, the put succeeded.
+   */
+  async #putNew(item: Record<string, unknown>): Promise<void> {
+    try {
+      await this.#doc.send(
+        new PutCommand({
+          TableName: this.#tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(pk)',
+        }),
+      );
+    } catch (error) {
+      if (!(error instanceof ConditionalCheckFailedException) || !failedOnRetry(error)) throw error;
+      const { Item } = await this.#doc.send(
+        new GetCommand({
+          TableName: this.#tableName,
+          Key: { pk: item.pk, sk: item.sk },
+          ConsistentRead: true,
+        }),
+      );
+      if (!holdsWrite(Item, item)) throw error;
     }
   }
 
@@ -113,7 +147,12 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     const records: ApiKeyRecord[] = [];
     for (let start = 0; start < digests.length; start += 100) {
       let keys: Array<Record<string, string>> = digests.slice(start, start + 100).map(keyOf);
-      while (keys.length > 0) {
+      for (let attempt = 0; keys.length > 0; attempt++) {
+        if (attempt === BATCH_GET_ATTEMPTS) {
+          throw new StoreBusyError(`${keys.length} API keys still unread after ${attempt} attempts`);
+        }
+        // Unprocessed keys mean throttling: the first retry goes at once, later ones back off.
+        if (attempt > 1) await pause(Math.min(1000, 25 * 2 ** attempt));
         const { Responses, UnprocessedKeys } = await this.#doc.send(
           new BatchGetCommand({ RequestItems: { [this.#tableName]: { Keys: keys, ConsistentRead: true } } }),
         );
@@ -164,7 +203,12 @@ export class DynamoApiKeyStore implements ApiKeyStore {
 
   async revoke(digest: string, now: Date = new Date()): Promise<ApiKeyRecord | undefined> {
     if (!DIGEST_SHAPE.test(digest)) return undefined;
-    let updated: ApiKeyRecord;
+    // With quotas, an active key's owner is needed first: its hold keeps a recount from running
+    // while the key goes from active to revoked.
+    const current = this.#quotas === undefined ? undefined : await this.getByDigest(digest);
+    if (this.#quotas !== undefined && current === undefined) return undefined;
+    const hold = current?.status === 'active' ? await this.#quotas?.begin(current.owner) : undefined;
+    let before: ApiKeyRecord;
     try {
       const { Attributes } = await this.#doc.send(
         new UpdateCommand({
@@ -174,16 +218,21 @@ export class DynamoApiKeyStore implements ApiKeyStore {
           ConditionExpression: 'attribute_exists(pk)',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':revoked': 'revoked', ':now': now.toISOString() },
-          ReturnValues: 'ALL_NEW',
+          ReturnValues: 'ALL_OLD',
         }),
       );
-      updated = recordFromItem(Attributes ?? {});
+      before = recordFromItem(Attributes ?? {});
     } catch (error) {
+      // Ending the hold without a decrease is always safe: at worst an overcount.
+      await hold?.abort();
       if (error instanceof ConditionalCheckFailedException) return undefined;
       throw error;
     }
+    // Only the call that found the key active frees its place. A retry after a lost answer finds
+    // it revoked already and frees nothing: an overcount, which a recount corrects.
+    await hold?.commit({ keys: before.status === 'active' ? -1 : 0 });
     for (const listener of this.#revokedListeners) listener(digest);
-    return updated;
+    return { ...before, status: 'revoked', revokedAt: before.revokedAt ?? now.toISOString() };
   }
 
   async touchLastUsed(digest: string, now: Date): Promise<boolean> {

@@ -40,6 +40,8 @@ export interface FetchJsonOptions {
   maxBodyBytes?: number;
   /** Resolves host names; tests inject one. Default: the system resolver. */
   resolveHost?: ResolveHost;
+  /** Wraps the whole fetch, redirects included (the functions' X-Ray subsegment). Default: none. */
+  trace?: <T>(url: string, run: () => Promise<T>) => Promise<T>;
 }
 
 export interface FetchedJson {
@@ -64,6 +66,11 @@ export function readConnectDeadlineMs(env: Env): number {
  * much or redirects too often, `UPSTREAM_INVALID` when the answer is not JSON.
  */
 export async function fetchJson(url: string, options: FetchJsonOptions = {}): Promise<FetchedJson> {
+  const { trace, ...untraced } = options;
+  return trace === undefined ? fetchUntraced(url, untraced) : trace(url, () => fetchUntraced(url, untraced));
+}
+
+async function fetchUntraced(url: string, options: FetchJsonOptions): Promise<FetchedJson> {
   const allowHosts = options.allowHosts ?? new Set<string>();
   const deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
   if (

@@ -57,6 +57,8 @@ import {
   QueryCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
+import { failedOnRetry, holdsWrite, StoreBusyError } from '../storage/faults';
+import type { OwnerQuotas } from '../storage/quotas';
 import { decodeCursor, encodeCursor } from './cursor';
 import { SystemChangedError, SystemInputError, SystemStorageError } from './errors';
 import { checkLimit, checkName, checkOwner, checkStructure, checkUrl, isSystemId } from './input';
@@ -107,6 +109,8 @@ export interface DynamoSystemStoreOptions {
    * `monotonicFactory(fixedPrng)` for ids that are the same on every run.
    */
   newId?: (timeMs: number) => string;
+  /** Counts each owner's systems and stored bytes against their quotas; none when absent. */
+  quotas?: OwnerQuotas | undefined;
 }
 
 export class DynamoSystemStore implements SystemStore {
@@ -115,6 +119,7 @@ export class DynamoSystemStore implements SystemStore {
   readonly #chunkBytes: number;
   readonly #maxStoredBytes: number;
   readonly #newId: (timeMs: number) => string;
+  readonly #quotas: OwnerQuotas | undefined;
 
   constructor(options: DynamoSystemStoreOptions) {
     const chunkBytes = options.chunkBytes ?? MAX_CHUNK_BYTES;
@@ -126,6 +131,31 @@ export class DynamoSystemStore implements SystemStore {
     this.#chunkBytes = chunkBytes;
     this.#maxStoredBytes = options.maxStoredBytes ?? DEFAULT_MAX_STORED_BYTES;
     this.#newId = options.newId ?? monotonicFactory();
+    this.#quotas = options.quotas;
+  }
+
+  /** How many systems the owner has and their stored bytes, from the heads themselves. */
+  async usage(owner: string): Promise<{ systems: number; bytes: number }> {
+    checkOwner(owner);
+    let systems = 0;
+    let bytes = 0;
+    const pages = paginateQuery(
+      { client: this.#doc },
+      {
+        TableName: this.#tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': ownerPartition(owner), ':prefix': HEAD_SK_PREFIX },
+        ProjectionExpression: 'byteLength',
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) {
+      for (const item of page.Items ?? []) {
+        systems += 1;
+        bytes += typeof item.byteLength === 'number' ? item.byteLength : 0;
+      }
+    }
+    return { systems, bytes };
   }
 
   async create(system: NewSystem, now: Date = new Date()): Promise<SystemRecord> {
@@ -160,20 +190,36 @@ export class DynamoSystemStore implements SystemStore {
     };
     const inline = bytes.length <= this.#chunkBytes;
     const chunks = inline ? [] : splitBytes(bytes, this.#chunkBytes);
-    await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, (data, index) =>
-      this.#putNew({ ...chunkKey(id, index), data, owner }, id),
-    );
-    await this.#putNew(
-      {
-        ...headKey(owner, id),
-        ...record,
-        encoding: PAYLOAD_ENCODING,
-        byteLength: bytes.length,
-        chunkCount: chunks.length,
-        ...(inline ? { structure: bytes } : {}),
-      },
-      id,
-    );
+    // Counted first: past a quota nothing is written (see lib/storage/quotas.ts).
+    const hold = await this.#quotas?.begin(owner, { systems: 1, bytes: bytes.length });
+    try {
+      await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, (data, index) =>
+        this.#putNew({ ...chunkKey(id, index), data, owner, writtenAt: now.toISOString() }, id),
+      );
+    } catch (error) {
+      // No head was written: the system certainly does not exist.
+      await hold?.abort();
+      throw error;
+    }
+    try {
+      await this.#putNew(
+        {
+          ...headKey(owner, id),
+          ...record,
+          encoding: PAYLOAD_ENCODING,
+          byteLength: bytes.length,
+          chunkCount: chunks.length,
+          ...(inline ? { structure: bytes } : {}),
+        },
+        id,
+      );
+    } catch (error) {
+      // An id collision wrote nothing; any other failure may have written the head, so the hold
+      // stays (an overcount, until the owner's counter is reconciled).
+      if (error instanceof SystemIdTakenError) await hold?.abort();
+      throw error;
+    }
+    await hold?.commit();
     return record;
   }
 
@@ -251,6 +297,8 @@ export class DynamoSystemStore implements SystemStore {
   async delete(owner: string, id: string): Promise<boolean> {
     checkOwner(owner);
     if (!isSystemId(id)) return false;
+    // A hold without increases: it only keeps a recount from running while the head goes.
+    const hold = await this.#quotas?.begin(owner);
     let removed: Record<string, unknown>;
     try {
       const { Attributes } = await this.#doc.send(
@@ -263,13 +311,22 @@ export class DynamoSystemStore implements SystemStore {
       );
       removed = Attributes ?? {};
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) return false;
-      throw error;
+      // Ending the hold without a decrease is always safe: at worst an overcount.
+      await hold?.abort();
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      if (!failedOnRetry(error)) return false;
+      // An earlier attempt deleted the head and its answer was lost: the system is gone, by this
+      // request. What the head said of its chunks went with that answer, so all are looked up.
+      await this.#deleteAllChunks(id).catch(() => undefined);
+      return true;
     }
     // The head is gone, so the system already is; the chunks follow. Should this fail, they are
-    // orphans like those of a failed create (see the top of this file).
-    const { chunkCount } = payloadFromHeadItem(removed);
-    await this.#deleteChunks(id, chunkCount, typeof removed.version === 'number' ? removed.version : 1);
+    // orphans like those of a failed create (see the top of this file), and the delete still done.
+    const { chunkCount, byteLength } = payloadFromHeadItem(removed);
+    await hold?.commit({ systems: -1, bytes: -byteLength });
+    await this.#deleteChunks(id, chunkCount, typeof removed.version === 'number' ? removed.version : 1).catch(
+      () => undefined,
+    );
     return true;
   }
 
@@ -308,21 +365,30 @@ export class DynamoSystemStore implements SystemStore {
     };
     const inline = bytes.length <= this.#chunkBytes;
     const chunks = inline ? [] : splitBytes(bytes, this.#chunkBytes);
-    await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, (data, index) =>
-      this.#putNew({ ...chunkKey(id, index, version), data, owner }, id),
-    );
+    // Growth is counted before anything is written, shrinking once the new head is in.
+    const growth = bytes.length - oldPayload.byteLength;
+    const hold = await this.#quotas?.begin(owner, { bytes: Math.max(0, growth) });
+    try {
+      await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, (data, index) =>
+        this.#putNew({ ...chunkKey(id, index, version), data, owner, writtenAt: now.toISOString() }, id),
+      );
+    } catch (error) {
+      await hold?.abort();
+      throw error;
+    }
+    const head = {
+      ...headKey(owner, id),
+      ...record,
+      encoding: PAYLOAD_ENCODING,
+      byteLength: bytes.length,
+      chunkCount: chunks.length,
+      ...(inline ? { structure: bytes } : {}),
+    };
     try {
       await this.#doc.send(
         new PutCommand({
           TableName: this.#tableName,
-          Item: {
-            ...headKey(owner, id),
-            ...record,
-            encoding: PAYLOAD_ENCODING,
-            byteLength: bytes.length,
-            chunkCount: chunks.length,
-            ...(inline ? { structure: bytes } : {}),
-          },
+          Item: head,
           // Still the system that was read: not deleted, not replaced by another refresh.
           ConditionExpression:
             oldVersion === 1
@@ -333,15 +399,21 @@ export class DynamoSystemStore implements SystemStore {
         }),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
+      // Any other failure may have switched the head: the hold stays, an overcount at worst.
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // A lost answer to an applied write: the head is this very version, so this refresh won.
+      const applied = failedOnRetry(error) && holdsWrite(await this.#readHead(owner, id), head);
+      if (!applied) {
+        await hold?.abort();
         // Nobody reads this version's chunks: removing them only saves storage.
         await this.#deleteChunks(id, chunks.length, version).catch(() => undefined);
         throw new SystemChangedError(`system ${id} was deleted or refreshed meanwhile; nothing was replaced`);
       }
-      throw error;
     }
-    // The head points at the new version: the old chunks are unread from now on.
-    await this.#deleteChunks(id, oldPayload.chunkCount, oldVersion);
+    await hold?.commit({ bytes: Math.min(0, growth) });
+    // The head points at the new version: the old chunks are unread from now on. The refresh has
+    // happened whatever becomes of them; any left behind are orphans for the sweep.
+    await this.#deleteChunks(id, oldPayload.chunkCount, oldVersion).catch(() => undefined);
     return record;
   }
 
@@ -355,11 +427,12 @@ export class DynamoSystemStore implements SystemStore {
     const old = recordFromHeadItem(Item);
     const { settings: _old, ...item } = Item;
     const version = old.version ?? 1;
+    const written = { ...item, ...(settings === undefined ? {} : { settings }) };
     try {
       await this.#doc.send(
         new PutCommand({
           TableName: this.#tableName,
-          Item: { ...item, ...(settings === undefined ? {} : { settings }) },
+          Item: written,
           // The same head it read: not deleted, not refreshed meanwhile (a refresh keeps settings).
           ConditionExpression:
             'attribute_exists(pk) AND #sha256 = :sha256 AND ' +
@@ -372,12 +445,16 @@ export class DynamoSystemStore implements SystemStore {
         }),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      const current = failedOnRetry(error) ? await this.#readHead(owner, id) : undefined;
+      // A lost answer to an applied write: the head holds these settings (and no others).
+      const applied =
+        holdsWrite(current, written) && (settings !== undefined || current?.settings === undefined);
+      if (!applied) {
         throw new SystemChangedError(
           `system ${id} was deleted or refreshed meanwhile; its settings are unchanged`,
         );
       }
-      throw error;
     }
     const { settings: _previous, ...rest } = old;
     return settings === undefined ? rest : { ...rest, settings };
@@ -419,10 +496,45 @@ export class DynamoSystemStore implements SystemStore {
         }),
       );
     } catch (error) {
-      if (error instanceof ConditionalCheckFailedException) {
-        throw new Error(`system id ${id} is already taken; nothing of the new system is visible`);
-      }
-      throw error;
+      if (!(error instanceof ConditionalCheckFailedException)) throw error;
+      // A lost answer to an applied write: the item is the one this call wrote.
+      if (failedOnRetry(error) && holdsWrite(await this.#readItem(item), item)) return;
+      throw new SystemIdTakenError(`system id ${id} is already taken; nothing of the new system is visible`);
+    }
+  }
+
+  /**
+   * One item by its keys. A Query, not a GetItem: the connect function may Query both partitions
+   * a new system writes to (its chunks', its owner's) but has no GetItem on chunks.
+   */
+  async #readItem(item: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+    const { Items = [] } = await this.#doc.send(
+      new QueryCommand({
+        TableName: this.#tableName,
+        KeyConditionExpression: 'pk = :pk AND sk = :sk',
+        ExpressionAttributeValues: { ':pk': item.pk, ':sk': item.sk },
+        ConsistentRead: true,
+      }),
+    );
+    return Items[0];
+  }
+
+  /** Every chunk of every version of a system, found by a Query on its partition (keys only). */
+  async #deleteAllChunks(id: string): Promise<void> {
+    const keys: ItemKey[] = [];
+    const pages = paginateQuery(
+      { client: this.#doc },
+      {
+        TableName: this.#tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': chunkKey(id, 0).pk },
+        ProjectionExpression: 'pk, sk',
+        ConsistentRead: true,
+      },
+    );
+    for await (const page of pages) for (const item of page.Items ?? []) keys.push(item as ItemKey);
+    for (let start = 0; start < keys.length; start += BATCH_WRITE_SIZE) {
+      await this.#deleteAll(keys.slice(start, start + BATCH_WRITE_SIZE), id);
     }
   }
 
@@ -462,7 +574,9 @@ export class DynamoSystemStore implements SystemStore {
     }));
     for (let attempt = 0; pending.length > 0; attempt++) {
       if (attempt === BATCH_WRITE_ATTEMPTS) {
-        throw new Error(`system ${id}: ${pending.length} chunks still undeleted after ${attempt} attempts`);
+        throw new StoreBusyError(
+          `system ${id}: ${pending.length} chunks still undeleted after ${attempt} attempts`,
+        );
       }
       // Unprocessed items mean throttling: the first retry goes at once, later ones back off.
       if (attempt > 1) await pause(Math.min(1000, 25 * 2 ** attempt));
@@ -472,6 +586,11 @@ export class DynamoSystemStore implements SystemStore {
       pending = (UnprocessedItems?.[this.#tableName] ?? []) as typeof pending;
     }
   }
+}
+
+/** A new system's id collided with an existing item: nothing was written. */
+class SystemIdTakenError extends Error {
+  override readonly name = 'SystemIdTakenError';
 }
 
 /**

@@ -1,9 +1,9 @@
+export { QuotaExceededError } from '../storage/quotas';
 export { CompiledStructureCache, processSystemCache } from './compiled-cache';
 export { DynamoSystemStore } from './dynamo-store';
 export { SystemChangedError, SystemInputError } from './errors';
 export { type PublicSystemRecord, type SystemRecord, toPublicSystemRecord } from './record';
 export {
-  applySettings,
   type NodeSettings,
   type SystemSettings,
   settingsKey,

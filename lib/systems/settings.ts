@@ -24,30 +24,6 @@ interface NodeLike {
   [extra: string]: unknown;
 }
 
-/**
- * The structure the engine runs on: each node's capacity is its setting, else its own, else the
- * default; its arrival is its setting, else its own. Dependencies are the same array.
- */
-export function applySettings<S extends { nodes: readonly unknown[]; dependencies: readonly unknown[] }>(
-  structure: S,
-  settings: SystemSettings,
-): { nodes: unknown[]; dependencies: readonly unknown[] } {
-  const perNode = settings.nodes ?? {};
-  const nodes = structure.nodes.map((value) => {
-    const node = value as NodeLike;
-    const own = typeof node.id === 'string' && Object.hasOwn(perNode, node.id) ? perNode[node.id] : undefined;
-    const capacity = own?.capacity ?? node.capacity ?? settings.defaultCapacity;
-    const arrival = own?.arrival ?? node.arrival;
-    if (capacity === node.capacity && arrival === node.arrival) return node;
-    return {
-      ...node,
-      ...(capacity === undefined ? {} : { capacity }),
-      ...(arrival === undefined ? {} : { arrival }),
-    };
-  });
-  return { nodes, dependencies: structure.dependencies };
-}
-
 /** Ids the settings name that the structure does not hold, in the settings' order. */
 export function unknownSettingsIds(
   structure: { nodes: readonly unknown[] },

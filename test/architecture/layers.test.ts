@@ -34,6 +34,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   'lib/outbound': ['lib/config', 'lib/text'],
   'lib/systems': ['lib/config', 'lib/engine', 'lib/storage', 'lib/text'],
   'lib/http': ['lib/api', 'lib/config', 'lib/text'],
+  // A user's stores built together with the quotas that count across them.
+  'lib/owners': ['lib/config', 'lib/keys', 'lib/storage', 'lib/systems'],
   // The use cases: the contract's requests and errors over the adapters, no HTTP.
   'lib/app': [
     'lib/api',
@@ -54,6 +56,9 @@ const ALLOWED: Record<string, readonly string[]> = {
     'lib/aws',
     'lib/logging',
     'lib/keys',
+    // Which of the table's failures are answered 503.
+    'lib/storage',
+    'lib/owners',
     'lib/systems',
     'lib/tokens',
     'lib/outbound',

@@ -30,9 +30,13 @@ describe('lib/aws/lambda-credentials (the default provider inside Lambda bundles
   it('is what a bundled SDK resolves the default chain to, and an external SDK keeps its own', () => {
     const target = './lib/aws/lambda-credentials.ts';
     expect(existsSync(join(PROJECT_ROOT, target))).toBe(true);
-    expect(functionBundling('bundled').esbuildArgs).toEqual({
+    // (With tracing on; without it the tracer's stand-in is aliased too, test/infra/bundle-sizes.test.ts.)
+    expect(functionBundling('bundled', true).esbuildArgs).toEqual({
       '--alias:@aws-sdk/credential-provider-node': target,
     });
-    expect(functionBundling('external').esbuildArgs).toBeUndefined();
+    expect(functionBundling('external', true).esbuildArgs).toBeUndefined();
+    expect(functionBundling('external', false).esbuildArgs).toEqual({
+      '--alias:@aws-lambda-powertools/tracer': './lib/aws/tracer-off.ts',
+    });
   });
 });

@@ -162,7 +162,7 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
       'rgb(253, 231, 37)',
     );
     expect(await page.getAttribute('#graph .node[data-id="A"] circle.body', 'fill')).toBe('rgb(68, 1, 84)');
-    // The editor's text is left as it was; a plain run drops the colouring.
+    // The editor's text is left as it was; setColouring(undefined) goes back to pressure.
     expect(JSON.parse(await page.inputValue('#body')).mode).toBe('analyze');
     await page.evaluate('explorerPage.setColouring(undefined)');
     expect(await page.textContent('#colour-key')).toContain('pressure');
@@ -254,6 +254,359 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     );
   });
 
+  /** Registers a real payload of a format as a system of the test user; returns its id. */
+  async function registerFixture(name: string, fixture: string): Promise<string> {
+    const document = JSON.parse(await readFile(`test/formats/fixtures/${fixture}`, 'utf8'));
+    const answer = await post(server.url, server.userToken, { name, document }, { path: '/api/systems' });
+    expect(answer.status, answer.text).toBe(201);
+    return answer.json.id;
+  }
+
+  async function listSystems(): Promise<void> {
+    await page.fill('#user-token', server.userToken);
+    await page.dispatchEvent('#user-token', 'change');
+    await page.evaluate("document.getElementById('systems').replaceChildren()");
+    await page.click('#list-systems');
+    await page.waitForSelector('#systems li');
+  }
+
+  // Grafana's node graph API: ids "1" to "5", each node's `title` its name. The graph labels and
+  // the details show the name, hover shows the id too, the export keeps the ids. Two nodes share
+  // the title "Service3": they show their ids beside it.
+  it('shows readable names from a format: labels, details and hover, ids kept for export', async () => {
+    await registerFixture('grafana graph', 'node-link/grafana-nodegraph-api-plugin-python-example-data.json');
+    await listSystems();
+    await page.selectOption('#run-as', 'analyze');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page
+      .locator('#systems li', { hasText: 'grafana graph' })
+      .getByRole('button', { name: 'Open', exact: true })
+      .click();
+    await page.waitForSelector('body[data-state="done"]');
+    expect(await page.textContent('#graph .node[data-id="1"] .label')).toBe('Service1');
+    expect(await page.textContent('#graph .node[data-id="3"] .label')).toBe('Service3 (3)');
+    expect(await page.textContent('#graph .node[data-id="4"] .label')).toBe('Service3 (4)');
+    expect(await page.textContent('#graph .node[data-id="1"] > title')).toMatch(
+      /^Service1 \(source\)\nid 1\n/,
+    );
+    expect(await page.getAttribute('#graph .node[data-id="1"]', 'aria-label')).toMatch(/^Service1: /);
+    await page.click('#graph .node[data-id="2"] circle.body');
+    expect(await page.locator('#details dd').first().textContent()).toBe('Service2');
+    expect(await page.textContent('#details')).toContain('Id2');
+    const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+    const exported = await readFile((await svg.path())!, 'utf8');
+    expect(exported).toContain('data-id="2"');
+    expect(exported).toContain('id 2');
+    await page.screenshot({ path: `${SCREENSHOTS}/readable-names.png`, fullPage: true });
+
+    // Run on the server, the names are the same (read from the body the page sent).
+    await page.check('#on-server');
+    await page.fill('#api-key', server.apiKey);
+    await page.selectOption('#run-as', 'ticks');
+    await runAndWait();
+    expect(await page.textContent('#status')).toContain('on the server');
+    expect(await page.textContent('#graph .node[data-id="1"] .label')).toBe('Service1');
+    await page.uncheck('#on-server');
+  });
+
+  // JSON Graph Format: nodes keep their `label`, edges their `relation`; both show.
+  it('shows a JSON Graph Format graph by its labels, each edge by its relation', async () => {
+    await registerFixture('car graph', 'jgf/jgf-v2-car-graphs.json');
+    await listSystems();
+    await page.selectOption('#run-as', 'analyze');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page
+      .locator('#systems li', { hasText: 'car graph' })
+      .getByRole('button', { name: 'Open', exact: true })
+      .click();
+    await page.waitForSelector('body[data-state="done"]');
+    expect(await page.textContent('#graph .node[data-id="nissan"] .label')).toBe('Nissan');
+    const edges = await page.locator('#graph .edge title').allTextContents();
+    expect(edges).toContain('Nissan → Infiniti (has_luxury_division): flow 0');
+  });
+
+  // X-Ray's service graph has traffic but no capacity: the editor sets them with PATCH
+  // /api/systems/{id}, shows the server's message naming the field on a 400, and runs the
+  // system with them: the same bytes as { mode, systemId } on the server, headroom now known.
+  it("sets a registered system's capacities from the page and runs it with them", async () => {
+    const id = await registerFixture(
+      'xray graph',
+      'xray/grafana-xray-datasource-test-service-map-services.json',
+    );
+    await listSystems();
+    await page
+      .locator('#systems li', { hasText: 'xray graph' })
+      .getByRole('button', { name: 'Capacities of xray graph' })
+      .click();
+    await page.waitForSelector('#settings-editor:not([hidden])');
+    expect(await page.textContent('#settings-heading')).toBe('Capacities of "xray graph"');
+
+    await page.fill('#default-capacity', 'lots');
+    await page.click('#save-settings');
+    await expect.poll(() => page.textContent('#settings-status')).toMatch(/INVALID_REQUEST/);
+    expect(await page.textContent('#settings-status')).toBe(
+      'INVALID_REQUEST: settings.defaultCapacity must be a finite number > 0, got the string "lots"',
+    );
+    expect(await page.getAttribute('#default-capacity', 'aria-invalid')).toBe('true');
+
+    await page.fill('#default-capacity', '100');
+    const row = page.locator('#settings-nodes tr').first();
+    await row.locator('input[data-field="node"]').fill('SampleSite');
+    await row.locator('input[data-field="capacity"]').fill('20');
+    await page.click('#save-settings');
+    await expect
+      .poll(() => page.textContent('#settings-status'))
+      .toBe('INVALID_REQUEST: settings.nodes.SampleSite names no node of the structure');
+    expect(await row.locator('input[data-field="node"]').getAttribute('aria-invalid')).toBe('true');
+
+    const blockage = 'SampleSite (AWS::ElasticBeanstalk::Environment)';
+    await row.locator('input[data-field="node"]').fill(blockage);
+    await page.click('#add-setting');
+    const second = page.locator('#settings-nodes tr').nth(1);
+    await second.locator('input[data-field="node"]').fill('SampleSite (client)');
+    await second.locator('input[data-field="arrival"]').fill('4000');
+    await page.selectOption('#run-as', 'written');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#save-settings');
+    await page.waitForSelector('body[data-state="done"]');
+    await expect.poll(() => page.textContent('#settings-status')).toMatch(/^Saved;/);
+    expect(await page.getAttribute('#default-capacity', 'aria-invalid')).toBeNull();
+    expect(await page.textContent('[data-field="headroom"] dd')).toContain('saturates');
+    // A long name is shortened in the middle: its start and its end stay.
+    const queue = 'https://sqs.us-east-1.amazonaws.com/123456789012/SampleQueue';
+    expect(await page.textContent(`#graph .node[data-id="${queue}"] .label`)).toBe(
+      'https://sqs.us…2/SampleQueue',
+    );
+
+    const stored = await post(server.url, server.userToken, undefined, {
+      path: `/api/systems/${id}`,
+      method: 'GET',
+    });
+    expect(stored.json.settings).toEqual({
+      defaultCapacity: 100,
+      nodes: { [blockage]: { capacity: 20 }, 'SampleSite (client)': { arrival: 4000 } },
+    });
+    const byId = await post(server.url, server.apiKey, { mode: 'analyze', systemId: id });
+    expect(byId.status).toBe(200);
+    expect(await page.textContent('#raw')).toBe(byId.text);
+    await page.screenshot({ path: `${SCREENSHOTS}/capacities.png`, fullPage: true });
+
+    // Opening the editor again shows what is stored.
+    await page.click('#close-settings');
+    await page
+      .locator('#systems li', { hasText: 'xray graph' })
+      .getByRole('button', { name: 'Capacities of xray graph' })
+      .click();
+    await expect.poll(() => page.inputValue('#default-capacity')).toBe('100');
+    expect(await page.locator('#settings-nodes tr').count()).toBe(2);
+  });
+
+  /** The SVG view's viewBox as numbers. */
+  async function viewBox(): Promise<number[]> {
+    return ((await page.getAttribute('#graph', 'viewBox')) ?? '').split(' ').map(Number);
+  }
+
+  /**
+   * The labels shown on the SVG view: their boxes on screen, how many overlap another, how many
+   * are not wholly inside the view, and the smallest text height.
+   */
+  function shownLabels(): Promise<{
+    count: number;
+    overlapping: number;
+    outside: number;
+    smallest: number;
+    names: string[];
+  }> {
+    return page.evaluate(`(() => {
+      const view = document.getElementById('graph').getBoundingClientRect();
+      const labels = [...document.querySelectorAll('#graph .label')].filter((l) => l.getAttribute('display') !== 'none');
+      const boxes = labels.map((l) => l.getBoundingClientRect());
+      let overlapping = 0;
+      boxes.forEach((a, i) => {
+        if (boxes.some((b, j) => j !== i && a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)) overlapping++;
+      });
+      const outside = boxes.filter((b) => b.left < view.left - 0.5 || b.right > view.right + 0.5 || b.top < view.top - 0.5 || b.bottom > view.bottom + 0.5).length;
+      return { count: labels.length, overlapping, outside, smallest: Math.min(...boxes.map((b) => b.height)), names: labels.map((l) => l.textContent) };
+    })()`);
+  }
+
+  // A 300-service graph (the shipped example): at first the whole graph, labels that do not
+  // collide, readable and whole; zooming in (buttons, keys, wheel) shows more of them; dragging
+  // pans without selecting; Fit and 0 go back.
+  it('pans and zooms the SVG view of 300 services, with labels that never collide or get cut', async () => {
+    const index = EXAMPLES.findIndex((example) => example.name === 'Service graph, 300 services');
+    await page.selectOption('#example', String(index));
+    await page.selectOption('#run-as', 'analyze');
+    await runAndWait();
+    expect(await page.locator('#graph .node').count()).toBe(300);
+    const fitted = await viewBox();
+    const overview = await shownLabels();
+    expect(overview.count).toBeGreaterThanOrEqual(25);
+    expect(overview.overlapping).toBe(0);
+    expect(overview.outside).toBe(0);
+    expect(overview.smallest).toBeGreaterThanOrEqual(11);
+    const blockage = (await page.textContent('[data-field="primary-blockage"] dd'))!;
+    expect(overview.names).toContain(blockage);
+    // Every node is inside the view too.
+    const nodesOutside = await page.evaluate(`(() => {
+      const view = document.getElementById('graph').getBoundingClientRect();
+      return [...document.querySelectorAll('#graph circle.body')].map((c) => c.getBoundingClientRect())
+        .filter((b) => b.left < view.left || b.right > view.right || b.top < view.top || b.bottom > view.bottom).length;
+    })()`);
+    expect(nodesOutside).toBe(0);
+    await page.locator('#graph-figure').screenshot({ path: `${SCREENSHOTS}/service-graph-300.png` });
+
+    for (let i = 0; i < 3; i++) await page.click('#zoom-in');
+    await expect.poll(async () => (await viewBox())[2]).toBeLessThan(fitted[2]! / 1.9);
+    const zoomed = await shownLabels();
+    expect(zoomed.overlapping).toBe(0);
+    expect(zoomed.outside).toBe(0);
+    expect(zoomed.count).toBeGreaterThan(overview.count);
+    await page.locator('#graph-figure').screenshot({ path: `${SCREENSHOTS}/service-graph-300-zoomed.png` });
+
+    // Drag to pan: the view moves, nothing is selected.
+    const before = await viewBox();
+    const box = (await page.locator('#graph').boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2 - 200, box.y + box.height / 2 - 50, { steps: 5 });
+    await page.mouse.up();
+    await expect.poll(async () => (await viewBox())[0]).toBeGreaterThan(before[0]! + 100);
+    expect(await page.textContent('#details')).toContain('Select a node');
+
+    // Keys on a zoom button (or a node): arrows pan, minus zooms out, 0 fits.
+    await page.focus('#zoom-out');
+    const panned = await viewBox();
+    await page.keyboard.press('ArrowLeft');
+    await expect.poll(async () => (await viewBox())[0]).toBeLessThan(panned[0]!);
+    await page.keyboard.press('-');
+    await expect.poll(async () => (await viewBox())[2]).toBeGreaterThan(panned[2]!);
+    await page.keyboard.press('0');
+    await expect.poll(viewBox).toEqual(fitted);
+
+    // The wheel zooms about the pointer; Fit goes back.
+    await page.mouse.move(box.x + 100, box.y + 80);
+    await page.mouse.wheel(0, -400);
+    await expect.poll(async () => (await viewBox())[2]).toBeLessThan(fitted[2]!);
+    await page.click('#zoom-fit');
+    await expect.poll(viewBox).toEqual(fitted);
+
+    // The export is the whole graph at scale 1, whatever the camera shows.
+    await page.click('#zoom-in');
+    const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#export-svg')]);
+    const exported = await readFile((await svg.path())!, 'utf8');
+    const exportedBox = /viewBox="([^"]+)"/.exec(exported)![1]!.split(' ').map(Number);
+    const [left, top, width, height] = exportedBox as [number, number, number, number];
+    const centres = [
+      ...exported.matchAll(/class="node"[^>]*transform="translate\(([-\d.e]+) ([-\d.e]+)\)"/g),
+    ];
+    expect(centres.length).toBe(300);
+    for (const [, x, y] of centres) {
+      expect(Number(x)).toBeGreaterThan(left);
+      expect(Number(x)).toBeLessThan(left + width);
+      expect(Number(y)).toBeGreaterThan(top);
+      expect(Number(y)).toBeLessThan(top + height);
+    }
+  });
+
+  // The worked example, small: nothing cut at the edges, every label shown.
+  it('draws the worked example whole: every label shown, nothing cut at the edges', async () => {
+    await page.click('#load-worked');
+    await page.waitForSelector('body[data-state="done"]');
+    const labels = await shownLabels();
+    expect(labels.names).toEqual(['A', 'B', 'C']);
+    expect(labels.outside).toBe(0);
+    expect(labels.overlapping).toBe(0);
+  });
+
+  // Numbers are rounded for reading; hover (and the export) keeps the exact value. A (10) feeds
+  // three nodes: each gets a third of what A passes on, a number with many digits.
+  it('rounds numbers for display and keeps full precision on hover and in the export', async () => {
+    const body = {
+      mode: 'tick',
+      nodes: [
+        { id: 'A', load: 10 },
+        { id: 'B', load: 0, capacity: 3 },
+        { id: 'C', load: 0 },
+        { id: 'D', load: 0 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'A', to: 'C' },
+        { from: 'A', to: 'D' },
+      ],
+    };
+    await page.fill('#body', JSON.stringify(body));
+    await page.selectOption('#run-as', 'written');
+    await runAndWait();
+    const answer = JSON.parse((await page.textContent('#raw'))!);
+    const exact: number = answer.snapshot.nodes.find((n: { id: string }) => n.id === 'C').load;
+    expect(String(exact).length).toBeGreaterThan(6);
+    await page.click('#graph .node[data-id="C"] circle.body');
+    const load = page.locator('#details div', { hasText: 'Load' }).locator('dd');
+    expect(await load.textContent()).toBe(String(Number(exact.toPrecision(4))));
+    expect(await load.getAttribute('title')).toBe(String(exact));
+    expect(await page.textContent('#graph .node[data-id="C"] > title')).toContain(`load ${exact}`);
+    const [json] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
+    expect(await readFile((await json.path())!, 'utf8')).toContain(String(exact));
+  });
+
+  // The example's caption describes the example only: replaced text clears it.
+  it('clears the example caption when the text is replaced', async () => {
+    await page.selectOption('#example', '1');
+    expect(await page.textContent('#example-about')).not.toBe('');
+    await page.fill('#body', '{"mode":"analyze","nodes":[{"id":"x","load":1}],"dependencies":[]}');
+    expect(await page.textContent('#example-about')).toBe('');
+    expect(await page.inputValue('#example')).toBe('');
+    // Picking the example again loads it again.
+    await page.selectOption('#example', '1');
+    expect(await page.textContent('#example-about')).not.toBe('');
+    expect(await page.inputValue('#body')).toContain('archive');
+  });
+
+  // The timeline's legend shows each series' colour and dash, as the chart draws them; an error
+  // clears the previous answer's chart, events, graph and summary.
+  it("shows the timeline legend's colours, and clears the previous run on an error", async () => {
+    await page.selectOption('#example', '0');
+    await page.selectOption('#run-as', 'ticks');
+    await page.fill('#tick-count', '6');
+    await runAndWait();
+    const lines = await page
+      .locator('#chart polyline')
+      .evaluateAll((all) =>
+        all.map((line) => [line.getAttribute('stroke'), line.getAttribute('stroke-dasharray')]),
+      );
+    const swatches = await page.locator('#chart-legend .swatch').evaluateAll((all) =>
+      all.map((swatch) => {
+        const line = swatch.querySelector('line')!;
+        const box = swatch.getBoundingClientRect();
+        return [line.getAttribute('stroke'), line.getAttribute('stroke-dasharray'), box.width, box.height];
+      }),
+    );
+    expect(swatches.map(([stroke, dash]) => [stroke, dash])).toEqual(lines);
+    for (const [, , width, height] of swatches) {
+      expect(width).toBeGreaterThanOrEqual(20);
+      expect(height).toBeGreaterThan(0);
+    }
+    await page.locator('#chart-figure').screenshot({ path: `${SCREENSHOTS}/timeline-legend.png` });
+
+    await page.fill(
+      '#body',
+      '{"mode":"ticks","nodes":[{"id":"a","load":1}],"dependencies":[{"from":"a","to":"nowhere"}]}',
+    );
+    await page.selectOption('#run-as', 'written');
+    await runAndWait();
+    expect(await page.textContent('#error strong')).toBe('PAYLOAD_ERROR');
+    expect(await page.isHidden('#chart-figure')).toBe(true);
+    expect(await page.locator('#chart polyline').count()).toBe(0);
+    expect(await page.textContent('#chart-legend')).toBe('');
+    expect(await page.isHidden('#all-events-panel')).toBe(true);
+    expect(await page.isHidden('#timeline')).toBe(true);
+    expect(await page.isHidden('#graph-figure')).toBe(true);
+    expect(await page.locator('#graph .node').count()).toBe(0);
+    expect(await page.textContent('#summary')).toBe('');
+  });
+
   // Above 2,000 nodes the WebGL view takes over: the 20,000-node / 80,000-dependency structure
   // renders (its pixels are not blank) with the blockage and origin marked.
   it('draws a 20,000-node structure with WebGL', async () => {
@@ -268,6 +621,35 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
       .toBeGreaterThan(2000);
     expect(await page.textContent('[data-field="primary-blockage"] dd')).not.toBe('none');
     await page.screenshot({ path: `${SCREENSHOTS}/webgl-20k.png` });
+  });
+
+  // The WebGL view marks exits and fan-out as the SVG view does, once few enough are in view to
+  // tell apart: 3,000 fan-out services in a chain, none marked when all are in view, marked once
+  // zoomed in.
+  it('marks fan-out in the WebGL view when zoomed in', async () => {
+    const count = 3000;
+    const body = {
+      mode: 'analyze',
+      nodes: Array.from({ length: count }, (_, i) => ({
+        id: `s${i}`,
+        fanout: true,
+        ...(i === 0 ? { arrival: 1 } : {}),
+      })),
+      dependencies: Array.from({ length: count - 1 }, (_, i) => ({ from: `s${i}`, to: `s${i + 1}` })),
+    };
+    await page.fill('#body', JSON.stringify(body));
+    await page.selectOption('#run-as', 'written');
+    await runAndWait();
+    await page.waitForSelector('body[data-graph="webgl"]', { timeout: 60_000 });
+    await expect
+      .poll(() => colouredPixels(page.locator('#large-graph')), { timeout: 30_000 })
+      .toBeGreaterThan(500);
+    expect(await markPixels(page.locator('#large-graph'))).toBe(0);
+    for (let i = 0; i < 10; i++) await page.click('#zoom-in');
+    await expect
+      .poll(() => markPixels(page.locator('#large-graph')), { timeout: 10_000 })
+      .toBeGreaterThan(50);
+    await page.locator('#large-graph').screenshot({ path: `${SCREENSHOTS}/webgl-marks.png` });
   });
 
   it('made no request to any host but its own', () => {
@@ -286,6 +668,33 @@ async function colouredPixels(target: Locator): Promise<number> {
       `(${COUNT_COLOURED_PIXELS})(${JSON.stringify(`data:image/png;base64,${shot.toString('base64')}`)})`,
     );
 }
+
+/** How many pixels of a screenshot of `target` have the fan-out mark's colour (#7570b3). */
+async function markPixels(target: Locator): Promise<number> {
+  const shot = await target.screenshot();
+  return target
+    .page()
+    .evaluate(
+      `(${COUNT_MARK_PIXELS})(${JSON.stringify(`data:image/png;base64,${shot.toString('base64')}`)})`,
+    );
+}
+
+const COUNT_MARK_PIXELS = `(dataUrl) => new Promise((resolve) => {
+  const image = new Image();
+  image.onload = () => {
+    const canvas = document.createElement('canvas');
+    canvas.width = image.width;
+    canvas.height = image.height;
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+    let marked = 0;
+    for (let i = 0; i < data.length; i += 4)
+      if (Math.abs(data[i] - 0x75) < 14 && Math.abs(data[i + 1] - 0x70) < 14 && Math.abs(data[i + 2] - 0xb3) < 14) marked++;
+    resolve(marked);
+  };
+  image.src = dataUrl;
+})`;
 
 /**
  * Runs in the page (as text: this file has no DOM types): how many pixels of a PNG data URL are

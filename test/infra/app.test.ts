@@ -1,6 +1,6 @@
 /** The CDK app as the CLI runs it: a mistyped setting stops it with one line naming the key. */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -29,4 +29,32 @@ describe('infra/app.ts', () => {
       rmSync(outdir, { recursive: true, force: true });
     }
   });
+
+  // Whatever account and region the CLI found, the stack names neither: the template is the same
+  // for every deployer, and `cdk deploy` takes both from the credentials in use.
+  it('synthesizes an environment-agnostic stack, even when the CLI knows the account', () => {
+    const outdir = mkdtempSync(join(tmpdir(), 'sbe-app-'));
+    try {
+      const child = spawnSync(process.execPath, ['--import', 'tsx', 'infra/app.ts'], {
+        cwd: PROJECT_ROOT,
+        env: {
+          ...process.env,
+          CDK_DEFAULT_ACCOUNT: '123456789012',
+          CDK_DEFAULT_REGION: 'eu-west-1',
+          // No bundling: the bundles are not what this checks.
+          CDK_CONTEXT_JSON: JSON.stringify({ 'aws:cdk:bundling-stacks': [] }),
+          CDK_OUTDIR: outdir,
+        },
+        encoding: 'utf8',
+      });
+      expect(child.stderr).toBe('');
+      expect(child.status).toBe(0);
+      const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8'));
+      expect(manifest.artifacts.SystemBehaviorEngine.environment).toBe(
+        'aws://unknown-account/unknown-region',
+      );
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

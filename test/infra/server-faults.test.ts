@@ -161,3 +161,148 @@ describe('the gateway-throttle metric filter', () => {
     });
   });
 });
+
+/**
+ * The 503s of the table's fault handling: request lines with status 503 and the code
+ * SERVICE_UNAVAILABLE, written like every other error line. Counted apart from server faults,
+ * since they mean the table is throttled or failing rather than a bug.
+ */
+describe('the service-unavailable metric filter', () => {
+  const unavailable = patternsOf('ServiceUnavailable');
+  const line = (status: number, errorCode: string) => ({
+    level: 'INFO',
+    message: 'request',
+    service: 'system-behavior-engine',
+    requestId: 'r',
+    route: 'POST /api/engine',
+    status,
+    errorCode,
+    durationMs: 12.5,
+  });
+  const counted = (event: Record<string, unknown>) =>
+    unavailable.some((pattern) => matchesJsonFilter(pattern, event));
+
+  it('reads each function’s request log', () => {
+    expect(unavailable).toHaveLength(2);
+    expect(new Set(unavailable).size).toBe(1);
+  });
+
+  it('counts a 503 SERVICE_UNAVAILABLE request line, as the request log writes it', async () => {
+    const { output } = await captureOutput(async () =>
+      logRequestLine(createLogger({ env: {} }), {
+        requestId: 'r',
+        route: 'GET /api/systems',
+        status: 503,
+        errorCode: 'SERVICE_UNAVAILABLE' as ErrorCode,
+        durationMs: 3,
+      }),
+    );
+    const lines = logLines(output);
+    expect(lines).toHaveLength(1);
+    expect(counted(lines[0]!)).toBe(true);
+  });
+
+  it('counts nothing else: other codes, another status, other lines', () => {
+    expect(counted(line(500, 'INTERNAL_ERROR'))).toBe(false);
+    expect(counted(line(500, 'SERVICE_UNAVAILABLE'))).toBe(false);
+    expect(counted({ ...line(503, 'SERVICE_UNAVAILABLE'), message: 'engine failure' })).toBe(false);
+    for (const code of Object.keys(ERROR_STATUS).filter((name) => name !== 'SERVICE_UNAVAILABLE')) {
+      expect(counted(line(ERROR_STATUS[code as ErrorCode], code))).toBe(false);
+    }
+  });
+
+  it('has its own alarm, at the first one', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      MetricName: 'ServiceUnavailable',
+      Threshold: 1,
+      Statistic: 'Sum',
+    });
+  });
+});
+
+/** PAYLOAD_ERRORs are counted only to take them out of API Gateway's 5xx count. */
+describe('the API 5xx alarm', () => {
+  const [payloadPattern] = patternsOf('PayloadErrors');
+
+  it('counts PAYLOAD_ERROR lines and nothing else', () => {
+    const line = (errorCode: string) => ({ message: 'request', status: 500, errorCode });
+    expect(matchesJsonFilter(payloadPattern!, line('PAYLOAD_ERROR'))).toBe(true);
+    expect(matchesJsonFilter(payloadPattern!, line('ENGINE_ERROR'))).toBe(false);
+  });
+
+  it('is the gateway’s 5xx less the PAYLOAD_ERRORs', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Threshold: 1,
+      Metrics: Match.arrayWith([
+        Match.objectLike({ Expression: 'MAX([0, FILL(gateway5xx, 0) - FILL(payloadErrors, 0)])' }),
+        Match.objectLike({
+          Id: 'gateway5xx',
+          MetricStat: Match.objectLike({
+            Metric: Match.objectLike({ Namespace: 'AWS/ApiGateway', MetricName: '5xx' }),
+          }),
+        }),
+        Match.objectLike({
+          Id: 'payloadErrors',
+          MetricStat: Match.objectLike({ Metric: Match.objectLike({ MetricName: 'PayloadErrors' }) }),
+        }),
+      ]),
+    });
+  });
+
+  // The connect function's 20 s is the longest timeout; API Gateway's own limit is 30 s.
+  it('has a p99 latency alarm at 80% of the longest function timeout', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Threshold: 16_000,
+      Metrics: [
+        Match.objectLike({
+          MetricStat: Match.objectLike({
+            Metric: Match.objectLike({ Namespace: 'AWS/ApiGateway', MetricName: 'Latency' }),
+            Stat: 'p99',
+          }),
+        }),
+      ],
+    });
+  });
+
+  it('has DynamoDB throttle and system-error alarms over every operation the functions call', () => {
+    for (const metricName of ['ThrottledRequests', 'SystemErrors']) {
+      const alarm = Object.values(template.findResources('AWS::CloudWatch::Alarm')).find((candidate) =>
+        JSON.stringify(candidate.Properties.Metrics ?? []).includes(`"MetricName":"${metricName}"`),
+      );
+      expect(alarm, metricName).toBeDefined();
+      const operations = (
+        alarm!.Properties.Metrics as Array<{
+          MetricStat?: { Metric: { Dimensions: Array<{ Name: string; Value: string }> } };
+        }>
+      )
+        .flatMap((metric) => metric.MetricStat?.Metric.Dimensions ?? [])
+        .filter((dimension) => dimension.Name === 'Operation')
+        .map((dimension) => dimension.Value)
+        .sort();
+      expect(operations).toEqual([
+        'BatchGetItem',
+        'BatchWriteItem',
+        'DeleteItem',
+        'GetItem',
+        'PutItem',
+        'Query',
+        'UpdateItem',
+      ]);
+    }
+  });
+
+  it('shows the same signals on a dashboard', () => {
+    template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    const body = JSON.stringify(Object.values(template.findResources('AWS::CloudWatch::Dashboard'))[0]);
+    for (const signal of [
+      'ServerFaults',
+      'ServiceUnavailable',
+      'GatewayThrottles',
+      'Latency',
+      'ThrottledRequests',
+      'SystemErrors',
+    ]) {
+      expect(body).toContain(signal);
+    }
+  });
+});

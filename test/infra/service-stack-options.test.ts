@@ -19,6 +19,9 @@ const { template } = synthesizeStack({
   advancedSecurity: 'true',
   engineReservedConcurrency: '40',
   connectReservedConcurrency: '5',
+  maxSystemsPerOwner: '10',
+  maxKeysPerOwner: '4',
+  maxBytesPerOwner: '1048576',
 });
 const resources = resourcesOf(template);
 
@@ -61,6 +64,20 @@ describe('settings from context', () => {
   it('throttles the stage as asked', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 25, ThrottlingBurstLimit: 50 },
+    });
+  });
+
+  // The quotas are the connect function's: the engine never counts anything.
+  it('gives the connect function the per-owner quotas', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'System Behavior Engine: the connect function',
+      Environment: {
+        Variables: Match.objectLike({
+          MAX_SYSTEMS_PER_OWNER: '10',
+          MAX_KEYS_PER_OWNER: '4',
+          MAX_BYTES_PER_OWNER: '1048576',
+        }),
+      },
     });
   });
 

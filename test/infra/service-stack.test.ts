@@ -147,6 +147,7 @@ describe('the functions', () => {
       POWERTOOLS_SERVICE_NAME: 'system-behavior-engine',
       LOG_LEVEL: 'INFO',
       NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_TRACE_ENABLED: 'false',
       TABLE_NAME: { Ref: stack.getLogicalId(stackTable()) },
     });
   });
@@ -154,17 +155,21 @@ describe('the functions', () => {
   // Deployed, tokens are Cognito's: no local issuer, no allow-list that would open private hosts.
   // Engine runs happen in the engine function: a compiled-structure cache in connect would be
   // written on every registration and never read.
-  it('tells the connect function the user pool and its app client, no CONNECT_ALLOW_HOSTS, and no system cache', () => {
+  it('tells the connect function the user pool and its app client, the quotas, no CONNECT_ALLOW_HOSTS, and no system cache', () => {
     const pool = resourcesOfType('AWS::Cognito::UserPool')[0]![0];
     const client = resourcesOfType('AWS::Cognito::UserPoolClient')[0]![0];
     expect(resources[logicalIdOf('connect')]!.Properties.Environment.Variables).toEqual({
       POWERTOOLS_SERVICE_NAME: 'system-behavior-engine',
       LOG_LEVEL: 'INFO',
       NODE_OPTIONS: '--enable-source-maps',
+      POWERTOOLS_TRACE_ENABLED: 'false',
       TABLE_NAME: { Ref: stack.getLogicalId(stackTable()) },
       USER_POOL_ID: { Ref: pool },
       USER_POOL_CLIENT_ID: { Ref: client },
       SYSTEM_CACHE_MIB: '0',
+      MAX_SYSTEMS_PER_OWNER: '100',
+      MAX_KEYS_PER_OWNER: '20',
+      MAX_BYTES_PER_OWNER: '1073741824',
     });
   });
 
@@ -380,46 +385,63 @@ describe('alarms', () => {
   );
 
   // API Gateway's 5xx count would include PAYLOAD_ERROR, a caller's mistake: faults come from the request log.
-  it('count server faults from each function’s request log, not from API Gateway’s 5xx', () => {
+  it('count server faults from each function’s request log, in the stage’s namespace', () => {
     for (const name of FUNCTION_NAMES) {
       const logGroupId = resources[logicalIdOf(name)]!.Properties.LoggingConfig.LogGroup.Ref;
       template.hasResourceProperties('AWS::Logs::MetricFilter', {
         LogGroupName: { Ref: logGroupId },
         FilterPattern: Match.stringLikeRegexp('ENGINE_ERROR'),
         MetricTransformations: [
-          { MetricNamespace: 'SystemBehaviorEngine', MetricName: 'ServerFaults', MetricValue: '1' },
+          { MetricNamespace: 'SystemBehaviorEngine/default', MetricName: 'ServerFaults', MetricValue: '1' },
         ],
       });
     }
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'SystemBehaviorEngine',
+      Namespace: 'SystemBehaviorEngine/default',
       MetricName: 'ServerFaults',
       Threshold: 1,
     });
+    // The gateway's 5xx count is only ever used less the PAYLOAD_ERRORs.
     for (const [, alarm] of resourcesOfType('AWS::CloudWatch::Alarm')) {
       expect(alarm.Properties.Namespace).not.toBe('AWS/ApiGateway');
     }
   });
 
-  it('are 3 per function, 1 for server faults and 1 for gateway throttles, notifying no one until a topic is given', () => {
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 3 * FUNCTION_NAMES.length + 2);
+  it('are 3 per function and 7 for the service, each notifying the stack’s own topic', () => {
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 3 * FUNCTION_NAMES.length + 7);
+    const topic = { Ref: Match.stringLikeRegexp('^AlarmsTopic') };
     template.allResourcesProperties('AWS::CloudWatch::Alarm', {
-      AlarmActions: Match.absent(),
-      OKActions: Match.absent(),
+      AlarmActions: [topic],
+      OKActions: [topic],
     });
+    template.resourceCountIs('AWS::SNS::Topic', 1);
+    template.resourceCountIs('AWS::SNS::Subscription', 0);
   });
 });
 
 describe('outputs', () => {
-  it('gives the API URL, explorer URL, table name, user pool id and client id', () => {
+  it('gives the URLs, the explorer bucket and distribution, each function and log group, the alarms topic', () => {
     const outputs = template.toJSON().Outputs as Record<string, unknown>;
     expect(Object.keys(outputs).sort()).toEqual([
+      'AccessLogGroupName',
+      'AlarmTopicArn',
       'ApiUrl',
+      'ConnectFunctionName',
+      'ConnectLogGroupName',
+      'DashboardName',
+      'EngineFunctionName',
+      'EngineLogGroupName',
+      'ExplorerBucketName',
+      'ExplorerDistributionDomainName',
+      'ExplorerDistributionId',
       'ExplorerUrl',
+      'MetricNamespace',
       'TableName',
       'UserPoolClientId',
       'UserPoolId',
     ]);
+    template.hasOutput('EngineFunctionName', { Value: { Ref: logicalIdOf('engine') } });
+    template.hasOutput('ExplorerBucketName', { Value: { Ref: Match.stringLikeRegexp('^ExplorerSite') } });
     template.hasOutput('TableName', { Value: { Ref: stack.getLogicalId(stackTable()) } });
   });
 });

@@ -15,9 +15,28 @@ describe('readDeploySettings', () => {
       logLevel: 'INFO',
       cors: undefined,
       alarmTopicArn: undefined,
+      alarmEmail: undefined,
+      tracing: false,
+      domain: undefined,
       advancedSecurity: false,
       reservedConcurrency: { engine: undefined, connect: undefined },
+      quotas: { maxSystems: 100, maxKeys: 20, maxBytes: 1024 ** 3 },
     });
+  });
+
+  // The per-owner quotas, read like every other number, refused outside their range.
+  it('sets the per-owner quotas from context', () => {
+    expect(read({ maxSystemsPerOwner: '5', maxKeysPerOwner: 3, maxBytesPerOwner: '1048576' }).quotas).toEqual(
+      {
+        maxSystems: 5,
+        maxKeys: 3,
+        maxBytes: 1048576,
+      },
+    );
+    expect(() => read({ maxKeysPerOwner: '0' })).toThrow(DeploySettingsError);
+    expect(() => read({ maxSystemsPerOwner: '1e3' })).toThrow(
+      'context maxSystemsPerOwner must be an integer',
+    );
   });
 
   // `-c` gives strings, cdk.json may give numbers and booleans: both mean the same.
@@ -57,11 +76,57 @@ describe('readDeploySettings', () => {
       'context alarmTopicArn must be the ARN of an SNS topic',
     ],
     ['advancedSecurity', { on: true }, 'context advancedSecurity must be true or false'],
+    ['tracing', 'on', 'context tracing must be true or false'],
+    ['alarmEmail', 'ops at example.com', 'context alarmEmail must be an email address'],
+    ['domainName', 'https://sbe.example.com', 'context domainName must be a fully qualified domain name'],
+    // A certificate alone, or a zone alone, says nothing about which name to serve.
+    [
+      'certificateArn',
+      'arn:aws:acm:us-east-1:123456789012:certificate/12345678-1234-1234-1234-123456789012',
+      'context domainName must be a fully qualified domain name such as sbe.example.com, given with certificateArn',
+    ],
+    ['hostedZoneId', 'Z0123456789ABCDEFGHIJ', 'context domainName must be'],
+    [
+      'domainName',
+      'sbe.example.com',
+      'context certificateArn must be the ARN of an ACM certificate in us-east-1',
+    ],
     ['engineReservedConcurrency', '0', 'context engineReservedConcurrency must be an integer from 1 to 1000'],
     ['connectReservedConcurrency', '2.5', 'context connectReservedConcurrency must be an integer'],
   ])('refuses %s=%j, naming the key', (key, value, message) => {
     expect(() => read({ [key]: value })).toThrow(message);
     expect(() => read({ [key]: value })).toThrow(DeploySettingsError);
+  });
+
+  // CloudFront takes certificates from us-east-1 only, whatever the stack's region.
+  it('takes a custom domain with a us-east-1 certificate, and a zone with them', () => {
+    const certificateArn =
+      'arn:aws:acm:us-east-1:123456789012:certificate/12345678-1234-1234-1234-123456789012';
+    expect(read({ domainName: 'SBE.Example.com', certificateArn }).domain).toEqual({
+      domainName: 'sbe.example.com',
+      certificateArn,
+      hostedZoneId: undefined,
+    });
+    expect(
+      read({ domainName: 'sbe.example.com', certificateArn, hostedZoneId: 'Z0123456789ABCDEFGHIJ' }).domain
+        ?.hostedZoneId,
+    ).toBe('Z0123456789ABCDEFGHIJ');
+    expect(() =>
+      read({
+        domainName: 'sbe.example.com',
+        certificateArn: certificateArn.replace('us-east-1', 'eu-west-1'),
+      }),
+    ).toThrow('context certificateArn must be the ARN of an ACM certificate in us-east-1');
+    expect(() =>
+      read({ domainName: 'sbe.example.com', certificateArn, hostedZoneId: 'example.com' }),
+    ).toThrow('context hostedZoneId must be a Route 53 hosted zone id');
+  });
+
+  it('reads tracing and an alarm address', () => {
+    expect(read({ tracing: 'true', alarmEmail: 'ops@example.com' })).toMatchObject({
+      tracing: true,
+      alarmEmail: 'ops@example.com',
+    });
   });
 
   it('never repeats a refused value (it may have been pasted from the wrong place)', () => {

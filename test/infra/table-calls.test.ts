@@ -8,9 +8,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { TABLE_ACCESS } from '../../infra/functions';
+import { DEFAULT_QUOTAS } from '../../lib/config/quotas';
 import type { FunctionName } from '../../lib/http/routes';
-import { DynamoApiKeyStore, hashApiKey, issueApiKey } from '../../lib/keys';
-import { DynamoSystemStore } from '../../lib/systems';
+import { hashApiKey, issueApiKey } from '../../lib/keys';
+import { createOwnerStores } from '../../lib/owners/stores';
 import { useFreshTable } from '../helpers/dynalite';
 
 interface Call {
@@ -46,12 +47,15 @@ async function recordCalls(work: (stores: Stores) => Promise<void>): Promise<Cal
 
 type Stores = ReturnType<typeof storesFor>;
 
+/** As functions/connect/handler.ts builds them: counted against the owners' quotas. */
 function storesFor() {
-  return {
-    keys: new DynamoApiKeyStore({ doc: table.doc, tableName: table.tableName }),
-    // Tiny chunks, so stored structures take the chunked path (head plus chunk items).
-    systems: new DynamoSystemStore({ doc: table.doc, tableName: table.tableName, chunkBytes: 64 }),
-  };
+  // Tiny chunks, so stored structures take the chunked path (head plus chunk items).
+  return createOwnerStores({
+    doc: table.doc,
+    tableName: table.tableName,
+    quotas: DEFAULT_QUOTAS,
+    chunkBytes: 64,
+  });
 }
 
 const STRUCTURE = {
@@ -70,7 +74,7 @@ const OPERATIONS: Record<FunctionName, (stores: Stores, setup: Setup) => Promise
     await systems.get('alice', systemId);
   },
   // Self-service keys (create, list, revoke; a create that fails undoes its index entry) and
-  // systems (register, list, read, delete).
+  // systems (register, list, read, refresh, settings, delete), each counted on its owner's quota.
   connect: async ({ keys, systems }, { digest }) => {
     const { record } = await issueApiKey(keys, { owner: 'bob', name: 'ci' });
     await keys.put({ ...record, id: 'another-id' }).catch(() => undefined);
@@ -79,6 +83,10 @@ const OPERATIONS: Record<FunctionName, (stores: Stores, setup: Setup) => Promise
     const created = await systems.create(NEW_SYSTEM);
     await systems.list('alice');
     await systems.get('alice', created.id);
+    await systems.replace('alice', created.id, {
+      structure: { ...STRUCTURE, nodes: STRUCTURE.nodes.slice() },
+    });
+    await systems.updateSettings('alice', created.id, { defaultCapacity: 2 });
     await systems.delete('alice', created.id);
   },
 };

@@ -36,6 +36,40 @@ describe('user access tokens over HTTP', () => {
     expect((await post(server.url, alice, { mode: 'analyze', ...WORKED })).status).toBe(403);
   });
 
+  // The wrong credential for the route gets the route's own code, saying which one it takes.
+  it('says which credential a route takes when it gets the other one', async () => {
+    const withKey = await call(server.apiKey, 'GET', '/api/keys');
+    expect(withKey.status).toBe(401);
+    expect(withKey.json.error).toEqual({
+      code: 'INVALID_TOKEN',
+      message: expect.stringMatching(/^This route takes a user access token, not an API key/),
+    });
+    expect(withKey.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect(withKey.text).not.toContain(server.apiKey);
+
+    // A Cognito access token is well over 512 characters, longer than any API key: the same answer.
+    const long = signAccessToken(readLocalIssuer(server.issuerFile), {
+      sub: 'alice',
+      overrides: { padding: 'x'.repeat(800) },
+    });
+    for (const token of [alice, long]) {
+      const withToken = await post(server.url, token, { mode: 'analyze', ...WORKED });
+      expect(withToken.status).toBe(403);
+      expect(withToken.json.error).toEqual({
+        code: 'INVALID_API_KEY',
+        message: expect.stringMatching(/^This route takes an API key, not a user access token/),
+      });
+    }
+
+    // The right kind of credential, just not a valid one, keeps the usual words.
+    const unknownKey = await post(server.url, `sbe_${'A'.repeat(43)}`, { mode: 'analyze', ...WORKED });
+    expect(unknownKey.json.error.message).toBe(
+      'The API key is not valid: it is unknown or has been revoked.',
+    );
+    const forged = await call(`${alice.slice(0, -4)}AAAA`, 'GET', '/api/keys');
+    expect(forged.json.error.message).toMatch(/^The access token is not valid/);
+  });
+
   // The token printed by npm start works as it is.
   it('accepts the token the local server prints', async () => {
     expect((await call(server.userToken, 'GET', '/api/keys')).status).toBe(200);
@@ -136,8 +170,8 @@ describe('POST /api/systems: registering from a document', () => {
     const answer = await post(server.url, alice, body, { method: 'POST', path: '/api/systems' });
     expect(answer.status, answer.text).toBe(413);
     expect(answer.json.error.message).toMatch(/nodes\[1\] has a field nested too deeply/);
-    expect((await call(alice, 'GET', '/api/systems')).json.systems.map((s: { name: string }) => s.name)).not.toContain(
-      'deep',
-    );
+    expect(
+      (await call(alice, 'GET', '/api/systems')).json.systems.map((s: { name: string }) => s.name),
+    ).not.toContain('deep');
   });
 });

@@ -90,6 +90,10 @@ describe('startLocalServer', () => {
       expect(output).toContain(`API key   ${DEV_KEY}  (from DEV_API_KEY)`);
       expect(output).toContain(workedExampleCurl(server.url, DEV_KEY));
       expect(output).toContain(`DYNAMODB_ENDPOINT=${server.dynamoEndpoint} npm run keys -- list`);
+      // The user token once, as a shell variable the commands after it use.
+      expect(output.split(server.userToken)).toHaveLength(2);
+      expect(output).toContain(`  TOKEN=${server.userToken}\n`);
+      expect(output).toContain(`-H "Authorization: Bearer $TOKEN"`);
     } finally {
       await server.close();
     }

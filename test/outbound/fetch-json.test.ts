@@ -400,6 +400,33 @@ describe('redirects', () => {
     expect(result).toEqual({ url: `${api.origin}/hop/3`, body: GRAPH });
   });
 
+  // The functions' X-Ray subsegment: one per fetch, redirects inside it, failures seen by it.
+  it('runs the whole fetch, redirects included, inside the trace hook once', async () => {
+    const api = await serve(redirecting(2));
+    const traced: Array<{ url: string; outcome: string }> = [];
+    const trace = async <T>(url: string, run: () => Promise<T>): Promise<T> => {
+      try {
+        const result = await run();
+        traced.push({ url, outcome: 'ok' });
+        return result;
+      } catch (error) {
+        traced.push({ url, outcome: (error as OutboundError).code });
+        throw error;
+      }
+    };
+    const result = await fetchFrom(`${api.origin}/hop/0`, { trace });
+    expect(result.url).toBe(`${api.origin}/hop/2`);
+    expect(api.requests).toHaveLength(3);
+    expect(traced).toEqual([{ url: `${api.origin}/hop/0`, outcome: 'ok' }]);
+    await failureOf(
+      fetchFrom(`${api.origin}/hop/0`.replace('/hop/0', '/x').replace('http:', 'ftp:'), { trace }),
+    );
+    expect(traced[1]).toEqual({
+      url: `${api.origin}/x`.replace('http:', 'ftp:'),
+      outcome: 'URL_NOT_ALLOWED',
+    });
+  });
+
   // A fourth redirect is one too many.
   it('refuses more than 3 redirects', async () => {
     const api = await serve(redirecting(10));

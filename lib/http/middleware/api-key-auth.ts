@@ -1,5 +1,5 @@
-import { invalidApiKey, missingApiKey } from '../../api/auth-errors';
-import { takeBearerToken } from './bearer';
+import { accessTokenInsteadOfApiKey, invalidApiKey, missingApiKey } from '../../api/auth-errors';
+import { looksLikeJwt, takeBearerToken } from './bearer';
 import { type AuthenticatedKey, type HttpMiddleware, type HttpRequest, requestFacts } from './types';
 
 /** Resolves a presented key to its owner, or `undefined` when it is unknown, revoked or malformed. */
@@ -17,7 +17,8 @@ export function apiKeyAuth(options: ApiKeyAuthOptions): HttpMiddleware {
     const { token, headerPresent } = takeBearerToken(request);
     if (token === undefined) throw missingApiKey(headerPresent);
     const identity = await verify(token);
-    if (identity === undefined) throw invalidApiKey();
+    // Looked up first all the same: the shape of a refused credential only chooses the words.
+    if (identity === undefined) throw looksLikeJwt(token) ? accessTokenInsteadOfApiKey() : invalidApiKey();
     request.context.apiKey = { id: identity.id, owner: identity.owner };
     requestFacts(request).keyId = identity.id;
   };

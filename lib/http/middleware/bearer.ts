@@ -21,3 +21,20 @@ export function takeBearerToken(request: HttpRequest): { token: string | undefin
   }
   return { token, headerPresent: header !== undefined };
 }
+
+/**
+ * Whether a bearer credential has the shape of a JWT: three base64url parts whose first is a
+ * JSON header naming an `alg`. Only chooses the wording of a refusal; it proves nothing.
+ */
+export function looksLikeJwt(credential: string): boolean {
+  const parts = credential.split('.');
+  if (parts.length !== 3 || !parts.every((part) => /^[A-Za-z0-9_-]*$/.test(part)) || parts[0] === '') {
+    return false;
+  }
+  try {
+    const header: unknown = JSON.parse(Buffer.from(parts[0]!, 'base64url').toString('utf8'));
+    return typeof header === 'object' && header !== null && 'alg' in header;
+  } catch {
+    return false;
+  }
+}

@@ -1,27 +1,40 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
-import { classifyFailure } from '../../api/errors';
+import { classifyFailure, type IsUnavailable } from '../../api/errors';
 import { errorResult } from '../responses';
 import { type HttpMiddleware, type HttpRequest, requestFacts, requestIdOf } from './types';
 
 export interface ErrorResponseOptions {
   logger: Logger;
+  /** Recognises the storage's faults (`isStoreUnavailable`): answered 503, not 500. */
+  isUnavailable?: IsUnavailable | undefined;
 }
 
 /**
  * The one `onError` that answers: an `ApiError` becomes its contract status and JSON error
- * body; anything else becomes a generic 500 (ENGINE_ERROR when the engine threw, else
- * INTERNAL_ERROR) and is logged with the request id and its cause, never sent.
+ * body; a storage fault a 503 SERVICE_UNAVAILABLE with Retry-After (logged as a warning);
+ * anything else a generic 500 (ENGINE_ERROR when the engine threw, else INTERNAL_ERROR),
+ * logged with the request id and its cause, never sent.
  *
  * It sets `request.response` instead of returning it, so middy keeps running the `onError`
  * of middlewares registered before this one (the request log).
  */
 export function errorResponse(options: ErrorResponseOptions): HttpMiddleware {
-  const { logger } = options;
+  const { logger, isUnavailable } = options;
 
   const errorResponseOnError = (request: HttpRequest): void => {
     if (request.response !== undefined && request.response !== null) return;
-    const { error, unexpected } = classifyFailure(request.error);
-    if (unexpected) {
+    const { error, unexpected } = classifyFailure(request.error, isUnavailable);
+    if (error.code === 'SERVICE_UNAVAILABLE') {
+      // Expected under throttling; the request line counts it. The SDK's error names the cause.
+      logger.warn('storage unavailable', {
+        requestId: requestIdOf(request),
+        route: request.event?.routeKey,
+        error:
+          request.error instanceof Error
+            ? `${request.error.name}: ${request.error.message}`
+            : String(request.error),
+      });
+    } else if (unexpected) {
       logger.error(error.code === 'ENGINE_ERROR' ? 'engine failure' : 'unexpected failure', {
         requestId: requestIdOf(request),
         route: request.event?.routeKey,

@@ -1,5 +1,5 @@
-import { invalidToken, missingToken } from '../../api/auth-errors';
-import { takeBearerToken } from './bearer';
+import { apiKeyInsteadOfAccessToken, invalidToken, missingToken } from '../../api/auth-errors';
+import { looksLikeJwt, takeBearerToken } from './bearer';
 import type { HttpMiddleware, HttpRequest } from './types';
 
 /** Resolves a presented access token to its user (`sub`), or `undefined` for any invalid token. */
@@ -11,7 +11,7 @@ export function userTokenAuth(options: { verify: VerifyUserToken }): HttpMiddlew
     const { token, headerPresent } = takeBearerToken(request);
     if (token === undefined) throw missingToken(headerPresent);
     const user = await options.verify(token);
-    if (user === undefined) throw invalidToken();
+    if (user === undefined) throw looksLikeJwt(token) ? invalidToken() : apiKeyInsteadOfAccessToken();
     request.context.user = { sub: user.sub };
   };
   return { before: userTokenAuthBefore };

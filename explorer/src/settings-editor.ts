@@ -1,0 +1,198 @@
+import { $ } from './dom';
+import { displayNamesOf } from './names';
+
+/** What the editor needs of the systems panel: the token's requests, and opening a system. */
+export interface SettingsEditorHost {
+  withToken(path: string, init?: RequestInit): Promise<{ status: number; json: unknown }>;
+  /** Loads the system (its settings applied) into the editor and runs it. */
+  openSystem(id: string): Promise<void>;
+  errorLine(status: number, json: unknown): string;
+}
+
+interface NodeSettings {
+  capacity?: unknown;
+  arrival?: unknown;
+}
+
+interface Settings {
+  defaultCapacity?: unknown;
+  nodes?: Record<string, NodeSettings>;
+}
+
+/** Most node ids offered as suggestions (the settings themselves hold at most 500 entries). */
+const MAX_SUGGESTED_IDS = 5000;
+
+/**
+ * What a field holds, as sent: empty is "not set" (left out), a number is a number, and any other
+ * text is sent as typed, so the server's check names it (`settings.nodes.B.capacity must be a
+ * finite number > 0, got the string "x"`) in the one place the rules live.
+ */
+function fieldValue(input: HTMLInputElement): unknown {
+  const text = input.value.trim();
+  if (text === '') return undefined;
+  const number = Number(text);
+  return Number.isFinite(number) ? number : text;
+}
+
+function shown(value: unknown): string {
+  return value === undefined ? '' : String(value);
+}
+
+/**
+ * The capacities of a registered system: `defaultCapacity` and per-node `capacity` / `arrival`,
+ * saved with `PATCH /api/systems/{id}` `{ settings }` (which replaces them), then the system run
+ * again with them. A 400 shows the server's message and marks the field it names.
+ */
+export function createSettingsEditor(host: SettingsEditorHost) {
+  const editor = $<HTMLFormElement>('settings-editor');
+  const heading = $('settings-heading');
+  const defaultCapacity = $<HTMLInputElement>('default-capacity');
+  const rows = $('settings-nodes');
+  const suggestions = $('settings-node-ids');
+  const status = $('settings-status');
+  let systemId: string | undefined;
+
+  function addRow(id = '', settings: NodeSettings = {}): HTMLTableRowElement {
+    const row = document.createElement('tr');
+    const cell = (field: string, value: string, label: string) => {
+      const input = document.createElement('input');
+      input.type = 'text';
+      input.dataset.field = field;
+      input.value = value;
+      input.autocomplete = 'off';
+      input.setAttribute('aria-label', label);
+      if (field === 'node') input.setAttribute('list', 'settings-node-ids');
+      else input.inputMode = 'decimal';
+      const td = document.createElement('td');
+      td.append(input);
+      return td;
+    };
+    const remove = document.createElement('button');
+    remove.type = 'button';
+    remove.textContent = '×';
+    remove.title = 'Remove this node';
+    remove.setAttribute('aria-label', 'Remove this node');
+    remove.addEventListener('click', () => row.remove());
+    const removeCell = document.createElement('td');
+    removeCell.append(remove);
+    row.append(
+      cell('node', id, 'Node id'),
+      cell('capacity', shown(settings.capacity), 'Capacity'),
+      cell('arrival', shown(settings.arrival), 'Arrival'),
+      removeCell,
+    );
+    rows.append(row);
+    return row;
+  }
+
+  function input(row: Element, field: string): HTMLInputElement {
+    return row.querySelector(`input[data-field="${field}"]`) as HTMLInputElement;
+  }
+
+  function settingsToSend(): Settings {
+    const settings: Settings = {};
+    const fallback = fieldValue(defaultCapacity);
+    if (fallback !== undefined) settings.defaultCapacity = fallback;
+    const nodes: Record<string, NodeSettings> = {};
+    for (const row of rows.querySelectorAll('tr')) {
+      const id = input(row, 'node').value.trim();
+      if (id === '') continue;
+      const entry: NodeSettings = {};
+      const capacity = fieldValue(input(row, 'capacity'));
+      const arrival = fieldValue(input(row, 'arrival'));
+      if (capacity !== undefined) entry.capacity = capacity;
+      if (arrival !== undefined) entry.arrival = arrival;
+      nodes[id] = entry;
+    }
+    if (Object.keys(nodes).length > 0) settings.nodes = nodes;
+    return settings;
+  }
+
+  /** Marks the input a server error's path names (`settings.nodes.<id>.capacity`, …). */
+  function markInvalid(path: string | undefined): void {
+    for (const field of editor.querySelectorAll('input[aria-invalid]')) field.removeAttribute('aria-invalid');
+    if (path === undefined) return;
+    if (path === 'settings.defaultCapacity') {
+      defaultCapacity.setAttribute('aria-invalid', 'true');
+      return;
+    }
+    const prefix = 'settings.nodes.';
+    if (!path.startsWith(prefix)) return;
+    const rest = path.slice(prefix.length);
+    for (const row of rows.querySelectorAll('tr')) {
+      const id = input(row, 'node').value.trim();
+      if (rest === id) input(row, 'node').setAttribute('aria-invalid', 'true');
+      for (const field of ['capacity', 'arrival'])
+        if (rest === `${id}.${field}`) input(row, field).setAttribute('aria-invalid', 'true');
+    }
+  }
+
+  $('add-setting').addEventListener('click', () => input(addRow(), 'node').focus());
+  $('close-settings').addEventListener('click', () => {
+    editor.hidden = true;
+  });
+  editor.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    if (systemId === undefined) return;
+    const id = systemId;
+    status.className = '';
+    status.textContent = 'Saving…';
+    const { status: code, json } = await host.withToken(`/api/systems/${encodeURIComponent(id)}`, {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ settings: settingsToSend() }),
+    });
+    if (code !== 200) {
+      const details = (json as { error?: { details?: Array<{ path: string }> } } | undefined)?.error?.details;
+      markInvalid(details?.[0]?.path);
+      status.className = 'settings-error';
+      status.textContent =
+        code === 409
+          ? `${host.errorLine(code, json)} Nothing was saved: open the capacities again and retry.`
+          : host.errorLine(code, json);
+      return;
+    }
+    markInvalid(undefined);
+    status.textContent = 'Saved. Running the system with them…';
+    await host.openSystem(id);
+    status.textContent = 'Saved; the answer below runs with them.';
+  });
+
+  return {
+    /** Opens the editor on a system: its current settings, its node ids as suggestions. */
+    async open(id: string): Promise<void> {
+      const { status: code, json } = await host.withToken(`/api/systems/${encodeURIComponent(id)}`);
+      editor.hidden = false;
+      status.className = '';
+      if (code !== 200) {
+        systemId = undefined;
+        status.textContent = host.errorLine(code, json);
+        return;
+      }
+      const record = json as {
+        name: string;
+        settings?: Settings;
+        structure: { nodes: Array<{ id: string }>; dependencies: unknown[] };
+      };
+      systemId = id;
+      heading.textContent = `Capacities of "${record.name}"`;
+      defaultCapacity.value = shown(record.settings?.defaultCapacity);
+      rows.replaceChildren();
+      for (const [node, settings] of Object.entries(record.settings?.nodes ?? {})) addRow(node, settings);
+      if (rows.childElementCount === 0) addRow();
+      const names = displayNamesOf(record.structure.nodes);
+      suggestions.replaceChildren(
+        ...record.structure.nodes.slice(0, MAX_SUGGESTED_IDS).map((node) => {
+          const option = document.createElement('option');
+          option.value = node.id;
+          const name = names.get(node.id);
+          if (name !== undefined) option.label = name;
+          return option;
+        }),
+      );
+      markInvalid(undefined);
+      status.textContent = '';
+      defaultCapacity.focus();
+    },
+  };
+}

@@ -1,0 +1,333 @@
+import type { GraphDrawing, NodeLabel } from './graph-view';
+
+/** A box on screen: left, top, right, bottom. */
+type Box = [number, number, number, number];
+
+/**
+ * Pan and zoom for the SVG view, and its labels. The camera is a centre and a scale (screen
+ * pixels per drawing unit) written into the `viewBox`, so nothing is redrawn while it moves.
+ * Labels keep their size on screen (12 px) whatever the zoom, and a label is shown only where it
+ * overlaps no label placed before it (the selected node, the blockage, the origin and the trace
+ * first, then by load): zoomed out, a 300-node graph names the nodes that matter; zooming in
+ * names the rest.
+ */
+export interface SvgCamera {
+  /** A drawing to show: fitted to the view, or (`keep`) under the camera as it was. */
+  show(drawing: GraphDrawing, keep: boolean): void;
+  zoomBy(factor: number): void;
+  panBy(dx: number, dy: number): void;
+  fit(): void;
+  /** Runs `read` with the whole drawing in view at scale 1 and every label that fits placed (for export). */
+  whole<T>(read: () => T): T;
+}
+
+const LABEL_PX = 12;
+/** Below this radius on screen a node is drawn this large, so a zoomed-out graph still shows it. */
+const MIN_RADIUS_PX = 3.5;
+/** Gap between a node (or its outermost ring) and its label, on screen. */
+const RING_GAP_PX = 3;
+/** Below this scale rows are too close for labels under their nodes: beside them first. */
+const DENSE_SCALE = 0.6;
+const LABEL_HEIGHT_PX = 15;
+/** Room around a fitted drawing, in screen pixels: half a label on the sides, one below. */
+const PAD = { side: 12, top: 14, bottom: 30 };
+const MAX_FIT_SCALE = 2;
+const MIN_HEIGHT_PX = 220;
+/** After the wheel or a drag stops this long, labels and node sizes follow the camera. */
+const SETTLE_MS = 120;
+
+let measurer: CanvasRenderingContext2D | undefined;
+function labelWidth(text: string): number {
+  measurer ??= document.createElement('canvas').getContext('2d')!;
+  measurer.font = `${LABEL_PX}px system-ui, sans-serif`;
+  return measurer.measureText(text).width;
+}
+
+export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
+  let drawing: GraphDrawing | undefined;
+  let widths: number[] = [];
+  /** Room left and right of a fitted drawing for labels (below a node, or beside it on the right). */
+  let room = { left: PAD.side, right: PAD.side };
+  const camera = { x: 0, y: 0, scale: 1 };
+  let fitted = 1;
+  let frame: number | undefined;
+
+  const size = (): [number, number] => [Math.max(1, svg.clientWidth), Math.max(1, svg.clientHeight)];
+  const limits = () => [fitted * 0.5, Math.max(fitted, 4)] as const;
+
+  function fitCamera(): void {
+    if (!drawing) return;
+    const { bounds } = drawing;
+    const [width, height] = size();
+    const scale = Math.min(
+      MAX_FIT_SCALE,
+      (width - room.left - room.right) / Math.max(bounds.width, 1),
+      (height - PAD.top - PAD.bottom) / Math.max(bounds.height, 1),
+    );
+    fitted = Math.max(scale, 1e-3);
+    camera.scale = fitted;
+    camera.x = bounds.x + bounds.width / 2 + (room.right - room.left) / 2 / fitted;
+    // Centred between the room above and the (larger) room below for the bottom row's labels.
+    camera.y = bounds.y + bounds.height / 2 + (PAD.bottom - PAD.top) / 2 / fitted;
+  }
+
+  /**
+   * The viewBox for the camera, and (unless `moving`) the labels and node sizes laid out for its
+   * scale: while the wheel or a drag moves the camera only the viewBox changes, since redrawing
+   * a 2,000-node SVG is already most of a frame; the rest follows once it rests.
+   */
+  function apply(moving = false): void {
+    frame = undefined;
+    if (!drawing) return;
+    const [width, height] = size();
+    const { scale } = camera;
+    const left = camera.x - width / 2 / scale;
+    const top = camera.y - height / 2 / scale;
+    svg.setAttribute('viewBox', `${left} ${top} ${width / scale} ${height / scale}`);
+    if (!moving) placeLabels(scale, left, top, width, height);
+  }
+
+  /**
+   * Greedy placement in priority order on a grid of screen cells: the nodes in view are
+   * obstacles, and a label goes to the first of its places (below its node, or beside it on the
+   * right where rows are dense) whose box meets no obstacle and no label placed before it; else it
+   * stays hidden, as it does when its node is out of view. Node sizes follow too: rings keep
+   * their width on screen, and a node is never smaller than `MIN_RADIUS_PX`.
+   */
+  function placeLabels(scale: number, left: number, top: number, width: number, height: number): void {
+    if (!drawing) return;
+    const scene = svg.querySelector<SVGGElement>('.scene');
+    if (scene) scene.style.fontSize = `${LABEL_PX / scale}px`;
+    const smallest = MIN_RADIUS_PX / scale;
+    const ringScale = Math.max(1, 1 / scale);
+    const cell = 64;
+    const grid = new Map<number, Box[]>();
+    const key = (cx: number, cy: number) => cx * 100_003 + cy;
+    const cells = (box: Box, visit: (list: Box[] | undefined, k: number) => boolean | undefined) => {
+      for (let cx = Math.floor(box[0] / cell); cx <= Math.floor(box[2] / cell); cx++)
+        for (let cy = Math.floor(box[1] / cell); cy <= Math.floor(box[3] / cell); cy++)
+          if (visit(grid.get(key(cx, cy)), key(cx, cy)) === false) return false;
+      return true;
+    };
+    const occupy = (box: Box) =>
+      cells(box, (list, k) => {
+        if (list) list.push(box);
+        else grid.set(k, [box]);
+        return true;
+      });
+    // Only wholly in view: a label is shown whole or not at all, never cut at an edge.
+    const free = (box: Box) =>
+      box[0] >= 0 &&
+      box[2] <= width &&
+      box[1] >= 0 &&
+      box[3] <= height &&
+      cells(
+        box,
+        (list) => !list?.some((o) => box[0] < o[2] && o[0] < box[2] && box[1] < o[3] && o[1] < box[3]),
+      );
+    const screen = (label: NodeLabel): [number, number, number] => [
+      (label.x - left) * scale,
+      (label.y - top) * scale,
+      Math.max(label.radius, smallest),
+    ];
+    for (const label of drawing.labels) {
+      const [sx, sy, radius] = screen(label);
+      for (const [circle, ring] of label.circles) circle.setAttribute('r', String(radius + ring * ringScale));
+      const r = radius * scale;
+      if (sx + r > 0 && sx - r < width && sy + r > 0 && sy - r < height)
+        occupy([sx - r, sy - r, sx + r, sy + r]);
+    }
+    const dense = scale < DENSE_SCALE;
+    for (const index of drawing.order) {
+      const label = drawing.labels[index]!;
+      const [sx, sy, radius] = screen(label);
+      const rings = label.circles.reduce((widest, [, ring]) => Math.max(widest, ring), 0);
+      const out = radius + rings * ringScale + RING_GAP_PX / scale;
+      const labelWidth = widths[index]!;
+      const below: Box = [
+        sx - labelWidth / 2,
+        sy + out * scale + 1,
+        sx + labelWidth / 2,
+        sy + out * scale + 1 + LABEL_HEIGHT_PX,
+      ];
+      const right: Box = [
+        sx + out * scale + 2,
+        sy - LABEL_HEIGHT_PX / 2,
+        sx + out * scale + 2 + labelWidth,
+        sy + LABEL_HEIGHT_PX / 2,
+      ];
+      const places: Array<['below' | 'right', Box]> = dense
+        ? [
+            ['right', right],
+            ['below', below],
+          ]
+        : [
+            ['below', below],
+            ['right', right],
+          ];
+      const place = places.find(([, box]) => free(box));
+      const text = label.element;
+      if (place === undefined) {
+        text.setAttribute('display', 'none');
+        continue;
+      }
+      occupy(place[1]);
+      text.removeAttribute('display');
+      if (place[0] === 'below') {
+        text.setAttribute('x', '0');
+        text.setAttribute('y', String(out + (LABEL_PX - 1) / scale));
+        text.setAttribute('text-anchor', 'middle');
+      } else {
+        text.setAttribute('x', String(out + 2 / scale));
+        text.setAttribute('y', String(4 / scale));
+        text.setAttribute('text-anchor', 'start');
+      }
+    }
+  }
+
+  let settle: ReturnType<typeof setTimeout> | undefined;
+  let settled = true;
+  /** Applies the camera at the next frame; `moving` (wheel, drag) lays labels out once it rests. */
+  function schedule(moving = false): void {
+    if (moving) {
+      settled = false;
+      if (settle !== undefined) clearTimeout(settle);
+      settle = setTimeout(() => {
+        settled = true;
+        schedule();
+      }, SETTLE_MS);
+    }
+    frame ??= requestAnimationFrame(() => apply(!settled));
+  }
+
+  /** Zooms by `factor` keeping the drawing point under (`px`, `py`) (screen, in the svg) still. */
+  function zoomAt(factor: number, px: number, py: number, moving = false): void {
+    const [width, height] = size();
+    const [low, high] = limits();
+    const scale = Math.min(high, Math.max(low, camera.scale * factor));
+    const wx = camera.x + (px - width / 2) / camera.scale;
+    const wy = camera.y + (py - height / 2) / camera.scale;
+    camera.x = wx - (px - width / 2) / scale;
+    camera.y = wy - (py - height / 2) / scale;
+    camera.scale = scale;
+    schedule(moving);
+  }
+
+  svg.addEventListener(
+    'wheel',
+    (event) => {
+      if (!drawing) return;
+      event.preventDefault();
+      const box = svg.getBoundingClientRect();
+      zoomAt(Math.exp(-event.deltaY * 0.0015), event.clientX - box.left, event.clientY - box.top, true);
+    },
+    { passive: false },
+  );
+
+  // Drag to pan; a drag ends without selecting the node it started on.
+  let drag: { x: number; y: number; moved: boolean; pointer: number } | undefined;
+  svg.addEventListener('pointerdown', (event) => {
+    if (event.button !== 0) return;
+    drag = { x: event.clientX, y: event.clientY, moved: false, pointer: event.pointerId };
+  });
+  svg.addEventListener('pointermove', (event) => {
+    if (!drag || event.pointerId !== drag.pointer) return;
+    const dx = event.clientX - drag.x;
+    const dy = event.clientY - drag.y;
+    if (!drag.moved && Math.hypot(dx, dy) < 4) return;
+    if (!drag.moved) {
+      drag.moved = true;
+      svg.setPointerCapture(event.pointerId);
+      svg.classList.add('dragging');
+    }
+    drag.x = event.clientX;
+    drag.y = event.clientY;
+    camera.x -= dx / camera.scale;
+    camera.y -= dy / camera.scale;
+    schedule(true);
+  });
+  const endDrag = () => {
+    if (drag?.moved) {
+      svg.classList.remove('dragging');
+      // The click that ends a drag is not a click on a node.
+      svg.addEventListener('click', stop, { capture: true });
+      setTimeout(() => svg.removeEventListener('click', stop, { capture: true }), 0);
+    }
+    drag = undefined;
+  };
+  const stop = (event: Event) => event.stopPropagation();
+  svg.addEventListener('pointerup', endDrag);
+  svg.addEventListener('pointercancel', () => {
+    svg.classList.remove('dragging');
+    drag = undefined;
+  });
+
+  // A node reached with Tab comes into view.
+  svg.addEventListener('focusin', (event) => {
+    const id = (event.target as Element).getAttribute?.('data-id');
+    if (!drawing || id === null) return;
+    const label = drawing.labels.find((l) => l.element.parentElement === event.target);
+    if (!label) return;
+    const [width, height] = size();
+    const sx = (label.x - camera.x) * camera.scale + width / 2;
+    const sy = (label.y - camera.y) * camera.scale + height / 2;
+    if (sx < 0 || sx > width || sy < 0 || sy > height) {
+      camera.x = label.x;
+      camera.y = label.y;
+      schedule();
+    }
+  });
+
+  new ResizeObserver(() => schedule()).observe(svg);
+
+  const view: SvgCamera = {
+    show(next, keep) {
+      drawing = next;
+      widths = next.labels.map((label) => labelWidth(label.element.textContent ?? ''));
+      const widest = Math.max(0, ...widths.slice(0, 2000));
+      room = { left: PAD.side + Math.min(90, widest / 2), right: PAD.side + Math.min(140, widest) };
+      if (!keep) {
+        // The height the drawing takes at the full width, within a sensible range.
+        const width = Math.max(1, svg.clientWidth);
+        const scale = Math.min(
+          MAX_FIT_SCALE,
+          (width - room.left - room.right) / Math.max(next.bounds.width, 1),
+        );
+        const natural = next.bounds.height * scale + PAD.top + PAD.bottom;
+        svg.style.height = `${Math.round(Math.min(window.innerHeight * 0.7, Math.max(MIN_HEIGHT_PX, natural)))}px`;
+        fitCamera();
+      }
+      if (frame !== undefined) cancelAnimationFrame(frame);
+      apply();
+    },
+    zoomBy(factor) {
+      const [width, height] = size();
+      zoomAt(factor, width / 2, height / 2);
+    },
+    panBy(dx, dy) {
+      camera.x += dx / camera.scale;
+      camera.y += dy / camera.scale;
+      schedule();
+    },
+    fit() {
+      fitCamera();
+      schedule();
+    },
+    whole(read) {
+      if (!drawing) return read();
+      const { bounds } = drawing;
+      const width = bounds.width + room.left + room.right;
+      const height = bounds.height + PAD.top + PAD.bottom;
+      const left = bounds.x - room.left;
+      const top = bounds.y - PAD.top;
+      svg.setAttribute('viewBox', `${left} ${top} ${width} ${height}`);
+      placeLabels(1, left, top, width, height);
+      try {
+        return read();
+      } finally {
+        apply();
+      }
+    },
+  };
+  return view;
+}

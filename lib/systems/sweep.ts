@@ -1,0 +1,129 @@
+/**
+ * Orphaned chunks: chunk items no reader can reach any more. Every read starts from a system's
+ * head and follows its version, so a chunk is an orphan when its system has no head (a create
+ * that failed after writing chunks, a delete that failed after removing the head) or a head of
+ * another version (a refresh whose cleanup of the old version, or of its own new version after a
+ * lost race, failed). They cost storage only.
+ *
+ * A chunk counts only once it is older than an hour (`writtenAt`, or for chunks written before
+ * that attribute existed the time in the system's ULID): a create or refresh in progress writes
+ * its chunks before its head, and none takes more than seconds. Finding them takes a Scan, which
+ * the service itself never does: this runs offline, from `npm run sweep`.
+ */
+import {
+  BatchWriteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  paginateScan,
+} from '@aws-sdk/lib-dynamodb';
+import { decodeTime } from 'ulid';
+import { StoreBusyError } from '../storage/faults';
+import { PARTITION_PREFIXES } from '../storage/table';
+import { isSystemId } from './input';
+import { HEAD_SK_PREFIX, headKey, type ItemKey } from './items';
+
+/** Chunks younger than this may belong to a create or refresh still running. */
+const ORPHAN_MIN_AGE_MS = 60 * 60 * 1000;
+
+export interface OrphanedChunks {
+  /** The system id the chunks were written for. */
+  id: string;
+  owner: string;
+  version: number;
+  /** Why no reader reaches them. */
+  reason: 'no head' | `the head is version ${number}`;
+  /** When the newest of them was written (ISO 8601). */
+  writtenAt: string;
+  keys: ItemKey[];
+}
+
+const CHUNK_SK = /^CHUNK#(?:v(\d+)#)?\d+$/;
+
+/** Every group of orphaned chunks older than `minAgeMs` at `now`, oldest first. */
+export async function findOrphanedChunks(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  options: { now?: number; minAgeMs?: number } = {},
+): Promise<OrphanedChunks[]> {
+  const now = options.now ?? Date.now();
+  const cutoff = now - (options.minAgeMs ?? ORPHAN_MIN_AGE_MS);
+  const heads = new Map<string, number>();
+  const groups = new Map<string, Omit<OrphanedChunks, 'reason'> & { newest: number }>();
+  const pages = paginateScan(
+    { client: doc },
+    {
+      TableName: tableName,
+      // Keys and a few small attributes: never the structure's bytes.
+      ProjectionExpression: 'pk, sk, #owner, #version, writtenAt',
+      ExpressionAttributeNames: { '#owner': 'owner', '#version': 'version' },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
+      const pk = String(item.pk);
+      const sk = String(item.sk);
+      if (pk.startsWith(PARTITION_PREFIXES.owner) && sk.startsWith(HEAD_SK_PREFIX)) {
+        heads.set(sk.slice(HEAD_SK_PREFIX.length), typeof item.version === 'number' ? item.version : 1);
+        continue;
+      }
+      const chunk = CHUNK_SK.exec(sk);
+      const id = pk.slice(PARTITION_PREFIXES.system.length);
+      if (!pk.startsWith(PARTITION_PREFIXES.system) || chunk === null || !isSystemId(id)) continue;
+      const version = chunk[1] === undefined ? 1 : Number(chunk[1]);
+      const written = typeof item.writtenAt === 'string' ? Date.parse(item.writtenAt) : decodeTime(id);
+      const group = groups.get(`${id}#${version}`) ?? {
+        id,
+        owner: typeof item.owner === 'string' ? item.owner : '',
+        version,
+        writtenAt: '',
+        newest: 0,
+        keys: [],
+      };
+      group.keys.push({ pk, sk });
+      group.newest = Math.max(group.newest, Number.isNaN(written) ? now : written);
+      groups.set(`${id}#${version}`, group);
+    }
+  }
+  const orphans: OrphanedChunks[] = [];
+  for (const { newest, ...group } of groups.values()) {
+    const headVersion = heads.get(group.id);
+    if (headVersion === group.version || newest > cutoff) continue;
+    orphans.push({
+      ...group,
+      writtenAt: new Date(newest).toISOString(),
+      reason: headVersion === undefined ? 'no head' : `the head is version ${headVersion}`,
+      keys: group.keys.sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0)),
+    });
+  }
+  return orphans.sort((a, b) => (a.writtenAt < b.writtenAt ? -1 : a.writtenAt > b.writtenAt ? 1 : 0));
+}
+
+/**
+ * Deletes one group found by `findOrphanedChunks`, after reading its head once more (strongly
+ * consistent): a group whose system has meanwhile come to use it is left alone. Returns how many
+ * chunks were deleted.
+ */
+export async function deleteOrphanedChunks(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  orphan: OrphanedChunks,
+): Promise<number> {
+  const { Item } = await doc.send(
+    new GetCommand({ TableName: tableName, Key: headKey(orphan.owner, orphan.id), ConsistentRead: true }),
+  );
+  if (Item !== undefined && (typeof Item.version === 'number' ? Item.version : 1) === orphan.version)
+    return 0;
+  for (let start = 0; start < orphan.keys.length; start += 25) {
+    let pending = orphan.keys.slice(start, start + 25).map((key) => ({ DeleteRequest: { Key: key } }));
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt === 8)
+        throw new StoreBusyError(`system ${orphan.id}: chunks still undeleted after 8 attempts`);
+      const { UnprocessedItems } = await doc.send(
+        new BatchWriteCommand({ RequestItems: { [tableName]: pending } }),
+      );
+      pending = (UnprocessedItems?.[tableName] ?? []) as typeof pending;
+    }
+  }
+  return orphan.keys.length;
+}

@@ -1,0 +1,110 @@
+/**
+ * The bundles as `cdk deploy` builds them (bundledFunctionProps, esbuild, no Docker), held to
+ * what docs/deploy.md says of them: the sizes in its tables (within 3%, so a small change to the
+ * code does not need new numbers, a large one does), and tracing's cost only where it is on.
+ */
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledFunctionProps } from '../../infra/constructs/service-function';
+import { PROJECT_ROOT } from '../../infra/project';
+import { FUNCTIONS, type FunctionName } from '../../lib/http/routes';
+
+interface Built {
+  bytes: number;
+  sources: string[];
+}
+
+const TOLERANCE = 0.03;
+const VARIANTS = [
+  ['engine', false],
+  ['connect', false],
+  ['engine', true],
+  ['connect', true],
+] as const satisfies ReadonlyArray<readonly [FunctionName, boolean]>;
+const labelOf = (name: FunctionName, tracing: boolean) => (tracing ? `${name} (tracing on)` : name);
+
+let outdir: string;
+const built = new Map<string, Built>();
+
+beforeAll(() => {
+  outdir = mkdtempSync(join(tmpdir(), 'sbe-bundle-sizes-'));
+  const app = new App({ outdir, context: { 'aws:cdk:enable-asset-metadata': true } });
+  const stack = new Stack(app, 'BundleSizes');
+  const functions = VARIANTS.map(([name, tracing]) => {
+    const entry = join(PROJECT_ROOT, FUNCTIONS[name].entry);
+    const fn = new NodejsFunction(
+      stack,
+      `${name}${tracing ? 'Traced' : ''}`,
+      bundledFunctionProps(entry, 'bundled', tracing),
+    );
+    return [labelOf(name, tracing), fn] as const;
+  });
+  app.synth();
+  for (const [label, fn] of functions) {
+    const assetPath = (fn.node.defaultChild as CfnFunction).getMetadata('aws:asset:path') as string;
+    const file = join(outdir, assetPath, 'index.mjs');
+    const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
+    built.set(label, { bytes: statSync(file).size, sources: map.sources });
+  }
+}, 180_000);
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+/** The rows of docs/deploy.md's tables that give a deployed bundle's size: label → bytes. */
+function documentedSizes(): Map<string, number> {
+  const text = readFileSync(join(PROJECT_ROOT, 'docs/deploy.md'), 'utf8');
+  const sizes = new Map<string, number>();
+  let header: string[] | undefined;
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('|')) {
+      header = undefined;
+      continue;
+    }
+    const cells = line
+      .split('|')
+      .slice(1, -1)
+      .map((cell) => cell.trim());
+    if (header === undefined) {
+      header = cells;
+      continue;
+    }
+    const [fn, sdk, size] = ['function', 'AWS SDK', 'bundle'].map((name) => cells[header!.indexOf(name)]);
+    const kb = /^([\d.]+) KB$/.exec(size ?? '')?.[1];
+    if (fn !== undefined && sdk === 'bundled (deployed)' && kb !== undefined)
+      sizes.set(fn, Number(kb) * 1024);
+  }
+  return sizes;
+}
+
+describe('the deployed bundles', () => {
+  it.each(VARIANTS.map(([name, tracing]) => labelOf(name, tracing)))(
+    '%s: the size docs/deploy.md gives, within 3%',
+    (label) => {
+      const documented = documentedSizes().get(label);
+      const actual = built.get(label)!.bytes;
+      const fresh = `${(actual / 1024).toFixed(1)} KB`;
+      expect(documented, `docs/deploy.md has no row for ${label} (built: ${fresh})`).toBeDefined();
+      const off = Math.abs(actual - documented!) / documented!;
+      expect(
+        off,
+        `docs/deploy.md gives ${label} ${(documented! / 1024).toFixed(1)} KB, built: ${fresh}; run npm run bench:bundle`,
+      ).toBeLessThanOrEqual(TOLERANCE);
+    },
+  );
+
+  // Without tracing, the stand-in replaces the tracer: neither it nor the X-Ray SDK is bundled.
+  it.each(['engine', 'connect'] as const)('%s carries the X-Ray SDK only when tracing is on', (name) => {
+    const off = built.get(labelOf(name, false))!.sources;
+    const on = built.get(labelOf(name, true))!.sources;
+    expect(off.some((source) => source.endsWith('lib/aws/tracer-off.ts'))).toBe(true);
+    expect(off.some((source) => source.includes('aws-xray-sdk-core'))).toBe(false);
+    expect(off.some((source) => source.includes('@aws-lambda-powertools/tracer'))).toBe(false);
+    expect(on.some((source) => source.includes('aws-xray-sdk-core'))).toBe(true);
+    expect(on.some((source) => source.endsWith('lib/aws/tracer-off.ts'))).toBe(false);
+  });
+});
