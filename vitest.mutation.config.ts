@@ -9,6 +9,7 @@ export default defineConfig({
   test: {
     include: ['test/engine/**/*.test.ts', 'test/text/**/*.test.ts'],
     exclude: ['test/engine/large.test.ts', 'test/engine/purity.test.ts'],
+    reporters: ['default', './vitest.mutation-reporter.ts'],
     testTimeout: 60_000,
   },
 });

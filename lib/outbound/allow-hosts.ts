@@ -23,7 +23,6 @@ export function readConnectAllowHosts(env: Env): AllowedHosts {
 
 /** Whether a URL hostname (or the bare name a socket looks up) is on the list; `Example.COM.` matches `example.com`. */
 export function isAllowlistedHost(hostname: string, allowHosts: AllowedHosts): boolean {
-  if (allowHosts.size === 0) return false;
   const bracketed = isIP(hostname) === 6 ? `[${hostname}]` : hostname;
   return allowHosts.has(withoutTrailingDot(bracketed.toLowerCase()));
 }

@@ -86,7 +86,9 @@ export function loadOrCreateLocalIssuer(file: string): LocalIssuer {
  * else. (Skipped where the platform has no user ids.)
  */
 function assertPrivate(path: string, kind: 'directory' | 'file'): void {
+  // Stryker disable next-line OptionalChaining: Windows has no getuid; the tests run where it exists
   const uid = process.getuid?.();
+  // Stryker disable next-line ConditionalExpression: as above, uid is defined wherever the tests run
   if (uid === undefined) return;
   const stats = lstatSync(path);
   const isKind = kind === 'directory' ? stats.isDirectory() : stats.isFile();

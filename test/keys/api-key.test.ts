@@ -65,6 +65,9 @@ describe('looksLikeApiKey', () => {
       `sbe_${'a'.repeat(20)}\n${'a'.repeat(20)}`,
       `sbe_${'é'.repeat(40)}`,
       'a'.repeat(513),
+      // Not strings, though their text would pass: never handed to the hash.
+      ['a'.repeat(40)],
+      { toString: () => 'a'.repeat(40) },
     ]) {
       expect(looksLikeApiKey(candidate), String(candidate)).toBe(false);
     }

@@ -1,4 +1,4 @@
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   type ApiKeyRecord,
   type ApiKeyStore,
@@ -306,6 +306,38 @@ describe('lastUsedAt', () => {
     expect(identity).toBeDefined();
     await verifier.settled();
     expect(reported).toEqual([{ error: new Error('throttled'), keyId: identity?.id }]);
+  });
+});
+
+describe('the default background error reporter', () => {
+  // One line on stderr naming the key's public id and the failure, whatever was thrown.
+  it.each<[unknown, string]>([
+    [new Error('throttled'), 'Error: throttled'],
+    ['a bare string', 'a bare string'],
+  ])('reports %j on stderr', async (failure, words) => {
+    const { key } = await issue();
+    const { store: counted } = countingStore(store, { failTouch: failure as Error });
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const verifier = createApiKeyVerifier(counted, { now: manualClock().now });
+      const identity = await verifier.verify(key);
+      await verifier.settled();
+      expect(warn.mock.calls).toEqual([[`api key ${identity?.id}: lastUsedAt update failed: ${words}`]]);
+    } finally {
+      warn.mockRestore();
+    }
+  });
+});
+
+describe('maxCacheEntries', () => {
+  // One key at least; a whole number.
+  it('takes 1 and refuses 0, negatives and fractions', () => {
+    expect(() => createApiKeyVerifier(store, { maxCacheEntries: 1 })).not.toThrow();
+    for (const maxCacheEntries of [0, -1, 1.5]) {
+      expect(() => createApiKeyVerifier(store, { maxCacheEntries })).toThrow(
+        new RangeError(`maxCacheEntries must be a whole number >= 1, got ${maxCacheEntries}`),
+      );
+    }
   });
 });
 

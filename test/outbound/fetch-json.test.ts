@@ -3,7 +3,7 @@ import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AllowedHosts, readConnectAllowHosts } from '../../lib/outbound/allow-hosts';
 import { OutboundError } from '../../lib/outbound/errors';
-import { type FetchJsonOptions, fetchJson } from '../../lib/outbound/fetch-json';
+import { type FetchJsonOptions, fetchJson, readConnectDeadlineMs } from '../../lib/outbound/fetch-json';
 import type { ResolveHost } from '../../lib/outbound/guarded-lookup';
 import { type FakeApi, type FakeHandler, reply, startFakeApi } from './fake-api';
 
@@ -51,6 +51,7 @@ describe('successful fetches', () => {
     expect(api.requests[0]!.headers).toMatchObject({
       accept: 'application/json',
       'accept-encoding': 'gzip, br',
+      'user-agent': 'system-behavior-engine',
     });
     expect(api.requests[0]!.headers.authorization).toBeUndefined();
   });
@@ -107,6 +108,8 @@ describe('hostile URLs over HTTP', () => {
       const api = await serve(reply(GRAPH_TEXT));
       const error = await failureOf(fetchJson(`http://${host}:${api.port}/`, { allowHosts: NOT_MATCHING }));
       expect(error.code).toBe('URL_NOT_ALLOWED');
+      // The caller's own URL: its host is named.
+      expect(error.message).toMatch(/^The URL's host "/);
       expect(api.requests).toHaveLength(0);
     },
   );
@@ -142,6 +145,7 @@ describe('upstream errors', () => {
       const port = (server.address() as { port: number }).port;
       const error = await failureOf(fetchFrom(`http://127.0.0.1:${port}/graph`, { deadlineMs: 2000 }));
       expect(error.code).toBe('UPSTREAM_ERROR');
+      expect(error.message).toBe('The server switched protocols instead of answering with JSON.');
     } finally {
       server.close();
     }
@@ -187,14 +191,130 @@ describe('upstream errors', () => {
     );
   });
 
-  // A name that does not exist.
-  it('reports a name that does not resolve', async () => {
-    const missing: ResolveHost = async () => {
-      throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
-    };
-    const error = await failureOf(fetchJson('https://no-such-host.example/graph', { resolveHost: missing }));
-    expect(error.code).toBe('UPSTREAM_ERROR');
-    expect(error.message).toContain('could not be resolved (ENOTFOUND)');
+  // A name that does not exist, has no address, or whose DNS server did not answer in time.
+  it.each(['ENOTFOUND', 'EAI_NODATA', 'EAI_AGAIN'])(
+    'reports a name that does not resolve (%s)',
+    async (code) => {
+      const error = await failureOf(
+        fetchJson('https://no-such-host.example/graph', { resolveHost: failingWith(code) }),
+      );
+      expect(error.code).toBe('UPSTREAM_ERROR');
+      expect(error.message).toBe(
+        `The host name of the server at "no-such-host.example" could not be resolved (${code}).`,
+      );
+    },
+  );
+
+  // The network failures people meet most are put in words; the resolver injects them here, as
+  // only a refused connection and a reset can be made on loopback.
+  it.each([
+    ['ECONNRESET', 'the connection was reset (ECONNRESET)'],
+    ['EHOSTUNREACH', 'the host is unreachable (EHOSTUNREACH)'],
+    ['ENETUNREACH', 'the network is unreachable (ENETUNREACH)'],
+    ['ETIMEDOUT', 'connecting timed out (ETIMEDOUT)'],
+    // Any other code (TLS ones included) is shown as it is.
+    ['CERT_HAS_EXPIRED', 'CERT_HAS_EXPIRED'],
+  ])('describes %s', async (code, words) => {
+    const error = await failureOf(fetchJson('https://api.example.com/', { resolveHost: failingWith(code) }));
+    expect(error.message).toBe(`Could not get an answer from the server at "api.example.com": ${words}.`);
+  });
+
+  // A code that is not one (missing, or not an upper-case word) is not repeated: it may come
+  // from somewhere that echoes what the server sent.
+  it.each([undefined, 42, 'eCONNRESET', 'ECONNRESET<b>', 'E CONN'])(
+    'does not repeat the code %j',
+    async (code) => {
+      const error = await failureOf(
+        fetchJson('https://api.example.com/', { resolveHost: failingWith(code) }),
+      );
+      expect(error.code).toBe('UPSTREAM_ERROR');
+      expect(error.message).toBe('Could not get an answer from the server at "api.example.com".');
+    },
+  );
+
+  // A server that resets the connection instead of answering: a real reset over loopback.
+  it('reports a reset connection', async () => {
+    const api = await serve((request) => request.socket.destroy());
+    const error = await failureOf(fetchFrom(api.origin));
+    expect(error.message).toBe(
+      `Could not get an answer from the server at "127.0.0.1:${api.port}": the connection was reset (ECONNRESET).`,
+    );
+  });
+
+  // Statuses without a name are given by number; one below 200 (not informational, which Node
+  // handles itself) is not a success either.
+  it.each([
+    [599, 'HTTP status 599'],
+    [299, undefined],
+    [300, '300 Multiple Choices'],
+  ])('treats status %i as %s', async (status, words) => {
+    const api = await serve(reply(GRAPH_TEXT, {}, status));
+    const result = fetchFrom(api.origin);
+    if (words === undefined) {
+      // 299 is the last success status.
+      expect((await result).body).toEqual(GRAPH);
+    } else {
+      expect((await failureOf(result)).message).toBe(
+        `The server at "127.0.0.1:${api.port}" answered ${words}.`,
+      );
+    }
+  });
+
+  it('reports a status below 200 as UPSTREAM_ERROR', async () => {
+    const server = createNetServer((socket) => {
+      socket.once('data', () =>
+        socket.end(
+          `HTTP/1.1 099 Odd\r\ncontent-type: application/json\r\ncontent-length: ${GRAPH_TEXT.length}\r\n\r\n${GRAPH_TEXT}`,
+        ),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as { port: number }).port;
+      const error = await failureOf(fetchFrom(`http://127.0.0.1:${port}/graph`));
+      expect(error.message).toBe(`The server at "127.0.0.1:${port}" answered HTTP status 99.`);
+    } finally {
+      server.close();
+    }
+  });
+
+  // An answer refused by its headers is not left open: the connection is closed at once, not
+  // when the server gives up on it.
+  it('closes the connection of an answer it refuses', async () => {
+    let closed!: () => void;
+    const connectionClosed = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    const api = await serve((request, response) => {
+      request.socket.on('close', closed);
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.write('<html>');
+    });
+    const error = await failureOf(fetchFrom(api.origin));
+    expect(error.code).toBe('UPSTREAM_INVALID');
+    const outcome = await Promise.race([
+      connectionClosed.then(() => 'closed'),
+      new Promise((resolve) => setTimeout(resolve, 5000, 'still open')),
+    ]);
+    expect(outcome).toBe('closed');
+  });
+});
+
+/** A resolver that fails as the system's does, with this `code` on the error. */
+function failingWith(code: unknown): ResolveHost {
+  return async () => {
+    throw Object.assign(new Error('resolver failure'), { code });
+  };
+}
+
+describe('CONNECT_DEADLINE_MS', () => {
+  // 10 s by default; 100 ms to 15 s, which leaves the connect function time to store the answer.
+  it('reads the deadline within its bounds', () => {
+    expect(readConnectDeadlineMs({})).toBe(10_000);
+    expect(readConnectDeadlineMs({ CONNECT_DEADLINE_MS: '100' })).toBe(100);
+    expect(readConnectDeadlineMs({ CONNECT_DEADLINE_MS: '15000' })).toBe(15_000);
+    expect(() => readConnectDeadlineMs({ CONNECT_DEADLINE_MS: '99' })).toThrow('CONNECT_DEADLINE_MS');
+    expect(() => readConnectDeadlineMs({ CONNECT_DEADLINE_MS: '15001' })).toThrow('CONNECT_DEADLINE_MS');
   });
 });
 
@@ -350,15 +470,38 @@ describe('redirects', () => {
     expect(api.requests.map((r) => r.headers.authorization)).toEqual([`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]);
   });
 
-  // A redirect that forgot its Location header.
-  it('reports a redirect without Location', async () => {
+  // A redirect that forgot its Location header, or sent it empty (not a redirect to itself).
+  it.each([{}, { location: '' }])('reports a redirect without Location (%j)', async (headers) => {
     const api = await serve((_request, response) => {
-      response.writeHead(302);
+      response.writeHead(302, headers);
       response.end();
     });
     const error = await failureOf(fetchFrom(api.origin));
     expect(error.code).toBe('UPSTREAM_ERROR');
-    expect(error.message).toContain('no single Location');
+    expect(error.message).toBe('The server answered with a redirect but no single Location to follow.');
+    expect(api.requests).toHaveLength(1);
+  });
+
+  // A Location the URL parser cannot read.
+  it('reports a redirect to a Location that is not a URL', async () => {
+    const api = await serve((_request, response) => {
+      response.writeHead(302, { location: 'http://[oops/' });
+      response.end();
+    });
+    const error = await failureOf(fetchFrom(api.origin));
+    expect(error.code).toBe('UPSTREAM_ERROR');
+    expect(error.message).toBe('The server redirected to a Location that is not a valid URL.');
+  });
+
+  // After a redirect the answering server is not named: its host was written by the first server.
+  it('does not name the server a redirect led to', async () => {
+    const api = await serve((request, response) => {
+      if (request.url === '/gone') return reply('{}', {}, 404)(request, response);
+      response.writeHead(302, { location: '/gone' });
+      response.end();
+    });
+    const error = await failureOf(fetchFrom(api.origin));
+    expect(error.message).toBe('The server it redirected to answered 404 Not Found.');
   });
 });
 

@@ -1,4 +1,5 @@
 import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import type { AllowedHosts } from '../../lib/outbound/allow-hosts';
@@ -54,7 +55,10 @@ describe('guarded lookup', () => {
     expect(error).toBeInstanceOf(OutboundError);
     expect((error as OutboundError).code).toBe('URL_NOT_ALLOWED');
     // The kind of address, never the address: it would map the private network for the caller.
-    expect((error as OutboundError).message).toContain('resolves to a link-local address');
+    expect((error as OutboundError).message).toBe(
+      "The server's host name resolves to a link-local address (where cloud metadata services live); " +
+        'only hosts with public addresses can be fetched.',
+    );
     expect((error as OutboundError).message).not.toContain('169.254');
     await expect(lookupOne(lookup, 'evil.example')).rejects.toThrow(OutboundError);
   });
@@ -107,8 +111,39 @@ describe('guarded lookup', () => {
       NO_ALLOWLIST,
       fakeResolver({ 'v4only.example': [v4('93.184.215.14')] }),
     );
-    await expect(lookupAll(lookup, 'nowhere.example')).rejects.toMatchObject({ code: 'ENOTFOUND' });
+    await expect(lookupAll(lookup, 'nowhere.example')).rejects.toMatchObject({
+      code: 'ENOTFOUND',
+      hostname: 'nowhere.example',
+      message: 'getaddrinfo ENOTFOUND nowhere.example',
+    });
     await expect(lookupAll(lookup, 'v4only.example', 6)).rejects.toMatchObject({ code: 'ENOTFOUND' });
+  });
+
+  // Node names the family as a number or, from some callers, as `IPv4` / `IPv6`.
+  it.each<[number | 'IPv4' | 'IPv6', LookupAddress[]]>([
+    [4, [v4('93.184.215.14')]],
+    ['IPv4', [v4('93.184.215.14')]],
+    [6, [v6('2606:4700::1')]],
+    ['IPv6', [v6('2606:4700::1')]],
+  ])('answers only family %j when asked for it', async (family, expected) => {
+    const lookup = createGuardedLookup(
+      NO_ALLOWLIST,
+      fakeResolver({ 'api.example.com': [v6('2606:4700::1'), v4('93.184.215.14')] }),
+    );
+    const answer = await new Promise((resolve, reject) =>
+      lookup('api.example.com', { all: true, family } as never, (error, addresses) =>
+        error ? reject(error) : resolve(addresses),
+      ),
+    );
+    expect(answer).toEqual(expected);
+  });
+
+  // Without an injected resolver the system's is used, its answers kept in the order it gives
+  // them (`verbatim`), as Node's own lookup does. `localhost` comes from the hosts file.
+  it('uses the system resolver in its own order', async () => {
+    const lookup = createGuardedLookup(new Set(['localhost']));
+    const system = await dnsLookup('localhost', { all: true, verbatim: true });
+    expect(await lookupAll(lookup, 'localhost')).toEqual(system);
   });
 
   // Resolver failures pass through untouched, for the fetcher to report as unreachable.

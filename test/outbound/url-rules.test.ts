@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { type AllowedHosts, readConnectAllowHosts } from '../../lib/outbound/allow-hosts';
+import { type AllowedHosts, isAllowlistedHost, readConnectAllowHosts } from '../../lib/outbound/allow-hosts';
 import { OutboundError } from '../../lib/outbound/errors';
 import { checkOutboundUrl, type UrlSource } from '../../lib/outbound/url-rules';
 
@@ -34,9 +34,15 @@ describe('schemes', () => {
     expect(error?.message).toContain('only those can be fetched');
   });
 
-  // The caller is told which scheme they sent.
-  it('names the scheme of the caller’s URL', () => {
-    expect(refusalOf('ftp://example.com/')?.message).toContain('(it uses "ftp:")');
+  // The caller is told which scheme they sent; a redirect's scheme was written by the remote
+  // server, and is not repeated.
+  it('names the scheme of the caller’s URL, not of a redirect', () => {
+    expect(refusalOf('ftp://example.com/')?.message).toBe(
+      'The URL is not an http: or https: URL (it uses "ftp:"); only those can be fetched.',
+    );
+    expect(refusalOf('ftp://example.com/', NO_ALLOWLIST, 'redirect')?.message).toBe(
+      'The URL the server redirected to is not an http: or https: URL; only those can be fetched.',
+    );
   });
 
   // Web URLs pass, whatever the case of the scheme.
@@ -51,7 +57,11 @@ describe('schemes', () => {
 describe('not a URL', () => {
   // Relative paths, empty strings and junk are not absolute URLs.
   it.each(['', 'not a url', '/relative/path', 'example.com/graph', 'http://'])('refuses %j', (url) => {
-    expect(refusalOf(url)?.message).toContain('is not a valid absolute URL');
+    const error = refusalOf(url);
+    expect(error?.code).toBe('URL_NOT_ALLOWED');
+    expect(error?.message).toBe(
+      'The URL is not a valid absolute URL; send one such as https://api.example.com/graph.',
+    );
   });
 });
 
@@ -145,6 +155,22 @@ describe('CONNECT_ALLOW_HOSTS', () => {
     expect(allowed('[::1]', 'http://[0:0::1]:9000/')).toBe(true);
   });
 
+  // A socket looks up an IPv6 literal bare (`::1`), a URL spells it bracketed (`[::1]`): both match.
+  it('matches a bare IPv6 address against a listed one', () => {
+    const hosts = readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: '::1' });
+    expect(isAllowlistedHost('::1', hosts)).toBe(true);
+    expect(isAllowlistedHost('[::1]', hosts)).toBe(true);
+    expect(isAllowlistedHost('::2', hosts)).toBe(false);
+  });
+
+  // The mistake is named, with what to write instead.
+  it('says what an entry may be', () => {
+    expect(() => readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: 'localhost:8080' })).toThrow(
+      'CONNECT_ALLOW_HOSTS entry "localhost:8080" is not a host name or IP address; ' +
+        'list hosts only, without scheme, port or path (every port is allowed)',
+    );
+  });
+
   // Set but empty, an empty entry, or anything beyond a host is a configuration mistake.
   it.each([
     ['', 'set but empty'],
@@ -154,6 +180,9 @@ describe('CONNECT_ALLOW_HOSTS', () => {
     ['http://localhost', 'is not a host name or IP address'],
     ['localhost/api', 'is not a host name or IP address'],
     ['user@localhost', 'is not a host name or IP address'],
+    [':hunter2@localhost', 'is not a host name or IP address'],
+    ['localhost?x=1', 'is not a host name or IP address'],
+    ['localhost#top', 'is not a host name or IP address'],
     ['bad host', 'is not a host name or IP address'],
   ])('refuses %j', (value, message) => {
     expect(() => readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: value })).toThrow(message);

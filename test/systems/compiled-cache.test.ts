@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { compileStructure } from '../../lib/engine';
 import {
   CompiledStructureCache,
@@ -121,5 +121,95 @@ describe('readSystemCacheBytes', () => {
     expect(() => readSystemCacheBytes({ SYSTEM_CACHE_MIB: 'lots' })).toThrow(
       'SYSTEM_CACHE_MIB must be an integer',
     );
+  });
+});
+
+describe('the byte bound, at its edges', () => {
+  // The estimate of a 3-node chain, term by term: 132 a node, 142 a dependency, the id
+  // characters, 4 KiB of fixed cost.
+  it('estimates a worked example exactly', () => {
+    expect(estimatedBytes(chain(3))).toBe(3 * 132 + 2 * 142 + 'n0n1n2'.length + 4096);
+  });
+
+  // A structure of exactly the bound is kept; answers up to exactly a quarter of the bound and
+  // up to exactly the bound in all are kept, without evicting anything.
+  it('keeps what fits exactly', () => {
+    const compiled = chain(10);
+    const size = estimatedBytes(compiled);
+    const exact = new CompiledStructureCache(size);
+    exact.set('s', compiled);
+    expect(exact.get('s')).toBe(compiled);
+
+    const bound = size * 2;
+    const cache = new CompiledStructureCache(bound);
+    cache.set('s', compiled);
+    cache.setAnswer('s', 'quarter', 'q'.repeat(bound / 4));
+    expect(cache.getAnswer('s', 'quarter')).toBeDefined();
+    const rest = bound - cache.bytes;
+    expect(rest).toBeLessThanOrEqual(bound / 4);
+    cache.setAnswer('s', 'rest', 'r'.repeat(rest));
+    expect(cache.getAnswer('s', 'rest')).toBeDefined();
+    expect(cache.bytes).toBe(bound);
+  });
+
+  // Filling the bound exactly with two structures evicts neither.
+  it('does not evict when the new entry ends exactly at the bound', () => {
+    const [one, two] = [chain(50), chain(50)];
+    const cache = new CompiledStructureCache(estimatedBytes(one) + estimatedBytes(two));
+    cache.set('1', one);
+    cache.set('2', two);
+    expect(cache.size).toBe(2);
+  });
+
+  // The ninth answer drops the first, and the structure's count goes down by what it held: the
+  // count stays exact however many answers come and go.
+  it('counts answers dropped for newer ones out again', () => {
+    const compiled = chain(10);
+    const answer = (i: number) => String(i).padStart(100, '.');
+    const cache = new CompiledStructureCache(estimatedBytes(compiled) + 8 * 100);
+    cache.set('s', compiled);
+    for (let i = 0; i < 20; i += 1) cache.setAnswer('s', `request ${i}`, answer(i));
+    expect(cache.getAnswer('s', 'request 19')).toBe(answer(19));
+    expect(cache.getAnswer('s', 'request 11')).toBeUndefined();
+    expect(cache.bytes).toBe(estimatedBytes(compiled) + 8 * 100);
+    // Evicting the structure takes its answers' bytes with it, to the byte.
+    cache.set('other', chain(10));
+    expect(cache.get('s')).toBeUndefined();
+    expect(cache.bytes).toBe(estimatedBytes(chain(10)));
+  });
+
+  // `answer` writes the text once and serves the kept copy after.
+  it('writes an answer once', () => {
+    const cache = new CompiledStructureCache(1024 * 1024);
+    cache.set('s', chain(10));
+    let writes = 0;
+    const write = () => {
+      writes += 1;
+      return '{"ok":true}';
+    };
+    expect(cache.answer('s', 'analyze', write)).toBe('{"ok":true}');
+    expect(cache.answer('s', 'analyze', write)).toBe('{"ok":true}');
+    expect(writes).toBe(1);
+  });
+});
+
+describe('processSystemCache', () => {
+  // One cache per process, sized from the environment the first time; SYSTEM_CACHE_MIB=0 means none.
+  it('is made once, from the first environment it is given', async () => {
+    vi.resetModules();
+    const off = await import('../../lib/systems/compiled-cache');
+    expect(off.processSystemCache({ SYSTEM_CACHE_MIB: '0' })).toBeUndefined();
+    expect(off.processSystemCache({ SYSTEM_CACHE_MIB: '1' })).toBeUndefined();
+    vi.resetModules();
+    const on = await import('../../lib/systems/compiled-cache');
+    const cache = on.processSystemCache({ SYSTEM_CACHE_MIB: '1' });
+    expect(cache).toBeInstanceOf(on.CompiledStructureCache);
+    expect(on.processSystemCache({ SYSTEM_CACHE_MIB: '0' })).toBe(cache);
+  });
+
+  it('refuses a size outside 0..4096 MiB', () => {
+    expect(readSystemCacheBytes({ SYSTEM_CACHE_MIB: '4096' })).toBe(4096 * 1024 * 1024);
+    expect(() => readSystemCacheBytes({ SYSTEM_CACHE_MIB: '4097' })).toThrow('SYSTEM_CACHE_MIB');
+    expect(() => readSystemCacheBytes({ SYSTEM_CACHE_MIB: '-1' })).toThrow('SYSTEM_CACHE_MIB');
   });
 });

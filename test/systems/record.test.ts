@@ -26,4 +26,58 @@ describe('toPublicSystemRecord', () => {
       version: 1,
     });
   });
+
+  // Every optional field a refreshed system with settings has, passed on as it is.
+  it('passes every optional field on', () => {
+    const settings = { defaultCapacity: 5 };
+    const record: SystemRecord = {
+      id: '01KJMMA2G0GGGGGGGGGGGGGGGG',
+      owner: 'alice',
+      name: 'shop',
+      url: 'https://api.example.com/structure',
+      nodes: 3,
+      dependencies: 3,
+      createdAt: '2026-03-01T12:00:00.000Z',
+      sha256: 'a'.repeat(64),
+      format: 'cytoscape',
+      unit: 'requests/s',
+      version: 4,
+      refreshedAt: '2026-03-02T12:00:00.000Z',
+      settings,
+    };
+    expect(toPublicSystemRecord(record)).toStrictEqual({
+      id: '01KJMMA2G0GGGGGGGGGGGGGGGG',
+      name: 'shop',
+      url: 'https://api.example.com/structure',
+      nodes: 3,
+      dependencies: 3,
+      createdAt: '2026-03-01T12:00:00.000Z',
+      format: 'cytoscape',
+      unit: 'requests/s',
+      version: 4,
+      refreshedAt: '2026-03-02T12:00:00.000Z',
+      settings,
+    });
+  });
+
+  // A system sent in a request body has no url; absent fields are absent, not undefined.
+  it('leaves absent fields out', () => {
+    const record: SystemRecord = {
+      id: '01KJMMA2G0GGGGGGGGGGGGGGGG',
+      owner: 'alice',
+      name: 'shop',
+      nodes: 1,
+      dependencies: 0,
+      createdAt: '2026-03-01T12:00:00.000Z',
+      sha256: 'a'.repeat(64),
+    };
+    expect(Object.keys(toPublicSystemRecord(record))).toEqual([
+      'id',
+      'name',
+      'nodes',
+      'dependencies',
+      'createdAt',
+      'version',
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -63,6 +63,12 @@ describe('local access tokens', () => {
     ],
     ['a token not valid yet', (i) => signAccessToken(i, { sub: 'alice', overrides: { nbf: now() + 600 } })],
     ['a token without sub', (i) => signAccessToken(i, { sub: '', overrides: { sub: undefined } })],
+    // An empty sub would make every such token the same user.
+    ['a token whose sub is empty', (i) => signAccessToken(i, { sub: '' })],
+    [
+      'an id token that carries the client id',
+      (i) => signAccessToken(i, { sub: 'alice', overrides: { token_use: 'id' } }),
+    ],
     [
       'alg none',
       (i) => {
@@ -111,6 +117,48 @@ describe('local access tokens', () => {
   });
 });
 
+describe('the tokens the local issuer signs', () => {
+  const decode = (part: string) => JSON.parse(Buffer.from(part, 'base64url').toString('utf8'));
+
+  // Shaped like a Cognito user pool's access token, so the same verifier code reads both.
+  it('look like a user pool access token', () => {
+    const before = now();
+    const token = signAccessToken(issuer, { sub: 'alice' });
+    const after = now();
+    const [header, payload] = parts(token).slice(0, 2).map(decode) as [
+      Record<string, unknown>,
+      Record<string, unknown>,
+    ];
+    expect(header).toEqual({ alg: 'RS256', typ: 'JWT', kid: issuer.kid });
+    expect(payload).toMatchObject({
+      sub: 'alice',
+      iss: 'https://local-issuer.system-behavior-engine.invalid',
+      client_id: 'sbe-local-client',
+      token_use: 'access',
+      scope: 'aws.cognito.signin.user.admin',
+    });
+    const iat = payload.iat as number;
+    expect(iat).toBeGreaterThanOrEqual(before);
+    expect(iat).toBeLessThanOrEqual(after);
+    expect(payload.exp).toBe(iat + 3600);
+    expect(payload.jti).toMatch(/^[0-9a-f]{32}$/);
+    // Two tokens signed in the same second still differ.
+    const again = decode(parts(signAccessToken(issuer, { sub: 'alice', issuedAt: iat }))[1]);
+    expect(again.jti).not.toBe(payload.jti);
+  });
+
+  // The JWKS lists the public half of the key, marked for RS256 signatures, under the RFC 7638
+  // thumbprint as its kid.
+  it('publish the public key under its thumbprint', () => {
+    const [jwk] = issuer.jwks.keys;
+    expect(jwk).toMatchObject({ kty: 'RSA', alg: 'RS256', use: 'sig', kid: issuer.kid });
+    const thumbprint = createHash('sha256')
+      .update(JSON.stringify({ e: jwk!.e, kty: 'RSA', n: jwk!.n }))
+      .digest('base64url');
+    expect(issuer.kid).toBe(thumbprint);
+  });
+});
+
 describe('the deployed (Cognito) configuration', () => {
   // The same code path as in AWS, with the pool's JWKS primed instead of fetched: tokens must
   // carry the pool's issuer, token_use access and the app client's id.
@@ -136,6 +184,13 @@ describe('the deployed (Cognito) configuration', () => {
     ).resolves.toBeUndefined();
   });
 
+  // As deployed: nothing primed, so the pool's JWKS would be fetched on the first well-formed
+  // token; a malformed one is refused before that.
+  it('starts without a primed JWKS', async () => {
+    const deployed = createUserTokenVerifier({ kind: 'cognito', userPoolId, clientId: 'app-client-1' });
+    await expect(deployed('not-a-jwt')).resolves.toBeUndefined();
+  });
+
   it('reads USER_POOL_ID and USER_POOL_CLIENT_ID, or LOCAL_ISSUER_FILE, and refuses neither', () => {
     expect(readUserTokenConfig({ USER_POOL_ID: 'p', USER_POOL_CLIENT_ID: 'c' })).toEqual({
       kind: 'cognito',
@@ -154,5 +209,7 @@ describe('the deployed (Cognito) configuration', () => {
       join(tmpdir(), 'sbe-local-4000', 'local-issuer.json'),
     );
     expect(localIssuerFileFromEnv({})).toBe(join(tmpdir(), 'sbe-local-3000', 'local-issuer.json'));
+    expect(() => localIssuerFileFromEnv({ PORT: '65536' })).toThrow('PORT');
+    expect(() => localIssuerFileFromEnv({ PORT: '-1' })).toThrow('PORT');
   });
 });

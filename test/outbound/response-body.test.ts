@@ -1,0 +1,218 @@
+/**
+ * `readJsonBody` on its own: the headers and bytes a server can send, read from an in-memory
+ * stream, as `fetchJson` hands them over after the status line. The HTTP round trips are in
+ * fetch-json.test.ts; these pin the rules one answer at a time.
+ */
+import { PassThrough, Readable } from 'node:stream';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { OutboundError } from '../../lib/outbound/errors';
+import { readJsonBody } from '../../lib/outbound/response-body';
+
+const SERVER = 'the server at "api.example.com"';
+const GRAPH = { nodes: [{ id: 'A' }], dependencies: [] };
+const GRAPH_BYTES = Buffer.from(JSON.stringify(GRAPH));
+
+function read(
+  headers: Record<string, string>,
+  body: Buffer | Readable,
+  options: { maxBytes?: number; signal?: AbortSignal } = {},
+): Promise<unknown> {
+  return readJsonBody(
+    { headers, body: body instanceof Readable ? body : Readable.from([body]) },
+    {
+      maxBytes: options.maxBytes ?? 1_000_000,
+      signal: options.signal ?? new AbortController().signal,
+      server: SERVER,
+    },
+  );
+}
+
+async function failureOf(promise: Promise<unknown>): Promise<OutboundError> {
+  const error = await promise.then(
+    () => {
+      throw new Error('expected an OutboundError');
+    },
+    (e: unknown) => e,
+  );
+  if (error instanceof OutboundError) return error;
+  throw error;
+}
+
+const JSON_TYPE = { 'content-type': 'application/json' };
+
+describe('Content-Type', () => {
+  // The media type is read case-insensitively, with its parameters and spaces around it dropped.
+  it.each([
+    'application/json',
+    'Application/JSON',
+    ' application/json ; charset=utf-8',
+    'application/problem+json',
+  ])('accepts %j', async (type) => {
+    await expect(read({ 'content-type': type }, GRAPH_BYTES)).resolves.toEqual(GRAPH);
+  });
+
+  // `+json` must end the subtype, and the type must be application/.
+  it.each(['text/vnd.x+json', 'xapplication/vnd.x+json', 'application/vnd.x+jsonp', 'application/json5'])(
+    'refuses %j',
+    async (type) => {
+      expect((await failureOf(read({ 'content-type': type }, GRAPH_BYTES))).code).toBe('UPSTREAM_INVALID');
+    },
+  );
+
+  // Common media types are named, so the caller sees what the URL answered with.
+  it.each([
+    'text/html',
+    'text/plain',
+    'text/xml',
+    'application/xml',
+    'text/csv',
+    'text/javascript',
+    'application/javascript',
+    'application/octet-stream',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data',
+  ])('names %s', async (type) => {
+    const error = await failureOf(read({ 'content-type': `${type}; charset=utf-8` }, GRAPH_BYTES));
+    expect(error.message).toBe(
+      `The response from ${SERVER} has Content-Type ${type}; the URL must answer with application/json.`,
+    );
+  });
+
+  // Any other value was written by the server, which may have been sent the token: not repeated.
+  it('does not repeat a media type it has no name for', async () => {
+    const error = await failureOf(read({ 'content-type': 'application/x-secret-tok' }, GRAPH_BYTES));
+    expect(error.message).toBe(
+      `The response from ${SERVER} has a Content-Type that is not JSON; the URL must answer with application/json.`,
+    );
+  });
+
+  // No Content-Type at all (or an empty one) is said so.
+  it.each<Record<string, string>>([{}, { 'content-type': '' }])(
+    'names a missing Content-Type (%j)',
+    async (headers) => {
+      const error = await failureOf(read(headers, GRAPH_BYTES));
+      expect(error.message).toBe(
+        `The response from ${SERVER} has no Content-Type; the URL must answer with application/json.`,
+      );
+    },
+  );
+});
+
+describe('Content-Encoding', () => {
+  // No coding, an empty header, or `identity`: the bytes are the JSON.
+  it.each(['', 'identity', ' Identity '])('reads %j as plain bytes', async (coding) => {
+    await expect(read({ ...JSON_TYPE, 'content-encoding': coding }, GRAPH_BYTES)).resolves.toEqual(GRAPH);
+  });
+
+  // `x-gzip` is gzip's old name (RFC 9110 §8.4.1.3).
+  it.each([
+    ['gzip', gzipSync],
+    ['x-gzip', gzipSync],
+    ['GZIP', gzipSync],
+    ['br', brotliCompressSync],
+  ])('decodes %s', async (coding, compress) => {
+    await expect(read({ ...JSON_TYPE, 'content-encoding': coding }, compress(GRAPH_BYTES))).resolves.toEqual(
+      GRAPH,
+    );
+  });
+
+  // Only gzip and br are asked for: deflate, or two codings stacked, is the server's mistake.
+  it.each(['deflate', 'gzip, br', 'compress'])('refuses %j', async (coding) => {
+    const error = await failureOf(read({ ...JSON_TYPE, 'content-encoding': coding }, GRAPH_BYTES));
+    expect(error.code).toBe('UPSTREAM_INVALID');
+    expect(error.message).toBe(
+      `The response from ${SERVER} uses a Content-Encoding other than the gzip or br that was asked for.`,
+    );
+  });
+
+  // Bytes that are not the coding they claim: brotli's errors are named differently from gzip's.
+  it.each(['gzip', 'br'])('refuses plain bytes labelled %s', async (coding) => {
+    const error = await failureOf(read({ ...JSON_TYPE, 'content-encoding': coding }, GRAPH_BYTES));
+    expect(error.message).toBe(
+      `The response from ${SERVER} says Content-Encoding ${coding} but is not valid ${coding} data.`,
+    );
+  });
+});
+
+describe('the size cap', () => {
+  const cap = GRAPH_BYTES.length;
+
+  // Exactly the cap is allowed, in every coding and counted on both sides of the decoder.
+  it('accepts a body of exactly the cap', async () => {
+    await expect(read(JSON_TYPE, GRAPH_BYTES, { maxBytes: cap })).resolves.toEqual(GRAPH);
+    const declared = { ...JSON_TYPE, 'content-length': String(cap) };
+    await expect(read(declared, GRAPH_BYTES, { maxBytes: cap })).resolves.toEqual(GRAPH);
+    const gzipped = gzipSync(GRAPH_BYTES);
+    const gzip = { ...JSON_TYPE, 'content-encoding': 'gzip' };
+    // The compressed form is longer than the JSON here, so it is the bytes on the wire that meet the cap.
+    expect(gzipped.length).toBeGreaterThan(cap);
+    await expect(read(gzip, gzipped, { maxBytes: gzipped.length })).resolves.toEqual(GRAPH);
+  });
+
+  // One byte over, decoded.
+  it('refuses a body one byte over the cap', async () => {
+    const error = await failureOf(read(JSON_TYPE, GRAPH_BYTES, { maxBytes: cap - 1 }));
+    expect(error.message).toBe(`The response from ${SERVER} is larger than the limit of ${cap - 1} bytes.`);
+  });
+
+  // A compressed stream is capped on the wire too: here it decodes to exactly the cap, but
+  // gzip's stored blocks and header make it longer than that to download.
+  it('refuses compressed bytes over the cap even when they decode to less', async () => {
+    const stored = gzipSync(GRAPH_BYTES, { level: 0 });
+    const error = await failureOf(
+      read({ ...JSON_TYPE, 'content-encoding': 'gzip' }, stored, { maxBytes: cap }),
+    );
+    expect(error.message).toContain(`larger than the limit of ${cap} bytes`);
+  });
+
+  // A declared length over the cap is refused before a byte is read, whatever the coding: the
+  // wire bytes are capped too. This body never arrives, so only the header can refuse it.
+  it.each(['identity', 'gzip', 'br'])(
+    'refuses a declared length over the cap at once (%s)',
+    async (coding) => {
+      const neverEnds = new PassThrough();
+      const headers = { ...JSON_TYPE, 'content-encoding': coding, 'content-length': String(cap + 1) };
+      const error = await failureOf(read(headers, neverEnds, { maxBytes: cap }));
+      expect(error.message).toContain(`larger than the limit of ${cap} bytes`);
+    },
+  );
+});
+
+describe('the deadline', () => {
+  // A body that stops arriving is given up on when the signal fires, in every coding.
+  it.each(['identity', 'gzip'])('stops reading a stalled %s body when the signal aborts', async (coding) => {
+    const stalled = new PassThrough();
+    stalled.write(coding === 'gzip' ? gzipSync(GRAPH_BYTES).subarray(0, 10) : GRAPH_BYTES.subarray(0, 5));
+    const deadline = new AbortController();
+    const reading = read({ ...JSON_TYPE, 'content-encoding': coding }, stalled, { signal: deadline.signal });
+    setTimeout(() => deadline.abort(), 20);
+    await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
+  });
+});
+
+describe('the text', () => {
+  // JSON is UTF-8; bytes that are not are refused rather than decoded into replacement characters.
+  it('refuses bytes that are not UTF-8', async () => {
+    const error = await failureOf(read(JSON_TYPE, Buffer.from([0x22, 0xff, 0xfe, 0x22])));
+    expect(error.code).toBe('UPSTREAM_INVALID');
+    expect(error.message).toBe(`The response from ${SERVER} is not valid UTF-8 text.`);
+  });
+
+  // A leading byte-order mark is dropped.
+  it('drops a byte-order mark', async () => {
+    await expect(
+      read(JSON_TYPE, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), GRAPH_BYTES])),
+    ).resolves.toEqual(GRAPH);
+  });
+
+  // An empty body (or only white space) is named as such; anything else as not JSON.
+  it.each([
+    ['', 'is empty'],
+    [' \n\t', 'is empty'],
+    ['{"nodes": [', 'is not valid JSON'],
+  ])('names %j: %s', async (text, what) => {
+    const error = await failureOf(read(JSON_TYPE, Buffer.from(text)));
+    expect(error.message).toBe(`The response from ${SERVER} ${what}; expected a JSON object.`);
+  });
+});
