@@ -121,7 +121,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     const origin = allowedOrigin(options.cors, singleHeader(req.headers.origin));
     const answerItself = (response: MappedResponse, route: string | undefined, errorCode?: string) => {
       req.resume();
-      send(res, withCors(response, origin));
+      send(res, withCors(response, origin, options.cors));
       if (options.logger !== undefined) {
         logRequestLine(options.logger, {
           requestId: randomUUID(),
@@ -189,6 +189,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
             headers: { ...GATEWAY_PAYLOAD_TOO_LARGE.headers, connection: 'close' },
           },
           origin,
+          options.cors,
         ),
       );
       return;
@@ -205,7 +206,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
         ),
       );
     }
-    const response = withCors(mapHttpApiResult(result), origin);
+    const response = withCors(mapHttpApiResult(result), origin, options.cors);
     // The rest of an oversized upload is read and dropped, never kept; the client is told
     // not to send another request on this connection.
     if (received.truncated) response.headers.connection = 'close';
@@ -244,14 +245,19 @@ function preflight(
 }
 
 /** Adds `Access-Control-Allow-Origin` for an allowed origin; answers vary by Origin whenever CORS is on. */
-function withCors(response: MappedResponse, origin: string | undefined): MappedResponse {
-  if (origin === undefined) return response;
+function withCors(
+  response: MappedResponse,
+  origin: string | undefined,
+  cors: CorsSettings | undefined,
+): MappedResponse {
+  if (origin === undefined || cors === undefined) return response;
   const vary = response.headers.vary;
   return {
     ...response,
     headers: {
       ...response.headers,
       'access-control-allow-origin': origin,
+      'access-control-expose-headers': cors.exposeHeaders.join(', '),
       vary: vary === undefined ? 'Origin' : `${String(vary)}, Origin`,
     },
   };

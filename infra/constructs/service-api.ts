@@ -144,6 +144,7 @@ function corsPreflightOf(cors: CorsSettings, table: readonly RouteDefinition[]) 
   return {
     allowOrigins: [...cors.allowOrigins],
     allowHeaders: [...cors.allowHeaders],
+    exposeHeaders: [...cors.exposeHeaders],
     allowMethods: [...methods].sort().map((method) => CorsHttpMethod[method]),
     maxAge: Duration.seconds(cors.maxAgeSeconds),
   };

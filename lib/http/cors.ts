@@ -10,11 +10,18 @@ export interface CorsSettings {
   readonly allowOrigins: readonly string[];
   /** Request headers a browser may send: the credentials and body headers the API reads. */
   readonly allowHeaders: readonly string[];
+  /**
+   * Response headers a browser lets the page read beyond the CORS-safelisted ones: when to retry
+   * a 503 or 429 (`Retry-After`), which credential a 401 wants (`WWW-Authenticate`), and the
+   * methods a 405 allows (`Allow`).
+   */
+  readonly exposeHeaders: readonly string[];
   /** How long a browser may cache a preflight answer, in seconds. */
   readonly maxAgeSeconds: number;
 }
 
 const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'content-encoding'] as const;
+const CORS_EXPOSE_HEADERS = ['retry-after', 'www-authenticate', 'allow'] as const;
 const CORS_MAX_AGE_SECONDS = 600;
 
 /**
@@ -27,7 +34,12 @@ export function readCorsSettings(env: Env = process.env): CorsSettings | undefin
   if (raw === undefined) return undefined;
   const entries = raw.split(',').map((entry) => entry.trim());
   const allowOrigins = entries.includes('*') ? ['*'] : entries.map(checkedOrigin);
-  return { allowOrigins, allowHeaders: CORS_ALLOW_HEADERS, maxAgeSeconds: CORS_MAX_AGE_SECONDS };
+  return {
+    allowOrigins,
+    allowHeaders: CORS_ALLOW_HEADERS,
+    exposeHeaders: CORS_EXPOSE_HEADERS,
+    maxAgeSeconds: CORS_MAX_AGE_SECONDS,
+  };
 }
 
 function checkedOrigin(entry: string): string {

@@ -95,6 +95,7 @@ describe('settings from context', () => {
       CorsConfiguration: {
         AllowOrigins: ['https://app.example.com', 'http://localhost:5173'],
         AllowHeaders: ['authorization', 'content-type', 'content-encoding'],
+        ExposeHeaders: ['retry-after', 'www-authenticate', 'allow'],
         AllowMethods: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST'],
         MaxAge: 600,
       },

@@ -190,6 +190,10 @@ describe('CORS (CORS_ALLOW_ORIGINS=https://app.example.com here)', () => {
     for (const answer of [ok, denied]) {
       expect(answer.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
       expect(answer.headers.get('vary')).toContain('Origin');
+      // So a page can read when to retry a 503 and which credential a 401 wants.
+      expect(answer.headers.get('access-control-expose-headers')).toBe(
+        'retry-after, www-authenticate, allow',
+      );
     }
   });
 });
