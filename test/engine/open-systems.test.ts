@@ -9,7 +9,6 @@ import {
   analyze,
   compileStructure,
   type EngineResult,
-  JsonWriter,
   type NodeInput,
   PayloadError,
   type Structure,
@@ -21,12 +20,7 @@ import {
 } from '../../lib/engine';
 import { solveLinearSystem } from '../../lib/engine/linear-system';
 import { STEADY_DENSE_LIMIT } from '../../lib/engine/steady-state';
-
-function written(write: (writer: JsonWriter) => void): string {
-  const writer = new JsonWriter();
-  write(writer);
-  return writer.finish();
-}
+import { written } from './written';
 
 function node(result: EngineResult, id: string) {
   const found = result.nodes.find((candidate) => candidate.id === id);

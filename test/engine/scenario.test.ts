@@ -10,7 +10,6 @@ import {
   applyScenario,
   type CompiledStructure,
   compileStructure,
-  JsonWriter,
   PayloadError,
   type Structure,
   ticks,
@@ -20,12 +19,7 @@ import {
 } from '../../lib/engine';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
 import { editedStructure, scenarioArbitrary, structureArbitrary } from './scenario-arbitraries';
-
-function written(write: (writer: JsonWriter) => void): string {
-  const writer = new JsonWriter();
-  write(writer);
-  return writer.finish();
-}
+import { written } from './written';
 
 const applied = (structure: Structure, scenario: unknown): CompiledStructure =>
   applyScenario(compileStructure(structure), scenario);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   analyze,
   compileStructure,
-  JsonWriter,
+  type JsonWriter,
   PayloadError,
   ResultTooLargeError,
   releaseScratchMemory,
@@ -15,12 +15,7 @@ import {
   writeTicks,
 } from '../../lib/engine';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
-
-function written(write: (writer: JsonWriter) => void): string {
-  const writer = new JsonWriter();
-  write(writer);
-  return writer.finish();
-}
+import { written } from './written';
 
 /** Ids a caller may really send: quotes, backslashes, controls, emoji, lone surrogates, numbers. */
 const idArbitrary = fc.oneof(
