@@ -188,8 +188,7 @@ export class DynamoSystemStore implements SystemStore {
       ...(system.unit === undefined ? {} : { unit: system.unit }),
       ...(system.settings === undefined ? {} : { settings: system.settings }),
     };
-    const inline = bytes.length <= this.#chunkBytes;
-    const chunks = inline ? [] : splitBytes(bytes, this.#chunkBytes);
+    const { chunks, payload } = layoutPayload(bytes, this.#chunkBytes);
     // Counted first: past a quota nothing is written (see lib/storage/quotas.ts).
     const hold = await this.#quotas?.begin(owner, { systems: 1, bytes: bytes.length });
     try {
@@ -202,17 +201,7 @@ export class DynamoSystemStore implements SystemStore {
       throw error;
     }
     try {
-      await this.#putNew(
-        {
-          ...headKey(owner, id),
-          ...record,
-          encoding: PAYLOAD_ENCODING,
-          byteLength: bytes.length,
-          chunkCount: chunks.length,
-          ...(inline ? { structure: bytes } : {}),
-        },
-        id,
-      );
+      await this.#putNew({ ...headKey(owner, id), ...record, ...payload }, id);
     } catch (error) {
       // An id collision wrote nothing; any other failure may have written the head, so the hold
       // stays (an overcount, until the owner's counter is reconciled).
@@ -363,8 +352,7 @@ export class DynamoSystemStore implements SystemStore {
       version,
       refreshedAt: now.toISOString(),
     };
-    const inline = bytes.length <= this.#chunkBytes;
-    const chunks = inline ? [] : splitBytes(bytes, this.#chunkBytes);
+    const { chunks, payload } = layoutPayload(bytes, this.#chunkBytes);
     // Growth is counted before anything is written, shrinking once the new head is in.
     const growth = bytes.length - oldPayload.byteLength;
     const hold = await this.#quotas?.begin(owner, { bytes: Math.max(0, growth) });
@@ -376,14 +364,7 @@ export class DynamoSystemStore implements SystemStore {
       await hold?.abort();
       throw error;
     }
-    const head = {
-      ...headKey(owner, id),
-      ...record,
-      encoding: PAYLOAD_ENCODING,
-      byteLength: bytes.length,
-      chunkCount: chunks.length,
-      ...(inline ? { structure: bytes } : {}),
-    };
+    const head = { ...headKey(owner, id), ...record, ...payload };
     try {
       await this.#doc.send(
         new PutCommand({
@@ -622,4 +603,20 @@ async function forEachInGroups<T>(
     const failure = results.find((result) => result.status === 'rejected');
     if (failure !== undefined) throw failure.reason;
   }
+}
+
+/**
+ * Where a compressed structure goes: inline in the head item when it fits one chunk, else in
+ * chunk items; and the head's fields that describe it.
+ */
+function layoutPayload(bytes: Buffer, chunkBytes: number) {
+  const inline = bytes.length <= chunkBytes;
+  const chunks = inline ? [] : splitBytes(bytes, chunkBytes);
+  const payload = {
+    encoding: PAYLOAD_ENCODING,
+    byteLength: bytes.length,
+    chunkCount: chunks.length,
+    ...(inline ? { structure: bytes } : {}),
+  };
+  return { chunks, payload };
 }
