@@ -51,8 +51,6 @@ const FUNCTION_ENV = {
   AWS_EC2_METADATA_DISABLED: 'true',
   POWERTOOLS_SERVICE_NAME: 'system-behavior-engine',
   LOG_LEVEL: 'INFO',
-  // As deployed (infra/constructs/service-function.ts).
-  NODE_OPTIONS: '--enable-source-maps',
 };
 
 interface Bundle {
@@ -234,7 +232,7 @@ function main(): void {
     ];
     console.log(
       `Lambda bundles as the stack builds them (esbuild ESM, minified${values.tracing ? ', tracing on' : ''}), Node ${process.version}, ` +
-        `median of ${rounds} fresh processes each, NODE_OPTIONS=${FUNCTION_ENV.NODE_OPTIONS}\n`,
+        `median of ${rounds} fresh processes each, source maps read only when a stack is logged\n`,
     );
     console.log(renderTable(columns, rows));
     console.log(

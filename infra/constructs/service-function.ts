@@ -11,6 +11,7 @@ import { SERVICE_NAME } from '../../lib/logging';
 import {
   type AwsSdkPlacement,
   FUNCTION_ARCHITECTURE,
+  FUNCTION_FILES,
   FUNCTION_RUNTIME,
   FUNCTION_SIZING,
   functionBundling,
@@ -25,7 +26,12 @@ import { PROJECT_ROOT } from '../project';
  * stack and the bundle benchmark both build through this, so they build the same way.
  * @internal bench/bundle.ts and test/infra/bundling.test.ts bundle a fixture with these props.
  */
-export function bundledFunctionProps(entry: string, awsSdk?: AwsSdkPlacement, tracing = false) {
+export function bundledFunctionProps(
+  entry: string,
+  awsSdk?: AwsSdkPlacement,
+  tracing = false,
+  files: readonly string[] = [],
+) {
   return {
     entry,
     handler: 'handler',
@@ -33,7 +39,7 @@ export function bundledFunctionProps(entry: string, awsSdk?: AwsSdkPlacement, tr
     depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
     runtime: FUNCTION_RUNTIME,
     architecture: FUNCTION_ARCHITECTURE,
-    bundling: functionBundling(awsSdk, tracing),
+    bundling: functionBundling(awsSdk, tracing, files),
   } satisfies NodejsFunctionProps;
 }
 
@@ -90,7 +96,12 @@ export class ServiceFunction extends Construct {
     }
     const tracing = props.tracing === true;
     this.function = new NodejsFunction(this, 'Function', {
-      ...bundledFunctionProps(join(PROJECT_ROOT, FUNCTIONS[props.name].entry), props.awsSdk, tracing),
+      ...bundledFunctionProps(
+        join(PROJECT_ROOT, FUNCTIONS[props.name].entry),
+        props.awsSdk,
+        tracing,
+        FUNCTION_FILES[props.name],
+      ),
       ...(tracing ? { tracing: Tracing.ACTIVE } : {}),
       memorySize: sizing.memoryMb,
       timeout: sizing.timeout,
@@ -102,8 +113,6 @@ export class ServiceFunction extends Construct {
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         LOG_LEVEL: props.logLevel,
-        // Stack traces in the log point at the TypeScript source, not the minified bundle.
-        NODE_OPTIONS: '--enable-source-maps',
         POWERTOOLS_TRACE_ENABLED: String(tracing),
         ...props.environment,
       },

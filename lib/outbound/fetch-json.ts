@@ -4,7 +4,7 @@
  * every socket resolves its host through the guarded lookup, which refuses private addresses at
  * connect time. One deadline covers the whole exchange; the body is capped while it streams.
  */
-import { request as httpRequest, type IncomingMessage, STATUS_CODES } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { type Env, envInt } from '../config/env';
@@ -25,6 +25,13 @@ const DEFAULT_DEADLINE_MS = 10_000;
 const MAX_DEADLINE_MS = 15_000;
 const DEFAULT_MAX_BODY_BYTES = 6 * 1024 * 1024;
 const MAX_REDIRECTS = 3;
+/**
+ * `node:http` is taken as its CommonJS module, not by an ES import: an ES import of a built-in
+ * reads every export, and `node:http`'s `WebSocket`, `CloseEvent` and `MessageEvent` are getters
+ * that load undici, about 25 ms of CPU at every cold start of the connect function for classes
+ * it never uses (`npm run bench:bundle`; docs/deploy.md, "Bundles and cold start").
+ */
+const { request: httpRequest, STATUS_CODES } = process.getBuiltinModule('node:http');
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 /** What a bearer token may contain (RFC 6750 allows less; this only keeps header syntax intact). */
 const TOKEN_PATTERN = /^[\x21-\x7e]+$/;

@@ -3,7 +3,6 @@
  * bytes, so a read proves it returns exactly what was registered whatever the compression did.
  */
 import { createHash } from 'node:crypto';
-import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, constants as zlibConstants } from 'node:zlib';
 import { SystemInputError, SystemStorageError } from './errors';
 import type { StoredStructure, StructureInput } from './store';
@@ -18,6 +17,9 @@ export const PAYLOAD_ENCODING = 'br';
  */
 const BROTLI_QUALITY = 5;
 
+// `node:util` as its CommonJS module: an ES import of it reads every export, lazy getters
+// included, about 3 ms of every cold start for one function (docs/deploy.md, "Bundles and cold start").
+const { promisify } = process.getBuiltinModule('node:util');
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
 

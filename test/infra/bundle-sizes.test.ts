@@ -1,7 +1,9 @@
 /**
  * The bundles as `cdk deploy` builds them (bundledFunctionProps, esbuild, no Docker), held to
  * what docs/deploy.md says of them: the sizes in its tables (within 3%, so a small change to the
- * code does not need new numbers, a large one does), and tracing's cost only where it is on.
+ * code does not need new numbers, a large one does), tracing's cost only where it is on, and
+ * what keeps a cold start short (the OpenAPI document beside the bundle, not in it; `node:http`
+ * without an ES import).
  */
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,12 +13,16 @@ import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundledFunctionProps } from '../../infra/constructs/service-function';
+import { FUNCTION_FILES } from '../../infra/functions';
 import { PROJECT_ROOT } from '../../infra/project';
 import { FUNCTIONS, type FunctionName } from '../../lib/http/routes';
 
 interface Built {
   bytes: number;
+  code: string;
   sources: string[];
+  /** The asset's folder, as uploaded. */
+  folder: string;
 }
 
 const TOLERANCE = 0.03;
@@ -40,16 +46,22 @@ beforeAll(() => {
     const fn = new NodejsFunction(
       stack,
       `${name}${tracing ? 'Traced' : ''}`,
-      bundledFunctionProps(entry, 'bundled', tracing),
+      bundledFunctionProps(entry, 'bundled', tracing, FUNCTION_FILES[name]),
     );
     return [labelOf(name, tracing), fn] as const;
   });
   app.synth();
   for (const [label, fn] of functions) {
     const assetPath = (fn.node.defaultChild as CfnFunction).getMetadata('aws:asset:path') as string;
-    const file = join(outdir, assetPath, 'index.mjs');
+    const folder = join(outdir, assetPath);
+    const file = join(folder, 'index.mjs');
     const map = JSON.parse(readFileSync(`${file}.map`, 'utf8')) as { sources: string[] };
-    built.set(label, { bytes: statSync(file).size, sources: map.sources });
+    built.set(label, {
+      bytes: statSync(file).size,
+      code: readFileSync(file, 'utf8'),
+      sources: map.sources,
+      folder,
+    });
   }
 }, 180_000);
 
@@ -106,5 +118,27 @@ describe('the deployed bundles', () => {
     expect(off.some((source) => source.includes('@aws-lambda-powertools/tracer'))).toBe(false);
     expect(on.some((source) => source.includes('aws-xray-sdk-core'))).toBe(true);
     expect(on.some((source) => source.endsWith('lib/aws/tracer-off.ts'))).toBe(false);
+  });
+
+  // The document is served at a few requests; as bundled JavaScript it was 80 KB parsed at every
+  // cold start. It travels beside the bundle, byte for byte the generated file.
+  it.each([false, true])(
+    'engine (tracing %s) reads the OpenAPI document from beside the bundle',
+    (tracing) => {
+      const engine = built.get(labelOf('engine', tracing))!;
+      expect(engine.sources.some((source) => source.endsWith('openapi.json'))).toBe(false);
+      expect(readFileSync(join(engine.folder, 'openapi.json'), 'utf8')).toBe(
+        readFileSync(join(PROJECT_ROOT, 'openapi.json'), 'utf8'),
+      );
+    },
+  );
+
+  // An ES import of node:http reads every export, and its WebSocket getters load undici: about
+  // 25 ms of CPU at each cold start for classes no function uses. (The SDK's `import()` of it,
+  // only for a plain-http endpoint such as a local DynamoDB, is not at load; with tracing on,
+  // the X-Ray SDK imports it itself, part of tracing's price.)
+  it.each(['engine', 'connect'] as const)('%s loads node:http without a static ES import', (name) => {
+    const { code } = built.get(labelOf(name, false))!;
+    expect(code.match(/from\s*["'](?:node:)?http["']/g) ?? []).toEqual([]);
   });
 });

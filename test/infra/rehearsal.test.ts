@@ -291,6 +291,22 @@ describe('POST /api/engine deployed and local: the same bytes', () => {
   });
 });
 
+// Deployed, the document is read from the copy the stack puts beside the bundle
+// (FUNCTION_FILES, infra/functions.ts); locally, from the project's openapi.json.
+describe('GET /api/openapi.json deployed and local: the same bytes', () => {
+  it('the document, and compressed for a client that takes br', async () => {
+    const plain = await sameAnswer({ method: 'GET', path: '/api/openapi.json' });
+    expect(plain.status).toBe(200);
+    expect(json(plain).paths['/api/engine']).toBeDefined();
+    const compressed = await sameAnswer({
+      method: 'GET',
+      path: '/api/openapi.json',
+      headers: { 'accept-encoding': 'br' },
+    });
+    expect(compressed.headers['content-encoding']).toBe('br');
+  });
+});
+
 describe('the user routes deployed and local: the same bytes', () => {
   const auth = () => ({ authorization: `Bearer ${local.userToken}` });
   const sample = () => `${local.url}/examples/worked-example.json`;

@@ -1,5 +1,6 @@
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { classifyFailure, type IsUnavailable } from '../../api/errors';
+import { withSourceMappedStack } from '../../source-mapped-stack';
 import { errorResult } from '../responses';
 import { type HttpMiddleware, type HttpRequest, requestFacts, requestIdOf } from './types';
 
@@ -38,7 +39,7 @@ export function errorResponse(options: ErrorResponseOptions): HttpMiddleware {
       logger.error(error.code === 'ENGINE_ERROR' ? 'engine failure' : 'unexpected failure', {
         requestId: requestIdOf(request),
         route: request.event?.routeKey,
-        error: request.error instanceof Error ? request.error : String(request.error),
+        error: request.error instanceof Error ? withSourceMappedStack(request.error) : String(request.error),
       });
     }
     requestFacts(request).errorCode = error.code;

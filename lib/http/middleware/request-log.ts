@@ -1,4 +1,3 @@
-import { performance } from 'node:perf_hooks';
 import type { Logger } from '@aws-lambda-powertools/logger';
 import { type HttpMiddleware, type HttpRequest, type RequestFacts, requestFacts, requestIdOf } from './types';
 
@@ -17,6 +16,7 @@ export interface RequestLogOptions {
  */
 export function requestLog(options: RequestLogOptions): HttpMiddleware {
   const { logger } = options;
+  // The global clock, not an import of node:perf_hooks, which would load at every cold start.
   const now = options.now ?? (() => performance.now());
   const startedAt = new WeakMap<object, number>();
 
