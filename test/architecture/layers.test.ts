@@ -5,7 +5,7 @@
  *   lib/engine, lib/api  ←  explorer/ (the page's worker)  ←  local/ (serves it)
  *
  * Each folder's name says what may import it. Beside that spine sit the adapters (keys,
- * storage, aws), configuration, logging and two leaf modules; nothing under lib/ imports the
+ * storage, aws), configuration, logging and three leaf modules; nothing under lib/ imports the
  * entry points, and the engine and the API contract stay free of AWS and middy.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -25,6 +25,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   'lib/config': [],
   'lib/worked-example': [],
   'lib/main-module': [],
+  'lib/source-mapped-stack': [],
   'lib/api': ['lib/engine', 'lib/formats', 'lib/config', 'lib/worked-example', 'lib/text'],
   'lib/logging': ['lib/config'],
   'lib/aws': ['lib/config'],
@@ -33,7 +34,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   'lib/tokens': ['lib/config'],
   'lib/outbound': ['lib/config', 'lib/text'],
   'lib/systems': ['lib/config', 'lib/engine', 'lib/storage', 'lib/text'],
-  'lib/http': ['lib/api', 'lib/config', 'lib/text'],
+  'lib/http': ['lib/api', 'lib/config', 'lib/source-mapped-stack', 'lib/text'],
   // A user's stores built together with the quotas that count across them.
   'lib/owners': ['lib/config', 'lib/keys', 'lib/storage', 'lib/systems'],
   // The use cases: the contract's requests and errors over the adapters, no HTTP.
