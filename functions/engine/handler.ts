@@ -34,7 +34,8 @@ const serve = createEngineFunction({
 /**
  * Lambda may freeze the instance as soon as the handler returns, which would drop the key's
  * lastUsedAt write (started in the background, at most once a minute per key); so the
- * response waits for it. Between two such writes there is nothing to wait for.
+ * response waits for it, 500 ms at most (the store's deadline for that write, docs/keys.md).
+ * Between two such writes there is nothing to wait for.
  */
 export async function handler(event: APIGatewayProxyEventV2, context: Context) {
   try {

@@ -34,9 +34,17 @@ export interface DynamoApiKeyStoreOptions {
   scanPageSize?: number;
   /** Counts each owner's active keys against their quota; none when absent (operators' tools). */
   quotas?: OwnerQuotas | undefined;
+  /**
+   * Longest a `lastUsedAt` write may take, its retries included; default 500 ms. The write is
+   * best effort, but the engine function waits for it before answering (Lambda may freeze the
+   * instance once the handler returns), so under throttling it gives up instead of holding a
+   * finished answer back for the SDK's whole retry budget (about 6 s).
+   */
+  touchDeadlineMs?: number;
 }
 
 const DIGEST_SHAPE = /^[0-9a-f]{64}$/;
+const DEFAULT_TOUCH_DEADLINE_MS = 500;
 /** DynamoDB may leave part of a batch unread under load; give up after this many tries. */
 const BATCH_GET_ATTEMPTS = 8;
 const STATUSES: ReadonlySet<string> = new Set<ApiKeyStatus>(['active', 'revoked']);
@@ -52,12 +60,14 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   readonly #scanPageSize: number | undefined;
   readonly #revokedListeners = new Set<(digest: string) => void>();
   readonly #quotas: OwnerQuotas | undefined;
+  readonly #touchDeadlineMs: number;
 
   constructor(options: DynamoApiKeyStoreOptions) {
     this.#doc = options.doc;
     this.#tableName = options.tableName;
     this.#scanPageSize = options.scanPageSize;
     this.#quotas = options.quotas;
+    this.#touchDeadlineMs = options.touchDeadlineMs ?? DEFAULT_TOUCH_DEADLINE_MS;
   }
 
   /** How many active keys the owner has, from the keys themselves. */
@@ -250,6 +260,7 @@ export class DynamoApiKeyStore implements ApiKeyStore {
             'attribute_exists(pk) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :cutoff)',
           ExpressionAttributeValues: { ':now': now.toISOString(), ':cutoff': cutoff },
         }),
+        { abortSignal: AbortSignal.timeout(this.#touchDeadlineMs) },
       );
       return true;
     } catch (error) {
