@@ -11,6 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { SourceMap } from 'node:module';
 
+/** A V8 stack frame's line: `    at handler (file:///var/task/index.mjs:1:2345)`. */
+const STACK_FRAME = /^\s+at /;
 /** `file:///var/task/index.mjs:1:2345` or `/var/task/index.js:1:2345` in a V8 stack frame. */
 const FRAME_LOCATION = /((?:file:\/\/)?\/[^\s()]*?\.[cm]?js):(\d+):(\d+)/g;
 /** Sources are listed relative to the map (`../../lib/engine/analyze.ts`): shown from the project root. */
@@ -40,15 +42,21 @@ export function withSourceMappedStack<T>(error: T): T {
  * @internal test/source-mapped-stack.test.ts maps frame text directly.
  */
 export function mapStack(stack: string): string {
-  return stack.replace(FRAME_LOCATION, (location: string, file: string, line: string, column: string) => {
-    const entry = mapOf(file)?.findEntry(Number(line) - 1, Number(column) - 1);
-    // findEntry answers with the nearest mapping before the position, even on another line.
-    if (entry === undefined || !('originalSource' in entry) || entry.generatedLine !== Number(line) - 1)
-      return location;
-    const source = entry.originalSource.replace(LEADING_PARENT_DIRS, '');
-    // As Node prints a mapped frame: the start of the mapping that holds the position.
-    return `${source}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
-  });
+  // Only the frames: the message above them may quote anything, a caller's input included.
+  return stack
+    .split('\n')
+    .map((line) => (STACK_FRAME.test(line) ? line.replace(FRAME_LOCATION, mapLocation) : line))
+    .join('\n');
+}
+
+function mapLocation(location: string, file: string, line: string, column: string): string {
+  const entry = mapOf(file)?.findEntry(Number(line) - 1, Number(column) - 1);
+  // findEntry answers with the nearest mapping before the position, even on another line.
+  if (entry === undefined || !('originalSource' in entry) || entry.generatedLine !== Number(line) - 1)
+    return location;
+  const source = entry.originalSource.replace(LEADING_PARENT_DIRS, '');
+  // As Node prints a mapped frame: the start of the mapping that holds the position.
+  return `${source}:${entry.originalLine + 1}:${entry.originalColumn + 1}`;
 }
 
 function mapOf(file: string): SourceMap | null {

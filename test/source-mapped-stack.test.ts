@@ -125,6 +125,16 @@ describe('mapStack', () => {
     expect(mapStack(`    at f (${href}:999:1)`)).toBe(`    at f (${href}:999:1)`);
   });
 
+  // The message line may quote a caller's input: only the frames below it are read as locations.
+  it('leaves the message line alone, even when it looks like a location', () => {
+    const href = pathToFileURL(bundleFile).href;
+    const error = thrown("m.parseOrder('twelve')");
+    const frames = error.stack!.split('\n').slice(1).join('\n');
+    const quoted = `Error: not a number: ${href}:1:20`;
+    expect(mapStack(`${quoted}\n${frames}`).split('\n')[0]).toBe(quoted);
+    expect(mapStack(`${quoted}\n${frames}`).split('\n')[1]).toContain(THROW_AT);
+  });
+
   // A map that cannot be read is as good as none.
   it('keeps the locations of a bundle whose map is unreadable', () => {
     const broken = join(dir, 'broken.mjs');
