@@ -1,7 +1,7 @@
 import type { EngineResult } from '../../lib/engine/types';
 import { type Colouring, openFacts } from './colour-by';
 import { largest } from './largest';
-import { layoutResult } from './layout';
+import { foldedBandRows, foldedPositions, type Layout, layoutResult } from './layout';
 import { dependencyName } from './names';
 import { shortNumber } from './numbers';
 import { viridis } from './palette';
@@ -16,6 +16,12 @@ export const MAX_DRAWN_NODES = 2000;
 const LAYER_GAP = 150;
 const MAX_LAYER_GAP = 1200;
 const ROW_GAP = 56;
+/** Fold a drawing only with this many layers or more… */
+const FOLD_MIN_LAYERS = 16;
+/** …and only when, unfolded, it is more than this many times wider than the view's shape… */
+const FOLD_RATIO = 3;
+/** …counting it at least this many rows tall (labels and arcs need room above and below). */
+const FOLD_MIN_ROWS = 3;
 /** Longest label shown, in characters; the whole name is in the node's hover text. */
 const LABEL_CHARS = 28;
 
@@ -27,6 +33,35 @@ function shortName(name: string): string {
   if (name.length <= LABEL_CHARS) return name;
   const tail = Math.floor((LABEL_CHARS - 1) / 2);
   return `${name.slice(0, LABEL_CHARS - 1 - tail)}…${name.slice(name.length - tail)}`;
+}
+
+/**
+ * Where each node is drawn. Layers go left to right, spread apart until the drawing is about the
+ * view's shape. A drawing far wider than the view even at the closest spacing (a long chain: a
+ * thin strip once fitted) is folded into bands, as the large view folds it, with as many layers
+ * per band as make it about the view's shape.
+ */
+function nodePositions(
+  layout: Layout,
+  aspect: number,
+): { x: (i: number) => number; y: (i: number) => number } {
+  const { layerCount, rowCount } = layout;
+  const unfoldedWidth = (layerCount - 1) * LAYER_GAP;
+  const unfoldedHeight = Math.max(rowCount, FOLD_MIN_ROWS) * ROW_GAP;
+  if (layerCount >= FOLD_MIN_LAYERS && unfoldedWidth > FOLD_RATIO * aspect * unfoldedHeight) {
+    // Bands of p layers: width p·LAYER_GAP, height ⌈L/p⌉·bandRows·ROW_GAP; their ratio is `aspect`.
+    const bandHeight = foldedBandRows(layout) * ROW_GAP;
+    const perBand = Math.max(2, Math.round(Math.sqrt((aspect * layerCount * bandHeight) / LAYER_GAP)));
+    if (perBand < layerCount) {
+      const folded = foldedPositions(layout, perBand);
+      return { x: (i) => folded.x[i]! * LAYER_GAP, y: (i) => -folded.y[i]! * ROW_GAP };
+    }
+  }
+  const layerGap =
+    layerCount < 2
+      ? LAYER_GAP
+      : Math.min(MAX_LAYER_GAP, Math.max(LAYER_GAP, ((rowCount - 1) * ROW_GAP * aspect) / (layerCount - 1)));
+  return { x: (i) => layout.layer[i]! * layerGap, y: (i) => layout.row[i]! * ROW_GAP };
 }
 
 export interface GraphViewOptions {
@@ -75,15 +110,7 @@ export interface GraphDrawing {
 export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: GraphViewOptions): GraphDrawing {
   svg.replaceChildren();
   const { edges, layout } = layoutResult(result);
-  const layerGap =
-    layout.layerCount < 2
-      ? LAYER_GAP
-      : Math.min(
-          MAX_LAYER_GAP,
-          Math.max(LAYER_GAP, ((layout.rowCount - 1) * ROW_GAP * options.aspect) / (layout.layerCount - 1)),
-        );
-  const x = (i: number) => layout.layer[i]! * layerGap;
-  const y = (i: number) => layout.row[i]! * ROW_GAP;
+  const { x, y } = nodePositions(layout, options.aspect);
   const labels: NodeLabel[] = [];
   const onTrace = new Set(result.trace);
   const blocked = new Set(result.nodes.filter((node) => node.blocked).map((node) => node.id));

@@ -129,14 +129,23 @@ function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [number,
   return { layer, row, layerCount, rowCount };
 }
 
+/** Rows between the tops of two bands of a folded drawing: the band's rows and a gap of two. */
+export function foldedBandRows(layout: Layout): number {
+  return layout.rowCount + 2;
+}
+
 /**
  * 2-D positions for a large drawing: the layers left to right, folded into bands (a serpentine)
  * when there are far more layers than rows, so a long chain fills a screen instead of a line.
+ * `perBand` layers go in each band (default: about 1.6 layers across for each row down); y grows
+ * upwards, band after band going down.
  */
-export function foldedPositions(layout: Layout): { x: Float32Array; y: Float32Array } {
-  const { layer, row, layerCount, rowCount } = layout;
-  const perBand = Math.max(1, Math.ceil(Math.sqrt((layerCount * Math.max(rowCount, 1)) / 1.6)));
-  const bandHeight = rowCount + 2;
+export function foldedPositions(
+  layout: Layout,
+  perBand = Math.max(1, Math.ceil(Math.sqrt((layout.layerCount * Math.max(layout.rowCount, 1)) / 1.6))),
+): { x: Float32Array; y: Float32Array } {
+  const { layer, row } = layout;
+  const bandHeight = foldedBandRows(layout);
   const x = new Float32Array(layer.length);
   const y = new Float32Array(layer.length);
   for (let v = 0; v < layer.length; v++) {

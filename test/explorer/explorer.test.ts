@@ -519,6 +519,32 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     expect(labels.overlapping).toBe(0);
   });
 
+  // A long chain would fit the view as a thin strip of dots. Folded into bands (as the large view
+  // folds it), it is about the view's shape: every node in view, the circles big enough to read.
+  it('folds a long chain into bands about the shape of the view', async () => {
+    const count = 240;
+    const nodes = Array.from({ length: count }, (_, i) => ({ id: `s${i}`, load: i === 0 ? 10 : 0 }));
+    const dependencies = nodes.slice(1).map((node, i) => ({ from: `s${i}`, to: node.id }));
+    await page.fill('#body', JSON.stringify({ mode: 'analyze', nodes, dependencies }));
+    await page.selectOption('#run-as', 'written');
+    await runAndWait();
+    const drawn = (await page.evaluate(`(() => {
+      const view = document.getElementById('graph').getBoundingClientRect();
+      const circles = [...document.querySelectorAll('#graph .node circle.body')].map((c) => c.getBoundingClientRect());
+      const left = Math.min(...circles.map((b) => b.left)), right = Math.max(...circles.map((b) => b.right));
+      const top = Math.min(...circles.map((b) => b.top)), bottom = Math.max(...circles.map((b) => b.bottom));
+      const inView = circles.filter((b) => b.left >= view.left - 0.5 && b.right <= view.right + 0.5 && b.top >= view.top - 0.5 && b.bottom <= view.bottom + 0.5).length;
+      return { count: circles.length, inView, viewAspect: view.width / view.height, aspect: (right - left) / (bottom - top), smallest: Math.min(...circles.map((b) => b.width)) };
+    })()`)) as { count: number; inView: number; viewAspect: number; aspect: number; smallest: number };
+    expect(drawn.count).toBe(count);
+    expect(drawn.inView).toBe(count);
+    expect(drawn.aspect).toBeGreaterThan(drawn.viewAspect / 2);
+    expect(drawn.aspect).toBeLessThan(drawn.viewAspect * 2);
+    // Unfolded, 240 layers across the view left each circle under a pixel or two wide.
+    expect(drawn.smallest).toBeGreaterThan(4);
+    await page.screenshot({ path: `${SCREENSHOTS}/long-chain.png`, fullPage: true });
+  });
+
   // Numbers are rounded for reading; hover (and the export) keeps the exact value. A (10) feeds
   // three nodes: each gets a third of what A passes on, a number with many digits.
   it('rounds numbers for display and keeps full precision on hover and in the export', async () => {
