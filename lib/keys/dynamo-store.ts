@@ -88,13 +88,17 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     try {
       await this.#putNew({ ...keyOf(digest), ...attributes });
     } catch (error) {
-      await this.#doc
-        .send(new DeleteCommand({ TableName: this.#tableName, Key: index }))
-        .catch(() => undefined);
-      await hold?.abort();
-      if (error instanceof ConditionalCheckFailedException) {
-        throw new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
+      const conflict = error instanceof ConditionalCheckFailedException;
+      // The index entry goes again, unless this owner holds the key already: the entry is then
+      // that key's own, which an index write retried after a throttle meets and takes for its own
+      // write (a repeated import of the same key); removing it would hide the key from its owner.
+      if (!conflict || !(await this.#isOwnedBy(digest, record.owner))) {
+        await this.#doc
+          .send(new DeleteCommand({ TableName: this.#tableName, Key: index }))
+          .catch(() => undefined);
       }
+      await hold?.abort();
+      if (conflict) throw new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
       throw error;
     }
     await hold?.commit();
@@ -115,15 +119,25 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       );
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException) || !failedOnRetry(error)) throw error;
-      const { Item } = await this.#doc.send(
-        new GetCommand({
-          TableName: this.#tableName,
-          Key: { pk: item.pk, sk: item.sk },
-          ConsistentRead: true,
-        }),
-      );
-      if (!holdsWrite(Item, item)) throw error;
+      if (!holdsWrite(await this.#read({ pk: item.pk, sk: item.sk }), item)) throw error;
     }
+  }
+
+  /** Whether the key with this digest exists and is `owner`'s; a failed read counts as no. */
+  async #isOwnedBy(digest: string, owner: string): Promise<boolean> {
+    const item = await this.#read(keyOf(digest)).catch(() => undefined);
+    return item?.owner === owner;
+  }
+
+  /**
+   * One item, read strongly consistent: every read here must see a write of a moment ago (a key
+   * used right after it was created, a write whose answer was lost, a key revoked meanwhile).
+   */
+  async #read(key: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.#tableName, Key: key, ConsistentRead: true }),
+    );
+    return Item;
   }
 
   /**
@@ -170,10 +184,8 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     // A strongly consistent read: a key created a moment ago works at once, and a revoke is seen
     // by the first lookup after a cache entry expires. Only positive results are cached, so this
     // costs little.
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.#tableName, Key: keyOf(digest), ConsistentRead: true }),
-    );
-    return Item === undefined ? undefined : recordFromItem(Item);
+    const item = await this.#read(keyOf(digest));
+    return item === undefined ? undefined : recordFromItem(item);
   }
 
   async list(filter: { owner?: string } = {}): Promise<ApiKeyRecord[]> {
