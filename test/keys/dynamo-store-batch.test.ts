@@ -44,9 +44,10 @@ function storeReading(processed: (keys: Keys) => number) {
         const keys = (request?.Keys ?? []) as Keys;
         events.push(`get ${keys.length}`);
         const count = processed(keys);
+        // Nothing read: no Responses at all (the field is optional in DynamoDB's answer).
         const answer: BatchGetCommandOutput =
           count === 0
-            ? { $metadata: {}, Responses: { [table.tableName]: [] } }
+            ? { $metadata: {} }
             : await target.send(
                 new BatchGetCommand({
                   RequestItems: { [table.tableName]: { ...request, Keys: keys.slice(0, count) } },

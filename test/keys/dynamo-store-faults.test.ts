@@ -11,6 +11,7 @@ import { createDynamoClients } from '../../lib/aws/dynamo';
 import { DynamoApiKeyStore, hashApiKey, importApiKey, issueApiKey } from '../../lib/keys';
 import { ApiKeyConflictError } from '../../lib/keys/store';
 import { isStoreUnavailable } from '../../lib/storage/faults';
+import { DynamoOwnerQuotas } from '../../lib/storage/quotas';
 import { ensureTable } from '../../lib/storage/table';
 import { type RunningDynalite, startDynalite } from '../helpers/dynalite';
 import { type Fault, type FaultProxy, type FaultRule, startFaultProxy } from '../helpers/fault-proxy';
@@ -175,6 +176,19 @@ describe('put under faults that last', () => {
   });
 });
 
+describe('marking a key used under faults', () => {
+  // The write refused by its condition means "used within the last minute": false. A throttle
+  // that outlasts the retries is not that, and comes out as the SDK's error.
+  it('passes on a failure that is not a refused condition', async () => {
+    const { record } = await issueApiKey(plain, { owner: 'alice', name: 'ci' }, T0);
+    proxy.reset(() => throttled);
+    await expect(store.touchLastUsed(record.digest, T0)).rejects.toSatisfy(isStoreUnavailable);
+    proxy.reset();
+    expect(await store.touchLastUsed(record.digest, T0)).toBe(true);
+    expect(await store.touchLastUsed(record.digest, T0)).toBe(false);
+  });
+});
+
 describe('what the store asks DynamoDB for', () => {
   // dynalite is always consistent, so only the request shows this: every read that must see a
   // write just made (a key used right after it was created, a listing right after a create or
@@ -197,6 +211,36 @@ describe('what the store asks DynamoDB for', () => {
       ['Query', true],
       ['BatchGetItem', true],
     ]);
+  });
+
+  // A revoke is one conditional write. Counting quotas, it reads the key first (an unknown key
+  // costs that read only), and touches the owner's counter (a hold, then its end with the
+  // freed place) only when it frees a place, i.e. when the key was active.
+  it('revokes with one write, and touches the quota counter only to free a place', async () => {
+    const quotas = new DynamoOwnerQuotas({
+      doc: proxied.doc,
+      tableName,
+      quotas: { maxSystems: 1, maxKeys: 5, maxBytes: 1 },
+      usage: async (owner) => ({ systems: 0, bytes: 0, keys: await plain.activeCount(owner) }),
+    });
+    const counting = new DynamoApiKeyStore({ doc: proxied.doc, tableName, quotas });
+    const { record } = await issueApiKey(counting, { owner: 'alice', name: 'ci' }, T0);
+    const revoked = async (by: DynamoApiKeyStore, digest: string) => {
+      proxy.reset();
+      await by.revoke(digest, T0);
+      return proxy.calls.map((call) => `${call.operation} ${call.body.Key.sk.S}`);
+    };
+    expect(await revoked(counting, record.digest)).toEqual([
+      'GetItem APIKEY',
+      'UpdateItem QUOTA',
+      'UpdateItem APIKEY',
+      'UpdateItem QUOTA',
+    ]);
+    expect(await revoked(counting, record.digest)).toEqual(['GetItem APIKEY', 'UpdateItem APIKEY']);
+    expect(await revoked(counting, hashApiKey('sbe_unknown-unknown-unknown-unknown'))).toEqual([
+      'GetItem APIKEY',
+    ]);
+    expect(await revoked(store, record.digest)).toEqual(['UpdateItem APIKEY']);
   });
 
   it('never reads or writes with an unknown digest shape', async () => {

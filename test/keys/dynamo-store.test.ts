@@ -34,7 +34,8 @@ describe('issueApiKey + getByDigest', () => {
       status: 'active',
       createdAt: '2025-03-01T12:00:00.000Z',
     });
-    expect(found).toEqual(record);
+    // Exactly: no attribute the record did not have (a key never used has no lastUsedAt at all).
+    expect(found).toStrictEqual(record);
   });
 
   // Two items per key: the key by digest (what a request looks up), and the owner's index
@@ -84,10 +85,25 @@ describe('issueApiKey + getByDigest', () => {
     expect(await store.getByDigest('not-a-digest')).toBeUndefined();
   });
 
-  it('refuses a second record with the same digest', async () => {
+  it('refuses a second record with the same digest, naming the id', async () => {
     const { record } = await issueApiKey(store, { owner: 'alice', name: 'a' }, T0);
-    await expect(store.put({ ...record, owner: 'mallory' })).rejects.toBeInstanceOf(ApiKeyConflictError);
-    expect((await store.getByDigest(record.digest))?.owner).toBe('alice');
+    const conflict = new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
+    // Another owner: the key item is there already.
+    await expect(store.put({ ...record, owner: 'mallory' })).rejects.toThrow(conflict);
+    // The same owner: the owner's index entry is there already.
+    await expect(store.put({ ...record, name: 'again' })).rejects.toThrow(conflict);
+    expect(await store.listByOwner('alice')).toEqual([record]);
+    expect(await store.listByOwner('mallory')).toEqual([]);
+  });
+
+  // Index entries edited by hand so that they name no digest are skipped, not sent to
+  // DynamoDB as keys (two of them would be one key twice, which BatchGetItem refuses).
+  it('skips owner index entries without a digest', async () => {
+    const { record } = await issueApiKey(store, { owner: 'alice', name: 'a' }, T0);
+    for (const sk of ['APIKEY#edited1', 'APIKEY#edited2']) {
+      await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { pk: 'OWNER#alice', sk } }));
+    }
+    expect(await store.listByOwner('alice')).toEqual([record]);
   });
 
   it('rejects a bad owner or name, naming the field, before writing anything', async () => {
@@ -314,6 +330,7 @@ describe('items that are not well-formed API key records', () => {
     ['a short digest', 'APIKEY#abc'],
     ['an upper-case digest', `APIKEY#${digest.toUpperCase()}`],
     ['a digest with more after it', `APIKEY#${digest}0`],
+    ['a digest with more before it', `APIKEY#0${digest}`],
   ])('refuses an item with %s', async (_what, pk) => {
     await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...wellFormed, pk } }));
     await expect(store.list()).rejects.toThrow(new Error(`API key item ${id} has malformed keys`));
