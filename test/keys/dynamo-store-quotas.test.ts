@@ -4,7 +4,7 @@
  * written and gives it back when nothing was; a revoke frees the place of an active key once.
  * After every change the counter is exact and holds nothing in flight.
  */
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { type ApiKeyRecord, DynamoApiKeyStore, hashApiKey, importApiKey, issueApiKey } from '../../lib/keys';
 import { ApiKeyConflictError } from '../../lib/keys/store';
@@ -17,8 +17,9 @@ const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 
 /** Two active keys per owner. */
 let store: DynamoApiKeyStore;
+let quotas: DynamoOwnerQuotas;
 beforeEach(() => {
-  const quotas = new DynamoOwnerQuotas({
+  quotas = new DynamoOwnerQuotas({
     doc: table.doc,
     tableName: table.tableName,
     quotas: { maxSystems: 1, maxKeys: 2, maxBytes: 1 },
@@ -124,6 +125,35 @@ describe('revoking keys', () => {
     await expect(issueApiKey(store, { owner: 'alice', name: 'four' }, at(5))).rejects.toBeInstanceOf(
       QuotaExceededError,
     );
+  });
+
+  // Two requests revoke the same key at once: both find it active and hold the owner's
+  // counter; the other's write lands first, so this one's finds the key revoked already. The
+  // place is freed once, by the revoke that made the change, not twice.
+  it('frees the place once when two revokes of a key overlap', async () => {
+    const one = await issueApiKey(store, { owner: 'alice', name: 'one' }, at(0));
+    await issueApiKey(store, { owner: 'alice', name: 'two' }, at(1));
+    let overtaken = false;
+    const racing = new Proxy(table.doc, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return async (command: Parameters<typeof target.send>[0]) => {
+          const key = (command.input as { Key?: { sk?: string } }).Key;
+          if (command instanceof UpdateCommand && key?.sk === 'APIKEY' && !overtaken) {
+            overtaken = true;
+            expect(await store.revoke(one.record.digest, at(2))).toMatchObject({ status: 'revoked' });
+          }
+          return target.send(command);
+        };
+      },
+    });
+    const slow = new DynamoApiKeyStore({ doc: racing, tableName: table.tableName, quotas });
+    expect(await slow.revoke(one.record.digest, at(3))).toMatchObject({
+      status: 'revoked',
+      revokedAt: at(2).toISOString(),
+    });
+    expect(overtaken).toBe(true);
+    expect(await counted('alice')).toEqual({ keys: 1, holds: 0 });
   });
 
   it('returns undefined for an unknown key and writes nothing', async () => {
