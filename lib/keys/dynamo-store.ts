@@ -160,9 +160,9 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       for (const item of page.Items ?? []) if (typeof item.digest === 'string') digests.push(item.digest);
     }
     const records: ApiKeyRecord[] = [];
-    // Stryker disable next-line EqualityOperator: one pass past the end slices no keys and sends nothing
-    for (let start = 0; start < digests.length; start += 100) {
-      let keys: Array<Record<string, string>> = digests.slice(start, start + 100).map(keyOf);
+    // At most 100 keys a request: DynamoDB refuses a larger batch.
+    while (digests.length > 0) {
+      let keys: Array<Record<string, string>> = digests.splice(0, 100).map(keyOf);
       for (let attempt = 0; keys.length > 0; attempt++) {
         if (attempt === BATCH_GET_ATTEMPTS) {
           throw new StoreBusyError(`${keys.length} API keys still unread after ${attempt} attempts`);
