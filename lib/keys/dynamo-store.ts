@@ -11,7 +11,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { failedOnRetry, holdsWrite, StoreBusyError } from '../storage/faults';
-import type { OwnerQuotas } from '../storage/quotas';
+import type { OwnerQuotas, QuotaHold } from '../storage/quotas';
 import { PARTITION_PREFIXES } from '../storage/table';
 import {
   ApiKeyConflictError,
@@ -98,13 +98,17 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     try {
       await this.#putNew({ ...keyOf(digest), ...attributes });
     } catch (error) {
-      await this.#doc
-        .send(new DeleteCommand({ TableName: this.#tableName, Key: index }))
-        .catch(() => undefined);
-      await hold?.abort();
-      if (error instanceof ConditionalCheckFailedException) {
-        throw new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
+      const conflict = error instanceof ConditionalCheckFailedException;
+      // The index entry goes again, unless this owner holds the key already: the entry is then
+      // that key's own, which an index write retried after a throttle meets and takes for its own
+      // write (a repeated import of the same key); removing it would hide the key from its owner.
+      if (!conflict || !(await this.#isOwnedBy(digest, record.owner))) {
+        await this.#doc
+          .send(new DeleteCommand({ TableName: this.#tableName, Key: index }))
+          .catch(() => undefined);
       }
+      await hold?.abort();
+      if (conflict) throw new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
       throw error;
     }
     await hold?.commit();
@@ -125,15 +129,25 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       );
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException) || !failedOnRetry(error)) throw error;
-      const { Item } = await this.#doc.send(
-        new GetCommand({
-          TableName: this.#tableName,
-          Key: { pk: item.pk, sk: item.sk },
-          ConsistentRead: true,
-        }),
-      );
-      if (!holdsWrite(Item, item)) throw error;
+      if (!holdsWrite(await this.#read({ pk: item.pk, sk: item.sk }), item)) throw error;
     }
+  }
+
+  /** Whether the key with this digest exists and is `owner`'s; a failed read counts as no. */
+  async #isOwnedBy(digest: string, owner: string): Promise<boolean> {
+    const item = await this.#read(keyOf(digest)).catch(() => undefined);
+    return item?.owner === owner;
+  }
+
+  /**
+   * One item, read strongly consistent: every read here must see a write of a moment ago (a key
+   * used right after it was created, a write whose answer was lost, a key revoked meanwhile).
+   */
+  async #read(key: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.#doc.send(
+      new GetCommand({ TableName: this.#tableName, Key: key, ConsistentRead: true }),
+    );
+    return Item;
   }
 
   /**
@@ -152,11 +166,13 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       },
     );
     for await (const page of pages) {
+      // Stryker disable next-line ArrayDeclaration: DynamoDB's Query answer always carries Items ([] when none match)
       for (const item of page.Items ?? []) if (typeof item.digest === 'string') digests.push(item.digest);
     }
     const records: ApiKeyRecord[] = [];
-    for (let start = 0; start < digests.length; start += 100) {
-      let keys: Array<Record<string, string>> = digests.slice(start, start + 100).map(keyOf);
+    // At most 100 keys a request: DynamoDB refuses a larger batch.
+    while (digests.length > 0) {
+      let keys: Array<Record<string, string>> = digests.splice(0, 100).map(keyOf);
       for (let attempt = 0; keys.length > 0; attempt++) {
         if (attempt === BATCH_GET_ATTEMPTS) {
           throw new StoreBusyError(`${keys.length} API keys still unread after ${attempt} attempts`);
@@ -166,13 +182,16 @@ export class DynamoApiKeyStore implements ApiKeyStore {
         const { Responses, UnprocessedKeys } = await this.#doc.send(
           new BatchGetCommand({ RequestItems: { [this.#tableName]: { Keys: keys, ConsistentRead: true } } }),
         );
-        for (const item of Responses?.[this.#tableName] ?? []) records.push(recordFromItem(item));
+        for (const item of Responses?.[this.#tableName] ?? []) {
+          const record = recordFromItem(item);
+          // An index entry left dangling may name another owner's key (a refused import whose
+          // clean-up failed): that key is not this owner's.
+          if (record.owner === owner) records.push(record);
+        }
         keys = (UnprocessedKeys?.[this.#tableName]?.Keys ?? []) as Array<Record<string, string>>;
       }
     }
-    return records
-      .filter((record) => record.owner === owner)
-      .sort((a, b) => compareStrings(a.createdAt, b.createdAt) || compareStrings(a.id, b.id));
+    return records.sort(byCreation);
   }
 
   async getByDigest(digest: string): Promise<ApiKeyRecord | undefined> {
@@ -180,16 +199,14 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     // A strongly consistent read: a key created a moment ago works at once, and a revoke is seen
     // by the first lookup after a cache entry expires. Only positive results are cached, so this
     // costs little.
-    const { Item } = await this.#doc.send(
-      new GetCommand({ TableName: this.#tableName, Key: keyOf(digest), ConsistentRead: true }),
-    );
-    return Item === undefined ? undefined : recordFromItem(Item);
+    const item = await this.#read(keyOf(digest));
+    return item === undefined ? undefined : recordFromItem(item);
   }
 
   async list(filter: { owner?: string } = {}): Promise<ApiKeyRecord[]> {
     const byOwner = filter.owner !== undefined;
     const pages = paginateScan(
-      { client: this.#doc, ...(this.#scanPageSize === undefined ? {} : { pageSize: this.#scanPageSize }) },
+      { client: this.#doc, pageSize: this.#scanPageSize },
       {
         TableName: this.#tableName,
         FilterExpression: byOwner
@@ -205,19 +222,23 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     );
     const records: ApiKeyRecord[] = [];
     for await (const page of pages) {
+      // Stryker disable next-line ArrayDeclaration: DynamoDB's Scan answer always carries Items ([] when none match)
       for (const item of page.Items ?? []) records.push(recordFromItem(item));
     }
     // Scan order is hash order; people and tests want a stable, meaningful one.
-    return records.sort((a, b) => compareStrings(a.createdAt, b.createdAt) || compareStrings(a.id, b.id));
+    return records.sort(byCreation);
   }
 
   async revoke(digest: string, now: Date = new Date()): Promise<ApiKeyRecord | undefined> {
     if (!DIGEST_SHAPE.test(digest)) return undefined;
-    // With quotas, an active key's owner is needed first: its hold keeps a recount from running
-    // while the key goes from active to revoked.
-    const current = this.#quotas === undefined ? undefined : await this.getByDigest(digest);
-    if (this.#quotas !== undefined && current === undefined) return undefined;
-    const hold = current?.status === 'active' ? await this.#quotas?.begin(current.owner) : undefined;
+    let hold: QuotaHold | undefined;
+    if (this.#quotas !== undefined) {
+      // An active key's owner is needed first: its hold keeps a recount from running while the
+      // key goes from active to revoked.
+      const current = await this.getByDigest(digest);
+      if (current === undefined) return undefined;
+      if (current.status === 'active') hold = await this.#quotas.begin(current.owner);
+    }
     let before: ApiKeyRecord;
     try {
       const { Attributes } = await this.#doc.send(
@@ -290,13 +311,15 @@ function keyOf(digest: string): { pk: string; sk: string } {
   return { pk: API_KEY_PK_PREFIX + digest, sk: API_KEY_SK };
 }
 
-/** Read an item back into a record, refusing anything that is not a well-formed API key item. */
+/**
+ * Read an item back into a record, refusing anything that is not a well-formed API key item.
+ * Every read asks for pk `APIKEY#…` and sk `APIKEY` (a GetItem or BatchGet by that key, a Scan
+ * filtered on both), so of the keys only the digest after the prefix is left to check.
+ */
 function recordFromItem(item: Record<string, unknown>): ApiKeyRecord {
-  const pk = item.pk;
-  const digest =
-    typeof pk === 'string' && pk.startsWith(API_KEY_PK_PREFIX) ? pk.slice(API_KEY_PK_PREFIX.length) : '';
+  const digest = String(item.pk).slice(API_KEY_PK_PREFIX.length);
   const where = `API key item ${typeof item.id === 'string' ? item.id : '(no id)'}`;
-  if (!DIGEST_SHAPE.test(digest) || item.sk !== API_KEY_SK) throw new Error(`${where} has malformed keys`);
+  if (!DIGEST_SHAPE.test(digest)) throw new Error(`${where} has malformed keys`);
   const text = (field: string): string => {
     const value = item[field];
     if (typeof value !== 'string') throw new Error(`${where} is missing the string attribute "${field}"`);
@@ -319,6 +342,11 @@ function recordFromItem(item: Record<string, unknown>): ApiKeyRecord {
     ...(lastUsedAt === undefined ? {} : { lastUsedAt }),
     ...(revokedAt === undefined ? {} : { revokedAt }),
   };
+}
+
+/** Oldest first; keys created in the same millisecond by id. */
+function byCreation(a: ApiKeyRecord, b: ApiKeyRecord): number {
+  return compareStrings(a.createdAt, b.createdAt) || compareStrings(a.id, b.id);
 }
 
 function compareStrings(a: string, b: string): number {

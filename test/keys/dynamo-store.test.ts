@@ -1,5 +1,5 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand as DocScanCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ApiKeyInputError, DynamoApiKeyStore, hashApiKey, importApiKey, issueApiKey } from '../../lib/keys';
 import { ApiKeyConflictError } from '../../lib/keys/store';
@@ -34,7 +34,8 @@ describe('issueApiKey + getByDigest', () => {
       status: 'active',
       createdAt: '2025-03-01T12:00:00.000Z',
     });
-    expect(found).toEqual(record);
+    // Exactly: no attribute the record did not have (a key never used has no lastUsedAt at all).
+    expect(found).toStrictEqual(record);
   });
 
   // Two items per key: the key by digest (what a request looks up), and the owner's index
@@ -84,10 +85,25 @@ describe('issueApiKey + getByDigest', () => {
     expect(await store.getByDigest('not-a-digest')).toBeUndefined();
   });
 
-  it('refuses a second record with the same digest', async () => {
+  it('refuses a second record with the same digest, naming the id', async () => {
     const { record } = await issueApiKey(store, { owner: 'alice', name: 'a' }, T0);
-    await expect(store.put({ ...record, owner: 'mallory' })).rejects.toBeInstanceOf(ApiKeyConflictError);
-    expect((await store.getByDigest(record.digest))?.owner).toBe('alice');
+    const conflict = new ApiKeyConflictError(`an API key with id ${record.id} already exists`);
+    // Another owner: the key item is there already.
+    await expect(store.put({ ...record, owner: 'mallory' })).rejects.toThrow(conflict);
+    // The same owner: the owner's index entry is there already.
+    await expect(store.put({ ...record, name: 'again' })).rejects.toThrow(conflict);
+    expect(await store.listByOwner('alice')).toEqual([record]);
+    expect(await store.listByOwner('mallory')).toEqual([]);
+  });
+
+  // Index entries edited by hand so that they name no digest are skipped, not sent to
+  // DynamoDB as keys (two of them would be one key twice, which BatchGetItem refuses).
+  it('skips owner index entries without a digest', async () => {
+    const { record } = await issueApiKey(store, { owner: 'alice', name: 'a' }, T0);
+    for (const sk of ['APIKEY#edited1', 'APIKEY#edited2']) {
+      await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { pk: 'OWNER#alice', sk } }));
+    }
+    expect(await store.listByOwner('alice')).toEqual([record]);
   });
 
   it('rejects a bad owner or name, naming the field, before writing anything', async () => {
@@ -165,8 +181,20 @@ describe('list', () => {
     expect(await store.list({ owner: 'nobody' })).toEqual([]);
   });
 
+  // Scan pages of 2 items: the 7 keys and their 7 index entries fill 7 pages, and a full page
+  // always names a next one, so the 8th (empty) tells the end.
   it('follows Scan pages to the end', async () => {
-    const paged = new DynamoApiKeyStore({ doc: table.doc, tableName: table.tableName, scanPageSize: 2 });
+    let scans = 0;
+    const counting = new Proxy(table.doc, {
+      get(target, property, receiver) {
+        if (property !== 'send') return Reflect.get(target, property, receiver);
+        return (command: Parameters<typeof target.send>[0]) => {
+          if (command instanceof DocScanCommand) scans++;
+          return target.send(command);
+        };
+      },
+    });
+    const paged = new DynamoApiKeyStore({ doc: counting, tableName: table.tableName, scanPageSize: 2 });
     for (let i = 0; i < 7; i++) await issueApiKey(store, { owner: 'alice', name: `k${i}` }, at(i));
     expect((await paged.list()).map((record) => record.name)).toEqual([
       'k0',
@@ -177,6 +205,35 @@ describe('list', () => {
       'k5',
       'k6',
     ]);
+    expect(scans).toBe(8);
+  });
+});
+
+describe('order of keys created in the same millisecond', () => {
+  // Six fixed keys, a to f; a to d created in the same millisecond, e and f one later. Within
+  // a millisecond the id decides (c 61a7…, b 6d2e…, d b1ef…, a df23…), and the time comes
+  // first: f (1585…) is listed after a. Both listings agree, whatever order DynamoDB returns.
+  it('lists them by creation time, then by id', async () => {
+    const created = new Map<string, Date>([
+      ['a', T0],
+      ['b', T0],
+      ['c', T0],
+      ['d', T0],
+      ['e', new Date(T0.getTime() + 1)],
+      ['f', new Date(T0.getTime() + 1)],
+    ]);
+    for (const [name, when] of created) {
+      await importApiKey(
+        store,
+        `sbe_sameMillisecondKey_${name}_0123456789abcdef`,
+        { owner: 'alice', name },
+        when,
+      );
+    }
+    const expected = ['c', 'b', 'd', 'a', 'f', 'e'];
+    expect((await store.listByOwner('alice')).map((record) => record.name)).toEqual(expected);
+    expect((await store.list()).map((record) => record.name)).toEqual(expected);
+    expect((await store.list({ owner: 'alice' })).map((record) => record.name)).toEqual(expected);
   });
 });
 
@@ -216,5 +273,79 @@ describe('touchLastUsed', () => {
   it('never creates an item for a key that does not exist', async () => {
     expect(await store.touchLastUsed(hashApiKey('sbe_ghost-ghost-ghost-ghost-ghost-ghost'), T0)).toBe(false);
     expect(await rawItems()).toEqual([]);
+  });
+});
+
+describe('items that are not well-formed API key records', () => {
+  // Hand-edited items (in the console, by a migration gone wrong): each is refused with a message
+  // naming the item and what is wrong, rather than read into a guessed identity.
+  const digest = hashApiKey('sbe_hand-edited-hand-edited-hand-edited');
+  const wellFormed = {
+    pk: `APIKEY#${digest}`,
+    sk: 'APIKEY',
+    id: digest.slice(0, 12),
+    prefix: 'sbe_hand-edi',
+    owner: 'alice',
+    name: 'edited',
+    status: 'active',
+    createdAt: T0.toISOString(),
+  };
+  const id = digest.slice(0, 12);
+
+  it.each([
+    ['no status', { status: undefined }, `API key item ${id} is missing the string attribute "status"`],
+    ['an unknown status', { status: 'enabled' }, `API key item ${id} has unknown status "enabled"`],
+    ['no id', { id: undefined }, 'API key item (no id) is missing the string attribute "id"'],
+    ['a numeric id', { id: 7 }, 'API key item (no id) is missing the string attribute "id"'],
+    ['no prefix', { prefix: undefined }, `API key item ${id} is missing the string attribute "prefix"`],
+    ['no owner', { owner: undefined }, `API key item ${id} is missing the string attribute "owner"`],
+    ['a numeric name', { name: 42 }, `API key item ${id} is missing the string attribute "name"`],
+    [
+      'no creation time',
+      { createdAt: undefined },
+      `API key item ${id} is missing the string attribute "createdAt"`,
+    ],
+    [
+      'a numeric last use',
+      { lastUsedAt: 1 },
+      `API key item ${id} is missing the string attribute "lastUsedAt"`,
+    ],
+    [
+      'a revocation time that is not text',
+      { revokedAt: true },
+      `API key item ${id} is missing the string attribute "revokedAt"`,
+    ],
+  ])('refuses an item with %s', async (_what, change, message) => {
+    const item = Object.fromEntries(
+      Object.entries({ ...wellFormed, ...change }).filter(([, value]) => value !== undefined),
+    );
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: item }));
+    await expect(store.getByDigest(digest)).rejects.toThrow(new Error(message));
+    await expect(store.list()).rejects.toThrow(new Error(message));
+  });
+
+  // A key whose partition key holds no digest (too short, upper-case hex) is found by the Scan
+  // of all API keys and refused there.
+  it.each([
+    ['a short digest', 'APIKEY#abc'],
+    ['an upper-case digest', `APIKEY#${digest.toUpperCase()}`],
+    ['a digest with more after it', `APIKEY#${digest}0`],
+    ['a digest with more before it', `APIKEY#0${digest}`],
+  ])('refuses an item with %s', async (_what, pk) => {
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: { ...wellFormed, pk } }));
+    await expect(store.list()).rejects.toThrow(new Error(`API key item ${id} has malformed keys`));
+  });
+
+  // The optional times, when present and text, are read back as they are.
+  it('reads the optional times when they are text', async () => {
+    const item = {
+      ...wellFormed,
+      status: 'revoked',
+      lastUsedAt: at(1).toISOString(),
+      revokedAt: at(2).toISOString(),
+    };
+    await table.doc.send(new PutCommand({ TableName: table.tableName, Item: item }));
+    const { pk: _pk, sk: _sk, ...fields } = item;
+    expect(await store.getByDigest(digest)).toEqual({ digest, ...fields });
   });
 });
