@@ -190,15 +190,27 @@ describe('marking a key used under faults', () => {
 
   // The engine function waits for this write before it answers, so a DynamoDB that does not
   // answer must not hold a finished answer back for the SDK's three attempts: the store gives
-  // up at its deadline (500 ms by default; 50 ms here), during the first attempt, and the key
-  // stays as it was.
+  // up at its deadline (500 ms by default; 50 ms here, against attempts that time out after
+  // 100 ms), during the first attempt, and the key stays as it was.
   it('gives up at its deadline instead of waiting out the retries', async () => {
     const { record } = await issueApiKey(plain, { owner: 'alice', name: 'ci' }, T0);
     proxy.reset((call) => (call.operation === 'UpdateItem' ? { kind: 'hang' } : undefined));
-    const hurried = new DynamoApiKeyStore({ doc: proxied.doc, tableName, touchDeadlineMs: 50 });
-    await expect(hurried.touchLastUsed(record.digest, T0)).rejects.toMatchObject({ name: 'AbortError' });
-    expect(proxy.calls.filter((call) => call.operation === 'UpdateItem')).toHaveLength(1);
-    expect((await plain.getByDigest(record.digest))?.lastUsedAt).toBeUndefined();
+    const quick = createDynamoClients({
+      endpoint: proxy.endpoint,
+      region: 'us-east-1',
+      env: {},
+      retry: { retryDelayMs: () => 1, attemptTimeoutMs: 100 },
+    });
+    try {
+      const hurried = new DynamoApiKeyStore({ doc: quick.doc, tableName, touchDeadlineMs: 50 });
+      await expect(hurried.touchLastUsed(record.digest, T0)).rejects.toMatchObject({ name: 'AbortError' });
+      expect(
+        proxy.calls.filter((call) => call.operation === 'UpdateItem').map((call) => call.attempts),
+      ).toEqual([1]);
+      expect((await plain.getByDigest(record.digest))?.lastUsedAt).toBeUndefined();
+    } finally {
+      quick.client.destroy();
+    }
   });
 });
 
