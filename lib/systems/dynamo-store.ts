@@ -8,13 +8,17 @@
  *          encoding ("br"), byteLength (compressed bytes), chunkCount (0 when inline)
  *          structure (binary)                                               only when inline
  *          version (absent = 1), refreshedAt                               after a refresh
+ *          chunkVersion (absent = version)          the version whose chunks it reads, see below
  *   chunk  pk = "SYSTEM#<id>"     sk = "CHUNK#<index, 5 digits>"  (CHUNK#00000, CHUNK#00001, …)
  *                                 or "CHUNK#v<version>#<index>" for versions after the first
  *          data (binary, at most 300,000 bytes), owner
  *
  * A refresh (`replace`) writes the new version's chunks beside the old ones and the head last,
  * on the condition that the head is still the version it read, so readers (who follow the
- * head's version) see one whole structure or the other; then it deletes the old chunks.
+ * head's version) see one whole structure or the other; then it deletes the old chunks. A
+ * refresh that failed may have left chunks under the version a retry means to write, and a rival
+ * refresh may be writing them at that moment: when a chunk key is taken, the refresh removes
+ * what it wrote and writes under the next version, and the head records it as `chunkVersion`.
  *
  * Heads live in their owner's partition: listing is one Query on it (ids are ULIDs, so sort
  * key order is creation order), and a head is only ever addressed together with its owner, so
@@ -65,6 +69,7 @@ import { checkLimit, checkName, checkOwner, checkStructure, checkUrl, isSystemId
 import {
   chunkKey,
   chunkRange,
+  chunkVersionOfHead,
   HEAD_SK_PREFIX,
   headKey,
   type ItemKey,
@@ -91,6 +96,11 @@ const CHUNK_WRITE_CONCURRENCY = 8;
 const BATCH_WRITE_SIZE = 25;
 /** DynamoDB may leave part of a batch unprocessed under load; give up after this many tries. */
 const BATCH_WRITE_ATTEMPTS = 8;
+/**
+ * Chunk versions a refresh tries before it gives up: each taken one is a failed refresh's
+ * leftovers (until the sweep) or a rival refresh in flight, and a handful is already unusual.
+ */
+const REFRESH_CHUNK_VERSIONS = 16;
 
 export interface DynamoSystemStoreOptions {
   /** Built once per process (see `createDynamoClients`) and shared. */
@@ -218,7 +228,8 @@ export class DynamoSystemStore implements SystemStore {
     const record = recordFromHeadItem(Item);
     const payload = payloadFromHeadItem(Item);
     const where = `system ${id}`;
-    const bytes = payload.inline ?? (await this.#readChunks(id, payload.chunkCount, record.version ?? 1));
+    const bytes =
+      payload.inline ?? (await this.#readChunks(id, payload.chunkCount, chunkVersionOfHead(Item)));
     if (bytes.byteLength !== payload.byteLength) {
       throw new SystemStorageError(
         `${where}: ${bytes.byteLength} bytes stored, the head records ${payload.byteLength}`,
@@ -313,9 +324,7 @@ export class DynamoSystemStore implements SystemStore {
     // orphans like those of a failed create (see the top of this file), and the delete still done.
     const { chunkCount, byteLength } = payloadFromHeadItem(removed);
     await hold?.commit({ systems: -1, bytes: -byteLength });
-    await this.#deleteChunks(id, chunkCount, typeof removed.version === 'number' ? removed.version : 1).catch(
-      () => undefined,
-    );
+    await this.#deleteChunks(id, chunkCount, chunkVersionOfHead(removed)).catch(() => undefined);
     return true;
   }
 
@@ -356,15 +365,20 @@ export class DynamoSystemStore implements SystemStore {
     // Growth is counted before anything is written, shrinking once the new head is in.
     const growth = bytes.length - oldPayload.byteLength;
     const hold = await this.#quotas?.begin(owner, { bytes: Math.max(0, growth) });
+    const oldChunkVersion = chunkVersionOfHead(Item);
+    let chunkVersion: number;
     try {
-      await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, (data, index) =>
-        this.#putNew({ ...chunkKey(id, index, version), data, owner, writtenAt: now.toISOString() }, id),
-      );
+      chunkVersion = await this.#putRefreshChunks(id, owner, chunks, oldChunkVersion + 1, now);
     } catch (error) {
       await hold?.abort();
       throw error;
     }
-    const head = { ...headKey(owner, id), ...record, ...payload };
+    const head = {
+      ...headKey(owner, id),
+      ...record,
+      ...payload,
+      ...(chunkVersion === version ? {} : { chunkVersion }),
+    };
     try {
       await this.#doc.send(
         new PutCommand({
@@ -387,14 +401,14 @@ export class DynamoSystemStore implements SystemStore {
       if (!applied) {
         await hold?.abort();
         // Nobody reads this version's chunks: removing them only saves storage.
-        await this.#deleteChunks(id, chunks.length, version).catch(() => undefined);
+        await this.#deleteChunks(id, chunks.length, chunkVersion).catch(() => undefined);
         throw new SystemChangedError(`system ${id} was deleted or refreshed meanwhile; nothing was replaced`);
       }
     }
     await hold?.commit({ bytes: Math.min(0, growth) });
     // The head points at the new version: the old chunks are unread from now on. The refresh has
     // happened whatever becomes of them; any left behind are orphans for the sweep.
-    await this.#deleteChunks(id, oldPayload.chunkCount, oldVersion).catch(() => undefined);
+    await this.#deleteChunks(id, oldPayload.chunkCount, oldChunkVersion).catch(() => undefined);
     return record;
   }
 
@@ -454,8 +468,50 @@ export class DynamoSystemStore implements SystemStore {
     return Item;
   }
 
+  /**
+   * A refresh's chunks, under the first chunk version from `first` on whose keys are all free.
+   * A taken key is not this refresh's to overwrite: a failed refresh left it (an orphan until the
+   * sweep), or a rival refresh is writing it now. What this one wrote under that version is
+   * removed and the next is tried, so two refreshes never mix their chunks, and a retry after a
+   * failed refresh is not blocked by its leftovers. Returns the version written.
+   */
+  async #putRefreshChunks(
+    id: string,
+    owner: string,
+    chunks: readonly Buffer[],
+    first: number,
+    now: Date,
+  ): Promise<number> {
+    for (let chunkVersion = first; ; chunkVersion++) {
+      const written: ItemKey[] = [];
+      try {
+        await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, async (data, index) => {
+          const key = chunkKey(id, index, chunkVersion);
+          await this.#putNew({ ...key, data, owner, writtenAt: now.toISOString() }, id);
+          written.push(key);
+        });
+        return chunkVersion;
+      } catch (error) {
+        if (!(error instanceof SystemIdTakenError)) throw error;
+        await this.#deleteKeys(written, id).catch(() => undefined);
+        if (chunkVersion + 1 - first === REFRESH_CHUNK_VERSIONS) {
+          throw new StoreBusyError(
+            `system ${id}: chunk versions ${first} to ${chunkVersion} are all taken; nothing was replaced`,
+          );
+        }
+      }
+    }
+  }
+
   async #deleteChunks(id: string, chunkCount: number, version: number): Promise<void> {
-    const keys = Array.from({ length: chunkCount }, (_, index) => chunkKey(id, index, version));
+    await this.#deleteKeys(
+      Array.from({ length: chunkCount }, (_, index) => chunkKey(id, index, version)),
+      id,
+    );
+  }
+
+  /** Deletes `keys` in batches, several batches at a time. */
+  async #deleteKeys(keys: readonly ItemKey[], id: string): Promise<void> {
     const batches: ItemKey[][] = [];
     for (let start = 0; start < keys.length; start += BATCH_WRITE_SIZE) {
       batches.push(keys.slice(start, start + BATCH_WRITE_SIZE));

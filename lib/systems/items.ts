@@ -66,6 +66,16 @@ export function chunkKey(id: string, index: number, version = 1): ItemKey {
   };
 }
 
+/**
+ * The version whose chunks a head reads: its `chunkVersion` when a refresh found its own version's
+ * sort keys taken and wrote under a later one (see `replace` in `dynamo-store.ts`), else its
+ * `version` (absent = 1).
+ */
+export function chunkVersionOfHead(item: Record<string, unknown>): number {
+  if (typeof item.chunkVersion === 'number') return item.chunkVersion;
+  return typeof item.version === 'number' ? item.version : 1;
+}
+
 /** The key condition that reads exactly one version's chunks, in index order. */
 export function chunkRange(id: string, version: number) {
   const prefix = chunkSortPrefix(version);

@@ -3,7 +3,8 @@
  * head and follows its version, so a chunk is an orphan when its system has no head (a create
  * that failed after writing chunks, a delete that failed after removing the head) or a head of
  * another version (a refresh whose cleanup of the old version, or of its own new version after a
- * lost race, failed). They cost storage only.
+ * lost race, failed, or a refresh that failed after writing chunks). The version a head reads is
+ * its `chunkVersion`, else its `version`. They cost storage only.
  *
  * A chunk counts only once it is older than an hour (`writtenAt`, or for chunks written before
  * that attribute existed the time in the system's ULID): a create or refresh in progress writes
@@ -20,7 +21,7 @@ import { decodeTime } from 'ulid';
 import { StoreBusyError } from '../storage/faults';
 import { PARTITION_PREFIXES } from '../storage/table';
 import { isSystemId } from './input';
-import { HEAD_SK_PREFIX, headKey, type ItemKey } from './items';
+import { chunkVersionOfHead, HEAD_SK_PREFIX, headKey, type ItemKey } from './items';
 
 /** Chunks younger than this may belong to a create or refresh still running. */
 const ORPHAN_MIN_AGE_MS = 60 * 60 * 1000;
@@ -31,7 +32,7 @@ export interface OrphanedChunks {
   owner: string;
   version: number;
   /** Why no reader reaches them. */
-  reason: 'no head' | `the head is version ${number}`;
+  reason: 'no head' | `the head reads version ${number}`;
   /** When the newest of them was written (ISO 8601). */
   writtenAt: string;
   keys: ItemKey[];
@@ -54,8 +55,8 @@ export async function findOrphanedChunks(
     {
       TableName: tableName,
       // Keys and a few small attributes: never the structure's bytes.
-      ProjectionExpression: 'pk, sk, #owner, #version, writtenAt',
-      ExpressionAttributeNames: { '#owner': 'owner', '#version': 'version' },
+      ProjectionExpression: 'pk, sk, #owner, #version, #chunkVersion, writtenAt',
+      ExpressionAttributeNames: { '#owner': 'owner', '#version': 'version', '#chunkVersion': 'chunkVersion' },
       ConsistentRead: true,
     },
   );
@@ -64,7 +65,7 @@ export async function findOrphanedChunks(
       const pk = String(item.pk);
       const sk = String(item.sk);
       if (pk.startsWith(PARTITION_PREFIXES.owner) && sk.startsWith(HEAD_SK_PREFIX)) {
-        heads.set(sk.slice(HEAD_SK_PREFIX.length), typeof item.version === 'number' ? item.version : 1);
+        heads.set(sk.slice(HEAD_SK_PREFIX.length), chunkVersionOfHead(item));
         continue;
       }
       const chunk = CHUNK_SK.exec(sk);
@@ -92,7 +93,7 @@ export async function findOrphanedChunks(
     orphans.push({
       ...group,
       writtenAt: new Date(newest).toISOString(),
-      reason: headVersion === undefined ? 'no head' : `the head is version ${headVersion}`,
+      reason: headVersion === undefined ? 'no head' : `the head reads version ${headVersion}`,
       keys: group.keys.sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0)),
     });
   }
@@ -112,8 +113,7 @@ export async function deleteOrphanedChunks(
   const { Item } = await doc.send(
     new GetCommand({ TableName: tableName, Key: headKey(orphan.owner, orphan.id), ConsistentRead: true }),
   );
-  if (Item !== undefined && (typeof Item.version === 'number' ? Item.version : 1) === orphan.version)
-    return 0;
+  if (Item !== undefined && chunkVersionOfHead(Item) === orphan.version) return 0;
   for (let start = 0; start < orphan.keys.length; start += 25) {
     let pending = orphan.keys.slice(start, start + 25).map((key) => ({ DeleteRequest: { Key: key } }));
     for (let attempt = 0; pending.length > 0; attempt++) {

@@ -7,6 +7,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createDynamoClients } from '../../lib/aws/dynamo';
 import { ensureTable } from '../../lib/storage/table';
+import { type FaultProxy, startFaultProxy } from './fault-proxy';
 
 /** dynalite ships no types; this is the part of its API the tests use. */
 type DynaliteFactory = (options: {
@@ -113,6 +114,33 @@ export async function startTestDatabase(): Promise<TestDatabase> {
     close: async () => {
       await table.close();
       await server.close();
+    },
+  };
+}
+
+export interface ProxiedTable {
+  /** Records every call (its wire request) and fails the ones a test chooses. */
+  proxy: FaultProxy;
+  /** A document client that reaches the table only through `proxy`, retrying without sleeping. */
+  doc: DynamoDBDocumentClient;
+  close(): Promise<void>;
+}
+
+/** `table` behind a fault proxy: to see what a store sends, or to make DynamoDB fail as it does. */
+export async function throughFaultProxy(table: TestTable): Promise<ProxiedTable> {
+  const proxy = await startFaultProxy(table.endpoint);
+  const { client, doc } = createDynamoClients({
+    endpoint: proxy.endpoint,
+    region: 'us-east-1',
+    env: {},
+    retry: { retryDelayMs: () => 1 },
+  });
+  return {
+    proxy,
+    doc,
+    close: async () => {
+      client.destroy();
+      await proxy.close();
     },
   };
 }

@@ -9,7 +9,7 @@ import {
 import { monotonicFactory } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { DynamoSystemStore, SystemInputError } from '../../lib/systems';
-import { SystemStorageError } from '../../lib/systems/errors';
+import { SystemChangedError, SystemStorageError } from '../../lib/systems/errors';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
 import { useFreshTable } from '../helpers/dynalite';
 import { generatedStructure, pseudoRandomText } from './structures';
@@ -431,5 +431,206 @@ describe('corrupted storage', () => {
     );
     await expect(store.getRecord('alice', record.id)).rejects.toThrow(/missing the count "nodes"/);
     await expect(store.list('alice')).rejects.toThrow(SystemStorageError);
+  });
+});
+
+/** The sort keys of a system's chunk partition, in order. */
+const chunkKeys = async (id: string) => (await partition(`SYSTEM#${id}`)).map((item) => item.sk?.S);
+
+/** Holds back the first command `matches` picks until `release` is called. */
+function holdingDoc(matches: (command: { input: Record<string, unknown> }) => boolean) {
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let reached: () => void = () => undefined;
+  const held = new Promise<void>((resolve) => {
+    reached = resolve;
+  });
+  let done = false;
+  const doc = docWith((command) => {
+    if (done || !matches(command)) return undefined;
+    done = true;
+    reached();
+    return gate.then(() => table.doc.send(command as Parameters<typeof table.doc.send>[0]));
+  });
+  return { doc, held, release };
+}
+
+const isRefreshHeadWrite = (command: { input: Record<string, unknown> }) =>
+  command instanceof PutCommand && String(command.input.ConditionExpression).includes('#version');
+
+describe('replace', () => {
+  // Version 2's chunks are written beside version 1's, the head switches, version 1's go; the
+  // record keeps what the refresh does not change and takes the new format and unit.
+  it('refreshes into a new version beside the old, then removes the old', async () => {
+    const store = storeWith({ chunkBytes: 64 });
+    const settings = { defaultCapacity: 4 };
+    const record = await store.create({ ...newSystem(), format: 'native', unit: 'day', settings }, T0);
+    expect(await chunkKeys(record.id)).toEqual(expect.arrayContaining(['CHUNK#00000', 'CHUNK#00001']));
+
+    const grown = generatedStructure(20, 30);
+    const second = await store.replace('alice', record.id, { structure: grown, format: 'openapi' }, at(60));
+    const { unit: _unit, ...kept } = record;
+    // No unit given: the refreshed record has none.
+    expect(second).toEqual({
+      ...kept,
+      nodes: 20,
+      dependencies: 30,
+      sha256: createHash('sha256').update(JSON.stringify(grown)).digest('hex'),
+      format: 'openapi',
+      version: 2,
+      refreshedAt: at(60).toISOString(),
+    });
+    expect((await store.get('alice', record.id))?.record).toEqual(second);
+    expect((await store.get('alice', record.id))?.structure).toEqual(grown);
+    const head = await rawHead('alice', record.id);
+    expect(head?.unit).toBeUndefined();
+    expect(head?.chunkVersion).toBeUndefined();
+    const secondChunks = await chunkKeys(record.id);
+    expect(secondChunks.length).toBe(Number(head?.chunkCount?.N));
+    expect(secondChunks.every((sk) => sk?.startsWith('CHUNK#v2#'))).toBe(true);
+
+    // The third version is small enough to go inline: version 2's chunks go and none come.
+    const tiny = { nodes: [{ id: 'A' }], dependencies: [] };
+    const third = await store.replace('alice', record.id, { structure: tiny, unit: 'hour' }, at(120));
+    expect(third).toMatchObject({ version: 3, unit: 'hour', settings, createdAt: T0.toISOString() });
+    expect(third?.format).toBeUndefined();
+    expect(await chunkKeys(record.id)).toEqual([]);
+    expect((await rawHead('alice', record.id))?.chunkCount).toEqual({ N: '0' });
+
+    // And from inline back to chunks, under version 4's keys.
+    await store.replace('alice', record.id, { structure: grown }, at(180));
+    expect((await chunkKeys(record.id))[0]).toBe('CHUNK#v4#00000');
+    expect((await store.get('alice', record.id))?.structure).toEqual(grown);
+  });
+
+  // Nothing to refresh is `undefined`; a bad structure is refused before anything is written.
+  it('finds no system it cannot read, and refuses a structure before writing', async () => {
+    const store = storeWith({ chunkBytes: 64, maxStoredBytes: 1000 });
+    const record = await store.create(newSystem(), T0);
+    expect(await store.replace('bob', record.id, { structure: WORKED_EXAMPLE })).toBeUndefined();
+    expect(await store.replace('alice', 'not-a-ulid', { structure: WORKED_EXAMPLE })).toBeUndefined();
+    const before = await partition(`SYSTEM#${record.id}`);
+    for (const structure of [generatedStructure(300, 600), { nodes: [] }]) {
+      await expect(
+        store.replace('alice', record.id, { structure: structure as typeof WORKED_EXAMPLE }),
+      ).rejects.toMatchObject({ name: 'SystemInputError', field: 'structure' });
+    }
+    expect(await partition(`SYSTEM#${record.id}`)).toEqual(before);
+    expect((await store.get('alice', record.id))?.record).toEqual(record);
+  });
+
+  // Two refreshes read version 1. The first is held at its head write while the second writes
+  // (its chunk keys of version 2 are the first's, so it writes version 3's) and lands; the first
+  // then loses, its chunks go, and the system is the winner's, whole.
+  it('lets one of two refreshes win whole, the other removing its chunks', async () => {
+    const store = storeWith({ chunkBytes: 64 });
+    const record = await store.create(newSystem(), T0);
+    const slow = holdingDoc(isRefreshHeadWrite);
+    const loser = storeWith({ chunkBytes: 64, doc: slow.doc }).replace('alice', record.id, {
+      structure: generatedStructure(10, 12, 1),
+    });
+    await slow.held;
+    const winner = generatedStructure(30, 40, 2);
+    expect(await store.replace('alice', record.id, { structure: winner })).toMatchObject({ version: 2 });
+    slow.release();
+    await expect(loser).rejects.toThrow(
+      new SystemChangedError(`system ${record.id} was deleted or refreshed meanwhile; nothing was replaced`),
+    );
+    expect((await store.get('alice', record.id))?.structure).toEqual(winner);
+    expect((await rawHead('alice', record.id))?.chunkVersion).toEqual({ N: '3' });
+    const keys = await chunkKeys(record.id);
+    expect(keys.length).toBeGreaterThan(2);
+    expect(keys.every((sk) => sk?.startsWith('CHUNK#v3#'))).toBe(true);
+  });
+
+  // The system was deleted between the read and the head write: nothing comes back to life.
+  it('refuses to refresh a system deleted meanwhile, leaving nothing', async () => {
+    const store = storeWith({ chunkBytes: 64 });
+    const record = await store.create(newSystem(), T0);
+    const slow = holdingDoc(isRefreshHeadWrite);
+    const refresh = storeWith({ chunkBytes: 64, doc: slow.doc }).replace('alice', record.id, {
+      structure: generatedStructure(10, 12),
+    });
+    await slow.held;
+    expect(await store.delete('alice', record.id)).toBe(true);
+    slow.release();
+    await expect(refresh).rejects.toBeInstanceOf(SystemChangedError);
+    expect(await partition(`SYSTEM#${record.id}`)).toEqual([]);
+    expect(await partition('OWNER#alice')).toEqual([]);
+  });
+
+  // A refresh whose head write failed (a 503 to the caller) leaves its chunks under version 2's
+  // keys until the sweep. Trying again right away works: it writes version 3's keys, and the
+  // head says so; readers and the next refresh follow it.
+  it('refreshes again after a refresh that failed, past its leftover chunks', async () => {
+    const store = storeWith({ chunkBytes: 64 });
+    const record = await store.create(newSystem(), T0);
+    const failing = docWith((command) =>
+      isRefreshHeadWrite(command) ? Promise.reject(new Error('the head write failed')) : undefined,
+    );
+    await expect(
+      storeWith({ chunkBytes: 64, doc: failing }).replace('alice', record.id, {
+        structure: generatedStructure(10, 12, 1),
+      }),
+    ).rejects.toThrow('the head write failed');
+    const leftovers = (await chunkKeys(record.id)).filter((sk) => sk?.startsWith('CHUNK#v2#'));
+    expect(leftovers.length).toBeGreaterThan(0);
+
+    const retried = generatedStructure(10, 12, 2);
+    expect(await store.replace('alice', record.id, { structure: retried })).toMatchObject({ version: 2 });
+    expect((await rawHead('alice', record.id))?.chunkVersion).toEqual({ N: '3' });
+    expect((await store.get('alice', record.id))?.structure).toEqual(retried);
+    // Version 1's chunks went; the leftovers stay for the sweep.
+    expect((await chunkKeys(record.id)).filter((sk) => !sk?.startsWith('CHUNK#v3#'))).toEqual(leftovers);
+
+    // The next refresh writes after version 3's keys and removes them.
+    expect(await store.replace('alice', record.id, { structure: WORKED_EXAMPLE })).toMatchObject({
+      version: 3,
+    });
+    expect((await rawHead('alice', record.id))?.chunkVersion).toEqual({ N: '4' });
+    expect((await store.get('alice', record.id))?.structure).toEqual(WORKED_EXAMPLE);
+    expect((await chunkKeys(record.id)).filter((sk) => !sk?.startsWith('CHUNK#v4#'))).toEqual(leftovers);
+    // A delete removes the chunks the head reads.
+    expect(await store.delete('alice', record.id)).toBe(true);
+    expect(await chunkKeys(record.id)).toEqual(leftovers);
+  });
+
+  // Sixteen chunk versions taken in a row is more than failures explain: the refresh stops with a
+  // busy error (a 503) and takes back what it wrote; fifteen are still skipped.
+  it('tries sixteen chunk versions before giving up', async () => {
+    const store = storeWith({ chunkBytes: 64 });
+    const record = await store.create(newSystem(), T0);
+    const takeVersions = (from: number, to: number) =>
+      Promise.all(
+        Array.from({ length: to - from + 1 }, (_, offset) =>
+          table.doc.send(
+            new PutCommand({
+              TableName: table.tableName,
+              Item: { pk: `SYSTEM#${record.id}`, sk: `CHUNK#v${from + offset}#00000`, owner: 'alice' },
+            }),
+          ),
+        ),
+      );
+    await takeVersions(2, 17);
+    const before = await chunkKeys(record.id);
+    await expect(
+      store.replace('alice', record.id, { structure: generatedStructure(10, 12) }),
+    ).rejects.toThrow(`system ${record.id}: chunk versions 2 to 17 are all taken; nothing was replaced`);
+    expect(await chunkKeys(record.id)).toEqual(before);
+    expect((await store.get('alice', record.id))?.structure).toEqual(WORKED_EXAMPLE);
+
+    await table.doc.send(
+      new BatchWriteCommand({
+        RequestItems: {
+          [table.tableName]: [
+            { DeleteRequest: { Key: { pk: `SYSTEM#${record.id}`, sk: 'CHUNK#v17#00000' } } },
+          ],
+        },
+      }),
+    );
+    await store.replace('alice', record.id, { structure: generatedStructure(10, 12) });
+    expect((await rawHead('alice', record.id))?.chunkVersion).toEqual({ N: '17' });
   });
 });
