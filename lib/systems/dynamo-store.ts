@@ -49,10 +49,8 @@
  * count and order, the byte length, and the SHA-256 of the decompressed JSON. Any mismatch is a
  * `SystemStorageError`, never a structure that is not the one registered.
  */
-import { setTimeout as pause } from 'node:timers/promises';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchWriteCommand,
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
@@ -63,6 +61,7 @@ import {
 import { monotonicFactory } from 'ulid';
 import { failedOnRetry, holdsWrite, StoreBusyError } from '../storage/faults';
 import type { OwnerQuotas } from '../storage/quotas';
+import { deleteBatch, inBatches } from './batch-delete';
 import { decodeCursor, encodeCursor } from './cursor';
 import { SystemChangedError, SystemInputError, SystemStorageError } from './errors';
 import { checkLimit, checkName, checkOwner, checkStructure, checkUrl, isSystemId } from './input';
@@ -92,10 +91,6 @@ const MAX_CHUNK_BYTES = 300_000;
 const DEFAULT_MAX_STORED_BYTES = 64 * 1024 * 1024;
 /** Chunk puts in flight at once: 8 × 300 KB keeps a create fast without a burst of megabytes. */
 const CHUNK_WRITE_CONCURRENCY = 8;
-/** BatchWriteItem's own limit. */
-const BATCH_WRITE_SIZE = 25;
-/** DynamoDB may leave part of a batch unprocessed under load; give up after this many tries. */
-const BATCH_WRITE_ATTEMPTS = 8;
 /**
  * Chunk versions a refresh tries before it gives up: each taken one is a failed refresh's
  * leftovers (until the sweep) or a rival refresh in flight, and a handful is already unusual.
@@ -202,9 +197,7 @@ export class DynamoSystemStore implements SystemStore {
     // Counted first: past a quota nothing is written (see lib/storage/quotas.ts).
     const hold = await this.#quotas?.begin(owner, { systems: 1, bytes: bytes.length });
     try {
-      await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, (data, index) =>
-        this.#putNew({ ...chunkKey(id, index), data, owner, writtenAt: now.toISOString() }, id),
-      );
+      await this.#putChunks(id, owner, chunks, 1, now);
     } catch (error) {
       // No head was written: the system certainly does not exist.
       await hold?.abort();
@@ -213,9 +206,13 @@ export class DynamoSystemStore implements SystemStore {
     try {
       await this.#putNew({ ...headKey(owner, id), ...record, ...payload }, id);
     } catch (error) {
-      // An id collision wrote nothing; any other failure may have written the head, so the hold
-      // stays (an overcount, until the owner's counter is reconciled).
-      if (error instanceof SystemIdTakenError) await hold?.abort();
+      // An id collision wrote no head, and the chunks went into another system's partition:
+      // they go. Any other failure may have written the head, so the hold stays (an overcount,
+      // until the owner's counter is reconciled).
+      if (error instanceof SystemIdTakenError) {
+        await this.#deleteChunks(id, chunks.length, 1).catch(() => undefined);
+        await hold?.abort();
+      }
       throw error;
     }
     await hold?.commit();
@@ -469,11 +466,35 @@ export class DynamoSystemStore implements SystemStore {
   }
 
   /**
+   * Writes `chunks` under `version`'s keys, each a put that never replaces an item. When a key is
+   * taken (`SystemIdTakenError`), the chunks this call did write sit among another writer's, so
+   * they are removed before the error is thrown.
+   */
+  async #putChunks(
+    id: string,
+    owner: string,
+    chunks: readonly Buffer[],
+    version: number,
+    now: Date,
+  ): Promise<void> {
+    const written: ItemKey[] = [];
+    try {
+      await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, async (data, index) => {
+        const key = chunkKey(id, index, version);
+        await this.#putNew({ ...key, data, owner, writtenAt: now.toISOString() }, id);
+        written.push(key);
+      });
+    } catch (error) {
+      if (error instanceof SystemIdTakenError) await this.#deleteKeys(written, id).catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
    * A refresh's chunks, under the first chunk version from `first` on whose keys are all free.
    * A taken key is not this refresh's to overwrite: a failed refresh left it (an orphan until the
-   * sweep), or a rival refresh is writing it now. What this one wrote under that version is
-   * removed and the next is tried, so two refreshes never mix their chunks, and a retry after a
-   * failed refresh is not blocked by its leftovers. Returns the version written.
+   * sweep), or a rival refresh is writing it now. So two refreshes never mix their chunks, and a
+   * retry after a failed refresh is not blocked by its leftovers. Returns the version written.
    */
   async #putRefreshChunks(
     id: string,
@@ -483,17 +504,11 @@ export class DynamoSystemStore implements SystemStore {
     now: Date,
   ): Promise<number> {
     for (let chunkVersion = first; ; chunkVersion++) {
-      const written: ItemKey[] = [];
       try {
-        await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, async (data, index) => {
-          const key = chunkKey(id, index, chunkVersion);
-          await this.#putNew({ ...key, data, owner, writtenAt: now.toISOString() }, id);
-          written.push(key);
-        });
+        await this.#putChunks(id, owner, chunks, chunkVersion, now);
         return chunkVersion;
       } catch (error) {
         if (!(error instanceof SystemIdTakenError)) throw error;
-        await this.#deleteKeys(written, id).catch(() => undefined);
         if (chunkVersion + 1 - first === REFRESH_CHUNK_VERSIONS) {
           throw new StoreBusyError(
             `system ${id}: chunk versions ${first} to ${chunkVersion} are all taken; nothing was replaced`,
@@ -512,11 +527,9 @@ export class DynamoSystemStore implements SystemStore {
 
   /** Deletes `keys` in batches, several batches at a time. */
   async #deleteKeys(keys: readonly ItemKey[], id: string): Promise<void> {
-    const batches: ItemKey[][] = [];
-    for (let start = 0; start < keys.length; start += BATCH_WRITE_SIZE) {
-      batches.push(keys.slice(start, start + BATCH_WRITE_SIZE));
-    }
-    await forEachInGroups(batches, CHUNK_WRITE_CONCURRENCY, (batch) => this.#deleteAll(batch, id));
+    await forEachInGroups(inBatches(keys), CHUNK_WRITE_CONCURRENCY, (batch) =>
+      deleteBatch(this.#doc, this.#tableName, batch, `system ${id}`),
+    );
   }
 
   /**
@@ -570,9 +583,7 @@ export class DynamoSystemStore implements SystemStore {
       },
     );
     for await (const page of pages) for (const item of page.Items ?? []) keys.push(item as ItemKey);
-    for (let start = 0; start < keys.length; start += BATCH_WRITE_SIZE) {
-      await this.#deleteAll(keys.slice(start, start + BATCH_WRITE_SIZE), id);
-    }
+    await this.#deleteKeys(keys, id);
   }
 
   /** The compressed bytes of a chunked system, refusing a gap, an extra chunk or a short count. */
@@ -602,26 +613,6 @@ export class DynamoSystemStore implements SystemStore {
       );
     }
     return Buffer.concat(parts);
-  }
-
-  /** One BatchWriteItem of deletes, retrying whatever DynamoDB leaves unprocessed. */
-  async #deleteAll(keys: ItemKey[], id: string): Promise<void> {
-    let pending: Array<{ DeleteRequest: { Key: Record<string, unknown> } }> = keys.map((key) => ({
-      DeleteRequest: { Key: key },
-    }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === BATCH_WRITE_ATTEMPTS) {
-        throw new StoreBusyError(
-          `system ${id}: ${pending.length} chunks still undeleted after ${attempt} attempts`,
-        );
-      }
-      // Unprocessed items mean throttling: the first retry goes at once, later ones back off.
-      if (attempt > 1) await pause(Math.min(1000, 25 * 2 ** attempt));
-      const { UnprocessedItems } = await this.#doc.send(
-        new BatchWriteCommand({ RequestItems: { [this.#tableName]: pending } }),
-      );
-      pending = (UnprocessedItems?.[this.#tableName] ?? []) as typeof pending;
-    }
   }
 }
 

@@ -11,15 +11,11 @@
  * its chunks before its head, and none takes more than seconds. Finding them takes a Scan, which
  * the service itself never does: this runs offline, from `npm run sweep`.
  */
-import {
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  paginateScan,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { decodeTime } from 'ulid';
-import { StoreBusyError } from '../storage/faults';
+import { compareIds as byText } from '../engine/compare-ids';
 import { PARTITION_PREFIXES } from '../storage/table';
+import { deleteBatch, inBatches } from './batch-delete';
 import { isSystemId } from './input';
 import { chunkVersionOfHead, HEAD_SK_PREFIX, headKey, type ItemKey } from './items';
 
@@ -49,7 +45,7 @@ export async function findOrphanedChunks(
   const now = options.now ?? Date.now();
   const cutoff = now - (options.minAgeMs ?? ORPHAN_MIN_AGE_MS);
   const heads = new Map<string, number>();
-  const groups = new Map<string, Omit<OrphanedChunks, 'reason'> & { newest: number }>();
+  const groups = new Map<string, Omit<OrphanedChunks, 'reason' | 'writtenAt'> & { newest: number }>();
   const pages = paginateScan(
     { client: doc },
     {
@@ -61,6 +57,7 @@ export async function findOrphanedChunks(
     },
   );
   for await (const page of pages) {
+    // Stryker disable next-line ArrayDeclaration: a Scan's answer always has Items, empty when nothing is left
     for (const item of page.Items ?? []) {
       const pk = String(item.pk);
       const sk = String(item.sk);
@@ -77,7 +74,6 @@ export async function findOrphanedChunks(
         id,
         owner: typeof item.owner === 'string' ? item.owner : '',
         version,
-        writtenAt: '',
         newest: 0,
         keys: [],
       };
@@ -94,10 +90,10 @@ export async function findOrphanedChunks(
       ...group,
       writtenAt: new Date(newest).toISOString(),
       reason: headVersion === undefined ? 'no head' : `the head reads version ${headVersion}`,
-      keys: group.keys.sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0)),
+      keys: group.keys.sort((a, b) => byText(a.sk, b.sk)),
     });
   }
-  return orphans.sort((a, b) => (a.writtenAt < b.writtenAt ? -1 : a.writtenAt > b.writtenAt ? 1 : 0));
+  return orphans.sort((a, b) => byText(a.writtenAt, b.writtenAt));
 }
 
 /**
@@ -114,16 +110,8 @@ export async function deleteOrphanedChunks(
     new GetCommand({ TableName: tableName, Key: headKey(orphan.owner, orphan.id), ConsistentRead: true }),
   );
   if (Item !== undefined && chunkVersionOfHead(Item) === orphan.version) return 0;
-  for (let start = 0; start < orphan.keys.length; start += 25) {
-    let pending = orphan.keys.slice(start, start + 25).map((key) => ({ DeleteRequest: { Key: key } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === 8)
-        throw new StoreBusyError(`system ${orphan.id}: chunks still undeleted after 8 attempts`);
-      const { UnprocessedItems } = await doc.send(
-        new BatchWriteCommand({ RequestItems: { [tableName]: pending } }),
-      );
-      pending = (UnprocessedItems?.[tableName] ?? []) as typeof pending;
-    }
+  for (const batch of inBatches(orphan.keys)) {
+    await deleteBatch(doc, tableName, batch, `system ${orphan.id}`);
   }
   return orphan.keys.length;
 }

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createDynamoClients } from '../../lib/aws/dynamo';
 import { ensureTable } from '../../lib/storage/table';
@@ -143,4 +143,31 @@ export async function throughFaultProxy(table: TestTable): Promise<ProxiedTable>
       await proxy.close();
     },
   };
+}
+
+/**
+ * `doc`, except that each BatchWriteItem writes only the requests `answer` picks and reports the
+ * rest unprocessed, as DynamoDB does under load.
+ */
+export function withBatchAnswer(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  answer: (requests: unknown[]) => { processed: unknown[]; unprocessed: unknown[] },
+): DynamoDBDocumentClient {
+  return new Proxy(doc, {
+    get(target, property, receiver) {
+      if (property !== 'send') return Reflect.get(target, property, receiver);
+      return async (command: Parameters<DynamoDBDocumentClient['send']>[0]) => {
+        if (!(command instanceof BatchWriteCommand)) return target.send(command);
+        const requests = command.input.RequestItems?.[tableName] ?? [];
+        const { processed, unprocessed } = answer(requests);
+        if (processed.length > 0) {
+          await target.send(
+            new BatchWriteCommand({ RequestItems: { [tableName]: processed as typeof requests } }),
+          );
+        }
+        return { UnprocessedItems: unprocessed.length === 0 ? {} : { [tableName]: unprocessed } };
+      };
+    },
+  });
 }

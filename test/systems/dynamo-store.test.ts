@@ -2,16 +2,19 @@ import { createHash } from 'node:crypto';
 import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import {
   BatchWriteCommand,
+  DeleteCommand,
   type DynamoDBDocumentClient,
+  GetCommand as GetCommandForDoc,
   PutCommand,
   QueryCommand as QueryCommandForDoc,
 } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import { describe, expect, it } from 'vitest';
+import { DynamoOwnerQuotas, type OwnerQuotas, QuotaExceededError } from '../../lib/storage/quotas';
 import { DynamoSystemStore, SystemInputError } from '../../lib/systems';
 import { SystemChangedError, SystemStorageError } from '../../lib/systems/errors';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
-import { useFreshTable } from '../helpers/dynalite';
+import { throughFaultProxy, useFreshTable } from '../helpers/dynalite';
 import { generatedStructure, pseudoRandomText } from './structures';
 
 const table = useFreshTable();
@@ -23,7 +26,13 @@ const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 const fixedIds = () => monotonicFactory(() => 0.5);
 
 function storeWith(
-  options: { chunkBytes?: number; maxStoredBytes?: number; doc?: DynamoDBDocumentClient } = {},
+  options: {
+    chunkBytes?: number;
+    maxStoredBytes?: number;
+    doc?: DynamoDBDocumentClient;
+    quotas?: OwnerQuotas;
+    newId?: (timeMs: number) => string;
+  } = {},
 ) {
   return new DynamoSystemStore({ doc: table.doc, tableName: table.tableName, newId: fixedIds(), ...options });
 }
@@ -632,5 +641,257 @@ describe('replace', () => {
     );
     await store.replace('alice', record.id, { structure: generatedStructure(10, 12) });
     expect((await rawHead('alice', record.id))?.chunkVersion).toEqual({ N: '17' });
+  });
+});
+
+describe('quotas', () => {
+  /** A store counting through a real quota counter, which recounts from the store itself. */
+  function countedStore(
+    limits: { maxSystems?: number; maxBytes?: number } = {},
+    options: { doc?: DynamoDBDocumentClient; newId?: (timeMs: number) => string } = {},
+  ) {
+    const quotas = new DynamoOwnerQuotas({
+      doc: options.doc ?? table.doc,
+      tableName: table.tableName,
+      quotas: { maxSystems: 10, maxKeys: 1, maxBytes: 1_000_000, ...limits },
+      usage: async (owner) => ({ ...(await plain.usage(owner)), keys: 0 }),
+    });
+    const plain = storeWith();
+    return storeWith({ chunkBytes: 64, quotas, ...options });
+  }
+
+  /** The owner's counter: what it counts, and the changes it holds open. */
+  async function counter(owner = 'alice') {
+    const { Item = {} } = await table.doc.send(
+      new GetCommandForDoc({
+        TableName: table.tableName,
+        Key: { pk: `OWNER#${owner}`, sk: 'QUOTA' },
+        ConsistentRead: true,
+      }),
+    );
+    return {
+      systems: Item.systems,
+      bytes: Item.bytes,
+      holds: Object.keys(Item).filter((name) => name.startsWith('hold_')).length,
+    };
+  }
+  const storedBytes = async (id: string) => Number((await rawHead('alice', id))?.byteLength?.N);
+
+  // One chunked and one inline system: the counter holds both and their compressed bytes, as the
+  // heads themselves do; deleting gives them back, and deleting what is gone changes nothing.
+  it('counts each system and its stored bytes, and frees them on delete', async () => {
+    const store = countedStore();
+    const chunked = await store.create(newSystem('alice', 'chunked'), T0);
+    const inline = await store.create(newSystem('alice', 'inline', { nodes: [], dependencies: [] }), at(1));
+    const [a, b] = [await storedBytes(chunked.id), await storedBytes(inline.id)];
+    expect(a).toBeGreaterThan(64);
+    expect(await counter()).toEqual({ systems: 2, bytes: a + b, holds: 0 });
+    expect(await store.usage('alice')).toEqual({ systems: 2, bytes: a + b });
+    expect(await store.delete('alice', chunked.id)).toBe(true);
+    expect(await counter()).toEqual({ systems: 1, bytes: b, holds: 0 });
+    expect(await store.delete('alice', chunked.id)).toBe(false);
+    expect(await counter()).toEqual({ systems: 1, bytes: b, holds: 0 });
+    expect(await store.delete('alice', inline.id)).toBe(true);
+    expect(await counter()).toEqual({ systems: 0, bytes: 0, holds: 0 });
+  });
+
+  // While a refresh is under way the counter already holds the larger of the two sizes: growth
+  // is counted before the chunks are written, shrinking only once the new head is in.
+  it('counts a refresh’s growth before it and its shrinking after it', async () => {
+    const small = { nodes: [{ id: 'A' }], dependencies: [] };
+    const large = generatedStructure(40, 60);
+    const first = countedStore();
+    const record = await first.create(newSystem('alice', 'grows', small), T0);
+    const smallBytes = await storedBytes(record.id);
+
+    const growing = holdingDoc(isRefreshHeadWrite);
+    const growth = countedStore({}, { doc: growing.doc }).replace('alice', record.id, { structure: large });
+    await growing.held;
+    const during = await counter();
+    expect(during.holds).toBe(1);
+    expect(during.bytes).toBeGreaterThan(smallBytes);
+    growing.release();
+    await growth;
+    const grown = await storedBytes(record.id);
+    expect(during.bytes).toBe(grown);
+    expect(await counter()).toEqual({ systems: 1, bytes: grown, holds: 0 });
+
+    const shrinking = holdingDoc(isRefreshHeadWrite);
+    const shrink = countedStore({}, { doc: shrinking.doc }).replace('alice', record.id, { structure: small });
+    await shrinking.held;
+    expect(await counter()).toEqual({ systems: 1, bytes: grown, holds: 1 });
+    shrinking.release();
+    await shrink;
+    expect(await counter()).toEqual({ systems: 1, bytes: smallBytes, holds: 0 });
+  });
+
+  // Past a quota nothing is written: no chunks, no head, the old version whole.
+  it('refuses a system or a refresh past a quota before writing anything', async () => {
+    const store = countedStore({ maxSystems: 1 });
+    const record = await store.create(newSystem(), T0);
+    const bytes = await storedBytes(record.id);
+    await expect(store.create(newSystem('alice', 'second'), at(1))).rejects.toMatchObject({
+      name: 'QuotaExceededError',
+      quota: 'systems',
+      limit: 1,
+    });
+    expect((await store.list('alice')).systems).toEqual([record]);
+
+    const tight = countedStore({ maxBytes: bytes + 10 });
+    const before = await chunkKeys(record.id);
+    await expect(
+      tight.replace('alice', record.id, { structure: generatedStructure(40, 60) }),
+    ).rejects.toBeInstanceOf(QuotaExceededError);
+    expect(await chunkKeys(record.id)).toEqual(before);
+    expect((await tight.get('alice', record.id))?.structure).toEqual(WORKED_EXAMPLE);
+    expect(await counter()).toEqual({ systems: 1, bytes, holds: 0 });
+  });
+
+  // A create that failed before its head, or a refresh before its head, certainly did not
+  // happen: the count is given back. One whose head write failed may have happened: the hold
+  // stays (an overcount until the owner is recounted), never an undercount.
+  it('gives a count back only when the change certainly did not happen', async () => {
+    const failChunk = docWith((command) =>
+      command instanceof PutCommand && String(command.input.Item?.sk).startsWith('CHUNK#')
+        ? Promise.reject(new Error('a chunk write failed'))
+        : undefined,
+    );
+    await expect(countedStore({}, { doc: failChunk }).create(newSystem(), T0)).rejects.toThrow(
+      'a chunk write failed',
+    );
+    expect(await counter()).toEqual({ systems: 0, bytes: 0, holds: 0 });
+
+    const record = await countedStore().create(newSystem(), T0);
+    const bytes = await storedBytes(record.id);
+    await expect(
+      countedStore({}, { doc: failChunk }).replace('alice', record.id, {
+        structure: generatedStructure(40, 60),
+      }),
+    ).rejects.toThrow('a chunk write failed');
+    expect(await counter()).toEqual({ systems: 1, bytes, holds: 0 });
+
+    const failHead = docWith((command) =>
+      command instanceof PutCommand && String(command.input.Item?.sk).startsWith('SYSTEM#')
+        ? Promise.reject(new Error('the head write failed'))
+        : undefined,
+    );
+    await expect(
+      countedStore({}, { doc: failHead }).create(newSystem('alice', 'maybe'), at(1)),
+    ).rejects.toThrow('the head write failed');
+    expect(await counter()).toMatchObject({ systems: 2, holds: 1 });
+
+    const failDelete = docWith((command) =>
+      command instanceof DeleteCommand ? Promise.reject(new Error('the delete failed')) : undefined,
+    );
+    const afterCreate = await counter();
+    await expect(countedStore({}, { doc: failDelete }).delete('alice', record.id)).rejects.toThrow(
+      'the delete failed',
+    );
+    expect(await counter()).toEqual(afterCreate);
+  });
+
+  // The loser of two refreshes gives back the growth it counted; the winner's stands.
+  it('gives back the growth of a refresh that lost the race', async () => {
+    const store = countedStore();
+    const record = await store.create(newSystem(), T0);
+    const slow = holdingDoc(isRefreshHeadWrite);
+    const loser = countedStore({}, { doc: slow.doc }).replace('alice', record.id, {
+      structure: generatedStructure(60, 90),
+    });
+    await slow.held;
+    await store.replace('alice', record.id, { structure: generatedStructure(5, 4) });
+    slow.release();
+    await expect(loser).rejects.toBeInstanceOf(SystemChangedError);
+    expect(await counter()).toEqual({ systems: 1, bytes: await storedBytes(record.id), holds: 0 });
+  });
+
+  // An id that is taken (a ULID collision, or an id source gone wrong) writes nothing over the
+  // first system, whose chunks and head stay whole, and counts nothing.
+  it('refuses an id that is taken, keeping the first system whole', async () => {
+    const id = fixedIds()(T0.getTime());
+    const store = countedStore({}, { newId: () => id });
+    const first = await store.create(newSystem('alice', 'first'), T0);
+    const bytes = await storedBytes(id);
+    const before = await partition(`SYSTEM#${id}`);
+    for (const structure of [generatedStructure(30, 40), { nodes: [], dependencies: [] }]) {
+      await expect(store.create(newSystem('alice', 'second', structure), at(1))).rejects.toThrow(
+        `system id ${id} is already taken; nothing of the new system is visible`,
+      );
+    }
+    expect(await partition(`SYSTEM#${id}`)).toEqual(before);
+    expect((await store.get('alice', id))?.record).toEqual(first);
+    expect(await counter()).toEqual({ systems: 1, bytes, holds: 0 });
+    // The first system is inline: the second's chunks all land, its head does not, and they go.
+    const inlineId = fixedIds()(at(5).getTime());
+    const inlineFirst = storeWith({ chunkBytes: 64, newId: () => inlineId });
+    await inlineFirst.create(newSystem('alice', 'inline', { nodes: [], dependencies: [] }), at(5));
+    await expect(inlineFirst.create(newSystem('alice', 'chunked'), at(6))).rejects.toThrow('already taken');
+    expect(await partition(`SYSTEM#${inlineId}`)).toEqual([]);
+    expect((await store.get('alice', inlineId))?.record.name).toBe('inline');
+    await expect(storeWith({ newId: () => 'not-a-ulid' }).create(newSystem(), T0)).rejects.toThrow(
+      'the id source returned something that is not a ULID',
+    );
+  });
+});
+
+describe('through DynamoDB faults', () => {
+  // DynamoDB reads are eventually consistent unless asked: a system must be readable the moment
+  // create returns and gone the moment delete does, and a retried write must be checked against
+  // the item as it is. dynalite always reads consistently, so the wire requests themselves are
+  // checked, over every read the store makes: heads, records, listings, usage, chunks, and the
+  // reads after a lost answer (the item a put wrote, the chunks of a deleted head).
+  it('asks for strongly consistent reads', async () => {
+    const proxied = await throughFaultProxy(table);
+    try {
+      const store = storeWith({ chunkBytes: 64, doc: proxied.doc });
+      // The first chunk put and the head delete are applied, their answers lost.
+      proxied.proxy.reset((call, attempt) =>
+        attempt === 1 &&
+        ((call.operation === 'PutItem' && call.body.Item.sk.S === 'CHUNK#00000') ||
+          call.operation === 'DeleteItem')
+          ? { kind: 'appliedThenError', error: 'InternalServerError' }
+          : undefined,
+      );
+      const record = await store.create(newSystem(), T0);
+      await store.get('alice', record.id);
+      await store.getRecord('alice', record.id);
+      await store.list('alice');
+      await store.usage('alice');
+      await store.replace('alice', record.id, { structure: generatedStructure(10, 12) });
+      await store.updateSettings('alice', record.id, { defaultCapacity: 2 });
+      expect(await store.delete('alice', record.id)).toBe(true);
+      expect(await partition(`SYSTEM#${record.id}`)).toEqual([]);
+
+      const reads = proxied.proxy.calls.filter(({ operation }) =>
+        ['GetItem', 'Query', 'Scan'].includes(operation),
+      );
+      expect(new Set(reads.map(({ operation }) => operation))).toEqual(new Set(['GetItem', 'Query']));
+      expect(reads.length).toBeGreaterThanOrEqual(9);
+      expect(reads.filter(({ body }) => body.ConsistentRead !== true)).toEqual([]);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  // The first attempt of the head write fails (nothing written) and its retry meets an item
+  // that is not this call's (an id taken meanwhile): it is not taken for its own write.
+  it('does not take another item for its own write after a retry', async () => {
+    const id = fixedIds()(T0.getTime());
+    const first = await storeWith({ newId: () => id }).create(newSystem('alice', 'first'), T0);
+    const proxied = await throughFaultProxy(table);
+    try {
+      proxied.proxy.reset((call, attempt) =>
+        attempt === 1 && call.operation === 'PutItem'
+          ? { kind: 'error', error: 'InternalServerError' }
+          : undefined,
+      );
+      await expect(
+        storeWith({ newId: () => id, doc: proxied.doc }).create(newSystem('alice', 'second'), at(1)),
+      ).rejects.toThrow('already taken');
+      expect(proxied.proxy.calls.find(({ operation }) => operation === 'PutItem')?.attempts).toBe(2);
+      expect((await storeWith().get('alice', id))?.record).toEqual(first);
+    } finally {
+      await proxied.close();
+    }
   });
 });

@@ -9,7 +9,7 @@ import { ulid } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { StoreBusyError } from '../../lib/storage/faults';
 import { deleteOrphanedChunks, findOrphanedChunks, type OrphanedChunks } from '../../lib/systems/sweep';
-import { throughFaultProxy, useFreshTable } from '../helpers/dynalite';
+import { throughFaultProxy, useFreshTable, withBatchAnswer } from '../helpers/dynalite';
 
 const table = useFreshTable();
 
@@ -337,7 +337,7 @@ describe('deleteOrphanedChunks', () => {
     const [orphan] = await find();
     // Each batch processes only its first request.
     let batches = 0;
-    const partial = withBatchAnswer(table.doc, (requests) => {
+    const partial = withBatchAnswer(table.doc, table.tableName, (requests) => {
       batches += 1;
       return { processed: requests.slice(0, 1), unprocessed: requests.slice(1) };
     });
@@ -347,11 +347,13 @@ describe('deleteOrphanedChunks', () => {
 
     await write(...orphan!.keys.map((key) => chunkOf(id, key.sk, NOW - 2 * HOUR)));
     batches = 0;
-    const stuck = withBatchAnswer(table.doc, (requests) => {
+    const stuck = withBatchAnswer(table.doc, table.tableName, (requests) => {
       batches += 1;
       return { processed: [], unprocessed: requests };
     });
-    await expect(deleteGroup(orphan!, stuck)).rejects.toThrow(StoreBusyError);
+    await expect(deleteGroup(orphan!, stuck)).rejects.toThrow(
+      new StoreBusyError(`system ${id}: 3 chunks still undeleted after 8 attempts`),
+    );
     expect(batches).toBe(8);
     expect(Object.values(await remaining()).flat()).toHaveLength(3);
   });
@@ -378,29 +380,3 @@ describe('reads', () => {
     }
   });
 });
-
-/**
- * A client whose BatchWriteItem calls write only the requests `answer` picks and report the rest
- * unprocessed, as DynamoDB does under load.
- */
-function withBatchAnswer(
-  doc: DynamoDBDocumentClient,
-  answer: (requests: unknown[]) => { processed: unknown[]; unprocessed: unknown[] },
-): DynamoDBDocumentClient {
-  return new Proxy(doc, {
-    get(target, property, receiver) {
-      if (property !== 'send') return Reflect.get(target, property, receiver);
-      return async (command: Parameters<DynamoDBDocumentClient['send']>[0]) => {
-        if (!(command instanceof BatchWriteCommand)) return target.send(command);
-        const requests = command.input.RequestItems?.[table.tableName] ?? [];
-        const { processed, unprocessed } = answer(requests);
-        if (processed.length > 0) {
-          await target.send(
-            new BatchWriteCommand({ RequestItems: { [table.tableName]: processed as typeof requests } }),
-          );
-        }
-        return { UnprocessedItems: unprocessed.length === 0 ? {} : { [table.tableName]: unprocessed } };
-      };
-    },
-  });
-}
