@@ -54,7 +54,9 @@ async function write(...items: Item[]) {
 async function remaining(): Promise<Record<string, string[]>> {
   const { Items = [] } = await table.doc.send(new ScanCommand({ TableName: table.tableName }));
   const byPartition: Record<string, string[]> = {};
-  for (const { pk, sk } of Items) (byPartition[String(pk)] ??= []).push(String(sk));
+  for (const { pk, sk } of Items) {
+    byPartition[String(pk)] = [...(byPartition[String(pk)] ?? []), String(sk)];
+  }
   for (const keys of Object.values(byPartition)) keys.sort();
   return byPartition;
 }
