@@ -127,13 +127,16 @@ export interface ProxiedTable {
 }
 
 /** `table` behind a fault proxy: to see what a store sends, or to make DynamoDB fail as it does. */
-export async function throughFaultProxy(table: TestTable): Promise<ProxiedTable> {
+export async function throughFaultProxy(
+  table: TestTable,
+  options: { attemptTimeoutMs?: number } = {},
+): Promise<ProxiedTable> {
   const proxy = await startFaultProxy(table.endpoint);
   const { client, doc } = createDynamoClients({
     endpoint: proxy.endpoint,
     region: 'us-east-1',
     env: {},
-    retry: { retryDelayMs: () => 1 },
+    retry: { retryDelayMs: () => 1, ...options },
   });
   return {
     proxy,

@@ -15,6 +15,7 @@ import { DynamoSystemStore, SystemInputError } from '../../lib/systems';
 import { SystemChangedError, SystemStorageError } from '../../lib/systems/errors';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
 import { throughFaultProxy, useFreshTable } from '../helpers/dynalite';
+import type { ProxiedCall } from '../helpers/fault-proxy';
 import { generatedStructure, pseudoRandomText } from './structures';
 
 const table = useFreshTable();
@@ -893,5 +894,120 @@ describe('through DynamoDB faults', () => {
     } finally {
       await proxied.close();
     }
+  });
+});
+
+describe('lost answers that are not ours', () => {
+  /**
+   * The first attempt of the first call `matches` picks hangs (its answer never comes); while it
+   * does, `meanwhile` changes the system; the SDK's retry then meets that change.
+   */
+  async function withRivalDuring(
+    matches: (call: ProxiedCall) => boolean,
+    meanwhile: () => Promise<unknown>,
+    run: (doc: DynamoDBDocumentClient) => Promise<unknown>,
+  ) {
+    const proxied = await throughFaultProxy(table, { attemptTimeoutMs: 1500 });
+    let rival: Promise<unknown> = Promise.resolve();
+    try {
+      proxied.proxy.reset((call, attempt) => {
+        if (attempt !== 1 || !matches(call)) return undefined;
+        rival = meanwhile();
+        return { kind: 'hang' };
+      });
+      return await run(proxied.doc).catch((error: unknown) => error);
+    } finally {
+      await rival;
+      await proxied.close();
+    }
+  }
+  const headPut = (call: ProxiedCall) =>
+    call.operation === 'PutItem' && String(call.body.Item.sk.S).startsWith('SYSTEM#');
+
+  // A refresh's head write times out, a rival refresh lands, the retry fails its condition: the
+  // head is the rival's, not this refresh's, so this one lost and its chunks go.
+  it('does not take a rival refresh for its own', async () => {
+    const store = storeWith({ chunkBytes: 64 });
+    const record = await store.create(newSystem(), T0);
+    const rivalStructure = generatedStructure(12, 14, 3);
+    const outcome = await withRivalDuring(
+      headPut,
+      () => store.replace('alice', record.id, { structure: rivalStructure }),
+      (doc) =>
+        storeWith({ chunkBytes: 64, doc }).replace('alice', record.id, {
+          structure: generatedStructure(8, 9, 4),
+        }),
+    );
+    expect(outcome).toBeInstanceOf(SystemChangedError);
+    expect((await store.get('alice', record.id))?.structure).toEqual(rivalStructure);
+    const chunkVersion = (await rawHead('alice', record.id))?.chunkVersion?.N;
+    expect((await chunkKeys(record.id)).every((sk) => sk?.startsWith(`CHUNK#v${chunkVersion}#`))).toBe(true);
+  });
+
+  // Clearing the settings times out; meanwhile a refresh to the very same structure lands and
+  // keeps them. The head then matches everything the clear wrote but still has settings: the
+  // clear did not happen, and the caller is told so.
+  it('does not take a head that kept its settings for a clear', async () => {
+    const store = storeWith();
+    const settings = { defaultCapacity: 5 };
+    const record = await store.create({ ...newSystem(), settings }, T0);
+    const outcome = await withRivalDuring(
+      headPut,
+      () => store.replace('alice', record.id, { structure: WORKED_EXAMPLE }),
+      (doc) => storeWith({ doc }).updateSettings('alice', record.id, undefined),
+    );
+    expect(outcome).toBeInstanceOf(SystemChangedError);
+    expect((await store.get('alice', record.id))?.record).toMatchObject({ version: 2, settings });
+  });
+});
+
+describe('layout and limits', () => {
+  it('refuses a chunk size outside 1..300,000', () => {
+    for (const chunkBytes of [0, -1, 1.5, 300_001, Number.NaN]) {
+      expect(() => storeWith({ chunkBytes })).toThrow('chunkBytes must be an integer from 1 to 300000');
+    }
+    expect(() => storeWith({ chunkBytes: 1 })).not.toThrow();
+    expect(() => storeWith({ chunkBytes: 300_000 })).not.toThrow();
+  });
+
+  // A structure of exactly the chunk size still fits inline; one byte less and it takes two
+  // chunks, the second of one byte.
+  it('stores inline up to exactly the chunk size', async () => {
+    const probe = await storeWith().create(newSystem('probe'), T0);
+    const size = Number((await rawHead('probe', probe.id))?.byteLength?.N);
+    const exact = await storeWith({ chunkBytes: size }).create(newSystem('alice', 'exact'), at(1));
+    expect((await rawHead('alice', exact.id))?.chunkCount).toEqual({ N: '0' });
+    const over = await storeWith({ chunkBytes: size - 1 }).create(newSystem('alice', 'over'), at(2));
+    expect((await rawHead('alice', over.id))?.chunkCount).toEqual({ N: '2' });
+    const chunks = await partition(`SYSTEM#${over.id}`);
+    expect(chunks.map((item) => item.data?.B?.length)).toEqual([size - 1, 1]);
+    expect((await storeWith().get('alice', over.id))?.structure).toEqual(WORKED_EXAMPLE);
+  });
+
+  // A chunk without its bytes, or a head whose byte count disagrees with its chunks, is refused
+  // by name rather than decoded.
+  it('refuses a chunk without data and a byte count that does not add up', async () => {
+    const store = storeWith({ chunkBytes: 16 });
+    const record = await store.create(newSystem(), T0);
+    const head = (await rawHead('alice', record.id))!;
+    await table.client.send(
+      new PutItemCommand({
+        TableName: table.tableName,
+        Item: { ...head, byteLength: { N: String(Number(head.byteLength?.N) + 1) } },
+      }),
+    );
+    await expect(store.get('alice', record.id)).rejects.toThrow(
+      `system ${record.id}: ${head.byteLength?.N} bytes stored, the head records ${Number(head.byteLength?.N) + 1}`,
+    );
+    await table.client.send(new PutItemCommand({ TableName: table.tableName, Item: head }));
+    await table.client.send(
+      new PutItemCommand({
+        TableName: table.tableName,
+        Item: { pk: { S: `SYSTEM#${record.id}` }, sk: { S: 'CHUNK#00001' }, owner: { S: 'alice' } },
+      }),
+    );
+    await expect(store.get('alice', record.id)).rejects.toThrow(
+      `system ${record.id}: chunk CHUNK#00001 has no data`,
+    );
   });
 });

@@ -128,6 +128,23 @@ describe('findOrphanedChunks', () => {
     ]);
   });
 
+  // A refresh that found version 2's keys taken wrote version 3's, and its head says so: those
+  // are read, version 2's are not, whatever the head's own version.
+  it('follows the chunk version a head records', async () => {
+    const id = idAt(NOW - 9 * HOUR, 8);
+    await write(
+      { ...headOf('alice', id, 2), chunkVersion: 3 },
+      chunkOf(id, 'CHUNK#v2#00000', NOW - 3 * HOUR),
+      chunkOf(id, 'CHUNK#v3#00000', NOW - 2 * HOUR),
+    );
+    const orphans = await find();
+    expect(orphans).toMatchObject([{ id, version: 2, reason: 'the head reads version 3' }]);
+    // Deleting reads the head again and follows the same rule.
+    expect(await deleteOrphanedChunks(table.doc, table.tableName, { ...orphans[0]!, version: 3 })).toBe(0);
+    expect(await deleteOrphanedChunks(table.doc, table.tableName, orphans[0]!)).toBe(1);
+    expect((await remaining())[`SYSTEM#${id}`]).toEqual(['CHUNK#v3#00000']);
+  });
+
   // A chunk's sort key is `CHUNK#` and five digits, or `CHUNK#v<version>#` and five digits, in a
   // system's partition (`SYSTEM#` and a ULID). Nothing else is a chunk, however close: the sweep
   // must never delete an item it does not understand.
