@@ -156,7 +156,8 @@ export function payloadFromHeadItem(item: Record<string, unknown>): StoredPayloa
     encoding: read.text('encoding'),
     byteLength,
     chunkCount,
-    inline: chunkCount === 0 ? (inline as Uint8Array) : undefined,
+    // With chunks there is none: refused above.
+    inline: inline as Uint8Array | undefined,
   };
 }
 
@@ -179,8 +180,9 @@ function attributeReader(item: Record<string, unknown>) {
       return { [field]: value };
     },
     count(field: string): number {
-      const value = item[field];
-      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      const value = item[field] as number;
+      // Number.isSafeInteger refuses every non-number too.
+      if (!Number.isSafeInteger(value) || value < 0) {
         throw new SystemStorageError(`${where} is missing the count "${field}"`);
       }
       return value;

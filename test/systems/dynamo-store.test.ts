@@ -12,6 +12,7 @@ import { monotonicFactory } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { DynamoOwnerQuotas, type OwnerQuotas, QuotaExceededError } from '../../lib/storage/quotas';
 import { DynamoSystemStore, SystemInputError } from '../../lib/systems';
+import { RECORD_ATTRIBUTES } from '../../lib/systems/items';
 import { SystemChangedError, SystemStorageError } from '../../lib/systems/errors';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
 import { throughFaultProxy, useFreshTable } from '../helpers/dynalite';
@@ -25,6 +26,8 @@ const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 
 /** ULIDs whose random part is fixed, so ids are the same on every run and still sort by time. */
 const fixedIds = () => monotonicFactory(() => 0.5);
+/** An id of its own for `n` (0..31), at T0. */
+const idOf = (n: number) => monotonicFactory(() => n / 32)(T0.getTime());
 
 function storeWith(
   options: {
@@ -1009,5 +1012,139 @@ describe('layout and limits', () => {
     await expect(store.get('alice', record.id)).rejects.toThrow(
       `system ${record.id}: chunk CHUNK#00001 has no data`,
     );
+  });
+});
+
+describe('records as read back', () => {
+  // What create, replace and updateSettings return is exactly what a later read returns: no
+  // field set to undefined, every optional field given kept.
+  it('returns records equal to the stored ones, field for field', async () => {
+    const store = storeWith({ chunkBytes: 64 });
+    const { url: _url, ...withoutUrl } = newSystem();
+    const bare = await store.create(withoutUrl, T0);
+    expect(bare).toStrictEqual((await store.get('alice', bare.id))?.record);
+    expect(Object.keys(bare).sort()).toEqual(
+      ['createdAt', 'dependencies', 'id', 'name', 'nodes', 'owner', 'sha256'].sort(),
+    );
+    const full = await store.create(
+      { ...newSystem(), format: 'native', unit: 'day', settings: { defaultCapacity: 2 } },
+      at(1),
+    );
+    expect(full).toMatchObject({ format: 'native', unit: 'day', settings: { defaultCapacity: 2 } });
+    expect(full).toStrictEqual((await store.get('alice', full.id))?.record);
+
+    const refreshed = await store.replace('alice', full.id, { structure: generatedStructure(5, 4) });
+    expect(refreshed).toStrictEqual((await store.get('alice', full.id))?.record);
+    const relabelled = await store.replace('alice', full.id, {
+      structure: generatedStructure(5, 4),
+      format: 'openapi',
+      unit: 'hour',
+    });
+    expect(relabelled).toMatchObject({ format: 'openapi', unit: 'hour' });
+    expect(relabelled).toStrictEqual((await store.get('alice', full.id))?.record);
+
+    const cleared = await store.updateSettings('alice', full.id, undefined);
+    expect(cleared).toStrictEqual((await store.get('alice', full.id))?.record);
+    expect(cleared?.settings).toBeUndefined();
+    const set = await store.updateSettings('alice', full.id, { defaultCapacity: 9 });
+    expect(set).toStrictEqual((await store.get('alice', full.id))?.record);
+    expect(await store.updateSettings('alice', idOf(99), { defaultCapacity: 1 })).toBeUndefined();
+  });
+
+  // An id no system could have is answered as unknown without asking DynamoDB, which would
+  // refuse a sort key past 1,024 bytes with an error.
+  it('answers an id far too long as not found', async () => {
+    const store = storeWith();
+    const long = 'A'.repeat(2000);
+    expect(await store.get('alice', long)).toBeUndefined();
+    expect(await store.getRecord('alice', long)).toBeUndefined();
+    expect(await store.delete('alice', long)).toBe(false);
+    expect(await store.replace('alice', long, { structure: WORKED_EXAMPLE })).toBeUndefined();
+    expect(await store.updateSettings('alice', long, undefined)).toBeUndefined();
+  });
+
+  // A structure of exactly the size bound is stored; one byte over is refused, saying the bound.
+  it('stores up to exactly the size bound', async () => {
+    const probe = await storeWith().create(newSystem('probe'), T0);
+    const size = Number((await rawHead('probe', probe.id))?.byteLength?.N);
+    const exact = await storeWith({ maxStoredBytes: size }).create(newSystem(), at(1));
+    const tooLarge = `structure is too large to store: over ${size - 1} bytes even compressed`;
+    await expect(storeWith({ maxStoredBytes: size - 1 }).create(newSystem(), at(2))).rejects.toThrow(
+      tooLarge,
+    );
+    expect(
+      await storeWith({ maxStoredBytes: size }).replace('alice', exact.id, { structure: WORKED_EXAMPLE }),
+    ).toMatchObject({
+      version: 2,
+    });
+    await expect(
+      storeWith({ maxStoredBytes: size - 1 }).replace('alice', exact.id, { structure: WORKED_EXAMPLE }),
+    ).rejects.toThrow(tooLarge);
+  });
+
+  // A taken id is its own kind of error, told apart from a fault by its name.
+  it('names a taken id', async () => {
+    const id = idOf(7);
+    await storeWith({ newId: () => id }).create(newSystem(), T0);
+    await expect(storeWith({ newId: () => id }).create(newSystem(), T0)).rejects.toMatchObject({
+      name: 'SystemIdTakenError',
+    });
+  });
+
+  // A listing or a record read asks only for the record's attributes, never the up to 300 KB
+  // structure a head may hold inline.
+  it('reads records without the structure', async () => {
+    const proxied = await throughFaultProxy(table);
+    try {
+      const store = storeWith({ doc: proxied.doc });
+      const record = await store.create(newSystem(), T0);
+      proxied.proxy.reset();
+      await store.list('alice');
+      await store.getRecord('alice', record.id);
+      const [query, get] = proxied.proxy.calls;
+      for (const call of [query, get]) {
+        expect(Object.values(call?.body.ExpressionAttributeNames ?? {}).sort()).toEqual(
+          ['pk', 'sk', ...RECORD_ATTRIBUTES].sort(),
+        );
+        expect(String(call?.body.ProjectionExpression).split(', ')).toHaveLength(
+          RECORD_ATTRIBUTES.length + 2,
+        );
+      }
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  // A create whose chunk write fails on a busy table leaves the chunks it did write for the sweep
+  // rather than adding deletes to the load; only a taken id makes it remove them.
+  it('leaves the chunks of a create that failed on a busy table', async () => {
+    const failing = docWith((command) =>
+      command instanceof PutCommand && command.input.Item?.sk === 'CHUNK#00002'
+        ? Promise.reject(new Error('throttled'))
+        : undefined,
+    );
+    await expect(storeWith({ chunkBytes: 16, doc: failing }).create(newSystem(), T0)).rejects.toThrow(
+      'throttled',
+    );
+    const id = fixedIds()(T0.getTime());
+    expect((await chunkKeys(id)).length).toBeGreaterThan(1);
+  });
+});
+
+describe('listing pages that DynamoDB cuts short', () => {
+  // Each Query stops at 1 MB, here after four systems of ~260 KB, exactly a page of four: one
+  // more Query finds that a fifth exists, so the page carries a cursor and nothing is skipped.
+  it('looks one system past a page that a Query filled exactly', async () => {
+    const store = storeWith();
+    for (let index = 0; index < 6; index++) {
+      const structure = { nodes: [], dependencies: [], notes: pseudoRandomText(350_000, index) };
+      await store.create(newSystem('alice', `large ${index}`, structure), at(index));
+    }
+    const first = await store.list('alice', { limit: 4 });
+    expect(first.systems.map((record) => record.name)).toEqual(['large 5', 'large 4', 'large 3', 'large 2']);
+    expect(first.cursor).toBeDefined();
+    const second = await store.list('alice', { limit: 4, cursor: first.cursor! });
+    expect(second.systems.map((record) => record.name)).toEqual(['large 1', 'large 0']);
+    expect(second.cursor).toBeUndefined();
   });
 });
