@@ -959,7 +959,40 @@ describe('lost answers that are not ours', () => {
       () => store.replace('alice', record.id, { structure: WORKED_EXAMPLE }),
       (doc) => storeWith({ doc }).updateSettings('alice', record.id, undefined),
     );
-    expect(outcome).toBeInstanceOf(SystemChangedError);
+    expect(outcome).toEqual(
+      new SystemChangedError(
+        `system ${record.id} was deleted or refreshed meanwhile; its settings are unchanged`,
+      ),
+    );
+    expect((await store.get('alice', record.id))?.record).toMatchObject({ version: 2, settings });
+  });
+
+  // The settings are written but the answer is lost; before the SDK's last attempt a refresh to
+  // the same structure lands and keeps them. That attempt fails its condition (the version moved
+  // on), yet the head holds every attribute written: the change did happen, and is answered so.
+  it('takes its own settings, kept by a refresh since, for its write', async () => {
+    const store = storeWith();
+    const record = await store.create(newSystem(), T0);
+    const settings = { defaultCapacity: 6 };
+    const proxied = await throughFaultProxy(table, { attemptTimeoutMs: 1500 });
+    let rival: Promise<unknown> = Promise.resolve();
+    try {
+      proxied.proxy.reset((call, attempt) => {
+        if (!headPut(call)) return undefined;
+        if (attempt === 1) return { kind: 'appliedThenError', error: 'InternalServerError' };
+        if (attempt === 2) {
+          rival = store.replace('alice', record.id, { structure: WORKED_EXAMPLE });
+          return { kind: 'hang' };
+        }
+        return undefined;
+      });
+      const updated = await storeWith({ doc: proxied.doc }).updateSettings('alice', record.id, settings);
+      expect(updated).toMatchObject({ id: record.id, settings });
+      expect(proxied.proxy.calls.find(headPut)?.attempts).toBe(3);
+    } finally {
+      await rival;
+      await proxied.close();
+    }
     expect((await store.get('alice', record.id))?.record).toMatchObject({ version: 2, settings });
   });
 });
