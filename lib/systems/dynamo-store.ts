@@ -8,13 +8,17 @@
  *          encoding ("br"), byteLength (compressed bytes), chunkCount (0 when inline)
  *          structure (binary)                                               only when inline
  *          version (absent = 1), refreshedAt                               after a refresh
+ *          chunkVersion (absent = version)          the version whose chunks it reads, see below
  *   chunk  pk = "SYSTEM#<id>"     sk = "CHUNK#<index, 5 digits>"  (CHUNK#00000, CHUNK#00001, …)
  *                                 or "CHUNK#v<version>#<index>" for versions after the first
  *          data (binary, at most 300,000 bytes), owner
  *
  * A refresh (`replace`) writes the new version's chunks beside the old ones and the head last,
  * on the condition that the head is still the version it read, so readers (who follow the
- * head's version) see one whole structure or the other; then it deletes the old chunks.
+ * head's version) see one whole structure or the other; then it deletes the old chunks. A
+ * refresh that failed may have left chunks under the version a retry means to write, and a rival
+ * refresh may be writing them at that moment: when a chunk key is taken, the refresh removes
+ * what it wrote and writes under the next version, and the head records it as `chunkVersion`.
  *
  * Heads live in their owner's partition: listing is one Query on it (ids are ULIDs, so sort
  * key order is creation order), and a head is only ever addressed together with its owner, so
@@ -45,10 +49,8 @@
  * count and order, the byte length, and the SHA-256 of the decompressed JSON. Any mismatch is a
  * `SystemStorageError`, never a structure that is not the one registered.
  */
-import { setTimeout as pause } from 'node:timers/promises';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
-  BatchWriteCommand,
   DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
@@ -59,12 +61,14 @@ import {
 import { monotonicFactory } from 'ulid';
 import { failedOnRetry, holdsWrite, StoreBusyError } from '../storage/faults';
 import type { OwnerQuotas } from '../storage/quotas';
+import { deleteBatch, inBatches } from './batch-delete';
 import { decodeCursor, encodeCursor } from './cursor';
 import { SystemChangedError, SystemInputError, SystemStorageError } from './errors';
 import { checkLimit, checkName, checkOwner, checkStructure, checkUrl, isSystemId } from './input';
 import {
   chunkKey,
   chunkRange,
+  chunkVersionOfHead,
   HEAD_SK_PREFIX,
   headKey,
   type ItemKey,
@@ -87,10 +91,11 @@ const MAX_CHUNK_BYTES = 300_000;
 const DEFAULT_MAX_STORED_BYTES = 64 * 1024 * 1024;
 /** Chunk puts in flight at once: 8 × 300 KB keeps a create fast without a burst of megabytes. */
 const CHUNK_WRITE_CONCURRENCY = 8;
-/** BatchWriteItem's own limit. */
-const BATCH_WRITE_SIZE = 25;
-/** DynamoDB may leave part of a batch unprocessed under load; give up after this many tries. */
-const BATCH_WRITE_ATTEMPTS = 8;
+/**
+ * Chunk versions a refresh tries before it gives up: each taken one is a failed refresh's
+ * leftovers (until the sweep) or a rival refresh in flight, and a handful is already unusual.
+ */
+const REFRESH_CHUNK_VERSIONS = 16;
 
 export interface DynamoSystemStoreOptions {
   /** Built once per process (see `createDynamoClients`) and shared. */
@@ -150,8 +155,10 @@ export class DynamoSystemStore implements SystemStore {
       },
     );
     for await (const page of pages) {
+      // Stryker disable next-line ArrayDeclaration: a Query's answer always has Items, empty when nothing matched
       for (const item of page.Items ?? []) {
         systems += 1;
+        // Stryker disable next-line ConditionalExpression: every head has a numeric byteLength (create and replace write one)
         bytes += typeof item.byteLength === 'number' ? item.byteLength : 0;
       }
     }
@@ -192,9 +199,7 @@ export class DynamoSystemStore implements SystemStore {
     // Counted first: past a quota nothing is written (see lib/storage/quotas.ts).
     const hold = await this.#quotas?.begin(owner, { systems: 1, bytes: bytes.length });
     try {
-      await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, (data, index) =>
-        this.#putNew({ ...chunkKey(id, index), data, owner, writtenAt: now.toISOString() }, id),
-      );
+      await this.#putChunks(id, owner, chunks, 1, now);
     } catch (error) {
       // No head was written: the system certainly does not exist.
       await hold?.abort();
@@ -203,9 +208,13 @@ export class DynamoSystemStore implements SystemStore {
     try {
       await this.#putNew({ ...headKey(owner, id), ...record, ...payload }, id);
     } catch (error) {
-      // An id collision wrote nothing; any other failure may have written the head, so the hold
-      // stays (an overcount, until the owner's counter is reconciled).
-      if (error instanceof SystemIdTakenError) await hold?.abort();
+      // An id collision wrote no head, and the chunks went into another system's partition:
+      // they go. Any other failure may have written the head, so the hold stays (an overcount,
+      // until the owner's counter is reconciled).
+      if (error instanceof SystemIdTakenError) {
+        await this.#deleteChunks(id, chunks.length, 1).catch(() => undefined);
+        await hold?.abort();
+      }
       throw error;
     }
     await hold?.commit();
@@ -218,7 +227,8 @@ export class DynamoSystemStore implements SystemStore {
     const record = recordFromHeadItem(Item);
     const payload = payloadFromHeadItem(Item);
     const where = `system ${id}`;
-    const bytes = payload.inline ?? (await this.#readChunks(id, payload.chunkCount, record.version ?? 1));
+    const bytes =
+      payload.inline ?? (await this.#readChunks(id, payload.chunkCount, chunkVersionOfHead(Item)));
     if (bytes.byteLength !== payload.byteLength) {
       throw new SystemStorageError(
         `${where}: ${bytes.byteLength} bytes stored, the head records ${payload.byteLength}`,
@@ -261,26 +271,29 @@ export class DynamoSystemStore implements SystemStore {
     // 1 MB read (inline structures count, though not returned), hence the loop.
     const items: Record<string, unknown>[] = [];
     do {
+      // Stryker disable next-line ArrayDeclaration: a Query's answer always has Items, empty when nothing matched
       const { Items = [], LastEvaluatedKey } = await this.#doc.send(
         new QueryCommand({
           TableName: this.#tableName,
           KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
           ExpressionAttributeValues: { ':pk': ownerPartition(owner), ':prefix': HEAD_SK_PREFIX },
           ScanIndexForward: false,
+          // Stryker disable next-line ArithmeticOperator: same page, other work: a larger Limit only reads past what the slice keeps
           Limit: limit + 1 - items.length,
           ConsistentRead: true,
           ...recordProjection(),
-          ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+          // The SDK leaves it out when undefined: the first Query starts at the beginning.
+          ExclusiveStartKey: startKey,
         }),
       );
       items.push(...Items);
       startKey = LastEvaluatedKey as ItemKey | undefined;
     } while (items.length <= limit && startKey !== undefined);
     const systems = items.slice(0, limit).map(recordFromHeadItem);
-    const last = systems.at(-1);
-    return items.length > limit && last !== undefined
-      ? { systems, cursor: encodeCursor(headKey(owner, last.id)) }
-      : { systems };
+    if (items.length <= limit) return { systems };
+    // A full page, and more after it: the next one starts after its last system.
+    const last = systems[limit - 1] as SystemRecord;
+    return { systems, cursor: encodeCursor(headKey(owner, last.id)) };
   }
 
   async delete(owner: string, id: string): Promise<boolean> {
@@ -313,9 +326,7 @@ export class DynamoSystemStore implements SystemStore {
     // orphans like those of a failed create (see the top of this file), and the delete still done.
     const { chunkCount, byteLength } = payloadFromHeadItem(removed);
     await hold?.commit({ systems: -1, bytes: -byteLength });
-    await this.#deleteChunks(id, chunkCount, typeof removed.version === 'number' ? removed.version : 1).catch(
-      () => undefined,
-    );
+    await this.#deleteChunks(id, chunkCount, chunkVersionOfHead(removed)).catch(() => undefined);
     return true;
   }
 
@@ -356,15 +367,20 @@ export class DynamoSystemStore implements SystemStore {
     // Growth is counted before anything is written, shrinking once the new head is in.
     const growth = bytes.length - oldPayload.byteLength;
     const hold = await this.#quotas?.begin(owner, { bytes: Math.max(0, growth) });
+    const oldChunkVersion = chunkVersionOfHead(Item);
+    let chunkVersion: number;
     try {
-      await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, (data, index) =>
-        this.#putNew({ ...chunkKey(id, index, version), data, owner, writtenAt: now.toISOString() }, id),
-      );
+      chunkVersion = await this.#putRefreshChunks(id, owner, chunks, oldChunkVersion + 1, now);
     } catch (error) {
       await hold?.abort();
       throw error;
     }
-    const head = { ...headKey(owner, id), ...record, ...payload };
+    const head = {
+      ...headKey(owner, id),
+      ...record,
+      ...payload,
+      ...(chunkVersion === version ? {} : { chunkVersion }),
+    };
     try {
       await this.#doc.send(
         new PutCommand({
@@ -387,14 +403,14 @@ export class DynamoSystemStore implements SystemStore {
       if (!applied) {
         await hold?.abort();
         // Nobody reads this version's chunks: removing them only saves storage.
-        await this.#deleteChunks(id, chunks.length, version).catch(() => undefined);
+        await this.#deleteChunks(id, chunks.length, chunkVersion).catch(() => undefined);
         throw new SystemChangedError(`system ${id} was deleted or refreshed meanwhile; nothing was replaced`);
       }
     }
     await hold?.commit({ bytes: Math.min(0, growth) });
     // The head points at the new version: the old chunks are unread from now on. The refresh has
     // happened whatever becomes of them; any left behind are orphans for the sweep.
-    await this.#deleteChunks(id, oldPayload.chunkCount, oldVersion).catch(() => undefined);
+    await this.#deleteChunks(id, oldPayload.chunkCount, oldChunkVersion).catch(() => undefined);
     return record;
   }
 
@@ -408,7 +424,8 @@ export class DynamoSystemStore implements SystemStore {
     const old = recordFromHeadItem(Item);
     const { settings: _old, ...item } = Item;
     const version = old.version ?? 1;
-    const written = { ...item, ...(settings === undefined ? {} : { settings }) };
+    // Undefined settings are not stored (`removeUndefinedValues`): the head is written without any.
+    const written = { ...item, settings };
     try {
       await this.#doc.send(
         new PutCommand({
@@ -428,10 +445,8 @@ export class DynamoSystemStore implements SystemStore {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const current = failedOnRetry(error) ? await this.#readHead(owner, id) : undefined;
-      // A lost answer to an applied write: the head holds these settings (and no others).
-      const applied =
-        holdsWrite(current, written) && (settings !== undefined || current?.settings === undefined);
-      if (!applied) {
+      // A lost answer to an applied write: the head holds these settings (or none, when cleared).
+      if (!holdsWrite(current, written)) {
         throw new SystemChangedError(
           `system ${id} was deleted or refreshed meanwhile; its settings are unchanged`,
         );
@@ -454,13 +469,72 @@ export class DynamoSystemStore implements SystemStore {
     return Item;
   }
 
-  async #deleteChunks(id: string, chunkCount: number, version: number): Promise<void> {
-    const keys = Array.from({ length: chunkCount }, (_, index) => chunkKey(id, index, version));
-    const batches: ItemKey[][] = [];
-    for (let start = 0; start < keys.length; start += BATCH_WRITE_SIZE) {
-      batches.push(keys.slice(start, start + BATCH_WRITE_SIZE));
+  /**
+   * Writes `chunks` under `version`'s keys, each a put that never replaces an item. When a key is
+   * taken (`SystemIdTakenError`), the chunks this call did write sit among another writer's, so
+   * they are removed before the error is thrown.
+   */
+  async #putChunks(
+    id: string,
+    owner: string,
+    chunks: readonly Buffer[],
+    version: number,
+    now: Date,
+  ): Promise<void> {
+    const written: ItemKey[] = [];
+    try {
+      await forEachInGroups(chunks, CHUNK_WRITE_CONCURRENCY, async (data, index) => {
+        const key = chunkKey(id, index, version);
+        await this.#putNew({ ...key, data, owner, writtenAt: now.toISOString() }, id);
+        written.push(key);
+      });
+    } catch (error) {
+      if (error instanceof SystemIdTakenError) await this.#deleteKeys(written, id).catch(() => undefined);
+      throw error;
     }
-    await forEachInGroups(batches, CHUNK_WRITE_CONCURRENCY, (batch) => this.#deleteAll(batch, id));
+  }
+
+  /**
+   * A refresh's chunks, under the first chunk version from `first` on whose keys are all free.
+   * A taken key is not this refresh's to overwrite: a failed refresh left it (an orphan until the
+   * sweep), or a rival refresh is writing it now. So two refreshes never mix their chunks, and a
+   * retry after a failed refresh is not blocked by its leftovers. Returns the version written.
+   */
+  async #putRefreshChunks(
+    id: string,
+    owner: string,
+    chunks: readonly Buffer[],
+    first: number,
+    now: Date,
+  ): Promise<number> {
+    for (let chunkVersion = first; ; chunkVersion++) {
+      try {
+        await this.#putChunks(id, owner, chunks, chunkVersion, now);
+        return chunkVersion;
+      } catch (error) {
+        if (!(error instanceof SystemIdTakenError)) throw error;
+        if (chunkVersion + 1 - first === REFRESH_CHUNK_VERSIONS) {
+          throw new StoreBusyError(
+            `system ${id}: chunk versions ${first} to ${chunkVersion} are all taken; nothing was replaced`,
+          );
+        }
+      }
+    }
+  }
+
+  async #deleteChunks(id: string, chunkCount: number, version: number): Promise<void> {
+    await this.#deleteKeys(
+      Array.from({ length: chunkCount }, (_, index) => chunkKey(id, index, version)),
+      id,
+    );
+  }
+
+  /** Deletes `keys` in batches, several batches at a time. */
+  async #deleteKeys(keys: readonly ItemKey[], id: string): Promise<void> {
+    await forEachInGroups(inBatches(keys), CHUNK_WRITE_CONCURRENCY, (batch) =>
+      // Stryker disable next-line StringLiteral: the store's chunk deletes are best effort, their errors never shown
+      deleteBatch(this.#doc, this.#tableName, batch, `system ${id}`),
+    );
   }
 
   /**
@@ -489,6 +563,7 @@ export class DynamoSystemStore implements SystemStore {
    * a new system writes to (its chunks', its owner's) but has no GetItem on chunks.
    */
   async #readItem(item: Record<string, unknown>): Promise<Record<string, unknown> | undefined> {
+    // Stryker disable next-line ArrayDeclaration: a Query's answer always has Items, empty when nothing matched
     const { Items = [] } = await this.#doc.send(
       new QueryCommand({
         TableName: this.#tableName,
@@ -513,10 +588,9 @@ export class DynamoSystemStore implements SystemStore {
         ConsistentRead: true,
       },
     );
+    // Stryker disable next-line ArrayDeclaration: a Query's answer always has Items, empty when nothing matched
     for await (const page of pages) for (const item of page.Items ?? []) keys.push(item as ItemKey);
-    for (let start = 0; start < keys.length; start += BATCH_WRITE_SIZE) {
-      await this.#deleteAll(keys.slice(start, start + BATCH_WRITE_SIZE), id);
-    }
+    await this.#deleteKeys(keys, id);
   }
 
   /** The compressed bytes of a chunked system, refusing a gap, an extra chunk or a short count. */
@@ -527,6 +601,7 @@ export class DynamoSystemStore implements SystemStore {
       { TableName: this.#tableName, ...chunkRange(id, version), ConsistentRead: true },
     );
     for await (const page of pages) {
+      // Stryker disable next-line ArrayDeclaration: a Query's answer always has Items, empty when nothing matched
       for (const item of page.Items ?? []) {
         const expected = chunkKey(id, parts.length, version);
         if (item.sk !== expected.sk) {
@@ -546,26 +621,6 @@ export class DynamoSystemStore implements SystemStore {
       );
     }
     return Buffer.concat(parts);
-  }
-
-  /** One BatchWriteItem of deletes, retrying whatever DynamoDB leaves unprocessed. */
-  async #deleteAll(keys: ItemKey[], id: string): Promise<void> {
-    let pending: Array<{ DeleteRequest: { Key: Record<string, unknown> } }> = keys.map((key) => ({
-      DeleteRequest: { Key: key },
-    }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === BATCH_WRITE_ATTEMPTS) {
-        throw new StoreBusyError(
-          `system ${id}: ${pending.length} chunks still undeleted after ${attempt} attempts`,
-        );
-      }
-      // Unprocessed items mean throttling: the first retry goes at once, later ones back off.
-      if (attempt > 1) await pause(Math.min(1000, 25 * 2 ** attempt));
-      const { UnprocessedItems } = await this.#doc.send(
-        new BatchWriteCommand({ RequestItems: { [this.#tableName]: pending } }),
-      );
-      pending = (UnprocessedItems?.[this.#tableName] ?? []) as typeof pending;
-    }
   }
 }
 
@@ -596,6 +651,7 @@ async function forEachInGroups<T>(
   size: number,
   action: (item: T, index: number) => Promise<void>,
 ): Promise<void> {
+  // Stryker disable next-line EqualityOperator: one past the end: the extra group is empty, and settles at once
   for (let start = 0; start < items.length; start += size) {
     const results = await Promise.allSettled(
       items.slice(start, start + size).map((item, offset) => action(item, start + offset)),

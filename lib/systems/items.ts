@@ -66,6 +66,16 @@ export function chunkKey(id: string, index: number, version = 1): ItemKey {
   };
 }
 
+/**
+ * The version whose chunks a head reads: its `chunkVersion` when a refresh found its own version's
+ * sort keys taken and wrote under a later one (see `replace` in `dynamo-store.ts`), else its
+ * `version` (absent = 1).
+ */
+export function chunkVersionOfHead(item: Record<string, unknown>): number {
+  if (typeof item.chunkVersion === 'number') return item.chunkVersion;
+  return typeof item.version === 'number' ? item.version : 1;
+}
+
 /** The key condition that reads exactly one version's chunks, in index order. */
 export function chunkRange(id: string, version: number) {
   const prefix = chunkSortPrefix(version);
@@ -146,7 +156,8 @@ export function payloadFromHeadItem(item: Record<string, unknown>): StoredPayloa
     encoding: read.text('encoding'),
     byteLength,
     chunkCount,
-    inline: chunkCount === 0 ? (inline as Uint8Array) : undefined,
+    // With chunks there is none: refused above.
+    inline: inline as Uint8Array | undefined,
   };
 }
 
@@ -169,8 +180,9 @@ function attributeReader(item: Record<string, unknown>) {
       return { [field]: value };
     },
     count(field: string): number {
-      const value = item[field];
-      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+      const value = item[field] as number;
+      // Number.isSafeInteger refuses every non-number too.
+      if (!Number.isSafeInteger(value) || value < 0) {
         throw new SystemStorageError(`${where} is missing the count "${field}"`);
       }
       return value;

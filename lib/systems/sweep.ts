@@ -3,24 +3,21 @@
  * head and follows its version, so a chunk is an orphan when its system has no head (a create
  * that failed after writing chunks, a delete that failed after removing the head) or a head of
  * another version (a refresh whose cleanup of the old version, or of its own new version after a
- * lost race, failed). They cost storage only.
+ * lost race, failed, or a refresh that failed after writing chunks). The version a head reads is
+ * its `chunkVersion`, else its `version`. They cost storage only.
  *
  * A chunk counts only once it is older than an hour (`writtenAt`, or for chunks written before
  * that attribute existed the time in the system's ULID): a create or refresh in progress writes
  * its chunks before its head, and none takes more than seconds. Finding them takes a Scan, which
  * the service itself never does: this runs offline, from `npm run sweep`.
  */
-import {
-  BatchWriteCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  paginateScan,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { decodeTime } from 'ulid';
-import { StoreBusyError } from '../storage/faults';
+import { compareIds as byText } from '../engine/compare-ids';
 import { PARTITION_PREFIXES } from '../storage/table';
+import { deleteBatch, inBatches } from './batch-delete';
 import { isSystemId } from './input';
-import { HEAD_SK_PREFIX, headKey, type ItemKey } from './items';
+import { chunkVersionOfHead, HEAD_SK_PREFIX, headKey, type ItemKey } from './items';
 
 /** Chunks younger than this may belong to a create or refresh still running. */
 const ORPHAN_MIN_AGE_MS = 60 * 60 * 1000;
@@ -31,7 +28,7 @@ export interface OrphanedChunks {
   owner: string;
   version: number;
   /** Why no reader reaches them. */
-  reason: 'no head' | `the head is version ${number}`;
+  reason: 'no head' | `the head reads version ${number}`;
   /** When the newest of them was written (ISO 8601). */
   writtenAt: string;
   keys: ItemKey[];
@@ -48,23 +45,24 @@ export async function findOrphanedChunks(
   const now = options.now ?? Date.now();
   const cutoff = now - (options.minAgeMs ?? ORPHAN_MIN_AGE_MS);
   const heads = new Map<string, number>();
-  const groups = new Map<string, Omit<OrphanedChunks, 'reason'> & { newest: number }>();
+  const groups = new Map<string, Omit<OrphanedChunks, 'reason' | 'writtenAt'> & { newest: number }>();
   const pages = paginateScan(
     { client: doc },
     {
       TableName: tableName,
       // Keys and a few small attributes: never the structure's bytes.
-      ProjectionExpression: 'pk, sk, #owner, #version, writtenAt',
-      ExpressionAttributeNames: { '#owner': 'owner', '#version': 'version' },
+      ProjectionExpression: 'pk, sk, #owner, #version, #chunkVersion, writtenAt',
+      ExpressionAttributeNames: { '#owner': 'owner', '#version': 'version', '#chunkVersion': 'chunkVersion' },
       ConsistentRead: true,
     },
   );
   for await (const page of pages) {
+    // Stryker disable next-line ArrayDeclaration: a Scan's answer always has Items, empty when nothing is left
     for (const item of page.Items ?? []) {
       const pk = String(item.pk);
       const sk = String(item.sk);
       if (pk.startsWith(PARTITION_PREFIXES.owner) && sk.startsWith(HEAD_SK_PREFIX)) {
-        heads.set(sk.slice(HEAD_SK_PREFIX.length), typeof item.version === 'number' ? item.version : 1);
+        heads.set(sk.slice(HEAD_SK_PREFIX.length), chunkVersionOfHead(item));
         continue;
       }
       const chunk = CHUNK_SK.exec(sk);
@@ -76,7 +74,6 @@ export async function findOrphanedChunks(
         id,
         owner: typeof item.owner === 'string' ? item.owner : '',
         version,
-        writtenAt: '',
         newest: 0,
         keys: [],
       };
@@ -92,11 +89,11 @@ export async function findOrphanedChunks(
     orphans.push({
       ...group,
       writtenAt: new Date(newest).toISOString(),
-      reason: headVersion === undefined ? 'no head' : `the head is version ${headVersion}`,
-      keys: group.keys.sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0)),
+      reason: headVersion === undefined ? 'no head' : `the head reads version ${headVersion}`,
+      keys: group.keys.sort((a, b) => byText(a.sk, b.sk)),
     });
   }
-  return orphans.sort((a, b) => (a.writtenAt < b.writtenAt ? -1 : a.writtenAt > b.writtenAt ? 1 : 0));
+  return orphans.sort((a, b) => byText(a.writtenAt, b.writtenAt));
 }
 
 /**
@@ -112,18 +109,9 @@ export async function deleteOrphanedChunks(
   const { Item } = await doc.send(
     new GetCommand({ TableName: tableName, Key: headKey(orphan.owner, orphan.id), ConsistentRead: true }),
   );
-  if (Item !== undefined && (typeof Item.version === 'number' ? Item.version : 1) === orphan.version)
-    return 0;
-  for (let start = 0; start < orphan.keys.length; start += 25) {
-    let pending = orphan.keys.slice(start, start + 25).map((key) => ({ DeleteRequest: { Key: key } }));
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt === 8)
-        throw new StoreBusyError(`system ${orphan.id}: chunks still undeleted after 8 attempts`);
-      const { UnprocessedItems } = await doc.send(
-        new BatchWriteCommand({ RequestItems: { [tableName]: pending } }),
-      );
-      pending = (UnprocessedItems?.[tableName] ?? []) as typeof pending;
-    }
+  if (Item !== undefined && chunkVersionOfHead(Item) === orphan.version) return 0;
+  for (const batch of inBatches(orphan.keys)) {
+    await deleteBatch(doc, tableName, batch, `system ${orphan.id}`);
   }
   return orphan.keys.length;
 }

@@ -3,10 +3,11 @@ import type { Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { createDynamoClients } from '../../lib/aws/dynamo';
 import { ensureTable } from '../../lib/storage/table';
+import { type FaultProxy, startFaultProxy } from './fault-proxy';
 
 /** dynalite ships no types; this is the part of its API the tests use. */
 type DynaliteFactory = (options: {
@@ -115,4 +116,61 @@ export async function startTestDatabase(): Promise<TestDatabase> {
       await server.close();
     },
   };
+}
+
+export interface ProxiedTable {
+  /** Records every call (its wire request) and fails the ones a test chooses. */
+  proxy: FaultProxy;
+  /** A document client that reaches the table only through `proxy`, retrying without sleeping. */
+  doc: DynamoDBDocumentClient;
+  close(): Promise<void>;
+}
+
+/** `table` behind a fault proxy: to see what a store sends, or to make DynamoDB fail as it does. */
+export async function throughFaultProxy(
+  table: TestTable,
+  options: { attemptTimeoutMs?: number } = {},
+): Promise<ProxiedTable> {
+  const proxy = await startFaultProxy(table.endpoint);
+  const { client, doc } = createDynamoClients({
+    endpoint: proxy.endpoint,
+    region: 'us-east-1',
+    env: {},
+    retry: { retryDelayMs: () => 1, ...options },
+  });
+  return {
+    proxy,
+    doc,
+    close: async () => {
+      client.destroy();
+      await proxy.close();
+    },
+  };
+}
+
+/**
+ * `doc`, except that each BatchWriteItem writes only the requests `answer` picks and reports the
+ * rest unprocessed, as DynamoDB does under load.
+ */
+export function withBatchAnswer(
+  doc: DynamoDBDocumentClient,
+  tableName: string,
+  answer: (requests: unknown[]) => { processed: unknown[]; unprocessed: unknown[] },
+): DynamoDBDocumentClient {
+  return new Proxy(doc, {
+    get(target, property, receiver) {
+      if (property !== 'send') return Reflect.get(target, property, receiver);
+      return async (command: Parameters<DynamoDBDocumentClient['send']>[0]) => {
+        if (!(command instanceof BatchWriteCommand)) return target.send(command);
+        const requests = command.input.RequestItems?.[tableName] ?? [];
+        const { processed, unprocessed } = answer(requests);
+        if (processed.length > 0) {
+          await target.send(
+            new BatchWriteCommand({ RequestItems: { [tableName]: processed as typeof requests } }),
+          );
+        }
+        return { UnprocessedItems: unprocessed.length === 0 ? {} : { [tableName]: unprocessed } };
+      };
+    },
+  });
 }

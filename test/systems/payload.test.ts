@@ -34,6 +34,7 @@ describe('encodeStructure', () => {
     structure[key]![index] = { id: 'deep', extra: nested(200_000) };
     const error = await failure(encodeStructure(structure as never));
     expect(error).toBeInstanceOf(SystemInputError);
+    expect(error).toMatchObject({ field: 'structure' });
     expect(error.message).toBe(
       `structure cannot be written as JSON: ${key}[${index}] has a field nested too deeply (or too long) to store; flatten it or leave it out`,
     );
