@@ -16,7 +16,7 @@
  * is passed as it is, or, if it is a reference, stops the rehearsal until it has a stand-in.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,6 +27,7 @@ import { DEFAULT_ROUTE_FUNCTION, FUNCTIONS, type FunctionName, routes } from '..
 import { createHttpAdapter } from '../../local/http-adapter';
 import { type LocalServer, startLocalServer } from '../../local/server';
 import { WORKED } from '../http/events';
+import { type RawAnswer, type RawRequest, rawRequest } from '../integration/server';
 import {
   functionsOf,
   type SynthesizedFunction,
@@ -128,52 +129,19 @@ afterAll(async () => {
   rmSync(outdir, { recursive: true, force: true });
 });
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  bytes: Buffer;
-}
-
-interface Sent {
-  method: string;
-  path: string;
-  headers?: Record<string, string | string[]>;
-  body?: Buffer | string;
-}
-
-/** One request over real HTTP, its answer as raw bytes (nothing decoded). */
-function send(base: string, sent: Sent): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      `${base}${sent.path}`,
-      { method: sent.method, headers: sent.headers ?? {} },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(sent.body);
-  });
-}
-
-function meaningfulHeaders(answer: Answer): Record<string, unknown> {
+function meaningfulHeaders(answer: RawAnswer): Record<string, unknown> {
   return Object.fromEntries(Object.entries(answer.headers).filter(([name]) => !TRANSPORT_HEADERS.has(name)));
 }
 
 /** Sends the same request to the local server and to the deployed bundles; both answers. */
-async function both(sent: Sent): Promise<{ local: Answer; deployed: Answer }> {
-  const localAnswer = await send(local.url, sent);
-  const deployedAnswer = await send(deployedUrl, sent);
+async function both(sent: RawRequest): Promise<{ local: RawAnswer; deployed: RawAnswer }> {
+  const localAnswer = await rawRequest(local.url, sent);
+  const deployedAnswer = await rawRequest(deployedUrl, sent);
   return { local: localAnswer, deployed: deployedAnswer };
 }
 
 /** Asserts the two answers are the same bytes, and returns the local one. */
-async function sameAnswer(sent: Sent): Promise<Answer> {
+async function sameAnswer(sent: RawRequest): Promise<RawAnswer> {
   const { local: localAnswer, deployed } = await both(sent);
   expect({
     status: deployed.status,
@@ -187,9 +155,9 @@ async function sameAnswer(sent: Sent): Promise<Answer> {
   return localAnswer;
 }
 
-const json = (answer: Answer) => JSON.parse(answer.bytes.toString('utf8'));
+const json = (answer: RawAnswer) => JSON.parse(answer.bytes.toString('utf8'));
 
-function engineRequest(body: unknown, headers: Record<string, string> = {}, key = local.apiKey): Sent {
+function engineRequest(body: unknown, headers: Record<string, string> = {}, key = local.apiKey): RawRequest {
   return {
     method: 'POST',
     path: '/api/engine',
@@ -313,7 +281,7 @@ describe('the user routes deployed and local: the same bytes', () => {
 
   /** Replaces the ids and times only one server could have chosen, so the rest compares byte for byte. */
   function normalized(
-    answer: Answer,
+    answer: RawAnswer,
     id: string,
   ): { status: number; headers: Record<string, unknown>; body: string } {
     const generalize = (text: string) =>
@@ -326,7 +294,7 @@ describe('the user routes deployed and local: the same bytes', () => {
   }
 
   it('connect, list, read, run by id and delete', async () => {
-    const connect: Sent = {
+    const connect: RawRequest = {
       method: 'POST',
       path: '/api/connect',
       headers: { ...auth(), 'content-type': 'application/json' },
@@ -355,12 +323,12 @@ describe('the user routes deployed and local: the same bytes', () => {
 
     await sameAnswer({ method: 'GET', path: '/api/keys', headers: auth() });
     // Each side deletes the system the other registered.
-    const deletedByDeployed = await send(deployedUrl, {
+    const deletedByDeployed = await rawRequest(deployedUrl, {
       method: 'DELETE',
       path: `/api/systems/${localId}`,
       headers: auth(),
     });
-    const deletedByLocal = await send(local.url, {
+    const deletedByLocal = await rawRequest(local.url, {
       method: 'DELETE',
       path: `/api/systems/${deployedId}`,
       headers: auth(),

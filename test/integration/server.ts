@@ -73,22 +73,42 @@ export async function post(
   return { status: response.status, headers: response.headers, text, json };
 }
 
-/** POST with node:http and return the raw (still encoded) response bytes, which fetch would decode. */
-export function rawPost(
-  base: string,
-  headers: Record<string, string>,
-  body: string,
-): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: Buffer }> {
+/** One request sent with node:http, as it is written here (a body not re-encoded, headers as given). */
+export interface RawRequest {
+  method: string;
+  path: string;
+  headers?: Record<string, string | string[]>;
+  body?: Buffer | string;
+}
+
+/** The answer to a `RawRequest`: its raw (still encoded) bytes, which fetch would decode. */
+export interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  bytes: Buffer;
+}
+
+/** Sends `sent` to `base` over real HTTP and returns the answer's raw bytes. */
+export function rawRequest(base: string, sent: RawRequest): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const req = request(`${base}/api/engine`, { method: 'POST', headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }),
-      );
-      res.on('error', reject);
-    });
+    const req = request(
+      `${base}${sent.path}`,
+      { method: sent.method, headers: sent.headers ?? {} },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
-    req.end(body);
+    req.end(sent.body);
   });
+}
+
+/** POST /api/engine with node:http and return the raw (still encoded) response bytes. */
+export function rawPost(base: string, headers: Record<string, string>, body: string): Promise<RawAnswer> {
+  return rawRequest(base, { method: 'POST', path: '/api/engine', headers, body });
 }
