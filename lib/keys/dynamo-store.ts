@@ -1,4 +1,3 @@
-import { setTimeout as pause } from 'node:timers/promises';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import {
   BatchGetCommand,
@@ -10,9 +9,10 @@ import {
   paginateScan,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { failedOnRetry, holdsWrite, StoreBusyError } from '../storage/faults';
+import { failedOnRetry, holdsWrite } from '../storage/faults';
 import type { OwnerQuotas, QuotaHold } from '../storage/quotas';
 import { PARTITION_PREFIXES } from '../storage/table';
+import { untilProcessed } from '../storage/unprocessed';
 import {
   ApiKeyConflictError,
   type ApiKeyRecord,
@@ -45,8 +45,6 @@ export interface DynamoApiKeyStoreOptions {
 
 const DIGEST_SHAPE = /^[0-9a-f]{64}$/;
 const DEFAULT_TOUCH_DEADLINE_MS = 500;
-/** DynamoDB may leave part of a batch unread under load; give up after this many tries. */
-const BATCH_GET_ATTEMPTS = 8;
 const STATUSES: ReadonlySet<string> = new Set<ApiKeyStatus>(['active', 'revoked']);
 
 /**
@@ -172,24 +170,25 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     const records: ApiKeyRecord[] = [];
     // At most 100 keys a request: DynamoDB refuses a larger batch.
     while (digests.length > 0) {
-      let keys: Array<Record<string, string>> = digests.splice(0, 100).map(keyOf);
-      for (let attempt = 0; keys.length > 0; attempt++) {
-        if (attempt === BATCH_GET_ATTEMPTS) {
-          throw new StoreBusyError(`${keys.length} API keys still unread after ${attempt} attempts`);
-        }
-        // Unprocessed keys mean throttling: the first retry goes at once, later ones back off.
-        if (attempt > 1) await pause(Math.min(1000, 25 * 2 ** attempt));
-        const { Responses, UnprocessedKeys } = await this.#doc.send(
-          new BatchGetCommand({ RequestItems: { [this.#tableName]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        for (const item of Responses?.[this.#tableName] ?? []) {
-          const record = recordFromItem(item);
-          // An index entry left dangling may name another owner's key (a refused import whose
-          // clean-up failed): that key is not this owner's.
-          if (record.owner === owner) records.push(record);
-        }
-        keys = (UnprocessedKeys?.[this.#tableName]?.Keys ?? []) as Array<Record<string, string>>;
-      }
+      // Unprocessed keys mean throttling: asked for again as untilProcessed does.
+      await untilProcessed(
+        digests.splice(0, 100).map(keyOf),
+        async (keys) => {
+          const { Responses, UnprocessedKeys } = await this.#doc.send(
+            new BatchGetCommand({
+              RequestItems: { [this.#tableName]: { Keys: keys, ConsistentRead: true } },
+            }),
+          );
+          for (const item of Responses?.[this.#tableName] ?? []) {
+            const record = recordFromItem(item);
+            // An index entry left dangling may name another owner's key (a refused import whose
+            // clean-up failed): that key is not this owner's.
+            if (record.owner === owner) records.push(record);
+          }
+          return (UnprocessedKeys?.[this.#tableName]?.Keys ?? []) as typeof keys;
+        },
+        (left, attempts) => `${left} API keys still unread after ${attempts} attempts`,
+      );
     }
     return records.sort(byCreation);
   }

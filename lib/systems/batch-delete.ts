@@ -1,19 +1,15 @@
 /**
  * Deleting a system's chunks by key, as the store (after a delete or a refresh) and the sweep do:
  * BatchWriteItem, at most 25 deletes a call (its limit), retrying whatever DynamoDB leaves
- * unprocessed. Unprocessed items mean throttling, which the SDK does not retry for a batch: the
- * first retry goes at once, later ones back off (100 ms doubling, at most a second), and a batch
- * still not empty after eight attempts is `StoreBusyError` (a 503).
+ * unprocessed as `untilProcessed` does (lib/storage/unprocessed.ts).
  */
 import { setTimeout as pause } from 'node:timers/promises';
 import { BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { StoreBusyError } from '../storage/faults';
+import { untilProcessed } from '../storage/unprocessed';
 import type { ItemKey } from './items';
 
 /** BatchWriteItem's own limit. */
 const BATCH_WRITE_SIZE = 25;
-/** DynamoDB may leave part of a batch unprocessed under load; give up after this many tries. */
-const BATCH_WRITE_ATTEMPTS = 8;
 
 /** `keys` in batches of at most 25, in order. */
 export function inBatches(keys: readonly ItemKey[]): ItemKey[][] {
@@ -34,17 +30,16 @@ export async function deleteBatch(
   what: string,
   sleep: (ms: number) => Promise<unknown> = pause,
 ): Promise<void> {
-  let pending: Array<{ DeleteRequest: { Key: Record<string, unknown> } }> = keys.map((key) => ({
-    DeleteRequest: { Key: key },
-  }));
-  for (let attempt = 0; pending.length > 0; attempt++) {
-    if (attempt === BATCH_WRITE_ATTEMPTS) {
-      throw new StoreBusyError(`${what}: ${pending.length} chunks still undeleted after ${attempt} attempts`);
-    }
-    if (attempt > 1) await sleep(Math.min(1000, 25 * 2 ** attempt));
-    const { UnprocessedItems } = await doc.send(
-      new BatchWriteCommand({ RequestItems: { [tableName]: pending } }),
-    );
-    pending = (UnprocessedItems?.[tableName] ?? []) as typeof pending;
-  }
+  const requests = keys.map((key) => ({ DeleteRequest: { Key: key } }));
+  await untilProcessed(
+    requests,
+    async (pending) => {
+      const { UnprocessedItems } = await doc.send(
+        new BatchWriteCommand({ RequestItems: { [tableName]: pending } }),
+      );
+      return (UnprocessedItems?.[tableName] ?? []) as typeof pending;
+    },
+    (left, attempts) => `${what}: ${left} chunks still undeleted after ${attempts} attempts`,
+    sleep,
+  );
 }
