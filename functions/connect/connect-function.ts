@@ -1,3 +1,4 @@
+import { BODY_SHAPES } from '../../lib/api/connect-request';
 import {
   createConnectSystem,
   createCreateKey,
@@ -13,6 +14,7 @@ import {
 import type { Limits } from '../../lib/config/limits';
 import { createFunctionHandler, type FunctionOptions } from '../../lib/http/dispatch';
 import type { RouteRequest } from '../../lib/http/http-route';
+import { readHeader } from '../../lib/http/middleware';
 import { type HttpResult, jsonTextResult } from '../../lib/http/responses';
 import type { ApiKeyStore } from '../../lib/keys';
 import type { FetchJsonOptions } from '../../lib/outbound';
@@ -28,8 +30,16 @@ export interface ConnectFunctionDeps extends FunctionOptions {
   systemCache?: CompiledStructureCache | undefined;
 }
 
-/** Request bodies of the user routes are small (a name, a URL, a token): 64 KiB is plenty. */
-const SMALL_BODY = { maxBytes: 64 * 1024, maxDecodedBytes: 64 * 1024 };
+/**
+ * Request bodies of the user routes are small (a name, a URL, a token): 64 KiB is plenty. A body
+ * that is not JSON is the caller's mistake: 400, saying what the route takes.
+ */
+const smallBody = (expects: string, empty?: unknown) => ({
+  maxBytes: 64 * 1024,
+  maxDecodedBytes: 64 * 1024,
+  expects,
+  ...(empty === undefined ? {} : { empty }),
+});
 
 /** Every route that takes a user access token: connect, the user's systems, self-service keys. */
 export function createConnectFunction(deps: ConnectFunctionDeps) {
@@ -67,7 +77,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
     'connect',
     {
       connectSystem: {
-        body: SMALL_BODY,
+        body: smallBody(BODY_SHAPES.connect),
         handler: async (request) => {
           const answer = await connectSystem(user(request), request.body);
           // A dry run stores nothing: 200 with what a registration would have made, not 201.
@@ -76,7 +86,11 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
       },
       registerSystem: {
         // The document itself: as large as an engine body, compressed bodies included.
-        body: { maxBytes: limits.maxBodyBytes, maxDecodedBytes: limits.maxDecodedBodyBytes },
+        body: {
+          maxBytes: limits.maxBodyBytes,
+          maxDecodedBytes: limits.maxDecodedBodyBytes,
+          expects: BODY_SHAPES.registerSystem,
+        },
         handler: async (request) => json(201, await registerSystem(user(request), request.body)),
       },
       listSystems: {
@@ -91,14 +105,22 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
         },
       },
       refreshSystem: {
-        body: SMALL_BODY,
+        body: smallBody(BODY_SHAPES.refresh, {}),
         handler: async (request) => json(200, await refreshSystem(user(request), id(request), request.body)),
       },
       updateSystemSettings: {
-        body: SMALL_BODY,
-        handler: async (request) => json(200, await updateSettings(user(request), id(request), request.body)),
+        body: smallBody(BODY_SHAPES.patchSystem),
+        handler: async (request) =>
+          tagged(
+            await updateSettings(
+              user(request),
+              id(request),
+              request.body,
+              readHeader(request.event, 'if-match'),
+            ),
+          ),
       },
-      getSystem: { handler: async (request) => json(200, await getSystem(user(request), id(request))) },
+      getSystem: { handler: async (request) => tagged(await getSystem(user(request), id(request))) },
       deleteSystem: {
         handler: async (request) => {
           await deleteSystem(user(request), id(request));
@@ -106,7 +128,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
         },
       },
       createKey: {
-        body: SMALL_BODY,
+        body: smallBody(BODY_SHAPES.createKey),
         handler: async (request) => json(201, await createKey(user(request), request.body)),
       },
       listKeys: { handler: async (request) => json(200, await listKeys(user(request))) },
@@ -123,6 +145,11 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
 
 function json(statusCode: number, value: unknown): HttpResult {
   return jsonTextResult(statusCode, JSON.stringify(value));
+}
+
+/** A system with the ETag of its settings, which a PATCH may send back in If-Match. */
+function tagged({ system, etag }: { system: unknown; etag: string }): HttpResult {
+  return jsonTextResult(200, JSON.stringify(system), { etag });
 }
 
 function noContent(): HttpResult {

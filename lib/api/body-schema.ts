@@ -6,7 +6,7 @@
  * `<path> <rule>, got <what was sent>`, with `details: [{ path, message }]`.
  */
 import * as z from 'zod/mini';
-import { CONTROL_CHARACTERS, describeValue, NAME_MAX_LENGTH } from '../text';
+import { CONTROL_CHARACTERS, closestName, describeValue, NAME_MAX_LENGTH } from '../text';
 import { ApiError } from './errors';
 
 /** The words of a field's rule, given to each of its checks as their error. */
@@ -32,18 +32,39 @@ export interface BodyOptions {
   secretPaths?: readonly string[];
   /** Appended to the message, e.g. what a correct body looks like. */
   hint?: string;
+  /**
+   * Paths of records keyed by data (node ids): any key is kept as it was sent, `__proto__` and
+   * `constructor` included. zod builds records and objects by assignment, where `__proto__`
+   * would set the prototype and vanish, so those records' keys are escaped for the parse and
+   * restored in the result and in the paths of errors.
+   */
+  dataKeyedPaths?: readonly (readonly string[])[];
 }
 
-/** The body as the schema reads it (trimmed, unknown fields dropped), or 400 naming the first bad field. */
+/**
+ * The body as the schema reads it (names trimmed), or 400 naming the first bad field. Schemas are
+ * strict: a field the schema does not know is refused by its path, with the known name it most
+ * likely meant (`settings.defaultCapacty: unknown field; did you mean defaultCapacity?`), never
+ * dropped, since a dropped field is a setting silently lost.
+ */
 export function parseBody<T extends z.ZodMiniType>(
   schema: T,
   body: unknown,
   options: BodyOptions = {},
 ): z.output<T> {
-  const result = z.safeParse(schema, body);
-  if (result.success) return result.data;
+  const dataKeyed = options.dataKeyedPaths ?? [];
+  const input = dataKeyed.reduce<unknown>((value, path) => mapRecordAt(value, path, escapeKey), body);
+  const result = z.safeParse(schema, input);
+  if (result.success) {
+    return dataKeyed.reduce<unknown>(
+      (value, path) => mapRecordAt(value, path, unescapeKey),
+      result.data,
+    ) as z.output<T>;
+  }
   const [issue] = result.error.issues;
-  const keys = (issue?.path ?? []).map(String);
+  const keys = (issue?.path ?? []).map((key) => unescapeKey(String(key)));
+  if (issue?.code === 'unrecognized_keys')
+    throw unknownField(schema, keys, unescapeKey(String(issue.keys[0])));
   const path = keys.join('.');
   const secret = options.secretPaths?.includes(path) ?? false;
   // Described from what was sent, not from the issue: checks may run on a trimmed copy.
@@ -55,6 +76,70 @@ export function parseBody<T extends z.ZodMiniType>(
   });
 }
 
+function unknownField(schema: z.ZodMiniType, at: readonly string[], key: string): ApiError {
+  const path = [...at, key].join('.');
+  const known = knownFieldsAt(schema, at);
+  const meant = closestName(key, known);
+  const problem =
+    meant === undefined
+      ? `unknown field; ${at.length === 0 ? 'the body' : at.join('.')} takes ${known.map((name) => JSON.stringify(name)).join(', ')}`
+      : `unknown field; did you mean ${meant}?`;
+  return new ApiError('INVALID_REQUEST', `${path}: ${problem}`, { details: [{ path, message: problem }] });
+}
+
+interface SchemaDef {
+  type: string;
+  innerType?: z.ZodMiniType;
+  shape?: Record<string, z.ZodMiniType>;
+  valueType?: z.ZodMiniType;
+}
+
+/** The field names of the object `schema` holds at `path` (through optional wrappers and records). */
+function knownFieldsAt(schema: z.ZodMiniType, path: readonly string[]): string[] {
+  let def = schema._zod.def as SchemaDef;
+  for (let depth = 0; ; ) {
+    if (def.innerType !== undefined) def = def.innerType._zod.def as SchemaDef;
+    else if (depth === path.length) return Object.keys(def.shape ?? {});
+    else {
+      const next = def.type === 'record' ? def.valueType : def.shape?.[path[depth]!];
+      if (next === undefined) return [];
+      def = next._zod.def as SchemaDef;
+      depth++;
+    }
+  }
+}
+
+/**
+ * Keys a record keeps as data whatever their name: `__proto__` gets a prefix no JSON key can be
+ * mistaken for (a NUL, itself doubled when a key starts with one).
+ */
+const ESCAPE = '\u0000';
+const escapeKey = (key: string) => (key === '__proto__' || key.startsWith(ESCAPE) ? ESCAPE + key : key);
+const unescapeKey = (key: string) => (key.startsWith(ESCAPE) ? key.slice(ESCAPE.length) : key);
+
+/** `value` with the record at `path` (when there is one) rebuilt with its keys mapped, as data properties. */
+function mapRecordAt(value: unknown, path: readonly string[], mapKey: (key: string) => string): unknown {
+  if (!isPlainRecord(value)) return value;
+  if (path.length === 0) {
+    const mapped: Record<string, unknown> = {};
+    for (const [key, entry] of Object.entries(value)) {
+      Object.defineProperty(mapped, mapKey(key), {
+        value: entry,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return mapped;
+  }
+  const [first, ...rest] = path as [string, ...string[]];
+  if (!Object.hasOwn(value, first)) return value;
+  return { ...value, [first]: mapRecordAt(value[first], rest, mapKey) };
+}
+
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 function valueAt(body: unknown, keys: readonly string[]): unknown {
   let value = body;
   for (const key of keys) {

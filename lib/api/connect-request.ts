@@ -20,6 +20,18 @@ import { type ExtractedStructure, extractStructure } from './engine-request';
 import { ApiError } from './errors';
 import { named } from './schema-registry';
 
+/**
+ * Each user route's body in words: what its schema refuses a body with, and what a body that is
+ * not JSON at all is told to send instead (`expects` of the route's body options).
+ */
+export const BODY_SHAPES = Object.freeze({
+  connect: 'a JSON object { name, url, format?, settings?, dryRun?, auth? }',
+  registerSystem: 'a JSON object { name, document, format?, settings?, url? }',
+  patchSystem: 'a JSON object { settings }',
+  refresh: 'a JSON object { auth? } ({} for none)',
+  createKey: 'a JSON object { name }',
+});
+
 const TOKEN_MAX_LENGTH = 8192;
 /** What fits in an `Authorization: Bearer` header without breaking it. */
 const TOKEN_SHAPE = /^[\x21-\x7e]+$/;
@@ -66,14 +78,14 @@ function capacity(description: string) {
 export const SettingsSchema = named(
   'SystemSettings',
   z
-    .object(
+    .strictObject(
       {
         defaultCapacity: capacity('The capacity of every node that has none of its own.'),
         nodes: z.optional(
           z
             .record(
               z.string(),
-              z.object(
+              z.strictObject(
                 {
                   capacity: capacity('What the node handles per step.'),
                   arrival: z.optional(
@@ -112,14 +124,17 @@ export const SettingsSchema = named(
 
 export type Settings = z.output<typeof SettingsSchema>;
 
+/** Where a body holds settings by node id: any id is a key there, `__proto__` included. */
+const SETTINGS_NODES = ['settings', 'nodes'] as const;
+
 const PatchSystemRequestSchema = named(
   'PatchSystemRequest',
-  z.object({ settings: SettingsSchema }, rule('the body must be a JSON object { settings }')),
+  z.strictObject({ settings: SettingsSchema }, rule(`the body must be ${BODY_SHAPES.patchSystem}`)),
 );
 
 /** Checks the body of `PATCH /api/systems/{id}`; throws 400 `INVALID_REQUEST` naming the field. */
 export function parsePatchSystemRequest(body: unknown): { settings: Settings } {
-  return parseBody(PatchSystemRequestSchema, body);
+  return parseBody(PatchSystemRequestSchema, body, { dataKeyedPaths: [SETTINGS_NODES] });
 }
 
 /**
@@ -136,7 +151,7 @@ export function checkSettingsIds(unknownIds: readonly string[]): void {
 
 const ConnectRequestSchema = named(
   'ConnectRequest',
-  z.object(
+  z.strictObject(
     {
       name: displayName('Display name of the system; trimmed.'),
       url: z.string(URL_RULE).check(
@@ -159,7 +174,7 @@ const ConnectRequestSchema = named(
       ),
       auth: z.optional(
         z
-          .object(
+          .strictObject(
             {
               token: z.optional(
                 z
@@ -176,7 +191,7 @@ const ConnectRequestSchema = named(
           .check(z.describe('The external API credential: used for this one fetch, never stored or logged.')),
       ),
     },
-    rule('the body must be a JSON object { name, url, format?, settings?, dryRun?, auth? }'),
+    rule(`the body must be ${BODY_SHAPES.connect}`),
   ),
 );
 
@@ -184,12 +199,15 @@ export type ConnectRequest = z.output<typeof ConnectRequestSchema>;
 
 /** Checks the connect body; throws 400 `INVALID_REQUEST` naming the field. The token is never repeated. */
 export function parseConnectRequest(body: unknown): ConnectRequest {
-  return parseBody(ConnectRequestSchema, body, { secretPaths: ['auth.token'] });
+  return parseBody(ConnectRequestSchema, body, {
+    secretPaths: ['auth.token'],
+    dataKeyedPaths: [SETTINGS_NODES],
+  });
 }
 
 const RegisterSystemRequestSchema = named(
   'RegisterSystemRequest',
-  z.object(
+  z.strictObject(
     {
       name: displayName('Display name of the system; trimmed.'),
       format: formatField(),
@@ -198,8 +216,9 @@ const RegisterSystemRequestSchema = named(
         z.string(URL_RULE).check(
           z.minLength(1, URL_RULE),
           z.maxLength(URL_MAX_LENGTH, URL_RULE),
-          z.refine((url) => URL.canParse(url), URL_RULE),
-          z.describe('Where the document came from, kept on the record for you; optional.'),
+          // Kept on the record and shown as a link: nothing but a web address (no javascript:, file:).
+          z.refine((url) => /^https?:$/.test(URL.parse(url)?.protocol ?? ''), URL_RULE),
+          z.describe('Where the document came from, kept on the record for you; optional (an http(s) URL).'),
         ),
       ),
       document: z.unknown().check(
@@ -210,7 +229,7 @@ const RegisterSystemRequestSchema = named(
         z.describe("The graph: the engine's own format or any format connect reads (docs/connect.md)."),
       ),
     },
-    rule('the body must be a JSON object { name, document, format?, settings?, url? }'),
+    rule(`the body must be ${BODY_SHAPES.registerSystem}`),
   ),
 );
 
@@ -218,16 +237,16 @@ export type RegisterSystemRequest = z.output<typeof RegisterSystemRequestSchema>
 
 /** Checks the body of `POST /api/systems`; throws 400 `INVALID_REQUEST` naming the field. */
 export function parseRegisterSystemRequest(body: unknown): RegisterSystemRequest {
-  return parseBody(RegisterSystemRequestSchema, body);
+  return parseBody(RegisterSystemRequestSchema, body, { dataKeyedPaths: [SETTINGS_NODES] });
 }
 
 const RefreshRequestSchema = named(
   'RefreshRequest',
-  z.object(
+  z.strictObject(
     {
       auth: z.optional(
         z
-          .object(
+          .strictObject(
             {
               token: z.optional(
                 z
@@ -246,7 +265,7 @@ const RefreshRequestSchema = named(
           ),
       ),
     },
-    rule('the body must be a JSON object { auth? } ({} for none)'),
+    rule(`the body must be ${BODY_SHAPES.refresh}`),
   ),
 );
 

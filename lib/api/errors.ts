@@ -15,6 +15,8 @@ export const ERROR_STATUS = {
   SYSTEM_CHANGED: 409,
   // One more system, key or stored byte than the owner's quota allows.
   QUOTA_EXCEEDED: 409,
+  // A PATCH with If-Match whose settings changed since that ETag was read.
+  PRECONDITION_FAILED: 412,
   UPSTREAM_INVALID: 422,
   UPSTREAM_ERROR: 502,
   INVALID_MODE: 400,

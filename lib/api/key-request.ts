@@ -1,15 +1,16 @@
 /** `POST /api/keys`: the body `{ name }`, checked by its schema (the one the OpenAPI document shows). */
 import * as z from 'zod/mini';
 import { displayName, parseBody, rule } from './body-schema';
+import { BODY_SHAPES } from './connect-request';
 import { named } from './schema-registry';
 
 const CreateKeyRequestSchema = named(
   'CreateKeyRequest',
-  z.object(
+  z.strictObject(
     {
       name: displayName('A label for people, e.g. "CI pipeline"; trimmed.'),
     },
-    rule('the body must be a JSON object { name }'),
+    rule(`the body must be ${BODY_SHAPES.createKey}`),
   ),
 );
 

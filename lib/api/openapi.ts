@@ -679,7 +679,11 @@ function systemPaths(): JsonObject {
         security: [{ userToken: [] }],
         parameters: idParameter,
         responses: {
-          '200': { description: 'The system and its structure.', content: json('SystemWithStructure') },
+          '200': {
+            description: 'The system and its structure.',
+            headers: { ETag: settingsETagHeader },
+            content: json('SystemWithStructure'),
+          },
           '404': notFound,
           ...userTokenErrors(),
         },
@@ -690,16 +694,36 @@ function systemPaths(): JsonObject {
           summary:
             "Set a system's capacities and arrivals (replacing the ones before), applied on every engine run",
           security: [{ userToken: [] }],
-          parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
+          description:
+            'Writes the settings only: a refresh running meanwhile keeps them, and they keep its structure. ' +
+            'With `If-Match` (the `ETag` a GET or PATCH answered), the write applies only while the settings ' +
+            'are still those, else 412; without it the last PATCH wins.',
+          parameters: [
+            { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
+            {
+              name: 'If-Match',
+              in: 'header',
+              required: false,
+              description: "The settings' `ETag` as last read (or `*`): write only if they are still those.",
+              schema: { type: 'string' },
+            },
+          ],
           responses: {
-            '200': { description: 'The system with its new settings.', content: json('System') },
+            '200': {
+              description: 'The system with its new settings.',
+              headers: { ETag: settingsETagHeader },
+              content: json('System'),
+            },
             '400': errorResponse(
-              'A bad setting, or one naming a node the structure does not hold (`INVALID_REQUEST`, naming ' +
-                '`settings.nodes.<id>`).',
+              'A bad setting, an unknown field, or one naming a node the structure does not hold ' +
+                '(`INVALID_REQUEST`, naming the path, e.g. `settings.nodes.<id>`).',
               {},
             ),
             '404': notFound,
-            '409': errorResponse('The system was refreshed or deleted meanwhile (`SYSTEM_CHANGED`).', {}),
+            '412': errorResponse(
+              'The settings changed since the `ETag` in `If-Match` was read (`PRECONDITION_FAILED`); nothing was written.',
+              {},
+            ),
             ...userTokenErrors(),
           },
         },
@@ -715,6 +739,13 @@ function systemPaths(): JsonObject {
     },
   };
 }
+
+/** The ETag of a system's settings, which a PATCH may send back in `If-Match`. */
+const settingsETagHeader = {
+  description:
+    "The settings' entity tag: it changes with every settings PATCH, never with a refresh. Send it back in `If-Match`.",
+  schema: { type: 'string' },
+};
 
 function keyPaths(): JsonObject {
   return {

@@ -16,6 +16,14 @@ export interface RequestBodyOptions {
   isBase64Encoded?: boolean;
   /** The request's `Content-Encoding` header, if any. */
   contentEncoding?: string | undefined;
+  /**
+   * For the user routes: what the route takes, in words (`a JSON object { name }`). A body that
+   * is not JSON is then the caller's mistake, 400 `INVALID_REQUEST` saying so, instead of the
+   * engine's 500 `PAYLOAD_ERROR` (the seed's answer for `POST /api/engine` only).
+   */
+  expects?: string;
+  /** What an empty body stands for on a route whose fields are all optional (`{}`); else it is refused. */
+  empty?: unknown;
 }
 
 /** The content codings a request body may use, as `Accept-Encoding` advertises them on a 415. */
@@ -27,9 +35,25 @@ export function parseJsonRequestBody(
   body: string | Uint8Array | undefined | null,
   options: RequestBodyOptions,
 ): unknown {
-  if (body === undefined || body === null || body.length === 0) {
-    throw new ApiError('PAYLOAD_ERROR', EMPTY_MESSAGE);
+  const { expects } = options;
+  const empty = body === undefined || body === null || body.length === 0;
+  if (expects === undefined) {
+    if (empty) throw new ApiError('PAYLOAD_ERROR', EMPTY_MESSAGE);
+    return parseNonEmptyBody(body, options);
   }
+  if (empty) {
+    if (options.empty !== undefined) return options.empty;
+    throw new ApiError('INVALID_REQUEST', `The request body is empty; send ${expects}.`);
+  }
+  try {
+    return parseNonEmptyBody(body, options);
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'PAYLOAD_ERROR') throw error;
+    throw new ApiError('INVALID_REQUEST', `${error.message.replace(/\.$/, '')}; send ${expects}.`);
+  }
+}
+
+function parseNonEmptyBody(body: string | Uint8Array, options: RequestBodyOptions): unknown {
   const size =
     typeof body !== 'string'
       ? body.byteLength

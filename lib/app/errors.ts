@@ -5,7 +5,7 @@
 import { ApiError, type ErrorCode, quotaExceeded } from '../api/errors';
 import { ApiKeyInputError } from '../keys';
 import { OutboundError, type OutboundErrorCode } from '../outbound';
-import { QuotaExceededError, SystemChangedError, SystemInputError } from '../systems';
+import { QuotaExceededError, SettingsChangedError, SystemChangedError, SystemInputError } from '../systems';
 
 /** The outbound errors' codes, named so a renamed one cannot slip through as an unknown code. */
 const OUTBOUND_CODES = {
@@ -29,6 +29,7 @@ function contractError(error: unknown): unknown {
       'The system was deleted or refreshed meanwhile; nothing was replaced: try again.',
     );
   }
+  if (error instanceof SettingsChangedError) return settingsChanged();
   // A structure too large to store is checked before anything is written: a 413, like every size limit.
   if (error instanceof SystemInputError && error.field === 'structure') {
     return new ApiError('LIMIT_EXCEEDED', error.message);
@@ -48,6 +49,14 @@ export async function inContractTerms<T>(work: () => Promise<T>): Promise<T> {
   } catch (error) {
     throw contractError(error);
   }
+}
+
+/** A PATCH whose If-Match names settings that are no longer the system's. */
+export function settingsChanged(): ApiError {
+  return new ApiError(
+    'PRECONDITION_FAILED',
+    "The system's settings changed since the ETag in If-Match was read; nothing was written: GET the system for its settings and ETag, then PATCH again.",
+  );
 }
 
 /** A system the caller does not have: another user's and a missing one answer the same. */

@@ -1,21 +1,26 @@
-/** One of a user's systems with its structure as registered. */
+/** One of a user's systems with its structure as registered, and the ETag of its settings. */
 import {
   type PublicSystemRecord,
   type StoredStructure,
   type SystemStore,
+  settingsETag,
   toPublicSystemRecord,
 } from '../systems';
 import { inContractTerms, systemNotFound } from './errors';
+import type { TaggedSystem } from './update-settings';
 
 export type SystemWithStructure = PublicSystemRecord & { structure: StoredStructure };
 
-export type GetSystem = (owner: string, id: string) => Promise<SystemWithStructure>;
+export type GetSystem = (owner: string, id: string) => Promise<TaggedSystem<SystemWithStructure>>;
 
 export function createGetSystem(deps: { systems: Pick<SystemStore, 'get'> }): GetSystem {
   return (owner, id) =>
     inContractTerms(async () => {
       const found = await deps.systems.get(owner, id);
       if (found === undefined) throw systemNotFound();
-      return { ...toPublicSystemRecord(found.record), structure: found.structure };
+      return {
+        system: { ...toPublicSystemRecord(found.record), structure: found.structure },
+        etag: settingsETag(found.record),
+      };
     });
 }

@@ -1,33 +1,56 @@
 /**
  * Set a system's settings (`PATCH /api/systems/{id}` `{ settings }`): capacities and arrivals
  * that no source says, replacing the ones before, applied on every engine run from now on. Ids
- * must name nodes of the structure; the structure itself is left as it is.
+ * must name nodes of the structure; the structure itself is left as it is, and a refresh running
+ * meanwhile leaves these settings as they are (each writes only its own attributes of the head).
+ * With `If-Match` (the ETag a GET gave), the write applies only while the settings are still
+ * those; without it, the last PATCH wins.
  */
 import { checkSettingsIds, parsePatchSystemRequest } from '../api/connect-request';
 import {
+  matchedSettingsRevision,
   type PublicSystemRecord,
   type SystemStore,
+  settingsETag,
   toPublicSystemRecord,
   unknownSettingsIds,
 } from '../systems';
-import { inContractTerms, systemNotFound } from './errors';
+import { inContractTerms, settingsChanged, systemNotFound } from './errors';
 
-export type UpdateSettings = (owner: string, id: string, body: unknown) => Promise<PublicSystemRecord>;
+/** A system as its owner sees it, and the ETag of its settings. */
+export interface TaggedSystem<T = PublicSystemRecord> {
+  system: T;
+  etag: string;
+}
+
+export type UpdateSettings = (
+  owner: string,
+  id: string,
+  body: unknown,
+  ifMatch?: string,
+) => Promise<TaggedSystem>;
 
 export function createUpdateSettings(deps: {
   systems: Pick<SystemStore, 'get' | 'updateSettings'>;
 }): UpdateSettings {
   const { systems } = deps;
-  return (owner, id, body) =>
+  return (owner, id, body, ifMatch) =>
     inContractTerms(async () => {
       const { settings } = parsePatchSystemRequest(body);
       const stored = await systems.get(owner, id);
       if (stored === undefined) throw systemNotFound();
+      const revision = ifMatch === undefined ? undefined : matchedSettingsRevision(ifMatch, stored.record);
+      if (ifMatch !== undefined && revision === undefined) throw settingsChanged();
       checkSettingsIds(unknownSettingsIds(stored.structure, settings));
       // Empty settings are no settings: the record goes back to what the structure says.
       const none = settings.defaultCapacity === undefined && Object.keys(settings.nodes ?? {}).length === 0;
-      const updated = await systems.updateSettings(owner, id, none ? undefined : settings);
+      const updated = await systems.updateSettings(
+        owner,
+        id,
+        none ? undefined : settings,
+        revision === undefined ? {} : { revision },
+      );
       if (updated === undefined) throw systemNotFound();
-      return toPublicSystemRecord(updated);
+      return { system: toPublicSystemRecord(updated), etag: settingsETag(updated) };
     });
 }

@@ -8,20 +8,20 @@ import { type Env, optionalEnv } from '../config/env';
 export interface CorsSettings {
   /** Exact origins (`https://app.example.com`), or `['*']` for any origin. */
   readonly allowOrigins: readonly string[];
-  /** Request headers a browser may send: the credentials and body headers the API reads. */
+  /** Request headers a browser may send: the credentials, body headers and If-Match the API reads. */
   readonly allowHeaders: readonly string[];
   /**
    * Response headers a browser lets the page read beyond the CORS-safelisted ones: when to retry
    * a 503 or 429 (`Retry-After`), which credential a 401 wants (`WWW-Authenticate`), and the
-   * methods a 405 allows (`Allow`).
+   * methods a 405 allows (`Allow`), the ETag a settings PATCH sends back in If-Match.
    */
   readonly exposeHeaders: readonly string[];
   /** How long a browser may cache a preflight answer, in seconds. */
   readonly maxAgeSeconds: number;
 }
 
-const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'content-encoding'] as const;
-const CORS_EXPOSE_HEADERS = ['retry-after', 'www-authenticate', 'allow'] as const;
+const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'content-encoding', 'if-match'] as const;
+const CORS_EXPOSE_HEADERS = ['retry-after', 'www-authenticate', 'allow', 'etag'] as const;
 const CORS_MAX_AGE_SECONDS = 600;
 
 /**

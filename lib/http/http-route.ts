@@ -21,6 +21,7 @@ import {
   errorResponse,
   type HttpContext,
   type HttpEvent,
+  type JsonBodyOptions,
   jsonBody,
   type RequestFacts,
   requestFacts,
@@ -70,7 +71,7 @@ export interface RouteOptions {
   /** How the caller authenticates: the route table's `auth`. */
   auth: RouteAuth;
   /** The body is JSON to parse, within these sizes (on the wire, and once decompressed). */
-  body?: { maxBytes: number; maxDecodedBytes: number };
+  body?: JsonBodyOptions;
   /** Successful answers are compressed when the client allows, and must fit `maxBytes` (else 413). */
   encode?: { maxBytes: number };
   handler: (request: RouteRequest) => Promise<HttpResult> | HttpResult;

@@ -57,13 +57,14 @@ import {
   PutCommand,
   paginateQuery,
   QueryCommand,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import { failedOnRetry, holdsWrite, StoreBusyError } from '../storage/faults';
 import type { OwnerQuotas } from '../storage/quotas';
 import { deleteBatch, inBatches } from './batch-delete';
 import { decodeCursor, encodeCursor } from './cursor';
-import { SystemChangedError, SystemInputError, SystemStorageError } from './errors';
+import { SettingsChangedError, SystemChangedError, SystemInputError, SystemStorageError } from './errors';
 import { checkLimit, checkName, checkOwner, checkStructure, checkUrl, isSystemId } from './input';
 import {
   chunkKey,
@@ -76,6 +77,7 @@ import {
   payloadFromHeadItem,
   RECORD_ATTRIBUTES,
   recordFromHeadItem,
+  settingsAttribute,
 } from './items';
 import { decodeStructure, encodeStructure, PAYLOAD_ENCODING, splitBytes } from './payload';
 import type { SystemRecord } from './record';
@@ -201,20 +203,34 @@ export class DynamoSystemStore implements SystemStore {
     try {
       await this.#putChunks(id, owner, chunks, 1, now);
     } catch (error) {
-      // No head was written: the system certainly does not exist.
+      // No head was written: the system certainly does not exist. The id is new, so every chunk
+      // key of it is this create's (a taken one was a collision, whose own chunks are already gone).
+      if (!(error instanceof SystemIdTakenError)) {
+        await this.#deleteChunks(id, chunks.length, 1).catch(() => undefined);
+      }
       await hold?.abort();
       throw error;
     }
+    const head = { ...headKey(owner, id), ...headAttributes(record), ...payload };
     try {
-      await this.#putNew({ ...headKey(owner, id), ...record, ...payload }, id);
+      await this.#putNew(head, id);
     } catch (error) {
-      // An id collision wrote no head, and the chunks went into another system's partition:
-      // they go. Any other failure may have written the head, so the hold stays (an overcount,
-      // until the owner's counter is reconciled).
-      if (error instanceof SystemIdTakenError) {
-        await this.#deleteChunks(id, chunks.length, 1).catch(() => undefined);
-        await hold?.abort();
+      // The head may have been written all the same (a timeout after DynamoDB applied it): then
+      // the system exists and the create succeeded. When the head is certainly not there, what
+      // was written goes and the quota is given back before the caller hears of the failure; when
+      // even that cannot be told (the table unreachable), the hold stays (an overcount, until the
+      // counter is reconciled) and the chunks are the sweep's.
+      if (!(error instanceof SystemIdTakenError)) {
+        const current = await this.#readHead(owner, id).catch(() => {
+          throw error;
+        });
+        if (holdsWrite(current, head)) {
+          await hold?.commit();
+          return record;
+        }
       }
+      await this.#deleteChunks(id, chunks.length, 1).catch(() => undefined);
+      await hold?.abort();
       throw error;
     }
     await hold?.commit();
@@ -352,17 +368,6 @@ export class DynamoSystemStore implements SystemStore {
       );
     }
     const version = oldVersion + 1;
-    const { format: _format, unit: _unit, ...kept } = old;
-    const record: SystemRecord = {
-      ...kept,
-      nodes,
-      dependencies,
-      sha256,
-      ...(replacement.format === undefined ? {} : { format: replacement.format }),
-      ...(replacement.unit === undefined ? {} : { unit: replacement.unit }),
-      version,
-      refreshedAt: now.toISOString(),
-    };
     const { chunks, payload } = layoutPayload(bytes, this.#chunkBytes);
     // Growth is counted before anything is written, shrinking once the new head is in.
     const growth = bytes.length - oldPayload.byteLength;
@@ -375,85 +380,119 @@ export class DynamoSystemStore implements SystemStore {
       await hold?.abort();
       throw error;
     }
-    const head = {
-      ...headKey(owner, id),
-      ...record,
+    // Only the structure's attributes: the settings are the owner's, written by PATCH alone, so
+    // a refresh can never undo one that landed while it ran.
+    const structureAttributes: Record<string, unknown> = {
+      nodes,
+      dependencies,
+      sha256,
+      version,
+      refreshedAt: now.toISOString(),
       ...payload,
+      ...(replacement.format === undefined ? {} : { format: replacement.format }),
+      ...(replacement.unit === undefined ? {} : { unit: replacement.unit }),
       ...(chunkVersion === version ? {} : { chunkVersion }),
     };
+    const removed = ['format', 'unit', 'structure', 'chunkVersion'].filter(
+      (name) => !Object.hasOwn(structureAttributes, name),
+    );
+    const update = updateExpression(structureAttributes, removed);
+    let updated: Record<string, unknown>;
     try {
-      await this.#doc.send(
-        new PutCommand({
+      const answer = await this.#doc.send(
+        new UpdateCommand({
           TableName: this.#tableName,
-          Item: head,
+          Key: headKey(owner, id),
+          ...update,
+          ExpressionAttributeValues: {
+            ...update.ExpressionAttributeValues,
+            ...(oldVersion === 1 ? {} : { ':oldVersion': oldVersion }),
+          },
           // Still the system that was read: not deleted, not replaced by another refresh.
           ConditionExpression:
             oldVersion === 1
               ? 'attribute_exists(pk) AND attribute_not_exists(#version)'
-              : 'attribute_exists(pk) AND #version = :version',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ...(oldVersion === 1 ? {} : { ExpressionAttributeValues: { ':version': oldVersion } }),
+              : 'attribute_exists(pk) AND #version = :oldVersion',
+          ReturnValues: 'ALL_NEW',
         }),
       );
+      updated = answer.Attributes ?? {};
     } catch (error) {
       // Any other failure may have switched the head: the hold stays, an overcount at worst.
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       // A lost answer to an applied write: the head is this very version, so this refresh won.
-      const applied = failedOnRetry(error) && holdsWrite(await this.#readHead(owner, id), head);
-      if (!applied) {
+      const current = failedOnRetry(error) ? await this.#readHead(owner, id) : undefined;
+      if (!holdsWrite(current, structureAttributes) || holdsRemoved(current, removed)) {
         await hold?.abort();
         // Nobody reads this version's chunks: removing them only saves storage.
         await this.#deleteChunks(id, chunks.length, chunkVersion).catch(() => undefined);
         throw new SystemChangedError(`system ${id} was deleted or refreshed meanwhile; nothing was replaced`);
       }
+      updated = current!;
     }
     await hold?.commit({ bytes: Math.min(0, growth) });
     // The head points at the new version: the old chunks are unread from now on. The refresh has
     // happened whatever becomes of them; any left behind are orphans for the sweep.
     await this.#deleteChunks(id, oldPayload.chunkCount, oldChunkVersion).catch(() => undefined);
-    return record;
+    // The head as it is now: the settings in it are the latest, whatever PATCH landed meanwhile.
+    return recordFromHeadItem(updated);
   }
 
   async updateSettings(
     owner: string,
     id: string,
     settings: SystemSettings | undefined,
+    options: { revision?: number } = {},
   ): Promise<SystemRecord | undefined> {
-    const Item = await this.#readHead(owner, id);
-    if (Item === undefined) return undefined;
-    const old = recordFromHeadItem(Item);
-    const { settings: _old, ...item } = Item;
-    const version = old.version ?? 1;
-    // Undefined settings are not stored (`removeUndefinedValues`): the head is written without any.
-    const written = { ...item, settings };
+    checkOwner(owner);
+    if (!isSystemId(id)) return undefined;
+    const { revision } = options;
+    // Only the settings' attributes: the structure is the refresh's, so neither undoes the other.
+    const written = settings === undefined ? {} : { settings: settingsAttribute(settings) };
+    const update = updateExpression(written, settings === undefined ? ['settings'] : []);
+    const conditionValues = revision === undefined || revision === 0 ? {} : { ':revision': revision };
     try {
-      await this.#doc.send(
-        new PutCommand({
+      const { Attributes } = await this.#doc.send(
+        new UpdateCommand({
           TableName: this.#tableName,
-          Item: written,
-          // The same head it read: not deleted, not refreshed meanwhile (a refresh keeps settings).
-          ConditionExpression:
-            'attribute_exists(pk) AND #sha256 = :sha256 AND ' +
-            (version === 1 ? 'attribute_not_exists(#version)' : '#version = :version'),
-          ExpressionAttributeNames: { '#sha256': 'sha256', '#version': 'version' },
-          ExpressionAttributeValues: {
-            ':sha256': old.sha256,
-            ...(version === 1 ? {} : { ':version': version }),
+          Key: headKey(owner, id),
+          ...update,
+          UpdateExpression: `${update.UpdateExpression} ADD #settingsRevision :one`,
+          ExpressionAttributeNames: {
+            ...update.ExpressionAttributeNames,
+            '#settingsRevision': 'settingsRevision',
           },
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':one': 1, ...conditionValues },
+          // Not deleted meanwhile (an update would create the item); with If-Match, the settings read.
+          ConditionExpression:
+            revision === undefined
+              ? 'attribute_exists(pk)'
+              : revision === 0
+                ? 'attribute_exists(pk) AND attribute_not_exists(#settingsRevision)'
+                : 'attribute_exists(pk) AND #settingsRevision = :revision',
+          ReturnValues: 'ALL_NEW',
         }),
       );
+      return recordFromHeadItem(Attributes ?? {});
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
-      const current = failedOnRetry(error) ? await this.#readHead(owner, id) : undefined;
-      // A lost answer to an applied write: the head holds these settings (or none, when cleared).
-      if (!holdsWrite(current, written)) {
-        throw new SystemChangedError(
-          `system ${id} was deleted or refreshed meanwhile; its settings are unchanged`,
-        );
+      const current = await this.#readHead(owner, id);
+      if (current === undefined) return undefined;
+      // A lost answer to an applied write: the head holds these settings, one revision on.
+      if (
+        revision !== undefined &&
+        failedOnRetry(error) &&
+        current.settingsRevision === revision + 1 &&
+        holdsWrite(current, written) &&
+        (settings !== undefined || current.settings === undefined)
+      ) {
+        return recordFromHeadItem(current);
       }
+      // Without a revision the condition fails only on a deleted head, found above.
+      throw new SettingsChangedError(
+        `system ${id}: its settings changed since revision ${revision}; nothing was written`,
+      );
     }
-    const { settings: _previous, ...rest } = old;
-    return settings === undefined ? rest : { ...rest, settings };
   }
 
   /**
@@ -622,6 +661,37 @@ export class DynamoSystemStore implements SystemStore {
     }
     return Buffer.concat(parts);
   }
+}
+
+/**
+ * An UpdateItem's expression: SET each of `set`, REMOVE each of `remove`, every name a placeholder
+ * (several are reserved words).
+ */
+function updateExpression(set: Record<string, unknown>, remove: readonly string[]) {
+  const names = [...Object.keys(set), ...remove];
+  const sets = Object.keys(set).map((name) => `#${name} = :${name}`);
+  const removes = remove.map((name) => `#${name}`);
+  return {
+    UpdateExpression: [
+      ...(sets.length === 0 ? [] : [`SET ${sets.join(', ')}`]),
+      ...(removes.length === 0 ? [] : [`REMOVE ${removes.join(', ')}`]),
+    ].join(' '),
+    ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
+    ExpressionAttributeValues: Object.fromEntries(
+      Object.entries(set).map(([name, value]) => [`:${name}`, value]),
+    ),
+  };
+}
+
+/** Whether `stored` still has any of the attributes an update removed. */
+function holdsRemoved(stored: Record<string, unknown> | undefined, removed: readonly string[]): boolean {
+  return removed.some((name) => stored?.[name] !== undefined);
+}
+
+/** The head's attributes for `record`: the settings as their JSON text (`settingsAttribute`). */
+function headAttributes(record: SystemRecord): Record<string, unknown> {
+  const { settings, ...rest } = record;
+  return settings === undefined ? rest : { ...rest, settings: settingsAttribute(settings) };
 }
 
 /** A new system's id collided with an existing item: nothing was written. */

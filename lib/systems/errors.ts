@@ -16,15 +16,20 @@ export class SystemInputError extends Error {
   }
 }
 
-/**
- * What is stored does not add up (a chunk missing or altered, an item edited by hand). Never the
- * caller's fault and never answered with data: a route should log it and answer 500.
- */
 /** A replace lost a race: the system was deleted or replaced since it was read. Nothing of it was kept. */
 export class SystemChangedError extends Error {
   override readonly name = 'SystemChangedError';
 }
 
+/** A settings write made on a condition (`If-Match`) found other settings: nothing was written. */
+export class SettingsChangedError extends Error {
+  override readonly name = 'SettingsChangedError';
+}
+
+/**
+ * What is stored does not add up (a chunk missing or altered, an item edited by hand). Never the
+ * caller's fault and never answered with data: a route should log it and answer 500.
+ */
 export class SystemStorageError extends Error {
   override readonly name = 'SystemStorageError';
 }

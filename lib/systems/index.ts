@@ -1,8 +1,14 @@
 export { QuotaExceededError } from '../storage/quotas';
 export { CompiledStructureCache, processSystemCache } from './compiled-cache';
 export { DynamoSystemStore } from './dynamo-store';
-export { SystemChangedError, SystemInputError } from './errors';
-export { type PublicSystemRecord, type SystemRecord, toPublicSystemRecord } from './record';
+export { SettingsChangedError, SystemChangedError, SystemInputError } from './errors';
+export {
+  matchedSettingsRevision,
+  type PublicSystemRecord,
+  type SystemRecord,
+  settingsETag,
+  toPublicSystemRecord,
+} from './record';
 export {
   type NodeSettings,
   type SystemSettings,

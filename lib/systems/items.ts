@@ -36,6 +36,7 @@ export const RECORD_ATTRIBUTES = [
   'version',
   'refreshedAt',
   'settings',
+  'settingsRevision',
 ] as const;
 
 export function ownerPartition(owner: string): string {
@@ -132,10 +133,34 @@ export function recordFromHeadItem(item: Record<string, unknown>): SystemRecord 
     sha256,
     ...(item.version === undefined ? {} : { version: read.count('version') }),
     ...read.optionalText('refreshedAt'),
-    ...(isPlainObject(item.settings) ? { settings: item.settings as SystemSettings } : {}),
+    ...settingsOfHead(item, read.where),
+    ...(item.settingsRevision === undefined ? {} : { settingsRevision: read.count('settingsRevision') }),
     ...read.optionalText('format'),
     ...read.optionalText('unit'),
   };
+}
+
+/**
+ * A head's settings attribute as DynamoDB holds it: their JSON text, so that every number is kept
+ * exactly (a DynamoDB number has 38 digits and no exponent past ±125; the SDK refuses integers
+ * past 2^53), and every node id stays a key, `__proto__` included. Heads written before hold a map.
+ */
+export function settingsAttribute(settings: SystemSettings): string {
+  return JSON.stringify(settings);
+}
+
+function settingsOfHead(item: Record<string, unknown>, where: string): { settings?: SystemSettings } {
+  const stored = item.settings;
+  if (stored === undefined) return {};
+  if (isPlainObject(stored)) return { settings: stored as SystemSettings };
+  let settings: unknown;
+  try {
+    settings = typeof stored === 'string' ? JSON.parse(stored) : undefined;
+  } catch {
+    // Reported below, as any settings that are not an object.
+  }
+  if (!isPlainObject(settings)) throw new SystemStorageError(`${where} has malformed settings`);
+  return { settings: settings as SystemSettings };
 }
 
 export function payloadFromHeadItem(item: Record<string, unknown>): StoredPayload {

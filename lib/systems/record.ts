@@ -26,6 +26,28 @@ export interface SystemRecord {
   refreshedAt?: string;
   /** Capacities and arrivals the owner set, applied on every engine run; absent when none. */
   settings?: SystemSettings;
+  /** How many times the settings were set since registration (absent = 0): what their ETag names. */
+  settingsRevision?: number;
+}
+
+/**
+ * The entity tag of a system's settings (RFC 9110 §8.8.3): `GET /api/systems/{id}` sends it, and a
+ * `PATCH` with `If-Match` applies only while the settings are still that revision. A refresh
+ * changes the structure, never the settings, so it leaves the tag as it is.
+ */
+export function settingsETag(record: Pick<SystemRecord, 'settingsRevision'>): string {
+  return `"settings-${record.settingsRevision ?? 0}"`;
+}
+
+/**
+ * The settings revision an `If-Match` header accepts, given the current one: the current revision
+ * when the header lists its tag or is `*`, `undefined` when it matches nothing (a 412). Weak tags
+ * (`W/"…"`) never match, as If-Match compares strongly.
+ */
+export function matchedSettingsRevision(ifMatch: string, current: Pick<SystemRecord, 'settingsRevision'>) {
+  const tags = ifMatch.split(',').map((tag) => tag.trim());
+  const revision = current.settingsRevision ?? 0;
+  return tags.includes('*') || tags.includes(settingsETag(current)) ? revision : undefined;
 }
 
 /** A record as the HTTP API returns it: no owner, no storage details. */

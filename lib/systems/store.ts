@@ -69,9 +69,11 @@ export interface SystemStore {
   delete(owner: string, id: string): Promise<boolean>;
   /**
    * Replaces a system's structure (a refresh): the new one is written beside the old and the
-   * head, written last and only if the system is still the one read, switches every reader at
-   * once. `undefined` when there is no such system; `SystemChangedError` when it was deleted or
-   * replaced meanwhile (nothing of the new structure is then visible).
+   * head's structure attributes, updated last and only if the system is still the version read,
+   * switch every reader at once. The settings are left as they are: the record returned is the
+   * head after the update, with whatever settings it holds by then. `undefined` when there is no
+   * such system; `SystemChangedError` when it was deleted or replaced meanwhile (nothing of the
+   * new structure is then visible).
    */
   replace(
     owner: string,
@@ -80,12 +82,14 @@ export interface SystemStore {
     now?: Date,
   ): Promise<SystemRecord | undefined>;
   /**
-   * Replaces a system's settings (absent: removes them), leaving its structure as it is;
-   * `undefined` when there is no such system, `SystemChangedError` when it changed meanwhile.
+   * Replaces a system's settings (absent: removes them) and counts one more settings revision,
+   * leaving its structure as it is; with `revision`, only while the settings are still that
+   * revision (`SettingsChangedError` otherwise). `undefined` when there is no such system.
    */
   updateSettings(
     owner: string,
     id: string,
     settings: SystemSettings | undefined,
+    options?: { revision?: number },
   ): Promise<SystemRecord | undefined>;
 }

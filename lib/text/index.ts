@@ -1,3 +1,4 @@
+export { closestName } from './closest-name';
 export { describeValue, isRecord, quoteText } from './describe-value';
 export {
   CONTROL_CHARACTERS,

@@ -402,9 +402,10 @@ describe('settings', () => {
     expect(JSON.parse(first.json).engine.headroom).toEqual({ scale: 0.75, node: 'B' });
 
     // PATCH: a default for every node without a capacity, and B's raised; the cache follows.
-    const updated = await createUpdateSettings({ systems })('alice', record.id, {
+    const { system: updated, etag } = await createUpdateSettings({ systems })('alice', record.id, {
       settings: { defaultCapacity: 100, nodes: { B: { capacity: 40 } } },
     });
+    expect(etag).toBe('"settings-1"');
     expect(updated.settings).toEqual({ defaultCapacity: 100, nodes: { B: { capacity: 40 } } });
     const second = await run({ body: { mode: 'analyze', systemId: record.id }, owner: 'alice' });
     const expected = {
@@ -417,7 +418,7 @@ describe('settings', () => {
     expect(second.json).toBe((await inline(expected)).json);
 
     // Empty settings: back to the structure as fetched.
-    const cleared = await createUpdateSettings({ systems })('alice', record.id, { settings: {} });
+    const { system: cleared } = await createUpdateSettings({ systems })('alice', record.id, { settings: {} });
     expect(cleared).not.toHaveProperty('settings');
     const third = await run({ body: { mode: 'analyze', systemId: record.id }, owner: 'alice' });
     expect(third.json).toBe((await inline(open)).json);
@@ -486,7 +487,7 @@ describe('systems', () => {
 
     expect((await createListSystems({ systems })('alice')).systems.map((s) => s.id)).toEqual([record.id]);
     expect((await createListSystems({ systems })('bob')).systems).toEqual([]);
-    expect((await createGetSystem({ systems })('alice', record.id)).structure).toEqual(WORKED);
+    expect((await createGetSystem({ systems })('alice', record.id)).system.structure).toEqual(WORKED);
 
     const missing = await contractErrorOf(createGetSystem({ systems })('bob', record.id));
     expect(missing.code).toBe('SYSTEM_NOT_FOUND');

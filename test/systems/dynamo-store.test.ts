@@ -7,12 +7,13 @@ import {
   GetCommand as GetCommandForDoc,
   PutCommand,
   QueryCommand as QueryCommandForDoc,
+  UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { monotonicFactory } from 'ulid';
 import { describe, expect, it } from 'vitest';
 import { DynamoOwnerQuotas, type OwnerQuotas, QuotaExceededError } from '../../lib/storage/quotas';
 import { DynamoSystemStore, SystemInputError } from '../../lib/systems';
-import { SystemChangedError, SystemStorageError } from '../../lib/systems/errors';
+import { SettingsChangedError, SystemChangedError, SystemStorageError } from '../../lib/systems/errors';
 import { RECORD_ATTRIBUTES } from '../../lib/systems/items';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
 import { throughFaultProxy, useFreshTable } from '../helpers/dynalite';
@@ -344,8 +345,9 @@ describe('delete', () => {
 });
 
 describe('failures', () => {
-  // The head is written last: when that write fails, the chunks are there but nothing shows.
-  it('shows nothing of a system whose head write failed', async () => {
+  // The head is written last: when that write fails, nothing shows, and the chunks written
+  // before it are removed before the caller hears of the failure.
+  it('shows nothing of a system whose head write failed, and leaves no chunk', async () => {
     let headId: string | undefined;
     const doc = docWith((command) => {
       const item = command.input.Item as Record<string, unknown> | undefined;
@@ -356,7 +358,7 @@ describe('failures', () => {
     const failing = storeWith({ chunkBytes: 32, doc });
     await expect(failing.create(newSystem(), T0)).rejects.toThrow('simulated failure of the head write');
 
-    expect((await partition(`SYSTEM#${headId}`)).length).toBeGreaterThan(1);
+    expect(await partition(`SYSTEM#${headId}`)).toEqual([]);
     const store = storeWith();
     expect(await store.get('alice', headId!)).toBeUndefined();
     expect(await store.getRecord('alice', headId!)).toBeUndefined();
@@ -471,7 +473,7 @@ function holdingDoc(matches: (command: { input: Record<string, unknown> }) => bo
 }
 
 const isRefreshHeadWrite = (command: { input: Record<string, unknown> }) =>
-  command instanceof PutCommand && String(command.input.ConditionExpression).includes('#version');
+  command instanceof UpdateCommand && String(command.input.ConditionExpression).includes('#version');
 
 describe('replace', () => {
   // Version 2's chunks are written beside version 1's, the head switches, version 1's go; the
@@ -648,6 +650,98 @@ describe('replace', () => {
   });
 });
 
+describe('settings', () => {
+  // The lost update users met: a refresh reads the head, a PATCH lands, the refresh writes. Each
+  // writes only its own attributes, so the refresh's answer and the head hold the PATCH's settings.
+  it('keeps a PATCH that lands while a refresh is held before its head write', async () => {
+    const store = storeWith({ chunkBytes: 64 });
+    const record = await store.create({ ...newSystem(), settings: { defaultCapacity: 1 } }, T0);
+    const slow = holdingDoc(isRefreshHeadWrite);
+    const refreshed = generatedStructure(10, 12, 1);
+    const refresh = storeWith({ chunkBytes: 64, doc: slow.doc }).replace('alice', record.id, {
+      structure: refreshed,
+    });
+    await slow.held;
+    const patched = await store.updateSettings('alice', record.id, { defaultCapacity: 1100 });
+    expect(patched).toMatchObject({ settings: { defaultCapacity: 1100 }, settingsRevision: 1 });
+    expect(patched).not.toHaveProperty('version');
+    slow.release();
+    expect(await refresh).toMatchObject({
+      version: 2,
+      settings: { defaultCapacity: 1100 },
+      settingsRevision: 1,
+    });
+    const stored = await store.get('alice', record.id);
+    expect(stored?.record).toMatchObject({ version: 2, settings: { defaultCapacity: 1100 } });
+    expect(stored?.structure).toEqual(refreshed);
+  });
+
+  // And the other way round: a PATCH held before its write while a refresh lands keeps both.
+  it('keeps a refresh that lands while a PATCH is held before its write', async () => {
+    const store = storeWith({ chunkBytes: 64 });
+    const record = await store.create(newSystem(), T0);
+    const slow = holdingDoc((command) => command instanceof UpdateCommand);
+    const patch = storeWith({ doc: slow.doc }).updateSettings('alice', record.id, { defaultCapacity: 7 });
+    await slow.held;
+    const refreshed = generatedStructure(10, 12, 2);
+    await store.replace('alice', record.id, { structure: refreshed });
+    slow.release();
+    expect(await patch).toMatchObject({ version: 2, settings: { defaultCapacity: 7 } });
+    expect((await store.get('alice', record.id))?.structure).toEqual(refreshed);
+  });
+
+  // If-Match: a write on revision n applies only while the settings are revision n (absent: 0);
+  // a stale one writes nothing. Without a revision the last write wins.
+  it('writes on a revision only while the settings are still that revision', async () => {
+    const store = storeWith();
+    const record = await store.create(newSystem(), T0);
+    expect(
+      await store.updateSettings('alice', record.id, { defaultCapacity: 2 }, { revision: 0 }),
+    ).toMatchObject({
+      settingsRevision: 1,
+    });
+    await expect(
+      store.updateSettings('alice', record.id, { defaultCapacity: 3 }, { revision: 0 }),
+    ).rejects.toBeInstanceOf(SettingsChangedError);
+    await expect(store.updateSettings('alice', record.id, undefined, { revision: 7 })).rejects.toBeInstanceOf(
+      SettingsChangedError,
+    );
+    expect((await store.getRecord('alice', record.id))?.settings).toEqual({ defaultCapacity: 2 });
+    const cleared = await store.updateSettings('alice', record.id, undefined, { revision: 1 });
+    expect(cleared).toMatchObject({ settingsRevision: 2 });
+    expect(cleared).not.toHaveProperty('settings');
+    expect(await store.updateSettings('alice', record.id, { defaultCapacity: 4 })).toMatchObject({
+      settings: { defaultCapacity: 4 },
+      settingsRevision: 3,
+    });
+    // Gone, or never there: nothing to write, and no item is made.
+    expect(await store.delete('alice', record.id)).toBe(true);
+    expect(await store.updateSettings('alice', record.id, { defaultCapacity: 5 })).toBeUndefined();
+    expect(await store.updateSettings('alice', record.id, undefined, { revision: 3 })).toBeUndefined();
+    expect(await store.updateSettings('bob', record.id, { defaultCapacity: 5 })).toBeUndefined();
+    expect(await store.updateSettings('alice', 'not-a-ulid', { defaultCapacity: 5 })).toBeUndefined();
+    expect(await partition('OWNER#alice')).toEqual([]);
+  });
+
+  // Every double the engine takes inline is stored exactly (DynamoDB numbers stop at 38 digits
+  // and 1e-130; the SDK refuses integers past 2^53), and every id stays a key.
+  it('stores every double and every node id exactly', async () => {
+    const store = storeWith();
+    const settings = JSON.parse(
+      '{"defaultCapacity":1e+308,"nodes":{"__proto__":{"capacity":9007199254740994},' +
+        '"constructor":{"arrival":1e-300},"toString":{"capacity":5e-324,"arrival":1.7976931348623157e+308}}}',
+    );
+    const record = await store.create({ ...newSystem(), settings }, T0);
+    const text = JSON.stringify(settings);
+    expect(JSON.stringify((await store.get('alice', record.id))?.record.settings)).toBe(text);
+    const again = { ...settings, defaultCapacity: 2 ** 53 + 2 };
+    await store.updateSettings('alice', record.id, again);
+    const read = (await store.getRecord('alice', record.id))?.settings;
+    expect(JSON.stringify(read)).toBe(JSON.stringify(again));
+    expect(Object.hasOwn(read?.nodes ?? {}, '__proto__')).toBe(true);
+  });
+});
+
 describe('quotas', () => {
   /** A store counting through a real quota counter, which recounts from the store itself. */
   function countedStore(
@@ -782,6 +876,19 @@ describe('quotas', () => {
     await expect(
       countedStore({}, { doc: failHead }).create(newSystem('alice', 'maybe'), at(1)),
     ).rejects.toThrow('the head write failed');
+    // The head is certainly not there (a consistent read says so): the count is given back.
+    expect(await counter()).toEqual({ systems: 1, bytes, holds: 0 });
+
+    // When not even that can be read, the system may exist: the hold stays, an overcount.
+    const failHeadAndRead = docWith((command) =>
+      (command instanceof PutCommand && String(command.input.Item?.sk).startsWith('SYSTEM#')) ||
+      (command instanceof GetCommandForDoc && String(command.input.Key?.sk).startsWith('SYSTEM#'))
+        ? Promise.reject(new Error('the table is unreachable'))
+        : undefined,
+    );
+    await expect(
+      countedStore({}, { doc: failHeadAndRead }).create(newSystem('alice', 'maybe'), at(1)),
+    ).rejects.toThrow('the table is unreachable');
     expect(await counter()).toMatchObject({ systems: 2, holds: 1 });
 
     const failDelete = docWith((command) =>
@@ -852,7 +959,9 @@ describe('through DynamoDB faults', () => {
       proxied.proxy.reset((call, attempt) =>
         attempt === 1 &&
         ((call.operation === 'PutItem' && call.body.Item.sk.S === 'CHUNK#00000') ||
-          call.operation === 'DeleteItem')
+          call.operation === 'DeleteItem' ||
+          (call.operation === 'UpdateItem' &&
+            String(call.body.ConditionExpression).includes('#settingsRevision =')))
           ? { kind: 'appliedThenError', error: 'InternalServerError' }
           : undefined,
       );
@@ -863,6 +972,7 @@ describe('through DynamoDB faults', () => {
       await store.usage('alice');
       await store.replace('alice', record.id, { structure: generatedStructure(10, 12) });
       await store.updateSettings('alice', record.id, { defaultCapacity: 2 });
+      await store.updateSettings('alice', record.id, { defaultCapacity: 3 }, { revision: 1 });
       expect(await store.delete('alice', record.id)).toBe(true);
       expect(await partition(`SYSTEM#${record.id}`)).toEqual([]);
 
@@ -924,17 +1034,19 @@ describe('lost answers that are not ours', () => {
       await proxied.close();
     }
   }
-  const headPut = (call: ProxiedCall) =>
-    call.operation === 'PutItem' && String(call.body.Item.sk.S).startsWith('SYSTEM#');
+  const refreshHeadUpdate = (call: ProxiedCall) =>
+    call.operation === 'UpdateItem' && String(call.body.ConditionExpression).includes('#version');
+  const settingsUpdate = (call: ProxiedCall) =>
+    call.operation === 'UpdateItem' && String(call.body.UpdateExpression).includes('#settingsRevision');
 
-  // A refresh's head write times out, a rival refresh lands, the retry fails its condition: the
+  // A refresh's head update times out, a rival refresh lands, the retry fails its condition: the
   // head is the rival's, not this refresh's, so this one lost and its chunks go.
   it('does not take a rival refresh for its own', async () => {
     const store = storeWith({ chunkBytes: 64 });
     const record = await store.create(newSystem(), T0);
     const rivalStructure = generatedStructure(12, 14, 3);
     const outcome = await withRivalDuring(
-      headPut,
+      refreshHeadUpdate,
       () => store.replace('alice', record.id, { structure: rivalStructure }),
       (doc) =>
         storeWith({ chunkBytes: 64, doc }).replace('alice', record.id, {
@@ -947,29 +1059,28 @@ describe('lost answers that are not ours', () => {
     expect((await chunkKeys(record.id)).every((sk) => sk?.startsWith(`CHUNK#v${chunkVersion}#`))).toBe(true);
   });
 
-  // Clearing the settings times out; meanwhile a refresh to the very same structure lands and
-  // keeps them. The head then matches everything the clear wrote but still has settings: the
-  // clear did not happen, and the caller is told so.
-  it('does not take a head that kept its settings for a clear', async () => {
+  // Clearing the settings times out; meanwhile a refresh lands. The two touch different
+  // attributes of the head, so the retried clear applies and both hold: the new structure, no settings.
+  it('lets a clear of the settings and a refresh during it both hold', async () => {
     const store = storeWith();
-    const settings = { defaultCapacity: 5 };
-    const record = await store.create({ ...newSystem(), settings }, T0);
+    const record = await store.create({ ...newSystem(), settings: { defaultCapacity: 5 } }, T0);
+    const refreshed = generatedStructure(6, 7, 5);
     const outcome = await withRivalDuring(
-      headPut,
-      () => store.replace('alice', record.id, { structure: WORKED_EXAMPLE }),
+      settingsUpdate,
+      () => store.replace('alice', record.id, { structure: refreshed }),
       (doc) => storeWith({ doc }).updateSettings('alice', record.id, undefined),
     );
-    expect(outcome).toEqual(
-      new SystemChangedError(
-        `system ${record.id} was deleted or refreshed meanwhile; its settings are unchanged`,
-      ),
-    );
-    expect((await store.get('alice', record.id))?.record).toMatchObject({ version: 2, settings });
+    expect(outcome).toMatchObject({ id: record.id, version: 2 });
+    expect(outcome).not.toHaveProperty('settings');
+    const stored = await store.get('alice', record.id);
+    expect(stored?.record).toMatchObject({ version: 2, settingsRevision: 1 });
+    expect(stored?.record).not.toHaveProperty('settings');
+    expect(stored?.structure).toEqual(refreshed);
   });
 
-  // The settings are written but the answer is lost; before the SDK's last attempt a refresh to
-  // the same structure lands and keeps them. That attempt fails its condition (the version moved
-  // on), yet the head holds every attribute written: the change did happen, and is answered so.
+  // Settings written on a revision (If-Match), the answer lost; before the SDK's last attempt a
+  // refresh lands. That attempt fails its condition (the write itself moved the revision on), yet
+  // the head holds the settings written, one revision on: the change did happen, and is answered so.
   it('takes its own settings, kept by a refresh since, for its write', async () => {
     const store = storeWith();
     const record = await store.create(newSystem(), T0);
@@ -978,7 +1089,7 @@ describe('lost answers that are not ours', () => {
     let rival: Promise<unknown> = Promise.resolve();
     try {
       proxied.proxy.reset((call, attempt) => {
-        if (!headPut(call)) return undefined;
+        if (!settingsUpdate(call)) return undefined;
         if (attempt === 1) return { kind: 'appliedThenError', error: 'InternalServerError' };
         if (attempt === 2) {
           rival = store.replace('alice', record.id, { structure: WORKED_EXAMPLE });
@@ -986,14 +1097,31 @@ describe('lost answers that are not ours', () => {
         }
         return undefined;
       });
-      const updated = await storeWith({ doc: proxied.doc }).updateSettings('alice', record.id, settings);
-      expect(updated).toMatchObject({ id: record.id, settings });
-      expect(proxied.proxy.calls.find(headPut)?.attempts).toBe(3);
+      const updated = await storeWith({ doc: proxied.doc }).updateSettings('alice', record.id, settings, {
+        revision: 0,
+      });
+      expect(updated).toMatchObject({ id: record.id, settings, settingsRevision: 1 });
+      expect(proxied.proxy.calls.find(settingsUpdate)?.attempts).toBe(3);
     } finally {
       await rival;
       await proxied.close();
     }
     expect((await store.get('alice', record.id))?.record).toMatchObject({ version: 2, settings });
+  });
+
+  // Settings written on a revision time out; meanwhile another PATCH writes other settings. The
+  // retry fails its condition and the head is one revision on, but with the rival's settings:
+  // this write did not happen, and the caller is told the settings changed.
+  it('does not take a rival PATCH for its own', async () => {
+    const store = storeWith();
+    const record = await store.create(newSystem(), T0);
+    const outcome = await withRivalDuring(
+      settingsUpdate,
+      () => store.updateSettings('alice', record.id, { defaultCapacity: 9 }),
+      (doc) => storeWith({ doc }).updateSettings('alice', record.id, { defaultCapacity: 4 }, { revision: 0 }),
+    );
+    expect(outcome).toBeInstanceOf(SettingsChangedError);
+    expect((await store.getRecord('alice', record.id))?.settings).toEqual({ defaultCapacity: 9 });
   });
 });
 
@@ -1148,9 +1276,9 @@ describe('records as read back', () => {
     }
   });
 
-  // A create whose chunk write fails on a busy table leaves the chunks it did write for the sweep
-  // rather than adding deletes to the load; only a taken id makes it remove them.
-  it('leaves the chunks of a create that failed on a busy table', async () => {
+  // A create whose chunk write fails on a busy table removes the chunks it did write before it
+  // answers: the id is new, so every chunk key under it is this create's.
+  it('removes the chunks of a create that failed on a busy table', async () => {
     const failing = docWith((command) =>
       command instanceof PutCommand && command.input.Item?.sk === 'CHUNK#00002'
         ? Promise.reject(new Error('throttled'))
@@ -1160,7 +1288,7 @@ describe('records as read back', () => {
       'throttled',
     );
     const id = fixedIds()(T0.getTime());
-    expect((await chunkKeys(id)).length).toBeGreaterThan(1);
+    expect(await chunkKeys(id)).toEqual([]);
   });
 });
 

@@ -108,10 +108,30 @@ describe('recordFromHeadItem', () => {
     });
   });
 
-  // Settings that are not a plain object (edited by hand) are not handed to the engine.
-  it.each([null, [], 'x', new Uint8Array(2)])('leaves out settings of %j', (settings) => {
-    expect(recordFromHeadItem({ ...HEAD, settings })).not.toHaveProperty('settings');
+  // Settings are their JSON text, so that every double and every id (`__proto__`) comes back as
+  // it was set; heads written before that hold a map, read as it is.
+  it('reads settings from their JSON text, and from the map older heads hold', () => {
+    const text =
+      '{"defaultCapacity":1e+308,"nodes":{"__proto__":{"capacity":9007199254740994},"b":{"arrival":1e-300}}}';
+    const read = recordFromHeadItem({ ...HEAD, settings: text }).settings;
+    expect(JSON.stringify(read)).toBe(text);
+    expect(Object.hasOwn(read?.nodes ?? {}, '__proto__')).toBe(true);
+    expect(recordFromHeadItem({ ...HEAD, settings: { defaultCapacity: 3 } }).settings).toEqual({
+      defaultCapacity: 3,
+    });
+    expect(recordFromHeadItem(HEAD)).not.toHaveProperty('settings');
   });
+
+  // Settings that are not an object (edited by hand) are never handed to the engine, nor silently
+  // dropped (the engine would run without the owner's capacities): the head is refused.
+  it.each([[null], [[]], ['x'], ['[1]'], ['{"defaultCapacity":'], [new Uint8Array(2)], [7]])(
+    'refuses settings of %j',
+    (settings) => {
+      expect(storageError(() => recordFromHeadItem({ ...HEAD, settings }))).toMatch(
+        /^system item .* has malformed settings$/,
+      );
+    },
+  );
 
   // Keys that do not match the attributes: another owner's partition, another id, a bad id.
   it.each<[string, Record<string, unknown>]>([

@@ -7,6 +7,10 @@ export interface JsonBodyOptions {
   maxBytes: number;
   /** Largest body once its Content-Encoding (gzip, br, deflate) is undone. */
   maxDecodedBytes: number;
+  /** A user route's body in words: a body that is not JSON is then a 400 saying so (`parseJsonRequestBody`). */
+  expects?: string;
+  /** What an empty body stands for, on a route whose fields are all optional. */
+  empty?: unknown;
 }
 
 /**
@@ -28,6 +32,8 @@ export function jsonBody(options: JsonBodyOptions): HttpMiddleware {
       maxDecodedBytes: options.maxDecodedBytes,
       isBase64Encoded: isBase64Encoded === true,
       contentEncoding: readHeader(request.event, 'content-encoding'),
+      ...(options.expects === undefined ? {} : { expects: options.expects }),
+      ...(options.empty === undefined ? {} : { empty: options.empty }),
     });
     request.event.isBase64Encoded = false;
   };
