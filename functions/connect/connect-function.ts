@@ -1,5 +1,5 @@
-import { BODY_SHAPES } from '../../lib/api/connect-request';
 import {
+  BODY_SHAPES,
   createConnectSystem,
   createCreateKey,
   createDeleteSystem,

@@ -1,3 +1,5 @@
+/** Each user route's body in words, for the HTTP stack's answer to a body that is not JSON. */
+export { BODY_SHAPES } from '../api/connect-request';
 export {
   type ConnectedSystem,
   type ConnectSystem,

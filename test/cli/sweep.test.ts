@@ -46,9 +46,11 @@ describe('npm run sweep', () => {
     const kept = await register('alice');
     expect(kept.status).toBe(201);
 
-    // A registration whose head write fails on every attempt: its chunks stay, unread.
+    // A registration whose head write fails on every attempt, and whose read of the head to tell
+    // whether it landed fails too (the table unreachable, as after a crash): its chunks stay, unread.
     service.proxy.reset((call) =>
-      call.operation === 'PutItem' && String(call.body.Item.sk.S).startsWith('SYSTEM#')
+      (call.operation === 'PutItem' && String(call.body.Item.sk.S).startsWith('SYSTEM#')) ||
+      (call.operation === 'GetItem' && String(call.body.Key.sk.S).startsWith('SYSTEM#'))
         ? { kind: 'error', error: 'InternalServerError' }
         : undefined,
     );

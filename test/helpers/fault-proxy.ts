@@ -41,6 +41,13 @@ export const DYNAMO_ERRORS = {
     type: 'com.amazonaws.dynamodb.v20120810#InternalServerError',
     message: 'Internal server error',
   },
+  // Not a fault of the service's health: a write DynamoDB refuses (an item over 400 KB, a number it
+  // cannot hold). The SDK does not retry it.
+  ValidationException: {
+    status: 400,
+    type: 'com.amazon.coral.validate#ValidationException',
+    message: 'Item size has exceeded the maximum allowed size',
+  },
   ServiceUnavailable: {
     status: 503,
     type: 'com.amazonaws.dynamodb.v20120810#ServiceUnavailable',

@@ -160,7 +160,7 @@ describe('CORS (CORS_ALLOW_ORIGINS=https://app.example.com here)', () => {
     expect(answer.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect(answer.headers.get('access-control-allow-methods')).toBe('POST');
     expect(answer.headers.get('access-control-allow-headers')).toBe(
-      'authorization, content-type, content-encoding',
+      'authorization, content-type, content-encoding, if-match',
     );
     expect(answer.headers.get('access-control-max-age')).toBe('600');
     expect(answer.headers.get('vary')).toContain('Origin');
@@ -192,7 +192,7 @@ describe('CORS (CORS_ALLOW_ORIGINS=https://app.example.com here)', () => {
       expect(answer.headers.get('vary')).toContain('Origin');
       // So a page can read when to retry a 503 and which credential a 401 wants.
       expect(answer.headers.get('access-control-expose-headers')).toBe(
-        'retry-after, www-authenticate, allow',
+        'retry-after, www-authenticate, allow, etag',
       );
     }
   });

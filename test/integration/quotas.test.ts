@@ -182,14 +182,17 @@ describe('the keys quota', () => {
 });
 
 describe('a change that died between its writes', () => {
-  // The head write fails ambiguously (a 500 on every attempt): the system is not there, the hold
+  // The head write fails ambiguously (a 500 on every attempt, and the head unreadable): the hold
   // and its count stay, so the owner is overcounted, never under. An hour later the hold is
   // stale and the next refusal recounts: the place comes back by itself.
   it('overcounts until its hold is stale, then heals on the next refusal', async () => {
     const owner = 'crashed';
     for (let index = 0; index < 4; index++) expect((await register(owner)).status).toBe(201);
+    // The head write fails, and so does the read that would tell whether it landed: the create
+    // cannot know, so its place stays counted (a failure it can tell is given back at once).
     service.proxy.reset((call) =>
-      call.operation === 'PutItem' && String(call.body.Item.sk.S).startsWith('SYSTEM#')
+      (call.operation === 'PutItem' && String(call.body.Item.sk.S).startsWith('SYSTEM#')) ||
+      (call.operation === 'GetItem' && String(call.body.Key.sk.S).startsWith('SYSTEM#'))
         ? { kind: 'error', error: 'InternalServerError' }
         : undefined,
     );

@@ -1,0 +1,319 @@
+/**
+ * A system's settings over real HTTP: every acknowledged PATCH is kept (races with refreshes, and
+ * If-Match between PATCHes), settings are as strict as scenarios and store every value the engine
+ * takes inline, and a body that is not JSON is the caller's 400 on every user route.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readLocalIssuer, signAccessToken } from '../../lib/tokens';
+import { WORKED } from '../http/events';
+import { post, startTestServer, type TestServer } from './server';
+
+let server: TestServer;
+let upstream: { base: string; close(): Promise<void> };
+let alice: string;
+/** Alice's API key: the engine runs her systems by id. */
+let aliceKey: string;
+
+/** A layered graph of `size` nodes: a refresh of it takes a few hundred milliseconds. */
+function layered(size: number, seed: number) {
+  const nodes = Array.from({ length: size }, (_, index) => ({
+    id: `svc-${index}`,
+    ...(index === 0 ? { load: 100 + seed } : {}),
+  }));
+  const dependencies = nodes
+    .slice(1)
+    .map((node, index) => ({ from: `svc-${Math.floor(index / 3)}`, to: node.id }));
+  return { nodes, dependencies };
+}
+
+beforeAll(async () => {
+  // The external API: /big answers a 20k-node document, each time a slightly different one.
+  let served = 0;
+  const http: Server = createServer((req, res) => {
+    if (req.url !== '/big') {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(layered(20_000, served++)));
+  });
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  upstream = {
+    base: `http://127.0.0.1:${(http.address() as AddressInfo).port}`,
+    close: () => new Promise((resolve) => http.close(() => resolve())),
+  };
+  server = await startTestServer({ LOG_LEVEL: 'WARN', CONNECT_ALLOW_HOSTS: '127.0.0.1' });
+  alice = signAccessToken(readLocalIssuer(server.issuerFile), { sub: 'alice' });
+  aliceKey = (await post(server.url, alice, { name: 'tests' }, { path: '/api/keys' })).json.key;
+});
+
+afterAll(async () => {
+  await server.close();
+  await upstream.close();
+});
+
+const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+  post(server.url, alice, body, { method, path, headers });
+
+const register = async (document: unknown = WORKED, settings?: unknown) => {
+  const answer = await call('POST', '/api/systems', {
+    name: 'shop',
+    document,
+    ...(settings === undefined ? {} : { settings }),
+  });
+  expect(answer.status, answer.text).toBe(201);
+  return answer.json.id as string;
+};
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('no lost update', () => {
+  // The race users met: a refresh of a 20k-node system runs, and a PATCH lands 20-200 ms into
+  // it. Before, the refresh wrote back the head with the settings it had read, undoing the PATCH
+  // in about half the trials. Each trial here is a real race; every PATCH answered 200 must be
+  // what GET shows afterwards, and the refresh's own answer carries it when it ended last.
+  it('keeps every acknowledged PATCH through 32 refreshes racing it', async () => {
+    const connected = await call('POST', '/api/connect', { name: 'big', url: `${upstream.base}/big` });
+    expect(connected.status, connected.text).toBe(201);
+    const id = connected.json.id as string;
+    let refreshedAfterPatch = 0;
+    for (let trial = 0; trial < 32; trial++) {
+      const capacity = 1000 + trial;
+      let patchedAt = 0;
+      const refresh = call('POST', `/api/systems/${id}/refresh`, {}).then((answer) => ({
+        answer,
+        endedAfterPatch: patchedAt > 0,
+      }));
+      await sleep(20 + ((trial * 37) % 181));
+      const patch = await call('PATCH', `/api/systems/${id}`, { settings: { defaultCapacity: capacity } });
+      patchedAt = Date.now();
+      expect(patch.status, patch.text).toBe(200);
+      const refreshed = await refresh;
+      expect(refreshed.answer.status, refreshed.answer.text).toBe(200);
+      if (refreshed.endedAfterPatch) {
+        refreshedAfterPatch++;
+        expect(refreshed.answer.json.settings).toEqual({ defaultCapacity: capacity });
+      }
+      const read = await call('GET', `/api/systems/${id}`);
+      expect(read.json.settings, `trial ${trial}`).toEqual({ defaultCapacity: capacity });
+      expect(read.json.version).toBe(trial + 2);
+    }
+    // The race was real: most refreshes ended after the PATCH they raced.
+    expect(refreshedAfterPatch).toBeGreaterThan(8);
+  }, 120_000);
+
+  // PATCH against PATCH follows HTTP: GET gives the settings' ETag, a PATCH with If-Match applies
+  // only while they are still those (412 otherwise, nothing written); without If-Match the last wins.
+  it('answers 412 to a PATCH whose If-Match is stale, and writes nothing', async () => {
+    const id = await register();
+    const read = await call('GET', `/api/systems/${id}`);
+    const etag = read.headers.get('etag');
+    expect(etag).toBe('"settings-0"');
+
+    const first = await call(
+      'PATCH',
+      `/api/systems/${id}`,
+      { settings: { defaultCapacity: 5 } },
+      { 'if-match': etag! },
+    );
+    expect(first.status, first.text).toBe(200);
+    expect(first.headers.get('etag')).toBe('"settings-1"');
+
+    const stale = await call(
+      'PATCH',
+      `/api/systems/${id}`,
+      { settings: { defaultCapacity: 6 } },
+      { 'if-match': etag! },
+    );
+    expect(stale.status).toBe(412);
+    expect(stale.json.error.code).toBe('PRECONDITION_FAILED');
+    expect(stale.json.error.message).toMatch(/If-Match/);
+    expect((await call('GET', `/api/systems/${id}`)).json.settings).toEqual({ defaultCapacity: 5 });
+
+    // A weak tag never matches (If-Match compares strongly); a list with the current one does; so does *.
+    const weak = await call(
+      'PATCH',
+      `/api/systems/${id}`,
+      { settings: {} },
+      { 'if-match': 'W/"settings-1"' },
+    );
+    expect(weak.status).toBe(412);
+    const listed = await call(
+      'PATCH',
+      `/api/systems/${id}`,
+      { settings: { defaultCapacity: 7 } },
+      { 'if-match': '"settings-0", "settings-1"' },
+    );
+    expect(listed.status).toBe(200);
+    const any = await call(
+      'PATCH',
+      `/api/systems/${id}`,
+      { settings: { defaultCapacity: 8 } },
+      { 'if-match': '*' },
+    );
+    expect(any.headers.get('etag')).toBe('"settings-3"');
+    const unconditional = await call('PATCH', `/api/systems/${id}`, { settings: { defaultCapacity: 9 } });
+    expect(unconditional.status).toBe(200);
+    const final = await call('GET', `/api/systems/${id}`);
+    expect(final.json.settings).toEqual({ defaultCapacity: 9 });
+    expect(final.headers.get('etag')).toBe('"settings-4"');
+  });
+});
+
+describe('settings as strict as scenarios', () => {
+  // A typo is refused by its path with the field it most likely meant; nothing is written.
+  it.each([
+    [{ defaultCapacty: 5 }, 'settings.defaultCapacty: unknown field; did you mean defaultCapacity?'],
+    [
+      { nodes: { A: { cap: 5 } } },
+      'settings.nodes.A.cap: unknown field; settings.nodes.A takes "capacity", "arrival"',
+    ],
+    [
+      { nodes: { A: { capacity: 5, arival: 1 } } },
+      'settings.nodes.A.arival: unknown field; did you mean arrival?',
+    ],
+  ])('refuses %j naming the path', async (settings, message) => {
+    const id = await register(WORKED, { defaultCapacity: 3 });
+    const answer = await call('PATCH', `/api/systems/${id}`, { settings });
+    expect(answer.status).toBe(400);
+    expect(answer.json.error).toMatchObject({ code: 'INVALID_REQUEST', message });
+    expect((await call('GET', `/api/systems/${id}`)).json.settings).toEqual({ defaultCapacity: 3 });
+    // The same schema on registration, connect and its dry run.
+    const registered = await call('POST', '/api/systems', { name: 'x', document: WORKED, settings });
+    expect(registered.json.error?.message).toBe(message);
+    const dryRun = await call('POST', '/api/connect', {
+      name: 'x',
+      url: `${upstream.base}/big`,
+      dryRun: true,
+      settings,
+    });
+    expect(dryRun.json.error?.message).toBe(message);
+  });
+
+  // Every double the engine takes inline is stored exactly and applied byte for byte: before,
+  // 1e308, 2^53 + 2 and 1e-300 were 500s that left chunks and inflated quotas behind.
+  it.each([1e308, 2 ** 53 + 2, 1e-300, 5e-324])(
+    'stores a capacity of %d and runs with it exactly',
+    async (capacity) => {
+      const id = await register(layered(2000, 0));
+      const settings = { defaultCapacity: capacity, nodes: { 'svc-0': { capacity, arrival: capacity } } };
+      const patched = await call('PATCH', `/api/systems/${id}`, { settings });
+      expect(patched.status, patched.text).toBe(200);
+      expect(JSON.stringify(patched.json.settings)).toBe(JSON.stringify(settings));
+      expect(JSON.stringify((await call('GET', `/api/systems/${id}`)).json.settings)).toBe(
+        JSON.stringify(settings),
+      );
+      const byId = await post(server.url, aliceKey, { mode: 'analyze', systemId: id });
+      const inlineStructure = layered(2000, 0);
+      const inline = await post(server.url, aliceKey, {
+        mode: 'analyze',
+        nodes: inlineStructure.nodes.map((node) =>
+          node.id === 'svc-0' ? { ...node, capacity, arrival: capacity } : { ...node, capacity },
+        ),
+        dependencies: inlineStructure.dependencies,
+      });
+      expect(byId.status).toBe(inline.status);
+      expect(byId.text).toBe(inline.text);
+    },
+  );
+
+  // Node ids that are names of Object.prototype are ids like any other, in settings and scenarios.
+  it('takes __proto__, constructor and toString as node ids', async () => {
+    const structure = {
+      nodes: [{ id: '__proto__', load: 10 }, { id: 'constructor' }, { id: 'toString' }],
+      dependencies: [
+        { from: '__proto__', to: 'constructor' },
+        { from: 'constructor', to: 'toString' },
+      ],
+    };
+    const settingsText =
+      '{"settings":{"nodes":{"__proto__":{"capacity":2},"constructor":{"capacity":3},"toString":{"capacity":4}}}}';
+    const id = await register(structure);
+    const patched = await post(server.url, alice, settingsText, {
+      method: 'PATCH',
+      path: `/api/systems/${id}`,
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(JSON.stringify({ settings: patched.json.settings })).toBe(settingsText);
+    const byId = await post(server.url, aliceKey, { mode: 'analyze', systemId: id });
+    const inline = await post(
+      server.url,
+      aliceKey,
+      JSON.stringify({
+        mode: 'analyze',
+        nodes: [
+          { id: '__proto__', load: 10, capacity: 2 },
+          { id: 'constructor', capacity: 3 },
+          { id: 'toString', capacity: 4 },
+        ],
+        dependencies: structure.dependencies,
+      }),
+    );
+    expect(byId.text).toBe(inline.text);
+    expect(byId.json.engine.nodes[0].capacity).toBe(2);
+    // A scenario on such an id, on the stored system.
+    const scenario = await post(
+      server.url,
+      aliceKey,
+      `{"mode":"analyze","systemId":"${id}","scenario":{"nodes":{"__proto__":{"capacity":7}}}}`,
+    );
+    expect(scenario.status, scenario.text).toBe(200);
+    expect(scenario.json.engine.nodes[0].capacity).toBe(7);
+  });
+
+  // Where the document came from is kept as a link: only a web address.
+  it.each(['javascript:alert(1)', 'file:///etc/passwd', 'data:text/plain,hi', 'not a url'])(
+    'refuses %s as the url of a registration',
+    async (url) => {
+      const answer = await call('POST', '/api/systems', { name: 'x', document: WORKED, url });
+      expect(answer.status).toBe(400);
+      expect(answer.json.error).toMatchObject({ code: 'INVALID_REQUEST', details: [{ path: 'url' }] });
+    },
+  );
+});
+
+describe('bodies that are not JSON on user routes', () => {
+  // The caller's mistake: 400 INVALID_REQUEST saying what the route takes, never the engine's
+  // 500 PAYLOAD_ERROR (which POST /api/engine keeps, as the seed says).
+  it.each([
+    ['POST', '/api/connect', '{ name, url, format?, settings?, dryRun?, auth? }'],
+    ['POST', '/api/systems', '{ name, document, format?, settings?, url? }'],
+    ['POST', '/api/keys', '{ name }'],
+    ['PATCH', '/api/systems/ID', '{ settings }'],
+    ['POST', '/api/systems/ID/refresh', '{ auth? } ({} for none)'],
+  ])(
+    '%s %s: 400 for invalid JSON, and for an empty body where fields are needed',
+    async (method, path, shape) => {
+      const id = await register();
+      const at = path.replace('ID', id);
+      const broken = await post(server.url, alice, '{"name": "x",', { method, path: at });
+      expect(broken.status).toBe(400);
+      expect(broken.json.error.code).toBe('INVALID_REQUEST');
+      expect(broken.json.error.message).toBe(
+        `The request body is not valid JSON: unexpected end of input at line 1, column 14; send a JSON object ${shape}.`,
+      );
+      const notObject = await post(server.url, alice, '[1]', { method, path: at });
+      expect(notObject.status).toBe(400);
+      expect(notObject.json.error.message).toContain(`the body must be a JSON object ${shape}`);
+      const empty = await post(server.url, alice, '', { method, path: at });
+      if (path.endsWith('/refresh')) {
+        // Every field of a refresh is optional: an empty body is {}, and this system has no URL.
+        expect(empty.json.error.message).toMatch(/registered from a document/);
+      } else {
+        expect(empty.status).toBe(400);
+        expect(empty.json.error).toEqual({
+          code: 'INVALID_REQUEST',
+          message: `The request body is empty; send a JSON object ${shape}.`,
+        });
+      }
+    },
+  );
+
+  it('keeps the seed’s 500 PAYLOAD_ERROR on POST /api/engine', async () => {
+    const broken = await post(server.url, server.apiKey, '{"mode":');
+    expect(broken.status).toBe(500);
+    expect(broken.json.error.code).toBe('PAYLOAD_ERROR');
+  });
+});
