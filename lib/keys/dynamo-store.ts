@@ -56,13 +56,14 @@ export class DynamoApiKeyStore implements ApiKeyStore {
   readonly #doc: DynamoDBDocumentClient;
   readonly #tableName: string;
   readonly #scanPageSize: number | undefined;
-  readonly #revokedListeners = new Set<(digest: string) => void>();
+  readonly #revokedListeners: Set<(digest: string) => void>;
   readonly #quotas: OwnerQuotas | undefined;
   readonly #touchDeadlineMs: number;
 
   constructor(options: DynamoApiKeyStoreOptions) {
     this.#doc = options.doc;
     this.#tableName = options.tableName;
+    this.#revokedListeners = revocationListenersOf(options.tableName);
     this.#scanPageSize = options.scanPageSize;
     this.#quotas = options.quotas;
     this.#touchDeadlineMs = options.touchDeadlineMs ?? DEFAULT_TOUCH_DEADLINE_MS;
@@ -296,6 +297,23 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       this.#revokedListeners.delete(listener);
     };
   }
+}
+
+/**
+ * Who hears of a revoke, per table and shared by every store of the process on that table: the
+ * local server runs the connect function (which revokes) and the engine function (which caches
+ * keys) in one process, each with its own store, and a revoke must evict the engine's cache at
+ * once. Deployed, the two are separate functions, and the cache TTL bounds the delay.
+ */
+const revocationListeners = new Map<string, Set<(digest: string) => void>>();
+
+function revocationListenersOf(tableName: string): Set<(digest: string) => void> {
+  let listeners = revocationListeners.get(tableName);
+  if (listeners === undefined) {
+    listeners = new Set();
+    revocationListeners.set(tableName, listeners);
+  }
+  return listeners;
 }
 
 /** An owner's index entry for a key: `pk = "OWNER#<owner>", sk = "APIKEY#<id>"`, holding the digest. */

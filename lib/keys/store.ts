@@ -53,8 +53,8 @@ export interface ApiKeyStore {
    */
   touchLastUsed(digest: string, now: Date): Promise<boolean>;
   /**
-   * Be told when this store instance revokes a key, so caches in the same process can drop it at
-   * once. Returns a function that unsubscribes.
+   * Be told when a store of this process revokes a key on the same table, so caches in the
+   * process drop it at once. Returns a function that unsubscribes.
    */
   onRevoked(listener: (digest: string) => void): () => void;
 }

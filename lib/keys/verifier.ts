@@ -10,7 +10,13 @@ export interface VerifiedApiKey {
   name: string;
 }
 
-const DEFAULT_CACHE_TTL_MS = 30_000;
+/**
+ * Five seconds: how long a revoked key may still work on an engine instance that verified it just
+ * before. The cost of a short TTL is one strongly consistent GetItem (1 read request unit) per
+ * key per warm instance per TTL: 17,280 a day at 5 s against 2,880 at 30 s, about $0.002 against
+ * $0.0004 a day per key and instance at on-demand prices (docs/keys.md, with the measurements).
+ */
+const DEFAULT_CACHE_TTL_MS = 5_000;
 /** Revocation must be honoured within a minute, so no configuration may cache longer. */
 const MAX_CACHE_TTL_MS = 60_000;
 const DEFAULT_MAX_CACHE_ENTRIES = 10_000;
@@ -18,7 +24,7 @@ const CACHE_TTL_ENV = 'API_KEY_CACHE_TTL_MS';
 
 export interface ApiKeyVerifierOptions {
   /**
-   * How long a positive lookup is reused, in ms. Default: env `API_KEY_CACHE_TTL_MS`, else 30 000.
+   * How long a positive lookup is reused, in ms. Default: env `API_KEY_CACHE_TTL_MS`, else 5 000.
    * Capped at 60 000; 0 turns the cache off.
    */
   cacheTtlMs?: number;
@@ -73,9 +79,9 @@ export function resolveCacheTtlMs(option?: number, env: Env = process.env): numb
 /**
  * Checks presented keys against the store with ONE GetItem per cache miss, caching positive
  * results for a short TTL. Unknown and revoked keys are never cached, so a key created a moment
- * ago works at once and an attacker's guesses never fill the cache. A revoke done through the same
- * store instance evicts at once; one done elsewhere (another Lambda instance, the CLI) is honoured
- * when the entry expires, i.e. within the TTL.
+ * ago works at once and an attacker's guesses never fill the cache. A revoke done in the same
+ * process (any store on the same table) evicts at once; one done elsewhere (another Lambda
+ * instance, the CLI) is honoured when the entry expires, i.e. within the TTL.
  */
 class CachingApiKeyVerifier implements ApiKeyVerifier {
   readonly cacheTtlMs: number;

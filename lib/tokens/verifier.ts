@@ -1,7 +1,7 @@
 /**
  * Verifies user access tokens (`Authorization: Bearer <USER_ACCESS_TOKEN>`) with aws-jwt-verify:
- * signature (RS256 only), issuer, expiry and not-before, `token_use: access` and the app
- * client's `client_id`. Deployed, the tokens come from the Cognito user pool named by
+ * signature (RS256 only), issuer, expiry (which must be there) and not-before, `token_use: access`
+ * and the app client's `client_id`. Deployed, the tokens come from the Cognito user pool named by
  * `USER_POOL_ID` / `USER_POOL_CLIENT_ID`; locally, from the local issuer whose file the local
  * server names in `LOCAL_ISSUER_FILE`.
  */
@@ -81,6 +81,12 @@ export function createUserTokenVerifier(
   };
 }
 
-function userOf(payload: { sub?: unknown } | undefined): TokenUser | undefined {
-  return typeof payload?.sub === 'string' && payload.sub !== '' ? { sub: payload.sub } : undefined;
+/**
+ * The token's user, if it names one and expires. aws-jwt-verify checks `exp` only when it is
+ * there; a user pool always sets it, so a token without one was not issued by it, and would be
+ * good for ever: refused (defence in depth).
+ */
+function userOf(payload: { sub?: unknown; exp?: unknown } | undefined): TokenUser | undefined {
+  if (typeof payload?.exp !== 'number' || !Number.isFinite(payload.exp)) return undefined;
+  return typeof payload.sub === 'string' && payload.sub !== '' ? { sub: payload.sub } : undefined;
 }

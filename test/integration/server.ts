@@ -11,7 +11,10 @@ import { type LocalServer, startLocalServer } from '../../local/server';
  * Lambda handlers read at import (limits, log level, the connect function's CONNECT_* settings).
  * One per test file: the handlers are loaded once per process, like a Lambda cold start.
  */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: { apiKeyCacheTtlMs?: number } = {},
+): Promise<TestServer> {
   for (const [name, value] of Object.entries(env)) process.env[name] = value;
   // Each test server signs tokens with a key of its own: servers in parallel files never share one.
   const issuerFile = join(mkdtempSync(join(tmpdir(), 'sbe-test-issuer-')), 'local-issuer.json');
@@ -19,7 +22,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     port: 0,
     dynamoPort: 0,
     quiet: true,
-    apiKeyCacheTtlMs: 0,
+    apiKeyCacheTtlMs: options.apiKeyCacheTtlMs ?? 0,
     issuerFile,
   });
   const { client, doc } = createDynamoClients({ endpoint: server.dynamoEndpoint });

@@ -1,3 +1,4 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   type ApiKeyRecord,
@@ -186,18 +187,37 @@ describe('verify', () => {
 });
 
 describe('revocation', () => {
-  it('by another process (its own store) is honoured once the cache entry expires', async () => {
-    // Models the CLI revoking a key while a Lambda instance has it cached.
+  it('by another process is honoured once the cache entry expires', async () => {
+    // Models the CLI revoking a key while a Lambda instance has it cached: the item changes in
+    // DynamoDB, and nothing in this process hears of it.
     const { key, record } = await issue();
     const clock = manualClock();
     const verifier = createApiKeyVerifier(store, { now: clock.now, cacheTtlMs: 30_000 });
     expect(await verifier.verify(key)).toBeDefined();
 
-    const elsewhere = new DynamoApiKeyStore({ doc: table.doc, tableName: table.tableName });
-    await elsewhere.revoke(record.digest);
+    await table.doc.send(
+      new UpdateCommand({
+        TableName: table.tableName,
+        Key: { pk: `APIKEY#${record.digest}`, sk: 'APIKEY' },
+        UpdateExpression: 'SET #status = :revoked',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':revoked': 'revoked' },
+      }),
+    );
     clock.advance(29_000);
     expect(await verifier.verify(key)).toBeDefined();
     clock.advance(1_000);
+    expect(await verifier.verify(key)).toBeUndefined();
+    await verifier.settled();
+  });
+
+  // The local server: the connect function revokes through its store, the engine function
+  // verifies through its own; both are in one process, on one table.
+  it('through another store of this process on the same table is honoured at once', async () => {
+    const { key, record } = await issue();
+    const verifier = createApiKeyVerifier(store, { now: manualClock().now, cacheTtlMs: 60_000 });
+    expect(await verifier.verify(key)).toBeDefined();
+    await new DynamoApiKeyStore({ doc: table.doc, tableName: table.tableName }).revoke(record.digest);
     expect(await verifier.verify(key)).toBeUndefined();
     await verifier.settled();
   });
@@ -343,7 +363,7 @@ describe('maxCacheEntries', () => {
 
 describe('resolveCacheTtlMs', () => {
   it('defaults to 30 s, reads API_KEY_CACHE_TTL_MS, lets the option win, and caps at 60 s', () => {
-    expect(resolveCacheTtlMs(undefined, {})).toBe(30_000);
+    expect(resolveCacheTtlMs(undefined, {})).toBe(5_000);
     expect(resolveCacheTtlMs(undefined, { API_KEY_CACHE_TTL_MS: '5000' })).toBe(5_000);
     // Set but empty is a configuration slip, refused like every other variable's.
     expect(() => resolveCacheTtlMs(undefined, { API_KEY_CACHE_TTL_MS: ' ' })).toThrow(/set but empty/);

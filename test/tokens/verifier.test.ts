@@ -62,6 +62,12 @@ describe('local access tokens', () => {
       (i) => signAccessToken(i, { sub: 'alice', issuedAt: now() - 7200, ttlSeconds: 3600 }),
     ],
     ['a token not valid yet', (i) => signAccessToken(i, { sub: 'alice', overrides: { nbf: now() + 600 } })],
+    // Signed by the right key but good for ever: no user pool issues one.
+    ['a token without exp', (i) => signAccessToken(i, { sub: 'alice', overrides: { exp: undefined } })],
+    [
+      'a token whose exp is not a number',
+      (i) => signAccessToken(i, { sub: 'alice', overrides: { exp: '9999999999' } }),
+    ],
     ['a token without sub', (i) => signAccessToken(i, { sub: '', overrides: { sub: undefined } })],
     // An empty sub would make every such token the same user.
     ['a token whose sub is empty', (i) => signAccessToken(i, { sub: '' })],
@@ -181,6 +187,9 @@ describe('the deployed (Cognito) configuration', () => {
     await expect(cognito(signAccessToken(issuer, { sub: 'bob' }))).resolves.toBeUndefined();
     await expect(
       cognito(signAccessToken(poolIssuer, { sub: 'bob', overrides: { token_use: 'id' } })),
+    ).resolves.toBeUndefined();
+    await expect(
+      cognito(signAccessToken(poolIssuer, { sub: 'bob', overrides: { exp: undefined } })),
     ).resolves.toBeUndefined();
   });
 
