@@ -60,9 +60,12 @@ describe('the retry policy', () => {
   });
 
   const faults: Array<[string, Parameters<FaultProxy['reset']>[0]]> = [
-    ...(Object.keys(DYNAMO_ERRORS) as DynamoErrorName[]).map(
-      (error): [string, Parameters<FaultProxy['reset']>[0]] => [error, () => ({ kind: 'error', error })],
-    ),
+    ...(Object.keys(DYNAMO_ERRORS) as DynamoErrorName[])
+      .filter((error) => error !== 'ValidationException')
+      .map((error): [string, Parameters<FaultProxy['reset']>[0]] => [
+        error,
+        () => ({ kind: 'error', error }),
+      ]),
     ['an attempt that never answers', () => ({ kind: 'hang' })],
     ['a dropped connection', () => ({ kind: 'reset' })],
   ];
@@ -93,6 +96,18 @@ describe('the retry policy', () => {
     expect(failure.name).toBe('RequestLimitExceeded');
     expect(failure.message).toBe(DYNAMO_ERRORS.RequestLimitExceeded.message);
     expect(failure.$metadata.httpStatusCode).toBe(400);
+    client.destroy();
+  });
+
+  // A request DynamoDB refuses (an item too large) is the request's fault, not the table's: one
+  // attempt, and not "unavailable" (a 500, never a 503 that invites a retry).
+  it('does not retry a refused request, nor call it unavailable', async () => {
+    proxy.reset(() => ({ kind: 'error', error: 'ValidationException' }));
+    const client = proxiedClient();
+    const failure = await client.send(getItem()).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ name: 'ValidationException' });
+    expect(isStoreUnavailable(failure)).toBe(false);
+    expect(proxy.calls[0]!.attempts).toBe(1);
     client.destroy();
   });
 
