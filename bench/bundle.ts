@@ -20,7 +20,6 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
 import { App, Stack } from 'aws-cdk-lib';
 import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
@@ -31,6 +30,7 @@ import { cdkJsonContext, PROJECT_ROOT } from '../infra/project';
 import { ServiceStack } from '../infra/service-stack';
 import { readDeploySettings } from '../infra/settings';
 import { FUNCTIONS, type FunctionName } from '../lib/http/routes';
+import { scriptArgs } from '../lib/script-args';
 import { type Column, formatMs, formatRatio, renderTable } from './table';
 
 /** The targets of the bundle budget. */
@@ -155,7 +155,13 @@ function kb(bytes: number): string {
 }
 
 function main(): void {
-  const { values } = parseArgs({
+  const values = scriptArgs({
+    command: 'npm run bench:bundle',
+    usage: `Builds the Lambda bundles as the stack does and measures their cold-start import.
+
+  --rounds N    imports per bundle, each in a fresh Node process (default 21)
+  --tracing     build with X-Ray tracing on (cdk -c tracing=true)
+  -h, --help    this text`,
     options: { rounds: { type: 'string', default: '21' }, tracing: { type: 'boolean', default: false } },
   });
   const rounds = Number(values.rounds);

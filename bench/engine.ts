@@ -31,6 +31,7 @@ import { ReachWorkspace, solveReach } from '../lib/engine/reach';
 import { scratch } from '../lib/engine/scratch';
 import { solveSteadyState } from '../lib/engine/steady-state';
 import { createStepBuffers, stepFrom } from '../lib/engine/step';
+import { scriptArgs } from '../lib/script-args';
 import { CompiledStructureCache, readSystemCacheBytes } from '../lib/systems/compiled-cache';
 import { encodeStructure } from '../lib/systems/payload';
 import {
@@ -85,7 +86,23 @@ const TARGETS = {
   ticksEndToEndOverStringify: 0.5,
 } as const;
 
-const quick = process.argv.includes('--quick');
+const args = scriptArgs({
+  command: 'npm run bench',
+  usage: `The engine benchmark: every family and size, ratios against the JSON floor and graphology,
+measured in one run, with PASS/MISS lines for the targets (docs/benchmark.md).
+
+  --quick           the small rows only (a minute, not the whole bench)
+  --only=compare    the what-if section alone
+  -h, --help        this text`,
+  options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } },
+});
+if (args.only !== undefined && args.only !== 'compare') {
+  console.error(
+    `error: --only takes "compare", got ${JSON.stringify(args.only)}. Run "npm run bench -- --help" for usage.`,
+  );
+  process.exit(2);
+}
+const quick = args.quick === true;
 const collectGarbage = globalThis.gc;
 if (collectGarbage === undefined) {
   console.error('Run through `npm run bench` (node --expose-gc): measurements need gc() between them.');
@@ -1243,7 +1260,7 @@ async function mainCompareOnly(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  if (process.argv.includes('--only=compare')) return mainCompareOnly();
+  if (args.only === 'compare') return mainCompareOnly();
   const meta = metadata();
   console.log(
     `System Behavior Engine benchmark (${meta.mode}) — node ${meta.node} (V8 ${meta.v8}), ${meta.platform}, ` +

@@ -11,9 +11,20 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { buildExplorer } from '../explorer/build';
 import { generated } from '../explorer/src/examples';
+import { scriptArgs } from '../lib/script-args';
 import { startLocalServer } from '../local/server';
 import { findChromium, launchChromium } from '../test/explorer/browser';
 import { formatMs, renderTable } from './table';
+
+scriptArgs({
+  command: 'npm run bench:explorer',
+  usage: `The explorer page in Debian's Chromium: the small-graph download, the worked example's first
+render, and the WebGL view of 20,000 and 100,000 nodes, with PASS/MISS lines for the budget.
+It starts its own local server on free ports. Takes no options but:
+
+  -h, --help    this text`,
+  options: {},
+});
 
 const BUDGET = { smallPathKiB: 300, firstRenderMs: 1000, frameMs: 1000 / 30 } as const;
 const RUNS = 5;

@@ -25,8 +25,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { scriptArgs } from '../lib/script-args';
 import { WORKED_EXAMPLE } from '../lib/worked-example';
 import { generateStructure, requestText } from './generate';
 import { type Column, formatRatio, renderTable } from './table';
@@ -342,7 +342,16 @@ function rssSummary(rss: readonly number[]): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({
+  const values = scriptArgs({
+    command: 'npm run load',
+    usage: `Loads and soaks the local server with autocannon, beside a bare node:http server.
+
+  --scenario all|small|large|system|connect|mixed   what to send (default all)
+  --duration S             seconds per scenario (default 10, at most ${MAX_DURATION_S})
+  --connections N          connections (default 10, at most ${MAX_CONNECTIONS})
+  --baseline-duration S    seconds for the bare server (default: --duration)
+  --url URL --api-key K --token T [--pid P]   a server already running on this machine
+  -h, --help               this text`,
     options: {
       scenario: { type: 'string', default: 'all' },
       duration: { type: 'string', default: '10' },

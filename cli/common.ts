@@ -13,3 +13,12 @@ export class UsageError extends Error {
 export function usageErrorLine(error: UsageError, helpCommand: string): string {
   return `error: ${error.message}. Run "${helpCommand}" for usage.\n`;
 }
+
+/**
+ * A command-line parser's complaint as a usage error: its first sentence, which names the flag
+ * (node:util adds advice on positionals that starts a second one).
+ */
+export function usageErrorFrom(error: unknown): UsageError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new UsageError(message.split(/\.\s/)[0]!.replace(/\.$/, ''));
+}

@@ -13,7 +13,7 @@ import { createRunEngine } from '../lib/app';
 import type { Env } from '../lib/config/env';
 import { readLimits } from '../lib/config/limits';
 import { isMainModule } from '../lib/main-module';
-import { type TextOutput, UsageError, usageErrorLine } from './common';
+import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
 
 export const USAGE = `Usage: sbe-engine [analyze|tick|ticks] [file|-] [--ticks n] [--scenario file] [--compare]
 
@@ -98,7 +98,7 @@ function parseCommandLine(argv: readonly string[]): EngineCommand | 'help' {
   try {
     parsed = parseOptions(argv);
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw usageErrorFrom(error);
   }
   if (parsed.values.help) return 'help';
   // The mode may be left to the body: a first argument that reads as a path (`-`, or with a

@@ -12,7 +12,7 @@ import {
 } from '../lib/keys';
 import { isMainModule } from '../lib/main-module';
 import { LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage/table';
-import { type TextOutput, UsageError, usageErrorLine } from './common';
+import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
 
 const USAGE = `Usage: npm run keys -- <command> [options]
 
@@ -76,7 +76,8 @@ export async function runKeysCli(argv: readonly string[], context: KeysCliContex
         : `error: ${describeError(error, context)}\n`,
     );
     if (debug && error instanceof Error && error.stack) context.stderr.write(`${error.stack}\n`);
-    return 1;
+    // A command-line mistake is 2, as for every script; a refused or failed command, 1.
+    return error instanceof UsageError ? 2 : 1;
   }
 }
 
@@ -94,7 +95,7 @@ function parseCommandLine(argv: readonly string[]): { command: Command; args: Pa
   try {
     parsed = parseWithNode(argv);
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw usageErrorFrom(error);
   }
   const { values, positionals } = parsed;
   const [word, ...rest] = positionals;

@@ -16,6 +16,7 @@ import {
 } from '../lib/keys';
 import { createLogger } from '../lib/logging';
 import { isMainModule } from '../lib/main-module';
+import { scriptArgs } from '../lib/script-args';
 import { ensureTable, LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage/table';
 import { loadOrCreateLocalIssuer, localIssuerFile, signAccessToken } from '../lib/tokens';
 import { WORKED_EXAMPLE } from '../lib/worked-example';
@@ -440,6 +441,21 @@ function banner(facts: BannerFacts): string {
 }
 
 async function main(): Promise<void> {
+  scriptArgs({
+    command: 'npm start',
+    usage: `The API and the explorer on http://127.0.0.1:3000, with an embedded DynamoDB and a printed
+API key and user token. Settings are environment variables (docs/local.md), e.g.
+PORT=3100 DATA_DIR=./data npm start:
+
+  PORT                    where to listen on 127.0.0.1 (default 3000; 0 for any free port)
+  DATA_DIR                keep the embedded DynamoDB's data there (default: in memory)
+  DYNAMO_PORT             the embedded DynamoDB's port (default 8000, or a free one)
+  DYNAMODB_ENDPOINT       use this DynamoDB instead of the embedded one (TABLE_NAME: its table)
+  DEV_API_KEY             the API key to seed (default: a fresh one)
+  CONNECT_ALLOW_HOSTS     hosts connect may fetch despite the address rules
+  -h, --help              this text`,
+    options: {},
+  });
   let server: LocalServer;
   try {
     server = await startLocalServer();

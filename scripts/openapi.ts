@@ -5,11 +5,20 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { serializeOpenApiDocument } from '../lib/api/openapi';
+import { scriptArgs } from '../lib/script-args';
 
+const { check } = scriptArgs({
+  command: 'npm run openapi',
+  usage: `Writes the OpenAPI document, built from the code, to openapi.json.
+
+  --check       write nothing; exit 1 when the committed openapi.json differs from the code
+  -h, --help    this text`,
+  options: { check: { type: 'boolean', default: false } },
+});
 const target = new URL('../openapi.json', import.meta.url);
 const fresh = serializeOpenApiDocument();
 
-if (process.argv.includes('--check')) {
+if (check === true) {
   const committed = await readFile(target, 'utf8').catch(() => '');
   if (committed !== fresh) {
     console.error('openapi.json is out of date: run `npm run openapi` and commit the result');

@@ -1,0 +1,63 @@
+/**
+ * Every npm script of the project's own answers `--help` with its usage and exit 0, doing
+ * nothing else (no server started, no file written, no benchmark run); an unknown flag is one
+ * line naming it with where the usage is, exit 2, never a stack trace. Run as a reader runs
+ * them: `npm run <script> -- --help`.
+ */
+import { execFile } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT } from '../infra/project';
+
+const run = promisify(execFile);
+
+/** The script, and the start of its usage text. */
+const SCRIPTS: Array<[string, string]> = [
+  ['start', 'Usage: npm start'],
+  ['bench', 'Usage: npm run bench'],
+  ['bench:bundle', 'Usage: npm run bench:bundle'],
+  ['bench:explorer', 'Usage: npm run bench:explorer'],
+  ['load', 'Usage: npm run load'],
+  ['openapi', 'Usage: npm run openapi'],
+  ['keys', 'Usage: npm run keys'],
+  ['sweep', 'Usage: npm run sweep'],
+  ['token', 'Usage: npm run token'],
+];
+
+async function npmRun(script: string, flag: string) {
+  try {
+    const { stdout, stderr } = await run('npm', ['run', '-s', script, '--', flag], {
+      cwd: PROJECT_ROOT,
+      // Nothing is running: the scripts must not need a server or a table to print their usage.
+      env: { ...process.env, PORT: '3999' },
+      timeout: 60_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('npm run <script> -- --help', () => {
+  it.each(SCRIPTS)('%s prints its usage and exits 0, doing nothing else', async (script, usage) => {
+    const openapi = statSync(join(PROJECT_ROOT, 'openapi.json')).mtimeMs;
+    const { code, stdout, stderr } = await npmRun(script, '--help');
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain(usage);
+    expect(stdout).not.toMatch(/listening|^wrote |^(PASS|MISS) /m);
+    expect(statSync(join(PROJECT_ROOT, 'openapi.json')).mtimeMs).toBe(openapi);
+  });
+
+  it.each(SCRIPTS)('%s refuses an unknown flag in one line, exit 2', async (script) => {
+    const { code, stdout, stderr } = await npmRun(script, '--frobnicate');
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    const errorLines = stderr.split('\n').filter((line) => line.startsWith('error:'));
+    expect(errorLines).toHaveLength(1);
+    expect(errorLines[0]).toMatch(/'--frobnicate'.*for usage\.$/);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+});
