@@ -10,6 +10,7 @@ import {
   issueApiKey,
   toPublicApiKeyRecord,
 } from '../lib/keys';
+import { type LocalServerPointer, readLocalServerPointer } from '../lib/local-server-pointer';
 import { isMainModule } from '../lib/main-module';
 import { LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage/table';
 import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
@@ -305,17 +306,30 @@ export interface KeysTarget {
  * Where the CLI points, from the environment: the local server's dynalite by default; real AWS when
  * TABLE_NAME is set without DYNAMODB_ENDPOINT; DYNAMODB_ENDPOINT always wins.
  */
-export function resolveKeysTarget(env: Env): KeysTarget {
+export function resolveKeysTarget(
+  env: Env,
+  findServer: () => LocalServerPointer = readLocalServerPointer,
+): KeysTarget {
   const tableName = optionalEnv(env, 'TABLE_NAME');
   const explicitEndpoint = optionalEnv(env, 'DYNAMODB_ENDPOINT');
   if (explicitEndpoint === undefined && tableName !== undefined) {
     const region = awsSdkEnv(env, 'AWS_REGION') ?? 'region from the AWS config';
     return { endpoint: undefined, tableName, description: `AWS DynamoDB, ${region}, table "${tableName}"` };
   }
-  const port = envInt(env, 'DYNAMO_PORT', LOCAL_DYNAMO_PORT, { min: 1, max: 65_535 });
-  const endpoint = explicitEndpoint ?? `http://127.0.0.1:${port}`;
-  const table = tableName ?? LOCAL_TABLE_NAME;
-  return { endpoint, tableName: table, description: `DynamoDB at ${endpoint}, table "${table}"` };
+  // A setting says where: it wins over the running server's pointer.
+  if (explicitEndpoint !== undefined || optionalEnv(env, 'DYNAMO_PORT') !== undefined) {
+    const port = envInt(env, 'DYNAMO_PORT', LOCAL_DYNAMO_PORT, { min: 1, max: 65_535 });
+    const endpoint = explicitEndpoint ?? `http://127.0.0.1:${port}`;
+    const table = tableName ?? LOCAL_TABLE_NAME;
+    return { endpoint, tableName: table, description: `DynamoDB at ${endpoint}, table "${table}"` };
+  }
+  // Nothing said: the DynamoDB of the running npm start, wherever it put it.
+  const server = findServer();
+  return {
+    endpoint: server.dynamoEndpoint,
+    tableName: server.tableName,
+    description: `the local server at ${server.url}: DynamoDB at ${server.dynamoEndpoint}, table "${server.tableName}"`,
+  };
 }
 
 /**
@@ -343,8 +357,26 @@ export async function withTableClients(
   }
 }
 
+/**
+ * The command line is read before anything is looked up: `--help` and a mistake on it are
+ * answered without a server or a table.
+ */
+function answeredWithoutTable(argv: readonly string[]): number | undefined {
+  try {
+    if (parseCommandLine(argv).command !== 'help') return undefined;
+    process.stdout.write(USAGE);
+    return 0;
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(usageErrorLine(error, 'npm run keys -- help'));
+    return 2;
+  }
+}
+
 function main(): Promise<number> {
   const argv = process.argv.slice(2);
+  const answered = answeredWithoutTable(argv);
+  if (answered !== undefined) return Promise.resolve(answered);
   return withTableClients(({ doc, target }) =>
     runKeysCli(argv, {
       doc,

@@ -10,7 +10,7 @@ import { isMainModule } from '../lib/main-module';
 import { createOwnerStores } from '../lib/owners/stores';
 import { ownersWithStaleHolds } from '../lib/storage/quotas';
 import { deleteOrphanedChunks, findOrphanedChunks } from '../lib/systems/sweep';
-import { type TextOutput, UsageError, usageErrorLine } from './common';
+import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
 import { withTableClients } from './keys';
 
 const USAGE = `Usage: npm run sweep -- [--delete] [--json]
@@ -115,12 +115,23 @@ function parseSweepArgs(argv: readonly string[]) {
       strict: true,
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw usageErrorFrom(error);
   }
 }
 
 function main(): Promise<number> {
   const argv = process.argv.slice(2);
+  // The command line first: --help and a mistake on it need no server or table.
+  try {
+    if (parseSweepArgs(argv).values.help) {
+      process.stdout.write(USAGE);
+      return Promise.resolve(0);
+    }
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(usageErrorLine(error, 'npm run sweep -- --help'));
+    return Promise.resolve(2);
+  }
   return withTableClients(({ doc, target }) => {
     process.stderr.write(`sweep: ${target.description}\n`);
     return runSweepCli(argv, {

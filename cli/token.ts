@@ -1,26 +1,34 @@
 /**
  * `npm run token -- --user <sub> [--ttl <seconds>]`: signs a user access token with the local
- * issuer of a local server started with the same `PORT` and `DATA_DIR`, and prints it as the
- * last line, ready for `Authorization: Bearer <token>`. Local runs only: deployed tokens come
- * from the Cognito user pool.
+ * issuer of the running local server (found by its pointer file, or by `PORT` and `DATA_DIR`
+ * when they are set), and prints it as the last line, ready for `Authorization: Bearer <token>`.
+ * Local runs only: deployed tokens come from the Cognito user pool.
  */
 import { parseArgs } from 'node:util';
-import type { Env } from '../lib/config/env';
+import { type Env, optionalEnv } from '../lib/config/env';
+import { type LocalServerPointer, readLocalServerPointer } from '../lib/local-server-pointer';
 import { isMainModule } from '../lib/main-module';
 import { OWNER_RULE, OWNER_SHAPE } from '../lib/text';
 import { localIssuerFileFromEnv, readLocalIssuer, signAccessToken } from '../lib/tokens';
-import { type TextOutput, UsageError, usageErrorLine } from './common';
+import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
 
 const USAGE = `Usage: npm run token -- --user <sub> [--ttl <seconds>]
 
 Prints an access token of the local server's issuer for user <sub> (the owner of what the user
-creates), valid for --ttl seconds (default 3600, at most 86400). Use the same PORT and DATA_DIR
-as the server; the key is in DATA_DIR, or in a per-port folder under the temp directory.
+creates), valid for --ttl seconds (default 3600, at most 86400). It signs with the issuer of the
+running npm start, wherever its PORT and DATA_DIR put it; with PORT or DATA_DIR set, with the
+issuer of the server started with those.
 `;
 
 export function runTokenCli(
   argv: readonly string[],
-  io: { stdout: TextOutput; stderr: TextOutput; env: Env },
+  io: {
+    stdout: TextOutput;
+    stderr: TextOutput;
+    env: Env;
+    /** Where the running server is; default its pointer file. */
+    findServer?: () => Pick<LocalServerPointer, 'issuerFile'>;
+  },
 ): number {
   try {
     const { values } = parseWithUsage(argv);
@@ -36,7 +44,12 @@ export function runTokenCli(
     if (!Number.isInteger(ttlSeconds) || ttlSeconds < 1 || ttlSeconds > 86_400) {
       throw new UsageError('--ttl must be a whole number of seconds from 1 to 86400');
     }
-    const file = localIssuerFileFromEnv(io.env);
+    // A setting says which server: it wins over the running server's pointer.
+    const explicit =
+      optionalEnv(io.env, 'PORT') !== undefined || optionalEnv(io.env, 'DATA_DIR') !== undefined;
+    const file = explicit
+      ? localIssuerFileFromEnv(io.env)
+      : (io.findServer ?? readLocalServerPointer)().issuerFile;
     const issuer = readLocalIssuer(file);
     io.stdout.write(`Access token for ${sub}, valid for ${ttlSeconds} s (issuer key ${file}):\n`);
     io.stdout.write(`${signAccessToken(issuer, { sub, ttlSeconds })}\n`);
@@ -59,7 +72,7 @@ function parseWithUsage(argv: readonly string[]) {
       options: { user: { type: 'string' }, ttl: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
     });
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw usageErrorFrom(error);
   }
 }
 

@@ -14,6 +14,7 @@ import {
   issueApiKey,
   looksLikeApiKey,
 } from '../lib/keys';
+import { removeLocalServerPointer, writeLocalServerPointer } from '../lib/local-server-pointer';
 import { createLogger } from '../lib/logging';
 import { isMainModule } from '../lib/main-module';
 import { scriptArgs } from '../lib/script-args';
@@ -51,6 +52,12 @@ export interface LocalServerOptions {
   apiKeyCacheTtlMs?: number;
   /** Print nothing (tests). */
   quiet?: boolean;
+  /**
+   * Write the pointer file the local tools find this server by (`lib/local-server-pointer.ts`),
+   * and remove it on close. `npm start` does; tests' servers do not, so they never take the place
+   * of a developer's running server.
+   */
+  writePointer?: boolean;
   /** The local token issuer's key file. Default: under DATA_DIR, else a per-PORT temp folder. */
   issuerFile?: string;
   /** Longest a request may take to arrive, headers and body. Default env REQUEST_TIMEOUT_MS, else 30 s. */
@@ -203,6 +210,17 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     });
 
     const url = `http://${host}:${(server.address() as AddressInfo).port}`;
+    if (options.writePointer === true) {
+      // Before the banner: whoever reads the banner can run the local tools at once.
+      writeLocalServerPointer({
+        url,
+        dynamoEndpoint: dynamo.endpoint,
+        tableName,
+        issuerFile,
+        pid: process.pid,
+      });
+      cleanup.push(async () => removeLocalServerPointer());
+    }
     if (!options.quiet) {
       process.stdout.write(
         banner({
@@ -361,41 +379,33 @@ interface BannerFacts {
 }
 
 /**
- * A POST with a bearer credential and a JSON body, ready to paste into a POSIX shell. A
- * credential given as a shell variable (`$TOKEN`) is quoted so that the shell expands it.
+ * A POST with a bearer credential and a JSON body, ready to paste into a POSIX shell once the
+ * banner's `export` lines are pasted: the URL and credential are the shell variables they set
+ * (`$SBE_URL`, `$SBE_KEY`, `$SBE_TOKEN`), as in the README, so the same lines work there.
  */
-function curlPost(endpoint: string, bearer: string, body: unknown): string {
-  const quote = bearer.startsWith('$') ? '"' : "'";
+function curlPost(path: string, bearer: '$SBE_KEY' | '$SBE_TOKEN', body: unknown): string {
   return [
-    `curl -sS ${endpoint} \\`,
-    `  -H ${quote}Authorization: Bearer ${bearer}${quote} \\`,
+    `curl -sS "$SBE_URL${path}" \\`,
+    `  -H "Authorization: Bearer ${bearer}" \\`,
     `  -H 'Content-Type: application/json' \\`,
     `  -d '${JSON.stringify(body)}'`,
   ].join('\n');
 }
 
-/** A curl for the worked example. */
-export function workedExampleCurl(url: string, apiKey: string): string {
-  return curlPost(`${url}/api/engine`, apiKey, { mode: 'analyze', ...WORKED_EXAMPLE });
+/** A curl for the worked example, with the API key as `$SBE_KEY`. */
+export function workedExampleCurl(): string {
+  return curlPost('/api/engine', '$SBE_KEY', { mode: 'analyze', ...WORKED_EXAMPLE });
 }
 
-/** A curl that registers the sample external API of this server. */
-function connectCurl(url: string, userToken: string): string {
-  return curlPost(`${url}/api/connect`, userToken, { name: 'worked example', url: `${url}${SAMPLE_PATH}` });
+/** A curl that registers the sample external API of this server (its URL is in the body, spelled out). */
+function connectCurl(url: string): string {
+  return curlPost('/api/connect', '$SBE_TOKEN', { name: 'worked example', url: `${url}${SAMPLE_PATH}` });
 }
 
 function banner(facts: BannerFacts): string {
   const storage = facts.dynamo.external
     ? 'external (DYNAMODB_ENDPOINT); the embedded DynamoDB is not started'
     : `embedded (dynalite), ${facts.dataDir === undefined ? 'in memory' : `persistent in ${facts.dataDir}`}`;
-  // The keys CLI defaults to this port and table; anything else must be spelled out (a
-  // TABLE_NAME without an endpoint would send it to AWS).
-  const keysTarget =
-    facts.tableName !== LOCAL_TABLE_NAME
-      ? `DYNAMODB_ENDPOINT=${facts.dynamo.endpoint} TABLE_NAME=${facts.tableName} `
-      : facts.dynamo.endpoint !== `http://127.0.0.1:${LOCAL_DYNAMO_PORT}`
-        ? `DYNAMODB_ENDPOINT=${facts.dynamo.endpoint} `
-        : '';
   const lines = [
     '',
     'System Behavior Engine, local server',
@@ -415,24 +425,27 @@ function banner(facts: BannerFacts): string {
   }
   lines.push(
     '',
-    'Try the worked example:',
-    workedExampleCurl(facts.url, facts.apiKey),
+    'Paste these lines first: the commands below, in the README and in docs/ use them.',
+    `  export SBE_URL=${facts.url}`,
+    `  export SBE_KEY=${facts.apiKey}`,
+    `  export SBE_TOKEN=${facts.userToken}`,
+    `(SBE_TOKEN: an access token of user ${LOCAL_USER}, the owner of SBE_KEY, valid for an hour.)`,
     '',
-    `A user access token (user ${LOCAL_USER}, valid for an hour; npm run token -- --user <sub> makes more);`,
-    'paste this line first, the commands below use it:',
-    `  TOKEN=${facts.userToken}`,
+    'Try the worked example:',
+    workedExampleCurl(),
     '',
     'Register the sample external API served here as a system (answers 201 with its id):',
-    connectCurl(facts.url, '$TOKEN'),
+    connectCurl(facts.url),
     '',
     'Then run the engine on it by id, with the API key:',
-    curlPost(`${facts.url}/api/engine`, facts.apiKey, { mode: 'analyze', systemId: '<id from above>' }),
+    curlPost('/api/engine', '$SBE_KEY', { mode: 'analyze', systemId: '<id from above>' }),
     '',
     'Create an API key of your own with the token:',
-    curlPost(`${facts.url}/api/keys`, '$TOKEN', { name: 'my laptop' }),
+    curlPost('/api/keys', '$SBE_TOKEN', { name: 'my laptop' }),
     '',
-    'Manage keys against this server (operators):',
-    `  ${keysTarget}npm run keys -- list`,
+    'The local tools find this server by themselves (its ports and DATA_DIR included):',
+    '  npm run token -- --user alice     # a token for another user',
+    '  npm run keys -- list              # the API keys, as an operator sees them',
     '',
     'Ctrl-C stops the server.',
     '',
@@ -458,7 +471,7 @@ PORT=3100 DATA_DIR=./data npm start:
   });
   let server: LocalServer;
   try {
-    server = await startLocalServer();
+    server = await startLocalServer({ writePointer: true });
   } catch (error) {
     process.stderr.write(`local server: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);

@@ -228,12 +228,36 @@ describe('errors and help', () => {
 });
 
 describe('resolveKeysTarget', () => {
-  it('defaults to the local server on 127.0.0.1:8000, table sbe-local', () => {
-    expect(resolveKeysTarget({})).toMatchObject({
-      endpoint: 'http://127.0.0.1:8000',
+  // Nothing set: the DynamoDB of the running npm start, wherever it put it (a fallback port, another table).
+  it('defaults to the running local server, found by its pointer', () => {
+    const server = {
+      url: 'http://127.0.0.1:3100',
+      dynamoEndpoint: 'http://127.0.0.1:8042',
+      tableName: 'sbe-local',
+      issuerFile: '/tmp/x/local-issuer.json',
+      pid: 1,
+    };
+    expect(resolveKeysTarget({}, () => server)).toEqual({
+      endpoint: 'http://127.0.0.1:8042',
+      tableName: 'sbe-local',
+      description:
+        'the local server at http://127.0.0.1:3100: DynamoDB at http://127.0.0.1:8042, table "sbe-local"',
+    });
+    expect(() =>
+      resolveKeysTarget({}, () => {
+        throw new Error('no local server is running');
+      }),
+    ).toThrow('no local server is running');
+  });
+
+  it('takes DYNAMO_PORT, when set, over the pointer', () => {
+    const notAsked = () => {
+      throw new Error('not asked');
+    };
+    expect(resolveKeysTarget({ DYNAMO_PORT: '8123' }, notAsked)).toMatchObject({
+      endpoint: 'http://127.0.0.1:8123',
       tableName: 'sbe-local',
     });
-    expect(resolveKeysTarget({ DYNAMO_PORT: '8123' }).endpoint).toBe('http://127.0.0.1:8123');
   });
 
   it('uses AWS (no endpoint) when TABLE_NAME is set without DYNAMODB_ENDPOINT', () => {

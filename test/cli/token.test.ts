@@ -8,13 +8,18 @@ import { createUserTokenVerifier, loadOrCreateLocalIssuer } from '../../lib/toke
 const dataDir = mkdtempSync(join(tmpdir(), 'sbe-token-cli-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-function run(argv: string[], env: Record<string, string> = { DATA_DIR: dataDir }) {
+function run(
+  argv: string[],
+  env: Record<string, string> = { DATA_DIR: dataDir },
+  findServer?: () => { issuerFile: string },
+) {
   let stdout = '';
   let stderr = '';
   const code = runTokenCli(argv, {
     stdout: { write: (chunk: string) => (stdout += chunk) },
     stderr: { write: (chunk: string) => (stderr += chunk) },
     env,
+    ...(findServer === undefined ? {} : { findServer }),
   });
   return { code, stdout, stderr };
 }
@@ -45,4 +50,31 @@ describe('npm run token', () => {
       expect(stderr).toMatch(/^error: .*Run "npm run token -- --help" for usage\.\n$/);
     },
   );
+
+  // No PORT or DATA_DIR: the issuer of the running server, found by its pointer, whatever port
+  // and data folder it got. Before, the CLI looked for a server on port 3000 and found none.
+  it('signs with the running server when no setting names one', async () => {
+    const issuerFile = join(dataDir, 'elsewhere', 'local-issuer.json');
+    loadOrCreateLocalIssuer(issuerFile);
+    const { code, stdout } = run(['--user', 'erin'], {}, () => ({ issuerFile }));
+    expect(code).toBe(0);
+    const verify = createUserTokenVerifier({ kind: 'local', issuerFile });
+    await expect(verify(stdout.trimEnd().split('\n').at(-1)!)).resolves.toEqual({ sub: 'erin' });
+    // A setting still wins over the pointer.
+    const byDataDir = run(['--user', 'erin'], { DATA_DIR: dataDir }, () => {
+      throw new Error('not asked');
+    });
+    expect(byDataDir.code).toBe(0);
+  });
+
+  it('says to start a server when none is running, on stderr with a non-zero exit', () => {
+    const { code, stdout, stderr } = run(['--user', 'erin'], {}, () => {
+      throw new Error('no local server is running (nothing at /tmp/x): start one with "npm start"');
+    });
+    expect(code).toBe(1);
+    expect(stdout).toBe('');
+    expect(stderr).toBe(
+      'error: no local server is running (nothing at /tmp/x): start one with "npm start"\n',
+    );
+  });
 });

@@ -3,10 +3,11 @@
  * own. Here the "external" DynamoDB is a dynalite this test starts itself, and the server is the
  * real `npm start` command line (tsx local/server.ts) in a child process, read from its banner.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -20,6 +21,8 @@ import { TABLE_KEYS } from '../../lib/storage/table';
 import { type EmbeddedDynamo, startEmbeddedDynamo } from '../../local/dynamo';
 import { WORKED } from '../http/events';
 
+const run = promisify(execFile);
+
 interface Started {
   child: ChildProcess;
   output: string;
@@ -28,6 +31,9 @@ interface Started {
 }
 
 /** Runs `npm start`'s command with `env` added; resolves once the banner is out, or rejects with the output. */
+/** A temp directory of this test's own: npm start writes its pointer there, not over a developer's. */
+const TEMP = mkdtempSync(join(tmpdir(), 'sbe-external-tmp-'));
+
 function startServer(env: Record<string, string>): Promise<Started> {
   const issuerDir = mkdtempSync(join(tmpdir(), 'sbe-external-'));
   const child = spawn(
@@ -35,7 +41,7 @@ function startServer(env: Record<string, string>): Promise<Started> {
     [join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'), 'local/server.ts'],
     {
       cwd: PROJECT_ROOT,
-      env: { ...process.env, PORT: '0', DATA_DIR: issuerDir, LOG_LEVEL: 'SILENT', ...env },
+      env: { ...process.env, TMPDIR: TEMP, PORT: '0', DATA_DIR: issuerDir, LOG_LEVEL: 'SILENT', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -79,6 +85,7 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
     await stop(server);
     client.destroy();
     await external.close();
+    rmSync(TEMP, { recursive: true, force: true });
   });
 
   // The table is created where the variable points, with the stack's key schema; the seeded key
@@ -88,9 +95,12 @@ describe('npm start with DYNAMODB_ENDPOINT', () => {
     expect(server.output).toContain(
       `DynamoDB  ${external.endpoint}, table sbe-external, external (DYNAMODB_ENDPOINT); the embedded DynamoDB is not started`,
     );
-    expect(server.output).toContain(
-      `DYNAMODB_ENDPOINT=${external.endpoint} TABLE_NAME=sbe-external npm run keys`,
-    );
+    // The keys CLI finds that DynamoDB and table by itself, through the server's pointer.
+    const listed = await run('npm', ['run', '-s', 'keys', '--', 'list', '--json'], {
+      cwd: PROJECT_ROOT,
+      env: { ...process.env, TMPDIR: TEMP },
+    });
+    expect(JSON.parse(listed.stdout)).toMatchObject([{ owner: 'local-dev', status: 'active' }]);
 
     const { Table } = await client.send(new DescribeTableCommand({ TableName: 'sbe-external' }));
     expect(Table?.KeySchema).toEqual([

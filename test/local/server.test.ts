@@ -88,12 +88,14 @@ describe('startLocalServer', () => {
     try {
       expect(output).toContain(`URL       ${server.url}`);
       expect(output).toContain(`API key   ${DEV_KEY}  (from DEV_API_KEY)`);
-      expect(output).toContain(workedExampleCurl(server.url, DEV_KEY));
-      expect(output).toContain(`DYNAMODB_ENDPOINT=${server.dynamoEndpoint} npm run keys -- list`);
-      // The user token once, as a shell variable the commands after it use.
+      // The URL, key and token once each as the shell variables the README's commands use too.
+      expect(output).toContain(`  export SBE_URL=${server.url}\n`);
+      expect(output).toContain(`  export SBE_KEY=${DEV_KEY}\n`);
+      expect(output).toContain(`  export SBE_TOKEN=${server.userToken}\n`);
       expect(output.split(server.userToken)).toHaveLength(2);
-      expect(output).toContain(`  TOKEN=${server.userToken}\n`);
-      expect(output).toContain(`-H "Authorization: Bearer $TOKEN"`);
+      expect(output).toContain(workedExampleCurl());
+      expect(output).toContain(`-H "Authorization: Bearer $SBE_TOKEN"`);
+      expect(output).toContain('npm run keys -- list');
     } finally {
       await server.close();
     }
@@ -122,8 +124,9 @@ describe('startLocalServer', () => {
 
 describe('workedExampleCurl', () => {
   it('posts the worked example in mode analyze with the key', () => {
-    const curl = workedExampleCurl('http://127.0.0.1:3000', 'sbe_k');
-    expect(curl).toContain("-H 'Authorization: Bearer sbe_k'");
+    const curl = workedExampleCurl();
+    expect(curl).toContain('curl -sS "$SBE_URL/api/engine"');
+    expect(curl).toContain('-H "Authorization: Bearer $SBE_KEY"');
     const body = /-d '(.*)'$/.exec(curl)?.[1];
     expect(JSON.parse(body ?? '')).toEqual({ mode: 'analyze', ...WORKED });
   });
