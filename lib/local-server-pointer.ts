@@ -19,7 +19,7 @@ export interface LocalServerPointer {
 }
 
 /** `<temp>/sbe-local/server.json`; the temp directory follows `TMPDIR` as Node's `os.tmpdir()` does. */
-export function localServerPointerFile(): string {
+function localServerPointerFile(): string {
   return join(tmpdir(), 'sbe-local', 'server.json');
 }
 
