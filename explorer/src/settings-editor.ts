@@ -93,7 +93,7 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     const settings: Settings = {};
     const fallback = fieldValue(defaultCapacity);
     if (fallback !== undefined) settings.defaultCapacity = fallback;
-    const nodes: Record<string, NodeSettings> = {};
+    const nodes: [string, NodeSettings][] = [];
     for (const row of rows.querySelectorAll('tr')) {
       const id = input(row, 'node').value.trim();
       if (id === '') continue;
@@ -102,9 +102,10 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       const arrival = fieldValue(input(row, 'arrival'));
       if (capacity !== undefined) entry.capacity = capacity;
       if (arrival !== undefined) entry.arrival = arrival;
-      nodes[id] = entry;
+      nodes.push([id, entry]);
     }
-    if (Object.keys(nodes).length > 0) settings.nodes = nodes;
+    // Object.fromEntries defines each id as data: a node named `__proto__` keeps its entry.
+    if (nodes.length > 0) settings.nodes = Object.fromEntries(nodes);
     return settings;
   }
 
