@@ -61,3 +61,19 @@ describe('npm run <script> -- --help', () => {
     expect(stderr).not.toMatch(/\n\s+at /);
   });
 });
+
+// Scripts that are a tool's command line pass --help to the tool, which prints its own usage.
+// (test, typecheck and knip run several tools in turn; --help reaches the last.)
+describe('npm run <tool script> -- --help', () => {
+  it.each([
+    ['lint', 'Checks the specified files'],
+    ['format', 'Checks the specified files'],
+    ['openapi:lint', 'redocly lint'],
+    ['synth', 'cdk synth'],
+    ['test:unit', 'vitest'],
+  ])('%s prints the tool’s usage and exits 0', async (script, usage) => {
+    const { code, stdout, stderr } = await npmRun(script, '--help');
+    expect(code, stderr).toBe(0);
+    expect(stdout + stderr).toContain(usage);
+  });
+});
