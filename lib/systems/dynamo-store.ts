@@ -448,9 +448,12 @@ export class DynamoSystemStore implements SystemStore {
     if (!isSystemId(id)) return undefined;
     const { revision } = options;
     // Only the settings' attributes: the structure is the refresh's, so neither undoes the other.
-    const written = settings === undefined ? {} : { settings: settingsAttribute(settings) };
-    const update = updateExpression(written, settings === undefined ? ['settings'] : []);
-    const conditionValues = revision === undefined || revision === 0 ? {} : { ':revision': revision };
+    const text = settings === undefined ? undefined : settingsAttribute(settings);
+    const update = updateExpression(
+      text === undefined ? {} : { settings: text },
+      text === undefined ? ['settings'] : [],
+    );
+    const condition = settingsCondition(revision);
     try {
       const { Attributes } = await this.#doc.send(
         new UpdateCommand({
@@ -462,14 +465,8 @@ export class DynamoSystemStore implements SystemStore {
             ...update.ExpressionAttributeNames,
             '#settingsRevision': 'settingsRevision',
           },
-          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':one': 1, ...conditionValues },
-          // Not deleted meanwhile (an update would create the item); with If-Match, the settings read.
-          ConditionExpression:
-            revision === undefined
-              ? 'attribute_exists(pk)'
-              : revision === 0
-                ? 'attribute_exists(pk) AND attribute_not_exists(#settingsRevision)'
-                : 'attribute_exists(pk) AND #settingsRevision = :revision',
+          ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':one': 1, ...condition.values },
+          ConditionExpression: condition.expression,
           ReturnValues: 'ALL_NEW',
         }),
       );
@@ -477,20 +474,16 @@ export class DynamoSystemStore implements SystemStore {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const current = await this.#readHead(owner, id);
-      if (current === undefined) return undefined;
-      // A lost answer to an applied write: the head holds these settings, one revision on.
-      if (
-        revision !== undefined &&
-        failedOnRetry(error) &&
-        current.settingsRevision === revision + 1 &&
-        holdsWrite(current, written) &&
-        (settings !== undefined || current.settings === undefined)
-      ) {
+      // Stryker disable next-line ConditionalExpression: without a revision the only condition is that the head exists, so when it failed the head is gone
+      if (current === undefined || revision === undefined) return undefined;
+      // A lost answer to an applied write: the head holds these settings (none, for a clear), one
+      // revision on. A rival PATCH of the same settings is not taken for it: that one failed on
+      // its first attempt, and the revision would have moved on from a first attempt that landed.
+      if (failedOnRetry(error) && current.settingsRevision === revision + 1 && current.settings === text) {
         return recordFromHeadItem(current);
       }
-      // Without a revision the condition fails only on a deleted head, found above.
       throw new SettingsChangedError(
-        `system ${id}: its settings changed since revision ${revision}; nothing was written`,
+        `system ${id}: its settings are no longer revision ${revision}; nothing was written`,
       );
     }
   }
@@ -509,9 +502,9 @@ export class DynamoSystemStore implements SystemStore {
   }
 
   /**
-   * Writes `chunks` under `version`'s keys, each a put that never replaces an item. When a key is
-   * taken (`SystemIdTakenError`), the chunks this call did write sit among another writer's, so
-   * they are removed before the error is thrown.
+   * Writes `chunks` under `version`'s keys, each a put that never replaces an item. When any put
+   * fails (a key taken, `SystemIdTakenError`, or the table), the chunks this call did write are
+   * removed before the error is thrown.
    */
   async #putChunks(
     id: string,
@@ -528,7 +521,9 @@ export class DynamoSystemStore implements SystemStore {
         written.push(key);
       });
     } catch (error) {
-      if (error instanceof SystemIdTakenError) await this.#deleteKeys(written, id).catch(() => undefined);
+      // What this call wrote is its own, whatever failed: a taken key's chunks sit among another
+      // writer's, and a failed write leaves nothing to read them. Best effort; the sweep has the rest.
+      await this.#deleteKeys(written, id).catch(() => undefined);
       throw error;
     }
   }
@@ -683,6 +678,24 @@ function updateExpression(set: Record<string, unknown>, remove: readonly string[
   };
 }
 
+/**
+ * The condition of a settings write: the head still exists (an update would create it), and with
+ * a revision (If-Match), the settings are still that revision (absent: 0).
+ */
+function settingsCondition(revision: number | undefined): {
+  expression: string;
+  values: Record<string, number>;
+} {
+  if (revision === undefined) return { expression: 'attribute_exists(pk)', values: {} };
+  if (revision === 0) {
+    return { expression: 'attribute_exists(pk) AND attribute_not_exists(#settingsRevision)', values: {} };
+  }
+  return {
+    expression: 'attribute_exists(pk) AND #settingsRevision = :revision',
+    values: { ':revision': revision },
+  };
+}
+
 /** Whether `stored` still has any of the attributes an update removed. */
 function holdsRemoved(stored: Record<string, unknown> | undefined, removed: readonly string[]): boolean {
   return removed.some((name) => stored?.[name] !== undefined);
@@ -691,6 +704,7 @@ function holdsRemoved(stored: Record<string, unknown> | undefined, removed: read
 /** The head's attributes for `record`: the settings as their JSON text (`settingsAttribute`). */
 function headAttributes(record: SystemRecord): Record<string, unknown> {
   const { settings, ...rest } = record;
+  // Stryker disable next-line ConditionalExpression: settingsAttribute(undefined) is undefined, which the document client leaves out (removeUndefinedValues)
   return settings === undefined ? rest : { ...rest, settings: settingsAttribute(settings) };
 }
 

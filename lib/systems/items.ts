@@ -155,6 +155,7 @@ function settingsOfHead(item: Record<string, unknown>, where: string): { setting
   if (isPlainObject(stored)) return { settings: stored as SystemSettings };
   let settings: unknown;
   try {
+    // Stryker disable next-line ConditionalExpression: JSON.parse of anything but a string (its text) gives no plain object here, refused below as well
     settings = typeof stored === 'string' ? JSON.parse(stored) : undefined;
   } catch {
     // Reported below, as any settings that are not an object.

@@ -723,6 +723,35 @@ describe('settings', () => {
     expect(await partition('OWNER#alice')).toEqual([]);
   });
 
+  // The head write is applied but every answer is lost (a 500 each time, the retries never
+  // reaching DynamoDB): the create reads the head, finds its own, and has succeeded.
+  it('answers a create whose head landed though every attempt failed', async () => {
+    const proxied = await throughFaultProxy(table);
+    try {
+      proxied.proxy.reset((call, attempt) =>
+        call.operation === 'PutItem' && String(call.body.Item.sk.S).startsWith('SYSTEM#')
+          ? { kind: attempt === 1 ? 'appliedThenError' : 'error', error: 'InternalServerError' }
+          : undefined,
+      );
+      const record = await storeWith({ chunkBytes: 64, doc: proxied.doc }).create(newSystem(), T0);
+      expect((await storeWith().get('alice', record.id))?.structure).toEqual(WORKED_EXAMPLE);
+      expect((await chunkKeys(record.id)).length).toBeGreaterThan(1);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  // Another PATCH wrote the very same settings first: this one's If-Match is stale all the same.
+  it('refuses a stale revision even when the settings are the same', async () => {
+    const store = storeWith();
+    const record = await store.create(newSystem(), T0);
+    await store.updateSettings('alice', record.id, { defaultCapacity: 2 });
+    await expect(
+      store.updateSettings('alice', record.id, { defaultCapacity: 2 }, { revision: 0 }),
+    ).rejects.toThrow(`system ${record.id}: its settings are no longer revision 0; nothing was written`);
+    expect((await store.getRecord('alice', record.id))?.settingsRevision).toBe(1);
+  });
+
   // Every double the engine takes inline is stored exactly (DynamoDB numbers stop at 38 digits
   // and 1e-130; the SDK refuses integers past 2^53), and every id stays a key.
   it('stores every double and every node id exactly', async () => {
@@ -1122,6 +1151,70 @@ describe('lost answers that are not ours', () => {
     );
     expect(outcome).toBeInstanceOf(SettingsChangedError);
     expect((await store.getRecord('alice', record.id))?.settings).toEqual({ defaultCapacity: 9 });
+  });
+
+  // A clear on a revision whose first attempt never reached DynamoDB; meanwhile another PATCH
+  // sets settings. The retry fails its condition, the head is one revision on, but it has
+  // settings: this clear did not happen.
+  it('does not take a rival PATCH for its own clear', async () => {
+    const store = storeWith();
+    const record = await store.create(newSystem(), T0);
+    const outcome = await withRivalDuring(
+      settingsUpdate,
+      () => store.updateSettings('alice', record.id, { defaultCapacity: 9 }),
+      (doc) => storeWith({ doc }).updateSettings('alice', record.id, undefined, { revision: 0 }),
+    );
+    expect(outcome).toEqual(
+      new SettingsChangedError(
+        `system ${record.id}: its settings are no longer revision 0; nothing was written`,
+      ),
+    );
+    expect((await store.getRecord('alice', record.id))?.settings).toEqual({ defaultCapacity: 9 });
+  });
+
+  // Written on a revision, the answer lost; before the SDK's last attempt, another PATCH writes
+  // the very same settings. The head holds them, but two revisions on: the rival's write is the
+  // last, and the caller's If-Match no longer holds, so it is told so.
+  it('does not take the same settings two revisions on for its own', async () => {
+    const store = storeWith();
+    const record = await store.create(newSystem(), T0);
+    const settings = { defaultCapacity: 6 };
+    const proxied = await throughFaultProxy(table, { attemptTimeoutMs: 1500 });
+    let rival: Promise<unknown> = Promise.resolve();
+    try {
+      proxied.proxy.reset((call, attempt) => {
+        if (!settingsUpdate(call)) return undefined;
+        if (attempt === 1) return { kind: 'appliedThenError', error: 'InternalServerError' };
+        if (attempt === 2) {
+          rival = store.updateSettings('alice', record.id, settings);
+          return { kind: 'hang' };
+        }
+        return undefined;
+      });
+      const outcome = await storeWith({ doc: proxied.doc })
+        .updateSettings('alice', record.id, settings, { revision: 0 })
+        .catch((error: unknown) => error);
+      expect(outcome).toBeInstanceOf(SettingsChangedError);
+    } finally {
+      await rival;
+      await proxied.close();
+    }
+    expect((await store.getRecord('alice', record.id))?.settingsRevision).toBe(2);
+  });
+
+  // A refresh's head update times out; a rival refresh to the same structure at the same moment
+  // lands with a unit this one removes. The head holds every attribute this refresh set, but also
+  // one it removed: it is the rival's, and this refresh lost.
+  it('does not take a rival refresh that kept an attribute this one removes', async () => {
+    const store = storeWith();
+    const record = await store.create({ ...newSystem(), unit: 'day' }, T0);
+    const outcome = await withRivalDuring(
+      refreshHeadUpdate,
+      () => store.replace('alice', record.id, { structure: WORKED_EXAMPLE, unit: 'hour' }, at(60)),
+      (doc) => storeWith({ doc }).replace('alice', record.id, { structure: WORKED_EXAMPLE }, at(60)),
+    );
+    expect(outcome).toBeInstanceOf(SystemChangedError);
+    expect((await store.getRecord('alice', record.id))?.unit).toBe('hour');
   });
 });
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type SystemRecord, toPublicSystemRecord } from '../../lib/systems';
+import {
+  matchedSettingsRevision,
+  type SystemRecord,
+  settingsETag,
+  toPublicSystemRecord,
+} from '../../lib/systems';
 
 describe('toPublicSystemRecord', () => {
   // What an HTTP answer shows of a system: no owner, no hash, and nothing added to the record
@@ -79,5 +84,32 @@ describe('toPublicSystemRecord', () => {
       'createdAt',
       'version',
     ]);
+  });
+});
+
+describe('settingsETag and matchedSettingsRevision', () => {
+  // The ETag names the settings' revision: 0 before any PATCH.
+  it('tags the settings by their revision', () => {
+    expect(settingsETag({})).toBe('"settings-0"');
+    expect(settingsETag({ settingsRevision: 7 })).toBe('"settings-7"');
+  });
+
+  // If-Match (RFC 9110 §13.1.1): the current tag, in a list or alone, or `*`, matches; a weak or
+  // stale tag does not.
+  it.each<[string, number | undefined, number | undefined]>([
+    ['"settings-3"', 3, 3],
+    ['"settings-1", "settings-3"', 3, 3],
+    ['"settings-1","settings-3"', 3, 3],
+    ['*', 3, 3],
+    ['*', undefined, 0],
+    ['"settings-0"', undefined, 0],
+    ['"settings-2"', 3, undefined],
+    ['W/"settings-3"', 3, undefined],
+    ['settings-3', 3, undefined],
+    ['', 3, undefined],
+  ])('If-Match %s on revision %s gives %s', (ifMatch, current, matched) => {
+    expect(matchedSettingsRevision(ifMatch, current === undefined ? {} : { settingsRevision: current })).toBe(
+      matched,
+    );
   });
 });
