@@ -41,7 +41,7 @@ export function failedOnRetry(error: unknown): boolean {
 export function holdsWrite(
   stored: Record<string, unknown> | undefined,
   written: Record<string, unknown>,
-): boolean {
+): stored is Record<string, unknown> {
   return (
     stored !== undefined && Object.entries(written).every(([name, value]) => sameValue(stored[name], value))
   );

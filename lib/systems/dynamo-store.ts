@@ -422,13 +422,14 @@ export class DynamoSystemStore implements SystemStore {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       // A lost answer to an applied write: the head is this very version, so this refresh won.
       const current = failedOnRetry(error) ? await this.#readHead(owner, id) : undefined;
-      if (!holdsWrite(current, structureAttributes) || holdsRemoved(current, removed)) {
+      const ours = holdsWrite(current, structureAttributes) && !holdsRemoved(current, removed);
+      if (!ours) {
         await hold?.abort();
         // Nobody reads this version's chunks: removing them only saves storage.
         await this.#deleteChunks(id, chunks.length, chunkVersion).catch(() => undefined);
         throw new SystemChangedError(`system ${id} was deleted or refreshed meanwhile; nothing was replaced`);
       }
-      updated = current!;
+      updated = current;
     }
     await hold?.commit({ bytes: Math.min(0, growth) });
     // The head points at the new version: the old chunks are unread from now on. The refresh has
@@ -448,7 +449,7 @@ export class DynamoSystemStore implements SystemStore {
     if (!isSystemId(id)) return undefined;
     const { revision } = options;
     // Only the settings' attributes: the structure is the refresh's, so neither undoes the other.
-    const text = settings === undefined ? undefined : settingsAttribute(settings);
+    const text = settingsAttribute(settings);
     const update = updateExpression(
       text === undefined ? {} : { settings: text },
       text === undefined ? ['settings'] : [],
@@ -697,15 +698,15 @@ function settingsCondition(revision: number | undefined): {
 }
 
 /** Whether `stored` still has any of the attributes an update removed. */
-function holdsRemoved(stored: Record<string, unknown> | undefined, removed: readonly string[]): boolean {
-  return removed.some((name) => stored?.[name] !== undefined);
+function holdsRemoved(stored: Record<string, unknown>, removed: readonly string[]): boolean {
+  return removed.some((name) => stored[name] !== undefined);
 }
 
 /** The head's attributes for `record`: the settings as their JSON text (`settingsAttribute`). */
 function headAttributes(record: SystemRecord): Record<string, unknown> {
   const { settings, ...rest } = record;
-  // Stryker disable next-line ConditionalExpression: settingsAttribute(undefined) is undefined, which the document client leaves out (removeUndefinedValues)
-  return settings === undefined ? rest : { ...rest, settings: settingsAttribute(settings) };
+  const text = settingsAttribute(settings);
+  return text === undefined ? rest : { ...rest, settings: text };
 }
 
 /** A new system's id collided with an existing item: nothing was written. */

@@ -145,7 +145,8 @@ export function recordFromHeadItem(item: Record<string, unknown>): SystemRecord 
  * exactly (a DynamoDB number has 38 digits and no exponent past ±125; the SDK refuses integers
  * past 2^53), and every node id stays a key, `__proto__` included. Heads written before hold a map.
  */
-export function settingsAttribute(settings: SystemSettings): string {
+export function settingsAttribute(settings: SystemSettings | undefined): string | undefined {
+  // JSON.stringify(undefined) is undefined: no settings, no attribute.
   return JSON.stringify(settings);
 }
 

@@ -741,6 +741,23 @@ describe('settings', () => {
     }
   });
 
+  // A chunk write is applied but every answer is lost, so the create does not know it wrote that
+  // chunk: it removes every chunk key of its new id all the same, and nothing is left behind.
+  it('removes a chunk it wrote without knowing, when the create fails', async () => {
+    const proxied = await throughFaultProxy(table);
+    try {
+      proxied.proxy.reset((call, attempt) =>
+        call.operation === 'PutItem' && call.body.Item.sk.S === 'CHUNK#00001'
+          ? { kind: attempt === 1 ? 'appliedThenError' : 'error', error: 'InternalServerError' }
+          : undefined,
+      );
+      await expect(storeWith({ chunkBytes: 64, doc: proxied.doc }).create(newSystem(), T0)).rejects.toThrow();
+      expect(await chunkKeys(fixedIds()(T0.getTime()))).toEqual([]);
+    } finally {
+      await proxied.close();
+    }
+  });
+
   // Another PATCH wrote the very same settings first: this one's If-Match is stale all the same.
   it('refuses a stale revision even when the settings are the same', async () => {
     const store = storeWith();
