@@ -704,9 +704,8 @@ function holdsRemoved(stored: Record<string, unknown>, removed: readonly string[
 
 /** The head's attributes for `record`: the settings as their JSON text (`settingsAttribute`). */
 function headAttributes(record: SystemRecord): Record<string, unknown> {
-  const { settings, ...rest } = record;
-  const text = settingsAttribute(settings);
-  return text === undefined ? rest : { ...rest, settings: text };
+  // No settings: `undefined`, which the document client leaves out (removeUndefinedValues).
+  return { ...record, settings: settingsAttribute(record.settings) };
 }
 
 /** A new system's id collided with an existing item: nothing was written. */
