@@ -1080,6 +1080,35 @@ describe('lost answers that are not ours', () => {
       await proxied.close();
     }
   }
+  /**
+   * The first attempt of the first call `matches` picks is applied with its answer lost; the
+   * second hangs while `meanwhile` changes the system; the SDK's third attempt then meets both.
+   * Resolves to what `run` answered or threw, and the calls the proxy saw.
+   */
+  async function withRivalBeforeLastAttempt(
+    matches: (call: ProxiedCall) => boolean,
+    meanwhile: () => Promise<unknown>,
+    run: (doc: DynamoDBDocumentClient) => Promise<unknown>,
+  ) {
+    const proxied = await throughFaultProxy(table, { attemptTimeoutMs: 1500 });
+    let rival: Promise<unknown> = Promise.resolve();
+    try {
+      proxied.proxy.reset((call, attempt) => {
+        if (!matches(call)) return undefined;
+        if (attempt === 1) return { kind: 'appliedThenError', error: 'InternalServerError' };
+        if (attempt === 2) {
+          rival = meanwhile();
+          return { kind: 'hang' };
+        }
+        return undefined;
+      });
+      const outcome = await run(proxied.doc).catch((error: unknown) => error);
+      return { outcome, calls: proxied.proxy.calls };
+    } finally {
+      await rival;
+      await proxied.close();
+    }
+  }
   const refreshHeadUpdate = (call: ProxiedCall) =>
     call.operation === 'UpdateItem' && String(call.body.ConditionExpression).includes('#version');
   const settingsUpdate = (call: ProxiedCall) =>
@@ -1131,27 +1160,13 @@ describe('lost answers that are not ours', () => {
     const store = storeWith();
     const record = await store.create(newSystem(), T0);
     const settings = { defaultCapacity: 6 };
-    const proxied = await throughFaultProxy(table, { attemptTimeoutMs: 1500 });
-    let rival: Promise<unknown> = Promise.resolve();
-    try {
-      proxied.proxy.reset((call, attempt) => {
-        if (!settingsUpdate(call)) return undefined;
-        if (attempt === 1) return { kind: 'appliedThenError', error: 'InternalServerError' };
-        if (attempt === 2) {
-          rival = store.replace('alice', record.id, { structure: WORKED_EXAMPLE });
-          return { kind: 'hang' };
-        }
-        return undefined;
-      });
-      const updated = await storeWith({ doc: proxied.doc }).updateSettings('alice', record.id, settings, {
-        revision: 0,
-      });
-      expect(updated).toMatchObject({ id: record.id, settings, settingsRevision: 1 });
-      expect(proxied.proxy.calls.find(settingsUpdate)?.attempts).toBe(3);
-    } finally {
-      await rival;
-      await proxied.close();
-    }
+    const { outcome, calls } = await withRivalBeforeLastAttempt(
+      settingsUpdate,
+      () => store.replace('alice', record.id, { structure: WORKED_EXAMPLE }),
+      (doc) => storeWith({ doc }).updateSettings('alice', record.id, settings, { revision: 0 }),
+    );
+    expect(outcome).toMatchObject({ id: record.id, settings, settingsRevision: 1 });
+    expect(calls.find(settingsUpdate)?.attempts).toBe(3);
     expect((await store.get('alice', record.id))?.record).toMatchObject({ version: 2, settings });
   });
 
@@ -1196,26 +1211,12 @@ describe('lost answers that are not ours', () => {
     const store = storeWith();
     const record = await store.create(newSystem(), T0);
     const settings = { defaultCapacity: 6 };
-    const proxied = await throughFaultProxy(table, { attemptTimeoutMs: 1500 });
-    let rival: Promise<unknown> = Promise.resolve();
-    try {
-      proxied.proxy.reset((call, attempt) => {
-        if (!settingsUpdate(call)) return undefined;
-        if (attempt === 1) return { kind: 'appliedThenError', error: 'InternalServerError' };
-        if (attempt === 2) {
-          rival = store.updateSettings('alice', record.id, settings);
-          return { kind: 'hang' };
-        }
-        return undefined;
-      });
-      const outcome = await storeWith({ doc: proxied.doc })
-        .updateSettings('alice', record.id, settings, { revision: 0 })
-        .catch((error: unknown) => error);
-      expect(outcome).toBeInstanceOf(SettingsChangedError);
-    } finally {
-      await rival;
-      await proxied.close();
-    }
+    const { outcome } = await withRivalBeforeLastAttempt(
+      settingsUpdate,
+      () => store.updateSettings('alice', record.id, settings),
+      (doc) => storeWith({ doc }).updateSettings('alice', record.id, settings, { revision: 0 }),
+    );
+    expect(outcome).toBeInstanceOf(SettingsChangedError);
     expect((await store.getRecord('alice', record.id))?.settingsRevision).toBe(2);
   });
 
