@@ -3,7 +3,10 @@ import { displayNamesOf } from './names';
 
 /** What the editor needs of the systems panel: the token's requests, and opening a system. */
 export interface SettingsEditorHost {
-  withToken(path: string, init?: RequestInit): Promise<{ status: number; json: unknown }>;
+  withToken(
+    path: string,
+    init?: RequestInit,
+  ): Promise<{ status: number; json: unknown; etag: string | undefined }>;
   /** Loads the system (its settings applied) into the editor and runs it. */
   openSystem(id: string): Promise<void>;
   errorLine(status: number, json: unknown): string;
@@ -51,6 +54,8 @@ export function createSettingsEditor(host: SettingsEditorHost) {
   const suggestions = $('settings-node-ids');
   const status = $('settings-status');
   let systemId: string | undefined;
+  /** The ETag of the settings the editor shows: a save applies only while they are still those. */
+  let settingsTag: string | undefined;
 
   function addRow(id = '', settings: NodeSettings = {}): HTMLTableRowElement {
     const row = document.createElement('tr');
@@ -138,9 +143,16 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     const id = systemId;
     status.className = '';
     status.textContent = 'Saving…';
-    const { status: code, json } = await host.withToken(`/api/systems/${encodeURIComponent(id)}`, {
+    const {
+      status: code,
+      json,
+      etag,
+    } = await host.withToken(`/api/systems/${encodeURIComponent(id)}`, {
       method: 'PATCH',
-      headers: { 'content-type': 'application/json' },
+      headers: {
+        'content-type': 'application/json',
+        ...(settingsTag === undefined ? {} : { 'if-match': settingsTag }),
+      },
       body: JSON.stringify({ settings: settingsToSend() }),
     });
     if (code !== 200) {
@@ -148,11 +160,12 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       markInvalid(details?.[0]?.path);
       status.className = 'settings-error';
       status.textContent =
-        code === 409
-          ? `${host.errorLine(code, json)} Nothing was saved: open the capacities again and retry.`
+        code === 412
+          ? 'Nothing was saved: these capacities were changed elsewhere since you opened them. Close and open them again to see the new ones, then save.'
           : host.errorLine(code, json);
       return;
     }
+    settingsTag = etag;
     markInvalid(undefined);
     status.textContent = 'Saved. Running the system with them…';
     await host.openSystem(id);
@@ -162,7 +175,8 @@ export function createSettingsEditor(host: SettingsEditorHost) {
   return {
     /** Opens the editor on a system: its current settings, its node ids as suggestions. */
     async open(id: string): Promise<void> {
-      const { status: code, json } = await host.withToken(`/api/systems/${encodeURIComponent(id)}`);
+      const { status: code, json, etag } = await host.withToken(`/api/systems/${encodeURIComponent(id)}`);
+      settingsTag = etag;
       editor.hidden = false;
       status.className = '';
       if (code !== 200) {

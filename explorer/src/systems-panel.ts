@@ -57,7 +57,10 @@ export function createSystemsPanel(host: SystemsPanelHost): void {
     sessionStorage.setItem(TOKEN_STORAGE, userTokenInput.value.trim()),
   );
 
-  async function withToken(path: string, init: RequestInit = {}): Promise<{ status: number; json: unknown }> {
+  async function withToken(
+    path: string,
+    init: RequestInit = {},
+  ): Promise<{ status: number; json: unknown; etag: string | undefined }> {
     const response = await fetch(path, {
       ...init,
       headers: { ...init.headers, authorization: `Bearer ${userTokenInput.value.trim()}` },
@@ -69,7 +72,7 @@ export function createSystemsPanel(host: SystemsPanelHost): void {
     } catch {
       json = undefined;
     }
-    return { status: response.status, json };
+    return { status: response.status, json, etag: response.headers.get('etag') ?? undefined };
   }
 
   $('list-systems').addEventListener('click', async () => {

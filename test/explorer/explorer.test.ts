@@ -399,6 +399,37 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
       .click();
     await expect.poll(() => page.inputValue('#default-capacity')).toBe('100');
     expect(await page.locator('#settings-nodes tr').count()).toBe(2);
+
+    // Someone else saves other capacities meanwhile (another tab, a script): this save would undo
+    // theirs, so the page sends the ETag it read (If-Match), and the server refuses it: 412,
+    // nothing written, and the page says to open them again.
+    const elsewhere = await post(
+      server.url,
+      server.userToken,
+      { settings: { defaultCapacity: 55 } },
+      { path: `/api/systems/${id}`, method: 'PATCH' },
+    );
+    expect(elsewhere.status).toBe(200);
+    await page.fill('#default-capacity', '300');
+    await page.click('#save-settings');
+    await expect
+      .poll(() => page.textContent('#settings-status'))
+      .toMatch(/^Nothing was saved: these capacities were changed elsewhere/);
+    const kept = await post(server.url, server.userToken, undefined, {
+      path: `/api/systems/${id}`,
+      method: 'GET',
+    });
+    expect(kept.json.settings).toEqual({ defaultCapacity: 55 });
+    // Opened again, the editor shows theirs, and saves on top of them.
+    await page.click('#close-settings');
+    await page
+      .locator('#systems li', { hasText: 'xray graph' })
+      .getByRole('button', { name: 'Capacities of xray graph' })
+      .click();
+    await expect.poll(() => page.inputValue('#default-capacity')).toBe('55');
+    await page.fill('#default-capacity', '300');
+    await page.click('#save-settings');
+    await expect.poll(() => page.textContent('#settings-status')).toMatch(/^Saved/);
   });
 
   /** The SVG view's viewBox as numbers. */
