@@ -325,6 +325,14 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     expect(edges).toContain('Nissan → Infiniti (has_luxury_division): flow 0');
   });
 
+  /** Clicks a listed system's Capacities button. */
+  async function openCapacities(name: string): Promise<void> {
+    await page
+      .locator('#systems li', { hasText: name })
+      .getByRole('button', { name: `Capacities of ${name}` })
+      .click();
+  }
+
   // X-Ray's service graph has traffic but no capacity: the editor sets them with PATCH
   // /api/systems/{id}, shows the server's message naming the field on a 400, and runs the
   // system with them: the same bytes as { mode, systemId } on the server, headroom now known.
@@ -334,10 +342,7 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
       'xray/grafana-xray-datasource-test-service-map-services.json',
     );
     await listSystems();
-    await page
-      .locator('#systems li', { hasText: 'xray graph' })
-      .getByRole('button', { name: 'Capacities of xray graph' })
-      .click();
+    await openCapacities('xray graph');
     await page.waitForSelector('#settings-editor:not([hidden])');
     expect(await page.textContent('#settings-heading')).toBe('Capacities of "xray graph"');
 
@@ -393,10 +398,7 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
 
     // Opening the editor again shows what is stored.
     await page.click('#close-settings');
-    await page
-      .locator('#systems li', { hasText: 'xray graph' })
-      .getByRole('button', { name: 'Capacities of xray graph' })
-      .click();
+    await openCapacities('xray graph');
     await expect.poll(() => page.inputValue('#default-capacity')).toBe('100');
     expect(await page.locator('#settings-nodes tr').count()).toBe(2);
 
@@ -422,10 +424,7 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     expect(kept.json.settings).toEqual({ defaultCapacity: 55 });
     // Opened again, the editor shows theirs, and saves on top of them.
     await page.click('#close-settings');
-    await page
-      .locator('#systems li', { hasText: 'xray graph' })
-      .getByRole('button', { name: 'Capacities of xray graph' })
-      .click();
+    await openCapacities('xray graph');
     await expect.poll(() => page.inputValue('#default-capacity')).toBe('55');
     await page.fill('#default-capacity', '300');
     await page.click('#save-settings');

@@ -1058,49 +1058,25 @@ describe('through DynamoDB faults', () => {
 
 describe('lost answers that are not ours', () => {
   /**
-   * The first attempt of the first call `matches` picks hangs (its answer never comes); while it
-   * does, `meanwhile` changes the system; the SDK's retry then meets that change.
+   * Attempt `rivalAt` of the first call `matches` picks hangs (its answer never comes); while it
+   * does, `meanwhile` changes the system; the attempts before it are applied with their answers
+   * lost. The SDK's next attempt then meets all of that. Resolves to what `run` answered or
+   * threw, and the calls the proxy saw.
    */
-  async function withRivalDuring(
+  async function withRival(
     matches: (call: ProxiedCall) => boolean,
     meanwhile: () => Promise<unknown>,
     run: (doc: DynamoDBDocumentClient) => Promise<unknown>,
+    rivalAt = 1,
   ) {
     const proxied = await throughFaultProxy(table, { attemptTimeoutMs: 1500 });
     let rival: Promise<unknown> = Promise.resolve();
     try {
       proxied.proxy.reset((call, attempt) => {
-        if (attempt !== 1 || !matches(call)) return undefined;
+        if (!matches(call) || attempt > rivalAt) return undefined;
+        if (attempt < rivalAt) return { kind: 'appliedThenError', error: 'InternalServerError' };
         rival = meanwhile();
         return { kind: 'hang' };
-      });
-      return await run(proxied.doc).catch((error: unknown) => error);
-    } finally {
-      await rival;
-      await proxied.close();
-    }
-  }
-  /**
-   * The first attempt of the first call `matches` picks is applied with its answer lost; the
-   * second hangs while `meanwhile` changes the system; the SDK's third attempt then meets both.
-   * Resolves to what `run` answered or threw, and the calls the proxy saw.
-   */
-  async function withRivalBeforeLastAttempt(
-    matches: (call: ProxiedCall) => boolean,
-    meanwhile: () => Promise<unknown>,
-    run: (doc: DynamoDBDocumentClient) => Promise<unknown>,
-  ) {
-    const proxied = await throughFaultProxy(table, { attemptTimeoutMs: 1500 });
-    let rival: Promise<unknown> = Promise.resolve();
-    try {
-      proxied.proxy.reset((call, attempt) => {
-        if (!matches(call)) return undefined;
-        if (attempt === 1) return { kind: 'appliedThenError', error: 'InternalServerError' };
-        if (attempt === 2) {
-          rival = meanwhile();
-          return { kind: 'hang' };
-        }
-        return undefined;
       });
       const outcome = await run(proxied.doc).catch((error: unknown) => error);
       return { outcome, calls: proxied.proxy.calls };
@@ -1120,7 +1096,7 @@ describe('lost answers that are not ours', () => {
     const store = storeWith({ chunkBytes: 64 });
     const record = await store.create(newSystem(), T0);
     const rivalStructure = generatedStructure(12, 14, 3);
-    const outcome = await withRivalDuring(
+    const { outcome } = await withRival(
       refreshHeadUpdate,
       () => store.replace('alice', record.id, { structure: rivalStructure }),
       (doc) =>
@@ -1140,7 +1116,7 @@ describe('lost answers that are not ours', () => {
     const store = storeWith();
     const record = await store.create({ ...newSystem(), settings: { defaultCapacity: 5 } }, T0);
     const refreshed = generatedStructure(6, 7, 5);
-    const outcome = await withRivalDuring(
+    const { outcome } = await withRival(
       settingsUpdate,
       () => store.replace('alice', record.id, { structure: refreshed }),
       (doc) => storeWith({ doc }).updateSettings('alice', record.id, undefined),
@@ -1160,10 +1136,11 @@ describe('lost answers that are not ours', () => {
     const store = storeWith();
     const record = await store.create(newSystem(), T0);
     const settings = { defaultCapacity: 6 };
-    const { outcome, calls } = await withRivalBeforeLastAttempt(
+    const { outcome, calls } = await withRival(
       settingsUpdate,
       () => store.replace('alice', record.id, { structure: WORKED_EXAMPLE }),
       (doc) => storeWith({ doc }).updateSettings('alice', record.id, settings, { revision: 0 }),
+      2,
     );
     expect(outcome).toMatchObject({ id: record.id, settings, settingsRevision: 1 });
     expect(calls.find(settingsUpdate)?.attempts).toBe(3);
@@ -1176,7 +1153,7 @@ describe('lost answers that are not ours', () => {
   it('does not take a rival PATCH for its own', async () => {
     const store = storeWith();
     const record = await store.create(newSystem(), T0);
-    const outcome = await withRivalDuring(
+    const { outcome } = await withRival(
       settingsUpdate,
       () => store.updateSettings('alice', record.id, { defaultCapacity: 9 }),
       (doc) => storeWith({ doc }).updateSettings('alice', record.id, { defaultCapacity: 4 }, { revision: 0 }),
@@ -1191,7 +1168,7 @@ describe('lost answers that are not ours', () => {
   it('does not take a rival PATCH for its own clear', async () => {
     const store = storeWith();
     const record = await store.create(newSystem(), T0);
-    const outcome = await withRivalDuring(
+    const { outcome } = await withRival(
       settingsUpdate,
       () => store.updateSettings('alice', record.id, { defaultCapacity: 9 }),
       (doc) => storeWith({ doc }).updateSettings('alice', record.id, undefined, { revision: 0 }),
@@ -1211,10 +1188,11 @@ describe('lost answers that are not ours', () => {
     const store = storeWith();
     const record = await store.create(newSystem(), T0);
     const settings = { defaultCapacity: 6 };
-    const { outcome } = await withRivalBeforeLastAttempt(
+    const { outcome } = await withRival(
       settingsUpdate,
       () => store.updateSettings('alice', record.id, settings),
       (doc) => storeWith({ doc }).updateSettings('alice', record.id, settings, { revision: 0 }),
+      2,
     );
     expect(outcome).toBeInstanceOf(SettingsChangedError);
     expect((await store.getRecord('alice', record.id))?.settingsRevision).toBe(2);
@@ -1226,7 +1204,7 @@ describe('lost answers that are not ours', () => {
   it('does not take a rival refresh that kept an attribute this one removes', async () => {
     const store = storeWith();
     const record = await store.create({ ...newSystem(), unit: 'day' }, T0);
-    const outcome = await withRivalDuring(
+    const { outcome } = await withRival(
       refreshHeadUpdate,
       () => store.replace('alice', record.id, { structure: WORKED_EXAMPLE, unit: 'hour' }, at(60)),
       (doc) => storeWith({ doc }).replace('alice', record.id, { structure: WORKED_EXAMPLE }, at(60)),
