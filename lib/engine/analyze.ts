@@ -5,13 +5,16 @@ import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
 import { scratch } from './scratch';
 import { sortIds } from './sort-ids';
+import { readSteadyState } from './steady-reading';
 import { solveSteadyState } from './steady-state';
 import { createStepBuffers, stepFrom } from './step';
 import type { EngineEvent, EngineResult, Structure } from './types';
 
 /**
  * Describes the structure as given (tick 0): the flows, pressures and blockages of the step
- * that would follow, where the primary blockage's value comes from, and every cycle.
+ * that would follow, where the primary blockage's value comes from, and every cycle; for an
+ * open structure, the steady state, which leads (it decides the primary blockage when it
+ * overloads anything).
  * Extra fields of nodes and dependencies are carried through.
  */
 export function analyze(structure: Structure | CompiledStructure): EngineResult {
@@ -28,13 +31,20 @@ export function describeInputState<T>(compiled: CompiledStructure, describe: Sta
     scratch.float64(nodeCount),
   );
   const measured = new PressureBuffers(nodeCount, scratch);
-  const primary = measurePressure(compiled, state, measured);
-  const steady = compiled.open ? solveSteadyState(compiled) : undefined;
+  let primary = measurePressure(compiled, state, measured);
+  const steady = compiled.open ? readSteadyState(compiled, solveSteadyState(compiled)) : undefined;
   const leadingEvents: EngineEvent[] = cycleEvents(compiled, 0);
-  if (steady !== undefined && steady.unbounded.length > 0) {
-    const nodes = steady.unbounded.map((v) => compiled.ids[v]!);
-    sortIds(nodes);
-    leadingEvents.push({ tick: 0, type: 'unbounded', nodes });
+  if (steady !== undefined) {
+    const { unbounded } = steady.steady;
+    if (unbounded.length > 0) {
+      const nodes = unbounded.map((v) => compiled.ids[v]!);
+      sortIds(nodes);
+      leadingEvents.push({ tick: 0, type: 'unbounded', nodes });
+    }
+    leadingEvents.push(...steady.events);
+    // The steady state leads: what it overloads is blocked, and its worst problem is the primary blockage.
+    for (let v = 0; v < nodeCount; v++) if (steady.saturated[v] === 1) measured.blocked[v] = 1;
+    if (steady.primary >= 0) primary = steady.primary;
   }
   return describe({
     structure: compiled,

@@ -7,11 +7,10 @@
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
 import { roleOf, type StateSummary, type StateToDescribe } from './describe';
-import { boundedRatio } from './steady-state';
 import type { Headroom, Origin, Role } from './types';
 
-/** How many pressure and utilization increases `changes` lists, largest first. */
-const TOP_INCREASES = 20;
+/** How many pressure increases, and utilization and throughput changes, `changes` lists, largest first. */
+const TOP_CHANGES = 20;
 
 /** What a comparison keeps of one described state once its buffers move on. */
 export interface StateDigest {
@@ -19,33 +18,46 @@ export interface StateDigest {
   tick: number;
   pressure: Float64Array;
   blocked: Uint8Array;
-  /** `analyze` of an open structure: per node, its utilization, NaN where it has none. */
-  utilization: Float64Array | undefined;
+  /** `analyze` of an open structure: what the steady state said. */
+  steady: SteadyDigest | undefined;
   summary: StateSummary;
+}
+
+interface SteadyDigest {
+  /** Per node, its utilization, NaN where it has none. */
+  utilization: Float64Array;
+  /** Per node, its throughput, Infinity where unbounded. */
+  throughput: Float64Array;
+  /** Per node, 1 where it is saturated (over capacity, or down and losing traffic). */
+  saturated: Uint8Array;
+  lost: number;
 }
 
 /** Copies what `compareStates` reads from a state while the state is being written. */
 export function digestState(described: StateToDescribe, summary: StateSummary): StateDigest {
   const { structure, measured, options } = described;
   const { steady } = options;
-  let utilization: Float64Array | undefined;
+  let digest: SteadyDigest | undefined;
   if (steady !== undefined) {
-    utilization = new Float64Array(structure.nodeCount).fill(Number.NaN);
-    const { capacity } = structure;
+    // Saturated, not unbounded: an unbounded node has its own event.
+    const saturated = new Uint8Array(structure.nodeCount);
+    const { throughput } = steady.steady;
     for (let v = 0; v < structure.nodeCount; v++) {
-      const x = steady.throughput[v]!;
-      const cap = capacity[v]!;
-      if (x !== Number.POSITIVE_INFINITY && cap !== Number.POSITIVE_INFINITY && structure.hasWayOut(v)) {
-        utilization[v] = boundedRatio(x, cap);
-      }
+      if (steady.saturated[v] === 1 && throughput[v] !== Number.POSITIVE_INFINITY) saturated[v] = 1;
     }
+    digest = {
+      utilization: new Float64Array(steady.utilization),
+      throughput: new Float64Array(steady.steady.throughput),
+      saturated,
+      lost: steady.steady.totalLost,
+    };
   }
   return {
     structure,
     tick: options.tick,
     pressure: new Float64Array(measured.pressure),
     blocked: new Uint8Array(measured.blocked),
-    utilization,
+    steady: digest,
     summary,
   };
 }
@@ -63,10 +75,18 @@ export interface NodeChangeEntry {
 
 export interface Increase {
   id: string;
+  before: number;
+  after: number;
+  increase: number;
+}
+
+export interface Change {
+  id: string;
   /** `null` where the node has no such number (a utilization without a capacity). */
   before: number | null;
   after: number | null;
-  increase: number;
+  /** `after − before`, a missing number counting as 0: negative for a decrease. */
+  change: number;
 }
 
 export interface BeforeAfter<T> {
@@ -82,8 +102,14 @@ export interface Changes {
   nodes: NodeChangeEntry[];
   /** The largest pressure increases, largest first (ties: smallest id). */
   pressure: Increase[];
-  /** `analyze` when either structure is open: the largest utilization increases. */
-  utilization?: Increase[];
+  /** `analyze` when either structure is open: the largest utilization changes, either way. */
+  utilization?: Change[];
+  /** The same for throughputs. */
+  throughput?: Change[];
+  /** Nodes saturated in the scenario and not in the baseline (`newly`), and the other way (`cleared`), in id order. */
+  saturated?: { newly: string[]; cleared: string[] };
+  /** The traffic lost per step by down nodes, before and after (0 when none). */
+  lost?: BeforeAfter<number>;
   primaryBlockage: BeforeAfter<string | null>;
   origin: BeforeAfter<Origin | null>;
   trace: BeforeAfter<string[]>;
@@ -105,56 +131,95 @@ export function compareStates(before: StateDigest, after: StateDigest): Changes 
       after: { blocked: after.blocked[v] === 1, role: roleAfter },
     });
   }
-  // Utilization and headroom come from the steady state: analyze of an open structure.
-  const steady = before.utilization !== undefined || after.utilization !== undefined;
-  const none = steady ? new Float64Array(nodeCount).fill(Number.NaN) : undefined;
+  const pressure = largestChanges(ids, before.pressure, after.pressure, true).map(
+    ({ id, before, after, change }) => ({ id, before: before!, after: after!, increase: change }),
+  );
+  const primaryBlockage = { before: before.summary.primaryBlockage, after: after.summary.primaryBlockage };
+  const origin = { before: before.summary.origin, after: after.summary.origin };
+  const trace = { before: before.summary.trace, after: after.summary.trace };
+  // Utilization, throughput, saturation and headroom come from the steady state: analyze of an open structure.
+  if (before.steady === undefined && after.steady === undefined) {
+    return { tick: after.tick, nodes, pressure, primaryBlockage, origin, trace };
+  }
+  const none = emptySteadyDigest(nodeCount);
+  const was = before.steady ?? none;
+  const is = after.steady ?? none;
+  const newly: number[] = [];
+  const cleared: number[] = [];
+  for (let v = 0; v < nodeCount; v++) {
+    if (is.saturated[v] === 1 && was.saturated[v] === 0) newly.push(v);
+    else if (was.saturated[v] === 1 && is.saturated[v] === 0) cleared.push(v);
+  }
+  const byId = (a: number, b: number) => compareIds(ids[a]!, ids[b]!);
   return {
     tick: after.tick,
     nodes,
-    pressure: largestIncreases(ids, before.pressure, after.pressure),
-    ...(none === undefined
-      ? {}
-      : { utilization: largestIncreases(ids, before.utilization ?? none, after.utilization ?? none) }),
-    primaryBlockage: { before: before.summary.primaryBlockage, after: after.summary.primaryBlockage },
-    origin: { before: before.summary.origin, after: after.summary.origin },
-    trace: { before: before.summary.trace, after: after.summary.trace },
-    ...(steady
-      ? { headroom: { before: before.summary.headroom ?? null, after: after.summary.headroom ?? null } }
-      : {}),
+    pressure,
+    utilization: largestChanges(ids, was.utilization, is.utilization, false),
+    throughput: largestChanges(ids, was.throughput, is.throughput, false),
+    saturated: {
+      newly: newly.sort(byId).map((v) => ids[v]!),
+      cleared: cleared.sort(byId).map((v) => ids[v]!),
+    },
+    lost: { before: was.lost, after: is.lost },
+    primaryBlockage,
+    origin,
+    trace,
+    headroom: { before: before.summary.headroom ?? null, after: after.summary.headroom ?? null },
+  };
+}
+
+/** A side with no steady state (a closed structure): no utilization, throughput or saturation. */
+function emptySteadyDigest(nodeCount: number): SteadyDigest {
+  return {
+    utilization: new Float64Array(nodeCount).fill(Number.NaN),
+    throughput: new Float64Array(nodeCount).fill(Number.NaN),
+    saturated: new Uint8Array(nodeCount),
+    lost: 0,
   };
 }
 
 /**
- * The `TOP_INCREASES` nodes whose number grew most (NaN, a number the node does not have,
- * counts as 0), largest increase first, ties to the smallest id. One pass keeping a short
- * sorted list, so a 200,000-node state costs one comparison per node in the usual case.
+ * The `TOP_CHANGES` nodes whose number changed most (`increasesOnly`: grew most), largest `|change|`
+ * first, ties to the smallest id. NaN, a number the node does not have, counts as 0 and shows
+ * `null`; a node unbounded on either side (Infinity) has no change to measure and is left out.
+ * One pass keeping a short sorted list, so a 200,000-node state costs one comparison per node in
+ * the usual case.
  */
-function largestIncreases(ids: readonly string[], before: Float64Array, after: Float64Array): Increase[] {
-  const top: { v: number; increase: number }[] = [];
+function largestChanges(
+  ids: readonly string[],
+  before: Float64Array,
+  after: Float64Array,
+  increasesOnly: boolean,
+): Change[] {
+  const top: { v: number; change: number }[] = [];
   for (let v = 0; v < ids.length; v++) {
     const was = before[v]!;
     const is = after[v]!;
-    const increase = (Number.isNaN(is) ? 0 : is) - (Number.isNaN(was) ? 0 : was);
-    if (!(increase > 0)) continue;
-    if (top.length === TOP_INCREASES && !ranksBefore(ids, v, increase, top[top.length - 1]!)) continue;
+    if (was === Number.POSITIVE_INFINITY || is === Number.POSITIVE_INFINITY) continue;
+    const change = (Number.isNaN(is) ? 0 : is) - (Number.isNaN(was) ? 0 : was);
+    if (increasesOnly ? !(change > 0) : change === 0) continue;
+    if (top.length === TOP_CHANGES && !ranksBefore(ids, v, change, top[top.length - 1]!)) continue;
     let at = top.length;
-    while (at > 0 && ranksBefore(ids, v, increase, top[at - 1]!)) at--;
-    top.splice(at, 0, { v, increase });
-    if (top.length > TOP_INCREASES) top.pop();
+    while (at > 0 && ranksBefore(ids, v, change, top[at - 1]!)) at--;
+    top.splice(at, 0, { v, change });
+    if (top.length > TOP_CHANGES) top.pop();
   }
-  return top.map(({ v, increase }) => ({
+  return top.map(({ v, change }) => ({
     id: ids[v]!,
     before: Number.isNaN(before[v]!) ? null : before[v]!,
     after: Number.isNaN(after[v]!) ? null : after[v]!,
-    increase,
+    change,
   }));
 }
 
 function ranksBefore(
   ids: readonly string[],
   v: number,
-  increase: number,
-  other: { v: number; increase: number },
+  change: number,
+  other: { v: number; change: number },
 ): boolean {
-  return increase > other.increase || (increase === other.increase && compareIds(ids[v]!, ids[other.v]!) < 0);
+  const size = Math.abs(change);
+  const otherSize = Math.abs(other.change);
+  return size > otherSize || (size === otherSize && compareIds(ids[v]!, ids[other.v]!) < 0);
 }

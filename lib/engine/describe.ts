@@ -4,13 +4,13 @@ import { assertFinite, assertFiniteNumber } from './finite';
 import { findOrigin } from './origin';
 import type { PressureBuffers } from './pressure';
 import type { ReachWorkspace } from './reach';
-import { boundedRatio, type SteadyState } from './steady-state';
+import type { SteadyReading } from './steady-reading';
+import { CarriedValue } from './steady-state';
 import { dependencyFlow, type StateWithStep, type StepBuffers } from './step';
 import type {
   DependencyState,
   EngineEvent,
   EngineResult,
-  Headroom,
   NodeInput,
   NodeState,
   Role,
@@ -32,8 +32,8 @@ export interface DescribeOptions {
   settledAlready: boolean;
   /** Events listed before the state's own (the `cycle` and `unbounded` events of `analyze`). */
   leadingEvents: readonly EngineEvent[];
-  /** `analyze` of an open structure: its steady state (throughput, utilization, headroom). */
-  steady?: SteadyState | undefined;
+  /** `analyze` of an open structure: its steady state, read (throughput, utilization, headroom). */
+  steady?: SteadyReading | undefined;
 }
 
 /**
@@ -85,6 +85,7 @@ const OPEN_NODE_FIELDS_OWNED = new Set([
   'exited',
   'throughput',
   'utilization',
+  'lost',
 ]);
 const DEPENDENCY_FIELDS_OWNED = new Set([
   // Stryker disable next-line StringLiteral: the dependency already holds its from, to and weight, so copying the input's keeps their place and value
@@ -95,6 +96,8 @@ const DEPENDENCY_FIELDS_OWNED = new Set([
   'weight',
   'flow',
 ]);
+/** In `analyze` of an open structure a dependency also owns its steady `throughput`. */
+const OPEN_DEPENDENCY_FIELDS_OWNED = new Set([...DEPENDENCY_FIELDS_OWNED, 'throughput']);
 
 /**
  * Copies the caller's extra fields onto `target`. `defineProperty` keeps names such as
@@ -149,16 +152,30 @@ export function nodeWithExtras(
   return node as NodeState;
 }
 
-/** A dependency with the caller's extra fields, in the same key order as `nodeWithExtras`. */
-export function dependencyWithExtras(structure: CompiledStructure, e: number, flow: number): DependencyState {
+/**
+ * A dependency with the caller's extra fields, in the same key order as `nodeWithExtras`, and
+ * its steady `throughput` last when it has one (`analyze` of an open structure).
+ */
+export function dependencyWithExtras(
+  structure: CompiledStructure,
+  e: number,
+  flow: number,
+  throughput?: number,
+  steady = false,
+): DependencyState {
   const { ids, givenWeight } = structure;
   const dependency: Record<string, unknown> = {
     from: ids[structure.dependencyFrom[e]!],
     to: ids[structure.dependencyTo[e]!],
   };
   if (!Number.isNaN(givenWeight[e]!)) dependency.weight = givenWeight[e];
-  copyExtras(structure.dependencies[e]!, dependency, DEPENDENCY_FIELDS_OWNED);
+  copyExtras(
+    structure.dependencies[e]!,
+    dependency,
+    steady ? OPEN_DEPENDENCY_FIELDS_OWNED : DEPENDENCY_FIELDS_OWNED,
+  );
   dependency.flow = flow;
+  if (throughput !== undefined) dependency.throughput = throughput;
   return dependency as DependencyState;
 }
 
@@ -172,7 +189,7 @@ export function openNode(
   v: number,
   state: StateWithStep,
   measured: PressureBuffers,
-  steady: SteadyState | undefined,
+  steady: SteadyReading | undefined,
   carryExtras: boolean,
 ): NodeState {
   const { ids, capacity, arrival, exit, openFields } = structure;
@@ -193,10 +210,12 @@ export function openNode(
   node.blocked = measured.blocked[v] === 1;
   node.role = roleOf(structure, v);
   if (steady !== undefined) {
-    const x = steady.throughput[v]!;
+    const x = steady.steady.throughput[v]!;
     if (x !== Number.POSITIVE_INFINITY) {
       node.throughput = x;
-      if (cap !== Number.POSITIVE_INFINITY && structure.hasWayOut(v)) node.utilization = boundedRatio(x, cap);
+      const utilization = steady.utilization[v]!;
+      if (!Number.isNaN(utilization)) node.utilization = utilization;
+      if (structure.down.length > 0 && structure.down[v] === 1) node.lost = steady.steady.lost[v];
     }
   }
   return node as NodeState;
@@ -258,7 +277,9 @@ function buildDependencies(
   structure: CompiledStructure,
   state: StateWithStep,
   carryExtras: boolean,
+  steady: SteadyReading | undefined,
 ): DependencyState[] {
+  if (steady !== undefined) return buildSteadyDependencies(structure, state, carryExtras, steady);
   const { dependencyCount, dependencyHasExtra, givenWeight, dependencyFrom, dependencyTo, ids } = structure;
   // Stryker disable next-line ArrayDeclaration: presizing only; every slot is set below
   const result = new Array<DependencyState>(dependencyCount);
@@ -284,6 +305,26 @@ function buildDependencies(
   }
   // Stryker disable next-line ConditionalExpression: the same
   if (poison !== 0) throwFirstNonFiniteFlow(structure, state.step);
+  return result;
+}
+
+/** The dependencies of an `analyze` of an open structure: each with its steady `throughput`. */
+function buildSteadyDependencies(
+  structure: CompiledStructure,
+  state: StateWithStep,
+  carryExtras: boolean,
+  steady: SteadyReading,
+): DependencyState[] {
+  const { dependencyCount, dependencyHasExtra } = structure;
+  const carried = new CarriedValue(structure);
+  const result = new Array<DependencyState>(dependencyCount);
+  for (let e = 0; e < dependencyCount; e++) {
+    const flow = flowOf(structure, state.step, e);
+    assertFiniteNumber(flow, `dependencies[${e}].flow`);
+    const throughput = carried.ofDependency(e, steady.steady.throughput);
+    if (throughput !== undefined) assertFiniteNumber(throughput, `dependencies[${e}].throughput`);
+    result[e] = dependencyWithExtras(structure, e, flow, throughput, carryExtras && dependencyHasExtra[e] === 1);
+  }
   return result;
 }
 
@@ -319,7 +360,8 @@ function stateEvents(
   for (let v = 0; v < nodeCount; v++) {
     const was = previous ? previous.blocked[v] === 1 : false;
     const is = blocked[v] === 1;
-    if (is && !was) newlyBlocked.push(v);
+    // A `blocked` event means pressure now: a node only the steady state overloads has none.
+    if (is && !was && pressure[v]! > 0) newlyBlocked.push(v);
     else if (was && !is) cleared.push(v);
     if (previous && previous.loads[v]! > 0 && state.loads[v] === 0) drained.push(v);
   }
@@ -342,17 +384,22 @@ export function describeState(described: StateToDescribe): EngineResult {
   const summary = summarizeState(described);
   return {
     nodes: buildNodes(structure, state, measured, options),
-    dependencies: buildDependencies(structure, state, options.carryExtras),
+    dependencies: buildDependencies(structure, state, options.carryExtras, options.steady),
     primaryBlockage: summary.primaryBlockage,
     events: summary.events,
     origin: summary.origin,
     trace: summary.trace,
     ...(summary.headroom === undefined ? {} : { headroom: summary.headroom }),
+    ...(summary.bottlenecks === undefined ? {} : { bottlenecks: summary.bottlenecks }),
+    ...(summary.lost === undefined ? {} : { lost: summary.lost }),
   };
 }
 
 /** The parts of a described state that are not one entry per node or dependency. */
-export type StateSummary = Pick<EngineResult, 'primaryBlockage' | 'events' | 'origin' | 'trace' | 'headroom'>;
+export type StateSummary = Pick<
+  EngineResult,
+  'primaryBlockage' | 'events' | 'origin' | 'trace' | 'headroom' | 'bottlenecks' | 'lost'
+>;
 
 /**
  * Checks the state's numbers and works out its events, origin and trace: everything of a
@@ -367,9 +414,14 @@ export function summarizeState(described: StateToDescribe): StateSummary {
   assertFinite(measured.pressure, 'nodes', 'pressure');
   assertFinite(state.step.exited, 'nodes', 'exited');
   const events = stateEvents(structure, state, measured, options);
+  const { steady } = options;
+  // A blockage the steady state names draws on the arrivals (an unbounded one on nothing finite).
+  const fromArrivals = steady !== undefined && steady.primaryKind !== undefined;
   const { origin, trace } =
     // Stryker disable next-line ConditionalExpression: without a blockage the search finds no contribution either (the answer is the same null)
-    primary >= 0 ? findOrigin(structure, state.loads, primary, ws) : { origin: null, trace: [] as string[] };
+    primary >= 0 && !(fromArrivals && steady.primaryKind === 'unbounded')
+      ? findOrigin(structure, state.loads, primary, ws, fromArrivals)
+      : { origin: null, trace: [] as string[] };
   // Stryker disable all: the last line of defence: a contribution is at most the total load (<= 1e300) and a share at most 1, so no input reaches it
   if (origin !== null) {
     assertFiniteNumber(origin.contribution, 'origin.contribution');
@@ -382,12 +434,10 @@ export function summarizeState(described: StateToDescribe): StateSummary {
     origin,
     trace,
   };
-  if (options.steady !== undefined) summary.headroom = headroomOf(structure, options.steady);
+  if (steady !== undefined) {
+    summary.headroom = steady.headroom;
+    summary.bottlenecks = steady.bottlenecks;
+    if (steady.steady.totalLost > 0) summary.lost = steady.steady.totalLost;
+  }
   return summary;
-}
-
-function headroomOf(structure: CompiledStructure, steady: SteadyState): Headroom | null {
-  if (steady.headroom === undefined) return null;
-  assertFiniteNumber(steady.headroom.scale, 'headroom.scale');
-  return { scale: steady.headroom.scale, node: structure.ids[steady.headroom.node]! };
 }

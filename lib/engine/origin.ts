@@ -4,12 +4,17 @@ import { roundingError } from './step';
 import { mostProbablePath } from './trace';
 import type { Origin } from './types';
 
-/** Origin of the blockage's value and the most probable path from it. */
+/**
+ * Origin of the blockage's value and the most probable path from it. `fromArrivals`: only the
+ * arrivals count (a blockage the steady state names is fed by the traffic per step, not by the
+ * loads of the moment), so the contributions add up to its steady throughput.
+ */
 export function findOrigin(
   structure: CompiledStructure,
   loads: Float64Array,
   blockage: number,
   ws: ReachWorkspace,
+  fromArrivals = false,
 ): { origin: Origin | null; trace: string[] } {
   solveReach(structure, blockage, ws);
   // A fan-out cycle of gain 1 or more on the way: expected visits, and so contributions, are unbounded.
@@ -24,7 +29,7 @@ export function findOrigin(
   for (let i = 0; i < reacherCount; i++) {
     const u = reachers[i]!;
     // An open structure's node also holds what arrives in the step.
-    const load = open ? loads[u]! + arrival[u]! : loads[u]!;
+    const load = fromArrivals ? arrival[u]! : open ? loads[u]! + arrival[u]! : loads[u]!;
     const r = reach[u]!;
     // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: saves work; a zero contribution neither adds to the total nor wins a tie (no node is before index -1)
     if (!(load > 0 && r > 0)) continue;

@@ -1,4 +1,5 @@
 import type { CompiledStructure } from './compile';
+import { gainBounds } from './gain-bounds';
 import { solveLocalSystem } from './large-cycle';
 import { solveLinearSystem } from './linear-system';
 import { type ScratchMemory, scratch } from './scratch';
@@ -18,6 +19,14 @@ const STEADY_TOLERANCE = 1e-11;
  */
 export const STEADY_DENSE_LIMIT = 128;
 
+/**
+ * A loop whose gain (the spectral radius of its coefficients) is within this of 1 is reported
+ * unbounded. Its throughputs would be at least a billion times what enters it, and a solve in
+ * doubles carries errors of about 1e-16 / (1 − gain) of them: near 1 no double can tell a
+ * gain of 1 (no steady state) from one just below. docs/engine.md, "How close to 1".
+ */
+export const GAIN_MARGIN = 1e-9;
+
 /** The steady state of an open structure: what `analyze` reports as throughput and headroom. */
 export interface SteadyState {
   /**
@@ -28,8 +37,15 @@ export interface SteadyState {
   throughput: Float64Array;
   /** The nodes whose throughput is unbounded, in index order. */
   unbounded: number[];
-  /** The first node to saturate as arrivals grow, and by how many times; `undefined` when none. */
-  headroom: { scale: number; node: number } | undefined;
+  /**
+   * The nodes of the loops that have no steady state themselves (not the nodes they flood
+   * downstream), in index order.
+   */
+  unboundedLoops: number[];
+  /** Per down node with a throughput, what it loses per step (its throughput); empty when none is down. */
+  lost: Float64Array;
+  /** The sum of `lost`, 0 when nothing is lost. */
+  totalLost: number;
   /** Sweeps spent on larger cycles: a figure for tests and benchmarks. */
   sweeps: number;
 }
@@ -37,52 +53,63 @@ export interface SteadyState {
 /**
  * Solves `x(v) = arrival(v) + Σ coef(e)·x(from(e))` over the dependencies into `v`, where
  * `coef(e)` is what one unit processed at `from` sends along `e`: `weight / (W + exit)`, or the
- * weight itself for a fan-out node. A node with no way out sends nothing on.
+ * weight itself for a fan-out node. A node with no way out (a down node included) sends nothing
+ * on.
  *
  * One strongly connected component at a time, sources first, so each only needs the solved
- * throughputs of the components before it: a closed form for a single node, Gaussian
- * elimination for cycles of up to `STEADY_DENSE_LIMIT` nodes, the origin's accelerated
- * Gauss–Seidel sweeps (large-cycle.ts: to a relative change of 1e-13, at most 500) for larger ones. A component
- * that value reaches but cannot leave at the rate it arrives (a cycle without an exit or a
- * dependency out of it, or fan-out whose gain around the cycle is 1 or more) has no steady
- * state: its nodes, and every node downstream, are unbounded.
+ * throughputs of the components before it. Whether a component that value reaches has a steady
+ * state is decided before any solve where the structure says it: without fan-out, a loop that
+ * no exit and no dependency leaves keeps all it gets; otherwise its gain is bounded
+ * (`gainBounds`) and a gain within `GAIN_MARGIN` of 1 or more is unbounded. Then a closed form
+ * for a single node, Gaussian elimination for cycles of up to `STEADY_DENSE_LIMIT` nodes, the
+ * origin's accelerated Gauss–Seidel sweeps (large-cycle.ts) for larger ones; a gain the bounds
+ * left undecided is decided by a second solve (`gapBound`). Every node an unbounded node
+ * reaches is unbounded, by reachability, never by arithmetic on infinity.
  */
 export function solveSteadyState(structure: CompiledStructure, memory: ScratchMemory = scratch): SteadyState {
-  const { nodeCount, arrival, capacity, ids } = structure;
+  const { nodeCount, arrival, down } = structure;
   const throughput = memory.float64(nodeCount);
-  const state: SteadyState = { throughput, unbounded: [], headroom: undefined, sweeps: 0 };
+  const state: SteadyState = {
+    throughput,
+    unbounded: [],
+    unboundedLoops: [],
+    lost: down.length > 0 ? memory.float64(nodeCount) : new Float64Array(0),
+    totalLost: 0,
+    sweeps: 0,
+  };
   let anyArrival = false;
   for (let v = 0; v < nodeCount; v++) if (arrival[v]! > 0) anyArrival = true;
   if (!anyArrival) return state;
 
   const { count, start, members } = structure.components();
   const localIndex = scratch.int32(nodeCount, -1);
+  const carried = new CarriedValue(structure);
   for (let c = count - 1; c >= 0; c--) {
     const first = start[c]!;
     const end = start[c + 1]!;
-    if (end - first === 1) solveSingle(structure, members[first]!, throughput);
-    else state.sweeps += solveCycle(structure, c, members.subarray(first, end), throughput, localIndex);
+    const component = members.subarray(first, end);
+    const verdict =
+      end - first === 1
+        ? solveSingle(structure, component[0]!, throughput, carried)
+        : solveCycle(structure, c, component, throughput, localIndex, carried);
+    if (verdict === LOOP_UNBOUNDED) for (const v of component) state.unboundedLoops.push(v);
+    else if (verdict > 0) state.sweeps += verdict;
   }
+  state.unboundedLoops.sort((a, b) => a - b);
 
-  let best = -1;
-  let bestScale = Number.POSITIVE_INFINITY;
   for (let v = 0; v < nodeCount; v++) {
     const x = throughput[v]!;
-    if (x === Number.POSITIVE_INFINITY) {
-      state.unbounded.push(v);
-      continue;
-    }
-    const cap = capacity[v]!;
-    if (!(x > 0) || cap === Number.POSITIVE_INFINITY || !structure.hasWayOut(v)) continue;
-    const scale = boundedRatio(cap, x);
-    if (scale < bestScale || (scale === bestScale && ids[v]! < ids[best]!)) {
-      bestScale = scale;
-      best = v;
+    if (x === Number.POSITIVE_INFINITY) state.unbounded.push(v);
+    else if (down.length > 0 && down[v] === 1 && x > 0) {
+      state.lost[v] = x;
+      state.totalLost += x;
     }
   }
-  if (state.unbounded.length === 0 && best >= 0) state.headroom = { scale: bestScale, node: best };
   return state;
 }
+
+/** A component's own verdict: no steady state (its nodes are the loop to fix). */
+const LOOP_UNBOUNDED = -1;
 
 /**
  * `a / b` for positive finite numbers, kept finite: a capacity of 1e300 over a throughput of 1e-300
@@ -93,69 +120,264 @@ export function boundedRatio(a: number, b: number): number {
   return Math.min(a / b, Number.MAX_VALUE);
 }
 
-/** What arrives at `v` per step from outside and from nodes outside its component (`localIndex` −1). */
+/**
+ * What arrives at `v` per step from outside and from nodes outside its component (`localIndex` −1);
+ * `Infinity` when an unbounded node sends it anything.
+ */
 function inflowFromOutside(
   structure: CompiledStructure,
   v: number,
   throughput: Float64Array,
   localIndex: Int32Array | undefined,
+  carried: CarriedValue,
 ): number {
-  const { inStart, inSource, inShare, arrival } = structure;
+  const { inStart, inSource, arrival } = structure;
   let sum = arrival[v]!;
   const end = inStart[v + 1]!;
   for (let j = inStart[v]!; j < end; j++) {
     const u = inSource[j]!;
     if (u === v || (localIndex !== undefined && localIndex[u]! >= 0)) continue;
     const x = throughput[u]!;
-    // An unbounded predecessor makes this node unbounded too; 0 × Infinity would be NaN.
-    if (x > 0) sum += inShare[j]! * x;
+    // Reached from an unbounded node: unbounded too, whatever the share (0 × Infinity is NaN).
+    if (x === Number.POSITIVE_INFINITY) return x;
+    if (x > 0) sum += carried.along(j, x);
   }
   return sum;
 }
 
-function solveSingle(structure: CompiledStructure, v: number, throughput: Float64Array): void {
-  const inflow = inflowFromOutside(structure, v, throughput, undefined);
-  if (inflow === 0) return;
+/** Returns `LOOP_UNBOUNDED` when the node is a loop with no steady state, else 0. */
+function solveSingle(structure: CompiledStructure, v: number, throughput: Float64Array, carried: CarriedValue): number {
+  const inflow = inflowFromOutside(structure, v, throughput, undefined, carried);
+  if (inflow === 0) return 0;
+  if (inflow === Number.POSITIVE_INFINITY) {
+    throughput[v] = inflow;
+    return 0;
+  }
   // A node with no way out sends nothing on, so its self-dependencies (it has none) add nothing.
   const stay = structure.selfShare[v]!;
-  throughput[v] = stay < 1 ? inflow / (1 - stay) : Number.POSITIVE_INFINITY;
+  if (keepsAll(structure, v) || !(1 - stay >= GAIN_MARGIN)) {
+    throughput[v] = Number.POSITIVE_INFINITY;
+    return LOOP_UNBOUNDED;
+  }
+  throughput[v] = inflow / (1 - stay);
+  return 0;
 }
 
-/** Solves one cycle of `members`; returns the sweeps it took (0 when solved exactly). */
+/**
+ * Whether `v`, not fan-out, sends all it processes back to itself: every dependency a
+ * self-dependency and no exit. Decided by the structure, since shares such as 0.1 + 0.2 + 0.7
+ * need not add up to exactly 1 in doubles.
+ */
+function keepsAll(structure: CompiledStructure, v: number): boolean {
+  const { outStart, outTarget } = structure;
+  if (structure.isFanout(v) || outStart[v + 1] === outStart[v]) return false;
+  if (structure.open && structure.exit[v]! > 0) return false;
+  for (let k = outStart[v]!; k < outStart[v + 1]!; k++) if (outTarget[k] !== v) return false;
+  return true;
+}
+
+/**
+ * Solves one cycle of `members`. Returns `LOOP_UNBOUNDED` when the cycle itself has no steady
+ * state, else the sweeps it took (0 when solved exactly or not at all).
+ */
 function solveCycle(
   structure: CompiledStructure,
   component: number,
   members: Int32Array,
   throughput: Float64Array,
   localIndex: Int32Array,
+  carried: CarriedValue,
 ): number {
   const n = members.length;
   for (let i = 0; i < n; i++) localIndex[members[i]!] = i;
-  const b = new Float64Array(n);
-  let anyInflow = false;
-  let unbounded = false;
-  for (let i = 0; i < n; i++) {
-    const inflow = inflowFromOutside(structure, members[i]!, throughput, localIndex);
-    b[i] = inflow;
-    if (inflow > 0) anyInflow = true;
-    if (inflow === Number.POSITIVE_INFINITY) unbounded = true;
-  }
-  let sweeps = 0;
-  // Nothing reaches the cycle: it keeps a throughput of 0 (closed or not).
-  if (anyInflow) {
-    if (unbounded) {
-      // Fed by an unbounded node: nothing to solve.
-    } else if (n <= STEADY_DENSE_LIMIT) {
-      unbounded = !solveDense(structure, members, b, localIndex);
-    } else {
-      const taken = solveBySweeps(structure, component, members, b, localIndex);
-      unbounded = taken < 0;
-      sweeps = Math.abs(taken);
+  try {
+    const b = new Float64Array(n);
+    let anyInflow = false;
+    let fedUnbounded = false;
+    for (let i = 0; i < n; i++) {
+      const inflow = inflowFromOutside(structure, members[i]!, throughput, localIndex, carried);
+      b[i] = inflow;
+      if (inflow > 0) anyInflow = true;
+      if (inflow === Number.POSITIVE_INFINITY) fedUnbounded = true;
     }
-    for (let i = 0; i < n; i++) throughput[members[i]!] = unbounded ? Number.POSITIVE_INFINITY : b[i]!;
+    // Nothing reaches the cycle: it keeps a throughput of 0 (closed or not).
+    if (!anyInflow) return 0;
+    if (fedUnbounded) {
+      for (let i = 0; i < n; i++) throughput[members[i]!] = Number.POSITIVE_INFINITY;
+      return 0;
+    }
+    const verdict = solveReachedCycle(structure, component, members, b, localIndex);
+    for (let i = 0; i < n; i++) {
+      throughput[members[i]!] = verdict === LOOP_UNBOUNDED ? Number.POSITIVE_INFINITY : b[i]!;
+    }
+    return verdict;
+  } finally {
+    for (let i = 0; i < n; i++) localIndex[members[i]!] = -1;
   }
-  for (let i = 0; i < n; i++) localIndex[members[i]!] = -1;
+}
+
+/** A cycle that value reaches: `b` receives its throughputs; see `solveCycle` for the answer. */
+function solveReachedCycle(
+  structure: CompiledStructure,
+  component: number,
+  members: Int32Array,
+  b: Float64Array,
+  localIndex: Int32Array,
+): number {
+  if (!anyFanout(structure, members) && !leaks(structure, members, localIndex)) return LOOP_UNBOUNDED;
+  const decided = 1 - GAIN_MARGIN;
+  const gain = gainBounds(structure, members, localIndex, decided);
+  if (gain.low >= decided) return LOOP_UNBOUNDED;
+  const sweeps = solveComponent(structure, component, members, b, localIndex);
+  if (sweeps < 0) return LOOP_UNBOUNDED;
+  if (gain.high >= decided && !(gapBound(structure, component, members, localIndex) >= GAIN_MARGIN)) {
+    return LOOP_UNBOUNDED;
+  }
   return sweeps;
+}
+
+function anyFanout(structure: CompiledStructure, members: Int32Array): boolean {
+  for (const v of members) if (structure.isFanout(v)) return true;
+  return false;
+}
+
+/** Whether anything leaves the cycle: an exit, or a dependency to a node outside it. */
+function leaks(structure: CompiledStructure, members: Int32Array, localIndex: Int32Array): boolean {
+  const { outStart, outTarget, exitShare } = structure;
+  for (const v of members) {
+    if (structure.open && exitShare[v]! > 0) return true;
+    for (let k = outStart[v]!; k < outStart[v + 1]!; k++) if (localIndex[outTarget[k]!]! < 0) return true;
+  }
+  return false;
+}
+
+/**
+ * Solves `(I − Tᵀ) x = b` on the cycle, `b` receiving `x`: Gaussian elimination up to
+ * `STEADY_DENSE_LIMIT` nodes, sweeps beyond. Returns the sweeps taken (0 for elimination), or
+ * `LOOP_UNBOUNDED` when there is no nonnegative finite solution.
+ */
+function solveComponent(
+  structure: CompiledStructure,
+  component: number,
+  members: Int32Array,
+  b: Float64Array,
+  localIndex: Int32Array,
+): number {
+  if (members.length <= STEADY_DENSE_LIMIT) return solveDense(structure, members, b, localIndex) ? 0 : LOOP_UNBOUNDED;
+  const taken = solveBySweeps(structure, component, members, b, localIndex);
+  return taken < 0 ? LOOP_UNBOUNDED : taken;
+}
+
+/**
+ * A lower bound on `1 − gain`: `1 / max y` for `y = (I − Tᵀ)⁻¹ 1`, since `Tᵀy = y − 1` makes
+ * `max (Tᵀy)ᵢ / yᵢ = 1 − 1 / max y` a Collatz–Wielandt bound. 0 when `y` is not positive and
+ * finite (the gain is 1 or more).
+ */
+function gapBound(
+  structure: CompiledStructure,
+  component: number,
+  members: Int32Array,
+  localIndex: Int32Array,
+): number {
+  const y = new Float64Array(members.length).fill(1);
+  if (solveComponent(structure, component, members, y, localIndex) === LOOP_UNBOUNDED) return 0;
+  let largest = 0;
+  for (const value of y) if (value > largest) largest = value;
+  return 1 / largest;
+}
+
+/**
+ * What a dependency carries per step from a node processing `x`: `x · coef`. Where a share is
+ * below the smallest normal double (a weight of 1e-300 beside one of 1e300) the compiled share
+ * has lost its digits or underflowed to 0, so the value is worked out from the weights instead:
+ * `x / W · weight`, which keeps 1e300 × 1e-300 / 1e300 from reading 0.
+ */
+export class CarriedValue {
+  #exact: { perDependency: Float64Array; inDependency: Int32Array } | undefined;
+  readonly #structure: CompiledStructure;
+
+  constructor(structure: CompiledStructure) {
+    this.#structure = structure;
+  }
+
+  /** What in-slot `j` carries from its source processing `x` (finite, > 0). */
+  along(j: number, x: number): number {
+    const share = this.#structure.inShare[j]!;
+    if (share >= MIN_NORMAL) return x * share;
+    this.#exact ??= exactWeights(this.#structure);
+    return this.#carried(this.#exact.inDependency[j]!, x);
+  }
+
+  /**
+   * What dependency `e` carries per step in the steady state: 0 from a down node (it has no
+   * slot), `undefined` from an unbounded one.
+   */
+  ofDependency(e: number, throughput: Float64Array): number | undefined {
+    const structure = this.#structure;
+    const slot = structure.slotOfDependency[e]!;
+    if (slot < 0) return 0;
+    const x = throughput[structure.dependencyFrom[e]!]!;
+    if (x === Number.POSITIVE_INFINITY) return undefined;
+    if (x === 0) return 0;
+    const share = structure.outShare[slot]!;
+    if (share >= MIN_NORMAL) return x * share;
+    this.#exact ??= exactWeights(structure);
+    return this.#carried(e, x);
+  }
+
+  #carried(e: number, x: number): number {
+    const { perDependency } = this.#exact!;
+    return carriedExactly(x, perDependency[2 * e]!, perDependency[2 * e + 1]!);
+  }
+}
+
+const MIN_NORMAL = 2.2250738585072014e-308;
+
+/** `x · weight / total` in the order that neither overflows nor underflows when the answer is a double. */
+export function carriedExactly(x: number, weight: number, total: number): number {
+  const product = x * weight;
+  if (product >= MIN_NORMAL && product < Number.POSITIVE_INFINITY) return product / total;
+  return (x / total) * weight;
+}
+
+/**
+ * Per dependency, the weight it carries and its source's total (`W + exit`), both divided by the
+ * source's largest weight so the sum cannot overflow (a fan-out source: the weight and 1); per
+ * in slot, its dependency. Built only when some share is tiny.
+ */
+function exactWeights(structure: CompiledStructure): { perDependency: Float64Array; inDependency: Int32Array } {
+  const { nodeCount, dependencyCount, dependencyFrom, dependencyTo, slotOfDependency, givenWeight, inStart } =
+    structure;
+  const weightOf = (e: number) => (Number.isNaN(givenWeight[e]!) ? 1 : givenWeight[e]!);
+  const exitOf = (v: number) => (structure.open ? structure.exit[v]! : 0);
+  const largest = new Float64Array(nodeCount);
+  for (let v = 0; v < nodeCount; v++) largest[v] = exitOf(v);
+  for (let e = 0; e < dependencyCount; e++) {
+    if (slotOfDependency[e]! < 0) continue;
+    const u = dependencyFrom[e]!;
+    largest[u] = Math.max(largest[u]!, weightOf(e));
+  }
+  const total = new Float64Array(nodeCount);
+  for (let v = 0; v < nodeCount; v++) if (largest[v]! > 0) total[v] = exitOf(v) / largest[v]!;
+  for (let e = 0; e < dependencyCount; e++) {
+    if (slotOfDependency[e]! < 0) continue;
+    const u = dependencyFrom[e]!;
+    total[u]! += weightOf(e) / largest[u]!;
+  }
+  const perDependency = new Float64Array(2 * dependencyCount);
+  const inDependency = new Int32Array(inStart[nodeCount]!);
+  const fill = new Int32Array(nodeCount);
+  // A node's in slots hold the dependencies that carry into it, in input order.
+  for (let e = 0; e < dependencyCount; e++) {
+    if (slotOfDependency[e]! < 0) continue;
+    const u = dependencyFrom[e]!;
+    const v = dependencyTo[e]!;
+    inDependency[inStart[v]! + fill[v]!++] = e;
+    const fanout = structure.isFanout(u);
+    perDependency[2 * e] = fanout ? weightOf(e) : weightOf(e) / largest[u]!;
+    perDependency[2 * e + 1] = fanout ? 1 : total[u]!;
+  }
+  return { perDependency, inDependency };
 }
 
 /**
@@ -190,9 +412,9 @@ function solveDense(
 /**
  * A larger cycle by accelerated Gauss–Seidel sweeps (the origin's large-cycle solver, on the
  * transposed equations: each row reads its predecessors' throughputs); `b` receives `x`. On entry
- * and exit `localIndex[members[i]] = i`. Returns the sweeps taken, negated when the cycle has no
- * steady state: a cycle nothing leaves, a self-dependency that keeps it all, a negative or
- * infinite solution (spectral radius 1 or more), or fan-out sweeps that did not settle.
+ * and exit `localIndex[members[i]] = i`. Returns the sweeps taken, negated when they found no
+ * steady state: a self-dependency that keeps it all, a negative or infinite solution (spectral
+ * radius 1 or more), or sweeps that did not settle within the cap.
  */
 function solveBySweeps(
   structure: CompiledStructure,
@@ -201,21 +423,8 @@ function solveBySweeps(
   b: Float64Array,
   localIndex: Int32Array,
 ): number {
-  const { inStart, inSource, inShare, selfShare, outStart, outTarget, exitShare } = structure;
+  const { inStart, inSource, inShare, selfShare } = structure;
   const n = members.length;
-  // Without fan-out, every coefficient is a share: the cycle is leak-free (radius 1) exactly
-  // when no member has an exit and no dependency leaves it.
-  if (!structure.hasFanout) {
-    let leaks = false;
-    for (let i = 0; i < n && !leaks; i++) {
-      const v = members[i]!;
-      if (exitShare[v]! > 0) leaks = true;
-      for (let k = outStart[v]!; k < outStart[v + 1]! && !leaks; k++) {
-        if (localIndex[outTarget[k]!]! < 0) leaks = true;
-      }
-    }
-    if (!leaks) return -1;
-  }
   for (let i = 0; i < n; i++) if (!(selfShare[members[i]!]! < 1)) return -1;
   // The sweep order lasts as long as the structure: computed before the phase below begins.
   const preferred = structure.sweepOrder();
@@ -267,7 +476,7 @@ function solveBySweeps(
       scale,
       tolerance: STEADY_TOLERANCE,
     });
-    let bounded = converged || !structure.hasFanout;
+    let bounded = converged;
     for (let q = 0; q < n; q++) {
       const x = values[q]!;
       if (!(x >= 0 && x < Number.POSITIVE_INFINITY)) bounded = false;

@@ -46,6 +46,8 @@ export interface NodeState {
   throughput?: number;
   /** `throughput / capacity`, for a node with a capacity and a way out. */
   utilization?: number;
+  /** `analyze` of an open structure, a down node: the traffic it loses per step (its throughput). */
+  lost?: number;
   [extra: string]: unknown;
 }
 
@@ -54,6 +56,8 @@ export interface DependencyState {
   to: string;
   weight?: number;
   flow: number;
+  /** `analyze` of an open structure: the calls per step it carries in the steady state, when bounded. */
+  throughput?: number;
   [extra: string]: unknown;
 }
 
@@ -69,6 +73,13 @@ export interface UnboundedEvent {
   type: 'unbounded';
   nodes: string[];
 }
+/**
+ * `analyze` of an open structure: a node the steady state overloads, over capacity
+ * (`utilization` above 1) or down while traffic reaches it (`lost` per step).
+ */
+export type SaturatedEvent =
+  | { tick: number; type: 'saturated'; node: string; utilization: number }
+  | { tick: number; type: 'saturated'; node: string; lost: number };
 export interface BlockedEvent {
   tick: number;
   type: 'blocked';
@@ -92,6 +103,7 @@ export interface SettledEvent {
 export type EngineEvent =
   | CycleEvent
   | UnboundedEvent
+  | SaturatedEvent
   | BlockedEvent
   | ClearedEvent
   | DrainedEvent
@@ -115,6 +127,14 @@ export interface Headroom {
   node: string;
 }
 
+/** A node in the order nodes saturate as every arrival grows by the same factor. */
+export interface Bottleneck {
+  node: string;
+  /** The factor of today's arrivals at which it saturates (`capacity / throughput`). */
+  scale: number;
+  utilization: number;
+}
+
 /** What `analyze` returns under `engine`. */
 export interface EngineResult {
   nodes: NodeState[];
@@ -125,6 +145,10 @@ export interface EngineResult {
   trace: string[];
   /** `analyze` of an open structure only. */
   headroom?: Headroom | null;
+  /** `analyze` of an open structure only: up to 10 nodes, in the order they saturate. */
+  bottlenecks?: Bottleneck[];
+  /** `analyze` of an open structure, when down nodes lose traffic: the total lost per step. */
+  lost?: number;
 }
 
 /** One state of a timeline: the state after `tick` steps. */

@@ -13,7 +13,8 @@ import {
 import { PayloadError, ResultTooLargeError } from './errors';
 import { constantBytes, type JsonWriter, MAX_NUMBER_BYTES, type QuotedIds } from './json-writer';
 import type { PressureBuffers } from './pressure';
-import { boundedRatio, type SteadyState } from './steady-state';
+import type { SteadyReading } from './steady-reading';
+import { CarriedValue } from './steady-state';
 import type { StateWithStep } from './step';
 import type { EngineEvent, Role } from './types';
 
@@ -47,8 +48,8 @@ const CLOSE_BRACE = 125;
 
 /** Room for one node entry beyond its id: keys, punctuation, five numbers, the longest role. */
 const NODE_BYTES = 100 + 5 * MAX_NUMBER_BYTES;
-/** Room for one dependency entry beyond its two ids. */
-const DEPENDENCY_BYTES = 40 + 2 * MAX_NUMBER_BYTES;
+/** Room for one dependency entry beyond its two ids (a steady throughput included). */
+const DEPENDENCY_BYTES = 56 + 3 * MAX_NUMBER_BYTES;
 
 /**
  * About how many bytes one described state takes (a little more, usually): the buffer is
@@ -96,7 +97,7 @@ export function writeState(
   else writeNodes(writer, ids, structure, state, measured, options.carryExtras);
   writer.reserve(DEPENDENCIES_OPEN.length);
   writer.bytes(DEPENDENCIES_OPEN);
-  writeDependencies(writer, ids, structure, state, options.carryExtras);
+  writeDependencies(writer, ids, structure, state, options.carryExtras, options.steady);
   writeSummary(writer, summary);
   return summary;
 }
@@ -139,6 +140,20 @@ function writeSummary(writer: JsonWriter, summary: StateSummary): void {
       writer.text('}');
     }
   }
+  const { bottlenecks, lost } = summary;
+  if (bottlenecks !== undefined) {
+    writer.text(',"bottlenecks":[');
+    for (let i = 0; i < bottlenecks.length; i++) {
+      const bottleneck = bottlenecks[i]!;
+      writer.text(i > 0 ? ',{"node":' : '{"node":');
+      writer.string(bottleneck.node);
+      writeNumberField(writer, ',"scale":', bottleneck.scale);
+      writeNumberField(writer, ',"utilization":', bottleneck.utilization);
+      writer.text('}');
+    }
+    writer.text(']');
+  }
+  if (lost !== undefined) writeNumberField(writer, ',"lost":', lost);
   writer.text('}');
 }
 
@@ -156,6 +171,13 @@ function writeEvent(writer: JsonWriter, event: EngineEvent): void {
     case 'unbounded':
       writer.text(',"nodes":');
       writeStrings(writer, event.nodes);
+      writer.text('}');
+      return;
+    case 'saturated':
+      writer.text(',"node":');
+      writer.string(event.node);
+      if ('lost' in event) writeNumberField(writer, ',"lost":', event.lost);
+      else writeNumberField(writer, ',"utilization":', event.utilization);
       writer.text('}');
       return;
     case 'blocked':
@@ -244,8 +266,10 @@ const NODE_EXITED = constantBytes(',"exited":');
 const ROLE_OPEN = roleBytes('');
 const NODE_THROUGHPUT = constantBytes(',"throughput":');
 const NODE_UTILIZATION = constantBytes(',"utilization":');
+const NODE_LOST = constantBytes(',"lost":');
+const DEPENDENCY_THROUGHPUT = constantBytes(',"throughput":');
 /** Room for an open node entry beyond its id: the closed entry's and five more fields. */
-const OPEN_NODE_BYTES = NODE_BYTES + 80 + 5 * MAX_NUMBER_BYTES;
+const OPEN_NODE_BYTES = NODE_BYTES + 96 + 6 * MAX_NUMBER_BYTES;
 
 /** The nodes of an open structure, in `openNode`'s key order. */
 function writeOpenNodes(
@@ -254,10 +278,10 @@ function writeOpenNodes(
   structure: CompiledStructure,
   state: StateWithStep,
   measured: PressureBuffers,
-  steady: SteadyState | undefined,
+  steady: SteadyReading | undefined,
   carryExtras: boolean,
 ): void {
-  const { nodeCount, capacity, nodeHasExtra, arrival, exit, openFields } = structure;
+  const { nodeCount, capacity, nodeHasExtra, arrival, exit, openFields, down } = structure;
   const { loads } = state;
   const { inflow, outflow, exited } = state.step;
   const { pressure, blocked } = measured;
@@ -305,13 +329,18 @@ function writeOpenNodes(
     writer.bytes(blocked[v] === 1 ? NODE_BLOCKED : NODE_FREE);
     writer.bytes(ROLE_OPEN[roleOf(structure, v)]);
     if (steady !== undefined) {
-      const x = steady.throughput[v]!;
+      const x = steady.steady.throughput[v]!;
       if (x !== Number.POSITIVE_INFINITY) {
         writer.bytes(NODE_THROUGHPUT);
         writer.number(x);
-        if (cap !== Number.POSITIVE_INFINITY && structure.hasWayOut(v)) {
+        const utilization = steady.utilization[v]!;
+        if (!Number.isNaN(utilization)) {
           writer.bytes(NODE_UTILIZATION);
-          writer.number(boundedRatio(x, cap));
+          writer.number(utilization);
+        }
+        if (down.length > 0 && down[v] === 1) {
+          writer.bytes(NODE_LOST);
+          writer.number(steady.steady.lost[v]!);
         }
       }
     }
@@ -325,8 +354,10 @@ function writeDependencies(
   structure: CompiledStructure,
   state: StateWithStep,
   carryExtras: boolean,
+  steady: SteadyReading | undefined,
 ): void {
   const { dependencyCount, dependencyHasExtra, givenWeight, dependencyFrom, dependencyTo } = structure;
+  const carried = steady === undefined ? undefined : new CarriedValue(structure);
   const idBytes = ids.bytes;
   const idStart = ids.start;
   const room = DEPENDENCY_BYTES + 2 * ids.longest;
@@ -338,10 +369,16 @@ function writeDependencies(
     // sends the state to the check below, which finds every flow finite.
     // Stryker disable next-line AssignmentOperator,ArithmeticOperator: see above
     poison += flow * 0;
+    const throughput = carried?.ofDependency(e, steady!.steady.throughput);
     // Stryker disable next-line ConditionalExpression: a dependency without extras printed by JSON.stringify is the same text
     if (carryExtras && dependencyHasExtra[e] === 1) {
       if (e > 0) writer.text(',');
-      writer.text(elementText(() => dependencyWithExtras(structure, e, flow), `dependencies[${e}]`));
+      writer.text(
+        elementText(
+          () => dependencyWithExtras(structure, e, flow, throughput, steady !== undefined),
+          `dependencies[${e}]`,
+        ),
+      );
       continue;
     }
     writer.reserve(room);
@@ -358,6 +395,10 @@ function writeDependencies(
     }
     writer.bytes(DEPENDENCY_FLOW);
     writer.number(flow);
+    if (throughput !== undefined) {
+      writer.bytes(DEPENDENCY_THROUGHPUT);
+      writer.number(throughput);
+    }
     writer.buffer[writer.length++] = CLOSE_BRACE;
   }
   // Stryker disable next-line ConditionalExpression: `true` (check every state) only costs time; `false`, its twin, is killed in numeric-range.test.ts

@@ -109,10 +109,18 @@ describe('the open worked example', () => {
     ]);
     expect(result.dependencies.map((d) => d.flow)).toEqual([10, 20, 0, 0]);
     expect(result.primaryBlockage).toBe('B');
-    expect(result.events).toEqual([{ tick: 0, type: 'blocked', node: 'B', pressure: 5 }]);
+    // B is over capacity in the steady state (20 a step against 15) and has a backlog now.
+    expect(result.events).toEqual([
+      { tick: 0, type: 'saturated', node: 'B', utilization: 20 / 15 },
+      { tick: 0, type: 'blocked', node: 'B', pressure: 5 },
+    ]);
     expect(result.origin).toEqual({ id: 'F', load: 0, arrival: 10, contribution: 20, share: 1 });
     expect(result.trace).toEqual(['F', 'B']);
     expect(result.headroom).toEqual({ scale: 0.75, node: 'B' });
+    expect(result.bottlenecks).toEqual([{ node: 'B', scale: 0.75, utilization: 20 / 15 }]);
+    expect(result).not.toHaveProperty('lost');
+    // Calls per step in the steady state: F→A 10, F→B 20, A→D 10, B→D 20.
+    expect(result.dependencies.map((d) => d.throughput)).toEqual([10, 20, 10, 20]);
   });
 
   // Tick 1: A holds 10, B 20, D nothing yet. Tick 2: A passes 10 and B its capacity 15 to D,

@@ -164,9 +164,10 @@ describe('down: no way out while down', () => {
     ).toBe(false);
   });
 
-  // The database D down in the open example: its exit does nothing, so it keeps the 30 a step
-  // that reach it (throughput 30, no utilization: it has no way out) and is described without its
-  // exit. The front end F down: its fan-out does nothing, its 10 arrivals pile up on it.
+  // The database D down in the open example: its exit does nothing, so the 30 a step that reach
+  // it are lost (throughput 30, lost 30, no utilization: it has no way out); it is saturated and
+  // blocked though it holds nothing yet, and is described without its exit. The front end F
+  // down: its fan-out does nothing, its 10 arrivals pile up on it and are lost.
   it('takes away an exit and a fan-out', () => {
     const dDown = analyze(applied(OPEN_WORKED_EXAMPLE, { nodes: { D: { down: true } } }));
     expect(dDown.nodes[3]).toEqual({
@@ -176,15 +177,19 @@ describe('down: no way out while down', () => {
       outflow: 0,
       exited: 0,
       pressure: 0,
-      blocked: false,
+      blocked: true,
       role: 'sink',
       throughput: 30,
+      lost: 30,
     });
+    expect(dDown.lost).toBe(30);
+    expect(dDown.headroom).toEqual({ scale: 0, node: 'D' });
     const fDown = analyze(applied(OPEN_WORKED_EXAMPLE, { nodes: { F: { down: true } } }));
     expect(fDown.nodes[0]).toMatchObject({ id: 'F', arrival: 10, outflow: 0, pressure: 10, role: 'source' });
     expect(fDown.nodes[0]).not.toHaveProperty('fanout');
     expect(fDown.primaryBlockage).toBe('F');
-    expect(fDown.headroom).toBeNull();
+    expect(fDown.lost).toBe(10);
+    expect(fDown.headroom).toEqual({ scale: 0, node: 'F' });
   });
 
   // The object path and the text path agree on down nodes too.

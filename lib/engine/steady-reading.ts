@@ -1,0 +1,118 @@
+/**
+ * What the steady state of an open structure says about it, read once per `analyze`: each
+ * node's utilization, the nodes that saturate (over capacity, or down and losing traffic), the
+ * primary blockage they make, the headroom and the order in which nodes saturate as traffic
+ * grows. docs/engine.md, "The steady state leads".
+ */
+import { compareIds } from './compare-ids';
+import type { CompiledStructure } from './compile';
+import { boundedRatio, type SteadyState } from './steady-state';
+import type { Bottleneck, Headroom, SaturatedEvent } from './types';
+
+/** How many nodes `bottlenecks` lists. */
+const BOTTLENECKS = 10;
+
+/** Why the steady state chose the primary blockage it did. */
+export type SteadyBlockage = 'lost' | 'unbounded' | 'saturated';
+
+export interface SteadyReading {
+  steady: SteadyState;
+  /** Per node, `throughput / capacity` for a node with a capacity, a way out and a throughput; NaN elsewhere. */
+  utilization: Float64Array;
+  /** Per node, 1 where it is saturated (over capacity, or down and losing traffic) or unbounded. */
+  saturated: Uint8Array;
+  /** The `saturated` events, in id order. */
+  events: SaturatedEvent[];
+  /** The primary blockage the steady state names, −1 when it names none. */
+  primary: number;
+  /** Why it is the primary blockage; `undefined` when the steady state names none. */
+  primaryKind: SteadyBlockage | undefined;
+  headroom: Headroom | null;
+  bottlenecks: Bottleneck[];
+}
+
+export function readSteadyState(structure: CompiledStructure, steady: SteadyState): SteadyReading {
+  const { nodeCount, capacity, ids, down } = structure;
+  const { throughput, lost } = steady;
+  const utilization = new Float64Array(nodeCount).fill(Number.NaN);
+  const saturated = new Uint8Array(nodeCount);
+  const saturatedNodes: number[] = [];
+  let mostLost = -1;
+  let mostUtilized = -1;
+  const ranked: { v: number; scale: number }[] = [];
+  for (let v = 0; v < nodeCount; v++) {
+    const x = throughput[v]!;
+    if (x === Number.POSITIVE_INFINITY) {
+      saturated[v] = 1;
+      continue;
+    }
+    if (down.length > 0 && down[v] === 1) {
+      if (lost[v]! > 0) {
+        saturated[v] = 1;
+        saturatedNodes.push(v);
+        if (mostLost < 0 || lost[v]! > lost[mostLost]! || (lost[v] === lost[mostLost] && ids[v]! < ids[mostLost]!)) {
+          mostLost = v;
+        }
+      }
+      continue;
+    }
+    const cap = capacity[v]!;
+    if (cap === Number.POSITIVE_INFINITY || !structure.hasWayOut(v)) continue;
+    const u = boundedRatio(x, cap);
+    utilization[v] = u;
+    if (u > 1) {
+      saturated[v] = 1;
+      saturatedNodes.push(v);
+      if (
+        mostUtilized < 0 ||
+        u > utilization[mostUtilized]! ||
+        (u === utilization[mostUtilized] && ids[v]! < ids[mostUtilized]!)
+      ) {
+        mostUtilized = v;
+      }
+    }
+    if (x > 0) keepLowest(ranked, ids, v, boundedRatio(cap, x));
+  }
+
+  saturatedNodes.sort((a, b) => compareIds(ids[a]!, ids[b]!));
+  const events = saturatedNodes.map(
+    (v): SaturatedEvent =>
+      down.length > 0 && down[v] === 1
+        ? { tick: 0, type: 'saturated', node: ids[v]!, lost: lost[v]! }
+        : { tick: 0, type: 'saturated', node: ids[v]!, utilization: utilization[v]! },
+  );
+
+  let primary = -1;
+  let primaryKind: SteadyBlockage | undefined;
+  if (mostLost >= 0) {
+    primary = mostLost;
+    primaryKind = 'lost';
+  } else if (steady.unboundedLoops.length > 0) {
+    primary = steady.unboundedLoops.reduce((best, v) => (ids[v]! < ids[best]! ? v : best));
+    primaryKind = 'unbounded';
+  } else if (mostUtilized >= 0) {
+    primary = mostUtilized;
+    primaryKind = 'saturated';
+  }
+
+  const bottlenecks = ranked.map(({ v, scale }) => ({ node: ids[v]!, scale, utilization: utilization[v]! }));
+  let headroom: Headroom | null = null;
+  if (steady.unbounded.length > 0) headroom = null;
+  else if (mostLost >= 0) headroom = { scale: 0, node: ids[mostLost]! };
+  else if (ranked.length > 0) headroom = { scale: ranked[0]!.scale, node: ids[ranked[0]!.v]! };
+  return { steady, utilization, saturated, events, primary, primaryKind, headroom, bottlenecks };
+}
+
+/**
+ * Keeps the `BOTTLENECKS` lowest scales in `ranked`, lowest first (ties: smallest id): one
+ * comparison per node once the list is full, however many nodes there are.
+ */
+function keepLowest(ranked: { v: number; scale: number }[], ids: readonly string[], v: number, scale: number): void {
+  const before = (other: { v: number; scale: number }) =>
+    scale < other.scale || (scale === other.scale && ids[v]! < ids[other.v]!);
+  if (ranked.length === BOTTLENECKS && !before(ranked[ranked.length - 1]!)) return;
+  let at = ranked.length;
+  while (at > 0 && before(ranked[at - 1]!)) at--;
+  ranked.splice(at, 0, { v, scale });
+  if (ranked.length > BOTTLENECKS) ranked.pop();
+}
