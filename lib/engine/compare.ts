@@ -45,8 +45,13 @@ export function digestState(described: StateToDescribe, summary: StateSummary): 
     for (let v = 0; v < structure.nodeCount; v++) {
       if (steady.saturated[v] === 1 && throughput[v] !== Number.POSITIVE_INFINITY) saturated[v] = 1;
     }
+    // An unbounded node has no utilization or throughput to compare: Infinity leaves it out.
+    const utilization = new Float64Array(steady.utilization);
+    for (let v = 0; v < structure.nodeCount; v++) {
+      if (throughput[v] === Number.POSITIVE_INFINITY) utilization[v] = Number.POSITIVE_INFINITY;
+    }
     digest = {
-      utilization: new Float64Array(steady.utilization),
+      utilization,
       throughput: new Float64Array(steady.steady.throughput),
       saturated,
       lost: steady.steady.totalLost,

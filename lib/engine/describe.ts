@@ -7,14 +7,7 @@ import type { ReachWorkspace } from './reach';
 import type { SteadyReading } from './steady-reading';
 import { CarriedValue } from './steady-state';
 import { dependencyFlow, type StateWithStep, type StepBuffers } from './step';
-import type {
-  DependencyState,
-  EngineEvent,
-  EngineResult,
-  NodeInput,
-  NodeState,
-  Role,
-} from './types';
+import type { DependencyState, EngineEvent, EngineResult, NodeInput, NodeState, Role } from './types';
 
 /** What the state before this one looked like, for `blocked` / `cleared` / `drained` events. */
 export interface PreviousState {
@@ -323,7 +316,13 @@ function buildSteadyDependencies(
     assertFiniteNumber(flow, `dependencies[${e}].flow`);
     const throughput = carried.ofDependency(e, steady.steady.throughput);
     if (throughput !== undefined) assertFiniteNumber(throughput, `dependencies[${e}].throughput`);
-    result[e] = dependencyWithExtras(structure, e, flow, throughput, carryExtras && dependencyHasExtra[e] === 1);
+    result[e] = dependencyWithExtras(
+      structure,
+      e,
+      flow,
+      throughput,
+      carryExtras && dependencyHasExtra[e] === 1,
+    );
   }
   return result;
 }

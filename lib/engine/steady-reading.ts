@@ -50,7 +50,11 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
       if (lost[v]! > 0) {
         saturated[v] = 1;
         saturatedNodes.push(v);
-        if (mostLost < 0 || lost[v]! > lost[mostLost]! || (lost[v] === lost[mostLost] && ids[v]! < ids[mostLost]!)) {
+        if (
+          mostLost < 0 ||
+          lost[v]! > lost[mostLost]! ||
+          (lost[v] === lost[mostLost] && ids[v]! < ids[mostLost]!)
+        ) {
           mostLost = v;
         }
       }
@@ -107,7 +111,12 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
  * Keeps the `BOTTLENECKS` lowest scales in `ranked`, lowest first (ties: smallest id): one
  * comparison per node once the list is full, however many nodes there are.
  */
-function keepLowest(ranked: { v: number; scale: number }[], ids: readonly string[], v: number, scale: number): void {
+function keepLowest(
+  ranked: { v: number; scale: number }[],
+  ids: readonly string[],
+  v: number,
+  scale: number,
+): void {
   const before = (other: { v: number; scale: number }) =>
     scale < other.scale || (scale === other.scale && ids[v]! < ids[other.v]!);
   if (ranked.length === BOTTLENECKS && !before(ranked[ranked.length - 1]!)) return;

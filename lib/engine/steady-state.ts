@@ -6,12 +6,17 @@ import { type ScratchMemory, scratch } from './scratch';
 
 /**
  * A larger cycle's sweeps stop once a sweep changes no throughput by more than this fraction of
- * the largest. What is left is a small multiple of that change (more where a cycle keeps its
- * value longer): well within 1e-9 of the largest throughput, the engine's tolerance for every
- * other number, on the tangled 400-node cycle a test checks against exact elimination (5e-12
- * there; 1e-10 left 2e-9). Each decade looser saves about three sweeps of the whole cycle.
+ * the largest. What is left is about that change over `1 − gain` (a loop that keeps its value
+ * longer settles more slowly): well within 1e-9 of the largest throughput, the engine's
+ * tolerance for every other number, on the tangled 400-node cycle a test checks against exact
+ * elimination (5e-12 there; 1e-10 left 2e-9). Each decade looser saves about three sweeps of
+ * the whole cycle. A loop whose gain is closer to 1 sweeps to `1e-9 · (1 − gain)`, and to
+ * `SWEEP_FLOOR` at the least.
  */
 const STEADY_TOLERANCE = 1e-11;
+
+/** The tightest stopping tolerance sweeps are asked for: a few doubles' rounding of the largest. */
+const SWEEP_FLOOR = 1e-14;
 
 /**
  * Cycles with at most this many nodes are solved exactly by Gaussian elimination.
@@ -146,7 +151,12 @@ function inflowFromOutside(
 }
 
 /** Returns `LOOP_UNBOUNDED` when the node is a loop with no steady state, else 0. */
-function solveSingle(structure: CompiledStructure, v: number, throughput: Float64Array, carried: CarriedValue): number {
+function solveSingle(
+  structure: CompiledStructure,
+  v: number,
+  throughput: Float64Array,
+  carried: CarriedValue,
+): number {
   const inflow = inflowFromOutside(structure, v, throughput, undefined, carried);
   if (inflow === 0) return 0;
   if (inflow === Number.POSITIVE_INFINITY) {
@@ -228,9 +238,11 @@ function solveReachedCycle(
   const decided = 1 - GAIN_MARGIN;
   const gain = gainBounds(structure, members, localIndex, decided);
   if (gain.low >= decided) return LOOP_UNBOUNDED;
-  const sweeps = solveComponent(structure, component, members, b, localIndex);
+  // A certain lower bound on 1 − gain, or 0 while the bounds leave it undecided.
+  const gap = gain.high < decided ? 1 - gain.high : 0;
+  const sweeps = solveComponent(structure, component, members, b, localIndex, gap);
   if (sweeps < 0) return LOOP_UNBOUNDED;
-  if (gain.high >= decided && !(gapBound(structure, component, members, localIndex) >= GAIN_MARGIN)) {
+  if (gap === 0 && !(gapBound(structure, component, members, localIndex) >= GAIN_MARGIN)) {
     return LOOP_UNBOUNDED;
   }
   return sweeps;
@@ -253,8 +265,9 @@ function leaks(structure: CompiledStructure, members: Int32Array, localIndex: In
 
 /**
  * Solves `(I − Tᵀ) x = b` on the cycle, `b` receiving `x`: Gaussian elimination up to
- * `STEADY_DENSE_LIMIT` nodes, sweeps beyond. Returns the sweeps taken (0 for elimination), or
- * `LOOP_UNBOUNDED` when there is no nonnegative finite solution.
+ * `STEADY_DENSE_LIMIT` nodes, sweeps beyond. `gap` is a certain lower bound on `1 − gain`, 0
+ * when unknown. Returns the sweeps taken (0 for elimination), or `LOOP_UNBOUNDED` when there is
+ * no nonnegative finite solution, or sweeps of a loop not known to be bounded did not settle.
  */
 function solveComponent(
   structure: CompiledStructure,
@@ -262,10 +275,14 @@ function solveComponent(
   members: Int32Array,
   b: Float64Array,
   localIndex: Int32Array,
+  gap: number,
 ): number {
-  if (members.length <= STEADY_DENSE_LIMIT) return solveDense(structure, members, b, localIndex) ? 0 : LOOP_UNBOUNDED;
-  const taken = solveBySweeps(structure, component, members, b, localIndex);
-  return taken < 0 ? LOOP_UNBOUNDED : taken;
+  if (members.length <= STEADY_DENSE_LIMIT)
+    return solveDense(structure, members, b, localIndex) ? 0 : LOOP_UNBOUNDED;
+  const tolerance = Math.max(Math.min(STEADY_TOLERANCE, 1e-9 * gap), SWEEP_FLOOR);
+  const { sweeps, valid, converged } = solveBySweeps(structure, component, members, b, localIndex, tolerance);
+  // Sweeps that hit their cap still bound a loop known to be bounded: they are its best estimate.
+  return valid && (converged || gap > 0) ? sweeps : LOOP_UNBOUNDED;
 }
 
 /**
@@ -280,7 +297,7 @@ function gapBound(
   localIndex: Int32Array,
 ): number {
   const y = new Float64Array(members.length).fill(1);
-  if (solveComponent(structure, component, members, y, localIndex) === LOOP_UNBOUNDED) return 0;
+  if (solveComponent(structure, component, members, y, localIndex, 0) === LOOP_UNBOUNDED) return 0;
   let largest = 0;
   for (const value of y) if (value > largest) largest = value;
   return 1 / largest;
@@ -327,44 +344,60 @@ export class CarriedValue {
 
   #carried(e: number, x: number): number {
     const { perDependency } = this.#exact!;
-    return carriedExactly(x, perDependency[2 * e]!, perDependency[2 * e + 1]!);
+    return carriedExactly(x, perDependency[3 * e]!, perDependency[3 * e + 1]!, perDependency[3 * e + 2]!);
   }
 }
 
 const MIN_NORMAL = 2.2250738585072014e-308;
 
-/** `x · weight / total` in the order that neither overflows nor underflows when the answer is a double. */
-export function carriedExactly(x: number, weight: number, total: number): number {
+/**
+ * `x · weight / (scale · total)` in an order that neither overflows nor underflows when the
+ * answer is a normal double: the source's total is `scale · total`, `scale` 1 unless the sum of
+ * its weights overflows.
+ */
+export function carriedExactly(x: number, weight: number, scale: number, total: number): number {
   const product = x * weight;
-  if (product >= MIN_NORMAL && product < Number.POSITIVE_INFINITY) return product / total;
-  return (x / total) * weight;
+  if (product >= MIN_NORMAL && product < Number.POSITIVE_INFINITY) return product / scale / total;
+  return (x / scale / total) * weight;
 }
 
 /**
- * Per dependency, the weight it carries and its source's total (`W + exit`), both divided by the
- * source's largest weight so the sum cannot overflow (a fan-out source: the weight and 1); per
- * in slot, its dependency. Built only when some share is tiny.
+ * Per dependency, the weight it carries, its source's scale and total (`W + exit` = scale ·
+ * total, scaled by the largest weight only where the sum overflows, as compile.ts does; 1 and 1
+ * for a fan-out source, whose weight is what it carries per unit); per in slot, its dependency.
+ * Built only when some share is tiny.
  */
-function exactWeights(structure: CompiledStructure): { perDependency: Float64Array; inDependency: Int32Array } {
+function exactWeights(structure: CompiledStructure): {
+  perDependency: Float64Array;
+  inDependency: Int32Array;
+} {
   const { nodeCount, dependencyCount, dependencyFrom, dependencyTo, slotOfDependency, givenWeight, inStart } =
     structure;
   const weightOf = (e: number) => (Number.isNaN(givenWeight[e]!) ? 1 : givenWeight[e]!);
   const exitOf = (v: number) => (structure.open ? structure.exit[v]! : 0);
+  const total = new Float64Array(nodeCount);
   const largest = new Float64Array(nodeCount);
-  for (let v = 0; v < nodeCount; v++) largest[v] = exitOf(v);
+  for (let v = 0; v < nodeCount; v++) {
+    total[v] = exitOf(v);
+    largest[v] = exitOf(v);
+  }
   for (let e = 0; e < dependencyCount; e++) {
     if (slotOfDependency[e]! < 0) continue;
     const u = dependencyFrom[e]!;
+    total[u]! += weightOf(e);
     largest[u] = Math.max(largest[u]!, weightOf(e));
   }
-  const total = new Float64Array(nodeCount);
-  for (let v = 0; v < nodeCount; v++) if (largest[v]! > 0) total[v] = exitOf(v) / largest[v]!;
-  for (let e = 0; e < dependencyCount; e++) {
-    if (slotOfDependency[e]! < 0) continue;
-    const u = dependencyFrom[e]!;
-    total[u]! += weightOf(e) / largest[u]!;
+  const scale = new Float64Array(nodeCount).fill(1);
+  for (let v = 0; v < nodeCount; v++) {
+    if (total[v] !== Number.POSITIVE_INFINITY) continue;
+    scale[v] = largest[v]!;
+    total[v] = exitOf(v) / scale[v]!;
   }
-  const perDependency = new Float64Array(2 * dependencyCount);
+  for (let e = 0; e < dependencyCount; e++) {
+    const u = dependencyFrom[e]!;
+    if (slotOfDependency[e]! >= 0 && scale[u] !== 1) total[u]! += weightOf(e) / scale[u]!;
+  }
+  const perDependency = new Float64Array(3 * dependencyCount);
   const inDependency = new Int32Array(inStart[nodeCount]!);
   const fill = new Int32Array(nodeCount);
   // A node's in slots hold the dependencies that carry into it, in input order.
@@ -374,8 +407,9 @@ function exactWeights(structure: CompiledStructure): { perDependency: Float64Arr
     const v = dependencyTo[e]!;
     inDependency[inStart[v]! + fill[v]!++] = e;
     const fanout = structure.isFanout(u);
-    perDependency[2 * e] = fanout ? weightOf(e) : weightOf(e) / largest[u]!;
-    perDependency[2 * e + 1] = fanout ? 1 : total[u]!;
+    perDependency[3 * e] = weightOf(e);
+    perDependency[3 * e + 1] = fanout ? 1 : scale[u]!;
+    perDependency[3 * e + 2] = fanout ? 1 : total[u]!;
   }
   return { perDependency, inDependency };
 }
@@ -412,9 +446,9 @@ function solveDense(
 /**
  * A larger cycle by accelerated Gauss–Seidel sweeps (the origin's large-cycle solver, on the
  * transposed equations: each row reads its predecessors' throughputs); `b` receives `x`. On entry
- * and exit `localIndex[members[i]] = i`. Returns the sweeps taken, negated when they found no
- * steady state: a self-dependency that keeps it all, a negative or infinite solution (spectral
- * radius 1 or more), or sweeps that did not settle within the cap.
+ * and exit `localIndex[members[i]] = i`. `valid` is false when the answer is no steady state: a
+ * self-dependency that keeps it all, a negative or infinite solution (spectral radius 1 or more);
+ * `converged` false when the sweeps did not settle within their cap.
  */
 function solveBySweeps(
   structure: CompiledStructure,
@@ -422,10 +456,13 @@ function solveBySweeps(
   members: Int32Array,
   b: Float64Array,
   localIndex: Int32Array,
-): number {
+  tolerance: number,
+): { sweeps: number; valid: boolean; converged: boolean } {
   const { inStart, inSource, inShare, selfShare } = structure;
   const n = members.length;
-  for (let i = 0; i < n; i++) if (!(selfShare[members[i]!]! < 1)) return -1;
+  for (let i = 0; i < n; i++) {
+    if (!(selfShare[members[i]!]! < 1)) return { sweeps: 0, valid: false, converged: false };
+  }
   // The sweep order lasts as long as the structure: computed before the phase below begins.
   const preferred = structure.sweepOrder();
   const first = structure.components().start[component]!;
@@ -474,16 +511,16 @@ function solveBySweeps(
       share,
       constant,
       scale,
-      tolerance: STEADY_TOLERANCE,
+      tolerance,
     });
-    let bounded = converged;
+    let valid = true;
     for (let q = 0; q < n; q++) {
       const x = values[q]!;
-      if (!(x >= 0 && x < Number.POSITIVE_INFINITY)) bounded = false;
+      if (!(x >= 0 && x < Number.POSITIVE_INFINITY)) valid = false;
       b[memberOf[q]!] = x;
       localIndex[order[q]!] = memberOf[q]!;
     }
-    return bounded ? sweeps : -sweeps;
+    return { sweeps, valid, converged };
   } finally {
     scratch.release(mark);
   }

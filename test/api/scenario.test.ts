@@ -147,16 +147,36 @@ type Result = EngineResult | Snapshot;
 
 /** `changes` as docs/engine.md defines it, from the two parsed results. */
 function referenceChanges(before: Result, after: Result, tick: number) {
-  const increases = (field: 'pressure' | 'utilization') => {
+  const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  const increases = (field: 'pressure') => {
     const rows = after.nodes.flatMap((node, v) => {
       const was = before.nodes[v]![field];
       const is = node[field];
-      const increase = (is ?? 0) - (was ?? 0);
-      return increase > 0 ? [{ id: node.id, before: was ?? null, after: is ?? null, increase }] : [];
+      const increase = is - was;
+      return increase > 0 ? [{ id: node.id, before: was, after: is, increase }] : [];
     });
-    rows.sort((a, b) => b.increase - a.increase || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    rows.sort((a, b) => b.increase - a.increase || byId(a.id, b.id));
     return rows.slice(0, 20);
   };
+  const unboundedIn = (result: Result) =>
+    new Set(result.events.flatMap((event) => (event.type === 'unbounded' ? event.nodes : [])));
+  const unbounded = new Set([...unboundedIn(before), ...unboundedIn(after)]);
+  // Both directions, largest |change| first; a node unbounded on either side is left out.
+  const changesOf = (field: 'utilization' | 'throughput') => {
+    const rows = after.nodes.flatMap((node, v) => {
+      if (unbounded.has(node.id)) return [];
+      const was = before.nodes[v]![field];
+      const is = node[field];
+      const change = (is ?? 0) - (was ?? 0);
+      return change !== 0 ? [{ id: node.id, before: was ?? null, after: is ?? null, change }] : [];
+    });
+    rows.sort((a, b) => Math.abs(b.change) - Math.abs(a.change) || byId(a.id, b.id));
+    return rows.slice(0, 20);
+  };
+  const saturatedIn = (result: Result) =>
+    new Set(result.events.flatMap((event) => (event.type === 'saturated' ? [event.node] : [])));
+  const was = saturatedIn(before);
+  const is = saturatedIn(after);
   const open = 'headroom' in before || 'headroom' in after;
   return {
     tick,
@@ -173,7 +193,17 @@ function referenceChanges(before: Result, after: Result, tick: number) {
           ];
     }),
     pressure: increases('pressure'),
-    ...(open ? { utilization: increases('utilization') } : {}),
+    ...(open
+      ? {
+          utilization: changesOf('utilization'),
+          throughput: changesOf('throughput'),
+          saturated: {
+            newly: [...is].filter((id) => !was.has(id)).sort(byId),
+            cleared: [...was].filter((id) => !is.has(id)).sort(byId),
+          },
+          lost: { before: 'lost' in before ? before.lost : 0, after: 'lost' in after ? after.lost : 0 },
+        }
+      : {}),
     primaryBlockage: { before: before.primaryBlockage, after: after.primaryBlockage },
     origin: { before: before.origin, after: after.origin },
     trace: { before: before.trace, after: after.trace },
@@ -306,7 +336,16 @@ describe('the worked examples of the docs', () => {
       tick: 0,
       nodes: [],
       pressure: [{ id: 'B', before: 5, after: 25, increase: 20 }],
-      utilization: [{ id: 'B', before: 20 / 15, after: 40 / 15, increase: 40 / 15 - 20 / 15 }],
+      utilization: [{ id: 'B', before: 20 / 15, after: 40 / 15, change: 40 / 15 - 20 / 15 }],
+      // Every throughput doubles: D 30 → 60, B 20 → 40, then A and F 10 → 20 (ties by id).
+      throughput: [
+        { id: 'D', before: 30, after: 60, change: 30 },
+        { id: 'B', before: 20, after: 40, change: 20 },
+        { id: 'A', before: 10, after: 20, change: 10 },
+        { id: 'F', before: 10, after: 20, change: 10 },
+      ],
+      saturated: { newly: [], cleared: [] },
+      lost: { before: 0, after: 0 },
       primaryBlockage: { before: 'B', after: 'B' },
       origin: {
         before: { id: 'F', load: 0, arrival: 10, contribution: 20, share: 1 },
@@ -326,12 +365,40 @@ describe('the worked examples of the docs', () => {
     const result = changes({ mode: 'analyze', ...OPEN_WORKED_EXAMPLE }, { nodes: { B: { capacity: 7.5 } } });
     expect(result.pressure).toEqual([{ id: 'B', before: 5, after: 12.5, increase: 7.5 }]);
     expect(result.utilization).toEqual([
-      { id: 'B', before: 20 / 15, after: 20 / 7.5, increase: 20 / 7.5 - 20 / 15 },
+      { id: 'B', before: 20 / 15, after: 20 / 7.5, change: 20 / 7.5 - 20 / 15 },
     ]);
     expect(result.headroom).toEqual({
       before: { scale: 0.75, node: 'B' },
       after: { scale: 0.375, node: 'B' },
     });
+  });
+
+  // A front end A (10 requests a step) calls B once and C twice; C calls E. With C down, the 20
+  // calls a step on C are lost and E's throughput falls 20 → 0: the comparison says so (both
+  // directions, the loss, the saturation), and the headroom falls to 0 rather than improving.
+  it('takes a service down: the lost traffic and the decreases are listed', () => {
+    const structure = {
+      nodes: [
+        { id: 'A', arrival: 10, fanout: true },
+        { id: 'B', capacity: 8, exit: 1 },
+        { id: 'C', fanout: true },
+        { id: 'E', capacity: 10, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'A', to: 'C', weight: 2 },
+        { from: 'C', to: 'E' },
+      ],
+    };
+    const result = changes({ mode: 'analyze', ...structure }, { nodes: { C: { down: true } } });
+    expect(result.utilization).toEqual([{ id: 'E', before: 2, after: 0, change: -2 }]);
+    expect(result.throughput).toEqual([{ id: 'E', before: 20, after: 0, change: -20 }]);
+    expect(result.saturated).toEqual({ newly: ['C'], cleared: ['E'] });
+    expect(result.lost).toEqual({ before: 0, after: 20 });
+    expect(result.primaryBlockage).toEqual({ before: 'E', after: 'C' });
+    expect(result.headroom).toEqual({ before: { scale: 0.5, node: 'E' }, after: { scale: 0, node: 'C' } });
+    expect(result.origin.after).toEqual({ id: 'A', load: 0, arrival: 10, contribution: 20, share: 1 });
+    expect(result.trace.after).toEqual(['A', 'C']);
   });
 
   // B's capacity doubles (15 → 30): B clears, nothing is blocked, headroom 30/20 = 1.5.
@@ -342,7 +409,11 @@ describe('the worked examples of the docs', () => {
         { id: 'B', before: { blocked: true, role: 'relay' }, after: { blocked: false, role: 'relay' } },
       ],
       pressure: [],
-      utilization: [],
+      // B's utilization falls, 20/15 → 20/30: the decrease is listed too.
+      utilization: [{ id: 'B', before: 20 / 15, after: 20 / 30, change: 20 / 30 - 20 / 15 }],
+      throughput: [],
+      saturated: { newly: [], cleared: ['B'] },
+      lost: { before: 0, after: 0 },
       primaryBlockage: { before: 'B', after: null },
       origin: { before: { id: 'F', load: 0, arrival: 10, contribution: 20, share: 1 }, after: null },
       trace: { before: ['F', 'B'], after: [] },

@@ -203,7 +203,15 @@ describe('engine properties on random structures', () => {
   });
 
   it('events come ordered by type, then by node id', () => {
-    const rank = { cycle: 0, unbounded: 0.5, saturated: 0.75, blocked: 1, cleared: 2, drained: 3, settled: 4 };
+    const rank = {
+      cycle: 0,
+      unbounded: 0.5,
+      saturated: 0.75,
+      blocked: 1,
+      cleared: 2,
+      drained: 3,
+      settled: 4,
+    };
     fc.assert(
       fc.property(structureArbitrary, (structure) => {
         for (const result of [analyze(structure), ...ticks(structure, 6)]) {

@@ -1,0 +1,189 @@
+/**
+ * The steady state leads `analyze` of an open structure: saturated nodes are blocked and named
+ * in events, the worst steady-state problem is the primary blockage, dependencies carry their
+ * steady throughput, `bottlenecks` ranks the walls, and a down node loses traffic and says so.
+ */
+import { describe, expect, it } from 'vitest';
+import { analyze, applyScenario, compileStructure, type Structure } from '../../lib/engine';
+
+/**
+ * A front end A takes 10 requests a step and calls B once and C twice per request; C calls E
+ * once. B can serve 8 a step, E 10: B gets 10 (utilization 1.25), E gets 20 (utilization 2).
+ */
+const FAN: Structure = {
+  nodes: [
+    { id: 'A', arrival: 10, fanout: true },
+    { id: 'B', capacity: 8, exit: 1 },
+    { id: 'C', fanout: true },
+    { id: 'E', capacity: 10, exit: 1 },
+  ],
+  dependencies: [
+    { from: 'A', to: 'B' },
+    { from: 'A', to: 'C', weight: 2 },
+    { from: 'C', to: 'E' },
+  ],
+};
+
+const withScenario = (structure: Structure, scenario: unknown) =>
+  analyze(applyScenario(compileStructure(structure), scenario));
+
+describe('the steady state leads', () => {
+  // At tick 0 only B has a backlog (it holds 10 against 8), but in the steady state E is the
+  // most over capacity: E is the primary blockage, blocked though its pressure is 0 now.
+  it('names the most over-utilized node, not the one with a backlog now', () => {
+    const result = analyze(FAN);
+    expect(result.primaryBlockage).toBe('E');
+    expect(result.nodes.map((n) => [n.id, n.blocked, n.pressure])).toEqual([
+      ['A', false, 0],
+      ['B', true, 2],
+      ['C', false, 0],
+      ['E', true, 0],
+    ]);
+    // cycle, unbounded, saturated, then blocked (pressure now), each in id order.
+    expect(result.events).toEqual([
+      { tick: 0, type: 'saturated', node: 'B', utilization: 1.25 },
+      { tick: 0, type: 'saturated', node: 'E', utilization: 2 },
+      { tick: 0, type: 'blocked', node: 'B', pressure: 2 },
+    ]);
+    // A's 10 requests make 20 calls on E: all of E's traffic, along A → C → E.
+    expect(result.origin).toEqual({ id: 'A', load: 0, arrival: 10, contribution: 20, share: 1 });
+    expect(result.trace).toEqual(['A', 'C', 'E']);
+    expect(result.headroom).toEqual({ scale: 0.5, node: 'E' });
+  });
+
+  // The second wall after the first: E saturates at 0.5 times today's traffic, B at 0.8.
+  it('ranks the bottlenecks in the order they saturate', () => {
+    expect(analyze(FAN).bottlenecks).toEqual([
+      { node: 'E', scale: 0.5, utilization: 2 },
+      { node: 'B', scale: 0.8, utilization: 1.25 },
+    ]);
+  });
+
+  // Equal scales go to the smaller id; at most 10 are listed.
+  it('breaks ties by id and lists at most ten', () => {
+    const nodes = [
+      { id: 'F', arrival: 1, fanout: true },
+      ...Array.from({ length: 12 }, (_, i) => ({
+        id: `s${String(11 - i).padStart(2, '0')}`,
+        capacity: 4,
+        exit: 1,
+      })),
+    ];
+    const dependencies = nodes.slice(1).map((n) => ({ from: 'F', to: n.id }));
+    const { bottlenecks } = analyze({ nodes, dependencies });
+    expect(bottlenecks!.map((b) => b.node)).toEqual(
+      Array.from({ length: 10 }, (_, i) => `s${String(i).padStart(2, '0')}`),
+    );
+    expect(bottlenecks!.every((b) => b.scale === 4 && b.utilization === 0.25)).toBe(true);
+  });
+
+  // Calls per step on each dependency in the steady state, beside the flow of the next step.
+  it('gives each dependency its steady throughput', () => {
+    const result = analyze(FAN);
+    expect(result.dependencies).toEqual([
+      { from: 'A', to: 'B', flow: 10, throughput: 10 },
+      { from: 'A', to: 'C', weight: 2, flow: 20, throughput: 20 },
+      { from: 'C', to: 'E', flow: 0, throughput: 20 },
+    ]);
+  });
+
+  // A node exactly at capacity is not over it.
+  it('does not saturate a node at utilization exactly 1', () => {
+    const result = withScenario(FAN, { nodes: { E: { capacity: 20 }, B: { capacity: 10 } } });
+    expect(result.events).toEqual([]);
+    expect(result.primaryBlockage).toBeNull();
+    expect(result.headroom).toEqual({ scale: 1, node: 'B' });
+  });
+
+  // Closed structures and snapshots keep their rules: no new keys, no saturated events.
+  it('leaves closed structures alone', () => {
+    const closed = analyze({
+      nodes: [
+        { id: 'a', load: 10 },
+        { id: 'b', capacity: 1 },
+      ],
+      dependencies: [{ from: 'a', to: 'b' }],
+    });
+    expect(Object.keys(closed)).toEqual([
+      'nodes',
+      'dependencies',
+      'primaryBlockage',
+      'events',
+      'origin',
+      'trace',
+    ]);
+    expect(Object.keys(closed.dependencies[0]!)).toEqual(['from', 'to', 'flow']);
+  });
+});
+
+describe('down loses traffic', () => {
+  // C down: the 20 calls a step on it are lost, E gets nothing. The system cannot serve today's
+  // traffic at any scale, so the headroom is 0 at C, while `bottlenecks` still ranks B.
+  it('reports what a down node loses and never looks better for it', () => {
+    const result = withScenario(FAN, { nodes: { C: { down: true } } });
+    expect(result.nodes[2]).toMatchObject({ id: 'C', throughput: 20, lost: 20, blocked: true });
+    expect(result.nodes[3]).toMatchObject({ id: 'E', throughput: 0, utilization: 0, blocked: false });
+    expect(result.lost).toBe(20);
+    expect(result.headroom).toEqual({ scale: 0, node: 'C' });
+    expect(result.bottlenecks).toEqual([{ node: 'B', scale: 0.8, utilization: 1.25 }]);
+    expect(result.primaryBlockage).toBe('C');
+    expect(result.events).toEqual([
+      { tick: 0, type: 'saturated', node: 'B', utilization: 1.25 },
+      { tick: 0, type: 'saturated', node: 'C', lost: 20 },
+      { tick: 0, type: 'blocked', node: 'B', pressure: 2 },
+      // C keeps the 20 calls it will receive in the next step: all its next load is pressure.
+      { tick: 0, type: 'blocked', node: 'C', pressure: 20 },
+    ]);
+    // C → E carries nothing now; A → C still carries its 20 calls (to be lost).
+    expect(result.dependencies.map((d) => d.throughput)).toEqual([10, 20, 0]);
+    expect(Object.keys(result).slice(-3)).toEqual(['headroom', 'bottlenecks', 'lost']);
+  });
+
+  // Two nodes down: the one losing most is the primary blockage and the headroom node.
+  it('puts the node losing most first', () => {
+    const result = withScenario(FAN, { nodes: { B: { down: true }, C: { down: true } } });
+    expect(result.lost).toBe(30);
+    expect(result.primaryBlockage).toBe('C');
+    expect(result.headroom).toEqual({ scale: 0, node: 'C' });
+    expect(result.bottlenecks).toEqual([]);
+  });
+
+  // A down node nothing reaches loses nothing: no `lost` on the result, no event.
+  it('says nothing of a down node without traffic', () => {
+    const result = withScenario(
+      { ...FAN, nodes: [...FAN.nodes, { id: 'Z', capacity: 1 }] },
+      { nodes: { Z: { down: true } } },
+    );
+    expect(result).not.toHaveProperty('lost');
+    expect(result.nodes[4]).toMatchObject({ id: 'Z', lost: 0, blocked: false });
+    expect(result.primaryBlockage).toBe('E');
+  });
+});
+
+describe('an unbounded loop leads', () => {
+  // A retry storm: S retries itself twice per request. S is the loop to fix; T only suffers.
+  it('is the primary blockage, with no origin, before any saturated node', () => {
+    const result = analyze({
+      nodes: [
+        { id: 'F', arrival: 1, fanout: true },
+        { id: 'S', fanout: true },
+        { id: 'T', exit: 1 },
+        { id: 'B', capacity: 0.5, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'F', to: 'S' },
+        { from: 'F', to: 'B' },
+        { from: 'S', to: 'S', weight: 2 },
+        { from: 'S', to: 'T' },
+      ],
+    });
+    expect(result.primaryBlockage).toBe('S');
+    expect(result.origin).toBeNull();
+    expect(result.trace).toEqual([]);
+    expect(result.headroom).toBeNull();
+    // B holds 1 against a capacity of 0.5: over capacity in the steady state and backlogged now.
+    expect(result.events.map((e) => e.type)).toEqual(['cycle', 'unbounded', 'saturated', 'blocked']);
+    expect(result.nodes.map((n) => n.blocked)).toEqual([false, true, true, true]);
+    expect(result.bottlenecks).toEqual([{ node: 'B', scale: 0.5, utilization: 2 }]);
+  });
+});
