@@ -3,10 +3,19 @@
  * a request it processes completes there and becomes calls on its callees. An edge's `weight`
  * is the calls on the callee per request the caller processes: its observed calls divided by
  * the caller's own throughput — the calls into it, or for an entry node (no other node calls
- * it, or the source marks it a root) its `arrival` plus any calls it makes on itself. An entry's
- * arrival is the largest count among its outgoing calls (each request to it makes at least the
- * calls on its busiest callee). With those, the steady `throughput` of every service reproduces
- * the observed calls exactly. Loads are 0; no capacity is invented.
+ * it, or the source marks it a root) its `arrival` plus any calls into it. With those, the
+ * steady `throughput` of every service reproduces the observed calls exactly, whatever the
+ * entries' arrivals are. Loads are 0; no capacity is invented.
+ *
+ * An entry's arrival is what the source counts for the node itself where it does (`requests`:
+ * Kiali's node rates, X-Ray's service statistics): those requests less the calls into it that
+ * the graph shows (its calls on itself, a root's callers), so the entry processes exactly the
+ * requests counted. Where the source counts only calls (Jaeger, Zipkin), it is an estimate: the
+ * largest count among its outgoing calls. That is a lower bound on the requests it took as long
+ * as a request makes at most one call on each service (a retry or a loop breaks that), so the
+ * weights of its calls are upper bounds (and the sum of its calls bounds the arrival from above
+ * when every request makes at least one call); the calls into every other service are observed,
+ * so their throughputs are exact all the same. A warning names the entries estimated.
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
 import { FormatError } from './types';
@@ -31,6 +40,12 @@ export interface CallGraphInput {
     root?: boolean;
     /** Only to pick the entry of a cycle that nothing outside calls (X-Ray's `Root`). */
     preferredEntry?: boolean;
+    /**
+     * The requests the source counts the node processing, in the calls' unit (its calls on
+     * itself among them): Kiali's rates of a node, X-Ray's service statistics. An entry's
+     * arrival is what of them no call in the graph brings; without it, an estimate.
+     */
+    requests?: number;
   }>;
   calls: readonly ObservedCall[];
 }
@@ -70,11 +85,28 @@ export function callGraphStructure(given: CallGraphInput): CallGraph {
     largestOut.set(call.from, Math.max(largestOut.get(call.from) ?? 0, call.count));
   }
   const throughput = new Map<string, number>();
+  // Entries whose arrival is the estimate: the source counts no requests of theirs, or fewer
+  // than the calls into them that the graph shows.
+  const uncounted: Array<[string, number]> = [];
+  const undercounted: Array<[string, number]> = [];
   const nodes: NodeInput[] = input.nodes.map((node) => {
     const calledByOthers = fromOthers.get(node.id) ?? 0;
+    const calledByItself = fromItself.get(node.id) ?? 0;
     const entry = roots.has(node.id) || calledByOthers === 0;
-    const arrival = entry ? (largestOut.get(node.id) ?? 0) : 0;
-    throughput.set(node.id, arrival + calledByOthers + (fromItself.get(node.id) ?? 0));
+    let arrival = 0;
+    if (entry) {
+      const fromOutside =
+        node.requests === undefined ? undefined : node.requests - calledByOthers - calledByItself;
+      // Less than rounding leaves is nothing: a count that is the sum of the very calls into the
+      // node (a client's), added in another order, differs from them by a few units of the last
+      // digit, and such a sliver of an arrival would put a self-call's gain within 1e-16 of 1.
+      if (fromOutside !== undefined && fromOutside > ROUNDING * node.requests!) arrival = fromOutside;
+      else {
+        arrival = largestOut.get(node.id) ?? 0;
+        if (arrival > 0) (node.requests === undefined ? uncounted : undercounted).push([node.id, arrival]);
+      }
+    }
+    throughput.set(node.id, arrival + calledByOthers + calledByItself);
     const mapped: NodeInput = { ...(node.extra ?? {}), id: node.id, fanout: true };
     if (arrival > 0) mapped.arrival = arrival;
     return mapped;
@@ -97,7 +129,11 @@ export function callGraphStructure(given: CallGraphInput): CallGraph {
       );
     dependencies.push({ ...(call.extra ?? {}), from: call.from, to: call.to, weight });
   }
-  const warnings = [...repeatWarning, ...cycles.map(describeClosedCycle)];
+  const warnings = [
+    ...repeatWarning,
+    ...cycles.map(describeClosedCycle),
+    ...estimatedArrivalsWarning(uncounted, undercounted),
+  ];
   if (silent > 0) {
     warnings.push(
       `${silent} call${silent === 1 ? '' : 's'} with a count of 0 left out (no traffic to carry)`,
@@ -154,6 +190,47 @@ function mergeCalls(calls: readonly ObservedCall[]): { calls: ObservedCall[]; re
           `${repeated} call${repeated === 1 ? '' : 's'} repeated a caller and callee seen before (${example}): merged into one dependency, counts added`,
         ];
   return { calls: merged, repeatWarning };
+}
+
+/** The share of a count that float rounding may leave when the calls it sums are taken away. */
+const ROUNDING = 1e-9;
+
+/** How many entries a warning names before "and N more". */
+const NAMED_ENTRIES = 3;
+
+/** `"frontend": 300, "api": 20 and 4 more`. */
+function someEntries(entries: ReadonlyArray<[string, number]>): string {
+  const shown = entries
+    .slice(0, NAMED_ENTRIES)
+    .map(([id, arrival]) => `${quote(id)}: ${arrival}`)
+    .join(', ');
+  return entries.length > NAMED_ENTRIES ? `${shown} and ${entries.length - NAMED_ENTRIES} more` : shown;
+}
+
+/**
+ * The warning for arrivals the source does not count: what they are and which way they err, so
+ * a reader knows what the numbers at the entries mean and where settings should correct them.
+ */
+function estimatedArrivalsWarning(
+  uncounted: ReadonlyArray<[string, number]>,
+  undercounted: ReadonlyArray<[string, number]>,
+): string[] {
+  const direction =
+    'a lower bound on the requests it takes while a request makes at most one call on each service, so the weights of its calls (calls per request) are upper bounds; set arrivals in settings where they are known';
+  const warnings: string[] = [];
+  if (uncounted.length > 0) {
+    const one = uncounted.length === 1;
+    warnings.push(
+      `${one ? '1 entry has' : `${uncounted.length} entries have`} no count of ${one ? 'its' : 'their'} own requests in the document: ${one ? 'its' : "each one's"} arrival is the largest count among its calls (${someEntries(uncounted)}), ${direction}`,
+    );
+  }
+  if (undercounted.length > 0) {
+    const one = undercounted.length === 1;
+    warnings.push(
+      `${one ? "1 entry's" : `${undercounted.length} entries'`} own request count${one ? ' is' : 's are'} not above the calls into ${one ? 'it' : 'them'} that the graph shows: ${one ? 'its' : "each one's"} arrival is the largest count among its calls instead (${someEntries(undercounted)}), ${direction}`,
+    );
+  }
+  return warnings;
 }
 
 function quote(id: string): string {

@@ -55,6 +55,12 @@
  *   mapping with its warning. The rest go through `callGraphStructure` (every service fan-out,
  *   weight = calls per request the caller processes, entries get an `arrival`); `isRoot: true`
  *   marks an entry.
+ * - Arrivals: a node's `traffic` rates are the sums of its edges' (`httpOut` is every http
+ *   request it sent), so an entry — a traffic source, nothing calls it over http or grpc: the
+ *   `unknown` source, a gateway, a job — sent one call for each request that entered there; its
+ *   arrival is its own `httpOut` + `grpcOut` less its calls on itself (`unknown` sending 50 to
+ *   each of two services takes 100, not 50). An entry without a `traffic` array gets the
+ *   call-graph estimate, its busiest call, with the warning that says so.
  * - Every rate (on edges and in the nodes' `traffic` arrays) must be a number or numeric string
  *   (`"20.00"`), finite and >= 0. Kept as extra fields: on a node its data as given (with
  *   `traffic`, the `[{ protocol, rates }]` array), on a dependency its data plus `protocol` and
@@ -388,21 +394,32 @@ function ratesAt(rates: unknown, path: string): Map<string, number> {
   return parsed;
 }
 
-/** A node's `traffic`: an array of `{ protocol, rates }`, every rate checked. */
-function checkNodeTraffic(node: Element): void {
+/**
+ * A node's `traffic`, an array of `{ protocol, rates }` with every rate checked, read for the
+ * requests per second the node sends: its `httpOut` plus its `grpcOut` (undefined without a
+ * `traffic` array; Kiali leaves out a rate that is 0). Kiali adds each edge's rate to its
+ * source's `…Out` and its target's `…In`, so a node that nothing calls over http or grpc — a
+ * traffic source, `isRoot` in Kiali's words: the `unknown` source, a gateway, a job — sends one
+ * call for each request that entered there, and that is the count its arrival comes from.
+ */
+function sentRequests(node: Element): number | undefined {
   const traffic = node.data.traffic;
   const path = `${node.path}.data.traffic`;
-  if (traffic === undefined || traffic === null) return;
+  if (traffic === undefined || traffic === null) return undefined;
   if (!Array.isArray(traffic))
     throw new FormatError(path, `must be an array of { protocol, rates }, got ${describeValue(traffic)}`);
+  let sent = 0;
   traffic.forEach((entry, index) => {
     if (!isRecord(entry))
       throw new FormatError(
         `${path}[${index}]`,
         `must be an object { protocol, rates }, got ${describeValue(entry)}`,
       );
-    ratesAt(entry.rates, `${path}[${index}].rates`);
+    const rates = ratesAt(entry.rates, `${path}[${index}].rates`);
+    const key = typeof entry.protocol === 'string' ? REQUEST_RATE.get(entry.protocol) : undefined;
+    if (key !== undefined) sent += rates.get(`${key}Out`) ?? 0;
   });
+  return sent;
 }
 
 interface EdgeTraffic {
@@ -507,10 +524,11 @@ function kialiStructure(elements: Elements): MappedGraph {
   });
   const renamed: Renamed = new Map();
   const graphNodes = services.map((node, index) => {
-    checkNodeTraffic(node);
+    const sent = sentRequests(node);
     return {
       id: names[index]!,
       root: node.data.isRoot === true,
+      ...(sent === undefined ? {} : { requests: sent }),
       // The hash last, so a source field of the same name cannot replace it.
       extra: Object.fromEntries([
         ...extrasOf(node.data, ['id'], NODE_FIELDS, renamed, 'node'),

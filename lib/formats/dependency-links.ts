@@ -14,6 +14,9 @@
  *   calls per request the caller processes), so the steady throughput reproduces the counts. A
  *   cycle that nothing outside it calls has no entry there: the member with its busiest call
  *   (ties: the first seen) is made its entry (`closedCycleEntries`), with a warning.
+ * - Links count calls, never the requests a service takes, so every entry's arrival is the
+ *   call-graph estimate: the largest count among its calls, a lower bound on its requests (the
+ *   weights of its calls upper bounds), named in a warning.
  * - The source's fields stay on the dependency (`callCount`, `errorCount`, v3's `source`, …),
  *   but not `parent` and `child` (they are `from` and `to`); a field the engine owns on a
  *   dependency (`from`, `to`, `weight`, `flow`) is kept as `original_<name>` with a warning, as

@@ -17,6 +17,11 @@
  *   `okCount`, `errorCount`, `faultCount`, `throttleCount` and `totalResponseTime` as sent.
  * - `callGraphStructure` maps the calls (every service fan-out, entries get `arrival`, weight =
  *   calls per request the caller processes), so the steady throughput reproduces the counts.
+ * - An entry's arrival is what X-Ray counts for the node itself: a service's own
+ *   `SummaryStatistics.TotalCount` (the requests it served), or for a `client` node, whose
+ *   statistics X-Ray leaves empty, the calls it made (it stands for the users and sends each of
+ *   their requests once), less its calls on itself. A service without statistics (the aws-cli
+ *   example's) gets the call-graph estimate, its busiest call, with the warning that says so.
  * - `Root: true` does not add arrivals to a service that others call: X-Ray counts the requests a
  *   root takes from outside on the edge from its `client` node, so an arrival there would count
  *   them twice (in the Grafana test data `SampleSite` is a root, its client's edge brings 3553
@@ -40,6 +45,8 @@ import { mergeRepeatedPairs, repeatedPairsWarning } from './repeated-pairs';
 import { describeValue, isRecord, quote } from './text';
 import { FormatError, type GraphFormat, type MappedGraph } from './types';
 
+/** X-Ray's type for the node that stands for the callers of a root service. */
+const CLIENT = 'client';
 const ENVELOPE = new Set(['Services', 'StartTime', 'EndTime', 'ContainsOldGroupVersions', 'NextToken']);
 /** How many leading services `detect` looks at. */
 const DETECT_SAMPLE = 3;
@@ -67,6 +74,8 @@ interface Service {
   name: string | undefined;
   type: string | undefined;
   root: boolean;
+  /** The service's own `SummaryStatistics.TotalCount`: the requests it served. */
+  count: number | undefined;
   edges: Edge[];
 }
 
@@ -164,10 +173,20 @@ export const xray: GraphFormat = {
     const roots = new Set(
       services.filter((service) => service.root).map((service) => ids.get(service.referenceId)!),
     );
+    const perStep = (count: number) => (span === undefined ? count : count / span);
+    const requests = new Map<string, number>();
+    for (const service of services) {
+      const count = ownRequests(service);
+      if (count !== undefined) requests.set(ids.get(service.referenceId)!, perStep(count));
+    }
     // X-Ray counts a root's outside traffic on the edge from its client node, so `Root` only
     // picks the entry of a cycle nothing outside calls (callGraphStructure), never adds arrivals.
     const mapped = callGraphStructure({
-      nodes: nodes.map((node) => (roots.has(node.id) ? { ...node, preferredEntry: true } : node)),
+      nodes: nodes.map((node) => ({
+        ...node,
+        ...(roots.has(node.id) ? { preferredEntry: true } : {}),
+        ...(requests.has(node.id) ? { requests: requests.get(node.id)! } : {}),
+      })),
       calls,
     });
     warnings.push(...mapped.warnings);
@@ -190,7 +209,26 @@ function readService(value: unknown, path: string): Service {
   if (edgesValue !== undefined && edgesValue !== null && !Array.isArray(edgesValue))
     throw new FormatError(`${path}.Edges`, `must be an array, got ${describeValue(edgesValue)}`);
   const edges = (edgesValue ?? []).map((edge: unknown, j: number) => readEdge(edge, `${path}.Edges[${j}]`));
-  return { path, referenceId, name, type, root: value.Root === true, edges };
+  const count = totalCount(value.SummaryStatistics, path);
+  return { path, referenceId, name, type, root: value.Root === true, count, edges };
+}
+
+/**
+ * `SummaryStatistics.TotalCount` of a service or an edge: a finite number >= 0, or undefined
+ * where the statistics or the count are missing or null (a client's are often `{}`).
+ */
+function totalCount(stats: unknown, path: string): number | undefined {
+  if (stats === undefined || stats === null) return undefined;
+  if (!isRecord(stats))
+    throw new FormatError(`${path}.SummaryStatistics`, `must be an object, got ${describeValue(stats)}`);
+  const total = stats.TotalCount;
+  if (total === undefined || total === null) return undefined;
+  if (typeof total !== 'number' || !Number.isFinite(total) || total < 0)
+    throw new FormatError(
+      `${path}.SummaryStatistics.TotalCount`,
+      `must be a finite number >= 0, got ${describeValue(total)}`,
+    );
+  return total;
 }
 
 function readEdge(value: unknown, path: string): Edge {
@@ -199,19 +237,9 @@ function readEdge(value: unknown, path: string): Edge {
   const target = integerAt(value, 'ReferenceId', path);
   const stats = value.SummaryStatistics;
   const extra: Record<string, unknown> = {};
-  if (stats === undefined || stats === null) return { path, target, count: undefined, extra };
-  if (!isRecord(stats))
-    throw new FormatError(`${path}.SummaryStatistics`, `must be an object, got ${describeValue(stats)}`);
+  const count = totalCount(stats, path);
+  if (!isRecord(stats)) return { path, target, count, extra };
   const total = stats.TotalCount;
-  let count: number | undefined;
-  if (total !== undefined && total !== null) {
-    if (typeof total !== 'number' || !Number.isFinite(total) || total < 0)
-      throw new FormatError(
-        `${path}.SummaryStatistics.TotalCount`,
-        `must be a finite number >= 0, got ${describeValue(total)}`,
-      );
-    count = total;
-  }
   const errors = isRecord(stats.ErrorStatistics) ? stats.ErrorStatistics : {};
   const faults = isRecord(stats.FaultStatistics) ? stats.FaultStatistics : {};
   keep(extra, 'totalCount', total);
@@ -221,6 +249,19 @@ function readEdge(value: unknown, path: string): Edge {
   keep(extra, 'throttleCount', errors.ThrottleCount);
   keep(extra, 'totalResponseTime', stats.TotalResponseTime);
   return { path, target, count, extra };
+}
+
+/**
+ * The requests X-Ray counts for a service itself: its `SummaryStatistics.TotalCount` (what it
+ * served); for a client, which X-Ray gives no statistics (`{}`), the calls it made, since a
+ * client stands for the users and sends each of their requests once. Undefined for a service
+ * without statistics: its arrival, should it be an entry, is estimated from its calls.
+ */
+function ownRequests(service: Service): number | undefined {
+  if (service.count !== undefined || service.type !== CLIENT) return service.count;
+  let sent = 0;
+  for (const edge of service.edges) sent += edge.count ?? 0;
+  return sent;
 }
 
 function keep(extra: Record<string, unknown>, key: string, value: unknown): void {

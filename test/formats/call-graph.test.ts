@@ -7,10 +7,23 @@ import { analyze } from '../../lib/engine';
 import { callGraphStructure, type ObservedCall } from '../../lib/formats/call-graph';
 import { FormatError } from '../../lib/formats/types';
 
+/** What the estimate warning says of an estimated arrival's direction, after the entries it names. */
+const ESTIMATE =
+  'a lower bound on the requests it takes while a request makes at most one call on each service, so the weights of its calls (calls per request) are upper bounds; set arrivals in settings where they are known';
+
 /** The steady throughput of every node, by id, when the engine analyzes the mapped structure. */
-function throughputs(nodes: string[], calls: ObservedCall[], roots: string[] = []) {
+function throughputs(
+  nodes: string[],
+  calls: ObservedCall[],
+  roots: string[] = [],
+  requests: Record<string, number> = {},
+) {
   const mapped = callGraphStructure({
-    nodes: nodes.map((id) => (roots.includes(id) ? { id, root: true } : { id })),
+    nodes: nodes.map((id) => ({
+      id,
+      ...(roots.includes(id) ? { root: true } : {}),
+      ...(Object.hasOwn(requests, id) ? { requests: requests[id] } : {}),
+    })),
     calls,
   });
   const result = analyze({ nodes: mapped.nodes, dependencies: mapped.dependencies });
@@ -72,7 +85,10 @@ describe('callGraphStructure', () => {
       ],
     );
     expect(mapped.dependencies).toHaveLength(1);
-    expect(mapped.warnings).toEqual(['1 call with a count of 0 left out (no traffic to carry)']);
+    expect(mapped.warnings).toEqual([
+      `1 entry has no count of its own requests in the document: its arrival is the largest count among its calls ("a": 5), ${ESTIMATE}`,
+      '1 call with a count of 0 left out (no traffic to carry)',
+    ]);
   });
 
   // A root the source names takes arrivals even when others call it too.
@@ -90,6 +106,55 @@ describe('callGraphStructure', () => {
     expect(byId.svc).toBeCloseTo(40, 12);
   });
 
+  // Where the source counts the requests a node processes (Kiali's node rates, X-Ray's service
+  // statistics), an entry processes exactly those: its arrival is the count less the calls the
+  // graph brings it (here 10 of its own). The users sent 3 requests, 2 to orders and 1 to
+  // search: arrival 3, not the busiest call's 2. An entry without a count keeps the estimate.
+  it("takes an entry's arrival from the requests the source counts for it", () => {
+    const { mapped, byId } = throughputs(
+      ['users', 'orders', 'search', 'batch', 'db'],
+      [
+        { from: 'users', to: 'orders', count: 2 },
+        { from: 'users', to: 'search', count: 1 },
+        { from: 'batch', to: 'batch', count: 10 },
+        { from: 'batch', to: 'db', count: 30 },
+      ],
+      [],
+      { users: 3, batch: 25 },
+    );
+    expect(mapped.nodes.map((node) => [node.id, node.arrival])).toEqual([
+      ['users', 3],
+      ['orders', undefined],
+      ['search', undefined],
+      ['batch', 15],
+      ['db', undefined],
+    ]);
+    expect(mapped.warnings).toEqual([]);
+    expect(byId.users).toBeCloseTo(3, 12);
+    expect(byId.orders).toBeCloseTo(2, 12);
+    expect(byId.search).toBeCloseTo(1, 12);
+    expect(byId.batch).toBeCloseTo(25, 12);
+    expect(byId.db).toBeCloseTo(30, 12);
+  });
+
+  // A count that leaves nothing from outside (5 requests counted, 5 calls on itself) cannot be
+  // an arrival: the estimate is used instead, and the warning says why.
+  it('estimates an arrival when the count is not above the calls into the entry', () => {
+    const { mapped } = throughputs(
+      ['loop', 'db'],
+      [
+        { from: 'loop', to: 'loop', count: 5 },
+        { from: 'loop', to: 'db', count: 8 },
+      ],
+      [],
+      { loop: 5 },
+    );
+    expect(mapped.nodes[0]!.arrival).toBe(8);
+    expect(mapped.warnings).toEqual([
+      `1 entry's own request count is not above the calls into it that the graph shows: its arrival is the largest count among its calls instead ("loop": 8), ${ESTIMATE}`,
+    ]);
+  });
+
   // Two links of one pair are one dependency: counts and numeric fields added, the rest first.
   it('merges calls of one pair, counts added', () => {
     const mapped = callGraphStructure({
@@ -103,6 +168,7 @@ describe('callGraphStructure', () => {
     expect(mapped.nodes[0]).toEqual({ id: 'web', fanout: true, arrival: 40 });
     expect(mapped.warnings).toEqual([
       '1 call repeated a caller and callee seen before (data[1] repeats data[0]): merged into one dependency, counts added',
+      `1 entry has no count of its own requests in the document: its arrival is the largest count among its calls ("web": 40), ${ESTIMATE}`,
     ]);
   });
 

@@ -176,6 +176,39 @@ describe('worked examples', () => {
     );
   });
 
+  // An entry without a `traffic` array (a document trimmed by hand) has no rates of its own:
+  // its arrival is the estimate, its busiest call (30, of its 30 + 20 calls), with the warning.
+  // The gateway sends 25 a second, its own `httpOut` says: 25 arrive, though it calls only 20.
+  it("estimates an entry's arrival only when the node carries no rates of its own", () => {
+    const workload = (id: string, fields: Record<string, unknown> = {}) => ({
+      data: { id, nodeType: 'workload', namespace: 'n', workload: id, ...fields },
+    });
+    const http = (source: string, target: string, rate: string) => ({
+      data: { source, target, traffic: { protocol: 'http', rates: { http: rate } } },
+    });
+    const structure = cytoscape.toStructure({
+      graphType: 'workload',
+      elements: {
+        nodes: [
+          workload('job'),
+          workload('gateway', { isRoot: true, traffic: [{ protocol: 'http', rates: { httpOut: '25.00' } }] }),
+          workload('api'),
+          workload('db'),
+        ],
+        edges: [http('job', 'api', '30.00'), http('job', 'db', '20.00'), http('gateway', 'api', '20.00')],
+      },
+    });
+    expect(structure.nodes.map((node) => [node.id, node.arrival])).toEqual([
+      ['n/job', 30],
+      ['n/gateway', 25],
+      ['n/api', undefined],
+      ['n/db', undefined],
+    ]);
+    expect(structure.warnings).toEqual([
+      '1 entry has no count of its own requests in the document: its arrival is the largest count among its calls ("n/job": 30), a lower bound on the requests it takes while a request makes at most one call on each service, so the weights of its calls (calls per request) are upper bounds; set arrivals in settings where they are known',
+    ]);
+  });
+
   it('names nodes uniquely: cluster prefix with several clusters, type on shared names, then #2', () => {
     const node = (id: string, fields: Record<string, unknown>) => ({
       data: { id, namespace: 'shop', ...fields },
@@ -325,7 +358,14 @@ describe('worked examples', () => {
 
 interface KialiShape {
   elements: {
-    nodes: Array<{ data: { id: string; nodeType?: string; isRoot?: boolean } }>;
+    nodes: Array<{
+      data: {
+        id: string;
+        nodeType?: string;
+        isRoot?: boolean;
+        traffic?: Array<{ protocol: string; rates: Record<string, string> }>;
+      };
+    }>;
     edges: Array<{
       data: { source: string; target: string; traffic?: { protocol: string; rates: Record<string, string> } };
     }>;
@@ -335,13 +375,15 @@ interface KialiShape {
 /**
  * The steady throughput each service must have, from the Kiali document and independently of
  * the module: the http and grpc rates into it, plus for an entry (marked root, or called by no
- * other node) its arrival as the call-graph mapping defines it, its busiest outgoing rate.
+ * other node) its arrival. That is what its own rates say it sends (`httpOut` + `grpcOut`: each
+ * request that entered a traffic source becomes one call) less the calls into it, where it has a
+ * `traffic` array and that leaves something; else the estimate, its busiest outgoing rate.
  */
 function expectedThroughputs(document: unknown): Map<string, number> {
   const { nodes, edges } = (document as KialiShape).elements;
   const into = new Map<string, number>();
   const fromOthers = new Map<string, number>();
-  // Calls of one pair are one dependency (rates added): an entry's arrival is its busiest pair's.
+  // Calls of one pair are one dependency (rates added): an estimate is its busiest pair's.
   const byPair = new Map<string, { source: string; rate: number }>();
   for (const { data } of edges) {
     const protocol = data.traffic?.protocol;
@@ -360,8 +402,18 @@ function expectedThroughputs(document: unknown): Map<string, number> {
   const expected = new Map<string, number>();
   for (const { data } of nodes) {
     if (data.nodeType === 'box') continue;
-    const entry = data.isRoot === true || (fromOthers.get(data.id) ?? 0) === 0;
-    expected.set(data.id, (into.get(data.id) ?? 0) + (entry ? (largestOut.get(data.id) ?? 0) : 0));
+    const calledIn = into.get(data.id) ?? 0;
+    if (data.isRoot !== true && (fromOthers.get(data.id) ?? 0) > 0) {
+      expected.set(data.id, calledIn);
+      continue;
+    }
+    const sent = data.traffic?.reduce(
+      (sum, { protocol, rates }) =>
+        sum + (protocol === 'http' || protocol === 'grpc' ? Number(rates[`${protocol}Out`] ?? 0) : 0),
+      0,
+    );
+    const fromOutside = sent === undefined ? 0 : sent - calledIn;
+    expected.set(data.id, calledIn + (fromOutside > 0 ? fromOutside : (largestOut.get(data.id) ?? 0)));
   }
   return expected;
 }
@@ -404,6 +456,26 @@ describe('real fixtures', () => {
     expect(structure.nodes.find((node) => node.id === 'bookinfo/reviews/v1')!.parent).toBe(
       '6c86dcceef5e58314a01404baa640e60b8ac7e196a776fc742018952bc4436ed',
     );
+  });
+
+  // Kiali's `unknown` source (the requests that enter the mesh from outside) sends 100 requests
+  // a second, 50 to productpage and 50 to kiali-2412: its own `httpOut` says so, and each of
+  // those requests entered there, so its arrival is 100 and each call weighs 0.5 — not 50 (its
+  // busiest call) with weights 1, which would count half the requests.
+  it("takes a traffic source's arrival from its own rates, not its busiest call", () => {
+    const structure = cytoscape.toStructure(fixture('cytoscape', 'kiali-graph-versioned-app.json'));
+    const unknown = structure.nodes.find((node) => node.id === 'unknown')!;
+    expect(unknown.traffic).toEqual([
+      { protocol: 'http', rates: { httpOut: '100.00' } },
+      { protocol: 'tcp', rates: { tcpOut: '800.00' } },
+    ]);
+    expect(unknown.arrival).toBe(100);
+    expect(
+      structure.dependencies.filter((dependency) => dependency.from === 'unknown').map((d) => d.weight),
+    ).toEqual([0.5, 0.5]);
+    expect(throughputs(structure).get('unknown')).toBeCloseTo(100, 9);
+    // Every entry here has its own rates: nothing is estimated.
+    expect(structure.warnings.filter((warning) => warning.includes('arrival'))).toEqual([]);
   });
 
   it('prefixes the clusters of the multi-cluster graph', () => {

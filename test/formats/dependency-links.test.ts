@@ -7,6 +7,10 @@ import { fixturesIn, otherFolders, thrown } from './fixtures';
 
 const OWN = 'dependency-links';
 
+/** What the estimate warning says of an estimated arrival's direction, after the entries it names. */
+const ESTIMATE =
+  'a lower bound on the requests it takes while a request makes at most one call on each service, so the weights of its calls (calls per request) are upper bounds; set arrivals in settings where they are known';
+
 const others = otherFolders(OWN);
 
 interface Call {
@@ -158,6 +162,7 @@ describe('dependency links: worked examples', () => {
       unit: 'window',
       warnings: [
         '1 call repeated a caller and callee seen before (data[4] repeats data[0]): merged into one dependency, counts added',
+        `1 entry has no count of its own requests in the document: its arrival is the largest count among its calls ("web": 120), ${ESTIMATE}`,
       ],
     });
     expectThroughputs(mapped, [120, 120, 250, 100]);
@@ -183,6 +188,7 @@ describe('dependency links: worked examples', () => {
     ]);
     expect(mapped.warnings).toEqual([
       '"a", "b" call each other and nothing else calls them: "a" is taken as their entry (it gets the arrivals)',
+      `1 entry has no count of its own requests in the document: its arrival is the largest count among its calls ("a": 12), ${ESTIMATE}`,
     ]);
     expectThroughputs(mapped, [15, 12]);
   });
@@ -204,7 +210,10 @@ describe('dependency links: worked examples', () => {
       { callCount: 5, from: 'worker', to: 'worker', weight: 1 / 3 },
       { callCount: 10, from: 'cron', to: 'worker', weight: 1 },
     ]);
-    expect(mapped.warnings).toEqual(['1 call with a count of 0 left out (no traffic to carry)']);
+    expect(mapped.warnings).toEqual([
+      `1 entry has no count of its own requests in the document: its arrival is the largest count among its calls ("cron": 10), ${ESTIMATE}`,
+      '1 call with a count of 0 left out (no traffic to carry)',
+    ]);
     expectThroughputs(mapped, [15, 10, 0]);
   });
 
@@ -226,6 +235,7 @@ describe('dependency links: worked examples', () => {
     });
     expect(mapped.warnings).toEqual([
       'errors[0]: the source reported an error (code 206): "partial results" beside its links',
+      `1 entry has no count of its own requests in the document: its arrival is the largest count among its calls ("a": 1), ${ESTIMATE}`,
     ]);
   });
 
@@ -239,6 +249,7 @@ describe('dependency links: worked examples', () => {
       { callCount: 4, original_weight: 9, original_flow: 1, protocol: 'http', from: 'a', to: 'b', weight: 1 },
     ]);
     expect(mapped.warnings).toEqual([
+      `1 entry has no count of its own requests in the document: its arrival is the largest count among its calls ("a": 4), ${ESTIMATE}`,
       '1 link has a field "weight", a name the engine owns; it is kept as "original_weight"',
       '1 link has a field "flow", a name the engine owns; it is kept as "original_flow"',
     ]);
@@ -253,6 +264,27 @@ describe('dependency links: worked examples', () => {
       { parent: 'a', child: 'c', callCount: 1, errorCount: null },
     ]);
     expect(mapped.dependencies).toEqual([{ callCount: 3, errorCount: 0, from: 'a', to: 'c', weight: 1 }]);
+  });
+
+  // Jaeger counts calls, never the requests a service takes. serviceA made 3 calls, 2 on
+  // serviceB and 1 on serviceC: it took at least 2 requests (a request calls each service at
+  // most once) and at most 3 (if each calls one). Its arrival is the lower bound, 2, so its
+  // weights, 1 and 0.5 calls per request, are upper bounds; the warning says so, once, naming
+  // the entries (gateway, a second entry, too).
+  it("an entry's arrival is the largest count among its calls, a lower bound said in a warning", () => {
+    const mapped = dependencyLinks.toStructure([
+      { parent: 'serviceA', child: 'serviceB', callCount: 2 },
+      { parent: 'serviceA', child: 'serviceC', callCount: 1 },
+      { parent: 'gateway', child: 'serviceC', callCount: 7 },
+    ]);
+    expect(mapped.nodes.filter((node) => node.arrival !== undefined)).toEqual([
+      { id: 'serviceA', fanout: true, arrival: 2 },
+      { id: 'gateway', fanout: true, arrival: 7 },
+    ]);
+    expect(mapped.dependencies.map((dependency) => dependency.weight)).toEqual([1, 0.5, 1]);
+    expect(mapped.warnings).toEqual([
+      `2 entries have no count of their own requests in the document: each one's arrival is the largest count among its calls ("serviceA": 2, "gateway": 7), ${ESTIMATE}`,
+    ]);
   });
 });
 

@@ -50,7 +50,9 @@ describe('docs/connect.md worked examples', () => {
     [
       'cytoscape',
       {
+        unknown: 30,
         'bookinfo/productpage/v1': 20,
+        'bookinfo/details/v1': 10,
         'bookinfo/reviews/v2': 20,
         'bookinfo/ratings': 10,
         'bookinfo/mysql/v1': 0,
