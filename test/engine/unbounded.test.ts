@@ -89,9 +89,12 @@ describe('decided by bounds on the gain', () => {
   it('a 130-node ring alternating 2 and 0.5 calls', () =>
     expectAllUnbounded(ring(130, (i) => (i % 2 ? 0.5 : 2))));
 
-  // 200 services, each making four 0.25 calls into the tangle: every unit makes one call in it.
-  it('a tangle of four 0.25 calls per request', () => {
-    const n = 200;
+  // Services each making four 0.25 calls into the tangle: every unit makes one call in it.
+  it.each([
+    [200, [1, 2, 3, 4]],
+    [50, [1, 3, 9, 27]],
+    [300, [1, 3, 9, 27]],
+  ])('a tangle of %i services making four 0.25 calls per request (steps %j)', (n, steps) => {
     const id = (i: number) => `t${i}`;
     expectAllUnbounded({
       nodes: Array.from({ length: n }, (_, i) => ({
@@ -100,7 +103,7 @@ describe('decided by bounds on the gain', () => {
         ...(i === 0 ? { arrival: 1 } : {}),
       })),
       dependencies: Array.from({ length: n }, (_, i) =>
-        [1, 7, 31, 101].map((step) => ({ from: id(i), to: id((i + step) % n), weight: 0.25 })),
+        steps.map((step) => ({ from: id(i), to: id((i + step) % n), weight: 0.25 })),
       ).flat(),
     });
   });
