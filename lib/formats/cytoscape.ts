@@ -61,6 +61,10 @@
  *   arrival is its own `httpOut` + `grpcOut` less its calls on itself (`unknown` sending 50 to
  *   each of two services takes 100, not 50). An entry without a `traffic` array gets the
  *   call-graph estimate, its busiest call, with the warning that says so.
+ * - `external: true` marks the nodes outside the mesh or of Kiali's own making, which a default
+ *   capacity must not reach (`applySettings`): the `unknown` source, the `unknown` destination
+ *   service, the egress clusters (`PassthroughCluster`, `BlackHoleCluster`) and `MESH_EXTERNAL`
+ *   service entries (`isExternal`); not `isOutside` nodes (other namespaces of the mesh).
  * - Every rate (on edges and in the nodes' `traffic` arrays) must be a number or numeric string
  *   (`"20.00"`), finite and >= 0. Kept as extra fields: on a node its data as given (with
  *   `traffic`, the `[{ protocol, rates }]` array), on a dependency its data plus `protocol` and
@@ -101,6 +105,11 @@ const KIALI_NODE_TYPES: ReadonlySet<unknown> = new Set([
 ]);
 /** Kiali's name for a cluster (or namespace, app, …) it could not tell. */
 const KIALI_UNKNOWN = 'unknown';
+/**
+ * Istio's egress clusters, which Kiali shows as services: `PassthroughCluster` is traffic to a
+ * host the mesh does not know, `BlackHoleCluster` traffic the mesh refused to send out.
+ */
+const EGRESS_CLUSTERS: ReadonlySet<unknown> = new Set(['PassthroughCluster', 'BlackHoleCluster']);
 /** Protocols whose rate counts requests, and the rate key that does. */
 const REQUEST_RATE: ReadonlyMap<string, string> = new Map([
   ['http', 'http'],
@@ -448,6 +457,23 @@ function edgeTraffic(edge: Element): EdgeTraffic {
   return { requests: key === undefined ? undefined : (rates.get(key) ?? 0), protocol, extra };
 }
 
+/**
+ * Whether a Kiali node stands for something outside the mesh, or is one Kiali invents, so that a
+ * default capacity must not reach it (`external: true`): the `unknown` node (the source of the
+ * requests that enter from outside), a destination Kiali could not tell (a service named
+ * `unknown`), an egress cluster and a service entry Kiali locates `MESH_EXTERNAL` (an object
+ * `{ location }`, or the location alone as older Kiali wrote it). `isOutside` is not enough — it
+ * is a service of a namespace the graph was not asked for, inside the mesh — nor is `isRoot` —
+ * a traffic source may be the user's own gateway or job.
+ */
+function isExternal(data: Record<string, unknown>): boolean {
+  if (data.nodeType === 'unknown') return true;
+  if (data.nodeType === 'service' && (data.service === KIALI_UNKNOWN || EGRESS_CLUSTERS.has(data.service)))
+    return true;
+  const entry = data.isServiceEntry;
+  return (isRecord(entry) ? entry.location : entry) === 'MESH_EXTERNAL';
+}
+
 /** A node's readable name from its own fields, before clusters and disambiguation. */
 function readableName(data: Record<string, unknown>, graphType: unknown): string | undefined {
   const namespace = nonEmptyString(data.namespace);
@@ -529,10 +555,11 @@ function kialiStructure(elements: Elements): MappedGraph {
       id: names[index]!,
       root: node.data.isRoot === true,
       ...(sent === undefined ? {} : { requests: sent }),
-      // The hash last, so a source field of the same name cannot replace it.
+      // The hash (and the mark) last, so a source field of the same name cannot replace them.
       extra: Object.fromEntries([
         ...extrasOf(node.data, ['id'], NODE_FIELDS, renamed, 'node'),
         ['kialiId', hashes[index]],
+        ...(isExternal(node.data) ? [['external', true] as [string, unknown]] : []),
       ]),
     };
   });

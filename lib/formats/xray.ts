@@ -13,6 +13,9 @@
  *   Missing or null `Edges` is a service without edges.
  * - An edge to a `ReferenceId` that no service has (the aws-cli example has one) makes that
  *   target a node of its own, `#ReferenceId`, with a warning.
+ * - `external: true` marks the nodes outside the traced application, which a default capacity
+ *   must not reach (`applySettings`): a `client` (the users), a `remote` service (called but
+ *   not traced) and a target no service lists.
  * - An edge's traffic is `SummaryStatistics.TotalCount`; the dependency keeps `totalCount`,
  *   `okCount`, `errorCount`, `faultCount`, `throttleCount` and `totalResponseTime` as sent.
  * - `callGraphStructure` maps the calls (every service fan-out, entries get `arrival`, weight =
@@ -47,6 +50,12 @@ import { FormatError, type GraphFormat, type MappedGraph } from './types';
 
 /** X-Ray's type for the node that stands for the callers of a root service. */
 const CLIENT = 'client';
+/**
+ * The types X-Ray gives nodes outside the traced application: `client`, the callers of a root
+ * service (the users), and `remote`, "a downstream service of indeterminate type" (one the
+ * application calls without tracing it). Their nodes are marked `external: true`.
+ */
+const OUTSIDE_TYPES: ReadonlySet<string | undefined> = new Set([CLIENT, 'remote']);
 const ENVELOPE = new Set(['Services', 'StartTime', 'EndTime', 'ContainsOldGroupVersions', 'NextToken']);
 /** How many leading services `detect` looks at. */
 const DETECT_SAMPLE = 3;
@@ -141,7 +150,8 @@ export const xray: GraphFormat = {
       ...services.map((service) => ({ id: ids.get(service.referenceId)!, extra: nodeExtra(service) })),
       ...[...missing.keys()].map((reference) => ({
         id: ids.get(reference)!,
-        extra: { referenceId: reference },
+        // The document does not list it: a node of the mapping's own, outside what X-Ray traced.
+        extra: { referenceId: reference, external: true },
       })),
     ];
     const edges = services.flatMap((service) =>
@@ -288,6 +298,7 @@ function nodeExtra(service: Service): Record<string, unknown> {
   const extra: Record<string, unknown> = { referenceId: service.referenceId };
   if (service.name !== undefined) extra.name = service.name;
   if (service.type !== undefined) extra.type = service.type;
+  if (OUTSIDE_TYPES.has(service.type)) extra.external = true;
   return extra;
 }
 

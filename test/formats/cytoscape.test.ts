@@ -209,6 +209,40 @@ describe('worked examples', () => {
     ]);
   });
 
+  // Traffic that leaves the mesh: to a host it does not know (PassthroughCluster), one it refused
+  // (BlackHoleCluster), and an external API declared as a MESH_EXTERNAL service entry (an object
+  // in today's Kiali, the bare location in older answers). Those are external; a service entry
+  // inside the mesh (MESH_INTERNAL, VMs joined to it) is the user's own service.
+  it('marks egress clusters and MESH_EXTERNAL service entries external', () => {
+    const service = (id: string, name: string, fields: Record<string, unknown> = {}) => ({
+      data: { id, nodeType: 'service', namespace: 'shop', service: name, ...fields },
+    });
+    const structure = cytoscape.toStructure({
+      graphType: 'workload',
+      elements: {
+        nodes: [
+          { data: { id: 'w', nodeType: 'workload', namespace: 'shop', workload: 'cart' } },
+          service('p', 'PassthroughCluster'),
+          service('b', 'BlackHoleCluster'),
+          service('x', 'payments.example', {
+            isServiceEntry: { location: 'MESH_EXTERNAL', hosts: ['payments.example'], namespace: 'shop' },
+          }),
+          service('o', 'legacy.example', { isServiceEntry: 'MESH_EXTERNAL' }),
+          service('v', 'vm-db', { isServiceEntry: { location: 'MESH_INTERNAL', hosts: ['vm-db'] } }),
+        ],
+        edges: [],
+      },
+    });
+    expect(structure.nodes.map((node) => [node.id, node.external])).toEqual([
+      ['shop/cart', undefined],
+      ['shop/PassthroughCluster', true],
+      ['shop/BlackHoleCluster', true],
+      ['shop/payments.example', true],
+      ['shop/legacy.example', true],
+      ['shop/vm-db', undefined],
+    ]);
+  });
+
   it('names nodes uniquely: cluster prefix with several clusters, type on shared names, then #2', () => {
     const node = (id: string, fields: Record<string, unknown>) => ({
       data: { id, namespace: 'shop', ...fields },
@@ -476,6 +510,25 @@ describe('real fixtures', () => {
     expect(throughputs(structure).get('unknown')).toBeCloseTo(100, 9);
     // Every entry here has its own rates: nothing is estimated.
     expect(structure.warnings.filter((warning) => warning.includes('arrival'))).toEqual([]);
+  });
+
+  // Kiali's graph of bookinfo: the `unknown` source (the world outside the mesh) and the
+  // `unknown` destination service (requests Kiali could not place) are Kiali's own nodes, not
+  // services with a capacity: external. The ingress gateway and bankapp's services are
+  // `isOutside` (other namespaces) but inside the mesh: not external.
+  it("marks the nodes of Kiali's own making external, and not those of other namespaces", () => {
+    const structure = cytoscape.toStructure(fixture('cytoscape', 'kiali-graph-versioned-app.json'));
+    expect(structure.nodes.filter((node) => node.external === true).map((node) => node.id)).toEqual([
+      'unknown/unknown',
+      'unknown',
+    ]);
+    expect(structure.nodes.find((node) => node.id === 'istio-system/ingressgateway/latest')).toMatchObject({
+      isOutside: true,
+      isRoot: true,
+    });
+    expect(
+      structure.nodes.find((node) => node.id === 'istio-system/ingressgateway/latest')!.external,
+    ).toBeUndefined();
   });
 
   it('prefixes the clusters of the multi-cluster graph', () => {

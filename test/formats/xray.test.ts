@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { applySettings } from '../../lib/api/system-settings';
 import { analyze, compileStructure } from '../../lib/engine';
 import { type MappedGraph, readGraph } from '../../lib/formats';
 import { xray } from '../../lib/formats/xray';
@@ -194,7 +195,8 @@ describe('X-Ray: worked examples', () => {
   // A minute of traffic: outside callers (the client "api") send 600 requests to the api
   // service, which makes 1200 calls on orders and 60 on a service the graph does not list
   // (#9); orders makes 2400 on its table. Per second: 10, 20, 1 and 40. The api service is the
-  // root, but its outside traffic is the client's edge: only the client takes arrivals.
+  // root, but its outside traffic is the client's edge: only the client takes arrivals. The
+  // client (the users) and #9 (listed nowhere) are outside what X-Ray traced: external.
   it('a four-service graph over 60 seconds', () => {
     const mapped = xray.toStructure({
       Services: [
@@ -236,7 +238,15 @@ describe('X-Ray: worked examples', () => {
     });
     expect(mapped).toEqual({
       nodes: [
-        { referenceId: 0, name: 'api', type: 'client', id: 'api (client)', fanout: true, arrival: 10 },
+        {
+          referenceId: 0,
+          name: 'api',
+          type: 'client',
+          external: true,
+          id: 'api (client)',
+          fanout: true,
+          arrival: 10,
+        },
         {
           referenceId: 1,
           name: 'api',
@@ -252,7 +262,7 @@ describe('X-Ray: worked examples', () => {
           id: 'orders-table',
           fanout: true,
         },
-        { referenceId: 9, id: '#9', fanout: true },
+        { referenceId: 9, external: true, id: '#9', fanout: true },
       ],
       dependencies: [
         { totalCount: 600, from: 'api (client)', to: 'api (AWS::ECS::Container)', weight: 1 },
@@ -368,7 +378,7 @@ describe('X-Ray: worked examples', () => {
     });
     expect(mapped).toEqual({
       nodes: [
-        { referenceId: 0, name: 'web', type: 'client', id: 'web (client)', fanout: true },
+        { referenceId: 0, name: 'web', type: 'client', external: true, id: 'web (client)', fanout: true },
         { referenceId: 1, name: 'web', id: 'web #1', fanout: true },
         { referenceId: 2, name: 'web', id: 'web #2', fanout: true },
       ],
@@ -456,7 +466,7 @@ describe('X-Ray: the real payloads', () => {
         fanout: true,
         arrival: 14 / 54,
       },
-      { referenceId: 1, id: '#1', fanout: true },
+      { referenceId: 1, external: true, id: '#1', fanout: true },
     ]);
     expect(mapped.dependencies).toEqual([
       {
@@ -498,6 +508,36 @@ describe('X-Ray: the real payloads', () => {
     ]);
     const steady = new Map(analyze(mapped).nodes.map((node) => [node.id, node.throughput]));
     expect(steady.get('SampleSite (AWS::ElasticBeanstalk::Environment)')).toBe(3553);
+  });
+
+  // SampleSite's client stands for its users: 3553 requests arrive there. Given a default
+  // capacity of 100, the users would be the bottleneck of their own traffic; marked external,
+  // they get none, while SampleSite, a service of the application, does.
+  it('Grafana: the client is external, so a default capacity stays off the users', () => {
+    const mapped = xray.toStructure(fixture('grafana-xray-datasource-test-service-map-services.json'));
+    expect(mapped.nodes.filter((node) => node.external === true).map((node) => node.id)).toEqual([
+      'SampleSite (client)',
+    ]);
+    const applied = applySettings(mapped, { defaultCapacity: 100 }).nodes as MappedGraph['nodes'];
+    expect(applied.map((node) => [node.id, node.capacity])).toEqual([
+      ['ProcessSQSRecord (AWS::Lambda)', 100],
+      ['ProcessSQSRecord (AWS::Lambda::Function)', 100],
+      ['SampleSite (AWS::ElasticBeanstalk::Environment)', 100],
+      ['SampleSite (client)', undefined],
+      ['https://sqs.us-east-1.amazonaws.com/123456789012/SampleQueue', 100],
+    ]);
+  });
+
+  // X-Ray's `remote` type is "a downstream service of indeterminate type": called, not traced.
+  it('marks a remote service external', () => {
+    const mapped = xray.toStructure([
+      { ReferenceId: 0, Name: 'shop', Edges: [{ ReferenceId: 1, SummaryStatistics: { TotalCount: 5 } }] },
+      { ReferenceId: 1, Name: 'api.partner.example', Type: 'remote', Edges: [] },
+    ]);
+    expect(mapped.nodes.map((node) => [node.id, node.external])).toEqual([
+      ['shop', undefined],
+      ['api.partner.example', true],
+    ]);
   });
 });
 
