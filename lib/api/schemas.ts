@@ -378,7 +378,11 @@ const NodeStateSchema = named(
           'exit, or completed by a fan-out node).',
       ).optional(),
       pressure: finite('Value left on the node after the next step beyond what it can pass on in one step.'),
-      blocked: z.boolean().meta({ description: '`pressure > 0`.' }),
+      blocked: z.boolean().meta({
+        description:
+          '`pressure > 0`; in `analyze` of an open structure also a node the steady state overloads ' +
+          '(utilization above 1, down and losing traffic, or unbounded).',
+      }),
       role: RoleSchema,
       throughput: finite(
         '`analyze` of an open structure: value passing through the node per step in the steady state ' +
@@ -386,6 +390,10 @@ const NodeStateSchema = named(
       ).optional(),
       utilization: finite(
         '`throughput / capacity`, for a node with a capacity and a way out; above 1: over capacity.',
+      ).optional(),
+      lost: finite(
+        '`analyze` of an open structure, a node that is down (scenario): the traffic it loses per step ' +
+          '(its throughput).',
       ).optional(),
     })
     .meta({
@@ -403,6 +411,10 @@ const DependencyStateSchema = named(
       to: z.string(),
       weight: z.number().optional().meta({ description: 'As sent; absent when the dependency has none.' }),
       flow: finite('Value this dependency carries in the next step.'),
+      throughput: finite(
+        '`analyze` of an open structure: what it carries per step in the steady state (calls per step ' +
+          'for a fan-out source); absent from an unbounded node.',
+      ).optional(),
     })
     .meta({
       description: 'A dependency in a described state. In `analyze` output it also carries extra fields.',
@@ -436,6 +448,18 @@ const EventSchema = named(
         })
         .meta({ title: 'unbounded (analyze of an open structure only)' }),
       z
+        .object({
+          tick: tickField,
+          type: z.literal('saturated'),
+          node: z.string(),
+          utilization: finite('Above 1: the node gets more per step than its capacity.').optional(),
+          lost: finite('A down node: the traffic it loses per step.').optional(),
+        })
+        .meta({
+          title: 'saturated (analyze of an open structure only)',
+          description: 'A node the steady state overloads: `utilization` for one over capacity, `lost` for one down.',
+        }),
+      z
         .object({ tick: tickField, type: z.literal('blocked'), node: z.string(), pressure: z.number() })
         .meta({ title: 'blocked' }),
       z.object({ tick: tickField, type: z.literal('cleared'), node: z.string() }).meta({ title: 'cleared' }),
@@ -445,7 +469,7 @@ const EventSchema = named(
     .meta({
       description:
         'Something that happened in a state. Within one result events are ordered by type ' +
-        '(cycle, unbounded, blocked, cleared, drained, settled), then by node id.',
+        '(cycle, unbounded, saturated, blocked, cleared, drained, settled), then by node id.',
       examples: [{ tick: 0, type: 'blocked', node: 'B', pressure: 1 }],
     }),
 );
@@ -460,7 +484,8 @@ const OriginSchema = named(
         description: "Open structures only: the node's arrival per step, which counts with its load.",
       }),
       contribution: finite(
-        '(Load + arrival) on this node times the expected visits of a unit of it to the primary blockage.',
+        '(Load + arrival) on this node times the expected visits of a unit of it to the primary blockage; ' +
+          'only the arrival when the steady state names the blockage (`analyze` of an open structure).',
       ),
       share: finite("This node's contribution divided by the sum of all contributions."),
     })
@@ -475,7 +500,12 @@ const engineResultShape = {
   primaryBlockage: z
     .string()
     .nullable()
-    .meta({ description: 'Id of the blocked node that matters most, or null when nothing is blocked.' }),
+    .meta({
+      description:
+        'Id of the blocked node that matters most, or null when nothing is blocked. In `analyze` of an open ' +
+        'structure the steady state leads: a down node losing most, an unbounded loop, the most ' +
+        'over-utilized node, and only then the largest backlog now.',
+    }),
   events: z.array(EventSchema),
   origin: OriginSchema.nullable().meta({ description: 'Null when nothing is blocked.' }),
   trace: z.array(z.string()).meta({
@@ -496,6 +526,17 @@ const HeadroomSchema = named(
     .meta({ description: 'The capacity-planning answer of an open structure.' }),
 );
 
+const BottleneckSchema = named(
+  'Bottleneck',
+  z
+    .object({
+      node: z.string(),
+      scale: finite("The factor of today's arrivals at which the node saturates (`capacity / throughput`)."),
+      utilization: finite('Its utilization today.'),
+    })
+    .meta({ description: 'A node in the order nodes saturate as all traffic grows (ties: smallest id).' }),
+);
+
 const EngineResultSchema = named(
   'EngineResult',
   z
@@ -506,8 +547,13 @@ const EngineResultSchema = named(
         .meta({
           description:
             'Open structures only: null when nothing arrives, no reached node has a capacity, or some ' +
-            'node is unbounded.',
+            'node is unbounded; `{ scale: 0, node }` while a down node loses traffic.',
         }),
+      bottlenecks: z
+        .array(BottleneckSchema)
+        .optional()
+        .meta({ description: 'Open structures only: up to 10 nodes that are up, in the order they saturate.' }),
+      lost: finite('Open structures only, when a down node loses traffic: the total lost per step.').optional(),
     })
     .meta({ description: 'The description of one state and the step that would follow it.' }),
 );
@@ -533,6 +579,15 @@ const IncreaseSchema = z
   })
   .meta({ description: 'A number that grew under the scenario.' });
 
+const ChangeSchema = z
+  .object({
+    id: z.string(),
+    before: z.number().nullable().meta({ description: 'In the baseline; null where the node has none.' }),
+    after: z.number().nullable().meta({ description: 'Under the scenario; null where the node has none.' }),
+    change: finite('`after − before` (a missing number counts as 0): negative for a decrease.'),
+  })
+  .meta({ description: 'A number that changed under the scenario, either way.' });
+
 const beforeAfter = <T extends z.ZodType>(schema: T, description: string) =>
   z.object({ before: schema, after: schema }).meta({ description });
 
@@ -551,10 +606,25 @@ const ChangesSchema = named(
         description:
           'The 20 largest pressure increases, largest first; equal increases by id (plain string order).',
       }),
-      utilization: z.array(IncreaseSchema).optional().meta({
+      utilization: z.array(ChangeSchema).optional().meta({
         description:
-          '`analyze` when either structure is open: the 20 largest utilization increases, ordered the same way.',
+          '`analyze` when either structure is open: the 20 largest utilization changes either way, largest ' +
+          '`|change|` first (ties: id); a node unbounded on either side is left out.',
       }),
+      throughput: z.array(ChangeSchema).optional().meta({
+        description: '`analyze` when either structure is open: the 20 largest throughput changes, the same way.',
+      }),
+      saturated: z
+        .object({
+          newly: z.array(z.string()).meta({ description: 'Saturated under the scenario only, in id order.' }),
+          cleared: z.array(z.string()).meta({ description: 'Saturated in the baseline only, in id order.' }),
+        })
+        .optional()
+        .meta({ description: '`analyze` when either structure is open.' }),
+      lost: beforeAfter(
+        z.number(),
+        '`analyze` when either structure is open: the traffic lost per step by down nodes (0 when none).',
+      ).optional(),
       primaryBlockage: beforeAfter(
         z.string().nullable(),
         'The primary blockage in the baseline and under the scenario.',
@@ -738,6 +808,7 @@ named(
         origin: OriginSchema.nullable(),
         trace: z.array(z.string()),
         headroom: HeadroomSchema.nullable(),
+        bottlenecks: z.array(BottleneckSchema).meta({ description: 'Empty for a closed structure.' }),
       })
       .meta({ description: "The engine's `analyze` of the mapped structure, summed up." }),
   }),

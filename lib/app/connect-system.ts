@@ -9,6 +9,7 @@ import { applySettings } from '../api/system-settings';
 import type { Limits } from '../config/limits';
 import {
   analyze,
+  type Bottleneck,
   type CompiledStructure,
   compileStructure,
   type EngineResult,
@@ -54,8 +55,14 @@ export interface DryRunAnswer {
   /** How many nodes take arrivals in all. */
   entryCount: number;
   warnings: string[];
-  /** The engine's `analyze`, summed up: where value piles up, from where, and the headroom. */
-  analysis: Pick<EngineResult, 'primaryBlockage' | 'origin' | 'trace'> & { headroom: Headroom | null };
+  /**
+   * The engine's `analyze`, summed up: where value piles up, from where, the headroom, the
+   * bottlenecks (open structures) and the traffic lost (when a node is down: never on connect).
+   */
+  analysis: Pick<EngineResult, 'primaryBlockage' | 'origin' | 'trace'> & {
+    headroom: Headroom | null;
+    bottlenecks: Bottleneck[];
+  };
 }
 
 export type ConnectSystem = (owner: string, body: unknown) => Promise<ConnectedSystem | DryRunAnswer>;
@@ -125,6 +132,7 @@ function dryRunAnswer(
       origin: result.origin,
       trace: result.trace,
       headroom: result.headroom ?? null,
+      bottlenecks: result.bottlenecks ?? [],
     },
   };
 }

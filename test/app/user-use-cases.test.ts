@@ -130,6 +130,7 @@ describe('connect a system', () => {
         origin: { id: 'F', load: 0, arrival: 10, contribution: 20, share: 1 },
         trace: ['F', 'B'],
         headroom: { scale: 0.75, node: 'B' },
+        bottlenecks: [{ node: 'B', scale: 0.75, utilization: 20 / 15 }],
       },
     });
     expect((await systems.list('alice', {})).systems).toEqual([]);
