@@ -15,6 +15,9 @@ interface Draft {
 const shown = (value: number | null | undefined): string =>
   value === null || value === undefined ? '–' : String(Number(value.toPrecision(4)));
 
+/** A change with its sign, so a decrease reads as one: `+1.333`, `−2` (a real minus sign). */
+const signed = (change: number): string => (change < 0 ? `−${shown(-change)}` : `+${shown(change)}`);
+
 /**
  * What if: a scale slider for all traffic, a node's capacity or taking it down (click the node),
  * cutting a dependency (click it), then **Compare** runs the editor's structure with that
@@ -198,7 +201,7 @@ export function createScenarioPanel(page: ExplorerPage): void {
     for (const row of changes.utilization ?? []) {
       line(
         'utilization',
-        `${row.id}: utilization ${shown(row.before)} → ${shown(row.after)} (+${shown(row.increase)})`,
+        `${row.id}: utilization ${shown(row.before)} → ${shown(row.after)} (${signed(row.change)})`,
       );
     }
     if (
