@@ -22,9 +22,13 @@
  *   dependency however often it is stated. Other relation types (`ownedBy`, `partOf`,
  *   `apiConsumedBy`, …) are not dependencies and are left out.
  * - **Refs** are parsed as Backstage does, `[<kind>:][<namespace>/]<name>` (or `{ kind?,
- *   namespace?, name }`). A ref without a namespace takes the referring entity's namespace (the
- *   catalog's rule for `dependsOn`); a ref without a kind is read as a `component` (the catalog
- *   itself refuses such a `dependsOn`; a component is what one usually means), with a warning.
+ *   namespace?, name }`), and `{ <kind>: "[<namespace>/]<name>" }` is read as the string
+ *   `<kind>:[<namespace>/]<name>`: YAML makes that object of `- component: auth-service` (a
+ *   space after the colon), an easy slip in a catalog file. A ref without a namespace takes the
+ *   referring entity's namespace (the catalog's rule for `dependsOn`); a ref without a kind is
+ *   read as a `component` (the catalog itself refuses such a `dependsOn`; a component is what
+ *   one usually means), with a warning. A malformed ref is named by its path, with the keys it
+ *   has (never a field it lacks).
  * - **An entity that is not in the document** (a dependency on a resource from another page or
  *   filter) becomes a node of its own, after the document's entities, with `kind`, `name` and
  *   `external: true`, and a warning; it is not an error.
@@ -226,34 +230,47 @@ interface Ref {
   kindless: boolean;
 }
 
-/** Backstage's `parseEntityRef`: `[<kind>:][<namespace>/]<name>`, or `{ kind?, namespace?, name }`. */
+/** The forms of an entity ref, as a message names them. */
+const REF_FORMS =
+  '"[<kind>:][<namespace>/]<name>", { kind?, namespace?, name } or { <kind>: "[<namespace>/]<name>" }';
+
+/** The fields of an entity ref's compound form. */
+const COMPOUND_FIELDS: ReadonlySet<string> = new Set(['kind', 'namespace', 'name']);
+
+/**
+ * Backstage's `parseEntityRef`: `[<kind>:][<namespace>/]<name>`, or `{ kind?, namespace?, name }`;
+ * and `{ <kind>: "[<namespace>/]<name>" }`, which is what YAML makes of `- component: auth-service`
+ * (a space after the colon), read exactly as the string `component:auth-service`. Errors name
+ * the element at fault and only fields it has.
+ */
 function parseRef(value: unknown, path: string, defaultNamespace: string): Ref {
   let kind: string | undefined;
   let namespace: string | undefined;
   let name: string;
   if (typeof value === 'string') {
-    let colon = value.indexOf(':');
-    const slash = value.indexOf('/');
-    // A colon after the namespace's slash belongs to the name.
-    if (slash !== -1 && slash < colon) colon = -1;
-    kind = colon === -1 ? undefined : value.slice(0, colon);
-    namespace = slash === -1 ? undefined : value.slice(colon + 1, slash);
-    name = value.slice(Math.max(colon + 1, slash + 1));
-    if (kind === '' || namespace === '' || name === '') {
+    const parts = refParts(value);
+    if (parts === undefined)
       throw new FormatError(
         path,
         `must be an entity ref of the form [<kind>:][<namespace>/]<name>, got ${describeValue(value)}`,
       );
-    }
-  } else if (isRecord(value)) {
+    ({ kind, namespace, name } = parts);
+  } else if (isRecord(value) && Object.hasOwn(value, 'name')) {
     kind = value.kind === undefined ? undefined : nonEmpty(value.kind, `${path}.kind`);
     namespace = value.namespace === undefined ? undefined : nonEmpty(value.namespace, `${path}.namespace`);
     name = nonEmpty(value.name, `${path}.name`);
+  } else if (isRecord(value) && isKindKey(Object.keys(value))) {
+    const [key] = Object.keys(value) as [string];
+    const rest = value[key];
+    const parts = typeof rest === 'string' ? refParts(`${key}:${rest}`) : undefined;
+    if (parts === undefined)
+      throw new FormatError(
+        member(path, key),
+        `must be "[<namespace>/]<name>", the ref of a ${quote(key)} (its kind is the key), got ${describeValue(rest)}`,
+      );
+    ({ kind, namespace, name } = parts);
   } else {
-    throw new FormatError(
-      path,
-      `must be an entity ref ("kind:namespace/name" or { kind, namespace, name }), got ${describeValue(value)}`,
-    );
+    throw new FormatError(path, `must be an entity ref (${REF_FORMS}), got ${describeRefValue(value)}`);
   }
   return {
     kind: kind ?? 'component',
@@ -261,6 +278,40 @@ function parseRef(value: unknown, path: string, defaultNamespace: string): Ref {
     name,
     kindless: kind === undefined,
   };
+}
+
+/** `[<kind>:][<namespace>/]<name>` split, or undefined when a part it has is empty. */
+function refParts(text: string): { kind?: string; namespace?: string; name: string } | undefined {
+  let colon = text.indexOf(':');
+  const slash = text.indexOf('/');
+  // A colon after the namespace's slash belongs to the name.
+  if (slash !== -1 && slash < colon) colon = -1;
+  const kind = colon === -1 ? undefined : text.slice(0, colon);
+  const namespace = slash === -1 ? undefined : text.slice(colon + 1, slash);
+  const name = text.slice(Math.max(colon + 1, slash + 1));
+  if (kind === '' || namespace === '' || name === '') return undefined;
+  return { ...(kind === undefined ? {} : { kind }), ...(namespace === undefined ? {} : { namespace }), name };
+}
+
+/** One key that can be a kind: not a field of the compound form, no `:` or `/` in it. */
+function isKindKey(keys: readonly string[]): boolean {
+  return keys.length === 1 && !COMPOUND_FIELDS.has(keys[0]!) && !/[:/]/.test(keys[0]!);
+}
+
+/** A value that is no entity ref, in words: an object by the keys it has, not the ones it lacks. */
+function describeRefValue(value: unknown): string {
+  if (!isRecord(value)) return describeValue(value);
+  const keys = Object.keys(value);
+  if (keys.length === 0) return 'an empty object';
+  const shown = keys.slice(0, 4).map(quote).join(', ');
+  const listed = keys.length > 4 ? `${shown}, … (${keys.length} in all)` : shown;
+  const compound = keys.some((key) => COMPOUND_FIELDS.has(key));
+  return `an object with ${keys.length === 1 ? 'the key' : 'the keys'} ${listed}${compound ? ' and no "name"' : ''}`;
+}
+
+/** `path.key`, or `path["odd key"]` for a key that is not a plain name. */
+function member(path: string, key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
 }
 
 /** The canonical ref, lower-case as Backstage's `stringifyEntityRef` writes it. */

@@ -107,6 +107,49 @@ describe('worked examples', () => {
     });
   });
 
+  // In a catalog file, `dependsOn:` followed by `- component: auth-service` (a space after the
+  // colon) is a list of one object, { component: 'auth-service' }, to YAML. It means the ref
+  // `component:auth-service` and reads exactly as that string does: same kind, the entity's
+  // namespace, one dependency with the string form of the same ref; a namespace in the value
+  // counts too. The compound form { kind, namespace?, name } reads the same way.
+  it('reads { <kind>: "[<namespace>/]<name>" } refs as the string <kind>:[<namespace>/]<name>', () => {
+    const document = [
+      {
+        kind: 'Component',
+        metadata: { name: 'checkout', namespace: 'shop' },
+        spec: {
+          dependsOn: [
+            { component: 'auth-service' },
+            'component:auth-service',
+            { Resource: 'ops/orders-db' },
+            { kind: 'API', name: 'payments' },
+          ],
+          dependencyOf: [{ system: 'storefront' }],
+        },
+        relations: [{ type: 'dependsOn', target: { component: 'auth-service' } }],
+      },
+      { kind: 'Component', metadata: { name: 'auth-service', namespace: 'shop' } },
+    ];
+    const mapped = backstage.toStructure(document);
+    expect(mapped.dependencies).toEqual([
+      { from: 'component:shop/checkout', to: 'component:shop/auth-service' },
+      { from: 'component:shop/checkout', to: 'resource:ops/orders-db' },
+      { from: 'component:shop/checkout', to: 'api:shop/payments' },
+      { from: 'system:shop/storefront', to: 'component:shop/checkout' },
+    ]);
+    expect(mapped.nodes.map((node) => node.id)).toEqual([
+      'component:shop/checkout',
+      'component:shop/auth-service',
+      'resource:ops/orders-db',
+      'api:shop/payments',
+      'system:shop/storefront',
+    ]);
+    // Every ref had its kind: nothing was read as a component by default.
+    expect(mapped.warnings).toEqual([
+      '3 entities named in dependencies are not in the document (first: "resource:ops/orders-db"); each is a node of its own, with external: true',
+    ]);
+  });
+
   // `dependencyOf` (spec or relation) points the other way; the older `target` object is read too.
   it('reads dependencyOf the other way round, and relation targets as objects', () => {
     const document = [
@@ -335,7 +378,7 @@ describe('malformed documents', () => {
       'a ref that is a number',
       [entity('a', { spec: { dependsOn: [3] } })],
       '[0].spec.dependsOn[0]',
-      'must be an entity ref ("kind:namespace/name" or { kind, namespace, name }), got 3',
+      'must be an entity ref ("[<kind>:][<namespace>/]<name>", { kind?, namespace?, name } or { <kind>: "[<namespace>/]<name>" }), got 3',
     ],
     [
       'a ref with an empty name',
@@ -349,11 +392,42 @@ describe('malformed documents', () => {
       '[0].spec.dependencyOf[0]',
       'must be an entity ref of the form [<kind>:][<namespace>/]<name>, got the string "component:/b"',
     ],
+    // The ref itself is named, with the keys it has: not a "name" field it lacks.
     [
       'a compound ref without a name',
-      [entity('a', { spec: { dependsOn: [{ kind: 'Resource' }] } })],
-      '[0].spec.dependsOn[0].name',
-      'must be a non-empty string, got nothing',
+      [entity('a', { spec: { dependsOn: [{ kind: 'Resource', namespace: 'ops' }] } })],
+      '[0].spec.dependsOn[0]',
+      'must be an entity ref ("[<kind>:][<namespace>/]<name>", { kind?, namespace?, name } or { <kind>: "[<namespace>/]<name>" }), got an object with the keys "kind", "namespace" and no "name"',
+    ],
+    [
+      'an object ref of two keys, neither a field of the compound form',
+      [entity('a', { spec: { dependsOn: [{ component: 'auth', resource: 'db' }] } })],
+      '[0].spec.dependsOn[0]',
+      'must be an entity ref ("[<kind>:][<namespace>/]<name>", { kind?, namespace?, name } or { <kind>: "[<namespace>/]<name>" }), got an object with the keys "component", "resource"',
+    ],
+    [
+      'an empty object ref',
+      [entity('a', { spec: { dependencyOf: [{}] } })],
+      '[0].spec.dependencyOf[0]',
+      'must be an entity ref ("[<kind>:][<namespace>/]<name>", { kind?, namespace?, name } or { <kind>: "[<namespace>/]<name>" }), got an empty object',
+    ],
+    [
+      'a single-key ref whose value is not a string',
+      [entity('a', { spec: { dependsOn: [{ component: ['auth'] }] } })],
+      '[0].spec.dependsOn[0].component',
+      'must be "[<namespace>/]<name>", the ref of a "component" (its kind is the key), got an array',
+    ],
+    [
+      'a single-key ref with an empty name',
+      [entity('a', { spec: { dependsOn: [{ Resource: 'ops/' }] } })],
+      '[0].spec.dependsOn[0].Resource',
+      'must be "[<namespace>/]<name>", the ref of a "Resource" (its kind is the key), got the string "ops/"',
+    ],
+    [
+      'a single key that is no kind',
+      [entity('a', { spec: { dependsOn: [{ 'component:default': 'auth' }] } })],
+      '[0].spec.dependsOn[0]',
+      'must be an entity ref ("[<kind>:][<namespace>/]<name>", { kind?, namespace?, name } or { <kind>: "[<namespace>/]<name>" }), got an object with the key "component:default"',
     ],
     [
       'relations not an array',
@@ -371,7 +445,7 @@ describe('malformed documents', () => {
       'a dependsOn relation without a target',
       [entity('a', { relations: [{ type: 'dependsOn' }] })],
       '[0].relations[0].targetRef',
-      'must be an entity ref ("kind:namespace/name" or { kind, namespace, name }), got nothing',
+      'must be an entity ref ("[<kind>:][<namespace>/]<name>", { kind?, namespace?, name } or { <kind>: "[<namespace>/]<name>" }), got nothing',
     ],
     [
       'an old-style target with a bad name',
