@@ -36,9 +36,11 @@
  *   `spec.type`, `spec.lifecycle`, `spec.owner`, `spec.system` as `type`, `lifecycle`, `owner`,
  *   `system`, where given. None is a name the engine owns.
  * - **No traffic.** A catalog says what depends on what, not how much: every dependency keeps
- *   the engine's default weight 1, no node gets an arrival or fan-out, and the unit is `none`.
+ *   the engine's default weight 1, no node gets an arrival or fan-out, and the unit is `none`;
+ *   the first warning says there is nothing to analyze until arrivals are set.
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
+import { NO_TRAFFIC_WARNING } from './no-traffic';
 import { describeValue, isRecord, plural, quote } from './text';
 import { FormatError, type GraphFormat } from './types';
 
@@ -176,7 +178,7 @@ export const backstage: GraphFormat = {
         `${plural(kindless.length, 'entity ref')} without a kind ${kindless.length === 1 ? 'is' : 'are'} read as ${kindless.length === 1 ? 'a component' : 'components'} (first: ${kindless[0]})`,
       );
     }
-    return { nodes, dependencies, unit: 'none', warnings };
+    return { nodes, dependencies, unit: 'none', warnings: [NO_TRAFFIC_WARNING, ...warnings] };
   },
 };
 

@@ -26,6 +26,7 @@
  * join them, and a child's `parent` stays on it as an extra field; every edge is a dependency
  * `source → target` with the engine's default weight (1, left out), no arrivals, no fan-out.
  * Edge ids are not needed (Cytoscape generates them) and are kept as an extra `id` when given.
+ * The first warning says there is no traffic to analyze until arrivals are set.
  *
  * Kiali (rates per second; unit `second`, Kiali's `duration` is only the window they were
  * averaged over):
@@ -81,6 +82,7 @@
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
 import { callGraphStructure, type ObservedCall } from './call-graph';
+import { NO_TRAFFIC_WARNING } from './no-traffic';
 import { mergeRepeatedPairs, repeatedPairsWarning } from './repeated-pairs';
 import {
   copyExtras,
@@ -348,6 +350,7 @@ function plainStructure({ nodes, edges }: Elements): MappedGraph {
     }),
   );
   const warnings = [
+    NO_TRAFFIC_WARNING,
     ...repeatedPairsWarning(merged, 'edge', (index) => edges[index]!.path),
     ...renameWarnings(renamed),
   ];

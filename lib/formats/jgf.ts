@@ -30,12 +30,20 @@
  *   nodes without a single dependency); beside `edges` they are left out with a warning.
  * - **No traffic.** JGF carries none (a `metadata.value` or `metadata.weight` means whatever its
  *   author chose), so every dependency keeps the engine's default weight 1, no node gets an
- *   arrival or fan-out, and the unit is `none`.
+ *   arrival or fan-out, and the unit is `none`; the first warning says there is nothing to
+ *   analyze until arrivals are set.
+ * - **Containment.** A graph may say its edges are not calls but containment or hierarchy: a
+ *   `relation` such as `contains`, `part_of`, `child_of`, `member_of`, `is_a`; Flux's resource
+ *   graphs' `metadata.subsystem: "containment"` or `metadata.name: { containment: … }`; or a
+ *   graph `type` of `containment`, `hierarchy` or `tree`. Such edges are still read as
+ *   dependencies, source → target, and one warning says how many there are, the first, and that
+ *   they were read as calls.
  * - A field whose name the engine owns (`load`, `capacity`, `weight`, `from`, …) is kept as
  *   `original_<name>` with a warning, so it is never read as an engine number.
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
 import { native } from './native';
+import { NO_TRAFFIC_WARNING } from './no-traffic';
 import { mergeRepeatedPairs, repeatedPairsWarning } from './repeated-pairs';
 import {
   copyExtras,
@@ -176,9 +184,95 @@ function mapGraph(graph: Record<string, unknown>, path: string, warnings: string
     return dependency;
   });
   const merged = mergeRepeatedPairs(joined);
+  const containing = containmentWarning(graph, path);
   warnings.push(...repeatedPairsWarning(merged, 'edge', (e) => `${path}.edges[${e}]`));
   warnings.push(...renameWarnings(renamed));
-  return { nodes, dependencies: merged.dependencies, unit: 'none', warnings };
+  return {
+    nodes,
+    dependencies: merged.dependencies,
+    unit: 'none',
+    warnings: [NO_TRAFFIC_WARNING, ...containing, ...warnings],
+  };
+}
+
+/**
+ * Relations that say one node holds, belongs to or classifies another — containment and
+ * hierarchy, not calls — compared without case or separators (`part_of`, `isPartOf`, `part-of`).
+ */
+const CONTAINMENT_RELATIONS: ReadonlySet<string> = new Set([
+  'contains',
+  'containedby',
+  'containedin',
+  'haspart',
+  'partof',
+  'ispartof',
+  'haschild',
+  'childof',
+  'ischildof',
+  'parentof',
+  'isparentof',
+  'hasparent',
+  'hasmember',
+  'memberof',
+  'ismemberof',
+  'belongsto',
+  'subclassof',
+  'superclassof',
+  'isa',
+]);
+
+/** Graph types that say the whole graph is a tree of containment or hierarchy. */
+const CONTAINMENT_GRAPH_TYPES: ReadonlySet<string> = new Set(['containment', 'hierarchy', 'tree']);
+
+function plainWord(value: unknown): string | undefined {
+  return typeof value === 'string' ? value.toLowerCase().replace(/[^a-z]/g, '') : undefined;
+}
+
+/**
+ * What says an edge is containment, in the edge's own words, or undefined. JGF leaves `relation`
+ * free text, so its common containment and hierarchy words count; so do the marks of Flux's
+ * resource graphs, the JGF most often served as a containment tree: `metadata.subsystem:
+ * "containment"` and `metadata.name: { containment: "contains" }`.
+ */
+function containmentOf(edge: Record<string, unknown>): string | undefined {
+  if (CONTAINMENT_RELATIONS.has(plainWord(edge.relation) ?? ''))
+    return `relation ${quote(String(edge.relation))}`;
+  const metadata = edge.metadata;
+  if (!isRecord(metadata)) return undefined;
+  if (metadata.subsystem === 'containment') return 'metadata.subsystem "containment"';
+  if (isRecord(metadata.name) && Object.hasOwn(metadata.name, 'containment'))
+    return 'metadata.name.containment';
+  return undefined;
+}
+
+/**
+ * The warning for a containment tree read as calls, once per graph: how many edges say so, the
+ * first, and what the engine made of them.
+ */
+function containmentWarning(graph: Record<string, unknown>, path: string): string[] {
+  const edges = Array.isArray(graph.edges) ? graph.edges : [];
+  const byType = CONTAINMENT_GRAPH_TYPES.has(plainWord(graph.type) ?? '');
+  let count = 0;
+  let first: string | undefined;
+  edges.forEach((edge: unknown, e) => {
+    const said = byType
+      ? `${path}.type ${quote(String(graph.type))}`
+      : isRecord(edge)
+        ? containmentOf(edge)
+        : undefined;
+    if (said === undefined) return;
+    if (count++ === 0) first = byType ? said : `${path}.edges[${e}], ${said}`;
+  });
+  if (count === 0) return [];
+  const which =
+    count < edges.length
+      ? `${count} of the ${edges.length} edges in ${path}.edges say`
+      : count === 1
+        ? `the one edge in ${path}.edges says`
+        : `all ${count} edges in ${path}.edges say`;
+  return [
+    `${which} containment or hierarchy, not calls (${first}): they were read as calls all the same, work flowing from each edge's source to its target, so an answer follows the tree, not requests`,
+  ];
 }
 
 function checkDirected(directed: unknown, path: string): void {

@@ -30,7 +30,8 @@
  * - **No traffic.** No weight is read: `value` is D3's (often co-occurrence, not calls),
  *   `weight` is networkx's (a cost as often as a rate), Grafana's `mainStat` is a display string
  *   as often as a number. Every dependency keeps the engine's default weight 1, no node gets an
- *   arrival or fan-out, and the unit is `none`. Those fields are kept as they came.
+ *   arrival or fan-out, and the unit is `none`. Those fields are kept as they came. The first
+ *   warning says so (`NO_TRAFFIC_WARNING`): there is nothing to analyze until arrivals are set.
  * - **Extra fields.** Every other field of a node or link is kept; a field whose name the engine
  *   owns (`load`, `capacity`, `weight`, `from`, …) is kept as `original_<name>` with a warning,
  *   so it is never read as an engine number. Links repeating a pair (a multigraph's parallel
@@ -38,6 +39,7 @@
  *   with a warning.
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
+import { NO_TRAFFIC_WARNING } from './no-traffic';
 import { mergeRepeatedPairs, repeatedPairsWarning } from './repeated-pairs';
 import {
   copyExtras,
@@ -197,7 +199,12 @@ function mapNodeLink(document: Record<string, unknown>): MappedGraph {
   const merged = mergeRepeatedPairs(linked);
   warnings.push(...repeatedPairsWarning(merged, 'link', (e) => `${linkKey}[${e}]`));
   warnings.push(...renameWarnings(renamed));
-  return { nodes: mappedNodes, dependencies: merged.dependencies, unit: 'none', warnings };
+  return {
+    nodes: mappedNodes,
+    dependencies: merged.dependencies,
+    unit: 'none',
+    warnings: [NO_TRAFFIC_WARNING, ...warnings],
+  };
 }
 
 function notAnEnd(end: End): FormatError {

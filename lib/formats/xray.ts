@@ -34,7 +34,7 @@
  * - An edge without `SummaryStatistics` or without `TotalCount` (a client's edge often has `{}`)
  *   carries no count: it is left out, with a warning. When no edge in the document has a count,
  *   the structure keeps the topology instead: weight 1 on every dependency, no arrivals,
- *   `unit: 'none'`.
+ *   `unit: 'none'`, and first the warning that there is nothing to analyze until arrivals are set.
  * - Unit: with `StartTime` and `EndTime` on the graph (epoch seconds as the API's JSON and the
  *   CLI give them, or ISO 8601 strings as an SDK's `Date` serialises), counts are divided by
  *   `EndTime − StartTime` and one step is one second (`unit: 'second'`); without them (a bare
@@ -44,6 +44,7 @@
  *   whose first elements have a numeric `ReferenceId` and an `Edges` array.
  */
 import { callGraphStructure, type ObservedCall } from './call-graph';
+import { NO_TRAFFIC_WARNING } from './no-traffic';
 import { mergeRepeatedPairs, repeatedPairsWarning } from './repeated-pairs';
 import { describeValue, isRecord, quote } from './text';
 import { FormatError, type GraphFormat, type MappedGraph } from './types';
@@ -163,7 +164,7 @@ export const xray: GraphFormat = {
     );
     if (edges.length > 0 && edges.every(({ edge }) => edge.count === undefined)) {
       warnings.push(
-        'no edge has a SummaryStatistics.TotalCount: the structure keeps the topology, with weight 1 on every dependency and no arrivals',
+        'no edge has a SummaryStatistics.TotalCount: the structure keeps the topology, with weight 1 on every dependency',
       );
       return topology(nodes, edges, warnings);
     }
@@ -402,6 +403,10 @@ function topology(
     nodes: nodes.map((node) => ({ ...node.extra, id: node.id, fanout: true })),
     dependencies: merged.dependencies,
     unit: 'none',
-    warnings: [...warnings, ...repeatedPairsWarning(merged, 'edge', (index) => edges[index]!.edge.path)],
+    warnings: [
+      NO_TRAFFIC_WARNING,
+      ...warnings,
+      ...repeatedPairsWarning(merged, 'edge', (index) => edges[index]!.edge.path),
+    ],
   };
 }

@@ -53,3 +53,10 @@ export function pairsOf(
 ): Array<[string, string, number]> {
   return dependencies.map(({ from, to, weight }) => [from, to, weight ?? 1]);
 }
+
+/**
+ * The first warning of every structure without traffic (unit none), spelled out here rather than
+ * imported, so a change of wording in the module is a change a test sees.
+ */
+export const NO_TRAFFIC =
+  'no traffic in the document: no node has an arrival, so every flow and throughput is 0 and there is nothing to analyze until arrivals are set (settings.nodes.<id>.arrival: what enters each entry point per step)';

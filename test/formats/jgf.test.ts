@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { compileStructure } from '../../lib/engine';
 import { FormatError, readGraph } from '../../lib/formats';
 import { jgf } from '../../lib/formats/jgf';
-import { fixturesIn, mergedPairs, otherFolders, pairsOf, thrown } from './fixtures';
+import { fixturesIn, mergedPairs, NO_TRAFFIC, otherFolders, pairsOf, thrown } from './fixtures';
 
 const OWN = 'jgf';
 
@@ -35,7 +35,7 @@ describe('worked examples', () => {
       ],
       dependencies: [{ from: 'web', to: 'db', relation: 'reads', metadata: { value: 3 } }],
       unit: 'none',
-      warnings: [],
+      warnings: [NO_TRAFFIC],
     });
   });
 
@@ -57,7 +57,7 @@ describe('worked examples', () => {
         { from: 'Keyser Söze', to: 'web', id: 'e2', label: 'calls' },
       ],
       unit: 'none',
-      warnings: [],
+      warnings: [NO_TRAFFIC],
     });
   });
 
@@ -67,11 +67,89 @@ describe('worked examples', () => {
     const mapped = jgf.toStructure({ graphs: [graph('a'), graph('b'), graph('c')] });
     expect(mapped.nodes).toEqual([{ id: 'a' }]);
     expect(mapped.warnings).toEqual([
+      NO_TRAFFIC,
       'only graphs[0] is read; 2 other graphs (graphs[1] to graphs[2]) are left out',
     ]);
     expect(jgf.toStructure({ graphs: [graph('a'), graph('b')] }).warnings).toEqual([
+      NO_TRAFFIC,
       'only graphs[0] is read; 1 other graph (graphs[1]) is left out',
     ]);
+  });
+
+  // A Flux resource graph is a containment tree, not a call graph: a cluster contains a node,
+  // the node two cores (Flux marks each edge metadata.subsystem "containment"). Read as calls,
+  // work would flow from the cluster to the cores; no traffic is read either way. Two warnings,
+  // once each: nothing to analyze until arrivals are set, and the tree read as calls.
+  it('says when the edges are a containment tree, read as calls', () => {
+    const resource = (id: string, type: string) => ({ id, metadata: { type, name: `${type}0` } });
+    const contains = (source: string, target: string) => ({
+      source,
+      target,
+      metadata: { subsystem: 'containment' },
+    });
+    const mapped = jgf.toStructure({
+      graph: {
+        nodes: [
+          resource('0', 'cluster'),
+          resource('1', 'node'),
+          resource('2', 'core'),
+          resource('3', 'core'),
+        ],
+        edges: [contains('0', '1'), contains('1', '2'), contains('1', '3')],
+      },
+    });
+    expect(mapped.dependencies.map(({ from, to }) => [from, to])).toEqual([
+      ['0', '1'],
+      ['1', '2'],
+      ['1', '3'],
+    ]);
+    expect(mapped.warnings).toEqual([
+      NO_TRAFFIC,
+      'all 3 edges in graph.edges say containment or hierarchy, not calls (graph.edges[0], metadata.subsystem "containment"): they were read as calls all the same, work flowing from each edge\'s source to its target, so an answer follows the tree, not requests',
+    ]);
+  });
+
+  // JGF leaves `relation` free text: its containment and hierarchy words count whatever their
+  // case and separators (part_of, isPartOf, "member of"), as does Flux's newer
+  // metadata.name { containment: "contains" }; a call ("reads") does not. A graph `type` of
+  // "tree" says it of every edge.
+  it('finds containment in relations, Flux metadata and the graph type', () => {
+    const graph = (edges: unknown[], extra: Record<string, unknown> = {}) => ({
+      graph: { ...extra, nodes: { a: {}, b: {}, c: {}, d: {}, e: {} }, edges },
+    });
+    const warningOf = (document: unknown) =>
+      jgf.toStructure(document).warnings.filter((warning) => warning.includes('containment'));
+    expect(
+      warningOf(
+        graph([
+          { source: 'a', target: 'b', relation: 'reads' },
+          { source: 'c', target: 'a', relation: 'isPartOf' },
+          { source: 'd', target: 'a', relation: 'member of' },
+          { source: 'a', target: 'e', metadata: { name: { containment: 'contains' } } },
+        ]),
+      ),
+    ).toEqual([
+      '3 of the 4 edges in graph.edges say containment or hierarchy, not calls (graph.edges[1], relation "isPartOf"): they were read as calls all the same, work flowing from each edge\'s source to its target, so an answer follows the tree, not requests',
+    ]);
+    expect(warningOf(graph([{ source: 'a', target: 'b', relation: 'part_of' }]))).toEqual([
+      'the one edge in graph.edges says containment or hierarchy, not calls (graph.edges[0], relation "part_of"): they were read as calls all the same, work flowing from each edge\'s source to its target, so an answer follows the tree, not requests',
+    ]);
+    expect(
+      warningOf({
+        graphs: [
+          graph(
+            [
+              { source: 'a', target: 'b' },
+              { source: 'b', target: 'c' },
+            ],
+            { type: 'Tree' },
+          ).graph,
+        ],
+      }),
+    ).toEqual([
+      'all 2 edges in graphs[0].edges say containment or hierarchy, not calls (graphs[0].type "Tree"): they were read as calls all the same, work flowing from each edge\'s source to its target, so an answer follows the tree, not requests',
+    ]);
+    expect(warningOf(graph([{ source: 'a', target: 'b', relation: 'calls' }]))).toEqual([]);
   });
 
   // Numbers are ids too: a v1 node id 7 and an edge end 7 meet as "7".
@@ -91,7 +169,10 @@ describe('worked examples', () => {
     };
     const mapped = jgf.toStructure(document);
     expect(mapped.dependencies).toEqual([{ from: 'a', to: 'b' }]);
-    expect(mapped.warnings).toEqual(['graph.hyperedges: 1 hyperedge left out (only "edges" are read)']);
+    expect(mapped.warnings).toEqual([
+      NO_TRAFFIC,
+      'graph.hyperedges: 1 hyperedge left out (only "edges" are read)',
+    ]);
   });
 
   // A field named like one the engine owns is kept under another name; so is a v2 node's own `id`.
@@ -109,6 +190,7 @@ describe('worked examples', () => {
     ]);
     expect(mapped.dependencies).toEqual([{ from: 'a', to: 'b', original_weight: 0, original_to: 'x' }]);
     expect(mapped.warnings).toEqual([
+      NO_TRAFFIC,
       '1 node has a field "id", a name the engine owns; it is kept as "original_id"',
       '1 node has a field "capacity", a name the engine owns; it is kept as "original_capacity"',
       '1 node has a field "pressure", a name the engine owns; it is kept as "original_pressure"',
@@ -135,6 +217,7 @@ describe('worked examples', () => {
       { from: 'nissan', to: 'japan', relation: 'country_of_origin', weight: 2 },
     ]);
     expect(mapped.warnings).toEqual([
+      NO_TRAFFIC,
       "1 edge repeats a pair seen before (graph.edges[1] repeats graph.edges[0]): merged into one dependency per pair whose weight is its number of copies, which gives the engine's numbers of separate copies; the first copy's fields are kept",
     ]);
   });
@@ -203,7 +286,7 @@ describe('real fixtures', () => {
         { from: 'toyota', to: 'lexus', relation: 'has_luxury_division' },
       ],
       unit: 'none',
-      warnings: ['only graphs[0] is read; 1 other graph (graphs[1]) is left out'],
+      warnings: [NO_TRAFFIC, 'only graphs[0] is read; 1 other graph (graphs[1]) is left out'],
     });
   });
 
@@ -215,7 +298,7 @@ describe('real fixtures', () => {
       ],
       dependencies: [{ from: 'Roger Kint', to: 'Keyser Söze', relation: 'is' }],
       unit: 'none',
-      warnings: [],
+      warnings: [NO_TRAFFIC],
     });
   });
 
@@ -231,7 +314,7 @@ describe('real fixtures', () => {
       nodes: [],
       dependencies: [],
       unit: 'none',
-      warnings: [],
+      warnings: [NO_TRAFFIC],
     });
   });
 });

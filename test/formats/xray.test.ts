@@ -11,7 +11,7 @@ import { applySettings } from '../../lib/api/system-settings';
 import { analyze, compileStructure } from '../../lib/engine';
 import { type MappedGraph, readGraph } from '../../lib/formats';
 import { xray } from '../../lib/formats/xray';
-import { fixturesIn, otherFolders, thrown } from './fixtures';
+import { fixturesIn, NO_TRAFFIC, otherFolders, thrown } from './fixtures';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 const OWN = 'xray';
@@ -388,8 +388,9 @@ describe('X-Ray: worked examples', () => {
       ],
       unit: 'none',
       warnings: [
+        NO_TRAFFIC,
         'several services are named "web": their ids add the type or the ReferenceId',
-        'no edge has a SummaryStatistics.TotalCount: the structure keeps the topology, with weight 1 on every dependency and no arrivals',
+        'no edge has a SummaryStatistics.TotalCount: the structure keeps the topology, with weight 1 on every dependency',
       ],
     });
     compileStructure(mapped);
