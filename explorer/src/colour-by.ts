@@ -1,5 +1,6 @@
 import type { EngineResult, NodeState } from '../../lib/engine/types';
 import { largest } from './largest';
+import { hasSteadyState } from './steady';
 
 /** What the graph's colour shows for one described state, and where each node sits on the scale. */
 interface ColourMeasure {
@@ -15,7 +16,7 @@ interface ColourMeasure {
  * the state's largest, as before.
  */
 function colourMeasure(result: EngineResult): ColourMeasure {
-  if (result.headroom !== undefined) {
+  if (hasSteadyState(result)) {
     return {
       kind: 'utilization',
       fraction: (node) => (node.utilization === undefined ? undefined : Math.min(node.utilization, 1)),

@@ -3,6 +3,7 @@ import { type Colouring, defaultColouring } from './colour-by';
 import { $, download } from './dom';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
 import type { LargeGraphView } from './large-graph';
+import { edgeKeyText, hasSteadyState } from './steady';
 import { svgElement } from './svg';
 import { createSvgCamera } from './svg-camera';
 import { nameOf, type View } from './view';
@@ -15,6 +16,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   const graph = document.getElementById('graph') as unknown as SVGSVGElement;
   const graphNote = $('graph-note');
   const colourKey = $('colour-key');
+  const widthKey = $('width-key');
   const largeGraph = $('large-graph');
   const figure = $('graph-figure');
   let largeView: LargeGraphView | undefined;
@@ -116,7 +118,9 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       figure.hidden = false;
       const colouring = colouringOf(result);
       colourKey.textContent = colouring.key;
-      if (result.nodes.length <= MAX_DRAWN_NODES) {
+      const large = result.nodes.length > MAX_DRAWN_NODES;
+      widthKey.textContent = edgeKeyText(hasSteadyState(result) ? 'throughput' : 'flow', large);
+      if (!large) {
         graphNote.textContent = '';
         largeGraph.hidden = true;
         graph.style.display = '';

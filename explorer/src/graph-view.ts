@@ -5,6 +5,7 @@ import { foldedBandRows, foldedPositions, type Layout, layoutResult } from './la
 import { dependencyName } from './names';
 import { shortNumber } from './numbers';
 import { viridis } from './palette';
+import { edgeWidths, type Saturation, saturationByNode, saturationText } from './steady';
 import { svgElement } from './svg';
 
 /** A node without a value on the colour scale (no capacity, when colouring by utilization). */
@@ -22,6 +23,11 @@ const FOLD_MIN_LAYERS = 16;
 const FOLD_RATIO = 3;
 /** …counting it at least this many rows tall (labels and arcs need room above and below). */
 const FOLD_MIN_ROWS = 3;
+/** The glyph on a node's badge, per way the steady state overloads it. */
+const SATURATION_GLYPH: Record<Saturation['kind'], string> = { over: '!', down: '✕', unbounded: '∞' };
+/** The badge's radius, in the drawing's units (as the exit and fan-out marks, it scales with zoom). */
+const BADGE_RADIUS = 7;
+
 /** Longest label shown, in characters; the whole name is in the node's hover text. */
 const LABEL_CHARS = 28;
 
@@ -104,8 +110,9 @@ export interface GraphDrawing {
  * Draws one described state: nodes coloured by pressure (viridis, 0 to the largest pressure), or
  * by utilization for an open structure's `analyze` (see `colourMeasure`), exits and fan-out
  * marked beside the node, sized by load, the primary blockage and the origin ringed, the trace drawn thick, each
- * dependency as wide as its share of the largest flow. Hover shows a node's numbers; nodes
- * are buttons for the keyboard (Tab, Enter).
+ * dependency as wide as its share of the largest flow (of the largest steady throughput, with a
+ * steady state: see `edgeWidths`), nodes the steady state saturates outlined and badged. Hover
+ * shows a node's numbers; nodes are buttons for the keyboard (Tab, Enter).
  */
 export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: GraphViewOptions): GraphDrawing {
   svg.replaceChildren();
@@ -116,7 +123,8 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
   const blocked = new Set(result.nodes.filter((node) => node.blocked).map((node) => node.id));
 
   const maxLoad = largest(result.nodes, (n) => n.load, 0);
-  const maxFlow = largest(result.dependencies, (d) => d.flow, 0);
+  const widths = edgeWidths(result);
+  const saturation = saturationByNode(result);
   const traceEdges = new Set<string>();
   for (let i = 0; i + 1 < result.trace.length; i++)
     traceEdges.add(`${result.trace[i]}\u0000${result.trace[i + 1]}`);
@@ -145,7 +153,8 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
   result.dependencies.forEach((d, e) => {
     const [from, to] = edges[e]!;
     const onTrace = traceEdges.has(`${d.from}\u0000${d.to}`);
-    const widthPx = 1 + (maxFlow > 0 ? (d.flow / maxFlow) * 7 : 0);
+    const widthPx = widths.width(d);
+    const unbounded = widths.unbounded(d);
     const x1 = x(from);
     const y1 = y(from);
     const x2 = x(to);
@@ -162,7 +171,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
           : `M ${x1} ${y1} C ${(x1 + x2) / 2} ${y1 - lift}, ${(x1 + x2) / 2} ${y2 - lift}, ${x2} ${y2}`;
     const line = svgElement('path', {
       d: path,
-      class: onTrace ? 'edge trace' : back ? 'edge back' : 'edge',
+      class: `${onTrace ? 'edge trace' : back ? 'edge back' : 'edge'}${unbounded ? ' unbounded' : ''}`,
       'stroke-width': onTrace ? Math.max(widthPx, 4) : widthPx,
       'marker-end': 'url(#arrow)',
       'data-from': d.from,
@@ -170,7 +179,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     });
     const title = svgElement('title', {});
     const called = dependencyName(d);
-    title.textContent = `${options.name(d.from)} → ${options.name(d.to)}${called === undefined ? '' : ` (${called})`}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}`;
+    title.textContent = `${options.name(d.from)} → ${options.name(d.to)}${called === undefined ? '' : ` (${called})`}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}${steadyFacts(widths.measure, d)}`;
     line.append(title);
     edgeLayer.append(line);
   });
@@ -178,12 +187,13 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
 
   const nodeLayer = svgElement('g', { class: 'nodes' });
   result.nodes.forEach((node, i) => {
+    const saturated = saturation.get(node.id);
     const group = svgElement('g', {
       class: 'node',
       transform: `translate(${x(i)} ${y(i)})`,
       tabindex: 0,
       role: 'button',
-      'aria-label': `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}`,
+      'aria-label': `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}`,
       'data-id': node.id,
     });
     const radius = 9 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 13 : 0);
@@ -199,7 +209,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       svgElement('circle', {
         r: radius,
         fill: fraction === undefined ? NO_MEASURE_FILL : viridis(fraction),
-        class: node.capacity === undefined ? 'body' : 'body throttled',
+        class: `body${node.capacity === undefined ? '' : ' throttled'}${saturated === undefined ? '' : ' saturated'}`,
       }),
     );
     // Where value leaves the system (an exit) or multiplies (fan-out): a glyph at the node's side.
@@ -209,6 +219,10 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       const glyph = svgElement('text', { x: radius + 3, y: -radius + 4, class: `mark ${mark}` });
       glyph.textContent = mark === 'fanout' ? '⋔' : '⇥';
       group.append(glyph);
+    }
+    if (saturated !== undefined) {
+      group.dataset.saturation = saturated.kind;
+      group.append(saturationBadge(saturated, radius));
     }
     // Hidden until the camera places it (it measures the drawing without labels first).
     const label = svgElement('text', {
@@ -229,7 +243,8 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       `${name} (${node.role}${node.capacity === undefined ? '' : `, capacity ${node.capacity}`})\n` +
       (name === node.id ? '' : `id ${node.id}\n`) +
       `load ${node.load}, pressure ${node.pressure}\ninflow ${node.inflow}, outflow ${node.outflow}` +
-      (openFacts(node) === '' ? '' : `\n${openFacts(node)}`);
+      (openFacts(node) === '' ? '' : `\n${openFacts(node)}`) +
+      (saturated === undefined ? '' : `\n${saturationText(saturated)}`);
     group.append(label, title);
     const select = () => options.onSelect(node.id);
     group.addEventListener('click', select);
@@ -265,4 +280,41 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
         a - b,
     );
   return { bounds: { x: box.x, y: box.y, width: box.width, height: box.height }, labels, order };
+}
+
+/**
+ * A badge at a node's upper left for a node the steady state overloads: `!` over capacity, `✕`
+ * down and losing traffic, `∞` unbounded. A rounded square rather than a circle, so the camera,
+ * which resizes a node's circles as it zooms, leaves it alone.
+ */
+function saturationBadge(saturation: Saturation, radius: number): SVGGElement {
+  const at = radius * Math.SQRT1_2;
+  const badge = svgElement('g', {
+    class: `badge ${saturation.kind}`,
+    transform: `translate(${-at} ${-at})`,
+  });
+  badge.append(
+    svgElement('rect', {
+      x: -BADGE_RADIUS,
+      y: -BADGE_RADIUS,
+      width: 2 * BADGE_RADIUS,
+      height: 2 * BADGE_RADIUS,
+      rx: BADGE_RADIUS,
+    }),
+  );
+  const glyph = svgElement('text', { y: 4 });
+  glyph.textContent = SATURATION_GLYPH[saturation.kind];
+  badge.append(glyph);
+  return badge;
+}
+
+/** A dependency's steady throughput for its hover text, when the widths show it. */
+function steadyFacts(
+  measure: 'throughput' | 'flow',
+  dependency: EngineResult['dependencies'][number],
+): string {
+  if (measure === 'flow') return '';
+  return dependency.throughput === undefined
+    ? ', throughput unbounded (its source grows without limit)'
+    : `, throughput ${dependency.throughput} per step`;
 }

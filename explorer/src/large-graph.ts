@@ -3,6 +3,7 @@ import type { Colouring } from './colour-by';
 import { largest } from './largest';
 import { foldedPositions, layoutResult } from './layout';
 import { viridisRgb } from './palette';
+import { edgeWidths, type Saturation, saturationByNode } from './steady';
 
 /** Grey for a node without a value on the colour scale, as in the SVG view. */
 const NO_MEASURE: readonly [number, number, number] = [0.72, 0.72, 0.72];
@@ -29,6 +30,13 @@ export interface LargeGraphView {
 const TRACE: [number, number, number] = [0.85, 0.37, 0.01];
 const ORIGIN: [number, number, number] = [0.11, 0.62, 0.47];
 const EDGE: [number, number, number] = [0.78, 0.8, 0.83];
+/** A dependency leaving a node that grows without limit (the SVG view's dotted red). */
+const UNBOUNDED_EDGE: [number, number, number] = [0.73, 0.11, 0.11];
+/** Saturated nodes' badges, as the SVG view draws them. */
+const BADGE_COLOUR = '#b91c1c';
+const BADGE_GLYPH: Record<Saturation['kind'], string> = { over: '!', down: '✕', unbounded: '∞' };
+/** So few badges are drawn at any zoom: a saturated node matters most when it is one of a few. */
+const FEW_BADGES = 50;
 /** After the camera stops this long, the dependencies are drawn again. */
 const SETTLE_MS = 150;
 /** Exit and fan-out marks are drawn once neighbouring places in the layout are this far apart on screen. */
@@ -36,6 +44,15 @@ const MARK_SPACING_PX = 14;
 /** And at most this many (in view), so a frame stays cheap. */
 const MAX_MARKS = 3000;
 const MARK_COLOUR = { exit: '#333', fanout: '#7570b3' } as const;
+
+/**
+ * A dependency's colour with a steady state: WebGL lines are one pixel wide, so what the SVG
+ * view shows by width this view shows by shade, light for little to dark for the most.
+ */
+function edgeShade(share: number): readonly [number, number, number] {
+  const grey = 0.85 - 0.6 * share;
+  return [grey, grey, grey + 0.03];
+}
 
 const VERTEX = `#version 300 es
 in vec2 position;
@@ -142,6 +159,8 @@ export function drawLargeGraph(
     else if ((node.exit ?? 0) > 0) marks.push({ v, kind: 'exit' });
   });
   let marked: Array<{ v: number; text: string; colour: string }> = [];
+  /** The state's saturated and unbounded nodes, badged beside them on the overlay. */
+  let badges: Array<{ v: number; glyph: string }> = [];
 
   const camera = { x: 0, y: 0, zoom: 1 };
   let moving = false;
@@ -223,11 +242,26 @@ export function drawLargeGraph(
         }
       }
     }
+    if (!moving && badges.length > 0 && (badges.length <= FEW_BADGES || cellPx >= MARK_SPACING_PX))
+      drawBadges(context, ratio);
     context.font = `${12 * ratio}px system-ui, sans-serif`;
     for (const { v, text, colour } of marked) {
       const [sx, sy] = toScreen(v);
       context.fillStyle = colour;
       context.fillText(text, sx + 8, sy - 8);
+    }
+  }
+
+  /** The badges of the nodes in view, at their upper left (at most `MAX_MARKS`, as the marks). */
+  function drawBadges(context: CanvasRenderingContext2D, ratio: number): void {
+    context.font = `700 ${13 * ratio}px system-ui, sans-serif`;
+    context.fillStyle = BADGE_COLOUR;
+    let drawn = 0;
+    for (const { v, glyph } of badges) {
+      const [sx, sy] = toScreen(v);
+      if (sx < 0 || sy < 0 || sx > labels.width || sy > labels.height) continue;
+      if (drawn++ >= MAX_MARKS) break;
+      context.fillText(glyph, sx - 14 * ratio, sy - 3 * ratio);
     }
   }
 
@@ -330,9 +364,12 @@ export function drawLargeGraph(
       for (let i = 0; i + 1 < state.trace.length; i++)
         onTrace.add(`${state.trace[i]}\u0000${state.trace[i + 1]}`);
       const trace: number[] = [];
+      const widths = edgeWidths(state);
+      const shaded = widths.measure === 'throughput';
       state.dependencies.forEach((d, e) => {
         const [a, b] = edges[e]!;
-        edgeData.set([x[a]!, y[a]!, ...EDGE, 1, x[b]!, y[b]!, ...EDGE, 1], e * 12);
+        const colour = !shaded ? EDGE : widths.unbounded(d) ? UNBOUNDED_EDGE : edgeShade(widths.share(d));
+        edgeData.set([x[a]!, y[a]!, ...colour, 1, x[b]!, y[b]!, ...colour, 1], e * 12);
         if (onTrace.has(`${d.from}\u0000${d.to}`))
           trace.push(x[a]!, y[a]!, ...TRACE, 1, x[b]!, y[b]!, ...TRACE, 1);
       });
@@ -344,6 +381,11 @@ export function drawLargeGraph(
         const a = nodeData.slice(v * 6, v * 6 + 6);
         nodeData.copyWithin(v * 6, last * 6, last * 6 + 6);
         nodeData.set(a, last * 6);
+      }
+      badges = [];
+      for (const [id, saturation] of saturationByNode(state)) {
+        const v = index.get(id);
+        if (v !== undefined) badges.push({ v, glyph: BADGE_GLYPH[saturation.kind] });
       }
       marked = [];
       if (blockage >= 0)

@@ -1,0 +1,114 @@
+import type { DependencyState, EngineResult, Headroom } from '../../lib/engine/types';
+import { largest } from './largest';
+import { shortNumber } from './numbers';
+
+/**
+ * The steady state the `analyze` answer of an open structure leads with, as the page reads it:
+ * which nodes it saturates, what dependencies carry, what is lost. The engine says which answer
+ * has one by writing `headroom` (even `null`); snapshots and closed structures have none.
+ */
+export function hasSteadyState(result: EngineResult): boolean {
+  return result.headroom !== undefined;
+}
+
+/**
+ * Why a node cannot keep up in the steady state: over its capacity (`over`), down while traffic
+ * reaches it (`down`, losing `lost` per step), or in a loop that grows without limit
+ * (`unbounded`, which has its own event rather than a `saturated` one).
+ */
+export type Saturation =
+  | { kind: 'over'; utilization: number }
+  | { kind: 'down'; lost: number }
+  | { kind: 'unbounded' };
+
+/** The saturated and unbounded nodes of a state, read from its events (empty without a steady state). */
+export function saturationByNode(result: EngineResult): Map<string, Saturation> {
+  const byNode = new Map<string, Saturation>();
+  for (const event of result.events) {
+    if (event.type === 'unbounded') {
+      for (const node of event.nodes) byNode.set(node, { kind: 'unbounded' });
+    } else if (event.type === 'saturated') {
+      byNode.set(
+        event.node,
+        'lost' in event
+          ? { kind: 'down', lost: event.lost }
+          : { kind: 'over', utilization: event.utilization },
+      );
+    }
+  }
+  return byNode;
+}
+
+/** A saturation in words, rounded for reading: `saturated: utilization 1.333`, `down: losing 10 per step`. */
+export function saturationText(saturation: Saturation): string {
+  switch (saturation.kind) {
+    case 'over':
+      return `saturated: utilization ${shortNumber(saturation.utilization)}`;
+    case 'down':
+      return `down: losing ${shortNumber(saturation.lost)} per step`;
+    case 'unbounded':
+      return 'unbounded: grows without limit';
+  }
+}
+
+/**
+ * The headroom in words where a comparison shows it beside the blockage. A scale of 0 is the
+ * engine's way of saying traffic is being lost (a node is down): no growth is possible, and
+ * "×0" alone would read as a number rather than as that.
+ */
+export function headroomPhrase(headroom: Headroom, name: (id: string) => string): string {
+  return headroom.scale === 0
+    ? `cannot serve today's traffic: ${name(headroom.node)} is down`
+    : `headroom ×${Number(headroom.scale.toPrecision(3))} at ${name(headroom.node)}`;
+}
+
+/** Widest a dependency is drawn, in the drawing's units, over the 1 every dependency has. */
+const EXTRA_WIDTH = 7;
+
+/** How wide each dependency is drawn, and what the width stands for. */
+export interface EdgeWidths {
+  /** `throughput`: the steady calls per step; `flow`: what moved in the state. */
+  measure: 'throughput' | 'flow';
+  /** Its place from 0 (carries nothing) to 1 (carries the most, or is unbounded). */
+  share(dependency: DependencyState): number;
+  /** Width in the drawing's units: 1 for nothing, 1 + `EXTRA_WIDTH` for the most. */
+  width(dependency: DependencyState): number;
+  /**
+   * A dependency leaving a node that grows without limit: the steady state has no throughput for
+   * it (the engine leaves the field out), so it is drawn apart rather than as carrying nothing.
+   */
+  unbounded(dependency: DependencyState): boolean;
+}
+
+/**
+ * Widths for one state. With a steady state, by throughput on a square-root scale of the largest
+ * (fan-out multiplies calls, so throughputs span orders of magnitude and a linear scale would
+ * leave most dependencies hairlines); otherwise by flow, linearly, as before. One pass over the
+ * dependencies, so a large graph pays nothing more.
+ */
+export function edgeWidths(result: EngineResult): EdgeWidths {
+  const steady = hasSteadyState(result);
+  const most = steady
+    ? largest(result.dependencies, (d) => d.throughput ?? 0, 0)
+    : largest(result.dependencies, (d) => d.flow, 0);
+  const unbounded = (d: DependencyState) => steady && d.throughput === undefined;
+  const share = (d: DependencyState): number => {
+    if (unbounded(d)) return 1;
+    if (most === 0) return 0;
+    return steady ? Math.sqrt(d.throughput! / most) : d.flow / most;
+  };
+  return {
+    measure: steady ? 'throughput' : 'flow',
+    share,
+    width: (d) => 1 + share(d) * EXTRA_WIDTH,
+    unbounded,
+  };
+}
+
+/** The key under the graph for dependency widths (`large`: the WebGL view, whose thin lines show it by shade). */
+export function edgeKeyText(measure: EdgeWidths['measure'], large: boolean): string {
+  if (measure === 'flow') return large ? '' : 'Width: flow.';
+  return large
+    ? 'Shade of a dependency: its steady throughput (darker carries more); red: from a node that grows without limit.'
+    : 'Width: steady throughput (calls per step; square root of its share of the largest). Dotted red: from a node that grows without limit.';
+}
