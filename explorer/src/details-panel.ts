@@ -1,6 +1,7 @@
 import type { EngineEvent, EngineResult, NodeState } from '../../lib/engine/types';
 import { $, field } from './dom';
 import { shortNumber } from './numbers';
+import { hasSteadyState, saturationByNode, saturationText } from './steady';
 import { nameOf, type View } from './view';
 
 /** The state's events (their nodes as buttons) and the selected node's numbers. */
@@ -15,16 +16,21 @@ export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLB
       item.dataset.type = event.type;
       item.append(`${event.type} `);
       if ('node' in event) item.append(nodeButton(event.node));
-      if (event.type === 'blocked') {
-        const pressure = document.createElement('span');
-        pressure.textContent = ` (pressure ${shortNumber(event.pressure)})`;
-        pressure.title = String(event.pressure);
-        item.append(pressure);
+      if (event.type === 'blocked')
+        item.append(exactAside(`pressure ${shortNumber(event.pressure)}`, event.pressure));
+      if (event.type === 'saturated') {
+        item.append(
+          'lost' in event
+            ? exactAside(`down: losing ${shortNumber(event.lost)} per step`, event.lost)
+            : exactAside(`utilization ${shortNumber(event.utilization)} of capacity`, event.utilization),
+        );
       }
       if (event.type === 'cycle')
         item.append(
           `${event.closed ? 'closed' : 'with an exit'}: ${event.nodes.map((id) => nameOf(view, id)).join(', ')}`,
         );
+      if (event.type === 'unbounded')
+        item.append(`(grows without limit): ${event.nodes.map((id) => nameOf(view, id)).join(', ')}`);
       eventList.append(item);
     }
     if (events.length === 0) {
@@ -48,6 +54,16 @@ export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLB
     if (node.capacity !== undefined) list.append(field('Capacity', node.capacity));
     if (node.throughput !== undefined) list.append(field('Throughput', node.throughput));
     if (node.utilization !== undefined) list.append(field('Utilization', node.utilization));
+    if (node.lost !== undefined) list.append(field('Lost per step', node.lost));
+    if (hasSteadyState(result)) {
+      const saturation = saturationByNode(result).get(node.id);
+      const steady = field(
+        'Steady state',
+        saturation === undefined ? 'keeps up' : saturationText(saturation),
+      );
+      steady.dataset.field = 'steady-state';
+      list.append(steady);
+    }
     list.append(
       field('Inflow', node.inflow),
       field('Outflow', node.outflow),
@@ -55,6 +71,14 @@ export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLB
       field('Blocked', node.blocked ? 'yes' : 'no'),
     );
     details.append(list);
+  }
+
+  /** ` (text)`, the rounded number's exact value on hover. */
+  function exactAside(text: string, exact: number): HTMLSpanElement {
+    const aside = document.createElement('span');
+    aside.textContent = ` (${text})`;
+    aside.title = String(exact);
+    return aside;
   }
 
   return {
