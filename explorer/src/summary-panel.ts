@@ -1,6 +1,7 @@
-import type { EngineResult } from '../../lib/engine/types';
+import type { Bottleneck, EngineResult } from '../../lib/engine/types';
 import { $, field } from './dom';
 import { shortNumber } from './numbers';
+import { headroomPhrase } from './steady';
 import { nameOf, type View } from './view';
 
 /**
@@ -14,6 +15,8 @@ function headroomText(result: EngineResult, name: (id: string) => string): strin
       ? 'none: value grows without limit somewhere (see the unbounded event)'
       : 'none: nothing arrives, or no node on the way has a capacity';
   }
+  // While traffic is lost the engine answers ×0 at the down node losing most.
+  if (headroom.scale === 0) return `none: ${headroomPhrase(headroom, name)}`;
   const scale = Number(headroom.scale.toPrecision(3));
   return headroom.scale < 1
     ? `over capacity: ${name(headroom.node)} saturates at ×${scale} of today's arrivals`
@@ -52,6 +55,13 @@ export function createSummaryPanel(view: View, nodeButton: (id: string) => HTMLB
         headroom.dataset.field = 'headroom';
         list.append(headroom);
       }
+      if (result.lost !== undefined) {
+        const lost = field('Lost', `${shortNumber(result.lost)} per step, at nodes that are down`);
+        lost.lastElementChild!.setAttribute('title', String(result.lost));
+        lost.dataset.field = 'lost';
+        list.append(lost);
+      }
+      if (result.bottlenecks !== undefined) list.append(bottlenecksField(result.bottlenecks, nodeButton));
       summary.append(list);
       const trace = document.createElement('ol');
       trace.className = 'trace';
@@ -70,4 +80,24 @@ export function createSummaryPanel(view: View, nodeButton: (id: string) => HTMLB
       summary.replaceChildren();
     },
   };
+}
+
+/**
+ * The nodes in the order they saturate as all arrivals grow, each a button with the factor of
+ * today's arrivals at which it does (`E ×0.5, B ×0.8`; below 1 it already has); exact on hover.
+ */
+function bottlenecksField(
+  bottlenecks: readonly Bottleneck[],
+  nodeButton: (id: string) => HTMLButtonElement,
+): HTMLElement {
+  const row = field('Bottlenecks', bottlenecks.length === 0 ? 'none' : '');
+  row.dataset.field = 'bottlenecks';
+  const definition = row.lastElementChild!;
+  bottlenecks.forEach((bottleneck, i) => {
+    const scale = document.createElement('span');
+    scale.textContent = ` ×${Number(bottleneck.scale.toPrecision(3))}`;
+    scale.title = `saturates at ×${bottleneck.scale} of today's arrivals; utilization today ${bottleneck.utilization}`;
+    definition.append(i === 0 ? '' : ', ', nodeButton(bottleneck.node), scale);
+  });
+  return row;
 }
