@@ -3,6 +3,7 @@ import type { EngineResult, Headroom, NodeState } from '../../lib/engine/types';
 import type { EngineAnswer } from './behaviour';
 import { $ } from './dom';
 import type { ExplorerPage } from './page';
+import { headroomPhrase } from './steady';
 
 /** The scenario being built: what the request's `scenario` field will hold. */
 interface Draft {
@@ -23,7 +24,8 @@ const signed = (change: number): string => (change < 0 ? `−${shown(-change)}` 
  * cutting a dependency (click it), then **Compare** runs the editor's structure with that
  * `scenario` and `compare: true`. The graph is coloured by the change in pressure (or
  * utilization) against the baseline, and the `changes` are listed: the blockage and its headroom
- * before and after, nodes newly blocked or cleared, the largest increases.
+ * before and after, traffic lost, nodes newly saturated, blocked or cleared, the largest pressure
+ * increases and the largest utilization and throughput changes, signed.
  */
 export function createScenarioPanel(page: ExplorerPage): void {
   const scaleInput = $<HTMLInputElement>('scenario-scale');
@@ -182,11 +184,19 @@ export function createScenarioPanel(page: ExplorerPage): void {
     const { before, after } = changes.primaryBlockage;
     // The headroom belongs to the blockage: how far traffic can grow before it saturates.
     const headroom = (value: Headroom | null | undefined) =>
-      value === null || value === undefined ? '' : ` (headroom ×${shown(value.scale)} at ${value.node})`;
+      value === null || value === undefined ? '' : ` (${headroomPhrase(value, (id) => id)})`;
     line(
       'blockage',
       `Primary blockage: ${before ?? 'none'}${headroom(changes.headroom?.before)} → ${after ?? 'none'}${headroom(changes.headroom?.after)}`,
     );
+    // Lost traffic first: a down node is the worst the steady state can say.
+    const { lost } = changes;
+    if (lost !== undefined && (lost.before > 0 || lost.after > 0))
+      line('lost', `Lost: ${shown(lost.before)} → ${shown(lost.after)} per step`);
+    if (changes.saturated !== undefined && changes.saturated.newly.length > 0)
+      line('saturated-newly', `Newly saturated: ${changes.saturated.newly.join(', ')}`);
+    if (changes.saturated !== undefined && changes.saturated.cleared.length > 0)
+      line('saturated-cleared', `No longer saturated: ${changes.saturated.cleared.join(', ')}`);
     for (const node of changes.nodes) {
       const was = `${node.before.blocked ? 'blocked' : 'free'} ${node.before.role}`;
       const is = `${node.after.blocked ? 'blocked' : 'free'} ${node.after.role}`;
@@ -198,18 +208,23 @@ export function createScenarioPanel(page: ExplorerPage): void {
         `${row.id}: pressure ${shown(row.before)} → ${shown(row.after)} (+${shown(row.increase)})`,
       );
     }
-    for (const row of changes.utilization ?? []) {
-      line(
-        'utilization',
-        `${row.id}: utilization ${shown(row.before)} → ${shown(row.after)} (${signed(row.change)})`,
-      );
+    // Utilization and throughput change either way: a decrease (traffic cut off, say) shows its minus sign.
+    for (const measure of ['utilization', 'throughput'] as const) {
+      for (const row of changes[measure] ?? []) {
+        line(
+          measure,
+          `${row.id}: ${measure} ${shown(row.before)} → ${shown(row.after)} (${signed(row.change)})`,
+        );
+      }
     }
-    if (
-      changes.nodes.length === 0 &&
-      changes.pressure.length === 0 &&
-      (changes.utilization ?? []).length === 0
-    ) {
-      line('none', 'No node is newly blocked or cleared, and no pressure grew.');
+    // The blockage line alone: nothing else changed.
+    if (changesList.childElementCount === 1) {
+      line(
+        'none',
+        changes.utilization === undefined
+          ? 'No node is newly blocked or cleared, and no pressure grew.'
+          : 'No node is newly blocked, saturated or cleared, no pressure grew, and no utilization or throughput changed.',
+      );
     }
   }
 

@@ -112,11 +112,62 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
       'Primary blockage: B (headroom ×0.75 at B) → B (headroom ×0.375 at B)',
     ]);
     expect(await lines('utilization')).toEqual(['B: utilization 1.333 → 2.667 (+1.333)']);
+    // Every throughput doubles, the largest change first (ties by id).
+    expect(await lines('throughput')).toEqual([
+      'D: throughput 30 → 60 (+30)',
+      'B: throughput 20 → 40 (+20)',
+      'A: throughput 10 → 20 (+10)',
+      'F: throughput 10 → 20 (+10)',
+    ]);
     expect(await page.textContent('#colour-key')).toContain('change in utilization');
     // A plain run afterwards drops the comparison's colours and list.
     await load({ mode: 'analyze', ...OPEN_WORKED_EXAMPLE });
     expect(await page.textContent('#colour-key')).toContain('utilization of capacity');
     expect(await page.locator('#scenario-changes li').count()).toBe(0);
+    await page.click('#scenario-clear');
+  });
+
+  // What if A goes down on the open example? The 10 calls a step it gets are lost: the headroom
+  // says the system cannot serve today's traffic, A is newly saturated, the database's
+  // throughput falls (a decrease, with its minus sign).
+  it('takes a node down on an open structure: lost traffic, newly saturated, a throughput decrease', async () => {
+    await load({ mode: 'analyze', ...OPEN_WORKED_EXAMPLE });
+    await page.click('#graph .node[data-id="A"]');
+    await page.check('#scenario-down');
+    await page.click('#scenario-set-node');
+    const answer = await compare();
+    const api = await post(server.url, server.apiKey, {
+      mode: 'analyze',
+      ...OPEN_WORKED_EXAMPLE,
+      scenario: { nodes: { A: { down: true } } },
+      compare: true,
+    });
+    expect(answer).toEqual(api.json);
+    expect(await lines('blockage')).toEqual([
+      "Primary blockage: B (headroom ×0.75 at B) → A (cannot serve today's traffic: A is down)",
+    ]);
+    expect(await lines('lost')).toEqual(['Lost: 0 → 10 per step']);
+    expect(await lines('saturated-newly')).toEqual(['Newly saturated: A']);
+    expect(await lines('saturated-cleared')).toEqual([]);
+    expect(await lines('throughput')).toEqual(['D: throughput 30 → 20 (−10)']);
+    expect(await lines('utilization')).toEqual([]);
+    await page.screenshot({ path: 'test-results/explorer/scenario-node-down.png', fullPage: true });
+    await page.click('#scenario-clear');
+  });
+
+  // What if B's capacity doubles? It keeps up: no longer saturated, its utilization falls.
+  it('raises a capacity on an open structure: a node cleared, a utilization decrease', async () => {
+    await page.click('#graph .node[data-id="B"]');
+    await page.fill('#scenario-capacity', '30');
+    await page.click('#scenario-set-node');
+    await compare();
+    expect(await lines('blockage')).toEqual([
+      'Primary blockage: B (headroom ×0.75 at B) → none (headroom ×1.5 at B)',
+    ]);
+    expect(await lines('saturated-cleared')).toEqual(['No longer saturated: B']);
+    expect(await lines('utilization')).toEqual(['B: utilization 1.333 → 0.6667 (−0.6667)']);
+    // Nothing is lost on either side: no line for it.
+    expect(await lines('lost')).toEqual([]);
     await page.click('#scenario-clear');
   });
 
