@@ -308,23 +308,45 @@ function buildSteadyDependencies(
   carryExtras: boolean,
   steady: SteadyReading,
 ): DependencyState[] {
-  const { dependencyCount, dependencyHasExtra } = structure;
+  const { dependencyCount, dependencyHasExtra, givenWeight, dependencyFrom, dependencyTo, ids } = structure;
   const carried = new CarriedValue(structure);
+  const { throughput: nodeThroughput } = steady.steady;
   const result = new Array<DependencyState>(dependencyCount);
+  let poison = 0;
   for (let e = 0; e < dependencyCount; e++) {
     const flow = flowOf(structure, state.step, e);
-    assertFiniteNumber(flow, `dependencies[${e}].flow`);
-    const throughput = carried.ofDependency(e, steady.steady.throughput);
-    if (throughput !== undefined) assertFiniteNumber(throughput, `dependencies[${e}].throughput`);
-    result[e] = dependencyWithExtras(
-      structure,
-      e,
-      flow,
-      throughput,
-      carryExtras && dependencyHasExtra[e] === 1,
-    );
+    const throughput = carried.ofDependency(e, nodeThroughput);
+    // Stryker disable next-line AssignmentOperator,ArithmeticOperator: as in buildDependencies
+    poison += flow * 0 + (throughput === undefined ? 0 : throughput * 0);
+    if (carryExtras && dependencyHasExtra[e] === 1) {
+      result[e] = dependencyWithExtras(structure, e, flow, throughput, true);
+      continue;
+    }
+    const from = ids[dependencyFrom[e]!]!;
+    const to = ids[dependencyTo[e]!]!;
+    const weight = givenWeight[e]!;
+    const dependency: DependencyState = Number.isNaN(weight)
+      ? { from, to, flow }
+      : { from, to, weight, flow };
+    if (throughput !== undefined) dependency.throughput = throughput;
+    result[e] = dependency;
   }
+  if (poison !== 0) throwFirstNonFiniteSteadyValue(structure, state.step, carried, nodeThroughput);
   return result;
+}
+
+/** Throws naming the first dependency whose flow or steady throughput is not finite. */
+function throwFirstNonFiniteSteadyValue(
+  structure: CompiledStructure,
+  step: StepBuffers,
+  carried: CarriedValue,
+  throughput: Float64Array,
+): void {
+  for (let e = 0; e < structure.dependencyCount; e++) {
+    assertFiniteNumber(flowOf(structure, step, e), `dependencies[${e}].flow`);
+    const steady = carried.ofDependency(e, throughput);
+    if (steady !== undefined) assertFiniteNumber(steady, `dependencies[${e}].throughput`);
+  }
 }
 
 /**

@@ -226,7 +226,14 @@ function solveCycle(
   }
 }
 
-/** A cycle that value reaches: `b` receives its throughputs; see `solveCycle` for the answer. */
+/**
+ * A cycle that value reaches: `b` receives its throughputs; see `solveCycle` for the answer.
+ *
+ * Without fan-out a cycle's shares are a routing: one that leaks has a gain below 1 exactly, so
+ * a large one is swept as before, and a small one is checked against `GAIN_MARGIN` by a second
+ * elimination (cheap at 128 nodes or fewer). With fan-out the gain is bounded first; only a gain
+ * the bounds leave undecided costs a second solve.
+ */
 function solveReachedCycle(
   structure: CompiledStructure,
   component: number,
@@ -234,12 +241,20 @@ function solveReachedCycle(
   b: Float64Array,
   localIndex: Int32Array,
 ): number {
-  if (!anyFanout(structure, members) && !leaks(structure, members, localIndex)) return LOOP_UNBOUNDED;
+  const fanout = anyFanout(structure, members);
+  if (!fanout && !leaks(structure, members, localIndex)) return LOOP_UNBOUNDED;
   const decided = 1 - GAIN_MARGIN;
-  const gain = gainBounds(structure, members, localIndex, decided);
-  if (gain.low >= decided) return LOOP_UNBOUNDED;
-  // A certain lower bound on 1 − gain, or 0 while the bounds leave it undecided.
-  const gap = gain.high < decided ? 1 - gain.high : 0;
+  // A certain lower bound on 1 − gain, or 0 while unknown.
+  let gap = 0;
+  if (fanout) {
+    const gain = gainBounds(structure, members, localIndex, decided);
+    if (gain.low >= decided) return LOOP_UNBOUNDED;
+    if (gain.high < decided) gap = 1 - gain.high;
+  } else if (members.length > STEADY_DENSE_LIMIT) {
+    // A leaking routing: bounded by its structure; its sweeps' best estimate stands.
+    const { sweeps, valid } = solveBySweeps(structure, component, members, b, localIndex, STEADY_TOLERANCE);
+    return valid ? sweeps : LOOP_UNBOUNDED;
+  }
   const sweeps = solveComponent(structure, component, members, b, localIndex, gap);
   if (sweeps < 0) return LOOP_UNBOUNDED;
   if (gap === 0 && !(gapBound(structure, component, members, localIndex) >= GAIN_MARGIN)) {
