@@ -31,7 +31,8 @@
  *   has (never a field it lacks).
  * - **An entity that is not in the document** (a dependency on a resource from another page or
  *   filter) becomes a node of its own, after the document's entities, with `kind`, `name` and
- *   `external: true`, and a warning; it is not an error.
+ *   `external: true` (so no default capacity reaches it: `applySettings`), and a warning; it is
+ *   not an error.
  * - **Fields kept** on a node: `kind` and `name` as written, `metadata.title` as `title`, and
  *   `spec.type`, `spec.lifecycle`, `spec.owner`, `spec.system` as `type`, `lifecycle`, `owner`,
  *   `system`, where given. None is a name the engine owns.

@@ -97,10 +97,11 @@ export function callGraphStructure(given: CallGraphInput): CallGraph {
     if (entry) {
       const fromOutside =
         node.requests === undefined ? undefined : node.requests - calledByOthers - calledByItself;
-      // Less than rounding leaves is nothing: a count that is the sum of the very calls into the
-      // node (a client's), added in another order, differs from them by a few units of the last
-      // digit, and such a sliver of an arrival would put a self-call's gain within 1e-16 of 1.
-      if (fromOutside !== undefined && fromOutside > ROUNDING * node.requests!) arrival = fromOutside;
+      // A sliver is rounding, not traffic: a count that is the sum of the very calls into the
+      // node (a client's), added in another order, differs from them in the last digits, and
+      // such an arrival would put a self-call's gain within a hair of 1 (the engine calls a loop
+      // within 1e-9 of 1 unbounded).
+      if (fromOutside !== undefined && fromOutside > NEGLIGIBLE * node.requests!) arrival = fromOutside;
       else {
         arrival = largestOut.get(node.id) ?? 0;
         if (arrival > 0) (node.requests === undefined ? uncounted : undercounted).push([node.id, arrival]);
@@ -192,8 +193,12 @@ function mergeCalls(calls: readonly ObservedCall[]): { calls: ObservedCall[]; re
   return { calls: merged, repeatWarning };
 }
 
-/** The share of a count that float rounding may leave when the calls it sums are taken away. */
-const ROUNDING = 1e-9;
+/**
+ * The share of a node's own request count below which what is left after the calls into it is
+ * taken for rounding or noise, not outside traffic: a millionth, far above float rounding and
+ * far below any real share of outside requests.
+ */
+const NEGLIGIBLE = 1e-6;
 
 /** How many entries a warning names before "and N more". */
 const NAMED_ENTRIES = 3;

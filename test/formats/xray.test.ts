@@ -137,7 +137,7 @@ function expectedLoads(
     const fromOutside = own === undefined ? 0 : own - into;
     const arrival = !entries.has(name)
       ? 0
-      : own !== undefined && fromOutside > 1e-9 * own
+      : own !== undefined && fromOutside > 1e-6 * own
         ? fromOutside
         : largest(name);
     loads.set(name, { arrival, throughput: arrival + into });
