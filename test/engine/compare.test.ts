@@ -1,0 +1,194 @@
+/**
+ * `compareStates`: what a scenario changed against its baseline, worked out on small examples
+ * (the API's tests check the same through a request; these keep the engine's own tests, which
+ * mutation testing runs, pinning every rule).
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  applyScenario,
+  type Changes,
+  type CompiledStructure,
+  compareStates,
+  compileStructure,
+  digestState,
+  JsonWriter,
+  type StateDigest,
+  type Structure,
+  writeAnalyze,
+  writeTicks,
+} from '../../lib/engine';
+import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
+
+/** The digest of `structure`'s state at `tick` (0: analyze), as the API takes it. */
+function digest(structure: CompiledStructure, ticks: number): StateDigest {
+  const writer = new JsonWriter();
+  let kept: StateDigest | undefined;
+  const observe = (
+    described: Parameters<typeof digestState>[0],
+    summary: Parameters<typeof digestState>[1],
+  ) => {
+    if (described.options.tick === ticks) kept = digestState(described, summary);
+  };
+  if (ticks === 0) writeAnalyze(writer, structure, observe);
+  else writeTicks(writer, structure, ticks, observe);
+  writer.release();
+  return kept!;
+}
+
+function changes(structure: Structure, scenario: unknown, ticks = 0): Changes {
+  const base = compileStructure(structure);
+  return compareStates(digest(base, ticks), digest(applyScenario(base, scenario), ticks));
+}
+
+/** A front end calls B once and C twice per request; C calls E. E is twice over capacity. */
+const FAN: Structure = {
+  nodes: [
+    { id: 'A', arrival: 10, fanout: true },
+    { id: 'B', capacity: 8, exit: 1 },
+    { id: 'C', fanout: true },
+    { id: 'E', capacity: 10, exit: 1 },
+  ],
+  dependencies: [
+    { from: 'A', to: 'B' },
+    { from: 'A', to: 'C', weight: 2 },
+    { from: 'C', to: 'E' },
+  ],
+};
+
+describe('a closed structure', () => {
+  // B's capacity halves: only pressure grows; no steady-state fields at all.
+  it('lists pressure increases and nothing of the steady state', () => {
+    expect(changes(WORKED_EXAMPLE, { nodes: { B: { capacity: 2 } } })).toEqual({
+      tick: 0,
+      nodes: [],
+      pressure: [{ id: 'B', before: 1, after: 3, increase: 2 }],
+      primaryBlockage: { before: 'B', after: 'B' },
+      origin: {
+        before: { id: 'A', load: 10, contribution: 5, share: 1 },
+        after: { id: 'A', load: 10, contribution: 5, share: 1 },
+      },
+      trace: { before: ['A', 'B'], after: ['A', 'B'] },
+    });
+  });
+
+  // A timeline compares its last snapshot: tick 1, and B newly blocked.
+  it('compares the last snapshot of a timeline', () => {
+    const result = changes(WORKED_EXAMPLE, { nodes: { B: { capacity: 2 } } }, 1);
+    expect(result.tick).toBe(1);
+    expect(result.nodes).toEqual([
+      { id: 'B', before: { blocked: false, role: 'relay' }, after: { blocked: true, role: 'relay' } },
+    ]);
+    expect(result).not.toHaveProperty('utilization');
+  });
+
+  // A pressure that falls is not an increase: B's capacity grows and nothing is listed.
+  it('lists only pressure that grew', () => {
+    expect(changes(WORKED_EXAMPLE, { nodes: { B: { capacity: 100 } } }).pressure).toEqual([]);
+  });
+});
+
+describe('an open structure', () => {
+  // C down: its 20 calls a step are lost, E falls from 20 to 0; every list says so.
+  it('lists decreases, saturation both ways and the traffic lost', () => {
+    expect(changes(FAN, { nodes: { C: { down: true } } })).toEqual({
+      tick: 0,
+      nodes: [
+        { id: 'C', before: { blocked: false, role: 'relay' }, after: { blocked: true, role: 'relay' } },
+        { id: 'E', before: { blocked: true, role: 'sink' }, after: { blocked: false, role: 'sink' } },
+      ],
+      pressure: [{ id: 'C', before: 0, after: 20, increase: 20 }],
+      utilization: [{ id: 'E', before: 2, after: 0, change: -2 }],
+      throughput: [{ id: 'E', before: 20, after: 0, change: -20 }],
+      saturated: { newly: ['C'], cleared: ['E'] },
+      lost: { before: 0, after: 20 },
+      primaryBlockage: { before: 'E', after: 'C' },
+      origin: {
+        before: { id: 'A', load: 0, arrival: 10, contribution: 20, share: 1 },
+        after: { id: 'A', load: 0, arrival: 10, contribution: 20, share: 1 },
+      },
+      trace: { before: ['A', 'C', 'E'], after: ['A', 'C'] },
+      headroom: { before: { scale: 0.5, node: 'E' }, after: { scale: 0, node: 'C' } },
+    });
+  });
+
+  // Traffic doubles: every throughput doubles, largest change first, ties by id (A before B).
+  it('orders changes by size, then id', () => {
+    const result = changes(FAN, { scale: 2 });
+    expect(result.throughput!.map((row) => [row.id, row.change])).toEqual([
+      ['C', 20],
+      ['E', 20],
+      ['A', 10],
+      ['B', 10],
+    ]);
+    expect(result.utilization).toEqual([
+      { id: 'E', before: 2, after: 4, change: 2 },
+      { id: 'B', before: 1.25, after: 2.5, change: 1.25 },
+    ]);
+    expect(result.saturated).toEqual({ newly: [], cleared: [] });
+    expect(result.lost).toEqual({ before: 0, after: 0 });
+  });
+
+  // A capacity removed: the node has no utilization after (null), counted as 0 in the change.
+  it('shows null for a number a node does not have on one side', () => {
+    const result = changes(FAN, { nodes: { E: { capacity: null } } });
+    expect(result.utilization).toEqual([{ id: 'E', before: 2, after: null, change: -2 }]);
+    expect(result.saturated).toEqual({ newly: [], cleared: ['E'] });
+    expect(result.throughput).toEqual([]);
+  });
+
+  // Opening a closed structure with an arrival: the baseline has no steady state, so it counts
+  // as no utilization, throughput, saturation or loss.
+  it('compares against a closed baseline', () => {
+    const result = changes(WORKED_EXAMPLE, { nodes: { A: { arrival: 1 } } });
+    expect(result.lost).toEqual({ before: 0, after: 0 });
+    expect(result.headroom!.before).toBeNull();
+    expect(result.throughput!.every((row) => row.before === null)).toBe(true);
+    expect(result.throughput!.length).toBeGreaterThan(0);
+  });
+
+  // A retry loop switched on: its nodes become unbounded and are left out of the lists (the
+  // unbounded event says it); the rest still compare.
+  it('leaves out nodes unbounded on either side', () => {
+    const structure: Structure = {
+      nodes: [
+        { id: 'F', arrival: 1, fanout: true },
+        { id: 'S', fanout: true },
+        { id: 'T', capacity: 4, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'F', to: 'S' },
+        { from: 'F', to: 'T' },
+        { from: 'S', to: 'S', weight: 0.5 },
+      ],
+    };
+    const result = changes(structure, {
+      dependencies: [{ from: 'S', to: 'S', weight: 2 }],
+      nodes: { T: { capacity: 2 } },
+    });
+    expect(result.throughput).toEqual([]);
+    expect(result.utilization).toEqual([{ id: 'T', before: 0.25, after: 0.5, change: 0.25 }]);
+    expect(result.headroom).toEqual({ before: { scale: 4, node: 'T' }, after: null });
+  });
+
+  // More than 20 changes: the 20 largest are kept.
+  it('keeps the 20 largest', () => {
+    const nodes = [
+      { id: 'F', arrival: 1, fanout: true },
+      ...Array.from({ length: 25 }, (_, i) => ({ id: `s${String(i).padStart(2, '0')}`, exit: 1 })),
+    ];
+    const dependencies = nodes.slice(1).map((node, i) => ({ from: 'F', to: node.id, weight: i + 1 }));
+    const result = changes({ nodes, dependencies }, { scale: 3 });
+    expect(result.throughput).toHaveLength(20);
+    expect(result.throughput![0]).toEqual({ id: 's24', before: 25, after: 75, change: 50 });
+    expect(result.throughput![19]!.id).toBe('s05');
+  });
+
+  // The open worked example's own comparison: B doubled in capacity clears.
+  it('reports a node no longer saturated', () => {
+    const result = changes(OPEN_WORKED_EXAMPLE, { nodes: { B: { capacity: 30 } } });
+    expect(result.saturated).toEqual({ newly: [], cleared: ['B'] });
+    expect(result.utilization).toEqual([
+      { id: 'B', before: 20 / 15, after: 20 / 30, change: 20 / 30 - 20 / 15 },
+    ]);
+  });
+});
