@@ -35,7 +35,7 @@ const UNBOUNDED_EDGE: [number, number, number] = [0.73, 0.11, 0.11];
 /** Saturated nodes' badges, as the SVG view draws them. */
 const BADGE_COLOUR = '#b91c1c';
 const BADGE_GLYPH: Record<Saturation['kind'], string> = { over: '!', down: '✕', unbounded: '∞' };
-/** So few badges are drawn at any zoom: a saturated node matters most when it is one of a few. */
+/** Up to this many badges are drawn at any zoom: a saturated node among few is worth finding zoomed out. */
 const FEW_BADGES = 50;
 /** After the camera stops this long, the dependencies are drawn again. */
 const SETTLE_MS = 150;
@@ -86,7 +86,8 @@ function compile(gl: WebGL2RenderingContext, type: number, source: string): WebG
 /**
  * Draws a structure of any size with one WebGL program: nodes as round points (colour is
  * pressure on viridis, size is load; the primary blockage orange, the origin green, both large),
- * dependencies as lines, the trace's in orange. Only the nodes and the trace are drawn while the
+ * dependencies as lines, the trace's in orange (in an open `analyze`, shaded by steady throughput),
+ * saturated, down and unbounded nodes badged on the overlay. Only the nodes and the trace are drawn while the
  * camera moves (a software-rendered WebGL spends most of a frame on tens of thousands of lines),
  * everything once it settles. Positions come from the same layered layout as the small view,
  * folded into bands. Drag to pan, wheel to zoom, click a node to select it. Its own chunk,
