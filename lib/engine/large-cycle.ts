@@ -143,6 +143,8 @@ export interface LocalSystem {
   scale: Float64Array;
   /** Stop once a sweep moves no value by more than this fraction of the largest. Default 1e-13. */
   tolerance?: number;
+  /** Where the sweeps start (a solve to a looser tolerance); zeros when absent. */
+  initial?: Float64Array;
 }
 
 /**
@@ -159,6 +161,7 @@ export function solveLocalSystem(system: LocalSystem): {
   const { m, rowStart, target, share, constant, scale } = system;
   const tolerance = system.tolerance ?? RELATIVE_TOLERANCE;
   const x = scratch.float64(m);
+  if (system.initial !== undefined) x.set(system.initial);
   const g = scratch.float64(m);
   const f = scratch.float64(m);
   const previousG = scratch.float64(m);

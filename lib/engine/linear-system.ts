@@ -49,3 +49,43 @@ export function solveLinearSystem(a: Float64Array, b: Float64Array, n: number): 
   }
   return true;
 }
+
+/**
+ * Factors `a` (n×n, row-major) in place as `L·U` by Gaussian elimination without pivoting, for
+ * a Z-matrix (off-diagonal entries ≤ 0) such as `I − Tᵀ`: it is a nonsingular M-matrix exactly
+ * when every pivot is positive, which for `I − Tᵀ` with `T ≥ 0` irreducible means a spectral
+ * radius below 1. Then `L` and `U` are M-matrices too: eliminating only adds numbers of one sign
+ * to the off-diagonal entries, and the substitutions only add, so nothing cancels except in the
+ * pivots themselves (partial pivoting instead can swap in rows that grow like the products of a
+ * ring's calls). `U` sits on and above the diagonal, `L`'s multipliers below it. False when a
+ * pivot is not positive and finite (no nonnegative inverse: the gain is 1 or more).
+ */
+export function factorMMatrix(a: Float64Array, n: number): boolean {
+  for (let col = 0; col < n; col++) {
+    const diagonal = a[col * n + col]!;
+    if (!(diagonal > 0 && diagonal < Number.POSITIVE_INFINITY)) return false;
+    for (let row = col + 1; row < n; row++) {
+      const factor = a[row * n + col]! / diagonal;
+      a[row * n + col] = factor;
+      if (factor === 0) continue;
+      for (let k = col + 1; k < n; k++) a[row * n + k]! -= factor * a[col * n + k]!;
+    }
+  }
+  return true;
+}
+
+/** Solves `a · x = b` with the factors of `factorMMatrix`; `b` receives `x`. False when `x` is not finite. */
+export function solveFactored(a: Float64Array, b: Float64Array, n: number): boolean {
+  for (let col = 0; col < n; col++) {
+    const value = b[col]!;
+    if (value === 0) continue;
+    for (let row = col + 1; row < n; row++) b[row]! -= a[row * n + col]! * value;
+  }
+  for (let row = n - 1; row >= 0; row--) {
+    let sum = b[row]!;
+    for (let k = row + 1; k < n; k++) sum -= a[row * n + k]! * b[k]!;
+    b[row] = sum / a[row * n + row]!;
+    if (!Number.isFinite(b[row]!)) return false;
+  }
+  return true;
+}

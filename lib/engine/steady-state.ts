@@ -1,7 +1,7 @@
 import type { CompiledStructure } from './compile';
 import { gainBounds } from './gain-bounds';
 import { solveLocalSystem } from './large-cycle';
-import { solveLinearSystem } from './linear-system';
+import { factorMMatrix, solveFactored } from './linear-system';
 import { type ScratchMemory, scratch } from './scratch';
 
 /**
@@ -68,7 +68,7 @@ export interface SteadyState {
  * (`gainBounds`) and a gain within `GAIN_MARGIN` of 1 or more is unbounded. Then a closed form
  * for a single node, Gaussian elimination for cycles of up to `STEADY_DENSE_LIMIT` nodes, the
  * origin's accelerated Gauss–Seidel sweeps (large-cycle.ts) for larger ones; a gain the bounds
- * left undecided is decided by a second solve (`gapBound`). Every node an unbounded node
+ * left undecided is decided by inverse iteration (`clearsMargin`). Every node an unbounded node
  * reaches is unbounded, by reachability, never by arithmetic on infinity.
  */
 export function solveSteadyState(structure: CompiledStructure, memory: ScratchMemory = scratch): SteadyState {
@@ -229,10 +229,10 @@ function solveCycle(
 /**
  * A cycle that value reaches: `b` receives its throughputs; see `solveCycle` for the answer.
  *
- * Without fan-out a cycle's shares are a routing: one that leaks has a gain below 1 exactly, so
- * a large one is swept as before, and a small one is checked against `GAIN_MARGIN` by a second
- * elimination (cheap at 128 nodes or fewer). With fan-out the gain is bounded first; only a gain
- * the bounds leave undecided costs a second solve.
+ * Without fan-out a cycle's shares are a routing: one that leaks has a gain below 1 exactly. With
+ * fan-out the gain is bounded first (`gainBounds`). A gain still undecided is decided against
+ * `GAIN_MARGIN` by inverse iteration (`clearsMargin`): cheap for elimination, which factors once;
+ * a large routing loop is not checked (its structure bounds it), so its sweeps cost what they did.
  */
 function solveReachedCycle(
   structure: CompiledStructure,
@@ -250,17 +250,99 @@ function solveReachedCycle(
     const gain = gainBounds(structure, members, localIndex, decided);
     if (gain.low >= decided) return LOOP_UNBOUNDED;
     if (gain.high < decided) gap = 1 - gain.high;
-  } else if (members.length > STEADY_DENSE_LIMIT) {
-    // A leaking routing: bounded by its structure; its sweeps' best estimate stands.
-    const { sweeps, valid } = solveBySweeps(structure, component, members, b, localIndex, STEADY_TOLERANCE);
-    return valid ? sweeps : LOOP_UNBOUNDED;
   }
-  const sweeps = solveComponent(structure, component, members, b, localIndex, gap);
-  if (sweeps < 0) return LOOP_UNBOUNDED;
-  if (gap === 0 && !(gapBound(structure, component, members, localIndex) >= GAIN_MARGIN)) {
-    return LOOP_UNBOUNDED;
+  const n = members.length;
+  if (n <= STEADY_DENSE_LIMIT)
+    return solveDense(structure, members, b, localIndex, gap === 0) ? 0 : LOOP_UNBOUNDED;
+
+  const inflow = new Float64Array(b);
+  const tolerance = fanout ? Math.max(Math.min(STEADY_TOLERANCE, 1e-9 * gap), SWEEP_FLOOR) : STEADY_TOLERANCE;
+  let { sweeps, valid, converged } = solveBySweeps(structure, component, members, b, localIndex, tolerance);
+  if (!valid) return LOOP_UNBOUNDED;
+  if (converged && !fanout) {
+    // A routing loop has no bound on its gain: the visits a unit makes in it stand in for
+    // 1 / (1 − gain), and a loop that keeps value long sweeps on, from where it stopped, to
+    // 1e-9 of the largest over them.
+    const visits = visitsPerUnit(inflow, b);
+    // `GAIN_MARGIN` for a routing loop, judged by its visits: 1 / (1 − gain) lies between the
+    // fewest and the most visits a unit makes from any node, as their average does.
+    if (!(visits * GAIN_MARGIN < 1)) return LOOP_UNBOUNDED;
+    const tighter = Math.max(1e-9 / visits, SWEEP_FLOOR);
+    if (tighter < STEADY_TOLERANCE) {
+      const start = new Float64Array(b);
+      b.set(inflow);
+      const more = solveBySweeps(structure, component, members, b, localIndex, tighter, start);
+      sweeps += more.sweeps;
+      valid = more.valid;
+      converged = more.converged;
+      if (!valid) return LOOP_UNBOUNDED;
+    }
+  }
+  if (!converged) {
+    // Sweeps that did not settle: elimination where it is affordable; else their estimate stands
+    // for a loop known to be bounded, and a loop not known to be is unbounded.
+    if (n <= DENSE_FALLBACK_LIMIT) {
+      b.set(inflow);
+      return solveDense(structure, members, b, localIndex, gap === 0) ? sweeps : LOOP_UNBOUNDED;
+    }
+    return !fanout || gap > 0 ? sweeps : LOOP_UNBOUNDED;
+  }
+  if (fanout && gap === 0) {
+    const solve = (w: Float64Array) => {
+      const taken = solveBySweeps(structure, component, members, w, localIndex, SWEEP_FLOOR);
+      return taken.valid && taken.converged;
+    };
+    if (!clearsMargin(n, solve)) return LOOP_UNBOUNDED;
   }
   return sweeps;
+}
+
+/**
+ * Cycles of up to this many nodes whose sweeps did not settle within their cap are solved by
+ * elimination after all: about 0.4 s at 1,024 nodes, paid only where sweeps failed (routing
+ * tangles that let little out).
+ */
+const DENSE_FALLBACK_LIMIT = 1024;
+
+/** `Σ x / Σ inflow`: how many times a unit entering the loop passes a node of it, on average. */
+function visitsPerUnit(inflow: Float64Array, x: Float64Array): number {
+  let entering = 0;
+  let passing = 0;
+  for (let i = 0; i < x.length; i++) {
+    entering += inflow[i]!;
+    passing += x[i]!;
+  }
+  return passing / entering;
+}
+
+/** Inverse iterations `clearsMargin` spends at most. */
+const INVERSE_ITERATIONS = 4;
+
+/**
+ * Whether the loop's `1 − gain` is certainly at least `GAIN_MARGIN`, by inverse iteration:
+ * `solve` applies `R = (I − Tᵀ)⁻¹` in place, and for a positive `w`, `z = Rw` is positive exactly
+ * when the gain is below 1, with `Tᵀz = z − w`, so `1 − gain ≥ min wᵢ / zᵢ` (Collatz–Wielandt).
+ * Starting from `w = 1` and repeating with `w ← z` tightens the bound towards `1 − gain` (the
+ * first step alone is loose by the spread of `z`: a ring whose calls range over 1e±5).
+ */
+function clearsMargin(n: number, solve: (w: Float64Array) => boolean): boolean {
+  let w = new Float64Array(n).fill(1);
+  for (let iteration = 0; iteration < INVERSE_ITERATIONS; iteration++) {
+    const z = new Float64Array(w);
+    if (!solve(z)) return false;
+    let bound = Number.POSITIVE_INFINITY;
+    let size = 0;
+    for (let i = 0; i < n; i++) {
+      const value = z[i]!;
+      if (!(value > 0 && value < Number.POSITIVE_INFINITY)) return false;
+      bound = Math.min(bound, w[i]! / value);
+      size = Math.max(size, value);
+    }
+    if (bound >= GAIN_MARGIN) return true;
+    for (let i = 0; i < n; i++) z[i] = z[i]! / size;
+    w = z;
+  }
+  return false;
 }
 
 function anyFanout(structure: CompiledStructure, members: Int32Array): boolean {
@@ -276,46 +358,6 @@ function leaks(structure: CompiledStructure, members: Int32Array, localIndex: In
     for (let k = outStart[v]!; k < outStart[v + 1]!; k++) if (localIndex[outTarget[k]!]! < 0) return true;
   }
   return false;
-}
-
-/**
- * Solves `(I − Tᵀ) x = b` on the cycle, `b` receiving `x`: Gaussian elimination up to
- * `STEADY_DENSE_LIMIT` nodes, sweeps beyond. `gap` is a certain lower bound on `1 − gain`, 0
- * when unknown. Returns the sweeps taken (0 for elimination), or `LOOP_UNBOUNDED` when there is
- * no nonnegative finite solution, or sweeps of a loop not known to be bounded did not settle.
- */
-function solveComponent(
-  structure: CompiledStructure,
-  component: number,
-  members: Int32Array,
-  b: Float64Array,
-  localIndex: Int32Array,
-  gap: number,
-): number {
-  if (members.length <= STEADY_DENSE_LIMIT)
-    return solveDense(structure, members, b, localIndex) ? 0 : LOOP_UNBOUNDED;
-  const tolerance = Math.max(Math.min(STEADY_TOLERANCE, 1e-9 * gap), SWEEP_FLOOR);
-  const { sweeps, valid, converged } = solveBySweeps(structure, component, members, b, localIndex, tolerance);
-  // Sweeps that hit their cap still bound a loop known to be bounded: they are its best estimate.
-  return valid && (converged || gap > 0) ? sweeps : LOOP_UNBOUNDED;
-}
-
-/**
- * A lower bound on `1 − gain`: `1 / max y` for `y = (I − Tᵀ)⁻¹ 1`, since `Tᵀy = y − 1` makes
- * `max (Tᵀy)ᵢ / yᵢ = 1 − 1 / max y` a Collatz–Wielandt bound. 0 when `y` is not positive and
- * finite (the gain is 1 or more).
- */
-function gapBound(
-  structure: CompiledStructure,
-  component: number,
-  members: Int32Array,
-  localIndex: Int32Array,
-): number {
-  const y = new Float64Array(members.length).fill(1);
-  if (solveComponent(structure, component, members, y, localIndex, 0) === LOOP_UNBOUNDED) return 0;
-  let largest = 0;
-  for (const value of y) if (value > largest) largest = value;
-  return 1 / largest;
 }
 
 /**
@@ -370,7 +412,7 @@ const MIN_NORMAL = 2.2250738585072014e-308;
  * answer is a normal double: the source's total is `scale · total`, `scale` 1 unless the sum of
  * its weights overflows.
  */
-export function carriedExactly(x: number, weight: number, scale: number, total: number): number {
+function carriedExactly(x: number, weight: number, scale: number, total: number): number {
   const product = x * weight;
   if (product >= MIN_NORMAL && product < Number.POSITIVE_INFINITY) return product / scale / total;
   return (x / scale / total) * weight;
@@ -430,16 +472,19 @@ function exactWeights(structure: CompiledStructure): {
 }
 
 /**
- * `(I − Tᵀ) x = b` on the cycle by Gaussian elimination; `b` receives `x`. False when it has no
- * nonnegative finite solution: for a nonnegative irreducible `T`, `(I − T)⁻¹` exists and is
- * nonnegative exactly when its spectral radius is below 1, so a singular system or a negative
- * value means value is not leaving the cycle as fast as it arrives.
+ * `(I − Tᵀ) x = b` on the cycle by Gaussian elimination without pivoting (`factorMMatrix`); `b`
+ * receives `x`. False when it has no nonnegative finite solution: for a nonnegative irreducible
+ * `T`, `(I − T)⁻¹` exists and is nonnegative exactly when its spectral radius is below 1, which
+ * is when every pivot is positive, so a pivot that is not or a negative value means value is not
+ * leaving the cycle as fast as it arrives. `checkMargin`: false too
+ * when the gain is not certainly `GAIN_MARGIN` below 1 (`clearsMargin`, on the same factors).
  */
 function solveDense(
   structure: CompiledStructure,
   members: Int32Array,
   b: Float64Array,
   localIndex: Int32Array,
+  checkMargin: boolean,
 ): boolean {
   const { inStart, inSource, inShare } = structure;
   const n = members.length;
@@ -453,9 +498,9 @@ function solveDense(
       if (local >= 0) a[i * n + local]! -= inShare[j]!;
     }
   }
-  if (!solveLinearSystem(a, b, n)) return false;
+  if (!factorMMatrix(a, n) || !solveFactored(a, b, n)) return false;
   for (let i = 0; i < n; i++) if (!(b[i]! >= 0)) return false;
-  return true;
+  return !checkMargin || clearsMargin(n, (w) => solveFactored(a, w, n));
 }
 
 /**
@@ -472,6 +517,7 @@ function solveBySweeps(
   b: Float64Array,
   localIndex: Int32Array,
   tolerance: number,
+  initial?: Float64Array,
 ): { sweeps: number; valid: boolean; converged: boolean } {
   const { inStart, inSource, inShare, selfShare } = structure;
   const n = members.length;
@@ -505,10 +551,12 @@ function solveBySweeps(
     const share = scratch.float64(edges);
     const constant = scratch.float64(n);
     const scale = scratch.float64(n);
+    const start = initial === undefined ? undefined : scratch.float64(n);
     let edge = 0;
     for (let q = 0; q < n; q++) {
       const v = order[q]!;
       constant[q] = b[memberOf[q]!]!;
+      if (start !== undefined) start[q] = initial![memberOf[q]!]!;
       scale[q] = 1 / (1 - selfShare[v]!);
       for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
         const u = inSource[j]!;
@@ -527,6 +575,7 @@ function solveBySweeps(
       constant,
       scale,
       tolerance,
+      ...(start === undefined ? {} : { initial: start }),
     });
     let valid = true;
     for (let q = 0; q < n; q++) {
