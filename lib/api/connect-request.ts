@@ -80,7 +80,9 @@ export const SettingsSchema = named(
   z
     .strictObject(
       {
-        defaultCapacity: capacity('The capacity of every node that has none of its own.'),
+        defaultCapacity: capacity(
+          'The capacity of every node that has none of its own, except nodes marked `external: true` (clients and outside services the mapping adds).',
+        ),
         nodes: z.optional(
           z
             .record(
