@@ -9,7 +9,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { analyze, compileStructure } from '../../lib/engine';
+import {
+  analyze,
+  applyScenario,
+  compareStates,
+  compileStructure,
+  type digestState,
+  JsonWriter,
+  writeAnalyze,
+} from '../../lib/engine';
 import { cytoscape } from '../../lib/formats/cytoscape';
 import { readGraph } from '../../lib/formats/registry';
 import { FormatError, type MappedGraph } from '../../lib/formats/types';
@@ -962,5 +970,49 @@ describe('properties', () => {
       ),
       { numRuns: 300 },
     );
+  });
+});
+
+// Kiali's own bookinfo graph (the versioned-app fixture), each service given a capacity 1.5 times
+// its steady throughput: under `scale: 2` every one of them goes over capacity. The comparison
+// must say so (they are newly blocked and newly saturated), not report that nothing changed.
+describe("a what-if on Kiali's graph", () => {
+  it('lists the nodes that saturate when traffic doubles', async () => {
+    const { applyScenario, compareStates, digestState, JsonWriter, writeAnalyze } = await import(
+      '../../lib/engine'
+    );
+    const mapped = cytoscape.toStructure(fixture('cytoscape', 'kiali-graph-versioned-app.json'));
+    const steady = analyze(mapped);
+    const served = steady.nodes.filter((node) => node.external !== true && (node.throughput ?? 0) > 0);
+    expect(served.length).toBeGreaterThan(3);
+    const capacityOf = new Map(served.map((node) => [node.id, 1.5 * node.throughput!]));
+    const base = compileStructure({
+      nodes: mapped.nodes.map((node) => {
+        const capacity = capacityOf.get(node.id);
+        return capacity === undefined
+          ? node
+          : { ...node, capacity, ...(node.exit === undefined && node.fanout !== true ? { exit: 1 } : {}) };
+      }),
+      dependencies: mapped.dependencies,
+    });
+    const digest = (structure: typeof base) => {
+      const writer = new JsonWriter();
+      let kept: ReturnType<typeof digestState> | undefined;
+      writeAnalyze(writer, structure, (described, summary) => {
+        kept = digestState(described, summary);
+      });
+      writer.release();
+      return kept!;
+    };
+    const changes = compareStates(digest(base), digest(applyScenario(base, { scale: 2 })));
+    const saturating = changes.saturated!.newly;
+    expect(saturating.length).toBeGreaterThan(3);
+    expect(changes.nodes.map((change) => change.id).sort()).toEqual(expect.arrayContaining(saturating));
+    for (const id of saturating) {
+      expect(changes.nodes.find((change) => change.id === id)).toMatchObject({
+        before: { blocked: false },
+        after: { blocked: true },
+      });
+    }
   });
 });
