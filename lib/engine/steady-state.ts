@@ -28,7 +28,8 @@ export const STEADY_DENSE_LIMIT = 128;
  * A loop whose gain (the spectral radius of its coefficients) is within this of 1 is reported
  * unbounded. Its throughputs would be at least a billion times what enters it, and a solve in
  * doubles carries errors of about 1e-16 / (1 − gain) of them: near 1 no double can tell a
- * gain of 1 (no steady state) from one just below. docs/engine.md, "How close to 1".
+ * gain of 1 (no steady state) from one just below. docs/engine.md, "When is a loop unbounded".
+ * @internal tests draw the line with it.
  */
 export const GAIN_MARGIN = 1e-9;
 
