@@ -41,6 +41,14 @@ export function solveLinearSystem(a: Float64Array, b: Float64Array, n: number): 
       b[row]! -= factor * b[col]!;
     }
   }
+  return substituteBackwards(a, b, n);
+}
+
+/**
+ * Solves the upper triangle of `a` (on and above the diagonal) for `b` in place; false when an
+ * answer is not finite.
+ */
+function substituteBackwards(a: Float64Array, b: Float64Array, n: number): boolean {
   for (let row = n - 1; row >= 0; row--) {
     let sum = b[row]!;
     for (let k = row + 1; k < n; k++) sum -= a[row * n + k]! * b[k]!;
@@ -81,11 +89,5 @@ export function solveFactored(a: Float64Array, b: Float64Array, n: number): bool
     if (value === 0) continue;
     for (let row = col + 1; row < n; row++) b[row]! -= a[row * n + col]! * value;
   }
-  for (let row = n - 1; row >= 0; row--) {
-    let sum = b[row]!;
-    for (let k = row + 1; k < n; k++) sum -= a[row * n + k]! * b[k]!;
-    b[row] = sum / a[row * n + row]!;
-    if (!Number.isFinite(b[row]!)) return false;
-  }
-  return true;
+  return substituteBackwards(a, b, n);
 }

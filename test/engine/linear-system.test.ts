@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { solveLinearSystem } from '../../lib/engine/linear-system';
+import { factorMMatrix, solveFactored, solveLinearSystem } from '../../lib/engine/linear-system';
 
 function solve(rows: number[][], rhs: number[]): { solved: boolean; x: number[] } {
   const n = rhs.length;
@@ -71,5 +71,82 @@ describe('solveLinearSystem', () => {
         [1, 1e300],
       ).solved,
     ).toBe(false);
+  });
+});
+
+describe('factorMMatrix and solveFactored', () => {
+  function factorAndSolve(rows: number[][], rhs: number[][]): { factored: boolean; xs: number[][] } {
+    const n = rows.length;
+    const a = Float64Array.from(rows.flat());
+    if (!factorMMatrix(a, n)) return { factored: false, xs: [] };
+    return {
+      factored: true,
+      xs: rhs.map((b) => {
+        const x = Float64Array.from(b);
+        expect(solveFactored(a, x, n)).toBe(true);
+        return Array.from(x);
+      }),
+    };
+  }
+
+  // x − ½y = 1, −½x + y = 1 (a loop sending half of each node to the other): x = y = 2; one
+  // factoring serves a second right-hand side, 1 and 0: x = 4/3, y = 2/3.
+  it('factors once and solves several right-hand sides', () => {
+    const { factored, xs } = factorAndSolve(
+      [
+        [1, -0.5],
+        [-0.5, 1],
+      ],
+      [
+        [1, 1],
+        [1, 0],
+      ],
+    );
+    expect(factored).toBe(true);
+    expect(xs[0]).toEqual([2, 2]);
+    expect(xs[1]![0]).toBeCloseTo(4 / 3, 15);
+    expect(xs[1]![1]).toBeCloseTo(2 / 3, 15);
+  });
+
+  // A loop that keeps all it gets (each node sends all to the other): the second pivot is
+  // 1 − 1·1 = 0, not positive: no nonnegative inverse.
+  it('refuses a gain of 1', () => {
+    expect(
+      factorAndSolve(
+        [
+          [1, -1],
+          [-1, 1],
+        ],
+        [],
+      ).factored,
+    ).toBe(false);
+  });
+
+  // A gain above 1 (each sends twice what it gets): the second pivot is 1 − 2·2 = −3.
+  it('refuses a gain above 1', () => {
+    expect(
+      factorAndSolve(
+        [
+          [1, -2],
+          [-2, 1],
+        ],
+        [],
+      ).factored,
+    ).toBe(false);
+  });
+
+  // A first pivot that is not positive is refused at once, and so is one that is not finite.
+  it('refuses a non-positive or infinite first pivot', () => {
+    expect(factorAndSolve([[0]], []).factored).toBe(false);
+    expect(factorAndSolve([[-1]], []).factored).toBe(false);
+    expect(factorAndSolve([[Number.POSITIVE_INFINITY]], []).factored).toBe(false);
+  });
+
+  // The answer is checked: a right-hand side past the largest double gives a non-finite x.
+  it('says when the answer is not finite', () => {
+    const a = Float64Array.from([0.5]);
+    expect(factorMMatrix(a, 1)).toBe(true);
+    const x = Float64Array.from([Number.MAX_VALUE]);
+    expect(solveFactored(a, x, 1)).toBe(false);
   });
 });
