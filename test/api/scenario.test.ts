@@ -13,6 +13,7 @@ import { DEFAULT_LIMITS } from '../../lib/config/limits';
 import type { EngineResult, Scenario, Snapshot, Structure } from '../../lib/engine';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
 import { editedStructure, scenarioArbitrary, structureArbitrary } from '../engine/scenario-arbitraries';
+import { FRONT_END_FAN, HALVE_B, HALVE_B_CHANGES } from '../helpers/engine-examples';
 
 const limits = DEFAULT_LIMITS;
 const answer = (body: unknown): string => renderEngineResponse(parseEngineRequest(body, limits));
@@ -26,8 +27,6 @@ function refusal(body: unknown): ApiError {
   }
   throw new Error('the request was accepted');
 }
-
-const HALVE_B = { nodes: { B: { capacity: 2 } } };
 
 describe('where a scenario is read', () => {
   // Direct and nested formats; in a container, next to the structure or at the top level.
@@ -291,17 +290,7 @@ describe('the worked examples of the docs', () => {
 
   // What if B's capacity halves (4 → 2)? Tick 0: B gets 5 and can pass 2, pressure 1 → 3.
   it("halves B's capacity in the closed example, analyze", () => {
-    expect(changes({ mode: 'analyze', ...WORKED_EXAMPLE }, HALVE_B)).toEqual({
-      tick: 0,
-      nodes: [],
-      pressure: [{ id: 'B', before: 1, after: 3, increase: 2 }],
-      primaryBlockage: { before: 'B', after: 'B' },
-      origin: {
-        before: { id: 'A', load: 10, contribution: 5, share: 1 },
-        after: { id: 'A', load: 10, contribution: 5, share: 1 },
-      },
-      trace: { before: ['A', 'B'], after: ['A', 'B'] },
-    });
+    expect(changes({ mode: 'analyze', ...WORKED_EXAMPLE }, HALVE_B)).toEqual(HALVE_B_CHANGES);
   });
 
   // After tick 1, B holds 5: with capacity 4 it clears (5 − 4 = 1 ≤ 4), with 2 it keeps 3 > 2:
@@ -377,20 +366,7 @@ describe('the worked examples of the docs', () => {
   // calls a step on C are lost and E's throughput falls 20 → 0: the comparison says so (both
   // directions, the loss, the saturation), and the headroom falls to 0 rather than improving.
   it('takes a service down: the lost traffic and the decreases are listed', () => {
-    const structure = {
-      nodes: [
-        { id: 'A', arrival: 10, fanout: true },
-        { id: 'B', capacity: 8, exit: 1 },
-        { id: 'C', fanout: true },
-        { id: 'E', capacity: 10, exit: 1 },
-      ],
-      dependencies: [
-        { from: 'A', to: 'B' },
-        { from: 'A', to: 'C', weight: 2 },
-        { from: 'C', to: 'E' },
-      ],
-    };
-    const result = changes({ mode: 'analyze', ...structure }, { nodes: { C: { down: true } } });
+    const result = changes({ mode: 'analyze', ...FRONT_END_FAN }, { nodes: { C: { down: true } } });
     expect(result.utilization).toEqual([{ id: 'E', before: 2, after: 0, change: -2 }]);
     expect(result.throughput).toEqual([{ id: 'E', before: 20, after: 0, change: -20 }]);
     expect(result.saturated).toEqual({ newly: ['C'], cleared: ['E'] });

@@ -18,6 +18,7 @@ import {
   writeTicks,
 } from '../../lib/engine';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
+import { FRONT_END_FAN, HALVE_B, HALVE_B_CHANGES } from '../helpers/engine-examples';
 
 /** The digest of `structure`'s state at `tick` (0: analyze), as the API takes it. */
 function digest(structure: CompiledStructure, ticks: number): StateDigest {
@@ -40,40 +41,15 @@ function changes(structure: Structure, scenario: unknown, ticks = 0): Changes {
   return compareStates(digest(base, ticks), digest(applyScenario(base, scenario), ticks));
 }
 
-/** A front end calls B once and C twice per request; C calls E. E is twice over capacity. */
-const FAN: Structure = {
-  nodes: [
-    { id: 'A', arrival: 10, fanout: true },
-    { id: 'B', capacity: 8, exit: 1 },
-    { id: 'C', fanout: true },
-    { id: 'E', capacity: 10, exit: 1 },
-  ],
-  dependencies: [
-    { from: 'A', to: 'B' },
-    { from: 'A', to: 'C', weight: 2 },
-    { from: 'C', to: 'E' },
-  ],
-};
-
 describe('a closed structure', () => {
   // B's capacity halves: only pressure grows; no steady-state fields at all.
   it('lists pressure increases and nothing of the steady state', () => {
-    expect(changes(WORKED_EXAMPLE, { nodes: { B: { capacity: 2 } } })).toEqual({
-      tick: 0,
-      nodes: [],
-      pressure: [{ id: 'B', before: 1, after: 3, increase: 2 }],
-      primaryBlockage: { before: 'B', after: 'B' },
-      origin: {
-        before: { id: 'A', load: 10, contribution: 5, share: 1 },
-        after: { id: 'A', load: 10, contribution: 5, share: 1 },
-      },
-      trace: { before: ['A', 'B'], after: ['A', 'B'] },
-    });
+    expect(changes(WORKED_EXAMPLE, HALVE_B)).toEqual(HALVE_B_CHANGES);
   });
 
   // A timeline compares its last snapshot: tick 1, and B newly blocked.
   it('compares the last snapshot of a timeline', () => {
-    const result = changes(WORKED_EXAMPLE, { nodes: { B: { capacity: 2 } } }, 1);
+    const result = changes(WORKED_EXAMPLE, HALVE_B, 1);
     expect(result.tick).toBe(1);
     expect(result.nodes).toEqual([
       { id: 'B', before: { blocked: false, role: 'relay' }, after: { blocked: true, role: 'relay' } },
@@ -90,7 +66,7 @@ describe('a closed structure', () => {
 describe('an open structure', () => {
   // C down: its 20 calls a step are lost, E falls from 20 to 0; every list says so.
   it('lists decreases, saturation both ways and the traffic lost', () => {
-    expect(changes(FAN, { nodes: { C: { down: true } } })).toEqual({
+    expect(changes(FRONT_END_FAN, { nodes: { C: { down: true } } })).toEqual({
       tick: 0,
       nodes: [
         { id: 'C', before: { blocked: false, role: 'relay' }, after: { blocked: true, role: 'relay' } },
@@ -113,7 +89,7 @@ describe('an open structure', () => {
 
   // Traffic doubles: every throughput doubles, largest change first, ties by id (A before B).
   it('orders changes by size, then id', () => {
-    const result = changes(FAN, { scale: 2 });
+    const result = changes(FRONT_END_FAN, { scale: 2 });
     expect(result.throughput!.map((row) => [row.id, row.change])).toEqual([
       ['C', 20],
       ['E', 20],
@@ -130,7 +106,7 @@ describe('an open structure', () => {
 
   // A capacity removed: the node has no utilization after (null), counted as 0 in the change.
   it('shows null for a number a node does not have on one side', () => {
-    const result = changes(FAN, { nodes: { E: { capacity: null } } });
+    const result = changes(FRONT_END_FAN, { nodes: { E: { capacity: null } } });
     expect(result.utilization).toEqual([{ id: 'E', before: 2, after: null, change: -2 }]);
     expect(result.saturated).toEqual({ newly: [], cleared: ['E'] });
     expect(result.throughput).toEqual([]);

@@ -5,24 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { analyze, applyScenario, compileStructure, type Structure } from '../../lib/engine';
-
-/**
- * A front end A takes 10 requests a step and calls B once and C twice per request; C calls E
- * once. B can serve 8 a step, E 10: B gets 10 (utilization 1.25), E gets 20 (utilization 2).
- */
-const FAN: Structure = {
-  nodes: [
-    { id: 'A', arrival: 10, fanout: true },
-    { id: 'B', capacity: 8, exit: 1 },
-    { id: 'C', fanout: true },
-    { id: 'E', capacity: 10, exit: 1 },
-  ],
-  dependencies: [
-    { from: 'A', to: 'B' },
-    { from: 'A', to: 'C', weight: 2 },
-    { from: 'C', to: 'E' },
-  ],
-};
+import { CLOSED_ANALYZE_KEYS, FRONT_END_FAN } from '../helpers/engine-examples';
 
 const withScenario = (structure: Structure, scenario: unknown) =>
   analyze(applyScenario(compileStructure(structure), scenario));
@@ -31,7 +14,7 @@ describe('the steady state leads', () => {
   // At tick 0 only B has a backlog (it holds 10 against 8), but in the steady state E is the
   // most over capacity: E is the primary blockage, blocked though its pressure is 0 now.
   it('names the most over-utilized node, not the one with a backlog now', () => {
-    const result = analyze(FAN);
+    const result = analyze(FRONT_END_FAN);
     expect(result.primaryBlockage).toBe('E');
     expect(result.nodes.map((n) => [n.id, n.blocked, n.pressure])).toEqual([
       ['A', false, 0],
@@ -53,7 +36,7 @@ describe('the steady state leads', () => {
 
   // The second wall after the first: E saturates at 0.5 times today's traffic, B at 0.8.
   it('ranks the bottlenecks in the order they saturate', () => {
-    expect(analyze(FAN).bottlenecks).toEqual([
+    expect(analyze(FRONT_END_FAN).bottlenecks).toEqual([
       { node: 'E', scale: 0.5, utilization: 2 },
       { node: 'B', scale: 0.8, utilization: 1.25 },
     ]);
@@ -79,7 +62,7 @@ describe('the steady state leads', () => {
 
   // Calls per step on each dependency in the steady state, beside the flow of the next step.
   it('gives each dependency its steady throughput', () => {
-    const result = analyze(FAN);
+    const result = analyze(FRONT_END_FAN);
     expect(result.dependencies).toEqual([
       { from: 'A', to: 'B', flow: 10, throughput: 10 },
       { from: 'A', to: 'C', weight: 2, flow: 20, throughput: 20 },
@@ -89,7 +72,7 @@ describe('the steady state leads', () => {
 
   // A node exactly at capacity is not over it.
   it('does not saturate a node at utilization exactly 1', () => {
-    const result = withScenario(FAN, { nodes: { E: { capacity: 20 }, B: { capacity: 10 } } });
+    const result = withScenario(FRONT_END_FAN, { nodes: { E: { capacity: 20 }, B: { capacity: 10 } } });
     expect(result.events).toEqual([]);
     expect(result.primaryBlockage).toBeNull();
     expect(result.headroom).toEqual({ scale: 1, node: 'B' });
@@ -104,14 +87,7 @@ describe('the steady state leads', () => {
       ],
       dependencies: [{ from: 'a', to: 'b' }],
     });
-    expect(Object.keys(closed)).toEqual([
-      'nodes',
-      'dependencies',
-      'primaryBlockage',
-      'events',
-      'origin',
-      'trace',
-    ]);
+    expect(Object.keys(closed)).toEqual(CLOSED_ANALYZE_KEYS);
     expect(Object.keys(closed.dependencies[0]!)).toEqual(['from', 'to', 'flow']);
   });
 });
@@ -120,7 +96,7 @@ describe('down loses traffic', () => {
   // C down: the 20 calls a step on it are lost, E gets nothing. The system cannot serve today's
   // traffic at any scale, so the headroom is 0 at C, while `bottlenecks` still ranks B.
   it('reports what a down node loses and never looks better for it', () => {
-    const result = withScenario(FAN, { nodes: { C: { down: true } } });
+    const result = withScenario(FRONT_END_FAN, { nodes: { C: { down: true } } });
     expect(result.nodes[2]).toMatchObject({ id: 'C', throughput: 20, lost: 20, blocked: true });
     expect(result.nodes[3]).toMatchObject({ id: 'E', throughput: 0, utilization: 0, blocked: false });
     expect(result.lost).toBe(20);
@@ -141,7 +117,7 @@ describe('down loses traffic', () => {
 
   // Two nodes down: the one losing most is the primary blockage and the headroom node.
   it('puts the node losing most first', () => {
-    const result = withScenario(FAN, { nodes: { B: { down: true }, C: { down: true } } });
+    const result = withScenario(FRONT_END_FAN, { nodes: { B: { down: true }, C: { down: true } } });
     expect(result.lost).toBe(30);
     expect(result.primaryBlockage).toBe('C');
     expect(result.headroom).toEqual({ scale: 0, node: 'C' });
@@ -151,7 +127,7 @@ describe('down loses traffic', () => {
   // A down node nothing reaches loses nothing: no `lost` on the result, no event.
   it('says nothing of a down node without traffic', () => {
     const result = withScenario(
-      { ...FAN, nodes: [...FAN.nodes, { id: 'Z', capacity: 1 }] },
+      { ...FRONT_END_FAN, nodes: [...FRONT_END_FAN.nodes, { id: 'Z', capacity: 1 }] },
       { nodes: { Z: { down: true } } },
     );
     expect(result).not.toHaveProperty('lost');

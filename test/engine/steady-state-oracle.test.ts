@@ -23,6 +23,7 @@ import {
   type Structure,
 } from '../../lib/engine';
 import { GAIN_MARGIN, STEADY_DENSE_LIMIT } from '../../lib/engine/steady-state';
+import { ring, ringId, thirdsLoop } from '../helpers/engine-examples';
 import { exactSteadyState, type OracleResult } from '../helpers/exact-steady-state';
 
 /**
@@ -443,9 +444,6 @@ const nearOneLoop: fc.Arbitrary<Structure> = fc
     return keepFirstStepFinite({ nodes, dependencies });
   });
 
-/** Ids that sort like their numbers, so a failure lists the ring in order. */
-const ringId = (i: number) => `r${String(i).padStart(3, '0')}`;
-
 /**
  * Rings of 127–130 nodes (on both sides of the engine's 128-node dense limit), node i calling node
  * i+1 once:
@@ -571,17 +569,7 @@ describe('examples against the exact steady state', () => {
   // Nothing leaves A, B, C: exactly, 1/3 + 2/3 = 1, ρ = 1, no steady state. In doubles the two
   // shares add up to 1 − 2^-54, and a solve finds a "throughput" of 1.8e16 at A.
   it('a closed loop whose shares are not exact in binary is unbounded; its entry is not', () => {
-    const structure: Structure = {
-      nodes: [{ id: 'E', arrival: 1 }, { id: 'A' }, { id: 'B' }, { id: 'C' }],
-      dependencies: [
-        { from: 'E', to: 'A' },
-        { from: 'A', to: 'B', weight: 1 },
-        { from: 'A', to: 'C', weight: 2 },
-        { from: 'B', to: 'A' },
-        { from: 'C', to: 'A' },
-      ],
-    };
-    const oracle = checkAgainstOracle(structure);
+    const oracle = checkAgainstOracle(thirdsLoop(false));
     expect(oracle.unbounded).toEqual(['A', 'B', 'C']);
   });
 
@@ -609,15 +597,8 @@ describe('examples against the exact steady state', () => {
   // them: Z's throughput is 5; the loop and nothing else is unbounded.
   it('a 129-node closed routing loop beside an isolated fan-out node', () => {
     const size = 129;
-    const structure: Structure = {
-      nodes: [
-        ...Array.from({ length: size }, (_, i) =>
-          i === 0 ? { id: ringId(i), arrival: 1 } : { id: ringId(i) },
-        ),
-        { id: 'Z', fanout: true, arrival: 5 },
-      ],
-      dependencies: Array.from({ length: size }, (_, i) => ({ from: ringId(i), to: ringId((i + 1) % size) })),
-    };
+    const loop = ring(size, () => 1, false);
+    const structure: Structure = { ...loop, nodes: [...loop.nodes, { id: 'Z', fanout: true, arrival: 5 }] };
     const oracle = checkAgainstOracle(structure);
     expect(oracle.unbounded).toHaveLength(size);
     expect(oracle.nodes.at(-1)).toMatchObject({ id: 'Z', verdict: 'bounded', throughput: 5 });
@@ -658,17 +639,7 @@ describe('examples against the exact steady state', () => {
     [1 - 1e-3, 'bounded'],
   ] as const)('a 130-node fan-out ring with one call of %d', (call, verdict) => {
     const size = 130;
-    const structure: Structure = {
-      nodes: Array.from({ length: size }, (_, i) =>
-        i === 0 ? { id: ringId(i), fanout: true, arrival: 1 } : { id: ringId(i), fanout: true },
-      ),
-      dependencies: Array.from({ length: size }, (_, i) => ({
-        from: ringId(i),
-        to: ringId((i + 1) % size),
-        weight: i === size - 1 ? call : 1,
-      })),
-    };
-    const oracle = checkAgainstOracle(structure);
+    const oracle = checkAgainstOracle(ring(size, (i) => (i === size - 1 ? call : 1)));
     expect(oracle.nodes[0]!.verdict).toBe(verdict);
     if (verdict === 'bounded') expect(oracle.nodes[0]!.throughput).toBeCloseTo(1000, 9);
   });

@@ -6,26 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import { analyze, type EngineResult, type Structure } from '../../lib/engine';
 import { GAIN_MARGIN } from '../../lib/engine/steady-state';
+import { ring, thirdsLoop } from '../helpers/engine-examples';
 
 const unboundedOf = (result: EngineResult) =>
   result.events.flatMap((event) => (event.type === 'unbounded' ? event.nodes : []));
-
-/** A ring of `n` fan-out services, each calling the next with `weight(i)`; the first gets 1 a step. */
-function ring(n: number, weight: (i: number) => number, fanout = true): Structure {
-  const id = (i: number) => `r${String(i).padStart(3, '0')}`;
-  return {
-    nodes: Array.from({ length: n }, (_, i) => ({
-      id: id(i),
-      ...(fanout ? { fanout: true } : {}),
-      ...(i === 0 ? { arrival: 1 } : {}),
-    })),
-    dependencies: Array.from({ length: n }, (_, i) => ({
-      from: id(i),
-      to: id((i + 1) % n),
-      weight: weight(i),
-    })),
-  };
-}
 
 /** Every node of the structure is unbounded, none carries a throughput, no text reads null. */
 function expectAllUnbounded(structure: Structure): void {
@@ -40,16 +24,7 @@ describe('decided by the structure', () => {
   // E feeds a loop A → B → A, A → C → A with weights 1 and 2: shares 1/3 and 2/3 do not add up
   // to exactly 1 in doubles, but nothing leaves the loop, so it keeps all it gets.
   it('a loop without fan-out that nothing leaves is unbounded, whatever its shares', () => {
-    const result = analyze({
-      nodes: [{ id: 'E', arrival: 1, fanout: true }, { id: 'A' }, { id: 'B' }, { id: 'C' }],
-      dependencies: [
-        { from: 'E', to: 'A' },
-        { from: 'A', to: 'B', weight: 1 },
-        { from: 'A', to: 'C', weight: 2 },
-        { from: 'B', to: 'A' },
-        { from: 'C', to: 'A' },
-      ],
-    });
+    const result = analyze(thirdsLoop(true));
     expect(unboundedOf(result)).toEqual(['A', 'B', 'C']);
     expect(result.nodes[0]!.throughput).toBe(1);
     expect(result.headroom).toBeNull();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyze, type EngineResult, tick, ticks } from '../../lib/engine';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
+import { CLOSED_ANALYZE_KEYS } from '../helpers/engine-examples';
 
 // The engine model's worked example: A holds 10 and feeds B (capacity 4) and C; B feeds C.
 // Value spreads from A, queues at B's capacity, and ends up at C, which has no way out.
@@ -32,14 +33,7 @@ describe('worked example', () => {
 
   it('analyze returns exactly the documented keys, in order', () => {
     const result = analyze(worked);
-    expect(Object.keys(result)).toEqual([
-      'nodes',
-      'dependencies',
-      'primaryBlockage',
-      'events',
-      'origin',
-      'trace',
-    ]);
+    expect(Object.keys(result)).toEqual(CLOSED_ANALYZE_KEYS);
     expect(Object.keys(result.nodes[0]!)).toEqual([
       'id',
       'load',
@@ -102,15 +96,7 @@ describe('worked example', () => {
 
   it('snapshots keep the documented keys, capacity included where set', () => {
     const snapshot = tick(worked);
-    expect(Object.keys(snapshot)).toEqual([
-      'tick',
-      'nodes',
-      'dependencies',
-      'primaryBlockage',
-      'events',
-      'origin',
-      'trace',
-    ]);
+    expect(Object.keys(snapshot)).toEqual(['tick', ...CLOSED_ANALYZE_KEYS]);
     expect(Object.keys(snapshot.nodes[1]!)).toEqual([
       'id',
       'load',

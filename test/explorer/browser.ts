@@ -1,5 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { type Browser, chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
+import { startTestServer, type TestServer } from '../integration/server';
 
 /**
  * Debian's Chromium, found as `command -v chromium` finds it (or CHROMIUM_PATH). Playwright's
@@ -32,3 +35,74 @@ export function launchChromium(executablePath: string): Promise<Browser> {
     ],
   });
 }
+
+/** Where the explorer tests put their screenshots. */
+export const SCREENSHOTS = 'test-results/explorer';
+
+/**
+ * For the tests of the `describe` that calls this: before them, a test server logging warnings
+ * and worse, its explorer page open in Chromium at `executablePath`, handed to `opened`, and the
+ * screenshots folder made; after them, the browser and the server closed.
+ */
+export function openExplorerPage(
+  executablePath: string | undefined,
+  opened: (explorer: { server: TestServer; page: Page }) => void,
+): void {
+  let server: TestServer | undefined;
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    if (executablePath === undefined) throw new Error('no Chromium to open the explorer page in');
+    server = await startTestServer({ LOG_LEVEL: 'WARN' });
+    browser = await launchChromium(executablePath);
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/`);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    opened({ server, page });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+}
+
+/** Runs `body` as written; returns the answer the page shows. */
+export async function runAsWritten(page: Page, body: object): Promise<unknown> {
+  await page.fill('#body', JSON.stringify(body));
+  await page.selectOption('#run-as', 'written');
+  await page.evaluate("document.body.dataset.state = 'idle'");
+  await page.click('#run');
+  await page.waitForSelector('body[data-state="done"]');
+  return JSON.parse((await page.textContent('#raw'))!);
+}
+
+/**
+ * How many pixels of a screenshot of `target` are `marked`, counted in its page. `marked` is the
+ * text of a function of a pixel's red, green and blue (0–255) that says whether it counts.
+ */
+export async function countPixels(target: Locator, marked: string): Promise<number> {
+  const shot = await target.screenshot();
+  const dataUrl = `data:image/png;base64,${shot.toString('base64')}`;
+  return target.page().evaluate(`(${COUNT_PIXELS})(${JSON.stringify(dataUrl)}, ${marked})`);
+}
+
+/**
+ * Runs in the page (as text: the tests have no DOM types): how many pixels of a PNG data URL
+ * `marked` accepts.
+ */
+const COUNT_PIXELS = `(dataUrl, marked) => new Promise((resolve) => {
+  const image = new Image();
+  image.onload = () => {
+    const canvas = document.createElement('canvas');
+    canvas.width = image.width;
+    canvas.height = image.height;
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
+    let count = 0;
+    for (let i = 0; i < data.length; i += 4) if (marked(data[i], data[i + 1], data[i + 2])) count++;
+    resolve(count);
+  };
+  image.src = dataUrl;
+})`;

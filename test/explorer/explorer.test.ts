@@ -4,15 +4,13 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXAMPLES, generated } from '../../explorer/src/examples';
 import { post, startTestServer, type TestServer } from '../integration/server';
-import { findChromium, launchChromium } from './browser';
+import { countPixels, findChromium, launchChromium, SCREENSHOTS } from './browser';
 
 const chromiumPath = findChromium();
 // A machine without Chromium skips these tests with a note; CI installs it and must run them.
 if (chromiumPath === undefined && process.env.CI) throw new Error('CI needs Chromium: .ci/run installs it');
 if (chromiumPath === undefined)
   console.warn('Explorer browser tests skipped: no chromium on PATH (apt-get install chromium)');
-
-const SCREENSHOTS = 'test-results/explorer';
 
 describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () => {
   let server: TestServer;
@@ -716,58 +714,12 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
 });
 
 /** How many pixels of a screenshot of `target` are not (near) white, counted in its page. */
-async function colouredPixels(target: Locator): Promise<number> {
-  const shot = await target.screenshot();
-  return target
-    .page()
-    .evaluate(
-      `(${COUNT_COLOURED_PIXELS})(${JSON.stringify(`data:image/png;base64,${shot.toString('base64')}`)})`,
-    );
-}
+const colouredPixels = (target: Locator) =>
+  countPixels(target, '(red, green, blue) => red + green + blue < 600');
 
 /** How many pixels of a screenshot of `target` have the fan-out mark's colour (#7570b3). */
-async function markPixels(target: Locator): Promise<number> {
-  const shot = await target.screenshot();
-  return target
-    .page()
-    .evaluate(
-      `(${COUNT_MARK_PIXELS})(${JSON.stringify(`data:image/png;base64,${shot.toString('base64')}`)})`,
-    );
-}
-
-const COUNT_MARK_PIXELS = `(dataUrl) => new Promise((resolve) => {
-  const image = new Image();
-  image.onload = () => {
-    const canvas = document.createElement('canvas');
-    canvas.width = image.width;
-    canvas.height = image.height;
-    const context = canvas.getContext('2d');
-    context.drawImage(image, 0, 0);
-    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
-    let marked = 0;
-    for (let i = 0; i < data.length; i += 4)
-      if (Math.abs(data[i] - 0x75) < 14 && Math.abs(data[i + 1] - 0x70) < 14 && Math.abs(data[i + 2] - 0xb3) < 14) marked++;
-    resolve(marked);
-  };
-  image.src = dataUrl;
-})`;
-
-/**
- * Runs in the page (as text: this file has no DOM types): how many pixels of a PNG data URL are
- * not (near) white.
- */
-const COUNT_COLOURED_PIXELS = `(dataUrl) => new Promise((resolve) => {
-  const image = new Image();
-  image.onload = () => {
-    const canvas = document.createElement('canvas');
-    canvas.width = image.width;
-    canvas.height = image.height;
-    const context = canvas.getContext('2d');
-    context.drawImage(image, 0, 0);
-    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
-    let coloured = 0;
-    for (let i = 0; i < data.length; i += 4) if (data[i] + data[i + 1] + data[i + 2] < 600) coloured++;
-    resolve(coloured);
-  };
-  image.src = dataUrl;
-})`;
+const markPixels = (target: Locator) =>
+  countPixels(
+    target,
+    '(red, green, blue) => Math.abs(red - 0x75) < 14 && Math.abs(green - 0x70) < 14 && Math.abs(blue - 0xb3) < 14',
+  );

@@ -3,42 +3,20 @@
  * by clicking the graph and moving the slider, compare, and read the changes and the colours —
  * with the request the panel sends answered as the API answers it.
  */
-import { mkdirSync } from 'node:fs';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { EXAMPLES } from '../../explorer/src/examples';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
-import { post, startTestServer, type TestServer } from '../integration/server';
-import { findChromium, launchChromium } from './browser';
+import { post, type TestServer } from '../integration/server';
+import { findChromium, openExplorerPage, runAsWritten } from './browser';
 
 const chromiumPath = findChromium();
 if (chromiumPath === undefined && process.env.CI) throw new Error('CI needs Chromium: .ci/run installs it');
 
 describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () => {
   let server: TestServer;
-  let browser: Browser;
   let page: Page;
-
-  beforeAll(async () => {
-    server = await startTestServer({ LOG_LEVEL: 'WARN' });
-    browser = await launchChromium(chromiumPath!);
-    page = await browser.newPage();
-    await page.goto(`${server.url}/`);
-    mkdirSync('test-results/explorer', { recursive: true });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  async function load(body: object): Promise<void> {
-    await page.fill('#body', JSON.stringify(body));
-    await page.selectOption('#run-as', 'written');
-    await page.evaluate("document.body.dataset.state = 'idle'");
-    await page.click('#run');
-    await page.waitForSelector('body[data-state="done"]');
-  }
+  openExplorerPage(chromiumPath, (opened) => ({ server, page } = opened));
 
   async function compare(): Promise<unknown> {
     await page.evaluate("document.body.dataset.state = 'idle'");
@@ -53,7 +31,7 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
   // What if B's capacity halves? Click B, set 2, compare: B's pressure 1 → 3, the blockage stays
   // B; B is the node whose pressure grew most, so it is the top of the scale.
   it("halves B's capacity by clicking it, and shows the changes", async () => {
-    await load({ mode: 'analyze', ...WORKED_EXAMPLE });
+    await runAsWritten(page, { mode: 'analyze', ...WORKED_EXAMPLE });
     await page.click('#graph .node[data-id="B"]');
     expect(await page.inputValue('#scenario-node')).toBe('B');
     await page.fill('#scenario-capacity', '2');
@@ -104,7 +82,7 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
   // What if the front end's arrivals double? The slider at ×2 on the open example: the headroom
   // on the blockage halves, B's utilization 1.33 → 2.67, the graph coloured by utilization change.
   it('scales all traffic with the slider on an open structure', async () => {
-    await load({ mode: 'analyze', ...OPEN_WORKED_EXAMPLE });
+    await runAsWritten(page, { mode: 'analyze', ...OPEN_WORKED_EXAMPLE });
     await page.locator('#scenario-scale').fill('2');
     expect(await page.textContent('#scenario-scale-label')).toBe('×2');
     await compare();
@@ -121,7 +99,7 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
     ]);
     expect(await page.textContent('#colour-key')).toContain('change in utilization');
     // A plain run afterwards drops the comparison's colours and list.
-    await load({ mode: 'analyze', ...OPEN_WORKED_EXAMPLE });
+    await runAsWritten(page, { mode: 'analyze', ...OPEN_WORKED_EXAMPLE });
     expect(await page.textContent('#colour-key')).toContain('utilization of capacity');
     expect(await page.locator('#scenario-changes li').count()).toBe(0);
     await page.click('#scenario-clear');
@@ -131,7 +109,7 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
   // says the system cannot serve today's traffic, A is newly saturated, the database's
   // throughput falls (a decrease, with its minus sign).
   it('takes a node down on an open structure: lost traffic, newly saturated, a throughput decrease', async () => {
-    await load({ mode: 'analyze', ...OPEN_WORKED_EXAMPLE });
+    await runAsWritten(page, { mode: 'analyze', ...OPEN_WORKED_EXAMPLE });
     await page.click('#graph .node[data-id="A"]');
     await page.check('#scenario-down');
     await page.click('#scenario-set-node');

@@ -5,17 +5,14 @@
  * of a system that cannot serve today's traffic, and the bottlenecks in the summary; the same
  * badges and shades in the WebGL view.
  */
-import { mkdirSync } from 'node:fs';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
-import { post, startTestServer, type TestServer } from '../integration/server';
-import { findChromium, launchChromium } from './browser';
+import { post, type TestServer } from '../integration/server';
+import { countPixels, findChromium, openExplorerPage, runAsWritten, SCREENSHOTS } from './browser';
 
 const chromiumPath = findChromium();
 if (chromiumPath === undefined && process.env.CI) throw new Error('CI needs Chromium: .ci/run installs it');
-
-const SCREENSHOTS = 'test-results/explorer';
 
 /**
  * A front end taking 10 requests a step, calling auth once, api twice (capacity 15: over, at
@@ -61,31 +58,8 @@ const UNBOUNDED_LOOP = {
 
 describe.runIf(chromiumPath !== undefined)('the steady state on the explorer page in Chromium', () => {
   let server: TestServer;
-  let browser: Browser;
   let page: Page;
-
-  beforeAll(async () => {
-    server = await startTestServer({ LOG_LEVEL: 'WARN' });
-    browser = await launchChromium(chromiumPath!);
-    page = await browser.newPage();
-    await page.goto(`${server.url}/`);
-    mkdirSync(SCREENSHOTS, { recursive: true });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  /** Runs `body` as written; returns the answer the page shows. */
-  async function run(body: object): Promise<unknown> {
-    await page.fill('#body', JSON.stringify(body));
-    await page.selectOption('#run-as', 'written');
-    await page.evaluate("document.body.dataset.state = 'idle'");
-    await page.click('#run');
-    await page.waitForSelector('body[data-state="done"]');
-    return JSON.parse((await page.textContent('#raw'))!);
-  }
+  openExplorerPage(chromiumPath, (opened) => ({ server, page } = opened));
 
   const node = (id: string) => page.locator(`#graph .node[data-id="${id}"]`);
   const edgeWidth = async (from: string, to: string) =>
@@ -98,7 +72,7 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
     );
 
   it('marks the saturated and the down node in the graph, the events and the details', async () => {
-    const answer = await run(CACHE_DOWN);
+    const answer = await runAsWritten(page, CACHE_DOWN);
     expect(answer).toEqual((await post(server.url, server.apiKey, CACHE_DOWN)).json);
 
     // api is over capacity, the cache is down: each outlined and badged; auth keeps up.
@@ -137,7 +111,7 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
   });
 
   it('sizes dependencies by steady throughput, the key saying so', async () => {
-    await run(CACHE_DOWN);
+    await runAsWritten(page, CACHE_DOWN);
     expect(await page.textContent('#width-key')).toContain('steady throughput');
     // web → api carries the most (20 a step): the widest, 8. web → cache carries 10: on a
     // square-root scale, 1 + 7·√½. cache → db carries nothing (the cache is down): 1.
@@ -148,14 +122,14 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
       'throughput 20 per step',
     );
     // A closed structure keeps widths by flow: A → B carries 10 of the largest 10.
-    await run({ mode: 'analyze', ...WORKED_EXAMPLE });
+    await runAsWritten(page, { mode: 'analyze', ...WORKED_EXAMPLE });
     expect(await page.textContent('#width-key')).toBe('Width: flow.');
     expect(await edgeWidth('A', 'B')).toBe(8);
     expect(await page.locator('#graph .badge').count()).toBe(0);
   });
 
   it('says what is lost, why there is no headroom, and lists the bottlenecks', async () => {
-    await run(CACHE_DOWN);
+    await runAsWritten(page, CACHE_DOWN);
     const summary = (field: string) => page.textContent(`#summary [data-field="${field}"] dd`);
     expect(await summary('headroom')).toBe("none: cannot serve today's traffic: cache is down");
     expect(await summary('lost')).toBe('10 per step, at nodes that are down');
@@ -166,7 +140,7 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
   });
 
   it('draws the dependencies out of an unbounded loop dotted, its nodes badged', async () => {
-    await run(UNBOUNDED_LOOP);
+    await runAsWritten(page, UNBOUNDED_LOOP);
     const unbounded = await page
       .locator('#graph .edge.unbounded')
       .evaluateAll((edges) => edges.map((edge) => `${edge.dataset.from}→${edge.dataset.to}`));
@@ -201,7 +175,7 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
       })),
       dependencies: Array.from({ length: count - 1 }, (_, i) => ({ from: `s${i}`, to: `s${i + 1}` })),
     };
-    await run(body);
+    await runAsWritten(page, body);
     await page.waitForSelector('body[data-graph="webgl"]', { timeout: 60_000 });
     expect(await page.textContent('#width-key')).toContain('Shade of a dependency');
     await expect
@@ -212,29 +186,5 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
 });
 
 /** How many pixels of a screenshot of `target` have the badges' red (#b91c1c). */
-async function badgePixels(target: Locator): Promise<number> {
-  const shot = await target.screenshot();
-  return target
-    .page()
-    .evaluate(
-      `(${COUNT_BADGE_PIXELS})(${JSON.stringify(`data:image/png;base64,${shot.toString('base64')}`)})`,
-    );
-}
-
-/** Runs in the page (as text: this file has no DOM types). */
-const COUNT_BADGE_PIXELS = `(dataUrl) => new Promise((resolve) => {
-  const image = new Image();
-  image.onload = () => {
-    const canvas = document.createElement('canvas');
-    canvas.width = image.width;
-    canvas.height = image.height;
-    const context = canvas.getContext('2d');
-    context.drawImage(image, 0, 0);
-    const { data } = context.getImageData(0, 0, canvas.width, canvas.height);
-    let red = 0;
-    for (let i = 0; i < data.length; i += 4)
-      if (Math.abs(data[i] - 0xb9) < 20 && data[i + 1] < 60 && data[i + 2] < 60) red++;
-    resolve(red);
-  };
-  image.src = dataUrl;
-})`;
+const badgePixels = (target: Locator) =>
+  countPixels(target, '(red, green, blue) => Math.abs(red - 0xb9) < 20 && green < 60 && blue < 60');

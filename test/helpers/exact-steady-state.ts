@@ -479,6 +479,18 @@ function commonPowerOfTwo(values: Rational[]): { scaled: bigint[]; shift: number
   return { scaled, shift };
 }
 
+/**
+ * What a component's exact or large solve finds: the bracket on its gap, the verdict and whether
+ * the bracket decides it, and the throughputs for each right-hand side (`undefined` when none).
+ */
+interface ComponentSolution {
+  gapLow: Rational;
+  gapHigh: Rational;
+  verdict: Verdict;
+  decided: boolean;
+  x: Rational[][] | undefined;
+}
+
 class Oracle {
   private readonly margin: Rational;
   private readonly marginSlack: Rational;
@@ -520,16 +532,7 @@ class Oracle {
    * A small component: the Collatz–Wielandt bracket from exact solves, and the exact
    * throughputs for `b` (`undefined` when `ρ ≥ 1` or nothing is asked).
    */
-  solveExact(
-    members: number[],
-    bs: Rational[][],
-  ): {
-    gapLow: Rational;
-    gapHigh: Rational;
-    verdict: Verdict;
-    decided: boolean;
-    x: Rational[][] | undefined;
-  } {
+  solveExact(members: number[], bs: Rational[][]): ComponentSolution {
     const { den } = this.model;
     const local = new Map(members.map((v, i) => [v, i]));
     const n = members.length;
@@ -656,17 +659,7 @@ class Oracle {
    * Any other large component: Collatz–Wielandt with exact row and column sums, then with a
    * double-precision approximation of `(I − T)⁻¹ 1`; throughputs by iterative refinement.
    */
-  solveLarge(
-    members: number[],
-    local: Map<number, number>,
-    bs: Rational[][],
-  ): {
-    gapLow: Rational;
-    gapHigh: Rational;
-    verdict: Verdict;
-    decided: boolean;
-    x: Rational[][] | undefined;
-  } {
+  solveLarge(members: number[], local: Map<number, number>, bs: Rational[][]): ComponentSolution {
     const { model } = this;
     const n = members.length;
     const coefs: { i: number; j: number; c: Rational }[] = [];

@@ -1,0 +1,93 @@
+/**
+ * Structures, scenarios and answers that the engine's tests and the API's tests both work
+ * through, written once.
+ */
+import type { Changes, Scenario, Structure } from '../../lib/engine';
+
+/**
+ * A front end A takes 10 requests a step and calls B once and C twice per request; C calls E
+ * once. B can serve 8 a step, E 10: B gets 10 (utilization 1.25), E gets 20 (utilization 2:
+ * twice over capacity).
+ */
+export const FRONT_END_FAN: Structure = {
+  nodes: [
+    { id: 'A', arrival: 10, fanout: true },
+    { id: 'B', capacity: 8, exit: 1 },
+    { id: 'C', fanout: true },
+    { id: 'E', capacity: 10, exit: 1 },
+  ],
+  dependencies: [
+    { from: 'A', to: 'B' },
+    { from: 'A', to: 'C', weight: 2 },
+    { from: 'C', to: 'E' },
+  ],
+};
+
+/** B's capacity halves: 4 → 2 in the closed worked example. */
+export const HALVE_B: Scenario = { nodes: { B: { capacity: 2 } } };
+
+/**
+ * What `HALVE_B` changes in the closed worked example, analyze (docs/engine.md, "What if"): at
+ * tick 0 B gets 5 and can pass 2, so only its pressure grows, 1 → 3; a closed structure has no
+ * steady state, so there are no steady-state fields at all.
+ */
+export const HALVE_B_CHANGES: Changes = {
+  tick: 0,
+  nodes: [],
+  pressure: [{ id: 'B', before: 1, after: 3, increase: 2 }],
+  primaryBlockage: { before: 'B', after: 'B' },
+  origin: {
+    before: { id: 'A', load: 10, contribution: 5, share: 1 },
+    after: { id: 'A', load: 10, contribution: 5, share: 1 },
+  },
+  trace: { before: ['A', 'B'], after: ['A', 'B'] },
+};
+
+/** The keys of `analyze` on a closed structure, in the documented order. */
+export const CLOSED_ANALYZE_KEYS = ['nodes', 'dependencies', 'primaryBlockage', 'events', 'origin', 'trace'];
+
+/**
+ * E takes 1 a step and sends it to A; A routes 1/3 to B and 2/3 to C (weights 1 and 2), which
+ * both send everything back. Nothing leaves A, B, C, so the loop keeps all it gets, though the
+ * two shares do not add up to exactly 1 in doubles. With `fanoutEntry`, E is a fan-out service
+ * calling A once per request (the same traffic, in a structure with fan-out).
+ */
+export function thirdsLoop(fanoutEntry: boolean): Structure {
+  return {
+    nodes: [
+      { id: 'E', arrival: 1, ...(fanoutEntry ? { fanout: true } : {}) },
+      { id: 'A' },
+      { id: 'B' },
+      { id: 'C' },
+    ],
+    dependencies: [
+      { from: 'E', to: 'A' },
+      { from: 'A', to: 'B', weight: 1 },
+      { from: 'A', to: 'C', weight: 2 },
+      { from: 'B', to: 'A' },
+      { from: 'C', to: 'A' },
+    ],
+  };
+}
+
+/** Ids that sort like their numbers, so a failure lists the ring in order. */
+export const ringId = (i: number) => `r${String(i).padStart(3, '0')}`;
+
+/**
+ * A ring of `n` services (fan-out unless `fanout` is false), each calling the next with
+ * `weight(i)`; the first gets 1 a step.
+ */
+export function ring(n: number, weight: (i: number) => number, fanout = true): Structure {
+  return {
+    nodes: Array.from({ length: n }, (_, i) => ({
+      id: ringId(i),
+      ...(fanout ? { fanout: true } : {}),
+      ...(i === 0 ? { arrival: 1 } : {}),
+    })),
+    dependencies: Array.from({ length: n }, (_, i) => ({
+      from: ringId(i),
+      to: ringId((i + 1) % n),
+      weight: weight(i),
+    })),
+  };
+}
