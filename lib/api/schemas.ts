@@ -457,7 +457,8 @@ const EventSchema = named(
         })
         .meta({
           title: 'saturated (analyze of an open structure only)',
-          description: 'A node the steady state overloads: `utilization` for one over capacity, `lost` for one down.',
+          description:
+            'A node the steady state overloads: `utilization` for one over capacity, `lost` for one down.',
         }),
       z
         .object({ tick: tickField, type: z.literal('blocked'), node: z.string(), pressure: z.number() })
@@ -549,11 +550,12 @@ const EngineResultSchema = named(
             'Open structures only: null when nothing arrives, no reached node has a capacity, or some ' +
             'node is unbounded; `{ scale: 0, node }` while a down node loses traffic.',
         }),
-      bottlenecks: z
-        .array(BottleneckSchema)
-        .optional()
-        .meta({ description: 'Open structures only: up to 10 nodes that are up, in the order they saturate.' }),
-      lost: finite('Open structures only, when a down node loses traffic: the total lost per step.').optional(),
+      bottlenecks: z.array(BottleneckSchema).optional().meta({
+        description: 'Open structures only: up to 10 nodes that are up, in the order they saturate.',
+      }),
+      lost: finite(
+        'Open structures only, when a down node loses traffic: the total lost per step.',
+      ).optional(),
     })
     .meta({ description: 'The description of one state and the step that would follow it.' }),
 );
@@ -606,13 +608,17 @@ const ChangesSchema = named(
         description:
           'The 20 largest pressure increases, largest first; equal increases by id (plain string order).',
       }),
-      utilization: z.array(ChangeSchema).optional().meta({
-        description:
-          '`analyze` when either structure is open: the 20 largest utilization changes either way, largest ' +
-          '`|change|` first (ties: id); a node unbounded on either side is left out.',
-      }),
+      utilization: z
+        .array(ChangeSchema)
+        .optional()
+        .meta({
+          description:
+            '`analyze` when either structure is open: the 20 largest utilization changes either way, largest ' +
+            '`|change|` first (ties: id); a node unbounded on either side is left out.',
+        }),
       throughput: z.array(ChangeSchema).optional().meta({
-        description: '`analyze` when either structure is open: the 20 largest throughput changes, the same way.',
+        description:
+          '`analyze` when either structure is open: the 20 largest throughput changes, the same way.',
       }),
       saturated: z
         .object({

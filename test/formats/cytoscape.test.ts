@@ -14,7 +14,7 @@ import {
   applyScenario,
   compareStates,
   compileStructure,
-  type digestState,
+  digestState,
   JsonWriter,
   writeAnalyze,
 } from '../../lib/engine';
@@ -977,10 +977,7 @@ describe('properties', () => {
 // its steady throughput: under `scale: 2` every one of them goes over capacity. The comparison
 // must say so (they are newly blocked and newly saturated), not report that nothing changed.
 describe("a what-if on Kiali's graph", () => {
-  it('lists the nodes that saturate when traffic doubles', async () => {
-    const { applyScenario, compareStates, digestState, JsonWriter, writeAnalyze } = await import(
-      '../../lib/engine'
-    );
+  it('lists the nodes that saturate when traffic doubles', () => {
     const mapped = cytoscape.toStructure(fixture('cytoscape', 'kiali-graph-versioned-app.json'));
     const steady = analyze(mapped);
     const served = steady.nodes.filter((node) => node.external !== true && (node.throughput ?? 0) > 0);
