@@ -114,7 +114,8 @@ describe('POST /api/engine with a scenario on a stored system', () => {
     const b = down.json.engine.nodes[1];
     expect(b).toMatchObject({ id: 'B', capacity: 3, outflow: 0, role: 'relay' });
     expect(b.pressure).toBe(b.load + b.inflow);
-    expect(down.json.engine.dependencies[2]).toEqual({ from: 'B', to: 'C', flow: 0 });
+    // Out of a down node nothing flows, now or in the steady state.
+    expect(down.json.engine.dependencies[2]).toEqual({ from: 'B', to: 'C', flow: 0, throughput: 0 });
 
     // Someone else's key: 404, scenario or not.
     const bobKey = (
