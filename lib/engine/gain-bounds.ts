@@ -41,6 +41,7 @@ export function gainBounds(
     let smallest = Number.POSITIVE_INFINITY;
     let largest = 0;
     let size = 0;
+    // Stryker disable next-line EqualityOperator: one past the end: members[n] is undefined, so no dependency is read, the ratio is NaN (no comparison takes it) and next[n] is past the array's end, dropped (the `>=` twin is killed)
     for (let i = 0; i < n; i++) {
       const u = members[i]!;
       let sum = 0;
@@ -50,16 +51,22 @@ export function gainBounds(
         if (local >= 0) sum += outShare[k]! * v[local]!;
       }
       const ratio = sum / v[i]!;
+      // Stryker disable next-line EqualityOperator: equal replaces equal (the `>=` twin is killed)
       if (ratio < smallest) smallest = ratio;
+      // Stryker disable next-line EqualityOperator: equal replaces equal (the `<=` twin is killed)
       if (ratio > largest) largest = ratio;
       const grown = v[i]! + sum;
       next[i] = grown;
+      // Stryker disable next-line EqualityOperator: equal replaces equal (the `<=` twin is killed)
       if (grown > size) size = grown;
     }
+    // Stryker disable next-line EqualityOperator: equal replaces equal (the `<=` twin is killed)
     if (smallest > low) low = smallest;
+    // Stryker disable next-line EqualityOperator: equal replaces equal (the `>=` twin is killed)
     if (largest < high) high = largest;
     if (low >= decided || high < decided || !(size < Number.POSITIVE_INFINITY)) break;
     // Rescaled so that `v` stays within range however large the gain.
+    // Stryker disable next-line EqualityOperator: one past the end: next[n] is past the array's end, the write is dropped (the `>=` twin, no rescaling, is killed)
     for (let i = 0; i < n; i++) next[i] = next[i]! / size;
     [v, next] = [next, v];
   }
