@@ -83,8 +83,13 @@ export function solveSteadyState(structure: CompiledStructure, memory: ScratchMe
     totalLost: 0,
     sweeps: 0,
   };
+  // Without arrivals every component's inflow is 0 and it keeps a throughput of 0 (solveSingle,
+  // solveCycle): the next three lines only skip that work.
+  // Stryker disable next-line BooleanLiteral: same answer, other work (see above)
   let anyArrival = false;
+  // Stryker disable next-line EqualityOperator,ConditionalExpression: same answer, other work (see above; one past the end, arrival[n] is undefined; the twins that find no arrival are killed)
   for (let v = 0; v < nodeCount; v++) if (arrival[v]! > 0) anyArrival = true;
+  // Stryker disable next-line ConditionalExpression: same answer, other work (see above; the `true` twin is killed)
   if (!anyArrival) return state;
 
   const { count, start, members } = structure.components();
@@ -99,14 +104,22 @@ export function solveSteadyState(structure: CompiledStructure, memory: ScratchMe
         ? solveSingle(structure, component[0]!, throughput, carried)
         : solveCycle(structure, c, component, throughput, localIndex, carried);
     if (verdict === LOOP_UNBOUNDED) for (const v of component) state.unboundedLoops.push(v);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: adding a verdict of 0 sweeps changes nothing (the `false` and `<=` twins are killed)
     else if (verdict > 0) state.sweeps += verdict;
   }
   state.unboundedLoops.sort((a, b) => a - b);
 
+  // Stryker disable next-line EqualityOperator: one past the end: throughput[n] is undefined, neither Infinity nor a down node's (the `>=` twin is killed)
   for (let v = 0; v < nodeCount; v++) {
     const x = throughput[v]!;
     if (x === Number.POSITIVE_INFINITY) state.unbounded.push(v);
-    else if (down.length > 0 && down[v] === 1 && x > 0) {
+    else if (
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work: an empty `down` reads undefined, never 1 (the twins are killed)
+      down.length > 0 &&
+      down[v] === 1 &&
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work: a down node with a throughput of 0 would write the 0 `lost` already holds (the twins are killed)
+      x > 0
+    ) {
       state.lost[v] = x;
       state.totalLost += x;
     }
@@ -115,6 +128,7 @@ export function solveSteadyState(structure: CompiledStructure, memory: ScratchMe
 }
 
 /** A component's own verdict: no steady state (its nodes are the loop to fix). */
+// Stryker disable next-line UnaryOperator: no cycle is solved in exactly one sweep (the first sweep, from 0, moves every value it reaches, so a swept cycle reports two or more), so +1 marks the same verdicts
 const LOOP_UNBOUNDED = -1;
 
 /**
@@ -142,10 +156,13 @@ function inflowFromOutside(
   const end = inStart[v + 1]!;
   for (let j = inStart[v]!; j < end; j++) {
     const u = inSource[j]!;
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: same answer, other work: a source in v's own component (v itself included) is not solved yet, so its throughput reads 0 and adds nothing (the twins that skip every source, or read `localIndex` of undefined, are killed)
     if (u === v || (localIndex !== undefined && localIndex[u]! >= 0)) continue;
     const x = throughput[u]!;
     // Reached from an unbounded node: unbounded too, whatever the share (0 × Infinity is NaN).
+    // Stryker disable next-line ConditionalExpression: same answer, other work: carried.along(j, Infinity) is Infinity for every share (a share of at least 2.2e-308, or Infinity × weight on the exact path), and so is the sum (the `true` twin is killed)
     if (x === Number.POSITIVE_INFINITY) return x;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work: a source processing 0 carries 0, on either path (the twins that add nothing are killed)
     if (x > 0) sum += carried.along(j, x);
   }
   return sum;
@@ -166,6 +183,7 @@ function solveSingle(
   }
   // A node with no way out sends nothing on, so its self-dependencies (it has none) add nothing.
   const stay = structure.selfShare[v]!;
+  // Stryker disable next-line EqualityOperator: 1 − stay is never GAIN_MARGIN exactly: for stay ≥ 1/2 it is a multiple of 2^-53, which 1e-9 as a double is not, and for stay < 1/2 it is over 1/2 (the `<` twin is killed)
   if (keepsAll(structure, v) || !(1 - stay >= GAIN_MARGIN)) {
     throughput[v] = Number.POSITIVE_INFINITY;
     return LOOP_UNBOUNDED;
@@ -200,11 +218,15 @@ function solveCycle(
   carried: CarriedValue,
 ): number {
   const n = members.length;
+  // (In this function's loops, member n is one past the end: members[n] is undefined, which no
+  // array holds as an element, and b[n] is past b's end, so its reads and writes change nothing.)
+  // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
   for (let i = 0; i < n; i++) localIndex[members[i]!] = i;
   try {
     const b = new Float64Array(n);
     let anyInflow = false;
     let fedUnbounded = false;
+    // Stryker disable next-line EqualityOperator: see above (its inflow reads undefined, neither above 0 nor Infinity; the `>=` twin is killed)
     for (let i = 0; i < n; i++) {
       const inflow = inflowFromOutside(structure, members[i]!, throughput, localIndex, carried);
       b[i] = inflow;
@@ -214,15 +236,18 @@ function solveCycle(
     // Nothing reaches the cycle: it keeps a throughput of 0 (closed or not).
     if (!anyInflow) return 0;
     if (fedUnbounded) {
+      // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
       for (let i = 0; i < n; i++) throughput[members[i]!] = Number.POSITIVE_INFINITY;
       return 0;
     }
     const verdict = solveReachedCycle(structure, component, members, b, localIndex);
+    // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
     for (let i = 0; i < n; i++) {
       throughput[members[i]!] = verdict === LOOP_UNBOUNDED ? Number.POSITIVE_INFINITY : b[i]!;
     }
     return verdict;
   } finally {
+    // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
     for (let i = 0; i < n; i++) localIndex[members[i]!] = -1;
   }
 }
@@ -335,6 +360,7 @@ function clearsMargin(n: number, solve: (w: Float64Array) => boolean): boolean {
     let size = 0;
     for (let i = 0; i < n; i++) {
       const value = z[i]!;
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BooleanLiteral: a defensive check no solve that succeeded reaches: z = Rw with R = I + Tᵀ + (Tᵀ)² + … is at least w > 0, which elimination keeps (it only adds nonnegative terms and divides by pivots in (0, 1]) and so do sweeps that end valid, and both refuse non-finite answers
       if (!(value > 0 && value < Number.POSITIVE_INFINITY)) return false;
       bound = Math.min(bound, w[i]! / value);
       size = Math.max(size, value);
@@ -393,6 +419,7 @@ export class CarriedValue {
     if (slot < 0) return 0;
     const x = throughput[structure.dependencyFrom[e]!]!;
     if (x === Number.POSITIVE_INFINITY) return undefined;
+    // Stryker disable next-line ConditionalExpression: same answer, other work: 0 × share is 0, and so is the exact path's (the `true` twin is killed)
     if (x === 0) return 0;
     const share = structure.outShare[slot]!;
     if (share >= MIN_NORMAL) return x * share;
@@ -435,30 +462,41 @@ function exactWeights(structure: CompiledStructure): {
   const exitOf = (v: number) => (structure.open ? structure.exit[v]! : 0);
   const total = new Float64Array(nodeCount);
   const largest = new Float64Array(nodeCount);
+  // (In this function's loops, node n and dependency dependencyCount are one past the end: they
+  // read undefined, which no array holds as an element, and write past the arrays' ends, which is
+  // dropped. A dependency without a slot is a down node's, whose total nothing reads: it
+  // carries nothing.)
+  // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
   for (let v = 0; v < nodeCount; v++) {
     total[v] = exitOf(v);
     largest[v] = exitOf(v);
   }
+  // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
   for (let e = 0; e < dependencyCount; e++) {
+    // Stryker disable next-line ConditionalExpression: see above: counting a down node's dependencies changes only its own total, which nothing reads (the `true` twin is killed)
     if (slotOfDependency[e]! < 0) continue;
     const u = dependencyFrom[e]!;
     total[u]! += weightOf(e);
     largest[u] = Math.max(largest[u]!, weightOf(e));
   }
   const scale = new Float64Array(nodeCount).fill(1);
+  // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
   for (let v = 0; v < nodeCount; v++) {
     if (total[v] !== Number.POSITIVE_INFINITY) continue;
     scale[v] = largest[v]!;
     total[v] = exitOf(v) / scale[v]!;
   }
+  // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
   for (let e = 0; e < dependencyCount; e++) {
     const u = dependencyFrom[e]!;
+    // Stryker disable next-line ConditionalExpression: see above: `slotOfDependency[e] >= 0` read as true counts only down nodes' dependencies in addition (the other twins are killed)
     if (slotOfDependency[e]! >= 0 && scale[u] !== 1) total[u]! += weightOf(e) / scale[u]!;
   }
   const perDependency = new Float64Array(3 * dependencyCount);
   const inDependency = new Int32Array(inStart[nodeCount]!);
   const fill = new Int32Array(nodeCount);
   // A node's in slots hold the dependencies that carry into it, in input order.
+  // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
   for (let e = 0; e < dependencyCount; e++) {
     if (slotOfDependency[e]! < 0) continue;
     const u = dependencyFrom[e]!;
@@ -490,6 +528,7 @@ function solveDense(
   const { inStart, inSource, inShare } = structure;
   const n = members.length;
   const a = new Float64Array(n * n);
+  // Stryker disable next-line EqualityOperator: one past the end: members[n] is undefined, a[n·n + n] is past a's end and no dependency is read (the `>=` twin is killed)
   for (let i = 0; i < n; i++) {
     const v = members[i]!;
     a[i * n + i] = 1;
@@ -500,6 +539,7 @@ function solveDense(
     }
   }
   if (!factorMMatrix(a, n) || !solveFactored(a, b, n)) return false;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: a defensive check no elimination that succeeded reaches: with positive pivots it only adds nonnegative terms to the nonnegative inflows and divides by pivots in (0, 1], so x ≥ 0 (and solveFactored refuses non-finite answers; the `<=` twin, reading b[n], is killed)
   for (let i = 0; i < n; i++) if (!(b[i]! >= 0)) return false;
   return !checkMargin || clearsMargin(n, (w) => solveFactored(a, w, n));
 }
@@ -522,7 +562,14 @@ function solveBySweeps(
 ): { sweeps: number; valid: boolean; converged: boolean } {
   const { inStart, inSource, inShare, selfShare } = structure;
   const n = members.length;
+  // A fast path: a member that keeps all it processes (selfShare ≥ 1: a fan-out self-call of 1
+  // or more, or a share rounded to 1) has a scale 1 / (1 − selfShare) that is infinite or
+  // negative, so the sweeps end infinite, NaN or negative (for a gain above 1 the fixed point
+  // itself has a negative entry), which `valid` reports the same, and elimination refuses the
+  // pivot 1 − selfShare ≤ 0; returned here, `converged` is never read and `{}` reads as not valid.
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: same answer, other work (see above)
   for (let i = 0; i < n; i++) {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ObjectLiteral,BooleanLiteral: same answer, other work (see above; the `valid: true` twin is killed)
     if (!(selfShare[members[i]!]! < 1)) return { sweeps: 0, valid: false, converged: false };
   }
   // The sweep order lasts as long as the structure: computed before the phase below begins.
@@ -533,17 +580,26 @@ function solveBySweeps(
     // Predecessors first: the reverse of the order the origin's sweeps use.
     const order = scratch.int32(n);
     const memberOf = scratch.int32(n);
+    // (In these loops, q = n is one past the end: it reads undefined from the views, which no
+    // array holds as an element, and writes past their ends, which is dropped.)
+    // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
     for (let q = 0; q < n; q++) {
       const v = preferred[first + n - 1 - q]!;
       order[q] = v;
       memberOf[q] = localIndex[v]!;
     }
+    // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
     for (let q = 0; q < n; q++) localIndex[order[q]!] = q;
+    // `edges` only sizes `target` and `share`: counting more than the rows below fill is the same
+    // answer with other memory.
     let edges = 0;
+    // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
     for (let q = 0; q < n; q++) {
       const v = order[q]!;
+      // Stryker disable next-line EqualityOperator: same answer, other memory (see above: one more in slot may be counted; the `>=` twin is killed)
       for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
         const u = inSource[j]!;
+        // Stryker disable next-line ConditionalExpression,LogicalOperator: same answer, other memory (see above: self-dependencies or sources outside counted too; the twins that count fewer are killed)
         if (u !== v && localIndex[u]! >= 0) edges++;
       }
     }
@@ -554,6 +610,7 @@ function solveBySweeps(
     const scale = scratch.float64(n);
     const start = initial === undefined ? undefined : scratch.float64(n);
     let edge = 0;
+    // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
     for (let q = 0; q < n; q++) {
       const v = order[q]!;
       constant[q] = b[memberOf[q]!]!;
@@ -576,6 +633,7 @@ function solveBySweeps(
       constant,
       scale,
       tolerance,
+      // Stryker disable next-line ConditionalExpression: `initial: undefined` is no initial (solveLocalSystem asks `!== undefined`), so the `false` mutant passes the same (the `true` twin is killed)
       ...(start === undefined ? {} : { initial: start }),
     });
     let valid = true;
@@ -586,7 +644,7 @@ function solveBySweeps(
       localIndex[order[q]!] = memberOf[q]!;
     }
     return { sweeps, valid, converged };
-  } finally {
+  } finally /* Stryker disable next-line BlockStatement: same answer, other memory: the views go back when the call's scratch run ends */ {
     scratch.release(mark);
   }
 }
