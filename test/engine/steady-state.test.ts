@@ -144,27 +144,36 @@ describe('the path a loop takes', () => {
     for (const i of [0, 1, 25_999]) expectNear(steady.throughput[i], 0.999 ** i / (1 - back), 1e-9);
   });
 
-  // 1,025 fan-out services in a ring, calling the next 2 times in blocks of 50 and 0.25 times in
-  // the blocks of 50 between: the gain is 2^(−475/1025) = 0.73 (525 calls of 2, 500 of 0.25), but
-  // in 24 power iterations a node deep in a block sees only its neighbours, so its ratio stays
-  // 2 or 0.25: the bounds decide nothing. The sweeps solve it (two: powers of two, exactly), and
-  // inverse iteration on them certifies the gap: x(i) is the product of the calls before i.
-  it('certifies a loop the bounds leave undecided by inverse iteration on sweeps', () => {
-    const calls = (i: number) => (i % 100 < 50 ? 2 : 0.25);
-    const n = 1025;
-    const structure = ringOf(n, { calls: 1 });
-    const steady = solve({
-      nodes: structure.nodes,
-      dependencies: structure.dependencies.map((d, i) => ({ ...d, weight: calls(i) })),
-    });
-    expect(steady.unbounded).toEqual([]);
-    expect(steady.sweeps).toBe(2);
-    let x = 1;
-    for (let i = 0; i < n; i++) {
-      expect(steady.throughput[i]).toBe(x);
-      x *= calls(i);
-    }
-  });
+  // 1,025 fan-out services in a ring, calling the next `high` times in blocks and `low` times in
+  // the blocks between: in 24 power iterations a node deep in a block sees only its neighbours,
+  // so its ratio stays `high` or `low` and the bounds decide nothing. The sweeps solve it (two:
+  // the first carries the value round, and it is powers of two, exactly: x(i) is the product of
+  // the calls before i), and inverse iteration on them certifies the gap:
+  // - blocks of 50 calling 2 and 0.25: 525 calls of 2 and 500 of 0.25, gain 2^(−475/1025) = 0.73;
+  // - blocks of 250 calling 4 and 1/8: 525 calls of 4 and 500 of 1/8, gain 2^(−450/1025) = 0.74,
+  //   with throughputs from 2^-500 to 2^500 (inverse iteration rescales between its steps).
+  it.each([
+    [50, 2, 0.25],
+    [250, 4, 1 / 8],
+  ])(
+    'certifies a loop the bounds leave undecided by inverse iteration on sweeps (blocks of %i)',
+    (block, high, low) => {
+      const calls = (i: number) => (i % (2 * block) < block ? high : low);
+      const n = 1025;
+      const structure = ringOf(n, { calls: 1 });
+      const steady = solve({
+        nodes: structure.nodes,
+        dependencies: structure.dependencies.map((d, i) => ({ ...d, weight: calls(i) })),
+      });
+      expect(steady.unbounded).toEqual([]);
+      expect(steady.sweeps).toBe(2);
+      let x = 1;
+      for (let i = 0; i < n; i++) {
+        expect(steady.throughput[i]).toBe(x);
+        x *= calls(i);
+      }
+    },
+  );
 
   // A calls itself a = 1 − 2.001e-9 times per request and B b = 1e-9 times; B calls itself
   // e = 1 − 1.001e-9 − 1e-15 times and A d = 1e-15 times. Both make 1 − 1.001e-9 calls per
