@@ -104,8 +104,11 @@ export function solveSteadyState(structure: CompiledStructure, memory: ScratchMe
         ? solveSingle(structure, component[0]!, throughput, carried)
         : solveCycle(structure, c, component, throughput, localIndex, carried);
     if (verdict === LOOP_UNBOUNDED) for (const v of component) state.unboundedLoops.push(v);
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: adding a verdict of 0 sweeps changes nothing (the `false` and `<=` twins are killed)
-    else if (verdict > 0) state.sweeps += verdict;
+    else if (
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: adding a verdict of 0 sweeps changes nothing (the `false` and `<=` twins are killed)
+      verdict > 0
+    )
+      state.sweeps += verdict;
   }
   state.unboundedLoops.sort((a, b) => a - b);
 
@@ -196,12 +199,23 @@ function solveSingle(
  * Whether `v`, not fan-out, sends all it processes back to itself: every dependency a
  * self-dependency and no exit. Decided by the structure, since shares such as 0.1 + 0.2 + 0.7
  * need not add up to exactly 1 in doubles.
+ *
+ * (Mutation testing: every mutant of this function only makes it answer false more often, and
+ * where it should answer true the margin check in solveSingle answers the same. Such a node's
+ * selfShare sums w / W over its own weights, W itself a rounded sum: within n × 1.7e-16 of 1 for
+ * n self-dependencies, under GAIN_MARGIN below six million of them, more than MAX_DEPENDENCIES
+ * lets into a call (five million at most; measured there: 1e-10 at most).)
  */
+// Stryker disable next-line BlockStatement: same answer (see above)
 function keepsAll(structure: CompiledStructure, v: number): boolean {
   const { outStart, outTarget } = structure;
+  // Stryker disable next-line ConditionalExpression: same answer (see above; the twins that answer true for a fan-out node or one without dependencies are killed)
   if (structure.isFanout(v) || outStart[v + 1] === outStart[v]) return false;
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: same answer (see above; the twins that answer true for a node with an exit are killed)
   if (structure.open && structure.exit[v]! > 0) return false;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,UpdateOperator: same answer (see above; the twin that answers true for a node with other dependencies is killed)
   for (let k = outStart[v]!; k < outStart[v + 1]!; k++) if (outTarget[k] !== v) return false;
+  // Stryker disable next-line BooleanLiteral: same answer (see above)
   return true;
 }
 
