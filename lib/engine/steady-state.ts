@@ -425,7 +425,7 @@ export class CarriedValue {
 
   /**
    * What dependency `e` carries per step in the steady state: 0 from a down node (it has no
-   * slot), `undefined` from an unbounded one.
+   * slot), `undefined` from an unbounded one or where it carries more than any double.
    */
   ofDependency(e: number, throughput: Float64Array): number | undefined {
     const structure = this.#structure;
@@ -436,9 +436,15 @@ export class CarriedValue {
     // Stryker disable next-line ConditionalExpression: same answer, other work: 0 × share is 0, and so is the exact path's (the `true` twin is killed)
     if (x === 0) return 0;
     const share = structure.outShare[slot]!;
-    if (share >= MIN_NORMAL) return x * share;
-    this.#exact ??= exactWeights(structure);
-    return this.#carried(e, x);
+    let carried: number;
+    if (share >= MIN_NORMAL) {
+      carried = x * share;
+    } else {
+      this.#exact ??= exactWeights(structure);
+      carried = this.#carried(e, x);
+    }
+    // Past the largest double, like a throughput: its target is unbounded, and so is this.
+    return carried < Number.POSITIVE_INFINITY ? carried : undefined;
   }
 
   #carried(e: number, x: number): number {

@@ -9,7 +9,9 @@ import {
   applyScenario,
   compileStructure,
   type EngineResult,
+  JsonWriter,
   type Structure,
+  writeAnalyze,
 } from '../../lib/engine';
 import { GAIN_MARGIN } from '../../lib/engine/steady-state';
 import { ring, thirdsLoop } from '../helpers/engine-examples';
@@ -400,5 +402,31 @@ describe('tiny shares, carried by their weights', () => {
     const handled = 3e299 / (1 - (1 - 5e-9));
     expect(nodes[1]! / handled).toBeCloseTo(1, 12);
     expect(nodes[4]! / ((handled / 1.5e308 / 2) * 4)).toBeCloseTo(1, 12);
+  });
+});
+
+describe('a call past the largest double', () => {
+  // F sends 1e200 a step, G makes 1e90 calls on H per request: H would get 1e380 a step, past
+  // every double, so H is unbounded; G → H carries as much, so it has no throughput either, on
+  // the text path as on the objects (it was Infinity there, and an engine fault here).
+  it('leaves the dependency without a throughput, like its unbounded target', () => {
+    const structure: Structure = {
+      nodes: [
+        { id: 'F', arrival: 1e200, fanout: true },
+        { id: 'G', fanout: true },
+        { id: 'H', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'F', to: 'G', weight: 1e90 },
+        { from: 'G', to: 'H', weight: 1e90 },
+      ],
+    };
+    const result = analyze(structure);
+    expect(unboundedOf(result)).toEqual(['H']);
+    expect(result.dependencies[0]!.throughput).toBeCloseTo(1e290, -280);
+    expect(result.dependencies[1]).not.toHaveProperty('throughput');
+    const writer = new JsonWriter();
+    writeAnalyze(writer, structure);
+    expect(writer.finish()).toBe(JSON.stringify(result));
   });
 });
