@@ -39,18 +39,15 @@ export function digestState(described: StateToDescribe, summary: StateSummary): 
   const { steady } = options;
   let digest: SteadyDigest | undefined;
   if (steady !== undefined) {
-    // Saturated, not unbounded: an unbounded node has its own event.
+    // An unbounded node has its own event, and no utilization or throughput to compare:
+    // it is not counted saturated, and Infinity leaves it out of the lists.
     const saturated = new Uint8Array(structure.nodeCount);
-    const { throughput } = steady.steady;
-    // Stryker disable next-line EqualityOperator: one past the end: node n reads undefined, never 1, and the write past the end is dropped (the `>=` twin is killed)
-    for (let v = 0; v < structure.nodeCount; v++) {
-      if (steady.saturated[v] === 1 && throughput[v] !== Number.POSITIVE_INFINITY) saturated[v] = 1;
-    }
-    // An unbounded node has no utilization or throughput to compare: Infinity leaves it out.
     const utilization = new Float64Array(steady.utilization);
-    // Stryker disable next-line EqualityOperator: one past the end: node n reads undefined, not Infinity (the `>=` twin is killed)
+    const { throughput } = steady.steady;
+    // Stryker disable next-line EqualityOperator: one past the end: node n reads undefined, never 1 nor Infinity, and the writes past the end are dropped (the `>=` twin is killed)
     for (let v = 0; v < structure.nodeCount; v++) {
       if (throughput[v] === Number.POSITIVE_INFINITY) utilization[v] = Number.POSITIVE_INFINITY;
+      else if (steady.saturated[v] === 1) saturated[v] = 1;
     }
     digest = {
       utilization,
