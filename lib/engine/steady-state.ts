@@ -297,7 +297,25 @@ function solveReachedCycle(
 
   const inflow = new Float64Array(b);
   const tolerance = fanout ? Math.max(Math.min(STEADY_TOLERANCE, 1e-9 * gap), SWEEP_FLOOR) : STEADY_TOLERANCE;
-  let { sweeps, valid, converged } = solveBySweeps(structure, component, members, b, localIndex, tolerance);
+  let order = structure.sweepOrder();
+  let { sweeps, valid, converged } = solveBySweeps(
+    structure,
+    component,
+    members,
+    b,
+    localIndex,
+    tolerance,
+    order,
+  );
+  if (valid && !converged) {
+    // The first order can run against a ring (sweep-order.ts): the other one follows it.
+    order = structure.freedFirstSweepOrder();
+    b.set(inflow);
+    const other = solveBySweeps(structure, component, members, b, localIndex, tolerance, order);
+    sweeps += other.sweeps;
+    valid = other.valid;
+    converged = other.converged;
+  }
   if (!valid) return LOOP_UNBOUNDED;
   if (converged && !fanout) {
     // A routing loop has no bound on its gain: the visits a unit makes in it stand in for
@@ -311,7 +329,7 @@ function solveReachedCycle(
     if (tighter < STEADY_TOLERANCE) {
       const start = new Float64Array(b);
       b.set(inflow);
-      const more = solveBySweeps(structure, component, members, b, localIndex, tighter, start);
+      const more = solveBySweeps(structure, component, members, b, localIndex, tighter, order, start);
       sweeps += more.sweeps;
       valid = more.valid;
       converged = more.converged;
@@ -329,7 +347,7 @@ function solveReachedCycle(
   }
   if (fanout && gap === 0) {
     const solve = (w: Float64Array) => {
-      const taken = solveBySweeps(structure, component, members, w, localIndex, SWEEP_FLOOR);
+      const taken = solveBySweeps(structure, component, members, w, localIndex, SWEEP_FLOOR, order);
       return taken.valid && taken.converged;
     };
     if (!clearsMargin(n, solve)) return LOOP_UNBOUNDED;
@@ -566,7 +584,8 @@ function solveDense(
 
 /**
  * A larger cycle by accelerated Gauss–Seidel sweeps (the origin's large-cycle solver, on the
- * transposed equations: each row reads its predecessors' throughputs); `b` receives `x`. On entry
+ * transposed equations: each row reads its predecessors' throughputs), in the reverse of `preferred`
+ * (a sweep order of the structure); `b` receives `x`. On entry
  * and exit `localIndex[members[i]] = i`. `valid` is false when the answer is no steady state: a
  * self-dependency that keeps it all, a negative or infinite solution (spectral radius 1 or more);
  * `converged` false when the sweeps did not settle within their cap.
@@ -578,6 +597,7 @@ function solveBySweeps(
   b: Float64Array,
   localIndex: Int32Array,
   tolerance: number,
+  preferred: Int32Array,
   initial?: Float64Array,
 ): { sweeps: number; valid: boolean; converged: boolean } {
   const { inStart, inSource, inShare, selfShare } = structure;
@@ -592,8 +612,6 @@ function solveBySweeps(
     // Stryker disable next-line ConditionalExpression,EqualityOperator,ObjectLiteral,BooleanLiteral: same answer, other work (see above; the `valid: true` twin is killed)
     if (!(selfShare[members[i]!]! < 1)) return { sweeps: 0, valid: false, converged: false };
   }
-  // The sweep order lasts as long as the structure: computed before the phase below begins.
-  const preferred = structure.sweepOrder();
   const first = structure.components().start[component]!;
   const mark = scratch.mark();
   try {
