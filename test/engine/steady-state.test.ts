@@ -37,6 +37,41 @@ function ringOf(n: number, ring: { calls: number } | { exit: number }): Structur
   };
 }
 
+/**
+ * Two rings of `n` fan-out services, a000 → a001 → … → a000 and b000 → … → b000, node i calling
+ * the next `calls(ring, i)` times per request, a000 calling b000 `ab` times and b000 calling a000
+ * `ba` times; a000 takes 1 a step.
+ */
+function coupledRings(
+  n: number,
+  calls: (ring: 'a' | 'b', i: number) => number,
+  ab: number,
+  ba: number,
+): Structure {
+  const id = (ring: 'a' | 'b', i: number) => `${ring}${String(i).padStart(3, '0')}`;
+  const ring = (name: 'a' | 'b') =>
+    Array.from({ length: n }, (_, i) => ({
+      from: id(name, i),
+      to: id(name, (i + 1) % n),
+      weight: calls(name, i),
+    }));
+  return {
+    nodes: (['a', 'b'] as const).flatMap((name) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: id(name, i),
+        fanout: true,
+        ...(name === 'a' && i === 0 ? { arrival: 1 } : {}),
+      })),
+    ),
+    dependencies: [
+      ...ring('a'),
+      ...ring('b'),
+      { from: id('a', 0), to: id('b', 0), weight: ab },
+      { from: id('b', 0), to: id('a', 0), weight: ba },
+    ],
+  };
+}
+
 describe('what solveSteadyState reports beside the throughputs', () => {
   // Nothing is down: `lost` is empty. With C down, C loses the 20 calls a step it gets.
   it('lists what down nodes lose, and nothing when none is down', () => {
@@ -211,32 +246,8 @@ describe('the path a loop takes', () => {
   it('solves a loop of up to 1,024 nodes whose sweeps do not settle in the first order', () => {
     const [n, g, ab, ba] = [512, 1.001e-9, 1e-7, 1e-13];
     const c = 1 - g;
-    const a = (i: number) => `a${String(i).padStart(3, '0')}`;
-    const b = (i: number) => `b${String(i).padStart(3, '0')}`;
-    const steady = solve({
-      nodes: [
-        ...Array.from({ length: n }, (_, i) => ({
-          id: a(i),
-          fanout: true,
-          ...(i === 0 ? { arrival: 1 } : {}),
-        })),
-        ...Array.from({ length: n }, (_, i) => ({ id: b(i), fanout: true })),
-      ],
-      dependencies: [
-        ...Array.from({ length: n }, (_, i) => ({
-          from: a(i),
-          to: a((i + 1) % n),
-          weight: i === 0 ? c - ab : c,
-        })),
-        ...Array.from({ length: n }, (_, i) => ({
-          from: b(i),
-          to: b((i + 1) % n),
-          weight: i === 0 ? c - ba : c,
-        })),
-        { from: a(0), to: b(0), weight: ab },
-        { from: b(0), to: a(0), weight: ba },
-      ],
-    });
+    // Node 0 of each ring calls the next the rest of its c, besides the call to the other ring.
+    const steady = solve(coupledRings(n, (ring, i) => (i === 0 ? c - (ring === 'a' ? ab : ba) : c), ab, ba));
     expect(steady.unbounded).toEqual([]);
     const q = (c - ab) * c ** (n - 1);
     const r = (c - ba) * c ** (n - 1);
@@ -253,24 +264,7 @@ describe('the path a loop takes', () => {
   // x(a000) = 1 / (1 − p − 0.01·0.01 / (1 − p)) and x(b000) = 0.01·x(a000) / (1 − p).
   it('sweeps a loop over 1,024 nodes whose first order runs against it in the other order', () => {
     const n = 600;
-    const a = (i: number) => `a${String(i).padStart(3, '0')}`;
-    const b = (i: number) => `b${String(i).padStart(3, '0')}`;
-    const steady = solve({
-      nodes: [
-        ...Array.from({ length: n }, (_, i) => ({
-          id: a(i),
-          fanout: true,
-          ...(i === 0 ? { arrival: 1 } : {}),
-        })),
-        ...Array.from({ length: n }, (_, i) => ({ id: b(i), fanout: true })),
-      ],
-      dependencies: [
-        ...Array.from({ length: n }, (_, i) => ({ from: a(i), to: a((i + 1) % n), weight: 0.999 })),
-        ...Array.from({ length: n }, (_, i) => ({ from: b(i), to: b((i + 1) % n), weight: 0.999 })),
-        { from: a(0), to: b(0), weight: 0.01 },
-        { from: b(0), to: a(0), weight: 0.01 },
-      ],
-    });
+    const steady = solve(coupledRings(n, () => 0.999, 0.01, 0.01));
     expect(steady.unbounded).toEqual([]);
     expect(steady.sweeps).toBeGreaterThan(500);
     expect(steady.sweeps).toBeLessThan(600);
