@@ -1,6 +1,16 @@
 import { compareIds } from './compare-ids';
-import { ARRIVAL_GIVEN, type CompiledStructure, EXIT_GIVEN, FANOUT_GIVEN, FANOUT_ON } from './compile';
+import {
+  ARRIVAL_GIVEN,
+  type CompiledStructure,
+  EXIT_GIVEN,
+  FANOUT_GIVEN,
+  FANOUT_ON,
+  SERVERS_GIVEN,
+  SERVICE_TIME_GIVEN,
+  SLO_GIVEN,
+} from './compile';
 import { assertFinite, assertFiniteNumber } from './finite';
+import { nodeLatency } from './open/node-latency';
 import { findOrigin } from './origin';
 import type { PressureBuffers } from './pressure';
 import type { ReachWorkspace } from './reach';
@@ -76,8 +86,15 @@ const OPEN_NODE_FIELDS_OWNED = new Set([
   'exit',
   'fanout',
   'exited',
+  'serviceTime',
+  'servers',
+  'slo',
   'throughput',
   'utilization',
+  'responseTime',
+  'waiting',
+  'inFlight',
+  'p99',
   'lost',
 ]);
 const DEPENDENCY_FIELDS_OWNED = new Set([
@@ -193,6 +210,9 @@ export function openNode(
   if ((bits & ARRIVAL_GIVEN) !== 0) node.arrival = arrival[v];
   if ((bits & EXIT_GIVEN) !== 0) node.exit = exit[v];
   if ((bits & FANOUT_GIVEN) !== 0) node.fanout = (bits & FANOUT_ON) !== 0;
+  if ((bits & SERVICE_TIME_GIVEN) !== 0) node.serviceTime = structure.latency.serviceTime[v];
+  if ((bits & SERVERS_GIVEN) !== 0) node.servers = structure.latency.servers[v];
+  if ((bits & SLO_GIVEN) !== 0) node.slo = structure.latency.slo[v];
   if (carryExtras && structure.nodeHasExtra[v] === 1) {
     copyExtras(structure.nodes[v] as NodeInput, node, OPEN_NODE_FIELDS_OWNED);
   }
@@ -208,6 +228,13 @@ export function openNode(
       node.throughput = x;
       const utilization = steady.utilization[v]!;
       if (!Number.isNaN(utilization)) node.utilization = utilization;
+      const latency = nodeLatency(structure, v, x);
+      if (latency !== undefined) {
+        node.responseTime = latency.responseTime;
+        node.waiting = latency.waiting;
+        node.inFlight = latency.inFlight;
+        node.p99 = latency.p99;
+      }
       if (structure.down.length > 0 && structure.down[v] === 1) node.lost = steady.steady.lost[v];
     }
   }

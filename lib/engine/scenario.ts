@@ -341,13 +341,20 @@ function openFieldsFor(base: CompiledStructure, setsArrival: boolean, anyDown: b
   const { nodeCount } = base;
   if (!base.open) {
     if (!setsArrival) {
-      return { arrival: base.arrival, exit: base.exit, fields: base.openFields, hasFanout: false };
+      return {
+        arrival: base.arrival,
+        exit: base.exit,
+        fields: base.openFields,
+        hasFanout: false,
+        latency: base.latency,
+      };
     }
     return {
       arrival: new Float64Array(nodeCount),
       exit: new Float64Array(nodeCount),
       fields: new Uint8Array(nodeCount),
       hasFanout: false,
+      latency: base.latency,
     };
   }
   return {
@@ -355,6 +362,7 @@ function openFieldsFor(base: CompiledStructure, setsArrival: boolean, anyDown: b
     exit: anyDown ? new Float64Array(base.exit) : base.exit,
     fields: new Uint8Array(base.openFields),
     hasFanout: base.hasFanout,
+    latency: base.latency,
   };
 }
 

@@ -9,6 +9,12 @@ export interface NodeInput {
   exit?: number;
   /** What the node processes completes there; each dependency receives `out × weight`. */
   fanout?: boolean;
+  /** Mean time one request occupies one server, in steps (open structures). */
+  serviceTime?: number;
+  /** How many servers serve it (with `serviceTime`: capacity `servers / serviceTime`, M/M/c). */
+  servers?: number;
+  /** A latency target for requests entering here, in steps. */
+  slo?: number;
   [extra: string]: unknown;
 }
 
@@ -46,6 +52,14 @@ export interface NodeState {
   throughput?: number;
   /** `throughput / capacity`, for a node with a capacity and a way out. */
   utilization?: number;
+  /** `analyze`, a node with a `serviceTime` below saturation: mean time a request spends there. */
+  responseTime?: number;
+  /** The part of `responseTime` spent waiting for a server. */
+  waiting?: number;
+  /** Requests at the node on average: `throughput × responseTime` (Little's law). */
+  inFlight?: number;
+  /** The 99th percentile of the response time. */
+  p99?: number;
   /** `analyze` of an open structure, a down node: the traffic it loses per step (its throughput). */
   lost?: number;
   [extra: string]: unknown;

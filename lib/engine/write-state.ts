@@ -1,4 +1,13 @@
-import { ARRIVAL_GIVEN, type CompiledStructure, EXIT_GIVEN, FANOUT_GIVEN, FANOUT_ON } from './compile';
+import {
+  ARRIVAL_GIVEN,
+  type CompiledStructure,
+  EXIT_GIVEN,
+  FANOUT_GIVEN,
+  FANOUT_ON,
+  SERVERS_GIVEN,
+  SERVICE_TIME_GIVEN,
+  SLO_GIVEN,
+} from './compile';
 import {
   dependencyWithExtras,
   flowOf,
@@ -12,6 +21,7 @@ import {
 } from './describe';
 import { PayloadError, ResultTooLargeError } from './errors';
 import { constantBytes, type JsonWriter, MAX_NUMBER_BYTES, type QuotedIds } from './json-writer';
+import { nodeLatency } from './open/node-latency';
 import type { PressureBuffers } from './pressure';
 import type { SteadyReading } from './steady-reading';
 import { CarriedValue } from './steady-state';
@@ -267,9 +277,16 @@ const ROLE_OPEN = roleBytes('');
 const NODE_THROUGHPUT = constantBytes(',"throughput":');
 const NODE_UTILIZATION = constantBytes(',"utilization":');
 const NODE_LOST = constantBytes(',"lost":');
+const NODE_SERVICE_TIME = constantBytes(',"serviceTime":');
+const NODE_SERVERS = constantBytes(',"servers":');
+const NODE_SLO = constantBytes(',"slo":');
+const NODE_RESPONSE_TIME = constantBytes(',"responseTime":');
+const NODE_WAITING = constantBytes(',"waiting":');
+const NODE_IN_FLIGHT = constantBytes(',"inFlight":');
+const NODE_P99 = constantBytes(',"p99":');
 const DEPENDENCY_THROUGHPUT = constantBytes(',"throughput":');
 /** Room for an open node entry beyond its id: the closed entry's and five more fields. */
-const OPEN_NODE_BYTES = NODE_BYTES + 96 + 6 * MAX_NUMBER_BYTES;
+const OPEN_NODE_BYTES = NODE_BYTES + 200 + 13 * MAX_NUMBER_BYTES;
 
 /** The nodes of an open structure, in `openNode`'s key order. */
 function writeOpenNodes(
@@ -318,6 +335,18 @@ function writeOpenNodes(
     }
     if ((bits & FANOUT_GIVEN) !== 0)
       writer.bytes((bits & FANOUT_ON) !== 0 ? NODE_FANOUT_ON : NODE_FANOUT_OFF);
+    if ((bits & SERVICE_TIME_GIVEN) !== 0) {
+      writer.bytes(NODE_SERVICE_TIME);
+      writer.number(structure.latency.serviceTime[v]!);
+    }
+    if ((bits & SERVERS_GIVEN) !== 0) {
+      writer.bytes(NODE_SERVERS);
+      writer.number(structure.latency.servers[v]!);
+    }
+    if ((bits & SLO_GIVEN) !== 0) {
+      writer.bytes(NODE_SLO);
+      writer.number(structure.latency.slo[v]!);
+    }
     writer.bytes(NODE_INFLOW);
     writer.number(inflow[v]!);
     writer.bytes(NODE_OUTFLOW);
@@ -337,6 +366,17 @@ function writeOpenNodes(
         if (!Number.isNaN(utilization)) {
           writer.bytes(NODE_UTILIZATION);
           writer.number(utilization);
+        }
+        const latency = nodeLatency(structure, v, x);
+        if (latency !== undefined) {
+          writer.bytes(NODE_RESPONSE_TIME);
+          writer.number(latency.responseTime);
+          writer.bytes(NODE_WAITING);
+          writer.number(latency.waiting);
+          writer.bytes(NODE_IN_FLIGHT);
+          writer.number(latency.inFlight);
+          writer.bytes(NODE_P99);
+          writer.number(latency.p99);
         }
         if (down.length > 0 && down[v] === 1) {
           writer.bytes(NODE_LOST);
