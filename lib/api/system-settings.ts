@@ -30,7 +30,9 @@ export function applySettings<S extends { nodes: readonly unknown[]; dependencie
   const nodes = structure.nodes.map((value) => {
     const node = value as NodeLike;
     const own = typeof node.id === 'string' && Object.hasOwn(perNode, node.id) ? perNode[node.id] : undefined;
-    const fallback = node.external === true ? undefined : settings.defaultCapacity;
+    // A node with servers has its own capacity, servers / serviceTime: the default is not for it.
+    const fallback =
+      node.external === true || node.servers !== undefined ? undefined : settings.defaultCapacity;
     const capacity = own?.capacity ?? node.capacity ?? fallback;
     const arrival = own?.arrival ?? node.arrival;
     if (capacity === node.capacity && arrival === node.arrival) return node;
