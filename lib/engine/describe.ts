@@ -10,6 +10,7 @@ import {
   SLO_GIVEN,
 } from './compile';
 import { assertFinite, assertFiniteNumber } from './finite';
+import type { LatencyReading } from './open/latency-reading';
 import { nodeLatency } from './open/node-latency';
 import { findOrigin } from './origin';
 import type { PressureBuffers } from './pressure';
@@ -37,6 +38,8 @@ export interface DescribeOptions {
   leadingEvents: readonly EngineEvent[];
   /** `analyze` of an open structure: its steady state, read (throughput, utilization, headroom). */
   steady?: SteadyReading | undefined;
+  /** `analyze` of an open structure where some node has a `serviceTime`: its latencies. */
+  latency?: LatencyReading | undefined;
 }
 
 /**
@@ -95,6 +98,8 @@ const OPEN_NODE_FIELDS_OWNED = new Set([
   'waiting',
   'inFlight',
   'p99',
+  'latency',
+  'latencyLimit',
   'lost',
 ]);
 const DEPENDENCY_FIELDS_OWNED = new Set([
@@ -201,6 +206,7 @@ export function openNode(
   measured: PressureBuffers,
   steady: SteadyReading | undefined,
   carryExtras: boolean,
+  latencies?: LatencyReading,
 ): NodeState {
   const { ids, capacity, arrival, exit, openFields } = structure;
   const bits = openFields[v]!;
@@ -235,6 +241,11 @@ export function openNode(
         node.inFlight = latency.inFlight;
         node.p99 = latency.p99;
       }
+      if (latencies !== undefined && structure.arrival[v]! > 0) {
+        const limit = latencies.limitedBy[v]!;
+        if (limit < 0) node.latency = latencies.latency[v];
+        else node.latencyLimit = { node: structure.ids[limit], reason: latencies.reasonOf(limit) };
+      }
       if (structure.down.length > 0 && structure.down[v] === 1) node.lost = steady.steady.lost[v];
     }
   }
@@ -251,7 +262,7 @@ function buildNodes(
   if (structure.open) {
     const nodes = new Array<NodeState>(structure.nodeCount);
     for (let v = 0; v < structure.nodeCount; v++) {
-      nodes[v] = openNode(structure, v, state, measured, options.steady, carryExtras);
+      nodes[v] = openNode(structure, v, state, measured, options.steady, carryExtras, options.latency);
     }
     return nodes;
   }

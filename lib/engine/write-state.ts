@@ -21,6 +21,7 @@ import {
 } from './describe';
 import { PayloadError, ResultTooLargeError } from './errors';
 import { constantBytes, type JsonWriter, MAX_NUMBER_BYTES, type QuotedIds } from './json-writer';
+import type { LatencyReading } from './open/latency-reading';
 import { nodeLatency } from './open/node-latency';
 import type { PressureBuffers } from './pressure';
 import type { SteadyReading } from './steady-reading';
@@ -103,7 +104,16 @@ export function writeState(
     writer.bytes(RESULT_OPEN);
   }
   if (structure.open)
-    writeOpenNodes(writer, ids, structure, state, measured, options.steady, options.carryExtras);
+    writeOpenNodes(
+      writer,
+      ids,
+      structure,
+      state,
+      measured,
+      options.steady,
+      options.carryExtras,
+      options.latency,
+    );
   else writeNodes(writer, ids, structure, state, measured, options.carryExtras);
   writer.reserve(DEPENDENCIES_OPEN.length);
   writer.bytes(DEPENDENCIES_OPEN);
@@ -297,6 +307,7 @@ function writeOpenNodes(
   measured: PressureBuffers,
   steady: SteadyReading | undefined,
   carryExtras: boolean,
+  latencies: LatencyReading | undefined,
 ): void {
   const { nodeCount, capacity, nodeHasExtra, arrival, exit, openFields, down } = structure;
   const { loads } = state;
@@ -309,7 +320,10 @@ function writeOpenNodes(
     if (carryExtras && nodeHasExtra[v] === 1) {
       if (v > 0) writer.text(',');
       writer.text(
-        elementText(() => openNode(structure, v, state, measured, steady, carryExtras), `nodes[${v}]`),
+        elementText(
+          () => openNode(structure, v, state, measured, steady, carryExtras, latencies),
+          `nodes[${v}]`,
+        ),
       );
       continue;
     }
@@ -378,6 +392,7 @@ function writeOpenNodes(
           writer.bytes(NODE_P99);
           writer.number(latency.p99);
         }
+        if (latencies !== undefined && arrival[v]! > 0) writeEntryLatency(writer, structure, latencies, v);
         if (down.length > 0 && down[v] === 1) {
           writer.bytes(NODE_LOST);
           writer.number(steady.steady.lost[v]!);
@@ -386,6 +401,25 @@ function writeOpenNodes(
     }
     writer.buffer[writer.length++] = CLOSE_BRACE;
   }
+}
+
+/** An entry's `latency`, or its `latencyLimit` where its requests get stuck. */
+function writeEntryLatency(
+  writer: JsonWriter,
+  structure: CompiledStructure,
+  latencies: LatencyReading,
+  v: number,
+): void {
+  const limit = latencies.limitedBy[v]!;
+  if (limit < 0) {
+    writeNumberField(writer, ',"latency":', latencies.latency[v]!);
+    return;
+  }
+  writer.text(',"latencyLimit":{"node":');
+  writer.string(structure.ids[limit]!);
+  writer.text(',"reason":');
+  writer.string(latencies.reasonOf(limit));
+  writer.text('}');
 }
 
 function writeDependencies(

@@ -40,14 +40,17 @@ describe('a node with servers', () => {
     expect(node!.inFlight).toBeCloseTo(9 * node!.responseTime!, 12);
     expect(node!.waiting).toBeCloseTo(node!.responseTime! - 0.2, 12);
     expect(node!.p99).toBeGreaterThan(node!.responseTime!);
-    expect(Object.keys(node!).slice(-6)).toEqual([
+    // As an entry it also carries its end-to-end latency: here just its own response time.
+    expect(Object.keys(node!).slice(-7)).toEqual([
       'throughput',
       'utilization',
       'responseTime',
       'waiting',
       'inFlight',
       'p99',
+      'latency',
     ]);
+    expect(node!.latency).toBe(node!.responseTime);
   });
 
   // A capacity beside them must agree with servers / serviceTime.
