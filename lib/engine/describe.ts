@@ -12,6 +12,7 @@ import {
 import { assertFinite, assertFiniteNumber } from './finite';
 import type { LatencyReading } from './open/latency-reading';
 import { nodeLatency } from './open/node-latency';
+import { latencyHeadroom } from './open/slo';
 import { findOrigin } from './origin';
 import type { PressureBuffers } from './pressure';
 import type { ReachWorkspace } from './reach';
@@ -449,6 +450,7 @@ export function describeState(described: StateToDescribe): EngineResult {
     origin: summary.origin,
     trace: summary.trace,
     ...(summary.headroom === undefined ? {} : { headroom: summary.headroom }),
+    ...(summary.latencyHeadroom === undefined ? {} : { latencyHeadroom: summary.latencyHeadroom }),
     ...(summary.bottlenecks === undefined ? {} : { bottlenecks: summary.bottlenecks }),
     ...(summary.lost === undefined ? {} : { lost: summary.lost }),
   };
@@ -457,7 +459,7 @@ export function describeState(described: StateToDescribe): EngineResult {
 /** The parts of a described state that are not one entry per node or dependency. */
 export type StateSummary = Pick<
   EngineResult,
-  'primaryBlockage' | 'events' | 'origin' | 'trace' | 'headroom' | 'bottlenecks' | 'lost'
+  'primaryBlockage' | 'events' | 'origin' | 'trace' | 'headroom' | 'latencyHeadroom' | 'bottlenecks' | 'lost'
 >;
 
 /**
@@ -495,6 +497,9 @@ export function summarizeState(described: StateToDescribe): StateSummary {
   };
   if (steady !== undefined) {
     summary.headroom = steady.headroom;
+    if (options.latency !== undefined) {
+      summary.latencyHeadroom = latencyHeadroom(structure, steady, options.latency);
+    }
     summary.bottlenecks = steady.bottlenecks;
     if (steady.steady.totalLost > 0) summary.lost = steady.steady.totalLost;
   }

@@ -159,6 +159,11 @@ export interface EngineResult {
   trace: string[];
   /** `analyze` of an open structure only. */
   headroom?: Headroom | null;
+  /**
+   * `analyze` of an open structure with latency fields: the traffic scale at which the first
+   * entry misses its `slo`, and that entry; `null` when no entry has an `slo`.
+   */
+  latencyHeadroom?: Headroom | null;
   /** `analyze` of an open structure only: up to 10 nodes, in the order they saturate. */
   bottlenecks?: Bottleneck[];
   /** `analyze` of an open structure, when down nodes lose traffic: the total lost per step. */

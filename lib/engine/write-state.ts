@@ -27,7 +27,7 @@ import type { PressureBuffers } from './pressure';
 import type { SteadyReading } from './steady-reading';
 import { CarriedValue } from './steady-state';
 import type { StateWithStep } from './step';
-import type { EngineEvent, Role } from './types';
+import type { EngineEvent, Headroom, Role } from './types';
 
 const RESULT_OPEN = constantBytes('{"nodes":[');
 const SNAPSHOT_OPEN = constantBytes('{"tick":');
@@ -148,18 +148,8 @@ function writeSummary(writer: JsonWriter, summary: StateSummary): void {
   }
   writer.text(',"trace":');
   writeStrings(writer, summary.trace);
-  const { headroom } = summary;
-  if (headroom !== undefined) {
-    writer.text(',"headroom":');
-    if (headroom === null) {
-      writer.text('null');
-    } else {
-      writeNumberField(writer, '{"scale":', headroom.scale);
-      writer.text(',"node":');
-      writer.string(headroom.node);
-      writer.text('}');
-    }
-  }
+  writeHeadroom(writer, 'headroom', summary.headroom);
+  writeHeadroom(writer, 'latencyHeadroom', summary.latencyHeadroom);
   const { bottlenecks, lost } = summary;
   if (bottlenecks !== undefined) {
     writer.text(',"bottlenecks":[');
@@ -174,6 +164,20 @@ function writeSummary(writer: JsonWriter, summary: StateSummary): void {
     writer.text(']');
   }
   if (lost !== undefined) writeNumberField(writer, ',"lost":', lost);
+  writer.text('}');
+}
+
+/** `,"<key>":{ "scale", "node" }` or `null`; nothing when the summary has no such field. */
+function writeHeadroom(writer: JsonWriter, key: string, headroom: Headroom | null | undefined): void {
+  if (headroom === undefined) return;
+  writer.text(`,"${key}":`);
+  if (headroom === null) {
+    writer.text('null');
+    return;
+  }
+  writeNumberField(writer, '{"scale":', headroom.scale);
+  writer.text(',"node":');
+  writer.string(headroom.node);
   writer.text('}');
 }
 

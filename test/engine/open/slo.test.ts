@@ -1,0 +1,77 @@
+/**
+ * `latencyHeadroom`: how far traffic can grow before the first entry misses its `slo`.
+ */
+import { describe, expect, it } from 'vitest';
+import { analyze, JsonWriter, type Structure, writeAnalyze } from '../../../lib/engine';
+
+function analyzed(structure: Structure) {
+  const result = analyze(structure);
+  const writer = new JsonWriter();
+  writeAnalyze(writer, structure);
+  expect(writer.finish()).toBe(JSON.stringify(result));
+  return result;
+}
+
+describe('latencyHeadroom', () => {
+  // One M/M/1 service: λ = 5 a second, S = 0.1 s, SLO 0.5 s. At scale s the response time is
+  // S / (1 − λ·S·s); it reaches 0.5 where 1 − 0.5 s = 0.2: s = 1.6.
+  it('has the closed form of M/M/1', () => {
+    const result = analyzed({
+      nodes: [{ id: 'api', arrival: 5, serviceTime: 0.1, servers: 1, slo: 0.5, exit: 1 }],
+      dependencies: [],
+    });
+    expect(result.latencyHeadroom!.node).toBe('api');
+    expect(result.latencyHeadroom!.scale).toBeCloseTo(1.6, 8);
+    // It comes right after headroom.
+    expect(Object.keys(result).slice(-3)).toEqual(['headroom', 'latencyHeadroom', 'bottlenecks']);
+  });
+
+  // A front end of 10 ms (2 requests a second, SLO 1 s) calls an M/M/1 API of 0.1 s twice per
+  // request; a batch entry (1 a second, SLO 100 s) calls it once. The API gets 5 a second today,
+  // 5 s at scale s: R = 0.1 / (1 − 0.5 s). The front end: 0.01 + 2 × R = 1 where
+  // 1 − 0.5 s = 0.2 / 0.99. The batch entry only breaks next to the API's saturation (s = 2).
+  it('adds the calls on the way, and the entry that breaks first is named', () => {
+    const result = analyzed({
+      nodes: [
+        { id: 'web', arrival: 2, fanout: true, serviceTime: 0.01, slo: 1 },
+        { id: 'api', serviceTime: 0.1, servers: 1, exit: 1 },
+        { id: 'batch', arrival: 1, fanout: true, serviceTime: 0.01, slo: 100 },
+      ],
+      dependencies: [
+        { from: 'web', to: 'api', weight: 2 },
+        { from: 'batch', to: 'api' },
+      ],
+    });
+    const s = 2 * (1 - 0.2 / 0.99);
+    expect(result.latencyHeadroom!.node).toBe('web');
+    expect(result.latencyHeadroom!.scale).toBeCloseTo(s, 8);
+  });
+
+  // Its service times alone take longer than the SLO: no traffic scale meets it.
+  it('is 0 when the SLO is missed with no traffic', () => {
+    expect(
+      analyzed({
+        nodes: [{ id: 'api', arrival: 1, serviceTime: 0.1, servers: 4, slo: 0.05, exit: 1 }],
+        dependencies: [],
+      }).latencyHeadroom,
+    ).toEqual({ scale: 0, node: 'api' });
+  });
+
+  // Over capacity today: its requests never finish, so no scale meets the SLO.
+  it('is 0 when the entry is stuck today', () => {
+    expect(
+      analyzed({
+        nodes: [{ id: 'api', arrival: 20, serviceTime: 0.1, servers: 1, slo: 5, exit: 1 }],
+        dependencies: [],
+      }).latencyHeadroom,
+    ).toEqual({ scale: 0, node: 'api' });
+  });
+
+  // Service times but no SLO: null.
+  it('is null without an SLO', () => {
+    expect(
+      analyzed({ nodes: [{ id: 'api', arrival: 1, serviceTime: 0.1, exit: 1 }], dependencies: [] })
+        .latencyHeadroom,
+    ).toBeNull();
+  });
+});
