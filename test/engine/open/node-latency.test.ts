@@ -4,7 +4,15 @@
  * reported, on the text path and the object path alike.
  */
 import { describe, expect, it } from 'vitest';
-import { analyze, JsonWriter, PayloadError, type Structure, writeAnalyze } from '../../../lib/engine';
+import {
+  analyze,
+  applyScenario,
+  compileStructure,
+  JsonWriter,
+  PayloadError,
+  type Structure,
+  writeAnalyze,
+} from '../../../lib/engine';
 
 /** `analyze` as the service writes it: the text must be what JSON.stringify makes of the objects. */
 function analyzed(structure: Structure) {
@@ -110,5 +118,46 @@ describe('a node with a service time alone', () => {
   it('opens the structure', () => {
     const result = analyzed({ nodes: [{ id: 'a', load: 1, serviceTime: 1 }], dependencies: [] });
     expect(result).toHaveProperty('headroom');
+  });
+});
+
+describe('a scenario on service times and servers', () => {
+  const API = { nodes: [{ id: 'api', arrival: 9, serviceTime: 0.2, servers: 2, exit: 1 }], dependencies: [] };
+
+  // Two more servers: the M/M/4 example (0.212 s), the same answer as the edited structure sent inline.
+  it('sets servers, and the capacity follows', () => {
+    const base = compileStructure(API);
+    const scenario = analyze(applyScenario(base, { nodes: { api: { servers: 4 } } }));
+    const inline = analyze({ nodes: [{ ...API.nodes[0]!, servers: 4 }], dependencies: [] });
+    expect(JSON.stringify(scenario)).toBe(JSON.stringify(inline));
+    expect(scenario.nodes[0]!.capacity).toBe(20);
+    expect(scenario.nodes[0]!.responseTime).toBeCloseTo(0.212, 3);
+  });
+
+  // Servers on a node without a service time, and a capacity on a node with servers, are refused.
+  it('refuses what would contradict the servers', () => {
+    const scenarioRefusal = (structure: Structure, scenario: unknown) => {
+      try {
+        applyScenario(compileStructure(structure), scenario);
+      } catch (error) {
+        if (error instanceof PayloadError) return error.message;
+        throw error;
+      }
+      throw new Error('accepted');
+    };
+    expect(scenarioRefusal(API, { nodes: { api: { capacity: 30 } } })).toBe(
+      'scenario.nodes.api.capacity: the node\'s capacity is servers / serviceTime; change "servers" or "serviceTime" instead',
+    );
+    expect(
+      scenarioRefusal(
+        { nodes: [{ id: 'db', arrival: 1, exit: 1 }], dependencies: [] },
+        { nodes: { db: { servers: 2 } } },
+      ),
+    ).toBe(
+      'scenario.nodes.db.servers: servers serve requests of some serviceTime; give "serviceTime" too, or drop "servers"',
+    );
+    expect(scenarioRefusal(API, { nodes: { api: { servers: 0.5 } } })).toBe(
+      'scenario.nodes.api.servers: must be a whole number from 1 to 10000, got 0.5',
+    );
   });
 });
