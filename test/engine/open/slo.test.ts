@@ -22,6 +22,14 @@ describe('latencyHeadroom', () => {
     });
     expect(result.latencyHeadroom!.node).toBe('api');
     expect(result.latencyHeadroom!.scale).toBeCloseTo(1.6, 8);
+    // docs/engine.md's worked example: ρ 0.5, R = 0.1 / 0.5, half of it waiting, one in flight,
+    // p99 = ln(100) / (μ − λ) = ln(100) / 5.
+    const [api] = result.nodes;
+    expect(api!.utilization).toBe(0.5);
+    expect(api!.responseTime).toBeCloseTo(0.2, 14);
+    expect(api!.waiting).toBeCloseTo(0.1, 14);
+    expect(api!.inFlight).toBeCloseTo(1, 14);
+    expect(api!.p99).toBeCloseTo(Math.log(100) / 5, 10);
     // It comes right after headroom.
     expect(Object.keys(result).slice(-3)).toEqual(['headroom', 'latencyHeadroom', 'bottlenecks']);
   });
@@ -43,6 +51,7 @@ describe('latencyHeadroom', () => {
       ],
     });
     const s = 2 * (1 - 0.2 / 0.99);
+    expect(result.nodes[0]!.latency).toBeCloseTo(0.41, 14);
     expect(result.latencyHeadroom!.node).toBe('web');
     expect(result.latencyHeadroom!.scale).toBeCloseTo(s, 8);
   });
