@@ -129,6 +129,34 @@ export const NodeSchema = named(
             'true: what the node processes completes there, and each outgoing dependency receives ' +
             '`outflow × weight` (calls per unit processed) instead of a share.',
         }),
+      serviceTime: z
+        .number()
+        .positive()
+        .optional()
+        .meta({
+          description:
+            'Finite number > 0: mean time one request occupies one server, in the unit of the step. ' +
+            '`analyze` then gives the node its response time (docs/engine.md, Latency). An open field.',
+        }),
+      servers: z
+        .int()
+        .min(1)
+        .max(10_000)
+        .optional()
+        .meta({
+          description:
+            'With `serviceTime`: how many servers serve the node. Its capacity is `servers / serviceTime` ' +
+            '(a `capacity` beside them must agree) and it queues as M/M/c.',
+        }),
+      slo: z
+        .number()
+        .positive()
+        .optional()
+        .meta({
+          description:
+            'Finite number > 0: a latency target for requests entering the node, in the unit of the step; ' +
+            '`analyze` gives `latencyHeadroom` against it.',
+        }),
     })
     .refine((node) => !(node.fanout === true && node.exit !== undefined), {
       message: 'a fan-out node completes what it processes, so it takes no exit',
@@ -190,6 +218,17 @@ const NodeChangeSchema = z
           'The node is down: no way out while down. It keeps what it receives; its outgoing dependencies ' +
           'carry 0 (and are still listed), its exit and fan-out do nothing (it is described without them).',
       }),
+    serviceTime: z
+      .number()
+      .positive()
+      .optional()
+      .meta({ description: 'Finite number > 0: the service time to set.' }),
+    servers: z
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .meta({ description: 'The servers to set (the node needs a service time); its capacity follows.' }),
   })
   .meta({ description: 'What changes on one node: at least one field.', examples: [{ capacity: 2 }] });
 
@@ -391,6 +430,23 @@ const NodeStateSchema = named(
       utilization: finite(
         '`throughput / capacity`, for a node with a capacity and a way out; above 1: over capacity.',
       ).optional(),
+      responseTime: finite(
+        '`analyze`, a node with a `serviceTime` below saturation: mean time a request spends there (M/M/c).',
+      ).optional(),
+      waiting: finite('The part of `responseTime` spent waiting for a server.').optional(),
+      inFlight: finite('Requests at the node on average: `throughput × responseTime`.').optional(),
+      p99: finite('The 99th percentile of the response time.').optional(),
+      latency: finite(
+        '`analyze`, an entry (a node with `arrival`) of a structure with service times: the expected time ' +
+          'a request arriving there spends in the system.',
+      ).optional(),
+      latencyLimit: z
+        .object({
+          node: z.string(),
+          reason: z.enum(['saturated', 'unbounded', 'down']),
+        })
+        .optional()
+        .meta({ description: 'In place of `latency` where the requests reach a node that never answers.' }),
       lost: finite(
         '`analyze` of an open structure, a node that is down (scenario): the traffic it loses per step ' +
           '(its throughput).',
@@ -549,6 +605,14 @@ const EngineResultSchema = named(
           description:
             'Open structures only: null when nothing arrives, no reached node has a capacity, or some ' +
             'node is unbounded; `{ scale: 0, node }` while a down node loses traffic.',
+        }),
+      latencyHeadroom: HeadroomSchema.nullable()
+        .optional()
+        .meta({
+          description:
+            'Open structures with latency fields: the largest traffic scale at which every entry with an ' +
+            '`slo` still meets it, and the entry that breaks first; `scale: 0` when one misses it even ' +
+            'without traffic or is stuck today; null when no entry has an `slo`.',
         }),
       bottlenecks: z.array(BottleneckSchema).optional().meta({
         description: 'Open structures only: up to 10 nodes that are up, in the order they saturate.',
