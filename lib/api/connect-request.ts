@@ -57,6 +57,7 @@ function formatField() {
 
 const CAPACITY_RULE = rule('must be a finite number > 0');
 const ARRIVAL_RULE = rule('must be a finite number >= 0');
+const SERVERS_RULE = rule('must be a whole number from 1 to 10000');
 /**
  * Most node entries one system's settings hold: they live in the system's head item, beside a
  * structure of up to 300,000 compressed bytes, and an item holds 400 KB at most.
@@ -96,8 +97,21 @@ export const SettingsSchema = named(
                       z.describe('Value entering the node from outside per step.'),
                     ),
                   ),
+                  serviceTime: capacity('Mean time one request occupies one server, in steps.'),
+                  servers: z.optional(
+                    z.number(SERVERS_RULE).check(
+                      z.refine(
+                        (value) => Number.isInteger(value) && value >= 1 && value <= 10_000,
+                        SERVERS_RULE,
+                      ),
+                      z.describe(
+                        'How many servers serve the node (with a service time): capacity servers / serviceTime.',
+                      ),
+                    ),
+                  ),
+                  slo: capacity('A latency target for requests entering the node, in steps.'),
                 },
-                rule('must be an object { capacity?, arrival? }'),
+                rule('must be an object { capacity?, arrival?, serviceTime?, servers?, slo? }'),
               ),
               rule('must be an object keyed by node id'),
             )
