@@ -695,6 +695,12 @@ const ChangesSchema = named(
         z.number(),
         '`analyze` when either structure is open: the traffic lost per step by down nodes (0 when none).',
       ).optional(),
+      responseTime: z.array(ChangeSchema).optional().meta({
+        description: 'With latency fields on either side: the 20 largest response time changes, either way.',
+      }),
+      latency: z.array(ChangeSchema).optional().meta({
+        description: "With latency fields on either side: the 20 largest changes of an entry's latency.",
+      }),
       primaryBlockage: beforeAfter(
         z.string().nullable(),
         'The primary blockage in the baseline and under the scenario.',
@@ -704,6 +710,10 @@ const ChangesSchema = named(
       headroom: beforeAfter(
         HeadroomSchema.nullable(),
         '`analyze` when either structure is open: the headroom, before and after.',
+      ).optional(),
+      latencyHeadroom: beforeAfter(
+        HeadroomSchema.nullable(),
+        'With latency fields on either side: the latency headroom, before and after.',
       ).optional(),
     })
     .meta({ description: 'What the scenario changed, against the baseline (docs/engine.md, "What if").' }),
