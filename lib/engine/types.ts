@@ -60,6 +60,10 @@ export interface NodeState {
   inFlight?: number;
   /** The 99th percentile of the response time. */
   p99?: number;
+  /** `analyze`, an entry of a structure with latency fields: a request's expected time in the system. */
+  latency?: number;
+  /** In place of `latency`: the node its requests get stuck at, and why. */
+  latencyLimit?: { node: string; reason: 'saturated' | 'unbounded' | 'down' };
   /** `analyze` of an open structure, a down node: the traffic it loses per step (its throughput). */
   lost?: number;
   [extra: string]: unknown;

@@ -86,3 +86,28 @@ describe('latency of an entry', () => {
     }
   });
 });
+
+describe('a Jackson network with feedback', () => {
+  // A → B, and B sends ¾ of what it serves back to A, ¼ out: a request visits each station
+  // 1 / (1 − ¾) = 4 times, so both see 4 × 1 = 4 requests a second, and its latency is
+  // 4·R(A) + 4·R(B) with each an M/M/1 at 4 a second: R(A) = 0.1 / (1 − 0.4), R(B) = 0.05 / (1 − 0.2).
+  it('counts every visit', () => {
+    const [a, b] = analyzed({
+      nodes: [
+        { id: 'A', arrival: 1, serviceTime: 0.1, servers: 1 },
+        { id: 'B', serviceTime: 0.05, servers: 1, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'B', to: 'A', weight: 3 },
+      ],
+    }).nodes;
+    expect(a!.throughput).toBeCloseTo(4, 12);
+    expect(b!.throughput).toBeCloseTo(4, 12);
+    const rA = 0.1 / (1 - 0.4);
+    const rB = 0.05 / (1 - 0.2);
+    expect(a!.responseTime).toBeCloseTo(rA, 12);
+    expect(b!.responseTime).toBeCloseTo(rB, 12);
+    expect(a!.latency).toBeCloseTo(4 * rA + 4 * rB, 12);
+  });
+});
