@@ -26,6 +26,19 @@ export type StepUnit =
   /** The engine's own format: the step is whatever the document's numbers mean. */
   | 'as-sent';
 
+/**
+ * A latency the source document measured (`observedLatency` on a node or a dependency): what
+ * requests took there, waiting and downstream calls included, as the source summarised it. It
+ * is shown beside the engine's prediction (`responseTime`, `latency`) and never read as a
+ * `serviceTime`, the time one request occupies one server, which it is not.
+ */
+export interface ObservedLatency {
+  value: number;
+  /** Which summary of the times: their mean, or a percentile (`p95`: 95% took no longer). */
+  statistic: 'mean' | 'p50' | 'p95' | 'p99';
+  unit: 'second' | 'millisecond';
+}
+
 export interface MappedGraph {
   nodes: NodeInput[];
   dependencies: DependencyInput[];
