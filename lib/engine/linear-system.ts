@@ -10,6 +10,7 @@ export function solveLinearSystem(a: Float64Array, b: Float64Array, n: number): 
   for (let col = 0; col < n; col++) {
     let pivot = col;
     let best = Math.abs(a[col * n + col]!);
+    // Stryker disable next-line EqualityOperator: see above (a row one past the end reads NaN, which is never larger; the `>=` twin is killed)
     for (let row = col + 1; row < n; row++) {
       const size = Math.abs(a[row * n + col]!);
       if (size > best) {
@@ -72,6 +73,7 @@ export function factorMMatrix(a: Float64Array, n: number): boolean {
   for (let col = 0; col < n; col++) {
     const diagonal = a[col * n + col]!;
     if (!(diagonal > 0 && diagonal < Number.POSITIVE_INFINITY)) return false;
+    // Stryker disable next-line EqualityOperator: one past the end: a row past the last reads undefined and writes past the array's end, which is dropped (the `>=` twin is killed)
     for (let row = col + 1; row < n; row++) {
       const factor = a[row * n + col]! / diagonal;
       a[row * n + col] = factor;
@@ -84,9 +86,12 @@ export function factorMMatrix(a: Float64Array, n: number): boolean {
 
 /** Solves `a · x = b` with the factors of `factorMMatrix`; `b` receives `x`. False when `x` is not finite. */
 export function solveFactored(a: Float64Array, b: Float64Array, n: number): boolean {
+  // Stryker disable next-line EqualityOperator: one past the end: b[n] is undefined, not 0, and no row follows it (the `>=` twin is killed)
   for (let col = 0; col < n; col++) {
     const value = b[col]!;
+    // Stryker disable next-line ConditionalExpression: same answer, other work: subtracting a multiplier times 0 changes nothing (at most a −0 becomes +0), and the multipliers of a matrix factorMMatrix accepted are finite (an infinite one makes a later pivot NaN or −Infinity, which it refuses; the `true` twin, no elimination, is killed)
     if (value === 0) continue;
+    // Stryker disable next-line EqualityOperator: one past the end: row n reads undefined and writes past b's end, which is dropped (the `>=` twin is killed)
     for (let row = col + 1; row < n; row++) b[row]! -= a[row * n + col]! * value;
   }
   return substituteBackwards(a, b, n);

@@ -40,12 +40,14 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
   let mostLost = -1;
   let mostUtilized = -1;
   const ranked: { v: number; scale: number }[] = [];
+  // Stryker disable next-line EqualityOperator: one past the end: node n has no capacity and no way out, so it is skipped (the `>=` twin is killed)
   for (let v = 0; v < nodeCount; v++) {
     const x = throughput[v]!;
     if (x === Number.POSITIVE_INFINITY) {
       saturated[v] = 1;
       continue;
     }
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work: an empty `down` reads undefined, never 1 (the twins that drop the check on `down[v]` are killed)
     if (down.length > 0 && down[v] === 1) {
       if (lost[v]! > 0) {
         saturated[v] = 1;
@@ -53,6 +55,7 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
         if (
           mostLost < 0 ||
           lost[v]! > lost[mostLost]! ||
+          // Stryker disable next-line EqualityOperator: ids are unique, so `<` and `<=` agree on them (the `>=` and `!==` twins are killed)
           (lost[v] === lost[mostLost] && ids[v]! < ids[mostLost]!)
         ) {
           mostLost = v;
@@ -70,6 +73,7 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
       if (
         mostUtilized < 0 ||
         u > utilization[mostUtilized]! ||
+        // Stryker disable next-line EqualityOperator: ids are unique, so `<` and `<=` agree on them (the `>=` and `!==` twins are killed)
         (u === utilization[mostUtilized] && ids[v]! < ids[mostUtilized]!)
       ) {
         mostUtilized = v;
@@ -81,6 +85,7 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
   saturatedNodes.sort((a, b) => compareIds(ids[a]!, ids[b]!));
   const events = saturatedNodes.map(
     (v): SaturatedEvent =>
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work: an empty `down` reads undefined, never 1 (the twins that drop the check on `down[v]` are killed)
       down.length > 0 && down[v] === 1
         ? { tick: 0, type: 'saturated', node: ids[v]!, lost: lost[v]! }
         : { tick: 0, type: 'saturated', node: ids[v]!, utilization: utilization[v]! },
@@ -92,6 +97,7 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
     primary = mostLost;
     primaryKind = 'lost';
   } else if (steady.unboundedLoops.length > 0) {
+    // Stryker disable next-line EqualityOperator: ids are unique, so `<` and `<=` agree on them (the `>=` twin is killed)
     primary = steady.unboundedLoops.reduce((best, v) => (ids[v]! < ids[best]! ? v : best));
     primaryKind = 'unbounded';
   } else if (mostUtilized >= 0) {
@@ -118,7 +124,9 @@ function keepLowest(
   scale: number,
 ): void {
   const before = (other: { v: number; scale: number }) =>
+    // Stryker disable next-line EqualityOperator: ids are unique, so `<` and `<=` agree on them (the twins on the scales are killed)
     scale < other.scale || (scale === other.scale && ids[v]! < ids[other.v]!);
+  // Stryker disable next-line ConditionalExpression: same answer, other work: a node not before the last of a full list is inserted last and popped again (the `true` twin is killed)
   if (ranked.length === BOTTLENECKS && !before(ranked[ranked.length - 1]!)) return;
   let at = ranked.length;
   while (at > 0 && before(ranked[at - 1]!)) at--;

@@ -50,8 +50,9 @@ export const NODE_FIELDS: ReadonlySet<string> = new Set([
   'role',
   'throughput',
   'utilization',
+  'lost',
 ]);
-export const DEPENDENCY_FIELDS: ReadonlySet<string> = new Set(['from', 'to', 'weight', 'flow']);
+export const DEPENDENCY_FIELDS: ReadonlySet<string> = new Set(['from', 'to', 'weight', 'flow', 'throughput']);
 
 /** An id as the engine takes it: a non-empty string, or a number as its decimal string. */
 export function idText(value: unknown, path: string): string {

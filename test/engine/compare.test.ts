@@ -47,6 +47,23 @@ describe('a closed structure', () => {
     expect(changes(WORKED_EXAMPLE, HALVE_B)).toEqual(HALVE_B_CHANGES);
   });
 
+  // A passes its 4 on to B; C → D carries nothing. Cutting C → D changes no load and blocks
+  // nothing, but C no longer calls anyone (a source becomes isolated) and nothing calls D (a
+  // sink becomes isolated): both are listed.
+  it('lists a node whose role changed though its blocked flag did not', () => {
+    const structure: Structure = {
+      nodes: [{ id: 'A', load: 4 }, { id: 'B' }, { id: 'C' }, { id: 'D' }],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'C', to: 'D' },
+      ],
+    };
+    expect(changes(structure, { dependencies: [{ from: 'C', to: 'D', cut: true }] }).nodes).toEqual([
+      { id: 'C', before: { blocked: false, role: 'source' }, after: { blocked: false, role: 'isolated' } },
+      { id: 'D', before: { blocked: false, role: 'sink' }, after: { blocked: false, role: 'isolated' } },
+    ]);
+  });
+
   // A timeline compares its last snapshot: tick 1, and B newly blocked.
   it('compares the last snapshot of a timeline', () => {
     const result = changes(WORKED_EXAMPLE, HALVE_B, 1);
@@ -144,6 +161,83 @@ describe('an open structure', () => {
     expect(result.throughput).toEqual([]);
     expect(result.utilization).toEqual([{ id: 'T', before: 0.25, after: 0.5, change: 0.25 }]);
     expect(result.headroom).toEqual({ before: { scale: 4, node: 'T' }, after: null });
+    // S is unbounded, not saturated: its own event says so.
+    expect(result.saturated).toEqual({ newly: [], cleared: [] });
+  });
+
+  // The other way: S retries itself twice per request (unbounded) in the baseline and half a
+  // time in the scenario, where it handles 1 / (1 − 0.5) = 2 a step against a capacity of 4.
+  // S had no number to compare in the baseline, so it is in no list, though it now has a
+  // throughput and a utilization (0.5), and it was unbounded, not saturated: nothing cleared.
+  it('leaves out a node that was unbounded in the baseline', () => {
+    const structure: Structure = {
+      nodes: [
+        { id: 'F', arrival: 1, fanout: true },
+        { id: 'S', fanout: true, capacity: 4 },
+        { id: 'T', capacity: 4, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'F', to: 'S' },
+        { from: 'F', to: 'T' },
+        { from: 'S', to: 'S', weight: 2 },
+      ],
+    };
+    const result = changes(structure, { dependencies: [{ from: 'S', to: 'S', weight: 0.5 }] });
+    expect(result.throughput).toEqual([]);
+    expect(result.utilization).toEqual([]);
+    expect(result.saturated).toEqual({ newly: [], cleared: [] });
+    expect(result.headroom).toEqual({ before: null, after: { scale: 2, node: 'S' } });
+  });
+
+  // F takes 5 a step and calls Z and A once each (capacity 10 both: utilization 0.5). Tripled,
+  // both get 15 (1.5) and saturate; halved from there, both clear. Z is listed before A, but the
+  // lists are in id order, and equal changes (Z and A both +1 in utilization, all three +10 in
+  // throughput) go to the smaller id.
+  it('lists saturation both ways in id order, and equal changes by id', () => {
+    const structure = (arrival: number): Structure => ({
+      nodes: [
+        { id: 'F', arrival, fanout: true },
+        { id: 'Z', capacity: 10, exit: 1 },
+        { id: 'A', capacity: 10, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'F', to: 'Z' },
+        { from: 'F', to: 'A' },
+      ],
+    });
+    const tripled = changes(structure(5), { scale: 3 });
+    expect(tripled.saturated).toEqual({ newly: ['A', 'Z'], cleared: [] });
+    expect(tripled.utilization!.map((row) => [row.id, row.change])).toEqual([
+      ['A', 1],
+      ['Z', 1],
+    ]);
+    expect(tripled.throughput!.map((row) => [row.id, row.change])).toEqual([
+      ['A', 10],
+      ['F', 10],
+      ['Z', 10],
+    ]);
+    expect(changes(structure(15), { scale: 0.5 }).saturated).toEqual({ newly: [], cleared: ['A', 'Z'] });
+  });
+
+  // F takes 1 a step and calls Z twice and A once. Doubled: Z +2, A and F +1 each. Z's larger
+  // change comes first though A is a smaller id; A and F tie and go by id.
+  it('ranks a larger change before a smaller id', () => {
+    const structure: Structure = {
+      nodes: [
+        { id: 'F', arrival: 1, fanout: true },
+        { id: 'Z', exit: 1 },
+        { id: 'A', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'F', to: 'Z', weight: 2 },
+        { from: 'F', to: 'A' },
+      ],
+    };
+    expect(changes(structure, { scale: 2 }).throughput!.map((row) => [row.id, row.change])).toEqual([
+      ['Z', 2],
+      ['A', 1],
+      ['F', 1],
+    ]);
   });
 
   // More than 20 changes: the 20 largest are kept.

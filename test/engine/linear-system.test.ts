@@ -37,6 +37,22 @@ describe('solveLinearSystem', () => {
     ).toEqual({ solved: true, x: [3, 2] });
   });
 
+  // x + y = 3, x + 2y = 0.1: both rows have 1 in the first column, a tie, and the first row stays
+  // the pivot (a swap would gain nothing). Then y = 0.1 − 3 = −2.9 and x = 3 − y = 5.9, one
+  // rounding each: the doubles nearest the exact answer. Swapping in the second row would take
+  // x = 0.1 − 2y, two roundings: 5.8999999999999995.
+  it('keeps the first row as the pivot on a tie', () => {
+    expect(
+      solve(
+        [
+          [1, 1],
+          [1, 2],
+        ],
+        [3, 0.1],
+      ),
+    ).toEqual({ solved: true, x: [5.9, -2.9] });
+  });
+
   // Two equal rows: no unique answer, so it reports failure rather than numbers.
   it('reports a singular system', () => {
     expect(
@@ -140,6 +156,16 @@ describe('factorMMatrix and solveFactored', () => {
     expect(factorAndSolve([[0]], []).factored).toBe(false);
     expect(factorAndSolve([[-1]], []).factored).toBe(false);
     expect(factorAndSolve([[Number.POSITIVE_INFINITY]], []).factored).toBe(false);
+  });
+
+  // Rows x0 − 1e308·x2, −2·x0 + x1 and x2: every pivot is 1 (the entries off the diagonal, x2 into
+  // row 0 and x0 into row 1, make no loop: a nonsingular M-matrix). Eliminating x0 from row 1 puts
+  // −2e308 beside x2 there, past the largest double: −Infinity. Row 2 has nothing in columns 0
+  // and 1 and is left as it is; its pivot stays 1 (0 × −Infinity would make it NaN).
+  it('leaves a row with nothing to eliminate as it is', () => {
+    const a = Float64Array.from([1, 0, -1e308, -2, 1, 0, 0, 0, 1]);
+    expect(factorMMatrix(a, 3)).toBe(true);
+    expect(Array.from(a)).toEqual([1, 0, -1e308, -2, 1, Number.NEGATIVE_INFINITY, 0, 0, 1]);
   });
 
   // The answer is checked: a right-hand side past the largest double gives a non-finite x.

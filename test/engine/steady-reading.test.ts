@@ -5,10 +5,38 @@
  */
 import { describe, expect, it } from 'vitest';
 import { analyze, applyScenario, compileStructure, type Structure } from '../../lib/engine';
+import { readSteadyState } from '../../lib/engine/steady-reading';
+import { solveSteadyState } from '../../lib/engine/steady-state';
 import { CLOSED_ANALYZE_KEYS, FRONT_END_FAN } from '../helpers/engine-examples';
 
 const withScenario = (structure: Structure, scenario: unknown) =>
   analyze(applyScenario(compileStructure(structure), scenario));
+
+/** Why the steady state names its primary blockage (`readSteadyState`'s `primaryKind`). */
+function primaryKind(structure: Structure, scenario?: unknown) {
+  const base = compileStructure(structure);
+  const compiled = scenario === undefined ? base : applyScenario(base, scenario);
+  return readSteadyState(compiled, solveSteadyState(compiled)).primaryKind;
+}
+
+/**
+ * Services without dependencies, in the order given: each takes `arrival` a step and completes
+ * it (exit 1), so its throughput is its arrival; `capacity` when given.
+ */
+function services(list: [id: string, arrival: number, capacity?: number][]): Structure {
+  return {
+    nodes: list.map(([id, arrival, capacity]) => ({
+      id,
+      arrival,
+      exit: 1,
+      ...(capacity === undefined ? {} : { capacity }),
+    })),
+    dependencies: [],
+  };
+}
+
+/** The scenario that takes `ids` down. */
+const down = (...ids: string[]) => ({ nodes: Object.fromEntries(ids.map((id) => [id, { down: true }])) });
 
 describe('the steady state leads', () => {
   // At tick 0 only B has a backlog (it holds 10 against 8), but in the steady state E is the
@@ -78,6 +106,40 @@ describe('the steady state leads', () => {
     expect(result.headroom).toEqual({ scale: 1, node: 'B' });
   });
 
+  // Q takes 20 a step against a capacity of 10 (utilization 2), P 10 against 8 (1.25). Q, listed
+  // first, is the worst and leads; P, a smaller id, does not take it. Events in id order: P, Q.
+  it('names the most utilized node wherever it is listed', () => {
+    const structure = services([
+      ['Q', 20, 10],
+      ['P', 10, 8],
+    ]);
+    const result = analyze(structure);
+    expect(result.primaryBlockage).toBe('Q');
+    expect(result.events.filter((e) => e.type === 'saturated')).toEqual([
+      { tick: 0, type: 'saturated', node: 'P', utilization: 1.25 },
+      { tick: 0, type: 'saturated', node: 'Q', utilization: 2 },
+    ]);
+    expect(primaryKind(structure)).toBe('saturated');
+  });
+
+  // A and B each take 10 a step against a capacity of 5: utilization 2 both. The tie goes to
+  // the smaller id, A, listed first or last.
+  it('breaks a tie of utilization by id', () => {
+    for (const order of [
+      ['A', 'B'],
+      ['B', 'A'],
+    ]) {
+      const result = analyze(services(order.map((id) => [id, 10, 5])));
+      expect(result.primaryBlockage).toBe('A');
+      expect(result.events.filter((e) => e.type === 'saturated').map((e) => e.node)).toEqual(['A', 'B']);
+    }
+  });
+
+  // Nothing over capacity (B at 0.5): the steady state names no blockage.
+  it('names no blockage when nothing saturates', () => {
+    expect(primaryKind(services([['B', 4, 8]]))).toBeUndefined();
+  });
+
   // Closed structures and snapshots keep their rules: no new keys, no saturated events.
   it('leaves closed structures alone', () => {
     const closed = analyze({
@@ -124,6 +186,36 @@ describe('down loses traffic', () => {
     expect(result.bottlenecks).toEqual([]);
   });
 
+  // Q and P down, losing their arrivals: Q 20, P 10. Q, listed first, loses most and leads;
+  // P, a smaller id, does not take it. 30 lost in all; events in id order: P, Q.
+  it('puts the node losing most first wherever it is listed', () => {
+    const structure = services([
+      ['Q', 20],
+      ['P', 10],
+    ]);
+    const result = withScenario(structure, down('Q', 'P'));
+    expect(result.primaryBlockage).toBe('Q');
+    expect(result.headroom).toEqual({ scale: 0, node: 'Q' });
+    expect(result.lost).toBe(30);
+    expect(result.events.filter((e) => e.type === 'saturated')).toEqual([
+      { tick: 0, type: 'saturated', node: 'P', lost: 10 },
+      { tick: 0, type: 'saturated', node: 'Q', lost: 20 },
+    ]);
+    expect(primaryKind(structure, down('Q', 'P'))).toBe('lost');
+  });
+
+  // A and B down, losing 10 a step each: the tie goes to the smaller id, A, listed first or last.
+  it('breaks a tie of losses by id', () => {
+    for (const order of [
+      ['A', 'B'],
+      ['B', 'A'],
+    ]) {
+      const result = withScenario(services(order.map((id) => [id, 10])), down('A', 'B'));
+      expect(result.primaryBlockage).toBe('A');
+      expect(result.headroom).toEqual({ scale: 0, node: 'A' });
+    }
+  });
+
   // A down node nothing reaches loses nothing: no `lost` on the result, no event.
   it('says nothing of a down node without traffic', () => {
     const result = withScenario(
@@ -161,5 +253,20 @@ describe('an unbounded loop leads', () => {
     expect(result.events.map((e) => e.type)).toEqual(['cycle', 'unbounded', 'saturated', 'blocked']);
     expect(result.nodes.map((n) => n.blocked)).toEqual([false, true, true, true]);
     expect(result.bottlenecks).toEqual([{ node: 'B', scale: 0.5, utilization: 2 }]);
+  });
+
+  // A routing loop M → A → Z → M that nothing leaves, fed at M: all three keep what they get.
+  // The loop's smallest id, A, is the primary blockage, though listed neither first nor last.
+  it('is named by its smallest id', () => {
+    const structure: Structure = {
+      nodes: [{ id: 'M', arrival: 1 }, { id: 'A' }, { id: 'Z' }],
+      dependencies: [
+        { from: 'M', to: 'A' },
+        { from: 'A', to: 'Z' },
+        { from: 'Z', to: 'M' },
+      ],
+    };
+    expect(analyze(structure).primaryBlockage).toBe('A');
+    expect(primaryKind(structure)).toBe('unbounded');
   });
 });

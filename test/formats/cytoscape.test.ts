@@ -1099,6 +1099,25 @@ describe('properties', () => {
 // Kiali's own bookinfo graph (the versioned-app fixture), each service given a capacity 1.5 times
 // its steady throughput: under `scale: 2` every one of them goes over capacity. The comparison
 // must say so (they are newly blocked and newly saturated), not report that nothing changed.
+// The steady state reproduces what Kiali observed: every edge's steady throughput is its own
+// request rate (80 a second on productpage → details), so a planner can set the engine's edge
+// numbers beside Kiali's.
+describe("the steady state of Kiali's graph", () => {
+  it.each(KIALI)('gives each edge of %s its observed rate', (file) => {
+    const mapped = cytoscape.toStructure(fixture('cytoscape', file));
+    const result = analyze(mapped);
+    let compared = 0;
+    for (const dependency of result.dependencies) {
+      const rates = dependency.rates as Record<string, string> | undefined;
+      const observed = Number(rates?.http ?? rates?.grpc);
+      if (!Number.isFinite(observed) || dependency.throughput === undefined) continue;
+      expect(dependency.throughput).toBeCloseTo(observed, 9);
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(0);
+  });
+});
+
 describe("a what-if on Kiali's graph", () => {
   it('lists the nodes that saturate when traffic doubles', () => {
     const mapped = cytoscape.toStructure(fixture('cytoscape', 'kiali-graph-versioned-app.json'));

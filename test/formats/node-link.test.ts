@@ -610,3 +610,19 @@ describe('properties', () => {
     );
   });
 });
+
+// The steady state's own fields (a node's `lost`, a dependency's `throughput`) are the engine's
+// too: a document's fields of those names are kept under another name, not dropped from the answer.
+describe('the steady state fields', () => {
+  it('renames lost and throughput', () => {
+    const mapped = nodeLink.toStructure({
+      nodes: [{ id: 'a', lost: 3 }, { id: 'b' }],
+      links: [{ source: 'a', target: 'b', throughput: 12 }],
+    });
+    expect(mapped.nodes[0]).toEqual({ id: 'a', original_lost: 3 });
+    expect(mapped.dependencies).toEqual([{ from: 'a', to: 'b', original_throughput: 12 }]);
+    expect(mapped.warnings).toContain(
+      '1 node has a field "lost", a name the engine owns; it is kept as "original_lost"',
+    );
+  });
+});
