@@ -8,6 +8,7 @@ import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
 import { roleOf, type StateSummary, type StateToDescribe } from './describe';
 import { nodeLatency } from './open/node-latency';
+import { keepRanked } from './ranked';
 import type { Headroom, Origin, Role } from './types';
 
 /** How many pressure increases, and utilization and throughput changes, `changes` lists, largest first. */
@@ -46,18 +47,15 @@ export function digestState(described: StateToDescribe, summary: StateSummary): 
   const { steady } = options;
   let digest: SteadyDigest | undefined;
   if (steady !== undefined) {
-    // Saturated, not unbounded: an unbounded node has its own event.
+    // An unbounded node has its own event, and no utilization or throughput to compare:
+    // it is not counted saturated, and Infinity leaves it out of the lists.
     const saturated = new Uint8Array(structure.nodeCount);
-    const { throughput } = steady.steady;
-    // Stryker disable next-line EqualityOperator: one past the end: node n reads undefined, never 1, and the write past the end is dropped (the `>=` twin is killed)
-    for (let v = 0; v < structure.nodeCount; v++) {
-      if (steady.saturated[v] === 1 && throughput[v] !== Number.POSITIVE_INFINITY) saturated[v] = 1;
-    }
-    // An unbounded node has no utilization or throughput to compare: Infinity leaves it out.
     const utilization = new Float64Array(steady.utilization);
-    // Stryker disable next-line EqualityOperator: one past the end: node n reads undefined, not Infinity (the `>=` twin is killed)
+    const { throughput } = steady.steady;
+    // Stryker disable next-line EqualityOperator: one past the end: node n reads undefined, never 1 nor Infinity, and the writes past the end are dropped (the `>=` twin is killed)
     for (let v = 0; v < structure.nodeCount; v++) {
       if (throughput[v] === Number.POSITIVE_INFINITY) utilization[v] = Number.POSITIVE_INFINITY;
+      else if (steady.saturated[v] === 1) saturated[v] = 1;
     }
     digest = {
       utilization,
@@ -260,19 +258,21 @@ function largestChanges(
   after: Float64Array,
   increasesOnly: boolean,
 ): Change[] {
-  const top: { v: number; change: number }[] = [];
+  const top: Ranked[] = [];
+  // Largest |change| first; ids are unique, so compareIds is never 0 between two entries.
+  const order = (a: Ranked, b: Ranked) => {
+    const size = Math.abs(a.change);
+    const otherSize = Math.abs(b.change);
+    // Stryker disable next-line EqualityOperator: ids are unique and `a` is not yet in the list, so compareIds is never 0 here and `< 0` and `<= 0` agree (the twins on the sizes are killed)
+    return size > otherSize || (size === otherSize && compareIds(ids[a.v]!, ids[b.v]!) < 0);
+  };
   for (let v = 0; v < ids.length; v++) {
     const was = before[v]!;
     const is = after[v]!;
     if (was === Number.POSITIVE_INFINITY || is === Number.POSITIVE_INFINITY) continue;
     const change = (Number.isNaN(is) ? 0 : is) - (Number.isNaN(was) ? 0 : was);
     if (increasesOnly ? !(change > 0) : change === 0) continue;
-    // Stryker disable next-line ConditionalExpression: same answer, other work: a change not before the last of a full list is inserted last and popped again (the `true` twin is killed)
-    if (top.length === TOP_CHANGES && !ranksBefore(ids, v, change, top[top.length - 1]!)) continue;
-    let at = top.length;
-    while (at > 0 && ranksBefore(ids, v, change, top[at - 1]!)) at--;
-    top.splice(at, 0, { v, change });
-    if (top.length > TOP_CHANGES) top.pop();
+    keepRanked(top, { v, change }, TOP_CHANGES, order);
   }
   return top.map(({ v, change }) => ({
     id: ids[v]!,
@@ -282,14 +282,7 @@ function largestChanges(
   }));
 }
 
-function ranksBefore(
-  ids: readonly string[],
-  v: number,
-  change: number,
-  other: { v: number; change: number },
-): boolean {
-  const size = Math.abs(change);
-  const otherSize = Math.abs(other.change);
-  // Stryker disable next-line EqualityOperator: ids are unique and `v` is not yet in the list, so compareIds is never 0 here and `< 0` and `<= 0` agree (the twins on the sizes are killed)
-  return size > otherSize || (size === otherSize && compareIds(ids[v]!, ids[other.v]!) < 0);
+interface Ranked {
+  v: number;
+  change: number;
 }

@@ -86,6 +86,7 @@ export class CompiledStructure {
 
   private componentsCache: Components | undefined;
   private sweepOrderCache: Int32Array | undefined;
+  private freedFirstSweepOrderCache: Int32Array | undefined;
   /** Where the arrays above came from; the components and sweep order come from there too. */
   readonly #memory: ArrayMemory;
   /** A structure with the very same dependencies, whose components and sweep order are these. */
@@ -93,7 +94,10 @@ export class CompiledStructure {
 
   constructor(
     memory: ArrayMemory,
-    fields: Omit<CompiledStructure, 'components' | 'sweepOrder' | 'hasWayOut' | 'isFanout'>,
+    fields: Omit<
+      CompiledStructure,
+      'components' | 'sweepOrder' | 'freedFirstSweepOrder' | 'hasWayOut' | 'isFanout'
+    >,
     sameDependencies?: CompiledStructure,
   ) {
     this.#memory = memory;
@@ -156,6 +160,17 @@ export class CompiledStructure {
   }
 
   /**
+   * The other sweep order (`sweepOrder` with `ties: 'just-freed'`), for the steady state's sweeps
+   * that did not settle in the first one; computed on first use.
+   */
+  freedFirstSweepOrder(): Int32Array {
+    this.freedFirstSweepOrderCache ??=
+      this.#sameDependencies?.freedFirstSweepOrder() ??
+      sweepOrder(this, this.components(), this.#memoryToKeep(), 'just-freed');
+    return this.freedFirstSweepOrderCache;
+  }
+
+  /**
    * Where lazily computed arrays that live as long as the structure go: its own memory, except
    * that a structure compiled into scratch memory takes fresh arrays while a scratch phase is
    * open (a nested engine call, e.g. from a getter on an input object), since that phase's
@@ -198,7 +213,7 @@ export function withNodeValues(
 /** A compiled structure's fields, as its constructor takes them. */
 function fieldsOf(
   c: CompiledStructure,
-): Omit<CompiledStructure, 'components' | 'sweepOrder' | 'hasWayOut' | 'isFanout'> {
+): Omit<CompiledStructure, 'components' | 'sweepOrder' | 'freedFirstSweepOrder' | 'hasWayOut' | 'isFanout'> {
   return {
     nodeCount: c.nodeCount,
     dependencyCount: c.dependencyCount,

@@ -311,8 +311,9 @@ function buildDependencies(
   carryExtras: boolean,
   steady: SteadyReading | undefined,
 ): DependencyState[] {
-  if (steady !== undefined) return buildSteadyDependencies(structure, state, carryExtras, steady);
   const { dependencyCount, dependencyHasExtra, givenWeight, dependencyFrom, dependencyTo, ids } = structure;
+  // `analyze` of an open structure: each dependency's steady throughput (finite, or absent).
+  const carried = steady === undefined ? undefined : new CarriedValue(structure);
   // Stryker disable next-line ArrayDeclaration: presizing only; every slot is set below
   const result = new Array<DependencyState>(dependencyCount);
   let poison = 0;
@@ -324,68 +325,23 @@ function buildDependencies(
     const flow = flowOf(structure, state.step, e);
     // Stryker disable next-line AssignmentOperator,ArithmeticOperator: the quick check only decides whether to search for a non-finite flow; a wrong search finds none
     poison += flow * 0;
+    const throughput = carried?.ofDependency(e, steady!.steady.throughput);
     const from = ids[source]!;
     const to = ids[dependencyTo[e]!]!;
     // Stryker disable next-line ConditionalExpression: a dependency without extras built by the general path is the same object
     if (carryExtras && dependencyHasExtra[e] === 1) {
-      result[e] = dependencyWithExtras(structure, e, flow);
-    } else if (Number.isNaN(weight)) {
-      result[e] = { from, to, flow };
-    } else {
-      result[e] = { from, to, weight, flow };
-    }
-  }
-  // Stryker disable next-line ConditionalExpression: the same
-  if (poison !== 0) throwFirstNonFiniteFlow(structure, state.step);
-  return result;
-}
-
-/** The dependencies of an `analyze` of an open structure: each with its steady `throughput`. */
-function buildSteadyDependencies(
-  structure: CompiledStructure,
-  state: StateWithStep,
-  carryExtras: boolean,
-  steady: SteadyReading,
-): DependencyState[] {
-  const { dependencyCount, dependencyHasExtra, givenWeight, dependencyFrom, dependencyTo, ids } = structure;
-  const carried = new CarriedValue(structure);
-  const { throughput: nodeThroughput } = steady.steady;
-  const result = new Array<DependencyState>(dependencyCount);
-  let poison = 0;
-  for (let e = 0; e < dependencyCount; e++) {
-    const flow = flowOf(structure, state.step, e);
-    const throughput = carried.ofDependency(e, nodeThroughput);
-    // Stryker disable next-line AssignmentOperator,ArithmeticOperator: as in buildDependencies
-    poison += flow * 0 + (throughput === undefined ? 0 : throughput * 0);
-    if (carryExtras && dependencyHasExtra[e] === 1) {
-      result[e] = dependencyWithExtras(structure, e, flow, throughput, true);
+      result[e] = dependencyWithExtras(structure, e, flow, throughput, steady !== undefined);
       continue;
     }
-    const from = ids[dependencyFrom[e]!]!;
-    const to = ids[dependencyTo[e]!]!;
-    const weight = givenWeight[e]!;
     const dependency: DependencyState = Number.isNaN(weight)
       ? { from, to, flow }
       : { from, to, weight, flow };
     if (throughput !== undefined) dependency.throughput = throughput;
     result[e] = dependency;
   }
-  if (poison !== 0) throwFirstNonFiniteSteadyValue(structure, state.step, carried, nodeThroughput);
+  // Stryker disable next-line ConditionalExpression: the same
+  if (poison !== 0) throwFirstNonFiniteFlow(structure, state.step);
   return result;
-}
-
-/** Throws naming the first dependency whose flow or steady throughput is not finite. */
-function throwFirstNonFiniteSteadyValue(
-  structure: CompiledStructure,
-  step: StepBuffers,
-  carried: CarriedValue,
-  throughput: Float64Array,
-): void {
-  for (let e = 0; e < structure.dependencyCount; e++) {
-    assertFiniteNumber(flowOf(structure, step, e), `dependencies[${e}].flow`);
-    const steady = carried.ofDependency(e, throughput);
-    if (steady !== undefined) assertFiniteNumber(steady, `dependencies[${e}].throughput`);
-  }
 }
 
 /**
@@ -477,10 +433,10 @@ export function summarizeState(described: StateToDescribe): StateSummary {
   const events = stateEvents(structure, state, measured, options);
   const { steady } = options;
   // A blockage the steady state names draws on the arrivals (an unbounded one on nothing finite).
-  const fromArrivals = steady !== undefined && steady.primaryKind !== undefined;
+  const fromArrivals = steady?.primaryKind !== undefined;
   const { origin, trace } =
     // Stryker disable next-line ConditionalExpression: without a blockage the search finds no contribution either (the answer is the same null)
-    primary >= 0 && !(fromArrivals && steady.primaryKind === 'unbounded')
+    primary >= 0 && steady?.primaryKind !== 'unbounded'
       ? findOrigin(structure, state.loads, primary, ws, fromArrivals)
       : { origin: null, trace: [] as string[] };
   // Stryker disable all: the last line of defence: a contribution is at most the total load (<= 1e300) and a share at most 1, so no input reaches it

@@ -6,6 +6,7 @@
  */
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
+import { keepRanked } from './ranked';
 import { boundedRatio, type SteadyState } from './steady-state';
 import type { Bottleneck, Headroom, SaturatedEvent } from './types';
 
@@ -40,6 +41,10 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
   let mostLost = -1;
   let mostUtilized = -1;
   const ranked: { v: number; scale: number }[] = [];
+  // The order nodes saturate in: lowest scale first, ties by id.
+  const lowestScale = (a: { v: number; scale: number }, b: { v: number; scale: number }) =>
+    // Stryker disable next-line EqualityOperator: ids are unique, so `<` and `<=` agree on them (the twins on the scales are killed)
+    a.scale < b.scale || (a.scale === b.scale && ids[a.v]! < ids[b.v]!);
   // Stryker disable next-line EqualityOperator: one past the end: node n has no capacity and no way out, so it is skipped (the `>=` twin is killed)
   for (let v = 0; v < nodeCount; v++) {
     const x = throughput[v]!;
@@ -79,7 +84,7 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
         mostUtilized = v;
       }
     }
-    if (x > 0) keepLowest(ranked, ids, v, boundedRatio(cap, x));
+    if (x > 0) keepRanked(ranked, { v, scale: boundedRatio(cap, x) }, BOTTLENECKS, lowestScale);
   }
 
   saturatedNodes.sort((a, b) => compareIds(ids[a]!, ids[b]!));
@@ -111,25 +116,4 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
   else if (mostLost >= 0) headroom = { scale: 0, node: ids[mostLost]! };
   else if (ranked.length > 0) headroom = { scale: ranked[0]!.scale, node: ids[ranked[0]!.v]! };
   return { steady, utilization, saturated, events, primary, primaryKind, headroom, bottlenecks };
-}
-
-/**
- * Keeps the `BOTTLENECKS` lowest scales in `ranked`, lowest first (ties: smallest id): one
- * comparison per node once the list is full, however many nodes there are.
- */
-function keepLowest(
-  ranked: { v: number; scale: number }[],
-  ids: readonly string[],
-  v: number,
-  scale: number,
-): void {
-  const before = (other: { v: number; scale: number }) =>
-    // Stryker disable next-line EqualityOperator: ids are unique, so `<` and `<=` agree on them (the twins on the scales are killed)
-    scale < other.scale || (scale === other.scale && ids[v]! < ids[other.v]!);
-  // Stryker disable next-line ConditionalExpression: same answer, other work: a node not before the last of a full list is inserted last and popped again (the `true` twin is killed)
-  if (ranked.length === BOTTLENECKS && !before(ranked[ranked.length - 1]!)) return;
-  let at = ranked.length;
-  while (at > 0 && before(ranked[at - 1]!)) at--;
-  ranked.splice(at, 0, { v, scale });
-  if (ranked.length > BOTTLENECKS) ranked.pop();
 }

@@ -19,17 +19,25 @@ export interface Adjacency {
  * chain from its start, so only the jumps back are left pointing the wrong way. The sweep
  * visits nodes in reverse elimination order (successors first). Component `c` occupies
  * positions `start[c] .. start[c + 1]` of the result, like `members`.
+ *
+ * Among nodes with equally few incoming edges left, the one that has waited longest goes first
+ * (`ties: 'waited-longest'`), or the one an elimination has just freed (`'just-freed'`). The
+ * first walks a chain only from where a node has none left; on a ring every node of which
+ * keeps one (a ring entered at a node that another ring also feeds) it eliminates the nodes in
+ * the order the components were found, against the ring, so a sweep moves value one node along
+ * it. The second follows the edge out of each node it eliminates, along the ring.
  */
 export function sweepOrder(
   graph: Adjacency,
   components: Components,
   memory: ArrayMemory = FRESH_ARRAYS,
+  ties: 'waited-longest' | 'just-freed' = 'waited-longest',
 ): Int32Array {
   const order = memory.int32(graph.nodeCount);
   scratch.run(() => {
     const mark = scratch.mark();
     try {
-      fillSweepOrder(graph, components, order);
+      fillSweepOrder(graph, components, order, ties === 'just-freed');
     } finally /* Stryker disable next-line BlockStatement: releasing only lets the rest of the call reuse the memory */ {
       scratch.release(mark);
     }
@@ -37,7 +45,12 @@ export function sweepOrder(
   return order;
 }
 
-function fillSweepOrder(graph: Adjacency, components: Components, order: Int32Array): void {
+function fillSweepOrder(
+  graph: Adjacency,
+  components: Components,
+  order: Int32Array,
+  justFreedFirst: boolean,
+): void {
   const { nodeCount, outStart, outTarget, inStart, inSource } = graph;
   const { count, start, members, componentOf } = components;
   const remaining = scratch.int32(nodeCount);
@@ -68,6 +81,15 @@ function fillSweepOrder(graph: Adjacency, components: Components, order: Int32Ar
     if (tail >= 0) nextInBucket[tail] = v;
     else bucketHead[bucket] = v;
     bucketTail[bucket] = v;
+  };
+  const linkFirst = (v: number): void => {
+    const bucket = remaining[v]!;
+    const head = bucketHead[bucket]!;
+    previousInBucket[v] = -1;
+    nextInBucket[v] = head;
+    if (head >= 0) previousInBucket[head] = v;
+    else bucketTail[bucket] = v;
+    bucketHead[bucket] = v;
   };
 
   // Stryker disable next-line EqualityOperator: a component past the last has no members (start[count + 1] is undefined)
@@ -103,7 +125,8 @@ function fillSweepOrder(graph: Adjacency, components: Components, order: Int32Ar
         if (w === v || placed[w] === 1 || componentOf[w] !== c) continue;
         unlink(w);
         remaining[w]!--;
-        link(w);
+        if (justFreedFirst) linkFirst(w);
+        else link(w);
         // Stryker disable next-line EqualityOperator: an equal bucket is the same bucket
         if (remaining[w]! < lowest) lowest = remaining[w]!;
       }

@@ -2,12 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { compileStructure } from '../../lib/engine';
 
 /** The dependencies of the component whose target is swept after its source (stale reads). */
-function staleEdges(structure: { nodes: { id: string }[]; dependencies: { from: string; to: string }[] }) {
+function staleEdges(
+  structure: { nodes: { id: string }[]; dependencies: { from: string; to: string }[] },
+  ties: 'waited-longest' | 'just-freed' = 'waited-longest',
+) {
   const compiled = compileStructure(structure);
   const { start, componentOf, count } = compiled.components();
+  const order = ties === 'waited-longest' ? compiled.sweepOrder() : compiled.freedFirstSweepOrder();
   const position = new Map<string, number>();
   for (let c = 0; c < count; c++) {
-    for (let i = start[c]!; i < start[c + 1]!; i++) position.set(compiled.ids[compiled.sweepOrder()[i]!]!, i);
+    for (let i = start[c]!; i < start[c + 1]!; i++) position.set(compiled.ids[order[i]!]!, i);
   }
   return structure.dependencies.filter(
     (d) =>
@@ -47,5 +51,21 @@ describe('sweep order', () => {
     dependencies.push({ from: `n${size - 1}`, to: 'n0' });
     // 21 jumps must break the cycles; allow a few more for where the walk starts.
     expect(staleEdges({ nodes, dependencies }).length).toBeLessThanOrEqual(25);
+  });
+
+  it('follows a ring entered at a node another ring feeds in the just-freed order', () => {
+    // Rings a0 → a1 → … → a9 → a0 and b0 → … → b9 → b0, with a0 → b0 and b0 → a0: every node
+    // keeps an incoming edge from the ring whichever is taken first. Taking the node that has
+    // waited longest walks the rings in the order their nodes were found, against them: 19 of the
+    // 22 edges are read stale. Taking the node just freed walks along them: one edge per ring,
+    // and one of the two between them, must be broken.
+    const ids = ['a', 'b'].flatMap((r) => Array.from({ length: 10 }, (_, i) => `${r}${i}`));
+    const dependencies = ['a', 'b'].flatMap((r) =>
+      Array.from({ length: 10 }, (_, i) => ({ from: `${r}${i}`, to: `${r}${(i + 1) % 10}` })),
+    );
+    dependencies.push({ from: 'a0', to: 'b0' }, { from: 'b0', to: 'a0' });
+    const structure = { nodes: ids.map((id) => ({ id })), dependencies };
+    expect(staleEdges(structure, 'waited-longest')).toHaveLength(19);
+    expect(staleEdges(structure, 'just-freed')).toHaveLength(3);
   });
 });

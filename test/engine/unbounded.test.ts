@@ -4,7 +4,15 @@
  * reachability, so no number is NaN and no unbounded node is left out.
  */
 import { describe, expect, it } from 'vitest';
-import { analyze, type EngineResult, type Structure } from '../../lib/engine';
+import {
+  analyze,
+  applyScenario,
+  compileStructure,
+  type EngineResult,
+  JsonWriter,
+  type Structure,
+  writeAnalyze,
+} from '../../lib/engine';
 import { GAIN_MARGIN } from '../../lib/engine/steady-state';
 import { ring, thirdsLoop } from '../helpers/engine-examples';
 
@@ -43,6 +51,58 @@ describe('decided by the structure', () => {
       ],
     });
     expect(unboundedOf(result)).toEqual(['S']);
+  });
+
+  // 1,100 routing services, each passing half to the next and half to the one before: nothing
+  // leaves them, so they keep all E sends in (through its second dependency; its first goes to
+  // S, which lets everything out). Decided by the structure: no sweep is asked, though sweeps
+  // would not settle on such a loop.
+  it('a large loop that nothing leaves is unbounded, listed beside an entry that leaks', () => {
+    const n = 1100;
+    const id = (i: number) => `t${String(i).padStart(4, '0')}`;
+    const result = analyze({
+      nodes: [
+        ...Array.from({ length: n }, (_, i) => ({ id: id(i) })),
+        { id: 'E', arrival: 1 },
+        { id: 'S', exit: 1 },
+      ],
+      dependencies: [
+        ...Array.from({ length: n }, (_, i) => [
+          { from: id(i), to: id((i + 1) % n) },
+          { from: id(i), to: id((i + n - 1) % n) },
+        ]).flat(),
+        { from: 'E', to: 'S' },
+        { from: 'E', to: 't0000' },
+      ],
+    });
+    expect(unboundedOf(result)).toEqual(Array.from({ length: n }, (_, i) => id(i)));
+    expect(result.nodes.slice(-2).map((node) => node.throughput)).toEqual([1, 0.5]);
+  });
+
+  // A ring of 1,025 routing services, every other one with an exit; r000 also sends 1e17 to
+  // itself beside its weight of 1 to the next, a share of 1e17 / (1e17 + 1), which in doubles
+  // is exactly 1: r000 keeps all it processes, and the loop is unbounded.
+  it('a loop with a node that keeps all it gets is unbounded', () => {
+    const loop = ring(1025, () => 1, false);
+    const result = analyze({
+      nodes: loop.nodes.map((node, i) => (i % 2 === 1 ? { ...node, exit: 1 } : node)),
+      dependencies: [...loop.dependencies, { from: 'r000', to: 'r000', weight: 1e17 }],
+    });
+    expect(unboundedOf(result)).toHaveLength(1025);
+  });
+
+  // X and Y pass everything to each other, but nothing reaches them: they keep a throughput of
+  // 0, closed or not, and are not unbounded.
+  it('a closed loop nothing reaches is not unbounded', () => {
+    const result = analyze({
+      nodes: [{ id: 'E', arrival: 1, exit: 1 }, { id: 'X' }, { id: 'Y' }],
+      dependencies: [
+        { from: 'X', to: 'Y' },
+        { from: 'Y', to: 'X' },
+      ],
+    });
+    expect(unboundedOf(result)).toEqual([]);
+    expect(result.nodes.map((node) => node.throughput)).toEqual([1, 0, 0]);
   });
 
   // A 129-node routing loop beside one isolated fan-out node: the fan-out elsewhere does not
@@ -94,11 +154,57 @@ describe('decided by bounds on the gain', () => {
     expectAllUnbounded(ring(200, () => 1 - GAIN_MARGIN / 10));
   });
 
+  // 200 routing services in a ring; r005 lets 1e-12 of what it processes out. A unit passes
+  // about 200 / 1e-12 = 2e14 nodes before it leaves (more than 1 / GAIN_MARGIN): its gain,
+  // (1 − 1e-12)^(1/200), is within the margin of 1.
+  it('a large routing loop a unit visits more than a billion times', () => {
+    const loop = ring(200, () => 1, false);
+    expectAllUnbounded({
+      nodes: loop.nodes.map((node, i) => (i === 5 ? { ...node, exit: 1e-12 } : node)),
+      dependencies: loop.dependencies,
+    });
+  });
+
   // A loop with more than enough gain (1.5 per call) is unbounded before any solve.
   it('a gain above 1', () => expectAllUnbounded(ring(300, () => 1.5)));
 });
 
 describe('reachability, never arithmetic on infinity', () => {
+  // Z retries itself twice per request (gain 2): the loop to fix. It calls A, which calls itself
+  // once per request (a gain of 1, no steady state either), and A is flooded by Z: unbounded,
+  // but not the loop to fix, so the primary blockage is Z though A is the smaller id.
+  it('a loop flooded by an unbounded one is not the one to fix', () => {
+    const result = analyze({
+      nodes: [
+        { id: 'Z', arrival: 1, fanout: true },
+        { id: 'A', fanout: true },
+      ],
+      dependencies: [
+        { from: 'Z', to: 'Z', weight: 2 },
+        { from: 'Z', to: 'A' },
+        { from: 'A', to: 'A', weight: 1 },
+      ],
+    });
+    expect(unboundedOf(result)).toEqual(['A', 'Z']);
+    expect(result.primaryBlockage).toBe('Z');
+  });
+
+  // Z (gain 2 again) calls A, which routes to B, which routes back to A or out: a loop with a
+  // steady state of its own, flooded by Z: unbounded by reachability, and Z is the one to fix.
+  it('a loop with a steady state of its own, fed by an unbounded one, is unbounded', () => {
+    const result = analyze({
+      nodes: [{ id: 'Z', arrival: 1, fanout: true }, { id: 'A' }, { id: 'B', exit: 1 }],
+      dependencies: [
+        { from: 'Z', to: 'Z', weight: 2 },
+        { from: 'Z', to: 'A' },
+        { from: 'A', to: 'B' },
+        { from: 'B', to: 'A' },
+      ],
+    });
+    expect(unboundedOf(result)).toEqual(['A', 'B', 'Z']);
+    expect(result.primaryBlockage).toBe('Z');
+  });
+
   // E retries itself twice per request (gain 2), then calls S, which splits 1e300 : 1e-300
   // between T and U. U's share underflows to 0, and 0 × Infinity was NaN: U must be
   // unbounded with the rest, and no number null.
@@ -141,5 +247,186 @@ describe('reachability, never arithmetic on infinity', () => {
     expect(result.headroom!.scale).toBeCloseTo(0.1, 12);
     expect(result.dependencies.map((d) => d.throughput)).toEqual([1e300, 1e-300]);
     expect(result.primaryBlockage).toBe('U');
+  });
+});
+
+/**
+ * A share below the smallest normal double (2.2e-308) has lost its digits or is 0, so what such
+ * a dependency carries is worked out from the weights (docs/engine.md, "Tiny shares"):
+ * `x / (W + exit) × weight`, in whichever order stays in range.
+ */
+describe('tiny shares, carried by their weights', () => {
+  const throughputs = (result: EngineResult) => ({
+    nodes: result.nodes.map((node) => node.throughput),
+    dependencies: result.dependencies.map((dependency) => dependency.throughput),
+  });
+
+  // S takes 1e300 a step and has an exit of 1e300 beside its weights 1e300 (to T) and 1e-300
+  // (to U): W + exit = 2e300, so T gets 1e300 × 1e300 / 2e300 = 5e299 and U 1e300 × 1e-300 /
+  // 2e300 = 5e-301 (a share of 5e-601, which no double holds).
+  it('counts the exit in what the weights share', () => {
+    const { nodes, dependencies } = throughputs(
+      analyze({
+        nodes: [
+          { id: 'S', arrival: 1e300, exit: 1e300 },
+          { id: 'T', exit: 1 },
+          { id: 'U', exit: 1 },
+        ],
+        dependencies: [
+          { from: 'S', to: 'T', weight: 1e300 },
+          { from: 'S', to: 'U', weight: 1e-300 },
+        ],
+      }),
+    );
+    expect(nodes[1]! / 5e299).toBeCloseTo(1, 14);
+    expect(nodes[2]! / 5e-301).toBeCloseTo(1, 14);
+    expect(dependencies[1]! / 5e-301).toBeCloseTo(1, 14);
+  });
+
+  // S takes 1e300 a step; its exit and weights to T and U are 1.5e308 each, and its weight to V
+  // is 1: W + exit = 4.5e308, past the largest double (the shares are computed scaled by the
+  // largest weight). T and U each get a third, 3.33e299; V gets 1e300 / 4.5e308 = 2.22e-9.
+  it('works from weights whose sum overflows', () => {
+    const { nodes, dependencies } = throughputs(
+      analyze({
+        nodes: [
+          { id: 'S', arrival: 1e300, exit: 1.5e308 },
+          { id: 'T', exit: 1 },
+          { id: 'U', exit: 1 },
+          { id: 'V', exit: 1 },
+        ],
+        dependencies: [
+          { from: 'S', to: 'T', weight: 1.5e308 },
+          { from: 'S', to: 'U', weight: 1.5e308 },
+          { from: 'S', to: 'V', weight: 1 },
+        ],
+      }),
+    );
+    expect(nodes[1]! / (1e300 / 3)).toBeCloseTo(1, 14);
+    // (4.5e308 is no double: 1e300 / 1.5e308 / 3.)
+    expect(nodes[3]! / (1e300 / 1.5e308 / 3)).toBeCloseTo(1, 14);
+    expect(dependencies[2]! / (1e300 / 1.5e308 / 3)).toBeCloseTo(1, 14);
+  });
+
+  // S and R take 4e299 a step each. S sends 1e-300 to U (its first dependency) and 1e300 to T;
+  // R sends 1e299 to T (the first dependency of all) and 1e-300 to U. U gets two tiny shares,
+  // each of its own source: 4e299 × 1e-300 / 1e300 = 4e-301 from S and 4e299 × 1e-300 / 1e299 =
+  // 4e-300 from R, 4.4e-300 in all.
+  it('keeps each tiny share with its own dependency', () => {
+    const { nodes, dependencies } = throughputs(
+      analyze({
+        nodes: [
+          { id: 'S', arrival: 4e299 },
+          { id: 'R', arrival: 4e299 },
+          { id: 'T', exit: 1 },
+          { id: 'U', exit: 1 },
+        ],
+        dependencies: [
+          { from: 'R', to: 'T', weight: 1e299 },
+          { from: 'S', to: 'U', weight: 1e-300 },
+          { from: 'S', to: 'T', weight: 1e300 },
+          { from: 'R', to: 'U', weight: 1e-300 },
+        ],
+      }),
+    );
+    expect(nodes[3]! / 4.4e-300).toBeCloseTo(1, 14);
+    expect(dependencies[1]! / 4e-301).toBeCloseTo(1, 14);
+    expect(dependencies[3]! / 4e-300).toBeCloseTo(1, 14);
+  });
+
+  // S takes 1 a step and sends it by weight 1 to T and 1e-310 (a subnormal weight) to U: W = 1
+  // in doubles, so U gets 1e-310 and T all the rest.
+  it('carries a subnormal weight', () => {
+    const { nodes } = throughputs(
+      analyze({
+        nodes: [
+          { id: 'S', arrival: 1 },
+          { id: 'T', exit: 1 },
+          { id: 'U', exit: 1 },
+        ],
+        dependencies: [
+          { from: 'S', to: 'T', weight: 1 },
+          { from: 'S', to: 'U', weight: 1e-310 },
+        ],
+      }),
+    );
+    expect(nodes).toEqual([1, 1, 1e-310]);
+  });
+
+  // D is down (it loses the 5 it takes a step) and carries nothing to U; S sends 1e300 a step
+  // split 1e300 : 1e-300 between T and U, so U gets 1e-300, all from S.
+  it('leaves a down node’s dependencies out', () => {
+    const base = compileStructure({
+      nodes: [
+        { id: 'D', arrival: 5 },
+        { id: 'S', arrival: 1e300 },
+        { id: 'T', exit: 1 },
+        { id: 'U', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'D', to: 'U', weight: 3 },
+        { from: 'S', to: 'T', weight: 1e300 },
+        { from: 'S', to: 'U', weight: 1e-300 },
+      ],
+    });
+    const { nodes, dependencies } = throughputs(
+      analyze(applyScenario(base, { nodes: { D: { down: true } } })),
+    );
+    expect(nodes[3]! / 1e-300).toBeCloseTo(1, 14);
+    expect(dependencies[0]).toBe(0);
+  });
+
+  // F takes 3e299 a step and calls itself 1 − 5e-9 times per request: it handles
+  // 3e299 / (1 − (1 − 5e-9)) ≈ 6e307 a step, all of which it sends to S. S routes 1.5e308 to T
+  // and to U and 4 to V: V gets 6e307 × 4 / 3e308 ≈ 0.8, though 6e307 × 4 is past the largest
+  // double (the order that stays in range divides first).
+  it('divides first where the product would overflow', () => {
+    const { nodes } = throughputs(
+      analyze({
+        nodes: [
+          { id: 'F', arrival: 3e299, fanout: true },
+          { id: 'S' },
+          { id: 'T', exit: 1 },
+          { id: 'U', exit: 1 },
+          { id: 'V', exit: 1 },
+        ],
+        dependencies: [
+          { from: 'F', to: 'F', weight: 1 - 5e-9 },
+          { from: 'F', to: 'S' },
+          { from: 'S', to: 'T', weight: 1.5e308 },
+          { from: 'S', to: 'U', weight: 1.5e308 },
+          { from: 'S', to: 'V', weight: 4 },
+        ],
+      }),
+    );
+    const handled = 3e299 / (1 - (1 - 5e-9));
+    expect(nodes[1]! / handled).toBeCloseTo(1, 12);
+    expect(nodes[4]! / ((handled / 1.5e308 / 2) * 4)).toBeCloseTo(1, 12);
+  });
+});
+
+describe('a call past the largest double', () => {
+  // F sends 1e200 a step, G makes 1e90 calls on H per request: H would get 1e380 a step, past
+  // every double, so H is unbounded; G → H carries as much, so it has no throughput either, on
+  // the text path as on the objects (it was Infinity there, and an engine fault here).
+  it('leaves the dependency without a throughput, like its unbounded target', () => {
+    const structure: Structure = {
+      nodes: [
+        { id: 'F', arrival: 1e200, fanout: true },
+        { id: 'G', fanout: true },
+        { id: 'H', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'F', to: 'G', weight: 1e90 },
+        { from: 'G', to: 'H', weight: 1e90 },
+      ],
+    };
+    const result = analyze(structure);
+    expect(unboundedOf(result)).toEqual(['H']);
+    expect(result.dependencies[0]!.throughput).toBeCloseTo(1e290, -280);
+    expect(result.dependencies[1]).not.toHaveProperty('throughput');
+    const writer = new JsonWriter();
+    writeAnalyze(writer, structure);
+    expect(writer.finish()).toBe(JSON.stringify(result));
   });
 });
