@@ -21,20 +21,48 @@ export interface QueueTimes {
 
 /**
  * Erlang C: the probability that an arrival finds every one of `servers` busy, at an offered
- * load `a = throughput × serviceTime` below `servers`. Computed from the Erlang B recursion
- * `B(k) = a·B(k−1) / (k + a·B(k−1))`, whose values stay in [0, 1], and `C = c·B / (c − a·(1 − B))`:
- * no factorial or power of `a` is ever formed, so 10,000 servers at a load of 9,999 are as exact
- * as 3 at 2.5.
+ * load `a = throughput × serviceTime` below `servers`, from Erlang B as `C = c·B / (c − a·(1 − B))`.
+ * No factorial or power of `a` is ever formed, so 10,000 servers at a load of 9,999 are as exact
+ * as 3 at 2.5 (see `erlangB`).
  */
 export function erlangC(servers: number, offered: number): number {
-  let blocking = 1;
-  for (let k = 1; k <= servers; k++) {
-    const carried = offered * blocking;
-    blocking = carried / (k + carried);
-  }
+  const blocking = erlangB(servers, offered);
   return (servers * blocking) / (servers - offered * (1 - blocking));
 }
 
+/** Pools up to this size take the recursion from one server up. */
+const RECURSION_LIMIT = 64;
+
+/**
+ * Erlang B, `B(c, a) = (aᶜ/c!) / Σₖ₌₀..c aᵏ/k!`. Small pools use the recursion
+ * `B(k) = a·B(k−1) / (k + a·B(k−1))` from `B(0) = 1`, whose values stay in [0, 1]. A large pool
+ * sums `1/B = Σₖ uₖ` with `u_c = 1`, `u_{k−1} = uₖ·k/a` from `k = c` down: the terms grow while
+ * `k > a` and shrink after, so the sum stops once a term no longer changes it (some `a − 9√a`
+ * at most), and a sum past 2^1000 stops it too (then `B` < 1e-301 and the wait it implies is below
+ * 1e-298 of the service time: reported as none). Each term is a product of ratios that are all
+ * ≥ 1 or all < 1 on either side, so nothing cancels: a few hundred terms for 10,000 servers near
+ * saturation rather than 10,000 steps.
+ */
+export function erlangB(servers: number, offered: number): number {
+  if (servers <= RECURSION_LIMIT) {
+    let blocking = 1;
+    for (let k = 1; k <= servers; k++) {
+      const carried = offered * blocking;
+      blocking = carried / (k + carried);
+    }
+    return blocking;
+  }
+  let sum = 1;
+  let term = 1;
+  for (let k = servers; k >= 1; k--) {
+    term = (term * k) / offered;
+    const next = sum + term;
+    if (next === sum) break;
+    sum = next;
+    if (sum > 2 ** 1000) return 0;
+  }
+  return 1 / sum;
+}
 /**
  * The queue's steady-state times, or `undefined` at or above saturation (`a ≥ servers`), where
  * the queue grows without limit and no mean time exists.
@@ -78,30 +106,51 @@ export function exceedProbability(
 
 /**
  * The time `t` with `P(T > t) = 1 − q`: the q-quantile of the response time (q = 0.99: the
- * 99th percentile), or `undefined` at or above saturation. Found by bisection on the decreasing
- * `exceedProbability`, from a bracket doubled until it holds, to 1e-12 relative: 60 halvings.
+ * 99th percentile), or `undefined` at or above saturation. One server, or a queue nobody waits
+ * in, has an exponential response time and a closed form (`ln(1/(1 − q)) / rate`); otherwise
+ * Newton's method on the decreasing `exceedProbability`, inside a bracket doubled until it holds
+ * and halved wherever a step would leave it, to 1e-12 relative.
  */
 export function responseTimeQuantile(
   q: number,
   throughput: number,
   serviceTime: number,
   servers: number,
+  times: QueueTimes | undefined = queueTimes(throughput, serviceTime, servers),
 ): number | undefined {
-  const times = queueTimes(throughput, serviceTime, servers);
   if (times === undefined) return undefined;
   const target = 1 - q;
-  const exceeds = (t: number) =>
-    exceedProbability(t, throughput, serviceTime, servers, times.waitProbability) > target;
+  const mu = 1 / serviceTime;
+  if (servers === 1) return Math.log(1 / target) / (mu - throughput);
+  const C = times.waitProbability;
+  if (C === 0) return Math.log(1 / target) * serviceTime;
+  const excess = (t: number) => exceedProbability(t, throughput, serviceTime, servers, C) - target;
   let low = 0;
   let high = times.responseTime;
-  while (exceeds(high)) {
+  while (excess(high) > 0) {
     low = high;
     high *= 2;
   }
+  const theta = servers * mu - throughput;
+  let t = (low + high) / 2;
   for (let i = 0; i < 200 && high - low > 1e-12 * high; i++) {
-    const middle = (low + high) / 2;
-    if (exceeds(middle)) low = middle;
-    else high = middle;
+    const value = excess(t);
+    if (value > 0) low = t;
+    else high = t;
+    const step = t - value / -density(t, mu, theta, C);
+    // A step rounding back onto `t` is as close as doubles get.
+    if (step === t) return t;
+    t = step > low && step < high ? step : (low + high) / 2;
   }
   return high;
+}
+
+/** The response time's density at `t`: the derivative of `1 − exceedProbability`. */
+function density(t: number, mu: number, theta: number, C: number): number {
+  const served = Math.exp(-mu * t);
+  const queued =
+    Math.abs(theta - mu) <= 1e-12 * mu
+      ? mu * mu * t * served
+      : ((mu * theta) / (theta - mu)) * (served - Math.exp(-theta * t));
+  return (1 - C) * mu * served + C * queued;
 }

@@ -41,6 +41,6 @@ export function nodeLatency(
     responseTime: times.responseTime,
     waiting: times.waiting,
     inFlight: times.inFlight,
-    p99: responseTimeQuantile(0.99, throughput, service, count)!,
+    p99: responseTimeQuantile(0.99, throughput, service, count, times)!,
   };
 }

@@ -5,21 +5,41 @@ import type { Headroom } from '../types';
 import type { LatencyReading } from './latency-reading';
 import { queueTimes } from './mmc';
 
-/** Bisection steps at most: from a bracket of the first saturation down to 1e-9 of it takes 30. */
-const BISECTIONS = 64;
+/** Search steps at most (each one pass over the nodes the entries call). */
+const SEARCH_STEPS = 200;
+/** The scale is found to this fraction of itself. */
+const RELATIVE_PRECISION = 1e-9;
+
+/** One entry with an `slo` whose requests finish today. */
+interface SloEntry {
+  node: number;
+  slo: number;
+  /** The nodes its requests call, and how often each (expected calls per request). */
+  called: Int32Array;
+  calls: Float64Array;
+  /** The scale at which the first node it calls saturates (`Infinity` for none). */
+  saturation: number;
+}
 
 /**
  * The largest factor of today's traffic at which every entry with an `slo` still answers within
- * it, and the entry that breaks first (ties: smallest id); `null` when no entry has an `slo`.
+ * it, and the entry that breaks first; `null` when no entry has an `slo`.
  *
  * Each SLO entry's expected calls on every node — the visits one request there makes, the steady
  * state of a single unit arriving at the entry — do not depend on the traffic, so they are
- * solved once per entry. At a scale `s` every throughput is `s` times today's, so the entry's
- * latency is `Σ calls(v) · R_v(s · x_v)`: one pass over the nodes it calls. It grows with `s`
- * and has no finite value once a node on the entry's paths saturates, so the scale is found by
- * bisection below that first saturation, to 1e-9 of it. An entry that misses its SLO with no
- * traffic at all (its service times alone add up to more), or whose requests already get stuck
- * today, gives a scale of 0.
+ * solved once per entry. At a scale `s` every throughput is `s` times today's, so an entry's
+ * latency is `L(s) = Σ calls(v) · R_v(s · x_v)`: one pass over the nodes it calls, each node's
+ * response time computed once per step for all entries. Latency grows with `s` and has no finite
+ * value once a node on the entry's paths saturates, so `f(s) = min over entries of slo / L(s) − 1`
+ * falls from `f(0) ≥ 0` to `−1` at the first saturation, and is close to a straight line there
+ * (`1 / L` vanishes like the distance to saturation): the search is regula falsi on `f` (the
+ * Illinois variant, a bisection step whenever two steps have not halved the bracket), to 1e-9
+ * of the scale, in some ten steps where bisection takes thirty.
+ *
+ * An entry that misses its SLO with no traffic at all (its service times alone add up to more),
+ * or whose requests already get stuck today, gives a scale of 0. The entry named is the one that
+ * misses at the top of the final bracket; entries whose scales agree to 1e-9 are a tie, and ties
+ * go to the smallest id.
  */
 export function latencyHeadroom(
   structure: CompiledStructure,
@@ -28,67 +48,174 @@ export function latencyHeadroom(
 ): Headroom | null {
   const { nodeCount, ids, arrival } = structure;
   const { slo } = structure.latency;
-  let best: Headroom | null = null;
+  let stuck = -1;
+  let any = false;
+  const candidates: number[] = [];
   for (let e = 0; e < nodeCount; e++) {
     if (!(slo[e]! > 0 && arrival[e]! > 0)) continue;
-    const scale = latencies.limitedBy[e]! >= 0 ? 0 : entryScale(structure, steady, e);
-    if (best === null || scale < best.scale || (scale === best.scale && ids[e]! < best.node)) {
-      best = { scale, node: ids[e]! };
-    }
+    any = true;
+    if (latencies.limitedBy[e]! >= 0) {
+      if (stuck < 0 || ids[e]! < ids[stuck]!) stuck = e;
+    } else candidates.push(e);
   }
-  return best;
+  if (!any) return null;
+  if (stuck >= 0) return { scale: 0, node: ids[stuck]! };
+  const entries = candidates.map((e) => sloEntry(structure, steady, e));
+  const latency = new LatencyAt(structure, steady, entries);
+  return search(latency, entries, ids);
 }
 
-/** The scale at which entry `e` reaches its SLO (see `latencyHeadroom`). */
-function entryScale(structure: CompiledStructure, steady: SteadyReading, e: number): number {
-  const calls = expectedCalls(structure, e);
+/** The scale and the entry that breaks first, among entries that finish today. */
+function search(latency: LatencyAt, entries: readonly SloEntry[], ids: readonly string[]): Headroom {
+  const first = (among: readonly SloEntry[]): string => {
+    let best = among[0]!;
+    for (const entry of among) if (ids[entry.node]! < ids[best.node]!) best = entry;
+    return ids[best.node]!;
+  };
+  const missing = (s: number) => entries.filter((entry) => latency.of(entry, s) > entry.slo);
+
+  const missedAtZero = missing(0);
+  if (missedAtZero.length > 0) return { scale: 0, node: first(missedAtZero) };
+
+  let saturation = Number.POSITIVE_INFINITY;
+  for (const entry of entries) saturation = Math.min(saturation, entry.saturation);
+  let low = 0;
+  let fLow = latency.margin(entries, 0);
+  let high: number;
+  let fHigh: number;
+  if (saturation === Number.POSITIVE_INFINITY) {
+    // Nothing on the way saturates: find a scale past the SLO by doubling, if there is one.
+    high = 1;
+    fHigh = latency.margin(entries, high);
+    while (fHigh >= 0) {
+      low = high;
+      fLow = fHigh;
+      high *= 2;
+      if (!(high < Number.MAX_VALUE)) return { scale: Number.MAX_VALUE, node: first(entries) };
+      fHigh = latency.margin(entries, high);
+    }
+  } else {
+    const below = saturation * (1 - 1e-12);
+    const fBelow = latency.margin(entries, below);
+    if (fBelow >= 0) {
+      // The SLOs hold right up to the first saturation (a node without a service time, say):
+      // the entries that reach the node saturating first break there.
+      return { scale: saturation, node: first(entries.filter((entry) => entry.saturation === saturation)) };
+    }
+    high = below;
+    fHigh = fBelow;
+  }
+
+  // Illinois regula falsi on f, decreasing: f(low) ≥ 0 > f(high).
+  let side = 0;
+  let widthTwoAgo = Number.POSITIVE_INFINITY;
+  let widthOneAgo = Number.POSITIVE_INFINITY;
+  for (let step = 0; step < SEARCH_STEPS && high - low > RELATIVE_PRECISION * high; step++) {
+    const width = high - low;
+    const guess = width > widthTwoAgo / 2 ? (low + high) / 2 : (low * -fHigh + high * fLow) / (fLow - fHigh);
+    const s = guess > low && guess < high ? guess : (low + high) / 2;
+    const f = latency.margin(entries, s);
+    if (f >= 0) {
+      low = s;
+      fLow = f;
+      if (side === 1) fHigh /= 2;
+      side = 1;
+    } else {
+      high = s;
+      fHigh = f;
+      if (side === -1) fLow /= 2;
+      side = -1;
+    }
+    widthTwoAgo = widthOneAgo;
+    widthOneAgo = width;
+  }
+  return { scale: low, node: first(missing(high)) };
+}
+
+/** The response times of the nodes the entries call at a scale, and the entries' latencies. */
+class LatencyAt {
+  readonly #response: Float64Array;
+  readonly #nodes: Int32Array;
+  #scale = Number.NaN;
+
+  constructor(
+    private readonly structure: CompiledStructure,
+    private readonly steady: SteadyReading,
+    entries: readonly SloEntry[],
+  ) {
+    this.#response = new Float64Array(structure.nodeCount);
+    const seen = new Uint8Array(structure.nodeCount);
+    const nodes: number[] = [];
+    for (const entry of entries) {
+      for (const v of entry.called) {
+        if (seen[v] === 0) {
+          seen[v] = 1;
+          nodes.push(v);
+        }
+      }
+    }
+    this.#nodes = Int32Array.from(nodes);
+  }
+
+  /** Computes every called node's response time at scale `s` (`Infinity` at or past saturation). */
+  at(s: number): void {
+    if (s === this.#scale) return;
+    this.#scale = s;
+    const { serviceTime, servers } = this.structure.latency;
+    const { throughput } = this.steady.steady;
+    for (const v of this.#nodes) {
+      const service = serviceTime[v]!;
+      if (!(service > 0)) {
+        this.#response[v] = 0;
+        continue;
+      }
+      const count = servers[v]!;
+      this.#response[v] =
+        count === 0
+          ? service
+          : (queueTimes(s * throughput[v]!, service, count)?.responseTime ?? Number.POSITIVE_INFINITY);
+    }
+  }
+
+  /** Entry `entry`'s latency at scale `s`. */
+  of(entry: SloEntry, s: number): number {
+    this.at(s);
+    const { called, calls } = entry;
+    let sum = 0;
+    for (let i = 0; i < called.length; i++) sum += calls[i]! * this.#response[called[i]!]!;
+    return sum;
+  }
+
+  /** `min over entries of slo / L(s) − 1`: 0 where the first entry just meets its SLO. */
+  margin(entries: readonly SloEntry[], s: number): number {
+    let smallest = Number.POSITIVE_INFINITY;
+    for (const entry of entries) smallest = Math.min(smallest, entry.slo / this.of(entry, s));
+    return smallest - 1;
+  }
+}
+
+/** Entry `e`'s expected calls, the nodes they reach and the scale at which the first of those saturates. */
+function sloEntry(structure: CompiledStructure, steady: SteadyReading, e: number): SloEntry {
+  const callsPerNode = expectedCalls(structure, e);
   const { capacity } = structure;
-  const { serviceTime, servers, slo } = structure.latency;
   const { throughput } = steady.steady;
-  // The nodes the entry calls, and the scale at which the first of them saturates.
   const called: number[] = [];
+  const calls: number[] = [];
   let saturation = Number.POSITIVE_INFINITY;
   for (let v = 0; v < structure.nodeCount; v++) {
-    if (!(calls[v]! > 0)) continue;
+    if (!(callsPerNode[v]! > 0)) continue;
     called.push(v);
+    calls.push(callsPerNode[v]!);
     const x = throughput[v]!;
     if (x > 0 && capacity[v]! < Number.POSITIVE_INFINITY) saturation = Math.min(saturation, capacity[v]! / x);
   }
-  const target = slo[e]!;
-  /** The entry's latency at scale `s` below saturation. */
-  const latencyAt = (s: number): number => {
-    let sum = 0;
-    for (const v of called) {
-      const service = serviceTime[v]!;
-      if (!(service > 0)) continue;
-      const count = servers[v]!;
-      const response = count === 0 ? service : queueTimes(s * throughput[v]!, service, count)?.responseTime;
-      if (response === undefined) return Number.POSITIVE_INFINITY;
-      sum += calls[v]! * response;
-    }
-    return sum;
+  return {
+    node: e,
+    slo: structure.latency.slo[e]!,
+    called: Int32Array.from(called),
+    calls: Float64Array.from(calls),
+    saturation,
   };
-  if (!(latencyAt(0) <= target)) return 0;
-  if (saturation === Number.POSITIVE_INFINITY) {
-    // Nothing on the way saturates: find a scale past the SLO by doubling, if there is one.
-    let high = 1;
-    while (latencyAt(high) <= target) {
-      high *= 2;
-      if (!(high < Number.MAX_VALUE)) return Number.MAX_VALUE;
-    }
-    saturation = high;
-  } else if (latencyAt(saturation * (1 - 1e-12)) <= target) {
-    // The SLO holds right up to the first saturation (a node without a service time, say).
-    return saturation;
-  }
-  let low = 0;
-  let high = saturation;
-  for (let i = 0; i < BISECTIONS && high - low > 1e-9 * high; i++) {
-    const middle = (low + high) / 2;
-    if (latencyAt(middle) <= target) low = middle;
-    else high = middle;
-  }
-  return low;
 }
 
 /** Per node, the visits one request arriving at `e` makes there: the steady state of a unit arrival at `e`. */

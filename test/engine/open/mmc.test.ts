@@ -9,7 +9,13 @@
  * and Markov Chains", Wiley, section 6.2.3 (M/M/m) and the M/M/1 response time distribution.
  */
 import { describe, expect, it } from 'vitest';
-import { erlangC, exceedProbability, queueTimes, responseTimeQuantile } from '../../../lib/engine/open/mmc';
+import {
+  erlangB,
+  erlangC,
+  exceedProbability,
+  queueTimes,
+  responseTimeQuantile,
+} from '../../../lib/engine/open/mmc';
 
 /** Erlang C by its textbook form with factorials: independent of the engine's recursion. */
 function erlangCByFactorials(c: number, a: number): number {
@@ -43,6 +49,39 @@ describe('erlangC', () => {
     // Against the recursion at half the size with the same utilization: more servers pool better.
     expect(c).toBeLessThan(erlangC(5_000, 4_950));
     expect(Number.isFinite(erlangCByFactorials(10_000, 9_900))).toBe(false);
+  });
+});
+
+describe('erlangB', () => {
+  /** The recursion from one server up, however large the pool: the reference for the sum. */
+  function erlangBByRecursion(c: number, a: number): number {
+    let blocking = 1;
+    for (let k = 1; k <= c; k++) blocking = (a * blocking) / (k + a * blocking);
+    return blocking;
+  }
+
+  // Pools over 64 servers sum the series around its largest term instead of recursing from one
+  // server: both agree to rounding, from lightly loaded to a load of c − 1.
+  it.each([
+    [65, 30],
+    [65, 64],
+    [100, 99],
+    [1_000, 900],
+    [1_000, 999.5],
+    [10_000, 9_999],
+    [10_000, 9_000],
+    [10_000, 9_800],
+  ])('sums a pool of %d at a load of %d as the recursion does', (c, a) => {
+    expect(erlangB(c, a)).toBeCloseTo(erlangBByRecursion(c, a), 13);
+    expect(Math.abs(erlangB(c, a) / erlangBByRecursion(c, a) - 1)).toBeLessThan(1e-12);
+  });
+
+  // 10,000 servers at half load: B is some 1e-1500, far below the smallest double; its sum
+  // stops at 2^1000 and reports no blocking, as the recursion's underflow does.
+  it('is 0 where blocking is past the smallest double', () => {
+    expect(erlangB(10_000, 5_000)).toBe(0);
+    expect(erlangBByRecursion(10_000, 5_000)).toBe(0);
+    expect(erlangC(10_000, 5_000)).toBe(0);
   });
 });
 
@@ -138,4 +177,25 @@ describe('the response time distribution', () => {
     }
     expect(responseTimeQuantile(0.99, 10, 0.1, 1)).toBeUndefined();
   });
+
+  // Newton's steps inside the bracket end where a step no longer moves: the quantile leaves
+  // 1 − q above it to rounding, from a light load to a pool of 10,000 at 99.99% and at θ = μ.
+  it.each([
+    [0.5, 1, 2],
+    [2, 1, 3],
+    [9, 0.2, 2],
+    [1_999, 0.001, 2],
+    [9_999, 1, 10_000],
+    [980, 1, 1_000],
+  ])(
+    'finds the 99th and 99.9th percentiles to rounding (λ %d, S %d, c %d)',
+    (throughput, serviceTime, servers) => {
+      const times = queueTimes(throughput, serviceTime, servers)!;
+      for (const q of [0.99, 0.999]) {
+        const t = responseTimeQuantile(q, throughput, serviceTime, servers)!;
+        const left = exceedProbability(t, throughput, serviceTime, servers, times.waitProbability);
+        expect(Math.abs(left - (1 - q))).toBeLessThan(1e-13);
+      }
+    },
+  );
 });

@@ -83,4 +83,47 @@ describe('latencyHeadroom', () => {
         .latencyHeadroom,
     ).toBeNull();
   });
+
+  // Two M/M/1 services as entries: A (λ 5, S 0.1, SLO 0.5) reaches it at 1.6 (as above), B
+  // (λ 2, S 0.2, SLO 1) where 0.2 / (1 − 0.4 s) = 1: s = 2. One search finds the first, A;
+  // C is A's twin under a larger id: equal scales are a tie, and the smaller id is named.
+  it('searches all entries at once and names the first to miss', () => {
+    const result = analyzed({
+      nodes: [
+        { id: 'C', arrival: 5, serviceTime: 0.1, servers: 1, slo: 0.5, exit: 1 },
+        { id: 'B', arrival: 2, serviceTime: 0.2, servers: 1, slo: 1, exit: 1 },
+        { id: 'A', arrival: 5, serviceTime: 0.1, servers: 1, slo: 0.5, exit: 1 },
+      ],
+      dependencies: [],
+    });
+    expect(result.latencyHeadroom!.node).toBe('A');
+    expect(Math.abs(result.latencyHeadroom!.scale / 1.6 - 1)).toBeLessThanOrEqual(1e-9);
+    const alone = analyzed({
+      nodes: [{ id: 'B', arrival: 2, serviceTime: 0.2, servers: 1, slo: 1, exit: 1 }],
+      dependencies: [],
+    });
+    expect(Math.abs(alone.latencyHeadroom!.scale / 2 - 1)).toBeLessThanOrEqual(1e-9);
+  });
+
+  // web (10 ms, SLO 1 s) calls a database of capacity 4 that has no service time: its latency
+  // stays 10 ms until the database saturates at twice today's 2 a second.
+  it('holds up to the first saturation when nothing on the way slows down before it', () => {
+    const result = analyzed({
+      nodes: [
+        { id: 'web', arrival: 2, fanout: true, serviceTime: 0.01, slo: 1 },
+        { id: 'db', capacity: 4, exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'db' }],
+    });
+    expect(result.latencyHeadroom).toEqual({ scale: 2, node: 'web' });
+  });
+
+  // A service time without servers never queues: no traffic makes it miss a generous SLO.
+  it('is the largest double when nothing the entry calls can saturate', () => {
+    const result = analyzed({
+      nodes: [{ id: 'api', arrival: 1, serviceTime: 0.1, slo: 0.2, exit: 1 }],
+      dependencies: [],
+    });
+    expect(result.latencyHeadroom).toEqual({ scale: Number.MAX_VALUE, node: 'api' });
+  });
 });
