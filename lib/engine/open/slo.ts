@@ -11,7 +11,7 @@ const SEARCH_STEPS = 200;
 const RELATIVE_PRECISION = 1e-9;
 
 /** One entry with an `slo` whose requests finish today. */
-interface SloEntry {
+export interface SloEntry {
   node: number;
   slo: number;
   /** The nodes its requests call, and how often each (expected calls per request). */
@@ -60,8 +60,9 @@ export function latencyHeadroom(
   }
   if (!any) return null;
   if (stuck >= 0) return { scale: 0, node: ids[stuck]! };
-  const entries = candidates.map((e) => sloEntry(structure, steady, e));
-  const latency = new LatencyAt(structure, steady, entries);
+  const { throughput } = steady.steady;
+  const entries = candidates.map((e) => sloEntry(structure, throughput, e));
+  const latency = new LatencyAt(structure, throughput, entries);
   return search(latency, entries, ids);
 }
 
@@ -133,14 +134,15 @@ function search(latency: LatencyAt, entries: readonly SloEntry[], ids: readonly 
 }
 
 /** The response times of the nodes the entries call at a scale, and the entries' latencies. */
-class LatencyAt {
+export class LatencyAt {
   readonly #response: Float64Array;
   readonly #nodes: Int32Array;
   #scale = Number.NaN;
 
   constructor(
     private readonly structure: CompiledStructure,
-    private readonly steady: SteadyReading,
+    /** Today's steady throughputs. */
+    private readonly throughput: Float64Array,
     entries: readonly SloEntry[],
   ) {
     this.#response = new Float64Array(structure.nodeCount);
@@ -162,7 +164,7 @@ class LatencyAt {
     if (s === this.#scale) return;
     this.#scale = s;
     const { serviceTime, servers } = this.structure.latency;
-    const { throughput } = this.steady.steady;
+    const { throughput } = this;
     for (const v of this.#nodes) {
       const service = serviceTime[v]!;
       if (!(service > 0)) {
@@ -195,10 +197,9 @@ class LatencyAt {
 }
 
 /** Entry `e`'s expected calls, the nodes they reach and the scale at which the first of those saturates. */
-function sloEntry(structure: CompiledStructure, steady: SteadyReading, e: number): SloEntry {
+export function sloEntry(structure: CompiledStructure, throughput: Float64Array, e: number): SloEntry {
   const callsPerNode = expectedCalls(structure, e);
   const { capacity } = structure;
-  const { throughput } = steady.steady;
   const called: number[] = [];
   const calls: number[] = [];
   let saturation = Number.POSITIVE_INFINITY;
