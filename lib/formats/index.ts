@@ -1,2 +1,10 @@
 export { FORMAT_NAMES, type ReadGraph, readGraph } from './registry';
-export { FormatError, type FormatName, type GraphFormat, type MappedGraph, type StepUnit } from './types';
+export { parseJsonLines } from './spans/otlp';
+export {
+  FormatError,
+  type FormatName,
+  type GraphFormat,
+  type MappedGraph,
+  type ReadOptions,
+  type StepUnit,
+} from './types';

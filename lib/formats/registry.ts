@@ -8,7 +8,10 @@ import { dependencyLinks } from './dependency-links';
 import { jgf } from './jgf';
 import { native } from './native';
 import { nodeLink } from './node-link';
-import { FormatError, type FormatName, type GraphFormat, type MappedGraph } from './types';
+import { jaegerTraces } from './spans/jaeger-traces';
+import { otlpTraces } from './spans/otlp';
+import { zipkinSpans } from './spans/zipkin-spans';
+import { FormatError, type FormatName, type GraphFormat, type MappedGraph, type ReadOptions } from './types';
 import { xray } from './xray';
 
 /** @internal test/formats/registry.test.ts checks that no two formats detect one payload. */
@@ -20,6 +23,9 @@ export const FORMATS: readonly GraphFormat[] = Object.freeze([
   jgf,
   backstage,
   xray,
+  otlpTraces,
+  jaegerTraces,
+  zipkinSpans,
 ]);
 
 export const FORMAT_NAMES: readonly FormatName[] = Object.freeze(FORMATS.map((format) => format.name));
@@ -34,15 +40,19 @@ export interface ReadGraph extends MappedGraph {
  * when it does, else the one other format that does. When none does, the error says which
  * formats were tried and what the document looked like; when two do, it names them (the caller
  * picks with `format`); a forced format that does not fit names that format and the element it
- * missed.
+ * missed. `options` say what the document does not (a span format's window and sampling rate).
  */
-export function readGraph(document: unknown, format: FormatName | 'auto' = 'auto'): ReadGraph {
+export function readGraph(
+  document: unknown,
+  format: FormatName | 'auto' = 'auto',
+  options?: ReadOptions,
+): ReadGraph {
   if (format !== 'auto') {
     const chosen = FORMATS.find((candidate) => candidate.name === format)!;
     if (!chosen.detect(document)) {
       // Mapping it anyway names the first element that does not fit, in the format's own words.
       try {
-        chosen.toStructure(document);
+        chosen.toStructure(document, options);
       } catch (error) {
         if (error instanceof FormatError) {
           throw new FormatError(error.path, `not ${format}: ${messageOf(error)}`);
@@ -51,14 +61,14 @@ export function readGraph(document: unknown, format: FormatName | 'auto' = 'auto
       }
       throw new FormatError('', `not ${format}: the document does not have its shape (${shapeOf(document)})`);
     }
-    return { format, ...chosen.toStructure(document) };
+    return { format, ...chosen.toStructure(document, options) };
   }
   const claiming = FORMATS.filter((candidate) => candidate.detect(document));
   // The engine's own format is exact (both arrays present) and always wins; among the others a
   // document two of them claim (it carries, say, both `elements` and `graphs`) is not guessed at.
   const chosen =
     claiming[0]?.name === 'native' ? claiming[0] : claiming.length === 1 ? claiming[0] : undefined;
-  if (chosen !== undefined) return { format: chosen.name, ...chosen.toStructure(document) };
+  if (chosen !== undefined) return { format: chosen.name, ...chosen.toStructure(document, options) };
   if (claiming.length > 1) {
     throw new FormatError(
       '',

@@ -13,7 +13,10 @@ export type FormatName =
   | 'node-link'
   | 'jgf'
   | 'backstage'
-  | 'xray';
+  | 'xray'
+  | 'otlp-traces'
+  | 'jaeger-traces'
+  | 'zipkin-spans';
 
 /** What one engine step stands for in a mapped structure. */
 export type StepUnit =
@@ -47,6 +50,26 @@ export interface MappedGraph {
   warnings: string[];
 }
 
+/**
+ * What a caller knows about a document that the document does not say. Only the span formats
+ * (`lib/formats/spans`) read them; every other format ignores them.
+ */
+export interface ReadOptions {
+  /**
+   * The seconds the spans were collected over (a query's lookback, a file's rotation period):
+   * arrivals are the requests that entered divided by it, and one step is one second. Without
+   * it, the span formats take the time from the first request's start to the last one's end,
+   * and say so in a warning. Finite and > 0.
+   */
+  window?: number;
+  /**
+   * The share of traces the tracer kept (head sampling at 10%: 0.1), in (0, 1]: arrivals are
+   * divided by it to count the requests sampling dropped. Weights are ratios and service times
+   * means, so neither changes. Default 1.
+   */
+  sampleRate?: number;
+}
+
 export interface GraphFormat {
   readonly name: FormatName;
   /**
@@ -56,9 +79,10 @@ export interface GraphFormat {
   detect(document: unknown): boolean;
   /**
    * The mapped structure. Throws `FormatError` naming the element by its path in the source
-   * document (`elements.edges[3].data.target`) when the document is malformed.
+   * document (`elements.edges[3].data.target`) when the document is malformed. `options` say
+   * what the document does not (the span formats read them, the others ignore them).
    */
-  toStructure(document: unknown): MappedGraph;
+  toStructure(document: unknown, options?: ReadOptions): MappedGraph;
 }
 
 /** A document that does not fit its format, with the path of the element at fault. */
