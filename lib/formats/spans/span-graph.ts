@@ -400,7 +400,10 @@ export function spanGraph(
     if (entry[i] === 1 && p >= 0) {
       const call = tally(service[p]!, service[i]!);
       call.calls++;
-      const clientSide = callKind(spans[p]!.kind);
+      // The caller's side of the call: its client or producer span, or a span of no stated kind
+      // below its entry span (the client side the mapping infers); else the callee's span.
+      const parentKind = spans[p]!.kind;
+      const clientSide = callKind(parentKind) || (parentKind === undefined && entry[p] !== 1);
       if (span.error || (clientSide && spans[p]!.error)) call.errors++;
       const timedBy = clientSide && timed[p] === 1 ? p : timed[i] === 1 ? i : -1;
       if (timedBy >= 0) {
