@@ -28,7 +28,18 @@ describe('the format registry', () => {
     expect(FORMAT_NAMES[0]).toBe('native');
     expect(new Set(FORMAT_NAMES).size).toBe(FORMAT_NAMES.length);
     expect([...FORMAT_NAMES].sort()).toEqual(
-      ['backstage', 'cytoscape', 'dependency-links', 'jgf', 'native', 'node-link', 'xray'].sort(),
+      [
+        'backstage',
+        'cytoscape',
+        'dependency-links',
+        'jaeger-traces',
+        'jgf',
+        'native',
+        'node-link',
+        'otlp-traces',
+        'xray',
+        'zipkin-spans',
+      ].sort(),
     );
   });
 

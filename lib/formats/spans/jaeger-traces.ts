@@ -160,7 +160,7 @@ function readSpan(
   notes: Notes,
 ): SourceSpan {
   const trace = textAt(span, 'traceID', path) ?? traceId;
-  const { parent, parentPath, follows } = parentOf(span, path, trace);
+  const { parent, parentField, follows } = parentOf(span, path, trace);
   const start = nanosecondsAt(span, 'startTime', path, 1000n, 'microseconds since the epoch');
   const duration = nanosecondsAt(span, 'duration', path, 1000n, 'a duration in microseconds');
   const tags = readTags(listAt(span, 'tags', path), `${path}.tags`);
@@ -178,7 +178,7 @@ function readSpan(
     trace,
     id: textAt(span, 'spanID', path) ?? '',
     parent,
-    parentPath,
+    parentField,
     follows,
     service,
     kind,
@@ -195,32 +195,40 @@ function parentOf(
   span: Record<string, unknown>,
   path: string,
   trace: string,
-): { parent?: string; parentPath?: string; follows: boolean } {
-  let childOf: { parent: string; parentPath: string } | undefined;
-  let followsFrom: { parent: string; parentPath: string } | undefined;
-  listAt(span, 'references', path).forEach((value, r) => {
+): { parent?: string; parentField?: string; follows: boolean } {
+  let childOf = -1;
+  let followsFrom = -1;
+  const ids: string[] = [];
+  const references = listAt(span, 'references', path);
+  for (let r = 0; r < references.length; r++) {
     const refPath = `${path}.references[${r}]`;
-    const reference = recordAt(value, refPath, 'a reference');
+    const reference = recordAt(references[r], refPath, 'a reference');
     const refType = reference.refType;
     if (refType !== 'CHILD_OF' && refType !== 'FOLLOWS_FROM')
       throw new FormatError(
         `${refPath}.refType`,
         `must be "CHILD_OF" or "FOLLOWS_FROM", got ${describeValue(refType)}`,
       );
-    const refTrace = textAt(reference, 'traceID', refPath) ?? trace;
     const spanId = textAt(reference, 'spanID', refPath);
     if (spanId === undefined)
       throw new FormatError(`${refPath}.spanID`, 'must be the id of the span referred to, got nothing');
-    if (refTrace.toLowerCase() !== trace.toLowerCase()) return;
-    const found = { parent: spanId, parentPath: `${refPath}.spanID` };
-    if (refType === 'CHILD_OF') childOf ??= found;
-    else followsFrom ??= found;
-  });
-  if (childOf !== undefined) return { ...childOf, follows: false };
-  if (followsFrom !== undefined) return { ...followsFrom, follows: true };
+    ids.push(spanId);
+    const refTrace = textAt(reference, 'traceID', refPath);
+    if (refTrace !== undefined && refTrace !== trace && refTrace.toLowerCase() !== trace.toLowerCase())
+      continue;
+    if (refType === 'CHILD_OF') {
+      if (childOf < 0) childOf = r;
+    } else if (followsFrom < 0) followsFrom = r;
+  }
+  const chosen = childOf >= 0 ? childOf : followsFrom;
+  if (chosen >= 0)
+    return {
+      parent: ids[chosen]!,
+      parentField: chosen === 0 ? '.references[0].spanID' : `.references[${chosen}].spanID`,
+      follows: chosen !== childOf,
+    };
   const deprecated = textAt(span, 'parentSpanID', path);
-  if (deprecated !== undefined)
-    return { parent: deprecated, parentPath: `${path}.parentSpanID`, follows: false };
+  if (deprecated !== undefined) return { parent: deprecated, parentField: '.parentSpanID', follows: false };
   return { follows: false };
 }
 

@@ -143,7 +143,7 @@ function readSpan(value: unknown, path: string, service: string): SourceSpan {
     trace: textAt(span, 'traceId', path) ?? '',
     id: textAt(span, 'spanId', path) ?? '',
     parent: textAt(span, 'parentSpanId', path),
-    parentPath: `${path}.parentSpanId`,
+    parentField: '.parentSpanId',
     service,
     kind: kindAt(span, path),
     // proto3 leaves a zero out: a time of 0 is one not set.

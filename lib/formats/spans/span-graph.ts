@@ -102,8 +102,11 @@ export interface SourceSpan {
   id: string;
   /** The parent's span id; absent or `''` for a root. */
   parent?: string | undefined;
-  /** Where the parent is named (`data[0].spans[3].references[0].spanID`), for the orphan warning. */
-  parentPath?: string | undefined;
+  /**
+   * Where the parent is named, after `path` (`.references[0].spanID`), for the orphan warning
+   * (a suffix, so a million spans do not each build their field's path).
+   */
+  parentField?: string | undefined;
   /** The parent link is Jaeger's `FOLLOWS_FROM`: the parent did not wait for this span. */
   follows?: boolean | undefined;
   /** The service the span belongs to (non-empty). */
@@ -198,9 +201,13 @@ export function spanGraph(
     service[i] = index;
   }
 
-  // Spans by trace and id.
-  const traces = new Map<string, Map<string, number[]>>();
+  // Spans by trace and id: the first span of each id, and the later ones chained after it (a
+  // repeated id is rare; a million spans must not each hold an array).
+  const traces = new Map<string, Map<string, number>>();
   const traceOf: string[] = new Array(n);
+  const nextSame = new Int32Array(n).fill(-1);
+  const lastSame = new Int32Array(n);
+  const repeatedFirsts: number[] = [];
   for (let i = 0; i < n; i++) {
     const span = spans[i]!;
     const trace = normalId(span.trace);
@@ -212,33 +219,43 @@ export function spanGraph(
       byId = new Map();
       traces.set(trace, byId);
     }
-    const group = byId.get(id);
-    if (group === undefined) byId.set(id, [i]);
-    else group.push(i);
+    const first = byId.get(id);
+    if (first === undefined) {
+      byId.set(id, i);
+      lastSame[i] = i;
+    } else {
+      if (nextSame[first] === -1) repeatedFirsts.push(first);
+      nextSame[lastSame[first]!] = i;
+      lastSame[first] = i;
+    }
   }
+  const groupOf = (first: number): number[] => {
+    const group: number[] = [];
+    for (let i = first; i !== -1; i = nextSame[i]!) group.push(i);
+    return group;
+  };
 
   // Shared ids: the server half of an RPC is the child of its client half.
   const sharedParent = new Int32Array(n).fill(-1);
   let repeated = 0;
   let repeatPath = '';
-  for (const byId of traces.values())
-    for (const group of byId.values()) {
-      if (group.length < 2) continue;
-      const client = group.find((i) => callKind(spans[i]!.kind));
-      let paired = 0;
-      if (client !== undefined)
-        for (const i of group)
-          if (serveKind(spans[i]!.kind)) {
-            sharedParent[i] = client;
-            paired++;
-          }
-      const extra = group.length - 1 - paired;
-      if (extra > 0) {
-        if (repeated === 0)
-          repeatPath = `${spans[group[1]!]!.path} repeats the id of ${spans[group[0]!]!.path}`;
-        repeated += extra;
-      }
+  for (const first of repeatedFirsts) {
+    const group = groupOf(first);
+    const client = group.find((i) => callKind(spans[i]!.kind));
+    let paired = 0;
+    if (client !== undefined)
+      for (const i of group)
+        if (serveKind(spans[i]!.kind)) {
+          sharedParent[i] = client;
+          paired++;
+        }
+    const extra = group.length - 1 - paired;
+    if (extra > 0) {
+      if (repeated === 0)
+        repeatPath = `${spans[group[1]!]!.path} repeats the id of ${spans[group[0]!]!.path}`;
+      repeated += extra;
     }
+  }
 
   // Parents.
   const parent = new Int32Array(n);
@@ -255,13 +272,13 @@ export function spanGraph(
       parent[i] = NO_PARENT;
       continue;
     }
-    const group = traces.get(traceOf[i]!)?.get(named);
-    if (group === undefined) {
+    const first = traces.get(traceOf[i]!)?.get(named);
+    if (first === undefined) {
       parent[i] = MISSING_PARENT;
-      if (orphans++ === 0) orphanPath = span.parentPath ?? span.path;
+      if (orphans++ === 0) orphanPath = `${span.path}${span.parentField ?? ''}`;
       continue;
     }
-    parent[i] = pickParent(group, i, spans, service);
+    parent[i] = nextSame[first] === -1 ? first : pickParent(groupOf(first), i, spans, service);
   }
   const cut = cutCircles(parent);
   if (cut.length > 0)
@@ -327,7 +344,7 @@ export function spanGraph(
   let timedRoots = 0;
   let outside = 0;
   let outsidePath = '';
-  const intervals: Array<[number, number]> = [];
+  const calls = new Intervals();
   const stack: number[] = [];
   for (let e = 0; e < n; e++) {
     if (entry[e] !== 1) continue;
@@ -344,7 +361,7 @@ export function spanGraph(
     }
     if (timed[e] !== 1) continue;
     // The calls this request waited for, among its own service's spans below it.
-    intervals.length = 0;
+    calls.clear(start[e]!, end[e]!);
     stack.length = 0;
     stack.push(e);
     while (stack.length > 0) {
@@ -354,21 +371,20 @@ export function spanGraph(
         local !== e &&
         timed[local] === 1 &&
         (callKind(kind) || (kind === undefined && answered[local] === 1));
-      if (call) intervals.push([start[local]!, end[local]!]);
+      if (call) calls.add(start[local]!, end[local]!);
       for (let k = childStart[local]!; k < childStart[local + 1]!; k++) {
         const child = children[k]!;
         if (entry[child] !== 1) stack.push(child);
         else if (!call && timed[child] === 1 && spans[child]!.follows !== true)
-          intervals.push([start[child]!, end[child]!]);
+          calls.add(start[child]!, end[child]!);
       }
     }
-    const covered = coveredTime(intervals, start[e]!, end[e]!);
-    if (covered.outside > 0 && outside === 0) outsidePath = spans[e]!.path;
-    outside += covered.outside;
+    if (calls.outside > 0 && outside === 0) outsidePath = spans[e]!.path;
+    outside += calls.outside;
     const duration = end[e]! - start[e]!;
     timedEntries[s]!++;
     durationSum[s]! += duration;
-    selfSum[s]! += duration - covered.time;
+    selfSum[s]! += duration - calls.covered();
   }
   // Calls, in the order first made; services only named by a call come after the traced ones.
   const nodeNames = [...serviceNames];
@@ -444,7 +460,7 @@ export function spanGraph(
     if (timedRoots > 0 && lastRoot > firstRoot) {
       windowSeconds = (lastRoot - firstRoot) / 1e9;
       warnings.push(
-        `no window given: the ${plural(arriving, 'request')} that entered (spans with no parent in the document) are taken to arrive over the ${windowSeconds} s from the first one's start to the last one's end; give the window the spans were collected over for the exact rate`,
+        `no window given: the ${plural(arriving, 'request')} that entered (spans with no parent in the document) ${arriving === 1 ? 'is' : 'are'} taken to arrive over the ${windowSeconds} s from the first one's start to the last one's end; give the window the spans were collected over for the exact rate`,
       );
     } else
       warnings.push(
@@ -547,7 +563,6 @@ function pickParent(
   spans: readonly SourceSpan[],
   service: Int32Array,
 ): number {
-  if (group.length === 1) return group[0]!;
   const others = group.filter((i) => i !== child);
   if (others.length === 0) return child;
   return (
@@ -590,33 +605,65 @@ function cutCircles(parent: Int32Array): number[] {
 }
 
 /**
- * The time `intervals` cover inside `[from, to]` (overlaps once), and how many of them reach
- * outside it. Sorts `intervals` in place.
+ * The calls one request waited for, cut to the request's own `[from, to]`: how much of that time
+ * they cover (overlapping calls once), and how many reached outside it. Starts and ends are kept
+ * in typed arrays and sorted apart (the union's length needs no pairing: a sweep over both counts
+ * the calls open at each instant), so a request with a million calls sorts numbers, not pairs.
  */
-function coveredTime(
-  intervals: Array<[number, number]>,
-  from: number,
-  to: number,
-): { time: number; outside: number } {
-  let outside = 0;
-  const clipped: Array<[number, number]> = [];
-  for (const [start, end] of intervals) {
-    if (start < from || end > to) outside++;
-    const a = Math.max(start, from);
-    const b = Math.min(end, to);
-    if (b > a) clipped.push([a, b]);
+class Intervals {
+  private starts = new Float64Array(16);
+  private ends = new Float64Array(16);
+  private size = 0;
+  private from = 0;
+  private to = 0;
+  outside = 0;
+
+  clear(from: number, to: number): void {
+    this.size = 0;
+    this.outside = 0;
+    this.from = from;
+    this.to = to;
   }
-  clipped.sort((x, y) => x[0] - y[0]);
-  let time = 0;
-  let openStart = Number.NaN;
-  let openEnd = Number.NaN;
-  for (const [a, b] of clipped) {
-    if (!(a <= openEnd)) {
-      if (openEnd > openStart) time += openEnd - openStart;
-      openStart = a;
-      openEnd = b;
-    } else if (b > openEnd) openEnd = b;
+
+  add(start: number, end: number): void {
+    if (start < this.from || end > this.to) this.outside++;
+    const a = Math.max(start, this.from);
+    const b = Math.min(end, this.to);
+    if (!(b > a)) return;
+    if (this.size === this.starts.length) {
+      const starts = new Float64Array(this.size * 2);
+      const ends = new Float64Array(this.size * 2);
+      starts.set(this.starts);
+      ends.set(this.ends);
+      this.starts = starts;
+      this.ends = ends;
+    }
+    this.starts[this.size] = a;
+    this.ends[this.size] = b;
+    this.size++;
   }
-  if (openEnd > openStart) time += openEnd - openStart;
-  return { time, outside };
+
+  /** The time covered, each instant once. */
+  covered(): number {
+    const n = this.size;
+    if (n === 0) return 0;
+    if (n === 1) return this.ends[0]! - this.starts[0]!;
+    const starts = this.starts.subarray(0, n).sort();
+    const ends = this.ends.subarray(0, n).sort();
+    let time = 0;
+    let open = 0;
+    let since = 0;
+    let i = 0;
+    let j = 0;
+    while (j < n) {
+      if (i < n && starts[i]! <= ends[j]!) {
+        if (open++ === 0) since = starts[i]!;
+        i++;
+      } else {
+        if (--open === 0) time += ends[j]! - since;
+        j++;
+      }
+    }
+    return time;
+  }
 }

@@ -126,7 +126,7 @@ function readSpan(value: unknown, path: string, unnamed: Tally): SourceSpan {
     trace,
     id,
     parent: textAt(span, 'parentId', path),
-    parentPath: `${path}.parentId`,
+    parentField: '.parentId',
     service,
     kind: kindAt(span, path),
     start: duration === undefined ? undefined : start,
