@@ -6,7 +6,7 @@ import { describeValue, isRecord } from '../text';
 import { FormatError } from '../types';
 
 /** How many leading elements `detect` looks at. */
-export const DETECT_SAMPLE = 3;
+const DETECT_SAMPLE = 3;
 
 const DIGITS = /^[0-9]+$/;
 /** The largest time a span may carry: 2^64 − 1 nanoseconds (OTLP's fixed64), past year 2500. */

@@ -8,7 +8,8 @@
  * - **Nodes are services**, in the order of their first span in the document, then the services
  *   that spans only name as the remote end of a call (below), in the order first named.
  * - **Parents.** A span's parent is the span of the same trace with the id it names (ids that are
- *   hex digits compare without regard to case, an id of zeros is no id). A parent id that no span
+ *   hex digits compare without regard to case; an empty id, or one of zeros, is no id: nothing
+ *   can name that span as its parent, and a parent id of zeros makes a root). A parent id that no span
  *   of the document has makes the span an **orphan**: the trace is incomplete (spans sampled out,
  *   lost, or outside the query), so the orphan is taken as a request entering its service, and a
  *   warning counts them. Parent links that go round in a circle are cut at the span that comes
@@ -31,7 +32,10 @@
  *   span of (a database, a broker, a SaaS) becomes a node with `external: true` (a default
  *   capacity never reaches it); a call naming a traced service whose span is missing is counted
  *   on it all the same, with a warning. A client span that reaches nothing and names nothing
- *   draws no dependency (warning).
+ *   draws no dependency (warning), unless it is itself an entry span: HotROD reports its Redis
+ *   and MySQL calls as services of their own, whose requests are such client spans.
+ * - **Dependencies** come in the order the document first shows each call (the callee's entry
+ *   span, or the client span that names a service nothing traced), one per pair of services.
  * - **Fan-out.** Every node is `fanout: true` (a request completes where it is processed and
  *   becomes calls on the callees), with no `exit`: that is how `call-graph.ts` and every call-graph
  *   format complete requests, and the engine refuses `exit` on a fan-out node. A dependency's
@@ -71,7 +75,10 @@
  * - **Observed latencies** (`observedLatency`, `statistic: 'mean'`, `unit: 'second'`, as X-Ray's):
  *   on a node the mean duration of its timed entry spans (waiting and downstream calls
  *   included), on a dependency the mean duration of the calls as the caller saw them (its client
- *   span, else the callee's entry span). Never a `serviceTime` (see docs/connect.md).
+ *   or producer span, or the span of no stated kind the call went through; else, where the caller
+ *   had no client span, the callee's entry span). Never a `serviceTime` (see docs/connect.md).
+ * - **Repeats in words.** Every warning counts what it found and names the first element's path
+ *   (`data[0].spans[3].references[0].spanID`), so a million orphans are one line.
  * - **Times.** Readers give nanoseconds since the epoch as BigInt (OTLP's nanoseconds pass 2^53,
  *   so they are never rounded to a double); offsets from the earliest start are exact doubles
  *   below 2^53 ns (104 days). A span without a start or an end (a Zipkin span reported late, a
@@ -156,7 +163,7 @@ function serveKind(kind: SpanKind | undefined): boolean {
 }
 
 /** Checks the options a caller passes; a bad one is the caller's bug, not the document's. */
-export function checkOptions(options: ReadOptions | undefined): { window?: number; sampleRate: number } {
+function checkOptions(options: ReadOptions | undefined): { window?: number; sampleRate: number } {
   const window = options?.window;
   const sampleRate = options?.sampleRate ?? 1;
   if (window !== undefined && !(typeof window === 'number' && Number.isFinite(window) && window > 0))
