@@ -8,10 +8,19 @@ import { dependencyLinks } from './dependency-links';
 import { jgf } from './jgf';
 import { native } from './native';
 import { nodeLink } from './node-link';
+import { prometheus } from './prometheus';
 import { jaegerTraces } from './spans/jaeger-traces';
 import { otlpTraces } from './spans/otlp';
 import { zipkinSpans } from './spans/zipkin-spans';
-import { FormatError, type FormatName, type GraphFormat, type MappedGraph, type ReadOptions } from './types';
+import {
+  FORMAT_NAMES,
+  FormatError,
+  type FormatName,
+  type GraphFormat,
+  type MappedGraph,
+  type ReadOptionName,
+  type ReadOptions,
+} from './types';
 import { xray } from './xray';
 
 /** @internal test/formats/registry.test.ts checks that no two formats detect one payload. */
@@ -26,9 +35,8 @@ export const FORMATS: readonly GraphFormat[] = Object.freeze([
   otlpTraces,
   jaegerTraces,
   zipkinSpans,
+  prometheus,
 ]);
-
-export const FORMAT_NAMES: readonly FormatName[] = Object.freeze(FORMATS.map((format) => format.name));
 
 /** A mapped document and the format that read it. */
 export interface ReadGraph extends MappedGraph {
@@ -61,14 +69,14 @@ export function readGraph(
       }
       throw new FormatError('', `not ${format}: the document does not have its shape (${shapeOf(document)})`);
     }
-    return { format, ...chosen.toStructure(document, options) };
+    return read(chosen, document, options);
   }
   const claiming = FORMATS.filter((candidate) => candidate.detect(document));
   // The engine's own format is exact (both arrays present) and always wins; among the others a
   // document two of them claim (it carries, say, both `elements` and `graphs`) is not guessed at.
   const chosen =
     claiming[0]?.name === 'native' ? claiming[0] : claiming.length === 1 ? claiming[0] : undefined;
-  if (chosen !== undefined) return { format: chosen.name, ...chosen.toStructure(document, options) };
+  if (chosen !== undefined) return read(chosen, document, options);
   if (claiming.length > 1) {
     throw new FormatError(
       '',
@@ -79,6 +87,18 @@ export function readGraph(
     '',
     `no known format fits this document (${shapeOf(document)}); tried ${FORMAT_NAMES.join(', ')}`,
   );
+}
+
+/** The document in `format`, with a warning for each option given that the format does not read. */
+function read(format: GraphFormat, document: unknown, options: ReadOptions | undefined): ReadGraph {
+  const mapped = format.toStructure(document, options);
+  const unread = (Object.keys(options ?? {}) as ReadOptionName[]).filter(
+    (name) => options![name] !== undefined && !(format.reads ?? []).includes(name),
+  );
+  if (unread.length === 0) return { format: format.name, ...mapped };
+  const reads = format.reads ?? [];
+  const warning = `${unread.length === 1 ? 'the option' : 'the options'} ${unread.join(' and ')} ${unread.length === 1 ? 'is' : 'are'} not read by the ${format.name} format (${reads.length === 0 ? 'it reads none' : `it reads ${reads.join(' and ')}`}): ignored`;
+  return { format: format.name, ...mapped, warnings: [...mapped.warnings, warning] };
 }
 
 function messageOf(error: FormatError): string {

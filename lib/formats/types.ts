@@ -5,18 +5,27 @@
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
 
-/** The names are part of the API (`format` in a connect body, and in its answer). */
-export type FormatName =
-  | 'native'
-  | 'dependency-links'
-  | 'cytoscape'
-  | 'node-link'
-  | 'jgf'
-  | 'backstage'
-  | 'xray'
-  | 'otlp-traces'
-  | 'jaeger-traces'
-  | 'zipkin-spans';
+/**
+ * The names are part of the API (`format` in a connect body, and in its answer), in the order
+ * `auto` tries the formats (`registry.ts` lists the modules in this order; its test checks it).
+ * Kept here, apart from the modules, so that a message naming the formats (the engine route's,
+ * for a document it does not read) does not bring every reader into its bundle.
+ */
+export const FORMAT_NAMES = Object.freeze([
+  'native',
+  'dependency-links',
+  'cytoscape',
+  'node-link',
+  'jgf',
+  'backstage',
+  'xray',
+  'otlp-traces',
+  'jaeger-traces',
+  'zipkin-spans',
+  'prometheus',
+] as const);
+
+export type FormatName = (typeof FORMAT_NAMES)[number];
 
 /** What one engine step stands for in a mapped structure. */
 export type StepUnit =
@@ -51,8 +60,9 @@ export interface MappedGraph {
 }
 
 /**
- * What a caller knows about a document that the document does not say. Only the span formats
- * (`lib/formats/spans`) read them; every other format ignores them.
+ * What a caller knows about a document that the document does not say. The span formats
+ * (`lib/formats/spans`) read `window` and `sampleRate`, `prometheus` reads `sampleRate` and
+ * `labels`; a format that reads none of them ignores them (`readGraph` says so in a warning).
  */
 export interface ReadOptions {
   /**
@@ -65,13 +75,30 @@ export interface ReadOptions {
   /**
    * The share of traces the tracer kept (head sampling at 10%: 0.1), in (0, 1]: arrivals are
    * divided by it to count the requests sampling dropped. Weights are ratios and service times
-   * means, so neither changes. Default 1.
+   * means, so neither changes. Default 1. For `prometheus`, every rate is divided by it (service
+   * graph metrics that a Tempo or a Collector computed from sampled spans).
    */
   sampleRate?: number;
+  /**
+   * `prometheus` only: the labels that name a series' caller and callee (`{ from: 'source_app',
+   * to: 'destination_app' }`), when they are not one of the pairs it knows. Non-empty, different.
+   */
+  labels?: SeriesLabels;
 }
+
+/** The two labels of a Prometheus series that name the caller (`from`) and the callee (`to`). */
+export interface SeriesLabels {
+  from: string;
+  to: string;
+}
+
+/** The names of `ReadOptions`' fields, for the formats to say which they read. */
+export type ReadOptionName = keyof ReadOptions;
 
 export interface GraphFormat {
   readonly name: FormatName;
+  /** The `ReadOptions` it reads (none when absent): `readGraph` warns of the others given. */
+  readonly reads?: readonly ReadOptionName[];
   /**
    * Whether the document has this format's shape. Cheap and structural (top-level keys and the
    * first elements' fields), never throws, and no two formats detect the same document.

@@ -37,10 +37,26 @@ describe('the format registry', () => {
         'native',
         'node-link',
         'otlp-traces',
+        'prometheus',
         'xray',
         'zipkin-spans',
       ].sort(),
     );
+    // The list the API names (kept apart from the modules) is the registry's, in its order.
+    expect(FORMATS.map((format) => format.name)).toEqual(FORMAT_NAMES);
+  });
+
+  // An option the format does not read changes nothing and is said to be ignored.
+  it('warns of options the format does not read', () => {
+    const links = { data: [{ parent: 'a', child: 'b', callCount: 1 }] };
+    const plain = readGraph(links);
+    const given = readGraph(links, 'auto', { window: 60, sampleRate: 0.5 });
+    expect(given.nodes).toEqual(plain.nodes);
+    expect(given.warnings).toEqual([
+      ...plain.warnings,
+      'the options window and sampleRate are not read by the dependency-links format (it reads none): ignored',
+    ]);
+    expect(readGraph(links, 'auto', { window: undefined }).warnings).toEqual(plain.warnings);
   });
 
   it.each(documents.map((entry) => [`${entry.folder}/${entry.file}`, entry]))(

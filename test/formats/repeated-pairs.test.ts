@@ -180,6 +180,14 @@ describe('a million links of one pair', () => {
       { traceId: 't', id: 'root', localEndpoint: { serviceName: 'a' } },
       ...pair((i) => ({ traceId: 't', id: `s${i}`, parentId: 'root', localEndpoint: { serviceName: 'b' } })),
     ],
+    // A query that kept an instance label: a million series of one pair, 2 calls a second each.
+    prometheus: {
+      status: 'success',
+      data: {
+        resultType: 'vector',
+        result: pair((i) => ({ metric: { client: 'a', server: 'b', instance: `i${i}` }, value: [1, '2'] })),
+      },
+    },
   };
 
   it('covers every format that reads edges', () => {
@@ -193,7 +201,7 @@ describe('a million links of one pair', () => {
     expect(read.dependencies).toHaveLength(1);
     const compiled = compileStructure(read);
     expect(compiled.dependencyCount).toBe(1);
-    if (format === 'dependency-links' || format === 'xray') {
+    if (format === 'dependency-links' || format === 'xray' || format === 'prometheus') {
       // Counts added: b is called 2,000,000 times a window, every one of them by a.
       expect(read.dependencies[0]).toMatchObject({ from: 'a', to: 'b', weight: 1 });
       expect(read.nodes[0]!.arrival).toBe(2 * N);

@@ -69,6 +69,7 @@ interface Notes {
 
 export const jaegerTraces: GraphFormat = {
   name: 'jaeger-traces',
+  reads: ['window', 'sampleRate'],
   detect(document) {
     if (Array.isArray(document)) return leading(document, looksLikeTrace);
     if (!isRecord(document)) return false;

@@ -80,6 +80,7 @@ function looksLikeExport(value: unknown): boolean {
 
 export const otlpTraces: GraphFormat = {
   name: 'otlp-traces',
+  reads: ['window', 'sampleRate'],
   detect(document) {
     if (Array.isArray(document)) return leading(document, looksLikeExport);
     return looksLikeExport(document);

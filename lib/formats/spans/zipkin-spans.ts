@@ -58,6 +58,7 @@ function looksLikeTrace(value: unknown): boolean {
 
 export const zipkinSpans: GraphFormat = {
   name: 'zipkin-spans',
+  reads: ['window', 'sampleRate'],
   detect(document) {
     return Array.isArray(document) && (leading(document, looksLikeSpan) || leading(document, looksLikeTrace));
   },
