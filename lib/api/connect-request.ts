@@ -10,7 +10,9 @@ import {
   FORMAT_NAMES,
   FormatError,
   type FormatName,
+  parseJsonLines,
   type ReadGraph,
+  type ReadOptions,
   readGraph,
   type StepUnit,
 } from '../formats';
@@ -25,8 +27,8 @@ import { named } from './schema-registry';
  * not JSON at all is told to send instead (`expects` of the route's body options).
  */
 export const BODY_SHAPES = Object.freeze({
-  connect: 'a JSON object { name, url, format?, settings?, dryRun?, auth? }',
-  registerSystem: 'a JSON object { name, document, format?, settings?, url? }',
+  connect: 'a JSON object { name, url, format?, window?, sampleRate?, labels?, settings?, dryRun?, auth? }',
+  registerSystem: 'a JSON object { name, document, format?, window?, sampleRate?, labels?, settings?, url? }',
   patchSystem: 'a JSON object { settings }',
   refresh: 'a JSON object { auth? } ({} for none)',
   createKey: 'a JSON object { name }',
@@ -53,6 +55,74 @@ function formatField() {
         ),
       ),
   );
+}
+
+const WINDOW_RULE = rule('must be a finite number of seconds > 0');
+const SAMPLE_RATE_RULE = rule('must be a number above 0 and at most 1 (0.1: one trace in ten kept)');
+/** Prometheus's own rule for a label name (its data model), capped at a length no name needs. */
+const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+const LABEL_RULE = rule('must be a label name: a letter or "_", then letters, digits or "_", at most 128');
+const LABELS_RULE = rule('must be an object { from, to } naming two different labels');
+
+/**
+ * What the caller knows about the document that it does not say (`ReadOptions` of lib/formats):
+ * the same three fields on connect and on a registration, kept on the system so that a refresh
+ * reads the new answer the same way.
+ */
+function readOptionFields() {
+  return {
+    window: z.optional(
+      z.number(WINDOW_RULE).check(
+        z.refine((value) => Number.isFinite(value) && value > 0, WINDOW_RULE),
+        z.describe(
+          "Span formats: the seconds the spans were collected over (the query's lookback, a file's " +
+            'period). Arrivals are the requests that entered divided by it, and one step is one second; ' +
+            'without it, the time from the first request to the last (said in a warning).',
+        ),
+      ),
+    ),
+    sampleRate: z.optional(
+      z.number(SAMPLE_RATE_RULE).check(
+        z.refine((value) => value > 0 && value <= 1, SAMPLE_RATE_RULE),
+        z.describe(
+          'Span formats and prometheus: the share of traces the tracer kept (head sampling at 10%: 0.1). ' +
+            'Arrivals (and Prometheus rates) are divided by it; weights and service times do not change. ' +
+            'Default 1.',
+        ),
+      ),
+    ),
+    labels: z.optional(
+      z
+        .strictObject(
+          {
+            from: z.string(LABEL_RULE).check(z.regex(LABEL_NAME, LABEL_RULE)),
+            to: z.string(LABEL_RULE).check(z.regex(LABEL_NAME, LABEL_RULE)),
+          },
+          LABELS_RULE,
+        )
+        .check(
+          z.refine((labels) => labels.from !== labels.to, LABELS_RULE),
+          z.describe(
+            'prometheus: the labels naming the caller (`from`) and the callee (`to`) of each series, ' +
+              'when they are not `client`/`server` or `source_workload`/`destination_workload`.',
+          ),
+        ),
+    ),
+  };
+}
+
+/** The read options a request gives, `undefined` when it gives none. */
+export function readOptionsOf(request: {
+  window?: number | undefined;
+  sampleRate?: number | undefined;
+  labels?: { from: string; to: string } | undefined;
+}): ReadOptions | undefined {
+  const options: ReadOptions = {
+    ...(request.window === undefined ? {} : { window: request.window }),
+    ...(request.sampleRate === undefined ? {} : { sampleRate: request.sampleRate }),
+    ...(request.labels === undefined ? {} : { labels: { from: request.labels.from, to: request.labels.to } }),
+  };
+  return Object.keys(options).length === 0 ? undefined : options;
 }
 
 const CAPACITY_RULE = rule('must be a finite number > 0');
@@ -174,9 +244,10 @@ const ConnectRequestSchema = named(
         z.minLength(1, URL_RULE),
         z.maxLength(URL_MAX_LENGTH, URL_RULE),
         z.refine((url) => URL.canParse(url), URL_RULE),
-        z.describe('http(s) URL of the external API; it must answer JSON.'),
+        z.describe('http(s) URL of the external API; it must answer JSON (or JSON Lines).'),
       ),
       format: formatField(),
+      ...readOptionFields(),
       settings: z.optional(SettingsSchema),
       dryRun: z.optional(
         z
@@ -227,6 +298,7 @@ const RegisterSystemRequestSchema = named(
     {
       name: displayName('Display name of the system; trimmed.'),
       format: formatField(),
+      ...readOptionFields(),
       settings: z.optional(SettingsSchema),
       url: z.optional(
         z.string(URL_RULE).check(
@@ -292,6 +364,24 @@ export function parseRefreshRequest(body: unknown): RefreshRequest {
   return parseBody(RefreshRequestSchema, body, { secretPaths: ['auth.token'] });
 }
 
+/**
+ * The values of a JSON Lines answer (one JSON value per line, as the OpenTelemetry Collector's file
+ * exporter writes; the fetch hands such a body over as text), in order: the document the formats
+ * read, an array. A line that is not JSON is 422 `UPSTREAM_INVALID` naming it (`line 3`).
+ */
+export function documentFromJsonLines(text: string, source = "The external API's answer"): unknown[] {
+  try {
+    return parseJsonLines(text);
+  } catch (error) {
+    if (!(error instanceof FormatError)) throw error;
+    throw new ApiError(
+      'UPSTREAM_INVALID',
+      `${source} is JSON Lines, one JSON value on each line, but ${error.message}`,
+      { details: [{ path: error.path, message: error.message }] },
+    );
+  }
+}
+
 /** The structure read from an external API's answer, and how it was read. */
 export interface UpstreamStructure extends ExtractedStructure {
   format: FormatName;
@@ -312,10 +402,12 @@ export function structureFromUpstream(
   format: FormatName | 'auto' = 'auto',
   /** How the messages name what was read: the fetched answer, or a document sent in the request. */
   source = "The external API's answer",
+  /** What the caller knows of the document that it does not say (a window, a sampling rate). */
+  options?: ReadOptions,
 ): UpstreamStructure {
   let graph: ReadGraph;
   try {
-    graph = readGraph(answer, format);
+    graph = readGraph(answer, format, options);
   } catch (error) {
     if (!(error instanceof FormatError)) throw error;
     throw new ApiError(

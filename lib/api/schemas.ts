@@ -8,6 +8,7 @@
  */
 import * as z from 'zod';
 import { MAX_TOTAL_LOAD } from '../engine';
+import { FORMAT_NAMES } from '../formats';
 import { WORKED_EXAMPLE } from '../worked-example';
 import { SettingsSchema } from './connect-request';
 import { ERROR_STATUS, type ErrorCode } from './errors';
@@ -840,9 +841,7 @@ const SystemSchema = named(
       .string()
       .optional()
       .meta({
-        description:
-          "The format the external API's answer was read in (`native`, `dependency-links`, `cytoscape`, " +
-          '`node-link`, `jgf`, `backstage`, `xray`); absent on systems registered before formats.',
+        description: `The format the external API's answer was read in (${FORMAT_NAMES.map((name) => `\`${name}\``).join(', ')}); absent on systems registered before formats.`,
       }),
     unit: z
       .enum(['second', 'window', 'none', 'as-sent'])
@@ -851,6 +850,18 @@ const SystemSchema = named(
         description:
           'What one engine step stands for: `second` (the source gives rates or a time span), `window` (counts ' +
           "over the source's window), `none` (no traffic in the source), `as-sent` (the engine's own format).",
+      }),
+    readOptions: z
+      .object({
+        window: z.number().optional(),
+        sampleRate: z.number().optional(),
+        labels: z.object({ from: z.string(), to: z.string() }).optional(),
+      })
+      .optional()
+      .meta({
+        description:
+          'What the registration said of the document that it does not say (`window`, `sampleRate`, ' +
+          '`labels`), as given; a refresh reads the new answer with them. Absent when none was given.',
       }),
     version: z
       .int()

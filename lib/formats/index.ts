@@ -1,5 +1,4 @@
 export { type ReadGraph, readGraph } from './registry';
-/** @internal until connect reads JSON Lines (issue #34); the span format tests use it. */
 export { parseJsonLines } from './spans/otlp';
 export {
   FORMAT_NAMES,

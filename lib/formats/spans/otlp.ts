@@ -210,10 +210,8 @@ function attributeText(attributes: readonly unknown[], key: string, path: string
  * one per line that is not blank, in order. A UTF-8 byte order mark before the first line and a
  * carriage return before each newline are dropped. A line that is not JSON is a FormatError at
  * `line <n>` (counting from 1, blank lines included); the value of line n is then not always
- * element n − 1, since blank lines give none.
- *
- * @internal until `POST /api/connect` reads a JSON Lines answer (issue #34's integration): the
- * tests read the JSON Lines fixtures with it.
+ * element n − 1, since blank lines give none. `POST /api/connect` (and a refresh) reads a JSON
+ * Lines answer with it, and so does the CLI a JSON Lines file.
  */
 export function parseJsonLines(text: string): unknown[] {
   const lines = (text.startsWith('\uFEFF') ? text.slice(1) : text).split('\n');
