@@ -41,7 +41,8 @@ const TOKEN_SHAPE = /^[\x21-\x7e]+$/;
 const URL_RULE = rule(`must be an absolute http(s) URL of at most ${URL_MAX_LENGTH} characters`);
 // Described by its kind only: it is a credential.
 const TOKEN_RULE = rule(`must be 1-${TOKEN_MAX_LENGTH} visible ASCII characters without spaces`);
-const FORMAT_CHOICES = ['auto', ...FORMAT_NAMES] as const;
+/** `auto` and every format's name: what `format` takes (the CLI's `--format` too). */
+export const FORMAT_CHOICES = ['auto', ...FORMAT_NAMES] as const;
 const FORMAT_RULE = rule(`must be one of ${FORMAT_CHOICES.map((name) => JSON.stringify(name)).join(', ')}`);
 
 function formatField() {
@@ -109,6 +110,19 @@ function readOptionFields() {
         ),
     ),
   };
+}
+
+const ReadOptionsSchema = z.strictObject(
+  readOptionFields(),
+  rule('must be an object { window?, sampleRate?, labels? }'),
+);
+
+/**
+ * Checks read options given elsewhere than in a body (the CLI's `--window`, `--sample-rate`,
+ * `--labels`) by the very rules connect applies; throws 400 `INVALID_REQUEST` naming the field.
+ */
+export function parseReadOptions(value: unknown): ReadOptions | undefined {
+  return readOptionsOf(parseBody(ReadOptionsSchema, value));
 }
 
 /** The read options a request gives, `undefined` when it gives none. */

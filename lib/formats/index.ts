@@ -1,4 +1,4 @@
-export { type ReadGraph, readGraph } from './registry';
+export { detectedFormats, type ReadGraph, readGraph } from './registry';
 export { parseJsonLines } from './spans/otlp';
 export {
   FORMAT_NAMES,

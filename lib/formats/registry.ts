@@ -38,6 +38,15 @@ export const FORMATS: readonly GraphFormat[] = Object.freeze([
   prometheus,
 ]);
 
+/**
+ * The formats whose shape the document has, in the order `auto` tries them: what `readGraph`
+ * chooses among (none: it refuses the document; two: it names them, unless the first is the
+ * engine's own). The CLI asks first, to leave a body no format claims to the engine's own checks.
+ */
+export function detectedFormats(document: unknown): FormatName[] {
+  return FORMATS.filter((candidate) => candidate.detect(document)).map((candidate) => candidate.name);
+}
+
 /** A mapped document and the format that read it. */
 export interface ReadGraph extends MappedGraph {
   format: FormatName;
