@@ -202,6 +202,27 @@ describe('POST /api/connect', () => {
     expect(answer.status, answer.text).toBe(201);
   });
 
+  // The sample traces (README, "From your traces to your headroom"): checkout's 200 requests over
+  // 10 s, its self time and its calls, read back exactly.
+  it('registers the local server sample traces', async () => {
+    const answer = await connect({ name: 'traces', url: `${server.url}/examples/traces.jsonl`, window: 10 });
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.json).toMatchObject({ format: 'otlp-traces', unit: 'second', nodes: 3, dependencies: 2 });
+    expect(answer.json.warnings).toBeUndefined();
+    const { structure } = (await get(`/api/systems/${answer.json.id}`)).json;
+    expect(
+      structure.nodes.map((node: Record<string, unknown>) => [node.id, node.arrival, node.serviceTime]),
+    ).toEqual([
+      ['checkout', 20, 0.005],
+      ['payments', undefined, 0.04],
+      ['inventory', undefined, 0.01],
+    ]);
+    expect(structure.dependencies.map((d: Record<string, unknown>) => [d.from, d.to, d.weight])).toEqual([
+      ['checkout', 'payments', 1],
+      ['checkout', 'inventory', 3],
+    ]);
+  });
+
   // Each failure is told apart by its message too: a cap or a deadline answering for another
   // cause (the deadline here is short) would still give the same status and code.
   it.each([
