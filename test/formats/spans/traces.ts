@@ -38,7 +38,7 @@ export interface Span {
 }
 
 /** 2023-11-14 22:13:20 UTC in µs: nanoseconds past 2^53, as real OTLP times are. */
-export const EPOCH_US = 1_700_000_000_000_000;
+const EPOCH_US = 1_700_000_000_000_000;
 
 function hex(value: number, digits: number): string {
   return value.toString(16).padStart(digits, '0');
