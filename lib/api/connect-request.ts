@@ -16,7 +16,7 @@ import {
   readGraph,
   type StepUnit,
 } from '../formats';
-import { URL_MAX_LENGTH } from '../text';
+import { CONTROL_CHARACTERS, URL_MAX_LENGTH } from '../text';
 import { displayName, parseBody, rule } from './body-schema';
 import { type ExtractedStructure, extractStructure } from './engine-request';
 import { ApiError } from './errors';
@@ -60,9 +60,12 @@ function formatField() {
 
 const WINDOW_RULE = rule('must be a finite number of seconds > 0');
 const SAMPLE_RATE_RULE = rule('must be a number above 0 and at most 1 (0.1: one trace in ten kept)');
-/** Prometheus's own rule for a label name (its data model), capped at a length no name needs. */
-const LABEL_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
-const LABEL_RULE = rule('must be a label name: a letter or "_", then letters, digits or "_", at most 128');
+/**
+ * A label name: Prometheus 3 takes any UTF-8 name (an OTLP attribute kept as `service.name`), so
+ * only emptiness, control characters and a length no name needs are refused.
+ */
+const LABEL_NAME_MAX = 128;
+const LABEL_RULE = rule(`must be a label name: 1-${LABEL_NAME_MAX} characters without control characters`);
 const LABELS_RULE = rule('must be an object { from, to } naming two different labels');
 
 /**
@@ -96,8 +99,8 @@ function readOptionFields() {
       z
         .strictObject(
           {
-            from: z.string(LABEL_RULE).check(z.regex(LABEL_NAME, LABEL_RULE)),
-            to: z.string(LABEL_RULE).check(z.regex(LABEL_NAME, LABEL_RULE)),
+            from: labelName(),
+            to: labelName(),
           },
           LABELS_RULE,
         )
@@ -123,6 +126,14 @@ const ReadOptionsSchema = z.strictObject(
  */
 export function parseReadOptions(value: unknown): ReadOptions | undefined {
   return readOptionsOf(parseBody(ReadOptionsSchema, value));
+}
+
+function labelName() {
+  return z.string(LABEL_RULE).check(
+    z.minLength(1, LABEL_RULE),
+    z.maxLength(LABEL_NAME_MAX, LABEL_RULE),
+    z.refine((name) => !CONTROL_CHARACTERS.test(name), LABEL_RULE),
+  );
 }
 
 /** The read options a request gives, `undefined` when it gives none. */

@@ -60,6 +60,8 @@
  * - **Options.** `sampleRate` divides every rate (service graph metrics computed from sampled
  *   spans count only the spans kept); `labels` names the pair. `window` is not read: the values are
  *   rates per second already (`readGraph` warns when it is given).
+ * - The envelope's `warnings` and `infos` (a partial answer: a store that did not reply, a
+ *   query near its limits) are passed on, first among the warnings.
  * - An answer with `status: "error"` is the server reporting a failure (a query that does not
  *   parse, a timeout): refused at `error` with its `errorType` and message. `resultType` `matrix`
  *   (a range query), `scalar` or `string` is refused at `data.resultType`, saying what to send.
@@ -146,9 +148,26 @@ export const prometheus: GraphFormat = {
         `${at}result`,
         `no series names a caller and a callee: looked for ${lookedFor(labels)}; the first series is ${seriesText(series[0]!.labels)}${labels === undefined ? '; name the labels with "labels": { "from", "to" }' : ''}`,
       );
-    return mapCalls(series, pair, sampleRate);
+    const mapped = mapCalls(series, pair, sampleRate);
+    return { ...mapped, warnings: [...serverNotes(document), ...mapped.warnings] };
   },
 };
+
+/** What the server said beside its answer (`warnings`, `infos`), one warning each kind. */
+function serverNotes(document: Record<string, unknown>): string[] {
+  const notes: string[] = [];
+  for (const [key, verb] of [
+    ['warnings', 'warned'],
+    ['infos', 'noted'],
+  ] as const) {
+    const list = document[key];
+    if (!Array.isArray(list) || list.length === 0) continue;
+    const first = typeof list[0] === 'string' ? quote(list[0]) : describeValue(list[0]);
+    const more = list.length > 1 ? ` (and ${list.length - 1} more)` : '';
+    notes.push(`${key}[0]: the Prometheus server ${verb} ${first}${more} beside its answer`);
+  }
+  return notes;
+}
 
 /** Checks the options a caller passes; a bad one is the caller's bug, not the document's. */
 function checkOptions(options: ReadOptions | undefined): { sampleRate: number; labels?: SeriesLabels } {

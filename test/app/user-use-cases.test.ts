@@ -398,11 +398,16 @@ describe('traces and rates: read options, JSON Lines', () => {
     ],
     [
       { labels: { from: 'a' } },
-      'labels.to must be a label name: a letter or "_", then letters, digits or "_", at most 128, got nothing',
+      'labels.to must be a label name: 1-128 characters without control characters, got nothing',
     ],
     [
-      { labels: { from: 'a', to: 'b-c' } },
-      'labels.to must be a label name: a letter or "_", then letters, digits or "_", at most 128, got the string "b-c"',
+      { labels: { from: 'a', to: 'b\n' } },
+      'labels.to must be a label name: 1-128 characters without control characters, got the string "b\\n"',
+    ],
+    // Prometheus 3 takes UTF-8 label names (an OTLP attribute kept as service.name): any name is one.
+    [
+      { labels: { from: '', to: 'service.name' } },
+      'labels.from must be a label name: 1-128 characters without control characters, got the string ""',
     ],
     [
       { labels: 'client' },

@@ -271,6 +271,22 @@ describe('prometheus: worked examples', () => {
     ).toHaveLength(2);
   });
 
+  // A partial answer (a store that did not reply) says so beside its data: passed on, first.
+  it("passes on the server's warnings and infos", () => {
+    const mapped = readGraph({
+      ...answer([call('user', 'web', '1')]),
+      warnings: ['store 10.0.0.7:10901 did not answer', 'another'],
+      infos: ['metric may not be a counter'],
+    });
+    expect(mapped.warnings).toEqual([
+      'warnings[0]: the Prometheus server warned "store 10.0.0.7:10901 did not answer" (and 1 more) beside its answer',
+      'infos[0]: the Prometheus server noted "metric may not be a counter" beside its answer',
+    ]);
+    expect(readGraph({ ...answer([call('user', 'web', '1')]), infos: [7] }).warnings).toEqual([
+      'infos[0]: the Prometheus server noted 7 beside its answer',
+    ]);
+  });
+
   // Numbers as Prometheus and other stores write them.
   it('reads decimal sample values', () => {
     const mapped = readGraph(
