@@ -3,12 +3,6 @@ import type { SteadyReading } from '../steady-reading';
 import { type LatencyLimit, solveEntryLatency } from './entry-latency';
 import { nodeResponseTime } from './node-latency';
 
-/** Why an entry has no finite latency: the node its requests get stuck at, and what it is. */
-export interface LatencyLimitOf {
-  node: string;
-  reason: LatencyLimit;
-}
-
 /** The latency side of an open `analyze`, when some node has a `serviceTime`. */
 export interface LatencyReading {
   /** Per node, its end-to-end latency (`Infinity` where stuck). */

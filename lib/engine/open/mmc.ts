@@ -24,6 +24,8 @@ export interface QueueTimes {
  * load `a = throughput × serviceTime` below `servers`, from Erlang B as `C = c·B / (c − a·(1 − B))`.
  * No factorial or power of `a` is ever formed, so 10,000 servers at a load of 9,999 are as exact
  * as 3 at 2.5 (see `erlangB`).
+ *
+ * @internal exported for test/engine/open/mmc.test.ts, which checks it against textbook values.
  */
 export function erlangC(servers: number, offered: number): number {
   const blocking = erlangB(servers, offered);
@@ -42,6 +44,8 @@ const RECURSION_LIMIT = 64;
  * 1e-298 of the service time: reported as none). Each term is a product of ratios that are all
  * ≥ 1 or all < 1 on either side, so nothing cancels: a few hundred terms for 10,000 servers near
  * saturation rather than 10,000 steps.
+ *
+ * @internal exported for test/engine/open/mmc.test.ts, which checks it against textbook values.
  */
 export function erlangB(servers: number, offered: number): number {
   if (servers <= RECURSION_LIMIT) {
@@ -83,6 +87,8 @@ export function queueTimes(throughput: number, serviceTime: number, servers: num
  * `P(T > t) = (1 − C)·e^{−μt} + C·(θ·e^{−μt} − μ·e^{−θt}) / (θ − μ)`, and where `θ = μ`
  * (a load of exactly `servers − 1`) the second term is `C·(1 + μt)·e^{−μt}`. For one server it
  * reduces to `e^{−(μ − λ)t}`.
+ *
+ * @internal exported for test/engine/open/mmc.test.ts, which checks it against textbook values.
  */
 export function exceedProbability(
   t: number,
