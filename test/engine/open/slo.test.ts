@@ -149,4 +149,3 @@ describe('latencyHeadroom', () => {
     expect(result.latencyHeadroom!.scale).toBeCloseTo(1.4535, 4);
   });
 });
-
