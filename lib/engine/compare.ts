@@ -7,7 +7,7 @@
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
 import { roleOf, type StateSummary, type StateToDescribe } from './describe';
-import { nodeLatency } from './open/node-latency';
+import { nodeResponseTime } from './open/node-latency';
 import { keepRanked } from './ranked';
 import type { Headroom, Origin, Role } from './types';
 
@@ -209,8 +209,8 @@ function latencyDigest(described: StateToDescribe): Pick<SteadyDigest, 'response
   const latency = new Float64Array(nodeCount).fill(Number.NaN);
   for (let v = 0; v < nodeCount; v++) {
     const x = steady.steady.throughput[v]!;
-    const times = nodeLatency(structure, v, x);
-    if (times !== undefined) responseTime[v] = times.responseTime;
+    const response = nodeResponseTime(structure, v, x);
+    if (response !== undefined) responseTime[v] = response;
     else if (structure.latency.serviceTime[v]! > 0) responseTime[v] = Number.POSITIVE_INFINITY;
     if (arrival[v]! > 0)
       latency[v] = reading.limitedBy[v]! >= 0 ? Number.POSITIVE_INFINITY : reading.latency[v]!;

@@ -271,7 +271,7 @@ export interface LatencyFields {
 const EMPTY_FLOAT64: Float64Array = new Float64Array(0);
 const EMPTY_UINT8: Uint8Array = new Uint8Array(0);
 /** No node gives a latency field. */
-export const NO_LATENCY: LatencyFields = {
+const NO_LATENCY: LatencyFields = {
   serviceTime: EMPTY_FLOAT64,
   servers: EMPTY_FLOAT64,
   slo: EMPTY_FLOAT64,

@@ -1,13 +1,7 @@
 import type { CompiledStructure } from '../compile';
 import type { SteadyReading } from '../steady-reading';
 import { type LatencyLimit, solveEntryLatency } from './entry-latency';
-import { nodeLatency } from './node-latency';
-
-/** Why an entry has no finite latency: the node its requests get stuck at, and what it is. */
-export interface LatencyLimitOf {
-  node: string;
-  reason: LatencyLimit;
-}
+import { nodeResponseTime } from './node-latency';
 
 /** The latency side of an open `analyze`, when some node has a `serviceTime`. */
 export interface LatencyReading {
@@ -39,9 +33,9 @@ export function readLatency(structure: CompiledStructure, steady: SteadyReading)
     else if (down.length > 0 && down[v] === 1) reason = 'down';
     else if (steady.utilization[v]! > 1) reason = 'saturated';
     else if (serviceTime[v]! > 0) {
-      const times = nodeLatency(structure, v, x);
-      if (times === undefined) reason = 'saturated';
-      else own[v] = times.responseTime;
+      const response = nodeResponseTime(structure, v, x);
+      if (response === undefined) reason = 'saturated';
+      else own[v] = response;
     }
     if (reason !== undefined) {
       own[v] = Number.POSITIVE_INFINITY;

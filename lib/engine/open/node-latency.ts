@@ -44,3 +44,21 @@ export function nodeLatency(
     p99: responseTimeQuantile(0.99, throughput, service, count, times)!,
   };
 }
+
+/**
+ * Node `v`'s mean response time alone, as `nodeLatency` gives it (`undefined` in the same
+ * cases), without the percentile's root find: what the end-to-end latency sums.
+ */
+export function nodeResponseTime(
+  structure: CompiledStructure,
+  v: number,
+  throughput: number,
+): number | undefined {
+  const { serviceTime, servers } = structure.latency;
+  if (serviceTime.length === 0) return undefined;
+  const service = serviceTime[v]!;
+  if (!(service > 0) || !(throughput < Number.POSITIVE_INFINITY)) return undefined;
+  if (structure.down.length > 0 && structure.down[v] === 1) return undefined;
+  const count = servers[v]!;
+  return count === 0 ? service : queueTimes(throughput, service, count)?.responseTime;
+}
