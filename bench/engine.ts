@@ -3,7 +3,7 @@
  * the floor every request pays anyway (JSON parse of the request, JSON stringify of the
  * response), on generated structures from 1k to 200k nodes / 1M dependencies.
  *
- * Usage: npm run bench [-- --quick] [-- --only=compare]
+ * Usage: npm run bench [-- --quick] [-- --only=compare|latency|spans]
  * Needs `node --expose-gc` (the npm script passes it) so garbage from one measurement is
  * collected before the next one starts instead of being billed to it.
  */
@@ -47,6 +47,7 @@ import {
 import { runGraphologyPeer } from './graphology-peer';
 import { benchLatency, type LatencyFamily, type LatencyResult, latencyTable } from './latency';
 import { benchRegistration, type RegistrationResult } from './registration';
+import { benchSpans, type SpansResult, spansTable } from './spans';
 import { type Column, formatCount, formatMs, formatNs, formatRatio, renderTable } from './table';
 
 interface SizeSpec {
@@ -95,12 +96,14 @@ measured in one run, with PASS/MISS lines for the targets (docs/benchmark.md).
   --quick           the small rows only (a minute, not the whole bench)
   --only=compare    the what-if section alone
   --only=latency    the latency section alone (response times, end-to-end latency, SLO search)
+  --only=spans      the spans section alone: a day of spans in each span format through connect
+                    (spans per second, peak memory, the largest that registers; with --quick: 4 MiB)
   -h, --help        this text`,
   options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } },
 });
-if (args.only !== undefined && args.only !== 'compare' && args.only !== 'latency') {
+if (args.only !== undefined && !['compare', 'latency', 'spans'].includes(args.only)) {
   console.error(
-    `error: --only takes "compare" or "latency", got ${JSON.stringify(args.only)}. Run "npm run bench -- --help" for usage.`,
+    `error: --only takes "compare", "latency" or "spans", got ${JSON.stringify(args.only)}. Run "npm run bench -- --help" for usage.`,
   );
   process.exit(2);
 }
@@ -1292,9 +1295,27 @@ function mainLatencyOnly(): void {
   if (sink === Number.MIN_VALUE) console.log('');
 }
 
+function printSpansSection(result: SpansResult): void {
+  const section = spansTable(result);
+  console.log(
+    `\nSpans through connect: a day of one topology's requests, served from 127.0.0.1 (each registration in a process of its own, dynalite included, with ${result.heapFlags.join(' ')}: the connect function has ${result.connectMemoryMb} MB; the decoded cap is ${result.capBytes / 1024 / 1024} MiB):\n\n${section.table}\n`,
+  );
+  console.log(`The largest that registers within ${result.connectMemoryMb} MB:`);
+  for (const line of section.largest) console.log(`  ${line}`);
+  console.log('');
+}
+
+/** `npm run bench -- --only=spans`: the spans section alone. */
+async function mainSpansOnly(): Promise<void> {
+  const result = await benchSpans({ quick, progress });
+  progress('done');
+  printSpansSection(result);
+}
+
 async function main(): Promise<void> {
   if (args.only === 'compare') return mainCompareOnly();
   if (args.only === 'latency') return mainLatencyOnly();
+  if (args.only === 'spans') return mainSpansOnly();
   const meta = metadata();
   console.log(
     `System Behavior Engine benchmark (${meta.mode}) — node ${meta.node} (V8 ${meta.v8}), ${meta.platform}, ` +
@@ -1327,6 +1348,7 @@ async function main(): Promise<void> {
     progress('registration: 100k nodes / 500k dependencies through connect');
     registration = await benchRegistration();
   }
+  const spans = await benchSpans({ quick, progress });
   progress('done');
 
   const table = mainTable(rows);
@@ -1438,6 +1460,7 @@ async function main(): Promise<void> {
       `Registration through connect, 100k nodes / 500k dependencies (the bench process, dynalite included; the connect function has ${registration.connectMemoryMb} MB):\n\n${table}\n`,
     );
   }
+  printSpansSection(spans);
   console.log(`Inputs and what analyze found in them:\n\n${inputs}\n`);
 
   const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
@@ -1458,6 +1481,7 @@ async function main(): Promise<void> {
     compareTable: compareSection?.table,
     latency: latencyResults,
     registration,
+    spans,
     collidingTable: collidingSection,
     families,
     familyTable: familySection?.table,

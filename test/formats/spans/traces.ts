@@ -120,7 +120,11 @@ const OTLP_KIND_NAMES = { server: 'SPAN_KIND_SERVER', client: 'SPAN_KIND_CLIENT'
  */
 export function toOtlp(spans: readonly Span[], options: { names?: boolean } = {}) {
   const byService = new Map<string, Span[]>();
-  for (const span of spans) byService.set(span.service, [...(byService.get(span.service) ?? []), span]);
+  for (const span of spans) {
+    const own = byService.get(span.service);
+    if (own === undefined) byService.set(span.service, [span]);
+    else own.push(span);
+  }
   return {
     resourceSpans: [...byService].map(([service, own]) => ({
       resource: { attributes: [{ key: 'service.name', value: { stringValue: service } }] },
@@ -149,7 +153,11 @@ export function toOtlp(spans: readonly Span[], options: { names?: boolean } = {}
  */
 export function toJaeger(spans: readonly Span[], options: { kinds?: boolean } = {}) {
   const traces = new Map<string, Span[]>();
-  for (const span of spans) traces.set(span.traceId, [...(traces.get(span.traceId) ?? []), span]);
+  for (const span of spans) {
+    const own = traces.get(span.traceId);
+    if (own === undefined) traces.set(span.traceId, [span]);
+    else own.push(span);
+  }
   return {
     data: [...traces].map(([traceID, own]) => {
       const processes: Record<string, { serviceName: string; tags: unknown[] }> = {};
