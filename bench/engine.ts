@@ -3,7 +3,7 @@
  * the floor every request pays anyway (JSON parse of the request, JSON stringify of the
  * response), on generated structures from 1k to 200k nodes / 1M dependencies.
  *
- * Usage: npm run bench [-- --quick] [-- --only=compare]
+ * Usage: npm run bench [-- --quick] [-- --only=compare|latency|spans]
  * Needs `node --expose-gc` (the npm script passes it) so garbage from one measurement is
  * collected before the next one starts instead of being billed to it.
  */
@@ -45,7 +45,9 @@ import {
   withCollidingIds,
 } from './generate';
 import { runGraphologyPeer } from './graphology-peer';
+import { benchLatency, type LatencyFamily, type LatencyResult, latencyTable } from './latency';
 import { benchRegistration, type RegistrationResult } from './registration';
+import { benchSpans, type SpansResult, spansTable } from './spans';
 import { type Column, formatCount, formatMs, formatNs, formatRatio, renderTable } from './table';
 
 interface SizeSpec {
@@ -93,12 +95,15 @@ measured in one run, with PASS/MISS lines for the targets (docs/benchmark.md).
 
   --quick           the small rows only (a minute, not the whole bench)
   --only=compare    the what-if section alone
+  --only=latency    the latency section alone (response times, end-to-end latency, SLO search)
+  --only=spans      the spans section alone: a day of spans in each span format through connect
+                    (spans per second, peak memory, the largest that registers; with --quick: 4 MiB)
   -h, --help        this text`,
   options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } },
 });
-if (args.only !== undefined && args.only !== 'compare') {
+if (args.only !== undefined && !['compare', 'latency', 'spans'].includes(args.only)) {
   console.error(
-    `error: --only takes "compare", got ${JSON.stringify(args.only)}. Run "npm run bench -- --help" for usage.`,
+    `error: --only takes "compare", "latency" or "spans", got ${JSON.stringify(args.only)}. Run "npm run bench -- --help" for usage.`,
   );
   process.exit(2);
 }
@@ -1259,8 +1264,58 @@ async function mainCompareOnly(): Promise<void> {
   if (sink === Number.MIN_VALUE) console.log('');
 }
 
+/** The latency section's families, at the target size (the 10k rows under --quick). */
+const LATENCY_FAMILIES: readonly LatencyFamily[] = ['random', 'deep', 'service DAG'];
+
+function runLatencySection(): LatencyResult[] {
+  const size = quick
+    ? { nodeCount: 10_000, dependencyCount: 50_000, runs: 5 }
+    : { nodeCount: 200_000, dependencyCount: 1_000_000, runs: 5 };
+  return LATENCY_FAMILIES.map((family) => {
+    progress(`latency: ${family}`);
+    return benchLatency(family, size, measure, (result) => {
+      sink += result.nodes.length;
+    });
+  });
+}
+
+function printLatencySection(results: readonly LatencyResult[]): void {
+  const section = latencyTable(results);
+  console.log(
+    `\nLatency: an open analyze with capacities, with serviceTime and servers instead, and with 10 SLO entries:\n\n${section.table}\n`,
+  );
+  printChecks(section.checks);
+}
+
+/** `npm run bench -- --only=latency`: the latency section alone. */
+function mainLatencyOnly(): void {
+  const results = runLatencySection();
+  progress('done');
+  printLatencySection(results);
+  if (sink === Number.MIN_VALUE) console.log('');
+}
+
+function printSpansSection(result: SpansResult): void {
+  const section = spansTable(result);
+  console.log(
+    `\nSpans through connect: a day of one topology's requests, served from 127.0.0.1 (each registration in a process of its own, dynalite included, with ${result.heapFlags.join(' ')}: the connect function has ${result.connectMemoryMb} MB; the decoded cap is ${result.capBytes / 1024 / 1024} MiB):\n\n${section.table}\n`,
+  );
+  console.log(`The largest that registers within ${result.connectMemoryMb} MB:`);
+  for (const line of section.largest) console.log(`  ${line}`);
+  console.log('');
+}
+
+/** `npm run bench -- --only=spans`: the spans section alone. */
+async function mainSpansOnly(): Promise<void> {
+  const result = await benchSpans({ quick, progress });
+  progress('done');
+  printSpansSection(result);
+}
+
 async function main(): Promise<void> {
   if (args.only === 'compare') return mainCompareOnly();
+  if (args.only === 'latency') return mainLatencyOnly();
+  if (args.only === 'spans') return mainSpansOnly();
   const meta = metadata();
   console.log(
     `System Behavior Engine benchmark (${meta.mode}) — node ${meta.node} (V8 ${meta.v8}), ${meta.platform}, ` +
@@ -1287,11 +1342,13 @@ async function main(): Promise<void> {
   const compareResults: CompareResult[] = [];
   for (const size of openSizes)
     for (const shape of SHAPES) compareResults.push(await benchCompare(size, shape));
+  const latencyResults = runLatencySection();
   let registration: RegistrationResult | undefined;
   if (!quick) {
     progress('registration: 100k nodes / 500k dependencies through connect');
     registration = await benchRegistration();
   }
+  const spans = await benchSpans({ quick, progress });
   progress('done');
 
   const table = mainTable(rows);
@@ -1379,6 +1436,7 @@ async function main(): Promise<void> {
     );
     printChecks(compareSection.checks);
   }
+  printLatencySection(latencyResults);
   if (registration) {
     const table = renderTable(
       [
@@ -1402,6 +1460,7 @@ async function main(): Promise<void> {
       `Registration through connect, 100k nodes / 500k dependencies (the bench process, dynalite included; the connect function has ${registration.connectMemoryMb} MB):\n\n${table}\n`,
     );
   }
+  printSpansSection(spans);
   console.log(`Inputs and what analyze found in them:\n\n${inputs}\n`);
 
   const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
@@ -1420,7 +1479,9 @@ async function main(): Promise<void> {
     open: openResults,
     compare: compareResults,
     compareTable: compareSection?.table,
+    latency: latencyResults,
     registration,
+    spans,
     collidingTable: collidingSection,
     families,
     familyTable: familySection?.table,

@@ -1,39 +1,79 @@
 /**
- * `sbe-engine <analyze|tick|ticks> [file|-] [--ticks n] [--scenario file] [--compare]`: runs the
- * engine on a request body from a file or stdin and prints exactly the JSON body
- * `POST /api/engine` would return.
+ * `sbe-engine <analyze|tick|ticks> [file|-] [--ticks n] [--scenario file] [--compare] [--format
+ * name] [--window s] [--sample-rate r] [--labels from,to] [--settings file]`: runs the engine on a
+ * request body, or on a graph in any format connect reads (traces, a Prometheus answer, a tracing
+ * tool's graph), from a file or stdin, and prints exactly the JSON body `POST /api/engine` would
+ * return: for a graph, the body a run by `systemId` gets once the graph is registered.
  */
 
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { classifyFailure, errorBody } from '../lib/api/errors';
+import {
+  checkSettingsIds,
+  documentFromJsonLines,
+  FORMAT_CHOICES,
+  parsePatchSystemRequest,
+  parseReadOptions,
+  type Settings,
+  structureFromUpstream,
+} from '../lib/api/connect-request';
+import { locateStructure } from '../lib/api/engine-request';
+import { ApiError, classifyFailure, errorBody } from '../lib/api/errors';
 import { parseJsonRequestBody } from '../lib/api/request-body';
 import { MODES, type Mode } from '../lib/api/request-shape';
+import { applySettings } from '../lib/api/system-settings';
 import { createRunEngine } from '../lib/app';
 import type { Env } from '../lib/config/env';
+import type { Limits } from '../lib/config/limits';
 import { readLimits } from '../lib/config/limits';
+import { detectedFormats, type FormatName, type ReadOptions } from '../lib/formats';
 import { isMainModule } from '../lib/main-module';
+import { unknownSettingsIds } from '../lib/systems';
+import { isRecord, looksLikeJsonLines } from '../lib/text';
 import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
 
 export const USAGE = `Usage: sbe-engine [analyze|tick|ticks] [file|-] [--ticks n] [--scenario file] [--compare]
+                  [--format name] [--window s] [--sample-rate r] [--labels from,to] [--settings file]
 
-Runs the engine locally on a request body and prints the response JSON exactly as
-POST /api/engine would return it (followed by a newline).
+Runs the engine locally on a request body, or on a graph in any format POST /api/connect
+reads (OTLP, Jaeger or Zipkin traces, a Prometheus query's answer, Jaeger and Zipkin
+dependency links, Kiali, X-Ray, ...), and prints the response JSON exactly as POST /api/engine
+would return it (followed by a newline). No server and no database are involved.
 
   [mode]       analyze, tick or ticks; overrides any "mode" in the body (without
                it, the body's own "mode" is used; a first argument with a "." or "/"
                in it, or "-", is then the file)
   [file|-]     the request body, direct ({ nodes, dependencies }) or nested
-               ({ payload|system|record|data|graph: { nodes, dependencies } });
-               "-" or nothing reads stdin
+               ({ payload|system|record|data|graph: { nodes, dependencies } }), or a graph
+               in another format, JSON or JSON Lines (one value per line, as the
+               OpenTelemetry Collector's file exporter writes); "-" or nothing reads stdin
   --ticks n    steps to run in mode ticks (1-1000); overrides any "ticks" in the body
   --scenario file
                a JSON file holding a scenario { scale?, nodes?, dependencies? } to run
                the structure under (what if), "-" for stdin; overrides any "scenario"
                in the body
   --compare    add the baseline (the structure without the scenario) and the changes
+  --format name
+               how to read the file: auto (default: the engine's own format when it
+               fits, else the one format whose shape it has) or a format's name:
+               ${FORMAT_CHOICES.slice(1).join(', ')}
+  --window s   span formats: the seconds the spans were collected over; arrivals are
+               the requests that entered divided by it (without it: the time from the
+               first request to the last, said in a warning)
+  --sample-rate r
+               span formats and prometheus: the share of traces kept (0 < r <= 1);
+               arrivals (and Prometheus rates) are divided by it
+  --labels from,to
+               prometheus: the labels naming each series' caller and callee, when they
+               are not client,server or source_workload,destination_workload
+  --settings file
+               a JSON file of settings, as a registered system keeps them:
+               { defaultCapacity?, nodes?: { <id>: { capacity?, arrival?, serviceTime?,
+               servers?, slo? } } }, applied to the structure before the engine runs
   -h, --help   show this text
 
+A graph in another format is read, mapped and checked exactly as POST /api/connect does; what
+the reading has to say (the format, what one step stands for, its warnings) goes to stderr.
 Errors in the request are printed to stderr as the API's { "error": { "code", "message" } }
 body, with exit status 1; a mistake on the command line as one "error: ..." line, exit 2. The API's limits apply, read from the same environment variables
 (MAX_BODY_BYTES, MAX_NODES, MAX_DEPENDENCIES, MAX_TICKS, ...).
@@ -42,6 +82,8 @@ Examples:
   sbe-engine analyze example.json
   cat example.json | sbe-engine ticks --ticks 3
   sbe-engine analyze example.json --scenario halve-b.json --compare
+  sbe-engine analyze traces.jsonl --window 300 --settings servers.json
+  sbe-engine analyze rates.json --format prometheus
 `;
 
 export interface EngineCliIo {
@@ -64,13 +106,17 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
     const limits = readLimits(io.env ?? process.env);
     const scenario =
       command.scenarioFile === undefined ? undefined : await readScenarioFile(command.scenarioFile, io.stdin);
+    const settings =
+      command.settingsFile === undefined ? undefined : await readSettingsFile(command.settingsFile, io.stdin);
     const bytes = command.file === undefined ? await readStdin(io.stdin) : await readInputFile(command.file);
-    const body = parseJsonRequestBody(bytes, {
-      maxBytes: limits.maxBodyBytes,
-      maxDecodedBytes: limits.maxDecodedBodyBytes,
-    });
+    const document = readDocument(bytes, limits);
+    // What the reading had to say, written once the engine has answered (an error alone is the
+    // API's error body on stderr).
+    const notes: string[] = [];
+    const body = engineBody(document, command, limits, settings, notes);
     // The API's own use case, without stored systems: a body is read as it stands.
     const answer = await createRunEngine({ limits })({ body: withCommandLine(body, command, scenario) });
+    for (const note of notes) io.stderr.write(`${note}\n`);
     io.stdout.write(`${answer.json}\n`);
     return 0;
   } catch (error) {
@@ -91,6 +137,10 @@ interface EngineCommand {
   ticks: unknown;
   scenarioFile: string | undefined;
   compare: boolean;
+  format: FormatName | 'auto';
+  /** What the document does not say (`--window`, `--sample-rate`, `--labels`), checked. */
+  readOptions: ReadOptions | undefined;
+  settingsFile: string | undefined;
 }
 
 function parseCommandLine(argv: readonly string[]): EngineCommand | 'help' {
@@ -120,16 +170,155 @@ function parseCommandLine(argv: readonly string[]): EngineCommand | 'help' {
   const ticks =
     rawTicks !== undefined && /^-?\d+(\.\d+)?$/.test(rawTicks.trim()) ? Number(rawTicks) : rawTicks;
   const scenarioFile = parsed.values.scenario;
-  if (scenarioFile === '-' && (file === undefined || file === '-')) {
-    throw new UsageError('stdin can hold the body or the scenario, not both; give the body as a file');
+  const settingsFile = parsed.values.settings;
+  if (scenarioFile === '-' && settingsFile === '-')
+    throw new UsageError('stdin can hold the scenario or the settings, not both; give one as a file');
+  for (const [flag, value] of [
+    ['scenario', scenarioFile],
+    ['settings', settingsFile],
+  ] as const) {
+    if (value === '-' && (file === undefined || file === '-')) {
+      throw new UsageError(`stdin can hold the body or the ${flag}, not both; give the body as a file`);
+    }
   }
+  const format = parsed.values.format ?? 'auto';
+  if (!(FORMAT_CHOICES as readonly string[]).includes(format))
+    throw new UsageError(
+      `--format must be one of ${FORMAT_CHOICES.map((name) => `"${name}"`).join(', ')}, got "${format.slice(0, 40)}"`,
+    );
   return {
     mode,
     file: file === '-' ? undefined : file,
     ticks,
     scenarioFile,
     compare: parsed.values.compare === true,
+    format: format as FormatName | 'auto',
+    readOptions: readOptionsOf(parsed.values),
+    settingsFile,
   };
+}
+
+/** The command line's names of the read options, by the API's. */
+const OPTION_FLAGS: Record<string, string> = {
+  window: '--window',
+  sampleRate: '--sample-rate',
+  labels: '--labels',
+};
+
+/**
+ * `--window`, `--sample-rate` and `--labels`, checked by connect's own rules; a bad one is a
+ * command-line mistake named by its flag (`--window must be a finite number of seconds > 0, got
+ * the string "5m"`).
+ */
+function readOptionsOf(values: {
+  window?: string;
+  'sample-rate'?: string;
+  labels?: string;
+}): ReadOptions | undefined {
+  const given: Record<string, unknown> = {};
+  if (values.window !== undefined) given.window = numberOrText(values.window);
+  if (values['sample-rate'] !== undefined) given.sampleRate = numberOrText(values['sample-rate']);
+  if (values.labels !== undefined) {
+    const names = values.labels.split(',').map((name) => name.trim());
+    if (names.length !== 2)
+      throw new UsageError('--labels takes two label names, from,to (source_app,destination_app)');
+    given.labels = { from: names[0], to: names[1] };
+  }
+  try {
+    return parseReadOptions(given);
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    const path = error.details?.[0]?.path ?? '';
+    const flag = OPTION_FLAGS[path.split('.')[0]!] ?? path;
+    throw new UsageError(
+      `${flag}${path.includes('.') ? ` (${path.split('.').slice(1).join('.')})` : ''} ${error.details?.[0]?.message ?? error.message}`,
+    );
+  }
+}
+
+/** A number where the text reads as one (the check then says what is wrong with it), else the text. */
+function numberOrText(text: string): number | string {
+  return /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(text.trim()) ? Number(text) : text;
+}
+
+/**
+ * The file's JSON value; a file that is not one JSON document but JSON Lines (the Collector's
+ * file exporter) is read line by line, and a line that is not JSON is named (422, as connect
+ * names it). The size is checked first, as for any body.
+ */
+function readDocument(bytes: Buffer, limits: Limits): unknown {
+  try {
+    return parseJsonRequestBody(bytes, {
+      maxBytes: limits.maxBodyBytes,
+      maxDecodedBytes: limits.maxDecodedBodyBytes,
+    });
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'PAYLOAD_ERROR') throw error;
+    const text = bytes.toString('utf8');
+    if (!looksLikeJsonLines(text)) throw error;
+    return documentFromJsonLines(text, 'The file');
+  }
+}
+
+/**
+ * The body the engine runs on. A request body (the engine's own format, direct or nested) stands
+ * as it is, unless `--format` names another format; a document in another format, or one no
+ * format claims while `--format` is `auto`, is read as connect reads it (`structureFromUpstream`:
+ * the format's mapping, then the engine's checks and limits), and what the reading says goes to
+ * `notes` (for stderr). A document no format claims is left to the engine's own checks, whose error names
+ * what it takes. Settings apply to the structure either way.
+ */
+function engineBody(
+  document: unknown,
+  command: EngineCommand,
+  limits: Limits,
+  settings: Settings | undefined,
+  notes: string[],
+): unknown {
+  const native = command.format === 'auto' || command.format === 'native';
+  const location = isRecord(document) && native ? locateStructure(document) : undefined;
+  if (location !== undefined || (command.format === 'auto' && detectedFormats(document).length === 0)) {
+    if (command.readOptions !== undefined) {
+      const flags = Object.keys(command.readOptions).map((name) => OPTION_FLAGS[name]);
+      notes.push(
+        `warning: ${flags.join(' and ')} ${flags.length === 1 ? 'is' : 'are'} not read for the engine's own format (its numbers are as sent): ignored`,
+      );
+    }
+    if (settings === undefined || location === undefined) return document;
+    const { holder, container } = location;
+    if (!Array.isArray(holder.nodes) || !Array.isArray(holder.dependencies)) return document;
+    const structure = withSettings({ nodes: holder.nodes, dependencies: holder.dependencies }, settings);
+    const body = document as Record<string, unknown>;
+    return container === undefined
+      ? { ...body, ...structure }
+      : { ...body, [container]: { ...holder, ...structure } };
+  }
+  if (command.mode === undefined)
+    throw new UsageError(
+      'give a mode, analyze, tick or ticks: a graph in another format has none of its own',
+    );
+  const read = structureFromUpstream(document, limits, command.format, 'The document', command.readOptions);
+  notes.push(
+    `read as ${read.format}: ${read.compiled.nodeCount} nodes, ${read.compiled.dependencyCount} dependencies, one step is ${UNIT_WORDS[read.unit]}`,
+    ...read.warnings.map((warning) => `warning: ${warning}`),
+  );
+  return settings === undefined ? read.structure : withSettings(read.structure, settings);
+}
+
+const UNIT_WORDS: Record<string, string> = {
+  second: 'one second',
+  window: "the source's whole window",
+  none: 'nothing (no traffic in the source)',
+  'as-sent': 'what the numbers say',
+};
+
+/** The settings applied, as a run on a registered system applies them; their ids must be nodes. */
+function withSettings(
+  structure: { nodes: unknown[]; dependencies: unknown[] },
+  settings: Settings,
+): { nodes: unknown[]; dependencies: readonly unknown[] } {
+  checkSettingsIds(unknownSettingsIds(structure, settings));
+  return applySettings(structure, settings);
 }
 
 function parseOptions(argv: readonly string[]) {
@@ -141,6 +330,11 @@ function parseOptions(argv: readonly string[]) {
       ticks: { type: 'string' },
       scenario: { type: 'string' },
       compare: { type: 'boolean' },
+      format: { type: 'string' },
+      window: { type: 'string' },
+      'sample-rate': { type: 'string' },
+      labels: { type: 'string' },
+      settings: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -171,6 +365,20 @@ async function readScenarioFile(path: string, stdin: EngineCliIo['stdin']): Prom
       `the scenario ${path === '-' ? 'on stdin' : path} is not JSON: ${(error as Error).message}`,
     );
   }
+}
+
+/** The settings file, checked as PATCH /api/systems/{id} checks settings (400 naming the field). */
+async function readSettingsFile(path: string, stdin: EngineCliIo['stdin']): Promise<Settings> {
+  const bytes = path === '-' ? await readStdin(stdin) : await readInputFile(path);
+  let settings: unknown;
+  try {
+    settings = JSON.parse(bytes.toString('utf8'));
+  } catch (error) {
+    throw new UsageError(
+      `the settings ${path === '-' ? 'on stdin' : path} are not JSON: ${(error as Error).message}`,
+    );
+  }
+  return parsePatchSystemRequest({ settings }).settings;
 }
 
 async function readInputFile(path: string): Promise<Buffer> {

@@ -25,6 +25,7 @@ import { answerClientErrors } from './client-errors';
 import { startEmbeddedDynamo } from './dynamo';
 import { createHttpAdapter, type HttpApiHandler, type LoadedRoute } from './http-adapter';
 import { closeServer, isAddressInUse, listen } from './listen';
+import { sampleTraces } from './sample-traces';
 
 export interface LocalServerOptions {
   /** HTTP port; 0 picks a free one. Default env PORT, else 3000. */
@@ -88,10 +89,15 @@ const DEV_KEY_OWNER = 'local-dev';
  */
 const LOCAL_USER = DEV_KEY_OWNER;
 
-/** The sample external API a local run can register with `POST /api/connect`. */
+/**
+ * The sample external APIs a local run can register with `POST /api/connect`: the worked example,
+ * and ten seconds of traces as the OpenTelemetry Collector's file exporter writes them
+ * (`sample-traces.ts`).
+ */
 const SAMPLE_PATH = '/examples/worked-example.json';
 const SAMPLE_DOCUMENTS: ReadonlyMap<string, string> = new Map([
   [SAMPLE_PATH, JSON.stringify(WORKED_EXAMPLE)],
+  ['/examples/traces.jsonl', sampleTraces()],
 ]);
 const PORT_RANGE = { min: 0, max: 65_535 };
 

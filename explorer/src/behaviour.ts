@@ -3,10 +3,12 @@ import { createDetailsPanel } from './details-panel';
 import { $, download } from './dom';
 import { createErrorPanel } from './error-panel';
 import { createGraphPanel } from './graph-panel';
+import { createLatencyPanel } from './latency-panel';
 import type { RunAnswer } from './protocol';
+import { latencyPointsInWorker } from './runner';
 import { createSummaryPanel } from './summary-panel';
 import { createTimelinePanel } from './timeline-panel';
-import { createView, nameOf, type State } from './view';
+import { createView, nameOf, type State, type View } from './view';
 
 /** A 200 answer of the engine route, as the page reads it. */
 export interface EngineAnswer {
@@ -40,6 +42,7 @@ export function createBehaviour() {
   const graph = createGraphPanel(view, (id) => select(id));
   const timeline = createTimelinePanel(view, (index, node) => goTo(index, node));
   const details = createDetailsPanel(view, nodeButton);
+  const latency = createLatencyPanel(view, latencyPointsInWorker);
   const answerListeners: Array<(answer: EngineAnswer) => void> = [];
 
   function render(): void {
@@ -48,6 +51,7 @@ export function createBehaviour() {
     summary.render(state.result);
     graph.render(state.result);
     details.render(state.result, view.selected);
+    latency.render(state.result, view.selected);
     timeline.render();
   }
 
@@ -71,9 +75,13 @@ export function createBehaviour() {
     graph,
     render,
     select,
-    /** Shows an answer; `where` says where it ran, for the status line. Returns that line. */
-    show(answer: RunAnswer, where: string): string {
+    /**
+     * Shows an answer; `where` says where it ran, for the status line, and `source` what ran
+     * (the body, and whether on the server). Returns that line.
+     */
+    show(answer: RunAnswer, where: string, source: View['source']): string {
       view.responseText = answer.text;
+      view.source = source;
       graph.setColouring(undefined);
       raw.textContent =
         answer.text.length <= RAW_SHOWN_CHARS
@@ -85,6 +93,7 @@ export function createBehaviour() {
         summary.clear();
         graph.clear();
         details.clear();
+        latency.clear();
         timeline.clear();
         return `HTTP ${answer.status} (${where}, ${answer.ms.toFixed(0)} ms)`;
       }

@@ -1,6 +1,7 @@
 import type { EngineEvent, EngineResult, NodeState } from '../../lib/engine/types';
 import { $, field } from './dom';
-import { shortNumber } from './numbers';
+import { latencyLimitReason } from './latency';
+import { durationText, shortNumber } from './numbers';
 import { hasSteadyState, saturationByNode, saturationText } from './steady';
 import { nameOf, type View } from './view';
 
@@ -64,6 +65,7 @@ export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLB
       steady.dataset.field = 'steady-state';
       list.append(steady);
     }
+    appendLatency(list, node);
     list.append(
       field('Inflow', node.inflow),
       field('Outflow', node.outflow),
@@ -71,6 +73,35 @@ export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLB
       field('Blocked', node.blocked ? 'yes' : 'no'),
     );
     details.append(list);
+  }
+
+  /**
+   * The node's service and latency fields: times with their unit, rounded for reading (a step read
+   * as a second), exact on hover; an entry stuck today says where, that node a button.
+   */
+  function appendLatency(list: HTMLElement, node: NodeState): void {
+    const time = (label: string, steps: unknown, data: string) => {
+      if (typeof steps !== 'number') return;
+      const row = field(label, durationText(steps));
+      row.lastElementChild!.setAttribute('title', String(steps));
+      row.dataset.field = data;
+      list.append(row);
+    };
+    time('Service time', node.serviceTime, 'service-time');
+    if (typeof node.servers === 'number') list.append(field('Servers', node.servers));
+    time('Response time', node.responseTime, 'response-time');
+    time('Waiting', node.waiting, 'waiting');
+    if (node.inFlight !== undefined) list.append(field('In flight', node.inFlight));
+    time('p99', node.p99, 'p99');
+    time('Latency', node.latency, 'latency');
+    if (node.latencyLimit !== undefined) {
+      const row = field('Latency', '');
+      row.dataset.field = 'latency';
+      const limit = node.latencyLimit;
+      row.lastElementChild!.append('stuck at ', nodeButton(limit.node), ` ${latencyLimitReason(limit)}`);
+      list.append(row);
+    }
+    time('SLO', node.slo, 'slo');
   }
 
   /** ` (text)`, the rounded number's exact value on hover. */

@@ -4,8 +4,10 @@ import { renderEngineResponse } from '../../lib/api/engine-response';
 import { ApiError, classifyFailure, errorBody } from '../../lib/api/errors';
 import { parseJsonText } from '../../lib/api/json-text';
 import { readLimits } from '../../lib/config/limits';
+import { type CompiledStructure, latencyCurve } from '../../lib/engine';
+import { latencyPoints } from './latency-points';
 import { displayNamesOf } from './names';
-import type { RunAnswer, RunRequest } from './protocol';
+import type { LatencyRequest, RunAnswer, WorkerRequest } from './protocol';
 
 /**
  * Runs request bodies through the service's own code (contract checks 4 to 8, the engine, the
@@ -35,7 +37,7 @@ function run(body: string): Omit<RunAnswer, 'id' | 'ms'> {
 
 /** The worker's global scope, typed without the WebWorker library (it clashes with DOM's). */
 const scope = self as unknown as {
-  onmessage: ((event: MessageEvent<RunRequest>) => void) | null;
+  onmessage: ((event: MessageEvent<WorkerRequest>) => void) | null;
   postMessage(message: RunAnswer): void;
 };
 
@@ -68,9 +70,38 @@ function namesOnly(body: string): Omit<RunAnswer, 'id' | 'ms'> {
   }
 }
 
+/**
+ * The structure of the last body a latency chart was asked for: selecting another entry of the
+ * same answer parses nothing again.
+ */
+let latencyStructure: { body: string; structure: CompiledStructure } | undefined;
+
+/** The latency chart's points for one entry (see latency-points.ts), or none. */
+function latencyOf(request: LatencyRequest): Omit<RunAnswer, 'id' | 'ms'> {
+  try {
+    if (latencyStructure?.body !== request.body) {
+      const parsed = parseEngineRequest(parseJsonText(request.body), limits);
+      latencyStructure = { body: request.body, structure: parsed.scenario ?? parsed.structure };
+    }
+    const { structure } = latencyStructure;
+    const points = latencyPoints((scales) => latencyCurve(structure, request.entry, scales), request.slo);
+    return { status: 200, text: '', ...(points === undefined ? {} : { latency: points }) };
+  } catch (thrown) {
+    const { error } = classifyFailure(thrown);
+    return { status: error.status, text: JSON.stringify(errorBody(error)) };
+  }
+}
+
 scope.onmessage = (event) => {
   const started = performance.now();
-  const { kind, body } = event.data;
-  const answer = kind === 'upstream' ? checkUpstream(body) : kind === 'names' ? namesOnly(body) : run(body);
+  const request = event.data;
+  const answer =
+    request.kind === 'latency'
+      ? latencyOf(request)
+      : request.kind === 'upstream'
+        ? checkUpstream(request.body)
+        : request.kind === 'names'
+          ? namesOnly(request.body)
+          : run(request.body);
   scope.postMessage({ id: event.data.id, ...answer, ms: performance.now() - started });
 };

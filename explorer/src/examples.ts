@@ -180,6 +180,25 @@ export const EXAMPLES: readonly Example[] = [
     }),
   },
   {
+    name: 'Latency: checkout with an SLO',
+    about:
+      "Checkout takes 40 requests a second (one server, 10 ms) and calls payments (4 servers, 50 ms) and inventory (2 servers, 20 ms); payments calls the bank (8 servers, 120 ms). Checkout answers in 220 ms against its 300 ms SLO: ×1.42 of today's traffic before it misses, the bank saturating at ×1.67. Select checkout for its curve.",
+    body: () => ({
+      mode: 'analyze',
+      nodes: [
+        { id: 'checkout', arrival: 40, fanout: true, serviceTime: 0.01, servers: 1, slo: 0.3 },
+        { id: 'payments', fanout: true, serviceTime: 0.05, servers: 4 },
+        { id: 'inventory', exit: 1, serviceTime: 0.02, servers: 2 },
+        { id: 'bank', exit: 1, serviceTime: 0.12, servers: 8 },
+      ],
+      dependencies: [
+        { from: 'checkout', to: 'payments' },
+        { from: 'checkout', to: 'inventory' },
+        { from: 'payments', to: 'bank' },
+      ],
+    }),
+  },
+  {
     name: 'Service graph, 300 services',
     about:
       'Eight tiers of services from six entry points to the stores, a capacity on every fourth: zoom (wheel, +/−) and drag to read it; labels appear as they find room.',

@@ -1,8 +1,9 @@
 import type { EngineResult } from '../../lib/engine/types';
-import { type Colouring, defaultColouring } from './colour-by';
+import { type ColourChoice, type Colouring, defaultColouring } from './colour-by';
 import { $, download } from './dom';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
 import type { LargeGraphView } from './large-graph';
+import { hasLatency } from './latency';
 import { edgeKeyText, hasSteadyState } from './steady';
 import { svgElement } from './svg';
 import { createSvgCamera } from './svg-camera';
@@ -16,6 +17,8 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   const graph = document.getElementById('graph') as unknown as SVGSVGElement;
   const graphNote = $('graph-note');
   const colourKey = $('colour-key');
+  const colourByRow = $('colour-by-row');
+  const colourBy = $<HTMLSelectElement>('colour-by');
   const widthKey = $('width-key');
   const largeGraph = $('large-graph');
   const figure = $('graph-figure');
@@ -27,20 +30,25 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   const showsLarge = () => !largeGraph.hidden && largeView !== undefined;
   /** A colouring another panel set for this answer (see `ExplorerPage.setColouring`). */
   let colouringSet: Colouring | undefined;
-  const colouringOf = (result: EngineResult) => colouringSet ?? defaultColouring(result);
+  /**
+   * The user's "Colour by" choice applies to answers with latency only (the select is hidden for
+   * the rest), and stays for the next such answer: a re-run keeps what the user looks at.
+   */
+  const colouringOf = (result: EngineResult, latency: boolean) =>
+    colouringSet ?? defaultColouring(result, latency ? (colourBy.value as ColourChoice) : 'utilization');
 
-  async function showLargeGraph(result: EngineResult): Promise<void> {
+  async function showLargeGraph(result: EngineResult, colouring: Colouring): Promise<void> {
     const first = view.states[0]?.result;
     if (largeView === undefined || largeViewFor !== first) {
       largeView?.kill();
       document.body.dataset.graph = 'loading';
       const started = performance.now();
       const { drawLargeGraph } = await import('./large-graph');
-      largeView = drawLargeGraph(largeGraph, result, colouringOf(result), (id) => nameOf(view, id), select);
+      largeView = drawLargeGraph(largeGraph, result, colouring, (id) => nameOf(view, id), select);
       largeViewFor = first;
       document.body.dataset.graphMs = (performance.now() - started).toFixed(0);
     } else {
-      largeView.update(result, view.selected, colouringOf(result));
+      largeView.update(result, view.selected, colouring);
     }
     document.body.dataset.graph = 'webgl';
   }
@@ -113,36 +121,46 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     image.src = url;
   });
 
+  function render(result: EngineResult): void {
+    figure.hidden = false;
+    const latency = hasLatency(result);
+    // Another panel's colouring (a comparison) is not one of the choices: the select steps aside.
+    colourByRow.hidden = !latency || colouringSet !== undefined;
+    const colouring = colouringOf(result, latency);
+    colourKey.textContent = colouring.key;
+    const large = result.nodes.length > MAX_DRAWN_NODES;
+    widthKey.textContent = edgeKeyText(hasSteadyState(result) ? 'throughput' : 'flow', large);
+    if (!large) {
+      graphNote.textContent = '';
+      largeGraph.hidden = true;
+      graph.style.display = '';
+      const drawing = drawGraph(graph, result, {
+        selected: view.selected,
+        colouring,
+        name: (id) => nameOf(view, id),
+        aspect: graph.clientWidth / Math.max(1, window.innerHeight * 0.7),
+        onSelect: select,
+      });
+      const answer = view.states[0]?.result;
+      camera.show(drawing, cameraFor === answer);
+      cameraFor = answer;
+      document.body.dataset.graph = 'svg';
+    } else {
+      graph.replaceChildren();
+      graph.style.display = 'none';
+      largeGraph.hidden = false;
+      graphNote.textContent = `${result.nodes.length.toLocaleString('en')} nodes, drawn with WebGL: drag to pan, scroll to zoom, click a node for its numbers.`;
+      void showLargeGraph(result, colouring);
+    }
+  }
+
+  colourBy.addEventListener('change', () => {
+    const state = view.states[view.current];
+    if (state) render(state.result);
+  });
+
   return {
-    render(result: EngineResult): void {
-      figure.hidden = false;
-      const colouring = colouringOf(result);
-      colourKey.textContent = colouring.key;
-      const large = result.nodes.length > MAX_DRAWN_NODES;
-      widthKey.textContent = edgeKeyText(hasSteadyState(result) ? 'throughput' : 'flow', large);
-      if (!large) {
-        graphNote.textContent = '';
-        largeGraph.hidden = true;
-        graph.style.display = '';
-        const drawing = drawGraph(graph, result, {
-          selected: view.selected,
-          colouring,
-          name: (id) => nameOf(view, id),
-          aspect: graph.clientWidth / Math.max(1, window.innerHeight * 0.7),
-          onSelect: select,
-        });
-        const answer = view.states[0]?.result;
-        camera.show(drawing, cameraFor === answer);
-        cameraFor = answer;
-        document.body.dataset.graph = 'svg';
-      } else {
-        graph.replaceChildren();
-        graph.style.display = 'none';
-        largeGraph.hidden = false;
-        graphNote.textContent = `${result.nodes.length.toLocaleString('en')} nodes, drawn with WebGL: drag to pan, scroll to zoom, click a node for its numbers.`;
-        void showLargeGraph(result);
-      }
-    },
+    render,
     /** Sets (or, with `undefined`, drops) the colouring for the answer on show; a new answer drops it. */
     setColouring(colouring: Colouring | undefined): void {
       colouringSet = colouring;

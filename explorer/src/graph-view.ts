@@ -3,7 +3,7 @@ import { type Colouring, openFacts } from './colour-by';
 import { largest } from './largest';
 import { foldedBandRows, foldedPositions, type Layout, layoutResult } from './layout';
 import { dependencyName } from './names';
-import { shortNumber } from './numbers';
+import { durationText, shortNumber } from './numbers';
 import { viridis } from './palette';
 import { edgeWidths, type Saturation, saturationByNode, saturationText } from './steady';
 import { svgElement } from './svg';
@@ -193,7 +193,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       transform: `translate(${x(i)} ${y(i)})`,
       tabindex: 0,
       role: 'button',
-      'aria-label': `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}`,
+      'aria-label': `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}`,
       'data-id': node.id,
     });
     const radius = 9 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 13 : 0);
@@ -238,12 +238,13 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       circles.push([circle, Number(circle.getAttribute('r')) - radius]);
     labels.push({ element: label, circles, x: x(i), y: y(i), radius });
     const title = svgElement('title', {});
+    const facts = openFacts(node, options.name);
     // The readable name first, the id (what the API and the exports use) on its own line.
     title.textContent =
       `${name} (${node.role}${node.capacity === undefined ? '' : `, capacity ${node.capacity}`})\n` +
       (name === node.id ? '' : `id ${node.id}\n`) +
       `load ${node.load}, pressure ${node.pressure}\ninflow ${node.inflow}, outflow ${node.outflow}` +
-      (openFacts(node) === '' ? '' : `\n${openFacts(node)}`) +
+      (facts === '' ? '' : `\n${facts}`) +
       (saturated === undefined ? '' : `\n${saturationText(saturated)}`);
     group.append(label, title);
     const select = () => options.onSelect(node.id);

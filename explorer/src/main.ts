@@ -20,7 +20,7 @@ async function run(extra: ExtraFields = {}): Promise<void> {
   input.setStatus(onServer ? 'Running on the server…' : 'Running in the browser…');
   const answer = onServer ? await runOnServer(body, input.apiKey) : await runInWorker(body);
   const where = input.onServer ? 'on the server' : 'in the browser, same bytes as the API';
-  input.setStatus(behaviour.show(answer, where));
+  input.setStatus(behaviour.show(answer, where, { body, onServer }));
   document.body.dataset.state = answer.status === 200 ? 'done' : 'error';
 }
 

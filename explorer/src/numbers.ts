@@ -13,3 +13,14 @@ export function showNumber(element: HTMLElement, value: number): void {
   element.textContent = shortNumber(value);
   if (element.textContent !== String(value)) element.title = String(value);
 }
+
+/**
+ * A time the engine gives in steps, for reading: a step is read as a second (as with arrivals per
+ * second), so under one it is milliseconds. Three significant digits: `20.8 ms`, `300 ms`,
+ * `1.42 s`, `1,235 s`.
+ */
+export function durationText(steps: number): string {
+  if (!Number.isFinite(steps)) return String(steps);
+  if (Math.abs(steps) < 1) return `${Number((steps * 1000).toPrecision(3))} ms`;
+  return `${shortNumber(Number(steps.toPrecision(3)))} s`;
+}

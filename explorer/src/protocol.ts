@@ -1,3 +1,5 @@
+import type { LatencyPoints } from './latency-points';
+
 /** What the page asks the engine worker: run one request body, as the API would. */
 export interface RunRequest {
   id: number;
@@ -11,6 +13,21 @@ export interface RunRequest {
 }
 
 /**
+ * The latency chart's points for entry `entry` of the structure a request body the worker ran
+ * describes (its scenario applied, when it has one: the answer on show is the scenario's), with
+ * the entry's `slo` to place on the curve.
+ */
+export interface LatencyRequest {
+  id: number;
+  kind: 'latency';
+  body: string;
+  entry: string;
+  slo?: number;
+}
+
+export type WorkerRequest = RunRequest | LatencyRequest;
+
+/**
  * What the worker answers: the response text the API would send (byte for byte, for a body the
  * API would run) and its status, 200 or the contract's error status with its error body.
  */
@@ -21,4 +38,6 @@ export interface RunAnswer {
   ms: number;
   /** Readable names of the body's nodes (see names.ts), for those that have one. */
   names?: Array<[string, string]>;
+  /** `latency`: the chart's points; left out when the entry has no curve (stuck today). */
+  latency?: LatencyPoints;
 }

@@ -1,4 +1,5 @@
-import type { RunAnswer, RunRequest } from './protocol';
+import type { LatencyPoints } from './latency-points';
+import type { RunAnswer, RunRequest, WorkerRequest } from './protocol';
 
 /**
  * Where a request body runs: in the engine worker (the service's own code, the same bytes as the
@@ -12,12 +13,32 @@ worker.onmessage = (event: MessageEvent<RunAnswer>) => {
   pending.delete(event.data.id);
 };
 
-export function runInWorker(body: string, kind: RunRequest['kind'] = 'run'): Promise<RunAnswer> {
+/** A request as a caller writes it: the id is the runner's (distributed, so each kind keeps its fields). */
+type Unnumbered<T> = T extends unknown ? Omit<T, 'id'> : never;
+
+function ask(request: Unnumbered<WorkerRequest>): Promise<RunAnswer> {
   const id = ++nextRun;
   return new Promise((resolve) => {
     pending.set(id, resolve);
-    worker.postMessage({ id, kind, body });
+    worker.postMessage({ id, ...request });
   });
+}
+
+export function runInWorker(body: string, kind: RunRequest['kind'] = 'run'): Promise<RunAnswer> {
+  return ask({ kind, body });
+}
+
+/**
+ * The latency chart's points for `entry` of the structure `body` describes (a body the worker
+ * ran: the answer on show), placing `slo` on the curve; `undefined` when it has no curve.
+ */
+export async function latencyPointsInWorker(
+  body: string,
+  entry: string,
+  slo: number | undefined,
+): Promise<LatencyPoints | undefined> {
+  const answer = await ask({ kind: 'latency', body, entry, ...(slo === undefined ? {} : { slo }) });
+  return answer.latency;
 }
 
 export async function runOnServer(body: string, apiKey: string): Promise<RunAnswer> {

@@ -1,6 +1,7 @@
-import type { Bottleneck, EngineResult } from '../../lib/engine/types';
+import type { Bottleneck, EngineResult, Headroom } from '../../lib/engine/types';
 import { $, field } from './dom';
-import { shortNumber } from './numbers';
+import { latencyLimitText } from './latency';
+import { durationText, shortNumber } from './numbers';
 import { headroomPhrase } from './steady';
 import { nameOf, type View } from './view';
 
@@ -55,6 +56,8 @@ export function createSummaryPanel(view: View, nodeButton: (id: string) => HTMLB
         headroom.dataset.field = 'headroom';
         list.append(headroom);
       }
+      if (result.latencyHeadroom !== undefined)
+        list.append(latencyHeadroomField(result, result.latencyHeadroom, name, nodeButton));
       if (result.lost !== undefined) {
         const lost = field('Lost', `${shortNumber(result.lost)} per step, at nodes that are down`);
         lost.lastElementChild!.setAttribute('title', String(result.lost));
@@ -99,5 +102,56 @@ function bottlenecksField(
     scale.title = `saturates at ×${bottleneck.scale} of today's arrivals; utilization today ${bottleneck.utilization}`;
     definition.append(i === 0 ? '' : ', ', nodeButton(bottleneck.node), scale);
   });
+  return row;
+}
+
+/**
+ * How far today's traffic can grow before the first entry misses its `slo`, in words, the entry
+ * a button: `×1.42 of today's traffic before checkout misses its 300 ms`, rounded for reading
+ * (the exact numbers on hover). The engine's `×0` means the entry misses with no traffic at all
+ * or never finishes today (its `latencyLimit` says where it is stuck), and `Number.MAX_VALUE`
+ * that nothing on the way queues (service times without servers), so no growth breaks an SLO.
+ */
+function latencyHeadroomField(
+  result: EngineResult,
+  latencyHeadroom: Headroom | null,
+  name: (id: string) => string,
+  nodeButton: (id: string) => HTMLButtonElement,
+): HTMLElement {
+  const row = field('Latency headroom', '');
+  row.dataset.field = 'latency-headroom';
+  const definition = row.lastElementChild as HTMLElement;
+  if (latencyHeadroom === null) {
+    definition.textContent = 'none: no entry has an SLO';
+    return row;
+  }
+  const { scale, node } = latencyHeadroom;
+  if (scale >= Number.MAX_VALUE) {
+    definition.textContent = 'no traffic growth makes an entry miss its SLO';
+    return row;
+  }
+  const entry = result.nodes.find((n) => n.id === node);
+  const slo = typeof entry?.slo === 'number' ? entry.slo : undefined;
+  const target = slo === undefined ? 'its SLO' : `its ${durationText(slo)}`;
+  definition.title = `scale ${scale} of today's traffic; ${node}: slo ${slo ?? 'none'}, latency today ${entry?.latency ?? 'none'}`;
+  if (scale === 0) {
+    const limit = entry?.latencyLimit;
+    definition.append(
+      'none: ',
+      nodeButton(node),
+      limit === undefined
+        ? ` misses ${target} even with no traffic`
+        : ` never finishes today: ${latencyLimitText(limit, name)}`,
+    );
+    return row;
+  }
+  const times = `×${Number(scale.toPrecision(3))}`;
+  if (scale < 1)
+    definition.append(
+      'over its SLO: ',
+      nodeButton(node),
+      ` meets ${target} only up to ${times} of today's traffic`,
+    );
+  else definition.append(`${times} of today's traffic before `, nodeButton(node), ` misses ${target}`);
   return row;
 }

@@ -17,6 +17,11 @@ export interface View {
   responseText: string;
   /** Readable names of the answer's nodes, where they have one (see names.ts). */
   names: DisplayNames;
+  /**
+   * The request body that produced the answer and where it ran: the latency chart computes its
+   * curve again from the body, in the worker, for an answer computed in the browser.
+   */
+  source: { body: string; onServer: boolean } | undefined;
 }
 
 /** The name to show for a node: its readable name, else its id. */
@@ -25,5 +30,12 @@ export function nameOf(view: Pick<View, 'names'>, id: string): string {
 }
 
 export function createView(): View {
-  return { states: [], current: 0, selected: undefined, responseText: '', names: new Map() };
+  return {
+    states: [],
+    current: 0,
+    selected: undefined,
+    responseText: '',
+    names: new Map(),
+    source: undefined,
+  };
 }

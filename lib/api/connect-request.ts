@@ -10,11 +10,13 @@ import {
   FORMAT_NAMES,
   FormatError,
   type FormatName,
+  parseJsonLines,
   type ReadGraph,
+  type ReadOptions,
   readGraph,
   type StepUnit,
 } from '../formats';
-import { URL_MAX_LENGTH } from '../text';
+import { CONTROL_CHARACTERS, URL_MAX_LENGTH } from '../text';
 import { displayName, parseBody, rule } from './body-schema';
 import { type ExtractedStructure, extractStructure } from './engine-request';
 import { ApiError } from './errors';
@@ -25,8 +27,8 @@ import { named } from './schema-registry';
  * not JSON at all is told to send instead (`expects` of the route's body options).
  */
 export const BODY_SHAPES = Object.freeze({
-  connect: 'a JSON object { name, url, format?, settings?, dryRun?, auth? }',
-  registerSystem: 'a JSON object { name, document, format?, settings?, url? }',
+  connect: 'a JSON object { name, url, format?, window?, sampleRate?, labels?, settings?, dryRun?, auth? }',
+  registerSystem: 'a JSON object { name, document, format?, window?, sampleRate?, labels?, settings?, url? }',
   patchSystem: 'a JSON object { settings }',
   refresh: 'a JSON object { auth? } ({} for none)',
   createKey: 'a JSON object { name }',
@@ -39,7 +41,8 @@ const TOKEN_SHAPE = /^[\x21-\x7e]+$/;
 const URL_RULE = rule(`must be an absolute http(s) URL of at most ${URL_MAX_LENGTH} characters`);
 // Described by its kind only: it is a credential.
 const TOKEN_RULE = rule(`must be 1-${TOKEN_MAX_LENGTH} visible ASCII characters without spaces`);
-const FORMAT_CHOICES = ['auto', ...FORMAT_NAMES] as const;
+/** `auto` and every format's name: what `format` takes (the CLI's `--format` too). */
+export const FORMAT_CHOICES = ['auto', ...FORMAT_NAMES] as const;
 const FORMAT_RULE = rule(`must be one of ${FORMAT_CHOICES.map((name) => JSON.stringify(name)).join(', ')}`);
 
 function formatField() {
@@ -55,8 +58,101 @@ function formatField() {
   );
 }
 
+const WINDOW_RULE = rule('must be a finite number of seconds > 0');
+const SAMPLE_RATE_RULE = rule('must be a number above 0 and at most 1 (0.1: one trace in ten kept)');
+/**
+ * A label name: Prometheus 3 takes any UTF-8 name (an OTLP attribute kept as `service.name`), so
+ * only emptiness, control characters and a length no name needs are refused.
+ */
+const LABEL_NAME_MAX = 128;
+const LABEL_RULE = rule(`must be a label name: 1-${LABEL_NAME_MAX} characters without control characters`);
+const LABELS_RULE = rule('must be an object { from, to } naming two different labels');
+
+/**
+ * What the caller knows about the document that it does not say (`ReadOptions` of lib/formats):
+ * the same three fields on connect and on a registration, kept on the system so that a refresh
+ * reads the new answer the same way.
+ */
+function readOptionFields() {
+  return {
+    window: z.optional(
+      z.number(WINDOW_RULE).check(
+        z.refine((value) => Number.isFinite(value) && value > 0, WINDOW_RULE),
+        z.describe(
+          "Span formats: the seconds the spans were collected over (the query's lookback, a file's " +
+            'period). Arrivals are the requests that entered divided by it, and one step is one second; ' +
+            'without it, the time from the first request to the last (said in a warning).',
+        ),
+      ),
+    ),
+    sampleRate: z.optional(
+      z.number(SAMPLE_RATE_RULE).check(
+        z.refine((value) => value > 0 && value <= 1, SAMPLE_RATE_RULE),
+        z.describe(
+          'Span formats and prometheus: the share of traces the tracer kept (head sampling at 10%: 0.1). ' +
+            'Arrivals (and Prometheus rates) are divided by it; weights and service times do not change. ' +
+            'Default 1.',
+        ),
+      ),
+    ),
+    labels: z.optional(
+      z
+        .strictObject(
+          {
+            from: labelName(),
+            to: labelName(),
+          },
+          LABELS_RULE,
+        )
+        .check(
+          z.refine((labels) => labels.from !== labels.to, LABELS_RULE),
+          z.describe(
+            'prometheus: the labels naming the caller (`from`) and the callee (`to`) of each series, ' +
+              'when they are not `client`/`server` or `source_workload`/`destination_workload`.',
+          ),
+        ),
+    ),
+  };
+}
+
+const ReadOptionsSchema = z.strictObject(
+  readOptionFields(),
+  rule('must be an object { window?, sampleRate?, labels? }'),
+);
+
+/**
+ * Checks read options given elsewhere than in a body (the CLI's `--window`, `--sample-rate`,
+ * `--labels`) by the very rules connect applies; throws 400 `INVALID_REQUEST` naming the field.
+ */
+export function parseReadOptions(value: unknown): ReadOptions | undefined {
+  return readOptionsOf(parseBody(ReadOptionsSchema, value));
+}
+
+function labelName() {
+  return z.string(LABEL_RULE).check(
+    z.minLength(1, LABEL_RULE),
+    z.maxLength(LABEL_NAME_MAX, LABEL_RULE),
+    z.refine((name) => !CONTROL_CHARACTERS.test(name), LABEL_RULE),
+  );
+}
+
+/** The read options a request gives, `undefined` when it gives none. */
+export function readOptionsOf(request: {
+  window?: number | undefined;
+  sampleRate?: number | undefined;
+  labels?: { from: string; to: string } | undefined;
+}): ReadOptions | undefined {
+  const options: ReadOptions = {
+    ...(request.window === undefined ? {} : { window: request.window }),
+    ...(request.sampleRate === undefined ? {} : { sampleRate: request.sampleRate }),
+    ...(request.labels === undefined ? {} : { labels: { from: request.labels.from, to: request.labels.to } }),
+  };
+  return Object.keys(options).length === 0 ? undefined : options;
+}
+
 const CAPACITY_RULE = rule('must be a finite number > 0');
 const ARRIVAL_RULE = rule('must be a finite number >= 0');
+const SERVERS_RULE = rule('must be a whole number from 1 to 10000');
 /**
  * Most node entries one system's settings hold: they live in the system's head item, beside a
  * structure of up to 300,000 compressed bytes, and an item holds 400 KB at most.
@@ -96,8 +192,21 @@ export const SettingsSchema = named(
                       z.describe('Value entering the node from outside per step.'),
                     ),
                   ),
+                  serviceTime: capacity('Mean time one request occupies one server, in steps.'),
+                  servers: z.optional(
+                    z.number(SERVERS_RULE).check(
+                      z.refine(
+                        (value) => Number.isInteger(value) && value >= 1 && value <= 10_000,
+                        SERVERS_RULE,
+                      ),
+                      z.describe(
+                        'How many servers serve the node (with a service time): capacity servers / serviceTime.',
+                      ),
+                    ),
+                  ),
+                  slo: capacity('A latency target for requests entering the node, in steps.'),
                 },
-                rule('must be an object { capacity?, arrival? }'),
+                rule('must be an object { capacity?, arrival?, serviceTime?, servers?, slo? }'),
               ),
               rule('must be an object keyed by node id'),
             )
@@ -160,9 +269,10 @@ const ConnectRequestSchema = named(
         z.minLength(1, URL_RULE),
         z.maxLength(URL_MAX_LENGTH, URL_RULE),
         z.refine((url) => URL.canParse(url), URL_RULE),
-        z.describe('http(s) URL of the external API; it must answer JSON.'),
+        z.describe('http(s) URL of the external API; it must answer JSON (or JSON Lines).'),
       ),
       format: formatField(),
+      ...readOptionFields(),
       settings: z.optional(SettingsSchema),
       dryRun: z.optional(
         z
@@ -213,6 +323,7 @@ const RegisterSystemRequestSchema = named(
     {
       name: displayName('Display name of the system; trimmed.'),
       format: formatField(),
+      ...readOptionFields(),
       settings: z.optional(SettingsSchema),
       url: z.optional(
         z.string(URL_RULE).check(
@@ -278,6 +389,24 @@ export function parseRefreshRequest(body: unknown): RefreshRequest {
   return parseBody(RefreshRequestSchema, body, { secretPaths: ['auth.token'] });
 }
 
+/**
+ * The values of a JSON Lines answer (one JSON value per line, as the OpenTelemetry Collector's file
+ * exporter writes; the fetch hands such a body over as text), in order: the document the formats
+ * read, an array. A line that is not JSON is 422 `UPSTREAM_INVALID` naming it (`line 3`).
+ */
+export function documentFromJsonLines(text: string, source = "The external API's answer"): unknown[] {
+  try {
+    return parseJsonLines(text);
+  } catch (error) {
+    if (!(error instanceof FormatError)) throw error;
+    throw new ApiError(
+      'UPSTREAM_INVALID',
+      `${source} is JSON Lines, one JSON value on each line, but ${error.message}`,
+      { details: [{ path: error.path, message: error.message }] },
+    );
+  }
+}
+
 /** The structure read from an external API's answer, and how it was read. */
 export interface UpstreamStructure extends ExtractedStructure {
   format: FormatName;
@@ -298,10 +427,12 @@ export function structureFromUpstream(
   format: FormatName | 'auto' = 'auto',
   /** How the messages name what was read: the fetched answer, or a document sent in the request. */
   source = "The external API's answer",
+  /** What the caller knows of the document that it does not say (a window, a sampling rate). */
+  options?: ReadOptions,
 ): UpstreamStructure {
   let graph: ReadGraph;
   try {
-    graph = readGraph(answer, format);
+    graph = readGraph(answer, format, options);
   } catch (error) {
     if (!(error instanceof FormatError)) throw error;
     throw new ApiError(

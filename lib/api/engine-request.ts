@@ -5,6 +5,8 @@
  */
 import type { Limits } from '../config/limits';
 import { applyScenario, type CompiledStructure, compileStructure, PayloadError } from '../engine';
+// The names alone (lib/formats/types.ts), not the readers: this route reads no other format.
+import { FORMAT_NAMES } from '../formats/types';
 import { describeValue, isRecord } from '../text';
 import { ApiError } from './errors';
 import { CONTAINER_KEYS, type ContainerKey, isMode, MODES, type Mode } from './request-shape';
@@ -47,6 +49,12 @@ export function locateStructure(body: JsonObject): StructureLocation | undefined
 }
 
 /**
+ * What the engine route says of a graph in a tool's format: this route reads the engine's own
+ * format only; the formats connect reads go through connect, a registration or the CLI.
+ */
+const FOREIGN_FORMATS = `a graph in another format (${FORMAT_NAMES.filter((name) => name !== 'native').join(', ')}) is read by POST /api/connect and POST /api/systems, which store it for runs by systemId, or by npx sbe-engine analyze <file>`;
+
+/**
  * Validates and compiles the located structure. Throws `PayloadError` whose path is a path in
  * the whole body (`payload.dependencies[3].to`), so the caller can tell which copy is wrong.
  */
@@ -55,7 +63,7 @@ function compileLocatedStructure(location: StructureLocation | undefined): Compi
     throw new PayloadError(
       '',
       'no structure found: send "nodes" and "dependencies" arrays at the top level or inside one of ' +
-        `${CONTAINER_KEYS.map((key) => `"${key}"`).join(', ')}`,
+        `${CONTAINER_KEYS.map((key) => `"${key}"`).join(', ')}; ${FOREIGN_FORMATS}`,
     );
   }
   const prefix = location.container === undefined ? '' : `${location.container}.`;

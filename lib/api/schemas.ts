@@ -8,6 +8,7 @@
  */
 import * as z from 'zod';
 import { MAX_TOTAL_LOAD } from '../engine';
+import { FORMAT_NAMES } from '../formats';
 import { WORKED_EXAMPLE } from '../worked-example';
 import { SettingsSchema } from './connect-request';
 import { ERROR_STATUS, type ErrorCode } from './errors';
@@ -129,6 +130,34 @@ export const NodeSchema = named(
             'true: what the node processes completes there, and each outgoing dependency receives ' +
             '`outflow × weight` (calls per unit processed) instead of a share.',
         }),
+      serviceTime: z
+        .number()
+        .positive()
+        .optional()
+        .meta({
+          description:
+            'Finite number > 0: mean time one request occupies one server, in the unit of the step. ' +
+            '`analyze` then gives the node its response time (docs/engine.md, Latency). An open field.',
+        }),
+      servers: z
+        .int()
+        .min(1)
+        .max(10_000)
+        .optional()
+        .meta({
+          description:
+            'With `serviceTime`: how many servers serve the node. Its capacity is `servers / serviceTime` ' +
+            '(a `capacity` beside them must agree) and it queues as M/M/c.',
+        }),
+      slo: z
+        .number()
+        .positive()
+        .optional()
+        .meta({
+          description:
+            'Finite number > 0: a latency target for requests entering the node, in the unit of the step; ' +
+            '`analyze` gives `latencyHeadroom` against it.',
+        }),
     })
     .refine((node) => !(node.fanout === true && node.exit !== undefined), {
       message: 'a fan-out node completes what it processes, so it takes no exit',
@@ -190,6 +219,17 @@ const NodeChangeSchema = z
           'The node is down: no way out while down. It keeps what it receives; its outgoing dependencies ' +
           'carry 0 (and are still listed), its exit and fan-out do nothing (it is described without them).',
       }),
+    serviceTime: z
+      .number()
+      .positive()
+      .optional()
+      .meta({ description: 'Finite number > 0: the service time to set.' }),
+    servers: z
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .meta({ description: 'The servers to set (the node needs a service time); its capacity follows.' }),
   })
   .meta({ description: 'What changes on one node: at least one field.', examples: [{ capacity: 2 }] });
 
@@ -391,6 +431,23 @@ const NodeStateSchema = named(
       utilization: finite(
         '`throughput / capacity`, for a node with a capacity and a way out; above 1: over capacity.',
       ).optional(),
+      responseTime: finite(
+        '`analyze`, a node with a `serviceTime` below saturation: mean time a request spends there (M/M/c).',
+      ).optional(),
+      waiting: finite('The part of `responseTime` spent waiting for a server.').optional(),
+      inFlight: finite('Requests at the node on average: `throughput × responseTime`.').optional(),
+      p99: finite('The 99th percentile of the response time.').optional(),
+      latency: finite(
+        '`analyze`, an entry (a node with `arrival`) of a structure with service times: the expected time ' +
+          'a request arriving there spends in the system.',
+      ).optional(),
+      latencyLimit: z
+        .object({
+          node: z.string(),
+          reason: z.enum(['saturated', 'unbounded', 'down']),
+        })
+        .optional()
+        .meta({ description: 'In place of `latency` where the requests reach a node that never answers.' }),
       lost: finite(
         '`analyze` of an open structure, a node that is down (scenario): the traffic it loses per step ' +
           '(its throughput).',
@@ -550,6 +607,14 @@ const EngineResultSchema = named(
             'Open structures only: null when nothing arrives, no reached node has a capacity, or some ' +
             'node is unbounded; `{ scale: 0, node }` while a down node loses traffic.',
         }),
+      latencyHeadroom: HeadroomSchema.nullable()
+        .optional()
+        .meta({
+          description:
+            'Open structures with latency fields: the largest traffic scale at which every entry with an ' +
+            '`slo` still meets it, and the entry that breaks first; `scale: 0` when one misses it even ' +
+            'without traffic or is stuck today; null when no entry has an `slo`.',
+        }),
       bottlenecks: z.array(BottleneckSchema).optional().meta({
         description: 'Open structures only: up to 10 nodes that are up, in the order they saturate.',
       }),
@@ -631,6 +696,12 @@ const ChangesSchema = named(
         z.number(),
         '`analyze` when either structure is open: the traffic lost per step by down nodes (0 when none).',
       ).optional(),
+      responseTime: z.array(ChangeSchema).optional().meta({
+        description: 'With latency fields on either side: the 20 largest response time changes, either way.',
+      }),
+      latency: z.array(ChangeSchema).optional().meta({
+        description: "With latency fields on either side: the 20 largest changes of an entry's latency.",
+      }),
       primaryBlockage: beforeAfter(
         z.string().nullable(),
         'The primary blockage in the baseline and under the scenario.',
@@ -640,6 +711,10 @@ const ChangesSchema = named(
       headroom: beforeAfter(
         HeadroomSchema.nullable(),
         '`analyze` when either structure is open: the headroom, before and after.',
+      ).optional(),
+      latencyHeadroom: beforeAfter(
+        HeadroomSchema.nullable(),
+        'With latency fields on either side: the latency headroom, before and after.',
       ).optional(),
     })
     .meta({ description: 'What the scenario changed, against the baseline (docs/engine.md, "What if").' }),
@@ -766,9 +841,7 @@ const SystemSchema = named(
       .string()
       .optional()
       .meta({
-        description:
-          "The format the external API's answer was read in (`native`, `dependency-links`, `cytoscape`, " +
-          '`node-link`, `jgf`, `backstage`, `xray`); absent on systems registered before formats.',
+        description: `The format the external API's answer was read in (${FORMAT_NAMES.map((name) => `\`${name}\``).join(', ')}); absent on systems registered before formats.`,
       }),
     unit: z
       .enum(['second', 'window', 'none', 'as-sent'])
@@ -777,6 +850,18 @@ const SystemSchema = named(
         description:
           'What one engine step stands for: `second` (the source gives rates or a time span), `window` (counts ' +
           "over the source's window), `none` (no traffic in the source), `as-sent` (the engine's own format).",
+      }),
+    readOptions: z
+      .object({
+        window: z.number().optional(),
+        sampleRate: z.number().optional(),
+        labels: z.object({ from: z.string(), to: z.string() }).optional(),
+      })
+      .optional()
+      .meta({
+        description:
+          'What the registration said of the document that it does not say (`window`, `sampleRate`, ' +
+          '`labels`), as given; a refresh reads the new answer with them. Absent when none was given.',
       }),
     version: z
       .int()

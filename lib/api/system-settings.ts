@@ -9,6 +9,9 @@ interface NodeLike {
   id: unknown;
   capacity?: unknown;
   arrival?: unknown;
+  serviceTime?: unknown;
+  servers?: unknown;
+  slo?: unknown;
   external?: unknown;
   [extra: string]: unknown;
 }
@@ -30,14 +33,33 @@ export function applySettings<S extends { nodes: readonly unknown[]; dependencie
   const nodes = structure.nodes.map((value) => {
     const node = value as NodeLike;
     const own = typeof node.id === 'string' && Object.hasOwn(perNode, node.id) ? perNode[node.id] : undefined;
-    const fallback = node.external === true ? undefined : settings.defaultCapacity;
-    const capacity = own?.capacity ?? node.capacity ?? fallback;
+    const serviceTime = own?.serviceTime ?? node.serviceTime;
+    const servers = own?.servers ?? node.servers;
+    const slo = own?.slo ?? node.slo;
+    // Servers set here give the node its capacity, servers / serviceTime: the structure's own
+    // capacity and the default give way (a capacity set here beside them must still agree).
+    const serversSetHere =
+      servers !== undefined && (own?.servers !== undefined || own?.serviceTime !== undefined);
+    const fallback = node.external === true || servers !== undefined ? undefined : settings.defaultCapacity;
+    const capacity = own?.capacity ?? (serversSetHere ? undefined : node.capacity) ?? fallback;
     const arrival = own?.arrival ?? node.arrival;
-    if (capacity === node.capacity && arrival === node.arrival) return node;
+    if (
+      capacity === node.capacity &&
+      arrival === node.arrival &&
+      serviceTime === node.serviceTime &&
+      servers === node.servers &&
+      slo === node.slo
+    ) {
+      return node;
+    }
+    const { capacity: _ownCapacity, ...rest } = node;
     return {
-      ...node,
+      ...rest,
       ...(capacity === undefined ? {} : { capacity }),
       ...(arrival === undefined ? {} : { arrival }),
+      ...(serviceTime === undefined ? {} : { serviceTime }),
+      ...(servers === undefined ? {} : { servers }),
+      ...(slo === undefined ? {} : { slo }),
     };
   });
   return { nodes, dependencies: structure.dependencies };

@@ -4,7 +4,13 @@
  * engine's rules and store it for its owner; or, as a dry run, answer what it found and store
  * nothing. The external token is used for that one fetch and kept nowhere.
  */
-import { checkSettingsIds, parseConnectRequest, structureFromUpstream } from '../api/connect-request';
+import {
+  checkSettingsIds,
+  documentFromJsonLines,
+  parseConnectRequest,
+  readOptionsOf,
+  structureFromUpstream,
+} from '../api/connect-request';
 import { applySettings } from '../api/system-settings';
 import type { Limits } from '../config/limits';
 import {
@@ -15,7 +21,7 @@ import {
   type EngineResult,
   type Headroom,
 } from '../engine';
-import { type FetchJsonOptions, fetchJson } from '../outbound';
+import { type FetchJsonOptions, fetchJson, JsonLinesText } from '../outbound';
 import {
   type CompiledStructureCache,
   type PublicSystemRecord,
@@ -78,12 +84,19 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
       const fetched = await fetchJson(request.url, {
         ...outbound,
         maxBodyBytes: limits.maxDecodedBodyBytes,
+        jsonLines: true,
         ...(token === undefined ? {} : { token }),
       });
+      // JSON Lines (the Collector's file exporter, served as a file): read line by line.
+      const answer =
+        fetched.body instanceof JsonLinesText ? documentFromJsonLines(fetched.body.text) : fetched.body;
+      const readOptions = readOptionsOf(request);
       const { structure, compiled, format, unit, warnings } = structureFromUpstream(
-        fetched.body,
+        answer,
         limits,
         request.format ?? 'auto',
+        undefined,
+        readOptions,
       );
       const { settings } = request;
       if (settings !== undefined) checkSettingsIds(unknownSettingsIds(structure, settings));
@@ -99,6 +112,7 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
         structure,
         format,
         unit,
+        ...(readOptions === undefined ? {} : { readOptions }),
         ...(settings === undefined ? {} : { settings }),
       });
       // Runs on a system with settings compile the structure with them applied (a key of its own).

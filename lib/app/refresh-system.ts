@@ -1,14 +1,15 @@
 /**
  * Refresh a registered system: fetch its URL again (the external credential is sent anew, since
- * it is never stored), read the answer in the system's format, and replace the structure only
- * when the new one is whole and valid. Readers see the old structure or the new one, never a mix;
- * a refresh that fails (502, 422) leaves the system exactly as it was.
+ * it is never stored), read the answer in the system's format and with its read options (window,
+ * sampling rate, labels), and replace the structure only when the new one is whole and valid.
+ * Readers see the old structure or the new one, never a mix; a refresh that fails (502, 422)
+ * leaves the system exactly as it was.
  */
-import { parseRefreshRequest, structureFromUpstream } from '../api/connect-request';
+import { documentFromJsonLines, parseRefreshRequest, structureFromUpstream } from '../api/connect-request';
 import { ApiError } from '../api/errors';
 import type { Limits } from '../config/limits';
 import { FORMAT_NAMES, type FormatName } from '../formats';
-import { type FetchJsonOptions, fetchJson } from '../outbound';
+import { type FetchJsonOptions, fetchJson, JsonLinesText } from '../outbound';
 import {
   type CompiledStructureCache,
   type SystemStore,
@@ -44,13 +45,18 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
       const fetched = await fetchJson(record.url, {
         ...outbound,
         maxBodyBytes: limits.maxDecodedBodyBytes,
+        jsonLines: true,
         ...(token === undefined ? {} : { token }),
       });
+      // JSON Lines (the Collector's file exporter, served as a file): read line by line.
+      const answer =
+        fetched.body instanceof JsonLinesText ? documentFromJsonLines(fetched.body.text) : fetched.body;
       // The format it was registered in (older records, read before formats: the first that fits).
       const format = (FORMAT_NAMES as readonly string[]).includes(record.format ?? '')
         ? (record.format as FormatName)
         : 'auto';
-      const read = structureFromUpstream(fetched.body, limits, format);
+      // Read as registered: the same window, sampling rate and labels.
+      const read = structureFromUpstream(answer, limits, format, undefined, record.readOptions);
       const replaced = await systems.replace(owner, id, {
         structure: read.structure,
         format: read.format,

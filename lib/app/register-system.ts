@@ -3,7 +3,12 @@
  * service cannot fetch (internal telemetry, files). Read, checked and stored exactly as connect
  * does with a fetched answer, with the same answers and errors.
  */
-import { checkSettingsIds, parseRegisterSystemRequest, structureFromUpstream } from '../api/connect-request';
+import {
+  checkSettingsIds,
+  parseRegisterSystemRequest,
+  readOptionsOf,
+  structureFromUpstream,
+} from '../api/connect-request';
 import type { Limits } from '../config/limits';
 import {
   type CompiledStructureCache,
@@ -28,11 +33,13 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
   return (owner, body) =>
     inContractTerms(async () => {
       const request = parseRegisterSystemRequest(body);
+      const readOptions = readOptionsOf(request);
       const { structure, compiled, format, unit, warnings } = structureFromUpstream(
         request.document,
         limits,
         request.format ?? 'auto',
         'The document',
+        readOptions,
       );
       const { settings } = request;
       if (settings !== undefined) checkSettingsIds(unknownSettingsIds(structure, settings));
@@ -43,6 +50,7 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
         structure,
         format,
         unit,
+        ...(readOptions === undefined ? {} : { readOptions }),
         ...(settings === undefined ? {} : { settings }),
       });
       // Runs on a system with settings compile the structure with them applied (a key of its own).

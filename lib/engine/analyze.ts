@@ -1,6 +1,7 @@
 import { type CompiledStructure, compileForCall } from './compile';
 import { cycleEvents } from './cycles';
 import { describeState, type StateDescriber } from './describe';
+import { readLatency } from './open/latency-reading';
 import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
 import { scratch } from './scratch';
@@ -58,6 +59,7 @@ export function describeInputState<T>(compiled: CompiledStructure, describe: Sta
       settledAlready: false,
       leadingEvents,
       steady,
+      latency: steady === undefined ? undefined : readLatency(compiled, steady),
     },
     ws: new ReachWorkspace(nodeCount, scratch),
   });

@@ -7,6 +7,7 @@
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
 import { roleOf, type StateSummary, type StateToDescribe } from './describe';
+import { nodeResponseTime } from './open/node-latency';
 import { keepRanked } from './ranked';
 import type { Headroom, Origin, Role } from './types';
 
@@ -32,6 +33,12 @@ interface SteadyDigest {
   /** Per node, 1 where it is saturated (over capacity, or down and losing traffic). */
   saturated: Uint8Array;
   lost: number;
+  /**
+   * With latency fields: per node its response time and its end-to-end latency (an entry's),
+   * NaN where it has none, Infinity where it never answers.
+   */
+  responseTime?: Float64Array;
+  latency?: Float64Array;
 }
 
 /** Copies what `compareStates` reads from a state while the state is being written. */
@@ -55,6 +62,7 @@ export function digestState(described: StateToDescribe, summary: StateSummary): 
       throughput: new Float64Array(steady.steady.throughput),
       saturated,
       lost: steady.steady.totalLost,
+      ...latencyDigest(described),
     };
   }
   return {
@@ -115,11 +123,17 @@ export interface Changes {
   saturated?: { newly: string[]; cleared: string[] };
   /** The traffic lost per step by down nodes, before and after (0 when none). */
   lost?: BeforeAfter<number>;
+  /** With latency fields: the largest response time changes, either way. */
+  responseTime?: Change[];
+  /** With latency fields: the largest changes of an entry's end-to-end latency, either way. */
+  latency?: Change[];
   primaryBlockage: BeforeAfter<string | null>;
   origin: BeforeAfter<Origin | null>;
   trace: BeforeAfter<string[]>;
   /** `analyze` when either structure is open. */
   headroom?: BeforeAfter<Headroom | null>;
+  /** With latency fields on either side. */
+  latencyHeadroom?: BeforeAfter<Headroom | null>;
 }
 
 /** What changed from `before` (the baseline) to `after` (the scenario). */
@@ -169,10 +183,55 @@ export function compareStates(before: StateDigest, after: StateDigest): Changes 
       cleared: cleared.sort(byId).map((v) => ids[v]!),
     },
     lost: { before: was.lost, after: is.lost },
+    ...latencyChanges(ids, was, is),
     primaryBlockage,
     origin,
     trace,
     headroom: { before: before.summary.headroom ?? null, after: after.summary.headroom ?? null },
+    ...(was.latency === undefined && is.latency === undefined
+      ? {}
+      : {
+          latencyHeadroom: {
+            before: before.summary.latencyHeadroom ?? null,
+            after: after.summary.latencyHeadroom ?? null,
+          },
+        }),
+  };
+}
+
+/** Each node's response time and each entry's latency, when the structure has latency fields. */
+function latencyDigest(described: StateToDescribe): Pick<SteadyDigest, 'responseTime' | 'latency'> {
+  const { structure, options } = described;
+  const { latency: reading, steady } = options;
+  if (reading === undefined || steady === undefined) return {};
+  const { nodeCount, arrival } = structure;
+  const responseTime = new Float64Array(nodeCount).fill(Number.NaN);
+  const latency = new Float64Array(nodeCount).fill(Number.NaN);
+  for (let v = 0; v < nodeCount; v++) {
+    const x = steady.steady.throughput[v]!;
+    const response = nodeResponseTime(structure, v, x);
+    if (response !== undefined) responseTime[v] = response;
+    else if (structure.latency.serviceTime[v]! > 0) responseTime[v] = Number.POSITIVE_INFINITY;
+    if (arrival[v]! > 0)
+      latency[v] = reading.limitedBy[v]! >= 0 ? Number.POSITIVE_INFINITY : reading.latency[v]!;
+  }
+  return { responseTime, latency };
+}
+
+/**
+ * `responseTime` and `latency` changes, either way, when either side has latency fields. A node
+ * that never answers on either side is left out, as an unbounded one is from throughput.
+ */
+function latencyChanges(
+  ids: readonly string[],
+  was: SteadyDigest,
+  is: SteadyDigest,
+): Pick<Changes, 'responseTime' | 'latency'> {
+  if (was.latency === undefined && is.latency === undefined) return {};
+  const none = new Float64Array(ids.length).fill(Number.NaN);
+  return {
+    responseTime: largestChanges(ids, was.responseTime ?? none, is.responseTime ?? none, false),
+    latency: largestChanges(ids, was.latency ?? none, is.latency ?? none, false),
   };
 }
 

@@ -71,6 +71,8 @@ export class CompiledStructure {
    * fan-out node (whose `outShare` is its weight, calls per unit) the split of its calls.
    */
   readonly pathInShare: Float64Array;
+  /** The latency fields (`serviceTime`, `servers`, `slo`); empty arrays when no node has one. */
+  readonly latency: LatencyFields;
   /**
    * 1 for a node that is down (a scenario's `down`): its dependencies have no CSR slot, so it
    * has no way out and they carry nothing. Empty when no node is down.
@@ -127,6 +129,7 @@ export class CompiledStructure {
     this.openFields = fields.openFields;
     this.exitShare = fields.exitShare;
     this.pathInShare = fields.pathInShare;
+    this.latency = fields.latency;
     this.down = fields.down;
     this.roles = fields.roles;
   }
@@ -201,6 +204,7 @@ export function withNodeValues(
       exit: open.exit,
       openFields: open.fields,
       exitShare: isOpen && !base.open ? new Float64Array(base.nodeCount) : base.exitShare,
+      latency: open.latency,
     },
     base,
   );
@@ -238,6 +242,7 @@ function fieldsOf(
     openFields: c.openFields,
     exitShare: c.exitShare,
     pathInShare: c.pathInShare,
+    latency: c.latency,
     down: c.down,
     roles: c.roles,
   };
@@ -248,9 +253,29 @@ export const ARRIVAL_GIVEN = 1;
 export const EXIT_GIVEN = 2;
 export const FANOUT_GIVEN = 4;
 export const FANOUT_ON = 8;
+export const SERVICE_TIME_GIVEN = 16;
+export const SERVERS_GIVEN = 32;
+export const SLO_GIVEN = 64;
+
+/**
+ * Per node, the M/M/c latency fields as given: `serviceTime` (mean steps one request occupies
+ * one server), `servers` and `slo` (a latency target for requests entering there). 0 where not
+ * given; all three empty when no node gives any.
+ */
+export interface LatencyFields {
+  serviceTime: Float64Array;
+  servers: Float64Array;
+  slo: Float64Array;
+}
 
 const EMPTY_FLOAT64: Float64Array = new Float64Array(0);
 const EMPTY_UINT8: Uint8Array = new Uint8Array(0);
+/** No node gives a latency field. */
+const NO_LATENCY: LatencyFields = {
+  serviceTime: EMPTY_FLOAT64,
+  servers: EMPTY_FLOAT64,
+  slo: EMPTY_FLOAT64,
+};
 
 /**
  * Validates a structure and compiles it. Throws `PayloadError` naming the first offending
@@ -378,6 +403,9 @@ function fillCompiled(
       const openCount = open.read(node, i, memory, nodeCount);
       totalLoad += open.arrival.length > 0 ? open.arrival[i]! : 0;
       if (totalLoad > MAX_TOTAL_LOAD) throw totalLoadTooLarge(i, 'arrival');
+      if (openCount > 0 && (open.fields[i]! & SERVERS_GIVEN) !== 0) {
+        capacity[i] = serverCapacity(open.latency, i, cap);
+      }
       // Stryker disable next-line ConditionalExpression: see above
       if (fields !== ownFields + openCount) nodeHasExtra[i] = 1;
     }
@@ -463,6 +491,7 @@ export interface OpenFieldArrays {
   exit: Float64Array;
   fields: Uint8Array;
   hasFanout: boolean;
+  latency: LatencyFields;
 }
 
 /**
@@ -594,6 +623,7 @@ export function assembleCompiled(
       openFields,
       exitShare,
       pathInShare,
+      latency: parts.open.latency,
       down,
       roles: anyDown ? declaredRoles(memory, nodeCount, dependencyFrom, dependencyTo) : EMPTY_UINT8,
     },
@@ -616,6 +646,31 @@ function declaredRoles(
   return roles;
 }
 
+/** The most servers a node may have. */
+export const MAX_SERVERS = 10_000;
+
+/**
+ * The capacity per step of node `i`'s `servers` of `serviceTime`: `servers / serviceTime`.
+ * A `capacity` sent beside them must say the same (within 1e-9 relative): two answers to one
+ * question would leave the engine to pick one.
+ */
+function serverCapacity(latency: LatencyFields, i: number, given: number | undefined): number {
+  const derived = latency.servers[i]! / latency.serviceTime[i]!;
+  if (!(derived < Number.POSITIVE_INFINITY)) {
+    throw new PayloadError(
+      `nodes[${i}].serviceTime`,
+      `is too small for ${latency.servers[i]} servers: their capacity per step is beyond the largest number`,
+    );
+  }
+  if (given !== undefined && !(Math.abs(given - derived) <= 1e-9 * derived)) {
+    throw new PayloadError(
+      `nodes[${i}].capacity`,
+      `${given} disagrees with servers / serviceTime = ${derived}; drop one`,
+    );
+  }
+  return given ?? derived;
+}
+
 /** Bits of `roles`: a node with both is a relay, with neither isolated. */
 const HAS_OUT = 1;
 const HAS_IN = 2;
@@ -629,10 +684,20 @@ class OpenFields implements OpenFieldArrays {
   exit: Float64Array = EMPTY_FLOAT64;
   fields: Uint8Array = EMPTY_UINT8;
   hasFanout = false;
+  latency: LatencyFields = NO_LATENCY;
 
   /** Reads node `i`'s open fields; returns how many it has. Throws naming a bad one. */
   read(node: Record<string, unknown>, i: number, memory: ArrayMemory, nodeCount: number): number {
-    if (node.arrival === undefined && node.exit === undefined && node.fanout === undefined) return 0;
+    if (
+      node.arrival === undefined &&
+      node.exit === undefined &&
+      node.fanout === undefined &&
+      node.serviceTime === undefined &&
+      node.servers === undefined &&
+      node.slo === undefined
+    ) {
+      return 0;
+    }
     if (this.fields.length === 0) {
       this.arrival = memory.float64(nodeCount);
       this.exit = memory.float64(nodeCount);
@@ -667,8 +732,56 @@ class OpenFields implements OpenFieldArrays {
       this.hasFanout ||= fanout;
       count++;
     }
+    bits |= this.#readLatency(node, i, memory, nodeCount);
+    if ((bits & SERVICE_TIME_GIVEN) !== 0) count++;
+    if ((bits & SERVERS_GIVEN) !== 0) count++;
+    if ((bits & SLO_GIVEN) !== 0) count++;
     this.fields[i] = bits;
     return count;
+  }
+
+  /** Node `i`'s `serviceTime`, `servers` and `slo`; returns their bits. */
+  #readLatency(node: Record<string, unknown>, i: number, memory: ArrayMemory, nodeCount: number): number {
+    const serviceTime = optionalNumber(node.serviceTime, ABOVE_ZERO, 'nodes', i, 'serviceTime');
+    const slo = optionalNumber(node.slo, ABOVE_ZERO, 'nodes', i, 'slo');
+    const servers = node.servers;
+    if (
+      servers !== undefined &&
+      !(Number.isInteger(servers) && (servers as number) >= 1 && (servers as number) <= MAX_SERVERS)
+    ) {
+      throw new PayloadError(
+        `nodes[${i}].servers`,
+        `must be a whole number from 1 to ${MAX_SERVERS}, got ${describeValue(servers)}`,
+      );
+    }
+    if (servers !== undefined && serviceTime === undefined) {
+      throw new PayloadError(
+        `nodes[${i}].servers`,
+        'servers serve requests of some serviceTime; give "serviceTime" too, or drop "servers"',
+      );
+    }
+    if (serviceTime === undefined && slo === undefined) return 0;
+    if (this.latency === NO_LATENCY) {
+      this.latency = {
+        serviceTime: memory.float64(nodeCount),
+        servers: memory.float64(nodeCount),
+        slo: memory.float64(nodeCount),
+      };
+    }
+    let bits = 0;
+    if (serviceTime !== undefined) {
+      bits |= SERVICE_TIME_GIVEN;
+      this.latency.serviceTime[i] = serviceTime;
+    }
+    if (servers !== undefined) {
+      bits |= SERVERS_GIVEN;
+      this.latency.servers[i] = servers as number;
+    }
+    if (slo !== undefined) {
+      bits |= SLO_GIVEN;
+      this.latency.slo[i] = slo;
+    }
+    return bits;
   }
 }
 

@@ -1,6 +1,18 @@
 import { compareIds } from './compare-ids';
-import { ARRIVAL_GIVEN, type CompiledStructure, EXIT_GIVEN, FANOUT_GIVEN, FANOUT_ON } from './compile';
+import {
+  ARRIVAL_GIVEN,
+  type CompiledStructure,
+  EXIT_GIVEN,
+  FANOUT_GIVEN,
+  FANOUT_ON,
+  SERVERS_GIVEN,
+  SERVICE_TIME_GIVEN,
+  SLO_GIVEN,
+} from './compile';
 import { assertFinite, assertFiniteNumber } from './finite';
+import type { LatencyReading } from './open/latency-reading';
+import { nodeLatency } from './open/node-latency';
+import { latencyHeadroom } from './open/slo';
 import { findOrigin } from './origin';
 import type { PressureBuffers } from './pressure';
 import type { ReachWorkspace } from './reach';
@@ -27,6 +39,8 @@ export interface DescribeOptions {
   leadingEvents: readonly EngineEvent[];
   /** `analyze` of an open structure: its steady state, read (throughput, utilization, headroom). */
   steady?: SteadyReading | undefined;
+  /** `analyze` of an open structure where some node has a `serviceTime`: its latencies. */
+  latency?: LatencyReading | undefined;
 }
 
 /**
@@ -76,8 +90,17 @@ const OPEN_NODE_FIELDS_OWNED = new Set([
   'exit',
   'fanout',
   'exited',
+  'serviceTime',
+  'servers',
+  'slo',
   'throughput',
   'utilization',
+  'responseTime',
+  'waiting',
+  'inFlight',
+  'p99',
+  'latency',
+  'latencyLimit',
   'lost',
 ]);
 const DEPENDENCY_FIELDS_OWNED = new Set([
@@ -184,6 +207,7 @@ export function openNode(
   measured: PressureBuffers,
   steady: SteadyReading | undefined,
   carryExtras: boolean,
+  latencies?: LatencyReading,
 ): NodeState {
   const { ids, capacity, arrival, exit, openFields } = structure;
   const bits = openFields[v]!;
@@ -193,6 +217,9 @@ export function openNode(
   if ((bits & ARRIVAL_GIVEN) !== 0) node.arrival = arrival[v];
   if ((bits & EXIT_GIVEN) !== 0) node.exit = exit[v];
   if ((bits & FANOUT_GIVEN) !== 0) node.fanout = (bits & FANOUT_ON) !== 0;
+  if ((bits & SERVICE_TIME_GIVEN) !== 0) node.serviceTime = structure.latency.serviceTime[v];
+  if ((bits & SERVERS_GIVEN) !== 0) node.servers = structure.latency.servers[v];
+  if ((bits & SLO_GIVEN) !== 0) node.slo = structure.latency.slo[v];
   if (carryExtras && structure.nodeHasExtra[v] === 1) {
     copyExtras(structure.nodes[v] as NodeInput, node, OPEN_NODE_FIELDS_OWNED);
   }
@@ -208,6 +235,18 @@ export function openNode(
       node.throughput = x;
       const utilization = steady.utilization[v]!;
       if (!Number.isNaN(utilization)) node.utilization = utilization;
+      const latency = nodeLatency(structure, v, x);
+      if (latency !== undefined) {
+        node.responseTime = latency.responseTime;
+        node.waiting = latency.waiting;
+        node.inFlight = latency.inFlight;
+        node.p99 = latency.p99;
+      }
+      if (latencies !== undefined && structure.arrival[v]! > 0) {
+        const limit = latencies.limitedBy[v]!;
+        if (limit < 0) node.latency = latencies.latency[v];
+        else node.latencyLimit = { node: structure.ids[limit], reason: latencies.reasonOf(limit) };
+      }
       if (structure.down.length > 0 && structure.down[v] === 1) node.lost = steady.steady.lost[v];
     }
   }
@@ -224,7 +263,7 @@ function buildNodes(
   if (structure.open) {
     const nodes = new Array<NodeState>(structure.nodeCount);
     for (let v = 0; v < structure.nodeCount; v++) {
-      nodes[v] = openNode(structure, v, state, measured, options.steady, carryExtras);
+      nodes[v] = openNode(structure, v, state, measured, options.steady, carryExtras, options.latency);
     }
     return nodes;
   }
@@ -367,6 +406,7 @@ export function describeState(described: StateToDescribe): EngineResult {
     origin: summary.origin,
     trace: summary.trace,
     ...(summary.headroom === undefined ? {} : { headroom: summary.headroom }),
+    ...(summary.latencyHeadroom === undefined ? {} : { latencyHeadroom: summary.latencyHeadroom }),
     ...(summary.bottlenecks === undefined ? {} : { bottlenecks: summary.bottlenecks }),
     ...(summary.lost === undefined ? {} : { lost: summary.lost }),
   };
@@ -375,7 +415,7 @@ export function describeState(described: StateToDescribe): EngineResult {
 /** The parts of a described state that are not one entry per node or dependency. */
 export type StateSummary = Pick<
   EngineResult,
-  'primaryBlockage' | 'events' | 'origin' | 'trace' | 'headroom' | 'bottlenecks' | 'lost'
+  'primaryBlockage' | 'events' | 'origin' | 'trace' | 'headroom' | 'latencyHeadroom' | 'bottlenecks' | 'lost'
 >;
 
 /**
@@ -413,6 +453,9 @@ export function summarizeState(described: StateToDescribe): StateSummary {
   };
   if (steady !== undefined) {
     summary.headroom = steady.headroom;
+    if (options.latency !== undefined) {
+      summary.latencyHeadroom = latencyHeadroom(structure, steady, options.latency);
+    }
     summary.bottlenecks = steady.bottlenecks;
     if (steady.steady.totalLost > 0) summary.lost = steady.steady.totalLost;
   }

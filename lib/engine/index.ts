@@ -3,6 +3,7 @@ export { type Changes, compareStates, digestState, type StateDigest } from './co
 export { type CompiledStructure, compileStructure, MAX_TOTAL_LOAD } from './compile';
 export { PayloadError, ResultTooLargeError } from './errors';
 export { JsonWriter } from './json-writer';
+export { type LatencyCurve, latencyCurve } from './open/latency-curve';
 export { applyScenario, type Scenario } from './scenario';
 /** @internal no product path calls it yet; tests check it releases both buffers. */
 export { releaseScratchMemory } from './scratch';

@@ -14,8 +14,12 @@ import {
   EXIT_GIVEN,
   FANOUT_GIVEN,
   FANOUT_ON,
+  type LatencyFields,
+  MAX_SERVERS,
   MAX_TOTAL_LOAD,
   type OpenFieldArrays,
+  SERVERS_GIVEN,
+  SERVICE_TIME_GIVEN,
   withNodeValues,
 } from './compile';
 import { PayloadError } from './errors';
@@ -37,6 +41,10 @@ export interface NodeChange {
   capacity?: number | null;
   /** The node passes nothing on: no dependency, exit or fan-out carries anything out of it. */
   down?: true;
+  /** Mean time one request occupies one server, in steps. */
+  serviceTime?: number;
+  /** How many servers serve it: its capacity becomes `servers / serviceTime`. */
+  servers?: number;
 }
 
 export interface DependencyChange {
@@ -49,13 +57,13 @@ export interface DependencyChange {
 }
 
 const SCENARIO_FIELDS = ['scale', 'nodes', 'dependencies'];
-const NODE_FIELDS = ['load', 'arrival', 'capacity', 'down'];
+const NODE_FIELDS = ['load', 'arrival', 'capacity', 'down', 'serviceTime', 'servers'];
 const DEPENDENCY_FIELDS = ['from', 'to', 'weight', 'cut'];
 
 /** A scenario checked against its structure: node and dependency ends as indices. */
 interface ResolvedScenario {
   scale: Scenario['scale'];
-  nodes: { v: number; change: NodeChange }[];
+  nodes: { v: number; change: NodeChange; path: string }[];
   dependencies: { from: number; to: number; change: DependencyChange; path: string }[];
 }
 
@@ -121,7 +129,7 @@ function resolveScenario(base: CompiledStructure, scenario: unknown, path: strin
     const at = `${path}.nodes${idPath(id)}`;
     const v = wanted.get(id)!;
     if (v < 0) throw new PayloadError(at, `unknown node ${quoteText(id)}`);
-    resolvedNodes.push({ v, change: checkNodeChange(change, at) });
+    resolvedNodes.push({ v, change: checkNodeChange(change, at), path: at });
   }
 
   const resolvedDependencies: ResolvedScenario['dependencies'] = [];
@@ -156,13 +164,34 @@ function checkNodeChange(change: unknown, at: string): NodeChange {
   if (!isRecord(change)) {
     throw new PayloadError(
       at,
-      `must be an object { load?, arrival?, capacity?, down? }, got ${describeValue(change)}`,
+      `must be an object { load?, arrival?, capacity?, down?, serviceTime?, servers? }, got ${describeValue(change)}`,
     );
   }
   rejectUnknownFields(change, NODE_FIELDS, at, "a node's change");
-  const { load, arrival, capacity, down } = change;
-  if (load === undefined && arrival === undefined && capacity === undefined && down === undefined) {
-    throw new PayloadError(at, 'changes nothing; give "load", "arrival", "capacity" or "down"');
+  const { load, arrival, capacity, down, serviceTime, servers } = change;
+  if (
+    load === undefined &&
+    arrival === undefined &&
+    capacity === undefined &&
+    down === undefined &&
+    serviceTime === undefined &&
+    servers === undefined
+  ) {
+    throw new PayloadError(
+      at,
+      'changes nothing; give "load", "arrival", "capacity", "down", "serviceTime" or "servers"',
+    );
+  }
+  if (serviceTime !== undefined)
+    checkNumber(serviceTime, `${at}.serviceTime`, 'a finite number > 0', ABOVE_ZERO);
+  if (
+    servers !== undefined &&
+    !(Number.isInteger(servers) && (servers as number) >= 1 && (servers as number) <= MAX_SERVERS)
+  ) {
+    throw new PayloadError(
+      `${at}.servers`,
+      `must be a whole number from 1 to ${MAX_SERVERS}, got ${describeValue(servers)}`,
+    );
   }
   if (load !== undefined) checkNumber(load, `${at}.load`, 'a finite number >= 0', AT_LEAST_ZERO);
   if (arrival !== undefined) checkNumber(arrival, `${at}.arrival`, 'a finite number >= 0', AT_LEAST_ZERO);
@@ -257,8 +286,12 @@ function derive(base: CompiledStructure, scenario: ResolvedScenario, path: strin
   const initialLoads = new Float64Array(base.initialLoads);
   const capacity = new Float64Array(base.capacity);
   const setsArrival = scenario.nodes.some(({ change }) => change.arrival !== undefined);
+  const setsLatency = scenario.nodes.some(
+    ({ change }) => change.serviceTime !== undefined || change.servers !== undefined,
+  );
   const anyDown = scenario.nodes.some(({ change }) => change.down === true);
-  const open = openFieldsFor(base, setsArrival, anyDown);
+  const open = openFieldsFor(base, setsArrival || setsLatency, anyDown);
+  if (setsLatency) open.latency = copiedLatency(base);
   const down = anyDown ? new Uint8Array(nodeCount) : new Uint8Array(0);
 
   for (const { v, change } of scenario.nodes) {
@@ -268,6 +301,14 @@ function derive(base: CompiledStructure, scenario: ResolvedScenario, path: strin
       open.arrival[v] = change.arrival;
       open.fields[v]! |= ARRIVAL_GIVEN;
     }
+    if (change.serviceTime !== undefined) {
+      open.latency.serviceTime[v] = change.serviceTime;
+      open.fields[v]! |= SERVICE_TIME_GIVEN;
+    }
+    if (change.servers !== undefined) {
+      open.latency.servers[v] = change.servers;
+      open.fields[v]! |= SERVERS_GIVEN;
+    }
     if (change.down === true) {
       down[v] = 1;
       // No way out while down: its exit and fan-out do nothing, and it is described without them.
@@ -275,6 +316,25 @@ function derive(base: CompiledStructure, scenario: ResolvedScenario, path: strin
         open.exit[v] = 0;
         open.fields[v]! &= ~(EXIT_GIVEN | FANOUT_GIVEN | FANOUT_ON);
       }
+    }
+  }
+  for (const { v, change, path: at } of scenario.nodes) {
+    if (open.fields.length === 0 || (open.fields[v]! & SERVERS_GIVEN) === 0) continue;
+    if ((open.fields[v]! & SERVICE_TIME_GIVEN) === 0) {
+      throw new PayloadError(
+        `${at}.servers`,
+        'servers serve requests of some serviceTime; give "serviceTime" too, or drop "servers"',
+      );
+    }
+    // A node with servers has the capacity they give: one number, changed through them.
+    if (change.capacity !== undefined) {
+      throw new PayloadError(
+        `${at}.capacity`,
+        'the node\'s capacity is servers / serviceTime; change "servers" or "serviceTime" instead',
+      );
+    }
+    if (change.serviceTime !== undefined || change.servers !== undefined) {
+      capacity[v] = open.latency.servers[v]! / open.latency.serviceTime[v]!;
     }
   }
   if (anyDown && open.hasFanout) {
@@ -341,13 +401,20 @@ function openFieldsFor(base: CompiledStructure, setsArrival: boolean, anyDown: b
   const { nodeCount } = base;
   if (!base.open) {
     if (!setsArrival) {
-      return { arrival: base.arrival, exit: base.exit, fields: base.openFields, hasFanout: false };
+      return {
+        arrival: base.arrival,
+        exit: base.exit,
+        fields: base.openFields,
+        hasFanout: false,
+        latency: base.latency,
+      };
     }
     return {
       arrival: new Float64Array(nodeCount),
       exit: new Float64Array(nodeCount),
       fields: new Uint8Array(nodeCount),
       hasFanout: false,
+      latency: base.latency,
     };
   }
   return {
@@ -355,7 +422,16 @@ function openFieldsFor(base: CompiledStructure, setsArrival: boolean, anyDown: b
     exit: anyDown ? new Float64Array(base.exit) : base.exit,
     fields: new Uint8Array(base.openFields),
     hasFanout: base.hasFanout,
+    latency: base.latency,
   };
+}
+
+/** The base's latency fields, copied (created, when it has none) for a scenario to change. */
+function copiedLatency(base: CompiledStructure): LatencyFields {
+  const { nodeCount, latency } = base;
+  const copy = (values: Float64Array) =>
+    values.length === 0 ? new Float64Array(nodeCount) : new Float64Array(values);
+  return { serviceTime: copy(latency.serviceTime), servers: copy(latency.servers), slo: copy(latency.slo) };
 }
 
 /** The dependency arrays under the scenario: weights set on, and cut pairs left out of, copies. */

@@ -9,6 +9,12 @@ export interface NodeInput {
   exit?: number;
   /** What the node processes completes there; each dependency receives `out × weight`. */
   fanout?: boolean;
+  /** Mean time one request occupies one server, in steps (open structures). */
+  serviceTime?: number;
+  /** How many servers serve it (with `serviceTime`: capacity `servers / serviceTime`, M/M/c). */
+  servers?: number;
+  /** A latency target for requests entering here, in steps. */
+  slo?: number;
   [extra: string]: unknown;
 }
 
@@ -46,6 +52,18 @@ export interface NodeState {
   throughput?: number;
   /** `throughput / capacity`, for a node with a capacity and a way out. */
   utilization?: number;
+  /** `analyze`, a node with a `serviceTime` below saturation: mean time a request spends there. */
+  responseTime?: number;
+  /** The part of `responseTime` spent waiting for a server. */
+  waiting?: number;
+  /** Requests at the node on average: `throughput × responseTime` (Little's law). */
+  inFlight?: number;
+  /** The 99th percentile of the response time. */
+  p99?: number;
+  /** `analyze`, an entry of a structure with latency fields: a request's expected time in the system. */
+  latency?: number;
+  /** In place of `latency`: the node its requests get stuck at, and why. */
+  latencyLimit?: { node: string; reason: 'saturated' | 'unbounded' | 'down' };
   /** `analyze` of an open structure, a down node: the traffic it loses per step (its throughput). */
   lost?: number;
   [extra: string]: unknown;
@@ -145,6 +163,11 @@ export interface EngineResult {
   trace: string[];
   /** `analyze` of an open structure only. */
   headroom?: Headroom | null;
+  /**
+   * `analyze` of an open structure with latency fields: the traffic scale at which the first
+   * entry misses its `slo`, and that entry; `null` when no entry has an `slo`.
+   */
+  latencyHeadroom?: Headroom | null;
   /** `analyze` of an open structure only: up to 10 nodes, in the order they saturate. */
   bottlenecks?: Bottleneck[];
   /** `analyze` of an open structure, when down nodes lose traffic: the total lost per step. */

@@ -1,4 +1,13 @@
-import { ARRIVAL_GIVEN, type CompiledStructure, EXIT_GIVEN, FANOUT_GIVEN, FANOUT_ON } from './compile';
+import {
+  ARRIVAL_GIVEN,
+  type CompiledStructure,
+  EXIT_GIVEN,
+  FANOUT_GIVEN,
+  FANOUT_ON,
+  SERVERS_GIVEN,
+  SERVICE_TIME_GIVEN,
+  SLO_GIVEN,
+} from './compile';
 import {
   dependencyWithExtras,
   flowOf,
@@ -12,11 +21,13 @@ import {
 } from './describe';
 import { PayloadError, ResultTooLargeError } from './errors';
 import { constantBytes, type JsonWriter, MAX_NUMBER_BYTES, type QuotedIds } from './json-writer';
+import type { LatencyReading } from './open/latency-reading';
+import { nodeLatency } from './open/node-latency';
 import type { PressureBuffers } from './pressure';
 import type { SteadyReading } from './steady-reading';
 import { CarriedValue } from './steady-state';
 import type { StateWithStep } from './step';
-import type { EngineEvent, Role } from './types';
+import type { EngineEvent, Headroom, Role } from './types';
 
 const RESULT_OPEN = constantBytes('{"nodes":[');
 const SNAPSHOT_OPEN = constantBytes('{"tick":');
@@ -93,7 +104,16 @@ export function writeState(
     writer.bytes(RESULT_OPEN);
   }
   if (structure.open)
-    writeOpenNodes(writer, ids, structure, state, measured, options.steady, options.carryExtras);
+    writeOpenNodes(
+      writer,
+      ids,
+      structure,
+      state,
+      measured,
+      options.steady,
+      options.carryExtras,
+      options.latency,
+    );
   else writeNodes(writer, ids, structure, state, measured, options.carryExtras);
   writer.reserve(DEPENDENCIES_OPEN.length);
   writer.bytes(DEPENDENCIES_OPEN);
@@ -128,18 +148,8 @@ function writeSummary(writer: JsonWriter, summary: StateSummary): void {
   }
   writer.text(',"trace":');
   writeStrings(writer, summary.trace);
-  const { headroom } = summary;
-  if (headroom !== undefined) {
-    writer.text(',"headroom":');
-    if (headroom === null) {
-      writer.text('null');
-    } else {
-      writeNumberField(writer, '{"scale":', headroom.scale);
-      writer.text(',"node":');
-      writer.string(headroom.node);
-      writer.text('}');
-    }
-  }
+  writeHeadroom(writer, 'headroom', summary.headroom);
+  writeHeadroom(writer, 'latencyHeadroom', summary.latencyHeadroom);
   const { bottlenecks, lost } = summary;
   if (bottlenecks !== undefined) {
     writer.text(',"bottlenecks":[');
@@ -154,6 +164,20 @@ function writeSummary(writer: JsonWriter, summary: StateSummary): void {
     writer.text(']');
   }
   if (lost !== undefined) writeNumberField(writer, ',"lost":', lost);
+  writer.text('}');
+}
+
+/** `,"<key>":{ "scale", "node" }` or `null`; nothing when the summary has no such field. */
+function writeHeadroom(writer: JsonWriter, key: string, headroom: Headroom | null | undefined): void {
+  if (headroom === undefined) return;
+  writer.text(`,"${key}":`);
+  if (headroom === null) {
+    writer.text('null');
+    return;
+  }
+  writeNumberField(writer, '{"scale":', headroom.scale);
+  writer.text(',"node":');
+  writer.string(headroom.node);
   writer.text('}');
 }
 
@@ -267,9 +291,16 @@ const ROLE_OPEN = roleBytes('');
 const NODE_THROUGHPUT = constantBytes(',"throughput":');
 const NODE_UTILIZATION = constantBytes(',"utilization":');
 const NODE_LOST = constantBytes(',"lost":');
+const NODE_SERVICE_TIME = constantBytes(',"serviceTime":');
+const NODE_SERVERS = constantBytes(',"servers":');
+const NODE_SLO = constantBytes(',"slo":');
+const NODE_RESPONSE_TIME = constantBytes(',"responseTime":');
+const NODE_WAITING = constantBytes(',"waiting":');
+const NODE_IN_FLIGHT = constantBytes(',"inFlight":');
+const NODE_P99 = constantBytes(',"p99":');
 const DEPENDENCY_THROUGHPUT = constantBytes(',"throughput":');
 /** Room for an open node entry beyond its id: the closed entry's and five more fields. */
-const OPEN_NODE_BYTES = NODE_BYTES + 96 + 6 * MAX_NUMBER_BYTES;
+const OPEN_NODE_BYTES = NODE_BYTES + 200 + 13 * MAX_NUMBER_BYTES;
 
 /** The nodes of an open structure, in `openNode`'s key order. */
 function writeOpenNodes(
@@ -280,6 +311,7 @@ function writeOpenNodes(
   measured: PressureBuffers,
   steady: SteadyReading | undefined,
   carryExtras: boolean,
+  latencies: LatencyReading | undefined,
 ): void {
   const { nodeCount, capacity, nodeHasExtra, arrival, exit, openFields, down } = structure;
   const { loads } = state;
@@ -292,7 +324,10 @@ function writeOpenNodes(
     if (carryExtras && nodeHasExtra[v] === 1) {
       if (v > 0) writer.text(',');
       writer.text(
-        elementText(() => openNode(structure, v, state, measured, steady, carryExtras), `nodes[${v}]`),
+        elementText(
+          () => openNode(structure, v, state, measured, steady, carryExtras, latencies),
+          `nodes[${v}]`,
+        ),
       );
       continue;
     }
@@ -318,6 +353,18 @@ function writeOpenNodes(
     }
     if ((bits & FANOUT_GIVEN) !== 0)
       writer.bytes((bits & FANOUT_ON) !== 0 ? NODE_FANOUT_ON : NODE_FANOUT_OFF);
+    if ((bits & SERVICE_TIME_GIVEN) !== 0) {
+      writer.bytes(NODE_SERVICE_TIME);
+      writer.number(structure.latency.serviceTime[v]!);
+    }
+    if ((bits & SERVERS_GIVEN) !== 0) {
+      writer.bytes(NODE_SERVERS);
+      writer.number(structure.latency.servers[v]!);
+    }
+    if ((bits & SLO_GIVEN) !== 0) {
+      writer.bytes(NODE_SLO);
+      writer.number(structure.latency.slo[v]!);
+    }
     writer.bytes(NODE_INFLOW);
     writer.number(inflow[v]!);
     writer.bytes(NODE_OUTFLOW);
@@ -338,6 +385,18 @@ function writeOpenNodes(
           writer.bytes(NODE_UTILIZATION);
           writer.number(utilization);
         }
+        const latency = nodeLatency(structure, v, x);
+        if (latency !== undefined) {
+          writer.bytes(NODE_RESPONSE_TIME);
+          writer.number(latency.responseTime);
+          writer.bytes(NODE_WAITING);
+          writer.number(latency.waiting);
+          writer.bytes(NODE_IN_FLIGHT);
+          writer.number(latency.inFlight);
+          writer.bytes(NODE_P99);
+          writer.number(latency.p99);
+        }
+        if (latencies !== undefined && arrival[v]! > 0) writeEntryLatency(writer, structure, latencies, v);
         if (down.length > 0 && down[v] === 1) {
           writer.bytes(NODE_LOST);
           writer.number(steady.steady.lost[v]!);
@@ -346,6 +405,25 @@ function writeOpenNodes(
     }
     writer.buffer[writer.length++] = CLOSE_BRACE;
   }
+}
+
+/** An entry's `latency`, or its `latencyLimit` where its requests get stuck. */
+function writeEntryLatency(
+  writer: JsonWriter,
+  structure: CompiledStructure,
+  latencies: LatencyReading,
+  v: number,
+): void {
+  const limit = latencies.limitedBy[v]!;
+  if (limit < 0) {
+    writeNumberField(writer, ',"latency":', latencies.latency[v]!);
+    return;
+  }
+  writer.text(',"latencyLimit":{"node":');
+  writer.string(structure.ids[limit]!);
+  writer.text(',"reason":');
+  writer.string(latencies.reasonOf(limit));
+  writer.text('}');
 }
 
 function writeDependencies(

@@ -66,6 +66,17 @@
  *   capacity must not reach (`applySettings`): the `unknown` source, the `unknown` destination
  *   service, the egress clusters (`PassthroughCluster`, `BlackHoleCluster`) and `MESH_EXTERNAL`
  *   service entries (`isExternal`); not `isOutside` nodes (other namespaces of the mesh).
+ * - Observed latency: Kiali's response-time appender puts `responseTime` on an edge, a string of
+ *   milliseconds (`"12"`, Kiali's `EdgeData.ResponseTime`, written `%.0f`): a percentile of the
+ *   successful requests' durations, measured by the callee's proxy where it reports (so the
+ *   callee's work, its queue and its own downstream calls included), for the percentile the
+ *   graph request's `responseTime` option asked for (`avg`, `50`, `95` or `99`; default `95`).
+ *   The answer does not say which, so it is kept as Kiali's default, `observedLatency: { value,
+ *   statistic: 'p95', unit: 'millisecond' }`, on the dependency (a request with another
+ *   `responseTime` option changes what the number means). Never a `serviceTime`, and never made
+ *   one. A `responseTime` that is not a number or numeric string, finite and >= 0, is a
+ *   FormatError; the field itself is not kept beside it (the engine's own `responseTime` is a
+ *   prediction). Percentiles do not add: repeated calls of one pair keep the first copy's that has one.
  * - Every rate (on edges and in the nodes' `traffic` arrays) must be a number or numeric string
  *   (`"20.00"`), finite and >= 0. Kept as extra fields: on a node its data as given (with
  *   `traffic`, the `[{ protocol, rates }]` array), on a dependency its data plus `protocol` and
@@ -95,7 +106,7 @@ import {
   type Renamed,
   renameWarnings,
 } from './text';
-import { FormatError, type GraphFormat, type MappedGraph } from './types';
+import { FormatError, type GraphFormat, type MappedGraph, type ObservedLatency } from './types';
 
 const KIALI_NODE_TYPES: ReadonlySet<unknown> = new Set([
   'app',
@@ -396,6 +407,28 @@ function rateAt(value: unknown, path: string): number {
   return rate;
 }
 
+/**
+ * An edge's `data.responseTime` (Kiali's response-time appender: milliseconds, a percentile,
+ * the 95th unless the graph request asked otherwise) as the observed latency it is; undefined
+ * when the edge has none.
+ */
+function observedLatencyOf(edge: Element): ObservedLatency | undefined {
+  const value = edge.data.responseTime;
+  if (value === undefined || value === null) return undefined;
+  const milliseconds =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && NUMERIC.test(value)
+        ? Number(value)
+        : Number.NaN;
+  if (!Number.isFinite(milliseconds) || milliseconds < 0)
+    throw new FormatError(
+      `${edge.path}.data.responseTime`,
+      `must be a finite number of milliseconds >= 0, a number or a numeric string such as "12", got ${describeValue(value)}`,
+    );
+  return { value: milliseconds, statistic: 'p95', unit: 'millisecond' };
+}
+
 /** Checks every rate in `rates` (when present) and returns them as numbers by key. */
 function ratesAt(rates: unknown, path: string): Map<string, number> {
   const parsed = new Map<string, number>();
@@ -581,6 +614,7 @@ function kialiStructure(elements: Elements): MappedGraph {
     });
     const [from, to] = ends as [string, string];
     const traffic = edgeTraffic(edge);
+    const observed = observedLatencyOf(edge);
     if (traffic.requests === undefined) {
       const list = leftOut.get(traffic.protocol!) ?? [];
       list.push(`${from} → ${to}`);
@@ -588,9 +622,16 @@ function kialiStructure(elements: Elements): MappedGraph {
       continue;
     }
     const extra = Object.fromEntries([
-      ...extrasOf(edge.data, ['id', 'source', 'target', 'traffic'], DEPENDENCY_FIELDS, renamed, 'edge'),
+      ...extrasOf(
+        edge.data,
+        ['id', 'source', 'target', 'traffic', 'responseTime'],
+        DEPENDENCY_FIELDS,
+        renamed,
+        'edge',
+      ),
       ...traffic.extra,
       ...(edge.data.id === undefined ? [] : [['kialiId', edge.data.id] as [string, unknown]]),
+      ...(observed === undefined ? [] : [['observedLatency', observed] as [string, unknown]]),
     ]);
     calls.push({ from, to, count: traffic.requests, extra, path: edge.path });
   }

@@ -1,2 +1,12 @@
-export { FORMAT_NAMES, type ReadGraph, readGraph } from './registry';
-export { FormatError, type FormatName, type GraphFormat, type MappedGraph, type StepUnit } from './types';
+export { detectedFormats, type ReadGraph, readGraph } from './registry';
+export { parseJsonLines } from './spans/otlp';
+export {
+  FORMAT_NAMES,
+  FormatError,
+  type FormatName,
+  type GraphFormat,
+  type MappedGraph,
+  type ReadOptions,
+  type SeriesLabels,
+  type StepUnit,
+} from './types';

@@ -8,7 +8,19 @@ import { dependencyLinks } from './dependency-links';
 import { jgf } from './jgf';
 import { native } from './native';
 import { nodeLink } from './node-link';
-import { FormatError, type FormatName, type GraphFormat, type MappedGraph } from './types';
+import { prometheus } from './prometheus';
+import { jaegerTraces } from './spans/jaeger-traces';
+import { otlpTraces } from './spans/otlp';
+import { zipkinSpans } from './spans/zipkin-spans';
+import {
+  FORMAT_NAMES,
+  FormatError,
+  type FormatName,
+  type GraphFormat,
+  type MappedGraph,
+  type ReadOptionName,
+  type ReadOptions,
+} from './types';
 import { xray } from './xray';
 
 /** @internal test/formats/registry.test.ts checks that no two formats detect one payload. */
@@ -20,9 +32,20 @@ export const FORMATS: readonly GraphFormat[] = Object.freeze([
   jgf,
   backstage,
   xray,
+  otlpTraces,
+  jaegerTraces,
+  zipkinSpans,
+  prometheus,
 ]);
 
-export const FORMAT_NAMES: readonly FormatName[] = Object.freeze(FORMATS.map((format) => format.name));
+/**
+ * The formats whose shape the document has, in the order `auto` tries them: what `readGraph`
+ * chooses among (none: it refuses the document; two: it names them, unless the first is the
+ * engine's own). The CLI asks first, to leave a body no format claims to the engine's own checks.
+ */
+export function detectedFormats(document: unknown): FormatName[] {
+  return FORMATS.filter((candidate) => candidate.detect(document)).map((candidate) => candidate.name);
+}
 
 /** A mapped document and the format that read it. */
 export interface ReadGraph extends MappedGraph {
@@ -34,15 +57,19 @@ export interface ReadGraph extends MappedGraph {
  * when it does, else the one other format that does. When none does, the error says which
  * formats were tried and what the document looked like; when two do, it names them (the caller
  * picks with `format`); a forced format that does not fit names that format and the element it
- * missed.
+ * missed. `options` say what the document does not (a span format's window and sampling rate).
  */
-export function readGraph(document: unknown, format: FormatName | 'auto' = 'auto'): ReadGraph {
+export function readGraph(
+  document: unknown,
+  format: FormatName | 'auto' = 'auto',
+  options?: ReadOptions,
+): ReadGraph {
   if (format !== 'auto') {
     const chosen = FORMATS.find((candidate) => candidate.name === format)!;
     if (!chosen.detect(document)) {
       // Mapping it anyway names the first element that does not fit, in the format's own words.
       try {
-        chosen.toStructure(document);
+        chosen.toStructure(document, options);
       } catch (error) {
         if (error instanceof FormatError) {
           throw new FormatError(error.path, `not ${format}: ${messageOf(error)}`);
@@ -51,14 +78,14 @@ export function readGraph(document: unknown, format: FormatName | 'auto' = 'auto
       }
       throw new FormatError('', `not ${format}: the document does not have its shape (${shapeOf(document)})`);
     }
-    return { format, ...chosen.toStructure(document) };
+    return read(chosen, document, options);
   }
   const claiming = FORMATS.filter((candidate) => candidate.detect(document));
   // The engine's own format is exact (both arrays present) and always wins; among the others a
   // document two of them claim (it carries, say, both `elements` and `graphs`) is not guessed at.
   const chosen =
     claiming[0]?.name === 'native' ? claiming[0] : claiming.length === 1 ? claiming[0] : undefined;
-  if (chosen !== undefined) return { format: chosen.name, ...chosen.toStructure(document) };
+  if (chosen !== undefined) return read(chosen, document, options);
   if (claiming.length > 1) {
     throw new FormatError(
       '',
@@ -69,6 +96,18 @@ export function readGraph(document: unknown, format: FormatName | 'auto' = 'auto
     '',
     `no known format fits this document (${shapeOf(document)}); tried ${FORMAT_NAMES.join(', ')}`,
   );
+}
+
+/** The document in `format`, with a warning for each option given that the format does not read. */
+function read(format: GraphFormat, document: unknown, options: ReadOptions | undefined): ReadGraph {
+  const mapped = format.toStructure(document, options);
+  const unread = (Object.keys(options ?? {}) as ReadOptionName[]).filter(
+    (name) => options![name] !== undefined && !(format.reads ?? []).includes(name),
+  );
+  if (unread.length === 0) return { format: format.name, ...mapped };
+  const reads = format.reads ?? [];
+  const warning = `${unread.length === 1 ? 'the option' : 'the options'} ${unread.join(' and ')} ${unread.length === 1 ? 'is' : 'are'} not read by the ${format.name} format (${reads.length === 0 ? 'it reads none' : `it reads ${reads.join(' and ')}`}): ignored`;
+  return { format: format.name, ...mapped, warnings: [...mapped.warnings, warning] };
 }
 
 function messageOf(error: FormatError): string {

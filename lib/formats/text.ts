@@ -51,6 +51,15 @@ export const NODE_FIELDS: ReadonlySet<string> = new Set([
   'throughput',
   'utilization',
   'lost',
+  'serviceTime',
+  'servers',
+  'slo',
+  'responseTime',
+  'waiting',
+  'inFlight',
+  'p99',
+  'latency',
+  'latencyLimit',
 ]);
 export const DEPENDENCY_FIELDS: ReadonlySet<string> = new Set(['from', 'to', 'weight', 'flow', 'throughput']);
 

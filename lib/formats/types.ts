@@ -5,15 +5,27 @@
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
 
-/** The names are part of the API (`format` in a connect body, and in its answer). */
-export type FormatName =
-  | 'native'
-  | 'dependency-links'
-  | 'cytoscape'
-  | 'node-link'
-  | 'jgf'
-  | 'backstage'
-  | 'xray';
+/**
+ * The names are part of the API (`format` in a connect body, and in its answer), in the order
+ * `auto` tries the formats (`registry.ts` lists the modules in this order; its test checks it).
+ * Kept here, apart from the modules, so that a message naming the formats (the engine route's,
+ * for a document it does not read) does not bring every reader into its bundle.
+ */
+export const FORMAT_NAMES = Object.freeze([
+  'native',
+  'dependency-links',
+  'cytoscape',
+  'node-link',
+  'jgf',
+  'backstage',
+  'xray',
+  'otlp-traces',
+  'jaeger-traces',
+  'zipkin-spans',
+  'prometheus',
+] as const);
+
+export type FormatName = (typeof FORMAT_NAMES)[number];
 
 /** What one engine step stands for in a mapped structure. */
 export type StepUnit =
@@ -26,6 +38,19 @@ export type StepUnit =
   /** The engine's own format: the step is whatever the document's numbers mean. */
   | 'as-sent';
 
+/**
+ * A latency the source document measured (`observedLatency` on a node or a dependency): what
+ * requests took there, waiting and downstream calls included, as the source summarised it. It
+ * is shown beside the engine's prediction (`responseTime`, `latency`) and never read as a
+ * `serviceTime`, the time one request occupies one server, which it is not.
+ */
+export interface ObservedLatency {
+  value: number;
+  /** Which summary of the times: their mean, or a percentile (`p95`: 95% took no longer). */
+  statistic: 'mean' | 'p50' | 'p95' | 'p99';
+  unit: 'second' | 'millisecond';
+}
+
 export interface MappedGraph {
   nodes: NodeInput[];
   dependencies: DependencyInput[];
@@ -34,8 +59,46 @@ export interface MappedGraph {
   warnings: string[];
 }
 
+/**
+ * What a caller knows about a document that the document does not say. The span formats
+ * (`lib/formats/spans`) read `window` and `sampleRate`, `prometheus` reads `sampleRate` and
+ * `labels`; a format that reads none of them ignores them (`readGraph` says so in a warning).
+ */
+export interface ReadOptions {
+  /**
+   * The seconds the spans were collected over (a query's lookback, a file's rotation period):
+   * arrivals are the requests that entered divided by it, and one step is one second. Without
+   * it, the span formats take the time from the first request's start to the last one's end,
+   * and say so in a warning. Finite and > 0.
+   */
+  window?: number;
+  /**
+   * The share of traces the tracer kept (head sampling at 10%: 0.1), in (0, 1]: arrivals are
+   * divided by it to count the requests sampling dropped. Weights are ratios and service times
+   * means, so neither changes. Default 1. For `prometheus`, every rate is divided by it (service
+   * graph metrics that a Tempo or a Collector computed from sampled spans).
+   */
+  sampleRate?: number;
+  /**
+   * `prometheus` only: the labels that name a series' caller and callee (`{ from: 'source_app',
+   * to: 'destination_app' }`), when they are not one of the pairs it knows. Non-empty, different.
+   */
+  labels?: SeriesLabels;
+}
+
+/** The two labels of a Prometheus series that name the caller (`from`) and the callee (`to`). */
+export interface SeriesLabels {
+  from: string;
+  to: string;
+}
+
+/** The names of `ReadOptions`' fields, for the formats to say which they read. */
+export type ReadOptionName = keyof ReadOptions;
+
 export interface GraphFormat {
   readonly name: FormatName;
+  /** The `ReadOptions` it reads (none when absent): `readGraph` warns of the others given. */
+  readonly reads?: readonly ReadOptionName[];
   /**
    * Whether the document has this format's shape. Cheap and structural (top-level keys and the
    * first elements' fields), never throws, and no two formats detect the same document.
@@ -43,9 +106,10 @@ export interface GraphFormat {
   detect(document: unknown): boolean;
   /**
    * The mapped structure. Throws `FormatError` naming the element by its path in the source
-   * document (`elements.edges[3].data.target`) when the document is malformed.
+   * document (`elements.edges[3].data.target`) when the document is malformed. `options` say
+   * what the document does not (the span formats read them, the others ignore them).
    */
-  toStructure(document: unknown): MappedGraph;
+  toStructure(document: unknown, options?: ReadOptions): MappedGraph;
 }
 
 /** A document that does not fit its format, with the path of the element at fault. */

@@ -18,6 +18,16 @@
  *   not traced) and a target no service lists.
  * - An edge's traffic is `SummaryStatistics.TotalCount`; the dependency keeps `totalCount`,
  *   `okCount`, `errorCount`, `faultCount`, `throttleCount` and `totalResponseTime` as sent.
+ * - Observed latency: `TotalResponseTime` is the sum of the response times, in seconds, of the
+ *   `TotalCount` completed requests. Where both are there and the count is above 0, the mean is
+ *   kept as `observedLatency: { value: TotalResponseTime / TotalCount, statistic: 'mean', unit:
+ *   'second' }`: on the node from the service's own statistics (the requests it served, timed
+ *   by the service, its calls downstream included), on the dependency from the edge's (the
+ *   callee's response time as its caller saw it). It is what was measured, queueing and
+ *   downstream calls included, never a `serviceTime` (the time one request occupies one
+ *   server), and is never made one: it is shown beside the engine's prediction. Repeated edges
+ *   of one pair get the mean over all their copies. `TotalResponseTime` that is not a finite
+ *   number >= 0 is a FormatError.
  * - `callGraphStructure` maps the calls (every service fan-out, entries get `arrival`, weight =
  *   calls per request the caller processes), so the steady throughput reproduces the counts.
  * - An entry's arrival is what X-Ray counts for the node itself: a service's own
@@ -47,7 +57,7 @@ import { callGraphStructure, type ObservedCall } from './call-graph';
 import { NO_TRAFFIC_WARNING } from './no-traffic';
 import { mergeRepeatedPairs, repeatedPairsWarning } from './repeated-pairs';
 import { describeValue, isRecord, quote } from './text';
-import { FormatError, type GraphFormat, type MappedGraph } from './types';
+import { FormatError, type GraphFormat, type MappedGraph, type ObservedLatency } from './types';
 
 /** X-Ray's type for the node that stands for the callers of a root service. */
 const CLIENT = 'client';
@@ -75,6 +85,8 @@ interface Edge {
   path: string;
   target: number;
   count: number | undefined;
+  /** The edge's `TotalResponseTime`: the sum of its calls' response times, in seconds. */
+  responseTime: number | undefined;
   extra: Record<string, unknown>;
 }
 
@@ -86,6 +98,8 @@ interface Service {
   root: boolean;
   /** The service's own `SummaryStatistics.TotalCount`: the requests it served. */
   count: number | undefined;
+  /** The service's own `TotalResponseTime`: the sum of its requests' response times, seconds. */
+  responseTime: number | undefined;
   edges: Edge[];
 }
 
@@ -168,6 +182,7 @@ export const xray: GraphFormat = {
       );
       return topology(nodes, edges, warnings);
     }
+    pairLatencies(edges);
     const uncounted = edges.filter(({ edge }) => edge.count === undefined).map(({ edge }) => edge.path);
     if (uncounted.length > 0) warnings.push(uncountedWarning(uncounted));
     if (span === undefined)
@@ -221,7 +236,8 @@ function readService(value: unknown, path: string): Service {
     throw new FormatError(`${path}.Edges`, `must be an array, got ${describeValue(edgesValue)}`);
   const edges = (edgesValue ?? []).map((edge: unknown, j: number) => readEdge(edge, `${path}.Edges[${j}]`));
   const count = totalCount(value.SummaryStatistics, path);
-  return { path, referenceId, name, type, root: value.Root === true, count, edges };
+  const responseTime = totalResponseTime(value.SummaryStatistics, path);
+  return { path, referenceId, name, type, root: value.Root === true, count, responseTime, edges };
 }
 
 /**
@@ -249,7 +265,8 @@ function readEdge(value: unknown, path: string): Edge {
   const stats = value.SummaryStatistics;
   const extra: Record<string, unknown> = {};
   const count = totalCount(stats, path);
-  if (!isRecord(stats)) return { path, target, count, extra };
+  const responseTime = totalResponseTime(stats, path);
+  if (!isRecord(stats)) return { path, target, count, responseTime, extra };
   const total = stats.TotalCount;
   const errors = isRecord(stats.ErrorStatistics) ? stats.ErrorStatistics : {};
   const faults = isRecord(stats.FaultStatistics) ? stats.FaultStatistics : {};
@@ -259,7 +276,61 @@ function readEdge(value: unknown, path: string): Edge {
   keep(extra, 'faultCount', faults.TotalCount);
   keep(extra, 'throttleCount', errors.ThrottleCount);
   keep(extra, 'totalResponseTime', stats.TotalResponseTime);
-  return { path, target, count, extra };
+  const observed = observedLatency(responseTime, count);
+  if (observed !== undefined) extra.observedLatency = observed;
+  return { path, target, count, responseTime, extra };
+}
+
+/**
+ * `SummaryStatistics.TotalResponseTime`: the sum of the completed requests' response times, in
+ * seconds; a finite number >= 0, or undefined where the statistics or the sum are missing or null.
+ */
+function totalResponseTime(stats: unknown, path: string): number | undefined {
+  if (!isRecord(stats)) return undefined;
+  const total = stats.TotalResponseTime;
+  if (total === undefined || total === null) return undefined;
+  if (typeof total !== 'number' || !Number.isFinite(total) || total < 0)
+    throw new FormatError(
+      `${path}.SummaryStatistics.TotalResponseTime`,
+      `must be a finite number of seconds >= 0, got ${describeValue(total)}`,
+    );
+  return total;
+}
+
+/** What X-Ray observed: the mean response time in seconds, where requests were counted and timed. */
+function observedLatency(
+  responseTime: number | undefined,
+  count: number | undefined,
+): ObservedLatency | undefined {
+  if (responseTime === undefined || count === undefined || count === 0) return undefined;
+  return { value: responseTime / count, statistic: 'mean', unit: 'second' };
+}
+
+/**
+ * Repeated edges of one pair become one dependency (`callGraphStructure`, which adds their
+ * counts and keeps the first copy's other fields): each copy's `observedLatency` becomes the
+ * mean over every copy that was counted and timed, so the one kept is the pair's.
+ */
+function pairLatencies(edges: ReadonlyArray<{ from: string; to: string; edge: Edge }>): void {
+  const sums = new Map<string, { time: number; count: number; copies: number }>();
+  const keyOf = (from: string, to: string) => JSON.stringify([from, to]);
+  for (const { from, to, edge } of edges) {
+    const key = keyOf(from, to);
+    const sum = sums.get(key) ?? { time: 0, count: 0, copies: 0 };
+    sum.copies++;
+    if (edge.extra.observedLatency !== undefined) {
+      sum.time += edge.responseTime!;
+      sum.count += edge.count!;
+    }
+    sums.set(key, sum);
+  }
+  for (const { from, to, edge } of edges) {
+    const sum = sums.get(keyOf(from, to))!;
+    if (sum.copies === 1) continue;
+    const observed = observedLatency(sum.count > 0 ? sum.time : undefined, sum.count);
+    if (observed === undefined) delete edge.extra.observedLatency;
+    else edge.extra.observedLatency = observed;
+  }
 }
 
 /**
@@ -300,6 +371,8 @@ function nodeExtra(service: Service): Record<string, unknown> {
   if (service.name !== undefined) extra.name = service.name;
   if (service.type !== undefined) extra.type = service.type;
   if (OUTSIDE_TYPES.has(service.type)) extra.external = true;
+  const observed = observedLatency(service.responseTime, service.count);
+  if (observed !== undefined) extra.observedLatency = observed;
   return extra;
 }
 

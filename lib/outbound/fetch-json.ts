@@ -49,12 +49,18 @@ export interface FetchJsonOptions {
   resolveHost?: ResolveHost;
   /** Wraps the whole fetch, redirects included (the functions' X-Ray subsegment). Default: none. */
   trace?: <T>(url: string, run: () => Promise<T>) => Promise<T>;
+  /**
+   * Take JSON Lines too: a body that is not one JSON document but one value per line is given
+   * back as `JsonLinesText` (its media types, `application/jsonl`, `application/x-ndjson`, … are
+   * accepted). Default false.
+   */
+  jsonLines?: boolean;
 }
 
 export interface FetchedJson {
   /** The URL that answered, after redirects, without any fragment. */
   url: string;
-  /** The parsed JSON body. */
+  /** The parsed JSON body, or with `jsonLines` the text of a JSON Lines body (`JsonLinesText`). */
   body: unknown;
 }
 
@@ -132,6 +138,7 @@ async function fetchUntraced(url: string, options: FetchJsonOptions): Promise<Fe
           maxBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
           signal: deadline,
           server,
+          jsonLines: options.jsonLines === true,
         },
       );
       return { url: withoutFragment(hop.url), body };

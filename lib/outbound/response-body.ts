@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip } from 'node:zlib';
+import { looksLikeJsonLines } from '../text';
 import { OutboundError } from './errors';
 
 /** What the request advertises in Accept-Encoding: exactly the codings `readJsonBody` can undo. */
@@ -20,7 +21,28 @@ export interface JsonBodyOptions {
   signal: AbortSignal;
   /** Who answered, for messages: `the server at "api.example.com"`. */
   server: string;
+  /**
+   * Take JSON Lines too (one JSON value per line, as the OpenTelemetry Collector's file exporter
+   * writes): its media types are accepted, and a body that is not one JSON document but is JSON
+   * Lines comes back as `JsonLinesText`, for the caller to read line by line. Default false.
+   */
+  jsonLines?: boolean;
 }
+
+/** A body that is JSON Lines rather than one JSON document: its text, read within the same caps. */
+export class JsonLinesText {
+  constructor(readonly text: string) {}
+}
+
+/** The media types JSON Lines is served as (none is registered; these are the ones in use). */
+const JSON_LINES_MEDIA_TYPES = new Set([
+  'application/jsonl',
+  'application/x-jsonl',
+  'application/jsonlines',
+  'application/x-jsonlines',
+  'application/x-ndjson',
+  'application/ndjson',
+]);
 
 /**
  * Media types worth naming when a server sends something other than JSON. Any other value is
@@ -41,12 +63,16 @@ const NAMED_MEDIA_TYPES = new Set([
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
-/** The parsed JSON value of a response body, or an `OutboundError`. */
+/**
+ * The parsed JSON value of a response body (or, with `jsonLines`, the text of a JSON Lines one),
+ * or an `OutboundError`.
+ */
 export async function readJsonBody(
   response: { headers: IncomingHttpHeaders; body: Readable },
   options: JsonBodyOptions,
 ): Promise<unknown> {
-  checkJsonContentType(response.headers['content-type'], options.server);
+  const jsonLines = options.jsonLines === true;
+  checkJsonContentType(response.headers['content-type'], options.server, jsonLines);
   const coding = contentCoding(response.headers['content-encoding'], options.server);
   const overCap = new OutboundError(
     'UPSTREAM_ERROR',
@@ -96,13 +122,14 @@ export async function readJsonBody(
     }
     throw error;
   }
-  return parseJsonText(Buffer.concat(chunks), options.server);
+  return parseJsonText(Buffer.concat(chunks), options.server, jsonLines);
 }
 
-function checkJsonContentType(header: string | undefined, server: string): void {
+function checkJsonContentType(header: string | undefined, server: string, jsonLines: boolean): void {
   const mediaType = (header ?? '').split(';')[0]!.trim().toLowerCase();
   // RFC 6839: `application/vnd.example+json` and friends are JSON too.
   if (mediaType === 'application/json' || /^application\/[a-z0-9!#$&^_.+-]+\+json$/.test(mediaType)) return;
+  if (jsonLines && JSON_LINES_MEDIA_TYPES.has(mediaType)) return;
   const sent =
     mediaType === ''
       ? 'no Content-Type'
@@ -111,7 +138,7 @@ function checkJsonContentType(header: string | undefined, server: string): void 
         : 'a Content-Type that is not JSON';
   throw new OutboundError(
     'UPSTREAM_INVALID',
-    `The response from ${server} has ${sent}; the URL must answer with application/json.`,
+    `The response from ${server} has ${sent}; the URL must answer with application/json${jsonLines ? ' (or JSON Lines, application/jsonl or application/x-ndjson)' : ''}.`,
   );
 }
 
@@ -148,7 +175,7 @@ function isZlibDataError(error: unknown): boolean {
   return code.startsWith('Z_') || code.startsWith('ERR__ERROR_');
 }
 
-function parseJsonText(bytes: Buffer, server: string): unknown {
+function parseJsonText(bytes: Buffer, server: string, jsonLines: boolean): unknown {
   let text: string;
   try {
     // JSON on the wire is UTF-8 (RFC 8259); a leading byte-order mark is dropped.
@@ -159,6 +186,7 @@ function parseJsonText(bytes: Buffer, server: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
+    if (jsonLines && looksLikeJsonLines(text)) return new JsonLinesText(text);
     // The parser's own message quotes the body, which the server wrote; it is not repeated.
     const what = text.trim() === '' ? 'is empty' : 'is not valid JSON';
     throw new OutboundError(

@@ -76,6 +76,7 @@ import {
   ownerPartition,
   payloadFromHeadItem,
   RECORD_ATTRIBUTES,
+  readOptionsAttribute,
   recordFromHeadItem,
   settingsAttribute,
 } from './items';
@@ -195,6 +196,7 @@ export class DynamoSystemStore implements SystemStore {
       sha256,
       ...(system.format === undefined ? {} : { format: system.format }),
       ...(system.unit === undefined ? {} : { unit: system.unit }),
+      ...(system.readOptions === undefined ? {} : { readOptions: system.readOptions }),
       ...(system.settings === undefined ? {} : { settings: system.settings }),
     };
     const { chunks, payload } = layoutPayload(bytes, this.#chunkBytes);
@@ -702,10 +704,17 @@ function holdsRemoved(stored: Record<string, unknown>, removed: readonly string[
   return removed.some((name) => stored[name] !== undefined);
 }
 
-/** The head's attributes for `record`: the settings as their JSON text (`settingsAttribute`). */
+/**
+ * The head's attributes for `record`: the settings and the read options as their JSON text
+ * (`settingsAttribute`, `readOptionsAttribute`).
+ */
 function headAttributes(record: SystemRecord): Record<string, unknown> {
-  // No settings: `undefined`, which the document client leaves out (removeUndefinedValues).
-  return { ...record, settings: settingsAttribute(record.settings) };
+  // None: `undefined`, which the document client leaves out (removeUndefinedValues).
+  return {
+    ...record,
+    settings: settingsAttribute(record.settings),
+    readOptions: readOptionsAttribute(record.readOptions),
+  };
 }
 
 /** A new system's id collided with an existing item: nothing was written. */

@@ -6,7 +6,7 @@
 import { PARTITION_PREFIXES } from '../storage/table';
 import { SystemStorageError } from './errors';
 import { isSystemId } from './input';
-import type { SystemRecord } from './record';
+import type { SystemReadOptions, SystemRecord } from './record';
 import type { SystemSettings } from './settings';
 
 const OWNER_PK_PREFIX = PARTITION_PREFIXES.owner;
@@ -33,6 +33,7 @@ export const RECORD_ATTRIBUTES = [
   'sha256',
   'format',
   'unit',
+  'readOptions',
   'version',
   'refreshedAt',
   'settings',
@@ -137,7 +138,44 @@ export function recordFromHeadItem(item: Record<string, unknown>): SystemRecord 
     ...(item.settingsRevision === undefined ? {} : { settingsRevision: read.count('settingsRevision') }),
     ...read.optionalText('format'),
     ...read.optionalText('unit'),
+    ...readOptionsOfHead(item, read.where),
   };
+}
+
+/**
+ * A head's read options as DynamoDB holds them: their JSON text, like the settings, so a window
+ * of 1e-200 seconds (past a DynamoDB number's exponent) is kept exactly.
+ */
+export function readOptionsAttribute(options: SystemReadOptions | undefined): string | undefined {
+  return JSON.stringify(options);
+}
+
+function readOptionsOfHead(
+  item: Record<string, unknown>,
+  where: string,
+): { readOptions?: SystemReadOptions } {
+  const stored = item.readOptions;
+  if (stored === undefined) return {};
+  let options: unknown;
+  try {
+    options = typeof stored === 'string' ? JSON.parse(stored) : undefined;
+  } catch {
+    // Reported below.
+  }
+  if (!isReadOptions(options)) throw new SystemStorageError(`${where} has malformed read options`);
+  return { readOptions: options };
+}
+
+function isReadOptions(value: unknown): value is SystemReadOptions {
+  if (!isPlainObject(value)) return false;
+  const { window, sampleRate, labels, ...rest } = value;
+  return (
+    Object.keys(rest).length === 0 &&
+    (window === undefined || typeof window === 'number') &&
+    (sampleRate === undefined || typeof sampleRate === 'number') &&
+    (labels === undefined ||
+      (isPlainObject(labels) && typeof labels.from === 'string' && typeof labels.to === 'string'))
+  );
 }
 
 /**

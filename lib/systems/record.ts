@@ -1,5 +1,16 @@
 import type { SystemSettings } from './settings';
 
+/**
+ * What the owner said of the document that it does not say itself, as registered (lib/formats'
+ * `ReadOptions`: a span format's window and sampling rate, Prometheus's labels), kept so that a
+ * refresh reads the new answer the same way.
+ */
+export interface SystemReadOptions {
+  window?: number;
+  sampleRate?: number;
+  labels?: { from: string; to: string };
+}
+
 /** What the service keeps about a registered system, beside the structure itself. */
 export interface SystemRecord {
   /** A ULID: 26 Crockford base32 characters that sort by creation time. */
@@ -20,6 +31,8 @@ export interface SystemRecord {
   format?: string;
   /** What one engine step stands for in the stored structure (`second`, `window`, …); absent on older records. */
   unit?: string;
+  /** How the document was read (`window`, `sampleRate`, `labels`); absent when none was given. */
+  readOptions?: SystemReadOptions;
   /** 1 as registered (absent means 1), one more at every refresh that replaced the structure. */
   version?: number;
   /** ISO 8601, UTC: when a refresh last replaced the structure; absent before the first. */
@@ -60,6 +73,7 @@ export interface PublicSystemRecord {
   createdAt: string;
   format?: string;
   unit?: string;
+  readOptions?: SystemReadOptions;
   version: number;
   refreshedAt?: string;
   settings?: SystemSettings;
@@ -76,6 +90,7 @@ export function toPublicSystemRecord(record: SystemRecord): PublicSystemRecord {
     createdAt: record.createdAt,
     ...(record.format === undefined ? {} : { format: record.format }),
     ...(record.unit === undefined ? {} : { unit: record.unit }),
+    ...(record.readOptions === undefined ? {} : { readOptions: record.readOptions }),
     version: record.version ?? 1,
     ...(record.refreshedAt === undefined ? {} : { refreshedAt: record.refreshedAt }),
     ...(record.settings === undefined ? {} : { settings: record.settings }),

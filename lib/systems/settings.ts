@@ -8,6 +8,9 @@ import { createHash } from 'node:crypto';
 export interface NodeSettings {
   capacity?: number;
   arrival?: number;
+  serviceTime?: number;
+  servers?: number;
+  slo?: number;
 }
 
 export interface SystemSettings {

@@ -1,4 +1,4 @@
-import type { SystemRecord } from './record';
+import type { SystemReadOptions, SystemRecord } from './record';
 import type { SystemSettings } from './settings';
 
 /**
@@ -27,6 +27,8 @@ export interface NewSystem {
   /** The format its document was read in, and what one step stands for (kept on the record). */
   format?: string;
   unit?: string;
+  /** How the document was read (a window, a sampling rate, labels), kept for refreshes. */
+  readOptions?: SystemReadOptions;
   /** Capacities and arrivals the owner sets (`settings.ts`). */
   settings?: SystemSettings;
 }

@@ -138,6 +138,21 @@ describe('check 7: the structure', () => {
     expect(error.message).toContain('"payload", "system", "record", "data", "graph"');
   });
 
+  // A graph in a format connect reads: still the contract's 500 PAYLOAD_ERROR (this route reads
+  // the engine's own format), with the formats and the routes that read them named.
+  it('names the formats connect reads for a foreign document', () => {
+    const error = refusal({
+      mode: 'analyze',
+      status: 'success',
+      data: { resultType: 'vector', result: [{ metric: { client: 'a', server: 'b' }, value: [1, '1'] }] },
+    });
+    expect(error.status).toBe(500);
+    expect(error.code).toBe('PAYLOAD_ERROR');
+    expect(error.message).toContain(
+      '; a graph in another format (dependency-links, cytoscape, node-link, jgf, backstage, xray, otlp-traces, jaeger-traces, zipkin-spans, prometheus) is read by POST /api/connect and POST /api/systems, which store it for runs by systemId, or by npx sbe-engine analyze <file>',
+    );
+  });
+
   it('refuses top-level nodes that are not an array', () => {
     // A top-level `nodes` makes the body direct, so its type is checked rather than skipped.
     const error = refusal({ mode: 'analyze', nodes: { A: 1 }, dependencies: [] });

@@ -25,6 +25,7 @@ import { readLimits } from '../../lib/config/limits';
 import { DynamoApiKeyStore } from '../../lib/keys';
 import { readConnectAllowHosts } from '../../lib/outbound';
 import { CompiledStructureCache, DynamoSystemStore, SystemChangedError } from '../../lib/systems';
+import { generate, toOtlp, workedExample } from '../formats/spans/traces';
 import { useFreshTable } from '../helpers/dynalite';
 import { WORKED } from '../http/events';
 import { type FakeApi, reply, startFakeApi } from '../outbound/fake-api';
@@ -220,6 +221,218 @@ describe('connect a system', () => {
     const upstream = createConnectSystem({ systems: systemsStore(), limits, outbound });
     const error = await contractErrorOf(upstream('alice', { name: 'x', url: failing.origin }));
     expect(error.code).toBe('UPSTREAM_ERROR');
+  });
+});
+
+describe('traces and rates: read options, JSON Lines', () => {
+  // docs' span worked example: 100 requests into frontend, one every 100 ms (10 s in all).
+  const spans = generate(workedExample(), 100, 100_000);
+  const otlp = toOtlp(spans);
+  /** The same spans as the Collector's file exporter writes them: an export per line, 50 traces each. */
+  const otlpLines = `${JSON.stringify(toOtlp(spans.slice(0, spans.length / 2)))}\n${JSON.stringify(toOtlp(spans.slice(spans.length / 2)))}\n`;
+
+  async function serve(body: string, type = 'application/json'): Promise<FakeApi> {
+    const api = await startFakeApi(reply(body, { 'content-type': type }));
+    apis.push(api);
+    return api;
+  }
+
+  const arrivals = (structure: { nodes: unknown[] }) =>
+    Object.fromEntries(
+      (structure.nodes as Array<{ id: string; arrival?: number }>)
+        .filter((node) => node.arrival !== undefined)
+        .map((node) => [node.id, node.arrival]),
+    );
+
+  // The window and the sampling rate reach the span reader: 100 requests over 20 s, one trace in
+  // two kept, are 10 a second; the record keeps both, and a refresh reads the new answer with them.
+  it('reads spans with the window and sampling rate given, and keeps them for refreshes', async () => {
+    const api = await serve(JSON.stringify(otlp));
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', {
+        name: 'traced',
+        url: api.origin,
+        window: 20,
+        sampleRate: 0.5,
+      }),
+    );
+    expect(record).toMatchObject({
+      format: 'otlp-traces',
+      unit: 'second',
+      nodes: 4,
+      dependencies: 3,
+      readOptions: { window: 20, sampleRate: 0.5 },
+    });
+    expect(record.warnings).toBeUndefined();
+    const stored = await systems.get('alice', record.id);
+    expect(arrivals(stored!.structure)).toEqual({ frontend: 10 });
+    expect(stored!.record.readOptions).toEqual({ window: 20, sampleRate: 0.5 });
+
+    const refreshed = await createRefreshSystem({ systems, limits, outbound })('alice', record.id, {});
+    expect(refreshed).toMatchObject({
+      version: 2,
+      unit: 'second',
+      readOptions: { window: 20, sampleRate: 0.5 },
+    });
+    expect(arrivals((await systems.get('alice', record.id))!.structure)).toEqual({ frontend: 10 });
+  });
+
+  // Without a window the reader takes the requests' own span (first start to last end) and says so.
+  it('says when it took the window from the spans', async () => {
+    const api = await serve(JSON.stringify(otlp));
+    const answer = await createConnectSystem({ systems: systemsStore(), limits, outbound })('alice', {
+      name: 'traced',
+      url: api.origin,
+      dryRun: true,
+    });
+    expect(answer).toMatchObject({
+      dryRun: true,
+      format: 'otlp-traces',
+      unit: 'second',
+      entries: ['frontend'],
+    });
+    expect((answer as DryRunAnswer).warnings[0]).toMatch(/^no window given: the 100 requests that entered/);
+  });
+
+  // The Collector's file exporter, served as a file: one export per line, read line by line.
+  it('reads a JSON Lines answer, whatever it is served as', async () => {
+    for (const type of ['application/x-ndjson', 'application/jsonl', 'application/json']) {
+      const api = await serve(otlpLines, type);
+      const answer = await createConnectSystem({ systems: systemsStore(), limits, outbound })('alice', {
+        name: 'lines',
+        url: api.origin,
+        window: 10,
+        dryRun: true,
+      });
+      expect(answer, type).toMatchObject({
+        format: 'otlp-traces',
+        nodes: 4,
+        dependencies: 3,
+        entries: ['frontend'],
+      });
+    }
+  });
+
+  // A line that is not JSON is named by its number.
+  it('names the line of a JSON Lines answer that is not JSON', async () => {
+    const api = await serve(`${JSON.stringify(otlp)}\n\n{"resourceSpans": [\n`);
+    const error = await contractErrorOf(
+      createConnectSystem({ systems: systemsStore(), limits, outbound })('alice', {
+        name: 'x',
+        url: api.origin,
+      }),
+    );
+    expect(error.code).toBe('UPSTREAM_INVALID');
+    expect(error.message).toBe(
+      "The external API's answer is JSON Lines, one JSON value on each line, but line 3: is not JSON: a JSON Lines text holds one JSON value on each line (a document spread over several lines is JSON, not JSON Lines)",
+    );
+    expect(error.details).toEqual([
+      { path: 'line 3', message: expect.stringMatching(/^line 3: is not JSON/) },
+    ]);
+  });
+
+  // A Prometheus instant query's answer; its labels option; a series that is not a rate.
+  it('reads a Prometheus answer, with the labels named, and refuses NaN naming the series', async () => {
+    const vector = (result: unknown[]) =>
+      JSON.stringify({ status: 'success', data: { resultType: 'vector', result } });
+    const api = await serve(
+      vector([
+        { metric: { source_app: 'web', destination_app: 'api' }, value: [1, '4'] },
+        { metric: { source_app: 'api', destination_app: 'db' }, value: [1, '8'] },
+      ]),
+    );
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', {
+        name: 'mesh',
+        url: api.origin,
+        labels: { from: 'source_app', to: 'destination_app' },
+      }),
+    );
+    expect(record).toMatchObject({
+      format: 'prometheus',
+      unit: 'second',
+      nodes: 3,
+      readOptions: { labels: { from: 'source_app', to: 'destination_app' } },
+    });
+    expect(arrivals((await systems.get('alice', record.id))!.structure)).toEqual({ web: 4 });
+
+    const nan = await serve(vector([{ metric: { client: 'user', server: 'web' }, value: [1, 'NaN'] }]));
+    const error = await contractErrorOf(
+      createConnectSystem({ systems, limits, outbound })('alice', { name: 'x', url: nan.origin }),
+    );
+    expect(error.code).toBe('UPSTREAM_INVALID');
+    expect(error.message).toBe(
+      'The external API\'s answer is not a graph the service can read: data.result[0].value[1]: is "NaN" for the series {client="user", server="web"}: not a number of calls (NaN and the infinities come of a division by 0, or of no samples)',
+    );
+  });
+
+  // A registration from a document reads the same options, and keeps them.
+  it('reads a document sent in the request with its options', async () => {
+    const systems = systemsStore();
+    const record = await createRegisterSystem({ systems, limits })('alice', {
+      name: 'from a file',
+      document: otlp,
+      window: 10,
+    });
+    expect(record).toMatchObject({ format: 'otlp-traces', readOptions: { window: 10 } });
+    expect(arrivals((await systems.get('alice', record.id))!.structure)).toEqual({ frontend: 10 });
+  });
+
+  // Bad options are the caller's: 400 naming the field, before anything is fetched.
+  it.each([
+    [{ window: 0 }, 'window must be a finite number of seconds > 0, got 0'],
+    [{ window: '300' }, 'window must be a finite number of seconds > 0, got the string "300"'],
+    [
+      { sampleRate: 1.5 },
+      'sampleRate must be a number above 0 and at most 1 (0.1: one trace in ten kept), got 1.5',
+    ],
+    [
+      { sampleRate: 0 },
+      'sampleRate must be a number above 0 and at most 1 (0.1: one trace in ten kept), got 0',
+    ],
+    [
+      { labels: { from: 'a', to: 'a' } },
+      'labels must be an object { from, to } naming two different labels, got an object',
+    ],
+    [
+      { labels: { from: 'a' } },
+      'labels.to must be a label name: 1-128 characters without control characters, got nothing',
+    ],
+    [
+      { labels: { from: 'a', to: 'b\n' } },
+      'labels.to must be a label name: 1-128 characters without control characters, got the string "b\\n"',
+    ],
+    // Prometheus 3 takes UTF-8 label names (an OTLP attribute kept as service.name): any name is one.
+    [
+      { labels: { from: '', to: 'service.name' } },
+      'labels.from must be a label name: 1-128 characters without control characters, got the string ""',
+    ],
+    [
+      { labels: 'client' },
+      'labels must be an object { from, to } naming two different labels, got the string "client"',
+    ],
+  ])('refuses %j', async (options, message) => {
+    const api = await serve(JSON.stringify(otlp));
+    const error = await contractErrorOf(
+      createConnectSystem({ systems: systemsStore(), limits, outbound })('alice', {
+        name: 'x',
+        url: api.origin,
+        ...options,
+      }),
+    );
+    expect(error.code).toBe('INVALID_REQUEST');
+    expect(error.message).toBe(message);
+    expect(api.requests).toEqual([]);
+    const registerError = await contractErrorOf(
+      createRegisterSystem({ systems: systemsStore(), limits })('alice', {
+        name: 'x',
+        document: otlp,
+        ...options,
+      }),
+    );
+    expect(registerError.message).toBe(message);
   });
 });
 

@@ -7,9 +7,13 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runEngineCli } from '../../cli/engine';
+import type { Settings } from '../../lib/api/connect-request';
 import { parseEngineRequest } from '../../lib/api/engine-request';
 import { renderEngineResponse } from '../../lib/api/engine-response';
+import { applySettings } from '../../lib/api/system-settings';
 import { readLimits } from '../../lib/config/limits';
+import { readGraph } from '../../lib/formats';
+import { generate, toOtlp, toZipkin, workedExample } from '../formats/spans/traces';
 import { WORKED } from '../http/events';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
@@ -199,5 +203,229 @@ describe('sbe-engine', () => {
     expect(stdout).toBe(
       `${apiBody({ mode: 'analyze', ...WORKED, scenario: { scale: 2 }, compare: true })}\n`,
     );
+  });
+});
+
+// Graphs in the formats connect reads: read by the same registry and mapping, then the engine,
+// with no server and no table. Each answer is the API's for the body connect would have stored.
+describe('sbe-engine on traces and other formats', () => {
+  // docs' span worked example, 100 requests into frontend over 10 s, as the Collector's file
+  // exporter writes it (an export per line) and as one OTLP document.
+  const spans = generate(workedExample(), 100, 100_000);
+  const lines = `${[spans.slice(0, 200), spans.slice(200)].map((part) => JSON.stringify(toOtlp(part))).join('\n')}\n`;
+  const otlp = toOtlp(spans);
+  const servers = {
+    nodes: { frontend: { servers: 1 }, api: { servers: 2 }, auth: { servers: 1 }, db: { servers: 1 } },
+  };
+
+  /** The body a run by systemId gets: the document read as connect reads it, settings applied. */
+  function registered(document: unknown, options: Parameters<typeof readGraph>[2], settings?: Settings) {
+    const read = readGraph(document, 'auto', options);
+    const structure = { nodes: read.nodes, dependencies: read.dependencies };
+    return settings === undefined ? structure : applySettings(structure, settings);
+  }
+
+  // From your traces to your headroom: spans, the window they cover, the servers of each service.
+  it('reads a JSON Lines trace file with a window and settings, as a registered system runs', async () => {
+    const { code, stdout, stderr } = await run([
+      'analyze',
+      file('traces.jsonl', lines),
+      '--window',
+      '10',
+      '--settings',
+      file('servers.json', JSON.stringify(servers)),
+    ]);
+    expect(stderr).toBe('read as otlp-traces: 4 nodes, 3 dependencies, one step is one second\n');
+    expect(code).toBe(0);
+    expect(stdout).toBe(`${apiBody({ mode: 'analyze', ...registered(otlp, { window: 10 }, servers) })}\n`);
+    const engine = JSON.parse(stdout).engine;
+    // frontend: 10 requests a second of 20 ms on one server, 0.2 busy: it saturates at ×5.
+    expect(engine.headroom).toEqual({ scale: 5, node: 'frontend' });
+    expect(engine.nodes.find((node: { id: string }) => node.id === 'api').throughput).toBeCloseTo(20, 9);
+  });
+
+  // Without a window: the reader's warning on stderr; the sampling rate scales the arrivals.
+  it('says what the reading had to say, and divides by the sampling rate', async () => {
+    const { code, stdout, stderr } = await run(
+      ['analyze', '-', '--sample-rate', '0.5'],
+      JSON.stringify(otlp),
+    );
+    expect(code).toBe(0);
+    expect(stderr).toMatch(
+      /^read as otlp-traces: 4 nodes, 3 dependencies, one step is one second\nwarning: no window given: the 100 requests that entered/,
+    );
+    expect(stdout).toBe(`${apiBody({ mode: 'analyze', ...registered(otlp, { sampleRate: 0.5 }) })}\n`);
+  });
+
+  // Zipkin's bare array, a Prometheus answer, its labels named: detected by the registry alone.
+  it('detects every format, and takes --format and --labels', async () => {
+    const zipkin = toZipkin(spans);
+    const fromZipkin = await run([
+      'ticks',
+      file('zipkin.json', JSON.stringify(zipkin)),
+      '--ticks',
+      '2',
+      '--window',
+      '10',
+    ]);
+    expect(fromZipkin.code).toBe(0);
+    expect(fromZipkin.stderr).toBe('read as zipkin-spans: 4 nodes, 3 dependencies, one step is one second\n');
+    expect(fromZipkin.stdout).toBe(
+      `${apiBody({ mode: 'ticks', ticks: 2, ...registered(zipkin, { window: 10 }) })}\n`,
+    );
+
+    const rates = {
+      status: 'success',
+      data: {
+        resultType: 'vector',
+        result: [
+          { metric: { source_app: 'web', destination_app: 'api' }, value: [1, '4'] },
+          { metric: { source_app: 'api', destination_app: 'db' }, value: [1, '8'] },
+        ],
+      },
+    };
+    const path = file('rates.json', JSON.stringify(rates));
+    const labels = { from: 'source_app', to: 'destination_app' };
+    const fromRates = await run([
+      'analyze',
+      path,
+      '--format',
+      'prometheus',
+      '--labels',
+      'source_app,destination_app',
+    ]);
+    expect(fromRates.code).toBe(0);
+    expect(fromRates.stdout).toBe(`${apiBody({ mode: 'analyze', ...registered(rates, { labels }) })}\n`);
+    expect(fromRates.stderr).toContain('warning: 1 service is called by no other ("web")');
+    // Without the labels, the answer has none of the known pairs: connect's 422, on stderr.
+    const unnamed = await run(['analyze', path]);
+    expect(unnamed.code).toBe(1);
+    expect(JSON.parse(unnamed.stderr).error).toMatchObject({
+      code: 'UPSTREAM_INVALID',
+      message: expect.stringMatching(
+        /^The document is not a graph the service can read: data\.result: no series names a caller/,
+      ),
+    });
+    // Forced, a format that does not fit says so.
+    const forced = await run(['analyze', path, '--format', 'xray']);
+    expect(JSON.parse(forced.stderr).error.message).toMatch(/not xray: /);
+  });
+
+  // A JSON Lines line that is not JSON is named, as connect names it.
+  it('names the line of a JSON Lines file that is not JSON', async () => {
+    const { code, stderr } = await run([
+      'analyze',
+      file('broken.jsonl', `${JSON.stringify(otlp)}\n{"resourceSpans":\n`),
+    ]);
+    expect(code).toBe(1);
+    expect(JSON.parse(stderr).error).toMatchObject({
+      code: 'UPSTREAM_INVALID',
+      details: [{ path: 'line 2' }],
+      message: expect.stringMatching(
+        /^The file is JSON Lines, one JSON value on each line, but line 2: is not JSON/,
+      ),
+    });
+  });
+
+  // The engine's own format stands as it is: the read options are not its, and say so.
+  it("leaves the engine's own format as it is, settings applied", async () => {
+    const path = file('own.json', JSON.stringify({ payload: WORKED }));
+    const plain = await run(['analyze', path, '--window', '60']);
+    expect(plain.stdout).toBe(`${apiBody({ mode: 'analyze', payload: WORKED })}\n`);
+    expect(plain.stderr).toBe(
+      "warning: --window is not read for the engine's own format (its numbers are as sent): ignored\n",
+    );
+    const settings = { nodes: { B: { capacity: 2 } } };
+    const set = await run(['analyze', path, '--settings', file('b.json', JSON.stringify(settings))]);
+    expect(set.stderr).toBe('');
+    expect(set.stdout).toBe(`${apiBody({ mode: 'analyze', payload: applySettings(WORKED, settings) })}\n`);
+    // A body no format claims is the engine's to refuse, naming the formats the CLI also reads.
+    const nothing = await run(['analyze'], JSON.stringify({ services: [] }));
+    expect(nothing.code).toBe(1);
+    expect(JSON.parse(nothing.stderr).error).toMatchObject({
+      code: 'PAYLOAD_ERROR',
+      message: expect.stringContaining('otlp-traces, jaeger-traces, zipkin-spans, prometheus) is read by'),
+    });
+  });
+
+  // Settings are checked as PATCH /api/systems/{id} checks them: the API's 400 naming the field.
+  it('checks the settings as the API does', async () => {
+    const traces = file('checked.json', JSON.stringify(otlp));
+    const unknown = await run([
+      'analyze',
+      traces,
+      '--settings',
+      file('unknown-node.json', '{"nodes":{"cache":{"servers":1}}}'),
+    ]);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr).error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: 'settings.nodes.cache names no node of the structure',
+    });
+    const bad = await run([
+      'analyze',
+      traces,
+      '--settings',
+      file('bad-servers.json', '{"nodes":{"api":{"servers":0}}}'),
+    ]);
+    expect(JSON.parse(bad.stderr).error.message).toBe(
+      'settings.nodes.api.servers must be a whole number from 1 to 10000, got 0',
+    );
+  });
+
+  // Command-line mistakes: one line, exit 2.
+  it.each<[string, string[], RegExp]>([
+    [
+      'an unknown format',
+      ['analyze', '--format', 'graphml'],
+      /^error: --format must be one of "auto", "native", .*got "graphml"/,
+    ],
+    [
+      'a window that is not a number',
+      ['analyze', '--window', '5m'],
+      /^error: --window must be a finite number of seconds > 0, got the string "5m"/,
+    ],
+    [
+      'a negative window',
+      ['analyze', '--window=-1'],
+      /^error: --window must be a finite number of seconds > 0, got -1/,
+    ],
+    [
+      'a sampling rate over 1',
+      ['analyze', '--sample-rate', '2'],
+      /^error: --sample-rate must be a number above 0 and at most 1/,
+    ],
+    ['one label', ['analyze', '--labels', 'client'], /^error: --labels takes two label names, from,to/],
+    ['an empty label', ['analyze', '--labels', 'a,'], /^error: --labels \(to\) must be a label name/],
+    [
+      'no mode for a graph',
+      [],
+      /^error: give a mode, analyze, tick or ticks: a graph in another format has none of its own/,
+    ],
+    [
+      'settings that are not JSON',
+      ['analyze', '--settings', join(folder, 'not-json.txt')],
+      /^error: the settings .* are not JSON/,
+    ],
+  ])('reports %s as a usage error', async (_name, argv, message) => {
+    writeFileSync(join(folder, 'not-json.txt'), '{"nodes":');
+    const result = await run(argv, JSON.stringify(otlp));
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).toMatch(/\. Run "sbe-engine --help" for usage\.\n$/);
+  });
+
+  it('lists the formats and the new flags in --help', async () => {
+    const { stdout } = await run(['--help']);
+    expect(stdout).toContain('otlp-traces, jaeger-traces, zipkin-spans, prometheus');
+    for (const flag of [
+      '--format name',
+      '--window s',
+      '--sample-rate r',
+      '--labels from,to',
+      '--settings file',
+    ])
+      expect(stdout).toContain(flag);
   });
 });

@@ -262,3 +262,25 @@ describe('an open structure', () => {
     ]);
   });
 });
+
+describe('with latency fields', () => {
+  // The M/M/2 API behind a 10 ms front end, given two more servers: the API answers in 0.212 s
+  // instead of 1.053 s, and the front end's latency falls by the same amount.
+  it('lists response time and latency changes, and the latency headroom', () => {
+    const shop: Structure = {
+      nodes: [
+        { id: 'web', arrival: 9, fanout: true, serviceTime: 0.01, slo: 2 },
+        { id: 'api', serviceTime: 0.2, servers: 2, exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'api' }],
+    };
+    const result = changes(shop, { nodes: { api: { servers: 4 } } });
+    const api = result.responseTime!.find((row) => row.id === 'api')!;
+    expect(api.before).toBeCloseTo(1.053, 3);
+    expect(api.after).toBeCloseTo(0.212, 3);
+    expect(api.change).toBeLessThan(0);
+    const web = result.latency!.find((row) => row.id === 'web')!;
+    expect(web.change).toBeCloseTo(api.change, 12);
+    expect(result.latencyHeadroom!.after!.scale).toBeGreaterThan(result.latencyHeadroom!.before!.scale);
+  });
+});

@@ -271,7 +271,7 @@ describe('scenario errors name the field', () => {
     [
       'a node entry that changes nothing',
       { nodes: { B: {} } },
-      'scenario.nodes.B: changes nothing; give "load", "arrival", "capacity" or "down"',
+      'scenario.nodes.B: changes nothing; give "load", "arrival", "capacity", "down", "serviceTime" or "servers"',
     ],
     [
       'a bad capacity',
@@ -301,7 +301,7 @@ describe('scenario errors name the field', () => {
     [
       'an unknown node field',
       { nodes: { A: { cap: 1 } } },
-      `scenario.nodes.A.cap: unknown field; a node's change takes "load", "arrival", "capacity", "down"`,
+      `scenario.nodes.A.cap: unknown field; a node's change takes "load", "arrival", "capacity", "down", "serviceTime", "servers"`,
     ],
     [
       'dependencies as an object',

@@ -59,6 +59,10 @@ describe('docs/connect.md worked examples', () => {
       },
     ],
     ['xray', { web: 10, scorekeep: 10, 'scorekeep-game': 20 }],
+    ['otlp-traces', { checkout: 25, payments: 25, postgres: 25 }],
+    ['jaeger-traces', { frontend: 10, search: 20 }],
+    ['zipkin-spans', { web: 12.5, api: 12.5, redis: 12.5 }],
+    ['prometheus', { user: 12, frontend: 10, api: 17, db: 34 }],
   ] as const)('%s: the steady throughputs the page states', (name, expected) => {
     const example = examples.find((candidate) => candidate.name === name)!;
     const result = analyze(readGraph(example.blocks[0]));

@@ -7,29 +7,65 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileStructure, PayloadError } from '../../lib/engine';
-import { FORMAT_NAMES, FormatError, readGraph } from '../../lib/formats';
+import { FORMAT_NAMES, FormatError, parseJsonLines, readGraph } from '../../lib/formats';
 import { FORMATS } from '../../lib/formats/registry';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
+// `.jsonl` (the Collector's file exporter) as connect and the CLI read it: one value per line.
 const documents = readdirSync(fixtures, { withFileTypes: true })
   .filter((entry) => entry.isDirectory())
   .flatMap((folder) =>
     readdirSync(join(fixtures, folder.name))
-      .filter((file) => file.endsWith('.json'))
-      .map((file) => ({
-        folder: folder.name,
-        file,
-        document: JSON.parse(readFileSync(join(fixtures, folder.name, file), 'utf8')) as unknown,
-      })),
+      .filter((file) => file.endsWith('.json') || file.endsWith('.jsonl'))
+      .map((file) => {
+        const text = readFileSync(join(fixtures, folder.name, file), 'utf8');
+        return {
+          folder: folder.name,
+          file,
+          document: (file.endsWith('.jsonl') ? parseJsonLines(text) : JSON.parse(text)) as unknown,
+        };
+      }),
   );
+const fixture = (folder: string, file: string) =>
+  documents.find((entry) => entry.folder === folder && entry.file === file)!.document as Record<
+    string,
+    unknown
+  >;
 
 describe('the format registry', () => {
   it('lists every format once, the engine own first', () => {
     expect(FORMAT_NAMES[0]).toBe('native');
     expect(new Set(FORMAT_NAMES).size).toBe(FORMAT_NAMES.length);
     expect([...FORMAT_NAMES].sort()).toEqual(
-      ['backstage', 'cytoscape', 'dependency-links', 'jgf', 'native', 'node-link', 'xray'].sort(),
+      [
+        'backstage',
+        'cytoscape',
+        'dependency-links',
+        'jaeger-traces',
+        'jgf',
+        'native',
+        'node-link',
+        'otlp-traces',
+        'prometheus',
+        'xray',
+        'zipkin-spans',
+      ].sort(),
     );
+    // The list the API names (kept apart from the modules) is the registry's, in its order.
+    expect(FORMATS.map((format) => format.name)).toEqual(FORMAT_NAMES);
+  });
+
+  // An option the format does not read changes nothing and is said to be ignored.
+  it('warns of options the format does not read', () => {
+    const links = { data: [{ parent: 'a', child: 'b', callCount: 1 }] };
+    const plain = readGraph(links);
+    const given = readGraph(links, 'auto', { window: 60, sampleRate: 0.5 });
+    expect(given.nodes).toEqual(plain.nodes);
+    expect(given.warnings).toEqual([
+      ...plain.warnings,
+      'the options window and sampleRate are not read by the dependency-links format (it reads none): ignored',
+    ]);
+    expect(readGraph(links, 'auto', { window: undefined }).warnings).toEqual(plain.warnings);
   });
 
   it.each(documents.map((entry) => [`${entry.folder}/${entry.file}`, entry]))(
@@ -65,6 +101,24 @@ describe('the format registry', () => {
     );
     expect(readGraph(document, 'jgf').nodes).toEqual([{ id: 'b' }]);
     expect(readGraph(document, 'cytoscape').nodes).toEqual([{ id: 'a' }]);
+  });
+
+  // The span and metric formats too: an OTLP export carrying a Jaeger answer's `data`, or a
+  // Prometheus result's fields, is claimed by both and named, never guessed at.
+  it('names the span and metric formats when two claim a document', () => {
+    const otlp = fixture('otlp-traces', 'otel-proto-examples-trace.json');
+    const jaeger = fixture('jaeger-traces', 'jaeger-ui-trace-graph-test-trace.json');
+    const up = fixture('prometheus', 'prometheus-docs-instant-query-up.json');
+    const both = { resourceSpans: otlp.resourceSpans, data: [jaeger] };
+    expect(() => readGraph(both)).toThrow(
+      'the document fits more than one format (otlp-traces, jaeger-traces): an object with keys "resourceSpans", "data"; send "format" to say which',
+    );
+    expect(readGraph(both, 'jaeger-traces').format).toBe('jaeger-traces');
+    expect(readGraph(both, 'otlp-traces').format).toBe('otlp-traces');
+    const metrics = { ...(up.data as object), resourceSpans: otlp.resourceSpans };
+    expect(() => readGraph(metrics)).toThrow(
+      'the document fits more than one format (otlp-traces, prometheus): an object with keys "resultType", "result", "resourceSpans"; send "format" to say which',
+    );
   });
 
   // A named format that does not fit says so, with the element it missed.

@@ -149,6 +149,45 @@ describe('a million links of one pair', () => {
         { ReferenceId: 2, Name: 'b', Edges: [] },
       ],
     },
+    // Spans: one request of a making a million calls on b, each answered by a span of b.
+    'otlp-traces': {
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'a' } }] },
+          scopeSpans: [{ spans: [{ traceId: 't', spanId: 'root', kind: 2 }] }],
+        },
+        {
+          resource: { attributes: [{ key: 'service.name', value: { stringValue: 'b' } }] },
+          scopeSpans: [
+            { spans: pair((i) => ({ traceId: 't', spanId: `s${i}`, parentSpanId: 'root', kind: 2 })) },
+          ],
+        },
+      ],
+    },
+    'jaeger-traces': {
+      traceID: 't',
+      spans: [
+        { spanID: 'root', processID: 'a' },
+        ...pair((i) => ({
+          spanID: `s${i}`,
+          references: [{ refType: 'CHILD_OF', spanID: 'root' }],
+          processID: 'b',
+        })),
+      ],
+      processes: { a: { serviceName: 'a' }, b: { serviceName: 'b' } },
+    },
+    'zipkin-spans': [
+      { traceId: 't', id: 'root', localEndpoint: { serviceName: 'a' } },
+      ...pair((i) => ({ traceId: 't', id: `s${i}`, parentId: 'root', localEndpoint: { serviceName: 'b' } })),
+    ],
+    // A query that kept an instance label: a million series of one pair, 2 calls a second each.
+    prometheus: {
+      status: 'success',
+      data: {
+        resultType: 'vector',
+        result: pair((i) => ({ metric: { client: 'a', server: 'b', instance: `i${i}` }, value: [1, '2'] })),
+      },
+    },
   };
 
   it('covers every format that reads edges', () => {
@@ -162,10 +201,15 @@ describe('a million links of one pair', () => {
     expect(read.dependencies).toHaveLength(1);
     const compiled = compileStructure(read);
     expect(compiled.dependencyCount).toBe(1);
-    if (format === 'dependency-links' || format === 'xray') {
+    if (format === 'dependency-links' || format === 'xray' || format === 'prometheus') {
       // Counts added: b is called 2,000,000 times a window, every one of them by a.
       expect(read.dependencies[0]).toMatchObject({ from: 'a', to: 'b', weight: 1 });
       expect(read.nodes[0]!.arrival).toBe(2 * N);
+    }
+    if (format.endsWith('-traces') || format === 'zipkin-spans') {
+      // A million calls from a's one request: a million per request.
+      expect(read.dependencies[0]).toMatchObject({ from: 'a', to: 'b', weight: N, callCount: N });
+      expect(read.nodes[0]!.arrival).toBe(1);
     }
   });
 });

@@ -273,6 +273,7 @@ describe('X-Ray: worked examples', () => {
           faultCount: 0,
           throttleCount: 10,
           totalResponseTime: 30.5,
+          observedLatency: { value: 30.5 / 1200, statistic: 'mean', unit: 'second' },
           from: 'api (AWS::ECS::Container)',
           to: 'orders',
           weight: 2,
@@ -443,6 +444,87 @@ describe('X-Ray: worked examples', () => {
   });
 });
 
+describe('X-Ray: observed latency', () => {
+  // Over a minute, the users sent 600 requests to shop, whose calls took 30 s in all as the
+  // users saw them: 0.05 s each on average. shop's own statistics time the same 600 requests at
+  // 27 s, 0.045 s each, and that includes its 1200 calls on db (6 s, 0.005 s each, two per
+  // request: 0.01 s of the 0.045). These are what X-Ray measured, waiting and downstream calls
+  // included: kept as observedLatency, never made a serviceTime, so the engine predicts no
+  // response time from them.
+  it('keeps the mean response times of services and edges, never as a serviceTime', () => {
+    const mapped = xray.toStructure({
+      StartTime: 0,
+      EndTime: 60,
+      Services: [
+        {
+          ReferenceId: 0,
+          Name: 'users',
+          Type: 'client',
+          SummaryStatistics: {},
+          Edges: [{ ReferenceId: 1, SummaryStatistics: { TotalCount: 600, TotalResponseTime: 30 } }],
+        },
+        {
+          ReferenceId: 1,
+          Name: 'shop',
+          SummaryStatistics: { TotalCount: 600, TotalResponseTime: 27 },
+          Edges: [{ ReferenceId: 2, SummaryStatistics: { TotalCount: 1200, TotalResponseTime: 6 } }],
+        },
+        // Served nothing in the window: no mean to take.
+        { ReferenceId: 2, Name: 'db', SummaryStatistics: { TotalCount: 0, TotalResponseTime: 0 }, Edges: [] },
+      ],
+    });
+    expect(mapped.nodes.map((node) => [node.id, node.observedLatency])).toEqual([
+      ['users', undefined],
+      ['shop', { value: 27 / 600, statistic: 'mean', unit: 'second' }],
+      ['db', undefined],
+    ]);
+    expect(mapped.dependencies.map((d) => [d.from, d.to, d.totalResponseTime, d.observedLatency])).toEqual([
+      ['users', 'shop', 30, { value: 0.05, statistic: 'mean', unit: 'second' }],
+      ['shop', 'db', 6, { value: 0.005, statistic: 'mean', unit: 'second' }],
+    ]);
+    expect(mapped.nodes.some((node) => node.serviceTime !== undefined)).toBe(false);
+    const result = analyze(mapped);
+    expect(result.nodes.map((node) => node.responseTime)).toEqual([undefined, undefined, undefined]);
+    // Shown beside what the model says: the node's own observed latency passes through.
+    expect(result.nodes[1]!.observedLatency).toEqual({ value: 0.045, statistic: 'mean', unit: 'second' });
+  });
+
+  // shop lists db twice: 100 calls taking 2 s (0.02 s each) and 300 taking 3 s (0.01 s each).
+  // One dependency carries the 400 calls; its mean is (2 + 3) / 400 = 0.0125 s, not the first
+  // copy's 0.02.
+  it('a repeated pair gets the mean over its copies', () => {
+    const mapped = xray.toStructure([
+      {
+        ReferenceId: 0,
+        Name: 'shop',
+        Edges: [
+          { ReferenceId: 1, SummaryStatistics: { TotalCount: 100, TotalResponseTime: 2 } },
+          { ReferenceId: 1, SummaryStatistics: { TotalCount: 300, TotalResponseTime: 3 } },
+        ],
+      },
+      { ReferenceId: 1, Name: 'db', Edges: [] },
+    ]);
+    expect(mapped.dependencies).toHaveLength(1);
+    expect(mapped.dependencies[0]!.totalCount).toBe(400);
+    expect(mapped.dependencies[0]!.observedLatency).toEqual({
+      value: 5 / 400,
+      statistic: 'mean',
+      unit: 'second',
+    });
+  });
+
+  // Grafana's test services: SampleSite served 3553 requests in 1427.793 s of response time,
+  // about 0.402 s each, and its client's edge times the same requests the same way.
+  it('Grafana: the real payload', () => {
+    const mapped = xray.toStructure(fixture('grafana-xray-datasource-test-service-map-services.json'));
+    const site = mapped.nodes.find((node) => node.id === 'SampleSite (AWS::ElasticBeanstalk::Environment)')!;
+    expect(site.observedLatency).toEqual({ value: 1427.793 / 3553, statistic: 'mean', unit: 'second' });
+    const edge = mapped.dependencies.find((d) => d.from === 'SampleSite (client)')!;
+    expect(edge.observedLatency).toEqual({ value: 1427.793 / 3553, statistic: 'mean', unit: 'second' });
+    expect(mapped.nodes.find((node) => node.id === 'SampleSite (client)')!.observedLatency).toBeUndefined();
+  });
+});
+
 describe('X-Ray: the real payloads', () => {
   for (const { file, document } of fixturesIn(OWN)) {
     // The engine's steady state gives every service the calls observed into it, and every
@@ -477,6 +559,7 @@ describe('X-Ray: the real payloads', () => {
         faultCount: 0,
         throttleCount: 0,
         totalResponseTime: 0.13,
+        observedLatency: { value: 0.13 / 14, statistic: 'mean', unit: 'second' },
         from: 'Scorekeep',
         to: '#1',
         weight: 1,
@@ -666,6 +749,16 @@ describe('X-Ray: malformed documents', () => {
       'Services that are not an array',
       { Services: null },
       'Services: must be an array of services, got null',
+    ],
+    [
+      'a negative TotalResponseTime on an edge',
+      [{ ReferenceId: 0, Edges: [edge({ TotalCount: 2, TotalResponseTime: -1 })] }],
+      '[0].Edges[0].SummaryStatistics.TotalResponseTime: must be a finite number of seconds >= 0, got -1',
+    ],
+    [
+      "a service's TotalResponseTime that is a string",
+      [{ ReferenceId: 0, SummaryStatistics: { TotalCount: 2, TotalResponseTime: '0.5' }, Edges: [] }],
+      '[0].SummaryStatistics.TotalResponseTime: must be a finite number of seconds >= 0, got the string "0.5"',
     ],
   ];
   for (const [what, document, message] of cases) {

@@ -4,6 +4,7 @@ import { ScanCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoClients } from '../../lib/aws/dynamo';
 import { readLocalIssuer, signAccessToken } from '../../lib/tokens';
+import { generate, toOtlp, workedExample } from '../formats/spans/traces';
 import { captureOutput, WORKED } from '../http/events';
 import { post, startTestServer, type TestServer } from './server';
 
@@ -51,6 +52,23 @@ async function fakeApi(answers: Record<string, (base: string) => FakeAnswer>): P
 }
 
 const json = (value: unknown) => ({ status: 200, type: 'application/json', body: JSON.stringify(value) });
+
+/** docs' span worked example, 100 requests into frontend, as the Collector's file exporter writes it. */
+const SPANS = generate(workedExample(), 100, 100_000);
+const OTLP_LINES = [SPANS.slice(0, 200), SPANS.slice(200)]
+  .map((part) => JSON.stringify(toOtlp(part)))
+  .join('\n');
+/** Tempo's service graph rates, as a Prometheus instant query answers them. */
+const SERVICE_GRAPH = {
+  status: 'success',
+  data: {
+    resultType: 'vector',
+    result: [
+      { metric: { client: 'user', server: 'web' }, value: [1767225600.5, '12'] },
+      { metric: { client: 'web', server: 'api' }, value: [1767225600.5, '24'] },
+    ],
+  },
+};
 
 /**
  * 100,000 nodes (the node limit) and 100,000 dependencies: about 5 MB of JSON, just under the
@@ -114,6 +132,8 @@ beforeAll(async () => {
     '/to-refused': () => ({ status: 302, location: 'http://127.0.0.2:9/' }),
     '/hang': () => 'hang',
     '/huge': () => HUGE_ANSWER,
+    '/traces.jsonl': () => ({ status: 200, type: 'application/x-ndjson', body: OTLP_LINES }),
+    '/api/v1/query': () => json(SERVICE_GRAPH),
   });
 });
 
@@ -182,6 +202,27 @@ describe('POST /api/connect', () => {
     expect(answer.status, answer.text).toBe(201);
   });
 
+  // The sample traces (README, "From your traces to your headroom"): checkout's 200 requests over
+  // 10 s, its self time and its calls, read back exactly.
+  it('registers the local server sample traces', async () => {
+    const answer = await connect({ name: 'traces', url: `${server.url}/examples/traces.jsonl`, window: 10 });
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.json).toMatchObject({ format: 'otlp-traces', unit: 'second', nodes: 3, dependencies: 2 });
+    expect(answer.json.warnings).toBeUndefined();
+    const { structure } = (await get(`/api/systems/${answer.json.id}`)).json;
+    expect(
+      structure.nodes.map((node: Record<string, unknown>) => [node.id, node.arrival, node.serviceTime]),
+    ).toEqual([
+      ['checkout', 20, 0.005],
+      ['payments', undefined, 0.04],
+      ['inventory', undefined, 0.01],
+    ]);
+    expect(structure.dependencies.map((d: Record<string, unknown>) => [d.from, d.to, d.weight])).toEqual([
+      ['checkout', 'payments', 1],
+      ['checkout', 'inventory', 3],
+    ]);
+  });
+
   // Each failure is told apart by its message too: a cap or a deadline answering for another
   // cause (the deadline here is short) would still give the same status and code.
   it.each([
@@ -241,6 +282,57 @@ describe('POST /api/connect', () => {
     expect(noName.json.error.details[0].path).toBe('name');
     expect((await connect({ name: 'x', url: 'not a url' })).json.error.details[0].path).toBe('url');
     expect((await connect({ name: 'x', url: `${upstream.base}/direct` }, server.apiKey)).status).toBe(401);
+  });
+});
+
+describe('POST /api/connect: traces and rates', () => {
+  // The Collector's file exporter served as a file: JSON Lines, read line by line, with the window
+  // and sampling rate given; the record shows them, and so does GET.
+  it('registers spans from a JSON Lines answer with a window and a sampling rate', async () => {
+    const answer = await connect({
+      name: 'traced',
+      url: `${upstream.base}/traces.jsonl`,
+      window: 20,
+      sampleRate: 0.5,
+    });
+    expect(answer.status, answer.text).toBe(201);
+    expect(answer.json).toMatchObject({
+      format: 'otlp-traces',
+      unit: 'second',
+      nodes: 4,
+      dependencies: 3,
+      readOptions: { window: 20, sampleRate: 0.5 },
+    });
+    const stored = await get(`/api/systems/${answer.json.id}`);
+    expect(stored.json.readOptions).toEqual({ window: 20, sampleRate: 0.5 });
+    const frontend = stored.json.structure.nodes.find((node: { id: string }) => node.id === 'frontend');
+    // 100 requests over 20 s, one trace in two kept: 10 a second.
+    expect(frontend).toMatchObject({ arrival: 10, serviceTime: 0.02 });
+  });
+
+  it('registers a Prometheus answer of service graph rates', async () => {
+    const answer = await connect({ name: 'rates', url: `${upstream.base}/api/v1/query`, dryRun: true });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json).toMatchObject({
+      format: 'prometheus',
+      unit: 'second',
+      entries: ['user'],
+      warnings: [],
+    });
+  });
+
+  // 400 naming the option, before anything is fetched.
+  it.each([
+    ['window', { window: -5 }],
+    ['sampleRate', { sampleRate: 2 }],
+    ['labels', { labels: { from: 'x', to: 'x' } }],
+  ])('refuses a bad %s with 400 naming it', async (field, options) => {
+    const before = upstream.seen.length;
+    const answer = await connect({ name: 'x', url: `${upstream.base}/traces.jsonl`, ...options });
+    expect(answer.status).toBe(400);
+    expect(answer.json.error).toMatchObject({ code: 'INVALID_REQUEST', details: [{ path: field }] });
+    expect(answer.json.error.message).toMatch(new RegExp(`^${field} must be `));
+    expect(upstream.seen.length).toBe(before);
   });
 });
 

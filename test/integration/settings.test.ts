@@ -173,7 +173,7 @@ describe('settings as strict as scenarios', () => {
     [{ defaultCapacty: 5 }, 'settings.defaultCapacty: unknown field; did you mean defaultCapacity?'],
     [
       { nodes: { A: { cap: 5 } } },
-      'settings.nodes.A.cap: unknown field; settings.nodes.A takes "capacity", "arrival"',
+      'settings.nodes.A.cap: unknown field; settings.nodes.A takes "capacity", "arrival", "serviceTime", "servers", "slo"',
     ],
     [
       { nodes: { A: { capacity: 5, arival: 1 } } },
@@ -283,8 +283,12 @@ describe('bodies that are not JSON on user routes', () => {
   // The caller's mistake: 400 INVALID_REQUEST saying what the route takes, never the engine's
   // 500 PAYLOAD_ERROR (which POST /api/engine keeps, as the seed says).
   it.each([
-    ['POST', '/api/connect', '{ name, url, format?, settings?, dryRun?, auth? }'],
-    ['POST', '/api/systems', '{ name, document, format?, settings?, url? }'],
+    [
+      'POST',
+      '/api/connect',
+      '{ name, url, format?, window?, sampleRate?, labels?, settings?, dryRun?, auth? }',
+    ],
+    ['POST', '/api/systems', '{ name, document, format?, window?, sampleRate?, labels?, settings?, url? }'],
     ['POST', '/api/keys', '{ name }'],
     ['PATCH', '/api/systems/ID', '{ settings }'],
     ['POST', '/api/systems/ID/refresh', '{ auth? } ({} for none)'],

@@ -7,7 +7,7 @@ import { PassThrough, Readable } from 'node:stream';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { OutboundError } from '../../lib/outbound/errors';
-import { readJsonBody } from '../../lib/outbound/response-body';
+import { JsonLinesText, readJsonBody } from '../../lib/outbound/response-body';
 
 const SERVER = 'the server at "api.example.com"';
 const GRAPH = { nodes: [{ id: 'A' }], dependencies: [] };
@@ -16,7 +16,7 @@ const GRAPH_BYTES = Buffer.from(JSON.stringify(GRAPH));
 function read(
   headers: Record<string, string>,
   body: Buffer | Readable,
-  options: { maxBytes?: number; signal?: AbortSignal } = {},
+  options: { maxBytes?: number; signal?: AbortSignal; jsonLines?: boolean } = {},
 ): Promise<unknown> {
   return readJsonBody(
     { headers, body: body instanceof Readable ? body : Readable.from([body]) },
@@ -24,6 +24,7 @@ function read(
       maxBytes: options.maxBytes ?? 1_000_000,
       signal: options.signal ?? new AbortController().signal,
       server: SERVER,
+      ...(options.jsonLines === undefined ? {} : { jsonLines: options.jsonLines }),
     },
   );
 }
@@ -214,5 +215,61 @@ describe('the text', () => {
   ])('names %j: %s', async (text, what) => {
     const error = await failureOf(read(JSON_TYPE, Buffer.from(text)));
     expect(error.message).toBe(`The response from ${SERVER} ${what}; expected a JSON object.`);
+  });
+});
+
+describe('JSON Lines', () => {
+  const LINES = '{"resourceSpans":[]}\r\n\n{"resourceSpans":[]}\n';
+
+  // Asked for, a body of one JSON value per line comes back as its text, for the caller to read
+  // line by line (lib/formats' parseJsonLines); one JSON document is parsed as before.
+  it('hands over a JSON Lines body as its text', async () => {
+    const body = await read(JSON_TYPE, Buffer.from(LINES), { jsonLines: true });
+    expect(body).toBeInstanceOf(JsonLinesText);
+    expect((body as JsonLinesText).text).toBe(LINES);
+    await expect(read(JSON_TYPE, GRAPH_BYTES, { jsonLines: true })).resolves.toEqual(GRAPH);
+    // One line, with a newline after it, is one JSON document.
+    await expect(read(JSON_TYPE, Buffer.from('{"a":1}\n'), { jsonLines: true })).resolves.toEqual({ a: 1 });
+  });
+
+  it.each([
+    'application/jsonl',
+    'application/x-ndjson',
+    'Application/X-NDJSON; charset=utf-8',
+    'application/jsonlines',
+  ])('accepts %j when asked for', async (type) => {
+    const body = await read({ 'content-type': type }, Buffer.from(LINES), { jsonLines: true });
+    expect(body).toBeInstanceOf(JsonLinesText);
+    expect((await failureOf(read({ 'content-type': type }, Buffer.from(LINES)))).message).toBe(
+      `The response from ${SERVER} has a Content-Type that is not JSON; the URL must answer with application/json.`,
+    );
+  });
+
+  it('names JSON Lines among what the URL may answer, when asked for', async () => {
+    const error = await failureOf(
+      read({ 'content-type': 'text/html' }, Buffer.from(LINES), { jsonLines: true }),
+    );
+    expect(error.message).toBe(
+      `The response from ${SERVER} has Content-Type text/html; the URL must answer with application/json (or JSON Lines, application/jsonl or application/x-ndjson).`,
+    );
+  });
+
+  // Not asked for, or not JSON Lines: not valid JSON, as before. A document spread over lines
+  // whose first line is not a value on its own is JSON with a mistake, not JSON Lines; so is one
+  // line of two values.
+  it.each([
+    [LINES, false],
+    ['{\n  "nodes": [\n', true],
+    ['{"a":1} {"b":2}', true],
+    ['{"a":1} x\n{"b":2}', true],
+  ])('refuses %j as not valid JSON (asked for JSON Lines: %s)', async (text, jsonLines) => {
+    const error = await failureOf(read(JSON_TYPE, Buffer.from(text), { jsonLines }));
+    expect(error.message).toBe(`The response from ${SERVER} is not valid JSON; expected a JSON object.`);
+  });
+
+  // The caps are those of any body: counted on the bytes before any line is read.
+  it('keeps to the cap', async () => {
+    const error = await failureOf(read(JSON_TYPE, Buffer.from(LINES), { jsonLines: true, maxBytes: 10 }));
+    expect(error.code).toBe('UPSTREAM_ERROR');
   });
 });

@@ -481,13 +481,19 @@ describe('replace', () => {
   it('refreshes into a new version beside the old, then removes the old', async () => {
     const store = storeWith({ chunkBytes: 64 });
     const settings = { defaultCapacity: 4 };
-    const record = await store.create({ ...newSystem(), format: 'native', unit: 'day', settings }, T0);
+    const readOptions = { window: 300, labels: { from: 'a', to: 'b' } };
+    const record = await store.create(
+      { ...newSystem(), format: 'native', unit: 'day', settings, readOptions },
+      T0,
+    );
+    expect(record.readOptions).toEqual(readOptions);
+    expect((await rawHead('alice', record.id))?.readOptions).toEqual({ S: JSON.stringify(readOptions) });
     expect(await chunkKeys(record.id)).toEqual(expect.arrayContaining(['CHUNK#00000', 'CHUNK#00001']));
 
     const grown = generatedStructure(20, 30);
     const second = await store.replace('alice', record.id, { structure: grown, format: 'openapi' }, at(60));
     const { unit: _unit, ...kept } = record;
-    // No unit given: the refreshed record has none.
+    // No unit given: the refreshed record has none. The read options are the registration's.
     expect(second).toEqual({
       ...kept,
       nodes: 20,

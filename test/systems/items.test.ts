@@ -90,6 +90,7 @@ describe('recordFromHeadItem', () => {
         settings,
         format: 'cytoscape',
         unit: 'requests/s',
+        readOptions: '{"window":300,"sampleRate":0.1,"labels":{"from":"source_app","to":"destination_app"}}',
       }),
     ).toStrictEqual({
       id: ID,
@@ -105,7 +106,32 @@ describe('recordFromHeadItem', () => {
       settings,
       format: 'cytoscape',
       unit: 'requests/s',
+      readOptions: { window: 300, sampleRate: 0.1, labels: { from: 'source_app', to: 'destination_app' } },
     });
+  });
+
+  // Read options are their JSON text too (a window of 1e-200 s is past a DynamoDB number), and
+  // what does not have their shape is refused, never half-trusted.
+  it('reads read options from their JSON text, and refuses any other shape', () => {
+    expect(recordFromHeadItem({ ...HEAD, readOptions: '{"window":1e-200}' }).readOptions).toEqual({
+      window: 1e-200,
+    });
+    expect(recordFromHeadItem(HEAD)).not.toHaveProperty('readOptions');
+    for (const readOptions of [
+      null,
+      { window: 3 },
+      '[]',
+      '{"window":"3"}',
+      '{"sampleRate":true}',
+      '{"labels":{"from":"a"}}',
+      '{"labels":"a"}',
+      '{"depth":2}',
+      '{"window":',
+    ])
+      expect(
+        storageError(() => recordFromHeadItem({ ...HEAD, readOptions })),
+        String(readOptions),
+      ).toMatch(/^system item .* has malformed read options$/);
   });
 
   // Settings are their JSON text, so that every double and every id (`__proto__`) comes back as

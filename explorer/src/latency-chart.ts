@@ -1,0 +1,200 @@
+import type { LatencyPoints } from './latency-points';
+import { durationText } from './numbers';
+import { svgElement } from './svg';
+
+/** What the latency chart shows for the selected entry. */
+export interface LatencyChart {
+  /** The entry's name, as the page shows it. */
+  entry: string;
+  points: LatencyPoints;
+  /** The entry's latency in the answer (at ×1). */
+  today: number;
+  slo?: number;
+  /**
+   * Where the latency reaches the SLO: the answer's `latencyHeadroom.scale` when it names this
+   * entry (exact), else the curve's own `sloScale`.
+   */
+  sloScale?: number;
+}
+
+const WIDTH = 360;
+const HEIGHT = 200;
+const PAD = { left: 54, right: 14, top: 24, bottom: 36 };
+
+/** The smallest 1, 2, 2.5 or 5 × 10^k at or above `value`: the y axis ends on a round time. */
+function roundUp(value: number): number {
+  const power = 10 ** Math.floor(Math.log10(value));
+  for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= value * (1 - 1e-12)) return step * power;
+  return 10 * power;
+}
+
+/** `×1.42`: a factor of today's traffic, three digits as the summary writes them. */
+const times = (scale: number) => `×${Number(scale.toPrecision(3))}`;
+
+/**
+ * The chart in words, for its `aria-label` and its caption: where it starts, today, the knee,
+ * the SLO and the saturation.
+ */
+function latencyChartSummary(chart: LatencyChart): string {
+  const { entry, points, today, slo, sloScale } = chart;
+  const idle = points.latency[0]!;
+  const parts = [
+    `Latency of ${entry} as all traffic grows, ×0 to ${times(points.end)} of today's`,
+    `${durationText(idle)} with no traffic`,
+    `${durationText(today)} today (×1)`,
+  ];
+  if (points.knee !== undefined) parts.push(`knee (twice the no-traffic latency) at ${times(points.knee)}`);
+  if (slo !== undefined) {
+    parts.push(
+      sloScale === undefined
+        ? `never reaches its SLO of ${durationText(slo)}`
+        : sloScale === 0
+          ? `over its SLO of ${durationText(slo)} even with no traffic`
+          : `reaches its SLO of ${durationText(slo)} at ${times(sloScale)}`,
+    );
+  }
+  parts.push(
+    Number.isFinite(points.saturation)
+      ? `saturates at ${times(points.saturation)}`
+      : 'nothing on its paths saturates: the latency stays flat',
+  );
+  return `${parts.join('; ')}.`;
+}
+
+/**
+ * Draws the latency of one entry against the factor of today's traffic (0 to the saturation,
+ * dashed, where it grows without bound): the curve, today (dotted, with its point), the SLO as
+ * a horizontal line and the point where the curve reaches it, and the knee. The y axis ends at
+ * a round time above four times the no-traffic latency, today's and the SLO, so the knee shows
+ * and the climb to the saturation leaves the top; the curve is clipped there.
+ */
+export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void {
+  const { points, today, slo, sloScale } = chart;
+  svg.replaceChildren();
+  svg.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
+  svg.setAttribute('aria-label', latencyChartSummary(chart));
+  const idle = points.latency[0]!;
+  const top = roundUp(Math.max(4 * idle, 1.5 * today, 1.25 * (slo ?? 0), 1e-3));
+  const right = WIDTH - PAD.right;
+  const bottom = HEIGHT - PAD.bottom;
+  const x = (scale: number) => PAD.left + (scale / points.end) * (right - PAD.left);
+  const y = (latency: number) => bottom - (latency / top) * (bottom - PAD.top);
+  const text = (content: string, attributes: Record<string, string | number>) => {
+    const label = svgElement('text', { class: 'tick-label', ...attributes });
+    label.textContent = content;
+    return label;
+  };
+
+  const clip = svgElement('clipPath', { id: 'latency-plot' });
+  clip.append(
+    svgElement('rect', { x: PAD.left, y: PAD.top, width: right - PAD.left, height: bottom - PAD.top }),
+  );
+  const defs = svgElement('defs', {});
+  defs.append(clip);
+  svg.append(
+    defs,
+    svgElement('line', { x1: PAD.left, y1: bottom, x2: right, y2: bottom, class: 'axis' }),
+    svgElement('line', { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: bottom, class: 'axis' }),
+  );
+  for (const value of [0, top / 2, top]) {
+    svg.append(
+      text(value === 0 ? '0' : durationText(value), {
+        x: PAD.left - 5,
+        y: y(value) + 4,
+        'text-anchor': 'end',
+        'data-axis': 'y',
+      }),
+    );
+  }
+  svg.append(text('×0', { x: x(0), y: bottom + 14, 'text-anchor': 'middle', 'data-axis': 'x' }));
+  // ×1 only where it has room between the ends (a saturation at ×100 puts today by the axis).
+  if (x(1) - x(0) >= 24 && right - x(1) >= 30)
+    svg.append(text('×1', { x: x(1), y: bottom + 14, 'text-anchor': 'middle', 'data-axis': 'x' }));
+  svg.append(
+    text(times(points.end), { x: right, y: bottom + 14, 'text-anchor': 'end', 'data-axis': 'x' }),
+    text("traffic, × today's", { x: (PAD.left + right) / 2, y: HEIGHT - 4, 'text-anchor': 'middle' }),
+    text('latency', { x: PAD.left - 5, y: PAD.top - 10, 'text-anchor': 'end' }),
+  );
+
+  if (Number.isFinite(points.saturation)) {
+    svg.append(
+      svgElement('line', { x1: right, y1: PAD.top, x2: right, y2: bottom, class: 'latency-saturation' }),
+      text(`saturates ${times(points.saturation)}`, { x: right - 3, y: PAD.top - 4, 'text-anchor': 'end' }),
+    );
+  }
+  if (slo !== undefined) {
+    svg.append(
+      svgElement('line', { x1: PAD.left, y1: y(slo), x2: right, y2: y(slo), class: 'latency-slo' }),
+      text(`SLO ${durationText(slo)}`, { x: PAD.left + 4, y: y(slo) - 4 }),
+    );
+  }
+  svg.append(svgElement('line', { x1: x(1), y1: PAD.top, x2: x(1), y2: bottom, class: 'latency-today' }));
+
+  // Near the saturation the latency runs to millions of times the top: held at ten times it,
+  // the clip cuts the line at the same place to a fraction of a pixel, in plain numbers.
+  const line = points.scales.map(
+    (scale, i) => `${x(scale).toFixed(1)},${y(Math.min(points.latency[i]!, 10 * top)).toFixed(1)}`,
+  );
+  svg.append(
+    svgElement('polyline', {
+      points: line.join(' '),
+      class: 'latency-curve',
+      'clip-path': 'url(#latency-plot)',
+    }),
+  );
+
+  const mark = (kind: LatencyMark, scale: number, latency: number, title: string) => {
+    const group = markShape(kind, x(scale), y(latency));
+    group.dataset.mark = kind;
+    const hover = svgElement('title', {});
+    hover.textContent = title;
+    group.append(hover);
+    svg.append(group);
+  };
+  for (const item of latencyLegend(chart)) {
+    if (item.mark === 'today') mark('today', 1, today, item.text);
+    if (item.mark === 'knee') mark('knee', points.knee!, 2 * idle, item.text);
+    if (item.mark === 'slo' && sloScale! > 0) mark('slo', Math.min(sloScale!, points.end), slo!, item.text);
+  }
+}
+
+/** The chart's marks: today's point, the knee, the point where the SLO is reached. */
+type LatencyMark = 'today' | 'knee' | 'slo';
+
+/**
+ * A mark's shape at (`x`, `y`), each its own so none relies on colour alone: a circle for
+ * today, a diamond for the knee, a square for the SLO.
+ */
+export function markShape(kind: LatencyMark, x: number, y: number): SVGGElement {
+  const group = svgElement('g', { class: `latency-mark ${kind}` });
+  const r = 4;
+  group.append(
+    kind === 'today'
+      ? svgElement('circle', { cx: x, cy: y, r })
+      : kind === 'knee'
+        ? svgElement('path', {
+            d: `M ${x} ${y - r - 1} L ${x + r + 1} ${y} L ${x} ${y + r + 1} L ${x - r - 1} ${y} Z`,
+          })
+        : svgElement('rect', { x: x - r, y: y - r, width: 2 * r, height: 2 * r }),
+  );
+  return group;
+}
+
+/**
+ * The marks in words, for the legend under the chart (each beside its shape) and their hover:
+ * on a chart this small, labels beside the points would run into each other.
+ */
+export function latencyLegend(chart: LatencyChart): Array<{ mark: LatencyMark; text: string }> {
+  const { points, today, slo, sloScale } = chart;
+  const legend: Array<{ mark: LatencyMark; text: string }> = [
+    { mark: 'today', text: `today (×1): ${durationText(today)}` },
+  ];
+  if (points.knee !== undefined)
+    legend.push({
+      mark: 'knee',
+      text: `knee at ${times(points.knee)}: ${durationText(2 * points.latency[0]!)}, twice the latency with no traffic (waiting as long as served)`,
+    });
+  if (slo !== undefined && sloScale !== undefined && sloScale > 0)
+    legend.push({ mark: 'slo', text: `reaches its SLO of ${durationText(slo)} at ${times(sloScale)}` });
+  return legend;
+}

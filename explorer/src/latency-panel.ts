@@ -1,0 +1,109 @@
+import type { EngineResult } from '../../lib/engine/types';
+import { $ } from './dom';
+import { drawLatencyChart, type LatencyChart, latencyLegend, markShape } from './latency-chart';
+import type { LatencyPoints } from './latency-points';
+import { svgElement } from './svg';
+import { nameOf, type View } from './view';
+
+/** Computes the chart's points for an entry of the structure a body describes (in the worker). */
+type LatencyPointsOf = (
+  body: string,
+  entry: string,
+  slo: number | undefined,
+) => Promise<LatencyPoints | undefined>;
+
+/**
+ * Under the selected node's numbers, for an entry with a `latency`: its latency against the
+ * factor of today's traffic (latency-chart.ts). The curve is computed again in the engine worker
+ * from the body that produced the answer, once per answer and entry; an answer computed on the
+ * server has no body in the worker (it is large, or needs the key), so it gets a note instead.
+ */
+export function createLatencyPanel(view: View, pointsOf: LatencyPointsOf) {
+  const figure = $('latency-figure');
+  const svg = document.getElementById('latency-chart') as unknown as SVGSVGElement;
+  const legend = $('latency-legend');
+  const note = $('latency-note');
+  /** The curve asked for last: a new answer or entry asks again, and a late reply is dropped. */
+  let asked: { result: EngineResult; entry: string; points: Promise<LatencyPoints | undefined> } | undefined;
+
+  function hide(): void {
+    figure.hidden = true;
+    note.hidden = true;
+    svg.replaceChildren();
+    legend.replaceChildren();
+  }
+
+  function draw(chart: LatencyChart): void {
+    drawLatencyChart(svg, chart);
+    legend.replaceChildren(
+      ...latencyLegend(chart).map(({ mark, text }) => {
+        const item = document.createElement('span');
+        item.dataset.mark = mark;
+        const swatch = svgElement('svg', {
+          class: 'swatch',
+          width: 12,
+          height: 12,
+          viewBox: '0 0 12 12',
+          'aria-hidden': 'true',
+        });
+        swatch.append(markShape(mark, 6, 6));
+        item.append(swatch, text);
+        return item;
+      }),
+    );
+    figure.hidden = false;
+    document.body.dataset.latencyChart = 'drawn';
+  }
+
+  return {
+    render(result: EngineResult, selected: string | undefined): void {
+      const node = selected === undefined ? undefined : result.nodes.find((n) => n.id === selected);
+      if (node?.latency === undefined) {
+        asked = undefined;
+        hide();
+        return;
+      }
+      const slo = typeof node.slo === 'number' ? node.slo : undefined;
+      if (view.source?.onServer !== false) {
+        hide();
+        note.textContent =
+          'The latency chart is computed in the browser: this answer came from the server. Run it in the browser to see the curve.';
+        note.hidden = false;
+        return;
+      }
+      if (asked?.result !== result || asked.entry !== node.id)
+        asked = { result, entry: node.id, points: pointsOf(view.source.body, node.id, slo) };
+      const wanted = asked;
+      const today = node.latency;
+      const { latencyHeadroom } = result;
+      document.body.dataset.latencyChart = 'computing';
+      void wanted.points.then((points) => {
+        if (asked !== wanted) return;
+        if (points === undefined) {
+          hide();
+          document.body.dataset.latencyChart = 'none';
+          return;
+        }
+        note.hidden = true;
+        draw({
+          entry: nameOf(view, node.id),
+          points,
+          today,
+          ...(slo === undefined ? {} : { slo }),
+          // The engine's own scale where it names this entry; the curve's crossing otherwise.
+          ...(latencyHeadroom?.node === node.id &&
+          latencyHeadroom.scale > 0 &&
+          latencyHeadroom.scale < Number.MAX_VALUE
+            ? { sloScale: latencyHeadroom.scale }
+            : points.sloScale === undefined
+              ? {}
+              : { sloScale: points.sloScale }),
+        });
+      });
+    },
+    clear(): void {
+      asked = undefined;
+      hide();
+    },
+  };
+}

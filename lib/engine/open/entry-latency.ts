@@ -1,0 +1,177 @@
+import type { CompiledStructure } from '../compile';
+import { solveLocalSystem } from '../large-cycle';
+import { factorMMatrix, solveFactored } from '../linear-system';
+import { scratch } from '../scratch';
+import { STEADY_DENSE_LIMIT } from '../steady-state';
+
+/** Where no finite latency exists, why: the node that makes it so. */
+export type LatencyLimit = 'saturated' | 'unbounded' | 'down';
+
+export interface EntryLatencies {
+  /**
+   * Per node, the expected time a request arriving there spends in the system, in steps:
+   * `L(u) = R(u) + Σ coef(e) · L(to(e))` over `u`'s dependencies, with `R(u)` the node's own
+   * response time. `Infinity` where its requests reach a node that never answers.
+   */
+  latency: Float64Array;
+  /** Per node with an infinite latency, the node its requests get stuck at; −1 elsewhere. */
+  limitedBy: Int32Array;
+}
+
+/** The sweeps' stopping tolerance: a change of at most this fraction of the largest latency. */
+const LATENCY_TOLERANCE = 1e-13;
+
+/**
+ * The end-to-end latency of every node at once: the adjoint of the throughput equations. A
+ * request at `u` spends `R(u)` there, then makes `coef(e)` calls along each dependency (a
+ * fan-out node's weights are calls per request, a router's shares the probability of each
+ * route; an exit ends it), each taking `L(to(e))`, one after the other. `own[u]` is `R(u)`:
+ * 0 for a node without a service time, `Infinity` for one that never answers (saturated,
+ * unbounded or down: `ownLimit` says which). Solved one strongly connected component at a
+ * time, successors first (the order Tarjan emits them), so each needs only solved values: a
+ * closed form for a single node, elimination without pivoting up to `STEADY_DENSE_LIMIT` nodes,
+ * accelerated sweeps beyond. A node whose requests can reach an infinite one is infinite by
+ * reachability, never by arithmetic on `Infinity`.
+ */
+export function solveEntryLatency(structure: CompiledStructure, own: Float64Array): EntryLatencies {
+  const { nodeCount } = structure;
+  const latency = new Float64Array(nodeCount);
+  const limitedBy = new Int32Array(nodeCount).fill(-1);
+  for (let v = 0; v < nodeCount; v++) if (own[v] === Number.POSITIVE_INFINITY) limitedBy[v] = v;
+  const { count, start, members } = structure.components();
+  const localIndex = new Int32Array(nodeCount).fill(-1);
+  for (let c = 0; c < count; c++) {
+    const component = members.subarray(start[c]!, start[c + 1]!);
+    solveComponent(structure, component, own, latency, limitedBy, localIndex);
+  }
+  return { latency, limitedBy };
+}
+
+function solveComponent(
+  structure: CompiledStructure,
+  component: Int32Array,
+  own: Float64Array,
+  latency: Float64Array,
+  limitedBy: Int32Array,
+  localIndex: Int32Array,
+): void {
+  const { outStart, outTarget, outShare, selfShare } = structure;
+  const n = component.length;
+  for (let i = 0; i < n; i++) localIndex[component[i]!] = i;
+  try {
+    // What each member spends before calls inside the component: its own time and the calls
+    // that leave it, whose latencies are solved. A stuck successor makes the member stuck.
+    const b = new Float64Array(n);
+    let stuck = -1;
+    for (let i = 0; i < n && stuck < 0; i++) {
+      const u = component[i]!;
+      if (limitedBy[u]! >= 0) stuck = limitedBy[u]!;
+      let sum = own[u]!;
+      for (let k = outStart[u]!; k < outStart[u + 1]! && stuck < 0; k++) {
+        const w = outTarget[k]!;
+        if (localIndex[w]! >= 0) continue;
+        if (limitedBy[w]! >= 0) stuck = limitedBy[w]!;
+        else sum += outShare[k]! * latency[w]!;
+      }
+      b[i] = sum;
+    }
+    if (stuck < 0) {
+      if (n === 1) {
+        const u = component[0]!;
+        const stay = selfShare[u]!;
+        if (stay < 1) latency[u] = b[0]! / (1 - stay);
+        else stuck = u;
+      } else if (!solveCycle(structure, component, b, localIndex)) {
+        stuck = smallestId(structure, component);
+      } else {
+        for (let i = 0; i < n; i++) latency[component[i]!] = b[i]!;
+      }
+    }
+    if (stuck >= 0) {
+      for (let i = 0; i < n; i++) {
+        const u = component[i]!;
+        latency[u] = Number.POSITIVE_INFINITY;
+        if (limitedBy[u]! < 0) limitedBy[u] = stuck;
+      }
+    }
+  } finally {
+    for (let i = 0; i < n; i++) localIndex[component[i]!] = -1;
+  }
+}
+
+function smallestId(structure: CompiledStructure, component: Int32Array): number {
+  let best = component[0]!;
+  for (const u of component) if (structure.ids[u]! < structure.ids[best]!) best = u;
+  return best;
+}
+
+/**
+ * `(I − T_C) L = b` on a cycle, `b` receiving `L`; false when there is no nonnegative finite
+ * solution (a loop whose gain is 1 or more: a request that keeps coming back never leaves).
+ */
+function solveCycle(
+  structure: CompiledStructure,
+  component: Int32Array,
+  b: Float64Array,
+  localIndex: Int32Array,
+): boolean {
+  const { outStart, outTarget, outShare, selfShare } = structure;
+  const n = component.length;
+  if (n <= STEADY_DENSE_LIMIT) {
+    const a = new Float64Array(n * n);
+    for (let i = 0; i < n; i++) {
+      const u = component[i]!;
+      a[i * n + i] = 1;
+      for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+        const local = localIndex[outTarget[k]!]!;
+        if (local >= 0) a[i * n + local]! -= outShare[k]!;
+      }
+    }
+    if (!factorMMatrix(a, n) || !solveFactored(a, b, n)) return false;
+    for (let i = 0; i < n; i++) if (!(b[i]! >= 0)) return false;
+    return true;
+  }
+  const mark = scratch.mark();
+  try {
+    let edges = 0;
+    for (const u of component) {
+      for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+        if (outTarget[k] !== u && localIndex[outTarget[k]!]! >= 0) edges++;
+      }
+    }
+    const rowStart = scratch.int32(n + 1);
+    const target = scratch.int32(edges);
+    const share = scratch.float64(edges);
+    const scale = scratch.float64(n);
+    let edge = 0;
+    for (let i = 0; i < n; i++) {
+      const u = component[i]!;
+      if (!(selfShare[u]! < 1)) return false;
+      scale[i] = 1 / (1 - selfShare[u]!);
+      for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+        const w = outTarget[k]!;
+        if (w === u || localIndex[w]! < 0) continue;
+        target[edge] = localIndex[w]!;
+        share[edge++] = outShare[k]!;
+      }
+      rowStart[i + 1] = edge;
+    }
+    const { values, converged } = solveLocalSystem({
+      m: n,
+      rowStart,
+      target,
+      share,
+      constant: b,
+      scale,
+      tolerance: LATENCY_TOLERANCE,
+    });
+    for (let i = 0; i < n; i++) {
+      const value = values[i]!;
+      if (!(value >= 0 && value < Number.POSITIVE_INFINITY)) return false;
+      b[i] = value;
+    }
+    return converged;
+  } finally {
+    scratch.release(mark);
+  }
+}

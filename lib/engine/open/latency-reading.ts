@@ -1,0 +1,49 @@
+import type { CompiledStructure } from '../compile';
+import type { SteadyReading } from '../steady-reading';
+import { type LatencyLimit, solveEntryLatency } from './entry-latency';
+import { nodeResponseTime } from './node-latency';
+
+/** The latency side of an open `analyze`, when some node has a `serviceTime`. */
+export interface LatencyReading {
+  /** Per node, its end-to-end latency (`Infinity` where stuck). */
+  latency: Float64Array;
+  /** Per node, where its requests get stuck; −1 where its latency is finite. */
+  limitedBy: Int32Array;
+  /** Per node, why the node at `limitedBy` never answers. */
+  reasonOf: (v: number) => LatencyLimit;
+}
+
+/**
+ * Reads the latencies of an open structure from its steady state, or `undefined` when no node
+ * has a `serviceTime` (then nothing about latency is said, and the answer is the one without).
+ * A node's own time is its response time (0 without a service time); it never answers when it
+ * is unbounded, down, or saturated (over capacity, or an M/M/c queue at or above its servers).
+ */
+export function readLatency(structure: CompiledStructure, steady: SteadyReading): LatencyReading | undefined {
+  const { serviceTime } = structure.latency;
+  if (serviceTime.length === 0) return undefined;
+  const { nodeCount, down } = structure;
+  const { throughput } = steady.steady;
+  const own = new Float64Array(nodeCount);
+  const reasons = new Uint8Array(nodeCount);
+  for (let v = 0; v < nodeCount; v++) {
+    const x = throughput[v]!;
+    let reason: LatencyLimit | undefined;
+    if (x === Number.POSITIVE_INFINITY) reason = 'unbounded';
+    else if (down.length > 0 && down[v] === 1) reason = 'down';
+    else if (steady.utilization[v]! > 1) reason = 'saturated';
+    else if (serviceTime[v]! > 0) {
+      const response = nodeResponseTime(structure, v, x);
+      if (response === undefined) reason = 'saturated';
+      else own[v] = response;
+    }
+    if (reason !== undefined) {
+      own[v] = Number.POSITIVE_INFINITY;
+      reasons[v] = REASONS.indexOf(reason);
+    }
+  }
+  const { latency, limitedBy } = solveEntryLatency(structure, own);
+  return { latency, limitedBy, reasonOf: (v) => REASONS[reasons[v]!]! };
+}
+
+const REASONS: readonly LatencyLimit[] = ['saturated', 'unbounded', 'down'];

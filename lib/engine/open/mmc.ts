@@ -1,0 +1,181 @@
+/**
+ * One service as an M/M/c queue: Poisson arrivals at `throughput` per step, `servers` identical
+ * servers, exponential service with mean `serviceTime` (steps). The response time of a request
+ * is its wait in the queue plus its own service. Formulas: G. Bolch, S. Greiner, H. de Meer and
+ * K. S. Trivedi, "Queueing Networks and Markov Chains", 2nd ed., Wiley 2006, section 6.2.3
+ * (M/M/m); the sojourn-time distribution is the convolution of the wait (an atom at 0 and an
+ * exponential tail) with the service time.
+ */
+
+/** What the queue does in its steady state: mean times in steps, and the 99th percentile. */
+export interface QueueTimes {
+  /** Mean time a request spends at the service: waiting plus service. */
+  responseTime: number;
+  /** Mean time in the queue before service starts. */
+  waiting: number;
+  /** Requests at the service on average (Little's law: throughput × responseTime). */
+  inFlight: number;
+  /** The probability that a request waits at all (Erlang C). */
+  waitProbability: number;
+}
+
+/**
+ * Erlang C: the probability that an arrival finds every one of `servers` busy, at an offered
+ * load `a = throughput × serviceTime` below `servers`, from Erlang B as `C = c·B / (c − a·(1 − B))`.
+ * No factorial or power of `a` is ever formed, so 10,000 servers at a load of 9,999 are as exact
+ * as 3 at 2.5 (see `erlangB`).
+ *
+ * @internal exported for test/engine/open/mmc.test.ts, which checks it against textbook values.
+ */
+export function erlangC(servers: number, offered: number): number {
+  const blocking = erlangB(servers, offered);
+  return (servers * blocking) / (servers - offered * (1 - blocking));
+}
+
+/** Pools up to this size take the recursion from one server up. */
+const RECURSION_LIMIT = 64;
+
+/**
+ * Erlang B, `B(c, a) = (aᶜ/c!) / Σₖ₌₀..c aᵏ/k!`. Small pools use the recursion
+ * `B(k) = a·B(k−1) / (k + a·B(k−1))` from `B(0) = 1`, whose values stay in [0, 1]. A large pool
+ * sums `1/B = Σₖ uₖ` with `u_c = 1`, `u_{k−1} = uₖ·k/a` from `k = c` down: the terms grow while
+ * `k > a` and shrink after, so the sum stops once a term no longer changes it (some `a − 9√a`
+ * at most), and a sum past 2^1000 stops it too (then `B` < 1e-301 and the wait it implies is below
+ * 1e-298 of the service time: reported as none). Each term is a product of ratios that are all
+ * ≥ 1 or all < 1 on either side, so nothing cancels: a few hundred terms for 10,000 servers near
+ * saturation rather than 10,000 steps.
+ *
+ * @internal exported for test/engine/open/mmc.test.ts, which checks it against textbook values.
+ */
+export function erlangB(servers: number, offered: number): number {
+  if (servers <= RECURSION_LIMIT) {
+    let blocking = 1;
+    for (let k = 1; k <= servers; k++) {
+      const carried = offered * blocking;
+      blocking = carried / (k + carried);
+    }
+    return blocking;
+  }
+  let sum = 1;
+  let term = 1;
+  for (let k = servers; k >= 1; k--) {
+    term = (term * k) / offered;
+    const next = sum + term;
+    if (next === sum) break;
+    sum = next;
+    if (sum > 2 ** 1000) return 0;
+  }
+  return 1 / sum;
+}
+/**
+ * The queue's steady-state times, or `undefined` at or above saturation (`a ≥ servers`), where
+ * the queue grows without limit and no mean time exists.
+ */
+export function queueTimes(throughput: number, serviceTime: number, servers: number): QueueTimes | undefined {
+  const offered = throughput * serviceTime;
+  if (!(offered < servers)) return undefined;
+  const waitProbability = offered > 0 ? erlangC(servers, offered) : 0;
+  const waiting = (waitProbability * serviceTime) / (servers - offered);
+  const responseTime = serviceTime + waiting;
+  return { responseTime, waiting, inFlight: throughput * responseTime, waitProbability };
+}
+
+/**
+ * The probability that a request spends longer than `t` at the service. With `μ = 1/serviceTime`
+ * and `θ = servers·μ − throughput` (the rate at which a queue drains), the wait is 0 with
+ * probability `1 − C` and otherwise exponential at rate `θ`, so
+ * `P(T > t) = (1 − C)·e^{−μt} + C·(θ·e^{−μt} − μ·e^{−θt}) / (θ − μ)`, and where `θ = μ`
+ * (a load of exactly `servers − 1`) the second term is `C·(1 + μt)·e^{−μt}`. For one server it
+ * reduces to `e^{−(μ − λ)t}`.
+ *
+ * @internal exported for test/engine/open/mmc.test.ts, which checks it against textbook values.
+ */
+export function exceedProbability(
+  t: number,
+  throughput: number,
+  serviceTime: number,
+  servers: number,
+  waitProbability: number,
+): number {
+  const mu = 1 / serviceTime;
+  const theta = servers * mu - throughput;
+  const served = Math.exp(-mu * t);
+  const C = waitProbability;
+  if (C === 0) return served;
+  // Where θ and μ are within rounding of each other the two forms meet; the limit avoids 0 / 0.
+  const tail =
+    Math.abs(theta - mu) <= 1e-12 * mu
+      ? (1 + mu * t) * served
+      : (theta * served - mu * Math.exp(-theta * t)) / (theta - mu);
+  return (1 - C) * served + C * tail;
+}
+
+/**
+ * The time `t` with `P(T > t) = 1 − q`: the q-quantile of the response time (q = 0.99: the
+ * 99th percentile), or `undefined` at or above saturation. One server, or a queue nobody waits
+ * in, has an exponential response time and a closed form (`ln(1/(1 − q)) / rate`); otherwise
+ * Newton's method on the decreasing `exceedProbability`, from where its slower exponential alone
+ * would put the quantile (`tailGuess`), inside a bracket of the points seen (doubled while it has
+ * no top, halved wherever a step would leave it), until a step no longer moves or the bracket is
+ * 1e-12 of its top.
+ */
+export function responseTimeQuantile(
+  q: number,
+  throughput: number,
+  serviceTime: number,
+  servers: number,
+  times: QueueTimes | undefined = queueTimes(throughput, serviceTime, servers),
+): number | undefined {
+  if (times === undefined) return undefined;
+  const target = 1 - q;
+  const mu = 1 / serviceTime;
+  if (servers === 1) return Math.log(1 / target) / (mu - throughput);
+  const C = times.waitProbability;
+  if (C === 0) return Math.log(1 / target) * serviceTime;
+  const excess = (t: number) => exceedProbability(t, throughput, serviceTime, servers, C) - target;
+  const theta = servers * mu - throughput;
+  let low = 0;
+  let high = Number.POSITIVE_INFINITY;
+  let t = tailGuess(target, mu, theta, C) ?? times.responseTime;
+  for (let i = 0; i < 200 && (high === Number.POSITIVE_INFINITY || high - low > 1e-12 * high); i++) {
+    const value = excess(t);
+    if (value > 0) low = t;
+    else high = t;
+    const step = t - value / -density(t, mu, theta, C);
+    // A step rounding back onto `t` is as close as doubles get.
+    if (step === t) return t;
+    t = step > low && step < high ? step : high === Number.POSITIVE_INFINITY ? 2 * t : (low + high) / 2;
+  }
+  return high;
+}
+
+/**
+ * Where the slower of the two exponentials in `P(T > t)` alone leaves `target` above it: the
+ * tail is `A_μ·e^{−μt} + A_θ·e^{−θt}` with `A_θ = −C·μ / (θ − μ)` and `A_μ = 1 − C + C·θ / (θ − μ)`, and
+ * at the 99th percentile the slower term is nearly all of it, so Newton's method starts a step or
+ * two from the answer (where the two rates are within 1e-6 of each other, the one-rate tail
+ * `(1 + C·μt)·e^{−μt}`); `undefined` where the guess is not a positive number.
+ */
+function tailGuess(target: number, mu: number, theta: number, C: number): number | undefined {
+  if (Math.abs(theta - mu) <= 1e-6 * mu) {
+    // One rate: the tail is (1 + C·μt)·e^{−μt}; two fixed-point steps on t = ln((1 + C·μt) / target) / μ.
+    let t = Math.log(1 / target) / mu;
+    for (let i = 0; i < 2; i++) t = Math.log((1 + C * mu * t) / target) / mu;
+    return t;
+  }
+  const slowTheta = theta < mu;
+  const weight = slowTheta ? (C * mu) / (mu - theta) : 1 - C + (C * theta) / (theta - mu);
+  const rate = slowTheta ? theta : mu;
+  const guess = Math.log(weight / target) / rate;
+  return guess > 0 && guess < Number.POSITIVE_INFINITY ? guess : undefined;
+}
+
+/** The response time's density at `t`: the derivative of `1 − exceedProbability`. */
+function density(t: number, mu: number, theta: number, C: number): number {
+  const served = Math.exp(-mu * t);
+  const queued =
+    Math.abs(theta - mu) <= 1e-12 * mu
+      ? mu * mu * t * served
+      : ((mu * theta) / (theta - mu)) * (served - Math.exp(-theta * t));
+  return (1 - C) * mu * served + C * queued;
+}

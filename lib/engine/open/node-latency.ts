@@ -1,0 +1,64 @@
+import type { CompiledStructure } from '../compile';
+import { queueTimes, responseTimeQuantile } from './mmc';
+
+/** What `analyze` says of a node with a `serviceTime`, in the step's unit of time. */
+export interface NodeLatency {
+  responseTime: number;
+  waiting: number;
+  inFlight: number;
+  p99: number;
+}
+
+/**
+ * Node `v`'s response time at a steady `throughput`, or `undefined` when it has no `serviceTime`,
+ * is down, or is at or above saturation (no mean time exists there). With `servers` it queues as
+ * M/M/c (`mmc.ts`); with a `serviceTime` alone no capacity is assumed, so no request waits: the
+ * response time is the service time, and its 99th percentile that of an exponential service,
+ * `serviceTime × ln 100`.
+ */
+export function nodeLatency(
+  structure: CompiledStructure,
+  v: number,
+  throughput: number,
+): NodeLatency | undefined {
+  const { serviceTime, servers } = structure.latency;
+  if (serviceTime.length === 0) return undefined;
+  const service = serviceTime[v]!;
+  if (!(service > 0) || !(throughput < Number.POSITIVE_INFINITY)) return undefined;
+  if (structure.down.length > 0 && structure.down[v] === 1) return undefined;
+  const count = servers[v]!;
+  if (count === 0) {
+    return {
+      responseTime: service,
+      waiting: 0,
+      inFlight: throughput * service,
+      p99: service * Math.log(100),
+    };
+  }
+  const times = queueTimes(throughput, service, count);
+  if (times === undefined) return undefined;
+  return {
+    responseTime: times.responseTime,
+    waiting: times.waiting,
+    inFlight: times.inFlight,
+    p99: responseTimeQuantile(0.99, throughput, service, count, times)!,
+  };
+}
+
+/**
+ * Node `v`'s mean response time alone, as `nodeLatency` gives it (`undefined` in the same
+ * cases), without the percentile's root find: what the end-to-end latency sums.
+ */
+export function nodeResponseTime(
+  structure: CompiledStructure,
+  v: number,
+  throughput: number,
+): number | undefined {
+  const { serviceTime, servers } = structure.latency;
+  if (serviceTime.length === 0) return undefined;
+  const service = serviceTime[v]!;
+  if (!(service > 0) || !(throughput < Number.POSITIVE_INFINITY)) return undefined;
+  if (structure.down.length > 0 && structure.down[v] === 1) return undefined;
+  const count = servers[v]!;
+  return count === 0 ? service : queueTimes(throughput, service, count)?.responseTime;
+}

@@ -1,0 +1,301 @@
+import type { CompiledStructure } from '../compile';
+import type { SteadyReading } from '../steady-reading';
+import type { Headroom } from '../types';
+import { solveEntryLatency } from './entry-latency';
+import { type EntryCalls, expectedCalls, solvedInOnePass } from './expected-calls';
+import type { LatencyReading } from './latency-reading';
+import { queueTimes } from './mmc';
+
+/** Search steps at most (each one pass over the nodes the entries call). */
+const SEARCH_STEPS = 200;
+/** The scale is found to this fraction of itself. */
+const RELATIVE_PRECISION = 1e-9;
+
+/** One entry with an `slo` whose requests finish today. */
+export interface SloEntry {
+  node: number;
+  slo: number;
+  /** The nodes its requests call, and how often each (expected calls per request). */
+  called: Int32Array;
+  calls: Float64Array;
+  /** The scale at which the first node it calls saturates (`Infinity` for none). */
+  saturation: number;
+}
+
+/**
+ * The largest factor of today's traffic at which every entry with an `slo` still answers within
+ * it, and the entry that breaks first; `null` when no entry has an `slo`.
+ *
+ * Each SLO entry's expected calls on every node — the visits one request there makes, the steady
+ * state of a single unit arriving at the entry — do not depend on the traffic, so they are
+ * solved once (`expected-calls.ts`: all entries in one pass where what they reach is acyclic). At a scale `s` every throughput is `s` times today's, so an entry's
+ * latency is `L(s) = Σ calls(v) · R_v(s · x_v)`: one pass over the nodes it calls, each node's
+ * response time computed once per step for all entries. Latency grows with `s` and has no finite
+ * value once a node on the entry's paths saturates, so `f(s) = min over entries of slo / L(s) − 1`
+ * falls from `f(0) ≥ 0` to `−1` at the first saturation, and is close to a straight line there
+ * (`1 / L` vanishes like the distance to saturation): the search is regula falsi on `f` (the
+ * Illinois variant, a bisection step whenever two steps have not halved the bracket), to 1e-9
+ * of the scale, in some ten steps where bisection takes thirty.
+ *
+ * An entry that misses its SLO with no traffic at all (its service times alone add up to more),
+ * or whose requests already get stuck today, gives a scale of 0. The entry named is the one that
+ * misses at the top of the final bracket; entries whose scales agree to 1e-9 are a tie, and ties
+ * go to the smallest id.
+ */
+export function latencyHeadroom(
+  structure: CompiledStructure,
+  steady: SteadyReading,
+  latencies: LatencyReading,
+): Headroom | null {
+  const { nodeCount, ids, arrival } = structure;
+  const { slo } = structure.latency;
+  let stuck = -1;
+  let any = false;
+  const candidates: number[] = [];
+  for (let e = 0; e < nodeCount; e++) {
+    if (!(slo[e]! > 0 && arrival[e]! > 0)) continue;
+    any = true;
+    if (latencies.limitedBy[e]! >= 0) {
+      if (stuck < 0 || ids[e]! < ids[stuck]!) stuck = e;
+    } else candidates.push(e);
+  }
+  if (!any) return null;
+  if (stuck >= 0) return { scale: 0, node: ids[stuck]! };
+  const { throughput } = steady.steady;
+  if (candidates.length === 1 || solvedInOnePass(structure, candidates)) {
+    const calls = expectedCalls(structure, candidates);
+    const entries = candidates.map((e, i) => sloEntry(structure, throughput, e, calls[i]!));
+    return search(new LatencyAt(structure, throughput, entries), entries, ids).headroom;
+  }
+  return searchBindingFirst(structure, throughput, candidates, latencies.latency);
+}
+
+/**
+ * The search where the entries reach a loop, so that each one's expected calls cost a steady
+ * solve of it (a 195k-node tangle: some half a second each). Only the entries that break first
+ * decide the answer, so the search starts with the one most likely to (the smallest ratio of its
+ * SLO to its latency today; ties: the smallest id), finds its scale, and checks every other entry
+ * there with one solve of the entry latencies at that scale (`entryLatenciesAt`, the adjoint
+ * solve, all entries at once). Entries that miss there join, and the search runs again. The
+ * check is made where the search decides which entries miss (the top of the final bracket, 0,
+ * the first saturation, or past every scale when nothing saturates), so an entry that breaks
+ * earlier always misses there: the second round has the entry that breaks first, and a third
+ * happens only for entries whose scales agree to the search's 1e-9 (a tie, named by id). Ten
+ * SLO entries whose first guess is right cost one entry's calls and one latency solve, not ten
+ * steady solves; a wrong guess, two latency solves and the calls of the entries that missed.
+ */
+function searchBindingFirst(
+  structure: CompiledStructure,
+  throughput: Float64Array,
+  candidates: readonly number[],
+  today: Float64Array,
+): Headroom {
+  const { ids, nodeCount } = structure;
+  const { slo } = structure.latency;
+  let likeliest = candidates[0]!;
+  for (const e of candidates) {
+    const margin = slo[e]! / today[e]!;
+    const best = slo[likeliest]! / today[likeliest]!;
+    if (margin < best || (margin === best && ids[e]! < ids[likeliest]!)) likeliest = e;
+  }
+  const active: SloEntry[] = [];
+  const isActive = new Uint8Array(nodeCount);
+  let joining = [likeliest];
+  for (;;) {
+    const calls = expectedCalls(structure, joining);
+    joining.forEach((e, i) => {
+      active.push(sloEntry(structure, throughput, e, calls[i]!));
+      isActive[e] = 1;
+    });
+    const found = search(new LatencyAt(structure, throughput, active), active, ids);
+    const latency = entryLatenciesAt(structure, throughput, found.checkedAt);
+    const missed = candidates.filter((e) => isActive[e] === 0 && !(latency[e]! <= slo[e]!));
+    if (missed.length === 0) return found.headroom;
+    joining = missed;
+  }
+}
+
+/**
+ * Every node's end-to-end latency at scale `s` of today's traffic: one solve of the entry
+ * latencies with each node's response time at `s` (`Infinity` at or past its capacity).
+ */
+function entryLatenciesAt(structure: CompiledStructure, throughput: Float64Array, s: number): Float64Array {
+  const { nodeCount, capacity, down } = structure;
+  const { serviceTime, servers } = structure.latency;
+  const own = new Float64Array(nodeCount);
+  for (let v = 0; v < nodeCount; v++) {
+    const x = s * throughput[v]!;
+    if ((down.length > 0 && down[v] === 1) || (x > 0 && !(x < capacity[v]!)))
+      own[v] = Number.POSITIVE_INFINITY;
+    else if (serviceTime[v]! > 0) {
+      own[v] =
+        servers[v] === 0
+          ? serviceTime[v]!
+          : (queueTimes(x, serviceTime[v]!, servers[v]!)?.responseTime ?? Number.POSITIVE_INFINITY);
+    }
+  }
+  return solveEntryLatency(structure, own).latency;
+}
+
+/**
+ * The scale and the entry that breaks first, among entries that finish today, and the scale at
+ * which the search decided which entries miss (`searchBindingFirst` checks the others there).
+ */
+function search(
+  latency: LatencyAt,
+  entries: readonly SloEntry[],
+  ids: readonly string[],
+): { headroom: Headroom; checkedAt: number } {
+  const first = (among: readonly SloEntry[]): string => {
+    let best = among[0]!;
+    for (const entry of among) if (ids[entry.node]! < ids[best.node]!) best = entry;
+    return ids[best.node]!;
+  };
+  const missing = (s: number) => entries.filter((entry) => latency.of(entry, s) > entry.slo);
+
+  const missedAtZero = missing(0);
+  if (missedAtZero.length > 0) return { headroom: { scale: 0, node: first(missedAtZero) }, checkedAt: 0 };
+
+  let saturation = Number.POSITIVE_INFINITY;
+  for (const entry of entries) saturation = Math.min(saturation, entry.saturation);
+  let low = 0;
+  let fLow = latency.margin(entries, 0);
+  let high: number;
+  let fHigh: number;
+  if (saturation === Number.POSITIVE_INFINITY) {
+    // Nothing on the way saturates: find a scale past the SLO by doubling, if there is one.
+    high = 1;
+    fHigh = latency.margin(entries, high);
+    while (fHigh >= 0) {
+      low = high;
+      fLow = fHigh;
+      high *= 2;
+      if (!(high < Number.MAX_VALUE))
+        return {
+          headroom: { scale: Number.MAX_VALUE, node: first(entries) },
+          checkedAt: Number.POSITIVE_INFINITY,
+        };
+      fHigh = latency.margin(entries, high);
+    }
+  } else {
+    const below = saturation * (1 - 1e-12);
+    const fBelow = latency.margin(entries, below);
+    if (fBelow >= 0) {
+      // The SLOs hold right up to the first saturation (a node without a service time, say):
+      // the entries that reach the node saturating first break there.
+      return {
+        headroom: {
+          scale: saturation,
+          node: first(entries.filter((entry) => entry.saturation === saturation)),
+        },
+        checkedAt: saturation,
+      };
+    }
+    high = below;
+    fHigh = fBelow;
+  }
+
+  // Illinois regula falsi on f, decreasing: f(low) ≥ 0 > f(high).
+  let side = 0;
+  let widthTwoAgo = Number.POSITIVE_INFINITY;
+  let widthOneAgo = Number.POSITIVE_INFINITY;
+  for (let step = 0; step < SEARCH_STEPS && high - low > RELATIVE_PRECISION * high; step++) {
+    const width = high - low;
+    const guess = width > widthTwoAgo / 2 ? (low + high) / 2 : (low * -fHigh + high * fLow) / (fLow - fHigh);
+    const s = guess > low && guess < high ? guess : (low + high) / 2;
+    const f = latency.margin(entries, s);
+    if (f >= 0) {
+      low = s;
+      fLow = f;
+      if (side === 1) fHigh /= 2;
+      side = 1;
+    } else {
+      high = s;
+      fHigh = f;
+      if (side === -1) fLow /= 2;
+      side = -1;
+    }
+    widthTwoAgo = widthOneAgo;
+    widthOneAgo = width;
+  }
+  return { headroom: { scale: low, node: first(missing(high)) }, checkedAt: high };
+}
+
+/** The response times of the nodes the entries call at a scale, and the entries' latencies. */
+export class LatencyAt {
+  readonly #response: Float64Array;
+  readonly #nodes: Int32Array;
+  #scale = Number.NaN;
+
+  constructor(
+    private readonly structure: CompiledStructure,
+    /** Today's steady throughputs. */
+    private readonly throughput: Float64Array,
+    entries: readonly SloEntry[],
+  ) {
+    this.#response = new Float64Array(structure.nodeCount);
+    const seen = new Uint8Array(structure.nodeCount);
+    const nodes: number[] = [];
+    for (const entry of entries) {
+      for (const v of entry.called) {
+        if (seen[v] === 0) {
+          seen[v] = 1;
+          nodes.push(v);
+        }
+      }
+    }
+    this.#nodes = Int32Array.from(nodes);
+  }
+
+  /** Computes every called node's response time at scale `s` (`Infinity` at or past saturation). */
+  at(s: number): void {
+    if (s === this.#scale) return;
+    this.#scale = s;
+    const { serviceTime, servers } = this.structure.latency;
+    const { throughput } = this;
+    for (const v of this.#nodes) {
+      const service = serviceTime[v]!;
+      if (!(service > 0)) {
+        this.#response[v] = 0;
+        continue;
+      }
+      const count = servers[v]!;
+      this.#response[v] =
+        count === 0
+          ? service
+          : (queueTimes(s * throughput[v]!, service, count)?.responseTime ?? Number.POSITIVE_INFINITY);
+    }
+  }
+
+  /** Entry `entry`'s latency at scale `s`. */
+  of(entry: SloEntry, s: number): number {
+    this.at(s);
+    const { called, calls } = entry;
+    let sum = 0;
+    for (let i = 0; i < called.length; i++) sum += calls[i]! * this.#response[called[i]!]!;
+    return sum;
+  }
+
+  /** `min over entries of slo / L(s) − 1`: 0 where the first entry just meets its SLO. */
+  margin(entries: readonly SloEntry[], s: number): number {
+    let smallest = Number.POSITIVE_INFINITY;
+    for (const entry of entries) smallest = Math.min(smallest, entry.slo / this.of(entry, s));
+    return smallest - 1;
+  }
+}
+
+/** Entry `e` with its expected calls, and the scale at which the first node they reach saturates. */
+export function sloEntry(
+  structure: CompiledStructure,
+  throughput: Float64Array,
+  e: number,
+  { called, calls }: EntryCalls,
+): SloEntry {
+  const { capacity } = structure;
+  let saturation = Number.POSITIVE_INFINITY;
+  for (const v of called) {
+    const x = throughput[v]!;
+    if (x > 0 && capacity[v]! < Number.POSITIVE_INFINITY) saturation = Math.min(saturation, capacity[v]! / x);
+  }
+  return { node: e, slo: structure.latency.slo[e]!, called, calls, saturation };
+}

@@ -1,0 +1,676 @@
+/**
+ * Spans onto the open model: one rule for every span format (OTLP, Jaeger, Zipkin). Each format
+ * module reads its own document into a list of `SourceSpan`s (ids, parent, service, kind,
+ * times in nanoseconds, error, the remote service a span names) and this module maps that list;
+ * no format decides anything below on its own.
+ *
+ * Mapping rules and decisions:
+ * - **Nodes are services**, in the order of their first span in the document, then the services
+ *   that spans only name as the remote end of a call (below), in the order first named.
+ * - **Parents.** A span's parent is the span of the same trace with the id it names (ids that are
+ *   hex digits compare without regard to case; an empty id, or one of zeros, is no id: nothing
+ *   can name that span as its parent, and a parent id of zeros makes a root). A parent id that no span
+ *   of the document has makes the span an **orphan**: the trace is incomplete (spans sampled out,
+ *   lost, or outside the query), so the orphan is taken as a request entering its service, and a
+ *   warning counts them. Parent links that go round in a circle are cut at the span that comes
+ *   first in the document, which becomes an entry point too (warning).
+ * - **Repeated span ids.** In one trace, a server or consumer span that shares its id with a
+ *   client or producer span is the other half of one RPC (Zipkin's `shared` span; Jaeger before
+ *   its `SpanIDDeduper` adjuster): its parent is that client half. A span naming a repeated id as
+ *   its parent gets the span of its own service among them, else the server half, else the first
+ *   one in the document. Any other repeat of an id is kept as a span of its own (warning).
+ * - **Entry spans.** An entry span of a service is one whose parent is absent or belongs to
+ *   another service: a request the service took. A server or consumer span whose parent is a
+ *   client or producer span of its own service is an entry span too (the service called itself:
+ *   a self-dependency); otherwise spans whose parent is in their own service are its internal
+ *   work (handlers, database statements, its client spans).
+ * - **Calls.** Every entry span whose parent is in service A is a call from A on its service B
+ *   (the parent may be A's client or producer span, or any span of A when A had no client
+ *   instrumentation). A client or producer span that no traced span answers (no entry span
+ *   below it) but that names its remote service (Zipkin's `remoteEndpoint.serviceName`, the
+ *   `peer.service` tag or attribute) is a call on that service: a service the document has no
+ *   span of (a database, a broker, a SaaS) becomes a node with `external: true` (a default
+ *   capacity never reaches it); a call naming a traced service whose span is missing is counted
+ *   on it all the same, with a warning. A client span that reaches nothing and names nothing
+ *   draws no dependency (warning), unless it is itself an entry span: HotROD reports its Redis
+ *   and MySQL calls as services of their own, whose requests are such client spans.
+ * - **Dependencies** come in the order the document first shows each call (the callee's entry
+ *   span, or the client span that names a service nothing traced), one per pair of services.
+ * - **Fan-out.** Every node is `fanout: true` (a request completes where it is processed and
+ *   becomes calls on the callees), with no `exit`: that is how `call-graph.ts` and every call-graph
+ *   format complete requests, and the engine refuses `exit` on a fan-out node. A dependency's
+ *   `weight` is the calls from A on B divided by A's entry spans: calls per request A processes.
+ * - **Arrivals.** A service's `arrival` is its entry spans without a parent in the document (roots,
+ *   orphans, cut circles) divided by the window in seconds, and divided again by the sampling
+ *   rate (`ReadOptions.sampleRate`) to count the traces sampling dropped. Every other entry span
+ *   of the service is a call from another service, so with these arrivals the engine's steady
+ *   throughput of every service is its entry spans per second and the throughput of every
+ *   dependency its calls per second, exactly the counts observed (a sampling rate scales them
+ *   all alike). Weights are ratios and are not scaled.
+ * - **The window** is `ReadOptions.window` (seconds) when the caller knows it (the query's
+ *   lookback, a file's period); one step is one second (`unit: 'second'`). Without it, it is the
+ *   time from the first request's start to the last one's end (requests: the entry spans that
+ *   take arrivals), named in a warning: a short sample overstates the rate a little, since the
+ *   traffic went on before and after it. When those requests carry no times, or their times span
+ *   no time at all, the counts are per document (`unit: 'window'`), and no `serviceTime` is given
+ *   (a second is not a step then).
+ * - **`serviceTime`** (seconds) is the mean **self time** of the service's timed entry spans: the
+ *   span's duration less the time covered by the calls it waited for. Those are, among its own
+ *   spans below it (its children, and theirs, down to where another service's span starts): the
+ *   client and producer spans, and spans of no stated kind that have a child in another service
+ *   (Jaeger without a `span.kind` tag: they are its client side); and where a span of its own
+ *   (the entry span included) has another service's span as a direct child without a client span
+ *   between them, that child's span. Overlapping calls count once (the union of their
+ *   intervals), and only the part inside the entry span counts: a call that reaches outside it
+ *   (clock skew between hosts, a call left running) is cut to it, and a warning counts them, so a
+ *   self time is never negative. A call linked as `FOLLOWS_FROM` (Jaeger) made nobody wait and
+ *   covers nothing, but a client or producer span before it still does. No `servers`, no
+ *   capacity: a measured self time says nothing about how many instances serve the requests.
+ *   A service none of whose entry spans is timed, or whose self times are all 0, gets none
+ *   (warning).
+ * - **Errors.** `errorRate` on a node is its entry spans in error (OTLP status `ERROR`, Jaeger's
+ *   `error` tag, Zipkin's `error` tag) over its entry spans; `entrySpans` is how many there were
+ *   in the document (before any sampling scale). A dependency keeps `callCount` and `errorCount`
+ *   (a call whose client span or whose callee's entry span is in error), as dependency links do.
+ * - **Observed latencies** (`observedLatency`, `statistic: 'mean'`, `unit: 'second'`, as X-Ray's):
+ *   on a node the mean duration of its timed entry spans (waiting and downstream calls
+ *   included), on a dependency the mean duration of the calls as the caller saw them (its client
+ *   or producer span, or the span of no stated kind the call went through; else, where the caller
+ *   had no client span, the callee's entry span). Never a `serviceTime` (see docs/connect.md).
+ * - **Repeats in words.** Every warning counts what it found and names the first element's path
+ *   (`data[0].spans[3].references[0].spanID`), so a million orphans are one line.
+ * - **Times.** Readers give nanoseconds since the epoch as BigInt (OTLP's nanoseconds pass 2^53,
+ *   so they are never rounded to a double); offsets from the earliest start are exact doubles
+ *   below 2^53 ns (104 days). A span without a start or an end (a Zipkin span reported late, a
+ *   Jaeger v3 snapshot) counts as a request or a call, but not in the times (warning); a span
+ *   that ends before it starts lasts 0 (warning).
+ *
+ * Worked example (the test `test/formats/spans/topology.test.ts` builds it in every format): over
+ * a window of 10 s, `frontend` takes 100 requests. Each lasts 50 ms; it calls `api` twice, at
+ * 5–20 ms and 25–40 ms, and `auth` once at 10–15 ms (during the first `api` call). Each `api`
+ * request lasts 14 ms and calls `db` once for 6 ms; `db` takes 5 ms, `auth` 4 ms. Then:
+ * frontend's calls cover 5–20 and 25–40 ms (`auth` overlaps the first), 30 ms, so its self time
+ * is 20 ms; api's is 14 − 6 = 8 ms; db's 5 ms, auth's 4 ms. Nodes: `frontend` `arrival` 100 / 10 =
+ * 10, `serviceTime` 0.02; `api` 0.008; `db` 0.005; `auth` 0.004. Weights: frontend → api 200 /
+ * 100 = 2, frontend → auth 100 / 100 = 1, api → db 200 / 200 = 1. The engine's steady throughputs
+ * are then frontend 10, api 20, auth 10, db 20 requests a second: the spans observed, per second.
+ */
+import type { DependencyInput, NodeInput } from '../../engine/types';
+import { plural, quote } from '../text';
+import type { MappedGraph, ObservedLatency, ReadOptions } from '../types';
+
+export type SpanKind = 'server' | 'client' | 'producer' | 'consumer' | 'internal';
+
+/** One span as a format module reads it, in the format's own document order. */
+export interface SourceSpan {
+  /** The trace id as sent (`''` when the span has none). */
+  trace: string;
+  /** The span id as sent (`''`, or zeros, when it has none: nothing can name it as a parent). */
+  id: string;
+  /** The parent's span id; absent or `''` for a root. */
+  parent?: string | undefined;
+  /**
+   * Where the parent is named, after `path` (`.references[0].spanID`), for the orphan warning
+   * (a suffix, so a million spans do not each build their field's path).
+   */
+  parentField?: string | undefined;
+  /** The parent link is Jaeger's `FOLLOWS_FROM`: the parent did not wait for this span. */
+  follows?: boolean | undefined;
+  /** The service the span belongs to (non-empty). */
+  service: string;
+  /** The span's kind; absent when the source does not say (OTLP `UNSPECIFIED`, no tag). */
+  kind?: SpanKind | undefined;
+  /** Start and end, nanoseconds since the epoch; either absent when the span is not timed. */
+  start?: bigint | undefined;
+  end?: bigint | undefined;
+  error: boolean;
+  /** The remote service the span names as the other end of its call, when it names one. */
+  peer?: string | undefined;
+  /** The span's path in the document (`resourceSpans[0].scopeSpans[0].spans[4]`). */
+  path: string;
+}
+
+export interface SpanNotes {
+  /** The field a span names its remote service by, in the format's words, for a warning. */
+  peerField: string;
+  /** What the reader found worth saying (unnamed services, unknown tags), first among the warnings. */
+  warnings: readonly string[];
+}
+
+/** How many names or paths a warning lists before it only counts them. */
+const LISTED = 3;
+
+const NO_PARENT = -1;
+const MISSING_PARENT = -2;
+const CUT_PARENT = -3;
+
+const HEX = /^[0-9a-fA-F]+$/;
+const ZEROS = /^0+$/;
+
+/** An id as spans are matched by it: hex without regard to case; zeros are no id (`''`). */
+function normalId(id: string | undefined): string {
+  if (id === undefined || id === '') return '';
+  if (!HEX.test(id)) return id;
+  return ZEROS.test(id) ? '' : id.toLowerCase();
+}
+
+function callKind(kind: SpanKind | undefined): boolean {
+  return kind === 'client' || kind === 'producer';
+}
+
+function serveKind(kind: SpanKind | undefined): boolean {
+  return kind === 'server' || kind === 'consumer';
+}
+
+/** Checks the options a caller passes; a bad one is the caller's bug, not the document's. */
+function checkOptions(options: ReadOptions | undefined): { window?: number; sampleRate: number } {
+  const window = options?.window;
+  const sampleRate = options?.sampleRate ?? 1;
+  if (window !== undefined && !(typeof window === 'number' && Number.isFinite(window) && window > 0))
+    throw new RangeError(`window must be a finite number of seconds > 0, got ${String(window)}`);
+  if (!(typeof sampleRate === 'number' && sampleRate > 0 && sampleRate <= 1))
+    throw new RangeError(`sampleRate must be a number in (0, 1], got ${String(sampleRate)}`);
+  return window === undefined ? { sampleRate } : { window, sampleRate };
+}
+
+interface DependencyTally {
+  from: number;
+  to: number;
+  calls: number;
+  errors: number;
+  latencySum: number;
+  latencyCount: number;
+}
+
+/** The structure for `spans`: see the rules above. */
+export function spanGraph(
+  spans: readonly SourceSpan[],
+  options: ReadOptions | undefined,
+  notes: SpanNotes,
+): MappedGraph {
+  const { window: givenWindow, sampleRate } = checkOptions(options);
+  const n = spans.length;
+  const warnings: string[] = [...notes.warnings];
+  if (n === 0) warnings.push('no spans in the document');
+
+  // Services, in the order of their first span.
+  const serviceIndex = new Map<string, number>();
+  const serviceNames: string[] = [];
+  const service = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const name = spans[i]!.service;
+    let index = serviceIndex.get(name);
+    if (index === undefined) {
+      index = serviceNames.length;
+      serviceIndex.set(name, index);
+      serviceNames.push(name);
+    }
+    service[i] = index;
+  }
+
+  // Spans by trace and id: the first span of each id, and the later ones chained after it (a
+  // repeated id is rare; a million spans must not each hold an array).
+  const traces = new Map<string, Map<string, number>>();
+  const traceOf: string[] = new Array(n);
+  const nextSame = new Int32Array(n).fill(-1);
+  const lastSame = new Int32Array(n);
+  const repeatedFirsts: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const span = spans[i]!;
+    const trace = normalId(span.trace);
+    traceOf[i] = trace;
+    const id = normalId(span.id);
+    if (id === '') continue;
+    let byId = traces.get(trace);
+    if (byId === undefined) {
+      byId = new Map();
+      traces.set(trace, byId);
+    }
+    const first = byId.get(id);
+    if (first === undefined) {
+      byId.set(id, i);
+      lastSame[i] = i;
+    } else {
+      if (nextSame[first] === -1) repeatedFirsts.push(first);
+      nextSame[lastSame[first]!] = i;
+      lastSame[first] = i;
+    }
+  }
+  const groupOf = (first: number): number[] => {
+    const group: number[] = [];
+    for (let i = first; i !== -1; i = nextSame[i]!) group.push(i);
+    return group;
+  };
+
+  // Shared ids: the server half of an RPC is the child of its client half.
+  const sharedParent = new Int32Array(n).fill(-1);
+  let repeated = 0;
+  let repeatPath = '';
+  for (const first of repeatedFirsts) {
+    const group = groupOf(first);
+    const client = group.find((i) => callKind(spans[i]!.kind));
+    let paired = 0;
+    if (client !== undefined)
+      for (const i of group)
+        if (serveKind(spans[i]!.kind)) {
+          sharedParent[i] = client;
+          paired++;
+        }
+    const extra = group.length - 1 - paired;
+    if (extra > 0) {
+      if (repeated === 0)
+        repeatPath = `${spans[group[1]!]!.path} repeats the id of ${spans[group[0]!]!.path}`;
+      repeated += extra;
+    }
+  }
+
+  // Parents.
+  const parent = new Int32Array(n);
+  let orphans = 0;
+  let orphanPath = '';
+  for (let i = 0; i < n; i++) {
+    if (sharedParent[i]! >= 0) {
+      parent[i] = sharedParent[i]!;
+      continue;
+    }
+    const span = spans[i]!;
+    const named = normalId(span.parent);
+    if (named === '') {
+      parent[i] = NO_PARENT;
+      continue;
+    }
+    const first = traces.get(traceOf[i]!)?.get(named);
+    if (first === undefined) {
+      parent[i] = MISSING_PARENT;
+      if (orphans++ === 0) orphanPath = `${span.path}${span.parentField ?? ''}`;
+      continue;
+    }
+    parent[i] = nextSame[first] === -1 ? first : pickParent(groupOf(first), i, spans, service);
+  }
+  const cut = cutCircles(parent);
+  if (cut.length > 0)
+    warnings.push(
+      `${plural(cut.length, 'span')} ${cut.length === 1 ? 'is' : 'are'} in a circle of parent links (first: ${spans[cut[0]!]!.path}): the link is cut there, and the span taken as a request entering its service`,
+    );
+
+  // Children, in document order (compressed rows).
+  const childStart = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) if (parent[i]! >= 0) childStart[parent[i]! + 1]!++;
+  for (let i = 0; i < n; i++) childStart[i + 1]! += childStart[i]!;
+  const children = new Int32Array(childStart[n]!);
+  const fill = childStart.slice(0, n);
+  for (let i = 0; i < n; i++) if (parent[i]! >= 0) children[fill[parent[i]!]!++] = i;
+
+  // Entry spans.
+  const entry = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = parent[i]!;
+    entry[i] =
+      p < 0 || service[p] !== service[i] || (serveKind(spans[i]!.kind) && callKind(spans[p]!.kind)) ? 1 : 0;
+  }
+  const answered = new Uint8Array(n);
+  for (let i = 0; i < n; i++) if (entry[i] === 1 && parent[i]! >= 0) answered[parent[i]!] = 1;
+
+  // Times, as offsets in nanoseconds from the earliest start.
+  let base: bigint | undefined;
+  for (const span of spans)
+    if (span.start !== undefined && span.end !== undefined && (base === undefined || span.start < base))
+      base = span.start;
+  const timed = new Uint8Array(n);
+  const start = new Float64Array(n);
+  const end = new Float64Array(n);
+  let untimed = 0;
+  let untimedPath = '';
+  let backwards = 0;
+  let backwardsPath = '';
+  for (let i = 0; i < n; i++) {
+    const span = spans[i]!;
+    if (span.start === undefined || span.end === undefined) {
+      if (untimed++ === 0) untimedPath = span.path;
+      continue;
+    }
+    timed[i] = 1;
+    start[i] = Number(span.start - base!);
+    end[i] = Number(span.end - base!);
+    if (end[i]! < start[i]!) {
+      end[i] = start[i]!;
+      if (backwards++ === 0) backwardsPath = span.path;
+    }
+  }
+
+  // Per service: entry spans, roots, errors, self and total times.
+  const services = serviceNames.length;
+  const entries = new Float64Array(services);
+  const roots = new Float64Array(services);
+  const errors = new Float64Array(services);
+  const timedEntries = new Float64Array(services);
+  const selfSum = new Float64Array(services);
+  const durationSum = new Float64Array(services);
+  let firstRoot = Number.POSITIVE_INFINITY;
+  let lastRoot = Number.NEGATIVE_INFINITY;
+  let timedRoots = 0;
+  let outside = 0;
+  let outsidePath = '';
+  const calls = new Intervals();
+  const stack: number[] = [];
+  for (let e = 0; e < n; e++) {
+    if (entry[e] !== 1) continue;
+    const s = service[e]!;
+    entries[s]!++;
+    if (spans[e]!.error) errors[s]!++;
+    if (parent[e]! < 0) {
+      roots[s]!++;
+      if (timed[e] === 1) {
+        timedRoots++;
+        if (start[e]! < firstRoot) firstRoot = start[e]!;
+        if (end[e]! > lastRoot) lastRoot = end[e]!;
+      }
+    }
+    if (timed[e] !== 1) continue;
+    // The calls this request waited for, among its own service's spans below it.
+    calls.clear(start[e]!, end[e]!);
+    stack.length = 0;
+    stack.push(e);
+    while (stack.length > 0) {
+      const local = stack.pop()!;
+      const kind = spans[local]!.kind;
+      const call =
+        local !== e &&
+        timed[local] === 1 &&
+        (callKind(kind) || (kind === undefined && answered[local] === 1));
+      if (call) calls.add(start[local]!, end[local]!);
+      for (let k = childStart[local]!; k < childStart[local + 1]!; k++) {
+        const child = children[k]!;
+        if (entry[child] !== 1) stack.push(child);
+        else if (!call && timed[child] === 1 && spans[child]!.follows !== true)
+          calls.add(start[child]!, end[child]!);
+      }
+    }
+    if (calls.outside > 0 && outside === 0) outsidePath = spans[e]!.path;
+    outside += calls.outside;
+    const duration = end[e]! - start[e]!;
+    timedEntries[s]!++;
+    durationSum[s]! += duration;
+    selfSum[s]! += duration - calls.covered();
+  }
+  // Calls, in the order first made; services only named by a call come after the traced ones.
+  const nodeNames = [...serviceNames];
+  const nodeIndex = new Map(serviceIndex);
+  const external: number[] = [];
+  const tallies: DependencyTally[] = [];
+  const tallyOf = new Map<number, Map<number, DependencyTally>>();
+  const tally = (from: number, to: number): DependencyTally => {
+    let byTo = tallyOf.get(from);
+    if (byTo === undefined) {
+      byTo = new Map();
+      tallyOf.set(from, byTo);
+    }
+    let found = byTo.get(to);
+    if (found === undefined) {
+      found = { from, to, calls: 0, errors: 0, latencySum: 0, latencyCount: 0 };
+      byTo.set(to, found);
+      tallies.push(found);
+    }
+    return found;
+  };
+  let peerOnTraced = 0;
+  let peerOnTracedPath = '';
+  let unanswered = 0;
+  let unansweredPath = '';
+  for (let i = 0; i < n; i++) {
+    const span = spans[i]!;
+    const p = parent[i]!;
+    if (entry[i] === 1 && p >= 0) {
+      const call = tally(service[p]!, service[i]!);
+      call.calls++;
+      // The caller's side of the call: its client or producer span, or a span of no stated kind
+      // below its entry span (the client side the mapping infers); else the callee's span.
+      const parentKind = spans[p]!.kind;
+      const clientSide = callKind(parentKind) || (parentKind === undefined && entry[p] !== 1);
+      if (span.error || (clientSide && spans[p]!.error)) call.errors++;
+      const timedBy = clientSide && timed[p] === 1 ? p : timed[i] === 1 ? i : -1;
+      if (timedBy >= 0) {
+        call.latencySum += end[timedBy]! - start[timedBy]!;
+        call.latencyCount++;
+      }
+    }
+    if (!callKind(span.kind) || answered[i] === 1) continue;
+    const peer = span.peer;
+    if (peer === undefined || peer === '' || peer === span.service) {
+      // A client span that is itself a request of its service (HotROD reports its Redis and
+      // MySQL calls as services of their own) is that service's work, not a call left open.
+      if (entry[i] !== 1 && unanswered++ === 0) unansweredPath = span.path;
+      continue;
+    }
+    let to = nodeIndex.get(peer);
+    if (to === undefined) {
+      to = nodeNames.length;
+      nodeIndex.set(peer, to);
+      nodeNames.push(peer);
+      external.push(to);
+    } else if (to < services) {
+      if (peerOnTraced++ === 0) peerOnTracedPath = span.path;
+    }
+    const call = tally(service[i]!, to);
+    call.calls++;
+    if (span.error) call.errors++;
+    if (timed[i] === 1) {
+      call.latencySum += end[i]! - start[i]!;
+      call.latencyCount++;
+    }
+  }
+
+  // The window.
+  let windowSeconds = givenWindow;
+  const arriving = roots.reduce((sum, count) => sum + count, 0);
+  if (windowSeconds === undefined && n > 0) {
+    if (timedRoots > 0 && lastRoot > firstRoot) {
+      windowSeconds = (lastRoot - firstRoot) / 1e9;
+      warnings.push(
+        `no window given: the ${plural(arriving, 'request')} that entered (spans with no parent in the document) ${arriving === 1 ? 'is' : 'are'} taken to arrive over the ${windowSeconds} s from the first one's start to the last one's end; give the window the spans were collected over for the exact rate`,
+      );
+    } else
+      warnings.push(
+        `no window given, and the requests that entered ${timedRoots === 0 ? 'carry no times' : 'all start and end at one instant'}: one step is the whole document (unit "window"), and no serviceTime is given; give the window the spans were collected over`,
+      );
+  }
+  const perSecond = windowSeconds !== undefined;
+
+  if (orphans > 0)
+    warnings.push(
+      `${plural(orphans, 'span names', 'spans name')} a parent that is not in the document (first: ${orphanPath}): the traces are incomplete, and each such span is taken as a request entering its service (it counts in the arrivals)`,
+    );
+  if (repeated > 0)
+    warnings.push(
+      `${plural(repeated, 'span repeats', 'spans repeat')} the id of another span of its trace, not as the server half of a client span (${repeatPath}): each is kept as a span of its own, and a span naming that id as its parent gets the first of them in its own service`,
+    );
+  if (untimed > 0)
+    warnings.push(
+      `${plural(untimed, 'span has', 'spans have')} no start or no end (first: ${untimedPath}): ${untimed === 1 ? 'it counts' : 'they count'} as requests and calls, not in the times`,
+    );
+  if (backwards > 0)
+    warnings.push(
+      `${plural(backwards, 'span ends', 'spans end')} before ${backwards === 1 ? 'it starts' : 'they start'} (first: ${backwardsPath}): taken to last 0 s`,
+    );
+  if (outside > 0)
+    warnings.push(
+      `${plural(outside, 'call reaches', 'calls reach')} outside the request that made ${outside === 1 ? 'it' : 'them'} (first under ${outsidePath}; clock skew between hosts, or a call left running): only the time ${outside === 1 ? 'it overlaps' : 'they overlap'} the request is taken from its self time`,
+    );
+  if (external.length > 0)
+    warnings.push(
+      `${external.length === 1 ? '1 service' : `${external.length} services`} with no span of ${external.length === 1 ? 'its' : 'their'} own ${external.length === 1 ? 'is' : 'are'} named by ${notes.peerField} on client or producer spans that nothing traced answers (${listed(external.map((index) => nodeNames[index]!))}): each is a node of its own with external: true`,
+    );
+  if (peerOnTraced > 0)
+    warnings.push(
+      `${plural(peerOnTraced, 'call')} on traced services ${peerOnTraced === 1 ? 'has' : 'have'} no span of the callee (first: ${peerOnTracedPath}, named by ${notes.peerField}): counted on ${peerOnTraced === 1 ? 'it' : 'them'} all the same, so ${peerOnTraced === 1 ? 'its' : 'their'} throughput is above ${peerOnTraced === 1 ? 'its' : 'their'} spans`,
+    );
+  if (unanswered > 0)
+    warnings.push(
+      `${plural(unanswered, 'client or producer span', 'client or producer spans')} ${unanswered === 1 ? 'reaches' : 'reach'} no traced span and ${unanswered === 1 ? 'names' : 'name'} no other service by ${notes.peerField} (first: ${unansweredPath}): no dependency is drawn, and ${unanswered === 1 ? 'its' : 'their'} time is still not the caller's own`,
+    );
+
+  // Nodes.
+  const untimedServices: string[] = [];
+  const nodes: NodeInput[] = nodeNames.map((id, index) => {
+    const node: NodeInput = { id, fanout: true };
+    if (index >= services) {
+      node.external = true;
+      return node;
+    }
+    const arrival = roots[index]! / sampleRate / (perSecond ? windowSeconds! : 1);
+    if (arrival > 0) node.arrival = arrival;
+    if (perSecond) {
+      const serviceTime = timedEntries[index]! > 0 ? selfSum[index]! / timedEntries[index]! / 1e9 : 0;
+      if (serviceTime > 0) node.serviceTime = serviceTime;
+      else untimedServices.push(id);
+    }
+    node.entrySpans = entries[index]!;
+    node.errorRate = errors[index]! / entries[index]!;
+    if (timedEntries[index]! > 0) node.observedLatency = seconds(durationSum[index]! / timedEntries[index]!);
+    return node;
+  });
+  if (untimedServices.length > 0)
+    warnings.push(
+      `${untimedServices.length === 1 ? '1 service has' : `${untimedServices.length} services have`} no serviceTime (${listed(untimedServices)}): none of ${untimedServices.length === 1 ? 'its' : 'their'} requests is timed, or they took no time of their own; set one in settings where it is known`,
+    );
+
+  const dependencies: DependencyInput[] = tallies.map((call) => {
+    const dependency: DependencyInput = {
+      from: nodeNames[call.from]!,
+      to: nodeNames[call.to]!,
+      weight: call.calls / entries[call.from]!,
+      callCount: call.calls,
+      errorCount: call.errors,
+    };
+    if (call.latencyCount > 0) dependency.observedLatency = seconds(call.latencySum / call.latencyCount);
+    return dependency;
+  });
+  return { nodes, dependencies, unit: perSecond ? 'second' : 'window', warnings };
+}
+
+/** A mean time in nanoseconds as the observed latency the formats keep. */
+function seconds(nanoseconds: number): ObservedLatency {
+  return { value: nanoseconds / 1e9, statistic: 'mean', unit: 'second' };
+}
+
+/** `"a", "b", "c"` and, past three, `… (N in all)`. */
+function listed(names: readonly string[]): string {
+  const shown = names.slice(0, LISTED).map(quote).join(', ');
+  return names.length > LISTED ? `${shown}, … (${names.length} in all)` : shown;
+}
+
+/**
+ * The span a child names by a repeated id: the one in the child's own service, else the server
+ * half of a shared span, else the first in the document (never the child itself, which cannot be
+ * its own parent: a span naming only itself is a circle of one).
+ */
+function pickParent(
+  group: readonly number[],
+  child: number,
+  spans: readonly SourceSpan[],
+  service: Int32Array,
+): number {
+  const others = group.filter((i) => i !== child);
+  if (others.length === 0) return child;
+  return (
+    others.find((i) => service[i] === service[child]) ??
+    others.find((i) => serveKind(spans[i]!.kind)) ??
+    others[0]!
+  );
+}
+
+/**
+ * Cuts every circle of parent links at its member that comes first in the document (that span
+ * gets `CUT_PARENT`); returns the spans cut, in document order. Iterative: a chain of a million
+ * spans must not overflow the stack.
+ */
+function cutCircles(parent: Int32Array): number[] {
+  const n = parent.length;
+  // 0: not seen, 1: on the current walk, 2: done.
+  const state = new Uint8Array(n);
+  const cut: number[] = [];
+  const walk: number[] = [];
+  for (let i = 0; i < n; i++) {
+    if (state[i] !== 0) continue;
+    walk.length = 0;
+    let at = i;
+    while (at >= 0 && state[at] === 0) {
+      state[at] = 1;
+      walk.push(at);
+      at = parent[at]!;
+    }
+    if (at >= 0 && state[at] === 1) {
+      // A circle: the walk from `at` on.
+      let first = at;
+      for (let k = walk.indexOf(at); k < walk.length; k++) if (walk[k]! < first) first = walk[k]!;
+      parent[first] = CUT_PARENT;
+      cut.push(first);
+    }
+    for (const visited of walk) state[visited] = 2;
+  }
+  return cut.sort((a, b) => a - b);
+}
+
+/**
+ * The calls one request waited for, cut to the request's own `[from, to]`: how much of that time
+ * they cover (overlapping calls once), and how many reached outside it. Starts and ends are kept
+ * in typed arrays and sorted apart (the union's length needs no pairing: a sweep over both counts
+ * the calls open at each instant), so a request with a million calls sorts numbers, not pairs.
+ */
+class Intervals {
+  private starts = new Float64Array(16);
+  private ends = new Float64Array(16);
+  private size = 0;
+  private from = 0;
+  private to = 0;
+  outside = 0;
+
+  clear(from: number, to: number): void {
+    this.size = 0;
+    this.outside = 0;
+    this.from = from;
+    this.to = to;
+  }
+
+  add(start: number, end: number): void {
+    if (start < this.from || end > this.to) this.outside++;
+    const a = Math.max(start, this.from);
+    const b = Math.min(end, this.to);
+    if (!(b > a)) return;
+    if (this.size === this.starts.length) {
+      const starts = new Float64Array(this.size * 2);
+      const ends = new Float64Array(this.size * 2);
+      starts.set(this.starts);
+      ends.set(this.ends);
+      this.starts = starts;
+      this.ends = ends;
+    }
+    this.starts[this.size] = a;
+    this.ends[this.size] = b;
+    this.size++;
+  }
+
+  /** The time covered, each instant once. */
+  covered(): number {
+    const n = this.size;
+    if (n === 0) return 0;
+    if (n === 1) return this.ends[0]! - this.starts[0]!;
+    const starts = this.starts.subarray(0, n).sort();
+    const ends = this.ends.subarray(0, n).sort();
+    let time = 0;
+    let open = 0;
+    let since = 0;
+    let i = 0;
+    let j = 0;
+    while (j < n) {
+      if (i < n && starts[i]! <= ends[j]!) {
+        if (open++ === 0) since = starts[i]!;
+        i++;
+      } else {
+        if (--open === 0) time += ends[j]! - since;
+        j++;
+      }
+    }
+    return time;
+  }
+}

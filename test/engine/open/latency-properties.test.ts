@@ -1,0 +1,94 @@
+/**
+ * Properties of the latency fields on random open structures: the text the service writes is
+ * what JSON.stringify makes of the objects; Little's law holds on every node; more traffic never
+ * makes an entry faster; and a scenario's answer is the edited structure's.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  analyze,
+  applyScenario,
+  compileStructure,
+  type EngineResult,
+  JsonWriter,
+  type Structure,
+  writeAnalyze,
+} from '../../../lib/engine';
+import { structureArbitrary } from '../scenario-arbitraries';
+
+/** A random structure with service times on some nodes, servers on some of those and SLOs on entries. */
+const withLatency: fc.Arbitrary<Structure> = structureArbitrary.chain((structure) =>
+  fc
+    .tuple(
+      ...structure.nodes.map(() =>
+        fc.record({
+          serviceTime: fc.option(fc.double({ min: 0.001, max: 2, noNaN: true }), { nil: undefined }),
+          servers: fc.option(fc.integer({ min: 1, max: 40 }), { nil: undefined }),
+          slo: fc.option(fc.double({ min: 0.01, max: 50, noNaN: true }), { nil: undefined }),
+        }),
+      ),
+    )
+    .map((fields) => ({
+      nodes: structure.nodes.map((node, i) => {
+        const { serviceTime, servers, slo } = fields[i]!;
+        const latency: Record<string, number> = {};
+        if (serviceTime !== undefined) {
+          latency.serviceTime = serviceTime;
+          // Servers replace the node's own capacity (a capacity beside them must agree).
+          if (servers !== undefined) latency.servers = servers;
+        }
+        if (slo !== undefined && node.arrival !== undefined) latency.slo = slo;
+        const { capacity, ...rest } = node;
+        return {
+          ...rest,
+          ...(latency.servers === undefined && capacity !== undefined ? { capacity } : {}),
+          ...latency,
+        };
+      }),
+      dependencies: structure.dependencies,
+    })),
+);
+
+function written(structure: Structure | ReturnType<typeof compileStructure>): string {
+  const writer = new JsonWriter();
+  writeAnalyze(writer, structure);
+  return writer.finish();
+}
+
+describe('latency on random open structures', () => {
+  it('writes what the result objects hold, and Little’s law holds on every node', () => {
+    fc.assert(
+      fc.property(withLatency, (structure) => {
+        const result = analyze(structure);
+        expect(written(structure)).toBe(JSON.stringify(result));
+        for (const node of result.nodes) {
+          if (node.responseTime === undefined) continue;
+          expect(node.inFlight).toBeCloseTo(node.throughput! * node.responseTime, 9);
+          expect(node.waiting).toBeGreaterThanOrEqual(0);
+          expect(node.p99).toBeGreaterThanOrEqual(node.responseTime * 0.99);
+        }
+      }),
+      { seed: 33, numRuns: 200 },
+    );
+  });
+
+  it('never makes an entry faster when traffic grows', () => {
+    fc.assert(
+      fc.property(withLatency, (structure) => {
+        const base = compileStructure(structure);
+        const today = analyze(base);
+        const more = analyze(applyScenario(base, { scale: 1.5 }));
+        today.nodes.forEach((node, v) => {
+          const after = (more as EngineResult).nodes[v]!;
+          if (node.latency !== undefined && after.latency !== undefined) {
+            expect(after.latency).toBeGreaterThanOrEqual(node.latency * (1 - 1e-12));
+          }
+          // Stuck today stays stuck with more traffic.
+          if (node.latencyLimit !== undefined && node.arrival! > 0)
+            expect(after).not.toHaveProperty('latency');
+        });
+      }),
+      { seed: 34, numRuns: 150 },
+    );
+  });
+});

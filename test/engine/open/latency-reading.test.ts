@@ -1,0 +1,113 @@
+/**
+ * An entry's end-to-end `latency` in `analyze`: its requests' own times along their calls, or
+ * where they get stuck (`latencyLimit`). Text and objects agree on every example.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  analyze,
+  applyScenario,
+  compileStructure,
+  JsonWriter,
+  type Structure,
+  writeAnalyze,
+} from '../../../lib/engine';
+import { queueTimes } from '../../../lib/engine/open/mmc';
+
+function analyzed(structure: Structure | ReturnType<typeof compileStructure>) {
+  const result = analyze(structure);
+  const writer = new JsonWriter();
+  writeAnalyze(writer, structure);
+  expect(writer.finish()).toBe(JSON.stringify(result));
+  return result;
+}
+
+/**
+ * A web front end (10 ms a request, no servers given: it never queues) takes 9 requests a
+ * second and calls the API once per request; the API is the M/M/2 example (two servers of
+ * 0.2 s): R(api) = 1.053 s. A request at the front end: 0.01 + R(api).
+ */
+const SHOP: Structure = {
+  nodes: [
+    { id: 'web', arrival: 9, fanout: true, serviceTime: 0.01 },
+    { id: 'api', serviceTime: 0.2, servers: 2, exit: 1 },
+  ],
+  dependencies: [{ from: 'web', to: 'api' }],
+};
+
+describe('latency of an entry', () => {
+  it('adds the response times along its calls', () => {
+    const [web, api] = analyzed(SHOP).nodes;
+    const apiTime = queueTimes(9, 0.2, 2)!.responseTime;
+    expect(api!.responseTime).toBeCloseTo(apiTime, 14);
+    expect(web!.latency).toBeCloseTo(0.01 + apiTime, 14);
+    expect(api).not.toHaveProperty('latency');
+  });
+
+  // Ten requests a second on two servers of 0.2 s: the API is at capacity and never settles.
+  it('names the node where requests get stuck', () => {
+    const web = analyzed(applyScenario(compileStructure(SHOP), { nodes: { web: { arrival: 10 } } }))
+      .nodes[0]!;
+    expect(web).not.toHaveProperty('latency');
+    expect(web.latencyLimit).toEqual({ node: 'api', reason: 'saturated' });
+  });
+
+  it('says a down node never answers', () => {
+    const web = analyzed(applyScenario(compileStructure(SHOP), { nodes: { api: { down: true } } })).nodes[0]!;
+    expect(web.latencyLimit).toEqual({ node: 'api', reason: 'down' });
+  });
+
+  // The API retries itself twice per request: a retry storm, no steady state.
+  it('says an unbounded loop never answers', () => {
+    const web = analyzed({
+      nodes: [
+        { id: 'web', arrival: 1, fanout: true, serviceTime: 0.01 },
+        { id: 'api', fanout: true, serviceTime: 0.1 },
+      ],
+      dependencies: [
+        { from: 'web', to: 'api' },
+        { from: 'api', to: 'api', weight: 2 },
+      ],
+    }).nodes[0]!;
+    expect(web.latencyLimit).toEqual({ node: 'api', reason: 'unbounded' });
+  });
+
+  // Without any service time there is nothing to say about latency, and nothing is said.
+  it('adds nothing to a structure without service times', () => {
+    const result = analyzed({
+      nodes: [
+        { id: 'web', arrival: 9, fanout: true },
+        { id: 'api', capacity: 10, exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'api' }],
+    });
+    for (const node of result.nodes) {
+      expect(node).not.toHaveProperty('latency');
+      expect(node).not.toHaveProperty('responseTime');
+    }
+  });
+});
+
+describe('a Jackson network with feedback', () => {
+  // A → B, and B sends ¾ of what it serves back to A, ¼ out: a request visits each station
+  // 1 / (1 − ¾) = 4 times, so both see 4 × 1 = 4 requests a second, and its latency is
+  // 4·R(A) + 4·R(B) with each an M/M/1 at 4 a second: R(A) = 0.1 / (1 − 0.4), R(B) = 0.05 / (1 − 0.2).
+  it('counts every visit', () => {
+    const [a, b] = analyzed({
+      nodes: [
+        { id: 'A', arrival: 1, serviceTime: 0.1, servers: 1 },
+        { id: 'B', serviceTime: 0.05, servers: 1, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'B', to: 'A', weight: 3 },
+      ],
+    }).nodes;
+    expect(a!.throughput).toBeCloseTo(4, 12);
+    expect(b!.throughput).toBeCloseTo(4, 12);
+    const rA = 0.1 / (1 - 0.4);
+    const rB = 0.05 / (1 - 0.2);
+    expect(a!.responseTime).toBeCloseTo(rA, 12);
+    expect(b!.responseTime).toBeCloseTo(rB, 12);
+    expect(a!.latency).toBeCloseTo(4 * rA + 4 * rB, 12);
+  });
+});

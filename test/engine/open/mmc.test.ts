@@ -1,0 +1,201 @@
+/**
+ * One service as an M/M/c queue, checked against published values and closed forms.
+ *
+ * Values: the M/M/2 and M/M/4 examples of ETH Zurich's "Advanced Systems Lab" 2017 slides on
+ * M/M/x queues, as the tests of `qsmmm.m` in M. Marzolla's queueing package for GNU Octave
+ * (github.com/mmarzolla/queueing, GPL-3.0-or-later) carry them: λ = 9, μ = 5, m = 2 gives a mean
+ * response time of 1.053 and 7.674 waiting requests; m = 4 gives 0.212 and 0.105 (three
+ * decimals). Formulas: G. Bolch, S. Greiner, H. de Meer and K. S. Trivedi, "Queueing Networks
+ * and Markov Chains", Wiley, section 6.2.3 (M/M/m) and the M/M/1 response time distribution.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  erlangB,
+  erlangC,
+  exceedProbability,
+  queueTimes,
+  responseTimeQuantile,
+} from '../../../lib/engine/open/mmc';
+
+/** Erlang C by its textbook form with factorials: independent of the engine's recursion. */
+function erlangCByFactorials(c: number, a: number): number {
+  let sum = 0;
+  let term = 1;
+  for (let k = 0; k < c; k++) {
+    sum += term;
+    term = (term * a) / (k + 1);
+  }
+  const last = (term * c) / (c - a);
+  return last / (sum + last);
+}
+
+describe('erlangC', () => {
+  // Three servers at an offered load of 2.5: 70.22% of requests wait.
+  it('gives the probability of waiting', () => {
+    expect(erlangC(3, 2.5)).toBeCloseTo(0.7022, 4);
+    expect(erlangC(3, 2.5)).toBeCloseTo(erlangCByFactorials(3, 2.5), 14);
+  });
+
+  // One server: a request waits exactly when the server is busy, with probability ρ.
+  it('is the utilization for one server', () => {
+    for (const a of [0.1, 0.5, 0.9, 0.999]) expect(erlangC(1, a)).toBeCloseTo(a, 14);
+  });
+
+  // 10,000 servers at a load of 9,900: the factorial form overflows (a^c), the recursion does not.
+  it('stays exact where factorials overflow', () => {
+    const c = erlangC(10_000, 9_900);
+    expect(c).toBeGreaterThan(0);
+    expect(c).toBeLessThan(1);
+    // Against the recursion at half the size with the same utilization: more servers pool better.
+    expect(c).toBeLessThan(erlangC(5_000, 4_950));
+    expect(Number.isFinite(erlangCByFactorials(10_000, 9_900))).toBe(false);
+  });
+});
+
+describe('erlangB', () => {
+  /** The recursion from one server up, however large the pool: the reference for the sum. */
+  function erlangBByRecursion(c: number, a: number): number {
+    let blocking = 1;
+    for (let k = 1; k <= c; k++) blocking = (a * blocking) / (k + a * blocking);
+    return blocking;
+  }
+
+  // Pools over 64 servers sum the series around its largest term instead of recursing from one
+  // server: both agree to rounding, from lightly loaded to a load of c − 1.
+  it.each([
+    [65, 30],
+    [65, 64],
+    [100, 99],
+    [1_000, 900],
+    [1_000, 999.5],
+    [10_000, 9_999],
+    [10_000, 9_000],
+    [10_000, 9_800],
+  ])('sums a pool of %d at a load of %d as the recursion does', (c, a) => {
+    expect(erlangB(c, a)).toBeCloseTo(erlangBByRecursion(c, a), 13);
+    expect(Math.abs(erlangB(c, a) / erlangBByRecursion(c, a) - 1)).toBeLessThan(1e-12);
+  });
+
+  // 10,000 servers at half load: B is some 1e-1500, far below the smallest double; its sum
+  // stops at 2^1000 and reports no blocking, as the recursion's underflow does.
+  it('is 0 where blocking is past the smallest double', () => {
+    expect(erlangB(10_000, 5_000)).toBe(0);
+    expect(erlangBByRecursion(10_000, 5_000)).toBe(0);
+    expect(erlangC(10_000, 5_000)).toBe(0);
+  });
+});
+
+describe('queueTimes', () => {
+  // λ = 9 a second, μ = 5 (a service time of 0.2 s): two servers are 90% busy.
+  it('matches the M/M/2 example', () => {
+    const times = queueTimes(9, 0.2, 2)!;
+    expect(times.responseTime).toBeCloseTo(1.053, 3);
+    expect(9 * times.waiting).toBeCloseTo(7.674, 3);
+    expect(times.inFlight).toBeCloseTo(9 * times.responseTime, 12);
+  });
+
+  // The same traffic on four servers (45% busy): hardly any wait.
+  it('matches the M/M/4 example', () => {
+    const times = queueTimes(9, 0.2, 4)!;
+    expect(times.responseTime).toBeCloseTo(0.212, 3);
+    expect(9 * times.waiting).toBeCloseTo(0.105, 3);
+  });
+
+  // M/M/1: R = S / (1 − ρ). S = 0.1, λ = 8: ρ = 0.8, R = 0.5.
+  it('gives S / (1 − ρ) for one server', () => {
+    const times = queueTimes(8, 0.1, 1)!;
+    expect(times.responseTime).toBeCloseTo(0.5, 14);
+    expect(times.waiting).toBeCloseTo(0.4, 14);
+    expect(times.waitProbability).toBeCloseTo(0.8, 14);
+  });
+
+  // No traffic: no wait; a request takes its service time.
+  it('is the service time with no traffic', () => {
+    expect(queueTimes(0, 0.25, 3)).toEqual({
+      responseTime: 0.25,
+      waiting: 0,
+      inFlight: 0,
+      waitProbability: 0,
+    });
+  });
+
+  // At or above saturation there is no steady state: no mean time.
+  it('has no mean time at or above saturation', () => {
+    expect(queueTimes(10, 0.1, 1)).toBeUndefined();
+    expect(queueTimes(30, 0.1, 3)).toBeUndefined();
+    expect(queueTimes(40, 0.1, 3)).toBeUndefined();
+  });
+});
+
+describe('the response time distribution', () => {
+  // M/M/1: the response time is exponential at rate μ − λ, so its 99th percentile is
+  // ln(100) / (μ − λ): S = 0.1, λ = 8 gives ln(100) / 2.
+  it('has the exponential tail of M/M/1', () => {
+    const times = queueTimes(8, 0.1, 1)!;
+    for (const t of [0, 0.1, 1, 3]) {
+      expect(exceedProbability(t, 8, 0.1, 1, times.waitProbability)).toBeCloseTo(Math.exp(-2 * t), 12);
+    }
+    expect(responseTimeQuantile(0.99, 8, 0.1, 1)).toBeCloseTo(Math.log(100) / 2, 10);
+  });
+
+  // Its mean is the mean response time: ∫ P(T > t) dt = R (trapezoids on a fine grid).
+  it.each([
+    [9, 0.2, 2],
+    [9, 0.2, 4],
+    [2.5, 1, 3],
+    // θ = μ: a load of exactly servers − 1, where the tail takes its limiting form.
+    [2, 1, 3],
+  ])('integrates to the mean response time (λ %d, S %d, c %d)', (throughput, serviceTime, servers) => {
+    const times = queueTimes(throughput, serviceTime, servers)!;
+    const end = 60 * times.responseTime;
+    const steps = 200_000;
+    const dt = end / steps;
+    let integral = 0;
+    let previous = 1;
+    for (let i = 1; i <= steps; i++) {
+      const next = exceedProbability(i * dt, throughput, serviceTime, servers, times.waitProbability);
+      integral += ((previous + next) / 2) * dt;
+      previous = next;
+    }
+    expect(integral).toBeCloseTo(times.responseTime, 6);
+  });
+
+  // The 99th percentile leaves exactly 1% above it, and lies above the mean.
+  it('finds the percentile where 1% is left above', () => {
+    for (const [throughput, serviceTime, servers] of [
+      [9, 0.2, 2],
+      [2, 1, 3],
+      [99, 1, 100],
+    ] as const) {
+      const times = queueTimes(throughput, serviceTime, servers)!;
+      const p99 = responseTimeQuantile(0.99, throughput, serviceTime, servers)!;
+      expect(exceedProbability(p99, throughput, serviceTime, servers, times.waitProbability)).toBeCloseTo(
+        0.01,
+        10,
+      );
+      expect(p99).toBeGreaterThan(times.responseTime);
+    }
+    expect(responseTimeQuantile(0.99, 10, 0.1, 1)).toBeUndefined();
+  });
+
+  // Newton's steps inside the bracket end where a step no longer moves: the quantile leaves
+  // 1 − q above it to rounding, from a light load to a pool of 10,000 at 99.99% and at θ = μ.
+  it.each([
+    [0.5, 1, 2],
+    [2, 1, 3],
+    [9, 0.2, 2],
+    [1_999, 0.001, 2],
+    [9_999, 1, 10_000],
+    [980, 1, 1_000],
+  ])(
+    'finds the 99th and 99.9th percentiles to rounding (λ %d, S %d, c %d)',
+    (throughput, serviceTime, servers) => {
+      const times = queueTimes(throughput, serviceTime, servers)!;
+      for (const q of [0.99, 0.999]) {
+        const t = responseTimeQuantile(q, throughput, serviceTime, servers)!;
+        const left = exceedProbability(t, throughput, serviceTime, servers, times.waitProbability);
+        expect(Math.abs(left - (1 - q))).toBeLessThan(1e-13);
+      }
+    },
+  );
+});

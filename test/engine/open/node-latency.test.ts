@@ -1,0 +1,163 @@
+/**
+ * A node's response time in `analyze`: `serviceTime` and `servers` make it an M/M/c queue
+ * (checked in mmc.test.ts against published values); here, how the fields are read, refused and
+ * reported, on the text path and the object path alike.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  analyze,
+  applyScenario,
+  compileStructure,
+  JsonWriter,
+  PayloadError,
+  type Structure,
+  writeAnalyze,
+} from '../../../lib/engine';
+
+/** `analyze` as the service writes it: the text must be what JSON.stringify makes of the objects. */
+function analyzed(structure: Structure) {
+  const result = analyze(structure);
+  const writer = new JsonWriter();
+  writeAnalyze(writer, structure);
+  expect(writer.finish()).toBe(JSON.stringify(result));
+  return result;
+}
+
+function refusal(structure: Structure): string {
+  try {
+    analyze(structure);
+  } catch (error) {
+    if (error instanceof PayloadError) return error.message;
+    throw error;
+  }
+  throw new Error('accepted');
+}
+
+describe('a node with servers', () => {
+  // The M/M/2 example (ETH Zurich's slides, see mmc.test.ts): 9 requests a second on two
+  // servers of 0.2 s each. Capacity 2 / 0.2 = 10 a second, utilization 0.9, mean response time
+  // 1.053 s, and 9 × 1.053 requests in flight.
+  it('queues as M/M/c', () => {
+    const [node] = analyzed({
+      nodes: [{ id: 'api', arrival: 9, serviceTime: 0.2, servers: 2, exit: 1 }],
+      dependencies: [],
+    }).nodes;
+    expect(node).toMatchObject({ id: 'api', capacity: 10, serviceTime: 0.2, servers: 2, throughput: 9 });
+    expect(node!.utilization).toBeCloseTo(0.9, 14);
+    expect(node!.responseTime).toBeCloseTo(1.053, 3);
+    expect(node!.inFlight).toBeCloseTo(9 * node!.responseTime!, 12);
+    expect(node!.waiting).toBeCloseTo(node!.responseTime! - 0.2, 12);
+    expect(node!.p99).toBeGreaterThan(node!.responseTime!);
+    // As an entry it also carries its end-to-end latency: here just its own response time.
+    expect(Object.keys(node!).slice(-7)).toEqual([
+      'throughput',
+      'utilization',
+      'responseTime',
+      'waiting',
+      'inFlight',
+      'p99',
+      'latency',
+    ]);
+    expect(node!.latency).toBe(node!.responseTime);
+  });
+
+  // A capacity beside them must agree with servers / serviceTime.
+  it('accepts a capacity that agrees, and refuses one that does not', () => {
+    expect(
+      analyzed({
+        nodes: [{ id: 'a', arrival: 1, serviceTime: 0.1, servers: 1, capacity: 10, exit: 1 }],
+        dependencies: [],
+      }).nodes[0]!.capacity,
+    ).toBe(10);
+    expect(
+      refusal({
+        nodes: [{ id: 'a', arrival: 1, serviceTime: 0.1, servers: 1, capacity: 3, exit: 1 }],
+        dependencies: [],
+      }),
+    ).toBe('nodes[0].capacity: 3 disagrees with servers / serviceTime = 10; drop one');
+  });
+
+  it('refuses servers without a service time, and servers that are not a whole number from 1 to 10,000', () => {
+    expect(refusal({ nodes: [{ id: 'a', servers: 2 }], dependencies: [] })).toBe(
+      'nodes[0].servers: servers serve requests of some serviceTime; give "serviceTime" too, or drop "servers"',
+    );
+    for (const servers of [0, 1.5, 10_001, '2'] as unknown[]) {
+      expect(
+        refusal({ nodes: [{ id: 'a', serviceTime: 1, servers: servers as number }], dependencies: [] }),
+      ).toMatch(/^nodes\[0\]\.servers: must be a whole number from 1 to 10000, got /);
+    }
+    expect(refusal({ nodes: [{ id: 'a', serviceTime: 0 }], dependencies: [] })).toBe(
+      'nodes[0].serviceTime: must be a finite number > 0, got 0',
+    );
+  });
+
+  // At or above saturation no mean time exists: the fields are left out.
+  it('gives no response time at or above saturation', () => {
+    const [node] = analyzed({
+      nodes: [{ id: 'api', arrival: 10, serviceTime: 0.2, servers: 2, exit: 1 }],
+      dependencies: [],
+    }).nodes;
+    expect(node!.utilization).toBe(1);
+    expect(node).not.toHaveProperty('responseTime');
+  });
+});
+
+describe('a node with a service time alone', () => {
+  // No servers: no capacity is assumed, nothing waits; the response time is the service time.
+  it('answers in its service time and never saturates', () => {
+    const [node] = analyzed({
+      nodes: [{ id: 'db', arrival: 1e6, serviceTime: 0.004, exit: 1 }],
+      dependencies: [],
+    }).nodes;
+    expect(node).not.toHaveProperty('capacity');
+    expect(node).toMatchObject({ responseTime: 0.004, waiting: 0, inFlight: 4000 });
+    expect(node!.p99).toBeCloseTo(0.004 * Math.log(100), 15);
+  });
+
+  // The fields open a structure, and a structure without them is described as before.
+  it('opens the structure', () => {
+    const result = analyzed({ nodes: [{ id: 'a', load: 1, serviceTime: 1 }], dependencies: [] });
+    expect(result).toHaveProperty('headroom');
+  });
+});
+
+describe('a scenario on service times and servers', () => {
+  const API = { nodes: [{ id: 'api', arrival: 9, serviceTime: 0.2, servers: 2, exit: 1 }], dependencies: [] };
+
+  // Two more servers: the M/M/4 example (0.212 s), the same answer as the edited structure sent inline.
+  it('sets servers, and the capacity follows', () => {
+    const base = compileStructure(API);
+    const scenario = analyze(applyScenario(base, { nodes: { api: { servers: 4 } } }));
+    const inline = analyze({ nodes: [{ ...API.nodes[0]!, servers: 4 }], dependencies: [] });
+    expect(JSON.stringify(scenario)).toBe(JSON.stringify(inline));
+    expect(scenario.nodes[0]!.capacity).toBe(20);
+    expect(scenario.nodes[0]!.responseTime).toBeCloseTo(0.212, 3);
+  });
+
+  // Servers on a node without a service time, and a capacity on a node with servers, are refused.
+  it('refuses what would contradict the servers', () => {
+    const scenarioRefusal = (structure: Structure, scenario: unknown) => {
+      try {
+        applyScenario(compileStructure(structure), scenario);
+      } catch (error) {
+        if (error instanceof PayloadError) return error.message;
+        throw error;
+      }
+      throw new Error('accepted');
+    };
+    expect(scenarioRefusal(API, { nodes: { api: { capacity: 30 } } })).toBe(
+      'scenario.nodes.api.capacity: the node\'s capacity is servers / serviceTime; change "servers" or "serviceTime" instead',
+    );
+    expect(
+      scenarioRefusal(
+        { nodes: [{ id: 'db', arrival: 1, exit: 1 }], dependencies: [] },
+        { nodes: { db: { servers: 2 } } },
+      ),
+    ).toBe(
+      'scenario.nodes.db.servers: servers serve requests of some serviceTime; give "serviceTime" too, or drop "servers"',
+    );
+    expect(scenarioRefusal(API, { nodes: { api: { servers: 0.5 } } })).toBe(
+      'scenario.nodes.api.servers: must be a whole number from 1 to 10000, got 0.5',
+    );
+  });
+});

@@ -1,0 +1,212 @@
+/**
+ * Latency on the explorer page, in Chromium: the graph coloured by response time at the user's
+ * choice, response times and latencies in the hover text and the details, the latency headroom
+ * in words in the summary, and the selected entry's latency against traffic (computed in the
+ * worker), with today, the SLO, the point where it is reached and the knee.
+ */
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { EXAMPLES } from '../../explorer/src/examples';
+import { post, type TestServer } from '../integration/server';
+import { findChromium, openExplorerPage, runAsWritten, SCREENSHOTS } from './browser';
+
+const chromiumPath = findChromium();
+if (chromiumPath === undefined && process.env.CI) throw new Error('CI needs Chromium: .ci/run installs it');
+
+/**
+ * The shipped example: checkout (40 a second, one 10 ms server; SLO 300 ms) calls payments
+ * (4 × 50 ms) and inventory (2 × 20 ms); payments calls the bank (8 × 120 ms). Checkout's latency
+ * is 220 ms; it misses its SLO at ×1.4193 of today's traffic, its knee (400 ms, twice the 200 ms
+ * with no traffic) is at ×1.5342, and the bank saturates at ×5/3.
+ */
+const CHECKOUT = EXAMPLES.find((example) => example.name === 'Latency: checkout with an SLO')!.body();
+
+/**
+ * Beside checkout, a node without a service time (audit: grey when coloured by response time),
+ * and a batch entry whose reports service is over its one server (5 a second of 0.5 s): batch
+ * never finishes today, so the latency headroom is ×0 at batch.
+ */
+const STUCK = {
+  mode: 'analyze',
+  nodes: [
+    { id: 'checkout', arrival: 40, fanout: true, serviceTime: 0.01, servers: 1, slo: 0.3 },
+    { id: 'audit', exit: 1 },
+    { id: 'batch', arrival: 5, fanout: true, serviceTime: 0.01, slo: 10 },
+    { id: 'reports', exit: 1, serviceTime: 0.5, servers: 1 },
+  ],
+  dependencies: [
+    { from: 'checkout', to: 'audit' },
+    { from: 'batch', to: 'reports' },
+  ],
+};
+
+/** Viridis at the top and the bottom of the scale, and the grey of a node without a measure. */
+const YELLOW = 'rgb(253, 231, 37)';
+const GREY = '#b8b8b8';
+
+describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chromium', () => {
+  let server: TestServer;
+  let page: Page;
+  openExplorerPage(chromiumPath, (opened) => ({ server, page } = opened));
+
+  const fill = (id: string) => page.getAttribute(`#graph .node[data-id="${id}"] circle.body`, 'fill');
+  const summary = (field: string) => page.textContent(`#summary [data-field="${field}"] dd`);
+  const details = async () =>
+    Object.fromEntries(
+      await page
+        .locator('#details dl > div')
+        .evaluateAll((rows) => rows.map((row) => [row.firstChild?.textContent, row.lastChild?.textContent])),
+    );
+  const select = async (id: string) => page.click(`#graph .node[data-id="${id}"] circle.body`);
+
+  it('offers colour by response time only with latency, and recolours by it', async () => {
+    // No service time anywhere: no choice, utilization as before.
+    await runAsWritten(page, EXAMPLES.find((example) => example.name === 'Open service graph')!.body());
+    expect(await page.isHidden('#colour-by-row')).toBe(true);
+
+    const answer = await runAsWritten(page, CHECKOUT);
+    expect(answer).toEqual((await post(server.url, server.apiKey, CHECKOUT)).json);
+    expect(await page.isVisible('#colour-by-row')).toBe(true);
+    expect(await page.inputValue('#colour-by')).toBe('utilization');
+    expect(await page.textContent('#colour-key')).toContain('utilization of capacity');
+    // The bank is the busiest (utilization 0.6), not the top of the scale.
+    expect(await fill('bank')).not.toBe(YELLOW);
+
+    await page.selectOption('#colour-by', 'responseTime');
+    // Response times 16.7 ms to 125 ms (the bank's): linear from 0, the bank at the top.
+    expect(await page.textContent('#colour-key')).toContain(
+      'response time, from 0 (dark) to 125 ms (yellow)',
+    );
+    expect(await fill('bank')).toBe(YELLOW);
+    expect(await fill('checkout')).not.toBe(YELLOW);
+
+    // The choice stays for the next answer with latency: reports has a service time but no
+    // response time (over its server), the top; audit has no service time, grey.
+    await runAsWritten(page, STUCK);
+    expect(await page.inputValue('#colour-by')).toBe('responseTime');
+    expect(await fill('reports')).toBe(YELLOW);
+    expect(await fill('audit')).toBe(GREY);
+    await page.screenshot({ path: `${SCREENSHOTS}/latency-colour.png`, fullPage: true });
+    await page.selectOption('#colour-by', 'utilization');
+    expect(await page.textContent('#colour-key')).toContain('utilization of capacity');
+  });
+
+  it('shows response times and latencies with their units in the hover and the details', async () => {
+    await runAsWritten(page, CHECKOUT);
+    // Checkout: M/M/1 at 0.4, 10 ms / 0.6 = 16.7 ms; p99 ln(100) / (100 − 40) = 76.8 ms.
+    const title = await page.textContent('#graph .node[data-id="checkout"] title');
+    expect(title).toContain('service time 10 ms, 1 server, response time 16.7 ms, waiting 6.67 ms');
+    expect(title).toContain('p99 76.8 ms, latency 220 ms, SLO 300 ms');
+    expect(await page.getAttribute('#graph .node[data-id="bank"]', 'aria-label')).toContain(
+      'response time 125 ms',
+    );
+    await select('checkout');
+    expect(await details()).toMatchObject({
+      'Service time': '10 ms',
+      Servers: '1',
+      'Response time': '16.7 ms',
+      Waiting: '6.67 ms',
+      'In flight': '0.6667',
+      p99: '76.8 ms',
+      Latency: '220 ms',
+      SLO: '300 ms',
+    });
+    const p99 = await page.getAttribute('#details [data-field="p99"] dd', 'title');
+    expect(Number(p99)).toBeCloseTo(Math.log(100) / 60, 12);
+    // A stuck entry says where, the node a button.
+    await runAsWritten(page, STUCK);
+    await select('batch');
+    expect((await details()).Latency).toBe('stuck at reports (saturated)');
+    await page.click('#details [data-field="latency"] button');
+    expect((await details()).Node).toBe('reports');
+  });
+
+  it('says the latency headroom in words, or why there is none', async () => {
+    await runAsWritten(page, CHECKOUT);
+    // After the headroom (the bank saturates at ×5/3).
+    const fields = await page
+      .locator('#summary dl > div')
+      .evaluateAll((rows) => rows.map((r) => r.dataset.field));
+    expect(fields.indexOf('latency-headroom')).toBe(fields.indexOf('headroom') + 1);
+    expect(await summary('latency-headroom')).toBe(
+      "×1.42 of today's traffic before checkout misses its 300 ms",
+    );
+    const exact = await page.getAttribute('#summary [data-field="latency-headroom"] dd', 'title');
+    expect(exact).toMatch(/^scale 1\.419\d+ of today's traffic; checkout: slo 0\.3, latency today 0\.22\d*$/);
+    await page.click('#summary [data-field="latency-headroom"] button');
+    expect((await details()).Node).toBe('checkout');
+
+    await runAsWritten(page, STUCK);
+    expect(await summary('latency-headroom')).toBe(
+      'none: batch never finishes today: stuck at reports (saturated)',
+    );
+
+    // Latency fields but no SLO; then an SLO missed with no traffic at all (10 ms of service).
+    const alone = (slo: object) => ({
+      mode: 'analyze',
+      nodes: [{ id: 'checkout', arrival: 40, fanout: true, serviceTime: 0.01, servers: 1, ...slo }],
+      dependencies: [],
+    });
+    await runAsWritten(page, alone({}));
+    expect(await summary('latency-headroom')).toBe('none: no entry has an SLO');
+    await runAsWritten(page, alone({ slo: 0.005 }));
+    expect(await summary('latency-headroom')).toBe('none: checkout misses its 5 ms even with no traffic');
+  });
+
+  it("draws the selected entry's latency against traffic, with today, the SLO and the knee", async () => {
+    await runAsWritten(page, CHECKOUT);
+    expect(await page.isHidden('#latency-figure')).toBe(true);
+    await select('checkout');
+    await page.waitForSelector('body[data-latency-chart="drawn"]');
+    expect(await page.isVisible('#latency-figure')).toBe(true);
+    const label = await page.getAttribute('#latency-chart', 'aria-label');
+    expect(label).toBe(
+      "Latency of checkout as all traffic grows, ×0 to ×1.67 of today's; 200 ms with no traffic; " +
+        '220 ms today (×1); knee (twice the no-traffic latency) at ×1.53; ' +
+        'reaches its SLO of 300 ms at ×1.42; saturates at ×1.67.',
+    );
+    // The SLO's line is level, at the height of the SLO's point on the curve.
+    const slo = page.locator('#latency-chart .latency-slo');
+    expect(await slo.getAttribute('y1')).toBe(await slo.getAttribute('y2'));
+    const sloPoint = page.locator('#latency-chart [data-mark="slo"] rect');
+    const y = Number(await sloPoint.getAttribute('y')) + Number(await sloPoint.getAttribute('height')) / 2;
+    expect(y).toBeCloseTo(Number(await slo.getAttribute('y1')), 5);
+    // Today's line and point at ×1; the knee between today and the saturation.
+    const today = page.locator('#latency-chart .latency-today');
+    const todayX = Number(await today.getAttribute('x1'));
+    expect(Number(await page.getAttribute('#latency-chart [data-mark="today"] circle', 'cx'))).toBe(todayX);
+    expect(await page.locator('#latency-chart [data-mark="knee"]').count()).toBe(1);
+    expect(await page.locator('#latency-chart .latency-saturation').count()).toBe(1);
+    expect(await page.locator('#latency-legend span').allTextContents()).toEqual([
+      'today (×1): 220 ms',
+      'knee at ×1.53: 400 ms, twice the latency with no traffic (waiting as long as served)',
+      'reaches its SLO of 300 ms at ×1.42',
+    ]);
+    // Axis numbers: times up the side, factors along the bottom.
+    expect(await page.locator('#latency-chart [data-axis="y"]').allTextContents()).toEqual([
+      '0',
+      '500 ms',
+      '1 s',
+    ]);
+    expect(await page.locator('#latency-chart [data-axis="x"]').allTextContents()).toEqual([
+      '×0',
+      '×1',
+      '×1.67',
+    ]);
+    await page.locator('#latency-figure').screenshot({ path: `${SCREENSHOTS}/latency-chart.png` });
+    await page.screenshot({ path: `${SCREENSHOTS}/latency-page.png`, fullPage: true });
+
+    // Not an entry: no chart. On the server: a note instead of the chart.
+    await select('payments');
+    expect(await page.isHidden('#latency-figure')).toBe(true);
+    await page.check('#on-server');
+    await page.fill('#api-key', server.apiKey);
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#run');
+    await page.waitForSelector('body[data-state="done"]');
+    await select('checkout');
+    expect(await page.isHidden('#latency-figure')).toBe(true);
+    expect(await page.textContent('#latency-note')).toContain('computed in the browser');
+    await page.uncheck('#on-server');
+  });
+});

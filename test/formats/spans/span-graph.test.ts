@@ -1,0 +1,119 @@
+/**
+ * The rules every span format shares (`lib/formats/spans/span-graph.ts`), on small documents
+ * (written as Zipkin v2, the shortest of the three): orphans, circles of parent links, calls of
+ * a service on itself, calls on traced services whose span is missing, untimed spans, the window
+ * and the sampling rate.
+ */
+import { describe, expect, it } from 'vitest';
+import { readGraph } from '../../../lib/formats';
+import { spanGraph } from '../../../lib/formats/spans/span-graph';
+import { expectObservedCounts, nodeOf, weightsOf } from './checks';
+
+function z(fields: Record<string, unknown> & { id: string; service: string }) {
+  const { service, ...rest } = fields;
+  return { traceId: '00000000000000aa', name: 'op', localEndpoint: { serviceName: service }, ...rest };
+}
+
+describe('the span mapping', () => {
+  it('takes an orphan as a request entering its service', () => {
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: 0, duration: 10_000 }),
+      z({ id: 'b', parentId: 'gone', kind: 'SERVER', service: 'api', timestamp: 0, duration: 10_000 }),
+      z({ id: 'c', parentId: 'a', kind: 'SERVER', service: 'api', timestamp: 2_000, duration: 5_000 }),
+    ];
+    const mapped = readGraph(spans, 'auto', { window: 1 });
+    expect(nodeOf(mapped, 'api').arrival).toBe(1);
+    // web waited for api (no client span between them) 5 of its 10 ms.
+    expect(nodeOf(mapped, 'web').serviceTime).toBeCloseTo(0.005, 12);
+    expect(weightsOf(mapped)).toEqual({ 'web → api': 1 });
+    expect(mapped.warnings).toEqual([
+      '1 span names a parent that is not in the document (first: [1].parentId): the traces are incomplete, and each such span is taken as a request entering its service (it counts in the arrivals)',
+    ]);
+    expectObservedCounts(mapped, 1);
+  });
+
+  it('cuts a circle of parent links at its first span', () => {
+    const spans = [
+      z({ id: 'a', parentId: 'c', kind: 'SERVER', service: 'web' }),
+      z({ id: 'b', parentId: 'a', kind: 'SERVER', service: 'api' }),
+      z({ id: 'c', parentId: 'b', kind: 'SERVER', service: 'db' }),
+      z({ id: 'd', parentId: 'd', kind: 'SERVER', service: 'db' }),
+    ];
+    const mapped = readGraph(spans, 'auto', { window: 1 });
+    expect(weightsOf(mapped)).toEqual({ 'web → api': 1, 'api → db': 1 });
+    expect(nodeOf(mapped, 'web').arrival).toBe(1);
+    expect(nodeOf(mapped, 'db').arrival).toBe(1);
+    expect(mapped.warnings).toContain(
+      '2 spans are in a circle of parent links (first: [0]): the link is cut there, and the span taken as a request entering its service',
+    );
+    expectObservedCounts(mapped, 1);
+  });
+
+  it('makes a server span under a client span of its own service a call on itself', () => {
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'api', timestamp: 0, duration: 100_000 }),
+      z({ id: 'b', parentId: 'a', kind: 'CLIENT', service: 'api', timestamp: 10_000, duration: 50_000 }),
+      z({ id: 'c', parentId: 'b', kind: 'SERVER', service: 'api', timestamp: 15_000, duration: 40_000 }),
+    ];
+    const mapped = readGraph(spans, 'auto', { window: 1 });
+    expect(weightsOf(mapped)).toEqual({ 'api → api': 0.5 });
+    expect(nodeOf(mapped, 'api').entrySpans).toBe(2);
+    // (100 − 50) and 40 ms.
+    expect(nodeOf(mapped, 'api').serviceTime).toBeCloseTo(0.045, 12);
+    expectObservedCounts(mapped, 1);
+  });
+
+  it('counts a call on a traced service whose span is missing, and says so', () => {
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'web' }),
+      z({ id: 'b', parentId: 'a', kind: 'CLIENT', service: 'web', remoteEndpoint: { serviceName: 'api' } }),
+      z({ id: 'c', kind: 'SERVER', service: 'api' }),
+    ];
+    const mapped = readGraph(spans);
+    expect(weightsOf(mapped)).toEqual({ 'web → api': 1 });
+    expect(nodeOf(mapped, 'api').external).toBeUndefined();
+    expect(mapped.warnings).toContain(
+      '1 call on traced services has no span of the callee (first: [1], named by remoteEndpoint.serviceName): counted on it all the same, so its throughput is above its spans',
+    );
+  });
+
+  it('counts untimed spans as requests and calls, not in the times', () => {
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: 0, duration: 10_000 }),
+      z({ id: 'b', kind: 'SERVER', service: 'web', timestamp: 1_000_000, duration: 30_000 }),
+      z({ id: 'c', parentId: 'b', kind: 'SERVER', service: 'api' }),
+    ];
+    const mapped = readGraph(spans);
+    expect(nodeOf(mapped, 'web').arrival).toBe(2 / 1.03);
+    expect(nodeOf(mapped, 'web').serviceTime).toBeCloseTo(0.02, 12);
+    expect(nodeOf(mapped, 'api').serviceTime).toBeUndefined();
+    expect(mapped.warnings).toEqual([
+      "no window given: the 2 requests that entered (spans with no parent in the document) are taken to arrive over the 1.03 s from the first one's start to the last one's end; give the window the spans were collected over for the exact rate",
+      '1 span has no start or no end (first: [2]): it counts as requests and calls, not in the times',
+      '1 service has no serviceTime ("api"): none of its requests is timed, or they took no time of their own; set one in settings where it is known',
+    ]);
+  });
+
+  it('counts per document when the requests carry no times', () => {
+    const mapped = readGraph([z({ id: 'a', kind: 'SERVER', service: 'web' })], 'auto', { sampleRate: 0.5 });
+    expect(mapped.unit).toBe('window');
+    expect(nodeOf(mapped, 'web').arrival).toBe(2);
+    expect(mapped.warnings).toEqual([
+      'no window given, and the requests that entered carry no times: one step is the whole document (unit "window"), and no serviceTime is given; give the window the spans were collected over',
+      '1 span has no start or no end (first: [0]): it counts as requests and calls, not in the times',
+    ]);
+  });
+
+  it('refuses options out of range', () => {
+    const notes = { peerField: 'x', warnings: [] };
+    expect(() => spanGraph([], { window: 0 }, notes)).toThrow(RangeError);
+    expect(() => spanGraph([], { window: Number.POSITIVE_INFINITY }, notes)).toThrow(
+      'window must be a finite number of seconds > 0, got Infinity',
+    );
+    expect(() => spanGraph([], { sampleRate: 1.5 }, notes)).toThrow(
+      'sampleRate must be a number in (0, 1], got 1.5',
+    );
+    expect(() => spanGraph([], { sampleRate: 0 }, notes)).toThrow(RangeError);
+    expect(spanGraph([], { window: 5, sampleRate: 1 }, notes).unit).toBe('second');
+  });
+});

@@ -1,0 +1,193 @@
+/**
+ * Zipkin v2 spans: every real payload (detected by this format alone, mapped, the engine
+ * reproducing its counts), shared client and server ids, clock skew, remote services nothing
+ * traced, arrays of traces, and malformed documents named by path.
+ */
+import { describe, expect, it } from 'vitest';
+import { readGraph } from '../../../lib/formats';
+import { zipkinSpans } from '../../../lib/formats/spans/zipkin-spans';
+import { thrown } from '../fixtures';
+import { detecting, expectObservedCounts, fixture, nodeOf, spanFixtures, weightsOf } from './checks';
+
+const OWN = 'zipkin-spans';
+
+/** A Zipkin v2 span of trace `1f`, times in µs. */
+function z(fields: Record<string, unknown> & { id: string; service?: string }) {
+  const { service, ...rest } = fields;
+  return {
+    traceId: '000000000000001f',
+    name: 'op',
+    ...(service === undefined ? {} : { localEndpoint: { serviceName: service } }),
+    ...rest,
+  };
+}
+
+describe('Zipkin fixtures', () => {
+  it.each(spanFixtures(OWN).map((entry) => [entry.file, entry.document]))(
+    '%s is detected as Zipkin spans alone and maps to counts the engine reproduces',
+    (_file, document) => {
+      expect(detecting(document)).toEqual([OWN]);
+      const mapped = readGraph(document, 'auto', { window: 60 });
+      expect(mapped.format).toBe(OWN);
+      expectObservedCounts(mapped, 60);
+    },
+  );
+
+  // Zipkin's skew test trace: servicea's client and serviceb's server share an id; serviceb's
+  // local "async" span names that id as its parent; serviceb's clock runs 60 ms behind.
+  it('reads the skew trace: shared ids pair, children go to their own service half', () => {
+    const mapped = readGraph(fixture(OWN, 'zipkin-lens-testdata-skew.json'), 'auto', { window: 1 });
+    expect(weightsOf(mapped)).toEqual({ 'servicea → serviceb': 1 });
+    // servicea: 99411 µs less its client span's 94539 µs.
+    expect(nodeOf(mapped, 'servicea').serviceTime).toBeCloseTo(0.004872, 12);
+    // serviceb: its server half, 93577 µs; the local async span is its own work.
+    expect(nodeOf(mapped, 'serviceb').serviceTime).toBeCloseTo(0.093577, 12);
+    expect(nodeOf(mapped, 'servicea').arrival).toBe(1);
+    expect(mapped.warnings).toEqual([]);
+  });
+
+  it('reads the Yelp trace: remote services nothing traced are nodes outside the application', () => {
+    const mapped = readGraph(fixture(OWN, 'zipkin-lens-testdata-yelp.json'));
+    const external = mapped.nodes.filter((node) => node.external === true).map((node) => node.id);
+    expect(external).toEqual(['blt', 'memcache', 'mysql']);
+    expect(weightsOf(mapped)['mobile_api → memcache']).toBe(2);
+    expect(weightsOf(mapped)['yelp-main → mysql']).toBe(2 / 3);
+  });
+
+  it('reads the Envoy span without a service name as "unknown"', () => {
+    const mapped = readGraph(fixture(OWN, 'zipkin-lens-testdata-envoy.json'));
+    expect(mapped.nodes.map((node) => node.id)).toEqual(['unknown']);
+    expect(mapped.warnings[0]).toBe(
+      '1 span has no localEndpoint.serviceName (first: [0]): it is the service "unknown"',
+    );
+  });
+
+  it('reads the Kafka trace: a consumer of its own producer is a call on itself', () => {
+    const mapped = readGraph(fixture(OWN, 'zipkin-lens-testdata-messaging-kafka.json'));
+    expect(weightsOf(mapped)).toEqual({
+      'servicea → kafka': 1.5,
+      'servicea → serviceb': 0.75,
+      'servicea → servicea': 0.75,
+    });
+  });
+});
+
+describe('Zipkin reading', () => {
+  const call = (shared: boolean) => [
+    z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: 1_000_000, duration: 100_000 }),
+    z({ id: 'b', parentId: 'a', kind: 'CLIENT', service: 'web', timestamp: 1_020_000, duration: 50_000 }),
+    shared
+      ? z({
+          id: 'b',
+          parentId: 'a',
+          kind: 'SERVER',
+          shared: true,
+          service: 'api',
+          timestamp: 1_025_000,
+          duration: 40_000,
+        })
+      : z({ id: 'c', parentId: 'b', kind: 'SERVER', service: 'api', timestamp: 1_025_000, duration: 40_000 }),
+    z({ id: 'd', parentId: shared ? 'b' : 'c', service: 'api', timestamp: 1_030_000, duration: 10_000 }),
+  ];
+
+  it('reads a shared id as one RPC, like two ids', () => {
+    const shared = readGraph(call(true), 'auto', { window: 1 });
+    expect(shared).toEqual(readGraph(call(false), 'auto', { window: 1 }));
+    expect(weightsOf(shared)).toEqual({ 'web → api': 1 });
+    expect(nodeOf(shared, 'web').serviceTime).toBeCloseTo(0.05, 12);
+    expect(nodeOf(shared, 'api').serviceTime).toBeCloseTo(0.04, 12);
+  });
+
+  it('reads an array of traces like the spans in one array', () => {
+    const other = call(false).map((span) => ({ ...span, traceId: '000000000000002e' }));
+    const traces = readGraph([call(false), other], 'auto', { window: 2 });
+    expect(traces).toEqual(readGraph([...call(false), ...other], 'auto', { window: 2 }));
+    expect(nodeOf(traces, 'web').arrival).toBe(1);
+    expect(zipkinSpans.detect([call(false), other])).toBe(true);
+  });
+
+  it('cuts a call that reaches outside its request to it, and says so', () => {
+    // web's client span runs 30 ms past web's own span (a call left running, or skew).
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: 0, duration: 100_000 }),
+      z({ id: 'b', parentId: 'a', kind: 'CLIENT', service: 'web', timestamp: 80_000, duration: 50_000 }),
+      z({ id: 'c', parentId: 'b', kind: 'SERVER', service: 'api', timestamp: 85_000, duration: 40_000 }),
+    ];
+    const mapped = readGraph(spans, 'auto', { window: 1 });
+    expect(nodeOf(mapped, 'web').serviceTime).toBeCloseTo(0.08, 12);
+    expect(mapped.warnings).toEqual([
+      '1 call reaches outside the request that made it (first under [0]; clock skew between hosts, or a call left running): only the time it overlaps the request is taken from its self time',
+    ]);
+  });
+
+  it('reads any error tag as an error, an empty message included', () => {
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'web', tags: { error: '' } }),
+      z({ id: 'b', kind: 'SERVER', service: 'web', tags: { 'http.status_code': '200' } }),
+    ];
+    expect(nodeOf(readGraph(spans), 'web').errorRate).toBe(0.5);
+  });
+
+  it('is not an array of anything else', () => {
+    expect(zipkinSpans.detect([])).toBe(false);
+    expect(zipkinSpans.detect([[]])).toBe(false);
+    expect(zipkinSpans.detect([{ traceId: 'a', id: 'b', binaryAnnotations: [] }])).toBe(false);
+    expect(zipkinSpans.detect([{ parent: 'a', child: 'b', callCount: 1 }])).toBe(false);
+    // Mapped (readGraph refuses an empty array by name, as it refuses every shape it does not
+    // detect), an empty answer has no nodes.
+    expect(zipkinSpans.toStructure([])).toEqual({
+      nodes: [],
+      dependencies: [],
+      unit: 'window',
+      warnings: ['no spans in the document'],
+    });
+  });
+
+  it.each([
+    [
+      [z({ id: 'a', kind: 'RPC', service: 'web' })],
+      '[0].kind',
+      'must be "CLIENT", "SERVER", "PRODUCER" or "CONSUMER"',
+    ],
+    [
+      [z({ id: 'a', service: 'web', timestamp: -1, duration: 1 })],
+      '[0].timestamp',
+      'must be microseconds since the epoch',
+    ],
+    [
+      [z({ id: 'a', service: 'web', duration: 'long' })],
+      '[0].duration',
+      'must be a duration in microseconds',
+    ],
+    [[z({ id: '', service: 'web' })], '[0].id', 'must be a span id (hex), got the string ""'],
+    [
+      [z({ id: 'a', service: 'web', tags: ['error'] })],
+      '[0].tags',
+      'must be an object of tags, got an array',
+    ],
+    [[z({ id: 'a', localEndpoint: 'web' })], '[0].localEndpoint', 'must be an object (an endpoint)'],
+    [[z({ id: 'a', service: 'web' }), 5], '[1]', 'must be an object (a span), got 5'],
+    [[[z({ id: 'a', service: 'web' })], {}], '[1]', 'must be a trace (an array of spans)'],
+    [
+      [{ traceId: 'a', id: 'b', name: 'get', binaryAnnotations: [] }],
+      '[0].binaryAnnotations',
+      'is a Zipkin v1 field',
+    ],
+    [
+      [
+        {
+          traceId: 'a',
+          id: 'b',
+          annotations: [{ timestamp: 1, value: 'cs', endpoint: { serviceName: 'web' } }],
+        },
+      ],
+      '[0].annotations[0].endpoint',
+      'is a Zipkin v1 field',
+    ],
+    [{ spans: [] }, '', 'expected Zipkin v2 spans'],
+  ])('names the element at fault: %j', (document, path, message) => {
+    const error = thrown(() => zipkinSpans.toStructure(document));
+    expect(error.path).toBe(path);
+    expect(error.message).toContain(message);
+  });
+});

@@ -1,0 +1,23 @@
+/** `looksLikeJsonLines`: when a text that is not one JSON document is JSON Lines. */
+import { describe, expect, it } from 'vitest';
+import { looksLikeJsonLines } from '../../lib/text';
+
+describe('looksLikeJsonLines', () => {
+  // A value on its first line that is not blank, and another line after it.
+  it.each([
+    '{"a":1}\n{"a":2}',
+    '{"a":1}\r\n{"a":2}\r\n',
+    '\uFEFF\n\n  {"a":1}  \n\n[1, 2]\n',
+    '"text"\nnot json at all',
+  ])('takes %j', (text) => {
+    expect(looksLikeJsonLines(text)).toBe(true);
+  });
+
+  // One line, a document spread over lines, a first line that is not a value, or nothing.
+  it.each(['{"a":1}', '{"a":1}\n\n  \n', '{\n  "a": 1\n}', '{"a":1} x\n{"b":2}', '', '\n\n', 'x\ny'])(
+    'refuses %j',
+    (text) => {
+      expect(looksLikeJsonLines(text)).toBe(false);
+    },
+  );
+});
