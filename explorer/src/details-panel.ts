@@ -117,9 +117,10 @@ export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLB
       renderEvents(result.events);
       renderDetails(result, selected);
     },
-    clear(): void {
+    /** Nothing to show; `note` in place of the details, when given. */
+    clear(note = ''): void {
       eventList.replaceChildren();
-      details.replaceChildren();
+      details.textContent = note;
     },
   };
 }

@@ -81,6 +81,11 @@ export interface GraphViewOptions {
    */
   aspect: number;
   onSelect: (id: string) => void;
+  /**
+   * The run gave no result: `result` is a bare structure's (see bare-structure.ts), whose numbers
+   * mean nothing, so the hover and spoken texts give names alone.
+   */
+  withoutResult?: boolean;
 }
 
 /** A node's label, placed by the camera (svg-camera.ts): shown where it collides with none. */
@@ -179,7 +184,10 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     });
     const title = svgElement('title', {});
     const called = dependencyName(d);
-    title.textContent = `${options.name(d.from)} → ${options.name(d.to)}${called === undefined ? '' : ` (${called})`}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}${steadyFacts(widths.measure, d)}`;
+    const ends = `${options.name(d.from)} → ${options.name(d.to)}${called === undefined ? '' : ` (${called})`}`;
+    title.textContent = options.withoutResult
+      ? ends
+      : `${ends}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}${steadyFacts(widths.measure, d)}`;
     line.append(title);
     edgeLayer.append(line);
   });
@@ -193,7 +201,9 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       transform: `translate(${x(i)} ${y(i)})`,
       tabindex: 0,
       role: 'button',
-      'aria-label': `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}`,
+      'aria-label': options.withoutResult
+        ? `${options.name(node.id)}: no result`
+        : `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}`,
       'data-id': node.id,
     });
     const radius = 9 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 13 : 0);
@@ -240,12 +250,13 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     const title = svgElement('title', {});
     const facts = openFacts(node, options.name);
     // The readable name first, the id (what the API and the exports use) on its own line.
-    title.textContent =
-      `${name} (${node.role}${node.capacity === undefined ? '' : `, capacity ${node.capacity}`})\n` +
-      (name === node.id ? '' : `id ${node.id}\n`) +
-      `load ${node.load}, pressure ${node.pressure}\ninflow ${node.inflow}, outflow ${node.outflow}` +
-      (facts === '' ? '' : `\n${facts}`) +
-      (saturated === undefined ? '' : `\n${saturationText(saturated)}`);
+    title.textContent = options.withoutResult
+      ? `${name}${name === node.id ? '' : `\nid ${node.id}`}\nno result`
+      : `${name} (${node.role}${node.capacity === undefined ? '' : `, capacity ${node.capacity}`})\n` +
+        (name === node.id ? '' : `id ${node.id}\n`) +
+        `load ${node.load}, pressure ${node.pressure}\ninflow ${node.inflow}, outflow ${node.outflow}` +
+        (facts === '' ? '' : `\n${facts}`) +
+        (saturated === undefined ? '' : `\n${saturationText(saturated)}`);
     group.append(label, title);
     const select = () => options.onSelect(node.id);
     group.addEventListener('click', select);

@@ -1,13 +1,14 @@
 import type { Settings } from '../../lib/api/connect-request';
 import { applySettings } from '../../lib/api/system-settings';
 import { $ } from './dom';
+import type { RunOutcome } from './page';
 import { runInWorker } from './runner';
 import { createSettingsEditor } from './settings-editor';
 
 /** What the systems panel needs of the page: to load a stored structure and run it. */
 export interface SystemsPanelHost {
   setBody(text: string, about: string): void;
-  run(): Promise<void>;
+  run(): Promise<RunOutcome>;
 }
 
 const TOKEN_STORAGE = 'sbe-explorer-user-token';
@@ -113,13 +114,14 @@ export function createSystemsPanel(host: SystemsPanelHost): void {
 
   /**
    * Loads a stored structure into the editor, its settings applied as the server applies them,
-   * and runs it here: the same bytes as `{ mode, systemId }` on the server.
+   * and runs it here: the same bytes as `{ mode, systemId }` on the server. How the run ended;
+   * `undefined` when the system could not be read.
    */
-  async function openSystem(id: string): Promise<void> {
+  async function openSystem(id: string): Promise<RunOutcome | undefined> {
     const { status, json } = await withToken(`/api/systems/${encodeURIComponent(id)}`);
     if (status !== 200) {
       systemsStatus.textContent = errorLine(status, json);
-      return;
+      return undefined;
     }
     const { structure, name, settings, format } = json as {
       name: string;
@@ -132,7 +134,7 @@ export function createSystemsPanel(host: SystemsPanelHost): void {
       JSON.stringify({ mode: 'analyze', ...withSettings }, null, 2),
       `Stored system "${name}" (${id})${format === undefined ? '' : `, read as ${format}`}${settings === undefined ? '' : ', with its capacities'}.`,
     );
-    await host.run();
+    return host.run();
   }
 
   const settingsEditor = createSettingsEditor({ withToken, openSystem, errorLine });
