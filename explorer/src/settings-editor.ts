@@ -165,7 +165,7 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     const bad = [...numbers.values()].filter((field) => !field.check().valid);
     if (bad.length > 0) {
       status.className = 'settings-error';
-      status.textContent = `Nothing was saved: ${bad.length === 1 ? '1 field holds' : `${bad.length} fields hold`} no number they accept (marked).`;
+      status.textContent = `Nothing was saved: ${bad.length === 1 ? '1 field holds no number it accepts' : `${bad.length} fields hold no number they accept`} (marked).`;
       bad[0]!.input.focus();
       return;
     }
