@@ -19,12 +19,13 @@ export type Reading = { valid: true; value: number | null | undefined } | { vali
 /** A capacity (per step; the engine's and the settings' rule): finite and above 0. */
 export const CAPACITY = (takes: string): NumberRule => ({ accepts: (value) => value > 0, takes });
 
-/** What `typed` holds under `rule`. */
-export function readNumber(typed: string, rule: NumberRule): Reading {
+/** What `typed` holds under `rule` (its words in any case: `None` is `none`). */
+function readNumber(typed: string, rule: NumberRule): Reading {
   const text = typed.trim();
   if (text === '') return { valid: true, value: undefined };
-  if (rule.words !== undefined && Object.hasOwn(rule.words, text))
-    return { valid: true, value: rule.words[text]! };
+  const word = text.toLowerCase();
+  if (rule.words !== undefined && Object.hasOwn(rule.words, word))
+    return { valid: true, value: rule.words[word]! };
   const value = Number(text);
   return Number.isFinite(value) && rule.accepts(value) ? { valid: true, value } : { valid: false };
 }

@@ -136,7 +136,14 @@ export async function runOnServer(
     }
     const ms = performance.now() - started;
     if (response.status !== 200) return { id: 0, status: response.status, text, ms };
-    const { names } = await runInWorker(body, 'names', signal);
+    // The names are a nicety: a worker failing meanwhile costs them, not the server's answer.
+    const names = await runInWorker(body, 'names', signal).then(
+      (answer) => answer.names,
+      (thrown: unknown) => {
+        if (signal.aborted) throw thrown;
+        return undefined;
+      },
+    );
     return { id: 0, status: response.status, text, ms, ...(names === undefined ? {} : { names }) };
   } finally {
     clearTimeout(timer);
