@@ -7,6 +7,7 @@
  */
 import type { Browser, Page, Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generated } from '../../explorer/src/examples';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
 import { post, startTestServer, type TestServer } from '../integration/server';
 import { findChromium, launchChromium, SCREENSHOTS } from './browser';
@@ -130,6 +131,24 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     expect(await page.isHidden('#cancel')).toBe(true);
     expect(await page.isHidden('#error')).toBe(true);
     expect(await page.textContent('[data-field="primary-blockage"] dd')).toBe('B');
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  // A long run in the browser: Cancel ends its worker (a run cannot be interrupted otherwise),
+  // and the next run gets a new one instead of waiting behind the cancelled run.
+  it('cancels a run in the browser by ending its worker', async () => {
+    const { page, uncaught } = await openPage();
+    const workers: string[] = [];
+    page.on('worker', (worker) => workers.push(worker.url()));
+    await prepareRun(page, generated(20_000, 4), 'browser');
+    await page.click('#run');
+    await page.getByRole('button', { name: 'Cancel' }).click({ timeout: SETTLED_MS });
+    await page.waitForSelector('body[data-state="cancelled"]', { timeout: SETTLED_MS });
+    expect(await page.textContent('#status')).toBe('Cancelled: the answer on show is the run before.');
+    await run(page, { mode: 'analyze', ...WORKED_EXAMPLE }, 'browser');
+    expect(await page.textContent('[data-field="primary-blockage"] dd')).toBe('B');
+    expect(workers).toEqual([`${server.url}/engine-worker.js`, `${server.url}/engine-worker.js`]);
     expect(uncaught).toEqual([]);
     await page.context().close();
   });
