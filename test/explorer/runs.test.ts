@@ -162,8 +162,10 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
       });
     });
     await prepareRun(page, TIMELINE, 'server');
+    // Once the request is out, the page's timer is set.
+    const requested = page.waitForRequest('**/api/engine');
     await page.click('#run');
-    await page.waitForSelector('#cancel:not([hidden])', { timeout: SETTLED_MS });
+    await requested;
     await page.clock.fastForward(29_000);
     expect(await page.getAttribute('body', 'data-state')).toBe('running');
     await page.clock.fastForward(1_000);
