@@ -45,6 +45,7 @@ import {
   withCollidingIds,
 } from './generate';
 import { runGraphologyPeer } from './graphology-peer';
+import { benchLatency, type LatencyFamily, type LatencyResult, latencyTable } from './latency';
 import { benchRegistration, type RegistrationResult } from './registration';
 import { type Column, formatCount, formatMs, formatNs, formatRatio, renderTable } from './table';
 
@@ -93,12 +94,13 @@ measured in one run, with PASS/MISS lines for the targets (docs/benchmark.md).
 
   --quick           the small rows only (a minute, not the whole bench)
   --only=compare    the what-if section alone
+  --only=latency    the latency section alone (response times, end-to-end latency, SLO search)
   -h, --help        this text`,
   options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } },
 });
-if (args.only !== undefined && args.only !== 'compare') {
+if (args.only !== undefined && args.only !== 'compare' && args.only !== 'latency') {
   console.error(
-    `error: --only takes "compare", got ${JSON.stringify(args.only)}. Run "npm run bench -- --help" for usage.`,
+    `error: --only takes "compare" or "latency", got ${JSON.stringify(args.only)}. Run "npm run bench -- --help" for usage.`,
   );
   process.exit(2);
 }
@@ -1259,8 +1261,40 @@ async function mainCompareOnly(): Promise<void> {
   if (sink === Number.MIN_VALUE) console.log('');
 }
 
+/** The latency section's families, at the target size (the 10k rows under --quick). */
+const LATENCY_FAMILIES: readonly LatencyFamily[] = ['random', 'deep', 'service DAG'];
+
+function runLatencySection(): LatencyResult[] {
+  const size = quick
+    ? { nodeCount: 10_000, dependencyCount: 50_000, runs: 5 }
+    : { nodeCount: 200_000, dependencyCount: 1_000_000, runs: 5 };
+  return LATENCY_FAMILIES.map((family) => {
+    progress(`latency: ${family}`);
+    return benchLatency(family, size, measure, (result) => {
+      sink += result.nodes.length;
+    });
+  });
+}
+
+function printLatencySection(results: readonly LatencyResult[]): void {
+  const section = latencyTable(results);
+  console.log(
+    `\nLatency: an open analyze with capacities, with serviceTime and servers instead, and with 10 SLO entries:\n\n${section.table}\n`,
+  );
+  printChecks(section.checks);
+}
+
+/** `npm run bench -- --only=latency`: the latency section alone. */
+function mainLatencyOnly(): void {
+  const results = runLatencySection();
+  progress('done');
+  printLatencySection(results);
+  if (sink === Number.MIN_VALUE) console.log('');
+}
+
 async function main(): Promise<void> {
   if (args.only === 'compare') return mainCompareOnly();
+  if (args.only === 'latency') return mainLatencyOnly();
   const meta = metadata();
   console.log(
     `System Behavior Engine benchmark (${meta.mode}) — node ${meta.node} (V8 ${meta.v8}), ${meta.platform}, ` +
@@ -1287,6 +1321,7 @@ async function main(): Promise<void> {
   const compareResults: CompareResult[] = [];
   for (const size of openSizes)
     for (const shape of SHAPES) compareResults.push(await benchCompare(size, shape));
+  const latencyResults = runLatencySection();
   let registration: RegistrationResult | undefined;
   if (!quick) {
     progress('registration: 100k nodes / 500k dependencies through connect');
@@ -1379,6 +1414,7 @@ async function main(): Promise<void> {
     );
     printChecks(compareSection.checks);
   }
+  printLatencySection(latencyResults);
   if (registration) {
     const table = renderTable(
       [
@@ -1420,6 +1456,7 @@ async function main(): Promise<void> {
     open: openResults,
     compare: compareResults,
     compareTable: compareSection?.table,
+    latency: latencyResults,
     registration,
     collidingTable: collidingSection,
     families,

@@ -2,6 +2,7 @@ import { compileForCall } from '../compile';
 import { scratch } from '../scratch';
 import { solveSteadyState } from '../steady-state';
 import type { Structure } from '../types';
+import { expectedCalls } from './expected-calls';
 import { LatencyAt, sloEntry } from './slo';
 
 /** An entry's latency as all traffic grows: what the explorer draws for the selected entry. */
@@ -30,7 +31,7 @@ export function latencyCurve(
     const steady = solveSteadyState(compiled);
     const throughput = new Float64Array(steady.throughput);
     if (!(throughput[e]! < Number.POSITIVE_INFINITY)) return undefined;
-    const line = sloEntry(compiled, throughput, e);
+    const line = sloEntry(compiled, throughput, e, expectedCalls(compiled, [e])[0]!);
     const latency = new LatencyAt(compiled, throughput, [line]);
     if (!(line.saturation > 1 && latency.of(line, 1) < Number.POSITIVE_INFINITY)) return undefined;
     return {

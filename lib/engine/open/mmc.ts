@@ -114,8 +114,10 @@ export function exceedProbability(
  * The time `t` with `P(T > t) = 1 − q`: the q-quantile of the response time (q = 0.99: the
  * 99th percentile), or `undefined` at or above saturation. One server, or a queue nobody waits
  * in, has an exponential response time and a closed form (`ln(1/(1 − q)) / rate`); otherwise
- * Newton's method on the decreasing `exceedProbability`, inside a bracket doubled until it holds
- * and halved wherever a step would leave it, to 1e-12 relative.
+ * Newton's method on the decreasing `exceedProbability`, from where its slower exponential alone
+ * would put the quantile (`tailGuess`), inside a bracket of the points seen (doubled while it has
+ * no top, halved wherever a step would leave it), until a step no longer moves or the bracket is
+ * 1e-12 of its top.
  */
 export function responseTimeQuantile(
   q: number,
@@ -131,24 +133,41 @@ export function responseTimeQuantile(
   const C = times.waitProbability;
   if (C === 0) return Math.log(1 / target) * serviceTime;
   const excess = (t: number) => exceedProbability(t, throughput, serviceTime, servers, C) - target;
-  let low = 0;
-  let high = times.responseTime;
-  while (excess(high) > 0) {
-    low = high;
-    high *= 2;
-  }
   const theta = servers * mu - throughput;
-  let t = (low + high) / 2;
-  for (let i = 0; i < 200 && high - low > 1e-12 * high; i++) {
+  let low = 0;
+  let high = Number.POSITIVE_INFINITY;
+  let t = tailGuess(target, mu, theta, C) ?? times.responseTime;
+  for (let i = 0; i < 200 && (high === Number.POSITIVE_INFINITY || high - low > 1e-12 * high); i++) {
     const value = excess(t);
     if (value > 0) low = t;
     else high = t;
     const step = t - value / -density(t, mu, theta, C);
     // A step rounding back onto `t` is as close as doubles get.
     if (step === t) return t;
-    t = step > low && step < high ? step : (low + high) / 2;
+    t = step > low && step < high ? step : high === Number.POSITIVE_INFINITY ? 2 * t : (low + high) / 2;
   }
   return high;
+}
+
+/**
+ * Where the slower of the two exponentials in `P(T > t)` alone leaves `target` above it: the
+ * tail is `A_μ·e^{−μt} + A_θ·e^{−θt}` with `A_θ = −C·μ / (θ − μ)` and `A_μ = 1 − C + C·θ / (θ − μ)`, and
+ * at the 99th percentile the slower term is nearly all of it, so Newton's method starts a step or
+ * two from the answer (where the two rates are within 1e-6 of each other, the one-rate tail
+ * `(1 + C·μt)·e^{−μt}`); `undefined` where the guess is not a positive number.
+ */
+function tailGuess(target: number, mu: number, theta: number, C: number): number | undefined {
+  if (Math.abs(theta - mu) <= 1e-6 * mu) {
+    // One rate: the tail is (1 + C·μt)·e^{−μt}; two fixed-point steps on t = ln((1 + C·μt) / target) / μ.
+    let t = Math.log(1 / target) / mu;
+    for (let i = 0; i < 2; i++) t = Math.log((1 + C * mu * t) / target) / mu;
+    return t;
+  }
+  const slowTheta = theta < mu;
+  const weight = slowTheta ? (C * mu) / (mu - theta) : 1 - C + (C * theta) / (theta - mu);
+  const rate = slowTheta ? theta : mu;
+  const guess = Math.log(weight / target) / rate;
+  return guess > 0 && guess < Number.POSITIVE_INFINITY ? guess : undefined;
 }
 
 /** The response time's density at `t`: the derivative of `1 − exceedProbability`. */

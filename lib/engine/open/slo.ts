@@ -1,7 +1,7 @@
-import { type CompiledStructure, withNodeValues } from '../compile';
+import type { CompiledStructure } from '../compile';
 import type { SteadyReading } from '../steady-reading';
-import { solveSteadyState } from '../steady-state';
 import type { Headroom } from '../types';
+import { type EntryCalls, expectedCalls } from './expected-calls';
 import type { LatencyReading } from './latency-reading';
 import { queueTimes } from './mmc';
 
@@ -27,7 +27,7 @@ export interface SloEntry {
  *
  * Each SLO entry's expected calls on every node — the visits one request there makes, the steady
  * state of a single unit arriving at the entry — do not depend on the traffic, so they are
- * solved once per entry. At a scale `s` every throughput is `s` times today's, so an entry's
+ * solved once (`expected-calls.ts`: all entries in one pass where what they reach is acyclic). At a scale `s` every throughput is `s` times today's, so an entry's
  * latency is `L(s) = Σ calls(v) · R_v(s · x_v)`: one pass over the nodes it calls, each node's
  * response time computed once per step for all entries. Latency grows with `s` and has no finite
  * value once a node on the entry's paths saturates, so `f(s) = min over entries of slo / L(s) − 1`
@@ -61,7 +61,8 @@ export function latencyHeadroom(
   if (!any) return null;
   if (stuck >= 0) return { scale: 0, node: ids[stuck]! };
   const { throughput } = steady.steady;
-  const entries = candidates.map((e) => sloEntry(structure, throughput, e));
+  const calls = expectedCalls(structure, candidates);
+  const entries = candidates.map((e, i) => sloEntry(structure, throughput, e, calls[i]!));
   const latency = new LatencyAt(structure, throughput, entries);
   return search(latency, entries, ids);
 }
@@ -196,43 +197,18 @@ export class LatencyAt {
   }
 }
 
-/** Entry `e`'s expected calls, the nodes they reach and the scale at which the first of those saturates. */
-export function sloEntry(structure: CompiledStructure, throughput: Float64Array, e: number): SloEntry {
-  const callsPerNode = expectedCalls(structure, e);
+/** Entry `e` with its expected calls, and the scale at which the first node they reach saturates. */
+export function sloEntry(
+  structure: CompiledStructure,
+  throughput: Float64Array,
+  e: number,
+  { called, calls }: EntryCalls,
+): SloEntry {
   const { capacity } = structure;
-  const called: number[] = [];
-  const calls: number[] = [];
   let saturation = Number.POSITIVE_INFINITY;
-  for (let v = 0; v < structure.nodeCount; v++) {
-    if (!(callsPerNode[v]! > 0)) continue;
-    called.push(v);
-    calls.push(callsPerNode[v]!);
+  for (const v of called) {
     const x = throughput[v]!;
     if (x > 0 && capacity[v]! < Number.POSITIVE_INFINITY) saturation = Math.min(saturation, capacity[v]! / x);
   }
-  return {
-    node: e,
-    slo: structure.latency.slo[e]!,
-    called: Int32Array.from(called),
-    calls: Float64Array.from(calls),
-    saturation,
-  };
-}
-
-/** Per node, the visits one request arriving at `e` makes there: the steady state of a unit arrival at `e`. */
-function expectedCalls(structure: CompiledStructure, e: number): Float64Array {
-  const unit = new Float64Array(structure.nodeCount);
-  unit[e] = 1;
-  const single = withNodeValues(structure, {
-    initialLoads: structure.initialLoads,
-    capacity: structure.capacity,
-    open: {
-      arrival: unit,
-      exit: structure.exit,
-      fields: structure.openFields,
-      hasFanout: structure.hasFanout,
-      latency: structure.latency,
-    },
-  });
-  return new Float64Array(solveSteadyState(single).throughput);
+  return { node: e, slo: structure.latency.slo[e]!, called, calls, saturation };
 }

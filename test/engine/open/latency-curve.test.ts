@@ -16,7 +16,7 @@ describe('latencyCurve', () => {
     const curve = latencyCurve(API, 'api', [0, 1, 1.6, 2, 3])!;
     expect(curve.saturation).toBe(2);
     const expected = [0.1, 0.2, 0.5];
-    expected.forEach((value, i) => expect(curve.latency[i]).toBeCloseTo(value, 14));
+    for (const [i, value] of expected.entries()) expect(curve.latency[i]).toBeCloseTo(value, 14);
     expect(curve.latency.slice(3)).toEqual([Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY]);
   });
 

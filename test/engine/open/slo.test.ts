@@ -126,4 +126,26 @@ describe('latencyHeadroom', () => {
     });
     expect(result.latencyHeadroom).toEqual({ scale: Number.MAX_VALUE, node: 'api' });
   });
+
+  // The README's story: checkout (5 ms, 20 a second, SLO 300 ms) calls payments once (40 ms, 2
+  // servers: M/M/2 at a = 0.8, R = 47.6 ms) and inventory three times (10 ms, 1 server at 60 a
+  // second: R = 25 ms): 5 + 47.6 + 75 = 127.6 ms today. Inventory saturates at ×1.67, checkout
+  // misses its SLO first, at ×1.45.
+  it("tells the README's checkout story", () => {
+    const result = analyzed({
+      nodes: [
+        { id: 'checkout', arrival: 20, fanout: true, serviceTime: 0.005, slo: 0.3 },
+        { id: 'payments', serviceTime: 0.04, servers: 2, exit: 1 },
+        { id: 'inventory', serviceTime: 0.01, servers: 1, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'checkout', to: 'payments' },
+        { from: 'checkout', to: 'inventory', weight: 3 },
+      ],
+    });
+    expect(result.nodes[0]!.latency).toBeCloseTo(0.005 + 0.04 / 0.84 + 3 * 0.025, 14);
+    expect(result.headroom).toEqual({ scale: 100 / 60, node: 'inventory' });
+    expect(result.latencyHeadroom!.node).toBe('checkout');
+    expect(result.latencyHeadroom!.scale).toBeCloseTo(1.4535, 4);
+  });
 });

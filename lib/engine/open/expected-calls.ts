@@ -1,0 +1,156 @@
+import { type CompiledStructure, withNodeValues } from '../compile';
+import { GAIN_MARGIN, solveSteadyState } from '../steady-state';
+
+/** The nodes one request arriving at an entry calls, and how often each (expected calls). */
+export interface EntryCalls {
+  called: Int32Array;
+  calls: Float64Array;
+}
+
+/** Columns solved in one pass: memory grows with them (8 bytes × nodes reached × columns). */
+const COLUMNS = 8;
+
+/** Shares below this take the steady state's exact path (`CarriedValue`), so the block pass leaves them to it. */
+const MIN_NORMAL = 2.2250738585072014e-308;
+
+/**
+ * Each entry's expected calls: the visits one request arriving there makes on every node, the
+ * steady state of a single unit arriving at the entry. They do not depend on the traffic, so the
+ * SLO search solves them once.
+ *
+ * Where everything the entries reach is acyclic (every node reached is its own component, as in
+ * most service graphs), all entries are solved together in one pass over the reached nodes,
+ * sources first, eight columns at a time: each node's column adds what its callers send it, in
+ * the order and with the arithmetic of the steady state's own closed form for a single node
+ * (`solveSingle`: the inflow, then divided by 1 − its self share), so the values are the same
+ * bits as a separate solve per entry, for a fraction of the work. Otherwise (a loop on the way, a
+ * self share within the gain margin of 1, a share that underflows) each entry gets its own steady
+ * solve.
+ */
+export function expectedCalls(structure: CompiledStructure, entries: readonly number[]): EntryCalls[] {
+  const reached = reachedInOrder(structure, entries);
+  if (reached === undefined) return entries.map((e) => compact(solveUnit(structure, e)));
+  const result: EntryCalls[] = [];
+  for (let from = 0; from < entries.length; from += COLUMNS) {
+    result.push(...solveColumns(structure, entries.slice(from, from + COLUMNS), reached));
+  }
+  return result;
+}
+
+/**
+ * The nodes the entries reach, sources first, with each one's place in that order; `undefined`
+ * when the one-pass solve does not apply (see `expectedCalls`).
+ */
+function reachedInOrder(
+  structure: CompiledStructure,
+  entries: readonly number[],
+): { order: Int32Array; place: Int32Array } | undefined {
+  const { nodeCount, outStart, outTarget, inStart, inShare, selfShare } = structure;
+  const { count, start, members, componentOf } = structure.components();
+  const seen = new Uint8Array(nodeCount);
+  const stack: number[] = [];
+  for (const e of entries) {
+    if (seen[e] === 0) {
+      seen[e] = 1;
+      stack.push(e);
+    }
+  }
+  while (stack.length > 0) {
+    const u = stack.pop()!;
+    const c = componentOf[u]!;
+    if (start[c + 1]! - start[c]! !== 1) return undefined;
+    if (!(1 - selfShare[u]! >= GAIN_MARGIN)) return undefined;
+    for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+      const t = outTarget[k]!;
+      if (seen[t] === 0) {
+        seen[t] = 1;
+        stack.push(t);
+      }
+    }
+  }
+  const place = new Int32Array(nodeCount).fill(-1);
+  const order: number[] = [];
+  // Components are numbered sinks first: counting down visits every caller before its callees.
+  for (let c = count - 1; c >= 0; c--) {
+    const v = members[start[c]!]!;
+    if (seen[v] === 0) continue;
+    for (let j = inStart[v]!; j < inStart[v + 1]!; j++) if (!(inShare[j]! >= MIN_NORMAL)) return undefined;
+    place[v] = order.length;
+    order.push(v);
+  }
+  return { order: Int32Array.from(order), place };
+}
+
+/** Up to `COLUMNS` entries' expected calls in one pass over the reached nodes. */
+function solveColumns(
+  structure: CompiledStructure,
+  entries: readonly number[],
+  reached: { order: Int32Array; place: Int32Array },
+): EntryCalls[] {
+  const { inStart, inSource, inShare, selfShare } = structure;
+  const { order, place } = reached;
+  const k = entries.length;
+  const x = new Float64Array(order.length * k);
+  for (let i = 0; i < order.length; i++) {
+    const v = order[i]!;
+    const row = i * k;
+    for (let column = 0; column < k; column++) x[row + column] = entries[column] === v ? 1 : 0;
+    for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
+      const u = inSource[j]!;
+      const from = u === v ? -1 : place[u]!;
+      if (from < 0) continue;
+      const share = inShare[j]!;
+      const source = from * k;
+      for (let column = 0; column < k; column++) {
+        const sent = x[source + column]!;
+        // As solveSingle adds only what a caller that processes anything sends.
+        if (sent > 0) x[row + column] = x[row + column]! + sent * share;
+      }
+    }
+    const stay = selfShare[v]!;
+    if (stay > 0) for (let column = 0; column < k; column++) x[row + column] = x[row + column]! / (1 - stay);
+  }
+  return entries.map((_, column) => {
+    const called: number[] = [];
+    const calls: number[] = [];
+    for (let i = 0; i < order.length; i++) {
+      const value = x[i * k + column]!;
+      if (value > 0) {
+        called.push(order[i]!);
+        calls.push(value);
+      }
+    }
+    return { called: Int32Array.from(called), calls: Float64Array.from(calls) };
+  });
+}
+
+/** A node array's positive entries, as the nodes and their values. */
+function compact(values: Float64Array): EntryCalls {
+  const called: number[] = [];
+  const calls: number[] = [];
+  for (let v = 0; v < values.length; v++) {
+    if (values[v]! > 0) {
+      called.push(v);
+      calls.push(values[v]!);
+    }
+  }
+  return { called: Int32Array.from(called), calls: Float64Array.from(calls) };
+}
+
+/** The steady state of a single unit arriving at `e`, on its own. */
+function solveUnit(structure: CompiledStructure, e: number): Float64Array {
+  const unit = new Float64Array(structure.nodeCount);
+  unit[e] = 1;
+  const single = withNodeValues(structure, {
+    initialLoads: structure.initialLoads,
+    capacity: structure.capacity,
+    open: {
+      arrival: unit,
+      exit: structure.exit,
+      fields: structure.openFields,
+      hasFanout: structure.hasFanout,
+      latency: structure.latency,
+    },
+  });
+  return new Float64Array(solveSteadyState(single).throughput);
+}

@@ -1,0 +1,123 @@
+/**
+ * `expectedCalls`: the visits one request arriving at an entry makes on every node. Where what the
+ * entries reach is acyclic they are solved together in one pass; the values must be the very bits
+ * of a separate steady solve per entry (a unit arrival there alone), which is what the SLO search
+ * used before.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  analyze,
+  compileStructure,
+  type DependencyInput,
+  type NodeInput,
+  type Structure,
+} from '../../../lib/engine';
+import { expectedCalls } from '../../../lib/engine/open/expected-calls';
+
+/** Per node id, the throughput of the structure with a single unit arriving at `entry` alone. */
+function unitSolve(structure: Structure, entry: string): Map<string, number> {
+  const nodes = structure.nodes.map(({ arrival: _none, ...node }) =>
+    node.id === entry ? { ...node, arrival: 1 } : node,
+  );
+  const result = analyze({ nodes, dependencies: structure.dependencies });
+  return new Map(result.nodes.map((node) => [node.id, node.throughput ?? 0]));
+}
+
+function expectSameAsUnitSolves(structure: Structure): void {
+  const compiled = compileStructure(structure);
+  const entries = structure.nodes.flatMap((node, i) => ((node.arrival ?? 0) > 0 ? [i] : []));
+  const calls = expectedCalls(compiled, entries);
+  entries.forEach((e, i) => {
+    const expected = unitSolve(structure, compiled.ids[e]!);
+    const { called, calls: values } = calls[i]!;
+    const got = new Map(Array.from(called, (v, j) => [compiled.ids[v]!, values[j]!]));
+    for (const [id, value] of expected) expect(got.get(id) ?? 0).toBe(value);
+  });
+}
+
+/** Layered DAGs of fan-out and routing nodes (some with exits and self-calls), 1 to 20 entries in the first layer. */
+const dag: fc.Arbitrary<Structure> = fc
+  .record({
+    layers: fc.integer({ min: 2, max: 6 }),
+    width: fc.integer({ min: 1, max: 8 }),
+    entries: fc.integer({ min: 1, max: 20 }),
+    edges: fc.array(
+      fc.record({ from: fc.nat(), to: fc.nat(), weight: fc.double({ min: 0.05, max: 3, noNaN: true }) }),
+      { minLength: 1, maxLength: 80 },
+    ),
+    kinds: fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 200, maxLength: 200 }),
+  })
+  .map(({ layers, width, entries, edges, kinds }) => {
+    const id = (layer: number, i: number) => `n${layer}_${i}`;
+    const nodes: NodeInput[] = [];
+    const firstWidth = Math.max(width, entries);
+    for (let layer = 0; layer < layers; layer++) {
+      const count = layer === 0 ? firstWidth : width;
+      for (let i = 0; i < count; i++) {
+        const kind = kinds[nodes.length % kinds.length]!;
+        const node: NodeInput = { id: id(layer, i) };
+        if (kind !== 3) node.fanout = true;
+        else node.exit = 1;
+        if (layer === 0 && i < entries) node.arrival = 1 + (i % 3);
+        nodes.push(node);
+      }
+    }
+    const dependencies: DependencyInput[] = [];
+    for (const { from, to, weight } of edges) {
+      const fromLayer = from % (layers - 1);
+      const toLayer = fromLayer + 1 + (to % (layers - 1 - fromLayer));
+      const fromCount = fromLayer === 0 ? firstWidth : width;
+      dependencies.push({ from: id(fromLayer, from % fromCount), to: id(toLayer, to % width), weight });
+    }
+    // A routing node's self-call: it keeps part of what it gets for another round.
+    dependencies.push({ from: id(layers - 1, 0), to: id(layers - 1, 0), weight: 0.5 });
+    return { nodes, dependencies };
+  });
+
+describe('expectedCalls', () => {
+  // web fans out to api twice and to auth once; api routes half to db and half out; 9 entries
+  // more than one pass of 8 columns takes.
+  it('solves every entry of an acyclic structure in one pass, as separate solves would', () => {
+    const entries = Array.from({ length: 9 }, (_, i) => ({ id: `web${i}`, arrival: 1, fanout: true }));
+    const structure: Structure = {
+      nodes: [...entries, { id: 'api', exit: 1 }, { id: 'auth', fanout: true }, { id: 'db', exit: 1 }],
+      dependencies: [
+        ...entries.flatMap((e, i) => [
+          { from: e.id, to: 'api', weight: 2 + i },
+          { from: e.id, to: 'auth' },
+        ]),
+        { from: 'api', to: 'db' },
+        { from: 'auth', to: 'db', weight: 3 },
+      ],
+    };
+    expectSameAsUnitSolves(structure);
+    const [first] = expectedCalls(compileStructure(structure), [0]);
+    // web0: 1 visit; api 2; auth 1; db: api passes on half of its 2, auth 3 → 4.
+    const ids = compileStructure(structure).ids;
+    const byId = Object.fromEntries(Array.from(first!.called, (v, i) => [ids[v], first!.calls[i]]));
+    expect(byId).toEqual({ web0: 1, api: 2, auth: 1, db: 4 });
+  });
+
+  it('agrees bit for bit with separate solves on random layered structures', () => {
+    fc.assert(fc.property(dag, expectSameAsUnitSolves), { seed: 33_001, numRuns: 60 });
+  });
+
+  // A loop on the way (api ⇄ cache) leaves every entry to its own solve: the same answers.
+  it('falls back to a solve per entry where the entries reach a loop', () => {
+    expectSameAsUnitSolves({
+      nodes: [
+        { id: 'web', arrival: 2, fanout: true },
+        { id: 'batch', arrival: 1, fanout: true },
+        { id: 'api', fanout: true },
+        { id: 'cache', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'web', to: 'api' },
+        { from: 'batch', to: 'api', weight: 3 },
+        { from: 'api', to: 'cache', weight: 0.5 },
+        { from: 'cache', to: 'api' },
+      ],
+    });
+  });
+});
