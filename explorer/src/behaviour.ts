@@ -7,7 +7,7 @@ import { createGraphPanel } from './graph-panel';
 import { createLatencyPanel } from './latency-panel';
 import type { RunAnswer } from './protocol';
 import { latencyPointsInWorker } from './runner';
-import { createSummaryPanel } from './summary-panel';
+import { type CapacitiesOnShow, createSummaryPanel } from './summary-panel';
 import { createTimelinePanel } from './timeline-panel';
 import { createView, nameOf, type State, type View } from './view';
 
@@ -39,7 +39,9 @@ export function createBehaviour() {
     return button;
   };
   const errorPanel = createErrorPanel();
-  const summary = createSummaryPanel(view, nodeButton);
+  /** Which registered system the answer on show is of (see `setCapacitiesOnShow`). */
+  let capacitiesOnShow: () => CapacitiesOnShow | undefined = () => undefined;
+  const summary = createSummaryPanel(view, nodeButton, () => capacitiesOnShow());
   const graph = createGraphPanel(view, (id) => select(id));
   const timeline = createTimelinePanel(view, (index, node) => goTo(index, node));
   const details = createDetailsPanel(view, nodeButton);
@@ -144,6 +146,13 @@ export function createBehaviour() {
       timeline.clear();
       bare = written === undefined ? undefined : emptyResult(written.structure);
       render();
+    },
+    /**
+     * Where the summary finds the capacities editor of the registered system whose structure the
+     * editor holds (the systems panel knows), for its empty state's button.
+     */
+    setCapacitiesOnShow(find: () => CapacitiesOnShow | undefined): void {
+      capacitiesOnShow = find;
     },
     /** Called with every answer shown (not errors), after it is drawn. */
     onAnswer(listener: (answer: EngineAnswer) => void): void {

@@ -4,6 +4,7 @@ import { $, download } from './dom';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
 import type { LargeGraphView } from './large-graph';
 import { hasLatency } from './latency';
+import { marksOf, unmarkedText } from './marks';
 import { edgeKeyText, hasSteadyState } from './steady';
 import { svgElement } from './svg';
 import { createSvgCamera } from './svg-camera';
@@ -23,6 +24,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   const colourByRow = $('colour-by-row');
   const colourBy = $<HTMLSelectElement>('colour-by');
   const widthKey = $('width-key');
+  const markKey = $('mark-key');
   const largeGraph = $('large-graph');
   const figure = $('graph-figure');
   let largeView: LargeGraphView | undefined;
@@ -166,6 +168,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     colourKey.textContent = colouring.key;
     const large = result.nodes.length > MAX_DRAWN_NODES;
     widthKey.textContent = edgeKeyText(hasSteadyState(result) ? 'throughput' : 'flow', large);
+    markKey.textContent = unmarkedText(marksOf(result.nodes).unmarked);
     if (!large) {
       drawSvg(result, colouring, view.states[0]?.result);
     } else {
@@ -197,6 +200,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       figure.hidden = false;
       colourByRow.hidden = true;
       widthKey.textContent = '';
+      markKey.textContent = '';
       if (bare.nodes.length > MAX_DRAWN_NODES) {
         graph.replaceChildren();
         cameraFor = undefined;

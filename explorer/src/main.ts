@@ -14,7 +14,8 @@ const behaviour = createBehaviour();
 const input = createInputPanel(() => void run());
 const run = createRuns(input, behaviour, SERVER_TIMEOUT_MS);
 
-createSystemsPanel({ setBody: input.setBody, run: () => run() });
+const systems = createSystemsPanel({ setBody: input.setBody, run: () => run() });
+behaviour.setCapacitiesOnShow(systems.capacitiesOnShow);
 
 const page: ExplorerPage = {
   rerun: run,

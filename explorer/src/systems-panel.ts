@@ -4,6 +4,7 @@ import { $ } from './dom';
 import type { RunOutcome } from './page';
 import { runInWorker } from './runner';
 import { createSettingsEditor } from './settings-editor';
+import type { CapacitiesOnShow } from './summary-panel';
 
 /** What the systems panel needs of the page: to load a stored structure and run it. */
 export interface SystemsPanelHost {
@@ -49,10 +50,18 @@ function dryRunLine(json: unknown): string {
  * Stored systems and registering new ones: the connect routes, with a user access token (kept
  * in `sessionStorage`, this tab only).
  */
-export function createSystemsPanel(host: SystemsPanelHost): void {
+export function createSystemsPanel(host: SystemsPanelHost): {
+  /**
+   * The capacities editor of the registered system the structure editor holds (as opened, not
+   * edited since), for the page's empty state; `undefined` for any other structure.
+   */
+  capacitiesOnShow(): CapacitiesOnShow | undefined;
+} {
   const userTokenInput = $<HTMLInputElement>('user-token');
   const systemsList = $('systems');
   const systemsStatus = $('systems-status');
+  /** The system last opened, and the text it put in the editor. */
+  let opened: { id: string; name: string; text: string } | undefined;
   userTokenInput.value = sessionStorage.getItem(TOKEN_STORAGE) ?? '';
   userTokenInput.addEventListener('change', () =>
     sessionStorage.setItem(TOKEN_STORAGE, userTokenInput.value.trim()),
@@ -130,10 +139,12 @@ export function createSystemsPanel(host: SystemsPanelHost): void {
       structure: { nodes: unknown[]; dependencies: unknown[] };
     };
     const withSettings = settings === undefined ? structure : applySettings(structure, settings);
+    const text = JSON.stringify({ mode: 'analyze', ...withSettings }, null, 2);
     host.setBody(
-      JSON.stringify({ mode: 'analyze', ...withSettings }, null, 2),
+      text,
       `Stored system "${name}" (${id})${format === undefined ? '' : `, read as ${format}`}${settings === undefined ? '' : ', with its capacities'}.`,
     );
+    opened = { id, name, text };
     return host.run();
   }
 
@@ -199,4 +210,18 @@ export function createSystemsPanel(host: SystemsPanelHost): void {
     systemsStatus.textContent = `Registered as ${system.id}: ${system.nodes} nodes, ${system.dependencies} dependencies.`;
     $('list-systems').click();
   });
+
+  return {
+    capacitiesOnShow() {
+      const system = opened;
+      if (system === undefined || $<HTMLTextAreaElement>('body').value !== system.text) return undefined;
+      return {
+        name: system.name,
+        open() {
+          $<HTMLDetailsElement>('systems-panel').open = true;
+          void settingsEditor.open(system.id);
+        },
+      };
+    },
+  };
 }
