@@ -130,10 +130,12 @@ export interface GraphDrawing {
 /**
  * Draws one described state: nodes coloured by pressure (viridis, 0 to the largest pressure), or
  * by utilization for an open structure's `analyze` (see `colourMeasure`), exits and fan-out
- * marked beside the node, sized by load, the primary blockage and the origin ringed, the trace drawn thick, each
- * dependency as wide as its share of the largest flow (of the largest steady throughput, with a
- * steady state: see `edgeWidths`), nodes the steady state saturates outlined and badged. Hover
- * shows a node's numbers; nodes are buttons for the keyboard (Tab, Enter).
+ * marked beside the node (unless every node carries the mark: marks.ts), sized by load, the
+ * primary blockage and the origin ringed, the trace drawn thick, each dependency as wide as its
+ * share of the largest flow (of the largest steady throughput, with a steady state: see
+ * `edgeWidths`, and then labelled with it), its arrowhead at the target's edge, nodes the steady
+ * state saturates outlined and badged. Hover shows a node's or a dependency's numbers, the
+ * source's own among them (source-numbers.ts); nodes are buttons for the keyboard (Tab, Enter).
  */
 export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: GraphViewOptions): GraphDrawing {
   svg.replaceChildren();
