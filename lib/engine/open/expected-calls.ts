@@ -37,6 +37,11 @@ export function expectedCalls(structure: CompiledStructure, entries: readonly nu
   return result;
 }
 
+/** Whether `expectedCalls` solves these entries in its one pass (else: one steady solve each). */
+export function solvedInOnePass(structure: CompiledStructure, entries: readonly number[]): boolean {
+  return reachedInOrder(structure, entries) !== undefined;
+}
+
 /**
  * The nodes the entries reach, sources first, with each one's place in that order; `undefined`
  * when the one-pass solve does not apply (see `expectedCalls`).

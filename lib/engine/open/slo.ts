@@ -1,7 +1,8 @@
 import type { CompiledStructure } from '../compile';
 import type { SteadyReading } from '../steady-reading';
 import type { Headroom } from '../types';
-import { type EntryCalls, expectedCalls } from './expected-calls';
+import { solveEntryLatency } from './entry-latency';
+import { type EntryCalls, expectedCalls, solvedInOnePass } from './expected-calls';
 import type { LatencyReading } from './latency-reading';
 import { queueTimes } from './mmc';
 
@@ -61,14 +62,90 @@ export function latencyHeadroom(
   if (!any) return null;
   if (stuck >= 0) return { scale: 0, node: ids[stuck]! };
   const { throughput } = steady.steady;
-  const calls = expectedCalls(structure, candidates);
-  const entries = candidates.map((e, i) => sloEntry(structure, throughput, e, calls[i]!));
-  const latency = new LatencyAt(structure, throughput, entries);
-  return search(latency, entries, ids);
+  if (candidates.length === 1 || solvedInOnePass(structure, candidates)) {
+    const calls = expectedCalls(structure, candidates);
+    const entries = candidates.map((e, i) => sloEntry(structure, throughput, e, calls[i]!));
+    return search(new LatencyAt(structure, throughput, entries), entries, ids).headroom;
+  }
+  return searchBindingFirst(structure, throughput, candidates, latencies.latency);
 }
 
-/** The scale and the entry that breaks first, among entries that finish today. */
-function search(latency: LatencyAt, entries: readonly SloEntry[], ids: readonly string[]): Headroom {
+/**
+ * The search where the entries reach a loop, so that each one's expected calls cost a steady
+ * solve of it (a 195k-node tangle: some half a second each). Only the entries that break first
+ * decide the answer, so the search starts with the one most likely to (the smallest ratio of its
+ * SLO to its latency today; ties: the smallest id), finds its scale, and checks every other entry
+ * there with one solve of the entry latencies at that scale (`entryLatenciesAt`, the adjoint
+ * solve, all entries at once). Entries that miss there join, and the search runs again. The
+ * check is made where the search decides which entries miss (the top of the final bracket, 0,
+ * the first saturation, or past every scale when nothing saturates), so an entry that breaks
+ * earlier always misses there: the second round has the entry that breaks first, and a third
+ * happens only for entries whose scales agree to the search's 1e-9 (a tie, named by id). Ten
+ * SLO entries whose first guess is right cost one entry's calls and one latency solve, not ten
+ * steady solves; a wrong guess, two latency solves and the calls of the entries that missed.
+ */
+function searchBindingFirst(
+  structure: CompiledStructure,
+  throughput: Float64Array,
+  candidates: readonly number[],
+  today: Float64Array,
+): Headroom {
+  const { ids, nodeCount } = structure;
+  const { slo } = structure.latency;
+  let likeliest = candidates[0]!;
+  for (const e of candidates) {
+    const margin = slo[e]! / today[e]!;
+    const best = slo[likeliest]! / today[likeliest]!;
+    if (margin < best || (margin === best && ids[e]! < ids[likeliest]!)) likeliest = e;
+  }
+  const active: SloEntry[] = [];
+  const isActive = new Uint8Array(nodeCount);
+  let joining = [likeliest];
+  for (;;) {
+    const calls = expectedCalls(structure, joining);
+    joining.forEach((e, i) => {
+      active.push(sloEntry(structure, throughput, e, calls[i]!));
+      isActive[e] = 1;
+    });
+    const found = search(new LatencyAt(structure, throughput, active), active, ids);
+    const latency = entryLatenciesAt(structure, throughput, found.checkedAt);
+    const missed = candidates.filter((e) => isActive[e] === 0 && !(latency[e]! <= slo[e]!));
+    if (missed.length === 0) return found.headroom;
+    joining = missed;
+  }
+}
+
+/**
+ * Every node's end-to-end latency at scale `s` of today's traffic: one solve of the entry
+ * latencies with each node's response time at `s` (`Infinity` at or past its capacity).
+ */
+function entryLatenciesAt(structure: CompiledStructure, throughput: Float64Array, s: number): Float64Array {
+  const { nodeCount, capacity, down } = structure;
+  const { serviceTime, servers } = structure.latency;
+  const own = new Float64Array(nodeCount);
+  for (let v = 0; v < nodeCount; v++) {
+    const x = s * throughput[v]!;
+    if ((down.length > 0 && down[v] === 1) || (x > 0 && !(x < capacity[v]!)))
+      own[v] = Number.POSITIVE_INFINITY;
+    else if (serviceTime[v]! > 0) {
+      own[v] =
+        servers[v] === 0
+          ? serviceTime[v]!
+          : (queueTimes(x, serviceTime[v]!, servers[v]!)?.responseTime ?? Number.POSITIVE_INFINITY);
+    }
+  }
+  return solveEntryLatency(structure, own).latency;
+}
+
+/**
+ * The scale and the entry that breaks first, among entries that finish today, and the scale at
+ * which the search decided which entries miss (`searchBindingFirst` checks the others there).
+ */
+function search(
+  latency: LatencyAt,
+  entries: readonly SloEntry[],
+  ids: readonly string[],
+): { headroom: Headroom; checkedAt: number } {
   const first = (among: readonly SloEntry[]): string => {
     let best = among[0]!;
     for (const entry of among) if (ids[entry.node]! < ids[best.node]!) best = entry;
@@ -77,7 +154,7 @@ function search(latency: LatencyAt, entries: readonly SloEntry[], ids: readonly 
   const missing = (s: number) => entries.filter((entry) => latency.of(entry, s) > entry.slo);
 
   const missedAtZero = missing(0);
-  if (missedAtZero.length > 0) return { scale: 0, node: first(missedAtZero) };
+  if (missedAtZero.length > 0) return { headroom: { scale: 0, node: first(missedAtZero) }, checkedAt: 0 };
 
   let saturation = Number.POSITIVE_INFINITY;
   for (const entry of entries) saturation = Math.min(saturation, entry.saturation);
@@ -93,7 +170,11 @@ function search(latency: LatencyAt, entries: readonly SloEntry[], ids: readonly 
       low = high;
       fLow = fHigh;
       high *= 2;
-      if (!(high < Number.MAX_VALUE)) return { scale: Number.MAX_VALUE, node: first(entries) };
+      if (!(high < Number.MAX_VALUE))
+        return {
+          headroom: { scale: Number.MAX_VALUE, node: first(entries) },
+          checkedAt: Number.POSITIVE_INFINITY,
+        };
       fHigh = latency.margin(entries, high);
     }
   } else {
@@ -102,7 +183,13 @@ function search(latency: LatencyAt, entries: readonly SloEntry[], ids: readonly 
     if (fBelow >= 0) {
       // The SLOs hold right up to the first saturation (a node without a service time, say):
       // the entries that reach the node saturating first break there.
-      return { scale: saturation, node: first(entries.filter((entry) => entry.saturation === saturation)) };
+      return {
+        headroom: {
+          scale: saturation,
+          node: first(entries.filter((entry) => entry.saturation === saturation)),
+        },
+        checkedAt: saturation,
+      };
     }
     high = below;
     fHigh = fBelow;
@@ -131,7 +218,7 @@ function search(latency: LatencyAt, entries: readonly SloEntry[], ids: readonly 
     widthTwoAgo = widthOneAgo;
     widthOneAgo = width;
   }
-  return { scale: low, node: first(missing(high)) };
+  return { headroom: { scale: low, node: first(missing(high)) }, checkedAt: high };
 }
 
 /** The response times of the nodes the entries call at a scale, and the entries' latencies. */
