@@ -1,12 +1,13 @@
 import type { EngineResult } from '../../lib/engine/types';
+import { type BareStructure, emptyResult } from './bare-structure';
 import { createDetailsPanel } from './details-panel';
 import { $, download } from './dom';
-import { createErrorPanel } from './error-panel';
+import { createErrorPanel, type ShownError } from './error-panel';
 import { createGraphPanel } from './graph-panel';
 import { createLatencyPanel } from './latency-panel';
 import type { RunAnswer } from './protocol';
 import { latencyPointsInWorker } from './runner';
-import { createSummaryPanel } from './summary-panel';
+import { type CapacitiesOnShow, createSummaryPanel } from './summary-panel';
 import { createTimelinePanel } from './timeline-panel';
 import { createView, nameOf, type State, type View } from './view';
 
@@ -38,16 +39,29 @@ export function createBehaviour() {
     return button;
   };
   const errorPanel = createErrorPanel();
-  const summary = createSummaryPanel(view, nodeButton);
+  /** Which registered system the answer on show is of (see `setCapacitiesOnShow`). */
+  let capacitiesOnShow: () => CapacitiesOnShow | undefined = () => undefined;
+  const summary = createSummaryPanel(view, nodeButton, () => capacitiesOnShow());
   const graph = createGraphPanel(view, (id) => select(id));
   const timeline = createTimelinePanel(view, (index, node) => goTo(index, node));
   const details = createDetailsPanel(view, nodeButton);
   const latency = createLatencyPanel(view, latencyPointsInWorker);
   const answerListeners: Array<(answer: EngineAnswer) => void> = [];
+  /** After a run without a result: the structure as written, drawn bare (see `showError`). */
+  let bare: EngineResult | undefined;
 
   function render(): void {
     const state = view.states[view.current];
-    if (!state) return;
+    if (!state) {
+      if (bare === undefined) return;
+      graph.renderWithoutResult(bare);
+      details.clear(
+        view.selected === undefined
+          ? 'No result: select a node of the structure to pick it (for a scenario, say).'
+          : `${nameOf(view, view.selected)}: no numbers, the run gave no result.`,
+      );
+      return;
+    }
     summary.render(state.result);
     graph.render(state.result);
     details.render(state.result, view.selected);
@@ -66,6 +80,12 @@ export function createBehaviour() {
     render();
   }
 
+  /** The answer's text, for Export JSON and the raw view (a long one is only exported). */
+  function showText(text: string): void {
+    view.responseText = text;
+    raw.textContent = text.length <= RAW_SHOWN_CHARS ? text : `(${text.length} characters: use Export JSON)`;
+  }
+
   $('export-json').addEventListener('click', () =>
     download('result.json', 'application/json', view.responseText),
   );
@@ -76,27 +96,14 @@ export function createBehaviour() {
     render,
     select,
     /**
-     * Shows an answer; `where` says where it ran, for the status line, and `source` what ran
+     * Shows a 200 answer; `where` says where it ran, for the status line, and `source` what ran
      * (the body, and whether on the server). Returns that line.
      */
     show(answer: RunAnswer, where: string, source: View['source']): string {
-      view.responseText = answer.text;
+      showText(answer.text);
       view.source = source;
       graph.setColouring(undefined);
-      raw.textContent =
-        answer.text.length <= RAW_SHOWN_CHARS
-          ? answer.text
-          : `(${answer.text.length} characters: use Export JSON)`;
-      if (answer.status !== 200) {
-        view.states = [];
-        errorPanel.show(answer);
-        summary.clear();
-        graph.clear();
-        details.clear();
-        latency.clear();
-        timeline.clear();
-        return `HTTP ${answer.status} (${where}, ${answer.ms.toFixed(0)} ms)`;
-      }
+      bare = undefined;
       errorPanel.hide();
       const response = JSON.parse(answer.text) as EngineAnswer;
       view.states = response.engine
@@ -114,6 +121,38 @@ export function createBehaviour() {
       render();
       for (const listener of answerListeners) listener(response);
       return line;
+    },
+    /**
+     * A run without a result: `error` in the error panel, nothing of the previous answer left
+     * (summary, colours, events, chart, details), and `written`, the structure the body holds,
+     * drawn bare so a node can still be selected. `responseText` is the error answer's, if any.
+     */
+    showError(
+      error: ShownError,
+      responseText: string,
+      written: { structure: BareStructure; names: Array<[string, string]> } | undefined,
+    ): void {
+      showText(responseText);
+      view.source = undefined;
+      view.states = [];
+      view.selected = undefined;
+      view.names = new Map(written?.names ?? []);
+      graph.setColouring(undefined);
+      errorPanel.show(error);
+      summary.clear();
+      graph.clear();
+      details.clear();
+      latency.clear();
+      timeline.clear();
+      bare = written === undefined ? undefined : emptyResult(written.structure);
+      render();
+    },
+    /**
+     * Where the summary finds the capacities editor of the registered system whose structure the
+     * editor holds (the systems panel knows), for its empty state's button.
+     */
+    setCapacitiesOnShow(find: () => CapacitiesOnShow | undefined): void {
+      capacitiesOnShow = find;
     },
     /** Called with every answer shown (not errors), after it is drawn. */
     onAnswer(listener: (answer: EngineAnswer) => void): void {

@@ -2,6 +2,7 @@ import type { EngineEvent, EngineResult, NodeState } from '../../lib/engine/type
 import { $, field } from './dom';
 import { latencyLimitReason } from './latency';
 import { durationText, shortNumber } from './numbers';
+import { sourceNumbers } from './source-numbers';
 import { hasSteadyState, saturationByNode, saturationText } from './steady';
 import { nameOf, type View } from './view';
 
@@ -66,6 +67,13 @@ export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLB
       list.append(steady);
     }
     appendLatency(list, node);
+    // What the source itself measured (Kiali's rates, Grafana's mainStat, …), as it wrote it.
+    const measured = sourceNumbers(node);
+    if (measured.length > 0) {
+      const row = field('From the source', measured.join('; '));
+      row.dataset.field = 'source';
+      list.append(row);
+    }
     list.append(
       field('Inflow', node.inflow),
       field('Outflow', node.outflow),
@@ -117,9 +125,10 @@ export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLB
       renderEvents(result.events);
       renderDetails(result, selected);
     },
-    clear(): void {
+    /** Nothing to show; `note` in place of the details, when given. */
+    clear(note = ''): void {
       eventList.replaceChildren();
-      details.replaceChildren();
+      details.textContent = note;
     },
   };
 }

@@ -5,6 +5,7 @@ import { ApiError, classifyFailure, errorBody } from '../../lib/api/errors';
 import { parseJsonText } from '../../lib/api/json-text';
 import { readLimits } from '../../lib/config/limits';
 import { type CompiledStructure, latencyCurve } from '../../lib/engine';
+import { bareStructureOf } from './bare-structure';
 import { latencyPoints } from './latency-points';
 import { displayNamesOf } from './names';
 import type { LatencyRequest, RunAnswer, WorkerRequest } from './protocol';
@@ -17,10 +18,15 @@ import type { LatencyRequest, RunAnswer, WorkerRequest } from './protocol';
  */
 const limits = readLimits({});
 
+/** The object holding the structure of a parsed request body, where it has one. */
+function holderOf(body: unknown): Record<string, unknown> | undefined {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return undefined;
+  return locateStructure(body as Record<string, unknown>)?.holder;
+}
+
 /** The readable names of the structure a parsed request body holds (none when it holds none). */
 function namesOf(body: unknown): Array<[string, string]> {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return [];
-  const holder = locateStructure(body as Record<string, unknown>)?.holder;
+  const holder = holderOf(body);
   return Array.isArray(holder?.nodes) ? [...displayNamesOf(holder.nodes)] : [];
 }
 
@@ -70,6 +76,18 @@ function namesOnly(body: string): Omit<RunAnswer, 'id' | 'ms'> {
   }
 }
 
+/** For a body that got no result: its structure as written, to draw bare (nothing when unreadable). */
+function structureOnly(body: string): Omit<RunAnswer, 'id' | 'ms'> {
+  try {
+    const parsed = parseJsonText(body);
+    const holder = holderOf(parsed);
+    if (holder === undefined) return { status: 200, text: '' };
+    return { status: 200, text: '', structure: bareStructureOf(holder), names: namesOf(parsed) };
+  } catch {
+    return { status: 200, text: '' };
+  }
+}
+
 /**
  * The structure of the last body a latency chart was asked for: selecting another entry of the
  * same answer parses nothing again.
@@ -102,6 +120,8 @@ scope.onmessage = (event) => {
         ? checkUpstream(request.body)
         : request.kind === 'names'
           ? namesOnly(request.body)
-          : run(request.body);
+          : request.kind === 'structure'
+            ? structureOnly(request.body)
+            : run(request.body);
   scope.postMessage({ id: event.data.id, ...answer, ms: performance.now() - started });
 };

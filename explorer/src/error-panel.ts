@@ -1,28 +1,50 @@
 import { $ } from './dom';
 import type { RunAnswer } from './protocol';
 
-/** An error answer in the API's own words: its code, message, and each detail's path. */
+/** An error as the page shows it: a title (the API's code), its message, and each detail's path. */
+export interface ShownError {
+  title: string;
+  message: string;
+  details?: Array<{ path: string; message: string }>;
+}
+
+/** An error answer in the API's own words; a body that is not the API's (a proxy's page) as text. */
+export function errorOfAnswer(answer: Pick<RunAnswer, 'status' | 'text'>): ShownError {
+  let parsed: { error?: { code?: unknown; message?: unknown; details?: unknown } } | undefined;
+  try {
+    parsed = JSON.parse(answer.text);
+  } catch {
+    parsed = undefined;
+  }
+  const error = parsed?.error;
+  if (error === undefined || typeof error !== 'object' || error === null)
+    return { title: `HTTP ${answer.status}`, message: answer.text.slice(0, 500) };
+  return {
+    title: typeof error.code === 'string' ? error.code : `HTTP ${answer.status}`,
+    message: typeof error.message === 'string' ? error.message : '',
+    ...(Array.isArray(error.details) ? { details: error.details } : {}),
+  };
+}
+
+/**
+ * The one place a run's error is shown: the API's error answer, or why there was none (no
+ * connection, no answer in time, the worker failed).
+ */
 export function createErrorPanel() {
   const errorPanel = $('error');
   return {
-    show(answer: RunAnswer): void {
+    show(error: ShownError): void {
       errorPanel.hidden = false;
       errorPanel.replaceChildren();
-      let parsed: {
-        error?: { code?: string; message?: string; details?: Array<{ path: string; message: string }> };
-      };
-      try {
-        parsed = JSON.parse(answer.text);
-      } catch {
-        parsed = { error: { code: `HTTP ${answer.status}`, message: answer.text.slice(0, 500) } };
-      }
       const heading = document.createElement('strong');
-      heading.textContent = parsed.error?.code ?? `HTTP ${answer.status}`;
+      heading.textContent = error.title;
       const message = document.createElement('p');
       message.className = 'error-message';
-      message.textContent = parsed.error?.message ?? '';
+      message.textContent = error.message;
       errorPanel.append(heading, message);
-      for (const detail of parsed.error?.details ?? []) {
+      for (const detail of error.details ?? []) {
+        // The engine's message is often its one detail written out (`path: problem`): once is enough.
+        if (error.message.includes(detail.path) && error.message.includes(detail.message)) continue;
         const item = document.createElement('p');
         const path = document.createElement('code');
         path.textContent = detail.path;

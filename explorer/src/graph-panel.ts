@@ -4,10 +4,14 @@ import { $, download } from './dom';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
 import type { LargeGraphView } from './large-graph';
 import { hasLatency } from './latency';
+import { marksOf, unmarkedText } from './marks';
 import { edgeKeyText, hasSteadyState } from './steady';
 import { svgElement } from './svg';
 import { createSvgCamera } from './svg-camera';
 import { nameOf, type View } from './view';
+
+/** No value on the colour scale for any node: grey, as a node without a measure is. */
+const NO_COLOURING: Colouring = { key: '', fraction: () => undefined };
 
 /**
  * The structure on show: the SVG view up to `MAX_DRAWN_NODES`, the WebGL view above (loaded on
@@ -20,6 +24,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   const colourByRow = $('colour-by-row');
   const colourBy = $<HTMLSelectElement>('colour-by');
   const widthKey = $('width-key');
+  const markKey = $('mark-key');
   const largeGraph = $('large-graph');
   const figure = $('graph-figure');
   let largeView: LargeGraphView | undefined;
@@ -121,6 +126,39 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     image.src = url;
   });
 
+  /**
+   * The SVG view of `result`; `answer` is what the camera keeps its place for (a state of the
+   * same answer, or the same bare structure, keeps the camera where it is).
+   */
+  function drawSvg(
+    result: EngineResult,
+    colouring: Colouring,
+    answer: EngineResult | undefined,
+    withoutResult = false,
+  ): void {
+    graphNote.textContent = '';
+    largeGraph.hidden = true;
+    graph.style.display = '';
+    const drawing = drawGraph(graph, result, {
+      selected: view.selected,
+      colouring,
+      name: (id) => nameOf(view, id),
+      aspect: graph.clientWidth / Math.max(1, window.innerHeight * 0.7),
+      onSelect: select,
+      withoutResult,
+    });
+    camera.show(drawing, cameraFor === answer);
+    cameraFor = answer;
+    document.body.dataset.graph = 'svg';
+  }
+
+  function killLargeView(): void {
+    largeView?.kill();
+    largeView = undefined;
+    largeViewFor = undefined;
+    largeGraph.hidden = true;
+  }
+
   function render(result: EngineResult): void {
     figure.hidden = false;
     const latency = hasLatency(result);
@@ -130,21 +168,9 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     colourKey.textContent = colouring.key;
     const large = result.nodes.length > MAX_DRAWN_NODES;
     widthKey.textContent = edgeKeyText(hasSteadyState(result) ? 'throughput' : 'flow', large);
+    markKey.textContent = unmarkedText(marksOf(result.nodes).unmarked);
     if (!large) {
-      graphNote.textContent = '';
-      largeGraph.hidden = true;
-      graph.style.display = '';
-      const drawing = drawGraph(graph, result, {
-        selected: view.selected,
-        colouring,
-        name: (id) => nameOf(view, id),
-        aspect: graph.clientWidth / Math.max(1, window.innerHeight * 0.7),
-        onSelect: select,
-      });
-      const answer = view.states[0]?.result;
-      camera.show(drawing, cameraFor === answer);
-      cameraFor = answer;
-      document.body.dataset.graph = 'svg';
+      drawSvg(result, colouring, view.states[0]?.result);
     } else {
       graph.replaceChildren();
       graph.style.display = 'none';
@@ -165,14 +191,32 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     setColouring(colouring: Colouring | undefined): void {
       colouringSet = colouring;
     },
+    /**
+     * A run without a result: `bare`, a structure as written (bare-structure.ts), drawn without
+     * colours or numbers so its nodes can be picked; one too large for the SVG view is not drawn.
+     */
+    renderWithoutResult(bare: EngineResult): void {
+      killLargeView();
+      figure.hidden = false;
+      colourByRow.hidden = true;
+      widthKey.textContent = '';
+      markKey.textContent = '';
+      if (bare.nodes.length > MAX_DRAWN_NODES) {
+        graph.replaceChildren();
+        cameraFor = undefined;
+        colourKey.textContent = '';
+        graphNote.textContent = `No result to draw; the structure's ${bare.nodes.length.toLocaleString('en')} nodes are too many to draw without one.`;
+        return;
+      }
+      colourKey.textContent =
+        'Colour: none, the run gave no result; the structure as written (click a node to pick it).';
+      drawSvg(bare, NO_COLOURING, bare, true);
+    },
     clear(): void {
       figure.hidden = true;
       graph.replaceChildren();
       cameraFor = undefined;
-      largeView?.kill();
-      largeView = undefined;
-      largeViewFor = undefined;
-      largeGraph.hidden = true;
+      killLargeView();
       graphNote.textContent = '';
     },
   };

@@ -2,9 +2,11 @@ import type { EngineResult } from '../../lib/engine/types';
 import { type Colouring, openFacts } from './colour-by';
 import { largest } from './largest';
 import { foldedBandRows, foldedPositions, type Layout, layoutResult } from './layout';
+import { marksOf } from './marks';
 import { dependencyName } from './names';
 import { durationText, shortNumber } from './numbers';
 import { viridis } from './palette';
+import { sourceLine } from './source-numbers';
 import { edgeWidths, type Saturation, saturationByNode, saturationText } from './steady';
 import { svgElement } from './svg';
 
@@ -27,6 +29,11 @@ const FOLD_MIN_ROWS = 3;
 const SATURATION_GLYPH: Record<Saturation['kind'], string> = { over: '!', down: '✕', unbounded: '∞' };
 /** The badge's radius, in the drawing's units (as the exit and fan-out marks, it scales with zoom). */
 const BADGE_RADIUS = 7;
+
+/** An arrowhead's length (and width), in the drawing's units. */
+const ARROW_LENGTH = 9;
+/** Room between an arrowhead's tip and the node (or its outermost ring), in the drawing's units. */
+const ARROW_GAP = 2;
 
 /** Longest label shown, in characters; the whole name is in the node's hover text. */
 const LABEL_CHARS = 28;
@@ -81,6 +88,11 @@ export interface GraphViewOptions {
    */
   aspect: number;
   onSelect: (id: string) => void;
+  /**
+   * The run gave no result: `result` is a bare structure's (see bare-structure.ts), whose numbers
+   * mean nothing, so the hover and spoken texts give names alone.
+   */
+  withoutResult?: boolean;
 }
 
 /** A node's label, placed by the camera (svg-camera.ts): shown where it collides with none. */
@@ -94,6 +106,13 @@ export interface NodeLabel {
   radius: number;
 }
 
+/** A dependency's label (its steady throughput), placed by the camera at the middle of its curve. */
+export interface EdgeLabel {
+  element: SVGTextElement;
+  x: number;
+  y: number;
+}
+
 /** What the camera needs of a drawing. */
 export interface GraphDrawing {
   /** The drawn nodes, dependencies and marks, labels left out (they keep their size on screen). */
@@ -104,15 +123,19 @@ export interface GraphDrawing {
    * then by pressure and load.
    */
   order: number[];
+  /** Dependencies' labels, the busiest first: placed after the nodes', where they collide with none. */
+  edgeLabels: EdgeLabel[];
 }
 
 /**
  * Draws one described state: nodes coloured by pressure (viridis, 0 to the largest pressure), or
  * by utilization for an open structure's `analyze` (see `colourMeasure`), exits and fan-out
- * marked beside the node, sized by load, the primary blockage and the origin ringed, the trace drawn thick, each
- * dependency as wide as its share of the largest flow (of the largest steady throughput, with a
- * steady state: see `edgeWidths`), nodes the steady state saturates outlined and badged. Hover
- * shows a node's numbers; nodes are buttons for the keyboard (Tab, Enter).
+ * marked beside the node (unless every node carries the mark: marks.ts), sized by load, the
+ * primary blockage and the origin ringed, the trace drawn thick, each dependency as wide as its
+ * share of the largest flow (of the largest steady throughput, with a steady state: see
+ * `edgeWidths`, and then labelled with it), its arrowhead at the target's edge, nodes the steady
+ * state saturates outlined and badged. Hover shows a node's or a dependency's numbers, the
+ * source's own among them (source-numbers.ts); nodes are buttons for the keyboard (Tab, Enter).
  */
 export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: GraphViewOptions): GraphDrawing {
   svg.replaceChildren();
@@ -136,10 +159,11 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       const marker = svgElement('marker', {
         id: 'arrow',
         viewBox: '0 0 10 10',
-        refX: 10,
+        // The head's base at the path's end and its tip ARROW_LENGTH on (see `edgeCurve`).
+        refX: 0,
         refY: 5,
-        markerWidth: 9,
-        markerHeight: 9,
+        markerWidth: ARROW_LENGTH,
+        markerHeight: ARROW_LENGTH,
         markerUnits: 'userSpaceOnUse',
         orient: 'auto-start-reverse',
       });
@@ -149,7 +173,25 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     scene,
   );
 
+  // Each node's radius, and how far out from its centre an arrowhead's tip stays: past its
+  // outermost ring, so the head sits at the node's edge rather than under it.
+  const radii = result.nodes.map((node) => 9 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 13 : 0));
+  const reach = result.nodes.map(
+    (node, i) =>
+      radii[i]! +
+      (node.id === options.selected
+        ? 10
+        : node.id === result.primaryBlockage
+          ? 7
+          : node.id === result.origin?.id
+            ? 4
+            : 0) +
+      ARROW_GAP,
+  );
+  const labelled = widths.measure === 'throughput' && !options.withoutResult;
+  const edgeLabels: Array<EdgeLabel & { throughput: number }> = [];
   const edgeLayer = svgElement('g', { class: 'edges' });
+  const edgeLabelLayer = svgElement('g', { class: 'edge-labels' });
   result.dependencies.forEach((d, e) => {
     const [from, to] = edges[e]!;
     const onTrace = traceEdges.has(`${d.from}\u0000${d.to}`);
@@ -163,14 +205,25 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     const back = span <= 0;
     // Edges that skip layers arc above the row so they do not hide the edges they pass.
     const lift = span > 1 ? 30 + 12 * span : 0;
-    const path =
+    const r = radii[from]!;
+    const [c1, c2]: [Point, Point] =
       from === to
-        ? `M ${x1 - 8} ${y1 - 14} C ${x1 - 30} ${y1 - 50}, ${x1 + 30} ${y1 - 50}, ${x1 + 8} ${y1 - 14}`
+        ? [
+            [x1 - r - 12, y1 - r - 36],
+            [x1 + r + 12, y1 - r - 36],
+          ]
         : back
-          ? `M ${x1} ${y1} C ${x1 + 60} ${y1 + 70}, ${x2 - 60} ${y2 + 70}, ${x2} ${y2}`
-          : `M ${x1} ${y1} C ${(x1 + x2) / 2} ${y1 - lift}, ${(x1 + x2) / 2} ${y2 - lift}, ${x2} ${y2}`;
+          ? [
+              [x1 + 60, y1 + 70],
+              [x2 - 60, y2 + 70],
+            ]
+          : [
+              [(x1 + x2) / 2, y1 - lift],
+              [(x1 + x2) / 2, y2 - lift],
+            ];
+    const curve = edgeCurve([x1, y1], c1, c2, [x2, y2], from === to ? r : 0, reach[to]!);
     const line = svgElement('path', {
-      d: path,
+      d: curve.d,
       class: `${onTrace ? 'edge trace' : back ? 'edge back' : 'edge'}${unbounded ? ' unbounded' : ''}`,
       'stroke-width': onTrace ? Math.max(widthPx, 4) : widthPx,
       'marker-end': 'url(#arrow)',
@@ -179,11 +232,30 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     });
     const title = svgElement('title', {});
     const called = dependencyName(d);
-    title.textContent = `${options.name(d.from)} → ${options.name(d.to)}${called === undefined ? '' : ` (${called})`}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}${steadyFacts(widths.measure, d)}`;
+    const ends = `${options.name(d.from)} → ${options.name(d.to)}${called === undefined ? '' : ` (${called})`}`;
+    title.textContent = options.withoutResult
+      ? ends
+      : `${ends}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}${steadyFacts(widths.measure, d)}${sourceLine(d)}`;
     line.append(title);
     edgeLayer.append(line);
+    // In a steady state each dependency is labelled with its throughput, placed by the camera
+    // where it collides with no node and no label.
+    if (labelled && d.throughput !== undefined) {
+      const label = svgElement('text', {
+        class: 'edge-label',
+        'text-anchor': 'middle',
+        display: 'none',
+        'data-from': d.from,
+        'data-to': d.to,
+      });
+      label.textContent = shortNumber(d.throughput);
+      edgeLabelLayer.append(label);
+      edgeLabels.push({ element: label, x: curve.mid[0], y: curve.mid[1], throughput: d.throughput });
+    }
   });
   scene.append(edgeLayer);
+  edgeLabels.sort((a, b) => b.throughput - a.throughput);
+  const marks = marksOf(result.nodes);
 
   const nodeLayer = svgElement('g', { class: 'nodes' });
   result.nodes.forEach((node, i) => {
@@ -193,10 +265,12 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       transform: `translate(${x(i)} ${y(i)})`,
       tabindex: 0,
       role: 'button',
-      'aria-label': `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}`,
+      'aria-label': options.withoutResult
+        ? `${options.name(node.id)}: no result`
+        : `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}`,
       'data-id': node.id,
     });
-    const radius = 9 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 13 : 0);
+    const radius = radii[i]!;
     if (node.id === result.primaryBlockage) {
       group.append(svgElement('circle', { r: radius + 7, class: 'ring blockage' }));
     }
@@ -213,7 +287,8 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       }),
     );
     // Where value leaves the system (an exit) or multiplies (fan-out): a glyph at the node's side.
-    const mark = node.fanout === true ? 'fanout' : (node.exit ?? 0) > 0 ? 'exit' : undefined;
+    // A mark every node carries is left off (see marks.ts).
+    const mark = marks.of(node);
     if (mark !== undefined) {
       group.dataset.mark = mark;
       const glyph = svgElement('text', { x: radius + 3, y: -radius + 4, class: `mark ${mark}` });
@@ -240,12 +315,14 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     const title = svgElement('title', {});
     const facts = openFacts(node, options.name);
     // The readable name first, the id (what the API and the exports use) on its own line.
-    title.textContent =
-      `${name} (${node.role}${node.capacity === undefined ? '' : `, capacity ${node.capacity}`})\n` +
-      (name === node.id ? '' : `id ${node.id}\n`) +
-      `load ${node.load}, pressure ${node.pressure}\ninflow ${node.inflow}, outflow ${node.outflow}` +
-      (facts === '' ? '' : `\n${facts}`) +
-      (saturated === undefined ? '' : `\n${saturationText(saturated)}`);
+    title.textContent = options.withoutResult
+      ? `${name}${name === node.id ? '' : `\nid ${node.id}`}\nno result`
+      : `${name} (${node.role}${node.capacity === undefined ? '' : `, capacity ${node.capacity}`})\n` +
+        (name === node.id ? '' : `id ${node.id}\n`) +
+        `load ${node.load}, pressure ${node.pressure}\ninflow ${node.inflow}, outflow ${node.outflow}` +
+        (facts === '' ? '' : `\n${facts}`) +
+        (saturated === undefined ? '' : `\n${saturationText(saturated)}`) +
+        sourceLine(node);
     group.append(label, title);
     const select = () => options.onSelect(node.id);
     group.addEventListener('click', select);
@@ -258,7 +335,9 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     nodeLayer.append(group);
   });
   scene.append(nodeLayer);
+  // Measured without the edge labels (hidden until placed; the camera keeps their size on screen).
   const box = scene.getBBox();
+  scene.append(edgeLabelLayer);
   const rank = (id: string) =>
     id === options.selected
       ? 0
@@ -280,7 +359,53 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
         result.nodes[b]!.load - result.nodes[a]!.load ||
         a - b,
     );
-  return { bounds: { x: box.x, y: box.y, width: box.width, height: box.height }, labels, order };
+  return {
+    bounds: { x: box.x, y: box.y, width: box.width, height: box.height },
+    labels,
+    order,
+    edgeLabels: edgeLabels.map(({ element, x, y }) => ({ element, x, y })),
+  };
+}
+
+type Point = readonly [number, number];
+
+const toward = (from: Point, to: Point): Point => {
+  const length = Math.hypot(to[0] - from[0], to[1] - from[1]);
+  return [(to[0] - from[0]) / length, (to[1] - from[1]) / length];
+};
+
+/**
+ * A dependency's cubic curve from `start` to `end` (the nodes' centres) through `c1` and `c2`,
+ * with its ends at the nodes' edges: it leaves the source `startRadius` from its centre (0: from
+ * the centre, under the node) and ends where its arrowhead, ARROW_LENGTH long along the last
+ * control point's line to the target's centre, has its tip `endReach` from that centre. Ending
+ * on that line keeps the curve's direction there, so the head points at the centre. `mid` is the
+ * curve's middle (t = ½), for its label. Nodes too close for a head between them keep the curve
+ * to the centre, as before.
+ */
+function edgeCurve(
+  start: Point,
+  c1: Point,
+  c2: Point,
+  end: Point,
+  startRadius: number,
+  endReach: number,
+): { d: string; mid: Point } {
+  const out = toward(start, c1);
+  const from: Point = [start[0] + out[0] * startRadius, start[1] + out[1] * startRadius];
+  const back = endReach + ARROW_LENGTH;
+  const room = Math.hypot(end[0] - c2[0], end[1] - c2[1]);
+  let to: Point = end;
+  if (room > back) {
+    const into = toward(c2, end);
+    to = [end[0] - into[0] * back, end[1] - into[1] * back];
+  }
+  const mid: Point = [
+    (from[0] + 3 * c1[0] + 3 * c2[0] + to[0]) / 8,
+    (from[1] + 3 * c1[1] + 3 * c2[1] + to[1]) / 8,
+  ];
+  const at = (p: Point) => `${p[0]} ${p[1]}`;
+  return { d: `M ${at(from)} C ${at(c1)}, ${at(c2)}, ${at(to)}`, mid };
 }
 
 /**

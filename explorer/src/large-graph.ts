@@ -2,6 +2,7 @@ import type { EngineResult } from '../../lib/engine/types';
 import type { Colouring } from './colour-by';
 import { largest } from './largest';
 import { foldedPositions, layoutResult } from './layout';
+import { type Mark, marksOf } from './marks';
 import { viridisRgb } from './palette';
 import { edgeWidths, type Saturation, saturationByNode } from './steady';
 
@@ -153,11 +154,13 @@ export function drawLargeGraph(
   const edgeBuffer = gl.createBuffer();
   const traceBuffer = gl.createBuffer();
   let pointSizes = new Float32Array(nodeCount);
-  // Exits and fan-out belong to the structure, not to a state: found once.
-  const marks: Array<{ v: number; kind: 'exit' | 'fanout' }> = [];
+  // Exits and fan-out belong to the structure, not to a state: found once. A mark every node
+  // carries is left off, as in the SVG view (marks.ts).
+  const marks: Array<{ v: number; kind: Mark }> = [];
+  const nodeMarks = marksOf(result.nodes);
   result.nodes.forEach((node, v) => {
-    if (node.fanout === true) marks.push({ v, kind: 'fanout' });
-    else if ((node.exit ?? 0) > 0) marks.push({ v, kind: 'exit' });
+    const kind = nodeMarks.of(node);
+    if (kind !== undefined) marks.push({ v, kind });
   });
   let marked: Array<{ v: number; text: string; colour: string }> = [];
   /** The state's saturated and unbounded nodes, badged beside them on the overlay. */

@@ -1,7 +1,7 @@
 import { createBehaviour } from './behaviour';
-import { createInputPanel, type ExtraFields } from './input-panel';
+import { createInputPanel } from './input-panel';
 import type { ExplorerPage } from './page';
-import { runInWorker, runOnServer } from './runner';
+import { createRuns, SERVER_TIMEOUT_MS } from './runs';
 import { createScenarioPanel } from './scenario-panel';
 import { createSystemsPanel } from './systems-panel';
 
@@ -12,19 +12,10 @@ import { createSystemsPanel } from './systems-panel';
  */
 const behaviour = createBehaviour();
 const input = createInputPanel(() => void run());
+const run = createRuns(input, behaviour, SERVER_TIMEOUT_MS);
 
-async function run(extra: ExtraFields = {}): Promise<void> {
-  const body = input.bodyToRun(extra);
-  const onServer = input.onServer;
-  document.body.dataset.state = 'running';
-  input.setStatus(onServer ? 'Running on the server…' : 'Running in the browser…');
-  const answer = onServer ? await runOnServer(body, input.apiKey) : await runInWorker(body);
-  const where = input.onServer ? 'on the server' : 'in the browser, same bytes as the API';
-  input.setStatus(behaviour.show(answer, where, { body, onServer }));
-  document.body.dataset.state = answer.status === 200 ? 'done' : 'error';
-}
-
-createSystemsPanel({ setBody: input.setBody, run: () => run() });
+const systems = createSystemsPanel({ setBody: input.setBody, run: () => run() });
+behaviour.setCapacitiesOnShow(systems.capacitiesOnShow);
 
 const page: ExplorerPage = {
   rerun: run,

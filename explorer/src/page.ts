@@ -3,6 +3,12 @@ import type { Colouring } from './colour-by';
 import type { ExtraFields } from './input-panel';
 
 /**
+ * How a run ended: with an answer shown, an error shown (an error answer, or none at all),
+ * cancelled by the user, or superseded by a newer run before it ended (nothing of it shown).
+ */
+export type RunOutcome = 'answered' | 'failed' | 'cancelled' | 'superseded';
+
+/**
  * What a panel of its own (a scenario panel, say) may do on the page, and all it should need:
  * `main.ts` builds one and hands it to each such panel.
  */
@@ -10,9 +16,9 @@ export interface ExplorerPage {
   /**
    * Runs the structure in the editor again as **Run** does (same mode, browser or server), with
    * `extra` request fields added at the top level (`{ scenario, compare: true }`); the answer is
-   * shown as any other, its error too.
+   * shown as any other, its error too. Resolves once the page shows how it ended.
    */
-  rerun(extra: ExtraFields): Promise<void>;
+  rerun(extra: ExtraFields): Promise<RunOutcome>;
   /**
    * Called with every answer shown (not with errors), after the page has drawn it: the place to
    * read fields the page itself does not show (`changes`, `baseline`).

@@ -1,3 +1,4 @@
+import type { BareStructure } from './bare-structure';
 import type { LatencyPoints } from './latency-points';
 
 /** What the page asks the engine worker: run one request body, as the API would. */
@@ -6,9 +7,10 @@ export interface RunRequest {
   /**
    * `run`: a request body for `POST /api/engine`. `upstream`: an external API's answer, checked
    * as `POST /api/connect` checks it (the answer is the structure and its counts). `names`: a
-   * request body the server ran, for its nodes' readable names alone.
+   * request body the server ran, for its nodes' readable names alone. `structure`: a request body
+   * that got no result, for its nodes and dependencies as written (and their names), to draw.
    */
-  kind: 'run' | 'upstream' | 'names';
+  kind: 'run' | 'upstream' | 'names' | 'structure';
   body: string;
 }
 
@@ -38,6 +40,8 @@ export interface RunAnswer {
   ms: number;
   /** Readable names of the body's nodes (see names.ts), for those that have one. */
   names?: Array<[string, string]>;
+  /** `structure`: what the body holds; left out when it holds none the page can read. */
+  structure?: BareStructure;
   /** `latency`: the chart's points; left out when the entry has no curve (stuck today). */
   latency?: LatencyPoints;
 }

@@ -2,7 +2,8 @@ import type { Changes } from '../../lib/engine/compare';
 import type { EngineResult, Headroom, NodeState } from '../../lib/engine/types';
 import type { EngineAnswer } from './behaviour';
 import { $ } from './dom';
-import type { ExplorerPage } from './page';
+import { CAPACITY, checkedNumberField } from './number-field';
+import type { ExplorerPage, RunOutcome } from './page';
 import { headroomPhrase } from './steady';
 
 /** The scenario being built: what the request's `scenario` field will hold. */
@@ -37,7 +38,15 @@ export function createScenarioPanel(page: ExplorerPage): void {
   const changesList = $('scenario-changes');
   const status = $('scenario-status');
   const draft: Draft = { scale: 1, nodes: new Map(), cut: new Map() };
+  // `abc` once became NaN, then null in the request: "remove the capacity". Checked as typed now.
+  const capacity = checkedNumberField(
+    capacityInput,
+    { ...CAPACITY('A capacity is a number above 0 (or none, to remove it).'), words: { none: null } },
+    $('scenario-capacity-problem'),
+  );
   let comparing = false;
+  /** Which Compare is the latest: only its outcome is said (a newer one says its own). */
+  let compares = 0;
 
   function scenario(): Record<string, unknown> {
     const result: Record<string, unknown> = {};
@@ -80,10 +89,13 @@ export function createScenarioPanel(page: ExplorerPage): void {
   }
 
   function pickNode(id: string): void {
+    // A structure drawn without a result (the run failed) may hold nodes no answer listed.
+    if (![...nodeSelect.options].some((option) => option.value === id)) nodeSelect.append(new Option(id, id));
     nodeSelect.value = id;
     const change = draft.nodes.get(id);
     capacityInput.value =
-      change?.capacity === undefined || change.capacity === null ? '' : String(change.capacity);
+      change?.capacity === undefined ? '' : change.capacity === null ? 'none' : String(change.capacity);
+    capacity.check();
     downInput.checked = change?.down === true;
   }
 
@@ -96,10 +108,13 @@ export function createScenarioPanel(page: ExplorerPage): void {
   $('scenario-set-node').addEventListener('click', () => {
     const id = nodeSelect.value;
     if (id === '') return;
+    const typed = capacity.check();
+    if (!typed.valid) {
+      capacityInput.focus();
+      return;
+    }
     const change: { capacity?: number | null; down?: true } = {};
-    const text = capacityInput.value.trim();
-    if (text === 'none') change.capacity = null;
-    else if (text !== '') change.capacity = Number(text);
+    if (typed.value !== undefined) change.capacity = typed.value;
     if (downInput.checked) change.down = true;
     if (Object.keys(change).length === 0) draft.nodes.delete(id);
     else draft.nodes.set(id, change);
@@ -127,15 +142,31 @@ export function createScenarioPanel(page: ExplorerPage): void {
   });
 
   $('scenario-run').addEventListener('click', async () => {
+    // The field is not in the scenario until Set, but a bad number in it is never what was meant.
+    if (!capacity.check().valid) {
+      status.textContent = 'Not compared: the capacity is not a number above 0. Fix it or empty it first.';
+      capacityInput.focus();
+      return;
+    }
     const fields = scenario();
     if (Object.keys(fields).length === 0) {
       status.textContent = 'Nothing to compare yet: change something first.';
       return;
     }
+    const compare = ++compares;
     comparing = true;
     status.textContent = 'Comparing…';
-    await page.rerun({ scenario: fields, compare: true });
+    const outcome = await page.rerun({ scenario: fields, compare: true });
+    if (compare !== compares) return;
     comparing = false;
+    const said: Record<Exclude<RunOutcome, 'answered'>, string> = {
+      failed: 'Not compared: the run failed (the error is under Run).',
+      cancelled: 'Not compared: cancelled.',
+      superseded: '',
+    };
+    // An answer says its own (`Compared at tick …`), from onAnswer.
+    if (outcome !== 'answered') status.textContent = said[outcome];
+    if (outcome === 'failed') changesList.replaceChildren();
   });
 
   $('scenario-clear').addEventListener('click', () => {
@@ -145,6 +176,7 @@ export function createScenarioPanel(page: ExplorerPage): void {
     draft.nodes.clear();
     draft.cut.clear();
     capacityInput.value = '';
+    capacity.check();
     downInput.checked = false;
     changesList.replaceChildren();
     status.textContent = '';

@@ -1,5 +1,7 @@
 import { $ } from './dom';
 import { displayNamesOf } from './names';
+import { CAPACITY, type CheckedNumberField, checkedNumberField, type NumberRule } from './number-field';
+import type { RunOutcome } from './page';
 
 /** What the editor needs of the systems panel: the token's requests, and opening a system. */
 export interface SettingsEditorHost {
@@ -8,7 +10,8 @@ export interface SettingsEditorHost {
     init?: RequestInit,
   ): Promise<{ status: number; json: unknown; etag: string | undefined }>;
   /** Loads the system (its settings applied) into the editor and runs it. */
-  openSystem(id: string): Promise<void>;
+  /** How the run ended; `undefined` when the system could not be read. */
+  openSystem(id: string): Promise<RunOutcome | undefined>;
   errorLine(status: number, json: unknown): string;
 }
 
@@ -26,16 +29,14 @@ interface Settings {
 const MAX_SUGGESTED_IDS = 5000;
 
 /**
- * What a field holds, as sent: empty is "not set" (left out), a number is a number, and any other
- * text is sent as typed, so the server's check names it (`settings.nodes.B.capacity must be a
- * finite number > 0, got the string "x"`) in the one place the rules live.
+ * The settings' rules (connect.md): a capacity above 0, an arrival from 0 up. A row's fields sit
+ * in narrow columns under their heading: their messages are short.
  */
-function fieldValue(input: HTMLInputElement): unknown {
-  const text = input.value.trim();
-  if (text === '') return undefined;
-  const number = Number(text);
-  return Number.isFinite(number) ? number : text;
-}
+const RULES: Record<'capacity' | 'arrival', NumberRule> = {
+  capacity: CAPACITY('A number above 0.'),
+  arrival: { accepts: (value) => value >= 0, takes: 'A number from 0 up.' },
+};
+const DEFAULT_CAPACITY = CAPACITY('A capacity is a number above 0.');
 
 function shown(value: unknown): string {
   return value === undefined ? '' : String(value);
@@ -56,6 +57,12 @@ export function createSettingsEditor(host: SettingsEditorHost) {
   let systemId: string | undefined;
   /** The ETag of the settings the editor shows: a save applies only while they are still those. */
   let settingsTag: string | undefined;
+  /** Each number field, checked as it is typed; a save sends none that holds a bad number. */
+  const numbers = new Map<HTMLInputElement, CheckedNumberField>();
+  numbers.set(
+    defaultCapacity,
+    checkedNumberField(defaultCapacity, DEFAULT_CAPACITY, $('default-capacity-problem')),
+  );
 
   function addRow(id = '', settings: NodeSettings = {}): HTMLTableRowElement {
     const row = document.createElement('tr');
@@ -66,10 +73,15 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       input.value = value;
       input.autocomplete = 'off';
       input.setAttribute('aria-label', label);
-      if (field === 'node') input.setAttribute('list', 'settings-node-ids');
-      else input.inputMode = 'decimal';
       const td = document.createElement('td');
       td.append(input);
+      if (field === 'node') input.setAttribute('list', 'settings-node-ids');
+      else {
+        input.inputMode = 'decimal';
+        const problem = document.createElement('span');
+        td.append(problem);
+        numbers.set(input, checkedNumberField(input, RULES[field as keyof typeof RULES], problem));
+      }
       return td;
     };
     const remove = document.createElement('button');
@@ -77,7 +89,10 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     remove.textContent = '×';
     remove.title = 'Remove this node';
     remove.setAttribute('aria-label', 'Remove this node');
-    remove.addEventListener('click', () => row.remove());
+    remove.addEventListener('click', () => {
+      for (const field of row.querySelectorAll('input')) numbers.delete(field);
+      row.remove();
+    });
     const removeCell = document.createElement('td');
     removeCell.append(remove);
     row.append(
@@ -92,6 +107,12 @@ export function createSettingsEditor(host: SettingsEditorHost) {
 
   function input(row: Element, field: string): HTMLInputElement {
     return row.querySelector(`input[data-field="${field}"]`) as HTMLInputElement;
+  }
+
+  /** A checked field's number; `undefined` when empty (checked before anything is sent). */
+  function fieldValue(field: HTMLInputElement): number | undefined {
+    const reading = numbers.get(field)?.read();
+    return reading?.valid === true && typeof reading.value === 'number' ? reading.value : undefined;
   }
 
   function settingsToSend(): Settings {
@@ -141,6 +162,13 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     event.preventDefault();
     if (systemId === undefined) return;
     const id = systemId;
+    const bad = [...numbers.values()].filter((field) => !field.check().valid);
+    if (bad.length > 0) {
+      status.className = 'settings-error';
+      status.textContent = `Nothing was saved: ${bad.length === 1 ? '1 field holds no number it accepts' : `${bad.length} fields hold no number they accept`} (marked).`;
+      bad[0]!.input.focus();
+      return;
+    }
     status.className = '';
     status.textContent = 'Saving…';
     const {
@@ -168,8 +196,11 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     settingsTag = etag;
     markInvalid(undefined);
     status.textContent = 'Saved. Running the system with them…';
-    await host.openSystem(id);
-    status.textContent = 'Saved; the answer below runs with them.';
+    const outcome = await host.openSystem(id);
+    status.textContent =
+      outcome === 'answered'
+        ? 'Saved; the answer below runs with them.'
+        : 'Saved; the run with them gave no answer (see under Run).';
   });
 
   return {
@@ -192,6 +223,7 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       systemId = id;
       heading.textContent = `Capacities of "${record.name}"`;
       defaultCapacity.value = shown(record.settings?.defaultCapacity);
+      for (const field of rows.querySelectorAll('input')) numbers.delete(field);
       rows.replaceChildren();
       for (const [node, settings] of Object.entries(record.settings?.nodes ?? {})) addRow(node, settings);
       if (rows.childElementCount === 0) addRow();
@@ -206,6 +238,7 @@ export function createSettingsEditor(host: SettingsEditorHost) {
         }),
       );
       markInvalid(undefined);
+      for (const field of numbers.values()) field.check();
       status.textContent = '';
       defaultCapacity.focus();
     },

@@ -110,5 +110,5 @@ export function edgeKeyText(measure: EdgeWidths['measure'], large: boolean): str
   if (measure === 'flow') return large ? '' : 'Width: flow.';
   return large
     ? 'Shade of a dependency: its steady throughput (darker carries more); red: from a node that grows without limit.'
-    : 'Width: steady throughput (calls per step; square root of its share of the largest). Dotted red: from a node that grows without limit.';
+    : 'Width and number: steady throughput (calls per step; the width the square root of its share of the largest). Dotted red: from a node that grows without limit.';
 }

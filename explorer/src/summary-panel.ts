@@ -2,7 +2,7 @@ import type { Bottleneck, EngineResult, Headroom } from '../../lib/engine/types'
 import { $, field } from './dom';
 import { latencyLimitText } from './latency';
 import { durationText, shortNumber } from './numbers';
-import { headroomPhrase } from './steady';
+import { hasSteadyState, headroomPhrase } from './steady';
 import { nameOf, type View } from './view';
 
 /**
@@ -14,7 +14,9 @@ function headroomText(result: EngineResult, name: (id: string) => string): strin
   if (headroom === null || headroom === undefined) {
     return result.events.some((event) => event.type === 'unbounded')
       ? 'none: value grows without limit somewhere (see the unbounded event)'
-      : 'none: nothing arrives, or no node on the way has a capacity';
+      : withoutCapacities(result)
+        ? 'none: no node has a capacity'
+        : 'none: nothing arrives, or no node on the way has a capacity';
   }
   // While traffic is lost the engine answers ×0 at the down node losing most.
   if (headroom.scale === 0) return `none: ${headroomPhrase(headroom, name)}`;
@@ -24,12 +26,63 @@ function headroomText(result: EngineResult, name: (id: string) => string): strin
     : `×${scale} of today's arrivals before ${name(headroom.node)} saturates`;
 }
 
-/** The state's answer in words: primary blockage, origin, headroom, and the trace as buttons. */
-export function createSummaryPanel(view: View, nodeButton: (id: string) => HTMLButtonElement) {
+/**
+ * A steady state without a capacity anywhere (a Kiali, Jaeger or X-Ray graph as registered: the
+ * sources measure traffic, never what a service can take): no utilization, no headroom.
+ */
+function withoutCapacities(result: EngineResult): boolean {
+  return (
+    hasSteadyState(result) && result.nodes.length > 0 && result.nodes.every((n) => n.capacity === undefined)
+  );
+}
+
+/** The capacities editor of the registered system on show, for the empty state's button. */
+export interface CapacitiesOnShow {
+  /** The system's name, for the button's spoken label. */
+  name: string;
+  open(): void;
+}
+
+/**
+ * The empty state of a steady state without capacities: what to set, and, for a registered
+ * system, its **Capacities** button inline (a pasted structure takes a `capacity` per node).
+ */
+function noCapacitiesNote(capacities: CapacitiesOnShow | undefined): HTMLElement {
+  const note = document.createElement('p');
+  note.className = 'empty-state';
+  note.dataset.field = 'no-capacities';
+  note.append('Set capacities to see utilization and headroom');
+  if (capacities === undefined) {
+    note.append(': give nodes a ');
+    const code = document.createElement('code');
+    code.textContent = 'capacity';
+    note.append(code, ' (calls a step they can take) in the structure.');
+    return note;
+  }
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.textContent = 'Capacities';
+  button.setAttribute('aria-label', `Capacities of ${capacities.name}`);
+  button.addEventListener('click', () => capacities.open());
+  note.append(' ', button);
+  return note;
+}
+
+/**
+ * The state's answer in words: primary blockage, origin, headroom, and the trace as buttons; for
+ * a steady state without capacities, first what to set. `capacitiesOnShow` says which registered
+ * system the answer is of, if any.
+ */
+export function createSummaryPanel(
+  view: View,
+  nodeButton: (id: string) => HTMLButtonElement,
+  capacitiesOnShow: () => CapacitiesOnShow | undefined,
+) {
   const summary = $('summary');
   return {
     render(result: EngineResult): void {
       summary.replaceChildren();
+      if (withoutCapacities(result)) summary.append(noCapacitiesNote(capacitiesOnShow()));
       const name = (id: string) => nameOf(view, id);
       const list = document.createElement('dl');
       list.append(

@@ -33,6 +33,11 @@ const LABEL_HEIGHT_PX = 15;
 const PAD = { side: 12, top: 14, bottom: 30 };
 const MAX_FIT_SCALE = 2;
 const MIN_HEIGHT_PX = 220;
+/** The smallest node's radius in the drawing's units (graph-view.ts: 9, growing with load). */
+const SMALLEST_RADIUS = 9;
+/** A capacity's outline on screen: this share of the smallest node's radius, within these px. */
+const OUTLINE_SHARE = 0.2;
+const OUTLINE_PX = [1, 2.5] as const;
 /** After the wheel or a drag stops this long, labels and node sizes follow the camera. */
 const SETTLE_MS = 120;
 
@@ -46,6 +51,7 @@ function labelWidth(text: string): number {
 export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
   let drawing: GraphDrawing | undefined;
   let widths: number[] = [];
+  let edgeLabelWidths: number[] = [];
   /** Room left and right of a fitted drawing for labels (below a node, or beside it on the right). */
   let room = { left: PAD.side, right: PAD.side };
   const camera = { x: 0, y: 0, scale: 1 };
@@ -97,8 +103,15 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
   function placeLabels(scale: number, left: number, top: number, width: number, height: number): void {
     if (!drawing) return;
     const scene = svg.querySelector<SVGGElement>('.scene');
-    if (scene) scene.style.fontSize = `${LABEL_PX / scale}px`;
     const smallest = MIN_RADIUS_PX / scale;
+    if (scene) {
+      scene.style.fontSize = `${LABEL_PX / scale}px`;
+      // A capacity's outline grows with the nodes on screen, so a dense column of small nodes
+      // stays its colours rather than a column of outlines.
+      const nodePx = Math.max(MIN_RADIUS_PX, SMALLEST_RADIUS * scale);
+      const outline = Math.min(OUTLINE_PX[1], Math.max(OUTLINE_PX[0], nodePx * OUTLINE_SHARE));
+      scene.style.setProperty('--capacity-outline', `${Number(outline.toFixed(2))}px`);
+    }
     const ringScale = Math.max(1, 1 / scale);
     const cell = 64;
     const grid = new Map<number, Box[]>();
@@ -183,6 +196,21 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
         text.setAttribute('text-anchor', 'start');
       }
     }
+    // Then the dependencies' labels, the busiest first, centred on their curves' middles.
+    drawing.edgeLabels.forEach((label, index) => {
+      const sx = (label.x - left) * scale;
+      const sy = (label.y - top) * scale;
+      const half = edgeLabelWidths[index]! / 2;
+      const box: Box = [sx - half, sy - LABEL_HEIGHT_PX / 2, sx + half, sy + LABEL_HEIGHT_PX / 2];
+      if (!free(box)) {
+        label.element.setAttribute('display', 'none');
+        return;
+      }
+      occupy(box);
+      label.element.removeAttribute('display');
+      label.element.setAttribute('x', String(label.x));
+      label.element.setAttribute('y', String(label.y + 4 / scale));
+    });
   }
 
   let settle: ReturnType<typeof setTimeout> | undefined;
@@ -284,6 +312,7 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
     show(next, keep) {
       drawing = next;
       widths = next.labels.map((label) => labelWidth(label.element.textContent ?? ''));
+      edgeLabelWidths = next.edgeLabels.map((label) => labelWidth(label.element.textContent ?? ''));
       const widest = Math.max(0, ...widths.slice(0, 2000));
       room = { left: PAD.side + Math.min(90, widest / 2), right: PAD.side + Math.min(140, widest) };
       if (!keep) {

@@ -1,13 +1,15 @@
 import type { Settings } from '../../lib/api/connect-request';
 import { applySettings } from '../../lib/api/system-settings';
 import { $ } from './dom';
+import type { RunOutcome } from './page';
 import { runInWorker } from './runner';
 import { createSettingsEditor } from './settings-editor';
+import type { CapacitiesOnShow } from './summary-panel';
 
 /** What the systems panel needs of the page: to load a stored structure and run it. */
 export interface SystemsPanelHost {
   setBody(text: string, about: string): void;
-  run(): Promise<void>;
+  run(): Promise<RunOutcome>;
 }
 
 const TOKEN_STORAGE = 'sbe-explorer-user-token';
@@ -48,10 +50,18 @@ function dryRunLine(json: unknown): string {
  * Stored systems and registering new ones: the connect routes, with a user access token (kept
  * in `sessionStorage`, this tab only).
  */
-export function createSystemsPanel(host: SystemsPanelHost): void {
+export function createSystemsPanel(host: SystemsPanelHost): {
+  /**
+   * The capacities editor of the registered system the structure editor holds (as opened, not
+   * edited since), for the page's empty state; `undefined` for any other structure.
+   */
+  capacitiesOnShow(): CapacitiesOnShow | undefined;
+} {
   const userTokenInput = $<HTMLInputElement>('user-token');
   const systemsList = $('systems');
   const systemsStatus = $('systems-status');
+  /** The system last opened, and the text it put in the editor. */
+  let opened: { id: string; name: string; text: string } | undefined;
   userTokenInput.value = sessionStorage.getItem(TOKEN_STORAGE) ?? '';
   userTokenInput.addEventListener('change', () =>
     sessionStorage.setItem(TOKEN_STORAGE, userTokenInput.value.trim()),
@@ -113,13 +123,14 @@ export function createSystemsPanel(host: SystemsPanelHost): void {
 
   /**
    * Loads a stored structure into the editor, its settings applied as the server applies them,
-   * and runs it here: the same bytes as `{ mode, systemId }` on the server.
+   * and runs it here: the same bytes as `{ mode, systemId }` on the server. How the run ended;
+   * `undefined` when the system could not be read.
    */
-  async function openSystem(id: string): Promise<void> {
+  async function openSystem(id: string): Promise<RunOutcome | undefined> {
     const { status, json } = await withToken(`/api/systems/${encodeURIComponent(id)}`);
     if (status !== 200) {
       systemsStatus.textContent = errorLine(status, json);
-      return;
+      return undefined;
     }
     const { structure, name, settings, format } = json as {
       name: string;
@@ -128,11 +139,13 @@ export function createSystemsPanel(host: SystemsPanelHost): void {
       structure: { nodes: unknown[]; dependencies: unknown[] };
     };
     const withSettings = settings === undefined ? structure : applySettings(structure, settings);
+    const text = JSON.stringify({ mode: 'analyze', ...withSettings }, null, 2);
     host.setBody(
-      JSON.stringify({ mode: 'analyze', ...withSettings }, null, 2),
+      text,
       `Stored system "${name}" (${id})${format === undefined ? '' : `, read as ${format}`}${settings === undefined ? '' : ', with its capacities'}.`,
     );
-    await host.run();
+    opened = { id, name, text };
+    return host.run();
   }
 
   const settingsEditor = createSettingsEditor({ withToken, openSystem, errorLine });
@@ -197,4 +210,18 @@ export function createSystemsPanel(host: SystemsPanelHost): void {
     systemsStatus.textContent = `Registered as ${system.id}: ${system.nodes} nodes, ${system.dependencies} dependencies.`;
     $('list-systems').click();
   });
+
+  return {
+    capacitiesOnShow() {
+      const system = opened;
+      if (system === undefined || $<HTMLTextAreaElement>('body').value !== system.text) return undefined;
+      return {
+        name: system.name,
+        open() {
+          $<HTMLDetailsElement>('systems-panel').open = true;
+          void settingsEditor.open(system.id);
+        },
+      };
+    },
+  };
 }

@@ -1,0 +1,114 @@
+import type { createBehaviour } from './behaviour';
+import { $ } from './dom';
+import { errorOfAnswer, type ShownError } from './error-panel';
+import type { ExtraFields, InputPanel } from './input-panel';
+import type { RunOutcome } from './page';
+import type { RunAnswer } from './protocol';
+import { failureOf, RunStopped } from './run-failure';
+import { runInWorker, runOnServer, structureInWorker } from './runner';
+
+/** How long a server run may take before the page stops waiting. */
+export const SERVER_TIMEOUT_MS = 30_000;
+
+/** One run: its number, and the controller that aborts it. */
+interface Run {
+  seq: number;
+  controller: AbortController;
+}
+
+/**
+ * Runs the editor's body and shows how it ended. Each run has a number and an `AbortController`:
+ * starting one aborts the run before it (its server request, its worker run), and only the latest
+ * run touches the page, so a late answer, or a late failure, is dropped unseen. While a run is in
+ * flight, **Cancel** aborts it; a server run is given up after `serverTimeoutMs`. A run without a
+ * result (an error answer, no connection, no answer in time, the worker failing) shows its error
+ * once and the structure as written, bare (see `showError` in behaviour.ts); a cancelled one
+ * leaves the answer on show before it.
+ */
+export function createRuns(
+  input: InputPanel,
+  behaviour: ReturnType<typeof createBehaviour>,
+  serverTimeoutMs = SERVER_TIMEOUT_MS,
+) {
+  const cancelButton = $<HTMLButtonElement>('cancel');
+  let latest: Run | undefined;
+  let nextSeq = 0;
+  const isLatest = (run: Run) => latest === run;
+
+  cancelButton.addEventListener('click', () => latest?.controller.abort(new RunStopped('cancelled')));
+
+  /** The latest run is over: its status line, the page's state (the tests wait on it), no Cancel. */
+  function end(state: 'done' | 'error' | 'cancelled', status: string): void {
+    input.setStatus(status);
+    document.body.dataset.state = state;
+    // Focus on Cancel, about to be hidden, goes to Run rather than back to the page's start.
+    const focused = document.activeElement === cancelButton;
+    cancelButton.hidden = true;
+    if (focused) $('run').focus();
+    latest = undefined;
+  }
+
+  /**
+   * Ends `run`, if still the latest, without a result: `error` shown, the answer's text (an error
+   * answer's) kept for Export JSON, and the structure `body` holds drawn bare. The outcome: a
+   * newer run may start while the structure is read.
+   */
+  async function fail(
+    run: Run,
+    body: string,
+    error: ShownError,
+    text: string,
+    status: string,
+  ): Promise<RunOutcome> {
+    // None when the worker cannot read it either (or the run is cancelled meanwhile).
+    const written = await structureInWorker(body, run.controller.signal).catch(() => undefined);
+    if (!isLatest(run)) return 'superseded';
+    behaviour.showError(error, text, written);
+    end('error', status);
+    return 'failed';
+  }
+
+  /** Runs the editor's body, with `extra` fields on top; resolves once the page shows how it ended. */
+  return async function run(extra: ExtraFields = {}): Promise<RunOutcome> {
+    latest?.controller.abort(new RunStopped('superseded'));
+    const current: Run = { seq: ++nextSeq, controller: new AbortController() };
+    latest = current;
+    const body = input.bodyToRun(extra);
+    // Read now: the box may be ticked otherwise by the time the answer comes.
+    const onServer = input.onServer;
+    const where = onServer ? 'on the server' : 'in the browser, same bytes as the API';
+    const { signal } = current.controller;
+    document.body.dataset.state = 'running';
+    cancelButton.hidden = false;
+    input.setStatus(onServer ? 'Running on the server…' : 'Running in the browser…');
+    let answer: RunAnswer;
+    try {
+      answer = onServer
+        ? await runOnServer(body, input.apiKey, signal, serverTimeoutMs)
+        : await runInWorker(body, 'run', signal);
+    } catch (thrown) {
+      if (!isLatest(current)) return 'superseded';
+      if (thrown instanceof RunStopped && thrown.reason === 'cancelled') {
+        end('cancelled', 'Cancelled: the answer on show is the run before.');
+        return 'cancelled';
+      }
+      const failure = failureOf(thrown, serverTimeoutMs);
+      return fail(current, body, failure.error, '', failure.status);
+    }
+    if (!isLatest(current)) return 'superseded';
+    if (answer.status !== 200) {
+      const status = `HTTP ${answer.status} (${where}, ${answer.ms.toFixed(0)} ms)`;
+      return fail(current, body, errorOfAnswer(answer), answer.text, status);
+    }
+    let line: string;
+    try {
+      line = behaviour.show(answer, where, { body, onServer });
+    } catch (thrown) {
+      // An answer the page cannot read (or a panel failing on it) still ends the run.
+      const failure = failureOf(thrown, serverTimeoutMs);
+      return fail(current, body, failure.error, answer.text, failure.status);
+    }
+    end('done', line);
+    return 'answered';
+  };
+}
