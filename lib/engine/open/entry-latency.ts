@@ -42,7 +42,7 @@ export function solveEntryLatency(structure: CompiledStructure, own: Float64Arra
   const localIndex = new Int32Array(nodeCount).fill(-1);
   for (let c = 0; c < count; c++) {
     const component = members.subarray(start[c]!, start[c + 1]!);
-    solveComponent(structure, component, own, latency, limitedBy, localIndex);
+    solveComponent(structure, component, own, latency, limitedBy, localIndex, c);
   }
   return { latency, limitedBy };
 }
@@ -54,6 +54,7 @@ function solveComponent(
   latency: Float64Array,
   limitedBy: Int32Array,
   localIndex: Int32Array,
+  c: number,
 ): void {
   const { outStart, outTarget, outShare, selfShare } = structure;
   const n = component.length;
@@ -81,10 +82,23 @@ function solveComponent(
         const stay = selfShare[u]!;
         if (stay < 1) latency[u] = b[0]! / (1 - stay);
         else stuck = u;
-      } else if (!solveCycle(structure, component, b, localIndex)) {
-        stuck = smallestId(structure, component);
+      } else if (n <= STEADY_DENSE_LIMIT) {
+        if (solveCycle(structure, component, b, localIndex)) {
+          for (let i = 0; i < n; i++) latency[component[i]!] = b[i]!;
+        } else stuck = smallestId(structure, component);
       } else {
-        for (let i = 0; i < n; i++) latency[component[i]!] = b[i]!;
+        // Swept in the component's feedback order (sweep-order.ts), as reach.ts sweeps the same
+        // kind of equations (each node's value from its successors'): on mostly-forward loops a
+        // sweep then reads fresh values everywhere but on the few edges pointing back. In
+        // Tarjan's order instead, the deep family's tangle took several times the sweeps.
+        const first = structure.components().start[c]!;
+        const ordered = structure.sweepOrder().subarray(first, first + n);
+        const values = new Float64Array(n);
+        for (let q = 0; q < n; q++) values[q] = b[localIndex[ordered[q]!]!]!;
+        for (let q = 0; q < n; q++) localIndex[ordered[q]!] = q;
+        if (solveCycle(structure, ordered, values, localIndex)) {
+          for (let q = 0; q < n; q++) latency[ordered[q]!] = values[q]!;
+        } else stuck = smallestId(structure, component);
       }
     }
     if (stuck >= 0) {

@@ -76,13 +76,13 @@ export function latencyHeadroom(
  * decide the answer, so the search starts with the one most likely to (the smallest ratio of its
  * SLO to its latency today; ties: the smallest id), finds its scale, and checks every other entry
  * there with one solve of the entry latencies at that scale (`entryLatenciesAt`, the adjoint
- * solve, all entries at once). Entries that miss there join, and the search runs again. The
- * check is made where the search decides which entries miss (the top of the final bracket, 0,
- * the first saturation, or past every scale when nothing saturates), so an entry that breaks
- * earlier always misses there: the second round has the entry that breaks first, and a third
- * happens only for entries whose scales agree to the search's 1e-9 (a tie, named by id). Ten
- * SLO entries whose first guess is right cost one entry's calls and one latency solve, not ten
- * steady solves; a wrong guess, two latency solves and the calls of the entries that missed.
+ * solve, all entries at once). The entry that misses there by most (the largest latency ÷ SLO;
+ * ties: smallest id) joins, and the search runs again, until no other entry misses. The check is
+ * made where the search decides which entries miss (the top of the final bracket, 0, the first
+ * saturation, or past every scale when nothing saturates), so an entry that breaks earlier
+ * always misses there and the answer is the one a search over every entry gives. Ten SLO
+ * entries whose first guess is right cost one entry's calls and one latency solve, not ten
+ * steady solves; each wrong guess, one more of each.
  */
 function searchBindingFirst(
   structure: CompiledStructure,
@@ -109,9 +109,17 @@ function searchBindingFirst(
     });
     const found = search(new LatencyAt(structure, throughput, active), active, ids);
     const latency = entryLatenciesAt(structure, throughput, found.checkedAt);
-    const missed = candidates.filter((e) => isActive[e] === 0 && !(latency[e]! <= slo[e]!));
-    if (missed.length === 0) return found.headroom;
-    joining = missed;
+    // Of the entries that miss there, the one that misses by most is likeliest to break first:
+    // it joins alone (each entry's calls cost a steady solve; the check, one latency solve).
+    let worst = -1;
+    for (const e of candidates) {
+      if (isActive[e] === 1 || latency[e]! <= slo[e]!) continue;
+      const over = latency[e]! / slo[e]!;
+      const worstOver = worst < 0 ? -1 : latency[worst]! / slo[worst]!;
+      if (over > worstOver || (over === worstOver && ids[e]! < ids[worst]!)) worst = e;
+    }
+    if (worst < 0) return found.headroom;
+    joining = [worst];
   }
 }
 
