@@ -21,12 +21,9 @@ export function nodeLatency(
   v: number,
   throughput: number,
 ): NodeLatency | undefined {
-  const { serviceTime, servers } = structure.latency;
-  if (serviceTime.length === 0) return undefined;
-  const service = serviceTime[v]!;
-  if (!(service > 0) || !(throughput < Number.POSITIVE_INFINITY)) return undefined;
-  if (structure.down.length > 0 && structure.down[v] === 1) return undefined;
-  const count = servers[v]!;
+  const queue = queueOf(structure, v, throughput);
+  if (queue === undefined) return undefined;
+  const { service, count } = queue;
   if (count === 0) {
     return {
       responseTime: service,
@@ -54,11 +51,22 @@ export function nodeResponseTime(
   v: number,
   throughput: number,
 ): number | undefined {
+  const queue = queueOf(structure, v, throughput);
+  if (queue === undefined) return undefined;
+  const { service, count } = queue;
+  return count === 0 ? service : queueTimes(throughput, service, count)?.responseTime;
+}
+
+/** Node `v`'s service time and servers (0: none given), or `undefined` where no time is said. */
+function queueOf(
+  structure: CompiledStructure,
+  v: number,
+  throughput: number,
+): { service: number; count: number } | undefined {
   const { serviceTime, servers } = structure.latency;
   if (serviceTime.length === 0) return undefined;
   const service = serviceTime[v]!;
   if (!(service > 0) || !(throughput < Number.POSITIVE_INFINITY)) return undefined;
   if (structure.down.length > 0 && structure.down[v] === 1) return undefined;
-  const count = servers[v]!;
-  return count === 0 ? service : queueTimes(throughput, service, count)?.responseTime;
+  return { service, count: servers[v]! };
 }
