@@ -1,5 +1,6 @@
 import { $ } from './dom';
 import { EXAMPLES } from './examples';
+import { checkedNumberField, type NumberRule } from './number-field';
 
 /** Request fields added on top of the body as written, for one run (`scenario`, `compare`, …). */
 export type ExtraFields = Readonly<Record<string, unknown>>;
@@ -12,6 +13,11 @@ export interface InputPanel {
    * problem, as the API does).
    */
   bodyToRun(extra?: ExtraFields): string;
+  /**
+   * Whether the fields a run reads hold what they take (the tick count, when run as `ticks`);
+   * when not, the status line says so and the first bad field takes the focus: nothing is run.
+   */
+  checkFields(): boolean;
   /** Replaces the editor's text, and the caption with `about`. */
   setBody(text: string, about: string): void;
   readonly onServer: boolean;
@@ -23,6 +29,15 @@ export interface InputPanel {
 
 const KEY_STORAGE = 'sbe-explorer-api-key';
 const SHARE_LIMIT_BYTES = 16 * 1024;
+
+/**
+ * The tick count, as the API takes it (lib/api/schemas.ts, `Ticks`): a whole number from 1 to
+ * 1000 (a deployment may set a lower maximum: its error answer says so). Empty: the API's default.
+ */
+const TICKS: NumberRule = {
+  accepts: (value) => Number.isInteger(value) && value >= 1 && value <= 1000,
+  takes: 'Ticks is a whole number from 1 to 1000.',
+};
 
 function toBase64Url(text: string): string {
   let binary = '';
@@ -41,6 +56,7 @@ export function createInputPanel(run: () => void): InputPanel {
   const exampleAbout = $('example-about');
   const runAs = $<HTMLSelectElement>('run-as');
   const tickCount = $<HTMLInputElement>('tick-count');
+  const ticks = checkedNumberField(tickCount, TICKS, $('tick-count-problem'));
   const onServer = $<HTMLInputElement>('on-server');
   const apiKeyInput = $<HTMLInputElement>('api-key');
   const statusLine = $('status');
@@ -59,10 +75,19 @@ export function createInputPanel(run: () => void): InputPanel {
       const body: Record<string, unknown> = { ...(parsed as Record<string, unknown>), ...extra };
       if (runAs.value !== 'written') {
         body.mode = runAs.value;
-        if (runAs.value === 'ticks') body.ticks = Number(tickCount.value);
-        else delete body.ticks;
+        const count = ticks.read();
+        // A bad count never gets here (checkFields); empty leaves the body's own, or the default.
+        if (runAs.value === 'ticks' && count.valid && typeof count.value === 'number')
+          body.ticks = count.value;
+        else if (runAs.value !== 'ticks') delete body.ticks;
       }
       return JSON.stringify(body);
+    },
+    checkFields() {
+      if (runAs.value !== 'ticks' || ticks.check().valid) return true;
+      panel.setStatus('Not run: ticks is not a whole number from 1 to 1000. Fix it or empty it first.');
+      tickCount.focus();
+      return false;
     },
     setBody(text, about) {
       bodyInput.value = text;

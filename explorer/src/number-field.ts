@@ -33,10 +33,12 @@ function readNumber(typed: string, rule: NumberRule): Reading {
 /** The message for what `typed` holds, or `''` when it is valid. */
 function problemWith(typed: string, rule: NumberRule): string {
   if (readNumber(typed, rule).valid) return '';
-  // A decimal comma is the likeliest slip: say how it is written here.
-  const comma = /^\s*-?\d+,\d+\s*$/.test(typed)
-    ? ` Decimals take a point: ${typed.trim().replace(',', '.')}.`
-    : '';
+  // A decimal comma is the likeliest slip: say how it is written here (when the field takes it).
+  const pointed = typed.trim().replace(',', '.');
+  const comma =
+    /^\s*-?\d+,\d+\s*$/.test(typed) && readNumber(pointed, rule).valid
+      ? ` Decimals take a point: ${pointed}.`
+      : '';
   return `${rule.takes}${comma}`;
 }
 

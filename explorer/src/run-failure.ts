@@ -62,3 +62,16 @@ export function failureOf(thrown: unknown, timeoutMs: number): Failure {
     error: { title: 'The run failed', message: thrown instanceof Error ? thrown.message : String(thrown) },
   };
 }
+
+/**
+ * Why a request of the systems panel (list, open, test, register, save capacities) got no
+ * answer it could use, in one line for its status area: no connection, no answer in time, or
+ * the thrown error's own words (an API error answer, as `CODE: message`).
+ */
+export function requestFailureLine(thrown: unknown, timeoutMs: number): string {
+  if (thrown instanceof RunStopped && thrown.reason === 'timeout')
+    return `No answer from the server in ${Math.round(timeoutMs / 1000)} s, so the page stopped waiting. Try again.`;
+  if (thrown instanceof NoConnection)
+    return `Could not reach the server (the browser says: ${thrown.message}): it is not running, or the network is down. Try again once it is back.`;
+  return thrown instanceof Error ? thrown.message : String(thrown);
+}

@@ -70,6 +70,9 @@ export function createRuns(
 
   /** Runs the editor's body, with `extra` fields on top; resolves once the page shows how it ended. */
   return async function run(extra: ExtraFields = {}): Promise<RunOutcome> {
+    // A field holding a bad number (the tick count) is said where it is typed: nothing is sent,
+    // and the run before, if any, goes on.
+    if (!input.checkFields()) return 'failed';
     latest?.controller.abort(new RunStopped('superseded'));
     const current: Run = { seq: ++nextSeq, controller: new AbortController() };
     latest = current;

@@ -2,6 +2,9 @@ import { $ } from './dom';
 import { displayNamesOf } from './names';
 import { CAPACITY, type CheckedNumberField, checkedNumberField, type NumberRule } from './number-field';
 import type { RunOutcome } from './page';
+import { requestFailureLine } from './run-failure';
+import { SERVER_TIMEOUT_MS } from './runs';
+import { whileBusy } from './while-busy';
 
 /** What the editor needs of the systems panel: the token's requests, and opening a system. */
 export interface SettingsEditorHost {
@@ -9,9 +12,11 @@ export interface SettingsEditorHost {
     path: string,
     init?: RequestInit,
   ): Promise<{ status: number; json: unknown; etag: string | undefined }>;
-  /** Loads the system (its settings applied) into the editor and runs it. */
-  /** How the run ended; `undefined` when the system could not be read. */
-  openSystem(id: string): Promise<RunOutcome | undefined>;
+  /**
+   * Loads the system (its settings applied) into the editor and runs it: how the run ended.
+   * Rejects when the system could not be read.
+   */
+  openSystem(id: string): Promise<RunOutcome>;
   errorLine(status: number, json: unknown): string;
 }
 
@@ -45,7 +50,8 @@ function shown(value: unknown): string {
 /**
  * The capacities of a registered system: `defaultCapacity` and per-node `capacity` / `arrival`,
  * saved with `PATCH /api/systems/{id}` `{ settings }` (which replaces them), then the system run
- * again with them. A 400 shows the server's message and marks the field it names.
+ * again with them. A 400 shows the server's message and marks the field it names; no answer (no
+ * connection, none in time) is said in the editor's status, and Save can be pressed again.
  */
 export function createSettingsEditor(host: SettingsEditorHost) {
   const editor = $<HTMLFormElement>('settings-editor');
@@ -54,6 +60,7 @@ export function createSettingsEditor(host: SettingsEditorHost) {
   const rows = $('settings-nodes');
   const suggestions = $('settings-node-ids');
   const status = $('settings-status');
+  const saveButton = $<HTMLButtonElement>('save-settings');
   let systemId: string | undefined;
   /** The ETag of the settings the editor shows: a save applies only while they are still those. */
   let settingsTag: string | undefined;
@@ -160,7 +167,11 @@ export function createSettingsEditor(host: SettingsEditorHost) {
   });
   editor.addEventListener('submit', async (event) => {
     event.preventDefault();
-    if (systemId === undefined) return;
+    if (systemId === undefined) {
+      status.className = 'settings-error';
+      status.textContent = 'Nothing to save: these capacities could not be read. Open them again.';
+      return;
+    }
     const id = systemId;
     const bad = [...numbers.values()].filter((field) => !field.check().valid);
     if (bad.length > 0) {
@@ -170,6 +181,11 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       return;
     }
     status.className = '';
+    await whileBusy(saveButton, status, () => save(id));
+  });
+
+  /** Saves the settings as shown, then runs the system with them; rejects when either gets no answer. */
+  async function save(id: string): Promise<void> {
     status.textContent = 'Saving…';
     const {
       status: code,
@@ -196,51 +212,71 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     settingsTag = etag;
     markInvalid(undefined);
     status.textContent = 'Saved. Running the system with them…';
-    const outcome = await host.openSystem(id);
+    let outcome: RunOutcome;
+    try {
+      outcome = await host.openSystem(id);
+    } catch (thrown) {
+      throw new Error(
+        `Saved, but the system could not be read again to run it: ${requestFailureLine(thrown, SERVER_TIMEOUT_MS)}`,
+      );
+    }
     status.textContent =
       outcome === 'answered'
         ? 'Saved; the answer below runs with them.'
         : 'Saved; the run with them gave no answer (see under Run).';
-  });
+  }
+
+  /** Reads a system's settings into the editor; rejects when they cannot be read. */
+  async function load(id: string): Promise<void> {
+    const { status: code, json, etag } = await host.withToken(`/api/systems/${encodeURIComponent(id)}`);
+    if (code !== 200) throw new Error(host.errorLine(code, json));
+    settingsTag = etag;
+    const record = json as {
+      name: string;
+      settings?: Settings;
+      structure: { nodes: Array<{ id: string }>; dependencies: unknown[] };
+    };
+    systemId = id;
+    heading.textContent = `Capacities of "${record.name}"`;
+    defaultCapacity.value = shown(record.settings?.defaultCapacity);
+    for (const field of rows.querySelectorAll('input')) numbers.delete(field);
+    rows.replaceChildren();
+    for (const [node, settings] of Object.entries(record.settings?.nodes ?? {})) addRow(node, settings);
+    if (rows.childElementCount === 0) addRow();
+    const names = displayNamesOf(record.structure.nodes);
+    suggestions.replaceChildren(
+      ...record.structure.nodes.slice(0, MAX_SUGGESTED_IDS).map((node) => {
+        const option = document.createElement('option');
+        option.value = node.id;
+        const name = names.get(node.id);
+        if (name !== undefined) option.label = name;
+        return option;
+      }),
+    );
+    markInvalid(undefined);
+    for (const field of numbers.values()) field.check();
+    status.textContent = '';
+    defaultCapacity.focus();
+  }
 
   return {
-    /** Opens the editor on a system: its current settings, its node ids as suggestions. */
-    async open(id: string): Promise<void> {
-      const { status: code, json, etag } = await host.withToken(`/api/systems/${encodeURIComponent(id)}`);
-      settingsTag = etag;
-      editor.hidden = false;
-      status.className = '';
-      if (code !== 200) {
-        systemId = undefined;
-        status.textContent = host.errorLine(code, json);
-        return;
-      }
-      const record = json as {
-        name: string;
-        settings?: Settings;
-        structure: { nodes: Array<{ id: string }>; dependencies: unknown[] };
-      };
-      systemId = id;
-      heading.textContent = `Capacities of "${record.name}"`;
-      defaultCapacity.value = shown(record.settings?.defaultCapacity);
+    /**
+     * Opens the editor on a system: its current settings, its node ids as suggestions. `button`
+     * (the one clicked) is disabled meanwhile; a failure is said in the editor's status.
+     */
+    async open(id: string, button?: HTMLButtonElement): Promise<void> {
+      // Nothing of the system shown before stays while this one is read, or if it cannot be.
+      systemId = undefined;
+      settingsTag = undefined;
+      heading.textContent = 'Capacities';
+      defaultCapacity.value = '';
       for (const field of rows.querySelectorAll('input')) numbers.delete(field);
       rows.replaceChildren();
-      for (const [node, settings] of Object.entries(record.settings?.nodes ?? {})) addRow(node, settings);
-      if (rows.childElementCount === 0) addRow();
-      const names = displayNamesOf(record.structure.nodes);
-      suggestions.replaceChildren(
-        ...record.structure.nodes.slice(0, MAX_SUGGESTED_IDS).map((node) => {
-          const option = document.createElement('option');
-          option.value = node.id;
-          const name = names.get(node.id);
-          if (name !== undefined) option.label = name;
-          return option;
-        }),
-      );
-      markInvalid(undefined);
       for (const field of numbers.values()) field.check();
-      status.textContent = '';
-      defaultCapacity.focus();
+      editor.hidden = false;
+      status.className = '';
+      status.textContent = 'Loading…';
+      await whileBusy(button, status, () => load(id));
     },
   };
 }

@@ -2,9 +2,12 @@ import type { Settings } from '../../lib/api/connect-request';
 import { applySettings } from '../../lib/api/system-settings';
 import { $ } from './dom';
 import type { RunOutcome } from './page';
+import { NoConnection, RunStopped, requestFailureLine } from './run-failure';
 import { runInWorker } from './runner';
+import { SERVER_TIMEOUT_MS } from './runs';
 import { createSettingsEditor } from './settings-editor';
 import type { CapacitiesOnShow } from './summary-panel';
+import { whileBusy } from './while-busy';
 
 /** What the systems panel needs of the page: to load a stored structure and run it. */
 export interface SystemsPanelHost {
@@ -14,10 +17,14 @@ export interface SystemsPanelHost {
 
 const TOKEN_STORAGE = 'sbe-explorer-user-token';
 
-/** The API's error body in one line: `CODE: message`. */
+/** The API's error body (`{ error: { code, message } }`) in one line, `CODE: message`; else `HTTP 502`. */
 function errorLine(status: number, json: unknown): string {
-  const error = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
-  return error ? `${error.code}: ${error.message}` : `HTTP ${status}`;
+  const error = (json as { error?: unknown } | null | undefined)?.error;
+  if (error !== null && typeof error === 'object') {
+    const { code, message } = error as { code?: unknown; message?: unknown };
+    if (typeof message === 'string') return typeof code === 'string' ? `${code}: ${message}` : message;
+  }
+  return `HTTP ${status}`;
 }
 
 /** A dry run's answer in one line: how it was read, its size and entries, the engine's summary. */
@@ -67,15 +74,31 @@ export function createSystemsPanel(host: SystemsPanelHost): {
     sessionStorage.setItem(TOKEN_STORAGE, userTokenInput.value.trim()),
   );
 
+  /**
+   * A request with the user's token; any answer resolves (4xx and 5xx included). No answer at
+   * all rejects with `NoConnection`, none within `SERVER_TIMEOUT_MS` with `RunStopped('timeout')`.
+   */
   async function withToken(
     path: string,
     init: RequestInit = {},
   ): Promise<{ status: number; json: unknown; etag: string | undefined }> {
-    const response = await fetch(path, {
-      ...init,
-      headers: { ...init.headers, authorization: `Bearer ${userTokenInput.value.trim()}` },
-    });
-    const text = await response.text();
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(new RunStopped('timeout')), SERVER_TIMEOUT_MS);
+    let response: Response;
+    let text: string;
+    try {
+      response = await fetch(path, {
+        ...init,
+        headers: { ...init.headers, authorization: `Bearer ${userTokenInput.value.trim()}` },
+        signal: timeout.signal,
+      });
+      text = await response.text();
+    } catch (thrown) {
+      if (timeout.signal.aborted) throw timeout.signal.reason;
+      throw new NoConnection(thrown instanceof Error ? thrown.message : String(thrown));
+    } finally {
+      clearTimeout(timer);
+    }
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -85,14 +108,14 @@ export function createSystemsPanel(host: SystemsPanelHost): {
     return { status: response.status, json, etag: response.headers.get('etag') ?? undefined };
   }
 
-  $('list-systems').addEventListener('click', async () => {
+  const listButton = $<HTMLButtonElement>('list-systems');
+  listButton.addEventListener('click', () => void whileBusy(listButton, systemsStatus, listSystems));
+
+  async function listSystems(): Promise<void> {
     systemsStatus.textContent = 'Listing…';
     const { status, json } = await withToken('/api/systems?limit=100');
     systemsList.replaceChildren();
-    if (status !== 200) {
-      systemsStatus.textContent = errorLine(status, json);
-      return;
-    }
+    if (status !== 200) throw new Error(errorLine(status, json));
     const systems = (
       json as {
         systems: Array<{ id: string; name: string; nodes: number; dependencies: number; format?: string }>;
@@ -104,12 +127,21 @@ export function createSystemsPanel(host: SystemsPanelHost): {
       const open = document.createElement('button');
       open.type = 'button';
       open.textContent = 'Open';
-      open.addEventListener('click', () => void openSystem(system.id));
+      open.setAttribute('aria-label', `Open ${system.name}`);
+      open.addEventListener(
+        'click',
+        () =>
+          void whileBusy(open, systemsStatus, async () => {
+            systemsStatus.textContent = `Opening "${system.name}"…`;
+            await openSystem(system.id);
+            systemsStatus.textContent = '';
+          }),
+      );
       const capacities = document.createElement('button');
       capacities.type = 'button';
       capacities.textContent = 'Capacities';
       capacities.setAttribute('aria-label', `Capacities of ${system.name}`);
-      capacities.addEventListener('click', () => void settingsEditor.open(system.id));
+      capacities.addEventListener('click', () => void settingsEditor.open(system.id, capacities));
       // The format the system was read in (absent on systems registered before formats).
       const read = system.format === undefined ? '' : `${system.format}, `;
       item.append(
@@ -119,19 +151,16 @@ export function createSystemsPanel(host: SystemsPanelHost): {
       );
       systemsList.append(item);
     }
-  });
+  }
 
   /**
    * Loads a stored structure into the editor, its settings applied as the server applies them,
    * and runs it here: the same bytes as `{ mode, systemId }` on the server. How the run ended;
-   * `undefined` when the system could not be read.
+   * rejects when the system could not be read (its error in words).
    */
-  async function openSystem(id: string): Promise<RunOutcome | undefined> {
+  async function openSystem(id: string): Promise<RunOutcome> {
     const { status, json } = await withToken(`/api/systems/${encodeURIComponent(id)}`);
-    if (status !== 200) {
-      systemsStatus.textContent = errorLine(status, json);
-      return undefined;
-    }
+    if (status !== 200) throw new Error(errorLine(status, json));
     const { structure, name, settings, format } = json as {
       name: string;
       format?: string;
@@ -150,7 +179,10 @@ export function createSystemsPanel(host: SystemsPanelHost): {
 
   const settingsEditor = createSettingsEditor({ withToken, openSystem, errorLine });
 
-  $('test-url').addEventListener('click', async () => {
+  const testButton = $<HTMLButtonElement>('test-url');
+  testButton.addEventListener('click', () => void whileBusy(testButton, systemsStatus, testUrl));
+
+  async function testUrl(): Promise<void> {
     const url = $<HTMLInputElement>('system-url').value.trim();
     // With a user token the service tests it as connect would (a dry run, server side, so the
     // external API needs no CORS); without one, the browser fetches it and the worker checks it.
@@ -162,7 +194,8 @@ export function createSystemsPanel(host: SystemsPanelHost): {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ name, url, dryRun: true }),
       });
-      systemsStatus.textContent = status === 200 ? dryRunLine(json) : errorLine(status, json);
+      if (status !== 200) throw new Error(errorLine(status, json));
+      systemsStatus.textContent = dryRunLine(json);
       return;
     }
     systemsStatus.textContent = 'Fetching in the browser…';
@@ -187,13 +220,14 @@ export function createSystemsPanel(host: SystemsPanelHost): {
     }
     const answer = await runInWorker(text, 'upstream');
     const json = JSON.parse(answer.text) as { nodes?: number; dependencies?: number };
-    systemsStatus.textContent =
-      answer.status === 200
-        ? `It holds a structure the engine accepts: ${json.nodes} nodes, ${json.dependencies} dependencies.`
-        : errorLine(answer.status, json);
-  });
+    if (answer.status !== 200) throw new Error(errorLine(answer.status, json));
+    systemsStatus.textContent = `It holds a structure the engine accepts: ${json.nodes} nodes, ${json.dependencies} dependencies.`;
+  }
 
-  $('register').addEventListener('click', async () => {
+  const registerButton = $<HTMLButtonElement>('register');
+  registerButton.addEventListener('click', () => void whileBusy(registerButton, systemsStatus, register));
+
+  async function register(): Promise<void> {
     const name = $<HTMLInputElement>('system-name').value.trim();
     const url = $<HTMLInputElement>('system-url').value.trim();
     systemsStatus.textContent = 'Registering…';
@@ -202,14 +236,22 @@ export function createSystemsPanel(host: SystemsPanelHost): {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ name, url }),
     });
-    if (status !== 201) {
-      systemsStatus.textContent = errorLine(status, json);
-      return;
-    }
+    if (status !== 201) throw new Error(errorLine(status, json));
     const system = json as { id: string; nodes: number; dependencies: number };
-    systemsStatus.textContent = `Registered as ${system.id}: ${system.nodes} nodes, ${system.dependencies} dependencies.`;
-    $('list-systems').click();
-  });
+    const registered = `Registered as ${system.id}: ${system.nodes} nodes, ${system.dependencies} dependencies.`;
+    systemsStatus.textContent = registered;
+    // The list with it; a list that fails says so, after the registration.
+    await listSystems().then(
+      () => {
+        systemsStatus.textContent = registered;
+      },
+      (thrown: unknown) => {
+        throw new Error(
+          `${registered} The list could not be read: ${requestFailureLine(thrown, SERVER_TIMEOUT_MS)}`,
+        );
+      },
+    );
+  }
 
   return {
     capacitiesOnShow() {

@@ -1,0 +1,32 @@
+import { requestFailureLine } from './run-failure';
+import { SERVER_TIMEOUT_MS } from './runs';
+
+/**
+ * Runs `work` (a click's requests) with `button` (if any) disabled, so it is not sent twice;
+ * whatever it throws (no connection, no answer in time, an error answer in words) is said once
+ * in `status`, and the button is enabled again, to retry.
+ */
+export async function whileBusy(
+  button: HTMLButtonElement | undefined,
+  status: HTMLElement,
+  work: () => Promise<void>,
+): Promise<void> {
+  if (button === undefined) {
+    await whileBusy(document.createElement('button'), status, work);
+    return;
+  }
+  const focused = document.activeElement === button;
+  button.disabled = true;
+  status.classList.remove('request-failed');
+  try {
+    await work();
+  } catch (thrown) {
+    status.classList.add('request-failed');
+    status.textContent = requestFailureLine(thrown, SERVER_TIMEOUT_MS);
+  } finally {
+    button.disabled = false;
+    // Disabling it took the focus away; it goes back for a keyboard user to retry.
+    if (focused && (document.activeElement === null || document.activeElement === document.body))
+      button.focus();
+  }
+}

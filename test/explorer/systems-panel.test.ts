@@ -1,0 +1,267 @@
+/**
+ * Runs you can trust (issue #36, item 1), the rest of it, in Chromium: the systems panel (List,
+ * Open, Capacities, Save, Test URL, Register) against a server that refuses the connection,
+ * answers 4xx/5xx or never answers says so once in its status and lets the user retry; and the
+ * tick count is checked where it is typed, a bad one never sent. The server is played by routes
+ * (`page.route`); each page is fresh, so a route or a fake clock never reaches another test.
+ */
+import type { Browser, Page, Route } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WORKED_EXAMPLE } from '../../lib/worked-example';
+import { startTestServer, type TestServer } from '../integration/server';
+import { findChromium, launchChromium, SCREENSHOTS } from './browser';
+
+const chromiumPath = findChromium();
+if (chromiumPath === undefined && process.env.CI) throw new Error('CI needs Chromium: .ci/run installs it');
+
+/** Long enough for any answer here, short enough that a panel stuck "Listing…" fails fast. */
+const SETTLED_MS = 10_000;
+/** What the page says when `fetch` gets no answer at all (Chromium's words in the middle). */
+const REFUSED =
+  /^Could not reach the server \(the browser says: .+\): it is not running, or the network is down\. Try again once it is back\.$/;
+/** The API's error body for a server failing. */
+const INTERNAL = { error: { code: 'INTERNAL_ERROR', message: 'The service failed; try again.' } };
+const SYSTEM = {
+  id: 'sys_1',
+  name: 'shop',
+  structure: { nodes: [{ id: 'A' }, { id: 'B' }], dependencies: [{ from: 'A', to: 'B' }] },
+};
+const LIST = { systems: [{ id: 'sys_1', name: 'shop', nodes: 2, dependencies: 1 }] };
+
+function json(route: Route, body: unknown, status = 200): Promise<void> {
+  return route.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body) });
+}
+
+describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count, in Chromium', () => {
+  let server: TestServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = await startTestServer({ LOG_LEVEL: 'WARN' });
+    browser = await launchChromium(chromiumPath!);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  /** A fresh page on the explorer, its systems panel open with a token, uncaught errors collected. */
+  async function openPage(
+    prepare: (page: Page) => Promise<unknown> = async () => {},
+  ): Promise<{ page: Page; uncaught: string[] }> {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+    const page = await context.newPage();
+    const uncaught: string[] = [];
+    page.on('pageerror', (error) => uncaught.push(error.message));
+    await prepare(page);
+    await page.goto(`${server.url}/`);
+    await page.click('#systems-panel summary');
+    await page.fill('#user-token', 'token');
+    return { page, uncaught };
+  }
+
+  /** Waits for `selector`'s text to match `expected`, then says it appears once on the page. */
+  async function expectSaidOnce(page: Page, selector: string, expected: RegExp | string): Promise<void> {
+    await expect
+      .poll(
+        async () => {
+          const text = (await page.textContent(selector)) ?? '';
+          return expected instanceof RegExp ? expected.test(text) : text === expected;
+        },
+        { timeout: SETTLED_MS },
+      )
+      .toBe(true);
+    const text = (await page.textContent(selector))!;
+    expect(await page.getByText(text, { exact: true }).count()).toBe(1);
+    // Not also in the run's error panel: that one is the Run's.
+    expect(await page.isHidden('#error')).toBe(true);
+  }
+
+  // Before, each of these threw "Failed to fetch" uncaught and the panel stayed "Listing…".
+  it('says a refused connection, a 500 and a proxy page once, and List can be pressed again', async () => {
+    let answer: (route: Route) => Promise<void> = (route) => route.abort('connectionrefused');
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route('**/api/systems**', (route) => answer(route)),
+    );
+    const list = page.getByRole('button', { name: 'List my systems' });
+
+    await list.click();
+    await expectSaidOnce(page, '#systems-status', REFUSED);
+    expect(await list.isEnabled()).toBe(true);
+    await page.screenshot({ path: `${SCREENSHOTS}/systems-refused.png`, fullPage: true });
+
+    answer = (route) => json(route, INTERNAL, 500);
+    await list.click();
+    await expectSaidOnce(page, '#systems-status', 'INTERNAL_ERROR: The service failed; try again.');
+    expect(await list.isEnabled()).toBe(true);
+
+    // A gateway's page, not the API's error body: the status code.
+    answer = (route) =>
+      route.fulfill({ status: 502, contentType: 'text/html', body: '<h1>Bad gateway</h1>' });
+    await list.click();
+    await expectSaidOnce(page, '#systems-status', 'HTTP 502');
+
+    answer = (route) => json(route, LIST);
+    await list.click();
+    await expect.poll(() => page.locator('#systems li').count(), { timeout: SETTLED_MS }).toBe(1);
+    expect(await page.textContent('#systems-status')).toBe('');
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  it('says why Open and Capacities could not read a system, and their buttons work again', async () => {
+    let single: (route: Route) => Promise<void> = (route) => route.abort('connectionrefused');
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route('**/api/systems**', (route) =>
+        route.request().url().includes('?') ? json(route, LIST) : single(route),
+      ),
+    );
+    await page.click('#list-systems');
+    const open = page.getByRole('button', { name: 'Open shop' });
+    await open.click();
+    await expectSaidOnce(page, '#systems-status', REFUSED);
+    expect(await open.isEnabled()).toBe(true);
+
+    const capacities = page.getByRole('button', { name: 'Capacities of shop' });
+    single = (route) => json(route, { error: { code: 'NOT_FOUND', message: 'no system sys_1' } }, 404);
+    await capacities.click();
+    await expectSaidOnce(page, '#settings-status', 'NOT_FOUND: no system sys_1');
+    expect(await capacities.isEnabled()).toBe(true);
+    // Nothing of a system is shown to edit, and Save sends nothing.
+    expect(await page.textContent('#settings-heading')).toBe('Capacities');
+    await page.click('#save-settings');
+    expect(await page.textContent('#settings-status')).toBe(
+      'Nothing to save: these capacities could not be read. Open them again.',
+    );
+
+    // Read at last: Open loads it and runs it.
+    single = (route) => json(route, SYSTEM);
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await open.click();
+    await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
+    expect(await page.textContent('#systems-status')).toBe('');
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  it('says a save that gets no answer in the editor, and Save can be pressed again', async () => {
+    let patch: (route: Route) => Promise<void> = (route) => route.abort('connectionrefused');
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route('**/api/systems**', (route) => {
+        if (route.request().method() === 'PATCH') return patch(route);
+        return route.request().url().includes('?') ? json(route, LIST) : json(route, SYSTEM);
+      }),
+    );
+    await page.click('#list-systems');
+    await page.getByRole('button', { name: 'Capacities of shop' }).click();
+    await page.waitForSelector('#settings-editor:not([hidden])');
+    await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "shop"');
+    await page.fill('#default-capacity', '5');
+    const save = page.getByRole('button', { name: 'Save and run' });
+    await save.click();
+    await expectSaidOnce(page, '#settings-status', REFUSED);
+    expect(await save.isEnabled()).toBe(true);
+    await page.screenshot({ path: `${SCREENSHOTS}/systems-save-refused.png`, fullPage: true });
+
+    patch = (route) => json(route, INTERNAL, 500);
+    await save.click();
+    await expectSaidOnce(page, '#settings-status', 'INTERNAL_ERROR: The service failed; try again.');
+    expect(await save.isEnabled()).toBe(true);
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  it('says why Register and Test URL failed, and their buttons work again', async () => {
+    let connect: (route: Route) => Promise<void> = (route) => route.abort('connectionrefused');
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route('**/api/connect', (route) => connect(route)),
+    );
+    await page.fill('#system-name', 'shop');
+    await page.fill('#system-url', 'https://api.example.com/structure');
+    const register = page.getByRole('button', { name: 'Register' });
+    const test = page.getByRole('button', { name: 'Test URL' });
+
+    await register.click();
+    await expectSaidOnce(page, '#systems-status', REFUSED);
+    expect(await register.isEnabled()).toBe(true);
+    await test.click();
+    await expectSaidOnce(page, '#systems-status', REFUSED);
+    expect(await test.isEnabled()).toBe(true);
+
+    connect = (route) =>
+      json(route, { error: { code: 'UPSTREAM_ERROR', message: 'the URL answered HTTP 503' } }, 502);
+    await register.click();
+    await expectSaidOnce(page, '#systems-status', 'UPSTREAM_ERROR: the URL answered HTTP 503');
+    await test.click();
+    await expect.poll(() => test.isEnabled(), { timeout: SETTLED_MS }).toBe(true);
+    expect(await page.textContent('#systems-status')).toBe('UPSTREAM_ERROR: the URL answered HTTP 503');
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  // A request that never answers: after 30 s (on a fake clock) the panel stops waiting.
+  it('gives up on a list that never answers after 30 s', async () => {
+    const { page, uncaught } = await openPage(async (fresh) => {
+      await fresh.clock.install();
+      await fresh.route('**/api/systems**', () => {
+        // Never answered.
+      });
+    });
+    const list = page.getByRole('button', { name: 'List my systems' });
+    await list.click();
+    expect(await page.textContent('#systems-status')).toBe('Listing…');
+    expect(await list.isDisabled()).toBe(true);
+    await page.clock.fastForward(30_000);
+    await expectSaidOnce(
+      page,
+      '#systems-status',
+      'No answer from the server in 30 s, so the page stopped waiting. Try again.',
+    );
+    expect(await list.isEnabled()).toBe(true);
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  // Before, the field was `type="number"` and its value sent as Number(): `1.5` and `0` went to the
+  // engine, which refused them, and `abc` (empty to a number field) became 0.
+  it('checks the tick count where it is typed and runs nothing with a bad one', async () => {
+    const { page, uncaught } = await openPage();
+    const requests: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    await page.fill('#body', JSON.stringify({ mode: 'analyze', ...WORKED_EXAMPLE }));
+    await page.selectOption('#run-as', 'ticks');
+    await page.setChecked('#on-server', true);
+    await page.fill('#api-key', server.apiKey);
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    const field = page.locator('#tick-count');
+    for (const typed of ['abc', '1.5', '0', '-3', '1001', '1e9', '1,5']) {
+      await field.fill(typed);
+      expect(await field.getAttribute('aria-invalid'), typed).toBe('true');
+      const described = (await field.getAttribute('aria-describedby')) ?? '';
+      expect(await page.isVisible(`#${described.split(' ')[0]}`), typed).toBe(true);
+      expect(await page.textContent(`#${described.split(' ')[0]}`), typed).toBe(
+        'Ticks is a whole number from 1 to 1000.',
+      );
+      requests.length = 0;
+      await page.click('#run');
+      expect(await page.textContent('#status'), typed).toBe(
+        'Not run: ticks is not a whole number from 1 to 1000. Fix it or empty it first.',
+      );
+      expect(await page.getAttribute('body', 'data-state'), typed).toBe('idle');
+      expect(requests, typed).toEqual([]);
+    }
+    await page.screenshot({ path: `${SCREENSHOTS}/ticks-invalid.png`, fullPage: true });
+
+    // A whole number in range is sent as one.
+    await field.fill(' 3 ');
+    expect(await field.getAttribute('aria-invalid')).toBeNull();
+    expect(await page.isHidden('#tick-count-problem')).toBe(true);
+    const sent = page.waitForRequest('**/api/engine', { timeout: SETTLED_MS });
+    await page.click('#run');
+    expect(JSON.parse((await sent).postData()!)).toMatchObject({ mode: 'ticks', ticks: 3 });
+    await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+});
