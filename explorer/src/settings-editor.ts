@@ -256,13 +256,12 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     markInvalid(undefined);
     for (const field of numbers.values()) field.check();
     status.textContent = '';
-    defaultCapacity.focus();
   }
 
   return {
     /**
-     * Opens the editor on a system: its current settings, its node ids as suggestions. `button`
-     * (the one clicked) is disabled meanwhile; a failure is said in the editor's status.
+     * Opens the editor on a system, once read: its current settings, its node ids as suggestions.
+     * `button` (the one clicked) is disabled meanwhile; a failure is said in the editor's status.
      */
     async open(id: string, button?: HTMLButtonElement): Promise<void> {
       // Nothing of the system shown before stays while this one is read, or if it cannot be.
@@ -273,10 +272,12 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       for (const field of rows.querySelectorAll('input')) numbers.delete(field);
       rows.replaceChildren();
       for (const field of numbers.values()) field.check();
-      editor.hidden = false;
       status.className = '';
       status.textContent = 'Loading…';
       await whileBusy(button, status, () => load(id));
+      // Shown once read (or not): its heading then names the system, or its status says why not.
+      editor.hidden = false;
+      if (systemId === id) defaultCapacity.focus();
     },
   };
 }
