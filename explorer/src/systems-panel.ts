@@ -127,7 +127,6 @@ export function createSystemsPanel(host: SystemsPanelHost): {
       const open = document.createElement('button');
       open.type = 'button';
       open.textContent = 'Open';
-      open.setAttribute('aria-label', `Open ${system.name}`);
       open.addEventListener(
         'click',
         () =>
