@@ -33,6 +33,22 @@ export interface RegistrationResult {
   connectMemoryMb: number;
 }
 
+/**
+ * The connect use case over a local table, allowed to fetch from 127.0.0.1 only (and every name
+ * resolved there): what the registration benches run.
+ */
+export function loopbackConnect(db: Awaited<ReturnType<typeof startTestDatabase>>) {
+  return createConnectSystem({
+    systems: new DynamoSystemStore({ doc: db.doc, tableName: db.tableName }),
+    limits: readLimits({}),
+    outbound: {
+      allowHosts: readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: '127.0.0.1' }),
+      resolveHost: async () => [{ address: '127.0.0.1', family: 4 }],
+      deadlineMs: 15_000,
+    },
+  });
+}
+
 export async function benchRegistration(): Promise<RegistrationResult> {
   const structure = generateStructure({ shape: 'random', nodeCount: 100_000, dependencyCount: 500_000 });
   const json = Buffer.from(JSON.stringify(structure));
@@ -49,15 +65,7 @@ export async function benchRegistration(): Promise<RegistrationResult> {
   const { port } = server.address() as AddressInfo;
   const db = await startTestDatabase();
   try {
-    const connect = createConnectSystem({
-      systems: new DynamoSystemStore({ doc: db.doc, tableName: db.tableName }),
-      limits: readLimits({}),
-      outbound: {
-        allowHosts: readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: '127.0.0.1' }),
-        resolveHost: async () => [{ address: '127.0.0.1', family: 4 }],
-        deadlineMs: 15_000,
-      },
-    });
+    const connect = loopbackConnect(db);
     const runs: RegistrationRun[] = [];
     for (const encoding of ['identity', 'gzip'] as const) {
       globalThis.gc?.();

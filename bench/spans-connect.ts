@@ -7,11 +7,8 @@
  * was registered or why not.
  */
 import { readFileSync, writeFileSync, writeSync } from 'node:fs';
-import { createConnectSystem } from '../lib/app/connect-system';
-import { readLimits } from '../lib/config/limits';
-import { readConnectAllowHosts } from '../lib/outbound';
-import { DynamoSystemStore } from '../lib/systems';
 import { startTestDatabase } from '../test/helpers/dynalite';
+import { loopbackConnect } from './registration';
 
 const [url, window] = process.argv.slice(2);
 if (url === undefined || window === undefined) throw new Error('usage: spans-connect.ts <url> <window>');
@@ -37,15 +34,7 @@ function resetHighWaterMark(): boolean {
 }
 
 const db = await startTestDatabase();
-const connect = createConnectSystem({
-  systems: new DynamoSystemStore({ doc: db.doc, tableName: db.tableName }),
-  limits: readLimits({}),
-  outbound: {
-    allowHosts: readConnectAllowHosts({ CONNECT_ALLOW_HOSTS: '127.0.0.1' }),
-    resolveHost: async () => [{ address: '127.0.0.1', family: 4 }],
-    deadlineMs: 15_000,
-  },
-});
+const connect = loopbackConnect(db);
 globalThis.gc?.();
 const startRss = process.memoryUsage.rss();
 const kernelPeak = resetHighWaterMark();
