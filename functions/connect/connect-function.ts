@@ -106,7 +106,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
       },
       refreshSystem: {
         body: smallBody(BODY_SHAPES.refresh, {}),
-        handler: async (request) => json(200, await refreshSystem(user(request), id(request), request.body)),
+        handler: async (request) => tagged(await refreshSystem(user(request), id(request), request.body)),
       },
       updateSystemSettings: {
         body: smallBody(BODY_SHAPES.patchSystem),

@@ -644,8 +644,11 @@ function systemPaths(): JsonObject {
           parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string' } }],
           responses: {
             '200': {
-              description: 'The system, its structure replaced (`version` one more, `refreshedAt` now).',
+              description:
+                'The system, its structure replaced (`version` one more, `refreshedAt` now), with the settings ' +
+                'as the head was when the refresh replaced the structure, and their `ETag`.',
               content: json('ConnectedSystem'),
+              headers: { ETag: settingsETagHeader },
             },
             '400': errorResponse(
               '`auth` invalid, a system registered from a document (no URL to fetch), or a URL the service may ' +

@@ -13,11 +13,13 @@ import { type FetchJsonOptions, fetchJson, JsonLinesText } from '../outbound';
 import {
   type CompiledStructureCache,
   type SystemStore,
+  settingsETag,
   toPublicSystemRecord,
   unknownSettingsIds,
 } from '../systems';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms, systemNotFound } from './errors';
+import type { TaggedSystem } from './update-settings';
 
 export interface RefreshSystemDeps {
   systems: Pick<SystemStore, 'getRecord' | 'replace'>;
@@ -26,7 +28,12 @@ export interface RefreshSystemDeps {
   cache?: CompiledStructureCache;
 }
 
-export type RefreshSystem = (owner: string, id: string, body: unknown) => Promise<ConnectedSystem>;
+/**
+ * The refreshed system and the ETag of the settings it shows: those of the head as the refresh's
+ * update left it, so a PATCH that landed after that update (while the old chunks were removed) is
+ * not in this answer, and its ETag says so.
+ */
+export type RefreshSystem = (owner: string, id: string, body: unknown) => Promise<TaggedSystem<ConnectedSystem>>;
 
 export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
   const { systems, limits, outbound, cache } = deps;
@@ -77,6 +84,9 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
         );
       }
       const shown = toPublicSystemRecord(replaced);
-      return warnings.length === 0 ? shown : { ...shown, warnings };
+      return {
+        system: warnings.length === 0 ? shown : { ...shown, warnings },
+        etag: settingsETag(replaced),
+      };
     });
 }

@@ -269,7 +269,13 @@ describe('traces and rates: read options, JSON Lines', () => {
     expect(arrivals(stored!.structure)).toEqual({ frontend: 10 });
     expect(stored!.record.readOptions).toEqual({ window: 20, sampleRate: 0.5 });
 
-    const refreshed = await createRefreshSystem({ systems, limits, outbound })('alice', record.id, {});
+    const { system: refreshed, etag } = await createRefreshSystem({ systems, limits, outbound })(
+      'alice',
+      record.id,
+      {},
+    );
+    // No PATCH yet: the settings are still those registered, revision 0.
+    expect(etag).toBe('"settings-0"');
     expect(refreshed).toMatchObject({
       version: 2,
       unit: 'second',
@@ -469,7 +475,13 @@ describe('refresh', () => {
       dependencies: [...WORKED.dependencies, { from: 'C', to: 'D' }],
     };
     answer(grown);
-    const refreshed = await createRefreshSystem({ systems, limits, outbound })('alice', record.id, {});
+    const { system: refreshed, etag } = await createRefreshSystem({ systems, limits, outbound })(
+      'alice',
+      record.id,
+      {},
+    );
+    // No PATCH yet: the settings are still those registered, revision 0.
+    expect(etag).toBe('"settings-0"');
     expect(refreshed).toMatchObject({
       id: record.id,
       nodes: 4,
@@ -493,7 +505,7 @@ describe('refresh', () => {
     };
     answer(many);
     const third = await createRefreshSystem({ systems, limits, outbound })('alice', record.id, {});
-    expect(third.version).toBe(3);
+    expect(third.system.version).toBe(3);
     expect((await systems.get('alice', record.id))?.structure.dependencies).toHaveLength(30_000);
   });
 
@@ -681,7 +693,11 @@ describe('settings', () => {
       nodes: [{ id: 'A', load: 1 }, { id: 'B' }],
       dependencies: [{ from: 'A', to: 'B' }],
     });
-    const refreshed = await createRefreshSystem({ systems, limits, outbound })('alice', record.id, {});
+    const { system: refreshed } = await createRefreshSystem({ systems, limits, outbound })(
+      'alice',
+      record.id,
+      {},
+    );
     expect(refreshed.settings).toEqual({ nodes: { B: { capacity: 3 }, C: { capacity: 9 } } });
     expect(refreshed.warnings).toEqual(['settings name 1 node no longer in the structure (kept): "C"']);
   });

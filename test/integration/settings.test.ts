@@ -75,7 +75,9 @@ describe('no lost update', () => {
   // about half the trials. Each PATCH here is sent part-way through a refresh (a fraction of how
   // long one takes on this machine, measured first), until 30 of them were answered while their
   // refresh was still running: real races. Every PATCH answered 200 must be what GET shows
-  // afterwards, and a refresh that ended after it answers with it.
+  // afterwards. The refresh answers with the head as its own update left it, and its ETag says
+  // which settings those were: the PATCH's when the PATCH landed first, the ones before otherwise
+  // (a PATCH may land after the refresh's update, while the old chunks are being removed).
   it('keeps every acknowledged PATCH through 30 refreshes racing it', async () => {
     const connected = await call('POST', '/api/connect', { name: 'big', url: `${upstream.base}/big` });
     expect(connected.status, connected.text).toBe(201);
@@ -87,6 +89,7 @@ describe('no lost update', () => {
     let trial = 0;
     for (; races < 30 && trial < 150; trial++) {
       const capacity = 1000 + trial;
+      const before = trial === 0 ? undefined : { defaultCapacity: capacity - 1 };
       let patched = false;
       const refresh = call('POST', `/api/systems/${id}/refresh`, {}).then((answer) => ({
         answer,
@@ -96,14 +99,18 @@ describe('no lost update', () => {
       const patch = await call('PATCH', `/api/systems/${id}`, { settings: { defaultCapacity: capacity } });
       patched = true;
       expect(patch.status, patch.text).toBe(200);
+      expect(patch.headers.get('etag')).toBe(`"settings-${trial + 1}"`);
       const refreshed = await refresh;
       expect(refreshed.answer.status, refreshed.answer.text).toBe(200);
-      if (refreshed.endedAfterPatch) {
-        races++;
-        expect(refreshed.answer.json.settings).toEqual({ defaultCapacity: capacity });
-      }
+      const shown = refreshed.answer.headers.get('etag');
+      expect([`"settings-${trial}"`, `"settings-${trial + 1}"`], `trial ${trial}`).toContain(shown);
+      expect(refreshed.answer.json.settings, `trial ${trial}: ${shown}`).toEqual(
+        shown === `"settings-${trial + 1}"` ? { defaultCapacity: capacity } : before,
+      );
+      if (refreshed.endedAfterPatch) races++;
       const read = await call('GET', `/api/systems/${id}`);
       expect(read.json.settings, `trial ${trial}`).toEqual({ defaultCapacity: capacity });
+      expect(read.headers.get('etag')).toBe(`"settings-${trial + 1}"`);
       expect(read.json.version).toBe(trial + 3);
     }
     expect(races, `${races} real races in ${trial} trials`).toBe(30);
