@@ -33,7 +33,11 @@ export interface RefreshSystemDeps {
  * update left it, so a PATCH that landed after that update (while the old chunks were removed) is
  * not in this answer, and its ETag says so.
  */
-export type RefreshSystem = (owner: string, id: string, body: unknown) => Promise<TaggedSystem<ConnectedSystem>>;
+export type RefreshSystem = (
+  owner: string,
+  id: string,
+  body: unknown,
+) => Promise<TaggedSystem<ConnectedSystem>>;
 
 export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
   const { systems, limits, outbound, cache } = deps;
