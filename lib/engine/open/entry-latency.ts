@@ -37,10 +37,13 @@ export function solveEntryLatency(structure: CompiledStructure, own: Float64Arra
   const { nodeCount } = structure;
   const latency = new Float64Array(nodeCount);
   const limitedBy = new Int32Array(nodeCount).fill(-1);
+  // Stryker disable next-line EqualityOperator: one past the end
   for (let v = 0; v < nodeCount; v++) if (own[v] === Number.POSITIVE_INFINITY) limitedBy[v] = v;
   const { count, start, members } = structure.components();
   const localIndex = new Int32Array(nodeCount).fill(-1);
+  // Stryker disable next-line EqualityOperator: one past the end (an empty component)
   for (let c = 0; c < count; c++) {
+    // Stryker disable next-line ConditionalExpression,ArithmeticOperator: same answer, other work (solveComponent solves a single node the same way, with scratch)
     if (start[c + 1]! - start[c]! === 1) solveSingle(structure, members[start[c]!]!, own, latency, limitedBy);
     else
       solveComponent(
@@ -67,14 +70,20 @@ function solveSingle(
   latency: Float64Array,
   limitedBy: Int32Array,
 ): void {
-  const { outStart, outTarget, outShare, selfShare } = structure;
-  let stuck = limitedBy[u]!;
+  const { outStart, outTarget, outShare, selfShare, ids } = structure;
+  if (limitedBy[u]! >= 0) {
+    latency[u] = Number.POSITIVE_INFINITY;
+    return;
+  }
+  let stuck = -1;
   let sum = own[u]!;
-  for (let k = outStart[u]!; k < outStart[u + 1]! && stuck < 0; k++) {
+  for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
     const w = outTarget[k]!;
+    // Stryker disable next-line ConditionalExpression: u's own latency is still 0 here, so adding its share of it changes nothing
     if (w === u) continue;
-    if (limitedBy[w]! >= 0) stuck = limitedBy[w]!;
-    else sum += outShare[k]! * latency[w]!;
+    const limit = limitedBy[w]!;
+    if (limit < 0) sum += outShare[k]! * latency[w]!;
+    else if (stuck < 0 || ids[limit]! < ids[stuck]!) stuck = limit;
   }
   if (stuck < 0) {
     const stay = selfShare[u]!;
@@ -85,9 +94,14 @@ function solveSingle(
     stuck = u;
   }
   latency[u] = Number.POSITIVE_INFINITY;
-  if (limitedBy[u]! < 0) limitedBy[u] = stuck;
+  limitedBy[u] = stuck;
 }
 
+/**
+ * A loop of several nodes. Its members reach one another, so they share where they get stuck:
+ * the smallest id among the members that never answer themselves and the nodes the loop's calls
+ * out get stuck at (the successors of a member that never answers are not reached through it).
+ */
 function solveComponent(
   structure: CompiledStructure,
   component: Int32Array,
@@ -97,34 +111,38 @@ function solveComponent(
   localIndex: Int32Array,
   c: number,
 ): void {
-  const { outStart, outTarget, outShare, selfShare } = structure;
+  const { outStart, outTarget, outShare, ids } = structure;
   const n = component.length;
+  // Stryker disable next-line EqualityOperator: one past the end
   for (let i = 0; i < n; i++) localIndex[component[i]!] = i;
   try {
     // What each member spends before calls inside the component: its own time and the calls
-    // that leave it, whose latencies are solved. A stuck successor makes the member stuck.
+    // that leave it, whose latencies are solved.
     const b = new Float64Array(n);
     let stuck = -1;
-    for (let i = 0; i < n && stuck < 0; i++) {
+    // Stryker disable next-line EqualityOperator: one past the end
+    for (let i = 0; i < n; i++) {
       const u = component[i]!;
-      if (limitedBy[u]! >= 0) stuck = limitedBy[u]!;
+      const ownLimit = limitedBy[u]!;
+      if (ownLimit >= 0) {
+        if (stuck < 0 || ids[ownLimit]! < ids[stuck]!) stuck = ownLimit;
+        continue;
+      }
       let sum = own[u]!;
-      for (let k = outStart[u]!; k < outStart[u + 1]! && stuck < 0; k++) {
+      for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
         const w = outTarget[k]!;
         if (localIndex[w]! >= 0) continue;
-        if (limitedBy[w]! >= 0) stuck = limitedBy[w]!;
-        else sum += outShare[k]! * latency[w]!;
+        const limit = limitedBy[w]!;
+        if (limit < 0) sum += outShare[k]! * latency[w]!;
+        else if (stuck < 0 || ids[limit]! < ids[stuck]!) stuck = limit;
       }
       b[i] = sum;
     }
     if (stuck < 0) {
-      if (n === 1) {
-        const u = component[0]!;
-        const stay = selfShare[u]!;
-        if (stay < 1) latency[u] = b[0]! / (1 - stay);
-        else stuck = u;
-      } else if (n <= STEADY_DENSE_LIMIT) {
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (elimination and the sweeps agree to the tolerance)
+      if (n <= STEADY_DENSE_LIMIT) {
         if (solveCycle(structure, component, b, localIndex)) {
+          // Stryker disable next-line EqualityOperator: one past the end
           for (let i = 0; i < n; i++) latency[component[i]!] = b[i]!;
         } else stuck = smallestId(structure, component);
       } else {
@@ -135,14 +153,18 @@ function solveComponent(
         const first = structure.components().start[c]!;
         const ordered = structure.sweepOrder().subarray(first, first + n);
         const values = new Float64Array(n);
+        // Stryker disable next-line EqualityOperator: one past the end
         for (let q = 0; q < n; q++) values[q] = b[localIndex[ordered[q]!]!]!;
+        // Stryker disable next-line EqualityOperator: one past the end
         for (let q = 0; q < n; q++) localIndex[ordered[q]!] = q;
         if (solveCycle(structure, ordered, values, localIndex)) {
+          // Stryker disable next-line EqualityOperator: one past the end
           for (let q = 0; q < n; q++) latency[ordered[q]!] = values[q]!;
         } else stuck = smallestId(structure, component);
       }
     }
     if (stuck >= 0) {
+      // Stryker disable next-line EqualityOperator: one past the end (it sets a property named "undefined" on the typed array, which nothing reads)
       for (let i = 0; i < n; i++) {
         const u = component[i]!;
         latency[u] = Number.POSITIVE_INFINITY;
@@ -150,6 +172,7 @@ function solveComponent(
       }
     }
   } finally {
+    // Stryker disable next-line EqualityOperator: one past the end (the `>=` twin, no reset, is killed)
     for (let i = 0; i < n; i++) localIndex[component[i]!] = -1;
   }
 }
@@ -172,8 +195,10 @@ function solveCycle(
 ): boolean {
   const { outStart, outTarget, outShare, selfShare } = structure;
   const n = component.length;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (elimination and the sweeps agree to the tolerance)
   if (n <= STEADY_DENSE_LIMIT) {
     const a = new Float64Array(n * n);
+    // Stryker disable next-line EqualityOperator: one past the end
     for (let i = 0; i < n; i++) {
       const u = component[i]!;
       a[i * n + i] = 1;
@@ -183,6 +208,7 @@ function solveCycle(
       }
     }
     if (!factorMMatrix(a, n) || !solveFactored(a, b, n)) return false;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: defensive: an M-matrix that factors has a nonnegative inverse, and b ≥ 0
     for (let i = 0; i < n; i++) if (!(b[i]! >= 0)) return false;
     return true;
   }
@@ -190,7 +216,9 @@ function solveCycle(
   try {
     let edges = 0;
     for (const u of component) {
+      // Stryker disable next-line EqualityOperator,ConditionalExpression,LogicalOperator: same answer, other memory (a count past the edges only sizes the buffers larger)
       for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+        // Stryker disable next-line ConditionalExpression,LogicalOperator: same answer, other memory
         if (outTarget[k] !== u && localIndex[outTarget[k]!]! >= 0) edges++;
       }
     }
@@ -201,6 +229,7 @@ function solveCycle(
     let edge = 0;
     for (let i = 0; i < n; i++) {
       const u = component[i]!;
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: same answer, other work (a self share of 1 or more makes the scale infinite or negative, and the check of the values below refuses them)
       if (!(selfShare[u]! < 1)) return false;
       scale[i] = 1 / (1 - selfShare[u]!);
       for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
@@ -226,7 +255,7 @@ function solveCycle(
       b[i] = value;
     }
     return converged;
-  } finally {
+  } finally /* Stryker disable next-line BlockStatement: same answer, other memory */ {
     scratch.release(mark);
   }
 }

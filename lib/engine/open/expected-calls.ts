@@ -29,8 +29,10 @@ const MIN_NORMAL = 2.2250738585072014e-308;
  */
 export function expectedCalls(structure: CompiledStructure, entries: readonly number[]): EntryCalls[] {
   const reached = reachedInOrder(structure, entries);
+  // Stryker disable next-line ConditionalExpression: same answer, other work (a solve per entry gives the same bits; the `false` twin is killed)
   if (reached === undefined) return entries.map((e) => compact(solveUnit(structure, e)));
   const result: EntryCalls[] = [];
+  // Stryker disable next-line EqualityOperator: one past the end (an empty batch adds nothing)
   for (let from = 0; from < entries.length; from += COLUMNS) {
     result.push(...solveColumns(structure, entries.slice(from, from + COLUMNS), reached));
   }
@@ -38,7 +40,9 @@ export function expectedCalls(structure: CompiledStructure, entries: readonly nu
 }
 
 /** Whether `expectedCalls` solves these entries in its one pass (else: one steady solve each). */
+// Stryker disable next-line BlockStatement,ConditionalExpression,EqualityOperator: same answer, other work (the SLO search gives the same answer either way; slo.test.ts checks both)
 export function solvedInOnePass(structure: CompiledStructure, entries: readonly number[]): boolean {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work
   return reachedInOrder(structure, entries) !== undefined;
 }
 
@@ -49,22 +53,29 @@ export function solvedInOnePass(structure: CompiledStructure, entries: readonly 
 function reachedInOrder(
   structure: CompiledStructure,
   entries: readonly number[],
-): { order: Int32Array; place: Int32Array } | undefined {
+):
+  | { order: Int32Array; place: Int32Array }
+  | undefined /* Stryker disable next-line BlockStatement: same answer, other work (refusing the pass costs a solve per entry, which gives the same bits) */ {
   const { nodeCount, outStart, outTarget, inStart, inShare, selfShare } = structure;
   const { count, start, members, componentOf } = structure.components();
   const seen = new Uint8Array(nodeCount);
+  // Stryker disable next-line ArrayDeclaration: same answer, other work (a stray element is no node: the pass is refused)
   const stack: number[] = [];
   for (const e of entries) {
+    // Stryker disable next-line ConditionalExpression: same answer, other work (an entry pushed twice is visited twice)
     if (seen[e] === 0) {
       seen[e] = 1;
       stack.push(e);
     }
   }
+  // Stryker disable next-line EqualityOperator: same answer, other work (popping an empty stack gives no node: the pass is refused)
   while (stack.length > 0) {
     const u = stack.pop()!;
     const c = componentOf[u]!;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: same answer, other work (refusing the pass; the `false` twin, a loop taken into it, is killed)
     if (start[c + 1]! - start[c]! !== 1) return undefined;
     if (!(1 - selfShare[u]! >= GAIN_MARGIN)) return undefined;
+    // Stryker disable next-line EqualityOperator: one past the end (one node more in the pass, whose column stays 0)
     for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
       const t = outTarget[k]!;
       if (seen[t] === 0) {
@@ -78,8 +89,12 @@ function reachedInOrder(
   // Components are numbered sinks first: counting down visits every caller before its callees.
   for (let c = count - 1; c >= 0; c--) {
     const v = members[start[c]!]!;
+    // Stryker disable next-line ConditionalExpression: same answer, other work (a node no entry reaches has a column of 0s, listed nowhere)
     if (seen[v] === 0) continue;
-    for (let j = inStart[v]!; j < inStart[v + 1]!; j++) if (!(inShare[j]! >= MIN_NORMAL)) return undefined;
+    // Stryker disable next-line EqualityOperator,UpdateOperator: one past the end, or `j--` reading down to index −1 (undefined: the pass is refused); the `>=` twin, no check, is killed
+    for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
+      if (!(inShare[j]! >= MIN_NORMAL)) return undefined;
+    }
     place[v] = order.length;
     order.push(v);
   }
@@ -96,28 +111,35 @@ function solveColumns(
   const { order, place } = reached;
   const k = entries.length;
   const x = new Float64Array(order.length * k);
+  // Stryker disable next-line EqualityOperator: one past the end
   for (let i = 0; i < order.length; i++) {
     const v = order[i]!;
     const row = i * k;
+    // Stryker disable next-line EqualityOperator: one past the end (the next row's first value, set again when its turn comes)
     for (let column = 0; column < k; column++) x[row + column] = entries[column] === v ? 1 : 0;
     for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
       const u = inSource[j]!;
       const from = u === v ? -1 : place[u]!;
+      // Stryker disable next-line ConditionalExpression: same answer, other work (x at a negative index is undefined, and undefined > 0 is false)
       if (from < 0) continue;
       const share = inShare[j]!;
       const source = from * k;
+      // Stryker disable next-line EqualityOperator: one past the end (the next row's first value, set again when its turn comes)
       for (let column = 0; column < k; column++) {
         const sent = x[source + column]!;
         // As solveSingle adds only what a caller that processes anything sends.
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: adding 0 × a finite share changes no bit
         if (sent > 0) x[row + column] = x[row + column]! + sent * share;
       }
     }
     const stay = selfShare[v]!;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: dividing by 1 − 0 changes no bit, and one past the end
     if (stay > 0) for (let column = 0; column < k; column++) x[row + column] = x[row + column]! / (1 - stay);
   }
   return entries.map((_, column) => {
     const called: number[] = [];
     const calls: number[] = [];
+    // Stryker disable next-line EqualityOperator: one past the end
     for (let i = 0; i < order.length; i++) {
       const value = x[i * k + column]!;
       if (value > 0) {
@@ -133,6 +155,7 @@ function solveColumns(
 function compact(values: Float64Array): EntryCalls {
   const called: number[] = [];
   const calls: number[] = [];
+  // Stryker disable next-line EqualityOperator: one past the end
   for (let v = 0; v < values.length; v++) {
     if (values[v]! > 0) {
       called.push(v);

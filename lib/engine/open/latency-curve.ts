@@ -7,7 +7,10 @@ import { LatencyAt, sloEntry } from './slo';
 
 /** An entry's latency as all traffic grows: what the explorer draws for the selected entry. */
 export interface LatencyCurve {
-  /** The entry's latency at each requested scale (`Infinity` at or past `saturation`). */
+  /**
+   * The entry's latency at each requested scale: `Infinity` past `saturation`, and at it where
+   * the node that saturates there queues (M/M/c).
+   */
   latency: number[];
   /** The scale at which the first node on the entry's paths saturates (`Infinity` for none). */
   saturation: number;
@@ -27,15 +30,18 @@ export function latencyCurve(
   return scratch.run(() => {
     const compiled = compileForCall(structure);
     const e = compiled.ids.indexOf(entry);
-    if (!compiled.open || e < 0 || !(compiled.arrival[e]! > 0)) return undefined;
+    // Also an unknown id (index −1) or a closed structure (no arrivals at all): undefined > 0 is false.
+    if (!(compiled.arrival[e]! > 0)) return undefined;
     const steady = solveSteadyState(compiled);
     const throughput = new Float64Array(steady.throughput);
-    if (!(throughput[e]! < Number.POSITIVE_INFINITY)) return undefined;
     const line = sloEntry(compiled, throughput, e, expectedCalls(compiled, [e])[0]!);
     const latency = new LatencyAt(compiled, throughput, [line]);
-    if (!(line.saturation > 1 && latency.of(line, 1) < Number.POSITIVE_INFINITY)) return undefined;
+    // Past its capacity a node's queue grows without end, even one without a service time (whose
+    // own time is 0): at exactly its capacity it is not over it, as in analyze. A queueing node's
+    // latency is infinite from its saturation on, which `latency.of` says itself.
+    if (!(line.saturation >= 1 && latency.of(line, 1) < Number.POSITIVE_INFINITY)) return undefined;
     return {
-      latency: scales.map((s) => (s < line.saturation ? latency.of(line, s) : Number.POSITIVE_INFINITY)),
+      latency: scales.map((s) => (s > line.saturation ? Number.POSITIVE_INFINITY : latency.of(line, s))),
       saturation: line.saturation,
     };
   });

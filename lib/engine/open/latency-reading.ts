@@ -26,11 +26,17 @@ export function readLatency(structure: CompiledStructure, steady: SteadyReading)
   const { throughput } = steady.steady;
   const own = new Float64Array(nodeCount);
   const reasons = new Uint8Array(nodeCount);
+  // Stryker disable next-line EqualityOperator: one past the end
   for (let v = 0; v < nodeCount; v++) {
     const x = throughput[v]!;
     let reason: LatencyLimit | undefined;
     if (x === Number.POSITIVE_INFINITY) reason = 'unbounded';
-    else if (down.length > 0 && down[v] === 1) reason = 'down';
+    else if (
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (without a scenario that downs a node, down[v] is undefined)
+      down.length > 0 &&
+      down[v] === 1
+    )
+      reason = 'down';
     else if (steady.utilization[v]! > 1) reason = 'saturated';
     else if (serviceTime[v]! > 0) {
       const response = nodeResponseTime(structure, v, x);

@@ -176,4 +176,184 @@ describe('solveEntryLatency', () => {
     expect(result.t000 as number).toBeGreaterThan(10);
     expect(result.t000 as number).toBeLessThan(90);
   });
+
+  // The rule when several nodes never answer: a node's own limit first; else the smallest id
+  // among the nodes its requests reach that never answer, not passing through another. The web
+  // tier calls zeta first and alpha second, both saturated: it is stuck at alpha (listed first,
+  // so it is node 0, which a `> 0` test would take for "not stuck").
+  it('names the smallest id among the nodes that never answer, whatever the order of the calls', () => {
+    const result = latencies(
+      {
+        nodes: [
+          { id: 'alpha', exit: 1 },
+          { id: 'web', arrival: 1, fanout: true },
+          { id: 'zeta', exit: 1 },
+          { id: 'ok', exit: 1 },
+        ],
+        dependencies: [
+          { from: 'web', to: 'ok' },
+          { from: 'web', to: 'zeta' },
+          { from: 'web', to: 'alpha' },
+        ],
+      },
+      { alpha: Number.POSITIVE_INFINITY, zeta: Number.POSITIVE_INFINITY, web: 1, ok: 2 },
+    );
+    expect(result).toEqual({ alpha: 'stuck at alpha', web: 'stuck at alpha', zeta: 'stuck at zeta', ok: 2 });
+  });
+
+  // A service that retries every request on itself (gain 1) never answers: it is its own limit.
+  // Half a retry would be 2 visits; one retry per request is infinitely many.
+  it('is stuck at a node whose self-dependency keeps every request', () => {
+    const own = { s: 5, caller: 1 };
+    const structure = (weight: number): Structure => ({
+      nodes: [
+        { id: 'caller', arrival: 1, fanout: true },
+        { id: 's', fanout: true },
+      ],
+      dependencies: [
+        { from: 'caller', to: 's' },
+        { from: 's', to: 's', weight },
+      ],
+    });
+    expect(latencies(structure(1), own)).toEqual({ caller: 'stuck at s', s: 'stuck at s' });
+    expect(latencies(structure(2), own)).toEqual({ caller: 'stuck at s', s: 'stuck at s' });
+    expect(latencies(structure(0.75), own)).toEqual({ caller: 21, s: 20 });
+  });
+
+  // A loop x ⇄ y (half of y's requests go back to x) where y is saturated, and x also calls
+  // b: every member shares one limit, the smallest id among y (a member that never answers) and
+  // what the loop's calls out get stuck at. y's own call out to a (saturated) is never reached:
+  // requests stop at y. So with b saturated the loop is stuck at b; with b fine, at y (not a).
+  it('gives a loop one limit: its blocked members and its calls out, by smallest id', () => {
+    const structure: Structure = {
+      nodes: [
+        { id: 'a', exit: 1 },
+        { id: 'b', exit: 1 },
+        { id: 'e', arrival: 1, fanout: true },
+        { id: 'x', fanout: true },
+        { id: 'y', fanout: true },
+      ],
+      dependencies: [
+        { from: 'e', to: 'x' },
+        { from: 'x', to: 'y' },
+        { from: 'x', to: 'b' },
+        { from: 'y', to: 'x', weight: 0.5 },
+        { from: 'y', to: 'a' },
+      ],
+    };
+    const inf = Number.POSITIVE_INFINITY;
+    expect(latencies(structure, { a: inf, b: inf, e: 1, x: 1, y: inf })).toEqual({
+      a: 'stuck at a',
+      b: 'stuck at b',
+      e: 'stuck at b',
+      x: 'stuck at b',
+      y: 'stuck at y',
+    });
+    expect(latencies(structure, { a: inf, b: 1, e: 1, x: 1, y: inf })).toEqual({
+      a: 'stuck at a',
+      b: 1,
+      e: 'stuck at y',
+      x: 'stuck at y',
+      y: 'stuck at y',
+    });
+    // Nothing saturated: L(x) = 1 + L(b) + L(y), L(y) = 2 + ½ L(x) + L(a) with a = 3, b = 1:
+    // L(x) = 1 + 1 + 5 + ½ L(x), so L(x) = 14 and L(y) = 12.
+    const fine = latencies(structure, { a: 3, b: 1, e: 1, x: 1, y: 2 });
+    expect(fine.x as number).toBeCloseTo(14, 12);
+    expect(fine.y as number).toBeCloseTo(12, 12);
+    expect(fine.e as number).toBeCloseTo(15, 12);
+  });
+
+  // Two loops in a row: x1 ⇄ y1 (y1 sends half back) calls the loop x2 ⇄ y2 once per request.
+  // Downstream first: L(x2) = 2 + L(y2), L(y2) = 2 + ½ L(x2), so L(x2) = 8, L(y2) = 6. Then
+  // L(x1) = 1 + L(y1), L(y1) = 1 + ½ L(x1) + L(x2), so L(x1) = 20, L(y1) = 19; e adds 1.
+  it('solves loops that call loops, downstream first', () => {
+    const result = latencies(
+      {
+        nodes: [
+          { id: 'e', arrival: 1, fanout: true },
+          { id: 'x1', fanout: true },
+          { id: 'y1', fanout: true },
+          { id: 'x2', fanout: true },
+          { id: 'y2', fanout: true },
+        ],
+        dependencies: [
+          { from: 'e', to: 'x1' },
+          { from: 'x1', to: 'y1' },
+          { from: 'y1', to: 'x1', weight: 0.5 },
+          { from: 'y1', to: 'x2' },
+          { from: 'x2', to: 'y2' },
+          { from: 'y2', to: 'x2', weight: 0.5 },
+        ],
+      },
+      { e: 1, x1: 1, y1: 1, x2: 2, y2: 2 },
+    );
+    for (const [id, expected] of Object.entries({ e: 21, x1: 20, y1: 19, x2: 8, y2: 6 })) {
+      expect(result[id] as number, id).toBeCloseTo(expected, 12);
+    }
+  });
+
+  // A loop nothing leaves is named by its smallest id, wherever that id sits in the loop.
+  it('names a loop nothing leaves by its smallest id', () => {
+    for (const names of [
+      ['p', 'a', 'k'],
+      ['a', 'p', 'k'],
+      ['k', 'p', 'a'],
+    ]) {
+      const result = latencies(
+        {
+          nodes: names.map((id) => ({ id, fanout: true })),
+          dependencies: names.map((id, i) => ({ from: id, to: names[(i + 1) % 3]! })),
+        },
+        { a: 1, k: 1, p: 1 },
+      );
+      expect(result, names.join(' → ')).toEqual({ a: 'stuck at a', k: 'stuck at a', p: 'stuck at a' });
+    }
+  });
+
+  /** A ring of 200 services (more than elimination takes), each calling the next `next` times. */
+  function ring(next: number, extra: (i: number) => Structure['dependencies'] = () => []): Structure {
+    const id = (i: number) => `r${String(i % 200).padStart(3, '0')}`;
+    return {
+      nodes: [...Array.from({ length: 200 }, (_, i) => ({ id: id(i), fanout: true })), { id: 'db', exit: 1 }],
+      dependencies: Array.from({ length: 200 }, (_, i) => [
+        { from: id(i), to: id(i + 1), weight: next },
+        ...extra(i).map((d) => ({ ...d, from: id(i) })),
+      ]).flat(),
+    };
+  }
+  const everyone = (ms: number) => ({
+    db: 2,
+    ...Object.fromEntries(Array.from({ length: 200 }, (_, i) => [`r${String(i).padStart(3, '0')}`, ms])),
+  });
+
+  // Each member retries itself half the time, calls the next a quarter of a time and the database
+  // once: L = 1 + ½ L + ¼ L + 2 on a uniform ring, so L = 12.
+  it('sweeps a large loop whose members retry themselves and call out', () => {
+    const result = latencies(
+      ring(0.25, (i) => [
+        { from: '', to: `r${String(i).padStart(3, '0')}`, weight: 0.5 },
+        { from: '', to: 'db' },
+      ]),
+      everyone(1),
+    );
+    expect(result.r000 as number).toBeCloseTo(12, 10);
+    expect(result.r123 as number).toBeCloseTo(12, 10);
+    expect(result.db).toBe(2);
+  });
+
+  // Two calls to the next per request: requests multiply every lap and never finish. The
+  // equations still have a solution (L = 1 + 2 L, L = −1), which is no latency: stuck.
+  it('is stuck in a large loop whose gain is above 1, not at a negative latency', () => {
+    const result = latencies(ring(2), everyone(1));
+    expect(result.r000).toBe('stuck at r000');
+    expect(result.r150).toBe('stuck at r000');
+  });
+
+  // A large loop of services without service times: no time at all, and no limit either.
+  it('gives 0 to a large loop that adds no time', () => {
+    const result = latencies(ring(0.5), everyone(0));
+    expect(result.r000).toBe(0);
+    expect(result.r199).toBe(0);
+  });
 });

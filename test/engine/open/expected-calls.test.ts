@@ -120,4 +120,87 @@ describe('expectedCalls', () => {
       ],
     });
   });
+
+  /** Per entry id, its called nodes by id with their calls, exactly as listed. */
+  function listed(structure: Structure, entryIds: string[]) {
+    const compiled = compileStructure(structure);
+    const entries = entryIds.map((id) => compiled.ids.indexOf(id));
+    const calls = expectedCalls(compiled, entries);
+    expect(calls).toHaveLength(entries.length);
+    return Object.fromEntries(
+      calls.map(({ called, calls: values }, i) => [
+        entryIds[i],
+        Array.from(called, (v, j) => `${compiled.ids[v]} ${values[j]}`),
+      ]),
+    );
+  }
+
+  // Two front ends that share nothing: each lists only the nodes its requests call, never the
+  // other's (a node with 0 calls is not called). Ten of them: more than one pass of eight.
+  it('lists only the nodes each entry calls, one answer per entry', () => {
+    const ids = Array.from({ length: 10 }, (_, i) => `e${i}`);
+    const structure: Structure = {
+      nodes: ids.flatMap((id) => [
+        { id, arrival: 1, fanout: true },
+        { id: `${id}-db`, exit: 1 },
+      ]),
+      dependencies: ids.map((id, i) => ({ from: id, to: `${id}-db`, weight: i + 1 })),
+    };
+    const answer = listed(structure, ids);
+    expect(answer.e0).toEqual(['e0 1', 'e0-db 1']);
+    expect(answer.e9).toEqual(['e9 1', 'e9-db 10']);
+    // The same through the solve per entry: a loop on e0's way (its database retries through it).
+    const looped: Structure = {
+      ...structure,
+      dependencies: [...structure.dependencies, { from: 'e0-db', to: 'e0', weight: 1 }],
+    };
+    looped.nodes = looped.nodes.map((node) => (node.id === 'e0-db' ? { id: 'e0-db', exit: 1 } : node));
+    const perEntry = listed(looped, ['e0', 'e1']);
+    // e0-db sends half of what it serves back (weight 1 beside exit 1): e0 is visited twice.
+    expect(perEntry).toEqual({ e0: ['e0 2', 'e0-db 2'], e1: ['e1 1', 'e1-db 2'] });
+  });
+
+  // A service that retries itself 0.999999999999 times per request: within the steady state's
+  // gain margin of 1, so it is unbounded there (1e12 visits is a number the engine does not give).
+  // The one pass must leave it to that solve, not divide by 1 − 0.999999999999.
+  it('gives a self-retry within the gain margin of 1 no finite number of calls', () => {
+    const answer = listed(
+      {
+        nodes: [
+          { id: 'web', arrival: 1, fanout: true },
+          { id: 'retry', fanout: true },
+        ],
+        dependencies: [
+          { from: 'web', to: 'retry' },
+          { from: 'retry', to: 'retry', weight: 0.999999999999 },
+        ],
+      },
+      ['web'],
+    );
+    expect(answer.web).toEqual(['web 1', 'retry Infinity']);
+  });
+
+  // The front end calls a router 100,000 times per request; the router sends a 1e-10 weight to
+  // `small` beside 1e300 to `big`. Its share, 1e-310, is below the smallest normal double and has
+  // lost digits: 100,000 × 1e-310 reads 9.99999999999997e-306. Worked out from the weights
+  // instead (the steady state's exact path), it is 1e5 × 1e-10 / 1e300 = 1e-305.
+  it('works out a share that lost its digits from the weights', () => {
+    const answer = listed(
+      {
+        nodes: [
+          { id: 'web', arrival: 1, fanout: true },
+          { id: 'router' },
+          { id: 'big', exit: 1 },
+          { id: 'small', exit: 1 },
+        ],
+        dependencies: [
+          { from: 'web', to: 'router', weight: 1e5 },
+          { from: 'router', to: 'big', weight: 1e300 },
+          { from: 'router', to: 'small', weight: 1e-10 },
+        ],
+      },
+      ['web'],
+    );
+    expect(answer.web).toEqual(['web 1', 'router 100000', 'big 100000', 'small 1e-305']);
+  });
 });

@@ -51,4 +51,47 @@ describe('latencyCurve', () => {
     };
     expect(latencyCurve(behind, 'web', [1])).toBeUndefined();
   });
+
+  // A retry storm at the entry itself (two retries per request): unbounded today, no curve. A
+  // closed structure has no entries, so no curve either.
+  it('has no curve for an unbounded entry or a closed structure', () => {
+    const storm: Structure = {
+      nodes: [{ id: 'api', arrival: 1, fanout: true, serviceTime: 0.1 }],
+      dependencies: [{ from: 'api', to: 'api', weight: 2 }],
+    };
+    expect(latencyCurve(storm, 'api', [0.5, 1])).toBeUndefined();
+    const closed: Structure = {
+      nodes: [{ id: 'a', load: 3 }, { id: 'b' }],
+      dependencies: [{ from: 'a', to: 'b' }],
+    };
+    expect(latencyCurve(closed, 'a', [1])).toBeUndefined();
+  });
+
+  // At exactly the scale where the API saturates, it has no finite latency; just below, it has.
+  it('ends the curve at its saturation, not after it', () => {
+    const [below, at] = latencyCurve(API, 'api', [2 - 2 ** -51, 2])!.latency;
+    expect(below).toBeGreaterThan(1e13);
+    expect(below).toBeLessThan(Number.POSITIVE_INFINITY);
+    expect(at).toBe(Number.POSITIVE_INFINITY);
+  });
+
+  // The database has a capacity of 10 a second and no service time: it adds no time, but past
+  // its capacity its queue grows without end. With 5 a second today it saturates at ×2: the
+  // curve is the front end's 10 ms up to ×2 (at capacity, not over it, as analyze says) and
+  // infinite past it. Over capacity today (12 a second), there is no curve.
+  it('ends the curve where a node without a service time goes over its capacity', () => {
+    const structure = (arrival: number): Structure => ({
+      nodes: [
+        { id: 'web', arrival, fanout: true, serviceTime: 0.01 },
+        { id: 'db', capacity: 10, exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'db' }],
+    });
+    const curve = latencyCurve(structure(5), 'web', [1, 2, 2.5])!;
+    expect(curve.saturation).toBe(2);
+    expect(curve.latency).toEqual([0.01, 0.01, Number.POSITIVE_INFINITY]);
+    expect(latencyCurve(structure(10), 'web', [1])!.latency).toEqual([0.01]);
+    expect(analyze(structure(10)).nodes[0]!.latency).toBe(0.01);
+    expect(latencyCurve(structure(12), 'web', [1])).toBeUndefined();
+  });
 });

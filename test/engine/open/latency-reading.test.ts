@@ -71,6 +71,23 @@ describe('latency of an entry', () => {
     expect(web.latencyLimit).toEqual({ node: 'api', reason: 'unbounded' });
   });
 
+  // The database has a capacity but no service time: it adds no time of its own, but over its
+  // capacity its queue grows without end, so requests that reach it never answer. At exactly its
+  // capacity it is not over it, and the front end's latency is its own 10 ms.
+  it('is stuck at a node over its capacity, even one without a service time', () => {
+    const structure = (arrival: number): Structure => ({
+      nodes: [
+        { id: 'web', arrival, fanout: true, serviceTime: 0.01 },
+        { id: 'db', capacity: 10, exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'db' }],
+    });
+    expect(analyzed(structure(12)).nodes[0]!.latencyLimit).toEqual({ node: 'db', reason: 'saturated' });
+    const atCapacity = analyzed(structure(10)).nodes[0]!;
+    expect(atCapacity.latency).toBe(0.01);
+    expect(atCapacity).not.toHaveProperty('latencyLimit');
+  });
+
   // Without any service time there is nothing to say about latency, and nothing is said.
   it('adds nothing to a structure without service times', () => {
     const result = analyzed({
