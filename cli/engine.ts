@@ -1,13 +1,20 @@
 /**
  * `sbe-engine <analyze|tick|ticks> [file|-] [--ticks n] [--scenario file] [--compare] [--format
- * name] [--window s] [--sample-rate r] [--labels from,to] [--settings file]`: runs the engine on a
- * request body, or on a graph in any format connect reads (traces, a Prometheus answer, a tracing
- * tool's graph), from a file or stdin, and prints exactly the JSON body `POST /api/engine` would
- * return: for a graph, the body a run by `systemId` gets once the graph is registered.
+ * name] [--window s] [--sample-rate r] [--labels from,to] [--settings file] [--max-body bytes]`:
+ * runs the engine on a request body, or on a graph in any format connect reads (traces, a
+ * Prometheus answer, a tracing tool's graph), from a file or stdin, plain or gzip-compressed, and
+ * prints exactly the JSON body `POST /api/engine` would return: for a graph, the body a run by
+ * `systemId` gets once the graph is registered.
+ *
+ * The CLI is not a gateway: the API's limit on the bytes of a body (Lambda's 6 MiB) does not
+ * apply, only the engine's limits (nodes, dependencies, ticks) and the size a decompressed body
+ * may reach; `--max-body` sets a byte limit of one's own.
  */
 
-import { readFile } from 'node:fs/promises';
+import { constants as bufferConstants } from 'node:buffer';
+import { createReadStream } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { gunzipSync } from 'node:zlib';
 import {
   checkSettingsIds,
   documentFromJsonLines,
@@ -34,6 +41,7 @@ import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './c
 
 export const USAGE = `Usage: sbe-engine [analyze|tick|ticks] [file|-] [--ticks n] [--scenario file] [--compare]
                   [--format name] [--window s] [--sample-rate r] [--labels from,to] [--settings file]
+                  [--max-body bytes]
 
 Runs the engine locally on a request body, or on a graph in any format POST /api/connect
 reads (OTLP, Jaeger or Zipkin traces, a Prometheus query's answer, Jaeger and Zipkin
@@ -46,7 +54,11 @@ would return it (followed by a newline). No server and no database are involved.
   [file|-]     the request body, direct ({ nodes, dependencies }) or nested
                ({ payload|system|record|data|graph: { nodes, dependencies } }), or a graph
                in another format, JSON or JSON Lines (one value per line, as the
-               OpenTelemetry Collector's file exporter writes); "-" or nothing reads stdin
+               OpenTelemetry Collector's file exporter writes); "-" or nothing reads stdin.
+               Any size: no byte limit applies by default (see --max-body). Gzip is
+               detected by its first bytes (1f 8b) and undone, up to MAX_DECODED_BODY_BYTES
+               (64 MiB by default) decompressed, or --max-body; brotli and deflate carry no
+               such signature and are not detected: decompress them first
   --ticks n    steps to run in mode ticks (1-1000); overrides any "ticks" in the body
   --scenario file
                a JSON file holding a scenario { scale?, nodes?, dependencies? } to run
@@ -70,13 +82,20 @@ would return it (followed by a newline). No server and no database are involved.
                a JSON file of settings, as a registered system keeps them:
                { defaultCapacity?, nodes?: { <id>: { capacity?, arrival?, serviceTime?,
                servers?, slo? } } }, applied to the structure before the engine runs
+  --max-body bytes
+               refuse a body larger than this many bytes, as read and once decompressed.
+               Without it there is no byte limit: the CLI runs locally, so the API's
+               6 MiB (MAX_BODY_BYTES, Lambda's payload limit) does not apply; the limits
+               that do are the engine's (MAX_NODES, MAX_DEPENDENCIES)
   -h, --help   show this text
 
 A graph in another format is read, mapped and checked exactly as POST /api/connect does; what
 the reading has to say (the format, what one step stands for, its warnings) goes to stderr.
 Errors in the request are printed to stderr as the API's { "error": { "code", "message" } }
-body, with exit status 1; a mistake on the command line as one "error: ..." line, exit 2. The API's limits apply, read from the same environment variables
-(MAX_BODY_BYTES, MAX_NODES, MAX_DEPENDENCIES, MAX_TICKS, ...).
+body, with exit status 1; a mistake on the command line as one "error: ..." line, exit 2. The
+engine's limits apply, read from the same environment variables as the API's (MAX_NODES,
+MAX_DEPENDENCIES, MAX_TICKS, MAX_RESPONSE_ELEMENTS, MAX_DECODED_BODY_BYTES for a gzip body);
+MAX_BODY_BYTES, a limit of the gateway, does not.
 
 Examples:
   sbe-engine analyze example.json
@@ -84,6 +103,7 @@ Examples:
   sbe-engine analyze example.json --scenario halve-b.json --compare
   sbe-engine analyze traces.jsonl --window 300 --settings servers.json
   sbe-engine analyze rates.json --format prometheus
+  sbe-engine analyze big-structure.json.gz
 `;
 
 export interface EngineCliIo {
@@ -108,8 +128,8 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
       command.scenarioFile === undefined ? undefined : await readScenarioFile(command.scenarioFile, io.stdin);
     const settings =
       command.settingsFile === undefined ? undefined : await readSettingsFile(command.settingsFile, io.stdin);
-    const bytes = command.file === undefined ? await readStdin(io.stdin) : await readInputFile(command.file);
-    const document = readDocument(bytes, limits);
+    const bytes = await readBody(command, io.stdin, limits);
+    const document = readDocument(bytes);
     // What the reading had to say, written once the engine has answered (an error alone is the
     // API's error body on stderr).
     const notes: string[] = [];
@@ -141,6 +161,8 @@ interface EngineCommand {
   /** What the document does not say (`--window`, `--sample-rate`, `--labels`), checked. */
   readOptions: ReadOptions | undefined;
   settingsFile: string | undefined;
+  /** `--max-body`: the largest body, in bytes, as read and once decompressed; none when absent. */
+  maxBody: number | undefined;
 }
 
 function parseCommandLine(argv: readonly string[]): EngineCommand | 'help' {
@@ -195,7 +217,19 @@ function parseCommandLine(argv: readonly string[]): EngineCommand | 'help' {
     format: format as FormatName | 'auto',
     readOptions: readOptionsOf(parsed.values),
     settingsFile,
+    maxBody: maxBodyOf(parsed.values['max-body']),
   };
+}
+
+/** `--max-body`: a whole number of bytes, at most the longest text Node can read as JSON. */
+function maxBodyOf(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const bytes = /^\d+$/.test(text.trim()) ? Number(text) : Number.NaN;
+  if (!(bytes >= 1 && bytes <= LONGEST_TEXT))
+    throw new UsageError(
+      `--max-body must be a whole number of bytes from 1 to ${LONGEST_TEXT}, got "${text.slice(0, 40)}"`,
+    );
+  return bytes;
 }
 
 /** The command line's names of the read options, by the API's. */
@@ -244,13 +278,14 @@ function numberOrText(text: string): number | string {
 /**
  * The file's JSON value; a file that is not one JSON document but JSON Lines (the Collector's
  * file exporter) is read line by line, and a line that is not JSON is named (422, as connect
- * names it). The size is checked first, as for any body.
+ * names it). Its size was checked as it was read (`readBody`): the API's byte limit is not the
+ * CLI's, so none is checked here.
  */
-function readDocument(bytes: Buffer, limits: Limits): unknown {
+function readDocument(bytes: Buffer): unknown {
   try {
     return parseJsonRequestBody(bytes, {
-      maxBytes: limits.maxBodyBytes,
-      maxDecodedBytes: limits.maxDecodedBodyBytes,
+      maxBytes: Number.POSITIVE_INFINITY,
+      maxDecodedBytes: Number.POSITIVE_INFINITY,
     });
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'PAYLOAD_ERROR') throw error;
@@ -335,6 +370,7 @@ function parseOptions(argv: readonly string[]) {
       'sample-rate': { type: 'string' },
       labels: { type: 'string' },
       settings: { type: 'string' },
+      'max-body': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -357,7 +393,7 @@ function withCommandLine(body: unknown, command: EngineCommand, scenario: unknow
 
 /** The scenario file's JSON; what it holds is checked with the request, as the API checks it. */
 async function readScenarioFile(path: string, stdin: EngineCliIo['stdin']): Promise<unknown> {
-  const bytes = path === '-' ? await readStdin(stdin) : await readInputFile(path);
+  const bytes = await readInput(path === '-' ? undefined : path, stdin);
   try {
     return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch (error) {
@@ -369,7 +405,7 @@ async function readScenarioFile(path: string, stdin: EngineCliIo['stdin']): Prom
 
 /** The settings file, checked as PATCH /api/systems/{id} checks settings (400 naming the field). */
 async function readSettingsFile(path: string, stdin: EngineCliIo['stdin']): Promise<Settings> {
-  const bytes = path === '-' ? await readStdin(stdin) : await readInputFile(path);
+  const bytes = await readInput(path === '-' ? undefined : path, stdin);
   let settings: unknown;
   try {
     settings = JSON.parse(bytes.toString('utf8'));
@@ -381,23 +417,106 @@ async function readSettingsFile(path: string, stdin: EngineCliIo['stdin']): Prom
   return parsePatchSystemRequest({ settings }).settings;
 }
 
-async function readInputFile(path: string): Promise<Buffer> {
+/**
+ * The longest text V8 holds, in characters (2^29 - 24 on 64-bit): a body of more bytes could not
+ * be decoded into one JSON text, so reading stops there even without `--max-body`.
+ */
+const LONGEST_TEXT = bufferConstants.MAX_STRING_LENGTH;
+
+/**
+ * The body's bytes, from the file or stdin, gzip undone. No byte limit but `--max-body` (and the
+ * longest text Node can hold) applies to what is read; a gzip body may decompress to at most
+ * `--max-body`, or without it `MAX_DECODED_BODY_BYTES`, as for a compressed API body: a few
+ * kilobytes of gzip can inflate to gigabytes, so that size is bounded whatever the file's.
+ */
+async function readBody(
+  command: EngineCommand,
+  stdin: EngineCliIo['stdin'],
+  limits: Limits,
+): Promise<Buffer> {
+  const bytes = await readInput(command.file, stdin, command.maxBody);
+  return isGzip(bytes) ? gunzipped(bytes, command.maxBody, limits.maxDecodedBodyBytes) : bytes;
+}
+
+/**
+ * Gzip's magic bytes, 1f 8b: no JSON text starts with them (0x1f is a control character, 0x8b
+ * no UTF-8 lead byte), so a plain body is never mistaken for gzip. Brotli and deflate have no
+ * such signature and are not detected.
+ */
+function isGzip(bytes: Buffer): boolean {
+  return bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b;
+}
+
+/**
+ * The gzip body decompressed, all its members. zlib stops as soon as the output passes the
+ * limit (`maxOutputLength` is checked chunk by chunk), so a gzip bomb costs at most the limit in
+ * memory and is refused without being decompressed to its end.
+ */
+function gunzipped(bytes: Buffer, maxBody: number | undefined, maxDecodedBytes: number): Buffer {
+  const limit = maxBody ?? maxDecodedBytes;
   try {
-    return await readFile(path);
+    return gunzipSync(bytes, { maxOutputLength: limit });
   } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
+      throw new ApiError(
+        'LIMIT_EXCEEDED',
+        maxBody === undefined
+          ? `The input is gzip-compressed and decompresses to more than ${maxDecodedBytes} bytes, ` +
+              'the limit MAX_DECODED_BODY_BYTES sets on a decompressed body; give --max-body <bytes> ' +
+              'to allow more, or decompress the file first.'
+          : `The input is gzip-compressed and decompresses to more than --max-body ${maxBody} bytes; ` +
+              'give a larger --max-body.',
+      );
+    }
+    throw new ApiError(
+      'PAYLOAD_ERROR',
+      `The input looks gzip-compressed (magic bytes 1f 8b) but does not decompress: ${(error as Error).message}.`,
+    );
+  }
+}
+
+/**
+ * All the bytes of a file, or of stdin (`path` undefined), read chunk by chunk and given up as
+ * soon as they pass `maxBody` or, without it, the longest text Node can hold: an input over its
+ * limit costs no more memory than the limit.
+ */
+async function readInput(
+  path: string | undefined,
+  stdin: EngineCliIo['stdin'],
+  maxBody?: number,
+): Promise<Buffer> {
+  if (path === undefined && stdin.isTTY)
+    throw new UsageError('no input: give a file, or pipe the request body on stdin');
+  const limit = maxBody ?? LONGEST_TEXT;
+  const source: AsyncIterable<Uint8Array | string> = path === undefined ? stdin : createReadStream(path);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of source) {
+      const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk);
+      size += bytes.byteLength;
+      if (size > limit) throw inputTooLarge(maxBody);
+      chunks.push(bytes);
+    }
+  } catch (error) {
+    if (path === undefined || error instanceof ApiError) throw error;
     const code = (error as NodeJS.ErrnoException).code;
     const reason =
       code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a directory' : (code ?? 'unreadable');
     throw new UsageError(`cannot read ${path}: ${reason}`);
   }
+  return Buffer.concat(chunks, size);
 }
 
-async function readStdin(stdin: EngineCliIo['stdin']): Promise<Buffer> {
-  if (stdin.isTTY) throw new UsageError('no input: give a file, or pipe the request body on stdin');
-  const chunks: Buffer[] = [];
-  for await (const chunk of stdin)
-    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : Buffer.from(chunk));
-  return Buffer.concat(chunks);
+function inputTooLarge(maxBody: number | undefined): ApiError {
+  return new ApiError(
+    'LIMIT_EXCEEDED',
+    maxBody === undefined
+      ? `The input is larger than ${LONGEST_TEXT} bytes, the longest text Node can hold, so it ` +
+          'cannot be read as JSON; split it into smaller structures.'
+      : `The input is larger than --max-body ${maxBody} bytes; give a larger --max-body, or leave ` +
+          'it out: without it the CLI has no byte limit.',
+  );
 }
 
 /** Process wiring for `bin/sbe-engine.mjs` and `tsx cli/engine.ts`. */

@@ -1,11 +1,12 @@
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { gzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEngineCli } from '../../cli/engine';
 import type { Settings } from '../../lib/api/connect-request';
 import { parseEngineRequest } from '../../lib/api/engine-request';
@@ -20,20 +21,25 @@ const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
 const folder = mkdtempSync(join(tmpdir(), 'sbe-engine-cli-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
-function file(name: string, content: string): string {
+function file(name: string, content: string | Uint8Array): string {
   const path = join(folder, name);
   writeFileSync(path, content);
   return path;
 }
 
 /** Runs the CLI function with in-memory streams; stdin is `input` (not a terminal). */
-async function run(argv: string[], input = '', env: Record<string, string> = {}) {
+async function run(
+  argv: string[],
+  input: string | Uint8Array | AsyncIterable<Uint8Array> = '',
+  env: Record<string, string> = {},
+) {
   let stdout = '';
   let stderr = '';
   const code = await runEngineCli(argv, {
     stdout: { write: (chunk: string) => (stdout += chunk) },
     stderr: { write: (chunk: string) => (stderr += chunk) },
-    stdin: Readable.from([Buffer.from(input)]),
+    stdin:
+      typeof input === 'string' || input instanceof Uint8Array ? Readable.from([Buffer.from(input)]) : input,
     env,
   });
   return { code, stdout, stderr };
@@ -427,5 +433,191 @@ describe('sbe-engine on traces and other formats', () => {
       '--settings file',
     ])
       expect(stdout).toContain(flag);
+  });
+});
+
+// The CLI is not a gateway: a file of any size the engine's node and dependency limits allow,
+// plain or gzip-compressed (detected by its magic bytes), with a byte limit only when asked for.
+describe('sbe-engine on large and compressed input', () => {
+  const LAMBDA_PAYLOAD_BYTES = 6 * 1024 * 1024;
+  // A chain of 100,000 services (the default node limit), 8.6 MB of JSON: over the API's 6 MiB.
+  const chain = (() => {
+    const id = (i: number) => `service-${String(i).padStart(6, '0')}`;
+    const nodes: object[] = [{ id: id(0), arrival: 5, capacity: 10 }];
+    const dependencies: object[] = [];
+    for (let i = 1; i < 100_000; i++) {
+      nodes.push({ id: id(i), capacity: 10 + (i % 7) });
+      dependencies.push({ from: id(i - 1), to: id(i) });
+    }
+    return { nodes, dependencies };
+  })();
+  let big = '';
+  let bigGz = '';
+  beforeAll(() => {
+    const text = JSON.stringify(chain);
+    big = file('chain.json', text);
+    bigGz = file('chain.json.gz', gzipSync(text));
+  });
+
+  /** The API's error body on stderr: one line, no stack. */
+  function errorOf(result: { code: number; stdout: string; stderr: string }) {
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.split('\n')).toHaveLength(2);
+    expect(result.stderr).not.toMatch(/\bat .*:\d+:\d+/);
+    return JSON.parse(result.stderr).error as { code: string; message: string };
+  }
+
+  // Before: 413 "larger than the limit of 6291456 bytes ... or compress it (Content-Encoding: ...)".
+  it("analyzes a file over the API's 6 MiB exactly as the API would, and its gzip byte for byte", async () => {
+    expect(statSync(big).size).toBeGreaterThan(LAMBDA_PAYLOAD_BYTES);
+    const plain = await run(['analyze', big]);
+    expect(plain.stderr).toBe('');
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toBe(`${apiBody({ mode: 'analyze', ...chain })}\n`);
+    expect(JSON.parse(plain.stdout).engine.nodes).toHaveLength(100_000);
+    // Before: "The request body is not valid UTF-8".
+    const compressed = await run(['analyze', bigGz]);
+    expect(compressed.stderr).toBe('');
+    expect(compressed.code).toBe(0);
+    expect(compressed.stdout === plain.stdout).toBe(true);
+  });
+
+  // On stdin too, and for JSON Lines (a trace file compressed as it is archived).
+  it('reads gzip on stdin, and gzip-compressed JSON Lines', async () => {
+    const piped = await run(['tick'], gzipSync(JSON.stringify(WORKED)));
+    expect(piped.stderr).toBe('');
+    expect(piped.stdout).toBe(`${apiBody({ mode: 'tick', ...WORKED })}\n`);
+    const spans = generate(workedExample(), 100, 100_000);
+    const lines = `${[spans.slice(0, 200), spans.slice(200)].map((part) => JSON.stringify(toOtlp(part))).join('\n')}\n`;
+    const plain = await run(['analyze', file('traces-plain.jsonl', lines), '--window', '10']);
+    const compressed = await run(['analyze', file('traces.jsonl.gz', gzipSync(lines)), '--window', '10']);
+    expect(plain.code).toBe(0);
+    expect(compressed).toEqual(plain);
+  });
+
+  // What does apply is the engine's own limits, with their own error (before: the 413 on bytes).
+  it.each<[string, Record<string, string>, string]>([
+    ['nodes', { MAX_NODES: '50000' }, 'too many nodes: 100000, the limit is 50000'],
+    ['dependencies', { MAX_DEPENDENCIES: '1000' }, 'too many dependencies: 99999, the limit is 1000'],
+  ])('refuses a structure over the engine limit on %s with its error', async (_name, env, message) => {
+    for (const path of [big, bigGz]) {
+      const error = errorOf(await run(['analyze', path], '', env));
+      expect(error).toMatchObject({ code: 'LIMIT_EXCEEDED', message });
+    }
+  });
+
+  // --max-body restores a byte limit, named in the refusal; it never suggests Content-Encoding.
+  it('refuses a body over --max-body, naming the flag', async () => {
+    const text = JSON.stringify(WORKED);
+    const path = file('max-body.json', text);
+    const size = Buffer.byteLength(text);
+    const exact = await run(['analyze', path, '--max-body', String(size)]);
+    expect(exact.stdout).toBe(`${apiBody({ mode: 'analyze', ...WORKED })}\n`);
+    const error = errorOf(await run(['analyze', path, '--max-body', String(size - 1)]));
+    expect(error).toEqual({
+      code: 'LIMIT_EXCEEDED',
+      message: `The input is larger than --max-body ${size - 1} bytes; give a larger --max-body, or leave it out: without it the CLI has no byte limit.`,
+    });
+    expect(error.message).not.toContain('Content-Encoding');
+    // Counted once decompressed too: the gzip of a body over the limit is no way around it.
+    const compressed = errorOf(
+      await run(['analyze', file('max-body.json.gz', gzipSync(text)), '--max-body', String(size - 1)]),
+    );
+    expect(compressed.message).toBe(
+      `The input is gzip-compressed and decompresses to more than --max-body ${size - 1} bytes; give a larger --max-body.`,
+    );
+  });
+
+  // Reading stops at the limit: stdin that never ends is refused after about the limit.
+  it('stops reading stdin once it passes --max-body', async () => {
+    let pulled = 0;
+    async function* endless() {
+      const spaces = Buffer.alloc(64 * 1024, 0x20);
+      for (;;) {
+        pulled++;
+        yield spaces;
+      }
+    }
+    const error = errorOf(await run(['analyze', '--max-body', '1000000'], endless()));
+    expect(error.message).toMatch(/^The input is larger than --max-body 1000000 bytes/);
+    expect(pulled).toBe(Math.ceil(1_000_001 / (64 * 1024)));
+  });
+
+  // Before: "The request body is not valid UTF-8" whatever the gzip held.
+  it('refuses gzip that does not decompress with one clear line', async () => {
+    const whole = gzipSync(JSON.stringify(WORKED));
+    const flipped = Buffer.from(whole);
+    flipped[12] = flipped[12]! ^ 0xff;
+    for (const [bytes, reason] of [
+      [whole.subarray(0, whole.length - 9), 'unexpected end of file'],
+      [Buffer.from([0x1f, 0x8b]), 'unexpected end of file'],
+      [flipped, /^invalid /],
+    ] as const) {
+      const error = errorOf(await run(['analyze', file('corrupt.gz', bytes)]));
+      expect(error.code).toBe('PAYLOAD_ERROR');
+      const prefix = 'The input looks gzip-compressed (magic bytes 1f 8b) but does not decompress: ';
+      expect(error.message.startsWith(prefix)).toBe(true);
+      expect(error.message.slice(prefix.length).replace(/\.$/, '')).toMatch(reason);
+    }
+  });
+
+  // Gzip members of 32 MiB of zeros each (32 KB each compressed), one after another as gzip
+  // allows: 28 of them are 0.9 MB on disk and 896 MiB decompressed, 160 are 5 MB and 5 GiB.
+  // Decompressing them to their end would take gigabytes and seconds; zlib stops at the limit.
+  it('refuses a gzip bomb at the decompressed-size limit without decompressing it all', async () => {
+    const member = gzipSync(Buffer.alloc(32 * 1024 * 1024));
+    const small = file('bomb-small.gz', Buffer.concat(Array(28).fill(member)));
+    expect(statSync(small).size).toBeLessThan(1_000_000);
+    const flagged = errorOf(await run(['analyze', small, '--max-body', '1000000']));
+    expect(flagged).toEqual({
+      code: 'LIMIT_EXCEEDED',
+      message:
+        'The input is gzip-compressed and decompresses to more than --max-body 1000000 bytes; give a larger --max-body.',
+    });
+    const bomb = file('bomb.gz', Buffer.concat(Array(160).fill(member)));
+    expect(statSync(bomb).size).toBeLessThan(LAMBDA_PAYLOAD_BYTES);
+    // Without --max-body, the API's limit on a decompressed body, named by its variable.
+    for (const [env, limit] of [
+      [{}, 64 * 1024 * 1024],
+      [{ MAX_DECODED_BODY_BYTES: '1000000' }, 1_000_000],
+    ] as const) {
+      const error = errorOf(await run(['analyze', bomb], '', env));
+      expect(error).toEqual({
+        code: 'LIMIT_EXCEEDED',
+        message: `The input is gzip-compressed and decompresses to more than ${limit} bytes, the limit MAX_DECODED_BODY_BYTES sets on a decompressed body; give --max-body <bytes> to allow more, or decompress the file first.`,
+      });
+    }
+  });
+
+  it.each(['12x', '0', '-5', '1e6', '', String(2 ** 30)])(
+    'reports --max-body=%s as a usage error',
+    async (value) => {
+      const result = await run(['analyze', `--max-body=${value}`], JSON.stringify(WORKED));
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(
+        /^error: --max-body must be a whole number of bytes from 1 to \d+, got ".*"\. Run "sbe-engine --help" for usage\.\n$/,
+      );
+    },
+  );
+
+  it('says in --help that there is no byte limit, what --max-body does and that gzip is detected', async () => {
+    const { stdout } = await run(['--help']);
+    expect(stdout).toContain('[--max-body bytes]');
+    expect(stdout).toContain('no byte limit applies by default');
+    expect(stdout).toMatch(/Without it there is no byte limit: the CLI runs locally, so the API's\s+6 MiB/);
+    expect(stdout).toMatch(/Gzip is\s+detected by its first bytes \(1f 8b\)/);
+    expect(stdout).toMatch(/MAX_BODY_BYTES, a limit of the gateway, does not/);
+  });
+
+  // A real process: gzip piped into the launcher's stdin, as `gzip -c x.json | npx sbe-engine`.
+  it('reads gzip piped into bin/sbe-engine.mjs', async () => {
+    const child = spawn(process.execPath, ['bin/sbe-engine.mjs', 'analyze'], { cwd: repositoryRoot });
+    let stdout = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stdin.end(gzipSync(JSON.stringify(WORKED)));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(stdout).toBe(`${apiBody({ mode: 'analyze', ...WORKED })}\n`);
   });
 });
