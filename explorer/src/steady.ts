@@ -57,7 +57,7 @@ export function saturationText(saturation: Saturation): string {
  */
 export type Traffic = "today's" | "the scenario's";
 export const TODAY: Traffic = "today's";
-export const SCENARIO: Traffic = "the scenario's";
+const SCENARIO: Traffic = "the scenario's";
 
 /**
  * Whose traffic an answer's factors multiply, from the body that produced it: the scenario's when

@@ -121,10 +121,9 @@ describe.runIf(chromiumPath !== undefined)('the compare view in Chromium', () =>
     // The cut dependency: drawn where it was, dashed and red.
     const cut = page.locator('#graph .edge.cut[data-from="A"][data-to="D"]');
     expect(await cut.count()).toBe(1);
-    const style = await cut.evaluate((path) => {
-      const computed = getComputedStyle(path);
-      return { stroke: computed.stroke, dashes: computed.strokeDasharray };
-    });
+    const style: { stroke: string; dashes: string } = await page.evaluate(
+      `(() => { const computed = getComputedStyle(document.querySelector('#graph .edge.cut')); return { stroke: computed.stroke, dashes: computed.strokeDasharray }; })()`,
+    );
     expect(style.stroke).toBe('rgb(185, 28, 28)');
     expect(style.dashes).not.toBe('none');
     expect(await cut.locator('title').textContent()).toBe('A → D: cut in the scenario');
