@@ -7,6 +7,7 @@ import { createGraphPanel } from './graph-panel';
 import { createLatencyPanel } from './latency-panel';
 import type { RunAnswer } from './protocol';
 import { latencyPointsInWorker } from './runner';
+import { trafficOf } from './steady';
 import { type CapacitiesOnShow, createSummaryPanel } from './summary-panel';
 import { createTimelinePanel } from './timeline-panel';
 import { createView, nameOf, type State, type View } from './view';
@@ -102,6 +103,7 @@ export function createBehaviour() {
     show(answer: RunAnswer, where: string, source: View['source']): string {
       showText(answer.text);
       view.source = source;
+      view.traffic = trafficOf(source?.body);
       graph.setColouring(undefined);
       bare = undefined;
       errorPanel.hide();

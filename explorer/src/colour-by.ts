@@ -1,7 +1,10 @@
 import type { EngineResult, NodeState } from '../../lib/engine/types';
+import { type BarRow, endsAndMiddle } from './colour-bar';
 import { largest } from './largest';
 import { hasLatency, latencyLimitText } from './latency';
-import { durationText } from './numbers';
+import { durationText, shortNumber } from './numbers';
+import type { Palette } from './palette';
+import type { ScenarioMarks } from './scenario-marks';
 import { hasSteadyState } from './steady';
 
 /**
@@ -16,11 +19,15 @@ const LOG_SPREAD = 100;
 /**
  * What the graph's colour shows, as the page's other panels may set it (a change between two
  * answers, say): a place on the palette per node (0..1; `undefined` draws it grey) and the key
- * under the graph that says what it means.
+ * under the graph that says what it means; the palette (viridis unless said), the numbers along
+ * the colour bar, and, for a comparison, the scenario's marks on the graph (scenario-marks.ts).
  */
 export interface Colouring {
   key: string;
   fraction(node: NodeState): number | undefined;
+  palette?: Palette;
+  bar?: BarRow[];
+  marks?: ScenarioMarks;
 }
 
 /**
@@ -28,21 +35,52 @@ export interface Colouring {
  * carries a steady state (`headroom` is there, even when null): its nodes are coloured by
  * utilization of their capacity, 0 to 1 (over capacity is the top of the scale), nodes without
  * a capacity grey; with latency, when `choice` says so, by response time
- * (`responseTimeColouring`). Any other state by pressure, 0 to the state's largest, as before.
+ * (`responseTimeColouring`). Any other state by pressure, from 0 to the largest: the largest of
+ * `scaleOver` when it is given (every tick of a timeline: the fixed scale, so scrubbing shows
+ * growth), else of this state alone.
  */
-export function defaultColouring(result: EngineResult, choice: ColourChoice = 'utilization'): Colouring {
+export function defaultColouring(
+  result: EngineResult,
+  choice: ColourChoice = 'utilization',
+  scaleOver?: { largestPressure: number },
+): Colouring {
   if (choice === 'responseTime' && hasLatency(result)) return responseTimeColouring(result);
   if (hasSteadyState(result)) {
     return {
       key: 'Colour: utilization of capacity (throughput / capacity), from 0 (dark) to 1 or more (yellow); grey: no capacity.',
       fraction: (node) => (node.utilization === undefined ? undefined : Math.min(node.utilization, 1)),
+      bar: [
+        {
+          label: 'utilization',
+          ticks: [
+            { at: 0, text: '0' },
+            { at: 0.5, text: '0.5' },
+            { at: 1, text: '≥ 1' },
+          ],
+        },
+      ],
     };
   }
-  const maxPressure = largest(result.nodes, (n) => n.pressure, 0);
+  const maxPressure = scaleOver?.largestPressure ?? largest(result.nodes, (n) => n.pressure, 0);
   return {
-    key: "Colour: pressure, from 0 (dark) to the state's largest (yellow).",
-    fraction: (node) => (maxPressure > 0 ? node.pressure / maxPressure : 0),
+    key:
+      scaleOver === undefined
+        ? "Colour: pressure, from 0 (dark) to this state's largest (yellow)."
+        : 'Colour: pressure, from 0 (dark) to the largest over every tick (yellow): the scale stays as the timeline moves.',
+    fraction: (node) => (maxPressure > 0 ? Math.min(1, node.pressure / maxPressure) : 0),
+    bar: [{ label: 'pressure', ticks: endsAndMiddle(0, maxPressure, shortNumber) }],
   };
+}
+
+/** The largest pressure of any state: the top of the fixed scale across a timeline. */
+export function largestPressure(results: readonly EngineResult[]): number {
+  let most = 0;
+  for (const result of results)
+    most = Math.max(
+      most,
+      largest(result.nodes, (n) => n.pressure, 0),
+    );
+  return most;
 }
 
 /**
@@ -67,6 +105,16 @@ function responseTimeColouring(result: EngineResult): Colouring {
     const span = Math.log(most / least);
     return {
       key: `Colour: response time, on a log scale from ${durationText(least)} (dark) to ${durationText(most)} (yellow); ${rest}`,
+      bar: [
+        {
+          label: 'response time (log)',
+          ticks: [
+            { at: 0, text: durationText(least) },
+            { at: 0.5, text: durationText(Math.sqrt(least * most)) },
+            { at: 1, text: durationText(most) },
+          ],
+        },
+      ],
       fraction: (node) =>
         node.serviceTime === undefined
           ? undefined
@@ -77,6 +125,7 @@ function responseTimeColouring(result: EngineResult): Colouring {
   }
   return {
     key: `Colour: response time, from 0 (dark) to ${durationText(most)} (yellow); ${rest}`,
+    bar: [{ label: 'response time', ticks: endsAndMiddle(0, most, durationText) }],
     fraction: (node) =>
       node.serviceTime === undefined
         ? undefined

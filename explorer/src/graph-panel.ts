@@ -1,10 +1,13 @@
 import type { EngineResult } from '../../lib/engine/types';
-import { type ColourChoice, type Colouring, defaultColouring } from './colour-by';
+import { renderColourBar } from './colour-bar';
+import { type ColourChoice, type Colouring, defaultColouring, largestPressure } from './colour-by';
 import { $, download } from './dom';
+import { renderGraphKey } from './graph-key';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
 import type { LargeGraphView } from './large-graph';
 import { hasLatency } from './latency';
 import { marksOf, unmarkedText } from './marks';
+import { withCutDependencies } from './scenario-marks';
 import { edgeKeyText, hasSteadyState } from './steady';
 import { svgElement } from './svg';
 import { createSvgCamera } from './svg-camera';
@@ -21,7 +24,10 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   const graph = document.getElementById('graph') as unknown as SVGSVGElement;
   const graphNote = $('graph-note');
   const colourKey = $('colour-key');
+  const colourBar = $('colour-bar');
   const colourByRow = $('colour-by-row');
+  const fixedScaleRow = $('fixed-scale-row');
+  const fixedScale = $<HTMLInputElement>('fixed-scale');
   const colourBy = $<HTMLSelectElement>('colour-by');
   const widthKey = $('width-key');
   const markKey = $('mark-key');
@@ -35,12 +41,25 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   const showsLarge = () => !largeGraph.hidden && largeView !== undefined;
   /** A colouring another panel set for this answer (see `ExplorerPage.setColouring`). */
   let colouringSet: Colouring | undefined;
+  /** The largest pressure of every tick of the answer on show, found once per answer. */
+  let largestOf: { states: View['states']; largestPressure: number } | undefined;
+  const overTicks = () => {
+    if (largestOf?.states !== view.states)
+      largestOf = { states: view.states, largestPressure: largestPressure(view.states.map((s) => s.result)) };
+    return largestOf;
+  };
   /**
    * The user's "Colour by" choice applies to answers with latency only (the select is hidden for
-   * the rest), and stays for the next such answer: a re-run keeps what the user looks at.
+   * the rest), and stays for the next such answer: a re-run keeps what the user looks at. With
+   * "Fixed colour scale" (the default) a timeline's pressure is on one scale for every tick.
    */
   const colouringOf = (result: EngineResult, latency: boolean) =>
-    colouringSet ?? defaultColouring(result, latency ? (colourBy.value as ColourChoice) : 'utilization');
+    colouringSet ??
+    defaultColouring(
+      result,
+      latency ? (colourBy.value as ColourChoice) : 'utilization',
+      view.states.length > 1 && fixedScale.checked ? overTicks() : undefined,
+    );
 
   async function showLargeGraph(result: EngineResult, colouring: Colouring): Promise<void> {
     const first = view.states[0]?.result;
@@ -159,16 +178,22 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     largeGraph.hidden = true;
   }
 
-  function render(result: EngineResult): void {
+  function render(state: EngineResult): void {
     figure.hidden = false;
-    const latency = hasLatency(result);
+    const latency = hasLatency(state);
     // Another panel's colouring (a comparison) is not one of the choices: the select steps aside.
     colourByRow.hidden = !latency || colouringSet !== undefined;
-    const colouring = colouringOf(result, latency);
+    // Only pressure changes its scale from tick to tick (a comparison's is fixed already).
+    fixedScaleRow.hidden = view.states.length < 2 || colouringSet !== undefined || hasSteadyState(state);
+    const colouring = colouringOf(state, latency);
     colourKey.textContent = colouring.key;
+    renderColourBar(colourBar, colouring);
+    // A comparison's cut dependencies are drawn where they were, dashed red.
+    const result = withCutDependencies(state, colouring.marks);
     const large = result.nodes.length > MAX_DRAWN_NODES;
     widthKey.textContent = edgeKeyText(hasSteadyState(result) ? 'throughput' : 'flow', large);
     markKey.textContent = unmarkedText(marksOf(result.nodes).unmarked);
+    renderGraphKey(large ? 'webgl' : 'svg', colouring.marks);
     if (!large) {
       drawSvg(result, colouring, view.states[0]?.result);
     } else {
@@ -180,10 +205,12 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     }
   }
 
-  colourBy.addEventListener('change', () => {
-    const state = view.states[view.current];
-    if (state) render(state.result);
-  });
+  for (const control of [colourBy, fixedScale]) {
+    control.addEventListener('change', () => {
+      const state = view.states[view.current];
+      if (state) render(state.result);
+    });
+  }
 
   return {
     render,
@@ -199,6 +226,9 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       killLargeView();
       figure.hidden = false;
       colourByRow.hidden = true;
+      fixedScaleRow.hidden = true;
+      renderColourBar(colourBar, undefined);
+      renderGraphKey('svg', undefined);
       widthKey.textContent = '';
       markKey.textContent = '';
       if (bare.nodes.length > MAX_DRAWN_NODES) {

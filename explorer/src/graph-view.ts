@@ -5,7 +5,9 @@ import { foldedBandRows, foldedPositions, type Layout, layoutResult } from './la
 import { marksOf } from './marks';
 import { dependencyName } from './names';
 import { durationText, shortNumber } from './numbers';
-import { viridis } from './palette';
+import { paletteColour } from './palette';
+import { capacityChangeText, capacityTag, cutBy } from './scenario-marks';
+import { capacityBadge, downHatch, hatchPattern } from './scenario-marks-svg';
 import { sourceLine } from './source-numbers';
 import { edgeWidths, type Saturation, saturationByNode, saturationText } from './steady';
 import { svgElement } from './svg';
@@ -128,8 +130,9 @@ export interface GraphDrawing {
 }
 
 /**
- * Draws one described state: nodes coloured by pressure (viridis, 0 to the largest pressure), or
- * by utilization for an open structure's `analyze` (see `colourMeasure`), exits and fan-out
+ * Draws one described state: nodes coloured as `colouring` says (by default pressure on viridis,
+ * or utilization for an open structure's `analyze`; a comparison's change on the diverging
+ * scale, its down nodes hatched, changed capacities tagged, cut dependencies dashed red), exits and fan-out
  * marked beside the node (unless every node carries the mark: marks.ts), sized by load, the
  * primary blockage and the origin ringed, the trace drawn thick, each dependency as wide as its
  * share of the largest flow (of the largest steady throughput, with a steady state: see
@@ -153,8 +156,12 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     traceEdges.add(`${result.trace[i]}\u0000${result.trace[i + 1]}`);
 
   const scene = svgElement('g', { class: 'scene' });
+  const { marks: scenario, palette } = options.colouring;
+  const isCut = cutBy(scenario);
+  const defs = svgElement('defs', {});
+  if (scenario !== undefined && scenario.down.size > 0) defs.append(hatchPattern());
   svg.append(
-    svgElement('defs', {}),
+    defs,
     (() => {
       const marker = svgElement('marker', {
         id: 'arrow',
@@ -222,9 +229,12 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
               [(x1 + x2) / 2, y2 - lift],
             ];
     const curve = edgeCurve([x1, y1], c1, c2, [x2, y2], from === to ? r : 0, reach[to]!);
+    const cut = isCut(d);
     const line = svgElement('path', {
       d: curve.d,
-      class: `${onTrace ? 'edge trace' : back ? 'edge back' : 'edge'}${unbounded ? ' unbounded' : ''}`,
+      class: cut
+        ? 'edge cut'
+        : `${onTrace ? 'edge trace' : back ? 'edge back' : 'edge'}${unbounded ? ' unbounded' : ''}`,
       'stroke-width': onTrace ? Math.max(widthPx, 4) : widthPx,
       'marker-end': 'url(#arrow)',
       'data-from': d.from,
@@ -235,12 +245,14 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     const ends = `${options.name(d.from)} → ${options.name(d.to)}${called === undefined ? '' : ` (${called})`}`;
     title.textContent = options.withoutResult
       ? ends
-      : `${ends}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}${steadyFacts(widths.measure, d)}${sourceLine(d)}`;
+      : cut
+        ? `${ends}: cut in the scenario`
+        : `${ends}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}${steadyFacts(widths.measure, d)}${sourceLine(d)}`;
     line.append(title);
     edgeLayer.append(line);
     // In a steady state each dependency is labelled with its throughput, placed by the camera
     // where it collides with no node and no label.
-    if (labelled && d.throughput !== undefined) {
+    if (labelled && !cut && d.throughput !== undefined) {
       const label = svgElement('text', {
         class: 'edge-label',
         'text-anchor': 'middle',
@@ -260,6 +272,9 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
   const nodeLayer = svgElement('g', { class: 'nodes' });
   result.nodes.forEach((node, i) => {
     const saturated = saturation.get(node.id);
+    const down = scenario?.down.has(node.id) === true;
+    const capacityChange = scenario?.capacity.get(node.id);
+    const scenarioWords = `${down ? ', down in the scenario' : ''}${capacityChange === undefined ? '' : `, ${capacityChangeText(capacityChange)}`}`;
     const group = svgElement('g', {
       class: 'node',
       transform: `translate(${x(i)} ${y(i)})`,
@@ -267,7 +282,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       role: 'button',
       'aria-label': options.withoutResult
         ? `${options.name(node.id)}: no result`
-        : `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}`,
+        : `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}${scenarioWords}`,
       'data-id': node.id,
     });
     const radius = radii[i]!;
@@ -282,10 +297,15 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     group.append(
       svgElement('circle', {
         r: radius,
-        fill: fraction === undefined ? NO_MEASURE_FILL : viridis(fraction),
+        fill: fraction === undefined ? NO_MEASURE_FILL : paletteColour(fraction, palette),
         class: `body${node.capacity === undefined ? '' : ' throttled'}${saturated === undefined ? '' : ' saturated'}`,
       }),
     );
+    // A comparison's marks: a node the scenario takes down hatched, a changed capacity tagged.
+    if (down) {
+      group.dataset.down = 'true';
+      group.append(downHatch(radius));
+    }
     // Where value leaves the system (an exit) or multiplies (fan-out): a glyph at the node's side.
     // A mark every node carries is left off (see marks.ts).
     const mark = marks.of(node);
@@ -298,6 +318,10 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     if (saturated !== undefined) {
       group.dataset.saturation = saturated.kind;
       group.append(saturationBadge(saturated, radius));
+    }
+    if (capacityChange !== undefined) {
+      group.dataset.capacityChange = capacityTag(capacityChange);
+      group.append(capacityBadge(capacityChange, radius));
     }
     // Hidden until the camera places it (it measures the drawing without labels first).
     const label = svgElement('text', {
@@ -322,6 +346,8 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
         `load ${node.load}, pressure ${node.pressure}\ninflow ${node.inflow}, outflow ${node.outflow}` +
         (facts === '' ? '' : `\n${facts}`) +
         (saturated === undefined ? '' : `\n${saturationText(saturated)}`) +
+        (down ? '\ndown in the scenario' : '') +
+        (capacityChange === undefined ? '' : `\n${capacityChangeText(capacityChange)}`) +
         sourceLine(node);
     group.append(label, title);
     const select = () => options.onSelect(node.id);

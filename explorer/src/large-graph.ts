@@ -3,14 +3,18 @@ import type { Colouring } from './colour-by';
 import { largest } from './largest';
 import { foldedPositions, layoutResult } from './layout';
 import { type Mark, marksOf } from './marks';
-import { viridisRgb } from './palette';
+import { type Palette, paletteRgb } from './palette';
+import { type CapacityChange, capacityTag, cutBy } from './scenario-marks';
 import { edgeWidths, type Saturation, saturationByNode } from './steady';
 
 /** Grey for a node without a value on the colour scale, as in the SVG view. */
 const NO_MEASURE: readonly [number, number, number] = [0.72, 0.72, 0.72];
 
-function colourOf(fraction: number | undefined): readonly [number, number, number] {
-  return fraction === undefined ? NO_MEASURE : viridisRgb(fraction);
+function colourOf(
+  fraction: number | undefined,
+  palette: Palette | undefined,
+): readonly [number, number, number] {
+  return fraction === undefined ? NO_MEASURE : paletteRgb(fraction, palette);
 }
 
 /** The WebGL view of a large structure, kept so the next state reuses positions and buffers. */
@@ -45,6 +49,15 @@ const MARK_SPACING_PX = 14;
 /** And at most this many (in view), so a frame stays cheap. */
 const MAX_MARKS = 3000;
 const MARK_COLOUR = { exit: '#333', fanout: '#7570b3' } as const;
+/** A comparison's marks, as the SVG view draws them: cut dependencies red, capacity tags dark blue. */
+const CUT_EDGE: [number, number, number] = [0.73, 0.11, 0.11];
+/** A cut dependency is drawn as this many dashes (WebGL lines have no dash pattern of their own). */
+const CUT_DASHES = 12;
+/** Black: no other point or label is, so the stripes read over any colour. */
+const HATCH: [number, number, number] = [0, 0, 0];
+const TAG_COLOUR = '#1e3a5f';
+/** The background a cut dependency's own line takes, so only its dashes show. */
+const BACKGROUND: [number, number, number] = [1, 1, 1];
 
 /**
  * A dependency's colour with a steady state: WebGL lines are one pixel wide, so what the SVG
@@ -70,10 +83,13 @@ void main() {
 const FRAGMENT = `#version 300 es
 precision mediump float;
 in vec3 fill;
-uniform bool round;
+uniform int style;
 out vec4 colour;
 void main() {
-  if (round && length(gl_PointCoord - vec2(0.5)) > 0.5) discard;
+  // 0: lines; 1: round points; 2: round points hatched (a comparison's down nodes), every third
+  // diagonal of pixels drawn and the rest left to the point under it.
+  if (style > 0 && length(gl_PointCoord - vec2(0.5)) > 0.5) discard;
+  if (style == 2 && mod(gl_FragCoord.x + gl_FragCoord.y, 5.0) >= 2.0) discard;
   colour = vec4(fill, 1.0);
 }`;
 
@@ -85,10 +101,11 @@ function compile(gl: WebGL2RenderingContext, type: number, source: string): WebG
 }
 
 /**
- * Draws a structure of any size with one WebGL program: nodes as round points (colour is
- * pressure on viridis, size is load; the primary blockage orange, the origin green, both large),
- * dependencies as lines, the trace's in orange (in an open `analyze`, shaded by steady throughput),
- * saturated, down and unbounded nodes badged on the overlay. Only the nodes and the trace are drawn while the
+ * Draws a structure of any size with one WebGL program: nodes as round points (colour as the
+ * colouring says, pressure on viridis by default; size is load; the primary blockage orange, the
+ * origin green, both large), dependencies as lines, the trace's in orange (in an open `analyze`,
+ * shaded by steady throughput), saturated, down and unbounded nodes badged on the overlay; in a
+ * comparison, down nodes hatched, cut dependencies dashed red, changed capacities tagged. Only the nodes and the trace are drawn while the
  * camera moves (a software-rendered WebGL spends most of a frame on tens of thousands of lines),
  * everything once it settles. Positions come from the same layered layout as the small view,
  * folded into bands. Drag to pan, wheel to zoom, click a node to select it. Its own chunk,
@@ -120,7 +137,7 @@ export function drawLargeGraph(
   const uniform = {
     centre: gl.getUniformLocation(program, 'centre'),
     scale: gl.getUniformLocation(program, 'scale'),
-    round: gl.getUniformLocation(program, 'round'),
+    style: gl.getUniformLocation(program, 'style'),
   };
 
   const nodeCount = result.nodes.length;
@@ -150,9 +167,14 @@ export function drawLargeGraph(
   const nodeData = new Float32Array(nodeCount * 6);
   const edgeData = new Float32Array(result.dependencies.length * 12);
   let traceData = new Float32Array(0);
+  /** A comparison's marks: its cut dependencies as dashes, its down nodes as hatched points. */
+  let cutData = new Float32Array(0);
+  let hatchData = new Float32Array(0);
   const nodeBuffer = gl.createBuffer();
   const edgeBuffer = gl.createBuffer();
   const traceBuffer = gl.createBuffer();
+  const cutBuffer = gl.createBuffer();
+  const hatchBuffer = gl.createBuffer();
   let pointSizes = new Float32Array(nodeCount);
   // Exits and fan-out belong to the structure, not to a state: found once. A mark every node
   // carries is left off, as in the SVG view (marks.ts).
@@ -165,11 +187,26 @@ export function drawLargeGraph(
   let marked: Array<{ v: number; text: string; colour: string }> = [];
   /** The state's saturated and unbounded nodes, badged beside them on the overlay. */
   let badges: Array<{ v: number; glyph: string }> = [];
+  /** A comparison's changed capacities, tagged beside their nodes on the overlay. */
+  let tags: Array<{ v: number; text: string }> = [];
 
   const camera = { x: 0, y: 0, zoom: 1 };
   let moving = false;
   let settleTimer: ReturnType<typeof setTimeout> | undefined;
   let frame: number | undefined;
+
+  /** A cut dependency from node `a` to node `b` as `CUT_DASHES` red segments, every other left out. */
+  function dashes(a: number, b: number): number[] {
+    const out: number[] = [];
+    const step = 1 / (2 * CUT_DASHES - 1);
+    for (let i = 0; i < 2 * CUT_DASHES - 1; i += 2) {
+      const s = i * step;
+      const t = (i + 1) * step;
+      out.push(x[a]! + (x[b]! - x[a]!) * s, y[a]! + (y[b]! - y[a]!) * s, ...CUT_EDGE, 1);
+      out.push(x[a]! + (x[b]! - x[a]!) * t, y[a]! + (y[b]! - y[a]!) * t, ...CUT_EDGE, 1);
+    }
+    return out;
+  }
 
   function resize(): void {
     const ratio = window.devicePixelRatio || 1;
@@ -201,16 +238,21 @@ export function drawLargeGraph(
     gl.clear(gl.COLOR_BUFFER_BIT);
     gl.uniform2f(uniform.centre, camera.x, camera.y);
     gl.uniform2f(uniform.scale, ...scale());
-    gl.uniform1i(uniform.round, 0);
+    gl.uniform1i(uniform.style, 0);
     if (!moving) {
       bind(edgeBuffer);
       gl.drawArrays(gl.LINES, 0, edgeData.length / 6);
     }
     bind(traceBuffer);
     gl.drawArrays(gl.LINES, 0, traceData.length / 6);
-    gl.uniform1i(uniform.round, 1);
+    bind(cutBuffer);
+    gl.drawArrays(gl.LINES, 0, cutData.length / 6);
+    gl.uniform1i(uniform.style, 1);
     bind(nodeBuffer);
     gl.drawArrays(gl.POINTS, 0, nodeCount);
+    gl.uniform1i(uniform.style, 2);
+    bind(hatchBuffer);
+    gl.drawArrays(gl.POINTS, 0, hatchData.length / 6);
     drawLabels();
   }
 
@@ -248,6 +290,8 @@ export function drawLargeGraph(
     }
     if (!moving && badges.length > 0 && (badges.length <= FEW_BADGES || cellPx >= MARK_SPACING_PX))
       drawBadges(context, ratio);
+    if (!moving && tags.length > 0 && (tags.length <= FEW_BADGES || cellPx >= MARK_SPACING_PX))
+      drawTags(context, ratio);
     context.font = `${12 * ratio}px system-ui, sans-serif`;
     for (const { v, text, colour } of marked) {
       const [sx, sy] = toScreen(v);
@@ -266,6 +310,22 @@ export function drawLargeGraph(
       if (sx < 0 || sy < 0 || sx > labels.width || sy > labels.height) continue;
       if (drawn++ >= MAX_MARKS) break;
       context.fillText(glyph, sx - 14 * ratio, sy - 3 * ratio);
+    }
+  }
+
+  /** The capacity tags of the nodes in view, at their lower right, as the SVG view's. */
+  function drawTags(context: CanvasRenderingContext2D, ratio: number): void {
+    context.font = `700 ${10 * ratio}px system-ui, sans-serif`;
+    let drawn = 0;
+    for (const { v, text } of tags) {
+      const [sx, sy] = toScreen(v);
+      if (sx < 0 || sy < 0 || sx > labels.width || sy > labels.height) continue;
+      if (drawn++ >= MAX_MARKS) break;
+      const width = context.measureText(text).width + 6 * ratio;
+      context.fillStyle = TAG_COLOUR;
+      context.fillRect(sx + 4 * ratio, sy + 2 * ratio, width, 13 * ratio);
+      context.fillStyle = '#fff';
+      context.fillText(text, sx + 7 * ratio, sy + 12 * ratio);
     }
   }
 
@@ -355,8 +415,10 @@ export function drawLargeGraph(
       const chosen = selected === undefined ? -1 : (index.get(selected) ?? -1);
       const ratio = window.devicePixelRatio || 1;
       pointSizes = new Float32Array(nodeCount);
+      const { marks, palette } = colouring;
       state.nodes.forEach((node, v) => {
-        const colour = v === blockage ? TRACE : v === origin ? ORIGIN : colourOf(colouring.fraction(node));
+        const colour =
+          v === blockage ? TRACE : v === origin ? ORIGIN : colourOf(colouring.fraction(node), palette);
         const size =
           (v === blockage || v === origin || v === chosen
             ? 14
@@ -370,14 +432,36 @@ export function drawLargeGraph(
       const trace: number[] = [];
       const widths = edgeWidths(state);
       const shaded = widths.measure === 'throughput';
+      const isCut = cutBy(marks);
+      const cut: number[] = [];
       state.dependencies.forEach((d, e) => {
         const [a, b] = edges[e]!;
-        const colour = !shaded ? EDGE : widths.unbounded(d) ? UNBOUNDED_EDGE : edgeShade(widths.share(d));
+        const cutHere = isCut(d);
+        const colour = cutHere
+          ? BACKGROUND
+          : !shaded
+            ? EDGE
+            : widths.unbounded(d)
+              ? UNBOUNDED_EDGE
+              : edgeShade(widths.share(d));
         edgeData.set([x[a]!, y[a]!, ...colour, 1, x[b]!, y[b]!, ...colour, 1], e * 12);
+        if (cutHere) cut.push(...dashes(a, b));
         if (onTrace.has(`${d.from}\u0000${d.to}`))
           trace.push(x[a]!, y[a]!, ...TRACE, 1, x[b]!, y[b]!, ...TRACE, 1);
       });
       traceData = new Float32Array(trace);
+      cutData = new Float32Array(cut);
+      const hatched: number[] = [];
+      for (const id of marks?.down ?? []) {
+        const v = index.get(id);
+        if (v !== undefined) hatched.push(x[v]!, y[v]!, ...HATCH, pointSizes[v]!);
+      }
+      hatchData = new Float32Array(hatched);
+      tags = [];
+      for (const [id, change] of marks?.capacity ?? new Map<string, CapacityChange>()) {
+        const v = index.get(id);
+        if (v !== undefined) tags.push({ v, text: capacityTag(change) });
+      }
       // The blockage and the origin drawn last, so no other point hides them.
       for (const v of [origin, blockage]) {
         if (v < 0) continue;
@@ -408,6 +492,10 @@ export function drawLargeGraph(
       gl.bufferData(gl.ARRAY_BUFFER, edgeData, gl.DYNAMIC_DRAW);
       gl.bindBuffer(gl.ARRAY_BUFFER, traceBuffer);
       gl.bufferData(gl.ARRAY_BUFFER, traceData, gl.DYNAMIC_DRAW);
+      gl.bindBuffer(gl.ARRAY_BUFFER, cutBuffer);
+      gl.bufferData(gl.ARRAY_BUFFER, cutData, gl.DYNAMIC_DRAW);
+      gl.bindBuffer(gl.ARRAY_BUFFER, hatchBuffer);
+      gl.bufferData(gl.ARRAY_BUFFER, hatchData, gl.DYNAMIC_DRAW);
       draw();
     },
     zoomBy(factor) {

@@ -26,7 +26,8 @@ export interface ExplorerPage {
   onAnswer(listener: (answer: EngineAnswer) => void): void;
   /**
    * Colours the graph (SVG and WebGL views) by a value per node, with the key under the graph
-   * saying what it means; `undefined` goes back to pressure or utilization. A new answer drops
+   * saying what it means (and, optionally, the palette, the colour bar's numbers and a
+   * comparison's marks: `Colouring`); `undefined` goes back to pressure or utilization. A new answer drops
    * it before the `onAnswer` listeners run, so a listener sets it again for the answer it reads.
    */
   setColouring(colouring: Colouring | undefined): void;

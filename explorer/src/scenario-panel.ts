@@ -1,10 +1,12 @@
 import type { Changes } from '../../lib/engine/compare';
-import type { EngineResult, Headroom, NodeState } from '../../lib/engine/types';
+import type { EngineResult, Headroom } from '../../lib/engine/types';
 import type { EngineAnswer } from './behaviour';
+import { changeColouring } from './change-colouring';
 import { $ } from './dom';
 import { CAPACITY, checkedNumberField } from './number-field';
 import type { ExplorerPage, RunOutcome } from './page';
-import { headroomPhrase } from './steady';
+import { scenarioMarks } from './scenario-marks';
+import { headroomPhrase, scenarioTraffic, TODAY, type Traffic } from './steady';
 
 /** The scenario being built: what the request's `scenario` field will hold. */
 interface Draft {
@@ -45,6 +47,8 @@ export function createScenarioPanel(page: ExplorerPage): void {
     $('scenario-capacity-problem'),
   );
   let comparing = false;
+  /** The scenario the latest Compare sent: its down nodes are marked on the graph. */
+  let sent: Record<string, unknown> = {};
   /** Which Compare is the latest: only its outcome is said (a newer one says its own). */
   let compares = 0;
 
@@ -155,10 +159,12 @@ export function createScenarioPanel(page: ExplorerPage): void {
     }
     const compare = ++compares;
     comparing = true;
+    sent = fields;
     status.textContent = 'Comparing…';
     const outcome = await page.rerun({ scenario: fields, compare: true });
     if (compare !== compares) return;
     comparing = false;
+    sent = {};
     const said: Record<Exclude<RunOutcome, 'answered'>, string> = {
       failed: 'Not compared: the run failed (the error is under Run).',
       cancelled: 'Not compared: cancelled.',
@@ -192,7 +198,16 @@ export function createScenarioPanel(page: ExplorerPage): void {
     }
     status.textContent = `Compared at tick ${changes.tick} with the structure as it is.`;
     showChanges(changes);
-    page.setColouring(changeColouring(answer, changes));
+    const scenarioState = firstState(answer);
+    // `baseline` is the answer without the scenario: a state, or a timeline's states.
+    const baselineState = ([] as EngineResult[]).concat((answer.baseline as EngineResult) ?? [])[0];
+    if (scenarioState === undefined || baselineState === undefined) return;
+    const marks = scenarioMarks(
+      sent.nodes as Parameters<typeof scenarioMarks>[0],
+      baselineState,
+      scenarioState,
+    );
+    page.setColouring(changeColouring(answer, changes, marks));
   });
 
   /** The node picker lists the answer's nodes (the first 5,000; the graph click reaches any). */
@@ -214,12 +229,13 @@ export function createScenarioPanel(page: ExplorerPage): void {
       changesList.append(li);
     };
     const { before, after } = changes.primaryBlockage;
-    // The headroom belongs to the blockage: how far traffic can grow before it saturates.
-    const headroom = (value: Headroom | null | undefined) =>
-      value === null || value === undefined ? '' : ` (${headroomPhrase(value, (id) => id)})`;
+    // The headroom belongs to the blockage: how far traffic can grow before it saturates. The
+    // baseline's is a factor of today's traffic, the scenario's of its own (×2 of it, say).
+    const headroom = (value: Headroom | null | undefined, traffic: Traffic) =>
+      value === null || value === undefined ? '' : ` (${headroomPhrase(value, (id) => id, traffic)})`;
     line(
       'blockage',
-      `Primary blockage: ${before ?? 'none'}${headroom(changes.headroom?.before)} → ${after ?? 'none'}${headroom(changes.headroom?.after)}`,
+      `Primary blockage: ${before ?? 'none'}${headroom(changes.headroom?.before, TODAY)} → ${after ?? 'none'}${headroom(changes.headroom?.after, scenarioTraffic(sent))}`,
     );
     // Lost traffic first: a down node is the worst the steady state can say.
     const { lost } = changes;
@@ -265,41 +281,4 @@ export function createScenarioPanel(page: ExplorerPage): void {
 
 function firstState(answer: EngineAnswer): EngineResult | undefined {
   return answer.engine ?? answer.snapshot ?? answer.snapshots?.[0];
-}
-
-/**
- * Colours each node by how its pressure (utilization, for an open `analyze`) changed against the
- * baseline's state at the same tick: the middle of the scale for no change, towards yellow for
- * more, towards dark for less, scaled by the largest change anywhere.
- */
-function changeColouring(answer: EngineAnswer, changes: Changes) {
-  const states = (value: unknown): EngineResult[] =>
-    ([] as EngineResult[]).concat((value as EngineResult) ?? []);
-  const tickOf = (state: EngineResult) => (state as EngineResult & { tick?: number }).tick ?? 0;
-  const baseline = new Map<number, Map<string, NodeState>>();
-  for (const state of states(answer.baseline)) {
-    baseline.set(tickOf(state), new Map(state.nodes.map((node) => [node.id, node])));
-  }
-  // Which state a node on show belongs to, so it is compared with the baseline's at that tick.
-  const tickOfNode = new WeakMap<NodeState, number>();
-  const utilization = changes.utilization !== undefined;
-  const measure = (node: NodeState | undefined) =>
-    utilization ? (node?.utilization ?? 0) : (node?.pressure ?? 0);
-  const delta = (node: NodeState) => {
-    const before = baseline.get(tickOfNode.get(node) ?? changes.tick)?.get(node.id);
-    return measure(node) - measure(before);
-  };
-  let spread = 0;
-  for (const state of states(answer.engine ?? answer.snapshot ?? answer.snapshots)) {
-    for (const node of state.nodes) {
-      tickOfNode.set(node, tickOf(state));
-      spread = Math.max(spread, Math.abs(delta(node)));
-    }
-  }
-  return {
-    key: `Colour: change in ${utilization ? 'utilization' : 'pressure'} against the baseline, from less (dark) through none (middle) to more (yellow).`,
-    fraction(node: NodeState): number | undefined {
-      return spread > 0 ? Math.max(0, Math.min(1, 0.5 + delta(node) / (2 * spread))) : 0.5;
-    },
-  };
 }

@@ -52,13 +52,57 @@ export function saturationText(saturation: Saturation): string {
 }
 
 /**
+ * Whose traffic a factor multiplies: today's, or, for an answer computed under a scenario, the
+ * scenario's (in a ×2 scenario, "×1 of today's arrivals" would mean half of what it says).
+ */
+export type Traffic = "today's" | "the scenario's";
+export const TODAY: Traffic = "today's";
+const SCENARIO: Traffic = "the scenario's";
+
+/**
+ * Whose traffic an answer's factors multiply, from the body that produced it: the scenario's when
+ * it holds a `scenario` that changes traffic (the scenario panel's Compare, or one written in the
+ * editor); one that only takes nodes down, changes capacities or cuts dependencies leaves today's.
+ */
+export function trafficOf(body: string | undefined): Traffic {
+  // Most bodies have none: parsed again only when the word is there (a body can be megabytes).
+  if (body === undefined || !body.includes('"scenario"')) return TODAY;
+  try {
+    return scenarioTraffic((JSON.parse(body) as { scenario?: unknown }).scenario);
+  } catch {
+    return TODAY;
+  }
+}
+
+/** A scenario's traffic: its own when it scales traffic or sets a node's load or arrival. */
+export function scenarioTraffic(scenario: unknown): Traffic {
+  if (typeof scenario !== 'object' || scenario === null) return TODAY;
+  const { scale, nodes } = scenario as { scale?: unknown; nodes?: unknown };
+  if (scale !== undefined && scale !== 1) return SCENARIO;
+  const changes = typeof nodes === 'object' && nodes !== null ? Object.values(nodes) : [];
+  return changes.some(
+    (change) => typeof change === 'object' && change !== null && ('load' in change || 'arrival' in change),
+  )
+    ? SCENARIO
+    : TODAY;
+}
+
+/** What a headroom's factor multiplies, in words: `today's arrivals`, or `the scenario's traffic`. */
+export const arrivalsOf = (traffic: Traffic): string =>
+  traffic === TODAY ? "today's arrivals" : "the scenario's traffic";
+
+/**
  * The headroom in words where a comparison shows it beside the blockage. A scale of 0 is the
  * engine's way of saying traffic is being lost (a node is down): no growth is possible, and
  * "×0" alone would read as a number rather than as that.
  */
-export function headroomPhrase(headroom: Headroom, name: (id: string) => string): string {
+export function headroomPhrase(
+  headroom: Headroom,
+  name: (id: string) => string,
+  traffic: Traffic = TODAY,
+): string {
   return headroom.scale === 0
-    ? `cannot serve today's traffic: ${name(headroom.node)} is down`
+    ? `cannot serve ${traffic} traffic: ${name(headroom.node)} is down`
     : `headroom ×${Number(headroom.scale.toPrecision(3))} at ${name(headroom.node)}`;
 }
 

@@ -2,14 +2,14 @@ import type { Bottleneck, EngineResult, Headroom } from '../../lib/engine/types'
 import { $, field } from './dom';
 import { latencyLimitText } from './latency';
 import { durationText, shortNumber } from './numbers';
-import { hasSteadyState, headroomPhrase } from './steady';
+import { arrivalsOf, hasSteadyState, headroomPhrase, TODAY, type Traffic } from './steady';
 import { nameOf, type View } from './view';
 
 /**
- * The capacity-planning answer of an open structure, in words: how far today's arrivals can grow
- * before the first node saturates, rounded for reading (the exact number is in the raw answer).
+ * The capacity-planning answer of an open structure, in words: how far today's arrivals (under a
+ * scenario that changes traffic, the scenario's) can grow before the first node saturates, rounded for reading (the exact number is in the raw answer).
  */
-function headroomText(result: EngineResult, name: (id: string) => string): string {
+function headroomText(result: EngineResult, name: (id: string) => string, traffic: Traffic): string {
   const { headroom } = result;
   if (headroom === null || headroom === undefined) {
     return result.events.some((event) => event.type === 'unbounded')
@@ -19,11 +19,11 @@ function headroomText(result: EngineResult, name: (id: string) => string): strin
         : 'none: nothing arrives, or no node on the way has a capacity';
   }
   // While traffic is lost the engine answers ×0 at the down node losing most.
-  if (headroom.scale === 0) return `none: ${headroomPhrase(headroom, name)}`;
+  if (headroom.scale === 0) return `none: ${headroomPhrase(headroom, name, traffic)}`;
   const scale = Number(headroom.scale.toPrecision(3));
   return headroom.scale < 1
-    ? `over capacity: ${name(headroom.node)} saturates at ×${scale} of today's arrivals`
-    : `×${scale} of today's arrivals before ${name(headroom.node)} saturates`;
+    ? `over capacity: ${name(headroom.node)} saturates at ×${scale} of ${arrivalsOf(traffic)}`
+    : `×${scale} of ${arrivalsOf(traffic)} before ${name(headroom.node)} saturates`;
 }
 
 /**
@@ -105,19 +105,20 @@ export function createSummaryPanel(
         list.append(field('Origin', 'none'));
       }
       if (result.headroom !== undefined) {
-        const headroom = field('Headroom', headroomText(result, name));
+        const headroom = field('Headroom', headroomText(result, name, view.traffic));
         headroom.dataset.field = 'headroom';
         list.append(headroom);
       }
       if (result.latencyHeadroom !== undefined)
-        list.append(latencyHeadroomField(result, result.latencyHeadroom, name, nodeButton));
+        list.append(latencyHeadroomField(result, result.latencyHeadroom, name, nodeButton, view.traffic));
       if (result.lost !== undefined) {
         const lost = field('Lost', `${shortNumber(result.lost)} per step, at nodes that are down`);
         lost.lastElementChild!.setAttribute('title', String(result.lost));
         lost.dataset.field = 'lost';
         list.append(lost);
       }
-      if (result.bottlenecks !== undefined) list.append(bottlenecksField(result.bottlenecks, nodeButton));
+      if (result.bottlenecks !== undefined)
+        list.append(bottlenecksField(result.bottlenecks, nodeButton, view.traffic));
       summary.append(list);
       const trace = document.createElement('ol');
       trace.className = 'trace';
@@ -145,6 +146,7 @@ export function createSummaryPanel(
 function bottlenecksField(
   bottlenecks: readonly Bottleneck[],
   nodeButton: (id: string) => HTMLButtonElement,
+  traffic: Traffic,
 ): HTMLElement {
   const row = field('Bottlenecks', bottlenecks.length === 0 ? 'none' : '');
   row.dataset.field = 'bottlenecks';
@@ -152,7 +154,7 @@ function bottlenecksField(
   bottlenecks.forEach((bottleneck, i) => {
     const scale = document.createElement('span');
     scale.textContent = ` ×${Number(bottleneck.scale.toPrecision(3))}`;
-    scale.title = `saturates at ×${bottleneck.scale} of today's arrivals; utilization today ${bottleneck.utilization}`;
+    scale.title = `saturates at ×${bottleneck.scale} of ${arrivalsOf(traffic)}; utilization ${traffic === TODAY ? 'today' : 'in the scenario'} ${bottleneck.utilization}`;
     definition.append(i === 0 ? '' : ', ', nodeButton(bottleneck.node), scale);
   });
   return row;
@@ -170,6 +172,7 @@ function latencyHeadroomField(
   latencyHeadroom: Headroom | null,
   name: (id: string) => string,
   nodeButton: (id: string) => HTMLButtonElement,
+  traffic: Traffic,
 ): HTMLElement {
   const row = field('Latency headroom', '');
   row.dataset.field = 'latency-headroom';
@@ -186,7 +189,7 @@ function latencyHeadroomField(
   const entry = result.nodes.find((n) => n.id === node);
   const slo = typeof entry?.slo === 'number' ? entry.slo : undefined;
   const target = slo === undefined ? 'its SLO' : `its ${durationText(slo)}`;
-  definition.title = `scale ${scale} of today's traffic; ${node}: slo ${slo ?? 'none'}, latency today ${entry?.latency ?? 'none'}`;
+  definition.title = `scale ${scale} of ${traffic} traffic; ${node}: slo ${slo ?? 'none'}, latency today ${entry?.latency ?? 'none'}`;
   if (scale === 0) {
     const limit = entry?.latencyLimit;
     definition.append(
@@ -203,8 +206,8 @@ function latencyHeadroomField(
     definition.append(
       'over its SLO: ',
       nodeButton(node),
-      ` meets ${target} only up to ${times} of today's traffic`,
+      ` meets ${target} only up to ${times} of ${traffic} traffic`,
     );
-  else definition.append(`${times} of today's traffic before `, nodeButton(node), ` misses ${target}`);
+  else definition.append(`${times} of ${traffic} traffic before `, nodeButton(node), ` misses ${target}`);
   return row;
 }

@@ -1,5 +1,6 @@
 import type { EngineResult } from '../../lib/engine/types';
 import type { DisplayNames } from './names';
+import { TODAY, type Traffic } from './steady';
 
 /** One described state of the current answer: the analyze result (tick 0) or a snapshot. */
 export interface State {
@@ -22,6 +23,8 @@ export interface View {
    * curve again from the body, in the worker, for an answer computed in the browser.
    */
   source: { body: string; onServer: boolean } | undefined;
+  /** Whose traffic the answer's factors multiply: today's, or the scenario's (steady.ts). */
+  traffic: Traffic;
 }
 
 /** The name to show for a node: its readable name, else its id. */
@@ -37,5 +40,6 @@ export function createView(): View {
     responseText: '',
     names: new Map(),
     source: undefined,
+    traffic: TODAY,
   };
 }

@@ -49,9 +49,8 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
     expect(await lines('blockage')).toEqual(['Primary blockage: B → B']);
     expect(await lines('pressure')).toEqual(['B: pressure 1 → 3 (+2)']);
     expect(await page.textContent('#colour-key')).toContain('change in pressure');
-    expect(await page.getAttribute('#graph .node[data-id="B"] circle.body', 'fill')).toBe(
-      'rgb(253, 231, 37)',
-    );
+    // The red end of the change palette (palette.ts).
+    expect(await page.getAttribute('#graph .node[data-id="B"] circle.body', 'fill')).toBe('rgb(178, 24, 43)');
     await page.screenshot({ path: 'test-results/explorer/scenario-halve-b.png', fullPage: true });
     // The editor keeps the structure as written.
     expect(JSON.parse(await page.inputValue('#body'))).not.toHaveProperty('scenario');

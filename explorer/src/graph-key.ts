@@ -1,0 +1,75 @@
+import { $ } from './dom';
+import { marksAnything, type ScenarioMarks } from './scenario-marks';
+
+/** Which view draws the graph: each draws its own marks, and the key lists only those. */
+export type GraphViewKind = 'svg' | 'webgl';
+
+const span = (className: string, text: string): HTMLSpanElement => {
+  const element = document.createElement('span');
+  element.className = className;
+  element.textContent = text;
+  return element;
+};
+
+/**
+ * The key under the graph, for the marks the view on show draws: the SVG view's rings, dashes,
+ * outlines and badges, or the WebGL view's coloured points, lines and glyphs (no rings, no
+ * dashes, no outlines: it draws none), and, for a comparison, the scenario's marks it has
+ * (hatched down nodes, dashed red cut dependencies, capacity tags), each only when one is drawn.
+ */
+export function renderGraphKey(kind: GraphViewKind, marks: ScenarioMarks | undefined): void {
+  const viewKey = $('view-key');
+  const badgeKey = $('badge-key');
+  const scenarioKey = $('scenario-key');
+  if (kind === 'svg') {
+    viewKey.replaceChildren(
+      'Size: load. Rings: ',
+      span('key blockage', 'primary blockage'),
+      ', ',
+      span('key origin', 'origin'),
+      '. Thick orange: the trace. Dashed: dependencies pointing back (cycles). Grey outline (wider as you zoom in): a capacity.',
+    );
+    badgeKey.replaceChildren(
+      'Red outline and badge, in the steady state of an open structure: ',
+      span('key-badge', '!'),
+      ' saturated (over capacity), ',
+      span('key-badge', '✕'),
+      ' down and losing traffic, ',
+      span('key-badge', '∞'),
+      ' unbounded.',
+    );
+  } else {
+    viewKey.replaceChildren(
+      'Size: load. ',
+      span('key blockage', 'Orange point: the primary blockage'),
+      ', ',
+      span('key origin', 'green point: the origin'),
+      ' (both large and named). Orange lines: the trace.',
+    );
+    badgeKey.replaceChildren(
+      'Red glyph beside a node, in the steady state of an open structure: ',
+      span('key-glyph', '!'),
+      ' saturated (over capacity), ',
+      span('key-glyph', '✕'),
+      ' down and losing traffic, ',
+      span('key-glyph', '∞'),
+      ' unbounded.',
+    );
+  }
+  scenarioKey.replaceChildren();
+  scenarioKey.hidden = !marksAnything(marks);
+  if (!marksAnything(marks)) return;
+  const parts: Array<string | HTMLElement> = ['In the scenario: '];
+  const said: Array<Array<string | HTMLElement>> = [];
+  if (marks.down.size > 0) said.push([span('key-hatch', ' '), ' hatched: down']);
+  if (marks.cut.length > 0)
+    said.push([span('key-cut', ' '), ' dashed red: a dependency cut (drawn where it was)']);
+  if (marks.capacity.size > 0)
+    said.push([
+      span('key-tag', '↑30'),
+      ' a capacity changed (↑ raised, ↓ lowered or set, ∅ removed; the new capacity)',
+    ]);
+  for (const [i, item] of said.entries()) parts.push(...(i === 0 ? [] : ['; ']), ...item);
+  parts.push('.');
+  scenarioKey.append(...parts);
+}
