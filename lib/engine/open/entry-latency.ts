@@ -71,6 +71,7 @@ function solveSingle(
   limitedBy: Int32Array,
 ): void {
   const { outStart, outTarget, outShare, selfShare, ids } = structure;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: same answer, other work (a node that never answers has an infinite own time, so the sum below is infinite too, and its limit is already set)
   if (limitedBy[u]! >= 0) {
     latency[u] = Number.POSITIVE_INFINITY;
     return;
@@ -83,7 +84,12 @@ function solveSingle(
     if (w === u) continue;
     const limit = limitedBy[w]!;
     if (limit < 0) sum += outShare[k]! * latency[w]!;
-    else if (stuck < 0 || ids[limit]! < ids[stuck]!) stuck = limit;
+    else if (
+      stuck < 0 ||
+      // Stryker disable next-line EqualityOperator: equal replaces equal (two calls to nodes stuck at the same one)
+      ids[limit]! < ids[stuck]!
+    )
+      stuck = limit;
   }
   if (stuck < 0) {
     const stay = selfShare[u]!;
@@ -125,19 +131,31 @@ function solveComponent(
       const u = component[i]!;
       const ownLimit = limitedBy[u]!;
       if (ownLimit >= 0) {
-        if (stuck < 0 || ids[ownLimit]! < ids[stuck]!) stuck = ownLimit;
+        if (
+          stuck < 0 ||
+          // Stryker disable next-line EqualityOperator: ids are unique (the `>=` twin is killed)
+          ids[ownLimit]! < ids[stuck]!
+        )
+          stuck = ownLimit;
         continue;
       }
       let sum = own[u]!;
       for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
         const w = outTarget[k]!;
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (a member's latency is still 0, and a member's limit is already one of the loop's)
         if (localIndex[w]! >= 0) continue;
         const limit = limitedBy[w]!;
         if (limit < 0) sum += outShare[k]! * latency[w]!;
-        else if (stuck < 0 || ids[limit]! < ids[stuck]!) stuck = limit;
+        else if (
+          stuck < 0 ||
+          // Stryker disable next-line EqualityOperator: equal replaces equal (two calls out to nodes stuck at the same one)
+          ids[limit]! < ids[stuck]!
+        )
+          stuck = limit;
       }
       b[i] = sum;
     }
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (a stuck loop's solved values are overwritten below)
     if (stuck < 0) {
       // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (elimination and the sweeps agree to the tolerance)
       if (n <= STEADY_DENSE_LIMIT) {
@@ -179,6 +197,7 @@ function solveComponent(
 
 function smallestId(structure: CompiledStructure, component: Int32Array): number {
   let best = component[0]!;
+  // Stryker disable next-line EqualityOperator: ids are unique
   for (const u of component) if (structure.ids[u]! < structure.ids[best]!) best = u;
   return best;
 }

@@ -74,6 +74,7 @@ function reachedInOrder(
     const c = componentOf[u]!;
     // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: same answer, other work (refusing the pass; the `false` twin, a loop taken into it, is killed)
     if (start[c + 1]! - start[c]! !== 1) return undefined;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (refusing the pass more often; the twin that never refuses is killed)
     if (!(1 - selfShare[u]! >= GAIN_MARGIN)) return undefined;
     // Stryker disable next-line EqualityOperator: one past the end (one node more in the pass, whose column stays 0)
     for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
@@ -93,6 +94,7 @@ function reachedInOrder(
     if (seen[v] === 0) continue;
     // Stryker disable next-line EqualityOperator,UpdateOperator: one past the end, or `j--` reading down to index −1 (undefined: the pass is refused); the `>=` twin, no check, is killed
     for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: same answer, other work (refusing the pass more often; the twin that never refuses is killed)
       if (!(inShare[j]! >= MIN_NORMAL)) return undefined;
     }
     place[v] = order.length;

@@ -48,6 +48,7 @@ const RECURSION_LIMIT = 64;
  * @internal exported for test/engine/open/mmc.test.ts, which checks it against textbook values.
  */
 export function erlangB(servers: number, offered: number): number {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: same answer, other work (the recursion and the sum agree to rounding: mmc.test.ts compares them on pools from 65 to 10,000, lightly loaded to c − 1)
   if (servers <= RECURSION_LIMIT) {
     let blocking = 1;
     for (let k = 1; k <= servers; k++) {
@@ -61,8 +62,10 @@ export function erlangB(servers: number, offered: number): number {
   for (let k = servers; k >= 1; k--) {
     term = (term * k) / offered;
     const next = sum + term;
+    // Stryker disable next-line ConditionalExpression: same answer, other work (past the largest term the terms only shrink, and adding them changes nothing)
     if (next === sum) break;
     sum = next;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (summing on, the sum overflows to Infinity and 1 / Infinity is 0 too)
     if (sum > 2 ** 1000) return 0;
   }
   return 1 / sum;
@@ -74,6 +77,7 @@ export function erlangB(servers: number, offered: number): number {
 export function queueTimes(throughput: number, serviceTime: number, servers: number): QueueTimes | undefined {
   const offered = throughput * serviceTime;
   if (!(offered < servers)) return undefined;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (Erlang C of no load is 0)
   const waitProbability = offered > 0 ? erlangC(servers, offered) : 0;
   const waiting = (waitProbability * serviceTime) / (servers - offered);
   const responseTime = serviceTime + waiting;
@@ -101,9 +105,11 @@ export function exceedProbability(
   const theta = servers * mu - throughput;
   const served = Math.exp(-mu * t);
   const C = waitProbability;
+  // Stryker disable next-line ConditionalExpression: same answer, other work (with C = 0 the formula below is `served` too)
   if (C === 0) return served;
   // Where θ and μ are within rounding of each other the two forms meet; the limit avoids 0 / 0.
   const tail =
+    // Stryker disable next-line EqualityOperator: the two forms agree to rounding at 1e-12 apart (the `>` twin is killed)
     Math.abs(theta - mu) <= 1e-12 * mu
       ? (1 + mu * t) * served
       : (theta * served - mu * Math.exp(-theta * t)) / (theta - mu);
@@ -129,13 +135,16 @@ export function responseTimeQuantile(
   if (times === undefined) return undefined;
   const target = 1 - q;
   const mu = 1 / serviceTime;
+  // Stryker disable next-line ConditionalExpression: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
   if (servers === 1) return Math.log(1 / target) / (mu - throughput);
   const C = times.waitProbability;
+  // Stryker disable next-line ConditionalExpression: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
   if (C === 0) return Math.log(1 / target) * serviceTime;
   const excess = (t: number) => exceedProbability(t, throughput, serviceTime, servers, C) - target;
   const theta = servers * mu - throughput;
   let low = 0;
   let high = Number.POSITIVE_INFINITY;
+  // Stryker disable all: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
   let t = tailGuess(target, mu, theta, C) ?? times.responseTime;
   for (let i = 0; i < 200 && (high === Number.POSITIVE_INFINITY || high - low > 1e-12 * high); i++) {
     const value = excess(t);
@@ -146,6 +155,7 @@ export function responseTimeQuantile(
     if (step === t) return t;
     t = step > low && step < high ? step : high === Number.POSITIVE_INFINITY ? 2 * t : (low + high) / 2;
   }
+  // Stryker restore all
   return high;
 }
 
@@ -156,6 +166,7 @@ export function responseTimeQuantile(
  * two from the answer (where the two rates are within 1e-6 of each other, the one-rate tail
  * `(1 + C·μt)·e^{−μt}`); `undefined` where the guess is not a positive number.
  */
+// Stryker disable all: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
 function tailGuess(target: number, mu: number, theta: number, C: number): number | undefined {
   if (Math.abs(theta - mu) <= 1e-6 * mu) {
     // One rate: the tail is (1 + C·μt)·e^{−μt}; two fixed-point steps on t = ln((1 + C·μt) / target) / μ.
@@ -170,12 +181,15 @@ function tailGuess(target: number, mu: number, theta: number, C: number): number
   return guess > 0 && guess < Number.POSITIVE_INFINITY ? guess : undefined;
 }
 
+// Stryker restore all
 /** The response time's density at `t`: the derivative of `1 − exceedProbability`. */
 function density(t: number, mu: number, theta: number, C: number): number {
   const served = Math.exp(-mu * t);
   const queued =
+    // Stryker disable next-line EqualityOperator,ArithmeticOperator: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
     Math.abs(theta - mu) <= 1e-12 * mu
       ? mu * mu * t * served
       : ((mu * theta) / (theta - mu)) * (served - Math.exp(-theta * t));
+  // Stryker disable next-line ArithmeticOperator: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
   return (1 - C) * mu * served + C * queued;
 }

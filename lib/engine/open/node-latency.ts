@@ -64,9 +64,11 @@ function queueOf(
   throughput: number,
 ): { service: number; count: number } | undefined {
   const { serviceTime, servers } = structure.latency;
+  // Stryker disable next-line ConditionalExpression: same answer, other work (serviceTime[v] is then undefined, and undefined > 0 is false)
   if (serviceTime.length === 0) return undefined;
   const service = serviceTime[v]!;
   if (!(service > 0) || !(throughput < Number.POSITIVE_INFINITY)) return undefined;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (without a scenario that downs a node, down[v] is undefined; the `false` twin is killed)
   if (structure.down.length > 0 && structure.down[v] === 1) return undefined;
   return { service, count: servers[v]! };
 }

@@ -179,26 +179,83 @@ describe('solveEntryLatency', () => {
 
   // The rule when several nodes never answer: a node's own limit first; else the smallest id
   // among the nodes its requests reach that never answer, not passing through another. The web
-  // tier calls zeta first and alpha second, both saturated: it is stuck at alpha (listed first,
-  // so it is node 0, which a `> 0` test would take for "not stuck").
+  // tier calls alpha, zeta and mid, all saturated, in every order: it is stuck at alpha (listed
+  // first, so it is node 0, which a `> 0` test would take for "not stuck").
   it('names the smallest id among the nodes that never answer, whatever the order of the calls', () => {
-    const result = latencies(
-      {
-        nodes: [
-          { id: 'alpha', exit: 1 },
-          { id: 'web', arrival: 1, fanout: true },
-          { id: 'zeta', exit: 1 },
-          { id: 'ok', exit: 1 },
-        ],
-        dependencies: [
-          { from: 'web', to: 'ok' },
-          { from: 'web', to: 'zeta' },
-          { from: 'web', to: 'alpha' },
-        ],
-      },
-      { alpha: Number.POSITIVE_INFINITY, zeta: Number.POSITIVE_INFINITY, web: 1, ok: 2 },
-    );
-    expect(result).toEqual({ alpha: 'stuck at alpha', web: 'stuck at alpha', zeta: 'stuck at zeta', ok: 2 });
+    const inf = Number.POSITIVE_INFINITY;
+    for (const order of [
+      ['alpha', 'zeta', 'mid'],
+      ['zeta', 'alpha', 'mid'],
+      ['mid', 'zeta', 'alpha'],
+      ['zeta', 'mid', 'alpha'],
+    ]) {
+      const result = latencies(
+        {
+          nodes: [
+            { id: 'alpha', exit: 1 },
+            { id: 'web', arrival: 1, fanout: true },
+            { id: 'zeta', exit: 1 },
+            { id: 'mid', exit: 1 },
+            { id: 'ok', exit: 1 },
+          ],
+          dependencies: [{ from: 'web', to: 'ok' }, ...order.map((to) => ({ from: 'web', to }))],
+        },
+        { alpha: inf, zeta: inf, mid: inf, web: 1, ok: 2 },
+      );
+      expect(result, order.join(', ')).toEqual({
+        alpha: 'stuck at alpha',
+        web: 'stuck at alpha',
+        zeta: 'stuck at zeta',
+        mid: 'stuck at mid',
+        ok: 2,
+      });
+    }
+  });
+
+  // The same rule in a loop, in every arrangement: the loop m → n → p → m (each sends half on)
+  // has members that never answer, and n calls out to nodes that never answer, listed in several
+  // orders and with the smallest first in the structure (node 0). A member that never answers
+  // keeps its own name; the others share the smallest id among the blocked members and what the
+  // calls out reach (n's calls are not reached when n itself never answers).
+  it('names a loop by the smallest id among its blocked members and its calls out, in any order', () => {
+    const inf = Number.POSITIVE_INFINITY;
+    const cases: { blocked: string[]; out: string[]; expected: string }[] = [
+      { blocked: ['n', 'p'], out: [], expected: 'n' },
+      { blocked: ['p', 'n'], out: [], expected: 'n' },
+      { blocked: ['p'], out: ['c', 'a'], expected: 'a' },
+      { blocked: ['p'], out: ['a', 'c'], expected: 'a' },
+      { blocked: ['n', 'p'], out: ['z'], expected: 'n' },
+      { blocked: ['m'], out: ['a'], expected: 'a' },
+      { blocked: [], out: ['a'], expected: 'a' },
+    ];
+    for (const { blocked, out, expected } of cases) {
+      for (const first of ['a', 'm', 'n']) {
+        const loop = ['m', 'n', 'p'];
+        const outside = ['a', 'c', 'z'];
+        const ids = [first, ...[...loop, ...outside].filter((id) => id !== first)];
+        const structure: Structure = {
+          nodes: [{ id: 'e', arrival: 1, fanout: true }, ...ids.map((id) => ({ id, fanout: true }))],
+          dependencies: [
+            { from: 'e', to: 'm' },
+            ...loop.map((id, i) => ({ from: id, to: loop[(i + 1) % 3]!, weight: 0.5 })),
+            ...out.map((to) => ({ from: 'n', to })),
+          ],
+        };
+        const own = Object.fromEntries(
+          [...loop, ...outside, 'e'].map((id) => [
+            id,
+            blocked.includes(id) || outside.includes(id) ? inf : 1,
+          ]),
+        );
+        const result = latencies(structure, own);
+        const label = `blocked ${blocked}, out ${out}, first ${first}`;
+        for (const id of loop) {
+          expect(result[id], `${label}: ${id}`).toBe(`stuck at ${blocked.includes(id) ? id : expected}`);
+        }
+        // e calls m: stuck where m is (m itself when m never answers).
+        expect(result.e, label).toBe(`stuck at ${blocked.includes('m') ? 'm' : expected}`);
+      }
+    }
   });
 
   // A service that retries every request on itself (gain 1) never answers: it is its own limit.

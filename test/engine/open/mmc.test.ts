@@ -8,6 +8,7 @@
  * decimals). Formulas: G. Bolch, S. Greiner, H. de Meer and K. S. Trivedi, "Queueing Networks
  * and Markov Chains", Wiley, section 6.2.3 (M/M/m) and the M/M/1 response time distribution.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   erlangB,
@@ -71,6 +72,9 @@ describe('erlangB', () => {
     [10_000, 9_999],
     [10_000, 9_000],
     [10_000, 9_800],
+    // Lightly loaded: the terms grow all the way down to k = 0, the last one the largest.
+    [65, 0.5],
+    [100, 3],
   ])('sums a pool of %d at a load of %d as the recursion does', (c, a) => {
     expect(erlangB(c, a)).toBeCloseTo(erlangBByRecursion(c, a), 13);
     expect(Math.abs(erlangB(c, a) / erlangBByRecursion(c, a) - 1)).toBeLessThan(1e-12);
@@ -198,4 +202,37 @@ describe('the response time distribution', () => {
       }
     },
   );
+
+  // Where nobody waits (no traffic, or 10,000 servers at half load, whose probability of waiting
+  // is below the smallest double), the response time is the service time, exponential: its
+  // q-quantile is ln(1 / (1 − q)) × S.
+  it('is the exponential service time where nobody waits', () => {
+    expect(responseTimeQuantile(0.99, 0, 0.2, 4)).toBeCloseTo(Math.log(100) * 0.2, 15);
+    expect(responseTimeQuantile(0.999, 2_500, 2, 10_000)).toBeCloseTo(Math.log(1000) * 2, 14);
+  });
+
+  // Any pool, load and quantile: the answer leaves 1 − q above it to rounding, wherever the
+  // search starts and however it steps. Pools of 2 to 2,000, loads from 1% to 99.99% of the
+  // servers (and exactly servers − 1), quantiles from the median to 99.99%.
+  it('finds every quantile to rounding, on any pool and load', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 2_000 }),
+        fc.oneof(fc.double({ min: 0.01, max: 0.9999, noNaN: true }), fc.constant(-1)),
+        fc.double({ min: 1e-3, max: 1e3, noNaN: true }),
+        fc.constantFrom(0.5, 0.9, 0.99, 0.999, 0.9999),
+        (servers, share, serviceTime, q) => {
+          // −1: the load of exactly servers − 1, where the tail takes its limiting form.
+          const offered = share < 0 ? servers - 1 : share * servers;
+          const throughput = offered / serviceTime;
+          const times = queueTimes(throughput, serviceTime, servers)!;
+          const t = responseTimeQuantile(q, throughput, serviceTime, servers)!;
+          expect(t).toBeGreaterThan(0);
+          const left = exceedProbability(t, throughput, serviceTime, servers, times.waitProbability);
+          expect(Math.abs(left - (1 - q))).toBeLessThan(1e-13);
+        },
+      ),
+      { seed: 33_033, numRuns: 400 },
+    );
+  });
 });

@@ -13,6 +13,7 @@ import {
   type Structure,
   writeAnalyze,
 } from '../../../lib/engine';
+import { nodeLatency, nodeResponseTime } from '../../../lib/engine/open/node-latency';
 
 /** `analyze` as the service writes it: the text must be what JSON.stringify makes of the objects. */
 function analyzed(structure: Structure) {
@@ -159,5 +160,43 @@ describe('a scenario on service times and servers', () => {
     expect(scenarioRefusal(API, { nodes: { api: { servers: 0.5 } } })).toBe(
       'scenario.nodes.api.servers: must be a whole number from 1 to 10000, got 0.5',
     );
+  });
+});
+
+describe('nodeLatency and nodeResponseTime, asked directly', () => {
+  // What every caller relies on: no time where none is said. The API has a service time, web has
+  // none; the cache is down in the scenario; a structure without any service time says nothing.
+  it('say nothing where no time exists: no service time, unbounded, down, or none in the structure', () => {
+    const shop = compileStructure({
+      nodes: [
+        { id: 'web', arrival: 1, fanout: true },
+        { id: 'api', serviceTime: 0.1, servers: 1, exit: 1 },
+        { id: 'cache', serviceTime: 0.01, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'web', to: 'api' },
+        { from: 'web', to: 'cache' },
+      ],
+    });
+    const [web, api, cache] = [0, 1, 2];
+    for (const read of [nodeLatency, nodeResponseTime]) {
+      expect(read(shop, web, 1)).toBeUndefined();
+      expect(read(shop, api, Number.POSITIVE_INFINITY)).toBeUndefined();
+      expect(read(shop, cache, Number.POSITIVE_INFINITY)).toBeUndefined();
+      expect(read(shop, api, 20)).toBeUndefined();
+      expect(read(shop, cache, 1)).toBeDefined();
+      const down = applyScenario(shop, { nodes: { cache: { down: true } } });
+      expect(read(down, cache, 1)).toBeUndefined();
+      expect(read(down, api, 1)).toBeDefined();
+    }
+    // M/M/1 at λ = 5, S = 0.1: R = 0.1 / (1 − 0.5) = 0.2; the cache, no servers: its service time.
+    expect(nodeResponseTime(shop, api, 5)).toBeCloseTo(0.2, 15);
+    expect(nodeResponseTime(shop, cache, 5)).toBe(0.01);
+    const timeless = compileStructure({
+      nodes: [{ id: 'web', arrival: 1, fanout: true, capacity: 5 }],
+      dependencies: [],
+    });
+    expect(nodeLatency(timeless, 0, 1)).toBeUndefined();
+    expect(nodeResponseTime(timeless, 0, 1)).toBeUndefined();
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `latencyHeadroom`: how far traffic can grow before the first entry misses its `slo`.
  */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyze, JsonWriter, type Structure, writeAnalyze } from '../../../lib/engine';
 
@@ -76,12 +77,97 @@ describe('latencyHeadroom', () => {
     ).toEqual({ scale: 0, node: 'api' });
   });
 
-  // Service times but no SLO: null.
-  it('is null without an SLO', () => {
+  // Service times but no SLO: null. An SLO on a node that takes no arrivals judges nothing.
+  it('is null without an SLO on an entry', () => {
     expect(
       analyzed({ nodes: [{ id: 'api', arrival: 1, serviceTime: 0.1, exit: 1 }], dependencies: [] })
         .latencyHeadroom,
     ).toBeNull();
+    const inner = analyzed({
+      nodes: [
+        { id: 'web', arrival: 1, fanout: true, serviceTime: 0.01 },
+        { id: 'api', serviceTime: 0.1, servers: 1, slo: 0.5, exit: 1 },
+        { id: 'idle', arrival: 0, serviceTime: 0.1, servers: 1, slo: 0.5, exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'api' }],
+    });
+    expect(inner.latencyHeadroom).toBeNull();
+  });
+
+  // Two entries stuck today (both over capacity): the smallest id is named, wherever it is listed.
+  it('names the smallest id among the entries stuck today', () => {
+    const stuck = (id: string) => ({ id, arrival: 20, serviceTime: 0.1, servers: 1, slo: 5, exit: 1 });
+    for (const ids of [
+      ['a', 'b'],
+      ['b', 'a'],
+    ]) {
+      const result = analyzed({ nodes: ids.map(stuck), dependencies: [] }).latencyHeadroom;
+      expect(result, ids.join(', ')).toEqual({ scale: 0, node: 'a' });
+    }
+  });
+
+  // Three entries whose service times alone exceed their SLOs: the smallest id, listed second.
+  it('names the smallest id among the entries that miss with no traffic, listed anywhere', () => {
+    const slow = (id: string) => ({ id, arrival: 1, serviceTime: 0.1, servers: 4, slo: 0.05, exit: 1 });
+    const result = analyzed({ nodes: ['m', 'a', 'z'].map(slow), dependencies: [] }).latencyHeadroom;
+    expect(result).toEqual({ scale: 0, node: 'a' });
+  });
+
+  // a (SLO 1 s, 10 ms) calls db1 (capacity 4 at 1 a second: saturates at ×4); b and c call db2
+  // (capacity 4 at 2 a second: ×2). Nothing queues on the way, so the SLOs hold up to ×2, where
+  // db2 saturates: of the entries that reach it, b is named, not a, the smallest id overall.
+  it('names the smallest id among the entries that reach the node saturating first', () => {
+    const result = analyzed({
+      nodes: [
+        { id: 'a', arrival: 1, fanout: true, serviceTime: 0.01, slo: 1 },
+        { id: 'c', arrival: 1, fanout: true, serviceTime: 0.01, slo: 1 },
+        { id: 'b', arrival: 1, fanout: true, serviceTime: 0.01, slo: 1 },
+        { id: 'db1', capacity: 4, exit: 1 },
+        { id: 'db2', capacity: 4, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'a', to: 'db1' },
+        { from: 'c', to: 'db2' },
+        { from: 'b', to: 'db2' },
+      ],
+    }).latencyHeadroom;
+    expect(result).toEqual({ scale: 2, node: 'b' });
+  });
+
+  // Any M/M/1 entry has a closed form: L(s) = S / (1 − sλS) reaches its SLO = kS at
+  // s* = (1 − 1/k) / (λS). The search's scale is not above it (there the SLO no longer holds;
+  // 1e-12 allows for rounding) and within 2e-9 of it below, for one to four entries at loads from 1% to 99% and SLOs from
+  // 1.001 to 1,000 times the service time; the entry named has the smallest s*.
+  it('finds the scale to 2e-9 of the closed form, never above it', () => {
+    const entry = fc.record({
+      load: fc.double({ min: 0.01, max: 0.99, noNaN: true }),
+      service: fc.double({ min: 1e-4, max: 10, noNaN: true }),
+      k: fc.double({ min: 1.001, max: 1_000, noNaN: true }),
+    });
+    fc.assert(
+      fc.property(fc.array(entry, { minLength: 1, maxLength: 4 }), (entries) => {
+        const nodes = entries.map(({ load, service, k }, i) => ({
+          id: `e${i}`,
+          arrival: load / service,
+          serviceTime: service,
+          servers: 1,
+          slo: k * service,
+          exit: 1,
+        }));
+        // From the numbers as sent (rounded): s* = (1 − S / slo) / (λS).
+        const closed = nodes.map(
+          ({ arrival, serviceTime, slo }) => (1 - serviceTime / slo) / (arrival * serviceTime),
+        );
+        const smallest = Math.min(...closed);
+        const result = analyzed({ nodes, dependencies: [] }).latencyHeadroom!;
+        // Above it by rounding at most (the closed form's own, some 1e-16 a step).
+        expect(result.scale).toBeLessThanOrEqual(smallest * (1 + 1e-12));
+        expect(result.scale).toBeGreaterThanOrEqual(smallest * (1 - 2e-9));
+        const close = closed.flatMap((scale, i) => (scale <= smallest * (1 + 2e-9) ? [`e${i}`] : []));
+        expect(close).toContain(result.node);
+      }),
+      { seed: 33_034, numRuns: 300 },
+    );
   });
 
   // Two M/M/1 services as entries: A (λ 5, S 0.1, SLO 0.5) reaches it at 1.6 (as above), B
@@ -194,45 +280,84 @@ describe('latencyHeadroom where the entries reach a loop', () => {
   // 20%: its latency grows slowly. `busy` has room (×1.5) but calls `hot`, at 90% of one
   // server, which saturates at ×1.11. The search starts with quiet; the check at quiet's scale
   // finds busy missing, and busy breaks first.
-  it('finds the entry that breaks first when the likeliest today does not', () => {
+  // Listed after the loop, and listed first (node 0).
+  it.each([false, true])(
+    'finds the entry that breaks first when the likeliest today does not (busy first: %s)',
+    (busyFirst) => {
+      const { nodes, dependencies } = loop(2);
+      const place = <T extends { id: string }>(list: T[]) =>
+        busyFirst ? [...list.filter((n) => n.id === 'busy'), ...list.filter((n) => n.id !== 'busy')] : list;
+      const today = analyzed({
+        nodes: place([
+          ...nodes,
+          { id: 'quiet', arrival: 1, fanout: true, serviceTime: 0.001 },
+          { id: 'busy', arrival: 1, fanout: true, serviceTime: 0.001 },
+          { id: 'hot', fanout: true, serviceTime: 0.9, servers: 1 },
+        ]),
+        dependencies: [
+          ...dependencies,
+          { from: 'quiet', to: 'l0' },
+          { from: 'busy', to: 'hot' },
+          { from: 'hot', to: 'l0' },
+        ],
+      });
+      const latencyOf = (id: string) => today.nodes.find((node) => node.id === id)!.latency as number;
+      const structure: Structure = {
+        nodes: place([
+          ...nodes,
+          { id: 'quiet', arrival: 1, fanout: true, serviceTime: 0.001, slo: 1.05 * latencyOf('quiet') },
+          { id: 'busy', arrival: 1, fanout: true, serviceTime: 0.001, slo: 1.5 * latencyOf('busy') },
+          { id: 'hot', fanout: true, serviceTime: 0.9, servers: 1 },
+        ]),
+        dependencies: [
+          ...dependencies,
+          { from: 'quiet', to: 'l0' },
+          { from: 'busy', to: 'hot' },
+          { from: 'hot', to: 'l0' },
+        ],
+      };
+      const each = alone(structure);
+      expect(each.find((e) => e.id === 'quiet')!.scale).toBeGreaterThan(
+        each.find((e) => e.id === 'busy')!.scale,
+      );
+      const result = analyzed(structure).latencyHeadroom!;
+      expect(result.node).toBe('busy');
+      expect(Math.abs(result.scale / smallest(each).scale - 1)).toBeLessThanOrEqual(1e-9);
+      expect(result.scale).toBeLessThan(1 / 0.9);
+    },
+  );
+
+  // `quiet` has the tighter SLO against its latency today (×1.3) and breaks at about ×1.9, as
+  // the loop slows down. `busy` has room (×10) but calls the loop through `gate`, which has a
+  // capacity of 1.2 a step and no service time: it adds no time, yet past ×1.2 it is over its
+  // capacity and busy's requests never finish. The search starts with quiet; the check at
+  // quiet's scale must see busy stuck behind the gate, so busy is named, at the gate's ×1.2.
+  it('sees an entry stuck behind a node over its capacity that adds no time', () => {
     const { nodes, dependencies } = loop(2);
-    const today = analyzed({
-      nodes: [
-        ...nodes,
-        { id: 'quiet', arrival: 1, fanout: true, serviceTime: 0.001 },
-        { id: 'busy', arrival: 1, fanout: true, serviceTime: 0.001 },
-        { id: 'hot', fanout: true, serviceTime: 0.9, servers: 1 },
-      ],
-      dependencies: [
-        ...dependencies,
-        { from: 'quiet', to: 'l0' },
-        { from: 'busy', to: 'hot' },
-        { from: 'hot', to: 'l0' },
-      ],
-    });
+    const wired = [
+      ...dependencies,
+      { from: 'quiet', to: 'l0' },
+      { from: 'busy', to: 'gate' },
+      { from: 'gate', to: 'l0' },
+    ];
+    const entries = [
+      { id: 'quiet', arrival: 1, fanout: true, serviceTime: 0.001 },
+      { id: 'busy', arrival: 1, fanout: true, serviceTime: 0.001 },
+      { id: 'gate', fanout: true, capacity: 1.2 },
+    ];
+    const today = analyzed({ nodes: [...nodes, ...entries], dependencies: wired });
     const latencyOf = (id: string) => today.nodes.find((node) => node.id === id)!.latency as number;
+    const slo: Record<string, number> = { quiet: 1.3 * latencyOf('quiet'), busy: 10 * latencyOf('busy') };
     const structure: Structure = {
       nodes: [
         ...nodes,
-        { id: 'quiet', arrival: 1, fanout: true, serviceTime: 0.001, slo: 1.05 * latencyOf('quiet') },
-        { id: 'busy', arrival: 1, fanout: true, serviceTime: 0.001, slo: 1.5 * latencyOf('busy') },
-        { id: 'hot', fanout: true, serviceTime: 0.9, servers: 1 },
+        ...entries.map((entry) => (entry.id in slo ? { ...entry, slo: slo[entry.id]! } : entry)),
       ],
-      dependencies: [
-        ...dependencies,
-        { from: 'quiet', to: 'l0' },
-        { from: 'busy', to: 'hot' },
-        { from: 'hot', to: 'l0' },
-      ],
+      dependencies: wired,
     };
     const each = alone(structure);
-    expect(each.find((e) => e.id === 'quiet')!.scale).toBeGreaterThan(
-      each.find((e) => e.id === 'busy')!.scale,
-    );
-    const result = analyzed(structure).latencyHeadroom!;
-    expect(result.node).toBe('busy');
-    expect(Math.abs(result.scale / smallest(each).scale - 1)).toBeLessThanOrEqual(1e-9);
-    expect(result.scale).toBeLessThan(1 / 0.9);
+    expect(each.find((e) => e.id === 'quiet')!.scale).toBeGreaterThan(1.5);
+    expect(analyzed(structure).latencyHeadroom).toEqual({ scale: 1.2, node: 'busy' });
   });
 
   // Twelve entries into the loop, each through its own M/M/1 front at 30% to 95%, SLOs from
