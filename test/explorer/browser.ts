@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { startTestServer, type TestServer } from '../integration/server';
 
@@ -65,6 +65,49 @@ export function openExplorerPage(
     await browser?.close();
     await server?.close();
   });
+}
+
+/**
+ * For the tests of the `describe` that calls this: before them, a test server logging warnings
+ * and worse and Chromium at `executablePath`; after them, both closed. `open` gives each test a
+ * fresh page on the explorer (its own context, so a route, a fake clock or a viewport of one test
+ * never reaches another) with the errors it throws uncaught collected; `prepare` runs before the
+ * page loads (routes, clocks).
+ */
+export function freshExplorerPages(executablePath: string | undefined): {
+  server: () => TestServer;
+  open(
+    prepare?: (page: Page) => Promise<unknown>,
+    options?: BrowserContextOptions,
+  ): Promise<{ page: Page; uncaught: string[] }>;
+} {
+  let server: TestServer | undefined;
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    if (executablePath === undefined) throw new Error('no Chromium to open the explorer page in');
+    server = await startTestServer({ LOG_LEVEL: 'WARN' });
+    browser = await launchChromium(executablePath);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  return {
+    server: () => server!,
+    async open(prepare = async () => {}, options = { viewport: { width: 1440, height: 900 } }) {
+      const context = await browser!.newContext(options);
+      const page = await context.newPage();
+      const uncaught: string[] = [];
+      page.on('pageerror', (error) => uncaught.push(error.message));
+      await prepare(page);
+      await page.goto(`${server!.url}/`);
+      return { page, uncaught };
+    },
+  };
 }
 
 /** Runs `body` as written; returns the answer the page shows. */
