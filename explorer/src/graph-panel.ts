@@ -3,6 +3,8 @@ import { renderColourBar } from './colour-bar';
 import { type ColourChoice, type Colouring, defaultColouring, largestPressure } from './colour-by';
 import { $, download } from './dom';
 import { renderGraphKey } from './graph-key';
+import { setInteractive } from './graph-roles';
+import { createGraphTooltip } from './graph-tooltip';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
 import type { LargeGraphView } from './large-graph';
 import { hasLatency } from './latency';
@@ -11,6 +13,7 @@ import { withCutDependencies } from './scenario-marks';
 import { edgeKeyText, hasSteadyState } from './steady';
 import { svgElement } from './svg';
 import { createSvgCamera } from './svg-camera';
+import { createSvgNodeKeys } from './svg-node-keys';
 import { nameOf, type View } from './view';
 
 /** No value on the colour scale for any node: grey, as a node without a measure is. */
@@ -36,6 +39,12 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   let largeView: LargeGraphView | undefined;
   let largeViewFor: EngineResult | undefined;
   const camera = createSvgCamera(graph);
+  // Interactive while they hold nodes (graph-roles.ts): the SVG a listbox of them, the WebGL view
+  // an application taking the keys.
+  setInteractive(graph, 'listbox', -1);
+  setInteractive(largeGraph, 'application', 0);
+  const tooltip = createGraphTooltip();
+  const svgKeys = createSvgNodeKeys(graph, tooltip, select);
   /** The answer the SVG camera was fitted to: other states of it keep the camera where it is. */
   let cameraFor: EngineResult | undefined;
   const showsLarge = () => !largeGraph.hidden && largeView !== undefined;
@@ -117,9 +126,12 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     ArrowDown: () => pan(0, 60),
   };
   // On a node (each is focusable) or a zoom button: keys bubble up to the figure.
+  // Not where a key means something of its own: a node's arrows move among nodes (they have
+  // prevented the default by then; with Shift they pan), a select's change its value.
   figure.addEventListener('keydown', (event) => {
     const action = keys[event.key];
-    if (!action || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (!action || event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target instanceof HTMLSelectElement || event.target instanceof HTMLInputElement) return;
     event.preventDefault();
     action();
   });
@@ -158,6 +170,8 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     graphNote.textContent = '';
     largeGraph.hidden = true;
     graph.style.display = '';
+    // Redrawing replaces the focused node: the focus goes back to it after (svg-node-keys.ts).
+    const hadFocus = document.activeElement !== graph && graph.contains(document.activeElement);
     const drawing = drawGraph(graph, result, {
       selected: view.selected,
       colouring,
@@ -168,6 +182,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     });
     camera.show(drawing, cameraFor === answer);
     cameraFor = answer;
+    svgKeys.drawn(drawing, [view.selected, result.primaryBlockage], hadFocus);
     document.body.dataset.graph = 'svg';
   }
 

@@ -3,6 +3,7 @@ import { createInputPanel } from './input-panel';
 import type { ExplorerPage } from './page';
 import { createRuns, SERVER_TIMEOUT_MS } from './runs';
 import { createScenarioPanel } from './scenario-panel';
+import { wireSkipLink } from './skip-link';
 import { createSystemsPanel } from './systems-panel';
 
 /**
@@ -29,5 +30,6 @@ const page: ExplorerPage = {
 // The browser tests drive the seam through this, as a panel module would.
 (globalThis as { explorerPage?: ExplorerPage }).explorerPage = page;
 createScenarioPanel(page);
+wireSkipLink();
 
 input.start();

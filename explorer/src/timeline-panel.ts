@@ -99,6 +99,8 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
       if (!state) return;
       tickSlider.value = String(view.current);
       tickLabel.textContent = `tick ${state.tick}`;
+      // Spoken for the slider instead of its index among the states.
+      tickSlider.setAttribute('aria-valuetext', `tick ${state.tick} of ${view.states.at(-1)!.tick}`);
       renderChart();
     },
     /** An error: nothing of the previous answer's timeline stays. */

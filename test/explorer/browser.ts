@@ -149,3 +149,24 @@ const COUNT_PIXELS = `(dataUrl, marked) => new Promise((resolve) => {
   };
   image.src = dataUrl;
 })`;
+
+/**
+ * Runs in the page (as text: the tests have no DOM types): the contrast ratio (WCAG 2) of an
+ * element's text colour against the first opaque background behind it.
+ */
+export const CONTRAST = `(element) => {
+  const channels = (css) => css.match(/[\\d.]+/g).map(Number);
+  const luminance = ([r, g, b]) => {
+    const linear = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+  };
+  let behind = element;
+  let background = [255, 255, 255];
+  while (behind) {
+    const colour = channels(getComputedStyle(behind).backgroundColor);
+    if (colour.length === 3 || colour[3] === 1) { background = colour.slice(0, 3); break; }
+    behind = behind.parentElement;
+  }
+  const [a, b] = [luminance(channels(getComputedStyle(element).color)), luminance(background)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}`;

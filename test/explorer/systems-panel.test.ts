@@ -101,7 +101,7 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
       ),
     );
     await page.click('#list-systems');
-    const open = page.getByRole('button', { name: 'Open', exact: true });
+    const open = page.getByRole('button', { name: 'Open shop', exact: true });
     await open.click();
     await expectSaidOnce(page, '#systems-status', REFUSED);
     expect(await open.isEnabled()).toBe(true);
