@@ -27,6 +27,14 @@ export interface LargeGraphView {
   panBy(dx: number, dy: number): void;
   /** Back to the whole structure. */
   fit(): void;
+  /** The node drawn under a point of the page (client coordinates), if any. */
+  nodeAt(clientX: number, clientY: number): number | undefined;
+  /** Where node `v` is, in the page's client coordinates. */
+  clientPoint(v: number): [number, number];
+  /** Node `v`'s place in the layout, y growing downwards (for the arrow keys, graph-nav.ts). */
+  position(v: number): [number, number];
+  /** Draws the keyboard's focus ring on node `v` (brought into view), or none. */
+  setFocus(v: number | undefined): void;
   /** Frame times (ms) of `frames` camera moves, as while the user drags: for the benchmark. */
   measureFrames(frames: number): Promise<number[]>;
   kill(): void;
@@ -191,6 +199,8 @@ export function drawLargeGraph(
   let tags: Array<{ v: number; text: string }> = [];
 
   const camera = { x: 0, y: 0, zoom: 1 };
+  /** The node the keyboard is on, ringed on the overlay. */
+  let focused: number | undefined;
   let moving = false;
   let settleTimer: ReturnType<typeof setTimeout> | undefined;
   let frame: number | undefined;
@@ -292,11 +302,28 @@ export function drawLargeGraph(
       drawBadges(context, ratio);
     if (!moving && tags.length > 0 && (tags.length <= FEW_BADGES || cellPx >= MARK_SPACING_PX))
       drawTags(context, ratio);
+    if (focused !== undefined) drawFocusRing(context, focused, ratio);
     context.font = `${12 * ratio}px system-ui, sans-serif`;
     for (const { v, text, colour } of marked) {
       const [sx, sy] = toScreen(v);
       context.fillStyle = colour;
       context.fillText(text, sx + 8, sy - 8);
+    }
+  }
+
+  /** The keyboard's focus ring: the page's focus colour, outlined white and dark so it shows on any colour. */
+  function drawFocusRing(context: CanvasRenderingContext2D, v: number, ratio: number): void {
+    const [sx, sy] = toScreen(v);
+    const radius = Math.max(pointSizes[v] ?? 0, 8 * ratio) / 2 + 5 * ratio;
+    for (const [colour, width] of [
+      ['#1d1f23', 6],
+      ['#f59e0b', 3],
+    ] as const) {
+      context.beginPath();
+      context.arc(sx, sy, radius, 0, 2 * Math.PI);
+      context.strokeStyle = colour;
+      context.lineWidth = width * ratio;
+      context.stroke();
     }
   }
 
@@ -351,6 +378,25 @@ export function drawLargeGraph(
     return [cx / sx + camera.x, cy / sy + camera.y];
   }
 
+  /** The node nearest a point of the page, if the point is within its drawn radius. */
+  function nodeAt(clientX: number, clientY: number): number | undefined {
+    const [wx, wy] = toWorld(clientX, clientY);
+    const [sx] = scale();
+    const ratio = window.devicePixelRatio || 1;
+    let best = -1;
+    let bestDistance = Number.POSITIVE_INFINITY;
+    for (let v = 0; v < nodeCount; v++) {
+      const distance = Math.hypot(x[v]! - wx, y[v]! - wy);
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        best = v;
+      }
+    }
+    // Within the point's radius, in world units.
+    const reach = ((Math.max(pointSizes[best] ?? 0, 8) / ratio / canvas.clientWidth) * 2) / sx;
+    return best >= 0 && bestDistance <= reach ? best : undefined;
+  }
+
   let drag: { x: number; y: number; startX: number; startY: number } | undefined;
   const onDown = (event: PointerEvent) => {
     drag = { x: event.clientX, y: event.clientY, startX: event.clientX, startY: event.clientY };
@@ -370,21 +416,8 @@ export function drawLargeGraph(
     const clicked = drag && Math.hypot(event.clientX - drag.startX, event.clientY - drag.startY) < 4;
     drag = undefined;
     if (!clicked) return;
-    const [wx, wy] = toWorld(event.clientX, event.clientY);
-    const [sx] = scale();
-    const ratio = window.devicePixelRatio || 1;
-    let best = -1;
-    let bestDistance = Number.POSITIVE_INFINITY;
-    for (let v = 0; v < nodeCount; v++) {
-      const distance = Math.hypot(x[v]! - wx, y[v]! - wy);
-      if (distance < bestDistance) {
-        bestDistance = distance;
-        best = v;
-      }
-    }
-    // Within the point's radius, in world units.
-    const reach = ((Math.max(pointSizes[best] ?? 0, 8) / ratio / canvas.clientWidth) * 2) / sx;
-    if (best >= 0 && bestDistance <= reach) onSelect(result.nodes[best]!.id);
+    const v = nodeAt(event.clientX, event.clientY);
+    if (v !== undefined) onSelect(result.nodes[v]!.id);
   };
   const onWheel = (event: WheelEvent) => {
     event.preventDefault();
@@ -512,6 +545,28 @@ export function drawLargeGraph(
       camera.x = 0;
       camera.y = 0;
       camera.zoom = 1;
+      moved();
+    },
+    nodeAt,
+    clientPoint(v) {
+      const box = canvas.getBoundingClientRect();
+      const ratio = window.devicePixelRatio || 1;
+      const [sx, sy] = toScreen(v);
+      return [box.left + sx / ratio, box.top + sy / ratio];
+    },
+    position(v) {
+      return [x[v]!, -y[v]!];
+    },
+    setFocus(v) {
+      focused = v;
+      if (v !== undefined) {
+        const [sx, sy] = toScreen(v);
+        // Brought into view when the camera has left it out.
+        if (sx < 0 || sy < 0 || sx > labels.width || sy > labels.height) {
+          camera.x = x[v]!;
+          camera.y = y[v]!;
+        }
+      }
       moved();
     },
     async measureFrames(frames) {

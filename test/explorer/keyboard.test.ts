@@ -8,7 +8,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { EXAMPLES } from '../../explorer/src/examples';
+import { EXAMPLES, generated } from '../../explorer/src/examples';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
 import { CONTRAST, countPixels, findChromium, openExplorerPage, runAsWritten, SCREENSHOTS } from './browser';
 
@@ -201,5 +201,44 @@ describe.runIf(chromiumPath !== undefined)('the explorer for the keyboard and sc
     expect(names).toEqual(['Open shop', 'Capacities of shop', 'Open billing', 'Capacities of billing']);
     await page.unroute('**/api/systems?limit=100');
     await page.click('#systems-panel summary');
+  });
+
+  // Guards: the WebGL view (above 2,000 nodes) was role="img", took no keys and had no tooltip:
+  // its nodes were out of reach but by mouse. It is one tab stop now whose arrows move a focus
+  // ring drawn over the canvas, the node's numbers in the same tooltip and in a live region, and
+  // Enter selects it (its details shown) with the focus kept; hover shows the tooltip too.
+  it('moves a focus ring over the WebGL view with the keys, with the same tooltip', async () => {
+    await page.fill('#body', JSON.stringify({ mode: 'analyze', ...generated(2_500, 2) }));
+    await page.selectOption('#run-as', 'written');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#run');
+    await page.waitForSelector('body[data-graph="webgl"]', { timeout: 60_000 });
+    const graph = page.locator('#large-graph');
+    expect(await graph.getAttribute('role')).toBe('application');
+    expect(await graph.getAttribute('tabindex')).toBe('0');
+    /** The focus ring's amber (#f59e0b), nowhere else in the view. */
+    const amber = '(r, g, b) => r > 225 && g > 140 && g < 175 && b < 40';
+    expect(await countPixels(graph, amber)).toBe(0);
+    await page.focus('#skip-graph');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.id')).toBe('large-graph');
+    const tip = page.locator('#graph-tooltip');
+    await expect.poll(() => tip.isVisible()).toBe(true);
+    const blockage = await page.textContent('[data-field="primary-blockage"] dd');
+    expect(await tip.textContent()).toMatch(new RegExp(`^${blockage} \\(`));
+    await page.keyboard.press('Home');
+    await expect.poll(() => tip.textContent()).toMatch(/^n0 \(source/);
+    expect(await page.textContent('#large-graph-focus')).toMatch(/^n0 \(source.*; load /);
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => tip.textContent()).not.toMatch(/^n0 /);
+    const moved = (await tip.textContent())!.split(' ')[0]!;
+    await expect.poll(() => countPixels(graph, amber)).toBeGreaterThan(20);
+    await graph.screenshot({ path: `${SCREENSHOTS}/webgl-focus-ring.png` });
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.textContent('#details dl div:first-child dd')).toBe(moved);
+    expect(await page.evaluate('document.activeElement.id')).toBe('large-graph');
+    await page.keyboard.press('Tab');
+    await expect.poll(() => countPixels(graph, amber)).toBe(0);
+    expect(await tip.isHidden()).toBe(true);
   });
 });
