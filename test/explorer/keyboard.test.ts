@@ -241,4 +241,50 @@ describe.runIf(chromiumPath !== undefined)('the explorer for the keyboard and sc
     await expect.poll(() => countPixels(graph, amber)).toBe(0);
     expect(await tip.isHidden()).toBe(true);
   });
+
+  // Guards: the graph had no alternative but the drawing (nothing to sort, nothing for a screen
+  // reader to read row by row). The table lists every node, drawn only once opened; a heading
+  // sorts by its column (aria-sort), and a node's name selects it, the focus kept on the name.
+  it('lists the nodes as a sortable table whose rows select their node', async () => {
+    const index = EXAMPLES.findIndex((example) => example.name === 'Service graph, 300 services');
+    await page.selectOption('#example', String(index));
+    await page.selectOption('#run-as', 'analyze');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#run');
+    await page.waitForSelector('body[data-state="done"]');
+    expect(await page.locator('#node-table tbody tr').count()).toBe(0);
+    await page.click('#node-table-panel summary');
+    expect(await page.locator('#node-table tbody tr').count()).toBe(300);
+    const headings = await page.locator('#node-table thead th').allTextContents();
+    expect(headings).toEqual(['Node', 'Utilization', 'Pressure', 'Throughput', 'Load']);
+    const column = (n: number) =>
+      page
+        .locator(`#node-table tbody tr > :nth-child(${n})`)
+        .evaluateAll((cells) =>
+          cells.map((c) => Number(c.getAttribute('title') ?? c.textContent!.replaceAll(',', ''))),
+        );
+    await page.click('#node-table button[data-sort="pressure"]');
+    expect(await page.getAttribute('#node-table th:nth-child(3)', 'aria-sort')).toBe('descending');
+    const down = await column(3);
+    expect(down).toEqual([...down].sort((a, b) => b - a));
+    expect(down[0]).toBeGreaterThan(down.at(-1)!);
+    await page.click('#node-table button[data-sort="pressure"]');
+    expect(await page.getAttribute('#node-table th:nth-child(3)', 'aria-sort')).toBe('ascending');
+    expect(await column(3)).toEqual([...down].sort((a, b) => a - b));
+    await page.click('#node-table button[data-sort="load"]');
+    expect(await page.getAttribute('#node-table th:nth-child(3)', 'aria-sort')).toBeNull();
+    expect(await page.getAttribute('#node-table th:nth-child(5)', 'aria-sort')).toBe('descending');
+    const loads = await column(5);
+    expect(loads).toEqual([...loads].sort((a, b) => b - a));
+
+    const third = page.locator('#node-table tbody tr:nth-child(3) button');
+    const id = (await third.getAttribute('data-id'))!;
+    await third.focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getAttribute(`#graph .node[data-id="${id}"]`, 'aria-selected')).toBe('true');
+    expect(await page.textContent('#details dl div:first-child dd')).toBe(id);
+    expect(await page.evaluate('document.activeElement.dataset.id')).toBe(id);
+    expect(await third.getAttribute('aria-current')).toBe('true');
+    await page.click('#node-table-panel summary');
+  });
 });
