@@ -48,8 +48,10 @@ export function createGraphTooltip(): GraphTooltip {
     let top = anchor.bottom + GAP - box.top;
     if (top + height > box.height && anchor.top - box.top - GAP - height >= 0)
       top = anchor.top - box.top - GAP - height;
+    // Never past the figure's bottom, over what follows it.
+    top = Math.max(0, Math.min(top, box.height - height));
     tip.style.left = `${left}px`;
-    tip.style.top = `${Math.max(0, top)}px`;
+    tip.style.top = `${top}px`;
   }
 
   return {

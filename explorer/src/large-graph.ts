@@ -4,6 +4,7 @@ import { largest } from './largest';
 import { foldedPositions, layoutResult } from './layout';
 import { type Mark, marksOf } from './marks';
 import { type Palette, paletteRgb } from './palette';
+import { trackPinch } from './pinch';
 import { type CapacityChange, capacityTag, cutBy } from './scenario-marks';
 import { edgeWidths, type Saturation, saturationByNode } from './steady';
 
@@ -378,6 +379,15 @@ export function drawLargeGraph(
     return [cx / sx + camera.x, cy / sy + camera.y];
   }
 
+  /** Zooms by `factor` keeping the point of the page at (`clientX`, `clientY`) still. */
+  function zoomAbout(clientX: number, clientY: number, factor: number): void {
+    const [wx, wy] = toWorld(clientX, clientY);
+    camera.zoom = Math.min(400, Math.max(0.5, camera.zoom * factor));
+    const [nx, ny] = toWorld(clientX, clientY);
+    camera.x += wx - nx;
+    camera.y += wy - ny;
+  }
+
   /** The node nearest a point of the page, if the point is within its drawn radius. */
   function nodeAt(clientX: number, clientY: number): number | undefined {
     const [wx, wy] = toWorld(clientX, clientY);
@@ -398,12 +408,28 @@ export function drawLargeGraph(
   }
 
   let drag: { x: number; y: number; startX: number; startY: number } | undefined;
+  // On a touch screen the view takes fingers only while it holds the focus (a tap gives it):
+  // until then a finger scrolls the page (touch-action in explorer.css). Two fingers pinch.
+  const active = () => container.contains(document.activeElement);
+  const pinch = trackPinch(canvas, active, ({ factor, x: px, y: py, dx, dy }) => {
+    const [ax, ay] = toWorld(px - dx, py - dy);
+    const [bx, by] = toWorld(px, py);
+    camera.x -= bx - ax;
+    camera.y -= by - ay;
+    zoomAbout(px, py, factor);
+    moved();
+  });
   const onDown = (event: PointerEvent) => {
+    if (event.pointerType === 'touch' && !active()) return;
     drag = { x: event.clientX, y: event.clientY, startX: event.clientX, startY: event.clientY };
     canvas.setPointerCapture(event.pointerId);
   };
   const onMove = (event: PointerEvent) => {
     if (!drag) return;
+    if (pinch.pinching()) {
+      drag = undefined;
+      return;
+    }
     const [ax, ay] = toWorld(drag.x, drag.y);
     const [bx, by] = toWorld(event.clientX, event.clientY);
     camera.x -= bx - ax;
@@ -421,12 +447,7 @@ export function drawLargeGraph(
   };
   const onWheel = (event: WheelEvent) => {
     event.preventDefault();
-    const [wx, wy] = toWorld(event.clientX, event.clientY);
-    const factor = Math.exp(-event.deltaY * 0.0015);
-    camera.zoom = Math.min(400, Math.max(0.5, camera.zoom * factor));
-    const [nx, ny] = toWorld(event.clientX, event.clientY);
-    camera.x += wx - nx;
-    camera.y += wy - ny;
+    zoomAbout(event.clientX, event.clientY, Math.exp(-event.deltaY * 0.0015));
     moved();
   };
   canvas.addEventListener('pointerdown', onDown);

@@ -1,6 +1,7 @@
 import { createBehaviour } from './behaviour';
 import { createInputPanel } from './input-panel';
 import type { ExplorerPage } from './page';
+import { revealResult } from './reveal-result';
 import { createRuns, SERVER_TIMEOUT_MS } from './runs';
 import { createScenarioPanel } from './scenario-panel';
 import { wireSkipLink } from './skip-link';
@@ -12,7 +13,7 @@ import { createSystemsPanel } from './systems-panel';
  * of its own gets an `ExplorerPage` (see page.ts) and one line here.
  */
 const behaviour = createBehaviour();
-const input = createInputPanel(() => void run());
+const input = createInputPanel(() => void run().then(revealResult));
 const run = createRuns(input, behaviour, SERVER_TIMEOUT_MS);
 
 const systems = createSystemsPanel({ setBody: input.setBody, run: () => run() });
