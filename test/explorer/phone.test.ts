@@ -55,7 +55,7 @@ async function scrollSettled(page: Page): Promise<void> {
         last = now;
         return still;
       },
-      { intervals: [150] },
+      { interval: 150 },
     )
     .toBe(true);
 }
