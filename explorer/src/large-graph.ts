@@ -586,9 +586,12 @@ export function drawLargeGraph(
         if (sx < 0 || sy < 0 || sx > labels.width || sy > labels.height) {
           camera.x = x[v]!;
           camera.y = y[v]!;
+          moved();
+          return;
         }
       }
-      moved();
+      // Only the ring moved: everything is drawn again at once, dependencies too.
+      schedule();
     },
     async measureFrames(frames) {
       const times: number[] = [];

@@ -123,6 +123,14 @@ describe.runIf(chromiumPath !== undefined)('the explorer on a phone', () => {
       .toBeLessThan(before[2]! / 1.5);
     expect(await page.evaluate('window.scrollY')).toBe(still);
     expect(await page.evaluate('window.visualViewport.scale')).toBe(1);
+
+    // A tap on a node selects it and shows its numbers in the same tooltip as hover and focus.
+    await page.click('#zoom-fit');
+    const node = (await page.locator('#graph .node[data-id="B"] circle.body').boundingBox())!;
+    await page.touchscreen.tap(node.x + node.width / 2, node.y + node.height / 2);
+    await expect.poll(() => page.textContent('#details dl div:first-child dd')).toBe('B');
+    await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(true);
+    expect(await page.textContent('#graph-tooltip')).toMatch(/^B \(relay, capacity 4\)\n/);
     expect(uncaught).toEqual([]);
   });
 
