@@ -5,6 +5,7 @@ import { $, download } from './dom';
 import { createErrorPanel, type ShownError } from './error-panel';
 import { createGraphPanel } from './graph-panel';
 import { createLatencyPanel } from './latency-panel';
+import { createNodeTable } from './node-table';
 import type { RunAnswer } from './protocol';
 import { latencyPointsInWorker } from './runner';
 import { trafficOf } from './steady';
@@ -47,6 +48,7 @@ export function createBehaviour() {
   const timeline = createTimelinePanel(view, (index, node) => goTo(index, node));
   const details = createDetailsPanel(view, nodeButton);
   const latency = createLatencyPanel(view, latencyPointsInWorker);
+  const nodeTable = createNodeTable(view, (id) => select(id));
   const answerListeners: Array<(answer: EngineAnswer) => void> = [];
   /** After a run without a result: the structure as written, drawn bare (see `showError`). */
   let bare: EngineResult | undefined;
@@ -65,6 +67,7 @@ export function createBehaviour() {
     }
     summary.render(state.result);
     graph.render(state.result);
+    nodeTable.render();
     details.render(state.result, view.selected);
     latency.render(state.result, view.selected);
     timeline.render();
@@ -146,6 +149,7 @@ export function createBehaviour() {
       details.clear();
       latency.clear();
       timeline.clear();
+      nodeTable.clear();
       bare = written === undefined ? undefined : emptyResult(written.structure);
       render();
     },

@@ -12,7 +12,9 @@ export interface Series {
   values: readonly number[];
 }
 
-const WIDTH = 640;
+/** The chart's width when its own cannot be read (hidden); else as wide as it is drawn, so 11 px text stays 11 px. */
+const DEFAULT_WIDTH = 640;
+const MIN_WIDTH = 280;
 const HEIGHT = 180;
 const PAD = { left: 56, right: 12, top: 12, bottom: 28 };
 
@@ -89,7 +91,8 @@ export function seriesSwatch(series: Series): SVGSVGElement {
 
 /**
  * A line chart of the series over the states (x: tick), one polyline each (a thousand points
- * per line is nothing for SVG), a cursor at the current state; clicking picks a state.
+ * per line is nothing for SVG), a cursor at the current state; clicking picks a state. Its units
+ * are the svg's pixels (as wide as it is drawn), so its labels keep their size on a phone.
  */
 export function drawChart(
   svg: SVGSVGElement,
@@ -99,17 +102,18 @@ export function drawChart(
   onPick: (index: number) => void,
 ): void {
   svg.replaceChildren();
-  svg.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
+  const width = svg.clientWidth > 0 ? Math.max(MIN_WIDTH, svg.clientWidth) : DEFAULT_WIDTH;
+  svg.setAttribute('viewBox', `0 0 ${width} ${HEIGHT}`);
   const count = ticks.length;
   const max = largest(
     series.flatMap((s) => s.values),
     (v) => v,
     1e-300,
   );
-  const x = (i: number) => PAD.left + (count <= 1 ? 0 : (i / (count - 1)) * (WIDTH - PAD.left - PAD.right));
+  const x = (i: number) => PAD.left + (count <= 1 ? 0 : (i / (count - 1)) * (width - PAD.left - PAD.right));
   const y = (v: number) => HEIGHT - PAD.bottom - (v / max) * (HEIGHT - PAD.top - PAD.bottom);
   svg.append(
-    svgElement('line', { x1: PAD.left, y1: y(0), x2: WIDTH - PAD.right, y2: y(0), class: 'axis' }),
+    svgElement('line', { x1: PAD.left, y1: y(0), x2: width - PAD.right, y2: y(0), class: 'axis' }),
     svgElement('line', { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: y(0), class: 'axis' }),
   );
   const top = svgElement('text', {
@@ -149,8 +153,8 @@ export function drawChart(
   svg.append(svgElement('line', { x1: x(current), y1: PAD.top, x2: x(current), y2: y(0), class: 'cursor' }));
   svg.onclick = (event: MouseEvent) => {
     const box = svg.getBoundingClientRect();
-    const at = ((event.clientX - box.left) / box.width) * WIDTH;
-    const fraction = (at - PAD.left) / (WIDTH - PAD.left - PAD.right);
+    const at = ((event.clientX - box.left) / box.width) * width;
+    const fraction = (at - PAD.left) / (width - PAD.left - PAD.right);
     onPick(Math.min(count - 1, Math.max(0, Math.round(fraction * (count - 1)))));
   };
 }

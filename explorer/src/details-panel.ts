@@ -46,7 +46,8 @@ export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLB
     details.replaceChildren();
     const node: NodeState | undefined = result.nodes.find((n) => n.id === selected);
     if (!node) {
-      details.textContent = 'Select a node (click, or Tab and Enter) to see its numbers.';
+      details.textContent =
+        'Select a node (click or tap it; or Tab to the graph, arrow keys and Enter; or its name in the table) to see its numbers.';
       return;
     }
     const list = document.createElement('dl');

@@ -3,14 +3,19 @@ import { renderColourBar } from './colour-bar';
 import { type ColourChoice, type Colouring, defaultColouring, largestPressure } from './colour-by';
 import { $, download } from './dom';
 import { renderGraphKey } from './graph-key';
+import { setInteractive } from './graph-roles';
+import { createGraphTooltip } from './graph-tooltip';
 import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
+import { nodeHoverText } from './hover-text';
 import type { LargeGraphView } from './large-graph';
+import { createLargeGraphKeys } from './large-graph-keys';
 import { hasLatency } from './latency';
 import { marksOf, unmarkedText } from './marks';
 import { withCutDependencies } from './scenario-marks';
-import { edgeKeyText, hasSteadyState } from './steady';
+import { edgeKeyText, hasSteadyState, saturationByNode } from './steady';
 import { svgElement } from './svg';
 import { createSvgCamera } from './svg-camera';
+import { createSvgNodeKeys } from './svg-node-keys';
 import { nameOf, type View } from './view';
 
 /** No value on the colour scale for any node: grey, as a node without a measure is. */
@@ -36,6 +41,38 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   let largeView: LargeGraphView | undefined;
   let largeViewFor: EngineResult | undefined;
   const camera = createSvgCamera(graph);
+  // Interactive while they hold nodes (graph-roles.ts): the SVG a listbox of them, the WebGL view
+  // an application taking the keys.
+  setInteractive(graph, 'listbox', -1);
+  setInteractive(largeGraph, 'application', 0);
+  const tooltip = createGraphTooltip();
+  const svgKeys = createSvgNodeKeys(graph, tooltip, select);
+  /** The colouring on show (its marks say what the hover text adds in a comparison). */
+  let shownColouring: Colouring = NO_COLOURING;
+  /** Each state's saturated nodes, found once for the WebGL view's hover text. */
+  const saturations = new WeakMap<EngineResult, ReturnType<typeof saturationByNode>>();
+  const largeKeys = createLargeGraphKeys(largeGraph, tooltip, {
+    view: () => (showsLarge() ? largeView : undefined),
+    state: () => view.states[view.current]?.result,
+    selected: () => view.selected,
+    select,
+    hoverText(result, index) {
+      const node = result.nodes[index]!;
+      let saturated = saturations.get(result);
+      if (saturated === undefined) {
+        saturated = saturationByNode(result);
+        saturations.set(result, saturated);
+      }
+      const { marks } = shownColouring;
+      return nodeHoverText(node, {
+        name: (id) => nameOf(view, id),
+        saturated: saturated.get(node.id),
+        down: marks?.down.has(node.id) === true,
+        capacityChange: marks?.capacity.get(node.id),
+        withoutResult: false,
+      });
+    },
+  });
   /** The answer the SVG camera was fitted to: other states of it keep the camera where it is. */
   let cameraFor: EngineResult | undefined;
   const showsLarge = () => !largeGraph.hidden && largeView !== undefined;
@@ -70,11 +107,13 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       const { drawLargeGraph } = await import('./large-graph');
       largeView = drawLargeGraph(largeGraph, result, colouring, (id) => nameOf(view, id), select);
       largeViewFor = first;
+      largeKeys.reset();
       document.body.dataset.graphMs = (performance.now() - started).toFixed(0);
     } else {
       largeView.update(result, view.selected, colouring);
     }
     document.body.dataset.graph = 'webgl';
+    largeKeys.rendered();
   }
 
   /** For the benchmark: frame times of camera moves on the WebGL view. */
@@ -117,9 +156,12 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     ArrowDown: () => pan(0, 60),
   };
   // On a node (each is focusable) or a zoom button: keys bubble up to the figure.
+  // Not where a key means something of its own: a node's arrows move among nodes (they have
+  // prevented the default by then; with Shift they pan), a select's change its value.
   figure.addEventListener('keydown', (event) => {
     const action = keys[event.key];
-    if (!action || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (!action || event.defaultPrevented || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.target instanceof HTMLSelectElement || event.target instanceof HTMLInputElement) return;
     event.preventDefault();
     action();
   });
@@ -158,6 +200,8 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     graphNote.textContent = '';
     largeGraph.hidden = true;
     graph.style.display = '';
+    // Redrawing replaces the focused node: the focus goes back to it after (svg-node-keys.ts).
+    const hadFocus = document.activeElement !== graph && graph.contains(document.activeElement);
     const drawing = drawGraph(graph, result, {
       selected: view.selected,
       colouring,
@@ -168,6 +212,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     });
     camera.show(drawing, cameraFor === answer);
     cameraFor = answer;
+    svgKeys.drawn(drawing, [view.selected, result.primaryBlockage], hadFocus);
     document.body.dataset.graph = 'svg';
   }
 
@@ -186,6 +231,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     // Only pressure changes its scale from tick to tick (a comparison's is fixed already).
     fixedScaleRow.hidden = view.states.length < 2 || colouringSet !== undefined || hasSteadyState(state);
     const colouring = colouringOf(state, latency);
+    shownColouring = colouring;
     colourKey.textContent = colouring.key;
     renderColourBar(colourBar, colouring);
     // A comparison's cut dependencies are drawn where they were, dashed red.

@@ -1,14 +1,13 @@
 import type { EngineResult } from '../../lib/engine/types';
-import { type Colouring, openFacts } from './colour-by';
+import type { Colouring } from './colour-by';
+import { dependencyHoverText, nodeHoverText } from './hover-text';
 import { largest } from './largest';
 import { foldedBandRows, foldedPositions, type Layout, layoutResult } from './layout';
 import { marksOf } from './marks';
-import { dependencyName } from './names';
 import { durationText, shortNumber } from './numbers';
 import { paletteColour } from './palette';
 import { capacityChangeText, capacityTag, cutBy } from './scenario-marks';
 import { capacityBadge, downHatch, hatchPattern } from './scenario-marks-svg';
-import { sourceLine } from './source-numbers';
 import { edgeWidths, type Saturation, saturationByNode, saturationText } from './steady';
 import { svgElement } from './svg';
 
@@ -138,7 +137,8 @@ export interface GraphDrawing {
  * share of the largest flow (of the largest steady throughput, with a steady state: see
  * `edgeWidths`, and then labelled with it), its arrowhead at the target's edge, nodes the steady
  * state saturates outlined and badged. Hover shows a node's or a dependency's numbers, the
- * source's own among them (source-numbers.ts); nodes are buttons for the keyboard (Tab, Enter).
+ * source's own among them (hover-text.ts, a `<desc>` the shared tooltip shows); nodes are the
+ * options of a listbox, for the keyboard and screen readers (svg-node-keys.ts).
  */
 export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: GraphViewOptions): GraphDrawing {
   svg.replaceChildren();
@@ -240,15 +240,15 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       'data-from': d.from,
       'data-to': d.to,
     });
-    const title = svgElement('title', {});
-    const called = dependencyName(d);
-    const ends = `${options.name(d.from)} → ${options.name(d.to)}${called === undefined ? '' : ` (${called})`}`;
-    title.textContent = options.withoutResult
-      ? ends
-      : cut
-        ? `${ends}: cut in the scenario`
-        : `${ends}: flow ${d.flow}${d.weight === undefined ? '' : `, weight ${d.weight}`}${steadyFacts(widths.measure, d)}${sourceLine(d)}`;
-    line.append(title);
+    // The hover text, shown by the shared tooltip (graph-tooltip.ts); a <desc>, not a <title>, so
+    // the browser adds no tooltip of its own.
+    const desc = svgElement('desc', {});
+    desc.textContent = dependencyHoverText(d, options.name, {
+      withoutResult: options.withoutResult === true,
+      cut,
+      measure: widths.measure,
+    });
+    line.append(desc);
     edgeLayer.append(line);
     // In a steady state each dependency is labelled with its throughput, placed by the camera
     // where it collides with no node and no label.
@@ -278,8 +278,10 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     const group = svgElement('g', {
       class: 'node',
       transform: `translate(${x(i)} ${y(i)})`,
-      tabindex: 0,
-      role: 'button',
+      // Options of the listbox the graph is (svg-node-keys.ts moves the one tab stop among them).
+      tabindex: -1,
+      role: 'option',
+      'aria-selected': String(node.id === options.selected),
       'aria-label': options.withoutResult
         ? `${options.name(node.id)}: no result`
         : `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}${scenarioWords}`,
@@ -336,28 +338,17 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     for (const circle of group.querySelectorAll('circle'))
       circles.push([circle, Number(circle.getAttribute('r')) - radius]);
     labels.push({ element: label, circles, x: x(i), y: y(i), radius });
-    const title = svgElement('title', {});
-    const facts = openFacts(node, options.name);
-    // The readable name first, the id (what the API and the exports use) on its own line.
-    title.textContent = options.withoutResult
-      ? `${name}${name === node.id ? '' : `\nid ${node.id}`}\nno result`
-      : `${name} (${node.role}${node.capacity === undefined ? '' : `, capacity ${node.capacity}`})\n` +
-        (name === node.id ? '' : `id ${node.id}\n`) +
-        `load ${node.load}, pressure ${node.pressure}\ninflow ${node.inflow}, outflow ${node.outflow}` +
-        (facts === '' ? '' : `\n${facts}`) +
-        (saturated === undefined ? '' : `\n${saturationText(saturated)}`) +
-        (down ? '\ndown in the scenario' : '') +
-        (capacityChange === undefined ? '' : `\n${capacityChangeText(capacityChange)}`) +
-        sourceLine(node);
-    group.append(label, title);
-    const select = () => options.onSelect(node.id);
-    group.addEventListener('click', select);
-    group.addEventListener('keydown', (event) => {
-      if (event.key === 'Enter' || event.key === ' ') {
-        event.preventDefault();
-        select();
-      }
+    // Its numbers, as the shared tooltip shows them and as the option's description.
+    const desc = svgElement('desc', {});
+    desc.textContent = nodeHoverText(node, {
+      name: options.name,
+      saturated,
+      down,
+      capacityChange,
+      withoutResult: options.withoutResult === true,
     });
+    group.append(label, desc);
+    group.addEventListener('click', () => options.onSelect(node.id));
     nodeLayer.append(group);
   });
   scene.append(nodeLayer);
@@ -458,15 +449,4 @@ function saturationBadge(saturation: Saturation, radius: number): SVGGElement {
   glyph.textContent = SATURATION_GLYPH[saturation.kind];
   badge.append(glyph);
   return badge;
-}
-
-/** A dependency's steady throughput for its hover text, when the widths show it. */
-function steadyFacts(
-  measure: 'throughput' | 'flow',
-  dependency: EngineResult['dependencies'][number],
-): string {
-  if (measure === 'flow') return '';
-  return dependency.throughput === undefined
-    ? ', throughput unbounded (its source grows without limit)'
-    : `, throughput ${dependency.throughput} per step`;
 }

@@ -4,6 +4,7 @@ import { largest } from './largest';
 import { foldedPositions, layoutResult } from './layout';
 import { type Mark, marksOf } from './marks';
 import { type Palette, paletteRgb } from './palette';
+import { trackPinch } from './pinch';
 import { type CapacityChange, capacityTag, cutBy } from './scenario-marks';
 import { edgeWidths, type Saturation, saturationByNode } from './steady';
 
@@ -27,6 +28,14 @@ export interface LargeGraphView {
   panBy(dx: number, dy: number): void;
   /** Back to the whole structure. */
   fit(): void;
+  /** The node drawn under a point of the page (client coordinates), if any. */
+  nodeAt(clientX: number, clientY: number): number | undefined;
+  /** Where node `v` is, in the page's client coordinates. */
+  clientPoint(v: number): [number, number];
+  /** Node `v`'s place in the layout, y growing downwards (for the arrow keys, graph-nav.ts). */
+  position(v: number): [number, number];
+  /** Draws the keyboard's focus ring on node `v` (brought into view), or none. */
+  setFocus(v: number | undefined): void;
   /** Frame times (ms) of `frames` camera moves, as while the user drags: for the benchmark. */
   measureFrames(frames: number): Promise<number[]>;
   kill(): void;
@@ -191,6 +200,8 @@ export function drawLargeGraph(
   let tags: Array<{ v: number; text: string }> = [];
 
   const camera = { x: 0, y: 0, zoom: 1 };
+  /** The node the keyboard is on, ringed on the overlay. */
+  let focused: number | undefined;
   let moving = false;
   let settleTimer: ReturnType<typeof setTimeout> | undefined;
   let frame: number | undefined;
@@ -292,11 +303,28 @@ export function drawLargeGraph(
       drawBadges(context, ratio);
     if (!moving && tags.length > 0 && (tags.length <= FEW_BADGES || cellPx >= MARK_SPACING_PX))
       drawTags(context, ratio);
+    if (focused !== undefined) drawFocusRing(context, focused, ratio);
     context.font = `${12 * ratio}px system-ui, sans-serif`;
     for (const { v, text, colour } of marked) {
       const [sx, sy] = toScreen(v);
       context.fillStyle = colour;
       context.fillText(text, sx + 8, sy - 8);
+    }
+  }
+
+  /** The keyboard's focus ring: the page's focus colour, outlined white and dark so it shows on any colour. */
+  function drawFocusRing(context: CanvasRenderingContext2D, v: number, ratio: number): void {
+    const [sx, sy] = toScreen(v);
+    const radius = Math.max(pointSizes[v] ?? 0, 8 * ratio) / 2 + 5 * ratio;
+    for (const [colour, width] of [
+      ['#1d1f23', 6],
+      ['#f59e0b', 3],
+    ] as const) {
+      context.beginPath();
+      context.arc(sx, sy, radius, 0, 2 * Math.PI);
+      context.strokeStyle = colour;
+      context.lineWidth = width * ratio;
+      context.stroke();
     }
   }
 
@@ -351,26 +379,18 @@ export function drawLargeGraph(
     return [cx / sx + camera.x, cy / sy + camera.y];
   }
 
-  let drag: { x: number; y: number; startX: number; startY: number } | undefined;
-  const onDown = (event: PointerEvent) => {
-    drag = { x: event.clientX, y: event.clientY, startX: event.clientX, startY: event.clientY };
-    canvas.setPointerCapture(event.pointerId);
-  };
-  const onMove = (event: PointerEvent) => {
-    if (!drag) return;
-    const [ax, ay] = toWorld(drag.x, drag.y);
-    const [bx, by] = toWorld(event.clientX, event.clientY);
-    camera.x -= bx - ax;
-    camera.y -= by - ay;
-    drag.x = event.clientX;
-    drag.y = event.clientY;
-    moved();
-  };
-  const onUp = (event: PointerEvent) => {
-    const clicked = drag && Math.hypot(event.clientX - drag.startX, event.clientY - drag.startY) < 4;
-    drag = undefined;
-    if (!clicked) return;
-    const [wx, wy] = toWorld(event.clientX, event.clientY);
+  /** Zooms by `factor` keeping the point of the page at (`clientX`, `clientY`) still. */
+  function zoomAbout(clientX: number, clientY: number, factor: number): void {
+    const [wx, wy] = toWorld(clientX, clientY);
+    camera.zoom = Math.min(400, Math.max(0.5, camera.zoom * factor));
+    const [nx, ny] = toWorld(clientX, clientY);
+    camera.x += wx - nx;
+    camera.y += wy - ny;
+  }
+
+  /** The node nearest a point of the page, if the point is within its drawn radius. */
+  function nodeAt(clientX: number, clientY: number): number | undefined {
+    const [wx, wy] = toWorld(clientX, clientY);
     const [sx] = scale();
     const ratio = window.devicePixelRatio || 1;
     let best = -1;
@@ -384,16 +404,50 @@ export function drawLargeGraph(
     }
     // Within the point's radius, in world units.
     const reach = ((Math.max(pointSizes[best] ?? 0, 8) / ratio / canvas.clientWidth) * 2) / sx;
-    if (best >= 0 && bestDistance <= reach) onSelect(result.nodes[best]!.id);
+    return best >= 0 && bestDistance <= reach ? best : undefined;
+  }
+
+  let drag: { x: number; y: number; startX: number; startY: number } | undefined;
+  // On a touch screen the view takes fingers only while it holds the focus (a tap gives it):
+  // until then a finger scrolls the page (touch-action in explorer.css). Two fingers pinch.
+  const active = () => container.contains(document.activeElement);
+  const pinch = trackPinch(canvas, active, ({ factor, x: px, y: py, dx, dy }) => {
+    const [ax, ay] = toWorld(px - dx, py - dy);
+    const [bx, by] = toWorld(px, py);
+    camera.x -= bx - ax;
+    camera.y -= by - ay;
+    zoomAbout(px, py, factor);
+    moved();
+  });
+  const onDown = (event: PointerEvent) => {
+    if (event.pointerType === 'touch' && !active()) return;
+    drag = { x: event.clientX, y: event.clientY, startX: event.clientX, startY: event.clientY };
+    canvas.setPointerCapture(event.pointerId);
+  };
+  const onMove = (event: PointerEvent) => {
+    if (!drag) return;
+    if (pinch.pinching()) {
+      drag = undefined;
+      return;
+    }
+    const [ax, ay] = toWorld(drag.x, drag.y);
+    const [bx, by] = toWorld(event.clientX, event.clientY);
+    camera.x -= bx - ax;
+    camera.y -= by - ay;
+    drag.x = event.clientX;
+    drag.y = event.clientY;
+    moved();
+  };
+  const onUp = (event: PointerEvent) => {
+    const clicked = drag && Math.hypot(event.clientX - drag.startX, event.clientY - drag.startY) < 4;
+    drag = undefined;
+    if (!clicked) return;
+    const v = nodeAt(event.clientX, event.clientY);
+    if (v !== undefined) onSelect(result.nodes[v]!.id);
   };
   const onWheel = (event: WheelEvent) => {
     event.preventDefault();
-    const [wx, wy] = toWorld(event.clientX, event.clientY);
-    const factor = Math.exp(-event.deltaY * 0.0015);
-    camera.zoom = Math.min(400, Math.max(0.5, camera.zoom * factor));
-    const [nx, ny] = toWorld(event.clientX, event.clientY);
-    camera.x += wx - nx;
-    camera.y += wy - ny;
+    zoomAbout(event.clientX, event.clientY, Math.exp(-event.deltaY * 0.0015));
     moved();
   };
   canvas.addEventListener('pointerdown', onDown);
@@ -513,6 +567,31 @@ export function drawLargeGraph(
       camera.y = 0;
       camera.zoom = 1;
       moved();
+    },
+    nodeAt,
+    clientPoint(v) {
+      const box = canvas.getBoundingClientRect();
+      const ratio = window.devicePixelRatio || 1;
+      const [sx, sy] = toScreen(v);
+      return [box.left + sx / ratio, box.top + sy / ratio];
+    },
+    position(v) {
+      return [x[v]!, -y[v]!];
+    },
+    setFocus(v) {
+      focused = v;
+      if (v !== undefined) {
+        const [sx, sy] = toScreen(v);
+        // Brought into view when the camera has left it out.
+        if (sx < 0 || sy < 0 || sx > labels.width || sy > labels.height) {
+          camera.x = x[v]!;
+          camera.y = y[v]!;
+          moved();
+          return;
+        }
+      }
+      // Only the ring moved: everything is drawn again at once, dependencies too.
+      schedule();
     },
     async measureFrames(frames) {
       const times: number[] = [];

@@ -17,7 +17,9 @@ export interface LatencyChart {
   sloScale?: number;
 }
 
-const WIDTH = 360;
+/** The chart's width when its own cannot be read; else as wide as it is drawn (labels keep 11 px). */
+const DEFAULT_WIDTH = 360;
+const MIN_WIDTH = 280;
 const HEIGHT = 200;
 const PAD = { left: 54, right: 14, top: 24, bottom: 36 };
 
@@ -71,11 +73,12 @@ function latencyChartSummary(chart: LatencyChart): string {
 export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void {
   const { points, today, slo, sloScale } = chart;
   svg.replaceChildren();
-  svg.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
+  const width = svg.clientWidth > 0 ? Math.max(MIN_WIDTH, svg.clientWidth) : DEFAULT_WIDTH;
+  svg.setAttribute('viewBox', `0 0 ${width} ${HEIGHT}`);
   svg.setAttribute('aria-label', latencyChartSummary(chart));
   const idle = points.latency[0]!;
   const top = roundUp(Math.max(4 * idle, 1.5 * today, 1.25 * (slo ?? 0), 1e-3));
-  const right = WIDTH - PAD.right;
+  const right = width - PAD.right;
   const bottom = HEIGHT - PAD.bottom;
   const x = (scale: number) => PAD.left + (scale / points.end) * (right - PAD.left);
   const y = (latency: number) => bottom - (latency / top) * (bottom - PAD.top);

@@ -29,11 +29,23 @@ export function createLatencyPanel(view: View, pointsOf: LatencyPointsOf) {
   function hide(): void {
     figure.hidden = true;
     note.hidden = true;
+    drawn = undefined;
     svg.replaceChildren();
     legend.replaceChildren();
   }
 
+  /** The chart on show, drawn again when its width changes (its units are pixels). */
+  let drawn: LatencyChart | undefined;
+  let drawnWidth = 0;
+  new ResizeObserver(() => {
+    if (drawn !== undefined && !figure.hidden && svg.clientWidth !== drawnWidth) draw(drawn);
+  }).observe(svg);
+
   function draw(chart: LatencyChart): void {
+    // Shown first, so the chart is drawn as wide as it is.
+    figure.hidden = false;
+    drawn = chart;
+    drawnWidth = svg.clientWidth;
     drawLatencyChart(svg, chart);
     legend.replaceChildren(
       ...latencyLegend(chart).map(({ mark, text }) => {

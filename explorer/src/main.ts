@@ -1,8 +1,10 @@
 import { createBehaviour } from './behaviour';
 import { createInputPanel } from './input-panel';
 import type { ExplorerPage } from './page';
+import { revealResult } from './reveal-result';
 import { createRuns, SERVER_TIMEOUT_MS } from './runs';
 import { createScenarioPanel } from './scenario-panel';
+import { wireSkipLink } from './skip-link';
 import { createSystemsPanel } from './systems-panel';
 
 /**
@@ -11,7 +13,7 @@ import { createSystemsPanel } from './systems-panel';
  * of its own gets an `ExplorerPage` (see page.ts) and one line here.
  */
 const behaviour = createBehaviour();
-const input = createInputPanel(() => void run());
+const input = createInputPanel(() => void run().then(revealResult));
 const run = createRuns(input, behaviour, SERVER_TIMEOUT_MS);
 
 const systems = createSystemsPanel({ setBody: input.setBody, run: () => run() });
@@ -29,5 +31,6 @@ const page: ExplorerPage = {
 // The browser tests drive the seam through this, as a panel module would.
 (globalThis as { explorerPage?: ExplorerPage }).explorerPage = page;
 createScenarioPanel(page);
+wireSkipLink();
 
 input.start();

@@ -44,9 +44,10 @@ export function capacityBadge(change: CapacityChange, radius: number): SVGGEleme
       return glyph;
     })(),
     (() => {
-      const title = svgElement('title', {});
-      title.textContent = capacityChangeText(change);
-      return title;
+      // Said in the node's hover text and spoken label too; a <desc>, so no second tooltip.
+      const desc = svgElement('desc', {});
+      desc.textContent = capacityChangeText(change);
+      return desc;
     })(),
   );
   return badge;

@@ -95,7 +95,6 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     remove.type = 'button';
     remove.textContent = '×';
     remove.title = 'Remove this node';
-    remove.setAttribute('aria-label', 'Remove this node');
     remove.addEventListener('click', () => {
       for (const field of row.querySelectorAll('input')) numbers.delete(field);
       row.remove();
@@ -108,6 +107,11 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       cell('arrival', shown(settings.arrival), 'Arrival'),
       removeCell,
     );
+    // Each row's button named after its node, so the buttons' names tell them apart.
+    const nodeField = input(row, 'node');
+    const name = () => remove.setAttribute('aria-label', `Remove ${nodeField.value.trim() || 'this node'}`);
+    nodeField.addEventListener('input', name);
+    name();
     rows.append(row);
     return row;
   }

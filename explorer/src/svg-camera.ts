@@ -1,4 +1,5 @@
 import type { GraphDrawing, NodeLabel } from './graph-view';
+import { trackPinch } from './pinch';
 
 /** A box on screen: left, top, right, bottom. */
 type Box = [number, number, number, number];
@@ -252,14 +253,24 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
     { passive: false },
   );
 
+  // On a touch screen the graph takes fingers only while it holds the focus (a tap gives it):
+  // until then a finger scrolls the page (touch-action in explorer.css). Two fingers pinch.
+  const active = () => svg.matches(':focus-within');
+  const pinch = trackPinch(svg, active, ({ factor, x, y, dx, dy }) => {
+    const box = svg.getBoundingClientRect();
+    camera.x -= dx / camera.scale;
+    camera.y -= dy / camera.scale;
+    zoomAt(factor, x - box.left, y - box.top, true);
+  });
+
   // Drag to pan; a drag ends without selecting the node it started on.
   let drag: { x: number; y: number; moved: boolean; pointer: number } | undefined;
   svg.addEventListener('pointerdown', (event) => {
-    if (event.button !== 0) return;
+    if (event.button !== 0 || (event.pointerType === 'touch' && !active())) return;
     drag = { x: event.clientX, y: event.clientY, moved: false, pointer: event.pointerId };
   });
   svg.addEventListener('pointermove', (event) => {
-    if (!drag || event.pointerId !== drag.pointer) return;
+    if (!drag || event.pointerId !== drag.pointer || pinch.pinching()) return;
     const dx = event.clientX - drag.x;
     const dy = event.clientY - drag.y;
     if (!drag.moved && Math.hypot(dx, dy) < 4) return;

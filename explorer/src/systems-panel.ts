@@ -127,6 +127,8 @@ export function createSystemsPanel(host: SystemsPanelHost): {
       const open = document.createElement('button');
       open.type = 'button';
       open.textContent = 'Open';
+      // Every system has one: its name tells them apart (as the Capacities buttons').
+      open.setAttribute('aria-label', `Open ${system.name}`);
       open.addEventListener(
         'click',
         () =>

@@ -22,6 +22,11 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
   let chartSeries: { states: State[]; selected: string | undefined; series: Series[] } | undefined;
 
   tickSlider.addEventListener('input', () => goTo(Number(tickSlider.value)));
+  // The chart's units are pixels (chart.ts): drawn again when its width changes.
+  let chartWidth = 0;
+  new ResizeObserver(() => {
+    if (!chartFigure.hidden && chart.clientWidth !== chartWidth) renderChart();
+  }).observe(chart);
 
   function renderChart(): void {
     const { states, selected, current } = view;
@@ -37,6 +42,7 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
       };
     }
     const { series } = chartSeries;
+    chartWidth = chart.clientWidth;
     drawChart(
       chart,
       states.map((s) => s.tick),
@@ -99,6 +105,8 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
       if (!state) return;
       tickSlider.value = String(view.current);
       tickLabel.textContent = `tick ${state.tick}`;
+      // Spoken for the slider instead of its index among the states.
+      tickSlider.setAttribute('aria-valuetext', `tick ${state.tick} of ${view.states.at(-1)!.tick}`);
       renderChart();
     },
     /** An error: nothing of the previous answer's timeline stays. */

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
+import { type Browser, type BrowserContextOptions, chromium, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { startTestServer, type TestServer } from '../integration/server';
 
@@ -67,6 +67,49 @@ export function openExplorerPage(
   });
 }
 
+/**
+ * For the tests of the `describe` that calls this: before them, a test server logging warnings
+ * and worse and Chromium at `executablePath`; after them, both closed. `open` gives each test a
+ * fresh page on the explorer (its own context, so a route, a fake clock or a viewport of one test
+ * never reaches another) with the errors it throws uncaught collected; `prepare` runs before the
+ * page loads (routes, clocks).
+ */
+export function freshExplorerPages(executablePath: string | undefined): {
+  server: () => TestServer;
+  open(
+    prepare?: (page: Page) => Promise<unknown>,
+    options?: BrowserContextOptions,
+  ): Promise<{ page: Page; uncaught: string[] }>;
+} {
+  let server: TestServer | undefined;
+  let browser: Browser | undefined;
+
+  beforeAll(async () => {
+    if (executablePath === undefined) throw new Error('no Chromium to open the explorer page in');
+    server = await startTestServer({ LOG_LEVEL: 'WARN' });
+    browser = await launchChromium(executablePath);
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  return {
+    server: () => server!,
+    async open(prepare = async () => {}, options = { viewport: { width: 1440, height: 900 } }) {
+      const context = await browser!.newContext(options);
+      const page = await context.newPage();
+      const uncaught: string[] = [];
+      page.on('pageerror', (error) => uncaught.push(error.message));
+      await prepare(page);
+      await page.goto(`${server!.url}/`);
+      return { page, uncaught };
+    },
+  };
+}
+
 /** Runs `body` as written; returns the answer the page shows. */
 export async function runAsWritten(page: Page, body: object): Promise<unknown> {
   await page.fill('#body', JSON.stringify(body));
@@ -106,3 +149,24 @@ const COUNT_PIXELS = `(dataUrl, marked) => new Promise((resolve) => {
   };
   image.src = dataUrl;
 })`;
+
+/**
+ * Runs in the page (as text: the tests have no DOM types): the contrast ratio (WCAG 2) of an
+ * element's text colour against the first opaque background behind it.
+ */
+export const CONTRAST = `(element) => {
+  const channels = (css) => css.match(/[\\d.]+/g).map(Number);
+  const luminance = ([r, g, b]) => {
+    const linear = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+  };
+  let behind = element;
+  let background = [255, 255, 255];
+  while (behind) {
+    const colour = channels(getComputedStyle(behind).backgroundColor);
+    if (colour.length === 3 || colour[3] === 1) { background = colour.slice(0, 3); break; }
+    behind = behind.parentElement;
+  }
+  const [a, b] = [luminance(channels(getComputedStyle(element).color)), luminance(background)].sort((x, y) => y - x);
+  return (a + 0.05) / (b + 0.05);
+}`;

@@ -9,7 +9,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
-import { countPixels, findChromium, openExplorerPage, runAsWritten, SCREENSHOTS } from './browser';
+import { CONTRAST, countPixels, findChromium, openExplorerPage, runAsWritten, SCREENSHOTS } from './browser';
 
 const chromiumPath = findChromium();
 if (chromiumPath === undefined && process.env.CI) throw new Error('CI needs Chromium: .ci/run installs it');
@@ -27,27 +27,6 @@ const GROWING_QUEUE = {
     { from: 'Q', to: 'T' },
   ],
 };
-
-/**
- * Runs in the page (as text: the tests have no DOM types): the contrast ratio (WCAG 2) of an
- * element's text colour against the first opaque background behind it.
- */
-const CONTRAST = `(element) => {
-  const channels = (css) => css.match(/[\\d.]+/g).map(Number);
-  const luminance = ([r, g, b]) => {
-    const linear = (c) => { c /= 255; return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; };
-    return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
-  };
-  let behind = element;
-  let background = [255, 255, 255];
-  while (behind) {
-    const colour = channels(getComputedStyle(behind).backgroundColor);
-    if (colour.length === 3 || colour[3] === 1) { background = colour.slice(0, 3); break; }
-    behind = behind.parentElement;
-  }
-  const [a, b] = [luminance(channels(getComputedStyle(element).color)), luminance(background)].sort((x, y) => y - x);
-  return (a + 0.05) / (b + 0.05);
-}`;
 
 describe.runIf(chromiumPath !== undefined)('the compare view in Chromium', () => {
   let page: Page;
@@ -126,11 +105,11 @@ describe.runIf(chromiumPath !== undefined)('the compare view in Chromium', () =>
     );
     expect(style.stroke).toBe('rgb(185, 28, 28)');
     expect(style.dashes).not.toBe('none');
-    expect(await cut.locator('title').textContent()).toBe('A → D: cut in the scenario');
+    expect(await cut.locator('desc').textContent()).toBe('A → D: cut in the scenario');
 
     // The changed capacity: a tag with the new one, the change on hover.
     expect(await node('B').locator('.capacity-badge text').textContent()).toBe('↑30');
-    expect(await node('B').locator('.capacity-badge title').textContent()).toBe(
+    expect(await node('B').locator('.capacity-badge desc').textContent()).toBe(
       'capacity 15 → 30 in the scenario',
     );
 

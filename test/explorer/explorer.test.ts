@@ -278,13 +278,13 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     await page.evaluate("document.body.dataset.state = 'idle'");
     await page
       .locator('#systems li', { hasText: 'grafana graph' })
-      .getByRole('button', { name: 'Open', exact: true })
+      .getByRole('button', { name: /^Open / })
       .click();
     await page.waitForSelector('body[data-state="done"]');
     expect(await page.textContent('#graph .node[data-id="1"] .label')).toBe('Service1');
     expect(await page.textContent('#graph .node[data-id="3"] .label')).toBe('Service3 (3)');
     expect(await page.textContent('#graph .node[data-id="4"] .label')).toBe('Service3 (4)');
-    expect(await page.textContent('#graph .node[data-id="1"] > title')).toMatch(
+    expect(await page.textContent('#graph .node[data-id="1"] > desc')).toMatch(
       /^Service1 \(source\)\nid 1\n/,
     );
     expect(await page.getAttribute('#graph .node[data-id="1"]', 'aria-label')).toMatch(/^Service1: /);
@@ -315,11 +315,11 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     await page.evaluate("document.body.dataset.state = 'idle'");
     await page
       .locator('#systems li', { hasText: 'car graph' })
-      .getByRole('button', { name: 'Open', exact: true })
+      .getByRole('button', { name: /^Open / })
       .click();
     await page.waitForSelector('body[data-state="done"]');
     expect(await page.textContent('#graph .node[data-id="nissan"] .label')).toBe('Nissan');
-    const edges = await page.locator('#graph .edge title').allTextContents();
+    const edges = await page.locator('#graph .edge desc').allTextContents();
     expect(edges).toContain('Nissan → Infiniti (has_luxury_division): flow 0');
   });
 
@@ -601,7 +601,7 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     const load = page.locator('#details div', { hasText: 'Load' }).locator('dd');
     expect(await load.textContent()).toBe(String(Number(exact.toPrecision(4))));
     expect(await load.getAttribute('title')).toBe(String(exact));
-    expect(await page.textContent('#graph .node[data-id="C"] > title')).toContain(`load ${exact}`);
+    expect(await page.textContent('#graph .node[data-id="C"] > desc')).toContain(`load ${exact}`);
     const [json] = await Promise.all([page.waitForEvent('download'), page.click('#export-json')]);
     expect(await readFile((await json.path())!, 'utf8')).toContain(String(exact));
   });

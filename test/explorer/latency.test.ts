@@ -94,7 +94,7 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
   it('shows response times and latencies with their units in the hover and the details', async () => {
     await runAsWritten(page, CHECKOUT);
     // Checkout: M/M/1 at 0.4, 10 ms / 0.6 = 16.7 ms; p99 ln(100) / (100 − 40) = 76.8 ms.
-    const title = await page.textContent('#graph .node[data-id="checkout"] title');
+    const title = await page.textContent('#graph .node[data-id="checkout"] desc');
     expect(title).toContain('service time 10 ms, 1 server, response time 16.7 ms, waiting 6.67 ms');
     expect(title).toContain('p99 76.8 ms, latency 220 ms, SLO 300 ms');
     expect(await page.getAttribute('#graph .node[data-id="bank"]', 'aria-label')).toContain(

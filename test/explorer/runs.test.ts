@@ -5,12 +5,12 @@
  * are typed (the scenario's capacity, the capacities editor). Each page is fresh, so a route
  * (`page.route`) or a fake clock (`page.clock`) of one test never reaches another.
  */
-import type { Browser, Page, Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page, Request } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { generated } from '../../explorer/src/examples';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
-import { post, startTestServer, type TestServer } from '../integration/server';
-import { findChromium, launchChromium, SCREENSHOTS } from './browser';
+import { post, type TestServer } from '../integration/server';
+import { findChromium, freshExplorerPages, SCREENSHOTS } from './browser';
 
 const chromiumPath = findChromium();
 if (chromiumPath === undefined && process.env.CI) throw new Error('CI needs Chromium: .ci/run installs it');
@@ -23,31 +23,12 @@ const SETTLED_MS = 10_000;
 const TIMELINE = { mode: 'ticks', ticks: 5, ...WORKED_EXAMPLE };
 
 describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', () => {
+  const pages = freshExplorerPages(chromiumPath);
+  const openPage = pages.open;
   let server: TestServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    server = await startTestServer({ LOG_LEVEL: 'WARN' });
-    browser = await launchChromium(chromiumPath!);
+  beforeAll(() => {
+    server = pages.server();
   });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
-  /** A fresh page on the explorer, with the errors it throws uncaught collected. */
-  async function openPage(
-    prepare: (page: Page) => Promise<unknown> = async () => {},
-  ): Promise<{ page: Page; uncaught: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    const page = await context.newPage();
-    const uncaught: string[] = [];
-    page.on('pageerror', (error) => uncaught.push(error.message));
-    await prepare(page);
-    await page.goto(`${server.url}/`);
-    return { page, uncaught };
-  }
 
   /** Puts `body` in the editor, to run as written, in the browser or on the server. */
   async function prepareRun(page: Page, body: object, where: 'browser' | 'server'): Promise<void> {

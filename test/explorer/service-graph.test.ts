@@ -115,12 +115,12 @@ describe.runIf(chromiumPath !== undefined)('service graphs on the explorer page 
     expect(await edgeLabel('bookinfo/reviews', 'bookinfo/ratings').textContent()).toBe('60');
     expect(
       await page.textContent(
-        '#graph .edge[data-from="bookinfo/productpage"][data-to="bookinfo/details"] title',
+        '#graph .edge[data-from="bookinfo/productpage"][data-to="bookinfo/details"] desc',
       ),
     ).toContain(
       'from the source: observed p95 12 ms; http rates: http 80.00, http5xx 20.00, httpPercentErr 25.0',
     );
-    expect(await page.textContent('#graph .node[data-id="bookinfo/productpage"] > title')).toContain(
+    expect(await page.textContent('#graph .node[data-id="bookinfo/productpage"] > desc')).toContain(
       'from the source: http rates: httpIn 100.00, httpOut 120.00',
     );
     await page.click('#graph .node[data-id="bookinfo/productpage"] circle.body');
@@ -165,7 +165,7 @@ describe.runIf(chromiumPath !== undefined)('service graphs on the explorer page 
     await page.evaluate("document.body.dataset.state = 'idle'");
     await page
       .locator('#systems li', { hasText: 'bookinfo' })
-      .getByRole('button', { name: 'Open', exact: true })
+      .getByRole('button', { name: /^Open / })
       .click();
     await page.waitForSelector('body[data-state="done"]');
     expect(await note.textContent()).toBe('Set capacities to see utilization and headroom Capacities');

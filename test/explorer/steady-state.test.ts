@@ -84,7 +84,7 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
     expect(await node('api').locator('circle.body').getAttribute('class')).toContain('saturated');
     expect(await node('auth').locator('circle.body').getAttribute('class')).not.toContain('saturated');
     expect(await node('cache').getAttribute('aria-label')).toContain('down: losing 10 per step');
-    expect(await node('api').locator('title').textContent()).toContain('saturated: utilization 1.333');
+    expect(await node('api').locator('desc').textContent()).toContain('saturated: utilization 1.333');
 
     // The events read in words, exact numbers on hover.
     expect(await page.locator('#events li[data-type="saturated"]').allTextContents()).toEqual([
@@ -118,7 +118,7 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
     expect(await edgeWidth('web', 'api')).toBe(8);
     expect(await edgeWidth('web', 'cache')).toBeCloseTo(1 + 7 * Math.SQRT1_2, 5);
     expect(await edgeWidth('cache', 'db')).toBe(1);
-    expect(await page.textContent('#graph .edge[data-from="web"][data-to="api"] title')).toContain(
+    expect(await page.textContent('#graph .edge[data-from="web"][data-to="api"] desc')).toContain(
       'throughput 20 per step',
     );
     // A closed structure keeps widths by flow: A → B carries 10 of the largest 10.
@@ -153,7 +153,7 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
     expect(await page.textContent('#events li[data-type="unbounded"]')).toBe(
       'unbounded (grows without limit): E, L, M',
     );
-    expect(await page.textContent('#graph .edge[data-from="M"][data-to="E"] title')).toContain(
+    expect(await page.textContent('#graph .edge[data-from="M"][data-to="E"] desc')).toContain(
       'throughput unbounded',
     );
     expect(await page.textContent('#summary [data-field="bottlenecks"] dd')).toBe('none');

@@ -5,11 +5,10 @@
  * tick count is checked where it is typed, a bad one never sent. The server is played by routes
  * (`page.route`); each page is fresh, so a route or a fake clock never reaches another test.
  */
-import type { Browser, Page, Route } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page, Route } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
-import { startTestServer, type TestServer } from '../integration/server';
-import { findChromium, launchChromium, SCREENSHOTS } from './browser';
+import { findChromium, freshExplorerPages, SCREENSHOTS } from './browser';
 
 const chromiumPath = findChromium();
 if (chromiumPath === undefined && process.env.CI) throw new Error('CI needs Chromium: .ci/run installs it');
@@ -33,32 +32,16 @@ function json(route: Route, body: unknown, status = 200): Promise<void> {
 }
 
 describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count, in Chromium', () => {
-  let server: TestServer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    server = await startTestServer({ LOG_LEVEL: 'WARN' });
-    browser = await launchChromium(chromiumPath!);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
-  });
+  const pages = freshExplorerPages(chromiumPath);
 
   /** A fresh page on the explorer, its systems panel open with a token, uncaught errors collected. */
   async function openPage(
     prepare: (page: Page) => Promise<unknown> = async () => {},
   ): Promise<{ page: Page; uncaught: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
-    const page = await context.newPage();
-    const uncaught: string[] = [];
-    page.on('pageerror', (error) => uncaught.push(error.message));
-    await prepare(page);
-    await page.goto(`${server.url}/`);
-    await page.click('#systems-panel summary');
-    await page.fill('#user-token', 'token');
-    return { page, uncaught };
+    const opened = await pages.open(prepare);
+    await opened.page.click('#systems-panel summary');
+    await opened.page.fill('#user-token', 'token');
+    return opened;
   }
 
   /** Waits for `selector`'s text to match `expected`, then says it appears once on the page. */
@@ -118,7 +101,7 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
       ),
     );
     await page.click('#list-systems');
-    const open = page.getByRole('button', { name: 'Open', exact: true });
+    const open = page.getByRole('button', { name: 'Open shop', exact: true });
     await open.click();
     await expectSaidOnce(page, '#systems-status', REFUSED);
     expect(await open.isEnabled()).toBe(true);
@@ -232,7 +215,7 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await page.fill('#body', JSON.stringify({ mode: 'analyze', ...WORKED_EXAMPLE }));
     await page.selectOption('#run-as', 'ticks');
     await page.setChecked('#on-server', true);
-    await page.fill('#api-key', server.apiKey);
+    await page.fill('#api-key', pages.server().apiKey);
     await page.evaluate("document.body.dataset.state = 'idle'");
     const field = page.locator('#tick-count');
     for (const typed of ['abc', '1.5', '0', '-3', '1001', '1e9', '1,5']) {

@@ -1,0 +1,109 @@
+import { isNavKey, nextNode } from './graph-nav';
+import type { GraphTooltip } from './graph-tooltip';
+import { pointAnchor } from './graph-tooltip';
+import type { GraphDrawing } from './graph-view';
+
+/** The node (an option of the listbox) an event happened on, if any. */
+const nodeOf = (target: EventTarget | null): SVGGElement | null =>
+  target instanceof Element ? target.closest<SVGGElement>('#graph .node') : null;
+
+/** A node's or a dependency's hover text (its `<desc>`). */
+const textOf = (element: Element): string => element.querySelector(':scope > desc')?.textContent ?? '';
+
+/**
+ * The SVG view for the keyboard, screen readers, the pointer and touch. The graph is a listbox
+ * whose options are its nodes, and one tab stop: only the current node has `tabindex="0"` (a
+ * roving tabindex). Arrow keys move it to the nearest node that way, Home and End to the first and
+ * last (graph-nav.ts); Enter and Space select it, and the focus stays on it through the redraw
+ * that follows. Shift with an arrow pans (the figure's keys, graph-panel.ts). Hovering a node or a
+ * dependency, focusing a node or tapping it shows its numbers in the shared tooltip.
+ */
+export function createSvgNodeKeys(svg: SVGSVGElement, tooltip: GraphTooltip, select: (id: string) => void) {
+  let drawing: GraphDrawing | undefined;
+  /** The node holding the tab stop, kept across redraws while it is drawn. */
+  let current: string | undefined;
+  const nodes = () => [...svg.querySelectorAll<SVGGElement>('.node')];
+
+  function makeCurrent(node: SVGGElement): void {
+    for (const other of svg.querySelectorAll('.node[tabindex="0"]'))
+      if (other !== node) other.setAttribute('tabindex', '-1');
+    node.setAttribute('tabindex', '0');
+    current = node.dataset.id;
+  }
+
+  svg.addEventListener('keydown', (event) => {
+    const node = nodeOf(event.target);
+    if (!node || event.ctrlKey || event.metaKey || event.altKey) return;
+    if (event.key === 'Enter' || event.key === ' ') {
+      event.preventDefault();
+      select(node.dataset.id!);
+      return;
+    }
+    if (event.key === 'Escape') {
+      tooltip.dismiss();
+      return;
+    }
+    if (event.shiftKey || !isNavKey(event.key) || drawing === undefined) return;
+    event.preventDefault();
+    const all = nodes();
+    const { labels } = drawing;
+    const to = nextNode(
+      event.key,
+      all.indexOf(node),
+      all.length,
+      (i) => labels[i]!.x,
+      (i) => labels[i]!.y,
+    );
+    const next = to === undefined ? undefined : all[to];
+    if (next === undefined) return;
+    makeCurrent(next);
+    next.focus();
+  });
+
+  svg.addEventListener('focusin', (event) => {
+    const node = nodeOf(event.target);
+    if (!node) return;
+    makeCurrent(node);
+    tooltip.show('focus', textOf(node), node.getBoundingClientRect());
+  });
+  svg.addEventListener('focusout', (event) => {
+    if (!svg.contains(event.relatedTarget as Node | null)) tooltip.hide('focus');
+  });
+
+  // Hover (a mouse or a pen; a tap focuses the node, above).
+  svg.addEventListener('pointerover', (event) => {
+    if (event.pointerType === 'touch' || !(event.target instanceof Element)) return;
+    const hovered = event.target.closest('#graph .node, #graph .edge');
+    if (hovered) tooltip.show('hover', textOf(hovered), pointAnchor(event.clientX, event.clientY));
+  });
+  svg.addEventListener('pointerout', (event) => {
+    if (!(event.target instanceof Element)) return;
+    const left = event.target.closest('#graph .node, #graph .edge');
+    const into = event.relatedTarget instanceof Element ? event.relatedTarget.closest('.node, .edge') : null;
+    if (left && left !== into) tooltip.hide('hover');
+  });
+
+  return {
+    /**
+     * A new drawing: the node that held the tab stop keeps it if drawn, else the first of
+     * `preferred` drawn (the selected node, the primary blockage), else the first node; and when
+     * the graph had the focus before the redraw (`hadFocus`), that node has it again.
+     */
+    drawn(next: GraphDrawing, preferred: ReadonlyArray<string | null | undefined>, hadFocus: boolean): void {
+      drawing = next;
+      // What the pointer was over is drawn anew (or gone): its tooltip goes until it moves.
+      tooltip.hide('hover');
+      const all = nodes();
+      if (all.length === 0) {
+        tooltip.hide('focus');
+        return;
+      }
+      const byId = new Map(all.map((node) => [node.dataset.id!, node]));
+      const id = [current, ...preferred].find((candidate) => candidate != null && byId.has(candidate));
+      const node = id == null ? all[0]! : byId.get(id)!;
+      makeCurrent(node);
+      if (hadFocus) node.focus({ preventScroll: true });
+      else tooltip.hide('focus');
+    },
+  };
+}
