@@ -57,7 +57,12 @@ export function latencyHeadroom(
     if (!(slo[e]! > 0 && arrival[e]! > 0)) continue;
     any = true;
     if (latencies.limitedBy[e]! >= 0) {
-      if (stuck < 0 || ids[e]! < ids[stuck]!) stuck = e;
+      if (
+        stuck < 0 ||
+        // Stryker disable next-line EqualityOperator: ids are unique (the `>=` twin is killed)
+        ids[e]! < ids[stuck]!
+      )
+        stuck = e;
     } else candidates.push(e);
   }
   if (!any) return null;

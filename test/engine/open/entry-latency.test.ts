@@ -234,7 +234,8 @@ describe('solveEntryLatency', () => {
         const outside = ['a', 'c', 'z'];
         const ids = [first, ...[...loop, ...outside].filter((id) => id !== first)];
         const structure: Structure = {
-          nodes: [{ id: 'e', arrival: 1, fanout: true }, ...ids.map((id) => ({ id, fanout: true }))],
+          // `first` is node 0; the entry comes last.
+          nodes: [...ids.map((id) => ({ id, fanout: true })), { id: 'e', arrival: 1, fanout: true }],
           dependencies: [
             { from: 'e', to: 'm' },
             ...loop.map((id, i) => ({ from: id, to: loop[(i + 1) % 3]!, weight: 0.5 })),
