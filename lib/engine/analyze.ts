@@ -44,6 +44,7 @@ export function describeInputState<T>(compiled: CompiledStructure, describe: Sta
     }
     leadingEvents.push(...steady.events);
     // The steady state leads: what it overloads is blocked, and its worst problem is the primary blockage.
+    // Stryker disable next-line EqualityOperator: one past the end
     for (let v = 0; v < nodeCount; v++) if (steady.saturated[v] === 1) measured.blocked[v] = 1;
     if (steady.primary >= 0) primary = steady.primary;
   }
@@ -59,6 +60,7 @@ export function describeInputState<T>(compiled: CompiledStructure, describe: Sta
       settledAlready: false,
       leadingEvents,
       steady,
+      // Stryker disable next-line ConditionalExpression: same answer, other work (a closed structure has no service times, and readLatency answers undefined before it reads the steady state)
       latency: steady === undefined ? undefined : readLatency(compiled, steady),
     },
     ws: new ReachWorkspace(nodeCount, scratch),

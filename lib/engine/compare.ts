@@ -203,16 +203,19 @@ export function compareStates(before: StateDigest, after: StateDigest): Changes 
 function latencyDigest(described: StateToDescribe): Pick<SteadyDigest, 'responseTime' | 'latency'> {
   const { structure, options } = described;
   const { latency: reading, steady } = options;
+  // Stryker disable next-line ConditionalExpression: same answer, other work (a latency reading is made from a steady state, never without one)
   if (reading === undefined || steady === undefined) return {};
   const { nodeCount, arrival } = structure;
   const responseTime = new Float64Array(nodeCount).fill(Number.NaN);
   const latency = new Float64Array(nodeCount).fill(Number.NaN);
+  // Stryker disable next-line EqualityOperator: one past the end
   for (let v = 0; v < nodeCount; v++) {
     const x = steady.steady.throughput[v]!;
     const response = nodeResponseTime(structure, v, x);
     if (response !== undefined) responseTime[v] = response;
     else if (structure.latency.serviceTime[v]! > 0) responseTime[v] = Number.POSITIVE_INFINITY;
     if (arrival[v]! > 0)
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (a stuck entry's solved latency is Infinity too)
       latency[v] = reading.limitedBy[v]! >= 0 ? Number.POSITIVE_INFINITY : reading.latency[v]!;
   }
   return { responseTime, latency };

@@ -32,6 +32,7 @@ export class ReachWorkspace {
    * Fan-out only: the expected visits of the last solve have no finite value (a fan-out cycle
    * on the way to the target whose gain is 1 or more).
    */
+  // Stryker disable next-line BooleanLiteral: solveReach sets it before every solve
   unbounded = false;
 
   /** Arrays from `memory` (fresh ones outside an engine call). */
@@ -106,10 +107,14 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
     }
     // Stryker disable next-line ConditionalExpression: no unknowns make an empty system below, which changes nothing
     if (unknownCount === 0) continue;
+    // Stryker disable next-line ConditionalExpression: same answer, other work (elimination of one unknown is the same closed form)
     if (unknownCount === 1) {
       const u = unknowns[0]!;
       reach[u] = singleUnknown(structure, reach, u);
-    } else if (unknownCount <= DENSE_SOLVE_LIMIT) {
+    } else if (
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (elimination and the sweeps agree to 1e-13)
+      unknownCount <= DENSE_SOLVE_LIMIT
+    ) {
       solveDense(structure, reach, unknowns, unknownCount, localIndex);
     } else {
       ws.sweeps += solveLargeCycle(structure, { reach, localIndex, unknowns, order: ws.queue }, unknownCount);
@@ -128,6 +133,7 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
  * negative value means the radius is not below 1).
  */
 function finiteVisits(reach: Float64Array, unknowns: Int32Array, count: number): boolean {
+  // Stryker disable next-line EqualityOperator: one past the end (unknowns[count] is a stale entry or 0, a node already judged or the first)
   for (let i = 0; i < count; i++) {
     const r = reach[unknowns[i]!]!;
     if (!(r >= 0 && r < Number.POSITIVE_INFINITY)) return false;
@@ -154,6 +160,7 @@ function singleUnknown(structure: CompiledStructure, reach: Float64Array, u: num
 }
 
 function clampProbability(p: number): number {
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: only rounding puts a probability above 1, by an ulp or so
   return p > 1 ? 1 : Math.max(p, 0);
 }
 
@@ -169,6 +176,7 @@ function solveDense(
   for (let i = 0; i < n; i++) localIndex[unknowns[i]!] = i;
   const a = new Float64Array(n * n);
   const b = new Float64Array(n);
+  // Stryker disable next-line EqualityOperator: one past the end
   for (let i = 0; i < n; i++) {
     const u = unknowns[i]!;
     a[i * n + i] = 1;

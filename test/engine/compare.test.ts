@@ -279,8 +279,45 @@ describe('with latency fields', () => {
     expect(api.before).toBeCloseTo(1.053, 3);
     expect(api.after).toBeCloseTo(0.212, 3);
     expect(api.change).toBeLessThan(0);
+    // Latency is an entry's: web's row only, not the API's.
+    expect(result.latency!.map((row) => row.id)).toEqual(['web']);
     const web = result.latency!.find((row) => row.id === 'web')!;
     expect(web.change).toBeCloseTo(api.change, 12);
     expect(result.latencyHeadroom!.after!.scale).toBeGreaterThan(result.latencyHeadroom!.before!.scale);
+  });
+
+  // A structure with no service time, given one by the scenario: before, nothing is said of
+  // latency; after, the API answers in 0.2 s (M/M/1 at λ 5, S 0.1), and so does the front end.
+  it('lists latency when only the scenario has service times', () => {
+    const plain: Structure = {
+      nodes: [
+        { id: 'web', arrival: 5, fanout: true },
+        { id: 'api', capacity: 20, exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'api' }],
+    };
+    const result = changes(plain, { nodes: { api: { serviceTime: 0.1, servers: 1 } } });
+    expect(result.latency!.map((row) => row.id)).toEqual(['web']);
+    expect(result.latency![0]!.after).toBeCloseTo(0.2, 14);
+    expect(result.responseTime!.find((row) => row.id === 'api')!.after).toBeCloseTo(0.2, 14);
+    expect(result.latencyHeadroom).toEqual({ before: null, after: null });
+  });
+
+  // Twice the traffic puts the M/M/2 API past its 10 a second: it no longer answers, and the
+  // front end's requests get stuck there. Neither has a time to compare any more, so neither is
+  // listed (as an unbounded node is left out of throughput): `saturated` names the API, and the
+  // scenario's answer gives the front end's `latencyLimit`.
+  it('leaves out a node that stops answering, which saturated names', () => {
+    const shop: Structure = {
+      nodes: [
+        { id: 'web', arrival: 9, fanout: true, serviceTime: 0.01 },
+        { id: 'api', serviceTime: 0.2, servers: 2, exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'api' }],
+    };
+    const result = changes(shop, { scale: 2 });
+    expect(result.responseTime).toEqual([]);
+    expect(result.latency).toEqual([]);
+    expect(result.saturated).toEqual({ newly: ['api'], cleared: [] });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { analyze } from '../../lib/engine';
-import { DENSE_SOLVE_LIMIT } from '../../lib/engine/reach';
+import { analyze, compileStructure, type Structure } from '../../lib/engine';
+import { DENSE_SOLVE_LIMIT, ReachWorkspace, solveReach } from '../../lib/engine/reach';
 
 /**
  * A ring n0 → n1 → … → n(k-1) → n0 where every hop but the last also leaks 1% of the value
@@ -56,5 +56,95 @@ describe('reach probabilities inside cycles', () => {
     });
     expect(result.primaryBlockage).toBe('T');
     expect(result.origin).toEqual({ id: 'T', load: 60, contribution: 60, share: 1 });
+  });
+});
+
+/** The reach of every node toward `target`, read straight from the solve. */
+function reachOf(structure: Structure, target: string): Record<string, number> {
+  const compiled = compileStructure(structure);
+  const ws = new ReachWorkspace(compiled.nodeCount);
+  solveReach(compiled, compiled.ids.indexOf(target), ws);
+  return Object.fromEntries(compiled.ids.map((id, v) => [id, ws.reach[v]!]));
+}
+
+describe('solveReach, worked examples', () => {
+  // The target sits in a loop A ⇄ T and also drains into S: value at A reaches T for sure, and
+  // T is the target itself (1), never an unknown of its loop's equations.
+  it('keeps the target at 1 when it sits in a loop that leaks', () => {
+    const reach = reachOf(
+      {
+        nodes: [{ id: 'A', load: 1 }, { id: 'T' }, { id: 'S' }],
+        dependencies: [
+          { from: 'A', to: 'T' },
+          { from: 'T', to: 'A' },
+          { from: 'T', to: 'S' },
+        ],
+      },
+      'T',
+    );
+    expect(reach).toEqual({ A: 1, T: 1, S: 0 });
+  });
+
+  // Two loops in a row, each leaking half to a sink S: C ⇄ D feeds T, A ⇄ B feeds C. D sends a
+  // quarter to C, a quarter to T: r(D) = ¼ r(C) + ¼ with r(C) = r(D), so 1/3. B sends a quarter
+  // to A, a quarter to C: r(B) = ¼ r(A) + ¼ · 1/3 with r(A) = r(B), so 1/9.
+  it('solves loops that feed loops, each on its own', () => {
+    const reach = reachOf(
+      {
+        nodes: ['A', 'B', 'C', 'D', 'T', 'S'].map((id) => ({ id })),
+        dependencies: [
+          { from: 'A', to: 'B' },
+          { from: 'B', to: 'A' },
+          { from: 'B', to: 'C' },
+          { from: 'B', to: 'S', weight: 2 },
+          { from: 'C', to: 'D' },
+          { from: 'D', to: 'C' },
+          { from: 'D', to: 'T' },
+          { from: 'D', to: 'S', weight: 2 },
+        ],
+      },
+      'T',
+    );
+    expect(reach.C).toBeCloseTo(1 / 3, 15);
+    expect(reach.D).toBeCloseTo(1 / 3, 15);
+    expect(reach.A).toBeCloseTo(1 / 9, 15);
+    expect(reach.B).toBeCloseTo(1 / 9, 15);
+  });
+
+  // With fan-out, reach counts expected visits, which may pass 1. F calls itself half a time per
+  // request and T once: 1 / (1 − ½) = 2 visits of T. In the loop A → B → A (B calls A half a
+  // time, T once): r(B) = ½ r(A) + 1 with r(A) = r(B), so 2 as well.
+  it('counts visits with fan-out, past 1', () => {
+    const single = reachOf(
+      {
+        nodes: [
+          { id: 'F', arrival: 1, fanout: true },
+          { id: 'T', exit: 1 },
+        ],
+        dependencies: [
+          { from: 'F', to: 'F', weight: 0.5 },
+          { from: 'F', to: 'T' },
+        ],
+      },
+      'T',
+    );
+    expect(single.F).toBe(2);
+    const loop = reachOf(
+      {
+        nodes: [
+          { id: 'A', arrival: 1, fanout: true },
+          { id: 'B', fanout: true },
+          { id: 'T', exit: 1 },
+        ],
+        dependencies: [
+          { from: 'A', to: 'B' },
+          { from: 'B', to: 'A', weight: 0.5 },
+          { from: 'B', to: 'T' },
+        ],
+      },
+      'T',
+    );
+    expect(loop.A).toBeCloseTo(2, 15);
+    expect(loop.B).toBeCloseTo(2, 15);
   });
 });

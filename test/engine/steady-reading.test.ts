@@ -140,6 +140,20 @@ describe('the steady state leads', () => {
     expect(primaryKind(services([['B', 4, 8]]))).toBeUndefined();
   });
 
+  // Nothing saturates in the steady state (B serves 1 a step of its 10), but B holds a backlog
+  // of 50 right now: with no steady-state problem to lead, the backlog names the blockage.
+  it('falls back to the backlog now when nothing saturates', () => {
+    const result = analyze({
+      nodes: [
+        { id: 'A', arrival: 1, fanout: true },
+        { id: 'B', capacity: 10, load: 50, exit: 1 },
+      ],
+      dependencies: [{ from: 'A', to: 'B' }],
+    });
+    expect(result.primaryBlockage).toBe('B');
+    expect(result.nodes[1]).toMatchObject({ id: 'B', blocked: true, utilization: 0.1 });
+  });
+
   // Closed structures and snapshots keep their rules: no new keys, no saturated events.
   it('leaves closed structures alone', () => {
     const closed = analyze({
