@@ -9,6 +9,7 @@ import { paletteColour } from './palette';
 import { placeInView, type Spacing } from './placement';
 import { capacityChangeText, capacityTag, cutBy } from './scenario-marks';
 import { capacityBadge, downHatch, hatchPattern } from './scenario-marks-svg';
+import { shortName } from './short-name';
 import { edgeWidths, type Saturation, saturationByNode, saturationText } from './steady';
 import { svgElement } from './svg';
 
@@ -42,19 +43,6 @@ const BADGE_RADIUS = 7;
 const ARROW_LENGTH = 9;
 /** Room between an arrowhead's tip and the node (or its outermost ring), in the drawing's units. */
 const ARROW_GAP = 2;
-
-/** Longest label shown, in characters; the whole name is in the node's hover text. */
-const LABEL_CHARS = 28;
-
-/**
- * A name shortened in the middle, so both its start and its end stay: names that differ only at
- * the end (`bookinfo/reviews/v1`, `…/v2`) still read apart.
- */
-function shortName(name: string): string {
-  if (name.length <= LABEL_CHARS) return name;
-  const tail = Math.floor((LABEL_CHARS - 1) / 2);
-  return `${name.slice(0, LABEL_CHARS - 1 - tail)}…${name.slice(name.length - tail)}`;
-}
 
 export interface GraphViewOptions {
   selected: string | undefined;
