@@ -311,18 +311,20 @@ export function drawLargeGraph(
     gl.viewport(0, 0, canvas.width, canvas.height);
     gl.clearColor(1, 1, 1, 1);
     gl.clear(gl.COLOR_BUFFER_BIT);
-    gl.enable(gl.BLEND);
-    gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
     gl.uniform1f(uniform.alpha, 1);
     gl.uniform2f(uniform.centre, camera.x, camera.y);
     gl.uniform2f(uniform.scale, ...scale());
     gl.uniform1f(uniform.limit, pointLimit());
     gl.uniform1i(uniform.style, 0);
     if (!moving) {
+      // Blending only for the faded lines: in software it costs every other draw a read of the frame.
+      gl.enable(gl.BLEND);
+      gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
       gl.uniform1f(uniform.alpha, edgeAlpha());
       bind(edgeBuffer);
       gl.drawArrays(gl.LINES, 0, edgeData.length / 6);
       gl.uniform1f(uniform.alpha, 1);
+      gl.disable(gl.BLEND);
     }
     bind(traceBuffer);
     gl.drawArrays(gl.LINES, 0, traceData.length / 6);
