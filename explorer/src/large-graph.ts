@@ -100,6 +100,8 @@ const FAINTEST_EDGE = 0.06;
  * nodes never get this far apart and are wrapped as far as it takes.
  */
 const ENOUGH_APART_PX = 12;
+/** Zoomed in, points grow up to this many times their size at Fit. */
+const MAX_GROWTH = 3;
 /** Names are drawn once neighbouring places are this far apart on screen (CSS px)… */
 const NAME_SPACING_PX = 28;
 /** …at most this many. */
@@ -119,10 +121,11 @@ in float size;
 uniform vec2 centre;
 uniform vec2 scale;
 uniform float limit;
+uniform float grow;
 out vec3 fill;
 void main() {
   gl_Position = vec4((position - centre) * scale, 0.0, 1.0);
-  gl_PointSize = size < 0.0 ? -size : min(size, limit);
+  gl_PointSize = size < 0.0 ? -size : min(size * grow, limit);
   fill = colour;
 }`;
 const FRAGMENT = `#version 300 es
@@ -186,6 +189,7 @@ export function drawLargeGraph(
     style: gl.getUniformLocation(program, 'style'),
     limit: gl.getUniformLocation(program, 'limit'),
     alpha: gl.getUniformLocation(program, 'alpha'),
+    grow: gl.getUniformLocation(program, 'grow'),
   };
 
   const nodeCount = result.nodes.length;
@@ -236,6 +240,8 @@ export function drawLargeGraph(
   const edgeData = new Float32Array(result.dependencies.length * 12);
   /** The dependencies' lines end to end, in world units: how much of the view they cover. */
   let edgeLength = 0;
+  /** The drawing's area, in world units (at least a sliver, for a single row or column). */
+  const drawingArea = Math.max(((maxX - minX) / span) * 2, 0.05) * Math.max(((maxY - minY) / span) * 2, 0.05);
   for (const [a, b] of edges) edgeLength += Math.hypot(x[b]! - x[a]!, y[b]! - y[a]!);
   let traceData = new Float32Array(0);
   /** A comparison's marks: its cut dependencies as dashes, its down nodes as hatched points. */
@@ -315,6 +321,7 @@ export function drawLargeGraph(
     gl.uniform2f(uniform.centre, camera.x, camera.y);
     gl.uniform2f(uniform.scale, ...scale());
     gl.uniform1f(uniform.limit, pointLimit());
+    gl.uniform1f(uniform.grow, pointGrowth());
     gl.uniform1i(uniform.style, 0);
     if (!moving) {
       // Blending only for the faded lines: in software it costs every other draw a read of the frame.
@@ -340,13 +347,15 @@ export function drawLargeGraph(
   }
 
   /**
-   * How opaque the dependencies' lines are: where they would cover the view many times over (tens
-   * of thousands of them at Fit) each is faint, so the view is a haze the points show through
-   * rather than a grey block; where they cover it less than `EDGE_COVER` times, opaque.
+   * How opaque the dependencies' lines are: where they would cover the drawing many times over
+   * (tens of thousands of them at Fit) each is faint, so the view is a haze the points show
+   * through rather than a grey block; where they cover it less than `EDGE_COVER` times (fewer,
+   * or zoomed in, where the same lines spread over more pixels), opaque.
    */
   function edgeAlpha(): number {
-    const covered = edgeLength * scale()[0] * (canvas.width / 2);
-    const cover = covered / Math.max(1, canvas.width * canvas.height);
+    // Line pixels per pixel of the drawing (as long as it is drawn, over its own area on screen).
+    const pxPerUnit = scale()[0] * (canvas.width / 2);
+    const cover = edgeLength / (drawingArea * pxPerUnit);
     return Math.min(1, Math.max(FAINTEST_EDGE, EDGE_COVER / Math.max(cover, 1e-9)));
   }
 
@@ -361,9 +370,14 @@ export function drawLargeGraph(
     return Math.max(SMALLEST_POINT, POINT_SHARE * spacingPx()) * ratio;
   }
 
+  /** Points grow as the camera zooms in past places `ENOUGH_APART_PX` apart, up to `MAX_GROWTH`×. */
+  function pointGrowth(): number {
+    return Math.min(MAX_GROWTH, Math.max(1, spacingPx() / ENOUGH_APART_PX));
+  }
+
   /** Node `v`'s point as drawn: its diameter in device pixels. */
   function drawnSize(v: number): number {
-    return specialPoint[v] ? pointSizes[v]! : Math.min(pointSizes[v]!, pointLimit());
+    return specialPoint[v] ? pointSizes[v]! : Math.min(pointSizes[v]! * pointGrowth(), pointLimit());
   }
 
   function toScreen(v: number): [number, number] {

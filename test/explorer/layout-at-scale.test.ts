@@ -1,5 +1,6 @@
 /**
- * Large service graphs at Fit, in Chromium (issue #36, item 2): Jaeger's 871 services and a
+ * Large service graphs at Fit, in Chromium (issue #36, item 2): Jaeger's 871 services (in the
+ * WebGL view, which names the nodes once zoomed in, as the SVG view labels them) and a
  * 20,000-node DAG of 12 tiers with fewer than 1% of their nodes overlapping another, and filling
  * the view in both directions; the SVG view too (Jaeger's first 700 services); and a random
  * 20,000-node graph that is mostly one cycle drawn as points that do not touch. Overlap is
@@ -7,7 +8,7 @@
  */
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { findChromium, freshExplorerPages, SCREENSHOTS } from './browser';
+import { countPixels, findChromium, freshExplorerPages, SCREENSHOTS } from './browser';
 import { cyclicGraph, jaegerServices, overlapShare, type StructureBody, tieredDag } from './large-structures';
 
 const chromiumPath = findChromium();
@@ -51,6 +52,16 @@ describe.runIf(chromiumPath !== undefined)('large graphs at Fit in Chromium', ()
     expect(extent[0]).toBeGreaterThan(box.width * 0.6);
     expect(extent[1]).toBeGreaterThan(box.height * 0.6);
     await page.locator('#large-graph').screenshot({ path: `${SCREENSHOTS}/jaeger-871.png` });
+    // Names (dark grey text) only once zoomed in far enough to read them, as the SVG view's labels.
+    const names = () =>
+      countPixels(
+        page.locator('#large-graph'),
+        '(red, green, blue) => red < 90 && Math.abs(red - green) < 10 && Math.abs(green - blue) < 10',
+      );
+    expect(await names()).toBeLessThan(50);
+    for (let i = 0; i < 6; i++) await page.click('#zoom-in');
+    await expect.poll(names, { timeout: 10_000 }).toBeGreaterThan(500);
+    await page.locator('#large-graph').screenshot({ path: `${SCREENSHOTS}/jaeger-871-zoomed.png` });
     expect(uncaught).toEqual([]);
   }, 180_000);
 
