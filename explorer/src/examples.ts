@@ -7,8 +7,11 @@ export interface Example {
   body: () => object;
 }
 
-/** Deterministic pseudo-random numbers (mulberry32), so the generated example is the same everywhere. */
-function mulberry32(seed: number): () => number {
+/**
+ * Deterministic pseudo-random numbers (mulberry32), so the generated example is the same everywhere.
+ * @internal test/explorer generates its large structures with it too.
+ */
+export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

@@ -116,6 +116,18 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     largeKeys.rendered();
   }
 
+  /**
+   * For the tests and the benchmark: each node as drawn, its centre (client coordinates) and
+   * radius in CSS pixels, in either view.
+   */
+  (globalThis as { explorerNodeDiscs?: () => Array<[number, number, number]> }).explorerNodeDiscs = () =>
+    showsLarge()
+      ? largeView!.discs()
+      : [...graph.querySelectorAll('.node circle.body')].map((circle) => {
+          const box = circle.getBoundingClientRect();
+          return [box.left + box.width / 2, box.top + box.height / 2, box.width / 2];
+        });
+
   /** For the benchmark: frame times of camera moves on the WebGL view. */
   (globalThis as { explorerFrameTimes?: (frames: number) => Promise<number[]> }).explorerFrameTimes = (
     frames,
@@ -207,6 +219,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       colouring,
       name: (id) => nameOf(view, id),
       aspect: graph.clientWidth / Math.max(1, window.innerHeight * 0.7),
+      viewHeight: Math.max(1, window.innerHeight * 0.7),
       onSelect: select,
       withoutResult,
     });

@@ -2,30 +2,38 @@ import type { EngineResult } from '../../lib/engine/types';
 import type { Colouring } from './colour-by';
 import { dependencyHoverText, nodeHoverText } from './hover-text';
 import { largest } from './largest';
-import { foldedBandRows, foldedPositions, type Layout, layoutResult } from './layout';
+import { layoutResult } from './layout';
 import { marksOf } from './marks';
 import { durationText, shortNumber } from './numbers';
 import { paletteColour } from './palette';
+import { placeInView, type Spacing } from './placement';
 import { capacityChangeText, capacityTag, cutBy } from './scenario-marks';
 import { capacityBadge, downHatch, hatchPattern } from './scenario-marks-svg';
+import { shortName } from './short-name';
 import { edgeWidths, type Saturation, saturationByNode, saturationText } from './steady';
 import { svgElement } from './svg';
 
 /** A node without a value on the colour scale (no capacity, when colouring by utilization). */
 const NO_MEASURE_FILL = '#b8b8b8';
 
-/** Largest structure drawn as a layered SVG graph. */
-export const MAX_DRAWN_NODES = 2000;
+/**
+ * Largest structure drawn as SVG; above it, the WebGL view. Panning 871 services in SVG took
+ * 107–202 ms a frame (a median; every node, curve and arrowhead is rasterised again), the
+ * WebGL view under 33 ms (docs/explorer.md, Benchmark).
+ */
+export const MAX_DRAWN_NODES = 800;
 
-const LAYER_GAP = 150;
-const MAX_LAYER_GAP = 1200;
-const ROW_GAP = 56;
-/** Fold a drawing only with this many layers or more… */
-const FOLD_MIN_LAYERS = 16;
-/** …and only when, unfolded, it is more than this many times wider than the view's shape… */
-const FOLD_RATIO = 3;
-/** …counting it at least this many rows tall (labels and arcs need room above and below). */
-const FOLD_MIN_ROWS = 3;
+/**
+ * Rows 56 apart (the largest node is 44 across), a layer's columns 64, layers 150 (room for the
+ * arcs and arrowheads between them), bands two rows apart.
+ */
+const SPACING: Spacing = { row: 56, column: 64, layer: 150, band: 112 };
+/**
+ * At Fit, nodes this far apart on screen are far enough (two of the smallest, 3.5 px in radius,
+ * with 2 px between): tall layers are wrapped into columns only until they are, since labels read
+ * best beside tall columns with a layer's gap to the right.
+ */
+const ENOUGH_APART_PX = 9;
 /** The glyph on a node's badge, per way the steady state overloads it. */
 const SATURATION_GLYPH: Record<Saturation['kind'], string> = { over: '!', down: '✕', unbounded: '∞' };
 /** The badge's radius, in the drawing's units (as the exit and fan-out marks, it scales with zoom). */
@@ -36,58 +44,19 @@ const ARROW_LENGTH = 9;
 /** Room between an arrowhead's tip and the node (or its outermost ring), in the drawing's units. */
 const ARROW_GAP = 2;
 
-/** Longest label shown, in characters; the whole name is in the node's hover text. */
-const LABEL_CHARS = 28;
-
-/**
- * A name shortened in the middle, so both its start and its end stay: names that differ only at
- * the end (`bookinfo/reviews/v1`, `…/v2`) still read apart.
- */
-function shortName(name: string): string {
-  if (name.length <= LABEL_CHARS) return name;
-  const tail = Math.floor((LABEL_CHARS - 1) / 2);
-  return `${name.slice(0, LABEL_CHARS - 1 - tail)}…${name.slice(name.length - tail)}`;
-}
-
-/**
- * Where each node is drawn. Layers go left to right, spread apart until the drawing is about the
- * view's shape. A drawing far wider than the view even at the closest spacing (a long chain: a
- * thin strip once fitted) is folded into bands, as the large view folds it, with as many layers
- * per band as make it about the view's shape.
- */
-function nodePositions(
-  layout: Layout,
-  aspect: number,
-): { x: (i: number) => number; y: (i: number) => number } {
-  const { layerCount, rowCount } = layout;
-  const unfoldedWidth = (layerCount - 1) * LAYER_GAP;
-  const unfoldedHeight = Math.max(rowCount, FOLD_MIN_ROWS) * ROW_GAP;
-  if (layerCount >= FOLD_MIN_LAYERS && unfoldedWidth > FOLD_RATIO * aspect * unfoldedHeight) {
-    // Bands of p layers: width p·LAYER_GAP, height ⌈L/p⌉·bandRows·ROW_GAP; their ratio is `aspect`.
-    const bandHeight = foldedBandRows(layout) * ROW_GAP;
-    const perBand = Math.max(2, Math.round(Math.sqrt((aspect * layerCount * bandHeight) / LAYER_GAP)));
-    if (perBand < layerCount) {
-      const folded = foldedPositions(layout, perBand);
-      return { x: (i) => folded.x[i]! * LAYER_GAP, y: (i) => -folded.y[i]! * ROW_GAP };
-    }
-  }
-  const layerGap =
-    layerCount < 2
-      ? LAYER_GAP
-      : Math.min(MAX_LAYER_GAP, Math.max(LAYER_GAP, ((rowCount - 1) * ROW_GAP * aspect) / (layerCount - 1)));
-  return { x: (i) => layout.layer[i]! * layerGap, y: (i) => layout.row[i]! * ROW_GAP };
-}
-
 export interface GraphViewOptions {
   selected: string | undefined;
   colouring: Colouring;
   /** The name to show for a node id (its readable name, else the id). */
   name: (id: string) => string;
   /**
-   * Width over height of the view it is drawn for: layers spread apart until the drawing is about
-   * that shape, so a graph with many nodes per layer uses the width (and its labels get room).
+   * Width over height of the view it is drawn for: tall layers wrapped into columns, many layers
+   * folded into bands and layers spread apart until the drawing is about that shape, so at Fit
+   * nodes are as far apart as they can be (placement.ts).
    */
   aspect: number;
+  /** The view's height in pixels: nodes are wrapped no more than it takes to be `ENOUGH_APART_PX` apart at Fit. */
+  viewHeight: number;
   onSelect: (id: string) => void;
   /**
    * The run gave no result: `result` is a bare structure's (see bare-structure.ts), whose numbers
@@ -143,7 +112,14 @@ export interface GraphDrawing {
 export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: GraphViewOptions): GraphDrawing {
   svg.replaceChildren();
   const { edges, layout } = layoutResult(result);
-  const { x, y } = nodePositions(layout, options.aspect);
+  // Wrapped and folded to the view's shape (placement.ts), as the WebGL view is.
+  const placed = placeInView(
+    layout,
+    { aspect: options.aspect, enough: { px: ENOUGH_APART_PX, height: options.viewHeight } },
+    SPACING,
+  );
+  const x = (i: number) => placed.x[i]!;
+  const y = (i: number) => placed.y[i]!;
   const labels: NodeLabel[] = [];
   const onTrace = new Set(result.trace);
   const blocked = new Set(result.nodes.filter((node) => node.blocked).map((node) => node.id));

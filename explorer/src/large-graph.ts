@@ -1,15 +1,20 @@
 import type { EngineResult } from '../../lib/engine/types';
 import type { Colouring } from './colour-by';
 import { largest } from './largest';
-import { foldedPositions, layoutResult } from './layout';
+import { layoutResult } from './layout';
 import { type Mark, marksOf } from './marks';
 import { type Palette, paletteRgb } from './palette';
 import { trackPinch } from './pinch';
+import { placeInView, type Spacing } from './placement';
 import { type CapacityChange, capacityTag, cutBy } from './scenario-marks';
+import { shortName } from './short-name';
 import { edgeWidths, type Saturation, saturationByNode } from './steady';
 
-/** Grey for a node without a value on the colour scale, as in the SVG view. */
-const NO_MEASURE: readonly [number, number, number] = [0.72, 0.72, 0.72];
+/**
+ * Grey for a node without a value on the colour scale, as in the SVG view, but darker: the SVG
+ * view outlines its nodes, these points have no outline to stand out from the grey lines with.
+ */
+const NO_MEASURE: readonly [number, number, number] = [0.5, 0.5, 0.5];
 
 function colourOf(
   fraction: number | undefined,
@@ -36,6 +41,8 @@ export interface LargeGraphView {
   position(v: number): [number, number];
   /** Draws the keyboard's focus ring on node `v` (brought into view), or none. */
   setFocus(v: number | undefined): void;
+  /** Each node's point as drawn: its centre in client coordinates and its radius, in CSS pixels. */
+  discs(): Array<[number, number, number]>;
   /** Frame times (ms) of `frames` camera moves, as while the user drags: for the benchmark. */
   measureFrames(frames: number): Promise<number[]>;
   kill(): void;
@@ -77,29 +84,62 @@ function edgeShade(share: number): readonly [number, number, number] {
   return [grey, grey, grey + 0.03];
 }
 
+/**
+ * Nodes one unit apart in a column, layers two, bands three: at Fit, 20,000 nodes are about
+ * 4 px apart in a 1280 × 630 view, enough for points that do not touch.
+ */
+const SPACING: Spacing = { row: 1, column: 1, layer: 2, band: 3 };
+/** Lines covering the view up to this many times (end to end, in pixels) are drawn opaque… */
+const EDGE_COVER = 0.6;
+/** …more, fainter, down to this opacity. */
+const FAINTEST_EDGE = 0.06;
+/**
+ * At Fit, points this far apart are far enough (the largest, 9 px, with room between): tall
+ * layers are wrapped no further, which keeps lines shorter and crossing less (Jaeger's 871
+ * services: 211,265 crossings, against 383,268 wrapped as far as the view allows). 20,000
+ * nodes never get this far apart and are wrapped as far as it takes.
+ */
+const ENOUGH_APART_PX = 12;
+/** Zoomed in, points grow up to this many times their size at Fit. */
+const MAX_GROWTH = 3;
+/** Names are drawn once neighbouring places are this far apart on screen (CSS px)… */
+const NAME_SPACING_PX = 28;
+/** …at most this many. */
+const MAX_NAMES = 600;
+const NAME_COLOUR = '#333';
+/** A point is at most this share of the distance between neighbouring places on screen… */
+const POINT_SHARE = 0.9;
+/** …and never smaller than this, in CSS pixels. */
+const SMALLEST_POINT = 1.5;
+
+// A point's size is capped at `limit` (the spacing on screen), so points never touch at Fit; a
+// negative size is one drawn as it is (the blockage, the origin and the selected node).
 const VERTEX = `#version 300 es
 in vec2 position;
 in vec3 colour;
 in float size;
 uniform vec2 centre;
 uniform vec2 scale;
+uniform float limit;
+uniform float grow;
 out vec3 fill;
 void main() {
   gl_Position = vec4((position - centre) * scale, 0.0, 1.0);
-  gl_PointSize = size;
+  gl_PointSize = size < 0.0 ? -size : min(size * grow, limit);
   fill = colour;
 }`;
 const FRAGMENT = `#version 300 es
 precision mediump float;
 in vec3 fill;
 uniform int style;
+uniform float alpha;
 out vec4 colour;
 void main() {
   // 0: lines; 1: round points; 2: round points hatched (a comparison's down nodes), every third
   // diagonal of pixels drawn and the rest left to the point under it.
   if (style > 0 && length(gl_PointCoord - vec2(0.5)) > 0.5) discard;
   if (style == 2 && mod(gl_FragCoord.x + gl_FragCoord.y, 5.0) >= 2.0) discard;
-  colour = vec4(fill, 1.0);
+  colour = vec4(fill, style == 0 ? alpha : 1.0);
 }`;
 
 function compile(gl: WebGL2RenderingContext, type: number, source: string): WebGLShader {
@@ -147,11 +187,24 @@ export function drawLargeGraph(
     centre: gl.getUniformLocation(program, 'centre'),
     scale: gl.getUniformLocation(program, 'scale'),
     style: gl.getUniformLocation(program, 'style'),
+    limit: gl.getUniformLocation(program, 'limit'),
+    alpha: gl.getUniformLocation(program, 'alpha'),
+    grow: gl.getUniformLocation(program, 'grow'),
   };
 
   const nodeCount = result.nodes.length;
   const { index, edges, layout } = layoutResult(result);
-  const { x, y } = foldedPositions(layout);
+  // Wrapped and folded to the view's shape, as the SVG view is (placement.ts); y grows upwards here.
+  const placed = placeInView(
+    layout,
+    {
+      aspect: Math.max(1, container.clientWidth) / Math.max(1, container.clientHeight),
+      enough: { px: ENOUGH_APART_PX, height: Math.max(1, container.clientHeight) },
+    },
+    SPACING,
+  );
+  const x = Float32Array.from(placed.x);
+  const y = Float32Array.from(placed.y, (value) => -value);
   // World coordinates in [-1, 1] on the longer side.
   let minX = Number.POSITIVE_INFINITY;
   let maxX = Number.NEGATIVE_INFINITY;
@@ -171,10 +224,25 @@ export function drawLargeGraph(
     x[v] = ((x[v]! - midX) / span) * 2;
     y[v] = ((y[v]! - midY) / span) * 2;
   }
+  /** The zoom at Fit: the whole drawing in view, with a little room around it. */
+  const fitZoom = (() => {
+    const halfX = Math.max((maxX - minX) / span, 1e-3);
+    const halfY = Math.max((maxY - minY) / span, 1e-3);
+    const aspect = Math.max(1, container.clientWidth) / Math.max(1, container.clientHeight);
+    const zoom =
+      aspect >= 1 ? Math.min(aspect / halfX, 1 / halfY) : Math.min(1 / halfX, 1 / (aspect * halfY));
+    return 0.96 * zoom;
+  })();
+  const zoomLimits = [0.5 * fitZoom, 400 * fitZoom] as const;
 
   // Interleaved vertices: x, y, r, g, b, size.
   const nodeData = new Float32Array(nodeCount * 6);
   const edgeData = new Float32Array(result.dependencies.length * 12);
+  /** The dependencies' lines end to end, in world units: how much of the view they cover. */
+  let edgeLength = 0;
+  /** The drawing's area, in world units (at least a sliver, for a single row or column). */
+  const drawingArea = Math.max(((maxX - minX) / span) * 2, 0.05) * Math.max(((maxY - minY) / span) * 2, 0.05);
+  for (const [a, b] of edges) edgeLength += Math.hypot(x[b]! - x[a]!, y[b]! - y[a]!);
   let traceData = new Float32Array(0);
   /** A comparison's marks: its cut dependencies as dashes, its down nodes as hatched points. */
   let cutData = new Float32Array(0);
@@ -185,6 +253,8 @@ export function drawLargeGraph(
   const cutBuffer = gl.createBuffer();
   const hatchBuffer = gl.createBuffer();
   let pointSizes = new Float32Array(nodeCount);
+  /** The blockage, the origin and the selected node: drawn at their size whatever the spacing. */
+  let specialPoint = new Uint8Array(nodeCount);
   // Exits and fan-out belong to the structure, not to a state: found once. A mark every node
   // carries is left off, as in the SVG view (marks.ts).
   const marks: Array<{ v: number; kind: Mark }> = [];
@@ -199,7 +269,7 @@ export function drawLargeGraph(
   /** A comparison's changed capacities, tagged beside their nodes on the overlay. */
   let tags: Array<{ v: number; text: string }> = [];
 
-  const camera = { x: 0, y: 0, zoom: 1 };
+  const camera = { x: 0, y: 0, zoom: fitZoom };
   /** The node the keyboard is on, ringed on the overlay. */
   let focused: number | undefined;
   let moving = false;
@@ -247,12 +317,21 @@ export function drawLargeGraph(
     gl.viewport(0, 0, canvas.width, canvas.height);
     gl.clearColor(1, 1, 1, 1);
     gl.clear(gl.COLOR_BUFFER_BIT);
+    gl.uniform1f(uniform.alpha, 1);
     gl.uniform2f(uniform.centre, camera.x, camera.y);
     gl.uniform2f(uniform.scale, ...scale());
+    gl.uniform1f(uniform.limit, pointLimit());
+    gl.uniform1f(uniform.grow, pointGrowth());
     gl.uniform1i(uniform.style, 0);
     if (!moving) {
+      // Blending only for the faded lines: in software it costs every other draw a read of the frame.
+      gl.enable(gl.BLEND);
+      gl.blendFunc(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA);
+      gl.uniform1f(uniform.alpha, edgeAlpha());
       bind(edgeBuffer);
       gl.drawArrays(gl.LINES, 0, edgeData.length / 6);
+      gl.uniform1f(uniform.alpha, 1);
+      gl.disable(gl.BLEND);
     }
     bind(traceBuffer);
     gl.drawArrays(gl.LINES, 0, traceData.length / 6);
@@ -265,6 +344,40 @@ export function drawLargeGraph(
     bind(hatchBuffer);
     gl.drawArrays(gl.POINTS, 0, hatchData.length / 6);
     drawLabels();
+  }
+
+  /**
+   * How opaque the dependencies' lines are: where they would cover the drawing many times over
+   * (tens of thousands of them at Fit) each is faint, so the view is a haze the points show
+   * through rather than a grey block; where they cover it less than `EDGE_COVER` times (fewer,
+   * or zoomed in, where the same lines spread over more pixels), opaque.
+   */
+  function edgeAlpha(): number {
+    // Line pixels per pixel of the drawing (as long as it is drawn, over its own area on screen).
+    const pxPerUnit = scale()[0] * (canvas.width / 2);
+    const cover = edgeLength / (drawingArea * pxPerUnit);
+    return Math.min(1, Math.max(FAINTEST_EDGE, EDGE_COVER / Math.max(cover, 1e-9)));
+  }
+
+  /** Neighbouring places in the layout, this many CSS pixels apart on screen. */
+  function spacingPx(): number {
+    return (2 / span) * placed.closest * scale()[0] * (canvas.clientWidth / 2);
+  }
+
+  /** The largest point drawn, in device pixels: a share of the spacing, so points do not touch. */
+  function pointLimit(): number {
+    const ratio = window.devicePixelRatio || 1;
+    return Math.max(SMALLEST_POINT, POINT_SHARE * spacingPx()) * ratio;
+  }
+
+  /** Points grow as the camera zooms in past places `ENOUGH_APART_PX` apart, up to `MAX_GROWTH`×. */
+  function pointGrowth(): number {
+    return Math.min(MAX_GROWTH, Math.max(1, spacingPx() / ENOUGH_APART_PX));
+  }
+
+  /** Node `v`'s point as drawn: its diameter in device pixels. */
+  function drawnSize(v: number): number {
+    return specialPoint[v] ? pointSizes[v]! : Math.min(pointSizes[v]! * pointGrowth(), pointLimit());
   }
 
   function toScreen(v: number): [number, number] {
@@ -281,8 +394,7 @@ export function drawLargeGraph(
     const ratio = window.devicePixelRatio || 1;
     // The marks beside the nodes in view, as the SVG view draws them, once the camera rests and
     // the nodes are far enough apart to tell the marks apart.
-    const [scaleX] = scale();
-    const cellPx = (2 / span) * scaleX * (canvas.clientWidth / 2);
+    const cellPx = spacingPx();
     if (!moving && marks.length > 0 && cellPx >= MARK_SPACING_PX) {
       const shown: Array<[number, number, 'exit' | 'fanout']> = [];
       for (const { v, kind } of marks) {
@@ -303,12 +415,54 @@ export function drawLargeGraph(
       drawBadges(context, ratio);
     if (!moving && tags.length > 0 && (tags.length <= FEW_BADGES || cellPx >= MARK_SPACING_PX))
       drawTags(context, ratio);
+    if (!moving && cellPx >= NAME_SPACING_PX) drawNames(context, ratio);
     if (focused !== undefined) drawFocusRing(context, focused, ratio);
     context.font = `${12 * ratio}px system-ui, sans-serif`;
     for (const { v, text, colour } of marked) {
       const [sx, sy] = toScreen(v);
       context.fillStyle = colour;
       context.fillText(text, sx + 8, sy - 8);
+    }
+  }
+
+  /**
+   * The names of the nodes in view, right of their points, as the SVG view labels them: each
+   * where it meets no name drawn before it (at most `MAX_NAMES`, in the order of the nodes).
+   */
+  function drawNames(context: CanvasRenderingContext2D, ratio: number): void {
+    context.font = `${11 * ratio}px system-ui, sans-serif`;
+    context.fillStyle = NAME_COLOUR;
+    const cell = 64 * ratio;
+    const taken = new Map<number, Array<[number, number, number, number]>>();
+    const cells = (box: [number, number, number, number], visit: (k: number) => void) => {
+      for (let cx = Math.floor(box[0] / cell); cx <= Math.floor(box[2] / cell); cx++)
+        for (let cy = Math.floor(box[1] / cell); cy <= Math.floor(box[3] / cell); cy++)
+          visit(cx * 65_537 + cy);
+    };
+    let drawn = 0;
+    for (let v = 0; v < nodeCount && drawn < MAX_NAMES; v++) {
+      const [sx, sy] = toScreen(v);
+      if (sx < 0 || sy < 0 || sx > labels.width || sy > labels.height) continue;
+      const text = shortName(name(result.nodes[v]!.id));
+      const left = sx + drawnSize(v) / 2 + 3 * ratio;
+      const box: [number, number, number, number] = [
+        left,
+        sy - 7 * ratio,
+        left + context.measureText(text).width,
+        sy + 7 * ratio,
+      ];
+      let free = box[2] <= labels.width;
+      cells(box, (k) => {
+        free &&= !taken.get(k)?.some((o) => box[0] < o[2] && o[0] < box[2] && box[1] < o[3] && o[1] < box[3]);
+      });
+      if (!free) continue;
+      cells(box, (k) => {
+        const list = taken.get(k);
+        if (list) list.push(box);
+        else taken.set(k, [box]);
+      });
+      context.fillText(text, left, sy + 4 * ratio);
+      drawn++;
     }
   }
 
@@ -382,7 +536,7 @@ export function drawLargeGraph(
   /** Zooms by `factor` keeping the point of the page at (`clientX`, `clientY`) still. */
   function zoomAbout(clientX: number, clientY: number, factor: number): void {
     const [wx, wy] = toWorld(clientX, clientY);
-    camera.zoom = Math.min(400, Math.max(0.5, camera.zoom * factor));
+    camera.zoom = Math.min(zoomLimits[1], Math.max(zoomLimits[0], camera.zoom * factor));
     const [nx, ny] = toWorld(clientX, clientY);
     camera.x += wx - nx;
     camera.y += wy - ny;
@@ -469,16 +623,16 @@ export function drawLargeGraph(
       const chosen = selected === undefined ? -1 : (index.get(selected) ?? -1);
       const ratio = window.devicePixelRatio || 1;
       pointSizes = new Float32Array(nodeCount);
+      specialPoint = new Uint8Array(nodeCount);
       const { marks, palette } = colouring;
       state.nodes.forEach((node, v) => {
         const colour =
           v === blockage ? TRACE : v === origin ? ORIGIN : colourOf(colouring.fraction(node), palette);
-        const size =
-          (v === blockage || v === origin || v === chosen
-            ? 14
-            : 3 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 6 : 0)) * ratio;
+        const special = v === blockage || v === origin || v === chosen;
+        const size = (special ? 14 : 3 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 6 : 0)) * ratio;
         pointSizes[v] = size;
-        nodeData.set([x[v]!, y[v]!, colour[0], colour[1], colour[2], size], v * 6);
+        specialPoint[v] = special ? 1 : 0;
+        nodeData.set([x[v]!, y[v]!, colour[0], colour[1], colour[2], special ? -size : size], v * 6);
       });
       const onTrace = new Set<string>();
       for (let i = 0; i + 1 < state.trace.length; i++)
@@ -553,7 +707,7 @@ export function drawLargeGraph(
       draw();
     },
     zoomBy(factor) {
-      camera.zoom = Math.min(400, Math.max(0.5, camera.zoom * factor));
+      camera.zoom = Math.min(zoomLimits[1], Math.max(zoomLimits[0], camera.zoom * factor));
       moved();
     },
     panBy(dx, dy) {
@@ -565,7 +719,7 @@ export function drawLargeGraph(
     fit() {
       camera.x = 0;
       camera.y = 0;
-      camera.zoom = 1;
+      camera.zoom = fitZoom;
       moved();
     },
     nodeAt,
@@ -593,11 +747,19 @@ export function drawLargeGraph(
       // Only the ring moved: everything is drawn again at once, dependencies too.
       schedule();
     },
+    discs() {
+      const box = canvas.getBoundingClientRect();
+      const ratio = window.devicePixelRatio || 1;
+      return Array.from({ length: nodeCount }, (_, v): [number, number, number] => {
+        const [sx, sy] = toScreen(v);
+        return [box.left + sx / ratio, box.top + sy / ratio, drawnSize(v) / 2 / ratio];
+      });
+    },
     async measureFrames(frames) {
       const times: number[] = [];
       let last = performance.now();
       for (let i = 0; i < frames; i++) {
-        camera.zoom = 1 + (i % 20) / 10;
+        camera.zoom = fitZoom * (1 + (i % 20) / 10);
         camera.x = 0.1 * Math.sin(i / 5);
         moved();
         await new Promise<void>((resolve) => requestAnimationFrame(() => resolve()));
@@ -605,7 +767,7 @@ export function drawLargeGraph(
         times.push(now - last);
         last = now;
       }
-      camera.zoom = 1;
+      camera.zoom = fitZoom;
       camera.x = 0;
       camera.y = 0;
       moved();

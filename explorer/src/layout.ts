@@ -1,9 +1,10 @@
 import type { EngineResult } from '../../lib/engine/types';
+import { orderWithinLayers } from './layer-order';
 
-/** Where each node sits in a layered, left-to-right drawing. */
+/** Where each node sits in a layered, left-to-right drawing (placement.ts draws it to a view's shape). */
 export interface Layout {
   layer: Int32Array;
-  /** Position within its layer, from the top. */
+  /** Position within its layer, from the top, by crossing reduction (layer-order.ts). */
   row: Int32Array;
   layerCount: number;
   rowCount: number;
@@ -72,8 +73,9 @@ class PairHeap {
  * Layers that follow the flow: a node sits one layer right of its furthest placed predecessor.
  * Nodes are placed in topological order; when only cycles are left, the unplaced node with the
  * fewest unplaced predecessors (then the smallest index) is placed next, and its unplaced
- * in-edges count as edges going back. Rows within a layer keep input order. Iterative and
- * O((n + m) log n), so a long chain or a 100k-node cycle lays out without recursion.
+ * in-edges count as edges going back. Rows within a layer come from a few sweeps of crossing
+ * reduction (layer-order.ts). Iterative and O((n + m) log n), so a long chain or a 100k-node
+ * cycle lays out without recursion.
  */
 function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [number, number]>): Layout {
   const outgoing: number[][] = Array.from({ length: nodeCount }, () => []);
@@ -115,46 +117,12 @@ function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [number,
       else fewestWaiting.push(waiting[t]!, t);
     }
   }
-  const row = new Int32Array(nodeCount);
-  const filled: number[] = [];
   let layerCount = 0;
+  for (let v = 0; v < nodeCount; v++) layerCount = Math.max(layerCount, layer[v]! + 1);
+  const row = orderWithinLayers(layer, layerCount, edges);
   let rowCount = 0;
-  for (let v = 0; v < nodeCount; v++) {
-    const l = layer[v]!;
-    row[v] = filled[l] ?? 0;
-    filled[l] = row[v]! + 1;
-    layerCount = Math.max(layerCount, l + 1);
-    rowCount = Math.max(rowCount, row[v]! + 1);
-  }
+  for (let v = 0; v < nodeCount; v++) rowCount = Math.max(rowCount, row[v]! + 1);
   return { layer, row, layerCount, rowCount };
-}
-
-/** Rows between the tops of two bands of a folded drawing: the band's rows and a gap of two. */
-export function foldedBandRows(layout: Layout): number {
-  return layout.rowCount + 2;
-}
-
-/**
- * 2-D positions for a large drawing: the layers left to right, folded into bands (a serpentine)
- * when there are far more layers than rows, so a long chain fills a screen instead of a line.
- * `perBand` layers go in each band (default: about 1.6 layers across for each row down); y grows
- * upwards, band after band going down.
- */
-export function foldedPositions(
-  layout: Layout,
-  perBand = Math.max(1, Math.ceil(Math.sqrt((layout.layerCount * Math.max(layout.rowCount, 1)) / 1.6))),
-): { x: Float32Array; y: Float32Array } {
-  const { layer, row } = layout;
-  const bandHeight = foldedBandRows(layout);
-  const x = new Float32Array(layer.length);
-  const y = new Float32Array(layer.length);
-  for (let v = 0; v < layer.length; v++) {
-    const band = Math.floor(layer[v]! / perBand);
-    const along = layer[v]! % perBand;
-    x[v] = band % 2 === 0 ? along : perBand - 1 - along;
-    y[v] = -(band * bandHeight + row[v]!);
-  }
-  return { x, y };
 }
 
 /** A described state's nodes by id, its dependencies as node index pairs, and their layout. */
