@@ -254,7 +254,8 @@ describe.runIf(chromiumPath !== undefined)('the explorer for the keyboard and sc
     await page.waitForSelector('body[data-state="done"]');
     expect(await page.locator('#node-table tbody tr').count()).toBe(0);
     await page.click('#node-table-panel summary');
-    expect(await page.locator('#node-table tbody tr').count()).toBe(300);
+    // The details element's toggle event fires after the click returns: wait for the rows.
+    await expect.poll(() => page.locator('#node-table tbody tr').count()).toBe(300);
     const headings = await page.locator('#node-table thead th').allTextContents();
     expect(headings).toEqual(['Node', 'Utilization', 'Pressure', 'Throughput', 'Load']);
     const column = (n: number) =>
@@ -264,16 +265,16 @@ describe.runIf(chromiumPath !== undefined)('the explorer for the keyboard and sc
           cells.map((c) => Number(c.getAttribute('title') ?? c.textContent!.replaceAll(',', ''))),
         );
     await page.click('#node-table button[data-sort="pressure"]');
-    expect(await page.getAttribute('#node-table th:nth-child(3)', 'aria-sort')).toBe('descending');
+    await expect.poll(() => page.getAttribute('#node-table th:nth-child(3)', 'aria-sort')).toBe('descending');
     const down = await column(3);
     expect(down).toEqual([...down].sort((a, b) => b - a));
     expect(down[0]).toBeGreaterThan(down.at(-1)!);
     await page.click('#node-table button[data-sort="pressure"]');
-    expect(await page.getAttribute('#node-table th:nth-child(3)', 'aria-sort')).toBe('ascending');
+    await expect.poll(() => page.getAttribute('#node-table th:nth-child(3)', 'aria-sort')).toBe('ascending');
     expect(await column(3)).toEqual([...down].sort((a, b) => a - b));
     await page.click('#node-table button[data-sort="load"]');
     expect(await page.getAttribute('#node-table th:nth-child(3)', 'aria-sort')).toBeNull();
-    expect(await page.getAttribute('#node-table th:nth-child(5)', 'aria-sort')).toBe('descending');
+    await expect.poll(() => page.getAttribute('#node-table th:nth-child(5)', 'aria-sort')).toBe('descending');
     const loads = await column(5);
     expect(loads).toEqual([...loads].sort((a, b) => b - a));
 
