@@ -358,6 +358,31 @@ describe('scenario errors name the field', () => {
       { scale: 1e300 },
       'scenario.scale: makes the loads and arrivals add up to more than 1e+300, the largest total the engine accepts; scale down',
     ],
+    [
+      "a node's change that is not an object",
+      { nodes: { A: 5 } },
+      'scenario.nodes.A: must be an object { load?, arrival?, capacity?, down?, serviceTime?, servers? }, got 5',
+    ],
+    [
+      "a dependency's change that is not an object",
+      { dependencies: ['A'] },
+      'scenario.dependencies[0]: must be an object { from, to, weight?, cut? }, got the string "A"',
+    ],
+    [
+      'a service time of 0',
+      { nodes: { B: { serviceTime: 0 } } },
+      'scenario.nodes.B.serviceTime: must be a finite number > 0, got 0',
+    ],
+    [
+      'a fractional number of servers',
+      { nodes: { B: { serviceTime: 0.1, servers: 1.5 } } },
+      'scenario.nodes.B.servers: must be a whole number from 1 to 10000, got 1.5',
+    ],
+    [
+      'servers past the limit',
+      { nodes: { B: { serviceTime: 0.1, servers: 10_001 } } },
+      'scenario.nodes.B.servers: must be a whole number from 1 to 10000, got 10001',
+    ],
   ])('refuses %s', (_, scenario, message) => {
     expect(refusal(scenario)).toBe(message);
   });
