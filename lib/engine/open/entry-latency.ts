@@ -84,12 +84,7 @@ function solveSingle(
     if (w === u) continue;
     const limit = limitedBy[w]!;
     if (limit < 0) sum += outShare[k]! * latency[w]!;
-    else if (
-      stuck < 0 ||
-      // Stryker disable next-line EqualityOperator: equal replaces equal (two calls to nodes stuck at the same one)
-      ids[limit]! < ids[stuck]!
-    )
-      stuck = limit;
+    else stuck = smallerLimit(ids, stuck, limit);
   }
   if (stuck < 0) {
     const stay = selfShare[u]!;
@@ -131,12 +126,7 @@ function solveComponent(
       const u = component[i]!;
       const ownLimit = limitedBy[u]!;
       if (ownLimit >= 0) {
-        if (
-          stuck < 0 ||
-          // Stryker disable next-line EqualityOperator: ids are unique (the `>=` twin is killed)
-          ids[ownLimit]! < ids[stuck]!
-        )
-          stuck = ownLimit;
+        stuck = smallerLimit(ids, stuck, ownLimit);
         continue;
       }
       let sum = own[u]!;
@@ -146,12 +136,7 @@ function solveComponent(
         if (localIndex[w]! >= 0) continue;
         const limit = limitedBy[w]!;
         if (limit < 0) sum += outShare[k]! * latency[w]!;
-        else if (
-          stuck < 0 ||
-          // Stryker disable next-line EqualityOperator: equal replaces equal (two calls out to nodes stuck at the same one)
-          ids[limit]! < ids[stuck]!
-        )
-          stuck = limit;
+        else stuck = smallerLimit(ids, stuck, limit);
       }
       b[i] = sum;
     }
@@ -193,6 +178,15 @@ function solveComponent(
     // Stryker disable next-line EqualityOperator: one past the end (the `>=` twin, no reset, is killed)
     for (let i = 0; i < n; i++) localIndex[component[i]!] = -1;
   }
+}
+
+/** Of the limit found so far (−1: none yet) and another, the one whose node has the smaller id. */
+function smallerLimit(ids: readonly string[], stuck: number, limit: number): number {
+  return stuck < 0 ||
+    // Stryker disable next-line EqualityOperator: equal replaces equal (two calls to nodes stuck at the same one)
+    ids[limit]! < ids[stuck]!
+    ? limit
+    : stuck;
 }
 
 function smallestId(structure: CompiledStructure, component: Int32Array): number {
