@@ -32,10 +32,11 @@ export function createEngineFunction(deps: EngineFunctionDeps) {
       runEngine: {
         body: { maxBytes: limits.maxBodyBytes, maxDecodedBytes: limits.maxDecodedBodyBytes },
         encode,
-        handler: async ({ body, owner, facts }) => {
+        handler: async ({ body, owner, facts, remainingTimeMs }) => {
           const answer = await runEngine({
             body,
             ...(owner === undefined ? {} : { owner }),
+            remainingTimeMs,
             onAccepted: ({ mode, ticks, nodeCount, dependencyCount }) =>
               Object.assign(facts, {
                 mode,

@@ -5,14 +5,17 @@ import {
   JsonWriter,
   PayloadError,
   ResultTooLargeError,
+  RunStoppedError,
   type StateDigest,
   type StateObserver,
+  withStopCheck,
   writeAnalyze,
   writeTick,
   writeTicks,
 } from '../engine';
 import { type EngineRequest, problemOf } from './engine-request';
 import { ApiError, EngineFailure } from './errors';
+import { type RunDeadline, stoppedMessage } from './run-deadline';
 
 const ANALYZE_OPEN = '{"mode":"analyze","engine":';
 const TICK_OPEN = '{"mode":"tick","snapshot":';
@@ -24,40 +27,15 @@ const TICK_OPEN = '{"mode":"tick","snapshot":';
  * arrays (see lib/engine/json-writer.ts). The API and the engine CLI both answer through this,
  * so they print byte-identical JSON for the same body. Anything the engine throws comes out as
  * an `EngineFailure`; extra fields nested too deeply to print as PAYLOAD_ERROR; a result too
- * large to turn into a string at all as LIMIT_EXCEEDED.
+ * large to turn into a string at all as LIMIT_EXCEEDED. With a `deadline`, the engine asks it at
+ * its checkpoints (between sweeps and ticks) and a run that would not finish in time stops there,
+ * answered LIMIT_EXCEEDED naming the time limit.
  */
-export function renderEngineResponse(request: EngineRequest): string {
+export function renderEngineResponse(request: EngineRequest, deadline?: RunDeadline): string {
   const writer = new JsonWriter();
+  const shouldStop = deadline === undefined ? undefined : () => deadline.shouldStop(writer.length);
   try {
-    const { mode, ticks } = request;
-    writer.text(
-      mode === 'analyze'
-        ? ANALYZE_OPEN
-        : mode === 'tick'
-          ? TICK_OPEN
-          : `{"mode":"ticks","ticks":${ticks},"snapshots":`,
-    );
-    if (request.compare !== true || request.scenario === undefined) {
-      writeResult(writer, request, request.scenario ?? request.structure);
-    } else {
-      // The scenario's answer, then the baseline's, each digested at the state compared (the
-      // last one written) while its buffers still hold it; both start from the one compiled
-      // structure (the scenario's derived from it).
-      const compared = mode === 'analyze' ? 0 : ticks;
-      let after: StateDigest | undefined;
-      let before: StateDigest | undefined;
-      writeResult(writer, request, request.scenario, (described, summary) => {
-        if (described.options.tick === compared) after = digestState(described, summary);
-      });
-      writer.text(',"baseline":');
-      writeResult(writer, request, request.structure, (described, summary) => {
-        if (described.options.tick === compared) before = digestState(described, summary);
-      });
-      writer.text(',"changes":');
-      writer.text(JSON.stringify(compareStates(before!, after!)));
-    }
-    writer.text('}');
-    return writer.finish();
+    return withStopCheck(shouldStop, () => writeResponse(writer, request));
   } catch (error) {
     writer.release();
     if (error instanceof ApiError) throw error;
@@ -72,8 +50,45 @@ export function renderEngineResponse(request: EngineRequest): string {
         'The result is too large to return; send a smaller structure or ask for fewer ticks.',
       );
     }
+    if (error instanceof RunStoppedError && deadline !== undefined) {
+      const compare = request.compare === true && request.scenario !== undefined;
+      throw new ApiError('LIMIT_EXCEEDED', stoppedMessage(deadline.limitMs, { mode: request.mode, compare }));
+    }
     throw new EngineFailure(error);
   }
+}
+
+/** Writes the whole 200 body into `writer` and returns its text. */
+function writeResponse(writer: JsonWriter, request: EngineRequest): string {
+  const { mode, ticks } = request;
+  writer.text(
+    mode === 'analyze'
+      ? ANALYZE_OPEN
+      : mode === 'tick'
+        ? TICK_OPEN
+        : `{"mode":"ticks","ticks":${ticks},"snapshots":`,
+  );
+  if (request.compare !== true || request.scenario === undefined) {
+    writeResult(writer, request, request.scenario ?? request.structure);
+  } else {
+    // The scenario's answer, then the baseline's, each digested at the state compared (the
+    // last one written) while its buffers still hold it; both start from the one compiled
+    // structure (the scenario's derived from it).
+    const compared = mode === 'analyze' ? 0 : ticks;
+    let after: StateDigest | undefined;
+    let before: StateDigest | undefined;
+    writeResult(writer, request, request.scenario, (described, summary) => {
+      if (described.options.tick === compared) after = digestState(described, summary);
+    });
+    writer.text(',"baseline":');
+    writeResult(writer, request, request.structure, (described, summary) => {
+      if (described.options.tick === compared) before = digestState(described, summary);
+    });
+    writer.text(',"changes":');
+    writer.text(JSON.stringify(compareStates(before!, after!)));
+  }
+  writer.text('}');
+  return writer.finish();
 }
 
 /** The `engine`, `snapshot` or `snapshots` value of `structure` in the request's mode. */

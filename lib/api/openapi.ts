@@ -23,6 +23,7 @@ import {
   serviceUnavailable,
 } from './errors';
 import { parseJsonRequestBody, REQUEST_CODINGS } from './request-body';
+import { stoppedMessage } from './run-deadline';
 import { apiSchemaRegistry } from './schema-registry';
 // Each of these registers its named schemas when loaded: the engine's in ./schemas, the small
 // request bodies beside the code that checks them.
@@ -494,6 +495,10 @@ function engineLimitExamples(): JsonObject {
     LIMIT_EXCEEDED_ticks: example(
       'timeline too large (on a deployment with MAX_RESPONSE_ELEMENTS=1000)',
       parserError({ mode: 'ticks', ticks: 1000, ...WORKED_EXAMPLE }, thousandElements),
+    ),
+    LIMIT_EXCEEDED_time: example(
+      'a run that could not finish before the function times out (stopped in time to say so)',
+      errorBody(new ApiError('LIMIT_EXCEEDED', stoppedMessage(15_000, { mode: 'ticks' }))),
     ),
   };
 }

@@ -13,6 +13,7 @@ import {
 import { renderEngineResponse } from '../api/engine-response';
 import { ApiError, SYSTEM_NOT_FOUND_DETAIL, SYSTEM_NOT_FOUND_MESSAGE } from '../api/errors';
 import type { Mode } from '../api/request-shape';
+import { runDeadline } from '../api/run-deadline';
 import { applySettings } from '../api/system-settings';
 import type { Limits } from '../config/limits';
 import { type CompiledStructureCache, type SystemRecord, type SystemStore, settingsKey } from '../systems';
@@ -38,6 +39,12 @@ export interface RunEngineInput {
    * reports the mode and sizes of a request even when the engine then fails.
    */
   onAccepted?: (facts: EngineRequestFacts) => void;
+  /**
+   * The function's remaining time (Lambda's clock): the run stops in time to answer 413
+   * LIMIT_EXCEEDED rather than be cut off, and nothing of it is kept. Without a clock (the CLI)
+   * a run is never stopped.
+   */
+  remainingTimeMs?: (() => number) | undefined;
 }
 
 /** What a checked request is, before it runs. */
@@ -69,14 +76,16 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
     const { mode, ticks, structure } = request;
     const facts = { mode, ticks, nodeCount: structure.nodeCount, dependencyCount: structure.dependencyCount };
     input.onAccepted?.(facts);
+    // The time the request had is taken when the run is about to begin.
+    const deadline = runDeadline(input.remainingTimeMs);
     // A stored system's answer is a pure function of its structure (fixed by the SHA-256), the
     // mode and the tick count: an exact repeat is not recomputed. A scenario's answer is not
     // kept (scenarios vary per request); its compiled base still comes from the cache.
     const json =
       cache === undefined || storedSha256 === undefined || request.scenario !== undefined
-        ? renderEngineResponse(request)
+        ? renderEngineResponse(request, deadline)
         : cache.answer(storedSha256, mode === 'ticks' ? `ticks ${ticks}` : mode, () =>
-            renderEngineResponse(request),
+            renderEngineResponse(request, deadline),
           );
     return { ...facts, json };
   };

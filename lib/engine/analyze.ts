@@ -9,6 +9,7 @@ import { sortIds } from './sort-ids';
 import { readSteadyState } from './steady-reading';
 import { solveSteadyState } from './steady-state';
 import { createStepBuffers, stepFrom } from './step';
+import { checkpoint } from './stop-check';
 import type { EngineEvent, EngineResult, Structure } from './types';
 
 /**
@@ -24,6 +25,8 @@ export function analyze(structure: Structure | CompiledStructure): EngineResult 
 
 /** The `analyze` description of a compiled structure, as objects or as text (`describe`). */
 export function describeInputState<T>(compiled: CompiledStructure, describe: StateDescriber<T>): T {
+  // Compiling a large structure takes a while: the caller may be out of time already.
+  checkpoint();
   const { nodeCount } = compiled;
   const state = stepFrom(
     compiled,

@@ -1,4 +1,5 @@
 import type { CompiledStructure } from './compile';
+import { checkpoint } from './stop-check';
 
 /**
  * How many power iterations `gainBounds` spends at most. Each costs one pass over the
@@ -38,6 +39,7 @@ export function gainBounds(
   let low = 0;
   let high = Number.POSITIVE_INFINITY;
   for (let iteration = 0; iteration < POWER_ITERATIONS; iteration++) {
+    checkpoint();
     let smallest = Number.POSITIVE_INFINITY;
     let largest = 0;
     let size = 0;

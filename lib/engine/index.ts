@@ -9,6 +9,7 @@ export { applyScenario, type Scenario } from './scenario';
 export { releaseScratchMemory } from './scratch';
 /** @internal the step alone, for bench/engine.ts and its tests; no product path runs it. */
 export { createSimulation } from './simulation';
+export { RunStoppedError, type ShouldStop, withStopCheck } from './stop-check';
 export { tick, ticks } from './timeline';
 export type * from './types';
 export { type StateObserver, writeAnalyze, writeTick, writeTicks } from './write-json';

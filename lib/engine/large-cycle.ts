@@ -1,6 +1,7 @@
 import type { CompiledStructure } from './compile';
 import { solveLinearSystem } from './linear-system';
 import { scratch } from './scratch';
+import { checkpoint } from './stop-check';
 
 /** Largest number of accelerated sweeps on one cycle. */
 const MAX_ITERATIONS = 500;
@@ -178,6 +179,7 @@ export function solveLocalSystem(system: LocalSystem): {
   let sweeps = 0;
   let converged = false;
   for (let iteration = 0; iteration < MAX_ITERATIONS; iteration++) {
+    checkpoint();
     gaussSeidelSweep(m, rowStart, target, share, constant, scale, x, g);
     // Columns are refreshed from the second sweep on; the products use the refreshed ones.
     const recording = iteration > 0;

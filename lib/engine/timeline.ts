@@ -4,6 +4,7 @@ import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
 import { scratch } from './scratch';
 import { createStepBuffers, stepFrom } from './step';
+import { checkpoint } from './stop-check';
 import type { Snapshot, Structure } from './types';
 
 /** Executes one step; the snapshot describes the new state (`tick: 1`). */
@@ -65,6 +66,7 @@ export function describeTimeline(
 
   let settledAlready = false;
   for (let i = 1; i <= count; i++) {
+    checkpoint();
     const state = stepFrom(compiled, loads, buffers, next);
     const primary = measurePressure(compiled, state, measured);
     describe({

@@ -65,6 +65,11 @@ export interface RouteRequest {
   query: Readonly<Record<string, string | undefined>>;
   /** What the request log reports; a route adds what it learns (mode, counts). */
   facts: RequestFacts;
+  /**
+   * Milliseconds left before the function times out (Lambda's clock), or `undefined` when the
+   * invocation has no such clock.
+   */
+  remainingTimeMs: (() => number) | undefined;
 }
 
 export interface RouteOptions {
@@ -88,6 +93,10 @@ export function httpRoute(stack: HttpStack, options: RouteOptions): HttpLambdaHa
       pathParameters: event.pathParameters ?? {},
       query: event.queryStringParameters ?? {},
       facts: requestFacts({ context }),
+      remainingTimeMs:
+        typeof context.getRemainingTimeInMillis === 'function'
+          ? () => context.getRemainingTimeInMillis()
+          : undefined,
     });
 
   const chain = middy<HttpEvent, HttpResult, unknown, HttpContext>(run)

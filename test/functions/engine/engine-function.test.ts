@@ -21,13 +21,16 @@ interface Call {
   key?: string | null;
   headers?: Record<string, string>;
   isBase64Encoded?: boolean;
+  /** Lambda's clock: the milliseconds left each time it is asked. None: a context without one. */
+  remainingTimeMs?: () => number;
 }
 
-async function call({ body, key = KEY, headers = {}, isBase64Encoded }: Call) {
+async function call({ body, key = KEY, headers = {}, isBase64Encoded, remainingTimeMs }: Call) {
   const allHeaders = { ...(key === null ? {} : { Authorization: `Bearer ${key}` }), ...headers };
   const event = httpEvent({ body, headers: allHeaders, ...(isBase64Encoded ? { isBase64Encoded } : {}) });
+  const context = remainingTimeMs === undefined ? {} : { getRemainingTimeInMillis: remainingTimeMs };
   const { result, output } = await captureOutput(
-    () => handler(event as never, {} as never) as Promise<HttpResult>,
+    () => handler(event as never, context as never) as Promise<HttpResult>,
   );
   const text = result.isBase64Encoded
     ? gunzipSync(Buffer.from(result.body, 'base64')).toString()
@@ -131,5 +134,50 @@ describe('engine handler: answers', () => {
     const { result } = await call({ key: null, headers: { AUTHORIZATION: 'Basic abc' }, body: {} });
     expect(result.statusCode).toBe(401);
     expect(result.headers['www-authenticate']).toBe('Bearer');
+  });
+});
+
+describe("engine handler: a run that would outlast the function's timeout", () => {
+  /** A clock that starts with `startMs` left and loses `stepMs` each time it is asked. */
+  const fallingClock = (startMs: number, stepMs: number) => {
+    let left = startMs + stepMs;
+    return () => {
+      left -= stepMs;
+      return left;
+    };
+  };
+
+  // Lambda would end the function without a body: the run stops itself and says why.
+  it('stops between ticks and answers 413 naming the time limit and what to reduce', async () => {
+    const body = { mode: 'ticks', ticks: 100, ...WORKED };
+    const { result, json, logs } = await call({ body, remainingTimeMs: fallingClock(15_000, 1_000) });
+    expect(result.statusCode).toBe(413);
+    expect(json).toEqual({
+      error: {
+        code: 'LIMIT_EXCEEDED',
+        message:
+          "The run could not finish within this request's time limit (15 s) and was stopped; ask for fewer ticks or send a smaller structure.",
+      },
+    });
+    expect(logs).toEqual([
+      expect.objectContaining({ status: 413, errorCode: 'LIMIT_EXCEEDED', mode: 'ticks', ticks: 100 }),
+    ]);
+  });
+
+  it('stops a compare at once when the request arrives with less than the reserve left', async () => {
+    const body = { mode: 'analyze', compare: true, scenario: { scale: 2 }, ...WORKED };
+    const { result, json } = await call({ body, remainingTimeMs: () => 900 });
+    expect(result.statusCode).toBe(413);
+    expect(json.error.message).toBe(
+      'The run could not finish within this request\'s time limit (1 s) and was stopped; send a smaller structure or leave out "compare".',
+    );
+  });
+
+  it('answers as without a clock when there is time enough', async () => {
+    const body = { mode: 'ticks', ticks: 20, ...WORKED };
+    const timed = await call({ body, remainingTimeMs: fallingClock(15_000, 1) });
+    const untimed = await call({ body });
+    expect(timed.result.statusCode).toBe(200);
+    expect(timed.result.body).toBe(untimed.result.body);
   });
 });

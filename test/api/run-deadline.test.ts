@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import {
+  BASE_RESERVE_MS,
+  RESERVE_MS_PER_BYTE,
+  runDeadline,
+  stoppedMessage,
+} from '../../lib/api/run-deadline';
+
+describe('runDeadline: when a run must stop to answer in time', () => {
+  it('never stops a run without a clock (the CLI) or with no end in sight', () => {
+    expect(runDeadline(undefined)).toBeUndefined();
+    expect(runDeadline(() => Number.POSITIVE_INFINITY)).toBeUndefined();
+  });
+
+  it('keeps back a fixed reserve, plus compression time for every byte written so far', () => {
+    let remaining = 15_000;
+    const deadline = runDeadline(() => remaining)!;
+    expect(deadline.limitMs).toBe(15_000);
+    // 15 s left: nothing stops a run that has written little.
+    expect(deadline.shouldStop(0)).toBe(false);
+    // With 10 MB written, two codings' compression (0.8 s) joins the 1.5 s reserve.
+    remaining = BASE_RESERVE_MS + 10_000_000 * RESERVE_MS_PER_BYTE + 1;
+    expect(deadline.shouldStop(10_000_000)).toBe(false);
+    remaining -= 2;
+    expect(deadline.shouldStop(10_000_000)).toBe(true);
+    // The limit is what the request had when the run began, not what is left now.
+    expect(deadline.limitMs).toBe(15_000);
+  });
+
+  it('stops at once a run that begins with less than the reserve left', () => {
+    expect(runDeadline(() => BASE_RESERVE_MS - 1)!.shouldStop(0)).toBe(true);
+    expect(runDeadline(() => 0)!.shouldStop(0)).toBe(true);
+  });
+});
+
+describe('stoppedMessage: the 413 names the time limit and what to reduce', () => {
+  it.each([
+    [
+      'analyze',
+      { mode: 'analyze' },
+      "The run could not finish within this request's time limit (15 s) and was stopped; send a smaller structure.",
+    ],
+    [
+      'ticks',
+      { mode: 'ticks' },
+      "The run could not finish within this request's time limit (15 s) and was stopped; ask for fewer ticks or send a smaller structure.",
+    ],
+    [
+      'ticks with compare',
+      { mode: 'ticks', compare: true },
+      'The run could not finish within this request\'s time limit (15 s) and was stopped; ask for fewer ticks, send a smaller structure or leave out "compare".',
+    ],
+    [
+      'analyze with compare',
+      { mode: 'analyze', compare: true },
+      'The run could not finish within this request\'s time limit (15 s) and was stopped; send a smaller structure or leave out "compare".',
+    ],
+  ])('%s', (_name, request, message) => {
+    expect(stoppedMessage(14_930, request)).toBe(message);
+  });
+
+  it('rounds the limit to whole seconds, at least one', () => {
+    expect(stoppedMessage(200, { mode: 'analyze' })).toContain('(1 s)');
+    expect(stoppedMessage(29_600, { mode: 'analyze' })).toContain('(30 s)');
+  });
+});

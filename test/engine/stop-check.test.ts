@@ -1,0 +1,125 @@
+import { describe, expect, it } from 'vitest';
+import {
+  analyze,
+  RunStoppedError,
+  type Structure,
+  ticks,
+  withStopCheck,
+  writeAnalyze,
+  writeTicks,
+} from '../../lib/engine';
+import { checkpoint } from '../../lib/engine/stop-check';
+import { ring } from '../helpers/engine-examples';
+import { written } from './written';
+
+/** A check that counts how often it is asked and says stop from its `stopAt`-th question on. */
+function countingCheck(stopAt = Number.POSITIVE_INFINITY) {
+  const check = () => {
+    check.asked++;
+    return check.asked >= stopAt;
+  };
+  check.asked = 0;
+  return check;
+}
+
+/** A chain a → b → c with load at a: no loop, nothing to sweep. */
+const CHAIN: Structure = {
+  nodes: [{ id: 'a', load: 5 }, { id: 'b' }, { id: 'c' }],
+  dependencies: [
+    { from: 'a', to: 'b' },
+    { from: 'b', to: 'c' },
+  ],
+};
+
+/**
+ * 400 services in a ring, each calling the next 0.5 times a request and two others (picked by a
+ * fixed sequence) 0.2 times each: a tangle too large for elimination, so its steady state is
+ * found by sweeps (a dozen or more), each a checkpoint.
+ */
+const SWEPT_RING: Structure = (() => {
+  const base = ring(400, () => 0.5);
+  let state = 7;
+  const pick = () => {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    return state % 400;
+  };
+  const extra = base.nodes.flatMap((node) =>
+    [pick(), pick()].map((to) => ({ from: node.id, to: base.nodes[to]!.id, weight: 0.2 })),
+  );
+  return { nodes: base.nodes, dependencies: [...base.dependencies, ...extra] };
+})();
+
+describe('stop checks: the caller decides when a run stops', () => {
+  it('asks nothing and changes nothing when no check is installed', () => {
+    expect(() => checkpoint()).not.toThrow();
+    expect(withStopCheck(undefined, () => analyze(SWEPT_RING))).toEqual(analyze(SWEPT_RING));
+  });
+
+  it('stops analyze at once when the check says stop from the start, even with nothing to sweep', () => {
+    // The first checkpoint comes right after compiling: a caller already out of time stops there.
+    expect(() =>
+      withStopCheck(
+        () => true,
+        () => analyze(CHAIN),
+      ),
+    ).toThrow(RunStoppedError);
+    expect(() =>
+      withStopCheck(
+        () => true,
+        () => written((w) => writeAnalyze(w, CHAIN)),
+      ),
+    ).toThrow(RunStoppedError);
+  });
+
+  it('is asked between the sweeps of a large loop, and its answer is unchanged when it never stops', () => {
+    const check = countingCheck();
+    const text = withStopCheck(check, () => written((w) => writeAnalyze(w, SWEPT_RING)));
+    expect(text).toBe(written((w) => writeAnalyze(w, SWEPT_RING)));
+    // Once after compiling, then at least once a sweep: the ring takes more than ten.
+    expect(check.asked).toBeGreaterThan(10);
+  });
+
+  it('stops in the middle of a solve, at the question it says stop', () => {
+    const whole = countingCheck();
+    withStopCheck(whole, () => analyze(SWEPT_RING));
+    const halfway = countingCheck(Math.ceil(whole.asked / 2));
+    expect(() => withStopCheck(halfway, () => analyze(SWEPT_RING))).toThrow(RunStoppedError);
+    // It was not asked again after it said stop.
+    expect(halfway.asked).toBe(Math.ceil(whole.asked / 2));
+  });
+
+  it('is asked once a tick on a timeline without loops, and stops at the tick it says so', () => {
+    const check = countingCheck();
+    expect(withStopCheck(check, () => ticks(CHAIN, 50))).toEqual(ticks(CHAIN, 50));
+    expect(check.asked).toBe(50);
+
+    const atTen = countingCheck(10);
+    expect(() => withStopCheck(atTen, () => written((w) => writeTicks(w, CHAIN, 50)))).toThrow(
+      RunStoppedError,
+    );
+    expect(atTen.asked).toBe(10);
+  });
+
+  it('puts back the check that was installed before, however the run ends', () => {
+    const outer = countingCheck();
+    withStopCheck(outer, () => {
+      expect(() =>
+        withStopCheck(
+          () => true,
+          () => analyze(CHAIN),
+        ),
+      ).toThrow(RunStoppedError);
+      // The outer check is asked again once the inner run has ended.
+      analyze(CHAIN);
+    });
+    expect(outer.asked).toBe(1);
+    // And after the outer run, none at all.
+    expect(() => checkpoint()).not.toThrow();
+  });
+
+  it('names itself, so a caller can tell a stop from a failure', () => {
+    const error = new RunStoppedError();
+    expect(error.name).toBe('RunStoppedError');
+    expect(error.message).toBe('the run was stopped before it finished');
+  });
+});
