@@ -1,7 +1,9 @@
 import type { CompiledStructure } from './compile';
+import { gainBounds } from './gain-bounds';
 import { solveLargeCycle } from './large-cycle';
 import { solveLinearSystem } from './linear-system';
 import { type ScratchMemory, scratch } from './scratch';
+import { GAIN_MARGIN } from './steady-state';
 
 /**
  * Cycles with at most this many unknowns are solved exactly by Gaussian elimination.
@@ -117,6 +119,10 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
     ) {
       solveDense(structure, reach, unknowns, unknownCount, localIndex);
     } else {
+      if (structure.hasFanout && visitsDiverge(structure, unknowns, unknownCount, localIndex)) {
+        ws.unbounded = true;
+        return;
+      }
       ws.sweeps += solveLargeCycle(structure, { reach, localIndex, unknowns, order: ws.queue }, unknownCount);
     }
     if (structure.hasFanout && !finiteVisits(reach, unknowns, unknownCount)) {
@@ -124,6 +130,29 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
       return;
     }
   }
+}
+
+/**
+ * Whether the unknowns' own coefficients have a gain (spectral radius) of at least
+ * `1 − GAIN_MARGIN`, the steady state's line for an unbounded loop: then the visits have no finite
+ * value, and sweeping would only run to the cap (at a gain of exactly 1 the system is singular
+ * and the sweeps never settle; they used to end at the cap with a finite, wrong count). Collatz–
+ * Wielandt's lower bound holds for any nonnegative coefficients, so the unknowns need not form one
+ * strongly connected component (they are one less the target). An undecided gain is left to the
+ * sweeps and `finiteVisits`.
+ */
+function visitsDiverge(
+  structure: CompiledStructure,
+  unknowns: Int32Array,
+  count: number,
+  localIndex: Int32Array,
+): boolean {
+  const members = unknowns.subarray(0, count);
+  for (let i = 0; i < count; i++) localIndex[members[i]!] = i;
+  const decided = 1 - GAIN_MARGIN;
+  const { low } = gainBounds(structure, members, localIndex, decided);
+  for (let i = 0; i < count; i++) localIndex[members[i]!] = -1;
+  return low >= decided;
 }
 
 /**

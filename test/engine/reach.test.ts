@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyze, compileStructure, type Structure } from '../../lib/engine';
+import { analyze, compileStructure, type Structure, ticks } from '../../lib/engine';
 import { DENSE_SOLVE_LIMIT, ReachWorkspace, solveReach } from '../../lib/engine/reach';
 
 /**
@@ -146,5 +146,78 @@ describe('solveReach, worked examples', () => {
     );
     expect(loop.A).toBeCloseTo(2, 15);
     expect(loop.B).toBeCloseTo(2, 15);
+  });
+});
+
+describe('solveReach: fan-out loops without a finite number of visits', () => {
+  /**
+   * 100 fan-out services in a ring (too many for elimination), each calling the next `gain`
+   * times a request and the target T 0.01 times: every request circles the ring for ever when
+   * `gain` ≥ 1, so the visits of T have no finite value.
+   */
+  function fanoutRing(gain: number) {
+    const n = DENSE_SOLVE_LIMIT + 36;
+    return compileStructure({
+      nodes: [
+        ...Array.from({ length: n }, (_, i) => ({
+          id: `s${i}`,
+          fanout: true,
+          ...(i === 0 ? { arrival: 1 } : {}),
+        })),
+        { id: 'T', exit: 1 },
+      ],
+      dependencies: Array.from({ length: n }, (_, i) => [
+        { from: `s${i}`, to: `s${(i + 1) % n}`, weight: gain },
+        { from: `s${i}`, to: 'T', weight: 0.01 },
+      ]).flat(),
+    });
+  }
+
+  // A gain of 1 or more is seen from the loop's coefficients: no sweep is spent on it.
+  it.each([1, 1.5])('says unbounded at a gain of %s without sweeping', (gain) => {
+    const structure = fanoutRing(gain);
+    const ws = new ReachWorkspace(structure.nodeCount);
+    solveReach(structure, structure.nodeCount - 1, ws);
+    expect(ws.unbounded).toBe(true);
+    expect(ws.sweeps).toBe(0);
+  });
+
+  // Just below 1 the visits are finite: r = 0.01 / (1 − 0.99) = 1 visit of T per service.
+  it('sweeps as before when the gain is below 1', () => {
+    const structure = fanoutRing(0.99);
+    const ws = new ReachWorkspace(structure.nodeCount);
+    solveReach(structure, structure.nodeCount - 1, ws);
+    expect(ws.unbounded).toBe(false);
+    expect(ws.sweeps).toBeGreaterThan(0);
+    expect(ws.reach[0]).toBeCloseTo(1, 10);
+  });
+});
+
+describe('the origin beside a fan-out loop without finite visits', () => {
+  // 2,000 services in a fan-out ring of gain exactly 1, each also calling T 0.01 times; T holds
+  // 100 and is the blockage of every tick. A request circles for ever, so no node's visits to T
+  // are finite and no origin can be named (it once named s0 with a contribution of 3e14).
+  it('names no origin in any tick', () => {
+    const n = 2000;
+    const structure: Structure = {
+      nodes: [
+        ...Array.from({ length: n }, (_, i) => ({
+          id: `s${i}`,
+          fanout: true,
+          load: 1,
+          ...(i === 0 ? { arrival: 1 } : {}),
+        })),
+        { id: 'T', exit: 1, capacity: 0.001, load: 100 },
+      ],
+      dependencies: Array.from({ length: n }, (_, i) => [
+        { from: `s${i}`, to: `s${(i + 1) % n}` },
+        { from: `s${i}`, to: 'T', weight: 0.01 },
+      ]).flat(),
+    };
+    for (const snapshot of ticks(structure, 3)) {
+      expect(snapshot.primaryBlockage).toBe('T');
+      expect(snapshot.origin).toBeNull();
+      expect(snapshot.trace).toEqual([]);
+    }
   });
 });
