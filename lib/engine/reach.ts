@@ -148,9 +148,11 @@ function visitsDiverge(
   localIndex: Int32Array,
 ): boolean {
   const members = unknowns.subarray(0, count);
+  // Stryker disable next-line EqualityOperator: one past the end: members[count] is undefined, and a typed array keeps no such index
   for (let i = 0; i < count; i++) localIndex[members[i]!] = i;
   const decided = 1 - GAIN_MARGIN;
   const { low } = gainBounds(structure, members, localIndex, decided);
+  // Stryker disable next-line EqualityOperator: one past the end, as above (the workspace left clean is tested)
   for (let i = 0; i < count; i++) localIndex[members[i]!] = -1;
   return low >= decided;
 }

@@ -173,13 +173,16 @@ describe('solveReach: fan-out loops without a finite number of visits', () => {
     });
   }
 
-  // A gain of 1 or more is seen from the loop's coefficients: no sweep is spent on it.
-  it.each([1, 1.5])('says unbounded at a gain of %s without sweeping', (gain) => {
+  // A gain of 1 or more is seen from the loop's coefficients: no sweep is spent on it. So is a
+  // gain exactly at the steady state's line, 1 − 1e-9 (a billion visits a request).
+  it.each([1, 1.5, 0.999999999])('says unbounded at a gain of %s without sweeping', (gain) => {
     const structure = fanoutRing(gain);
     const ws = new ReachWorkspace(structure.nodeCount);
     solveReach(structure, structure.nodeCount - 1, ws);
     expect(ws.unbounded).toBe(true);
     expect(ws.sweeps).toBe(0);
+    // The workspace is left clean for the next solve (a timeline's next blockage).
+    expect(ws.localIndex.every((index) => index === -1)).toBe(true);
   });
 
   // Just below 1 the visits are finite: r = 0.01 / (1 − 0.99) = 1 visit of T per service.
