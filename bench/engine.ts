@@ -3,7 +3,7 @@
  * the floor every request pays anyway (JSON parse of the request, JSON stringify of the
  * response), on generated structures from 1k to 200k nodes / 1M dependencies.
  *
- * Usage: npm run bench [-- --quick] [-- --only=compare|latency|spans]
+ * Usage: npm run bench [-- --quick] [-- --only=compare|latency|spans|round]
  * Needs `node --expose-gc` (the npm script passes it) so garbage from one measurement is
  * collected before the next one starts instead of being billed to it.
  */
@@ -46,6 +46,15 @@ import {
 } from './generate';
 import { runGraphologyPeer } from './graphology-peer';
 import { benchLatency, type LatencyFamily, type LatencyResult, latencyTable } from './latency';
+import {
+  benchGainAtLeastOne,
+  benchWhatIf,
+  type GainResult,
+  printRoundChecks,
+  roundChecks,
+  type WhatIfResult,
+  whatIfTable,
+} from './performance-round';
 import { benchRegistration, type RegistrationResult } from './registration';
 import { benchSpans, type SpansResult, spansTable } from './spans';
 import { type Column, formatCount, formatMs, formatNs, formatRatio, renderTable } from './table';
@@ -97,13 +106,14 @@ measured in one run, with PASS/MISS lines for the targets (docs/benchmark.md).
   --only=compare    the what-if section alone
   --only=latency    the latency section alone (response times, end-to-end latency, SLO search)
   --only=spans      the spans section alone: a day of spans in each span format through connect
+  --only=round      performance round 3's own measurements (a fan-out loop of gain > 1, what-ifs on 100k/500k)
                     (spans per second, peak memory, the largest that registers; with --quick: 4 MiB)
   -h, --help        this text`,
   options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } },
 });
-if (args.only !== undefined && !['compare', 'latency', 'spans'].includes(args.only)) {
+if (args.only !== undefined && !['compare', 'latency', 'spans', 'round'].includes(args.only)) {
   console.error(
-    `error: --only takes "compare", "latency" or "spans", got ${JSON.stringify(args.only)}. Run "npm run bench -- --help" for usage.`,
+    `error: --only takes "compare", "latency", "spans" or "round", got ${JSON.stringify(args.only)}. Run "npm run bench -- --help" for usage.`,
   );
   process.exit(2);
 }
@@ -669,6 +679,7 @@ function metadata() {
 
 /** Linearity: the extreme shapes at 1M nodes, and the chain at 2M to see the cost per node hold. */
 const FAMILY_ROWS: ReadonlyArray<{ family: Family; nodeCount: number }> = [
+  { family: 'chain', nodeCount: 500_000 },
   { family: 'chain', nodeCount: 1_000_000 },
   { family: 'star', nodeCount: 1_000_000 },
   { family: 'ring', nodeCount: 1_000_000 },
@@ -1312,7 +1323,36 @@ async function mainSpansOnly(): Promise<void> {
   printSpansSection(result);
 }
 
+/** Performance round 3's own measurements: the gain > 1 loop's sweeps, and what-ifs on 100k/500k. */
+function runRoundSection(): { gain: GainResult; whatIf: WhatIfResult[] } {
+  progress('round 3: a fan-out loop of gain > 1');
+  const gain = benchGainAtLeastOne();
+  const whatIf = SHAPES.map((shape) => {
+    progress(`round 3: analyze + compare, ${shape} 100k/500k`);
+    return benchWhatIf(shape, BENCH_LIMITS, measure, (text) => {
+      sink += text.length;
+    });
+  });
+  return { gain, whatIf };
+}
+
+function printWhatIf(whatIf: readonly WhatIfResult[]): void {
+  console.log(
+    `\nWhat if at 100k/500k: a plain analyze against analyze + compare (scale ×1.5, a capacity halved, a cut), the parsed body to the answer text ("compute") and the request text to it ("end to end"):\n\n${whatIfTable(whatIf)}\n`,
+  );
+}
+
+/** `npm run bench -- --only=round`: round 3's own measurements and their targets. */
+function mainRoundOnly(): void {
+  const { gain, whatIf } = runRoundSection();
+  progress('done');
+  printWhatIf(whatIf);
+  printRoundChecks(roundChecks({ analyzeOverFloor: [], chain: undefined, openOverClosed: [], gain, whatIf }));
+  if (sink === Number.MIN_VALUE) console.log('');
+}
+
 async function main(): Promise<void> {
+  if (args.only === 'round') return mainRoundOnly();
   if (args.only === 'compare') return mainCompareOnly();
   if (args.only === 'latency') return mainLatencyOnly();
   if (args.only === 'spans') return mainSpansOnly();
@@ -1349,6 +1389,7 @@ async function main(): Promise<void> {
     registration = await benchRegistration();
   }
   const spans = await benchSpans({ quick, progress });
+  const round = quick ? undefined : runRoundSection();
   progress('done');
 
   const table = mainTable(rows);
@@ -1461,6 +1502,28 @@ async function main(): Promise<void> {
     );
   }
   printSpansSection(spans);
+  if (round) printWhatIf(round.whatIf);
+  const chainAt = (nodeCount: number) =>
+    families.find((result) => result.family === 'chain' && result.nodeCount === nodeCount)?.ours.medianMs;
+  const halfChain = chainAt(500_000);
+  const millionChain = chainAt(1_000_000);
+  const roundSection = roundChecks({
+    analyzeOverFloor: [
+      ...rows.filter((row) => row.breakdown).map((row) => ({ name: row.name, ratio: row.oursOverFloor })),
+      ...structureFamilies.map((result) => ({
+        name: `${result.name} 200k/1M`,
+        ratio: result.ours.medianMs / result.floor.medianMs,
+      })),
+    ],
+    chain:
+      halfChain === undefined || millionChain === undefined
+        ? undefined
+        : { halfMs: halfChain, millionMs: millionChain },
+    openOverClosed: openResults.map((result) => ({ name: result.name, ratio: result.ratio })),
+    gain: round?.gain,
+    whatIf: round?.whatIf ?? [],
+  });
+  printRoundChecks(roundSection);
   console.log(`Inputs and what analyze found in them:\n\n${inputs}\n`);
 
   const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
@@ -1482,6 +1545,8 @@ async function main(): Promise<void> {
     latency: latencyResults,
     registration,
     spans,
+    round,
+    roundChecks: roundSection,
     collidingTable: collidingSection,
     families,
     familyTable: familySection?.table,
