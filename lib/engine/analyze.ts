@@ -7,7 +7,7 @@ import { ReachWorkspace } from './reach';
 import { scratch } from './scratch';
 import { sortIds } from './sort-ids';
 import { readSteadyState } from './steady-reading';
-import { solveSteadyState } from './steady-state';
+import { steadyStateOf } from './steady-state';
 import { createStepBuffers, stepFrom } from './step';
 import { checkpoint } from './stop-check';
 import type { EngineEvent, EngineResult, Structure } from './types';
@@ -36,7 +36,7 @@ export function describeInputState<T>(compiled: CompiledStructure, describe: Sta
   );
   const measured = new PressureBuffers(nodeCount, scratch);
   let primary = measurePressure(compiled, state, measured);
-  const steady = compiled.open ? readSteadyState(compiled, solveSteadyState(compiled)) : undefined;
+  const steady = compiled.open ? readSteadyState(compiled, steadyStateOf(compiled)) : undefined;
   const leadingEvents: EngineEvent[] = cycleEvents(compiled, 0);
   if (steady !== undefined) {
     const { unbounded } = steady.steady;

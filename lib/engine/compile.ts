@@ -3,8 +3,20 @@ import { type Components, stronglyConnectedComponents } from './components';
 import { PayloadError } from './errors';
 import { IdIndex } from './id-index';
 import { type ArrayMemory, FRESH_ARRAYS, scratch } from './scratch';
+import type { SteadyState } from './steady-state';
 import { sweepOrder } from './sweep-order';
 import type { DependencyInput, NodeInput } from './types';
+
+/** What a compiled structure computes or keeps rather than holds as a field. */
+type CompiledFunctions =
+  | 'components'
+  | 'sweepOrder'
+  | 'freedFirstSweepOrder'
+  | 'hasWayOut'
+  | 'isFanout'
+  | 'sharesFlows'
+  | 'keptSteadyState'
+  | 'keepSteadyState';
 
 /**
  * A validated structure in the form the algorithms want: ids mapped to indices once,
@@ -91,17 +103,23 @@ export class CompiledStructure {
   readonly #memory: ArrayMemory;
   /** A structure with the very same dependencies, whose components and sweep order are these. */
   readonly #sameDependencies: CompiledStructure | undefined;
+  /**
+   * A structure whose steady state is this one's, number for number: the same dependencies and
+   * shares, arrivals, exits and fan-out, nothing down (a scenario that changes only capacities,
+   * loads or service times). The steady state either of them solves is kept there for the other.
+   */
+  readonly #sameFlows: CompiledStructure | undefined;
+  #keptSteadyState: SteadyState | undefined;
 
   constructor(
     memory: ArrayMemory,
-    fields: Omit<
-      CompiledStructure,
-      'components' | 'sweepOrder' | 'freedFirstSweepOrder' | 'hasWayOut' | 'isFanout'
-    >,
+    fields: Omit<CompiledStructure, CompiledFunctions>,
     sameDependencies?: CompiledStructure,
+    sameFlows?: CompiledStructure,
   ) {
     this.#memory = memory;
     this.#sameDependencies = sameDependencies;
+    this.#sameFlows = sameFlows;
     this.nodeCount = fields.nodeCount;
     this.dependencyCount = fields.dependencyCount;
     this.nodes = fields.nodes;
@@ -170,6 +188,22 @@ export class CompiledStructure {
     return this.freedFirstSweepOrderCache;
   }
 
+  /** Whether another structure's steady state is this one's (see `#sameFlows`). */
+  get sharesFlows(): boolean {
+    return this.#sameFlows !== undefined;
+  }
+
+  /** The steady state kept for this structure's flows, if one was kept. */
+  keptSteadyState(): SteadyState | undefined {
+    return this.#sameFlows?.keptSteadyState() ?? this.#keptSteadyState;
+  }
+
+  /** Keeps `state` (in memory of its own, not scratch) for every structure with these flows. */
+  keepSteadyState(state: SteadyState): void {
+    if (this.#sameFlows !== undefined) this.#sameFlows.keepSteadyState(state);
+    else this.#keptSteadyState = state;
+  }
+
   /**
    * Where lazily computed arrays that live as long as the structure go: its own memory, except
    * that a structure compiled into scratch memory takes fresh arrays while a scratch phase is
@@ -189,6 +223,7 @@ export class CompiledStructure {
 export function withNodeValues(
   base: CompiledStructure,
   values: { initialLoads: Float64Array; capacity: Float64Array; open: OpenFieldArrays },
+  sameFlows: boolean,
 ): CompiledStructure {
   const { initialLoads, capacity, open } = values;
   const isOpen = open.fields.length > 0;
@@ -207,13 +242,12 @@ export function withNodeValues(
       latency: open.latency,
     },
     base,
+    sameFlows ? base : undefined,
   );
 }
 
 /** A compiled structure's fields, as its constructor takes them. */
-function fieldsOf(
-  c: CompiledStructure,
-): Omit<CompiledStructure, 'components' | 'sweepOrder' | 'freedFirstSweepOrder' | 'hasWayOut' | 'isFanout'> {
+function fieldsOf(c: CompiledStructure): Omit<CompiledStructure, CompiledFunctions> {
   return {
     nodeCount: c.nodeCount,
     dependencyCount: c.dependencyCount,

@@ -362,9 +362,12 @@ function derive(base: CompiledStructure, scenario: ResolvedScenario, path: strin
     );
   }
 
-  // Only node values changed: the base's dependencies, shares and components serve as they are.
-  if (!anyDown && scenario.dependencies.length === 0)
-    return withNodeValues(base, { initialLoads, capacity, open });
+  // Only node values changed: the base's dependencies, shares and components serve as they are;
+  // with the arrivals unchanged too, so does its steady state (capacities play no part in it).
+  if (!anyDown && scenario.dependencies.length === 0) {
+    const sameFlows = scale === undefined && !setsArrival;
+    return withNodeValues(base, { initialLoads, capacity, open }, sameFlows);
+  }
 
   const { dependencyFrom, dependencyTo } = dependencies;
   const outDegree = scratch.int32(nodeCount + 1);

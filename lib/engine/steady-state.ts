@@ -2,7 +2,7 @@ import type { CompiledStructure } from './compile';
 import { gainBounds } from './gain-bounds';
 import { solveLocalSystem } from './large-cycle';
 import { factorMMatrix, solveFactored } from './linear-system';
-import { type ScratchMemory, scratch } from './scratch';
+import { type ArrayMemory, FRESH_ARRAYS, type ScratchMemory, scratch } from './scratch';
 
 /**
  * A larger cycle's sweeps stop once a sweep changes no throughput by more than this fraction of
@@ -54,6 +54,35 @@ export interface SteadyState {
   totalLost: number;
   /** Sweeps spent on larger cycles: a figure for tests and benchmarks. */
   sweeps: number;
+}
+
+/**
+ * The steady state of `structure`, in `memory`: solved, or copied from the one kept for a
+ * structure with the same flows (a scenario that changes only capacities, loads or service
+ * times, and its base). The copy is the very numbers a solve gives, since the solve reads nothing
+ * the two differ in. Only a structure that shares its flows keeps what it solves.
+ */
+export function steadyStateOf(structure: CompiledStructure, memory: ScratchMemory = scratch): SteadyState {
+  const kept = structure.keptSteadyState();
+  if (kept !== undefined) return copySteadyState(kept, memory);
+  const state = solveSteadyState(structure, memory);
+  if (structure.sharesFlows) structure.keepSteadyState(copySteadyState(state, FRESH_ARRAYS));
+  return state;
+}
+
+function copySteadyState(state: SteadyState, memory: ArrayMemory): SteadyState {
+  const throughput = memory.float64(state.throughput.length);
+  throughput.set(state.throughput);
+  const lost = memory.float64(state.lost.length);
+  lost.set(state.lost);
+  return {
+    throughput,
+    unbounded: [...state.unbounded],
+    unboundedLoops: [...state.unboundedLoops],
+    lost,
+    totalLost: state.totalLost,
+    sweeps: state.sweeps,
+  };
 }
 
 /**

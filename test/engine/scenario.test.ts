@@ -229,6 +229,50 @@ describe('a scenario answers what the edited structure answers', () => {
     );
   });
 
+  // A compare writes the scenario, then the base: when the scenario changes only capacities,
+  // loads or service times, the base reads the steady state the scenario solved. Both answers
+  // must still be what each structure answers on its own.
+  it('byte for byte in the compare order, where the base reuses the steady state', () => {
+    fc.assert(
+      fc.property(
+        structureArbitrary.chain((structure) =>
+          fc.tuple(fc.constant(structure), scenarioArbitrary(structure)),
+        ),
+        ([structure, scenario]) => {
+          const base = compileStructure(structure);
+          const derived = applyScenario(base, scenario);
+          const scenarioText = written((w) => writeAnalyze(w, derived));
+          const baseText = written((w) => writeAnalyze(w, base));
+          expect(scenarioText).toBe(written((w) => writeAnalyze(w, editedStructure(structure, scenario))));
+          expect(baseText).toBe(written((w) => writeAnalyze(w, compileStructure(structure))));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  // Halving B's capacity moves no traffic (capacities play no part in the steady state), so the
+  // scenario's steady state is the base's; ×2 traffic or a new arrival is another steady state.
+  it('shares the steady state only when the flows are the same', () => {
+    const base = compileStructure(OPEN_WORKED_EXAMPLE);
+    const halved = applyScenario(base, { nodes: { B: { capacity: 1 } } });
+    expect(halved.sharesFlows).toBe(true);
+    expect(base.keptSteadyState()).toBeUndefined();
+    analyze(halved);
+    const kept = base.keptSteadyState()!;
+    expect(Array.from(kept.throughput)).toEqual(analyze(OPEN_WORKED_EXAMPLE).nodes.map((n) => n.throughput));
+    // The base reads it as it is: another run of the scenario finds it there too.
+    expect(halved.keptSteadyState()).toBe(kept);
+    for (const scenario of [
+      { scale: 2 },
+      { nodes: { A: { arrival: 3 } } },
+      { nodes: { B: { down: true } } },
+      { dependencies: [{ from: 'F', to: 'B', cut: true }] },
+    ]) {
+      expect(applyScenario(base, scenario).sharesFlows).toBe(false);
+    }
+  });
+
   // The base is left as it was: it can be run again, or compared with.
   it('leaves the base structure unchanged', () => {
     const base = compileStructure(OPEN_WORKED_EXAMPLE);

@@ -171,16 +171,21 @@ function compact(values: Float64Array): EntryCalls {
 function solveUnit(structure: CompiledStructure, e: number): Float64Array {
   const unit = new Float64Array(structure.nodeCount);
   unit[e] = 1;
-  const single = withNodeValues(structure, {
-    initialLoads: structure.initialLoads,
-    capacity: structure.capacity,
-    open: {
-      arrival: unit,
-      exit: structure.exit,
-      fields: structure.openFields,
-      hasFanout: structure.hasFanout,
-      latency: structure.latency,
+  const single = withNodeValues(
+    structure,
+    {
+      initialLoads: structure.initialLoads,
+      capacity: structure.capacity,
+      open: {
+        arrival: unit,
+        exit: structure.exit,
+        fields: structure.openFields,
+        hasFanout: structure.hasFanout,
+        latency: structure.latency,
+      },
     },
-  });
+    // Other arrivals: other flows.
+    false,
+  );
   return new Float64Array(solveSteadyState(single).throughput);
 }
