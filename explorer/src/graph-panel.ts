@@ -1,15 +1,27 @@
 import type { EngineResult } from '../../lib/engine/types';
 import { renderColourBar } from './colour-bar';
 import { type ColourChoice, type Colouring, defaultColouring, largestPressure } from './colour-by';
+import {
+  backShare,
+  chosenLayout,
+  cyclicShare,
+  FORCE_FROM_NODES,
+  type LayoutChoice,
+  MOSTLY_CYCLES,
+  mostlyCycles,
+} from './cycles';
 import { $, download } from './dom';
+import type { ForcePositions } from './force-placement';
+import { forceLayout } from './force-runner';
 import { renderGraphKey } from './graph-key';
 import { setInteractive } from './graph-roles';
 import { createGraphTooltip } from './graph-tooltip';
-import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
+import { drawGraph, type GraphDrawing, MAX_DRAWN_NODES } from './graph-view';
 import { nodeHoverText } from './hover-text';
 import type { LargeGraphView } from './large-graph';
 import { createLargeGraphKeys } from './large-graph-keys';
 import { hasLatency } from './latency';
+import { indexResult, type Layout } from './layout';
 import { marksOf, unmarkedText } from './marks';
 import { withCutDependencies } from './scenario-marks';
 import { edgeKeyText, hasSteadyState, saturationByNode } from './steady';
@@ -38,8 +50,30 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   const markKey = $('mark-key');
   const largeGraph = $('large-graph');
   const figure = $('graph-figure');
+  const layoutChoice = $<HTMLSelectElement>('layout-choice');
+  const layoutRow = $('layout-row');
+  const layoutKey = $('layout-key');
   let largeView: LargeGraphView | undefined;
   let largeViewFor: EngineResult | undefined;
+  /** The force layout the WebGL view was drawn with, if any. */
+  let largeViewForce: ForcePositions | undefined;
+  /**
+   * The structure on show (an answer's first state): its dependencies as index pairs, the share
+   * of its nodes on a cycle and of its dependencies pointing back (cycles.ts), and its force
+   * layout once the worker has answered.
+   */
+  let layoutFor:
+    | {
+        result: EngineResult;
+        edges: Array<readonly [number, number]>;
+        onCycles: number;
+        /** The share of dependencies pointing back in its layering, once the layers are drawn. */
+        back?: number;
+        force?: ForcePositions;
+        asked: boolean;
+        failed: boolean;
+      }
+    | undefined;
   const camera = createSvgCamera(graph);
   // Interactive while they hold nodes (graph-roles.ts): the SVG a listbox of them, the WebGL view
   // an application taking the keys.
@@ -98,15 +132,106 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       view.states.length > 1 && fixedScale.checked ? overTicks() : undefined,
     );
 
-  async function showLargeGraph(result: EngineResult, colouring: Colouring): Promise<void> {
+  /** The structure `first` (an answer's first state) as the layout's rule sees it. */
+  function layoutEntry(first: EngineResult): NonNullable<typeof layoutFor> {
+    if (layoutFor?.result !== first) {
+      const { edges } = indexResult(first);
+      layoutFor = {
+        result: first,
+        edges,
+        onCycles: cyclicShare(first.nodes.length, edges),
+        asked: false,
+        failed: false,
+      };
+    }
+    return layoutFor;
+  }
+
+  /**
+   * The layout chosen for `entry` (cycles.ts): the user's, or automatically by the rule, whose
+   * second part (dependencies pointing back) waits for the layering to be drawn: undecided till then.
+   */
+  function layoutWanted(entry: NonNullable<typeof layoutFor>): 'layers' | 'force' | undefined {
+    const choice = layoutChoice.value as LayoutChoice;
+    const nodes = entry.result.nodes.length;
+    if (choice !== 'auto' || entry.onCycles <= MOSTLY_CYCLES || nodes < FORCE_FROM_NODES)
+      return chosenLayout(choice, false);
+    return entry.back === undefined
+      ? undefined
+      : chosenLayout(choice, mostlyCycles(nodes, entry.onCycles, entry.back));
+  }
+
+  /** The force layout's positions to draw the structure `first` with, when it is wanted and has come. */
+  function forceToDraw(first: EngineResult): ForcePositions | undefined {
+    const entry = layoutEntry(first);
+    return layoutWanted(entry) === 'force' ? entry.force : undefined;
+  }
+
+  /**
+   * After a drawing of the structure `first` (`layering` the layers it drew, none for the force
+   * layout): the rule decided with the layering, the force layout asked of its worker the first
+   * time it is wanted (the layers stay until it answers; then the drawing is redrawn with it and
+   * fitted), and which layout is drawn, and why, said beside the control.
+   */
+  function layoutDrawn(first: EngineResult, layering: Layout | undefined): void {
+    const entry = layoutEntry(first);
+    if (entry.back === undefined && layering !== undefined)
+      entry.back = backShare(layering.layer, entry.edges);
+    const wanted = layoutWanted(entry) ?? 'layers';
+    if (wanted === 'force' && entry.force === undefined && !entry.asked && !entry.failed) {
+      entry.asked = true;
+      const started = performance.now();
+      const aspect = Math.max(1, figure.clientWidth) / Math.max(1, window.innerHeight * 0.7);
+      forceLayout(first.nodes.length, entry.edges, aspect).then(
+        (answer) => {
+          entry.force = answer;
+          document.body.dataset.forceMs = (performance.now() - started).toFixed(0);
+          const state = view.states[view.current];
+          if (layoutFor !== entry || state === undefined) return;
+          cameraFor = undefined;
+          render(state.result);
+        },
+        (reason: unknown) => {
+          entry.asked = false;
+          // Superseded by another structure's: nothing to say. Failed: the layers stay, said so.
+          if (reason instanceof Error && reason.message === 'superseded') return;
+          entry.failed = true;
+          if (layoutFor === entry) layoutKey.textContent = 'Layout: layers (the force layout failed).';
+        },
+      );
+    }
+    const percent = (share: number) => `${Math.round(share * 100)}%`;
+    const why =
+      layoutChoice.value !== 'auto'
+        ? ''
+        : ` (automatic: ${first.nodes.length < FORCE_FROM_NODES ? `${first.nodes.length} nodes, ` : ''}${percent(entry.onCycles)} of the nodes on a cycle${entry.back === undefined ? '' : `, ${percent(entry.back)} of the dependencies pointing back`})`;
+    layoutKey.textContent =
+      layering === undefined
+        ? `Layout: force${why}.`
+        : wanted === 'layers'
+          ? `Layout: layers${why}.`
+          : entry.failed
+            ? 'Layout: layers (the force layout failed).'
+            : `Layout: force, being computed; layers meanwhile${why}.`;
+    document.body.dataset.layout = layering === undefined ? 'force' : 'layers';
+  }
+
+  async function showLargeGraph(
+    result: EngineResult,
+    colouring: Colouring,
+    force: ForcePositions | undefined,
+  ): Promise<void> {
     const first = view.states[0]?.result;
-    if (largeView === undefined || largeViewFor !== first) {
+    if (largeView === undefined || largeViewFor !== first || largeViewForce !== force) {
       largeView?.kill();
       document.body.dataset.graph = 'loading';
       const started = performance.now();
       const { drawLargeGraph } = await import('./large-graph');
-      largeView = drawLargeGraph(largeGraph, result, colouring, (id) => nameOf(view, id), select);
+      // Another draw may have finished while this one loaded the chunk.
+      largeView?.kill();
+      largeView = drawLargeGraph(largeGraph, result, colouring, (id) => nameOf(view, id), select, force);
       largeViewFor = first;
+      largeViewForce = force;
       largeKeys.reset();
       document.body.dataset.graphMs = (performance.now() - started).toFixed(0);
     } else {
@@ -114,6 +239,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     }
     document.body.dataset.graph = 'webgl';
     largeKeys.rendered();
+    if (first !== undefined) layoutDrawn(first, largeView.layout);
   }
 
   /**
@@ -208,7 +334,8 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     colouring: Colouring,
     answer: EngineResult | undefined,
     withoutResult = false,
-  ): void {
+    force?: ForcePositions,
+  ): GraphDrawing {
     graphNote.textContent = '';
     largeGraph.hidden = true;
     graph.style.display = '';
@@ -222,17 +349,20 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       viewHeight: Math.max(1, window.innerHeight * 0.7),
       onSelect: select,
       withoutResult,
+      ...(force === undefined ? {} : { force }),
     });
     camera.show(drawing, cameraFor === answer);
     cameraFor = answer;
     svgKeys.drawn(drawing, [view.selected, result.primaryBlockage], hadFocus);
     document.body.dataset.graph = 'svg';
+    return drawing;
   }
 
   function killLargeView(): void {
     largeView?.kill();
     largeView = undefined;
     largeViewFor = undefined;
+    largeViewForce = undefined;
     largeGraph.hidden = true;
   }
 
@@ -252,15 +382,18 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     const large = result.nodes.length > MAX_DRAWN_NODES;
     widthKey.textContent = edgeKeyText(hasSteadyState(result) ? 'throughput' : 'flow', large);
     markKey.textContent = unmarkedText(marksOf(result.nodes).unmarked);
-    renderGraphKey(large ? 'webgl' : 'svg', colouring.marks);
+    layoutRow.hidden = false;
+    const first = view.states[0]?.result ?? state;
+    const force = forceToDraw(first);
+    renderGraphKey(large ? 'webgl' : 'svg', colouring.marks, force !== undefined);
     if (!large) {
-      drawSvg(result, colouring, view.states[0]?.result);
+      layoutDrawn(first, drawSvg(result, colouring, view.states[0]?.result, false, force).layout);
     } else {
       graph.replaceChildren();
       graph.style.display = 'none';
       largeGraph.hidden = false;
       graphNote.textContent = `${result.nodes.length.toLocaleString('en')} nodes, drawn with WebGL: drag to pan, scroll to zoom, click a node for its numbers.`;
-      void showLargeGraph(result, colouring);
+      void showLargeGraph(result, colouring, force);
     }
   }
 
@@ -270,6 +403,13 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       if (state) render(state.result);
     });
   }
+  // Another layout is fitted to the view, as a new answer is.
+  layoutChoice.addEventListener('change', () => {
+    const state = view.states[view.current];
+    if (!state) return;
+    cameraFor = undefined;
+    render(state.result);
+  });
 
   return {
     render,
@@ -284,6 +424,10 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     renderWithoutResult(bare: EngineResult): void {
       killLargeView();
       figure.hidden = false;
+      // Drawn as written, in layers: no layout to choose.
+      layoutRow.hidden = true;
+      layoutKey.textContent = '';
+      delete document.body.dataset.layout;
       colourByRow.hidden = true;
       fixedScaleRow.hidden = true;
       renderColourBar(colourBar, undefined);

@@ -1,8 +1,9 @@
 import type { EngineResult } from '../../lib/engine/types';
 import type { Colouring } from './colour-by';
+import { type ForcePositions, placeForce } from './force-placement';
 import { dependencyHoverText, nodeHoverText } from './hover-text';
 import { largest } from './largest';
-import { layoutResult } from './layout';
+import { indexResult, type Layout, layoutResult } from './layout';
 import { marksOf } from './marks';
 import { durationText, shortNumber } from './numbers';
 import { paletteColour } from './palette';
@@ -63,6 +64,11 @@ export interface GraphViewOptions {
    * mean nothing, so the hover and spoken texts give names alone.
    */
   withoutResult?: boolean;
+  /**
+   * Positions of a force layout (force-worker.ts) to draw instead of the layers, snapped to a grid
+   * of the view's shape (force-placement.ts); dependencies are then straight.
+   */
+  force?: ForcePositions;
 }
 
 /** A node's label, placed by the camera (svg-camera.ts): shown where it collides with none. */
@@ -95,6 +101,8 @@ export interface GraphDrawing {
   order: number[];
   /** Dependencies' labels, the busiest first: placed after the nodes', where they collide with none. */
   edgeLabels: EdgeLabel[];
+  /** The layering drawn; none for a force layout (for the rule of cycles.ts). */
+  layout: Layout | undefined;
 }
 
 /**
@@ -111,13 +119,19 @@ export interface GraphDrawing {
  */
 export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: GraphViewOptions): GraphDrawing {
   svg.replaceChildren();
-  const { edges, layout } = layoutResult(result);
-  // Wrapped and folded to the view's shape (placement.ts), as the WebGL view is.
-  const placed = placeInView(
-    layout,
-    { aspect: options.aspect, enough: { px: ENOUGH_APART_PX, height: options.viewHeight } },
-    SPACING,
-  );
+  const { force } = options;
+  const { edges, layout } =
+    force === undefined ? layoutResult(result) : { ...indexResult(result), layout: undefined };
+  // Wrapped and folded to the view's shape (placement.ts), as the WebGL view is; or the force
+  // layout snapped to a grid of that shape, a row's spacing apart.
+  const placed =
+    layout === undefined
+      ? placeForce(force!, options.aspect, SPACING.row)
+      : placeInView(
+          layout,
+          { aspect: options.aspect, enough: { px: ENOUGH_APART_PX, height: options.viewHeight } },
+          SPACING,
+        );
   const x = (i: number) => placed.x[i]!;
   const y = (i: number) => placed.y[i]!;
   const labels: NodeLabel[] = [];
@@ -184,7 +198,8 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     const y1 = y(from);
     const x2 = x(to);
     const y2 = y(to);
-    const span = layout.layer[to]! - layout.layer[from]!;
+    // In the force layout every dependency is straight (control points a third of the way along).
+    const span = layout === undefined ? 1 : layout.layer[to]! - layout.layer[from]!;
     const back = span <= 0;
     // Edges that skip layers arc above the row so they do not hide the edges they pass.
     const lift = span > 1 ? 30 + 12 * span : 0;
@@ -195,15 +210,20 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
             [x1 - r - 12, y1 - r - 36],
             [x1 + r + 12, y1 - r - 36],
           ]
-        : back
+        : layout === undefined
           ? [
-              [x1 + 60, y1 + 70],
-              [x2 - 60, y2 + 70],
+              [x1 + (x2 - x1) / 3, y1 + (y2 - y1) / 3],
+              [x1 + (2 * (x2 - x1)) / 3, y1 + (2 * (y2 - y1)) / 3],
             ]
-          : [
-              [(x1 + x2) / 2, y1 - lift],
-              [(x1 + x2) / 2, y2 - lift],
-            ];
+          : back
+            ? [
+                [x1 + 60, y1 + 70],
+                [x2 - 60, y2 + 70],
+              ]
+            : [
+                [(x1 + x2) / 2, y1 - lift],
+                [(x1 + x2) / 2, y2 - lift],
+              ];
     const curve = edgeCurve([x1, y1], c1, c2, [x2, y2], from === to ? r : 0, reach[to]!);
     const cut = isCut(d);
     const line = svgElement('path', {
@@ -357,6 +377,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     labels,
     order,
     edgeLabels: edgeLabels.map(({ element, x, y }) => ({ element, x, y })),
+    layout,
   };
 }
 

@@ -77,7 +77,7 @@ class PairHeap {
  * reduction (layer-order.ts). Iterative and O((n + m) log n), so a long chain or a 100k-node
  * cycle lays out without recursion.
  */
-function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [number, number]>): Layout {
+export function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [number, number]>): Layout {
   const outgoing: number[][] = Array.from({ length: nodeCount }, () => []);
   const waiting = new Int32Array(nodeCount);
   for (const [from, to] of edges) {
@@ -125,13 +125,22 @@ function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [number,
   return { layer, row, layerCount, rowCount };
 }
 
+/** A described state's nodes by id and its dependencies as node index pairs. */
+export function indexResult(result: Pick<EngineResult, 'nodes' | 'dependencies'>): {
+  index: Map<string, number>;
+  edges: Array<readonly [number, number]>;
+} {
+  const index = new Map(result.nodes.map((node, i) => [node.id, i] as const));
+  const edges = result.dependencies.map((d) => [index.get(d.from)!, index.get(d.to)!] as const);
+  return { index, edges };
+}
+
 /** A described state's nodes by id, its dependencies as node index pairs, and their layout. */
 export function layoutResult(result: Pick<EngineResult, 'nodes' | 'dependencies'>): {
   index: Map<string, number>;
   edges: Array<readonly [number, number]>;
   layout: Layout;
 } {
-  const index = new Map(result.nodes.map((node, i) => [node.id, i] as const));
-  const edges = result.dependencies.map((d) => [index.get(d.from)!, index.get(d.to)!] as const);
+  const { index, edges } = indexResult(result);
   return { index, edges, layout: layeredLayout(result.nodes.length, edges) };
 }
