@@ -17,6 +17,7 @@ import { renderGraphKey } from './graph-key';
 import { setInteractive } from './graph-roles';
 import { createGraphTooltip } from './graph-tooltip';
 import { drawGraph, type GraphDrawing, MAX_DRAWN_NODES } from './graph-view';
+import { collapseGroups, type Grouping, groupingOf, groupNameOf } from './groups';
 import { nodeHoverText } from './hover-text';
 import type { LargeGraphView } from './large-graph';
 import { createLargeGraphKeys } from './large-graph-keys';
@@ -50,6 +51,17 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   const markKey = $('mark-key');
   const largeGraph = $('large-graph');
   const figure = $('graph-figure');
+  const groupRow = $('group-row');
+  const groupBy = $<HTMLInputElement>('group-by');
+  const groupList = $('group-list');
+  /** The groups of the structure on show (groups.ts), found once per answer. */
+  let groupsFor: { result: EngineResult; grouping: Grouping | undefined } | undefined;
+  /** Groups expanded while grouping is on (the rest are collapsed: grouping starts collapsed). */
+  const expanded = new Set<string>();
+  /** The collapsed structure drawn for an answer's first state, kept while no group is toggled. */
+  let collapsedFirst: { source: EngineResult; key: string; result: EngineResult } | undefined;
+  /** The state as drawn (its groups collapsed), for the WebGL view's keys. */
+  let shownResult: EngineResult | undefined;
   const layoutChoice = $<HTMLSelectElement>('layout-choice');
   const layoutRow = $('layout-row');
   const layoutKey = $('layout-key');
@@ -80,16 +92,16 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   setInteractive(graph, 'listbox', -1);
   setInteractive(largeGraph, 'application', 0);
   const tooltip = createGraphTooltip();
-  const svgKeys = createSvgNodeKeys(graph, tooltip, select);
+  const svgKeys = createSvgNodeKeys(graph, tooltip, choose);
   /** The colouring on show (its marks say what the hover text adds in a comparison). */
   let shownColouring: Colouring = NO_COLOURING;
   /** Each state's saturated nodes, found once for the WebGL view's hover text. */
   const saturations = new WeakMap<EngineResult, ReturnType<typeof saturationByNode>>();
   const largeKeys = createLargeGraphKeys(largeGraph, tooltip, {
     view: () => (showsLarge() ? largeView : undefined),
-    state: () => view.states[view.current]?.result,
+    state: () => shownResult,
     selected: () => view.selected,
-    select,
+    select: choose,
     hoverText(result, index) {
       const node = result.nodes[index]!;
       let saturated = saturations.get(result);
@@ -99,7 +111,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       }
       const { marks } = shownColouring;
       return nodeHoverText(node, {
-        name: (id) => nameOf(view, id),
+        name: nameFor,
         saturated: saturated.get(node.id),
         down: marks?.down.has(node.id) === true,
         capacityChange: marks?.capacity.get(node.id),
@@ -119,6 +131,87 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       largestOf = { states: view.states, largestPressure: largestPressure(view.states.map((s) => s.result)) };
     return largestOf;
   };
+  /** A node's name as drawn: a collapsed group's is its name and size. */
+  function nameFor(id: string): string {
+    const name = groupNameOf(id);
+    const grouping = groupsFor?.grouping;
+    const g = name === undefined || grouping === undefined ? -1 : grouping.names.indexOf(name);
+    return g < 0 ? nameOf(view, id) : `${name} (${grouping!.sizes[g]} nodes)`;
+  }
+
+  /** A node clicked or chosen with Enter: a collapsed group expands, any other node is selected. */
+  function choose(id: string): void {
+    const name = groupNameOf(id);
+    if (name !== undefined && groupsFor?.grouping?.names.includes(name)) {
+      expanded.add(name);
+      regroup();
+      return;
+    }
+    select(id);
+  }
+
+  /** Draws the state on show again after a group was collapsed or expanded, fitted. */
+  function regroup(): void {
+    const state = view.states[view.current];
+    if (!state) return;
+    cameraFor = undefined;
+    render(state.result);
+  }
+
+  /** The groups of `first` (an answer's first state), and the list of their buttons when they change. */
+  function groupingFor(first: EngineResult): Grouping | undefined {
+    if (groupsFor?.result === first) return groupsFor.grouping;
+    const grouping = groupingOf(first.nodes);
+    const same = grouping?.names.join('\u0000') === groupsFor?.grouping?.names.join('\u0000');
+    groupsFor = { result: first, grouping };
+    if (!same) {
+      expanded.clear();
+      groupList.replaceChildren(
+        ...(grouping?.names ?? []).map((name, g) => {
+          const button = document.createElement('button');
+          button.type = 'button';
+          button.dataset.group = name;
+          button.textContent = `${name} (${grouping!.sizes[g]})`;
+          button.addEventListener('click', () => {
+            if (expanded.has(name)) expanded.delete(name);
+            else expanded.add(name);
+            regroup();
+          });
+          return button;
+        }),
+      );
+    }
+    return grouping;
+  }
+
+  /**
+   * `state` (and `first`, its answer's first state) as drawn with grouping on: the collapsed
+   * groups each one node, and the expanded groups' members to box; as they are with it off.
+   */
+  function grouped(
+    state: EngineResult,
+    first: EngineResult,
+  ): { state: EngineResult; first: EngineResult; boxes?: { of: Int32Array; names: readonly string[] } } {
+    const grouping = groupingFor(first);
+    groupRow.hidden = grouping === undefined;
+    groupList.hidden = !groupBy.checked;
+    if (grouping === undefined || !groupBy.checked) return { state, first };
+    for (const button of groupList.querySelectorAll('button'))
+      button.setAttribute('aria-expanded', String(expanded.has(button.dataset.group!)));
+    const closed = new Set(grouping.names.filter((name) => !expanded.has(name)));
+    const key = [...closed].join('\u0000');
+    if (collapsedFirst?.source !== first || collapsedFirst.key !== key)
+      collapsedFirst = { source: first, key, result: collapseGroups(first, grouping, closed) };
+    const drawn = collapseGroups(state, grouping, closed);
+    // The expanded groups' members, by their place in the collapsed state.
+    const original = new Map(first.nodes.map((node, v) => [node.id, v] as const));
+    const of = Int32Array.from(drawn.nodes, (node) => {
+      const g = grouping.of[original.get(node.id) ?? -1] ?? -1;
+      return g >= 0 && expanded.has(grouping.names[g]!) ? g : -1;
+    });
+    return { state: drawn, first: collapsedFirst.result, boxes: { of, names: grouping.names } };
+  }
+
   /**
    * The user's "Colour by" choice applies to answers with latency only (the select is hidden for
    * the rest), and stays for the next such answer: a re-run keeps what the user looks at. With
@@ -218,10 +311,10 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
 
   async function showLargeGraph(
     result: EngineResult,
+    first: EngineResult,
     colouring: Colouring,
     force: ForcePositions | undefined,
   ): Promise<void> {
-    const first = view.states[0]?.result;
     if (largeView === undefined || largeViewFor !== first || largeViewForce !== force) {
       largeView?.kill();
       document.body.dataset.graph = 'loading';
@@ -229,7 +322,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       const { drawLargeGraph } = await import('./large-graph');
       // Another draw may have finished while this one loaded the chunk.
       largeView?.kill();
-      largeView = drawLargeGraph(largeGraph, result, colouring, (id) => nameOf(view, id), select, force);
+      largeView = drawLargeGraph(largeGraph, result, colouring, nameFor, choose, force);
       largeViewFor = first;
       largeViewForce = force;
       largeKeys.reset();
@@ -239,7 +332,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     }
     document.body.dataset.graph = 'webgl';
     largeKeys.rendered();
-    if (first !== undefined) layoutDrawn(first, largeView.layout);
+    layoutDrawn(first, largeView.layout);
   }
 
   /**
@@ -335,6 +428,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     answer: EngineResult | undefined,
     withoutResult = false,
     force?: ForcePositions,
+    boxes?: { of: Int32Array; names: readonly string[] },
   ): GraphDrawing {
     graphNote.textContent = '';
     largeGraph.hidden = true;
@@ -344,12 +438,13 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     const drawing = drawGraph(graph, result, {
       selected: view.selected,
       colouring,
-      name: (id) => nameOf(view, id),
+      name: nameFor,
       aspect: graph.clientWidth / Math.max(1, window.innerHeight * 0.7),
       viewHeight: Math.max(1, window.innerHeight * 0.7),
-      onSelect: select,
+      onSelect: choose,
       withoutResult,
       ...(force === undefined ? {} : { force }),
+      ...(boxes === undefined ? {} : { groups: boxes }),
     });
     camera.show(drawing, cameraFor === answer);
     cameraFor = answer;
@@ -377,23 +472,27 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     shownColouring = colouring;
     colourKey.textContent = colouring.key;
     renderColourBar(colourBar, colouring);
-    // A comparison's cut dependencies are drawn where they were, dashed red.
-    const result = withCutDependencies(state, colouring.marks);
+    // A comparison's cut dependencies are drawn where they were, dashed red; collapsed groups as one node each.
+    const {
+      state: result,
+      first,
+      boxes,
+    } = grouped(withCutDependencies(state, colouring.marks), view.states[0]?.result ?? state);
+    shownResult = result;
     const large = result.nodes.length > MAX_DRAWN_NODES;
     widthKey.textContent = edgeKeyText(hasSteadyState(result) ? 'throughput' : 'flow', large);
     markKey.textContent = unmarkedText(marksOf(result.nodes).unmarked);
     layoutRow.hidden = false;
-    const first = view.states[0]?.result ?? state;
     const force = forceToDraw(first);
     renderGraphKey(large ? 'webgl' : 'svg', colouring.marks, force !== undefined);
     if (!large) {
-      layoutDrawn(first, drawSvg(result, colouring, view.states[0]?.result, false, force).layout);
+      layoutDrawn(first, drawSvg(result, colouring, view.states[0]?.result, false, force, boxes).layout);
     } else {
       graph.replaceChildren();
       graph.style.display = 'none';
       largeGraph.hidden = false;
       graphNote.textContent = `${result.nodes.length.toLocaleString('en')} nodes, drawn with WebGL: drag to pan, scroll to zoom, click a node for its numbers.`;
-      void showLargeGraph(result, colouring, force);
+      void showLargeGraph(result, first, colouring, force);
     }
   }
 
@@ -403,6 +502,11 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       if (state) render(state.result);
     });
   }
+  // Grouping on: every group collapsed, each expanded with its button or its node.
+  groupBy.addEventListener('change', () => {
+    expanded.clear();
+    regroup();
+  });
   // Another layout is fitted to the view, as a new answer is.
   layoutChoice.addEventListener('change', () => {
     const state = view.states[view.current];
@@ -424,8 +528,9 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     renderWithoutResult(bare: EngineResult): void {
       killLargeView();
       figure.hidden = false;
-      // Drawn as written, in layers: no layout to choose.
+      // Drawn as written, in layers: no layout to choose, no groups.
       layoutRow.hidden = true;
+      groupRow.hidden = true;
       layoutKey.textContent = '';
       delete document.body.dataset.layout;
       colourByRow.hidden = true;
