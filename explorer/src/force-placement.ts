@@ -75,7 +75,10 @@ export function placeForce(positions: ForcePositions, aspect: number, cell: numb
   let maxX = Number.NEGATIVE_INFINITY;
   let minY = Number.POSITIVE_INFINITY;
   let maxY = Number.NEGATIVE_INFINITY;
+  // A position that is not a number (none is expected) counts as the middle.
+  const finite = (v: number) => Number.isFinite(positions.x[v]!) && Number.isFinite(positions.y[v]!);
   for (let v = 0; v < n; v++) {
+    if (!finite(v)) continue;
     minX = Math.min(minX, positions.x[v]!);
     maxX = Math.max(maxX, positions.x[v]!);
     minY = Math.min(minY, positions.y[v]!);
@@ -85,8 +88,10 @@ export function placeForce(positions: ForcePositions, aspect: number, cell: numb
   const gx = new Float64Array(n);
   const gy = new Float64Array(n);
   for (let v = 0; v < n; v++) {
-    gx[v] = maxX > minX ? ((positions.x[v]! - minX) / (maxX - minX)) * (columns - 1) : (columns - 1) / 2;
-    gy[v] = maxY > minY ? ((positions.y[v]! - minY) / (maxY - minY)) * (rows - 1) : (rows - 1) / 2;
+    const ok = finite(v);
+    gx[v] =
+      ok && maxX > minX ? ((positions.x[v]! - minX) / (maxX - minX)) * (columns - 1) : (columns - 1) / 2;
+    gy[v] = ok && maxY > minY ? ((positions.y[v]! - minY) / (maxY - minY)) * (rows - 1) : (rows - 1) / 2;
   }
   const midX = (columns - 1) / 2;
   const midY = (rows - 1) / 2;

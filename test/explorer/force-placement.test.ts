@@ -38,6 +38,14 @@ describe('placeForce: a force layout snapped to a grid of the view’s shape', (
     expect(closest(placed.x, placed.y)).toBeGreaterThanOrEqual(10);
     const same = placeForce({ x: new Float32Array(50), y: new Float32Array(50) }, 1, 1);
     expect(closest(same.x, same.y)).toBeGreaterThanOrEqual(1);
+    // A position that is not a number goes to the middle, still a cell from any other.
+    const broken = placeForce(
+      { x: Float32Array.from([0, Number.NaN, 1]), y: Float32Array.from([0, 0, Number.NaN]) },
+      1,
+      1,
+    );
+    expect([...broken.x, ...broken.y].every(Number.isFinite)).toBe(true);
+    expect(closest(broken.x, broken.y)).toBeGreaterThanOrEqual(1);
   });
 
   it('stretches the layout to the view’s shape and keeps its order across', () => {
