@@ -11,11 +11,13 @@ export interface ExplorerFile {
 
 const folder = path.dirname(fileURLToPath(import.meta.url));
 
-/** The page script and the engine worker: ES modules, minified, for current browsers; shared code and lazily loaded parts in chunks. */
+/** The page script, the engine worker and the force layout's worker: ES modules, minified, for current browsers; shared code and lazily loaded parts in chunks. */
 const BUNDLE: BuildOptions = {
   entryPoints: {
     explorer: path.join(folder, 'src/main.ts'),
     'engine-worker': path.join(folder, 'src/engine-worker.ts'),
+    // ForceAtlas2 (with graphology), started only for a structure drawn with the force layout.
+    'force-worker': path.join(folder, 'src/force-worker.ts'),
   },
   bundle: true,
   // The WebGL renderer for large structures is its own chunk, loaded only when one is shown.

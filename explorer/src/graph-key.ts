@@ -16,8 +16,9 @@ const span = (className: string, text: string): HTMLSpanElement => {
  * outlines and badges, or the WebGL view's coloured points, lines and glyphs (no rings, no
  * dashes, no outlines: it draws none), and, for a comparison, the scenario's marks it has
  * (hatched down nodes, dashed red cut dependencies, capacity tags), each only when one is drawn.
+ * With the force layout (`force`) no dependency is dashed as pointing back: there are no layers.
  */
-export function renderGraphKey(kind: GraphViewKind, marks: ScenarioMarks | undefined): void {
+export function renderGraphKey(kind: GraphViewKind, marks: ScenarioMarks | undefined, force = false): void {
   const viewKey = $('view-key');
   const badgeKey = $('badge-key');
   const scenarioKey = $('scenario-key');
@@ -27,7 +28,7 @@ export function renderGraphKey(kind: GraphViewKind, marks: ScenarioMarks | undef
       span('key blockage', 'primary blockage'),
       ', ',
       span('key origin', 'origin'),
-      '. Thick orange: the trace. Dashed: dependencies pointing back (cycles). Grey outline (wider as you zoom in): a capacity.',
+      `. Thick orange: the trace.${force ? '' : ' Dashed: dependencies pointing back (cycles).'} Grey outline (wider as you zoom in): a capacity.`,
     );
     badgeKey.replaceChildren(
       'Red outline and badge, in the steady state of an open structure: ',

@@ -1,15 +1,28 @@
 import type { EngineResult } from '../../lib/engine/types';
 import { renderColourBar } from './colour-bar';
 import { type ColourChoice, type Colouring, defaultColouring, largestPressure } from './colour-by';
+import {
+  backShare,
+  chosenLayout,
+  cyclicShare,
+  FORCE_FROM_NODES,
+  type LayoutChoice,
+  MOSTLY_CYCLES,
+  mostlyCycles,
+} from './cycles';
 import { $, download } from './dom';
+import type { ForcePositions } from './force-placement';
+import { forceLayout } from './force-runner';
 import { renderGraphKey } from './graph-key';
 import { setInteractive } from './graph-roles';
 import { createGraphTooltip } from './graph-tooltip';
-import { drawGraph, MAX_DRAWN_NODES } from './graph-view';
+import { drawGraph, type GraphDrawing, MAX_DRAWN_NODES } from './graph-view';
+import { collapseGroups, type Grouping, groupingOf, groupNameOf } from './groups';
 import { nodeHoverText } from './hover-text';
 import type { LargeGraphView } from './large-graph';
 import { createLargeGraphKeys } from './large-graph-keys';
 import { hasLatency } from './latency';
+import { indexResult, type Layout } from './layout';
 import { marksOf, unmarkedText } from './marks';
 import { withCutDependencies } from './scenario-marks';
 import { edgeKeyText, hasSteadyState, saturationByNode } from './steady';
@@ -38,24 +51,57 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
   const markKey = $('mark-key');
   const largeGraph = $('large-graph');
   const figure = $('graph-figure');
+  const groupRow = $('group-row');
+  const groupBy = $<HTMLInputElement>('group-by');
+  const groupList = $('group-list');
+  /** The groups of the structure on show (groups.ts), found once per answer. */
+  let groupsFor: { result: EngineResult; grouping: Grouping | undefined } | undefined;
+  /** Groups expanded while grouping is on (the rest are collapsed: grouping starts collapsed). */
+  const expanded = new Set<string>();
+  /** The collapsed structure drawn for an answer's first state, kept while no group is toggled. */
+  let collapsedFirst: { source: EngineResult; key: string; result: EngineResult } | undefined;
+  /** The state as drawn (its groups collapsed), for the WebGL view's keys. */
+  let shownResult: EngineResult | undefined;
+  const layoutChoice = $<HTMLSelectElement>('layout-choice');
+  const layoutRow = $('layout-row');
+  const layoutKey = $('layout-key');
   let largeView: LargeGraphView | undefined;
   let largeViewFor: EngineResult | undefined;
+  /** The force layout the WebGL view was drawn with, if any. */
+  let largeViewForce: ForcePositions | undefined;
+  /**
+   * The structure on show (an answer's first state): its dependencies as index pairs, the share
+   * of its nodes on a cycle and of its dependencies pointing back (cycles.ts), and its force
+   * layout once the worker has answered.
+   */
+  let layoutFor:
+    | {
+        result: EngineResult;
+        edges: Array<readonly [number, number]>;
+        onCycles: number;
+        /** The share of dependencies pointing back in its layering, once the layers are drawn. */
+        back?: number;
+        force?: ForcePositions;
+        asked: boolean;
+        failed: boolean;
+      }
+    | undefined;
   const camera = createSvgCamera(graph);
   // Interactive while they hold nodes (graph-roles.ts): the SVG a listbox of them, the WebGL view
   // an application taking the keys.
   setInteractive(graph, 'listbox', -1);
   setInteractive(largeGraph, 'application', 0);
   const tooltip = createGraphTooltip();
-  const svgKeys = createSvgNodeKeys(graph, tooltip, select);
+  const svgKeys = createSvgNodeKeys(graph, tooltip, choose);
   /** The colouring on show (its marks say what the hover text adds in a comparison). */
   let shownColouring: Colouring = NO_COLOURING;
   /** Each state's saturated nodes, found once for the WebGL view's hover text. */
   const saturations = new WeakMap<EngineResult, ReturnType<typeof saturationByNode>>();
   const largeKeys = createLargeGraphKeys(largeGraph, tooltip, {
     view: () => (showsLarge() ? largeView : undefined),
-    state: () => view.states[view.current]?.result,
+    state: () => shownResult,
     selected: () => view.selected,
-    select,
+    select: choose,
     hoverText(result, index) {
       const node = result.nodes[index]!;
       let saturated = saturations.get(result);
@@ -65,7 +111,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       }
       const { marks } = shownColouring;
       return nodeHoverText(node, {
-        name: (id) => nameOf(view, id),
+        name: nameFor,
         saturated: saturated.get(node.id),
         down: marks?.down.has(node.id) === true,
         capacityChange: marks?.capacity.get(node.id),
@@ -85,6 +131,87 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       largestOf = { states: view.states, largestPressure: largestPressure(view.states.map((s) => s.result)) };
     return largestOf;
   };
+  /** A node's name as drawn: a collapsed group's is its name and size. */
+  function nameFor(id: string): string {
+    const name = groupNameOf(id);
+    const grouping = groupsFor?.grouping;
+    const g = name === undefined || grouping === undefined ? -1 : grouping.names.indexOf(name);
+    return g < 0 ? nameOf(view, id) : `${name} (${grouping!.sizes[g]} nodes)`;
+  }
+
+  /** A node clicked or chosen with Enter: a collapsed group expands, any other node is selected. */
+  function choose(id: string): void {
+    const name = groupNameOf(id);
+    if (name !== undefined && groupsFor?.grouping?.names.includes(name)) {
+      expanded.add(name);
+      regroup();
+      return;
+    }
+    select(id);
+  }
+
+  /** Draws the state on show again after a group was collapsed or expanded, fitted. */
+  function regroup(): void {
+    const state = view.states[view.current];
+    if (!state) return;
+    cameraFor = undefined;
+    render(state.result);
+  }
+
+  /** The groups of `first` (an answer's first state), and the list of their buttons when they change. */
+  function groupingFor(first: EngineResult): Grouping | undefined {
+    if (groupsFor?.result === first) return groupsFor.grouping;
+    const grouping = groupingOf(first.nodes);
+    const same = grouping?.names.join('\u0000') === groupsFor?.grouping?.names.join('\u0000');
+    groupsFor = { result: first, grouping };
+    if (!same) {
+      expanded.clear();
+      groupList.replaceChildren(
+        ...(grouping?.names ?? []).map((name, g) => {
+          const button = document.createElement('button');
+          button.type = 'button';
+          button.dataset.group = name;
+          button.textContent = `${name} (${grouping!.sizes[g]})`;
+          button.addEventListener('click', () => {
+            if (expanded.has(name)) expanded.delete(name);
+            else expanded.add(name);
+            regroup();
+          });
+          return button;
+        }),
+      );
+    }
+    return grouping;
+  }
+
+  /**
+   * `state` (and `first`, its answer's first state) as drawn with grouping on: the collapsed
+   * groups each one node, and the expanded groups' members to box; as they are with it off.
+   */
+  function grouped(
+    state: EngineResult,
+    first: EngineResult,
+  ): { state: EngineResult; first: EngineResult; boxes?: { of: Int32Array; names: readonly string[] } } {
+    const grouping = groupingFor(first);
+    groupRow.hidden = grouping === undefined;
+    groupList.hidden = !groupBy.checked;
+    if (grouping === undefined || !groupBy.checked) return { state, first };
+    for (const button of groupList.querySelectorAll('button'))
+      button.setAttribute('aria-expanded', String(expanded.has(button.dataset.group!)));
+    const closed = new Set(grouping.names.filter((name) => !expanded.has(name)));
+    const key = [...closed].join('\u0000');
+    if (collapsedFirst?.source !== first || collapsedFirst.key !== key)
+      collapsedFirst = { source: first, key, result: collapseGroups(first, grouping, closed) };
+    const drawn = collapseGroups(state, grouping, closed);
+    // The expanded groups' members, by their place in the collapsed state.
+    const original = new Map(first.nodes.map((node, v) => [node.id, v] as const));
+    const of = Int32Array.from(drawn.nodes, (node) => {
+      const g = grouping.of[original.get(node.id) ?? -1] ?? -1;
+      return g >= 0 && expanded.has(grouping.names[g]!) ? g : -1;
+    });
+    return { state: drawn, first: collapsedFirst.result, boxes: { of, names: grouping.names } };
+  }
+
   /**
    * The user's "Colour by" choice applies to answers with latency only (the select is hidden for
    * the rest), and stays for the next such answer: a re-run keeps what the user looks at. With
@@ -98,15 +225,106 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       view.states.length > 1 && fixedScale.checked ? overTicks() : undefined,
     );
 
-  async function showLargeGraph(result: EngineResult, colouring: Colouring): Promise<void> {
-    const first = view.states[0]?.result;
-    if (largeView === undefined || largeViewFor !== first) {
+  /** The structure `first` (an answer's first state) as the layout's rule sees it. */
+  function layoutEntry(first: EngineResult): NonNullable<typeof layoutFor> {
+    if (layoutFor?.result !== first) {
+      const { edges } = indexResult(first);
+      layoutFor = {
+        result: first,
+        edges,
+        onCycles: cyclicShare(first.nodes.length, edges),
+        asked: false,
+        failed: false,
+      };
+    }
+    return layoutFor;
+  }
+
+  /**
+   * The layout chosen for `entry` (cycles.ts): the user's, or automatically by the rule, whose
+   * second part (dependencies pointing back) waits for the layering to be drawn: undecided till then.
+   */
+  function layoutWanted(entry: NonNullable<typeof layoutFor>): 'layers' | 'force' | undefined {
+    const choice = layoutChoice.value as LayoutChoice;
+    const nodes = entry.result.nodes.length;
+    if (choice !== 'auto' || entry.onCycles <= MOSTLY_CYCLES || nodes < FORCE_FROM_NODES)
+      return chosenLayout(choice, false);
+    return entry.back === undefined
+      ? undefined
+      : chosenLayout(choice, mostlyCycles(nodes, entry.onCycles, entry.back));
+  }
+
+  /** The force layout's positions to draw the structure `first` with, when it is wanted and has come. */
+  function forceToDraw(first: EngineResult): ForcePositions | undefined {
+    const entry = layoutEntry(first);
+    return layoutWanted(entry) === 'force' ? entry.force : undefined;
+  }
+
+  /**
+   * After a drawing of the structure `first` (`layering` the layers it drew, none for the force
+   * layout): the rule decided with the layering, the force layout asked of its worker the first
+   * time it is wanted (the layers stay until it answers; then the drawing is redrawn with it and
+   * fitted), and which layout is drawn, and why, said beside the control.
+   */
+  function layoutDrawn(first: EngineResult, layering: Layout | undefined): void {
+    const entry = layoutEntry(first);
+    if (entry.back === undefined && layering !== undefined)
+      entry.back = backShare(layering.layer, entry.edges);
+    const wanted = layoutWanted(entry) ?? 'layers';
+    if (wanted === 'force' && entry.force === undefined && !entry.asked && !entry.failed) {
+      entry.asked = true;
+      const started = performance.now();
+      const aspect = Math.max(1, figure.clientWidth) / Math.max(1, window.innerHeight * 0.7);
+      forceLayout(first.nodes.length, entry.edges, aspect).then(
+        (answer) => {
+          entry.force = answer;
+          document.body.dataset.forceMs = (performance.now() - started).toFixed(0);
+          const state = view.states[view.current];
+          if (layoutFor !== entry || state === undefined) return;
+          cameraFor = undefined;
+          render(state.result);
+        },
+        (reason: unknown) => {
+          entry.asked = false;
+          // Superseded by another structure's: nothing to say. Failed: the layers stay, said so.
+          if (reason instanceof Error && reason.message === 'superseded') return;
+          entry.failed = true;
+          if (layoutFor === entry) layoutKey.textContent = 'Layout: layers (the force layout failed).';
+        },
+      );
+    }
+    const percent = (share: number) => `${Math.round(share * 100)}%`;
+    const why =
+      layoutChoice.value !== 'auto'
+        ? ''
+        : ` (automatic: ${first.nodes.length < FORCE_FROM_NODES ? `${first.nodes.length} nodes, ` : ''}${percent(entry.onCycles)} of the nodes on a cycle${entry.back === undefined ? '' : `, ${percent(entry.back)} of the dependencies pointing back`})`;
+    layoutKey.textContent =
+      layering === undefined
+        ? `Layout: force${why}.`
+        : wanted === 'layers'
+          ? `Layout: layers${why}.`
+          : entry.failed
+            ? 'Layout: layers (the force layout failed).'
+            : `Layout: force, being computed; layers meanwhile${why}.`;
+    document.body.dataset.layout = layering === undefined ? 'force' : 'layers';
+  }
+
+  async function showLargeGraph(
+    result: EngineResult,
+    first: EngineResult,
+    colouring: Colouring,
+    force: ForcePositions | undefined,
+  ): Promise<void> {
+    if (largeView === undefined || largeViewFor !== first || largeViewForce !== force) {
       largeView?.kill();
       document.body.dataset.graph = 'loading';
       const started = performance.now();
       const { drawLargeGraph } = await import('./large-graph');
-      largeView = drawLargeGraph(largeGraph, result, colouring, (id) => nameOf(view, id), select);
+      // Another draw may have finished while this one loaded the chunk.
+      largeView?.kill();
+      largeView = drawLargeGraph(largeGraph, result, colouring, nameFor, choose, force);
       largeViewFor = first;
+      largeViewForce = force;
       largeKeys.reset();
       document.body.dataset.graphMs = (performance.now() - started).toFixed(0);
     } else {
@@ -114,6 +332,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     }
     document.body.dataset.graph = 'webgl';
     largeKeys.rendered();
+    layoutDrawn(first, largeView.layout);
   }
 
   /**
@@ -208,7 +427,9 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     colouring: Colouring,
     answer: EngineResult | undefined,
     withoutResult = false,
-  ): void {
+    force?: ForcePositions,
+    boxes?: { of: Int32Array; names: readonly string[] },
+  ): GraphDrawing {
     graphNote.textContent = '';
     largeGraph.hidden = true;
     graph.style.display = '';
@@ -217,22 +438,26 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     const drawing = drawGraph(graph, result, {
       selected: view.selected,
       colouring,
-      name: (id) => nameOf(view, id),
+      name: nameFor,
       aspect: graph.clientWidth / Math.max(1, window.innerHeight * 0.7),
       viewHeight: Math.max(1, window.innerHeight * 0.7),
-      onSelect: select,
+      onSelect: choose,
       withoutResult,
+      ...(force === undefined ? {} : { force }),
+      ...(boxes === undefined ? {} : { groups: boxes }),
     });
     camera.show(drawing, cameraFor === answer);
     cameraFor = answer;
     svgKeys.drawn(drawing, [view.selected, result.primaryBlockage], hadFocus);
     document.body.dataset.graph = 'svg';
+    return drawing;
   }
 
   function killLargeView(): void {
     largeView?.kill();
     largeView = undefined;
     largeViewFor = undefined;
+    largeViewForce = undefined;
     largeGraph.hidden = true;
   }
 
@@ -247,20 +472,27 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     shownColouring = colouring;
     colourKey.textContent = colouring.key;
     renderColourBar(colourBar, colouring);
-    // A comparison's cut dependencies are drawn where they were, dashed red.
-    const result = withCutDependencies(state, colouring.marks);
+    // A comparison's cut dependencies are drawn where they were, dashed red; collapsed groups as one node each.
+    const {
+      state: result,
+      first,
+      boxes,
+    } = grouped(withCutDependencies(state, colouring.marks), view.states[0]?.result ?? state);
+    shownResult = result;
     const large = result.nodes.length > MAX_DRAWN_NODES;
     widthKey.textContent = edgeKeyText(hasSteadyState(result) ? 'throughput' : 'flow', large);
     markKey.textContent = unmarkedText(marksOf(result.nodes).unmarked);
-    renderGraphKey(large ? 'webgl' : 'svg', colouring.marks);
+    layoutRow.hidden = false;
+    const force = forceToDraw(first);
+    renderGraphKey(large ? 'webgl' : 'svg', colouring.marks, force !== undefined);
     if (!large) {
-      drawSvg(result, colouring, view.states[0]?.result);
+      layoutDrawn(first, drawSvg(result, colouring, view.states[0]?.result, false, force, boxes).layout);
     } else {
       graph.replaceChildren();
       graph.style.display = 'none';
       largeGraph.hidden = false;
       graphNote.textContent = `${result.nodes.length.toLocaleString('en')} nodes, drawn with WebGL: drag to pan, scroll to zoom, click a node for its numbers.`;
-      void showLargeGraph(result, colouring);
+      void showLargeGraph(result, first, colouring, force);
     }
   }
 
@@ -270,6 +502,18 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
       if (state) render(state.result);
     });
   }
+  // Grouping on: every group collapsed, each expanded with its button or its node.
+  groupBy.addEventListener('change', () => {
+    expanded.clear();
+    regroup();
+  });
+  // Another layout is fitted to the view, as a new answer is.
+  layoutChoice.addEventListener('change', () => {
+    const state = view.states[view.current];
+    if (!state) return;
+    cameraFor = undefined;
+    render(state.result);
+  });
 
   return {
     render,
@@ -284,6 +528,11 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     renderWithoutResult(bare: EngineResult): void {
       killLargeView();
       figure.hidden = false;
+      // Drawn as written, in layers: no layout to choose, no groups.
+      layoutRow.hidden = true;
+      groupRow.hidden = true;
+      layoutKey.textContent = '';
+      delete document.body.dataset.layout;
       colourByRow.hidden = true;
       fixedScaleRow.hidden = true;
       renderColourBar(colourBar, undefined);

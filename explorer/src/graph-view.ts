@@ -1,8 +1,9 @@
 import type { EngineResult } from '../../lib/engine/types';
 import type { Colouring } from './colour-by';
+import { type ForcePositions, placeForce } from './force-placement';
 import { dependencyHoverText, nodeHoverText } from './hover-text';
 import { largest } from './largest';
-import { layoutResult } from './layout';
+import { indexResult, type Layout, layoutResult } from './layout';
 import { marksOf } from './marks';
 import { durationText, shortNumber } from './numbers';
 import { paletteColour } from './palette';
@@ -39,6 +40,8 @@ const SATURATION_GLYPH: Record<Saturation['kind'], string> = { over: '!', down: 
 /** The badge's radius, in the drawing's units (as the exit and fan-out marks, it scales with zoom). */
 const BADGE_RADIUS = 7;
 
+/** Room between a group's box and its members, in the drawing's units. */
+const GROUP_PADDING = 10;
 /** An arrowhead's length (and width), in the drawing's units. */
 const ARROW_LENGTH = 9;
 /** Room between an arrowhead's tip and the node (or its outermost ring), in the drawing's units. */
@@ -63,6 +66,16 @@ export interface GraphViewOptions {
    * mean nothing, so the hover and spoken texts give names alone.
    */
   withoutResult?: boolean;
+  /**
+   * Positions of a force layout (force-worker.ts) to draw instead of the layers, snapped to a grid
+   * of the view's shape (force-placement.ts); dependencies are then straight.
+   */
+  force?: ForcePositions;
+  /**
+   * Groups to box (groups.ts): each node's group, an index into `names`, or -1. Their members
+   * are kept together in each layer and drawn over a box named for the group.
+   */
+  groups?: { of: Int32Array; names: readonly string[] };
 }
 
 /** A node's label, placed by the camera (svg-camera.ts): shown where it collides with none. */
@@ -95,6 +108,8 @@ export interface GraphDrawing {
   order: number[];
   /** Dependencies' labels, the busiest first: placed after the nodes', where they collide with none. */
   edgeLabels: EdgeLabel[];
+  /** The layering drawn; none for a force layout (for the rule of cycles.ts). */
+  layout: Layout | undefined;
 }
 
 /**
@@ -111,13 +126,21 @@ export interface GraphDrawing {
  */
 export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: GraphViewOptions): GraphDrawing {
   svg.replaceChildren();
-  const { edges, layout } = layoutResult(result);
-  // Wrapped and folded to the view's shape (placement.ts), as the WebGL view is.
-  const placed = placeInView(
-    layout,
-    { aspect: options.aspect, enough: { px: ENOUGH_APART_PX, height: options.viewHeight } },
-    SPACING,
-  );
+  const { force } = options;
+  const { edges, layout } =
+    force === undefined
+      ? layoutResult(result, options.groups?.of)
+      : { ...indexResult(result), layout: undefined };
+  // Wrapped and folded to the view's shape (placement.ts), as the WebGL view is; or the force
+  // layout snapped to a grid of that shape, a row's spacing apart.
+  const placed =
+    layout === undefined
+      ? placeForce(force!, options.aspect, SPACING.row)
+      : placeInView(
+          layout,
+          { aspect: options.aspect, enough: { px: ENOUGH_APART_PX, height: options.viewHeight } },
+          SPACING,
+        );
   const x = (i: number) => placed.x[i]!;
   const y = (i: number) => placed.y[i]!;
   const labels: NodeLabel[] = [];
@@ -184,7 +207,8 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     const y1 = y(from);
     const x2 = x(to);
     const y2 = y(to);
-    const span = layout.layer[to]! - layout.layer[from]!;
+    // In the force layout every dependency is straight (control points a third of the way along).
+    const span = layout === undefined ? 1 : layout.layer[to]! - layout.layer[from]!;
     const back = span <= 0;
     // Edges that skip layers arc above the row so they do not hide the edges they pass.
     const lift = span > 1 ? 30 + 12 * span : 0;
@@ -195,15 +219,20 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
             [x1 - r - 12, y1 - r - 36],
             [x1 + r + 12, y1 - r - 36],
           ]
-        : back
+        : layout === undefined
           ? [
-              [x1 + 60, y1 + 70],
-              [x2 - 60, y2 + 70],
+              [x1 + (x2 - x1) / 3, y1 + (y2 - y1) / 3],
+              [x1 + (2 * (x2 - x1)) / 3, y1 + (2 * (y2 - y1)) / 3],
             ]
-          : [
-              [(x1 + x2) / 2, y1 - lift],
-              [(x1 + x2) / 2, y2 - lift],
-            ];
+          : back
+            ? [
+                [x1 + 60, y1 + 70],
+                [x2 - 60, y2 + 70],
+              ]
+            : [
+                [(x1 + x2) / 2, y1 - lift],
+                [(x1 + x2) / 2, y2 - lift],
+              ];
     const curve = edgeCurve([x1, y1], c1, c2, [x2, y2], from === to ? r : 0, reach[to]!);
     const cut = isCut(d);
     const line = svgElement('path', {
@@ -241,6 +270,49 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       edgeLabels.push({ element: label, x: curve.mid[0], y: curve.mid[1], throughput: d.throughput });
     }
   });
+  // Boxes behind everything: each group's members' extent, with room around, named at its top.
+  if (options.groups !== undefined) {
+    const { of, names } = options.groups;
+    const extent = names.map(() => [
+      Number.POSITIVE_INFINITY,
+      Number.POSITIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+      Number.NEGATIVE_INFINITY,
+    ]);
+    result.nodes.forEach((_, i) => {
+      const g = of[i] ?? -1;
+      if (g < 0) return;
+      const box = extent[g]!;
+      const r = reach[i]!;
+      box[0] = Math.min(box[0]!, x(i) - r);
+      box[1] = Math.min(box[1]!, y(i) - r);
+      box[2] = Math.max(box[2]!, x(i) + r);
+      box[3] = Math.max(box[3]!, y(i) + r + 14);
+    });
+    const boxes = svgElement('g', { class: 'group-boxes' });
+    const boxNames: SVGTextElement[] = [];
+    extent.forEach(([left, top, right, bottom], g) => {
+      if (!Number.isFinite(left!)) return;
+      const pad = GROUP_PADDING;
+      boxes.append(
+        svgElement('rect', {
+          class: 'group-box',
+          x: left! - pad,
+          y: top! - pad - 14,
+          width: right! - left! + 2 * pad,
+          height: bottom! - top! + 2 * pad + 14,
+          rx: 10,
+          'data-group': names[g]!,
+        }),
+      );
+      const label = svgElement('text', { class: 'group-label', x: left! - pad + 8, y: top! - pad });
+      label.textContent = names[g]!;
+      boxNames.push(label);
+    });
+    // The names over every box, so a box drawn later does not hide an earlier one's.
+    boxes.append(...boxNames);
+    scene.append(boxes);
+  }
   scene.append(edgeLayer);
   edgeLabels.sort((a, b) => b.throughput - a.throughput);
   const marks = marksOf(result.nodes);
@@ -251,8 +323,12 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     const down = scenario?.down.has(node.id) === true;
     const capacityChange = scenario?.capacity.get(node.id);
     const scenarioWords = `${down ? ', down in the scenario' : ''}${capacityChange === undefined ? '' : `, ${capacityChangeText(capacityChange)}`}`;
+    // A collapsed group (groups.ts): Enter or a click expands it.
+    const groupName = typeof node.group === 'string' ? node.group : undefined;
+    const groupWords =
+      groupName === undefined ? '' : `, a group of ${node.members} nodes, collapsed (Enter expands it)`;
     const group = svgElement('g', {
-      class: 'node',
+      class: groupName === undefined ? 'node' : 'node collapsed-group',
       transform: `translate(${x(i)} ${y(i)})`,
       // Options of the listbox the graph is (svg-node-keys.ts moves the one tab stop among them).
       tabindex: -1,
@@ -260,10 +336,12 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       'aria-selected': String(node.id === options.selected),
       'aria-label': options.withoutResult
         ? `${options.name(node.id)}: no result`
-        : `${options.name(node.id)}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}${scenarioWords}`,
+        : `${options.name(node.id)}${groupWords}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}${scenarioWords}`,
       'data-id': node.id,
+      ...(groupName === undefined ? {} : { 'data-group': groupName }),
     });
     const radius = radii[i]!;
+    if (groupName !== undefined) group.append(svgElement('circle', { r: radius + 5, class: 'ring group' }));
     if (node.id === result.primaryBlockage) {
       group.append(svgElement('circle', { r: radius + 7, class: 'ring blockage' }));
     }
@@ -357,6 +435,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     labels,
     order,
     edgeLabels: edgeLabels.map(({ element, x, y }) => ({ element, x, y })),
+    layout,
   };
 }
 

@@ -1,7 +1,8 @@
 import type { EngineResult } from '../../lib/engine/types';
 import type { Colouring } from './colour-by';
+import { type ForcePositions, placeForce } from './force-placement';
 import { largest } from './largest';
-import { layoutResult } from './layout';
+import { indexResult, type Layout, layoutResult } from './layout';
 import { type Mark, marksOf } from './marks';
 import { type Palette, paletteRgb } from './palette';
 import { trackPinch } from './pinch';
@@ -25,6 +26,8 @@ function colourOf(
 
 /** The WebGL view of a large structure, kept so the next state reuses positions and buffers. */
 export interface LargeGraphView {
+  /** The layering drawn; none for a force layout (for the rule of cycles.ts). */
+  readonly layout: Layout | undefined;
   /** Recolours and resizes for another state of the same structure. */
   update(result: EngineResult, selected: string | undefined, colouring: Colouring): void;
   /** Zooms by `factor` about the centre of the view. */
@@ -157,7 +160,8 @@ function compile(gl: WebGL2RenderingContext, type: number, source: string): WebG
  * comparison, down nodes hatched, cut dependencies dashed red, changed capacities tagged. Only the nodes and the trace are drawn while the
  * camera moves (a software-rendered WebGL spends most of a frame on tens of thousands of lines),
  * everything once it settles. Positions come from the same layered layout as the small view,
- * folded into bands. Drag to pan, wheel to zoom, click a node to select it. Its own chunk,
+ * folded into bands, or from `force` (a force layout, snapped to a grid of the view's shape, as
+ * the small view does with it). Drag to pan, wheel to zoom, click a node to select it. Its own chunk,
  * loaded only for structures above the SVG view's limit.
  */
 export function drawLargeGraph(
@@ -166,6 +170,7 @@ export function drawLargeGraph(
   colouring: Colouring,
   name: (id: string) => string,
   onSelect: (id: string) => void,
+  force?: ForcePositions,
 ): LargeGraphView {
   const canvas = document.createElement('canvas');
   const labels = document.createElement('canvas');
@@ -193,16 +198,19 @@ export function drawLargeGraph(
   };
 
   const nodeCount = result.nodes.length;
-  const { index, edges, layout } = layoutResult(result);
-  // Wrapped and folded to the view's shape, as the SVG view is (placement.ts); y grows upwards here.
-  const placed = placeInView(
-    layout,
-    {
-      aspect: Math.max(1, container.clientWidth) / Math.max(1, container.clientHeight),
-      enough: { px: ENOUGH_APART_PX, height: Math.max(1, container.clientHeight) },
-    },
-    SPACING,
-  );
+  const aspect = Math.max(1, container.clientWidth) / Math.max(1, container.clientHeight);
+  const { index, edges, layout } =
+    force === undefined ? layoutResult(result) : { ...indexResult(result), layout: undefined };
+  // Wrapped and folded to the view's shape, as the SVG view is (placement.ts), or the force layout
+  // snapped to a grid of that shape; y grows upwards here.
+  const placed =
+    layout === undefined
+      ? placeForce(force!, aspect, SPACING.row)
+      : placeInView(
+          layout,
+          { aspect, enough: { px: ENOUGH_APART_PX, height: Math.max(1, container.clientHeight) } },
+          SPACING,
+        );
   const x = Float32Array.from(placed.x);
   const y = Float32Array.from(placed.y, (value) => -value);
   // World coordinates in [-1, 1] on the longer side.
@@ -228,7 +236,6 @@ export function drawLargeGraph(
   const fitZoom = (() => {
     const halfX = Math.max((maxX - minX) / span, 1e-3);
     const halfY = Math.max((maxY - minY) / span, 1e-3);
-    const aspect = Math.max(1, container.clientWidth) / Math.max(1, container.clientHeight);
     const zoom =
       aspect >= 1 ? Math.min(aspect / halfX, 1 / halfY) : Math.min(1 / halfX, 1 / (aspect * halfY));
     return 0.96 * zoom;
@@ -616,6 +623,7 @@ export function drawLargeGraph(
   resize();
 
   const view: LargeGraphView = {
+    layout,
     update(state, selected, colouring) {
       const maxLoad = largest(state.nodes, (n) => n.load, 0);
       const blockage = state.primaryBlockage === null ? -1 : index.get(state.primaryBlockage)!;

@@ -8,12 +8,16 @@ const SWEEPS = 4;
  * very different sizes line up. A neighbour in any earlier (later) layer counts, not only the
  * adjacent one: a long edge pulls its ends together without dummy nodes. Ties keep the order
  * before (the input order at first), so the result is deterministic. O(SWEEPS · (m + n log n)).
- * Returns each node's row, counted from 0 within its layer.
+ * With `group` (each node's group, or -1: groups.ts), each layer is then ordered by its nodes'
+ * groups, each group where its members are on average over every layer, so a group's members sit
+ * together in each layer and at about the same height across them (for its box). Returns each
+ * node's row, counted from 0 within its layer.
  */
 export function orderWithinLayers(
   layer: Int32Array,
   layerCount: number,
   edges: ReadonlyArray<readonly [number, number]>,
+  group?: Int32Array,
 ): Int32Array {
   const n = layer.length;
   // Neighbours in other layers, either direction, in compressed rows.
@@ -61,6 +65,25 @@ export function orderWithinLayers(
       nodes.sort((a, b) => key[a]! - key[b]! || place[a]! - place[b]!);
       setPlaces(nodes);
     }
+  }
+  if (group !== undefined) {
+    // Each group's mean place; a node in none keeps its own.
+    const sums = new Map<number, [number, number]>();
+    for (let v = 0; v < n; v++) {
+      const g = group[v]!;
+      if (g < 0) continue;
+      const sum = sums.get(g) ?? [0, 0];
+      sum[0] += place[v]!;
+      sum[1]++;
+      sums.set(g, sum);
+    }
+    for (let v = 0; v < n; v++) {
+      const g = group[v]!;
+      const sum = sums.get(g);
+      key[v] = g < 0 || sum === undefined ? place[v]! : sum[0] / sum[1];
+    }
+    for (const nodes of byLayer)
+      nodes.sort((a, b) => key[a]! - key[b]! || group[a]! - group[b]! || place[a]! - place[b]!);
   }
   const row = new Int32Array(n);
   for (const nodes of byLayer) for (let i = 0; i < nodes.length; i++) row[nodes[i]!] = i;

@@ -77,7 +77,11 @@ class PairHeap {
  * reduction (layer-order.ts). Iterative and O((n + m) log n), so a long chain or a 100k-node
  * cycle lays out without recursion.
  */
-function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [number, number]>): Layout {
+export function layeredLayout(
+  nodeCount: number,
+  edges: ReadonlyArray<readonly [number, number]>,
+  group?: Int32Array,
+): Layout {
   const outgoing: number[][] = Array.from({ length: nodeCount }, () => []);
   const waiting = new Int32Array(nodeCount);
   for (const [from, to] of edges) {
@@ -119,19 +123,34 @@ function layeredLayout(nodeCount: number, edges: ReadonlyArray<readonly [number,
   }
   let layerCount = 0;
   for (let v = 0; v < nodeCount; v++) layerCount = Math.max(layerCount, layer[v]! + 1);
-  const row = orderWithinLayers(layer, layerCount, edges);
+  const row = orderWithinLayers(layer, layerCount, edges, group);
   let rowCount = 0;
   for (let v = 0; v < nodeCount; v++) rowCount = Math.max(rowCount, row[v]! + 1);
   return { layer, row, layerCount, rowCount };
 }
 
-/** A described state's nodes by id, its dependencies as node index pairs, and their layout. */
-export function layoutResult(result: Pick<EngineResult, 'nodes' | 'dependencies'>): {
+/** A described state's nodes by id and its dependencies as node index pairs. */
+export function indexResult(result: Pick<EngineResult, 'nodes' | 'dependencies'>): {
+  index: Map<string, number>;
+  edges: Array<readonly [number, number]>;
+} {
+  const index = new Map(result.nodes.map((node, i) => [node.id, i] as const));
+  const edges = result.dependencies.map((d) => [index.get(d.from)!, index.get(d.to)!] as const);
+  return { index, edges };
+}
+
+/**
+ * A described state's nodes by id, its dependencies as node index pairs, and their layout (with
+ * `group`, each node's group or -1, a group's members kept together in each layer).
+ */
+export function layoutResult(
+  result: Pick<EngineResult, 'nodes' | 'dependencies'>,
+  group?: Int32Array,
+): {
   index: Map<string, number>;
   edges: Array<readonly [number, number]>;
   layout: Layout;
 } {
-  const index = new Map(result.nodes.map((node, i) => [node.id, i] as const));
-  const edges = result.dependencies.map((d) => [index.get(d.from)!, index.get(d.to)!] as const);
-  return { index, edges, layout: layeredLayout(result.nodes.length, edges) };
+  const { index, edges } = indexResult(result);
+  return { index, edges, layout: layeredLayout(result.nodes.length, edges, group) };
 }

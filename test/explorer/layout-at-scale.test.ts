@@ -93,9 +93,11 @@ describe.runIf(chromiumPath !== undefined)('large graphs at Fit in Chromium', ()
 
   // Guards: a random graph of 20,000 nodes, mostly cycles, was a grey block (429 layers, one of
   // 4,183 nodes, points 3 to 9 px on places under a pixel apart). Now the layers are wrapped and
-  // folded, and points are sized to the spacing at Fit.
+  // folded, and points are sized to the spacing at Fit. In layers, chosen: such a graph is drawn
+  // with the force layout by default once its worker answers (force-layout.test.ts).
   it('draws a mostly cyclic graph of 20,000 nodes as points that do not touch', async () => {
     const { page, uncaught } = await pages.open();
+    await page.evaluate("document.getElementById('layout-choice').value = 'layers'");
     const { discs, box, extent } = await drawnAtFit(page, cyclicGraph(20_000), 'webgl');
     expect(discs.length).toBe(20_000);
     expect(extent[0]).toBeGreaterThan(box.width * 0.6);
