@@ -64,8 +64,10 @@ export interface SteadyState {
  */
 export function steadyStateOf(structure: CompiledStructure, memory: ScratchMemory = scratch): SteadyState {
   const kept = structure.keptSteadyState();
+  // Stryker disable next-line ConditionalExpression: same answer, other work (solving again gives the very numbers kept)
   if (kept !== undefined) return copySteadyState(kept, memory);
   const state = solveSteadyState(structure, memory);
+  // Stryker disable next-line ConditionalExpression: same answer; keeping a copy for every structure would only cost memory that outlives the call
   if (structure.sharesFlows) structure.keepSteadyState(copySteadyState(state, FRESH_ARRAYS));
   return state;
 }

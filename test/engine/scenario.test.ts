@@ -273,6 +273,29 @@ describe('a scenario answers what the edited structure answers', () => {
     }
   });
 
+  // The kept steady state carries its unbounded nodes and loops: F calls itself twice a request,
+  // so F and what it floods (D) have no steady state in the scenario and in the base alike.
+  it('shares the unbounded nodes and loops along with the throughputs', () => {
+    const structure: Structure = {
+      nodes: [
+        { id: 'F', arrival: 1, fanout: true },
+        { id: 'B', capacity: 5 },
+        { id: 'D', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'F', to: 'F', weight: 2 },
+        { from: 'F', to: 'D' },
+        { from: 'B', to: 'D' },
+      ],
+    };
+    const base = compileStructure(structure);
+    const halved = applyScenario(base, { nodes: { B: { capacity: 2 } } });
+    written((w) => writeAnalyze(w, halved));
+    expect(base.keptSteadyState()!.unbounded.length).toBeGreaterThan(0);
+    expect(base.keptSteadyState()!.unboundedLoops.length).toBeGreaterThan(0);
+    expect(written((w) => writeAnalyze(w, base))).toBe(written((w) => writeAnalyze(w, structure)));
+  });
+
   // The base is left as it was: it can be run again, or compared with.
   it('leaves the base structure unchanged', () => {
     const base = compileStructure(OPEN_WORKED_EXAMPLE);

@@ -121,6 +121,28 @@ describe('expectedCalls', () => {
     });
   });
 
+  // The solve per entry runs on a copy of the structure with one unit arriving: that steady state
+  // is the copy's own and must never be taken for the structure's (a stored system's compiled
+  // structure answers many requests).
+  it("leaves the structure's own steady state alone", () => {
+    const compiled = compileStructure({
+      nodes: [
+        { id: 'web', arrival: 2, fanout: true },
+        { id: 'api', fanout: true },
+        { id: 'cache', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'web', to: 'api' },
+        { from: 'api', to: 'cache', weight: 0.5 },
+        { from: 'cache', to: 'api' },
+      ],
+    });
+    const before = analyze(compiled);
+    expectedCalls(compiled, [0]);
+    expect(compiled.keptSteadyState()).toBeUndefined();
+    expect(analyze(compiled)).toEqual(before);
+  });
+
   /** Per entry id, its called nodes by id with their calls, exactly as listed. */
   function listed(structure: Structure, entryIds: string[]) {
     const compiled = compileStructure(structure);
