@@ -1,11 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { buildExplorer } from '../explorer/build';
 import { createDynamoClients } from '../lib/aws/dynamo';
 import { type Env, envInt, envString, optionalEnv } from '../lib/config/env';
 import { readLimits } from '../lib/config/limits';
 import { readCorsSettings } from '../lib/http/cors';
-import { FUNCTIONS, type FunctionName, routeKeys, routes } from '../lib/http/routes';
+import { FUNCTIONS, type FunctionName, type RouteDefinition, routeKeys, routes } from '../lib/http/routes';
 import {
   ACCEPTED_KEY_RULE,
   type ApiKeyRecord,
@@ -23,6 +24,7 @@ import { loadOrCreateLocalIssuer, localIssuerFile, signAccessToken } from '../li
 import { WORKED_EXAMPLE } from '../lib/worked-example';
 import { answerClientErrors } from './client-errors';
 import { startEmbeddedDynamo } from './dynamo';
+import { createHandlerPool } from './handler-pool';
 import { createHttpAdapter, type HttpApiHandler, type LoadedRoute } from './http-adapter';
 import { closeServer, isAddressInUse, listen } from './listen';
 import { sampleTraces } from './sample-traces';
@@ -65,6 +67,11 @@ export interface LocalServerOptions {
   requestTimeoutMs?: number;
   /** Longest the headers may take to arrive. Default env HEADERS_TIMEOUT_MS, else 10 s. */
   headersTimeoutMs?: number;
+  /**
+   * Worker threads that run `POST /api/engine`, as that many concurrent instances of the engine
+   * function. Default env ENGINE_WORKERS, else `os.availableParallelism()`.
+   */
+  engineWorkers?: number;
   /** Where unset options are read from. Default `process.env`. */
   env?: Env;
 }
@@ -100,6 +107,15 @@ const SAMPLE_DOCUMENTS: ReadonlyMap<string, string> = new Map([
   ['/examples/traces.jsonl', sampleTraces()],
 ]);
 const PORT_RANGE = { min: 0, max: 65_535 };
+const ENGINE_WORKERS_RANGE = { min: 1, max: 256 };
+
+/**
+ * The routes served by the engine function's worker threads (`local/handler-pool.ts`): the
+ * engine runs, which take seconds on the largest structures. Every other route (connect,
+ * systems, keys, the OpenAPI document) and the files the server serves itself stay in the main
+ * thread, which answers them while the engine works.
+ */
+const POOLED_ROUTES: ReadonlySet<RouteDefinition['name']> = new Set(['runEngine']);
 
 /**
  * The handler modules read their configuration from the environment once, when first
@@ -136,6 +152,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   }
   const devApiKey = options.apiKey ?? optionalEnv(env, 'DEV_API_KEY');
   const timeouts = readTimeouts(env, options);
+  const engineWorkers = readEngineWorkers(env, options);
   const cors = readCorsSettings(env);
   if (devApiKey !== undefined && !looksLikeApiKey(devApiKey)) {
     // The value itself is never repeated: it is meant to be a secret.
@@ -181,6 +198,22 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     if (!dynamo.external) embeddedEndpoints.add(dynamo.endpoint);
     configureHandlerEnvironment(dynamo.endpoint, tableName, options.apiKeyCacheTtlMs, issuerFile);
     const loadedRoutes = await loadRoutes();
+    // Each worker starts with the environment just set for the handlers of this thread.
+    const enginePool = createHandlerPool({
+      entry: functionEntry('engine'),
+      size: engineWorkers,
+      env: process.env,
+    });
+    // After the server stops taking requests (cleanup runs in reverse), before DynamoDB stops.
+    cleanup.push(() => enginePool.close());
+    const pooledRoutes = loadedRoutes.map((route) =>
+      POOLED_ROUTES.has(route.name) ? { ...route, handler: enginePool.handler } : route,
+    );
+    // The connect function revokes keys in this thread; the engine's key caches are in the workers.
+    const stopForwarding = store.onRevoked((digest) =>
+      enginePool.notify({ kind: 'revoked', tableName, digest }),
+    );
+    cleanup.push(async () => stopForwarding());
     const logger = createLogger({ env });
     const server = createServer(
       {
@@ -191,7 +224,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
       },
       createHttpAdapter({
-        routes: loadedRoutes,
+        routes: pooledRoutes,
         maxBodyBytes: readLimits(process.env).maxBodyBytes,
         logger,
         cors,
@@ -238,6 +271,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           dataDir,
           tableName,
           revoked: seeded.revoked,
+          engineWorkers,
         }),
       );
     }
@@ -274,6 +308,32 @@ function readTimeouts(env: Env, options: LocalServerOptions): { requestMs: numbe
       max: requestMs,
     });
   return { requestMs, headersMs };
+}
+
+/**
+ * How many engine runs proceed at once: one worker per CPU the process may use, as concurrent
+ * Lambda instances would each have their own. ENGINE_WORKERS overrides it (1 runs them one at a
+ * time, still off the main thread).
+ */
+function readEngineWorkers(env: Env, options: LocalServerOptions): number {
+  const workers =
+    options.engineWorkers ??
+    envInt(
+      env,
+      'ENGINE_WORKERS',
+      Math.min(availableParallelism(), ENGINE_WORKERS_RANGE.max),
+      ENGINE_WORKERS_RANGE,
+    );
+  if (
+    !Number.isInteger(workers) ||
+    workers < ENGINE_WORKERS_RANGE.min ||
+    workers > ENGINE_WORKERS_RANGE.max
+  ) {
+    throw new Error(
+      `engineWorkers must be an integer from ${ENGINE_WORKERS_RANGE.min} to ${ENGINE_WORKERS_RANGE.max}`,
+    );
+  }
+  return workers;
 }
 
 interface SeededKey {
@@ -330,12 +390,16 @@ interface RunnableRoute extends LoadedRoute {
   settled?: () => Promise<void>;
 }
 
+/** The module that exports a function's `handler`, as a file URL. */
+function functionEntry(name: FunctionName): URL {
+  return new URL(FUNCTIONS[name].entry, new URL('../', import.meta.url));
+}
+
 /** Imports each function's entry module once, as Lambda would, and gives every route its function's `handler`. */
 async function loadRoutes(): Promise<RunnableRoute[]> {
-  const repositoryRoot = new URL('../', import.meta.url);
   const loaded = new Map<FunctionName, { handler: HttpApiHandler; settled?: () => Promise<void> }>();
   for (const [name, { entry }] of Object.entries(FUNCTIONS) as Array<[FunctionName, { entry: string }]>) {
-    const module = (await import(new URL(entry, repositoryRoot).href)) as {
+    const module = (await import(functionEntry(name).href)) as {
       handler?: unknown;
       settled?: unknown;
     };
@@ -382,6 +446,7 @@ interface BannerFacts {
   dynamo: DynamoInUse;
   dataDir: string | undefined;
   tableName: string;
+  engineWorkers: number;
 }
 
 /**
@@ -420,6 +485,7 @@ function banner(facts: BannerFacts): string {
     `  API key   ${facts.apiKey}  (${facts.keySource === 'DEV_API_KEY' ? 'from DEV_API_KEY' : 'generated for this run'})`,
     `  DynamoDB  ${facts.dynamo.endpoint}, table ${facts.tableName}, ${storage}`,
     `  Routes    ${routeKeys().join(', ')}`,
+    `  Engine    POST /api/engine runs in ${facts.engineWorkers} worker thread${facts.engineWorkers === 1 ? '' : 's'} (ENGINE_WORKERS)`,
   ];
   if (facts.dynamo.fellBack) {
     lines.push(
@@ -471,6 +537,7 @@ PORT=3100 DATA_DIR=./data npm start:
   DYNAMO_PORT             the embedded DynamoDB's port (default 8000, or a free one)
   DYNAMODB_ENDPOINT       use this DynamoDB instead of the embedded one (TABLE_NAME: its table)
   DEV_API_KEY             the API key to seed (default: a fresh one)
+  ENGINE_WORKERS          worker threads running POST /api/engine (default: one per CPU)
   CONNECT_ALLOW_HOSTS     hosts connect may fetch despite the address rules
   -h, --help              this text`,
     options: {},
