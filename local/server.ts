@@ -20,6 +20,7 @@ import { createLogger } from '../lib/logging';
 import { isMainModule } from '../lib/main-module';
 import { scriptArgs } from '../lib/script-args';
 import { ensureTable, LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage/table';
+import { readSystemCacheBytes } from '../lib/systems/compiled-cache';
 import { loadOrCreateLocalIssuer, localIssuerFile, signAccessToken } from '../lib/tokens';
 import { WORKED_EXAMPLE } from '../lib/worked-example';
 import { answerClientErrors } from './client-errors';
@@ -197,12 +198,15 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const userToken = signAccessToken(issuer, { sub: LOCAL_USER });
     if (!dynamo.external) embeddedEndpoints.add(dynamo.endpoint);
     configureHandlerEnvironment(dynamo.endpoint, tableName, options.apiKeyCacheTtlMs, issuerFile);
-    const loadedRoutes = await loadRoutes();
-    // Each worker starts with the environment just set for the handlers of this thread.
+    // The engine's workers start with the environment just set; this thread's functions get no
+    // compiled-structure cache, as the stack deploys connect: no engine run here would read it.
+    const engineEnvironment = { ...process.env };
+    readSystemCacheBytes(engineEnvironment); // a malformed SYSTEM_CACHE_MIB stops the start, not each run
+    const loadedRoutes = await withEnvironment({ SYSTEM_CACHE_MIB: '0' }, loadRoutes);
     const enginePool = createHandlerPool({
       entry: functionEntry('engine'),
       size: engineWorkers,
-      env: process.env,
+      env: engineEnvironment,
     });
     // After the server stops taking requests (cleanup runs in reverse), before DynamoDB stops.
     cleanup.push(() => enginePool.close());
@@ -388,6 +392,20 @@ function configureHandlerEnvironment(
 /** A route with its function's handler and, when the entry exports one, its `settled` (background work done). */
 interface RunnableRoute extends LoadedRoute {
   settled?: () => Promise<void>;
+}
+
+/** Runs `work` with these variables set in `process.env`, and puts their values back after. */
+async function withEnvironment<T>(variables: Record<string, string>, work: () => Promise<T>): Promise<T> {
+  const before = Object.keys(variables).map((name) => [name, process.env[name]] as const);
+  Object.assign(process.env, variables);
+  try {
+    return await work();
+  } finally {
+    for (const [name, value] of before) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
 }
 
 /** The module that exports a function's `handler`, as a file URL. */
