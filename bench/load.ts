@@ -2,7 +2,7 @@
  * `npm run load`: load and soak the local server with autocannon, next to a bare `node:http`
  * JSON server measured in the same run.
  *
- * Scenarios (each for `--duration` seconds, `--connections` connections):
+ * Scenarios (each for `--duration` seconds, `--connections` connections, but busy):
  * - small:   POST /api/engine, the worked example (3 nodes), analyze
  * - large:   POST /api/engine, a generated 10,000-node structure, analyze
  * - system:  POST /api/engine { mode: analyze, systemId } of a 1,000-node system registered first
