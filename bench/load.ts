@@ -387,8 +387,9 @@ function send(
 
 /**
  * The busy scenario: two analyses of `body` (gzipped) sent at once and, until both are answered,
- * `GET /api/systems` one at a time, `BUSY_GET_PAUSE_MS` apart. Two small analyses go first, so
- * the engine's workers have started: a worker's cold start is not what this measures.
+ * `GET /api/systems` one at a time, `BUSY_GET_PAUSE_MS` apart. Two small analyses go first: on a
+ * server given by `--url`, the first engine requests may pay a worker's cold start, which is not
+ * what this measures.
  */
 async function busy(target: Target, body: Buffer): Promise<BusyResult> {
   const agent = new Agent({ keepAlive: true });

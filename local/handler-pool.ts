@@ -3,12 +3,13 @@
  * instances of the function would: each worker imports the handler module once (its cold start)
  * and serves one event at a time; a request waits, first come first served, for a free worker.
  * The local server runs the engine's analyses here, so a run of several seconds on a large
- * structure no longer holds up every other request: the main thread only reads requests and
- * writes answers (docs/local.md#engine-runs-in-worker-threads).
+ * structure no longer holds up every other request: the main thread reads the requests, writes
+ * the answers and serves the other routes (docs/local.md#engine-runs-in-worker-threads).
  *
- * Workers start when a request finds none free and the pool is below its size, and a worker
- * that crashes (an uncaught exception, an exit, a failed import) is dropped, its request
- * rejected (the adapter answers 500 `INTERNAL_ERROR`) and a fresh one started for the next.
+ * Workers start when requests wait and the pool is below its size (or ahead of time: `warm`),
+ * and a worker that crashes (an uncaught exception, an exit, a failed import) is dropped, its
+ * request rejected (the adapter answers 500 `INTERNAL_ERROR`) and a fresh one started for the
+ * next.
  */
 import { Worker } from 'node:worker_threads';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
@@ -29,6 +30,11 @@ export interface HandlerPoolOptions {
 export interface HandlerPool {
   /** Runs one event on a free worker; rejects when the worker crashes or the pool is closed. */
   readonly handler: (...args: Parameters<HttpApiHandler>) => Promise<unknown>;
+  /**
+   * Starts workers until `count` (at most the size) run, and resolves once every running worker
+   * is ready: the first requests then find their instance warm. Rejects when one fails to start.
+   */
+  warm(count: number): Promise<void>;
   /**
    * Delivers a notice to every running worker, in order with the events sent after it: a worker
    * sees it before its next event.
@@ -71,6 +77,7 @@ export type ToWorker =
 /** Worker → main thread, all on one port, so a run's log lines arrive before its result. */
 export type FromWorker =
   | { kind: 'output'; stream: 'stdout' | 'stderr'; chunk: string | Uint8Array }
+  | { kind: 'ready' }
   | { kind: 'result'; result: unknown }
   | { kind: 'failed'; error: { name: string; message: string; stack?: string | undefined } };
 
@@ -83,6 +90,10 @@ interface Job {
 
 interface PoolWorker {
   worker: Worker;
+  /** Whether it has imported the entry and takes events. */
+  ready: boolean;
+  /** Settles when it is ready, or rejects when it ends before. */
+  started: Promise<void>;
   /** The job it runs; `undefined` while idle. */
   job: Job | undefined;
 }
@@ -124,24 +135,42 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
 
   const start = (): PoolWorker => {
     const worker = new Worker(START_URL, { workerData, env });
-    const member: PoolWorker = { worker, job: undefined };
+    let started: { resolve(): void; reject(error: Error): void } = { resolve() {}, reject() {} };
+    const member: PoolWorker = {
+      worker,
+      ready: false,
+      started: new Promise<void>((resolve, reject) => {
+        started = { resolve, reject };
+      }),
+      job: undefined,
+    };
+    member.started.catch(() => undefined); // told to whoever waits for it, if anyone does
     workers.add(member);
     worker.on('message', (message: FromWorker) => {
       if (message.kind === 'output') {
         process[message.stream].write(message.chunk);
         return;
       }
-      const job = member.job;
-      member.job = undefined;
-      if (message.kind === 'result') job?.resolve(message.result);
-      else job?.reject(Object.assign(new Error(message.error.message), message.error));
+      if (message.kind === 'ready') {
+        member.ready = true;
+        started.resolve();
+      } else {
+        const job = member.job;
+        member.job = undefined;
+        if (message.kind === 'result') job?.resolve(message.result);
+        else job?.reject(Object.assign(new Error(message.error.message), message.error));
+      }
       dispatch();
     });
     // An uncaught exception (or a failed import) ends the worker: 'error', then 'exit'.
     const end = (error: Error) => {
       if (!workers.delete(member)) return;
+      started.reject(error);
       member.job?.reject(error);
       member.job = undefined;
+      // A worker that never got ready fails the oldest waiting request, the one it was started
+      // for: an entry that cannot load fails each request, rather than restarting for ever.
+      if (!member.ready && !closed) queue.shift()?.reject(error);
       dispatch();
     };
     worker.on('error', end);
@@ -149,21 +178,29 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
     return member;
   };
 
+  /**
+   * Gives waiting requests, oldest first, to the ready workers that are free, and starts workers
+   * for those still waiting, up to the size. A request is not tied to the worker started for it:
+   * whichever worker is free first takes it.
+   */
   const dispatch = () => {
-    while (!closed && queue.length > 0) {
-      let free: PoolWorker | undefined;
-      for (const member of workers) {
-        if (member.job === undefined) {
-          free = member;
-          break;
-        }
-      }
-      if (free === undefined && workers.size < options.size) free = start();
-      if (free === undefined) return;
+    if (closed) return;
+    for (const member of workers) {
+      if (queue.length === 0) return;
+      if (!member.ready || member.job !== undefined) continue;
       const job = queue.shift()!;
-      free.job = job;
-      const message: ToWorker = { kind: 'invoke', event: job.event, context: job.context };
-      free.worker.postMessage(message);
+      member.job = job;
+      member.worker.postMessage({
+        kind: 'invoke',
+        event: job.event,
+        context: job.context,
+      } satisfies ToWorker);
+    }
+    let starting = 0;
+    for (const member of workers) if (!member.ready) starting++;
+    while (queue.length > starting && workers.size < options.size) {
+      start();
+      starting++;
     }
   };
 
@@ -177,6 +214,10 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
         queue.push({ event, context: contextFields(context), resolve, reject });
         dispatch();
       }),
+    async warm(count) {
+      while (workers.size < Math.min(count, options.size)) start();
+      await Promise.all([...workers].map((member) => member.started));
+    },
     notify(notice) {
       for (const { worker } of workers) worker.postMessage(notice satisfies ToWorker);
     },

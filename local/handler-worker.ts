@@ -37,6 +37,7 @@ port.on('message', (message: ToWorker) => {
   }
   void invoke(message.event, lambdaContext(message.context));
 });
+post({ kind: 'ready' });
 
 async function invoke(...args: Parameters<HttpApiHandler>): Promise<void> {
   try {

@@ -73,6 +73,11 @@ export interface LocalServerOptions {
    * function. Default env ENGINE_WORKERS, else `os.availableParallelism()`.
    */
   engineWorkers?: number;
+  /**
+   * Engine workers started with the server, warm before it listens; the others start when
+   * requests overlap. Default 1. `npm run load` starts them all, to measure warm instances.
+   */
+  engineWorkersAtStart?: number | 'all';
   /** Where unset options are read from. Default `process.env`. */
   env?: Env;
 }
@@ -210,6 +215,11 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     });
     // After the server stops taking requests (cleanup runs in reverse), before DynamoDB stops.
     cleanup.push(() => enginePool.close());
+    // One instance starts with the server, so the first engine request finds it warm; the
+    // others start when requests overlap. Awaited before the server listens.
+    const atStart = options.engineWorkersAtStart ?? 1;
+    const warming = enginePool.warm(atStart === 'all' ? engineWorkers : atStart);
+    warming.catch(() => undefined);
     const pooledRoutes = loadedRoutes.map((route) =>
       POOLED_ROUTES.has(route.name) ? { ...route, handler: enginePool.handler } : route,
     );
@@ -242,6 +252,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     cleanup.push(async () => {
       await Promise.all(loadedRoutes.map((route) => route.settled?.()));
     });
+    await warming;
     await listen(server, port, host).catch((error: unknown) => {
       throw isAddressInUse(error)
         ? new Error(`port ${port} on ${host} is already in use; set PORT to a free port (or 0 for any)`)

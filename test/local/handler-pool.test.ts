@@ -81,6 +81,7 @@ describe('createHandlerPool', () => {
   // As concurrent Lambda instances: up to `size` at once, the rest wait their turn in order.
   it('runs at most `size` events at once, and the waiting ones first come, first served', async () => {
     const two = pool(2);
+    await two.warm(2);
     const runs = Array.from({ length: 5 }, () => run(two, '/busy', { ms: '50' }));
     expect(two.threads).toBe(2);
     const answers = await Promise.all(runs);
@@ -144,6 +145,7 @@ describe('createHandlerPool', () => {
   // Stopping the server must not leave threads behind (a test file's process would not end).
   it('close fails the waiting runs, ends the running ones and leaves no thread', async () => {
     const workers = pool(1);
+    await workers.warm(1);
     const failed = (promise: Promise<unknown>) =>
       promise.then(
         () => undefined,
@@ -157,6 +159,30 @@ describe('createHandlerPool', () => {
     expect(await waiting).toBe('the local server is stopping');
     expect(workers.threads).toBe(0);
     await expect(workers.handler(event('/echo'), context())).rejects.toThrow('the local server is stopping');
+  });
+
+  // As provisioned instances: started ahead, so the first requests do not wait for a cold start.
+  it('warm starts workers ahead, at most `size`, and reports one that cannot start', async () => {
+    const workers = pool(2);
+    await workers.warm(5);
+    expect(workers.threads).toBe(2);
+    expect((await run(workers, '/echo')).served).toBe(1);
+    expect(workers.threads).toBe(2);
+
+    const broken = pool(1, process.env, new URL('./fixtures/no-such-handler.ts', import.meta.url));
+    await expect(broken.warm(1)).rejects.toThrow(/no-such-handler/);
+    expect(broken.threads).toBe(0);
+  });
+
+  // A request that waits is not tied to the worker started for it: a warm worker that is free
+  // first takes it (it answers an echo long before a new worker has loaded tsx and the entry).
+  it('gives a waiting request to the first free worker, not to the one starting for it', async () => {
+    const workers = pool(2);
+    await workers.warm(1);
+    const [first, second] = await Promise.all([run(workers, '/echo'), run(workers, '/echo')]);
+    expect(second.threadId).toBe(first.threadId);
+    expect(second.served).toBe(2);
+    expect(workers.threads).toBe(2);
   });
 
   it('refuses a size below 1', () => {
