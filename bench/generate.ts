@@ -215,6 +215,21 @@ export function withCollidingIds(structure: Structure, count: number): Structure
   };
 }
 
+/**
+ * The largest structure the API's limits take (100,000 nodes, 500,000 dependencies) whose
+ * analysis the API can still return: random, with 99 % of the nodes without load. Its answer is
+ * ~32 MB of JSON, ~4.7 MB once Brotli-compressed and base64-encoded, inside the 6 MiB response
+ * limit; with the default knobs the answer's values compress to ~8 MB and end in 413.
+ */
+export function largestAnswerableStructure(): Structure {
+  return generateStructure({
+    shape: 'random',
+    nodeCount: 100_000,
+    dependencyCount: 500_000,
+    variant: { zeroLoadFraction: 0.99 },
+  });
+}
+
 /** The request body a client would send for this structure. */
 export function requestText(structure: Structure): string {
   return JSON.stringify({ mode: 'analyze', nodes: structure.nodes, dependencies: structure.dependencies });

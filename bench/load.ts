@@ -2,13 +2,16 @@
  * `npm run load`: load and soak the local server with autocannon, next to a bare `node:http`
  * JSON server measured in the same run.
  *
- * Scenarios (each for `--duration` seconds, `--connections` connections):
+ * Scenarios (each for `--duration` seconds, `--connections` connections, but busy):
  * - small:   POST /api/engine, the worked example (3 nodes), analyze
  * - large:   POST /api/engine, a generated 10,000-node structure, analyze
  * - system:  POST /api/engine { mode: analyze, systemId } of a 1,000-node system registered first
  * - connect: POST /api/connect (a small graph from a fake upstream on 127.0.0.1), GET
  *            /api/systems, DELETE /api/systems/{id}, in turn on every connection
  * - mixed:   all of the above interleaved on every connection
+ * - busy:    two POST /api/engine analyses of 100,000 nodes and 500,000 dependencies at once,
+ *            and meanwhile GET /api/systems, one at a time, until both are answered: how long a
+ *            small request waits while the engine works (target: every one within 50 ms)
  *
  * Prints the server's RSS every 10 s, then req/s, p50/p99 latency and errors per scenario, and
  * the bare server's req/s for the small body with the ratio. Starts its own server unless
@@ -17,22 +20,32 @@
  * service's own and DynamoDB's is reported beside it (dynalite 4.0.0 keeps memory on every
  * Query; see docs/benchmark.md).
  *
- * Usage: npm run load -- [--scenario all|small|large|system|connect|mixed] [--duration 10]
+ * Usage: npm run load -- [--scenario all|small|large|system|connect|mixed|busy[,…]] [--duration 10]
  *          [--connections 10] [--baseline-duration s] [--url http://127.0.0.1:3000
  *          --api-key K --token T [--pid P]]
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
+import { Agent, createServer, type OutgoingHttpHeaders, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { scriptArgs } from '../lib/script-args';
 import { WORKED_EXAMPLE } from '../lib/worked-example';
-import { generateStructure, requestText } from './generate';
+import { generateStructure, largestAnswerableStructure, requestText } from './generate';
 import { type Column, formatRatio, renderTable } from './table';
 
+/** The scenarios autocannon runs, each for `--duration` seconds. */
 const SCENARIOS = ['small', 'large', 'system', 'connect', 'mixed'] as const;
 type Scenario = (typeof SCENARIOS)[number];
+/** The scenario that lasts as long as its two analyses take. */
+const BUSY = 'busy';
+/** The longest a small GET may wait while the engine works (issue #35). */
+const BUSY_GET_TARGET_MS = 50;
+/** The pause between one small GET's answer and the next GET. */
+const BUSY_GET_PAUSE_MS = 10;
 /** Bounds, so a typo cannot start an hour-long or thousand-connection run by accident. */
 const MAX_DURATION_S = 3600;
 const MAX_CONNECTIONS = 256;
@@ -341,12 +354,217 @@ function rssSummary(rss: readonly number[]): string {
   return `${first.toFixed(0)} → ${last.toFixed(0)} MiB (max ${Math.max(...rss).toFixed(0)})`;
 }
 
+interface BusyResult {
+  /** Each analysis's status (0: no answer) and the seconds until it was answered. */
+  analyses: Array<{ status: number; seconds: number }>;
+  /** Milliseconds each small GET took, from sending it to the end of its answer. */
+  latencies: number[];
+  /** Small GETs answered with another status than 200, or not at all. */
+  getErrors: number;
+  /** The server's RSS (MiB), every second. */
+  rss: number[];
+}
+
+/** One request over node:http: its status, once the answer is read (and dropped, never decoded). */
+function send(
+  url: string,
+  agent: Agent,
+  options: { method: string; headers: OutgoingHttpHeaders; body?: Buffer },
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const sent = request(url, { method: options.method, headers: options.headers, agent }, (response) => {
+      response.resume();
+      response.once('end', () => resolve(response.statusCode ?? 0));
+      response.once('error', reject);
+    });
+    sent.setTimeout(GATEWAY_TIMEOUT_S * 1000, () =>
+      sent.destroy(new Error(`no answer within ${GATEWAY_TIMEOUT_S} s`)),
+    );
+    sent.once('error', reject);
+    sent.end(options.body);
+  });
+}
+
+/**
+ * The busy scenario: two analyses of `body` (gzipped) sent at once and, until both are answered,
+ * `GET /api/systems` one at a time, `BUSY_GET_PAUSE_MS` apart. Two small analyses go first: on a
+ * server given by `--url`, the first engine requests may pay a worker's cold start, which is not
+ * what this measures.
+ */
+async function busy(target: Target, body: Buffer): Promise<BusyResult> {
+  const agent = new Agent({ keepAlive: true });
+  const engineRun = (payload: Buffer, encoding: string) =>
+    send(`${target.url}/api/engine`, agent, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${target.apiKey}`,
+        'content-type': 'application/octet-stream',
+        'content-encoding': encoding,
+        // The answer is ~32 MB of JSON: it fits the 6 MiB response limit only compressed.
+        'accept-encoding': 'br',
+      },
+      body: payload,
+    }).catch(() => 0);
+  const small = Buffer.from(JSON.stringify({ mode: 'analyze', ...WORKED_EXAMPLE }));
+  await Promise.all([engineRun(small, 'identity'), engineRun(small, 'identity')]);
+
+  const rss: number[] = [];
+  const sampleRss = () => {
+    const mib = target.pid === undefined ? undefined : rssMiB(target.pid);
+    if (mib !== undefined) rss.push(mib);
+  };
+  sampleRss();
+  const rssTimer = setInterval(sampleRss, 1000);
+  const started = performance.now();
+  let pending = 2;
+  const analyses = [engineRun(body, 'gzip'), engineRun(body, 'gzip')].map((answer) =>
+    answer.then((status) => {
+      pending--;
+      return { status, seconds: (performance.now() - started) / 1000 };
+    }),
+  );
+  const latencies: number[] = [];
+  let getErrors = 0;
+  try {
+    while (pending > 0) {
+      const sent = performance.now();
+      const status = await send(`${target.url}/api/systems`, agent, {
+        method: 'GET',
+        headers: { authorization: `Bearer ${target.userToken}` },
+      }).catch(() => 0);
+      latencies.push(performance.now() - sent);
+      if (status !== 200) getErrors++;
+      await sleep(BUSY_GET_PAUSE_MS);
+    }
+    return { analyses: await Promise.all(analyses), latencies, getErrors, rss };
+  } finally {
+    clearInterval(rssTimer);
+    agent.destroy();
+  }
+}
+
+/** The nearest-rank percentile of ascending values. */
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/** Prints the busy scenario's report; returns its errors. */
+function reportBusy(result: BusyResult, gzippedBytes: number): number {
+  const sorted = [...result.latencies].sort((a, b) => a - b);
+  const ms = (value: number) => `${value.toFixed(1)} ms`;
+  const max = sorted.at(-1) ?? Number.NaN;
+  const failedAnalyses = result.analyses.filter((analysis) => analysis.status !== 200).length;
+  console.log(
+    `\nbusy: small GETs during two 100k/500k analyses. Two POST /api/engine at once (100,000 nodes, ` +
+      `500,000 dependencies, ${(gzippedBytes / 1e6).toFixed(1)} MB gzipped), answered ` +
+      `${result.analyses.map((analysis) => `${analysis.status} in ${analysis.seconds.toFixed(1)} s`).join(' and ')}; ` +
+      `meanwhile GET /api/systems one at a time, ${BUSY_GET_PAUSE_MS} ms apart:\n` +
+      `  ${sorted.length} GETs, ${result.getErrors} errors: p50 ${ms(percentile(sorted, 50))}, ` +
+      `p99 ${ms(percentile(sorted, 99))}, max ${ms(max)}\n` +
+      `  ${max <= BUSY_GET_TARGET_MS ? 'PASS' : 'MISS'}  every small GET answered within ` +
+      `${BUSY_GET_TARGET_MS} ms while the analyses ran, measured max ${ms(max)}` +
+      (result.rss.length === 0 ? '' : `\n  server RSS ${rssSummary(result.rss)}`),
+  );
+  return result.getErrors + failedAnalyses;
+}
+
+/** `--scenario`: `all`, or one or more names separated by commas. */
+function readScenarios(value: string): { scenarios: Scenario[]; busy: boolean } {
+  const names = value === 'all' ? [...SCENARIOS, BUSY] : value.split(',').map((name) => name.trim());
+  const known: readonly string[] = [...SCENARIOS, BUSY];
+  const unknown = names.filter((name) => !known.includes(name));
+  if (unknown.length > 0 || names.length === 0) {
+    throw new Error(`--scenario must be all, or one or more of ${known.join(', ')} separated by commas`);
+  }
+  return {
+    scenarios: SCENARIOS.filter((scenario) => names.includes(scenario)),
+    busy: names.includes(BUSY),
+  };
+}
+
+/**
+ * The autocannon scenarios, one after another, then the bare node:http server with the small
+ * body; prints their table, the ratio and the RSS series. Returns the errors.
+ */
+async function runScenarios(
+  scenarios: readonly Scenario[],
+  target: Target,
+  bodies: Bodies,
+  options: { duration: number; connections: number; baselineDuration: number; children: ChildProcess[] },
+): Promise<number> {
+  const results: RunResult[] = [];
+  for (const scenario of scenarios) {
+    results.push(
+      await run(scenario, target.url, requestsOf(scenario, target, bodies), {
+        duration: options.duration,
+        connections: options.connections,
+        pid: target.pid,
+        dynamoPid: target.dynamoPid,
+      }),
+    );
+  }
+
+  const { child: bareChild, ready: bare } = await startChild(['--input-type=module', '--eval', BARE_SERVER]);
+  options.children.push(bareChild);
+  const baseline = await run(
+    'bare node:http, small body',
+    bare.url as string,
+    [engine(target, bodies.small)],
+    {
+      duration: options.baselineDuration,
+      connections: options.connections,
+      pid: bare.pid as number,
+    },
+  );
+  const small = results.find((result) => result.label === 'small');
+
+  const columns: Column[] = [
+    { header: 'scenario', align: 'left' },
+    { header: 'req/s', align: 'right' },
+    { header: 'p50', align: 'right' },
+    { header: 'p99', align: 'right' },
+    { header: 'requests', align: 'right' },
+    { header: 'errors', align: 'right' },
+    { header: 'server RSS', align: 'left' },
+    { header: 'DynamoDB RSS', align: 'left' },
+  ];
+  const row = (result: RunResult) => [
+    result.label,
+    result.requestsPerSecond.toFixed(0),
+    formatLatency(result.p50),
+    formatLatency(result.p99),
+    String(result.total),
+    String(result.errors),
+    rssSummary(result.rss),
+    result.dynamoRss.length === 0 ? '' : rssSummary(result.dynamoRss),
+  ];
+  console.log(`\n${renderTable(columns, [...results.map(row), row(baseline)])}`);
+  if (small !== undefined) {
+    console.log(
+      `\nsmall body: the service serves ${formatRatio(small.requestsPerSecond / baseline.requestsPerSecond)} ` +
+        'the requests per second of a bare node:http JSON server (same body, connections and machine).',
+    );
+  }
+  for (const result of results) {
+    if (result.rss.length > 2) {
+      console.log(`server RSS series (${result.label}, MiB, every 10 s): ${series(result.rss)}`);
+      if (result.dynamoRss.length > 2) {
+        console.log(`DynamoDB RSS series (${result.label}, MiB, every 10 s): ${series(result.dynamoRss)}`);
+      }
+    }
+  }
+  for (const result of [...results, baseline]) {
+    if (result.errors > 0) console.log(`errors in ${result.label}: ${result.errorKinds}`);
+  }
+  return results.reduce((sum, result) => sum + result.errors, 0) + baseline.errors;
+}
+
 async function main(): Promise<void> {
   const values = scriptArgs({
     command: 'npm run load',
     usage: `Loads and soaks the local server with autocannon, beside a bare node:http server.
 
-  --scenario all|small|large|system|connect|mixed   what to send (default all)
+  --scenario all|small|large|system|connect|mixed|busy[,…]   what to send (default all)
   --duration S             seconds per scenario (default 10, at most ${MAX_DURATION_S})
   --connections N          connections (default 10, at most ${MAX_CONNECTIONS})
   --baseline-duration S    seconds for the bare server (default: --duration)
@@ -371,14 +589,7 @@ async function main(): Promise<void> {
     1,
     MAX_DURATION_S,
   );
-  const scenarios: Scenario[] =
-    values.scenario === 'all'
-      ? [...SCENARIOS]
-      : SCENARIOS.includes(values.scenario as Scenario)
-        ? [values.scenario as Scenario]
-        : (() => {
-            throw new Error(`--scenario must be all or one of ${SCENARIOS.join(', ')}`);
-          })();
+  const { scenarios, busy: runBusy } = readScenarios(values.scenario);
 
   const large = generateStructure({ shape: 'random', nodeCount: 10_000, dependencyCount: 20_000 });
   const registered = generateStructure({ shape: 'random', nodeCount: 1_000, dependencyCount: 2_000 });
@@ -434,75 +645,19 @@ async function main(): Promise<void> {
         `server ${target.url}${target.pid === undefined ? '' : ` (pid ${target.pid})`}; load generator, upstream ` +
         'and server share this machine\n',
     );
-    const results: RunResult[] = [];
-    for (const scenario of scenarios) {
-      results.push(
-        await run(scenario, target.url, requestsOf(scenario, target, bodies), {
-          duration,
-          connections,
-          pid: target.pid,
-          dynamoPid: target.dynamoPid,
-        }),
-      );
-    }
-
-    const { child: bareChild, ready: bare } = await startChild([
-      '--input-type=module',
-      '--eval',
-      BARE_SERVER,
-    ]);
-    children.push(bareChild);
-    const baseline = await run(
-      'bare node:http, small body',
-      bare.url as string,
-      [engine(target, bodies.small)],
-      {
-        duration: baselineDuration,
+    let errors = 0;
+    if (scenarios.length > 0) {
+      errors += await runScenarios(scenarios, target, bodies, {
+        duration,
         connections,
-        pid: bare.pid as number,
-      },
-    );
-    const small = results.find((result) => result.label === 'small');
-
-    const columns: Column[] = [
-      { header: 'scenario', align: 'left' },
-      { header: 'req/s', align: 'right' },
-      { header: 'p50', align: 'right' },
-      { header: 'p99', align: 'right' },
-      { header: 'requests', align: 'right' },
-      { header: 'errors', align: 'right' },
-      { header: 'server RSS', align: 'left' },
-      { header: 'DynamoDB RSS', align: 'left' },
-    ];
-    const row = (result: RunResult) => [
-      result.label,
-      result.requestsPerSecond.toFixed(0),
-      formatLatency(result.p50),
-      formatLatency(result.p99),
-      String(result.total),
-      String(result.errors),
-      rssSummary(result.rss),
-      result.dynamoRss.length === 0 ? '' : rssSummary(result.dynamoRss),
-    ];
-    console.log(`\n${renderTable(columns, [...results.map(row), row(baseline)])}`);
-    if (small !== undefined) {
-      console.log(
-        `\nsmall body: the service serves ${formatRatio(small.requestsPerSecond / baseline.requestsPerSecond)} ` +
-          'the requests per second of a bare node:http JSON server (same body, connections and machine).',
-      );
+        baselineDuration,
+        children,
+      });
     }
-    for (const result of results) {
-      if (result.rss.length > 2) {
-        console.log(`server RSS series (${result.label}, MiB, every 10 s): ${series(result.rss)}`);
-        if (result.dynamoRss.length > 2) {
-          console.log(`DynamoDB RSS series (${result.label}, MiB, every 10 s): ${series(result.dynamoRss)}`);
-        }
-      }
+    if (runBusy) {
+      const body = gzipSync(requestText(largestAnswerableStructure()));
+      errors += reportBusy(await busy(target, body), body.length);
     }
-    for (const result of [...results, baseline]) {
-      if (result.errors > 0) console.log(`errors in ${result.label}: ${result.errorKinds}`);
-    }
-    const errors = results.reduce((sum, result) => sum + result.errors, 0) + baseline.errors;
     console.log(`\n${errors === 0 ? 'no errors' : `${errors} errors`}`);
     if (errors > 0) process.exitCode = 1;
   } finally {

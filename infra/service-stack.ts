@@ -59,9 +59,9 @@ export class ServiceStack extends Stack {
         TABLE_NAME: table.tableName,
         USER_POOL_ID: users.userPool.userPoolId,
         USER_POOL_CLIENT_ID: users.client.userPoolClientId,
-        // A registration keeps its compiled structure for the engine runs of the same process
-        // (the local server); deployed, engine runs happen in the engine function, so nothing
-        // here would ever read it.
+        // A registration keeps its compiled structure for the engine runs of the same thread;
+        // deployed, engine runs happen in the engine function, so nothing here would ever read
+        // it. The local server gives its main thread, where connect runs, the same setting.
         SYSTEM_CACHE_MIB: '0',
         [QUOTA_ENV.maxSystems]: String(settings.quotas.maxSystems),
         [QUOTA_ENV.maxKeys]: String(settings.quotas.maxKeys),

@@ -1,11 +1,12 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { buildExplorer } from '../explorer/build';
 import { createDynamoClients } from '../lib/aws/dynamo';
 import { type Env, envInt, envString, optionalEnv } from '../lib/config/env';
 import { readLimits } from '../lib/config/limits';
 import { readCorsSettings } from '../lib/http/cors';
-import { FUNCTIONS, type FunctionName, routeKeys, routes } from '../lib/http/routes';
+import { FUNCTIONS, type FunctionName, type RouteDefinition, routeKeys, routes } from '../lib/http/routes';
 import {
   ACCEPTED_KEY_RULE,
   type ApiKeyRecord,
@@ -19,10 +20,12 @@ import { createLogger } from '../lib/logging';
 import { isMainModule } from '../lib/main-module';
 import { scriptArgs } from '../lib/script-args';
 import { ensureTable, LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage/table';
+import { readSystemCacheBytes } from '../lib/systems/compiled-cache';
 import { loadOrCreateLocalIssuer, localIssuerFile, signAccessToken } from '../lib/tokens';
 import { WORKED_EXAMPLE } from '../lib/worked-example';
 import { answerClientErrors } from './client-errors';
 import { startEmbeddedDynamo } from './dynamo';
+import { createHandlerPool } from './handler-pool';
 import { createHttpAdapter, type HttpApiHandler, type LoadedRoute } from './http-adapter';
 import { closeServer, isAddressInUse, listen } from './listen';
 import { sampleTraces } from './sample-traces';
@@ -65,6 +68,16 @@ export interface LocalServerOptions {
   requestTimeoutMs?: number;
   /** Longest the headers may take to arrive. Default env HEADERS_TIMEOUT_MS, else 10 s. */
   headersTimeoutMs?: number;
+  /**
+   * Worker threads that run `POST /api/engine`, as that many concurrent instances of the engine
+   * function. Default env ENGINE_WORKERS, else `os.availableParallelism()`.
+   */
+  engineWorkers?: number;
+  /**
+   * Engine workers started with the server, warm before it listens; the others start when
+   * requests overlap. Default 1. `npm run load` starts them all, to measure warm instances.
+   */
+  engineWorkersAtStart?: number | 'all';
   /** Where unset options are read from. Default `process.env`. */
   env?: Env;
 }
@@ -100,6 +113,15 @@ const SAMPLE_DOCUMENTS: ReadonlyMap<string, string> = new Map([
   ['/examples/traces.jsonl', sampleTraces()],
 ]);
 const PORT_RANGE = { min: 0, max: 65_535 };
+const ENGINE_WORKERS_RANGE = { min: 1, max: 256 };
+
+/**
+ * The routes served by the engine function's worker threads (`local/handler-pool.ts`): the
+ * engine runs, which take seconds on the largest structures. Every other route (connect,
+ * systems, keys, the OpenAPI document) and the files the server serves itself stay in the main
+ * thread, which answers them while the engine works.
+ */
+const POOLED_ROUTES: ReadonlySet<RouteDefinition['name']> = new Set(['runEngine']);
 
 /**
  * The handler modules read their configuration from the environment once, when first
@@ -136,6 +158,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   }
   const devApiKey = options.apiKey ?? optionalEnv(env, 'DEV_API_KEY');
   const timeouts = readTimeouts(env, options);
+  const engineWorkers = readEngineWorkers(env, options);
   const cors = readCorsSettings(env);
   if (devApiKey !== undefined && !looksLikeApiKey(devApiKey)) {
     // The value itself is never repeated: it is meant to be a secret.
@@ -180,7 +203,31 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const userToken = signAccessToken(issuer, { sub: LOCAL_USER });
     if (!dynamo.external) embeddedEndpoints.add(dynamo.endpoint);
     configureHandlerEnvironment(dynamo.endpoint, tableName, options.apiKeyCacheTtlMs, issuerFile);
-    const loadedRoutes = await loadRoutes();
+    // The engine's workers start with the environment just set; this thread's functions get no
+    // compiled-structure cache, as the stack deploys connect: no engine run here would read it.
+    const engineEnvironment = { ...process.env };
+    readSystemCacheBytes(engineEnvironment); // a malformed SYSTEM_CACHE_MIB stops the start, not each run
+    const loadedRoutes = await withEnvironment({ SYSTEM_CACHE_MIB: '0' }, loadRoutes);
+    const enginePool = createHandlerPool({
+      entry: functionEntry('engine'),
+      size: engineWorkers,
+      env: engineEnvironment,
+    });
+    // After the server stops taking requests (cleanup runs in reverse), before DynamoDB stops.
+    cleanup.push(() => enginePool.close());
+    // One instance starts with the server, so the first engine request finds it warm; the
+    // others start when requests overlap. Awaited before the server listens.
+    const atStart = options.engineWorkersAtStart ?? 1;
+    const warming = enginePool.warm(atStart === 'all' ? engineWorkers : atStart);
+    warming.catch(() => undefined);
+    const pooledRoutes = loadedRoutes.map((route) =>
+      POOLED_ROUTES.has(route.name) ? { ...route, handler: enginePool.handler } : route,
+    );
+    // The connect function revokes keys in this thread; the engine's key caches are in the workers.
+    const stopForwarding = store.onRevoked((digest) =>
+      enginePool.notify({ kind: 'revoked', tableName, digest }),
+    );
+    cleanup.push(async () => stopForwarding());
     const logger = createLogger({ env });
     const server = createServer(
       {
@@ -191,7 +238,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         connectionsCheckingInterval: Math.min(1000, timeouts.headersMs),
       },
       createHttpAdapter({
-        routes: loadedRoutes,
+        routes: pooledRoutes,
         maxBodyBytes: readLimits(process.env).maxBodyBytes,
         logger,
         cors,
@@ -205,6 +252,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     cleanup.push(async () => {
       await Promise.all(loadedRoutes.map((route) => route.settled?.()));
     });
+    await warming;
     await listen(server, port, host).catch((error: unknown) => {
       throw isAddressInUse(error)
         ? new Error(`port ${port} on ${host} is already in use; set PORT to a free port (or 0 for any)`)
@@ -238,6 +286,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
           dataDir,
           tableName,
           revoked: seeded.revoked,
+          engineWorkers,
         }),
       );
     }
@@ -274,6 +323,32 @@ function readTimeouts(env: Env, options: LocalServerOptions): { requestMs: numbe
       max: requestMs,
     });
   return { requestMs, headersMs };
+}
+
+/**
+ * How many engine runs proceed at once: one worker per CPU the process may use, as concurrent
+ * Lambda instances would each have their own. ENGINE_WORKERS overrides it (1 runs them one at a
+ * time, still off the main thread).
+ */
+function readEngineWorkers(env: Env, options: LocalServerOptions): number {
+  const workers =
+    options.engineWorkers ??
+    envInt(
+      env,
+      'ENGINE_WORKERS',
+      Math.min(availableParallelism(), ENGINE_WORKERS_RANGE.max),
+      ENGINE_WORKERS_RANGE,
+    );
+  if (
+    !Number.isInteger(workers) ||
+    workers < ENGINE_WORKERS_RANGE.min ||
+    workers > ENGINE_WORKERS_RANGE.max
+  ) {
+    throw new Error(
+      `engineWorkers must be an integer from ${ENGINE_WORKERS_RANGE.min} to ${ENGINE_WORKERS_RANGE.max}`,
+    );
+  }
+  return workers;
 }
 
 interface SeededKey {
@@ -330,12 +405,30 @@ interface RunnableRoute extends LoadedRoute {
   settled?: () => Promise<void>;
 }
 
+/** Runs `work` with these variables set in `process.env`, and puts their values back after. */
+async function withEnvironment<T>(variables: Record<string, string>, work: () => Promise<T>): Promise<T> {
+  const before = Object.keys(variables).map((name) => [name, process.env[name]] as const);
+  Object.assign(process.env, variables);
+  try {
+    return await work();
+  } finally {
+    for (const [name, value] of before) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
+/** The module that exports a function's `handler`, as a file URL. */
+function functionEntry(name: FunctionName): URL {
+  return new URL(FUNCTIONS[name].entry, new URL('../', import.meta.url));
+}
+
 /** Imports each function's entry module once, as Lambda would, and gives every route its function's `handler`. */
 async function loadRoutes(): Promise<RunnableRoute[]> {
-  const repositoryRoot = new URL('../', import.meta.url);
   const loaded = new Map<FunctionName, { handler: HttpApiHandler; settled?: () => Promise<void> }>();
   for (const [name, { entry }] of Object.entries(FUNCTIONS) as Array<[FunctionName, { entry: string }]>) {
-    const module = (await import(new URL(entry, repositoryRoot).href)) as {
+    const module = (await import(functionEntry(name).href)) as {
       handler?: unknown;
       settled?: unknown;
     };
@@ -382,6 +475,7 @@ interface BannerFacts {
   dynamo: DynamoInUse;
   dataDir: string | undefined;
   tableName: string;
+  engineWorkers: number;
 }
 
 /**
@@ -420,6 +514,7 @@ function banner(facts: BannerFacts): string {
     `  API key   ${facts.apiKey}  (${facts.keySource === 'DEV_API_KEY' ? 'from DEV_API_KEY' : 'generated for this run'})`,
     `  DynamoDB  ${facts.dynamo.endpoint}, table ${facts.tableName}, ${storage}`,
     `  Routes    ${routeKeys().join(', ')}`,
+    `  Engine    POST /api/engine runs in ${facts.engineWorkers} worker thread${facts.engineWorkers === 1 ? '' : 's'} (ENGINE_WORKERS)`,
   ];
   if (facts.dynamo.fellBack) {
     lines.push(
@@ -471,6 +566,7 @@ PORT=3100 DATA_DIR=./data npm start:
   DYNAMO_PORT             the embedded DynamoDB's port (default 8000, or a free one)
   DYNAMODB_ENDPOINT       use this DynamoDB instead of the embedded one (TABLE_NAME: its table)
   DEV_API_KEY             the API key to seed (default: a fresh one)
+  ENGINE_WORKERS          worker threads running POST /api/engine (default: one per CPU)
   CONNECT_ALLOW_HOSTS     hosts connect may fetch despite the address rules
   -h, --help              this text`,
     options: {},

@@ -303,9 +303,19 @@ export class DynamoApiKeyStore implements ApiKeyStore {
  * Who hears of a revoke, per table and shared by every store of the process on that table: the
  * local server runs the connect function (which revokes) and the engine function (which caches
  * keys) in one process, each with its own store, and a revoke must evict the engine's cache at
- * once. Deployed, the two are separate functions, and the cache TTL bounds the delay.
+ * once (in its worker threads too: `announceRevocation`). Deployed, the two are separate
+ * functions, and the cache TTL bounds the delay.
  */
 const revocationListeners = new Map<string, Set<(digest: string) => void>>();
+
+/**
+ * Tells every store of this process on `tableName`, and so every key cache listening to one,
+ * that a key was revoked somewhere else: the local server runs the engine in worker threads
+ * (`local/handler-pool.ts`), and each passes on the revokes of the main thread this way.
+ */
+export function announceRevocation(tableName: string, digest: string): void {
+  for (const listener of revocationListenersOf(tableName)) listener(digest);
+}
 
 function revocationListenersOf(tableName: string): Set<(digest: string) => void> {
   let listeners = revocationListeners.get(tableName);

@@ -153,10 +153,12 @@ const DEFAULT_CACHE_MIB = 256;
 let processCache: { cache: CompiledStructureCache | undefined } | undefined;
 
 /**
- * The process's one cache, sized by `SYSTEM_CACHE_MIB` when first asked for (`undefined` when
- * it is 0). Every function loaded in the process shares it, so where one process serves both
- * connect and the engine (the local server) a system registered by connect is run without
- * compiling it again; on Lambda each function instance has its own.
+ * The process's one cache (one per thread, as all module state), sized by `SYSTEM_CACHE_MIB`
+ * when first asked for (`undefined` when it is 0). Every function loaded in the thread shares
+ * it, so where one thread serves both connect and the engine a system registered by connect is
+ * run without compiling it again. On Lambda each function instance has its own, and so has
+ * each engine worker of the local server, whose main thread serves connect without one, as the
+ * stack deploys it.
  */
 export function processSystemCache(env: Env = process.env): CompiledStructureCache | undefined {
   if (processCache === undefined) {
@@ -170,7 +172,8 @@ export function processSystemCache(env: Env = process.env): CompiledStructureCac
  * `SYSTEM_CACHE_MIB`: how much memory (MiB, estimated) the engine function may keep compiled
  * stored systems in; 0 turns the cache off. Default 256, a quarter of the smallest memory
  * docs/api.md recommends, beside the ~410 MB the largest request may need.
- * @internal bench/engine.ts sizes its cache as deployed; tests pass an env object.
+ * @internal bench/engine.ts sizes its cache as deployed; the local server checks the setting
+ * at start; tests pass an env object.
  */
 export function readSystemCacheBytes(env: Env = process.env): number {
   return envInt(env, 'SYSTEM_CACHE_MIB', DEFAULT_CACHE_MIB, { min: 0, max: 4096 }) * 1024 * 1024;

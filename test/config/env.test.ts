@@ -107,8 +107,8 @@ describe('one rule for every variable', () => {
     expect(read).toThrow(`${name} is set but empty`);
   });
 
-  it('refuses an empty DATA_DIR or DEV_API_KEY when the local server starts', async () => {
-    for (const name of ['DATA_DIR', 'DEV_API_KEY', 'REQUEST_TIMEOUT_MS']) {
+  it('refuses an empty DATA_DIR, DEV_API_KEY or ENGINE_WORKERS when the local server starts', async () => {
+    for (const name of ['DATA_DIR', 'DEV_API_KEY', 'REQUEST_TIMEOUT_MS', 'ENGINE_WORKERS']) {
       await expect(
         startLocalServer({ quiet: true, port: 0, dynamoPort: 0, env: { [name]: '' } }),
       ).rejects.toThrow(`${name} is set but empty`);

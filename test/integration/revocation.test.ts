@@ -1,7 +1,8 @@
 /**
  * A revoked key stops working at once on the server that revoked it, whatever the key cache's
  * TTL: the local server runs the function that revokes and the one that caches keys in one
- * process. (Deployed, they are two functions, and the TTL bounds the delay: docs/keys.md.)
+ * process, the engine in worker threads that the main thread tells of each revoke. (Deployed,
+ * they are two functions, and the TTL bounds the delay: docs/keys.md.)
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readLocalIssuer, signAccessToken } from '../../lib/tokens';

@@ -88,6 +88,9 @@ describe('startLocalServer', () => {
     try {
       expect(output).toContain(`URL       ${server.url}`);
       expect(output).toContain(`API key   ${DEV_KEY}  (from DEV_API_KEY)`);
+      expect(output).toMatch(
+        /\n {2}Engine {4}POST \/api\/engine runs in \d+ worker threads? \(ENGINE_WORKERS\)\n/,
+      );
       // The URL, key and token once each as the shell variables the README's commands use too.
       expect(output).toContain(`  export SBE_URL=${server.url}\n`);
       expect(output).toContain(`  export SBE_KEY=${DEV_KEY}\n`);
@@ -99,6 +102,18 @@ describe('startLocalServer', () => {
     } finally {
       await server.close();
     }
+  });
+
+  // The engine's workers are as many as asked for, at least one; nothing is started otherwise.
+  it('refuses an ENGINE_WORKERS that is not a count of at least 1', async () => {
+    for (const value of ['0', '-1', '1.5', 'two']) {
+      await expect(
+        startLocalServer({ env: { ENGINE_WORKERS: value }, port: 0, dynamoPort: 0, quiet: true }),
+      ).rejects.toThrow(/^ENGINE_WORKERS must be an integer from 1 to 256/);
+    }
+    await expect(startLocalServer({ engineWorkers: 0, port: 0, dynamoPort: 0, quiet: true })).rejects.toThrow(
+      'engineWorkers must be an integer from 1 to 256',
+    );
   });
 
   // A taken HTTP port is reported in words, and nothing is left running.

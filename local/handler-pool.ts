@@ -1,0 +1,238 @@
+/**
+ * A pool of worker threads that each run one Lambda function's handler, as that many concurrent
+ * instances of the function would: each worker imports the handler module once (its cold start)
+ * and serves one event at a time; a request waits, first come first served, for a free worker.
+ * The local server runs the engine's analyses here, so a run of several seconds on a large
+ * structure no longer holds up every other request: the main thread reads the requests, writes
+ * the answers and serves the other routes (docs/local.md#engine-runs-in-worker-threads).
+ *
+ * Workers start when requests wait and the pool is below its size (or ahead of time: `warm`),
+ * and a worker that crashes (an uncaught exception, an exit, a failed import) is dropped, its
+ * request rejected (the adapter answers 500 `INTERNAL_ERROR`) and a fresh one started for the
+ * next.
+ */
+import { Worker } from 'node:worker_threads';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import type { HttpApiHandler } from './http-adapter';
+
+export interface HandlerPoolOptions {
+  /** The module that exports the function's `handler` (its entry), as a file URL. */
+  entry: URL;
+  /** Most workers, i.e. concurrent instances of the function. At least 1. */
+  size: number;
+  /**
+   * The environment every worker starts with: the one the in-process handlers were imported
+   * with, taken when the pool is created (later changes to `process.env` do not reach it).
+   */
+  env: NodeJS.ProcessEnv;
+}
+
+export interface HandlerPool {
+  /** Runs one event on a free worker; rejects when the worker crashes or the pool is closed. */
+  readonly handler: (...args: Parameters<HttpApiHandler>) => Promise<unknown>;
+  /**
+   * Starts workers until `count` (at most the size) run, and resolves once every running worker
+   * is ready: the first requests then find their instance warm. Rejects when one fails to start.
+   */
+  warm(count: number): Promise<void>;
+  /**
+   * Delivers a notice to every running worker, in order with the events sent after it: a worker
+   * sees it before its next event.
+   */
+  notify(notice: WorkerNotice): void;
+  /** Workers running now (started and not yet ended). */
+  readonly threads: number;
+  /** Rejects the waiting requests, and ends every worker and so the runs in progress. */
+  close(): Promise<void>;
+}
+
+/** What the worker learns from `workerData`. */
+export interface WorkerSetup {
+  /** The function's entry module, as a file URL. */
+  entry: string;
+  /** The worker module (`handler-worker.ts`), as a file URL. */
+  module: string;
+  /** Whether the worker must register tsx itself: the flags it inherits do not load it. */
+  registerTsx: boolean;
+}
+
+/** A key revoked in the main thread, which the workers' key caches must forget at once. */
+export interface WorkerNotice {
+  kind: 'revoked';
+  tableName: string;
+  digest: string;
+}
+
+/** The serializable part of a Lambda context; the worker rebuilds the functions from `deadline`. */
+export type ContextFields = Omit<Context, 'getRemainingTimeInMillis' | 'done' | 'fail' | 'succeed'> & {
+  /** `Date.now()` at which `getRemainingTimeInMillis` reaches 0. */
+  deadline: number;
+};
+
+/** Main thread → worker. */
+export type ToWorker =
+  | { kind: 'invoke'; event: APIGatewayProxyEventV2; context: ContextFields }
+  | WorkerNotice;
+
+/** Worker → main thread, all on one port, so a run's log lines arrive before its result. */
+export type FromWorker =
+  | { kind: 'output'; stream: 'stdout' | 'stderr'; chunk: string | Uint8Array }
+  | { kind: 'ready' }
+  | { kind: 'result'; result: unknown }
+  | { kind: 'failed'; error: { name: string; message: string; stack?: string | undefined } };
+
+interface Job {
+  event: APIGatewayProxyEventV2;
+  context: ContextFields;
+  resolve(result: unknown): void;
+  reject(error: Error): void;
+}
+
+interface PoolWorker {
+  worker: Worker;
+  /** Whether it has imported the entry and takes events. */
+  ready: boolean;
+  /** Settles when it is ready, or rejects when it ends before. */
+  started: Promise<void>;
+  /** The job it runs; `undefined` while idle. */
+  job: Job | undefined;
+}
+
+const WORKER_URL = new URL('./handler-worker.ts', import.meta.url);
+
+/**
+ * A worker's first module, in plain JavaScript, so it loads before TypeScript can: it registers
+ * tsx unless the thread loads it already, then imports the worker module. A worker inherits the
+ * main thread's flags, and with them tsx when the main thread was started with it (`npm start`
+ * is `tsx local/server.ts`, the benchmarks run `node --import tsx`); under a runner that
+ * compiles TypeScript its own way (vitest) the worker registers tsx itself. Registering tsx
+ * twice in one thread would compile every module twice, and passing the flags on explicitly
+ * (`execArgv`) fails on V8 flags such as `--max-old-space-size`, which a worker may only inherit.
+ */
+const START_URL = new URL('./handler-worker-start.mjs', import.meta.url);
+
+/**
+ * Whether these flags load tsx (`--import tsx`, or tsx's own `--import …/tsx/dist/loader.mjs`).
+ * @internal test/local/handler-pool.test.ts checks the flags it tells apart.
+ */
+export function flagsLoadTsx(execArgv: readonly string[]): boolean {
+  return execArgv.some((flag) => /(^|[=/\\])tsx($|[/\\])/.test(flag));
+}
+
+export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
+  if (!Number.isInteger(options.size) || options.size < 1) {
+    throw new Error(`a handler pool needs at least one worker; got ${options.size}`);
+  }
+  const env = { ...options.env };
+  const workerData: WorkerSetup = {
+    entry: options.entry.href,
+    module: WORKER_URL.href,
+    registerTsx: !flagsLoadTsx(process.execArgv),
+  };
+  const workers = new Set<PoolWorker>();
+  const queue: Job[] = [];
+  let closed = false;
+
+  const start = (): PoolWorker => {
+    const worker = new Worker(START_URL, { workerData, env });
+    let started: { resolve(): void; reject(error: Error): void } = { resolve() {}, reject() {} };
+    const member: PoolWorker = {
+      worker,
+      ready: false,
+      started: new Promise<void>((resolve, reject) => {
+        started = { resolve, reject };
+      }),
+      job: undefined,
+    };
+    member.started.catch(() => undefined); // told to whoever waits for it, if anyone does
+    workers.add(member);
+    worker.on('message', (message: FromWorker) => {
+      if (message.kind === 'output') {
+        process[message.stream].write(message.chunk);
+        return;
+      }
+      if (message.kind === 'ready') {
+        member.ready = true;
+        started.resolve();
+      } else {
+        const job = member.job;
+        member.job = undefined;
+        if (message.kind === 'result') job?.resolve(message.result);
+        else job?.reject(Object.assign(new Error(message.error.message), message.error));
+      }
+      dispatch();
+    });
+    // An uncaught exception (or a failed import) ends the worker: 'error', then 'exit'.
+    const end = (error: Error) => {
+      if (!workers.delete(member)) return;
+      started.reject(error);
+      member.job?.reject(error);
+      member.job = undefined;
+      // A worker that never got ready fails the oldest waiting request, the one it was started
+      // for: an entry that cannot load fails each request, rather than restarting for ever.
+      if (!member.ready && !closed) queue.shift()?.reject(error);
+      dispatch();
+    };
+    worker.on('error', end);
+    worker.on('exit', (code) => end(new Error(`the worker running the handler exited with code ${code}`)));
+    return member;
+  };
+
+  /**
+   * Gives waiting requests, oldest first, to the ready workers that are free, and starts workers
+   * for those still waiting, up to the size. A request is not tied to the worker started for it:
+   * whichever worker is free first takes it.
+   */
+  const dispatch = () => {
+    if (closed) return;
+    for (const member of workers) {
+      if (queue.length === 0) return;
+      if (!member.ready || member.job !== undefined) continue;
+      const job = queue.shift()!;
+      member.job = job;
+      member.worker.postMessage({
+        kind: 'invoke',
+        event: job.event,
+        context: job.context,
+      } satisfies ToWorker);
+    }
+    let starting = 0;
+    for (const member of workers) if (!member.ready) starting++;
+    while (queue.length > starting && workers.size < options.size) {
+      start();
+      starting++;
+    }
+  };
+
+  return {
+    handler: (event, context) =>
+      new Promise((resolve, reject) => {
+        if (closed) {
+          reject(new Error('the local server is stopping'));
+          return;
+        }
+        queue.push({ event, context: contextFields(context), resolve, reject });
+        dispatch();
+      }),
+    async warm(count) {
+      while (workers.size < Math.min(count, options.size)) start();
+      await Promise.all([...workers].map((member) => member.started));
+    },
+    notify(notice) {
+      for (const { worker } of workers) worker.postMessage(notice satisfies ToWorker);
+    },
+    get threads() {
+      return workers.size;
+    },
+    async close() {
+      closed = true;
+      for (const job of queue.splice(0)) job.reject(new Error('the local server is stopping'));
+      await Promise.all([...workers].map(({ worker }) => worker.terminate()));
+    },
+  };
+}
+
+function contextFields(context: Context): ContextFields {
+  const { getRemainingTimeInMillis, done, fail, succeed, ...fields } = context;
+  return { ...fields, deadline: Date.now() + getRemainingTimeInMillis() };
+}
