@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
-import type { FunctionName } from '../lib/http/routes';
+import { FUNCTIONS, type FunctionName } from '../lib/http/routes';
 import { PARTITION_PREFIXES, TABLE_KEYS } from '../lib/storage/table';
 
 /** The newest Node.js Lambda offers in this aws-cdk-lib, on Graviton (cheaper per GB-second). */
@@ -112,8 +112,8 @@ export interface FunctionSizing {
  * stores up to 6 MiB of JSON. Both timeouts stay under API Gateway's 30 s integration limit.
  */
 export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = Object.freeze({
-  engine: { memoryMb: 1769, timeout: Duration.seconds(15) },
-  connect: { memoryMb: 1024, timeout: Duration.seconds(20) },
+  engine: { memoryMb: 1769, timeout: Duration.seconds(FUNCTIONS.engine.timeoutSeconds) },
+  connect: { memoryMb: 1024, timeout: Duration.seconds(FUNCTIONS.connect.timeoutSeconds) },
 });
 
 /**

@@ -15,7 +15,14 @@ import { ApiError } from '../lib/api/errors';
 import { allowedOrigin, type CorsSettings, preflightCorsHeaders } from '../lib/http/cors';
 import { API_RESPONSE_HEADERS, logRequestLine } from '../lib/http/middleware';
 import { errorResult, type HttpResult } from '../lib/http/responses';
-import { matchRoute, type RouteDefinition, routeKey } from '../lib/http/routes';
+import {
+  DEFAULT_ROUTE_FUNCTION,
+  FUNCTIONS,
+  type FunctionName,
+  matchRoute,
+  type RouteDefinition,
+  routeKey,
+} from '../lib/http/routes';
 import { unmatchedRouteError } from '../lib/http/unmatched-route';
 import {
   buildHttpApiEvent,
@@ -43,7 +50,10 @@ export interface HttpAdapterOptions {
    * and answer 413 in its own order (after the API key checks).
    */
   maxBodyBytes: number;
-  /** Lambda's timeout, reported through `context.getRemainingTimeInMillis`. Default 30 s. */
+  /**
+   * Lambda's timeout, reported through `context.getRemainingTimeInMillis`, for every function.
+   * Default: each route's function's own (`FUNCTIONS` in lib/http/routes.ts), as deployed.
+   */
   timeoutMs?: number;
   /** Told about a handler that threw or rejected (API Gateway would answer 500). Default: stderr. */
   onHandlerError?: (error: unknown, route: RouteDefinition | undefined) => void;
@@ -95,7 +105,7 @@ const PAGE_HEADERS: OutgoingHttpHeaders = {
 
 /** A request listener that routes by the route table and runs the matching handler. */
 export function createHttpAdapter(options: HttpAdapterOptions): RequestListener {
-  const timeoutMs = options.timeoutMs ?? 30_000;
+  const timeoutOf = (fn: FunctionName) => options.timeoutMs ?? FUNCTIONS[fn].timeoutSeconds * 1000;
   const onHandlerError =
     options.onHandlerError ??
     ((error: unknown, route: RouteDefinition | undefined) => {
@@ -196,6 +206,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     }
     let result: unknown;
     try {
+      const timeoutMs = timeoutOf(route?.function ?? DEFAULT_ROUTE_FUNCTION);
       result = await handler(event, lambdaContext(route?.name ?? 'default', requestId, now, timeoutMs));
     } catch (error) {
       onHandlerError(error, route);

@@ -78,6 +78,11 @@ export interface LocalServerOptions {
    * requests overlap. Default 1. `npm run load` starts them all, to measure warm instances.
    */
   engineWorkersAtStart?: number | 'all';
+  /**
+   * Every function's Lambda timeout, as its handler sees it (`getRemainingTimeInMillis`).
+   * Default: each function's deployed timeout (`FUNCTIONS` in lib/http/routes.ts).
+   */
+  functionTimeoutMs?: number;
   /** Where unset options are read from. Default `process.env`. */
   env?: Env;
 }
@@ -240,6 +245,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       createHttpAdapter({
         routes: pooledRoutes,
         maxBodyBytes: readLimits(process.env).maxBodyBytes,
+        ...(options.functionTimeoutMs === undefined ? {} : { timeoutMs: options.functionTimeoutMs }),
         logger,
         cors,
         sampleDocuments: SAMPLE_DOCUMENTS,

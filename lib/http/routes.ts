@@ -8,12 +8,16 @@ export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 /** How a route authenticates its caller: an API key, a user access token (JWT), or not at all. */
 export type RouteAuth = 'apiKey' | 'userToken' | 'none';
 
-/** The Lambda functions of the service, each with the module that exports its `handler`. */
+/**
+ * The Lambda functions of the service, each with the module that exports its `handler` and its
+ * timeout (the CDK stack deploys it, the local server reports it through the Lambda context, as
+ * `getRemainingTimeInMillis`; why these values: infra/functions.ts, `FUNCTION_SIZING`).
+ */
 export const FUNCTIONS = Object.freeze({
   /** `POST /api/engine` with an API key, and the public OpenAPI document. */
-  engine: { entry: 'functions/engine/handler.ts' },
+  engine: { entry: 'functions/engine/handler.ts', timeoutSeconds: 15 },
   /** Every route that takes a user access token: connect, systems, self-service keys. */
-  connect: { entry: 'functions/connect/handler.ts' },
+  connect: { entry: 'functions/connect/handler.ts', timeoutSeconds: 20 },
 });
 
 export type FunctionName = keyof typeof FUNCTIONS;
