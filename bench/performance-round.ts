@@ -25,7 +25,7 @@ import { createStepBuffers, stepFrom } from '../lib/engine/step';
 import { generateStructure, type Shape } from './generate';
 import { formatMs, formatRatio, renderTable } from './table';
 
-export const ROUND_TARGETS = {
+const ROUND_TARGETS = {
   analyzeOverFloor: 1.2,
   chainDoubling: 2.1,
   openOverClosed: 1.25,
