@@ -59,7 +59,17 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
   let fitted = 1;
   let frame: number | undefined;
 
-  const size = (): [number, number] => [Math.max(1, svg.clientWidth), Math.max(1, svg.clientHeight)];
+  /**
+   * The svg's size, as last read where reading it costs nothing (the resize observer, after
+   * layout); read again only when unknown. Reading it after writing the drawing would force a
+   * layout in the middle of the work (a timeline's step: the graph, then the chart).
+   */
+  let known: [number, number] | undefined;
+  const read = (): [number, number] => [Math.max(1, svg.clientWidth), Math.max(1, svg.clientHeight)];
+  const size = (): [number, number] => {
+    known ??= read();
+    return known;
+  };
   const limits = () => [fitted * 0.5, Math.max(fitted, 4)] as const;
 
   function fitCamera(): void {
@@ -317,12 +327,17 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
     }
   });
 
-  new ResizeObserver(() => schedule()).observe(svg);
+  new ResizeObserver(() => {
+    known = read();
+    schedule();
+  }).observe(svg);
 
   const view: SvgCamera = {
     show(next, keep) {
+      // The same drawing again (another state painted into it): its nodes' names are as they were.
+      if (next !== drawing || widths.length !== next.labels.length)
+        widths = next.labels.map((label) => labelWidth(label.element.textContent ?? ''));
       drawing = next;
-      widths = next.labels.map((label) => labelWidth(label.element.textContent ?? ''));
       edgeLabelWidths = next.edgeLabels.map((label) => labelWidth(label.element.textContent ?? ''));
       const widest = Math.max(0, ...widths.slice(0, 2000));
       room = { left: PAD.side + Math.min(90, widest / 2), right: PAD.side + Math.min(140, widest) };
@@ -335,6 +350,7 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
         );
         const natural = next.bounds.height * scale + PAD.top + PAD.bottom;
         svg.style.height = `${Math.round(Math.min(window.innerHeight * 0.7, Math.max(MIN_HEIGHT_PX, natural)))}px`;
+        known = undefined;
         fitCamera();
       }
       if (frame !== undefined) cancelAnimationFrame(frame);
