@@ -189,6 +189,26 @@ const SHOTS: readonly Shot[] = [
     },
   },
   {
+    name: 'jaeger-871-zoomed',
+    async prepare(page) {
+      await run(page, withCapacity(jaegerServices(), 20_000), 'webgl');
+      await fitView(page);
+      // Zoomed in about the primary blockage, until the services are named and the dependencies
+      // have their arrowheads.
+      const { engine } = JSON.parse((await page.textContent('#raw'))!) as {
+        engine: { primaryBlockage: string; nodes: Array<{ id: string }> };
+      };
+      const at = engine.nodes.findIndex((node) => node.id === engine.primaryBlockage);
+      await page.locator('#large-graph').scrollIntoViewIfNeeded();
+      const discs = (await page.evaluate('globalThis.explorerNodeDiscs()')) as Array<
+        [number, number, number]
+      >;
+      await page.mouse.move(discs[at]![0], discs[at]![1]);
+      for (let i = 0; i < 3; i++) await page.mouse.wheel(0, -400);
+      await settle(page);
+    },
+  },
+  {
     name: 'tiered-dag-20k',
     quality: DENSE_QUALITY,
     async prepare(page) {
