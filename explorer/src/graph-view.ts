@@ -480,7 +480,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       });
       bounds = { x: left, y: top, width: right - left, height: bottom - top };
     }
-    scene.append(edgeLabelLayer);
+    if (edgeLabelLayer.parentNode !== scene) scene.append(edgeLabelLayer);
     const rank = (id: string) =>
       id === options.selected
         ? 0
