@@ -488,7 +488,10 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     graph.style.display = '';
     // Redrawing replaces the focused node: the focus goes back to it after (svg-node-keys.ts).
     const hadFocus = document.activeElement !== graph && graph.contains(document.activeElement);
-    const aspect = graph.clientWidth / Math.max(1, window.innerHeight * 0.7);
+    // With a drawing on show the camera knows the svg's width (reading it here, after the other
+    // panels wrote theirs, would force a layout); else it is read.
+    const aspect =
+      (svgDrawn === undefined ? graph.clientWidth : camera.width()) / Math.max(1, window.innerHeight * 0.7);
     const viewHeight = Math.max(1, window.innerHeight * 0.7);
     const drawnFor: SvgDrawn['for'] = {
       answer,

@@ -268,6 +268,8 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     };
   });
 
+  /** Whether a state was painted already: the camera has sized its circles and placed its labels since. */
+  let drawn = false;
   /** The bounds measured at the first paint. */
   let measured: GraphDrawing['bounds'] | undefined;
   /** Texts to write once the frame of a later state is drawn, and the write waiting for it. */
@@ -404,24 +406,38 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
           : `${options.name(node.id)}${part.groupWords}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === state.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}${scenarioWords}`,
       );
       const radius = radii[i]!;
-      part.groupRing?.setAttribute('r', String(radius + 5));
+      // Each circle's radius beyond the body's: the camera sizes them all for its zoom (a circle
+      // made here gets its radius now; the others keep the camera's until it lays them out).
+      const circles: Array<[SVGCircleElement, number]> = [];
+      if (part.groupRing !== undefined) {
+        if (!drawn) part.groupRing.setAttribute('r', String(radius + 5));
+        circles.push([part.groupRing, 5]);
+      }
       // The state's rings, between the group's ring and the body.
       for (const ring of part.rings) ring.remove();
       part.rings = [];
-      if (node.id === state.primaryBlockage)
-        part.rings.push(svgElement('circle', { r: radius + 7, class: 'ring blockage' }));
-      if (node.id === state.origin?.id)
-        part.rings.push(svgElement('circle', { r: radius + 4, class: 'ring origin' }));
-      if (node.id === options.selected)
-        part.rings.push(svgElement('circle', { r: radius + 10, class: 'ring selected' }));
+      for (const [kind, beyond, has] of [
+        ['blockage', 7, node.id === state.primaryBlockage],
+        ['origin', 4, node.id === state.origin?.id],
+        ['selected', 10, node.id === options.selected],
+      ] as const) {
+        if (!has) continue;
+        const ring = svgElement('circle', { r: radius + beyond, class: `ring ${kind}` });
+        part.rings.push(ring);
+        circles.push([ring, beyond]);
+      }
       if (part.rings.length > 0) part.body.before(...part.rings);
       const fraction = colouring.fraction(node);
       setAttributes(part.body, {
-        r: String(radius),
         fill: fraction === undefined ? NO_MEASURE_FILL : paletteColour(fraction, palette),
         class: `body${node.capacity === undefined ? '' : ' throttled'}${saturated === undefined ? '' : ' saturated'}`,
       });
-      part.hatch?.setAttribute('r', String(radius));
+      if (!drawn) part.body.setAttribute('r', String(radius));
+      circles.push([part.body, 0]);
+      if (part.hatch !== undefined) {
+        if (!drawn) part.hatch.setAttribute('r', String(radius));
+        circles.push([part.hatch, 0]);
+      }
       if (part.glyph !== undefined)
         setAttributes(part.glyph, { x: String(radius + 3), y: String(-radius + 4) });
       if (saturated?.kind !== part.saturation || part.badge !== undefined) {
@@ -439,7 +455,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
         const at = radius * Math.SQRT1_2;
         part.tag.setAttribute('transform', `translate(${at} ${at})`);
       }
-      part.label.setAttribute('y', String(radius + 14));
+      if (!drawn) part.label.setAttribute('y', String(radius + 14));
       setText(
         part.desc,
         nodeHoverText(node, {
@@ -450,9 +466,6 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
           withoutResult: options.withoutResult === true,
         }),
       );
-      const circles: Array<[SVGCircleElement, number]> = [];
-      for (const circle of part.group.querySelectorAll('circle'))
-        circles.push([circle, Number(circle.getAttribute('r')) - radius]);
       labels.push({ element: part.label, circles, x: x(i), y: y(i), radius });
     });
 
@@ -460,6 +473,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     // screen) once, when first drawn; a later state of the same structure moves no node, only
     // resizes them, so its bounds are those widened to its nodes' reach (no layout forced).
     let bounds: GraphDrawing['bounds'];
+    drawn = true;
     if (measured === undefined) {
       edgeLabelLayer.remove();
       const box = scene.getBBox();
