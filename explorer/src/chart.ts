@@ -93,6 +93,7 @@ export function seriesSwatch(series: Series): SVGSVGElement {
  * A line chart of the series over the states (x: tick), one polyline each (a thousand points
  * per line is nothing for SVG), a cursor at the current state; clicking picks a state. Its units
  * are the svg's pixels (as wide as it is drawn), so its labels keep their size on a phone.
+ * Returns a function that moves the cursor to another state (all a timeline's step changes).
  */
 export function drawChart(
   svg: SVGSVGElement,
@@ -100,7 +101,7 @@ export function drawChart(
   series: readonly Series[],
   current: number,
   onPick: (index: number) => void,
-): void {
+): (current: number) => void {
   svg.replaceChildren();
   const width = svg.clientWidth > 0 ? Math.max(MIN_WIDTH, svg.clientWidth) : DEFAULT_WIDTH;
   svg.setAttribute('viewBox', `0 0 ${width} ${HEIGHT}`);
@@ -150,11 +151,22 @@ export function drawChart(
     line.append(title);
     svg.append(line);
   });
-  svg.append(svgElement('line', { x1: x(current), y1: PAD.top, x2: x(current), y2: y(0), class: 'cursor' }));
+  const cursor = svgElement('line', {
+    x1: x(current),
+    y1: PAD.top,
+    x2: x(current),
+    y2: y(0),
+    class: 'cursor',
+  });
+  svg.append(cursor);
   svg.onclick = (event: MouseEvent) => {
     const box = svg.getBoundingClientRect();
     const at = ((event.clientX - box.left) / box.width) * width;
     const fraction = (at - PAD.left) / (width - PAD.left - PAD.right);
     onPick(Math.min(count - 1, Math.max(0, Math.round(fraction * (count - 1)))));
+  };
+  return (index) => {
+    cursor.setAttribute('x1', String(x(index)));
+    cursor.setAttribute('x2', String(x(index)));
   };
 }

@@ -13,7 +13,7 @@ const span = (className: string, text: string): HTMLSpanElement => {
 
 /**
  * The key under the graph, for the marks the view on show draws: the SVG view's rings, dashes,
- * outlines and badges, or the WebGL view's coloured points, lines and glyphs (no rings, no
+ * outlines and badges, or the WebGL view's coloured points, lines (arrowheads once zoomed in) and glyphs (no rings, no
  * dashes, no outlines: it draws none), and, for a comparison, the scenario's marks it has
  * (hatched down nodes, dashed red cut dependencies, capacity tags), each only when one is drawn.
  * With the force layout (`force`) no dependency is dashed as pointing back: there are no layers.
@@ -45,7 +45,7 @@ export function renderGraphKey(kind: GraphViewKind, marks: ScenarioMarks | undef
       span('key blockage', 'Orange point: the primary blockage'),
       ', ',
       span('key origin', 'green point: the origin'),
-      ' (both large and named). Orange lines: the trace.',
+      ' (both large and named). Orange lines: the trace. Zoomed in, an arrowhead at the end each dependency calls.',
     );
     badgeKey.replaceChildren(
       'Red glyph beside a node, in the steady state of an open structure: ',

@@ -110,6 +110,12 @@ export interface GraphDrawing {
   edgeLabels: EdgeLabel[];
   /** The layering drawn; none for a force layout (for the rule of cycles.ts). */
   layout: Layout | undefined;
+  /**
+   * Draws `state`, another state of the structure drawn (a timeline's tick, with the same
+   * options), into the same elements: colours, sizes, rings, widths, the trace, badges and
+   * texts, and this drawing's labels, order and bounds for the camera.
+   */
+  update(state: EngineResult, colouring: Colouring): void;
 }
 
 /**
@@ -143,19 +149,9 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
         );
   const x = (i: number) => placed.x[i]!;
   const y = (i: number) => placed.y[i]!;
-  const labels: NodeLabel[] = [];
-  const onTrace = new Set(result.trace);
-  const blocked = new Set(result.nodes.filter((node) => node.blocked).map((node) => node.id));
-
-  const maxLoad = largest(result.nodes, (n) => n.load, 0);
-  const widths = edgeWidths(result);
-  const saturation = saturationByNode(result);
-  const traceEdges = new Set<string>();
-  for (let i = 0; i + 1 < result.trace.length; i++)
-    traceEdges.add(`${result.trace[i]}\u0000${result.trace[i + 1]}`);
 
   const scene = svgElement('g', { class: 'scene' });
-  const { marks: scenario, palette } = options.colouring;
+  const { marks: scenario } = options.colouring;
   const isCut = cutBy(scenario);
   const defs = svgElement('defs', {});
   if (scenario !== undefined && scenario.down.size > 0) defs.append(hatchPattern());
@@ -179,154 +175,33 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     scene,
   );
 
-  // Each node's radius, and how far out from its centre an arrowhead's tip stays: past its
-  // outermost ring, so the head sits at the node's edge rather than under it.
-  const radii = result.nodes.map((node) => 9 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 13 : 0));
-  const reach = result.nodes.map(
-    (node, i) =>
-      radii[i]! +
-      (node.id === options.selected
-        ? 10
-        : node.id === result.primaryBlockage
-          ? 7
-          : node.id === result.origin?.id
-            ? 4
-            : 0) +
-      ARROW_GAP,
-  );
-  const labelled = widths.measure === 'throughput' && !options.withoutResult;
-  const edgeLabels: Array<EdgeLabel & { throughput: number }> = [];
+  // What belongs to the structure is made once: a path per dependency and a group per node, with
+  // their marks, labels and descriptions; what belongs to a state is written into them by
+  // `paint`, again for each state of the same structure (a timeline's ticks), so scrubbing
+  // rewrites attributes rather than building some thousands of elements anew.
+  const boxLayer = svgElement('g', { class: 'group-boxes' });
   const edgeLayer = svgElement('g', { class: 'edges' });
   const edgeLabelLayer = svgElement('g', { class: 'edge-labels' });
-  result.dependencies.forEach((d, e) => {
-    const [from, to] = edges[e]!;
-    const onTrace = traceEdges.has(`${d.from}\u0000${d.to}`);
-    const widthPx = widths.width(d);
-    const unbounded = widths.unbounded(d);
-    const x1 = x(from);
-    const y1 = y(from);
-    const x2 = x(to);
-    const y2 = y(to);
-    // In the force layout every dependency is straight (control points a third of the way along).
-    const span = layout === undefined ? 1 : layout.layer[to]! - layout.layer[from]!;
-    const back = span <= 0;
-    // Edges that skip layers arc above the row so they do not hide the edges they pass.
-    const lift = span > 1 ? 30 + 12 * span : 0;
-    const r = radii[from]!;
-    const [c1, c2]: [Point, Point] =
-      from === to
-        ? [
-            [x1 - r - 12, y1 - r - 36],
-            [x1 + r + 12, y1 - r - 36],
-          ]
-        : layout === undefined
-          ? [
-              [x1 + (x2 - x1) / 3, y1 + (y2 - y1) / 3],
-              [x1 + (2 * (x2 - x1)) / 3, y1 + (2 * (y2 - y1)) / 3],
-            ]
-          : back
-            ? [
-                [x1 + 60, y1 + 70],
-                [x2 - 60, y2 + 70],
-              ]
-            : [
-                [(x1 + x2) / 2, y1 - lift],
-                [(x1 + x2) / 2, y2 - lift],
-              ];
-    const curve = edgeCurve([x1, y1], c1, c2, [x2, y2], from === to ? r : 0, reach[to]!);
-    const cut = isCut(d);
-    const line = svgElement('path', {
-      d: curve.d,
-      class: cut
-        ? 'edge cut'
-        : `${onTrace ? 'edge trace' : back ? 'edge back' : 'edge'}${unbounded ? ' unbounded' : ''}`,
-      'stroke-width': onTrace ? Math.max(widthPx, 4) : widthPx,
-      'marker-end': 'url(#arrow)',
-      'data-from': d.from,
-      'data-to': d.to,
-    });
+  const nodeLayer = svgElement('g', { class: 'nodes' });
+  if (options.groups !== undefined) scene.append(boxLayer);
+  scene.append(edgeLayer, nodeLayer);
+
+  const edgePaths = result.dependencies.map((d) => {
+    const line = svgElement('path', { 'marker-end': 'url(#arrow)', 'data-from': d.from, 'data-to': d.to });
     // The hover text, shown by the shared tooltip (graph-tooltip.ts); a <desc>, not a <title>, so
     // the browser adds no tooltip of its own.
     const desc = svgElement('desc', {});
-    desc.textContent = dependencyHoverText(d, options.name, {
-      withoutResult: options.withoutResult === true,
-      cut,
-      measure: widths.measure,
-    });
     line.append(desc);
     edgeLayer.append(line);
-    // In a steady state each dependency is labelled with its throughput, placed by the camera
-    // where it collides with no node and no label.
-    if (labelled && !cut && d.throughput !== undefined) {
-      const label = svgElement('text', {
-        class: 'edge-label',
-        'text-anchor': 'middle',
-        display: 'none',
-        'data-from': d.from,
-        'data-to': d.to,
-      });
-      label.textContent = shortNumber(d.throughput);
-      edgeLabelLayer.append(label);
-      edgeLabels.push({ element: label, x: curve.mid[0], y: curve.mid[1], throughput: d.throughput });
-    }
+    return { line, desc };
   });
-  // Boxes behind everything: each group's members' extent, with room around, named at its top.
-  if (options.groups !== undefined) {
-    const { of, names } = options.groups;
-    const extent = names.map(() => [
-      Number.POSITIVE_INFINITY,
-      Number.POSITIVE_INFINITY,
-      Number.NEGATIVE_INFINITY,
-      Number.NEGATIVE_INFINITY,
-    ]);
-    result.nodes.forEach((_, i) => {
-      const g = of[i] ?? -1;
-      if (g < 0) return;
-      const box = extent[g]!;
-      const r = reach[i]!;
-      box[0] = Math.min(box[0]!, x(i) - r);
-      box[1] = Math.min(box[1]!, y(i) - r);
-      box[2] = Math.max(box[2]!, x(i) + r);
-      box[3] = Math.max(box[3]!, y(i) + r + 14);
-    });
-    const boxes = svgElement('g', { class: 'group-boxes' });
-    const boxNames: SVGTextElement[] = [];
-    extent.forEach(([left, top, right, bottom], g) => {
-      if (!Number.isFinite(left!)) return;
-      const pad = GROUP_PADDING;
-      boxes.append(
-        svgElement('rect', {
-          class: 'group-box',
-          x: left! - pad,
-          y: top! - pad - 14,
-          width: right! - left! + 2 * pad,
-          height: bottom! - top! + 2 * pad + 14,
-          rx: 10,
-          'data-group': names[g]!,
-        }),
-      );
-      const label = svgElement('text', { class: 'group-label', x: left! - pad + 8, y: top! - pad });
-      label.textContent = names[g]!;
-      boxNames.push(label);
-    });
-    // The names over every box, so a box drawn later does not hide an earlier one's.
-    boxes.append(...boxNames);
-    scene.append(boxes);
-  }
-  scene.append(edgeLayer);
-  edgeLabels.sort((a, b) => b.throughput - a.throughput);
-  const marks = marksOf(result.nodes);
 
-  const nodeLayer = svgElement('g', { class: 'nodes' });
-  result.nodes.forEach((node, i) => {
-    const saturated = saturation.get(node.id);
+  const marks = marksOf(result.nodes);
+  const nodeParts = result.nodes.map((node, i) => {
     const down = scenario?.down.has(node.id) === true;
     const capacityChange = scenario?.capacity.get(node.id);
-    const scenarioWords = `${down ? ', down in the scenario' : ''}${capacityChange === undefined ? '' : `, ${capacityChangeText(capacityChange)}`}`;
     // A collapsed group (groups.ts): Enter or a click expands it.
     const groupName = typeof node.group === 'string' ? node.group : undefined;
-    const groupWords =
-      groupName === undefined ? '' : `, a group of ${node.members} nodes, collapsed (Enter expands it)`;
     const group = svgElement('g', {
       class: groupName === undefined ? 'node' : 'node collapsed-group',
       transform: `translate(${x(i)} ${y(i)})`,
@@ -334,109 +209,389 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       tabindex: -1,
       role: 'option',
       'aria-selected': String(node.id === options.selected),
-      'aria-label': options.withoutResult
-        ? `${options.name(node.id)}: no result`
-        : `${options.name(node.id)}${groupWords}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === result.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}${scenarioWords}`,
       'data-id': node.id,
       ...(groupName === undefined ? {} : { 'data-group': groupName }),
     });
-    const radius = radii[i]!;
-    if (groupName !== undefined) group.append(svgElement('circle', { r: radius + 5, class: 'ring group' }));
-    if (node.id === result.primaryBlockage) {
-      group.append(svgElement('circle', { r: radius + 7, class: 'ring blockage' }));
-    }
-    if (node.id === result.origin?.id)
-      group.append(svgElement('circle', { r: radius + 4, class: 'ring origin' }));
-    if (node.id === options.selected)
-      group.append(svgElement('circle', { r: radius + 10, class: 'ring selected' }));
-    const fraction = options.colouring.fraction(node);
-    group.append(
-      svgElement('circle', {
-        r: radius,
-        fill: fraction === undefined ? NO_MEASURE_FILL : paletteColour(fraction, palette),
-        class: `body${node.capacity === undefined ? '' : ' throttled'}${saturated === undefined ? '' : ' saturated'}`,
-      }),
-    );
+    const groupRing =
+      groupName === undefined ? undefined : svgElement('circle', { r: 0, class: 'ring group' });
+    if (groupRing !== undefined) group.append(groupRing);
+    const body = svgElement('circle', { r: 0 });
+    group.append(body);
     // A comparison's marks: a node the scenario takes down hatched, a changed capacity tagged.
+    let hatch: SVGCircleElement | undefined;
     if (down) {
       group.dataset.down = 'true';
-      group.append(downHatch(radius));
+      hatch = downHatch(0);
+      group.append(hatch);
     }
     // Where value leaves the system (an exit) or multiplies (fan-out): a glyph at the node's side.
     // A mark every node carries is left off (see marks.ts).
     const mark = marks.of(node);
+    let glyph: SVGTextElement | undefined;
     if (mark !== undefined) {
       group.dataset.mark = mark;
-      const glyph = svgElement('text', { x: radius + 3, y: -radius + 4, class: `mark ${mark}` });
+      glyph = svgElement('text', { class: `mark ${mark}` });
       glyph.textContent = mark === 'fanout' ? '⋔' : '⇥';
       group.append(glyph);
     }
-    if (saturated !== undefined) {
-      group.dataset.saturation = saturated.kind;
-      group.append(saturationBadge(saturated, radius));
-    }
+    let tag: SVGGElement | undefined;
     if (capacityChange !== undefined) {
       group.dataset.capacityChange = capacityTag(capacityChange);
-      group.append(capacityBadge(capacityChange, radius));
+      tag = capacityBadge(capacityChange, 0);
+      group.append(tag);
     }
     // Hidden until the camera places it (it measures the drawing without labels first).
-    const label = svgElement('text', {
-      y: radius + 14,
-      'text-anchor': 'middle',
-      class: 'label',
-      display: 'none',
-    });
-    const name = options.name(node.id);
-    label.textContent = shortName(name);
-    const circles: Array<[SVGCircleElement, number]> = [];
-    for (const circle of group.querySelectorAll('circle'))
-      circles.push([circle, Number(circle.getAttribute('r')) - radius]);
-    labels.push({ element: label, circles, x: x(i), y: y(i), radius });
+    const label = svgElement('text', { 'text-anchor': 'middle', class: 'label', display: 'none' });
+    label.textContent = shortName(options.name(node.id));
     // Its numbers, as the shared tooltip shows them and as the option's description.
     const desc = svgElement('desc', {});
-    desc.textContent = nodeHoverText(node, {
-      name: options.name,
-      saturated,
-      down,
-      capacityChange,
-      withoutResult: options.withoutResult === true,
-    });
     group.append(label, desc);
     group.addEventListener('click', () => options.onSelect(node.id));
     nodeLayer.append(group);
+    return {
+      group,
+      groupRing,
+      body,
+      hatch,
+      glyph,
+      tag,
+      label,
+      desc,
+      down,
+      capacityChange,
+      groupWords:
+        groupName === undefined ? '' : `, a group of ${node.members} nodes, collapsed (Enter expands it)`,
+      /** The state's rings (blockage, origin, selected) and saturation badge, replaced by each paint. */
+      rings: [] as SVGCircleElement[],
+      badge: undefined as SVGGElement | undefined,
+      saturation: undefined as Saturation['kind'] | undefined,
+    };
   });
-  scene.append(nodeLayer);
-  // Measured without the edge labels (hidden until placed; the camera keeps their size on screen).
-  const box = scene.getBBox();
-  scene.append(edgeLabelLayer);
-  const rank = (id: string) =>
-    id === options.selected
-      ? 0
-      : id === result.primaryBlockage
-        ? 1
-        : id === result.origin?.id
-          ? 2
-          : onTrace.has(id)
-            ? 3
-            : blocked.has(id)
-              ? 4
-              : 5;
-  const order = result.nodes
-    .map((_, i) => i)
-    .sort(
-      (a, b) =>
-        rank(result.nodes[a]!.id) - rank(result.nodes[b]!.id) ||
-        result.nodes[b]!.pressure - result.nodes[a]!.pressure ||
-        result.nodes[b]!.load - result.nodes[a]!.load ||
-        a - b,
+
+  /** Whether a state was painted already: the camera has sized its circles and placed its labels since. */
+  let drawn = false;
+  /** The bounds measured at the first paint. */
+  let measured: GraphDrawing['bounds'] | undefined;
+  /** Texts to write once the frame of a later state is drawn, and the write waiting for it. */
+  let later: Array<[Element, () => string]> = [];
+  let writing: number | undefined;
+  function writeLater(): void {
+    if (writing !== undefined) return;
+    writing = requestAnimationFrame(() =>
+      setTimeout(() => {
+        writing = undefined;
+        const texts = later;
+        later = [];
+        for (const [element, text] of texts) setText(element, text());
+      }),
     );
-  return {
-    bounds: { x: box.x, y: box.y, width: box.width, height: box.height },
-    labels,
-    order,
-    edgeLabels: edgeLabels.map(({ element, x, y }) => ({ element, x, y })),
+  }
+
+  function paint(state: EngineResult, colouring: Colouring): void {
+    const { palette } = colouring;
+    const labels: NodeLabel[] = [];
+    const onTrace = new Set(state.trace);
+    const blocked = new Set(state.nodes.filter((node) => node.blocked).map((node) => node.id));
+    const maxLoad = largest(state.nodes, (n) => n.load, 0);
+    const widths = edgeWidths(state);
+    const saturation = saturationByNode(state);
+    const traceEdges = new Set<string>();
+    for (let i = 0; i + 1 < state.trace.length; i++)
+      traceEdges.add(`${state.trace[i]}\u0000${state.trace[i + 1]}`);
+
+    // Each node's radius, and how far out from its centre an arrowhead's tip stays: past its
+    // outermost ring, so the head sits at the node's edge rather than under it.
+    const radii = state.nodes.map((node) => 9 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 13 : 0));
+    const reach = state.nodes.map(
+      (node, i) =>
+        radii[i]! +
+        (node.id === options.selected
+          ? 10
+          : node.id === state.primaryBlockage
+            ? 7
+            : node.id === state.origin?.id
+              ? 4
+              : 0) +
+        ARROW_GAP,
+    );
+    const labelled = widths.measure === 'throughput' && !options.withoutResult;
+    const edgeLabels: Array<EdgeLabel & { throughput: number }> = [];
+    const edgeLabelElements: SVGTextElement[] = [];
+    later = [];
+    state.dependencies.forEach((d, e) => {
+      const [from, to] = edges[e]!;
+      const onTrace = traceEdges.has(`${d.from}\u0000${d.to}`);
+      const widthPx = widths.width(d);
+      const unbounded = widths.unbounded(d);
+      const x1 = x(from);
+      const y1 = y(from);
+      const x2 = x(to);
+      const y2 = y(to);
+      // In the force layout every dependency is straight (control points a third of the way along).
+      const span = layout === undefined ? 1 : layout.layer[to]! - layout.layer[from]!;
+      const back = span <= 0;
+      // Edges that skip layers arc above the row so they do not hide the edges they pass.
+      const lift = span > 1 ? 30 + 12 * span : 0;
+      const r = radii[from]!;
+      const [c1, c2]: [Point, Point] =
+        from === to
+          ? [
+              [x1 - r - 12, y1 - r - 36],
+              [x1 + r + 12, y1 - r - 36],
+            ]
+          : layout === undefined
+            ? [
+                [x1 + (x2 - x1) / 3, y1 + (y2 - y1) / 3],
+                [x1 + (2 * (x2 - x1)) / 3, y1 + (2 * (y2 - y1)) / 3],
+              ]
+            : back
+              ? [
+                  [x1 + 60, y1 + 70],
+                  [x2 - 60, y2 + 70],
+                ]
+              : [
+                  [(x1 + x2) / 2, y1 - lift],
+                  [(x1 + x2) / 2, y2 - lift],
+                ];
+      const curve = edgeCurve([x1, y1], c1, c2, [x2, y2], from === to ? r : 0, reach[to]!);
+      const cut = isCut(d);
+      const { line, desc } = edgePaths[e]!;
+      setAttributes(line, {
+        d: curve.d,
+        class: cut
+          ? 'edge cut'
+          : `${onTrace ? 'edge trace' : back ? 'edge back' : 'edge'}${unbounded ? ' unbounded' : ''}`,
+        'stroke-width': String(onTrace ? Math.max(widthPx, 4) : widthPx),
+      });
+      const hover = () =>
+        dependencyHoverText(d, options.name, {
+          withoutResult: options.withoutResult === true,
+          cut,
+          measure: widths.measure,
+        });
+      // At a later state (a timeline's step) the dependencies' hover texts, which only the
+      // pointer shows, are written after the frame is drawn (see `writeLater`).
+      if (measured === undefined) setText(desc, hover());
+      else later.push([desc, hover]);
+      // In a steady state each dependency is labelled with its throughput, placed by the camera
+      // where it collides with no node and no label.
+      if (labelled && !cut && d.throughput !== undefined) {
+        const label = svgElement('text', {
+          class: 'edge-label',
+          'text-anchor': 'middle',
+          display: 'none',
+          'data-from': d.from,
+          'data-to': d.to,
+        });
+        label.textContent = shortNumber(d.throughput);
+        edgeLabelElements.push(label);
+        edgeLabels.push({ element: label, x: curve.mid[0], y: curve.mid[1], throughput: d.throughput });
+      }
+    });
+    if (later.length > 0) writeLater();
+    edgeLabelLayer.replaceChildren(...edgeLabelElements);
+    // Boxes behind everything: each group's members' extent, with room around, named at its top.
+    if (options.groups !== undefined) paintBoxes(boxLayer, options.groups, state.nodes.length, x, y, reach);
+    edgeLabels.sort((a, b) => b.throughput - a.throughput);
+
+    state.nodes.forEach((node, i) => {
+      const part = nodeParts[i]!;
+      const saturated = saturation.get(node.id);
+      const { down, capacityChange } = part;
+      const scenarioWords = `${down ? ', down in the scenario' : ''}${capacityChange === undefined ? '' : `, ${capacityChangeText(capacityChange)}`}`;
+      part.group.setAttribute(
+        'aria-label',
+        options.withoutResult
+          ? `${options.name(node.id)}: no result`
+          : `${options.name(node.id)}${part.groupWords}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === state.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}${scenarioWords}`,
+      );
+      const radius = radii[i]!;
+      // Each circle's radius beyond the body's: the camera sizes them all for its zoom (a circle
+      // made here gets its radius now; the others keep the camera's until it lays them out).
+      const circles: Array<[SVGCircleElement, number]> = [];
+      if (part.groupRing !== undefined) {
+        if (!drawn) part.groupRing.setAttribute('r', String(radius + 5));
+        circles.push([part.groupRing, 5]);
+      }
+      // The state's rings, between the group's ring and the body.
+      for (const ring of part.rings) ring.remove();
+      part.rings = [];
+      for (const [kind, beyond, has] of [
+        ['blockage', 7, node.id === state.primaryBlockage],
+        ['origin', 4, node.id === state.origin?.id],
+        ['selected', 10, node.id === options.selected],
+      ] as const) {
+        if (!has) continue;
+        const ring = svgElement('circle', { r: radius + beyond, class: `ring ${kind}` });
+        part.rings.push(ring);
+        circles.push([ring, beyond]);
+      }
+      if (part.rings.length > 0) part.body.before(...part.rings);
+      const fraction = colouring.fraction(node);
+      setAttributes(part.body, {
+        fill: fraction === undefined ? NO_MEASURE_FILL : paletteColour(fraction, palette),
+        class: `body${node.capacity === undefined ? '' : ' throttled'}${saturated === undefined ? '' : ' saturated'}`,
+      });
+      if (!drawn) part.body.setAttribute('r', String(radius));
+      circles.push([part.body, 0]);
+      if (part.hatch !== undefined) {
+        if (!drawn) part.hatch.setAttribute('r', String(radius));
+        circles.push([part.hatch, 0]);
+      }
+      if (part.glyph !== undefined)
+        setAttributes(part.glyph, { x: String(radius + 3), y: String(-radius + 4) });
+      if (saturated?.kind !== part.saturation || part.badge !== undefined) {
+        part.badge?.remove();
+        part.badge = undefined;
+        part.saturation = saturated?.kind;
+        if (saturated === undefined) delete part.group.dataset.saturation;
+        else {
+          part.group.dataset.saturation = saturated.kind;
+          part.badge = saturationBadge(saturated, radius);
+          (part.tag ?? part.label).before(part.badge);
+        }
+      }
+      if (part.tag !== undefined) {
+        const at = radius * Math.SQRT1_2;
+        part.tag.setAttribute('transform', `translate(${at} ${at})`);
+      }
+      if (!drawn) part.label.setAttribute('y', String(radius + 14));
+      setText(
+        part.desc,
+        nodeHoverText(node, {
+          name: options.name,
+          saturated,
+          down,
+          capacityChange,
+          withoutResult: options.withoutResult === true,
+        }),
+      );
+      labels.push({ element: part.label, circles, x: x(i), y: y(i), radius });
+    });
+
+    // Measured without the edge labels (hidden until placed; the camera keeps their size on
+    // screen) once, when first drawn; a later state of the same structure moves no node, only
+    // resizes them, so its bounds are those widened to its nodes' reach (no layout forced).
+    let bounds: GraphDrawing['bounds'];
+    drawn = true;
+    if (measured === undefined) {
+      edgeLabelLayer.remove();
+      const box = scene.getBBox();
+      measured = { x: box.x, y: box.y, width: box.width, height: box.height };
+      bounds = measured;
+    } else {
+      let [left, top, right, bottom] = [
+        measured.x,
+        measured.y,
+        measured.x + measured.width,
+        measured.y + measured.height,
+      ];
+      state.nodes.forEach((_, i) => {
+        left = Math.min(left, x(i) - reach[i]!);
+        top = Math.min(top, y(i) - reach[i]!);
+        right = Math.max(right, x(i) + reach[i]!);
+        bottom = Math.max(bottom, y(i) + reach[i]!);
+      });
+      bounds = { x: left, y: top, width: right - left, height: bottom - top };
+    }
+    if (edgeLabelLayer.parentNode !== scene) scene.append(edgeLabelLayer);
+    const rank = (id: string) =>
+      id === options.selected
+        ? 0
+        : id === state.primaryBlockage
+          ? 1
+          : id === state.origin?.id
+            ? 2
+            : onTrace.has(id)
+              ? 3
+              : blocked.has(id)
+                ? 4
+                : 5;
+    const order = state.nodes
+      .map((_, i) => i)
+      .sort(
+        (a, b) =>
+          rank(state.nodes[a]!.id) - rank(state.nodes[b]!.id) ||
+          state.nodes[b]!.pressure - state.nodes[a]!.pressure ||
+          state.nodes[b]!.load - state.nodes[a]!.load ||
+          a - b,
+      );
+    drawing.bounds = bounds;
+    drawing.labels = labels;
+    drawing.order = order;
+    drawing.edgeLabels = edgeLabels.map(({ element, x, y }) => ({ element, x, y }));
+  }
+
+  const drawing: GraphDrawing = {
+    bounds: { x: 0, y: 0, width: 0, height: 0 },
+    labels: [],
+    order: [],
+    edgeLabels: [],
     layout,
+    update: paint,
   };
+  paint(result, options.colouring);
+  return drawing;
+}
+
+/** Sets each attribute whose value differs (an unchanged one is left alone: no style to recompute). */
+function setAttributes(element: Element, attributes: Record<string, string>): void {
+  for (const [name, value] of Object.entries(attributes))
+    if (element.getAttribute(name) !== value) element.setAttribute(name, value);
+}
+
+function setText(element: Element, text: string): void {
+  if (element.textContent !== text) element.textContent = text;
+}
+
+/** The groups' boxes: each expanded group's members' extent, with room around, named at its top. */
+function paintBoxes(
+  layer: SVGGElement,
+  groups: NonNullable<GraphViewOptions['groups']>,
+  nodeCount: number,
+  x: (i: number) => number,
+  y: (i: number) => number,
+  reach: readonly number[],
+): void {
+  const { of, names } = groups;
+  const extent = names.map(() => [
+    Number.POSITIVE_INFINITY,
+    Number.POSITIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+    Number.NEGATIVE_INFINITY,
+  ]);
+  for (let i = 0; i < nodeCount; i++) {
+    const g = of[i] ?? -1;
+    if (g < 0) continue;
+    const box = extent[g]!;
+    const r = reach[i]!;
+    box[0] = Math.min(box[0]!, x(i) - r);
+    box[1] = Math.min(box[1]!, y(i) - r);
+    box[2] = Math.max(box[2]!, x(i) + r);
+    box[3] = Math.max(box[3]!, y(i) + r + 14);
+  }
+  const rects: SVGRectElement[] = [];
+  const boxNames: SVGTextElement[] = [];
+  extent.forEach(([left, top, right, bottom], g) => {
+    if (!Number.isFinite(left!)) return;
+    const pad = GROUP_PADDING;
+    rects.push(
+      svgElement('rect', {
+        class: 'group-box',
+        x: left! - pad,
+        y: top! - pad - 14,
+        width: right! - left! + 2 * pad,
+        height: bottom! - top! + 2 * pad + 14,
+        rx: 10,
+        'data-group': names[g]!,
+      }),
+    );
+    const label = svgElement('text', { class: 'group-label', x: left! - pad + 8, y: top! - pad });
+    label.textContent = names[g]!;
+    boxNames.push(label);
+  });
+  // The names over every box, so a box drawn later does not hide an earlier one's.
+  layer.replaceChildren(...rects, ...boxNames);
 }
 
 type Point = readonly [number, number];

@@ -68,6 +68,23 @@ const MARK_SPACING_PX = 14;
 /** And at most this many (in view), so a frame stays cheap. */
 const MAX_MARKS = 3000;
 const MARK_COLOUR = { exit: '#333', fanout: '#7570b3' } as const;
+/**
+ * Arrowheads at each dependency's target are drawn on the overlay once places are this far
+ * apart on screen (CSS px) and the camera rests, as the marks are: the lines alone do not say
+ * which way a call goes.
+ */
+const ARROW_SPACING_PX = 14;
+/** And at most this many (those whose target is in view), so the overlay stays cheap. */
+const MAX_ARROWS = 6000;
+/** An arrowhead's length and width, CSS px; its tip this far from the target's point. */
+const ARROW_PX = 7;
+const ARROW_GAP_PX = 1.5;
+/** Arrowheads by what their dependency is: slate, the trace's orange, a cut's or an unbounded node's red. */
+const ARROW_COLOUR = ['#475569', '#d95f02', '#b91c1c', '#b91c1c'] as const;
+const ARROW_PLAIN = 0;
+const ARROW_TRACE = 1;
+const ARROW_CUT = 2;
+const ARROW_UNBOUNDED = 3;
 /** A comparison's marks, as the SVG view draws them: cut dependencies red, capacity tags dark blue. */
 const CUT_EDGE: [number, number, number] = [0.73, 0.11, 0.11];
 /** A cut dependency is drawn as this many dashes (WebGL lines have no dash pattern of their own). */
@@ -156,7 +173,7 @@ function compile(gl: WebGL2RenderingContext, type: number, source: string): WebG
  * Draws a structure of any size with one WebGL program: nodes as round points (colour as the
  * colouring says, pressure on viridis by default; size is load; the primary blockage orange, the
  * origin green, both large), dependencies as lines, the trace's in orange (in an open `analyze`,
- * shaded by steady throughput), saturated, down and unbounded nodes badged on the overlay; in a
+ * shaded by steady throughput), with arrowheads at their targets on the overlay once zoomed in, saturated, down and unbounded nodes badged on the overlay; in a
  * comparison, down nodes hatched, cut dependencies dashed red, changed capacities tagged. Only the nodes and the trace are drawn while the
  * camera moves (a software-rendered WebGL spends most of a frame on tens of thousands of lines),
  * everything once it settles. Positions come from the same layered layout as the small view,
@@ -260,6 +277,8 @@ export function drawLargeGraph(
   const cutBuffer = gl.createBuffer();
   const hatchBuffer = gl.createBuffer();
   let pointSizes = new Float32Array(nodeCount);
+  /** Each dependency's arrowhead colour, an index into `ARROW_COLOUR`, for the state drawn. */
+  let arrowKind = new Uint8Array(result.dependencies.length);
   /** The blockage, the origin and the selected node: drawn at their size whatever the spacing. */
   let specialPoint = new Uint8Array(nodeCount);
   // Exits and fan-out belong to the structure, not to a state: found once. A mark every node
@@ -418,6 +437,7 @@ export function drawLargeGraph(
         }
       }
     }
+    if (!moving && cellPx >= ARROW_SPACING_PX) drawArrows(context, ratio);
     if (!moving && badges.length > 0 && (badges.length <= FEW_BADGES || cellPx >= MARK_SPACING_PX))
       drawBadges(context, ratio);
     if (!moving && tags.length > 0 && (tags.length <= FEW_BADGES || cellPx >= MARK_SPACING_PX))
@@ -430,6 +450,44 @@ export function drawLargeGraph(
       context.fillStyle = colour;
       context.fillText(text, sx + 8, sy - 8);
     }
+  }
+
+  /**
+   * An arrowhead on each dependency whose target is in view, its tip just outside the target's
+   * point and pointing along the line from the source (at most `MAX_ARROWS`), one path a colour.
+   */
+  function drawArrows(context: CanvasRenderingContext2D, ratio: number): void {
+    const length = ARROW_PX * ratio;
+    const half = length / 2;
+    const paths = ARROW_COLOUR.map(() => new Path2D());
+    let drawn = 0;
+    for (let e = 0; e < edges.length && drawn < MAX_ARROWS; e++) {
+      const [a, b] = edges[e]!;
+      if (a === b) continue;
+      const [tx, ty] = toScreen(b);
+      if (tx < 0 || ty < 0 || tx > labels.width || ty > labels.height) continue;
+      const [sx, sy] = toScreen(a);
+      const distance = Math.hypot(tx - sx, ty - sy);
+      const reach = drawnSize(b) / 2 + ARROW_GAP_PX * ratio;
+      // Too short a line for a head beside the target: the line says enough there.
+      if (distance < reach + 2 * length) continue;
+      const ux = (tx - sx) / distance;
+      const uy = (ty - sy) / distance;
+      const tipX = tx - ux * reach;
+      const tipY = ty - uy * reach;
+      const baseX = tipX - ux * length;
+      const baseY = tipY - uy * length;
+      const path = paths[arrowKind[e]!]!;
+      path.moveTo(tipX, tipY);
+      path.lineTo(baseX - uy * half, baseY + ux * half);
+      path.lineTo(baseX + uy * half, baseY - ux * half);
+      path.closePath();
+      drawn++;
+    }
+    paths.forEach((path, kind) => {
+      context.fillStyle = ARROW_COLOUR[kind]!;
+      context.fill(path);
+    });
   }
 
   /**
@@ -650,6 +708,7 @@ export function drawLargeGraph(
       const shaded = widths.measure === 'throughput';
       const isCut = cutBy(marks);
       const cut: number[] = [];
+      const arrows = new Uint8Array(state.dependencies.length);
       state.dependencies.forEach((d, e) => {
         const [a, b] = edges[e]!;
         const cutHere = isCut(d);
@@ -662,11 +721,19 @@ export function drawLargeGraph(
               : edgeShade(widths.share(d));
         edgeData.set([x[a]!, y[a]!, ...colour, 1, x[b]!, y[b]!, ...colour, 1], e * 12);
         if (cutHere) cut.push(...dashes(a, b));
-        if (onTrace.has(`${d.from}\u0000${d.to}`))
-          trace.push(x[a]!, y[a]!, ...TRACE, 1, x[b]!, y[b]!, ...TRACE, 1);
+        const traced = onTrace.has(`${d.from}\u0000${d.to}`);
+        if (traced) trace.push(x[a]!, y[a]!, ...TRACE, 1, x[b]!, y[b]!, ...TRACE, 1);
+        arrows[e] = cutHere
+          ? ARROW_CUT
+          : traced
+            ? ARROW_TRACE
+            : shaded && widths.unbounded(d)
+              ? ARROW_UNBOUNDED
+              : ARROW_PLAIN;
       });
       traceData = new Float32Array(trace);
       cutData = new Float32Array(cut);
+      arrowKind = arrows;
       const hatched: number[] = [];
       for (const id of marks?.down ?? []) {
         const v = index.get(id);

@@ -18,6 +18,8 @@ export interface SvgCamera {
   zoomBy(factor: number): void;
   panBy(dx: number, dy: number): void;
   fit(): void;
+  /** The svg's width as the camera last knew it (read now only when it does not know it). */
+  width(): number;
   /** Runs `read` with the whole drawing in view at scale 1 and every label that fits placed (for export). */
   whole<T>(read: () => T): T;
 }
@@ -42,6 +44,17 @@ const OUTLINE_PX = [1, 2.5] as const;
 /** After the wheel or a drag stops this long, labels and node sizes follow the camera. */
 const SETTLE_MS = 120;
 
+/**
+ * Sets an attribute only when its value changes (`undefined`: removes it): the camera lays every
+ * label out again at each state of a timeline, and an attribute written with the value it had
+ * still costs the browser a style recalculation.
+ */
+function set(element: Element, name: string, value: string | undefined): void {
+  if (value === undefined) {
+    if (element.hasAttribute(name)) element.removeAttribute(name);
+  } else if (element.getAttribute(name) !== value) element.setAttribute(name, value);
+}
+
 let measurer: CanvasRenderingContext2D | undefined;
 function labelWidth(text: string): number {
   measurer ??= document.createElement('canvas').getContext('2d')!;
@@ -59,7 +72,17 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
   let fitted = 1;
   let frame: number | undefined;
 
-  const size = (): [number, number] => [Math.max(1, svg.clientWidth), Math.max(1, svg.clientHeight)];
+  /**
+   * The svg's size, as last read where reading it costs nothing (the resize observer, after
+   * layout); read again only when unknown. Reading it after writing the drawing would force a
+   * layout in the middle of the work (a timeline's step: the graph, then the chart).
+   */
+  let known: [number, number] | undefined;
+  const read = (): [number, number] => [Math.max(1, svg.clientWidth), Math.max(1, svg.clientHeight)];
+  const size = (): [number, number] => {
+    known ??= read();
+    return known;
+  };
   const limits = () => [fitted * 0.5, Math.max(fitted, 4)] as const;
 
   function fitCamera(): void {
@@ -106,12 +129,15 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
     const scene = svg.querySelector<SVGGElement>('.scene');
     const smallest = MIN_RADIUS_PX / scale;
     if (scene) {
-      scene.style.fontSize = `${LABEL_PX / scale}px`;
+      const fontSize = `${LABEL_PX / scale}px`;
+      if (scene.style.fontSize !== fontSize) scene.style.fontSize = fontSize;
       // A capacity's outline grows with the nodes on screen, so a dense column of small nodes
       // stays its colours rather than a column of outlines.
       const nodePx = Math.max(MIN_RADIUS_PX, SMALLEST_RADIUS * scale);
       const outline = Math.min(OUTLINE_PX[1], Math.max(OUTLINE_PX[0], nodePx * OUTLINE_SHARE));
-      scene.style.setProperty('--capacity-outline', `${Number(outline.toFixed(2))}px`);
+      const width = `${Number(outline.toFixed(2))}px`;
+      if (scene.style.getPropertyValue('--capacity-outline') !== width)
+        scene.style.setProperty('--capacity-outline', width);
     }
     const ringScale = Math.max(1, 1 / scale);
     const cell = 64;
@@ -146,7 +172,7 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
     ];
     for (const label of drawing.labels) {
       const [sx, sy, radius] = screen(label);
-      for (const [circle, ring] of label.circles) circle.setAttribute('r', String(radius + ring * ringScale));
+      for (const [circle, ring] of label.circles) set(circle, 'r', String(radius + ring * ringScale));
       const r = radius * scale;
       if (sx + r > 0 && sx - r < width && sy + r > 0 && sy - r < height)
         occupy([sx - r, sy - r, sx + r, sy + r]);
@@ -182,19 +208,19 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
       const place = places.find(([, box]) => free(box));
       const text = label.element;
       if (place === undefined) {
-        text.setAttribute('display', 'none');
+        set(text, 'display', 'none');
         continue;
       }
       occupy(place[1]);
-      text.removeAttribute('display');
+      set(text, 'display', undefined);
       if (place[0] === 'below') {
-        text.setAttribute('x', '0');
-        text.setAttribute('y', String(out + (LABEL_PX - 1) / scale));
-        text.setAttribute('text-anchor', 'middle');
+        set(text, 'x', '0');
+        set(text, 'y', String(out + (LABEL_PX - 1) / scale));
+        set(text, 'text-anchor', 'middle');
       } else {
-        text.setAttribute('x', String(out + 2 / scale));
-        text.setAttribute('y', String(4 / scale));
-        text.setAttribute('text-anchor', 'start');
+        set(text, 'x', String(out + 2 / scale));
+        set(text, 'y', String(4 / scale));
+        set(text, 'text-anchor', 'start');
       }
     }
     // Then the dependencies' labels, the busiest first, centred on their curves' middles.
@@ -204,13 +230,13 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
       const half = edgeLabelWidths[index]! / 2;
       const box: Box = [sx - half, sy - LABEL_HEIGHT_PX / 2, sx + half, sy + LABEL_HEIGHT_PX / 2];
       if (!free(box)) {
-        label.element.setAttribute('display', 'none');
+        set(label.element, 'display', 'none');
         return;
       }
       occupy(box);
-      label.element.removeAttribute('display');
-      label.element.setAttribute('x', String(label.x));
-      label.element.setAttribute('y', String(label.y + 4 / scale));
+      set(label.element, 'display', undefined);
+      set(label.element, 'x', String(label.x));
+      set(label.element, 'y', String(label.y + 4 / scale));
     });
   }
 
@@ -317,12 +343,17 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
     }
   });
 
-  new ResizeObserver(() => schedule()).observe(svg);
+  new ResizeObserver(() => {
+    known = read();
+    schedule();
+  }).observe(svg);
 
   const view: SvgCamera = {
     show(next, keep) {
+      // The same drawing again (another state painted into it): its nodes' names are as they were.
+      if (next !== drawing || widths.length !== next.labels.length)
+        widths = next.labels.map((label) => labelWidth(label.element.textContent ?? ''));
       drawing = next;
-      widths = next.labels.map((label) => labelWidth(label.element.textContent ?? ''));
       edgeLabelWidths = next.edgeLabels.map((label) => labelWidth(label.element.textContent ?? ''));
       const widest = Math.max(0, ...widths.slice(0, 2000));
       room = { left: PAD.side + Math.min(90, widest / 2), right: PAD.side + Math.min(140, widest) };
@@ -335,6 +366,7 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
         );
         const natural = next.bounds.height * scale + PAD.top + PAD.bottom;
         svg.style.height = `${Math.round(Math.min(window.innerHeight * 0.7, Math.max(MIN_HEIGHT_PX, natural)))}px`;
+        known = undefined;
         fitCamera();
       }
       if (frame !== undefined) cancelAnimationFrame(frame);
@@ -353,6 +385,7 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
       fitCamera();
       schedule();
     },
+    width: () => size()[0],
     whole(read) {
       if (!drawing) return read();
       const { bounds } = drawing;

@@ -20,15 +20,18 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
   const allEventsPanel = $<HTMLDetailsElement>('all-events-panel');
   const allEvents = $('all-events');
   let chartSeries: { states: State[]; selected: string | undefined; series: Series[] } | undefined;
+  /** The chart as drawn: for a step along the same series only its cursor moves. */
+  let drawnChart: { series: Series[]; moveTo: (index: number) => void } | undefined;
 
   tickSlider.addEventListener('input', () => goTo(Number(tickSlider.value)));
   // The chart's units are pixels (chart.ts): drawn again when its width changes.
   let chartWidth = 0;
   new ResizeObserver(() => {
-    if (!chartFigure.hidden && chart.clientWidth !== chartWidth) renderChart();
+    if (!chartFigure.hidden && chart.clientWidth !== chartWidth) renderChart(true);
   }).observe(chart);
 
-  function renderChart(): void {
+  /** The chart for the state on show; `resized`, drawn again to its new width. */
+  function renderChart(resized = false): void {
     const { states, selected, current } = view;
     chartFigure.hidden = states.length < 2;
     if (states.length < 2) return;
@@ -42,14 +45,22 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
       };
     }
     const { series } = chartSeries;
-    chartWidth = chart.clientWidth;
-    drawChart(
-      chart,
-      states.map((s) => s.tick),
-      series,
-      current,
-      (index) => goTo(index),
-    );
+    // A step along the same series moves the cursor, with no width to read (which would force
+    // the page's layout right after the graph was drawn): the resize observer redraws on a resize.
+    if (!resized && drawnChart?.series === series) drawnChart.moveTo(current);
+    else {
+      chartWidth = chart.clientWidth;
+      drawnChart = {
+        series,
+        moveTo: drawChart(
+          chart,
+          states.map((s) => s.tick),
+          series,
+          current,
+          (index) => goTo(index),
+        ),
+      };
+    }
     chartLegend.replaceChildren(
       ...series.map((s) => {
         const item = document.createElement('span');
@@ -116,6 +127,7 @@ export function createTimelinePanel(view: View, goTo: (index: number, node?: str
       chart.replaceChildren();
       chartLegend.replaceChildren();
       chartSeries = undefined;
+      drawnChart = undefined;
       allEventsPanel.hidden = true;
       allEvents.replaceChildren();
     },
