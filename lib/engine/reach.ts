@@ -4,6 +4,7 @@ import { solveLargeCycle } from './large-cycle';
 import { solveLinearSystem } from './linear-system';
 import { type ScratchMemory, scratch } from './scratch';
 import { GAIN_MARGIN } from './steady-state';
+import { checkpoint } from './stop-check';
 
 /**
  * Cycles with at most this many unknowns are solved exactly by Gaussian elimination.
@@ -117,6 +118,8 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
       // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (elimination and the sweeps agree to 1e-13)
       unknownCount <= DENSE_SOLVE_LIMIT
     ) {
+      // Each elimination is up to some 260,000 steps: the caller may be out of time between them.
+      checkpoint();
       solveDense(structure, reach, unknowns, unknownCount, localIndex);
     } else {
       if (structure.hasFanout && visitsDiverge(structure, unknowns, unknownCount, localIndex)) {

@@ -3,6 +3,7 @@ import { gainBounds } from './gain-bounds';
 import { solveLocalSystem } from './large-cycle';
 import { factorMMatrix, solveFactored } from './linear-system';
 import { type ArrayMemory, FRESH_ARRAYS, type ScratchMemory, scratch } from './scratch';
+import { checkpoint } from './stop-check';
 
 /**
  * A larger cycle's sweeps stop once a sweep changes no throughput by more than this fraction of
@@ -262,6 +263,9 @@ function solveCycle(
   localIndex: Int32Array,
   carried: CarriedValue,
 ): number {
+  // A loop is solved directly up to 128 nodes (some 2 million steps) and up to 1,024 when its
+  // sweeps do not settle: between two such solves the caller may be out of time.
+  checkpoint();
   const n = members.length;
   // (In this function's loops, member n is one past the end: members[n] is undefined, which no
   // array holds as an element, and b[n] is past b's end, so its reads and writes change nothing.)

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   analyze,
+  type DependencyInput,
+  type NodeInput,
   RunStoppedError,
   type Structure,
   ticks,
@@ -86,6 +88,31 @@ describe('stop checks: the caller decides when a run stops', () => {
     expect(() => withStopCheck(halfway, () => analyze(SWEPT_RING))).toThrow(RunStoppedError);
     // It was not asked again after it said stop.
     expect(halfway.asked).toBe(Math.ceil(whole.asked / 2));
+  });
+
+  // 40 loops of 100 services each (arrivals at the first, an exit at the last), each small enough
+  // to be solved directly, without a sweep: the check is still asked between them, in the
+  // steady state's solve and in the entry latencies' (each service takes 0.01 a request).
+  it('is asked between the direct solves of many small loops', () => {
+    const nodes: NodeInput[] = [];
+    const dependencies: DependencyInput[] = [];
+    for (let loop = 0; loop < 40; loop++) {
+      for (let i = 0; i < 100; i++) {
+        const id = `l${loop}s${i}`;
+        nodes.push({
+          id,
+          serviceTime: 0.01,
+          ...(i === 0 ? { arrival: 1 } : {}),
+          ...(i === 99 ? { exit: 1 } : {}),
+        });
+        dependencies.push({ from: id, to: `l${loop}s${(i + 1) % 100}` });
+      }
+    }
+    const check = countingCheck();
+    withStopCheck(check, () => analyze({ nodes, dependencies }));
+    expect(check.asked).toBeGreaterThanOrEqual(80);
+    const atTwenty = countingCheck(20);
+    expect(() => withStopCheck(atTwenty, () => analyze({ nodes, dependencies }))).toThrow(RunStoppedError);
   });
 
   it('is asked once a tick on a timeline without loops, and stops at the tick it says so', () => {

@@ -3,6 +3,7 @@ import { solveLocalSystem } from '../large-cycle';
 import { factorMMatrix, solveFactored } from '../linear-system';
 import { scratch } from '../scratch';
 import { STEADY_DENSE_LIMIT } from '../steady-state';
+import { checkpoint } from '../stop-check';
 
 /** Where no finite latency exists, why: the node that makes it so. */
 export type LatencyLimit = 'saturated' | 'unbounded' | 'down';
@@ -112,6 +113,8 @@ function solveComponent(
   localIndex: Int32Array,
   c: number,
 ): void {
+  // A loop of up to 128 nodes is factored directly: the caller may be out of time between two.
+  checkpoint();
   const { outStart, outTarget, outShare, ids } = structure;
   const n = component.length;
   // Stryker disable next-line EqualityOperator: one past the end
