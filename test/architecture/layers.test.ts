@@ -74,7 +74,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   cli: ['lib/*'],
   // The page runs the engine and the contract's own request and response code in its worker.
   explorer: ['lib/engine', 'lib/api', 'lib/config', 'lib/worked-example'],
-  scripts: ['lib/*'],
+  // The screenshots script starts the local server and drives the page with the browser tests' helpers.
+  scripts: ['lib/*', 'local', 'test'],
   // The CDK app reads the route table, table layout and settings parsers; it never runs them.
   // It builds the explorer page for its bucket and sends the page's own headers.
   infra: ['lib/*', 'explorer'],
