@@ -79,6 +79,8 @@ interface Bundle {
   bytes: number;
   mapBytes: number;
   gzipBytes: number;
+  /** Every chunk loaded with `import()` (a chunk two parts share counted once). */
+  laterBytes: number;
   lazy: LazyPart[];
 }
 
@@ -101,6 +103,7 @@ function describeBundle(fn: Bundle['fn'], placement: AwsSdkPlacement, folder: st
       coldStart.map((file) => `${file}.map`),
     ),
     gzipBytes: coldStart.reduce((sum, file) => sum + gzipSync(readFileSync(join(folder, file))).length, 0),
+    laterBytes: bytesOf(folder, [...new Set([...lazy.values()].flat())]),
     lazy: [...lazy].map(([file, files]) => ({
       name: file.replace(/-[A-Z0-9]{8}\.mjs$/, ''),
       file: join(folder, file),
@@ -269,7 +272,6 @@ function main(): void {
       const max = MAX_IMPORT_VS_SDK[bundle.fn];
       return `≤ ${max.toFixed(2)}× ${verdict(vsSdk(bundle) <= max)}`;
     };
-    const lazyBytes = (bundle: Bundle) => bundle.lazy.reduce((sum, part) => sum + part.bytes, 0);
     const rows = [
       [
         '(empty module)',
@@ -293,7 +295,7 @@ function main(): void {
           kb(bundle.bytes),
           kb(bundle.gzipBytes),
           kb(bundle.mapBytes),
-          kb(lazyBytes(bundle)),
+          kb(bundle.laterBytes),
           formatMs(medianOf(bundle.file, 'importOnly')),
           formatMs(medianOf(bundle.file, 'startToImported')),
           formatMs(medianOf(bundle.file, 'importCpu')),

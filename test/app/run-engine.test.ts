@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../lib/api/errors';
 import { applySettings } from '../../lib/api/system-settings';
-import { createRunEngine } from '../../lib/app';
+import { createRunEngine } from '../../lib/app/run-engine';
 import { readLimits } from '../../lib/config/limits';
 import {
   CompiledStructureCache,

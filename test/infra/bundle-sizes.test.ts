@@ -62,7 +62,7 @@ beforeAll(() => {
     const assetPath = (fn.node.defaultChild as CfnFunction).getMetadata('aws:asset:path') as string;
     const folder = join(outdir, assetPath);
     const { coldStart, lazy } = bundleFiles(folder);
-    const later = [...lazy.values()].flat();
+    const later = [...new Set([...lazy.values()].flat())];
     const sourcesOf = (files: readonly string[]) =>
       files.flatMap(
         (file) =>
@@ -138,6 +138,39 @@ describe('the deployed bundles', () => {
     expect(off.some((source) => source.includes('@aws-lambda-powertools/tracer'))).toBe(false);
     expect(on.some((source) => source.includes('aws-xray-sdk-core'))).toBe(true);
     expect(on.some((source) => source.endsWith('lib/aws/tracer-off.ts'))).toBe(false);
+  });
+
+  // A cold start of connect loads the HTTP stack, the logger, the token verifier and the stores;
+  // what reads graphs (the format readers, the engine, the request schemas, the outbound fetch
+  // with its DNS guard and ipaddr.js) is loaded with import() at the first request that needs it.
+  it.each([false, true])('connect (tracing %s) loads the graph readers at their first request', (tracing) => {
+    const connect = built.get(labelOf('connect', tracing))!;
+    const lazyOnly = [
+      '/lib/formats/',
+      '/lib/engine/',
+      'node_modules/zod/',
+      'node_modules/ipaddr.js/',
+      '/lib/outbound/fetch-json.ts',
+      '/lib/outbound/guarded-lookup.ts',
+      '/lib/api/connect-request.ts',
+      '/lib/api/key-request.ts',
+    ];
+    for (const part of lazyOnly) {
+      expect(
+        connect.coldStartSources.filter((source) => source.includes(part)),
+        part,
+      ).toEqual([]);
+      expect(
+        connect.sources.some((source) => source.includes(part)),
+        part,
+      ).toBe(true);
+    }
+    for (const part of ['aws-jwt-verify', '@aws-lambda-powertools/logger', '/lib/systems/dynamo-store.ts']) {
+      expect(
+        connect.coldStartSources.some((source) => source.includes(part)),
+        part,
+      ).toBe(true);
+    }
   });
 
   // The document is served at a few requests; as bundled JavaScript it was 80 KB parsed at every
