@@ -173,6 +173,15 @@ describe('the deployed bundles', () => {
     }
   });
 
+  // The engine's system store serves only `{ mode, systemId }` runs: loaded at the first one.
+  it.each([false, true])('engine (tracing %s) loads the system store at its first request', (tracing) => {
+    const engine = built.get(labelOf('engine', tracing))!;
+    const store = '/lib/systems/dynamo-store.ts';
+    expect(engine.coldStartSources.filter((source) => source.endsWith(store))).toEqual([]);
+    expect(engine.sources.some((source) => source.endsWith(store))).toBe(true);
+    expect(engine.coldStartSources.some((source) => source.includes('/lib/engine/compile.ts'))).toBe(true);
+  });
+
   // The document is served at a few requests; as bundled JavaScript it was 80 KB parsed at every
   // cold start. It travels beside the bundle, byte for byte the generated file.
   it.each([false, true])(
