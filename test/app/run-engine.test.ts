@@ -15,8 +15,8 @@ import {
   type StoredSystem,
   type SystemSettings,
   type SystemStore,
-  settingsKey,
 } from '../../lib/systems';
+import { settingsKey } from '../../lib/systems/settings';
 import { editedStructure } from '../engine/scenario-arbitraries';
 import { WORKED } from '../http/events';
 
