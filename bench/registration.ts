@@ -11,7 +11,7 @@ import { gzipSync } from 'node:zlib';
 import { FUNCTION_SIZING } from '../infra/functions';
 import { createConnectSystem } from '../lib/app/connect-system';
 import { readLimits } from '../lib/config/limits';
-import { readConnectAllowHosts } from '../lib/outbound';
+import { readConnectAllowHosts } from '../lib/outbound/allow-hosts';
 import { DynamoSystemStore } from '../lib/systems';
 import { startTestDatabase } from '../test/helpers/dynalite';
 import { generateStructure } from './generate';

@@ -29,7 +29,7 @@ import { ApiError, classifyFailure, errorBody } from '../lib/api/errors';
 import { parseJsonRequestBody } from '../lib/api/request-body';
 import { MODES, type Mode } from '../lib/api/request-shape';
 import { applySettings } from '../lib/api/system-settings';
-import { createRunEngine } from '../lib/app';
+import { createRunEngine } from '../lib/app/run-engine';
 import type { Env } from '../lib/config/env';
 import type { Limits } from '../lib/config/limits';
 import { readLimits } from '../lib/config/limits';

@@ -3,11 +3,9 @@
  * table. Keyed by function name, so a function added to `FUNCTIONS` does not compile until it
  * has a size and an access list here.
  */
-import { platform } from 'node:os';
-import { join } from 'node:path';
 import { Duration } from 'aws-cdk-lib';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, LogLevel, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BuildOptions } from 'esbuild';
 import { FUNCTIONS, type FunctionName } from '../lib/http/routes';
 import { PARTITION_PREFIXES, TABLE_KEYS } from '../lib/storage/table';
 
@@ -35,7 +33,7 @@ const CREATE_REQUIRE_BANNER =
  * resolves an alias from its working directory, the project root.
  */
 const LAMBDA_CREDENTIALS_ALIAS = {
-  '--alias:@aws-sdk/credential-provider-node': './lib/aws/lambda-credentials.ts',
+  '@aws-sdk/credential-provider-node': './lib/aws/lambda-credentials.ts',
 } as const;
 
 /**
@@ -44,8 +42,11 @@ const LAMBDA_CREDENTIALS_ALIAS = {
  * for it, in bundle size or cold start. With tracing, the real one is bundled.
  */
 const TRACER_OFF_ALIAS = {
-  '--alias:@aws-lambda-powertools/tracer': './lib/aws/tracer-off.ts',
+  '@aws-lambda-powertools/tracer': './lib/aws/tracer-off.ts',
 } as const;
+
+/** esbuild's target for the runtime's Node (`nodejs24.x` → `node24`), as `NodejsFunction` derives it. */
+const ESBUILD_TARGET = `node${/^nodejs(\d+)/.exec(FUNCTION_RUNTIME.name)![1]}`;
 
 /**
  * Files of the project copied beside a function's bundle, read from disk at run time instead of
@@ -57,43 +58,36 @@ export const FUNCTION_FILES: Readonly<Record<FunctionName, readonly string[]>> =
   connect: [],
 });
 
-/** A shell command that copies `from` into the folder `to`, as the bundling shell runs it. */
-function copyCommand(from: string, to: string): string {
-  return platform() === 'win32' ? `copy /y "${from}" "${to}"` : `cp "${from}" "${to}"`;
-}
-
-export function functionBundling(
-  awsSdk: AwsSdkPlacement = 'bundled',
-  tracing = false,
-  files: readonly string[] = [],
-): BundlingOptions {
-  const aliases = {
+/**
+ * The esbuild options of every function's bundle (infra/constructs/function-code.ts builds it
+ * with them at synth, into the function's asset folder): ES modules, minified, with source maps
+ * beside them that point at the sources without carrying them. Code split: the entry
+ * `index.mjs` holds what every request needs, and what a function loads with `import()` at its
+ * first request that needs it (connect's graph readers, for one) is a chunk of its own beside
+ * it, so a cold start neither reads nor parses it (docs/deploy.md, "Bundles and cold start").
+ */
+export function functionBundling(awsSdk: AwsSdkPlacement = 'bundled', tracing = false): BuildOptions {
+  const alias = {
     ...(awsSdk === 'bundled' ? LAMBDA_CREDENTIALS_ALIAS : {}),
     ...(tracing ? {} : TRACER_OFF_ALIAS),
   };
   return {
-    format: OutputFormat.ESM,
+    bundle: true,
+    platform: 'node',
+    target: ESBUILD_TARGET,
+    format: 'esm',
+    splitting: true,
+    outExtension: { '.js': '.mjs' },
     // ESM entry points of packages first: the SDK's are tree-shakable, their CommonJS is not.
     mainFields: ['module', 'main'],
-    banner: CREATE_REQUIRE_BANNER,
+    banner: { js: CREATE_REQUIRE_BANNER },
     minify: true,
-    sourceMap: true,
+    sourcemap: true,
     // Stack traces get file and line; the sources themselves stay out of the asset.
     sourcesContent: false,
-    bundleAwsSDK: awsSdk === 'bundled',
-    externalModules: awsSdk === 'bundled' ? [] : ['@aws-sdk/*'],
-    logLevel: LogLevel.WARNING,
-    ...(Object.keys(aliases).length === 0 ? {} : { esbuildArgs: aliases }),
-    ...(files.length === 0
-      ? {}
-      : {
-          commandHooks: {
-            beforeBundling: () => [],
-            beforeInstall: () => [],
-            afterBundling: (inputDir: string, outputDir: string) =>
-              files.map((file) => copyCommand(join(inputDir, file), outputDir)),
-          },
-        }),
+    external: awsSdk === 'bundled' ? [] : ['@aws-sdk/*'],
+    logLevel: 'warning',
+    ...(Object.keys(alias).length === 0 ? {} : { alias }),
   };
 }
 

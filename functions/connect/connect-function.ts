@@ -1,22 +1,18 @@
-import {
-  BODY_SHAPES,
-  createConnectSystem,
-  createCreateKey,
-  createDeleteSystem,
-  createGetSystem,
-  createListKeys,
-  createListSystems,
-  createRefreshSystem,
-  createRegisterSystem,
-  createRevokeKey,
-  createUpdateSettings,
-} from '../../lib/app';
+// Each use case from its own module (lib/app has no index): the graph-reading ones
+// (./graph-routes.ts) and the key body's schema are loaded at their first request, below.
+import { BODY_SHAPES } from '../../lib/app/body-shapes';
+import { createDeleteSystem } from '../../lib/app/delete-system';
+import { createGetSystem } from '../../lib/app/get-system';
+import { createListKeys } from '../../lib/app/list-keys';
+import { createListSystems } from '../../lib/app/list-systems';
+import { createRevokeKey } from '../../lib/app/revoke-key';
 import type { Limits } from '../../lib/config/limits';
 import { createFunctionHandler, type FunctionOptions } from '../../lib/http/dispatch';
 import type { RouteRequest } from '../../lib/http/http-route';
 import { readHeader } from '../../lib/http/middleware';
 import { type HttpResult, jsonTextResult } from '../../lib/http/responses';
 import type { ApiKeyStore } from '../../lib/keys';
+import { loadOnce } from '../../lib/load-once';
 import type { FetchJsonOptions } from '../../lib/outbound';
 import type { CompiledStructureCache, SystemStore } from '../../lib/systems';
 
@@ -41,31 +37,32 @@ const smallBody = (expects: string, empty?: unknown) => ({
   ...(empty === undefined ? {} : { empty }),
 });
 
-/** Every route that takes a user access token: connect, the user's systems, self-service keys. */
+/**
+ * Every route that takes a user access token: connect, the user's systems, self-service keys.
+ *
+ * What serves the routes that read a graph (./graph-routes.ts: the format readers, the engine,
+ * the request schemas, the outbound fetch) and the key body's schema (zod) are loaded with
+ * `import()` at the first request that needs them, once per instance, so a cold start that
+ * lists systems or keys loads only the HTTP stack, the logger, the token verifier and the
+ * stores; the request that loads a part pays its import, a few milliseconds, once
+ * (docs/deploy.md, "Bundles and cold start").
+ */
 export function createConnectFunction(deps: ConnectFunctionDeps) {
   const { keys, systems, limits, outbound, systemCache, ...stack } = deps;
-  const connectSystem = createConnectSystem({
-    systems,
-    limits,
-    outbound,
-    ...(systemCache ? { cache: systemCache } : {}),
-  });
-  const registerSystem = createRegisterSystem({
-    systems,
-    limits,
-    ...(systemCache ? { cache: systemCache } : {}),
-  });
-  const refreshSystem = createRefreshSystem({
-    systems,
-    limits,
-    outbound,
-    ...(systemCache ? { cache: systemCache } : {}),
-  });
-  const updateSettings = createUpdateSettings({ systems });
+  const graphRoutes = loadOnce(async () =>
+    (await import('./graph-routes')).createGraphRoutes({
+      systems,
+      limits,
+      outbound,
+      ...(systemCache ? { cache: systemCache } : {}),
+    }),
+  );
+  const createKey = loadOnce(async () =>
+    (await import('../../lib/app/create-key')).createCreateKey({ keys }),
+  );
   const listSystems = createListSystems({ systems });
   const getSystem = createGetSystem({ systems });
   const deleteSystem = createDeleteSystem({ systems });
-  const createKey = createCreateKey({ keys });
   const listKeys = createListKeys({ keys });
   const revokeKey = createRevokeKey({ keys });
 
@@ -79,6 +76,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
       connectSystem: {
         body: smallBody(BODY_SHAPES.connect),
         handler: async (request) => {
+          const { connectSystem } = await graphRoutes();
           const answer = await connectSystem(user(request), request.body);
           // A dry run stores nothing: 200 with what a registration would have made, not 201.
           return json('dryRun' in answer ? 200 : 201, answer);
@@ -91,7 +89,10 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
           maxDecodedBytes: limits.maxDecodedBodyBytes,
           expects: BODY_SHAPES.registerSystem,
         },
-        handler: async (request) => json(201, await registerSystem(user(request), request.body)),
+        handler: async (request) => {
+          const { registerSystem } = await graphRoutes();
+          return json(201, await registerSystem(user(request), request.body));
+        },
       },
       listSystems: {
         handler: async (request) => {
@@ -106,19 +107,24 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
       },
       refreshSystem: {
         body: smallBody(BODY_SHAPES.refresh, {}),
-        handler: async (request) => tagged(await refreshSystem(user(request), id(request), request.body)),
+        handler: async (request) => {
+          const { refreshSystem } = await graphRoutes();
+          return tagged(await refreshSystem(user(request), id(request), request.body));
+        },
       },
       updateSystemSettings: {
         body: smallBody(BODY_SHAPES.patchSystem),
-        handler: async (request) =>
-          tagged(
+        handler: async (request) => {
+          const { updateSettings } = await graphRoutes();
+          return tagged(
             await updateSettings(
               user(request),
               id(request),
               request.body,
               readHeader(request.event, 'if-match'),
             ),
-          ),
+          );
+        },
       },
       getSystem: { handler: async (request) => tagged(await getSystem(user(request), id(request))) },
       deleteSystem: {
@@ -129,7 +135,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
       },
       createKey: {
         body: smallBody(BODY_SHAPES.createKey),
-        handler: async (request) => json(201, await createKey(user(request), request.body)),
+        handler: async (request) => json(201, await (await createKey())(user(request), request.body)),
       },
       listKeys: { handler: async (request) => json(200, await listKeys(user(request))) },
       revokeKey: {

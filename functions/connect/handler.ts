@@ -5,7 +5,9 @@ import { requiredEnv } from '../../lib/config/env';
 import { readLimits } from '../../lib/config/limits';
 import { readQuotas } from '../../lib/config/quotas';
 import { createLogger } from '../../lib/logging';
-import { readConnectAllowHosts, readConnectDeadlineMs } from '../../lib/outbound';
+// The settings' own modules: the outbound index would bring the fetch itself into the cold start.
+import { readConnectAllowHosts } from '../../lib/outbound/allow-hosts';
+import { readConnectDeadlineMs } from '../../lib/outbound/deadline';
 import { createOwnerStores } from '../../lib/owners/stores';
 import { isStoreUnavailable } from '../../lib/storage/faults';
 import { processSystemCache } from '../../lib/systems';

@@ -1,5 +1,5 @@
-// The use case's own module, not lib/app's index: the index also loads connect and keys, whose
-// body schemas (zod) would then be bundled into this function for nothing.
+// Each use case has its own module (lib/app has no index), so this function bundles only this
+// one: not connect's and the keys' body schemas (zod), nor the format readers.
 import { createRunEngine } from '../../lib/app/run-engine';
 import type { Limits } from '../../lib/config/limits';
 import { createFunctionHandler, type FunctionOptions } from '../../lib/http/dispatch';

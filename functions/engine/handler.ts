@@ -5,9 +5,11 @@ import { requiredEnv } from '../../lib/config/env';
 import { readLimits } from '../../lib/config/limits';
 import { readCorsSettings } from '../../lib/http/cors';
 import { createApiKeyVerifier, DynamoApiKeyStore } from '../../lib/keys';
+import { loadOnce } from '../../lib/load-once';
 import { createLogger } from '../../lib/logging';
 import { isStoreUnavailable } from '../../lib/storage/faults';
-import { DynamoSystemStore, processSystemCache } from '../../lib/systems';
+// The cache's own module: the systems index would bring the store into the cold start.
+import { processSystemCache } from '../../lib/systems/compiled-cache';
 import { createEngineFunction } from './engine-function';
 
 // Built once per Lambda instance (cold start) and shared by every invocation. A missing
@@ -21,13 +23,27 @@ const verifier = createApiKeyVerifier(new DynamoApiKeyStore({ doc, tableName }),
     logger.warn('lastUsedAt update failed', { keyId, error: String(error) }),
 });
 
+/**
+ * Stored systems (`{ mode, systemId }` requests): the store, with its item layout, payload
+ * decoding and ids, is loaded at the first such request, so a cold start that serves a structure
+ * sent in the body (the explorer's, the CLI's) does not load it (docs/deploy.md, "Bundles and
+ * cold start").
+ */
+const systemStore = loadOnce(async () => {
+  const { DynamoSystemStore } = await import('../../lib/systems/dynamo-store');
+  return new DynamoSystemStore({ doc, tableName });
+});
+
 const serve = createEngineFunction({
   logger,
   isUnavailable: isStoreUnavailable,
   verifyApiKey: (presentedKey) => verifier.verify(presentedKey),
   cors: readCorsSettings(),
   limits: readLimits(),
-  systems: new DynamoSystemStore({ doc, tableName }),
+  systems: {
+    get: async (owner, id) => (await systemStore()).get(owner, id),
+    getRecord: async (owner, id) => (await systemStore()).getRecord(owner, id),
+  },
   systemCache: processSystemCache(),
 });
 

@@ -13,7 +13,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { type ITableV2, Operation } from 'aws-cdk-lib/aws-dynamodb';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { FilterPattern, type IFilterPattern, type ILogGroup, MetricFilter } from 'aws-cdk-lib/aws-logs';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -24,7 +24,7 @@ import { TABLE_ACCESS } from '../functions';
 import { constructIdOf } from '../names';
 
 export interface ServiceAlarmsProps {
-  readonly functions: Readonly<Record<FunctionName, { function: NodejsFunction; logGroup: ILogGroup }>>;
+  readonly functions: Readonly<Record<FunctionName, { function: LambdaFunction; logGroup: ILogGroup }>>;
   /** The API stage: its latency and 5xx metrics. */
   readonly apiStage: HttpStage;
   /** The API stage's JSON access log. */
@@ -127,7 +127,7 @@ export class ServiceAlarms extends Construct {
     const gatewayThrottles = logMetric(GATEWAY_THROTTLES_METRIC);
 
     const functionEntries = Object.entries(props.functions) as Array<
-      [FunctionName, { function: NodejsFunction; logGroup: ILogGroup }]
+      [FunctionName, { function: LambdaFunction; logGroup: ILogGroup }]
     >;
     for (const [name, { function: fn, logGroup }] of functionEntries) {
       const prefix = constructIdOf(name);
@@ -316,7 +316,7 @@ export class ServiceAlarms extends Construct {
   }
 }
 
-function timeoutMsOf(fn: NodejsFunction): number {
+function timeoutMsOf(fn: LambdaFunction): number {
   return (fn.timeout ?? Duration.seconds(3)).toMilliseconds();
 }
 

@@ -2,46 +2,20 @@ import { join } from 'node:path';
 import { type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITableV2 } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Function as LambdaFunction, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FUNCTIONS, type FunctionName } from '../../lib/http/routes';
 import { SERVICE_NAME } from '../../lib/logging';
 import {
   type AwsSdkPlacement,
-  FUNCTION_ARCHITECTURE,
   FUNCTION_FILES,
-  FUNCTION_RUNTIME,
   FUNCTION_SIZING,
-  functionBundling,
   TABLE_ACCESS,
   type TableAccess,
 } from '../functions';
 import { PROJECT_ROOT } from '../project';
-
-/**
- * What every function of this project is built with: its entry bundled from the project root,
- * with the lockfile, runtime, architecture and esbuild options of infra/functions.ts. The
- * stack and the bundle benchmark both build through this, so they build the same way.
- * @internal bench/bundle.ts and test/infra/bundling.test.ts bundle a fixture with these props.
- */
-export function bundledFunctionProps(
-  entry: string,
-  awsSdk?: AwsSdkPlacement,
-  tracing = false,
-  files: readonly string[] = [],
-) {
-  return {
-    entry,
-    handler: 'handler',
-    projectRoot: PROJECT_ROOT,
-    depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
-    runtime: FUNCTION_RUNTIME,
-    architecture: FUNCTION_ARCHITECTURE,
-    bundling: functionBundling(awsSdk, tracing, files),
-  } satisfies NodejsFunctionProps;
-}
+import { bundledFunctionProps } from './function-code';
 
 export interface ServiceFunctionProps {
   readonly name: FunctionName;
@@ -58,11 +32,12 @@ export interface ServiceFunctionProps {
 }
 
 /**
- * One function of the route table: bundled from its entry with esbuild, its own log group and a
- * role that may write to that log group and make exactly the table calls `TABLE_ACCESS` lists.
+ * One function of the route table: bundled from its entry with esbuild (./function-code.ts), its
+ * own log group and a role that may write to that log group and make exactly the table calls
+ * `TABLE_ACCESS` lists.
  */
 export class ServiceFunction extends Construct {
-  readonly function: NodejsFunction;
+  readonly function: LambdaFunction;
   readonly logGroup: LogGroup;
 
   constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
@@ -95,7 +70,7 @@ export class ServiceFunction extends Construct {
       );
     }
     const tracing = props.tracing === true;
-    this.function = new NodejsFunction(this, 'Function', {
+    this.function = new LambdaFunction(this, 'Function', {
       ...bundledFunctionProps(
         join(PROJECT_ROOT, FUNCTIONS[props.name].entry),
         props.awsSdk,

@@ -18,21 +18,10 @@ import {
 } from '../formats';
 import { CONTROL_CHARACTERS, URL_MAX_LENGTH } from '../text';
 import { displayName, parseBody, rule } from './body-schema';
+import { BODY_SHAPES } from './body-shapes';
 import { type ExtractedStructure, extractStructure } from './engine-request';
 import { ApiError } from './errors';
 import { named } from './schema-registry';
-
-/**
- * Each user route's body in words: what its schema refuses a body with, and what a body that is
- * not JSON at all is told to send instead (`expects` of the route's body options).
- */
-export const BODY_SHAPES = Object.freeze({
-  connect: 'a JSON object { name, url, format?, window?, sampleRate?, labels?, settings?, dryRun?, auth? }',
-  registerSystem: 'a JSON object { name, document, format?, window?, sampleRate?, labels?, settings?, url? }',
-  patchSystem: 'a JSON object { settings }',
-  refresh: 'a JSON object { auth? } ({} for none)',
-  createKey: 'a JSON object { name }',
-});
 
 const TOKEN_MAX_LENGTH = 8192;
 /** What fits in an `Authorization: Bearer` header without breaking it. */

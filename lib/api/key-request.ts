@@ -1,7 +1,7 @@
 /** `POST /api/keys`: the body `{ name }`, checked by its schema (the one the OpenAPI document shows). */
 import * as z from 'zod/mini';
 import { displayName, parseBody, rule } from './body-schema';
-import { BODY_SHAPES } from './connect-request';
+import { BODY_SHAPES } from './body-shapes';
 import { named } from './schema-registry';
 
 const CreateKeyRequestSchema = named(

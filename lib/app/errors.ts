@@ -4,7 +4,8 @@
  */
 import { ApiError, type ErrorCode, quotaExceeded } from '../api/errors';
 import { ApiKeyInputError } from '../keys';
-import { OutboundError, type OutboundErrorCode } from '../outbound';
+// The errors' own module: the outbound index would bring the fetch (node:https, ipaddr.js) with it.
+import { OutboundError, type OutboundErrorCode } from '../outbound/errors';
 import { QuotaExceededError, SettingsChangedError, SystemChangedError, SystemInputError } from '../systems';
 
 /** The outbound errors' codes, named so a renamed one cannot slip through as an unknown code. */

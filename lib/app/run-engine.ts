@@ -16,7 +16,10 @@ import type { Mode } from '../api/request-shape';
 import { runDeadline } from '../api/run-deadline';
 import { applySettings } from '../api/system-settings';
 import type { Limits } from '../config/limits';
-import { type CompiledStructureCache, type SystemRecord, type SystemStore, settingsKey } from '../systems';
+import type { CompiledStructureCache, SystemRecord, SystemStore } from '../systems';
+// Its own module, not the systems index: the engine function loads the system store (the index's
+// DynamoSystemStore) at its first `{ mode, systemId }` request, not at cold start.
+import { settingsKey } from '../systems/settings';
 
 export interface RunEngineDeps {
   limits: Limits;

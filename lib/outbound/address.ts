@@ -3,8 +3,10 @@
  * back into the network the service runs in (loopback, private ranges, the cloud metadata
  * service at 169.254.169.254, …). Pure: no DNS, no sockets.
  */
-import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
+
+// Not by an ES import, which would load Node's block list too (see ./allow-hosts.ts).
+const { isIP } = process.getBuiltinModule('node:net');
 
 /** The one label that means "an ordinary address on the public internet". */
 const PUBLIC_UNICAST = 'unicast';

@@ -7,22 +7,14 @@
 import type { IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { type Env, envInt } from '../config/env';
 import { quoteText } from '../text';
 import type { AllowedHosts } from './allow-hosts';
+import { DEFAULT_DEADLINE_MS } from './deadline';
 import { OutboundError } from './errors';
 import { createGuardedLookup, type ResolveHost } from './guarded-lookup';
 import { ACCEPTED_ENCODINGS, readJsonBody } from './response-body';
 import { checkOutboundUrl } from './url-rules';
 
-/**
- * One deadline for the whole fetch. 10 s carries the largest answer taken (64 MiB decoded) at
- * 6.7 MB/s (54 Mbit/s) uncompressed, and a gzipped one (JSON graphs shrink 8-15×) at well under
- * 1 MB/s, leaving the connect function (20 s) time to read, check and store it.
- */
-const DEFAULT_DEADLINE_MS = 10_000;
-/** The connect function's timeout is 20 s: the fetch must leave time to validate and store. */
-const MAX_DEADLINE_MS = 15_000;
 const DEFAULT_MAX_BODY_BYTES = 6 * 1024 * 1024;
 const MAX_REDIRECTS = 3;
 /**
@@ -62,14 +54,6 @@ export interface FetchedJson {
   url: string;
   /** The parsed JSON body, or with `jsonLines` the text of a JSON Lines body (`JsonLinesText`). */
   body: unknown;
-}
-
-/**
- * `CONNECT_DEADLINE_MS`: how long one external fetch may take in all (connecting, headers, body,
- * every redirect), 100 to 15,000 ms, default 10,000. A malformed value stops the start.
- */
-export function readConnectDeadlineMs(env: Env): number {
-  return envInt(env, 'CONNECT_DEADLINE_MS', DEFAULT_DEADLINE_MS, { min: 100, max: MAX_DEADLINE_MS });
 }
 
 /**

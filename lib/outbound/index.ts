@@ -1,5 +1,4 @@
-export { type AllowedHosts, readConnectAllowHosts } from './allow-hosts';
+export type { AllowedHosts } from './allow-hosts';
 export type { OutboundErrorCode } from './errors';
-export { OutboundError } from './errors';
-export { type FetchJsonOptions, fetchJson, readConnectDeadlineMs } from './fetch-json';
+export { type FetchJsonOptions, fetchJson } from './fetch-json';
 export { JsonLinesText } from './response-body';

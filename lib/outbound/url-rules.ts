@@ -3,11 +3,13 @@
  * every URL a server redirects to. Host names are checked again, address by address, when the
  * socket connects (see `guarded-lookup.ts`); this file catches what never reaches a lookup.
  */
-import { isIP } from 'node:net';
 import { quoteText } from '../text';
 import { addressRange, describeRange } from './address';
 import { type AllowedHosts, isAllowlistedHost } from './allow-hosts';
 import { OutboundError } from './errors';
+
+// Not by an ES import, which would load Node's block list too (see ./allow-hosts.ts).
+const { isIP } = process.getBuiltinModule('node:net');
 
 /**
  * Where a URL came from. A redirect's URL was written by the remote server, which may have been

@@ -9,10 +9,5 @@ export {
   settingsETag,
   toPublicSystemRecord,
 } from './record';
-export {
-  type NodeSettings,
-  type SystemSettings,
-  settingsKey,
-  unknownSettingsIds,
-} from './settings';
+export { type NodeSettings, type SystemSettings, unknownSettingsIds } from './settings';
 export type { StoredStructure, StoredSystem, SystemStore } from './store';

@@ -8,15 +8,15 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../lib/api/errors';
 import { applySettings } from '../../lib/api/system-settings';
-import { createRunEngine } from '../../lib/app';
+import { createRunEngine } from '../../lib/app/run-engine';
 import { readLimits } from '../../lib/config/limits';
 import {
   CompiledStructureCache,
   type StoredSystem,
   type SystemSettings,
   type SystemStore,
-  settingsKey,
 } from '../../lib/systems';
+import { settingsKey } from '../../lib/systems/settings';
 import { editedStructure } from '../engine/scenario-arbitraries';
 import { WORKED } from '../http/events';
 

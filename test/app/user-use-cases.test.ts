@@ -6,24 +6,20 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../lib/api/errors';
-import {
-  type ConnectedSystem,
-  createConnectSystem,
-  createCreateKey,
-  createDeleteSystem,
-  createGetSystem,
-  createListKeys,
-  createListSystems,
-  createRefreshSystem,
-  createRegisterSystem,
-  createRevokeKey,
-  createRunEngine,
-  createUpdateSettings,
-  type DryRunAnswer,
-} from '../../lib/app';
+import { type ConnectedSystem, createConnectSystem, type DryRunAnswer } from '../../lib/app/connect-system';
+import { createCreateKey } from '../../lib/app/create-key';
+import { createDeleteSystem } from '../../lib/app/delete-system';
+import { createGetSystem } from '../../lib/app/get-system';
+import { createListKeys } from '../../lib/app/list-keys';
+import { createListSystems } from '../../lib/app/list-systems';
+import { createRefreshSystem } from '../../lib/app/refresh-system';
+import { createRegisterSystem } from '../../lib/app/register-system';
+import { createRevokeKey } from '../../lib/app/revoke-key';
+import { createRunEngine } from '../../lib/app/run-engine';
+import { createUpdateSettings } from '../../lib/app/update-settings';
 import { readLimits } from '../../lib/config/limits';
 import { DynamoApiKeyStore } from '../../lib/keys';
-import { readConnectAllowHosts } from '../../lib/outbound';
+import { readConnectAllowHosts } from '../../lib/outbound/allow-hosts';
 import { CompiledStructureCache, DynamoSystemStore, SystemChangedError } from '../../lib/systems';
 import { generate, toOtlp, workedExample } from '../formats/spans/traces';
 import { useFreshTable } from '../helpers/dynalite';

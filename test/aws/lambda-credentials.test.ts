@@ -31,12 +31,12 @@ describe('lib/aws/lambda-credentials (the default provider inside Lambda bundles
     const target = './lib/aws/lambda-credentials.ts';
     expect(existsSync(join(PROJECT_ROOT, target))).toBe(true);
     // (With tracing on; without it the tracer's stand-in is aliased too, test/infra/bundle-sizes.test.ts.)
-    expect(functionBundling('bundled', true).esbuildArgs).toEqual({
-      '--alias:@aws-sdk/credential-provider-node': target,
+    expect(functionBundling('bundled', true).alias).toEqual({
+      '@aws-sdk/credential-provider-node': target,
     });
-    expect(functionBundling('external', true).esbuildArgs).toBeUndefined();
-    expect(functionBundling('external', false).esbuildArgs).toEqual({
-      '--alias:@aws-lambda-powertools/tracer': './lib/aws/tracer-off.ts',
+    expect(functionBundling('external', true).alias).toBeUndefined();
+    expect(functionBundling('external', false).alias).toEqual({
+      '@aws-lambda-powertools/tracer': './lib/aws/tracer-off.ts',
     });
   });
 });

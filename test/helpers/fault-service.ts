@@ -18,7 +18,7 @@ import { readQuotas } from '../../lib/config/quotas';
 import { type FunctionName, routes } from '../../lib/http/routes';
 import { createApiKeyVerifier } from '../../lib/keys';
 import { createLogger } from '../../lib/logging';
-import { readConnectAllowHosts } from '../../lib/outbound';
+import { readConnectAllowHosts } from '../../lib/outbound/allow-hosts';
 import { createOwnerStores, type OwnerStores } from '../../lib/owners/stores';
 import { isStoreUnavailable } from '../../lib/storage/faults';
 import { ensureTable } from '../../lib/storage/table';

@@ -340,6 +340,72 @@ describe('the user routes deployed and local: the same bytes', () => {
     expect(gone.status).toBe(404);
   });
 
+  // The routes the connect function loads at their first request (the graph readers and the
+  // request schemas, chunks of their own in the bundle): each answers as locally.
+  it('register, change settings, refresh, create and revoke a key', async () => {
+    const json201 = (path: string, body: unknown): RawRequest => ({
+      method: 'POST',
+      path,
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const registered = await both(
+      json201('/api/systems', { name: 'registered', document: WORKED, url: sample() }),
+    );
+    expect(registered.local.status).toBe(201);
+    const ids = {
+      local: json(registered.local).id as string,
+      deployed: json(registered.deployed).id as string,
+    };
+    expect(normalized(registered.deployed, ids.deployed)).toEqual(normalized(registered.local, ids.local));
+
+    /** The same request to each side, on the system (or key) that side made. */
+    const eachOn = async (own: { local: string; deployed: string }, sent: (id: string) => RawRequest) => {
+      const viaLocal = await rawRequest(local.url, sent(own.local));
+      const viaDeployed = await rawRequest(deployedUrl, sent(own.deployed));
+      expect(normalized(viaDeployed, own.deployed)).toEqual(normalized(viaLocal, own.local));
+      return viaLocal;
+    };
+    const patch = await eachOn(ids, (id) => ({
+      method: 'PATCH',
+      path: `/api/systems/${id}`,
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ settings: { defaultCapacity: 5 } }),
+    }));
+    expect(patch.status).toBe(200);
+    const refreshed = await eachOn(ids, (id) => json201(`/api/systems/${id}/refresh`, {}));
+    expect(refreshed.status).toBe(200);
+    for (const [side, url] of [
+      ['local', local.url],
+      ['deployed', deployedUrl],
+    ] as const) {
+      const deleted = await rawRequest(url, {
+        method: 'DELETE',
+        path: `/api/systems/${ids[side]}`,
+        headers: auth(),
+      });
+      expect(deleted.status).toBe(204);
+    }
+
+    const created = await both(json201('/api/keys', { name: 'rehearsal' }));
+    expect(created.local.status).toBe(201);
+    const keyOf = (answer: RawAnswer) => json(answer) as { id: string; key: string; prefix: string };
+    /** The answer with the key and its prefix (a secret only one side could have drawn) generalized too. */
+    const keyAnswer = (answer: RawAnswer) => {
+      const { id, key, prefix } = keyOf(answer);
+      const text = answer.bytes.toString('utf8').replaceAll(key, '<key>').replaceAll(prefix, '<prefix>');
+      return normalized({ ...answer, bytes: Buffer.from(text) }, id);
+    };
+    expect(keyAnswer(created.deployed)).toEqual(keyAnswer(created.local));
+    const keys = { local: keyOf(created.local).id, deployed: keyOf(created.deployed).id };
+    const revoked = await eachOn(keys, (id) => ({
+      method: 'DELETE',
+      path: `/api/keys/${id}`,
+      headers: auth(),
+    }));
+    expect(revoked.status).toBe(204);
+  });
+
   it('401 without a token and for an API key in its place', async () => {
     expect((await sameAnswer({ method: 'GET', path: '/api/systems' })).status).toBe(401);
     const withKey = await sameAnswer({

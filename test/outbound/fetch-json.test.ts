@@ -2,8 +2,9 @@ import { createServer as createNetServer } from 'node:net';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AllowedHosts, readConnectAllowHosts } from '../../lib/outbound/allow-hosts';
+import { readConnectDeadlineMs } from '../../lib/outbound/deadline';
 import { OutboundError } from '../../lib/outbound/errors';
-import { type FetchJsonOptions, fetchJson, readConnectDeadlineMs } from '../../lib/outbound/fetch-json';
+import { type FetchJsonOptions, fetchJson } from '../../lib/outbound/fetch-json';
 import type { ResolveHost } from '../../lib/outbound/guarded-lookup';
 import { type FakeApi, type FakeHandler, reply, startFakeApi } from './fake-api';
 
