@@ -235,7 +235,7 @@ export function roundChecks(inputs: RoundInputs): RoundCheck[] {
     const compute = result.compareComputeMs / result.analyzeComputeMs;
     const endToEnd = result.compareEndToEndMs / result.analyzeEndToEndMs;
     const shared =
-      'the baseline and the scenario are each compiled, solved and written in full; sharing their work is not done';
+      'this scenario scales traffic and cuts a dependency, so both states are solved and written in full (only a capacity-only scenario shares the steady state: sharing this one would change the last digits)';
     checks.push({
       row: result.name,
       target: `analyze + compare computes in ≤ ${ROUND_TARGETS.whatIfComputeOverAnalyze}× an analyze`,
