@@ -51,11 +51,18 @@ export function renderEngineResponse(request: EngineRequest, deadline?: RunDeadl
       );
     }
     if (error instanceof RunStoppedError && deadline !== undefined) {
-      const compare = request.compare === true && request.scenario !== undefined;
-      throw new ApiError('LIMIT_EXCEEDED', stoppedMessage(deadline.limitMs, { mode: request.mode, compare }));
+      throw new ApiError(
+        'LIMIT_EXCEEDED',
+        stoppedMessage(deadline.limitMs, { mode: request.mode, compare: compares(request) }),
+      );
     }
     throw new EngineFailure(error);
   }
+}
+
+/** Whether the answer holds the scenario's state and the baseline's: `"compare": true` with a scenario. */
+function compares(request: EngineRequest): request is EngineRequest & { scenario: CompiledStructure } {
+  return request.compare === true && request.scenario !== undefined;
 }
 
 /** Writes the whole 200 body into `writer` and returns its text. */
@@ -68,7 +75,7 @@ function writeResponse(writer: JsonWriter, request: EngineRequest): string {
         ? TICK_OPEN
         : `{"mode":"ticks","ticks":${ticks},"snapshots":`,
   );
-  if (request.compare !== true || request.scenario === undefined) {
+  if (!compares(request)) {
     writeResult(writer, request, request.scenario ?? request.structure);
   } else {
     // The scenario's answer, then the baseline's, each digested at the state compared (the

@@ -218,12 +218,13 @@ export class CompiledStructure {
 /**
  * `base` with other node values (loads, capacities, arrivals): the dependencies, the shares, the
  * components and the sweep order are `base`'s own, since none of them depends on those values.
- * An arrival that opens a closed structure changes no share either (no node has an exit).
+ * An arrival that opens a closed structure changes no share either (no node has an exit). With
+ * `sameFlows` (the arrivals unchanged, so the steady state too) the two keep one steady state.
  */
 export function withNodeValues(
   base: CompiledStructure,
   values: { initialLoads: Float64Array; capacity: Float64Array; open: OpenFieldArrays },
-  sameFlows: boolean,
+  sameFlows = false,
 ): CompiledStructure {
   const { initialLoads, capacity, open } = values;
   const isOpen = open.fields.length > 0;

@@ -171,22 +171,17 @@ function compact(values: Float64Array): EntryCalls {
 function solveUnit(structure: CompiledStructure, e: number): Float64Array {
   const unit = new Float64Array(structure.nodeCount);
   unit[e] = 1;
-  const single = withNodeValues(
-    structure,
-    {
-      initialLoads: structure.initialLoads,
-      capacity: structure.capacity,
-      open: {
-        arrival: unit,
-        exit: structure.exit,
-        fields: structure.openFields,
-        hasFanout: structure.hasFanout,
-        latency: structure.latency,
-      },
+  // Other arrivals, so other flows: the copy shares no steady state with the structure.
+  const single = withNodeValues(structure, {
+    initialLoads: structure.initialLoads,
+    capacity: structure.capacity,
+    open: {
+      arrival: unit,
+      exit: structure.exit,
+      fields: structure.openFields,
+      hasFanout: structure.hasFanout,
+      latency: structure.latency,
     },
-    // Other arrivals: other flows. (The solve below keeps nothing either way; a test guards the flag.)
-    // Stryker disable next-line BooleanLiteral: see above
-    false,
-  );
+  });
   return new Float64Array(solveSteadyState(single).throughput);
 }
