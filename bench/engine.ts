@@ -26,11 +26,8 @@ import {
   type Structure,
   ticks,
 } from '../lib/engine';
-import { measurePressure, PressureBuffers } from '../lib/engine/pressure';
-import { ReachWorkspace, solveReach } from '../lib/engine/reach';
 import { scratch } from '../lib/engine/scratch';
 import { solveSteadyState } from '../lib/engine/steady-state';
-import { createStepBuffers, stepFrom } from '../lib/engine/step';
 import { scriptArgs } from '../lib/script-args';
 import { CompiledStructureCache, readSystemCacheBytes } from '../lib/systems/compiled-cache';
 import { encodeStructure } from '../lib/systems/payload';
@@ -55,9 +52,18 @@ import {
   type WhatIfResult,
   whatIfTable,
 } from './performance-round';
+import { reachSweeps } from './reach-sweeps';
 import { benchRegistration, type RegistrationResult } from './registration';
 import { benchSpans, type SpansResult, spansTable } from './spans';
-import { type Column, formatCount, formatMs, formatNs, formatRatio, renderTable } from './table';
+import {
+  type Column,
+  formatCount,
+  formatMs,
+  formatNs,
+  formatRatio,
+  renderTable,
+  type TargetCheck,
+} from './table';
 
 interface SizeSpec {
   nodeCount: number;
@@ -588,14 +594,6 @@ function breakdownTable(rows: readonly RowResult[]): string {
   );
 }
 
-interface TargetCheck {
-  row: string;
-  target: string;
-  measured: string;
-  pass: boolean;
-  note?: string;
-}
-
 function checkTargets(rows: readonly RowResult[]): TargetCheck[] {
   const checks: TargetCheck[] = [];
   for (const row of rows.filter((r) => r.breakdown)) {
@@ -803,21 +801,6 @@ interface StructureFamilyResult {
   fullGcs: number;
 }
 
-/**
- * The large-cycle solver's sweeps for the primary blockage of `structure` (summed over the
- * cycles it solves), as `analyze` would spend them.
- */
-function reachSweeps(structure: Structure): number {
-  const compiled = compileStructure(structure);
-  const n = compiled.nodeCount;
-  const state = stepFrom(compiled, compiled.initialLoads, createStepBuffers(compiled), new Float64Array(n));
-  const primary = measurePressure(compiled, state, new PressureBuffers(n));
-  if (primary < 0) return 0;
-  const workspace = new ReachWorkspace(n);
-  solveReach(compiled, primary, workspace);
-  return workspace.sweeps;
-}
-
 async function benchStructureFamily(
   family: (typeof STRUCTURE_FAMILIES)[number],
 ): Promise<StructureFamilyResult> {
@@ -847,7 +830,14 @@ async function benchStructureFamily(
     return { ms: performance.now() - started };
   });
   response = undefined;
-  return { name: family.name, ours, floor, sweeps: reachSweeps(parsed), largestCycle, fullGcs };
+  return {
+    name: family.name,
+    ours,
+    floor,
+    sweeps: reachSweeps(compileStructure(parsed)),
+    largestCycle,
+    fullGcs,
+  };
 }
 
 function structureFamilyTable(results: readonly StructureFamilyResult[]): string {

@@ -17,7 +17,7 @@
  */
 import { analyze, type EngineResult, type NodeInput, type Structure } from '../lib/engine';
 import { generateStructure, type Shape } from './generate';
-import { formatMs, formatRatio, renderTable } from './table';
+import { formatMs, formatRatio, renderTable, type TargetCheck } from './table';
 
 /** The target: latency and the SLO search add at most 25% to an open analyze. */
 const LATENCY_TARGET = 1.25;
@@ -100,7 +100,7 @@ export function benchLatency(
 
 export function latencyTable(results: readonly LatencyResult[]): {
   table: string;
-  checks: { row: string; target: string; measured: string; pass: boolean }[];
+  checks: TargetCheck[];
 } {
   const table = renderTable(
     [

@@ -17,13 +17,11 @@ import { parseEngineRequest } from '../lib/api/engine-request';
 import { renderEngineResponse } from '../lib/api/engine-response';
 import type { Limits } from '../lib/config/limits';
 import { compileStructure, type NodeInput, type Structure } from '../lib/engine';
-import { measurePressure, PressureBuffers } from '../lib/engine/pressure';
-import { ReachWorkspace, solveReach } from '../lib/engine/reach';
 import { scratch } from '../lib/engine/scratch';
 import { solveSteadyState } from '../lib/engine/steady-state';
-import { createStepBuffers, stepFrom } from '../lib/engine/step';
 import { generateStructure, type Shape } from './generate';
-import { formatMs, formatRatio, renderTable } from './table';
+import { reachSweeps } from './reach-sweeps';
+import { formatMs, formatRatio, renderTable, type TargetCheck } from './table';
 
 const ROUND_TARGETS = {
   analyzeOverFloor: 1.2,
@@ -35,15 +33,6 @@ const ROUND_TARGETS = {
   whatIfEndToEndOverAnalyze: 1.7,
   whatIfEndToEndMs: 5000,
 } as const;
-
-export interface RoundCheck {
-  row: string;
-  target: string;
-  measured: string;
-  pass: boolean;
-  /** Why it misses (or what it rests on). */
-  note?: string;
-}
 
 /** What `measure` in bench/engine.ts gives back, as far as this section reads it. */
 type Measure = (planned: number, run: () => { ms: number }) => { medianMs: number };
@@ -139,19 +128,10 @@ export function benchGainAtLeastOne(): GainResult {
     const { sweeps, unbounded } = solveSteadyState(compiled);
     return { sweeps, unbounded: unbounded.length };
   });
-  const n = compiled.nodeCount;
-  const state = stepFrom(compiled, compiled.initialLoads, createStepBuffers(compiled), new Float64Array(n));
-  const primary = measurePressure(compiled, state, new PressureBuffers(n));
-  let originSweeps = 0;
-  if (primary >= 0) {
-    const workspace = new ReachWorkspace(n);
-    solveReach(compiled, primary, workspace);
-    originSweeps = workspace.sweeps;
-  }
   return {
     name: 'random 200k/1M, fan-out calls 0.25 each (gain > 1)',
     steadySweeps: steady.sweeps,
-    originSweeps,
+    originSweeps: reachSweeps(compiled),
     unboundedNodes: steady.unbounded,
   };
 }
@@ -191,8 +171,8 @@ export interface RoundInputs {
   whatIf: readonly WhatIfResult[];
 }
 
-export function roundChecks(inputs: RoundInputs): RoundCheck[] {
-  const checks: RoundCheck[] = [];
+export function roundChecks(inputs: RoundInputs): TargetCheck[] {
+  const checks: TargetCheck[] = [];
   for (const { name, ratio } of inputs.analyzeOverFloor) {
     checks.push({
       row: name,
@@ -262,7 +242,7 @@ export function roundChecks(inputs: RoundInputs): RoundCheck[] {
 }
 
 /** Prints the block: every check, a MISS with its reason, and where the other targets are measured. */
-export function printRoundChecks(checks: readonly RoundCheck[]): void {
+export function printRoundChecks(checks: readonly TargetCheck[]): void {
   console.log('Performance round 3 (issue #35):');
   for (const check of checks) {
     const why = !check.pass && check.note ? ` — why: ${check.note}` : '';

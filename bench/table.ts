@@ -3,6 +3,16 @@
  * in a terminal, and it is a valid Markdown table so it can be pasted into docs as is.
  */
 
+/** One target of the bench, as its PASS or MISS line prints it. */
+export interface TargetCheck {
+  row: string;
+  target: string;
+  measured: string;
+  pass: boolean;
+  /** Why it misses (or what it rests on). */
+  note?: string;
+}
+
 export interface Column {
   header: string;
   align: 'left' | 'right';
