@@ -20,8 +20,12 @@
  * service's own and DynamoDB's is reported beside it (dynalite 4.0.0 keeps memory on every
  * Query; see docs/benchmark.md).
  *
+ * `--amount N` sends exactly N requests per scenario instead of running for a duration: what a
+ * test wants (every scenario ran, without an error) whatever the machine's load, where a window
+ * of one second may see no answer from a busy server.
+ *
  * Usage: npm run load -- [--scenario all|small|large|system|connect|mixed|busy[,…]] [--duration 10]
- *          [--connections 10] [--baseline-duration s] [--url http://127.0.0.1:3000
+ *          [--amount N] [--connections 10] [--baseline-duration s] [--url http://127.0.0.1:3000
  *          --api-key K --token T [--pid P]]
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -49,6 +53,7 @@ const BUSY_GET_PAUSE_MS = 10;
 /** Bounds, so a typo cannot start an hour-long or thousand-connection run by accident. */
 const MAX_DURATION_S = 3600;
 const MAX_CONNECTIONS = 256;
+const MAX_AMOUNT = 10_000_000;
 const RSS_EVERY_MS = 10_000;
 const GATEWAY_TIMEOUT_S = 30;
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -183,7 +188,8 @@ async function run(label: string, url: string, requests: Request[], options: Run
     {
       url,
       connections: options.connections,
-      duration: options.duration,
+      // autocannon ignores the duration when it is given an amount.
+      ...(options.amount === undefined ? { duration: options.duration } : { amount: options.amount }),
       requests,
       // API Gateway's integration limit: a request still unanswered then would be a 504 there.
       timeout: GATEWAY_TIMEOUT_S,
@@ -225,6 +231,8 @@ async function run(label: string, url: string, requests: Request[], options: Run
 
 interface RunOptions {
   duration: number;
+  /** Exactly this many requests, whatever time they take, instead of `duration`. */
+  amount?: number | undefined;
   connections: number;
   pid: number | undefined;
   dynamoPid?: number | undefined;
@@ -490,13 +498,20 @@ async function runScenarios(
   scenarios: readonly Scenario[],
   target: Target,
   bodies: Bodies,
-  options: { duration: number; connections: number; baselineDuration: number; children: ChildProcess[] },
+  options: {
+    duration: number;
+    amount: number | undefined;
+    connections: number;
+    baselineDuration: number;
+    children: ChildProcess[];
+  },
 ): Promise<number> {
   const results: RunResult[] = [];
   for (const scenario of scenarios) {
     results.push(
       await run(scenario, target.url, requestsOf(scenario, target, bodies), {
         duration: options.duration,
+        amount: options.amount,
         connections: options.connections,
         pid: target.pid,
         dynamoPid: target.dynamoPid,
@@ -512,6 +527,7 @@ async function runScenarios(
     [engine(target, bodies.small)],
     {
       duration: options.baselineDuration,
+      amount: options.amount,
       connections: options.connections,
       pid: bare.pid as number,
     },
@@ -566,6 +582,7 @@ async function main(): Promise<void> {
 
   --scenario all|small|large|system|connect|mixed|busy[,…]   what to send (default all)
   --duration S             seconds per scenario (default 10, at most ${MAX_DURATION_S})
+  --amount N               exactly N requests per scenario instead (at most ${MAX_AMOUNT})
   --connections N          connections (default 10, at most ${MAX_CONNECTIONS})
   --baseline-duration S    seconds for the bare server (default: --duration)
   --url URL --api-key K --token T [--pid P]   a server already running on this machine
@@ -573,6 +590,7 @@ async function main(): Promise<void> {
     options: {
       scenario: { type: 'string', default: 'all' },
       duration: { type: 'string', default: '10' },
+      amount: { type: 'string' },
       connections: { type: 'string', default: '10' },
       'baseline-duration': { type: 'string' },
       url: { type: 'string' },
@@ -583,6 +601,8 @@ async function main(): Promise<void> {
   });
   const duration = boundedInteger('duration', values.duration, 1, MAX_DURATION_S);
   const connections = boundedInteger('connections', values.connections, 1, MAX_CONNECTIONS);
+  const amount =
+    values.amount === undefined ? undefined : boundedInteger('amount', values.amount, 1, MAX_AMOUNT);
   const baselineDuration = boundedInteger(
     'baseline-duration',
     values['baseline-duration'] ?? String(Math.min(duration, 30)),
@@ -641,7 +661,7 @@ async function main(): Promise<void> {
     };
 
     console.log(
-      `npm run load: Node ${process.version}, ${connections} connections, ${duration} s per scenario; ` +
+      `npm run load: Node ${process.version}, ${connections} connections, ${amount === undefined ? `${duration} s` : `${amount} requests`} per scenario; ` +
         `server ${target.url}${target.pid === undefined ? '' : ` (pid ${target.pid})`}; load generator, upstream ` +
         'and server share this machine\n',
     );
@@ -649,6 +669,7 @@ async function main(): Promise<void> {
     if (scenarios.length > 0) {
       errors += await runScenarios(scenarios, target, bodies, {
         duration,
+        amount,
         connections,
         baselineDuration,
         children,
