@@ -13,6 +13,7 @@
  * The cold start (`npm run bench:bundle`), the local server under load (`npm run load`) and the
  * test suite's time are measured by their own scripts; the block names them.
  */
+import { answerCannotFit } from '../lib/api/answer-floor';
 import { parseEngineRequest } from '../lib/api/engine-request';
 import { renderEngineResponse } from '../lib/api/engine-response';
 import type { Limits } from '../lib/config/limits';
@@ -46,6 +47,11 @@ export interface WhatIfResult {
   analyzeEndToEndMs: number;
   compareEndToEndMs: number;
   answerBytes: { analyze: number; compare: number };
+  /**
+   * The same compare for a client that takes no compression: from the request text to the 413
+   * decided before the run (lib/api/answer-floor.ts), or `undefined` when it was not refused.
+   */
+  refusedMs: number | undefined;
 }
 
 /**
@@ -82,6 +88,13 @@ export function benchWhatIf(
       return { ms };
     };
   };
+  let refused = false;
+  const refusal = () => {
+    const started = performance.now();
+    const request = parseEngineRequest(JSON.parse(compareText) as unknown, limits);
+    refused = answerCannotFit(request, [], limits) !== undefined;
+    return { ms: performance.now() - started };
+  };
   const endToEnd = (text: string) => () => {
     const started = performance.now();
     const answer = renderEngineResponse(parseEngineRequest(JSON.parse(text) as unknown, limits));
@@ -96,6 +109,10 @@ export function benchWhatIf(
     analyzeEndToEndMs: measure(runs, endToEnd(plainText)).medianMs,
     compareEndToEndMs: measure(runs, endToEnd(compareText)).medianMs,
     answerBytes,
+    ...(() => {
+      const ms = measure(runs, refusal).medianMs;
+      return { refusedMs: refused ? ms : undefined };
+    })(),
   };
 }
 
@@ -236,6 +253,16 @@ export function roundChecks(inputs: RoundInputs): TargetCheck[] {
       measured: formatMs(result.compareEndToEndMs),
       pass: result.compareEndToEndMs <= ROUND_TARGETS.whatIfEndToEndMs,
       note: shared,
+    });
+    checks.push({
+      row: result.name,
+      target: 'a compare too large to return uncompressed is refused (413) before the run',
+      measured:
+        result.refusedMs === undefined
+          ? 'not refused'
+          : `refused in ${formatMs(result.refusedMs)}, where computing it took ${formatMs(result.compareEndToEndMs)}`,
+      pass: result.refusedMs !== undefined && result.refusedMs < result.compareEndToEndMs,
+      note: 'the floor on its size (lib/api/answer-floor.ts) did not rule it out',
     });
   }
   return checks;

@@ -26,7 +26,7 @@ export function returnedBodyBytes(body: string | Uint8Array, isBase64Encoded: bo
 }
 
 /** Largest body, as counted by `returnedBodyBytes`, that leaves the envelope within `maxResponseBytes`. */
-function responseBodyBudget(limits: Pick<Limits, 'maxResponseBytes'>): number {
+export function responseBodyBudget(limits: Pick<Limits, 'maxResponseBytes'>): number {
   return limits.maxResponseBytes - ENVELOPE_MARGIN_BYTES;
 }
 

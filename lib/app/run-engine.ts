@@ -4,6 +4,8 @@
  * the HTTP route and the engine CLI alike; settings and scenarios apply here, between finding the
  * structure and writing the answer.
  */
+
+import { type AcceptedCodings, answerCannotFit } from '../api/answer-floor';
 import {
   compileEngineRequest,
   type EngineEnvelope,
@@ -48,6 +50,12 @@ export interface RunEngineInput {
    * a run is never stopped.
    */
   remainingTimeMs?: (() => number) | undefined;
+  /**
+   * The content codings the client accepts for the answer (none: it goes out uncompressed). An
+   * answer that could not fit the response limit at any ratio seen is refused before the run
+   * (lib/api/answer-floor.ts). Without it (the CLI) an answer has no size limit.
+   */
+  acceptedCodings?: AcceptedCodings | undefined;
 }
 
 /** What a checked request is, before it runs. */
@@ -79,6 +87,10 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
     const { mode, ticks, structure } = request;
     const facts = { mode, ticks, nodeCount: structure.nodeCount, dependencyCount: structure.dependencyCount };
     input.onAccepted?.(facts);
+    if (input.acceptedCodings !== undefined) {
+      const cannotFit = answerCannotFit(request, input.acceptedCodings, limits);
+      if (cannotFit !== undefined) throw new ApiError('LIMIT_EXCEEDED', cannotFit);
+    }
     // The time the request had is taken when the run is about to begin.
     const deadline = runDeadline(input.remainingTimeMs);
     // A stored system's answer is a pure function of its structure (fixed by the SHA-256), the

@@ -151,7 +151,7 @@ export function chooseContentCoding(acceptEncoding: string | undefined): Content
 }
 
 /** Every coding we support that the client accepts (q > 0), best first; br before gzip at equal q. */
-function acceptedCodings(acceptEncoding: string | undefined): ContentCoding[] {
+export function acceptedCodings(acceptEncoding: string | undefined): ContentCoding[] {
   if (acceptEncoding === undefined) return [];
   const weights = parseAcceptEncoding(acceptEncoding);
   return (['br', 'gzip'] as const)

@@ -129,6 +129,22 @@ describe('engine handler: answers', () => {
     expect(gzipped.logs[0]).toMatchObject({ status: 200, contentEncoding: 'gzip', ticks: 100 });
   });
 
+  // 300 ticks of three nodes have a floor of some 100 KB: more than 64 KiB uncompressed whatever
+  // the run finds, so a client that takes no compression is told at once; one that does gets it.
+  it('refuses before the run an answer that cannot fit uncompressed, naming what to send', async () => {
+    const body = { mode: 'ticks', ticks: 300, ...WORKED };
+    const plain = await call({ body });
+    expect(plain.result.statusCode).toBe(413);
+    expect(plain.json.error.message).toMatch(
+      /^The answer would be at least 1\d\d KB of JSON, more than the response limit of 65536 bytes, so it was not computed\. Send `Accept-Encoding: br, gzip`/,
+    );
+    expect(plain.logs[0]).toMatchObject({ status: 413, mode: 'ticks', ticks: 300, nodeCount: 3 });
+
+    const gzipped = await call({ body, headers: { 'Accept-Encoding': 'gzip' } });
+    expect(gzipped.result.statusCode).toBe(200);
+    expect(gzipped.json.snapshots).toHaveLength(300);
+  });
+
   // 401 carries the challenge header, with header names in any case on the way in.
   it('sends WWW-Authenticate: Bearer on 401', async () => {
     const { result } = await call({ key: null, headers: { AUTHORIZATION: 'Basic abc' }, body: {} });
