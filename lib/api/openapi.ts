@@ -8,6 +8,7 @@ import * as z from 'zod';
 import { DEFAULT_LIMITS, type Limits } from '../config/limits';
 import { analyze, tick, ticks } from '../engine';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../worked-example';
+import { answerCannotFit } from './answer-floor';
 import { invalidApiKey, invalidToken, missingApiKey, missingToken } from './auth-errors';
 import { parseEngineRequest } from './engine-request';
 import { renderEngineResponse } from './engine-response';
@@ -495,6 +496,19 @@ function engineLimitExamples(): JsonObject {
     LIMIT_EXCEEDED_ticks: example(
       'timeline too large (on a deployment with MAX_RESPONSE_ELEMENTS=1000)',
       parserError({ mode: 'ticks', ticks: 1000, ...WORKED_EXAMPLE }, thousandElements),
+    ),
+    LIMIT_EXCEEDED_answer: example(
+      'an answer that could not fit uncompressed, refused before the run (a client sending no Accept-Encoding, on a deployment with MAX_RESPONSE_BYTES=16384)',
+      errorBody(
+        new ApiError(
+          'LIMIT_EXCEEDED',
+          answerCannotFit(
+            parseEngineRequest({ mode: 'ticks', ticks: 1000, ...WORKED_EXAMPLE }, DEFAULT_LIMITS),
+            [],
+            { maxResponseBytes: 16 * 1024 },
+          )!,
+        ),
+      ),
     ),
     LIMIT_EXCEEDED_time: example(
       'a run that could not finish before the function times out (stopped in time to say so)',
