@@ -56,6 +56,11 @@ function shuffled<T>(items: readonly T[], order: readonly number[]): T[] {
   return keyed.sort((a, b) => a.key - b.key).map(({ item }) => item);
 }
 
+/** A check inside a hot loop: throws with `message` when `condition` is false. */
+function holds(condition: boolean, message: string): void {
+  if (!condition) throw new Error(message);
+}
+
 function expectClose(actual: number, expected: number, tol: number) {
   expect(Math.abs(actual - expected)).toBeLessThanOrEqual(tol);
 }
@@ -147,24 +152,40 @@ describe('engine properties on random structures', () => {
           structure.nodes.map((n) => [n.id, n.capacity ?? Number.POSITIVE_INFINITY]),
         );
         const timeline = [analyze(structure), ...ticks(structure, 100)];
+        // Plain checks in the loops (a failure still names the tick, node and numbers): some
+        // hundred thousand of them a run, where each `expect` would cost more than the engine.
         for (let i = 0; i < timeline.length; i++) {
           const state = timeline[i]!;
           let sum = 0;
           for (const node of state.nodes) {
             sum += node.load;
-            expect(node.load).toBeGreaterThanOrEqual(0);
-            expect(node.outflow).toBeLessThanOrEqual(capacityOf.get(node.id)!);
-            expect(node.outflow).toBeLessThanOrEqual(node.load);
-            expect(node.blocked).toBe(node.pressure > 0);
+            const at = `tick ${i}, node ${JSON.stringify(node.id)}`;
+            holds(node.load >= 0, `${at}: load ${node.load} is negative`);
+            holds(
+              node.outflow <= capacityOf.get(node.id)!,
+              `${at}: outflow ${node.outflow} over capacity ${capacityOf.get(node.id)}`,
+            );
+            holds(node.outflow <= node.load, `${at}: outflow ${node.outflow} over load ${node.load}`);
+            holds(
+              node.blocked === node.pressure > 0,
+              `${at}: blocked ${node.blocked} with pressure ${node.pressure}`,
+            );
           }
           // Relative to the total, except in the subnormal range (totals near 1e-323, which the
           // arbitrary reaches), where doubles are 5e-324 apart and a relative bound underflows to
           // 0: there a few such steps are allowed (found: one node, load 1e-323, four self-loops).
-          expect(Math.abs(sum - total)).toBeLessThanOrEqual(Math.max(1e-9 * total, 16 * Number.MIN_VALUE));
+          holds(
+            Math.abs(sum - total) <= Math.max(1e-9 * total, 16 * Number.MIN_VALUE),
+            `tick ${i}: total ${sum}, not ${total}`,
+          );
           const next = timeline[i + 1];
           if (next) {
             state.nodes.forEach((node, v) => {
-              expectClose(node.load - node.outflow + node.inflow, next.nodes[v]!.load, tol);
+              const after = next.nodes[v]!.load;
+              holds(
+                Math.abs(node.load - node.outflow + node.inflow - after) <= tol,
+                `tick ${i}, node ${JSON.stringify(node.id)}: ${node.load} − ${node.outflow} + ${node.inflow} is not ${after} within ${tol}`,
+              );
             });
           }
         }
