@@ -1,9 +1,33 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Test files that change nothing a later file could see (no environment variables, module mocks
+ * or servers of their own that set them) share their worker's modules: aws-cdk-lib, zod and the
+ * engine are imported once per worker, not once per file (the infrastructure tests alone took 84 s
+ * isolated and 56 s shared). Every other file runs isolated, as vitest's default.
+ */
+const SHARED_MODULES = [
+  'test/api/**/*.test.ts',
+  'test/architecture/**/*.test.ts',
+  'test/config/**/*.test.ts',
+  'test/engine/**/*.test.ts',
+  'test/formats/**/*.test.ts',
+  'test/infra/**/*.test.ts',
+  'test/outbound/**/*.test.ts',
+  'test/systems/**/*.test.ts',
+  'test/text/**/*.test.ts',
+  'test/tokens/**/*.test.ts',
+];
+/**
+ * Files in those folders that start a local server: it sets environment variables, and the
+ * handlers it loads serve one DynamoDB endpoint per process (local/server.ts), so no two such
+ * files can share modules.
+ */
+const STARTS_A_SERVER = ['test/api/typed-client.test.ts', 'test/api/openapi-validation.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     // The service's JSON log lines are shown only for a test that fails.
     setupFiles: ['test/helpers/quiet-logs.ts'],
     testTimeout: 60_000,
@@ -12,5 +36,13 @@ export default defineConfig({
     // test files wait on a child process, a browser or DynamoDB rather than on the CPU, so two
     // workers finish the suite in about 60% of the time (docs/benchmark.md, "npm test").
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    projects: [
+      {
+        extends: true,
+        test: { name: 'shared modules', include: SHARED_MODULES, exclude: STARTS_A_SERVER, isolate: false },
+      },
+      { extends: true, test: { name: 'isolated', include: ['test/**/*.test.ts'], exclude: SHARED_MODULES } },
+      { extends: true, test: { name: 'isolated servers', include: STARTS_A_SERVER } },
+    ],
   },
 });

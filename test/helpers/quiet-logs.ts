@@ -13,8 +13,15 @@ const LOG_LINE = /^\{"(level|cold_start|timestamp)"/;
 const outside: string[] = [];
 let held = outside;
 
-function holdLogLines(stream: NodeJS.WriteStream): void {
-  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+/**
+ * Where the stream's own `write` is kept: test files that share a worker's modules (vitest.config.ts)
+ * run this file once each, and each time wraps the stream's own `write`, not the last wrapper.
+ */
+const OWN_WRITE = Symbol.for('quiet-logs: the stream’s own write');
+
+function holdLogLines(stream: NodeJS.WriteStream & { [OWN_WRITE]?: typeof stream.write }): void {
+  stream[OWN_WRITE] ??= stream.write.bind(stream);
+  const write = stream[OWN_WRITE] as (chunk: unknown, ...rest: unknown[]) => boolean;
   stream.write = ((chunk: unknown, ...rest: unknown[]) => {
     const text =
       typeof chunk === 'string'
