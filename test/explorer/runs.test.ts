@@ -129,6 +129,8 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     expect(await page.textContent('#status')).toBe('Cancelled: the answer on show is the run before.');
     await run(page, { mode: 'analyze', ...WORKED_EXAMPLE }, 'browser');
     expect(await page.textContent('[data-field="primary-blockage"] dd')).toBe('B');
+    // Playwright may hear of the new worker a moment after the run it served has answered.
+    await expect.poll(() => workers.length, { timeout: SETTLED_MS }).toBe(2);
     expect(workers).toEqual([`${server.url}/engine-worker.js`, `${server.url}/engine-worker.js`]);
     expect(uncaught).toEqual([]);
     await page.context().close();
