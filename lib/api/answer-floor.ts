@@ -24,7 +24,10 @@ import type { CompiledStructure } from '../engine';
 import type { EngineRequest } from './engine-request';
 import { largestBinaryBody, responseBodyBudget } from './response-size';
 
-/** Twice the best ratio seen (73×): an answer refused on it could not fit at any ratio seen. */
+/**
+ * Twice the best ratio seen (73×): an answer refused on it could not fit at any ratio seen.
+ * @internal test/api/answer-floor.test.ts sizes its cases by it.
+ */
 export const ONE_STATE_RATIO = 150;
 
 /**
@@ -42,6 +45,7 @@ const DEPENDENCY_ENTRY_FLOOR = '{"from":"","to":"","flow":0}'.length;
  * A floor on the bytes of the answer's JSON: its node and dependency entries in every state it
  * writes (one in `analyze` and `tick`, `ticks` in `ticks`; twice that with `compare`), ids
  * counted at one byte per UTF-16 unit (UTF-8 never takes fewer; escaping only adds).
+ * @internal test/api/answer-floor.test.ts holds it against real answers.
  */
 export function answerFloorBytes(request: EngineRequest): number {
   const states = request.mode === 'ticks' ? request.ticks : 1;

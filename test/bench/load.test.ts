@@ -6,7 +6,6 @@
  * slower, never wrong (a 1-second window once saw no answer from the `large` scenario).
  */
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/project';
@@ -19,7 +18,8 @@ describe('npm run load', () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [
-        join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'),
+        '--import',
+        'tsx',
         'bench/load.ts',
         // Every scenario but busy, which lasts as long as two 100k/500k analyses take and
         // whose behaviour test/local/responsive.test.ts checks.
@@ -46,16 +46,7 @@ describe('npm run load', () => {
   it('refuses a server that is not on this machine, before sending anything', async () => {
     const attempt = promisify(execFile)(
       process.execPath,
-      [
-        join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'),
-        'bench/load.ts',
-        '--url',
-        'http://10.0.0.1:3000',
-        '--api-key',
-        'k',
-        '--token',
-        't',
-      ],
+      ['--import', 'tsx', 'bench/load.ts', '--url', 'http://10.0.0.1:3000', '--api-key', 'k', '--token', 't'],
       { cwd: PROJECT_ROOT },
     );
     await expect(attempt).rejects.toThrow(/--url must be an http:\/\/ URL on this machine/);

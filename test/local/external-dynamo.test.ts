@@ -36,15 +36,11 @@ const TEMP = mkdtempSync(join(tmpdir(), 'sbe-external-tmp-'));
 
 function startServer(env: Record<string, string>): Promise<Started> {
   const issuerDir = mkdtempSync(join(tmpdir(), 'sbe-external-'));
-  const child = spawn(
-    process.execPath,
-    [join(PROJECT_ROOT, 'node_modules/tsx/dist/cli.mjs'), 'local/server.ts'],
-    {
-      cwd: PROJECT_ROOT,
-      env: { ...process.env, TMPDIR: TEMP, PORT: '0', DATA_DIR: issuerDir, LOG_LEVEL: 'SILENT', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, TMPDIR: TEMP, PORT: '0', DATA_DIR: issuerDir, LOG_LEVEL: 'SILENT', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer) => {
