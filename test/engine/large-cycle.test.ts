@@ -92,17 +92,17 @@ describe('reach probabilities inside a large tangled cycle', () => {
 });
 
 /**
- * `solveLocalSystem` sweeps in place and measures what the acceleration needs in the same pass
- * (`sweepAndMeasure`). Before, a sweep copied the iterate and a second pass of vector operations
- * measured it; the fused pass must give the very bits that did. The reference below is that
- * two-pass iteration, written out plainly: a Gauss–Seidel sweep of a copy, then the residual,
- * its largest entry and the largest value, the differences from the last sweep and the inner
- * products, then Anderson mixing over the last three differences.
+ * `solveLocalSystem` measures each sweep for the acceleration in one fused pass (`measureSweep`),
+ * whose sums run in the order separate vector operations would, so that the numbers are the very
+ * bits of the plain iteration. The reference below is that plain iteration, written out: a
+ * Gauss–Seidel sweep of a copy, then the residual, its largest entry and the largest value, the
+ * differences from the last sweep and their inner products, one vector operation at a time, then
+ * Anderson mixing over the last three differences.
  */
 const HISTORY = 3;
 const MAX_ITERATIONS = 500;
 
-/** The two-pass iteration `solveLocalSystem` ran before the passes were fused. */
+/** The plain iteration: a sweep, then its measures one vector operation at a time. */
 function twoPassSolve(system: LocalSystem): { values: Float64Array; sweeps: number; converged: boolean } {
   const { m, rowStart, target, share, constant, scale } = system;
   const tolerance = system.tolerance ?? 1e-13;
@@ -220,10 +220,10 @@ const localSystem = fc
     };
   });
 
-describe('solveLocalSystem, one fused pass per sweep', () => {
+describe('solveLocalSystem against the plain iteration', () => {
   // Random systems, to tolerances from 1e-13 to one no sweep meets (-1: the cap of 500 sweeps
   // stops it, and the answer is the last sweep's values), from zeros or from a warm start.
-  it('gives the very bits of the two-pass iteration it replaced', () => {
+  it('gives the very bits of the plain iteration', () => {
     fc.assert(
       fc.property(localSystem, (system) => {
         const expected = twoPassSolve(system);
