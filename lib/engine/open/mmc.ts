@@ -162,9 +162,9 @@ export function responseTimeQuantile(
   // Stryker disable all: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
   let t = tailGuess(target, mu, theta, C) ?? times.responseTime;
   for (let i = 0; i < 200 && (high === Number.POSITIVE_INFINITY || high - low > 1e-12 * high); i++) {
-    // `exceedProbability(t) − target` and the density at `t`, written out here so that a step
-    // takes each exponential once (the two shared them; this loop runs for most of 200k nodes),
-    // with the very expressions of `exceedProbability` and `density`: the same bits.
+    // `exceedProbability(t) − target`, with its very expressions, and the density at `t` (the
+    // slope of `1 − P(T > t)`), written out here so that a step takes each exponential once:
+    // this loop runs for most of 200k nodes, and calling the two took both exponentials twice.
     const served = Math.exp(-mu * t);
     const decay = oneRate ? 0 : Math.exp(-theta * t);
     const tail = oneRate ? (1 + mu * t) * served : (theta * served - mu * decay) / (theta - mu);
