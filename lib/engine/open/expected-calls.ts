@@ -28,7 +28,19 @@ const MIN_NORMAL = 2.2250738585072014e-308;
  * solve.
  */
 export function expectedCalls(structure: CompiledStructure, entries: readonly number[]): EntryCalls[] {
-  const reached = reachedInOrder(structure, entries);
+  return expectedCallsAlong(structure, entries, onePassOrder(structure, entries));
+}
+
+/**
+ * `expectedCalls` with the one-pass order already found (`onePassOrder`; `undefined`: a steady
+ * solve per entry), for a caller that has asked for it first: finding it walks every node the
+ * entries reach.
+ */
+export function expectedCallsAlong(
+  structure: CompiledStructure,
+  entries: readonly number[],
+  reached: OnePassOrder | undefined,
+): EntryCalls[] {
   // Stryker disable next-line ConditionalExpression: same answer, other work (a solve per entry gives the same bits; the `false` twin is killed)
   if (reached === undefined) return entries.map((e) => compact(solveUnit(structure, e)));
   const result: EntryCalls[] = [];
@@ -39,22 +51,21 @@ export function expectedCalls(structure: CompiledStructure, entries: readonly nu
   return result;
 }
 
-/** Whether `expectedCalls` solves these entries in its one pass (else: one steady solve each). */
-// Stryker disable next-line BlockStatement,ConditionalExpression,EqualityOperator: same answer, other work (the SLO search gives the same answer either way; slo.test.ts checks both)
-export function solvedInOnePass(structure: CompiledStructure, entries: readonly number[]): boolean {
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work
-  return reachedInOrder(structure, entries) !== undefined;
+/** The nodes the entries reach, sources first, with each one's place in that order. */
+export interface OnePassOrder {
+  order: Int32Array;
+  place: Int32Array;
 }
 
 /**
- * The nodes the entries reach, sources first, with each one's place in that order; `undefined`
- * when the one-pass solve does not apply (see `expectedCalls`).
+ * The order `expectedCalls` solves these entries in, in one pass; `undefined` when the one-pass
+ * solve does not apply (see `expectedCalls`): then each entry takes a steady solve.
  */
-function reachedInOrder(
+export function onePassOrder(
   structure: CompiledStructure,
   entries: readonly number[],
 ):
-  | { order: Int32Array; place: Int32Array }
+  | OnePassOrder
   | undefined /* Stryker disable next-line BlockStatement: same answer, other work (refusing the pass costs a solve per entry, which gives the same bits) */ {
   const { nodeCount, outStart, outTarget, inStart, inShare, selfShare } = structure;
   const { count, start, members, componentOf } = structure.components();
@@ -107,7 +118,7 @@ function reachedInOrder(
 function solveColumns(
   structure: CompiledStructure,
   entries: readonly number[],
-  reached: { order: Int32Array; place: Int32Array },
+  reached: OnePassOrder,
 ): EntryCalls[] {
   const { inStart, inSource, inShare, selfShare } = structure;
   const { order, place } = reached;
@@ -138,19 +149,28 @@ function solveColumns(
     // Stryker disable next-line ConditionalExpression,EqualityOperator: dividing by 1 − 0 changes no bit, and one past the end
     if (stay > 0) for (let column = 0; column < k; column++) x[row + column] = x[row + column]! / (1 - stay);
   }
-  return entries.map((_, column) => {
-    const called: number[] = [];
-    const calls: number[] = [];
-    // Stryker disable next-line EqualityOperator: one past the end
-    for (let i = 0; i < order.length; i++) {
-      const value = x[i * k + column]!;
+  // Each column's positive values, counted first so that they go straight into typed arrays.
+  const counts = new Int32Array(k);
+  // Stryker disable next-line EqualityOperator: one past the end (x reads undefined there, which is not above 0)
+  for (let i = 0; i < x.length; i++) if (x[i]! > 0) counts[i % k]!++;
+  const result = entries.map((_, column) => ({
+    called: new Int32Array(counts[column]!),
+    calls: new Float64Array(counts[column]!),
+  }));
+  const filled = new Int32Array(k);
+  // Stryker disable next-line EqualityOperator: one past the end
+  for (let i = 0; i < order.length; i++) {
+    const row = i * k;
+    for (let column = 0; column < k; column++) {
+      const value = x[row + column]!;
       if (value > 0) {
-        called.push(order[i]!);
-        calls.push(value);
+        const at = filled[column]!++;
+        result[column]!.called[at] = order[i]!;
+        result[column]!.calls[at] = value;
       }
     }
-    return { called: Int32Array.from(called), calls: Float64Array.from(calls) };
-  });
+  }
+  return result;
 }
 
 /** A node array's positive entries, as the nodes and their values. */

@@ -85,6 +85,19 @@ export function queueTimes(throughput: number, serviceTime: number, servers: num
 }
 
 /**
+ * The queue's mean response time alone, as `queueTimes` gives it (the same arithmetic, so the
+ * same bits), and `Infinity` at or above saturation: what the latency solves and the SLO search
+ * read for every node, without an object per node.
+ */
+export function meanResponseTime(throughput: number, serviceTime: number, servers: number): number {
+  const offered = throughput * serviceTime;
+  if (!(offered < servers)) return Number.POSITIVE_INFINITY;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (Erlang C of no load is 0)
+  const waitProbability = offered > 0 ? erlangC(servers, offered) : 0;
+  return serviceTime + (waitProbability * serviceTime) / (servers - offered);
+}
+
+/**
  * The probability that a request spends longer than `t` at the service. With `μ = 1/serviceTime`
  * and `θ = servers·μ − throughput` (the rate at which a queue drains), the wait is 0 with
  * probability `1 − C` and otherwise exponential at rate `θ`, so
@@ -140,17 +153,27 @@ export function responseTimeQuantile(
   const C = times.waitProbability;
   // Stryker disable next-line ConditionalExpression: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
   if (C === 0) return Math.log(1 / target) * serviceTime;
-  const excess = (t: number) => exceedProbability(t, throughput, serviceTime, servers, C) - target;
   const theta = servers * mu - throughput;
+  // Where θ and μ are within rounding of each other the two forms meet (see exceedProbability).
+  // Stryker disable next-line EqualityOperator: the two forms agree to rounding at 1e-12 apart (the `>` twin is killed)
+  const oneRate = Math.abs(theta - mu) <= 1e-12 * mu;
   let low = 0;
   let high = Number.POSITIVE_INFINITY;
   // Stryker disable all: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
   let t = tailGuess(target, mu, theta, C) ?? times.responseTime;
   for (let i = 0; i < 200 && (high === Number.POSITIVE_INFINITY || high - low > 1e-12 * high); i++) {
-    const value = excess(t);
+    // `exceedProbability(t) − target`, with its very expressions, and the density at `t` (the
+    // slope of `1 − P(T > t)`), written out here so that a step takes each exponential once:
+    // this loop runs for most of 200k nodes, and calling the two took both exponentials twice.
+    const served = Math.exp(-mu * t);
+    const decay = oneRate ? 0 : Math.exp(-theta * t);
+    const tail = oneRate ? (1 + mu * t) * served : (theta * served - mu * decay) / (theta - mu);
+    const value = (1 - C) * served + C * tail - target;
+    const queued = oneRate ? mu * mu * t * served : ((mu * theta) / (theta - mu)) * (served - decay);
+    const density = (1 - C) * mu * served + C * queued;
     if (value > 0) low = t;
     else high = t;
-    const step = t - value / -density(t, mu, theta, C);
+    const step = t - value / -density;
     // A step rounding back onto `t` is as close as doubles get.
     if (step === t) return t;
     t = step > low && step < high ? step : high === Number.POSITIVE_INFINITY ? 2 * t : (low + high) / 2;
@@ -182,14 +205,3 @@ function tailGuess(target: number, mu: number, theta: number, C: number): number
 }
 
 // Stryker restore all
-/** The response time's density at `t`: the derivative of `1 − exceedProbability`. */
-function density(t: number, mu: number, theta: number, C: number): number {
-  const served = Math.exp(-mu * t);
-  const queued =
-    // Stryker disable next-line EqualityOperator,ArithmeticOperator: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
-    Math.abs(theta - mu) <= 1e-12 * mu
-      ? mu * mu * t * served
-      : ((mu * theta) / (theta - mu)) * (served - Math.exp(-theta * t));
-  // Stryker disable next-line ArithmeticOperator: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
-  return (1 - C) * mu * served + C * queued;
-}

@@ -2,9 +2,9 @@ import type { CompiledStructure } from '../compile';
 import type { SteadyReading } from '../steady-reading';
 import type { Headroom } from '../types';
 import { solveEntryLatency } from './entry-latency';
-import { type EntryCalls, expectedCalls, solvedInOnePass } from './expected-calls';
+import { type EntryCalls, expectedCalls, expectedCallsAlong, onePassOrder } from './expected-calls';
 import type { LatencyReading } from './latency-reading';
-import { queueTimes } from './mmc';
+import { meanResponseTime } from './mmc';
 
 /** Search steps at most (each one pass over the nodes the entries call). */
 const SEARCH_STEPS = 200;
@@ -68,9 +68,11 @@ export function latencyHeadroom(
   if (!any) return null;
   if (stuck >= 0) return { scale: 0, node: ids[stuck]! };
   const { throughput } = steady.steady;
+  // The one-pass order is found once, for the question and the solve.
+  const reached = onePassOrder(structure, candidates);
   // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BlockStatement: same answer, other work (both searches give the answer of a search over every entry; slo.test.ts checks it)
-  if (candidates.length === 1 || solvedInOnePass(structure, candidates)) {
-    const calls = expectedCalls(structure, candidates);
+  if (candidates.length === 1 || reached !== undefined) {
+    const calls = expectedCallsAlong(structure, candidates, reached);
     const entries = candidates.map((e, i) => sloEntry(structure, throughput, e, calls[i]!));
     return search(new LatencyAt(structure, throughput, entries), entries, ids).headroom;
   }
@@ -158,10 +160,7 @@ function entryLatenciesAt(structure: CompiledStructure, throughput: Float64Array
     else if (serviceTime[v]! > 0) {
       own[v] =
         // Stryker disable next-line ConditionalExpression: same answer, other work (a larger latency)
-        servers[v] === 0
-          ? serviceTime[v]!
-          : // Stryker disable next-line LogicalOperator,OptionalChaining: defensive: below capacity an M/M/c queue always has times
-            (queueTimes(x, serviceTime[v]!, servers[v]!)?.responseTime ?? Number.POSITIVE_INFINITY);
+        servers[v] === 0 ? serviceTime[v]! : meanResponseTime(x, serviceTime[v]!, servers[v]!);
     }
   }
   return solveEntryLatency(structure, own).latency;
@@ -289,10 +288,7 @@ export class LatencyAt {
         continue;
       }
       const count = servers[v]!;
-      this.#response[v] =
-        count === 0
-          ? service
-          : (queueTimes(s * throughput[v]!, service, count)?.responseTime ?? Number.POSITIVE_INFINITY);
+      this.#response[v] = count === 0 ? service : meanResponseTime(s * throughput[v]!, service, count);
     }
   }
 

@@ -13,7 +13,7 @@ import {
   type NodeInput,
   type Structure,
 } from '../../../lib/engine';
-import { expectedCalls } from '../../../lib/engine/open/expected-calls';
+import { expectedCalls, expectedCallsAlong, onePassOrder } from '../../../lib/engine/open/expected-calls';
 
 /** Per node id, the throughput of the structure with a single unit arriving at `entry` alone. */
 function unitSolve(structure: Structure, entry: string): Map<string, number> {
@@ -119,6 +119,40 @@ describe('expectedCalls', () => {
         { from: 'cache', to: 'api' },
       ],
     });
+  });
+
+  // The SLO search asks for the one-pass order once and hands it on: web → api → db is
+  // acyclic, so there is an order (sources first) and the calls are expectedCalls' own; with
+  // db → api a loop is on the way, there is none, and each entry takes its own solve.
+  it('hands on the one-pass order found first, or a solve per entry without one', () => {
+    const acyclic = compileStructure({
+      nodes: [
+        { id: 'web', arrival: 1, fanout: true },
+        { id: 'api', fanout: true },
+        { id: 'db', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'web', to: 'api', weight: 2 },
+        { from: 'api', to: 'db', weight: 3 },
+      ],
+    });
+    const order = onePassOrder(acyclic, [0]);
+    expect(Array.from(order!.order, (v) => acyclic.ids[v])).toEqual(['web', 'api', 'db']);
+    expect(expectedCallsAlong(acyclic, [0], order)).toEqual(expectedCalls(acyclic, [0]));
+    const looped = compileStructure({
+      nodes: [
+        { id: 'web', arrival: 1, fanout: true },
+        { id: 'api', fanout: true },
+        { id: 'db', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'web', to: 'api', weight: 2 },
+        { from: 'api', to: 'db', weight: 3 },
+        { from: 'db', to: 'api' },
+      ],
+    });
+    expect(onePassOrder(looped, [0])).toBeUndefined();
+    expect(expectedCallsAlong(looped, [0], undefined)).toEqual(expectedCalls(looped, [0]));
   });
 
   // The solve per entry runs on a copy of the structure with one unit arriving: that steady state

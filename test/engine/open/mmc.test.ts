@@ -14,6 +14,7 @@ import {
   erlangB,
   erlangC,
   exceedProbability,
+  meanResponseTime,
   queueTimes,
   responseTimeQuantile,
 } from '../../../lib/engine/open/mmc';
@@ -233,6 +234,99 @@ describe('the response time distribution', () => {
         },
       ),
       { seed: 33_033, numRuns: 400 },
+    );
+  });
+});
+
+/**
+ * The quantile's Newton steps as they were written before each step took its two exponentials
+ * once: `exceedProbability` for the value and a separate density, each computing both. The
+ * start (the slower exponential alone, or the one-rate tail) is the engine's `tailGuess`.
+ */
+function quantileTwoExponentialsTwice(q: number, throughput: number, serviceTime: number, servers: number) {
+  const times = queueTimes(throughput, serviceTime, servers)!;
+  const target = 1 - q;
+  const mu = 1 / serviceTime;
+  if (servers === 1) return Math.log(1 / target) / (mu - throughput);
+  const C = times.waitProbability;
+  if (C === 0) return Math.log(1 / target) * serviceTime;
+  const theta = servers * mu - throughput;
+  const density = (t: number) => {
+    const served = Math.exp(-mu * t);
+    const queued =
+      Math.abs(theta - mu) <= 1e-12 * mu
+        ? mu * mu * t * served
+        : ((mu * theta) / (theta - mu)) * (served - Math.exp(-theta * t));
+    return (1 - C) * mu * served + C * queued;
+  };
+  let guess: number | undefined;
+  if (Math.abs(theta - mu) <= 1e-6 * mu) {
+    guess = Math.log(1 / target) / mu;
+    for (let i = 0; i < 2; i++) guess = Math.log((1 + C * mu * guess) / target) / mu;
+  } else {
+    const slowTheta = theta < mu;
+    const weight = slowTheta ? (C * mu) / (mu - theta) : 1 - C + (C * theta) / (theta - mu);
+    const value = Math.log(weight / target) / (slowTheta ? theta : mu);
+    guess = value > 0 && value < Number.POSITIVE_INFINITY ? value : undefined;
+  }
+  let t = guess ?? times.responseTime;
+  let low = 0;
+  let high = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 200 && (high === Number.POSITIVE_INFINITY || high - low > 1e-12 * high); i++) {
+    const value = exceedProbability(t, throughput, serviceTime, servers, C) - target;
+    if (value > 0) low = t;
+    else high = t;
+    const step = t - value / -density(t);
+    if (step === t) return t;
+    t = step > low && step < high ? step : high === Number.POSITIVE_INFINITY ? 2 * t : (low + high) / 2;
+  }
+  return high;
+}
+
+describe('the work per node', () => {
+  // Any pool, load and quantile, as above: each Newton step now takes e^{−μt} and e^{−θt} once
+  // for the value and the slope, with the same expressions, so the quantile is the same double.
+  it('finds the very quantile the steps found when they took each exponential twice', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 2_000 }),
+        fc.oneof(fc.double({ min: 0.01, max: 0.9999, noNaN: true }), fc.constant(-1)),
+        fc.double({ min: 1e-3, max: 1e3, noNaN: true }),
+        fc.constantFrom(0.5, 0.9, 0.99, 0.999, 0.9999),
+        (servers, share, serviceTime, q) => {
+          const offered = share < 0 ? Math.max(servers - 1, 0) : share * servers;
+          const throughput = offered / serviceTime;
+          expect(responseTimeQuantile(q, throughput, serviceTime, servers)).toBe(
+            quantileTwoExponentialsTwice(q, throughput, serviceTime, servers),
+          );
+        },
+      ),
+      { seed: 33_034, numRuns: 400 },
+    );
+  });
+
+  // Two servers at 0.1 each with 10 requests a step: a load of 1 on 2 servers, Erlang C 1/3,
+  // a wait of (1/3 · 0.1) / (2 − 1) and a response time of 0.1 + 0.0333… = 0.1333…; at 20 a
+  // step the pool is saturated, and the mean is Infinity rather than no object at all.
+  it('gives the mean response time alone, as queueTimes does, and Infinity at saturation', () => {
+    expect(meanResponseTime(10, 0.1, 2)).toBe(queueTimes(10, 0.1, 2)!.responseTime);
+    expect(meanResponseTime(10, 0.1, 2)).toBeCloseTo(0.1 + 0.1 / 3, 15);
+    expect(meanResponseTime(20, 0.1, 2)).toBe(Number.POSITIVE_INFINITY);
+    expect(meanResponseTime(0, 0.1, 2)).toBe(0.1);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 10_000 }),
+        fc.double({ min: 0, max: 1.5, noNaN: true }),
+        fc.double({ min: 1e-3, max: 1e3, noNaN: true }),
+        (servers, share, serviceTime) => {
+          const throughput = (share * servers) / serviceTime;
+          const times = queueTimes(throughput, serviceTime, servers);
+          expect(meanResponseTime(throughput, serviceTime, servers)).toBe(
+            times?.responseTime ?? Number.POSITIVE_INFINITY,
+          );
+        },
+      ),
+      { seed: 33_035, numRuns: 400 },
     );
   });
 });
