@@ -65,7 +65,8 @@ describe.runIf(chromiumPath !== undefined)('panning and zooming the WebGL view i
   // Guards: every move of the camera drew the scene again (20,000 points took a software WebGL
   // ~15 ms a frame and as long again to read back), so a pan of 20,000 nodes missed 60 fps.
   // Now a drag and a wheel zoom draw nothing until the camera rests, the picture then moved
-  // exactly with the pointer (and scaled about it), and drawn as a frame without a move draws it.
+  // exactly with the pointer (and scaled about it), and drawn as a frame without a move draws it;
+  // hover and click still reach the node under the pointer.
   it('shows the last frame while the camera moves and draws the scene once it rests', async () => {
     const { page, uncaught } = await pages.open();
     await page.evaluate(
@@ -125,6 +126,17 @@ describe.runIf(chromiumPath !== undefined)('panning and zooming the WebGL view i
     await page.waitForTimeout(400);
     const drawnAgain = await page.locator('#large-graph').screenshot();
     expect(atRest.equals(drawnAgain)).toBe(true);
+
+    // Hover and click still find the node under the pointer (they listen on the container now).
+    const inView = (await discs(page)).find(
+      ([x, y]) =>
+        x > box.x + 40 && x < box.x + box.width - 40 && y > box.y + 40 && y < box.y + box.height - 40,
+    )!;
+    await page.mouse.move(inView[0], inView[1]);
+    await expect.poll(() => page.isVisible('#graph-tooltip')).toBe(true);
+    const hovered = (await page.textContent('#graph-tooltip'))!.match(/\bt\d+\b/)![0];
+    await page.mouse.click(inView[0], inView[1]);
+    await expect.poll(() => page.textContent('#details')).toContain(hovered);
     expect(uncaught).toEqual([]);
   }, 180_000);
 });
