@@ -51,6 +51,16 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
+/**
+ * Whether a median frame meets a frame budget, both to 0.1 ms as printed: the page times frames
+ * with `performance.now()`, which Chromium coarsens to 0.1 ms in a page that is not cross-origin
+ * isolated, so frames drawn on time at 60 Hz (16.67 ms apart) read 16.6 or 16.7 ms, and so does
+ * their median.
+ */
+function withinFrame(ms: number, budget: number): boolean {
+  return Math.round(ms * 10) <= Math.round(budget * 10);
+}
+
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? Number.NaN;
@@ -245,7 +255,7 @@ try {
     );
     check(
       `20k pan 60 fps (median frame ≤ ${BUDGET.largeFrameMs.toFixed(1)} ms)`,
-      median(tiered.frames) <= BUDGET.largeFrameMs,
+      withinFrame(median(tiered.frames), BUDGET.largeFrameMs),
       formatMs(median(tiered.frames)),
     );
     overlapCheck('20k 12-tier DAG', tiered.overlap);
@@ -259,7 +269,7 @@ try {
   if (generated20k)
     check(
       `20k pan/zoom ≥ 30 fps (median frame ≤ ${BUDGET.frameMs.toFixed(1)} ms)`,
-      median(generated20k.frames) <= BUDGET.frameMs,
+      withinFrame(median(generated20k.frames), BUDGET.frameMs),
       formatMs(median(generated20k.frames)),
     );
   await measure('100,000 nodes, generated', generated(100_000, 4), 6);

@@ -1,6 +1,7 @@
 import type { EngineResult } from '../../lib/engine/types';
 import type { Colouring } from './colour-by';
 import { type ForcePositions, placeForce } from './force-placement';
+import { holdFrames } from './held-frame';
 import { largest } from './largest';
 import { indexResult, type Layout, layoutResult } from './layout';
 import { type Mark, marksOf } from './marks';
@@ -174,9 +175,11 @@ function compile(gl: WebGL2RenderingContext, type: number, source: string): WebG
  * colouring says, pressure on viridis by default; size is load; the primary blockage orange, the
  * origin green, both large), dependencies as lines, the trace's in orange (in an open `analyze`,
  * shaded by steady throughput), with arrowheads at their targets on the overlay once zoomed in, saturated, down and unbounded nodes badged on the overlay; in a
- * comparison, down nodes hatched, cut dependencies dashed red, changed capacities tagged. Only the nodes and the trace are drawn while the
- * camera moves (a software-rendered WebGL spends most of a frame on tens of thousands of lines),
- * everything once it settles. Positions come from the same layered layout as the small view,
+ * comparison, down nodes hatched, cut dependencies dashed red, changed capacities tagged. While the
+ * camera moves the last frame is shown moved and scaled with it (held-frame.ts), and where that
+ * would leave too much of the view empty only the nodes and the trace are drawn (a
+ * software-rendered WebGL spends most of a frame on tens of thousands of lines); everything once
+ * it settles. Positions come from the same layered layout as the small view,
  * folded into bands, or from `force` (a force layout, snapped to a grid of the view's shape, as
  * the small view does with it). Drag to pan, wheel to zoom, click a node to select it. Its own chunk,
  * loaded only for structures above the SVG view's limit.
@@ -193,7 +196,15 @@ export function drawLargeGraph(
   const labels = document.createElement('canvas');
   canvas.className = 'large-graph-canvas';
   labels.className = 'large-graph-labels';
-  container.replaceChildren(canvas, labels);
+  // Both canvases in one element, moved together while a held frame stands in for a new one.
+  const stage = document.createElement('div');
+  stage.className = 'large-graph-stage';
+  stage.append(canvas, labels);
+  container.replaceChildren(stage);
+  // The input is the container's, which outlives this view: the listeners go with it (kill).
+  // The container, not the canvas: a held frame moved aside leaves part of the view uncovered.
+  const listening = new AbortController();
+  const { signal } = listening;
   const gl = canvas.getContext('webgl2', { antialias: false })!;
   const program = gl.createProgram()!;
   gl.attachShader(program, compile(gl, gl.VERTEX_SHADER, VERTEX));
@@ -301,6 +312,14 @@ export function drawLargeGraph(
   let moving = false;
   let settleTimer: ReturnType<typeof setTimeout> | undefined;
   let frame: number | undefined;
+  /** The last frame drawn, shown moved with the camera while it moves (held-frame.ts). */
+  const held = holdFrames(stage, (wx, wy) => {
+    const [sx, sy] = scale();
+    return [
+      (((wx - camera.x) * sx + 1) / 2) * canvas.clientWidth,
+      ((1 - (wy - camera.y) * sy) / 2) * canvas.clientHeight,
+    ];
+  });
 
   /** A cut dependency from node `a` to node `b` as `CUT_DASHES` red segments, every other left out. */
   function dashes(a: number, b: number): number[] {
@@ -316,6 +335,7 @@ export function drawLargeGraph(
   }
 
   function resize(): void {
+    held.forget();
     const ratio = window.devicePixelRatio || 1;
     for (const target of [canvas, labels]) {
       target.width = Math.max(1, Math.round(container.clientWidth * ratio));
@@ -340,6 +360,12 @@ export function drawLargeGraph(
 
   function draw(): void {
     frame = undefined;
+    // While the camera moves, the last frame moved with it, where it still covers the view.
+    if (moving && held.show(camera)) return;
+    render();
+  }
+
+  function render(): void {
     gl.viewport(0, 0, canvas.width, canvas.height);
     gl.clearColor(1, 1, 1, 1);
     gl.clear(gl.COLOR_BUFFER_BIT);
@@ -370,6 +396,7 @@ export function drawLargeGraph(
     bind(hatchBuffer);
     gl.drawArrays(gl.POINTS, 0, hatchData.length / 6);
     drawLabels();
+    held.drawn(camera);
   }
 
   /**
@@ -590,8 +617,11 @@ export function drawLargeGraph(
     }, SETTLE_MS);
   }
 
+  /** The view on the page: the container's box, which a held frame's transform does not move. */
+  const viewBox = () => container.getBoundingClientRect();
+
   function toWorld(clientX: number, clientY: number): [number, number] {
-    const box = canvas.getBoundingClientRect();
+    const box = viewBox();
     const [sx, sy] = scale();
     const cx = ((clientX - box.left) / box.width) * 2 - 1;
     const cy = 1 - ((clientY - box.top) / box.height) * 2;
@@ -630,18 +660,23 @@ export function drawLargeGraph(
   // On a touch screen the view takes fingers only while it holds the focus (a tap gives it):
   // until then a finger scrolls the page (touch-action in explorer.css). Two fingers pinch.
   const active = () => container.contains(document.activeElement);
-  const pinch = trackPinch(canvas, active, ({ factor, x: px, y: py, dx, dy }) => {
-    const [ax, ay] = toWorld(px - dx, py - dy);
-    const [bx, by] = toWorld(px, py);
-    camera.x -= bx - ax;
-    camera.y -= by - ay;
-    zoomAbout(px, py, factor);
-    moved();
-  });
+  const pinch = trackPinch(
+    container,
+    active,
+    ({ factor, x: px, y: py, dx, dy }) => {
+      const [ax, ay] = toWorld(px - dx, py - dy);
+      const [bx, by] = toWorld(px, py);
+      camera.x -= bx - ax;
+      camera.y -= by - ay;
+      zoomAbout(px, py, factor);
+      moved();
+    },
+    signal,
+  );
   const onDown = (event: PointerEvent) => {
     if (event.pointerType === 'touch' && !active()) return;
     drag = { x: event.clientX, y: event.clientY, startX: event.clientX, startY: event.clientY };
-    canvas.setPointerCapture(event.pointerId);
+    container.setPointerCapture(event.pointerId);
   };
   const onMove = (event: PointerEvent) => {
     if (!drag) return;
@@ -669,10 +704,10 @@ export function drawLargeGraph(
     zoomAbout(event.clientX, event.clientY, Math.exp(-event.deltaY * 0.0015));
     moved();
   };
-  canvas.addEventListener('pointerdown', onDown);
-  canvas.addEventListener('pointermove', onMove);
-  canvas.addEventListener('pointerup', onUp);
-  canvas.addEventListener('wheel', onWheel, { passive: false });
+  container.addEventListener('pointerdown', onDown, { signal });
+  container.addEventListener('pointermove', onMove, { signal });
+  container.addEventListener('pointerup', onUp, { signal });
+  container.addEventListener('wheel', onWheel, { passive: false, signal });
   const observer = new ResizeObserver(() => {
     resize();
     schedule();
@@ -779,7 +814,7 @@ export function drawLargeGraph(
       gl.bufferData(gl.ARRAY_BUFFER, cutData, gl.DYNAMIC_DRAW);
       gl.bindBuffer(gl.ARRAY_BUFFER, hatchBuffer);
       gl.bufferData(gl.ARRAY_BUFFER, hatchData, gl.DYNAMIC_DRAW);
-      draw();
+      render();
     },
     zoomBy(factor) {
       camera.zoom = Math.min(zoomLimits[1], Math.max(zoomLimits[0], camera.zoom * factor));
@@ -799,7 +834,7 @@ export function drawLargeGraph(
     },
     nodeAt,
     clientPoint(v) {
-      const box = canvas.getBoundingClientRect();
+      const box = viewBox();
       const ratio = window.devicePixelRatio || 1;
       const [sx, sy] = toScreen(v);
       return [box.left + sx / ratio, box.top + sy / ratio];
@@ -809,6 +844,8 @@ export function drawLargeGraph(
     },
     setFocus(v) {
       focused = v;
+      // The ring is on the held frame's overlay: a frame is drawn with it where it now is.
+      held.forget();
       if (v !== undefined) {
         const [sx, sy] = toScreen(v);
         // Brought into view when the camera has left it out.
@@ -823,7 +860,7 @@ export function drawLargeGraph(
       schedule();
     },
     discs() {
-      const box = canvas.getBoundingClientRect();
+      const box = viewBox();
       const ratio = window.devicePixelRatio || 1;
       return Array.from({ length: nodeCount }, (_, v): [number, number, number] => {
         const [sx, sy] = toScreen(v);
@@ -849,6 +886,7 @@ export function drawLargeGraph(
       return times;
     },
     kill() {
+      listening.abort();
       observer.disconnect();
       if (settleTimer !== undefined) clearTimeout(settleTimer);
       if (frame !== undefined) cancelAnimationFrame(frame);

@@ -12,11 +12,13 @@ export interface PinchStep {
  * scrolls the page, see docs/explorer.md): each move of either finger is a step of zoom (the
  * ratio of the distances between them) about their midpoint, and a pan (the midpoint's move).
  * `pinching()` says whether two fingers are down, so a one-finger drag stands aside meanwhile.
+ * `signal`, if given, removes the listeners when aborted (for an element that outlives the view).
  */
 export function trackPinch(
   element: Element,
   active: () => boolean,
   onStep: (step: PinchStep) => void,
+  signal?: AbortSignal,
 ): { pinching(): boolean } {
   const fingers = new Map<number, { x: number; y: number }>();
   const pair = () => {
@@ -25,12 +27,12 @@ export function trackPinch(
       ? undefined
       : { distance: Math.hypot(a.x - b.x, a.y - b.y), x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 };
   };
-  element.addEventListener('pointerdown', (event) => {
+  const down = (event: Event) => {
     const pointer = event as PointerEvent;
     if (pointer.pointerType === 'touch' && active())
       fingers.set(pointer.pointerId, { x: pointer.clientX, y: pointer.clientY });
-  });
-  element.addEventListener('pointermove', (event) => {
+  };
+  const move = (event: Event) => {
     const pointer = event as PointerEvent;
     if (!fingers.has(pointer.pointerId)) return;
     const before = pair();
@@ -44,9 +46,11 @@ export function trackPinch(
       dx: after.x - before.x,
       dy: after.y - before.y,
     });
-  });
+  };
   const lift = (event: Event) => fingers.delete((event as PointerEvent).pointerId);
-  element.addEventListener('pointerup', lift);
-  element.addEventListener('pointercancel', lift);
+  element.addEventListener('pointerdown', down, { signal });
+  element.addEventListener('pointermove', move, { signal });
+  element.addEventListener('pointerup', lift, { signal });
+  element.addEventListener('pointercancel', lift, { signal });
   return { pinching: () => fingers.size >= 2 };
 }
