@@ -32,6 +32,9 @@ export default defineConfig({
     setupFiles: ['test/helpers/quiet-logs.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // What a browser test polls for (a drawing, a status line) lands when the page gets the CPU:
+    // with two workers and Chromium on 2 cores that can take seconds, not vitest's default 1 s.
+    expect: { poll: { timeout: 15_000 } },
     // Vitest's default is one worker fewer than the CPUs: one on a 2-core machine, where most
     // test files wait on a child process, a browser or DynamoDB rather than on the CPU, so two
     // workers finish the suite in about 60% of the time (docs/benchmark.md, "npm test").
