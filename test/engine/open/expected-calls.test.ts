@@ -125,32 +125,20 @@ describe('expectedCalls', () => {
   // acyclic, so there is an order (sources first) and the calls are expectedCalls' own; with
   // db → api a loop is on the way, there is none, and each entry takes its own solve.
   it('hands on the one-pass order found first, or a solve per entry without one', () => {
-    const acyclic = compileStructure({
-      nodes: [
-        { id: 'web', arrival: 1, fanout: true },
-        { id: 'api', fanout: true },
-        { id: 'db', exit: 1 },
-      ],
-      dependencies: [
-        { from: 'web', to: 'api', weight: 2 },
-        { from: 'api', to: 'db', weight: 3 },
-      ],
-    });
+    const webApiDb = (...more: { from: string; to: string }[]) =>
+      compileStructure({
+        nodes: [
+          { id: 'web', arrival: 1, fanout: true },
+          { id: 'api', fanout: true },
+          { id: 'db', exit: 1 },
+        ],
+        dependencies: [{ from: 'web', to: 'api', weight: 2 }, { from: 'api', to: 'db', weight: 3 }, ...more],
+      });
+    const acyclic = webApiDb();
     const order = onePassOrder(acyclic, [0]);
     expect(Array.from(order!.order, (v) => acyclic.ids[v])).toEqual(['web', 'api', 'db']);
     expect(expectedCallsAlong(acyclic, [0], order)).toEqual(expectedCalls(acyclic, [0]));
-    const looped = compileStructure({
-      nodes: [
-        { id: 'web', arrival: 1, fanout: true },
-        { id: 'api', fanout: true },
-        { id: 'db', exit: 1 },
-      ],
-      dependencies: [
-        { from: 'web', to: 'api', weight: 2 },
-        { from: 'api', to: 'db', weight: 3 },
-        { from: 'db', to: 'api' },
-      ],
-    });
+    const looped = webApiDb({ from: 'db', to: 'api' });
     expect(onePassOrder(looped, [0])).toBeUndefined();
     expect(expectedCallsAlong(looped, [0], undefined)).toEqual(expectedCalls(looped, [0]));
   });
