@@ -2,13 +2,14 @@
  * Every npm script of the project's own answers `--help` with its usage and exit 0, doing
  * nothing else (no server started, no file written, no benchmark run); an unknown flag is one
  * line naming it with where the usage is, exit 2, never a stack trace. Run as a reader runs
- * them: `npm run <script> -- --help`.
+ * them: `npm run <script> -- --help`. The commands run a few at a time (each test waits on its
+ * own process, and the file took 20–30 s one after another).
  */
 import { execFile } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { PROJECT_ROOT } from '../infra/project';
 
 const run = promisify(execFile);
@@ -42,36 +43,42 @@ async function npmRun(script: string, flag: string) {
 }
 
 describe('npm run <script> -- --help', () => {
-  it.each(SCRIPTS)('%s prints its usage and exits 0, doing nothing else', async (script, usage) => {
-    const openapi = statSync(join(PROJECT_ROOT, 'openapi.json')).mtimeMs;
-    const { code, stdout, stderr } = await npmRun(script, '--help');
-    expect(code, stderr).toBe(0);
-    expect(stdout).toContain(usage);
-    expect(stdout).not.toMatch(/listening|^wrote |^(PASS|MISS) /m);
-    expect(statSync(join(PROJECT_ROOT, 'openapi.json')).mtimeMs).toBe(openapi);
-  });
+  it.concurrent.for(SCRIPTS)(
+    '%s prints its usage and exits 0, doing nothing else',
+    async ([script, usage], { expect }) => {
+      const openapi = statSync(join(PROJECT_ROOT, 'openapi.json')).mtimeMs;
+      const { code, stdout, stderr } = await npmRun(script, '--help');
+      expect(code, stderr).toBe(0);
+      expect(stdout).toContain(usage);
+      expect(stdout).not.toMatch(/listening|^wrote |^(PASS|MISS) /m);
+      expect(statSync(join(PROJECT_ROOT, 'openapi.json')).mtimeMs).toBe(openapi);
+    },
+  );
 
-  it.each(SCRIPTS)('%s refuses an unknown flag in one line, exit 2', async (script) => {
-    const { code, stdout, stderr } = await npmRun(script, '--frobnicate');
-    expect(code).toBe(2);
-    expect(stdout).toBe('');
-    const errorLines = stderr.split('\n').filter((line) => line.startsWith('error:'));
-    expect(errorLines).toHaveLength(1);
-    expect(errorLines[0]).toMatch(/'--frobnicate'.*for usage\.$/);
-    expect(stderr).not.toMatch(/\n\s+at /);
-  });
+  it.concurrent.for(SCRIPTS)(
+    '%s refuses an unknown flag in one line, exit 2',
+    async ([script], { expect }) => {
+      const { code, stdout, stderr } = await npmRun(script, '--frobnicate');
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      const errorLines = stderr.split('\n').filter((line) => line.startsWith('error:'));
+      expect(errorLines).toHaveLength(1);
+      expect(errorLines[0]).toMatch(/'--frobnicate'.*for usage\.$/);
+      expect(stderr).not.toMatch(/\n\s+at /);
+    },
+  );
 });
 
 // Scripts that are a tool's command line pass --help to the tool, which prints its own usage.
 // (test, typecheck and knip run several tools in turn; --help reaches the last.)
 describe('npm run <tool script> -- --help', () => {
-  it.each([
+  it.concurrent.for<[string, string]>([
     ['lint', 'Checks the specified files'],
     ['format', 'Checks the specified files'],
     ['openapi:lint', 'redocly lint'],
     ['synth', 'cdk synth'],
     ['test:unit', 'vitest'],
-  ])('%s prints the tool’s usage and exits 0', async (script, usage) => {
+  ])('%s prints the tool’s usage and exits 0', async ([script, usage], { expect }) => {
     const { code, stdout, stderr } = await npmRun(script, '--help');
     expect(code, stderr).toBe(0);
     expect(stdout + stderr).toContain(usage);
