@@ -91,6 +91,7 @@ export function queueTimes(throughput: number, serviceTime: number, servers: num
  */
 export function meanResponseTime(throughput: number, serviceTime: number, servers: number): number {
   const offered = throughput * serviceTime;
+  // Stryker disable next-line EqualityOperator: same answer (at exactly `servers` the mean below divides by 0: Infinity as well)
   if (!(offered < servers)) return Number.POSITIVE_INFINITY;
   // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (Erlang C of no load is 0)
   const waitProbability = offered > 0 ? erlangC(servers, offered) : 0;
