@@ -22,6 +22,7 @@
  */
 import type { CompiledStructure } from '../engine';
 import type { EngineRequest } from './engine-request';
+import { compares } from './engine-response';
 import { largestBinaryBody, responseBodyBudget } from './response-size';
 
 /**
@@ -50,7 +51,7 @@ const DEPENDENCY_ENTRY_FLOOR = '{"from":"","to":"","flow":0}'.length;
 export function answerFloorBytes(request: EngineRequest): number {
   const states = request.mode === 'ticks' ? request.ticks : 1;
   const described = request.scenario ?? request.structure;
-  const entries = entryBytes(described) + (comparesBaseline(request) ? entryBytes(request.structure) : 0);
+  const entries = entryBytes(described) + (compares(request) ? entryBytes(request.structure) : 0);
   return states * entries;
 }
 
@@ -73,7 +74,7 @@ export function answerCannotFit(
   if (floor <= budget) return undefined;
   const size = `The answer would be at least ${sizeInWords(floor)} of JSON`;
   const limit = `the response limit of ${limits.maxResponseBytes} bytes`;
-  const less = comparesBaseline(request)
+  const less = compares(request)
     ? 'a smaller structure, or the scenario without `compare`'
     : request.mode === 'ticks'
       ? 'fewer ticks or a smaller structure'
@@ -83,10 +84,6 @@ export function answerCannotFit(
         `was seen to compress), so it was not computed; ask for less: ${less}.`
     : `${size}, more than ${limit}, so it was not computed. Send \`Accept-Encoding: br, gzip\` to ` +
         `receive it compressed, or ask for less: ${less}.`;
-}
-
-function comparesBaseline(request: EngineRequest): boolean {
-  return request.compare === true && request.scenario !== undefined;
 }
 
 function entryBytes(structure: CompiledStructure): number {

@@ -61,7 +61,7 @@ export function renderEngineResponse(request: EngineRequest, deadline?: RunDeadl
 }
 
 /** Whether the answer holds the scenario's state and the baseline's: `"compare": true` with a scenario. */
-function compares(request: EngineRequest): request is EngineRequest & { scenario: CompiledStructure } {
+export function compares(request: EngineRequest): request is EngineRequest & { scenario: CompiledStructure } {
   return request.compare === true && request.scenario !== undefined;
 }
 
