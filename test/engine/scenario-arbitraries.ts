@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import type { NodeInput, Scenario, Structure } from '../../lib/engine';
 import type { DependencyChange, NodeChange } from '../../lib/engine/scenario';
+import { isExtraKey } from './input-fields';
 
 const idArbitrary = fc.oneof(
   fc.constantFrom('A', 'B', 'C', 'db', '__proto__', 'constructor', '0', 'a"b', 'a.b', '😀', '\ud800'),
@@ -12,7 +13,9 @@ const idArbitrary = fc.oneof(
 );
 
 const extrasArbitrary = fc.dictionary(
-  fc.oneof(fc.string({ maxLength: 5 }), fc.constantFrom('0', '__proto__', 'flow', 'role', 'down')),
+  fc
+    .oneof(fc.string({ maxLength: 5 }), fc.constantFrom('0', '__proto__', 'flow', 'role', 'down'))
+    .filter(isExtraKey),
   fc.jsonValue({ maxDepth: 2 }),
   { maxKeys: 2 },
 );

@@ -15,6 +15,7 @@ import {
   writeTicks,
 } from '../../lib/engine';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
+import { isExtraKey } from './input-fields';
 import { written } from './written';
 
 /** Ids a caller may really send: quotes, backslashes, controls, emoji, lone surrogates, numbers. */
@@ -38,7 +39,9 @@ const idArbitrary = fc.oneof(
 
 /** Extra fields: any JSON value, under any key (integer-like keys print first in JSON). */
 const extrasArbitrary = fc.dictionary(
-  fc.oneof(fc.string({ maxLength: 5 }), fc.constantFrom('0', '7', '__proto__', 'toJSON', 'flow', 'role')),
+  fc
+    .oneof(fc.string({ maxLength: 5 }), fc.constantFrom('0', '7', '__proto__', 'toJSON', 'flow', 'role'))
+    .filter(isExtraKey),
   fc.jsonValue({ maxDepth: 3 }),
   { maxKeys: 3 },
 );
