@@ -91,7 +91,10 @@ const TIMELINE_TICKS = 100;
  * run always happens; rows with fewer runs than planned are listed under the table.
  */
 const MEASUREMENT_BUDGET_MS = 20_000;
-/** A first run faster than this is a JIT warm-up and is thrown away; a slower one counts. */
+/**
+ * A first run faster than this is a JIT warm-up and is thrown away; a slower one counts, unless
+ * the measurement asks to always warm up (`measure`'s `alwaysWarmUp`).
+ */
 const WARM_UP_LIMIT_MS = 1_000;
 
 const TARGETS = {
@@ -112,14 +115,16 @@ measured in one run, with PASS/MISS lines for the targets (docs/benchmark.md).
   --only=compare    the what-if section alone
   --only=latency    the latency section alone (response times, end-to-end latency, SLO search)
   --only=spans      the spans section alone: a day of spans in each span format through connect
-  --only=round      performance round 3's own measurements (a fan-out loop of gain > 1, what-ifs on 100k/500k)
                     (spans per second, peak memory, the largest that registers; with --quick: 4 MiB)
+  --only=round      performance round 3's own measurements (a fan-out loop of gain > 1, what-ifs on 100k/500k)
+  --only=linearity  the chain, star and ring rows and the open twins at 200k/1M, with round 3's
+                    chain and open-over-closed targets
   -h, --help        this text`,
   options: { quick: { type: 'boolean', default: false }, only: { type: 'string' } },
 });
-if (args.only !== undefined && !['compare', 'latency', 'spans', 'round'].includes(args.only)) {
+if (args.only !== undefined && !['compare', 'latency', 'spans', 'round', 'linearity'].includes(args.only)) {
   console.error(
-    `error: --only takes "compare", "latency", "spans" or "round", got ${JSON.stringify(args.only)}. Run "npm run bench -- --help" for usage.`,
+    `error: --only takes "compare", "latency", "spans", "round" or "linearity", got ${JSON.stringify(args.only)}. Run "npm run bench -- --help" for usage.`,
   );
   process.exit(2);
 }
@@ -185,7 +190,13 @@ function median(values: readonly number[]): number {
  * Median of up to `planned` runs. gc() runs before every run, so each run starts from a heap
  * without the previous run's garbage (runs must not keep their results alive).
  */
-function measure(planned: number, run: () => Sample): Measurement {
+/**
+ * `alwaysWarmUp`: throw the first run away however long it took. Rows whose ratio across sizes
+ * is a target need it: a first run of a 1M-node structure also grows the heap to hold it (2.5×
+ * a warm run here), and keeping it where the 500k row's faster first run is thrown away would
+ * compare a cold median with a warm one.
+ */
+function measure(planned: number, run: () => Sample, { alwaysWarmUp = false } = {}): Measurement {
   const samples: Sample[] = [];
   let spent = 0;
   let warmedUp = false;
@@ -194,7 +205,7 @@ function measure(planned: number, run: () => Sample): Measurement {
     const sample = run();
     if (!warmedUp) {
       warmedUp = true;
-      if (sample.ms < WARM_UP_LIMIT_MS) continue;
+      if (alwaysWarmUp || sample.ms < WARM_UP_LIMIT_MS) continue;
     }
     samples.push(sample);
     spent += sample.ms;
@@ -700,11 +711,15 @@ async function benchFamily(row: { family: Family; nodeCount: number }): Promise<
   const text = requestText(generateFamily(row.family, row.nodeCount));
   const parsed = JSON.parse(text) as Structure;
   progress(`${name}: ours (analyze)`);
-  const ours = measure(3, () => {
-    const started = performance.now();
-    sink += analyze(parsed).nodes.length;
-    return { ms: performance.now() - started };
-  });
+  const ours = measure(
+    3,
+    () => {
+      const started = performance.now();
+      sink += analyze(parsed).nodes.length;
+      return { ms: performance.now() - started };
+    },
+    { alwaysWarmUp: true },
+  );
   collectGarbage!();
   const fullGcCount = await fullGcsDuring(() => {
     sink += analyze(parsed).nodes.length;
@@ -809,11 +824,15 @@ async function benchStructureFamily(
   const text = requestText(generateStructure({ ...family.spec, ...size }));
   const parsed = JSON.parse(text) as Structure;
   progress(`${family.name}: analyze`);
-  const ours = measure(3, () => {
-    const started = performance.now();
-    sink += analyze(parsed).nodes.length;
-    return { ms: performance.now() - started };
-  });
+  const ours = measure(
+    3,
+    () => {
+      const started = performance.now();
+      sink += analyze(parsed).nodes.length;
+      return { ms: performance.now() - started };
+    },
+    { alwaysWarmUp: true },
+  );
   collectGarbage!();
   const fullGcs = await fullGcsDuring(() => {
     sink += analyze(parsed).nodes.length;
@@ -1056,10 +1075,13 @@ async function benchOpen(size: SizeSpec, shape: Shape): Promise<OpenResult> {
     sink += renderEngineResponse(parseEngineRequest(JSON.parse(text) as unknown, BENCH_LIMITS)).length;
     return { ms: performance.now() - started };
   };
-  const closed = measure(size.runs, timed(closedParsed));
-  const open = measure(size.runs, timed(openParsed));
-  const closedEndToEnd = measure(size.runs, endToEnd(closedText));
-  const openEndToEnd = measure(size.runs, endToEnd(openText));
+  // Warm runs only on both sides: the closed twin runs first and would otherwise keep the run
+  // that grew the heap for both.
+  const warm = { alwaysWarmUp: true };
+  const closed = measure(size.runs, timed(closedParsed), warm);
+  const open = measure(size.runs, timed(openParsed), warm);
+  const closedEndToEnd = measure(size.runs, endToEnd(closedText), warm);
+  const openEndToEnd = measure(size.runs, endToEnd(openText), warm);
   const compiled = compileStructure(openParsed);
   // Inside one scratch phase, as analyze runs it; only the counts leave it.
   const steady = scratch.run(() => {
@@ -1341,8 +1363,63 @@ function mainRoundOnly(): void {
   if (sink === Number.MIN_VALUE) console.log('');
 }
 
+function printFamilySection(families: readonly FamilyResult[]): void {
+  if (families.length === 0) return;
+  const section = familyTable(families);
+  console.log(`Linearity: chain, star and ring at 1M nodes, the chain at 2M:\n\n${section.table}\n`);
+  printChecks(section.checks);
+}
+
+function printOpenSection(openResults: readonly OpenResult[]): void {
+  if (openResults.length === 0) return;
+  const section = openTable(openResults);
+  console.log(
+    `Open systems (1% arrivals, exits on sinks and every tenth node) against the same structure closed:\n\n${section.table}\n`,
+  );
+  printChecks(section.checks);
+}
+
+function familyFigures(families: readonly FamilyResult[]): {
+  familyTable: string;
+  familyChecks: TargetCheck[];
+} {
+  const { table, checks } = familyTable(families);
+  return { familyTable: table, familyChecks: checks };
+}
+
+/** The 500k and 1M chains' medians, when both ran. */
+function chainDoubling(families: readonly FamilyResult[]): { halfMs: number; millionMs: number } | undefined {
+  const chainAt = (nodeCount: number) =>
+    families.find((result) => result.family === 'chain' && result.nodeCount === nodeCount)?.ours.medianMs;
+  const halfMs = chainAt(500_000);
+  const millionMs = chainAt(1_000_000);
+  return halfMs === undefined || millionMs === undefined ? undefined : { halfMs, millionMs };
+}
+
+/** `npm run bench -- --only=linearity`: the linearity rows and the open twins, with round 3's lines for them. */
+async function mainLinearityOnly(): Promise<void> {
+  const families: FamilyResult[] = [];
+  for (const row of FAMILY_ROWS) families.push(await benchFamily(row));
+  const openResults: OpenResult[] = [];
+  for (const size of SIZES.filter((candidate) => candidate.targetRow))
+    for (const shape of SHAPES) openResults.push(await benchOpen(size, shape));
+  progress('done');
+  printFamilySection(families);
+  printOpenSection(openResults);
+  printRoundChecks(
+    roundChecks({
+      analyzeOverFloor: [],
+      chain: chainDoubling(families),
+      openOverClosed: openResults.map((result) => ({ name: result.name, ratio: result.ratio })),
+      gain: undefined,
+      whatIf: [],
+    }),
+  );
+}
+
 async function main(): Promise<void> {
   if (args.only === 'round') return mainRoundOnly();
+  if (args.only === 'linearity') return mainLinearityOnly();
   if (args.only === 'compare') return mainCompareOnly();
   if (args.only === 'latency') return mainLatencyOnly();
   if (args.only === 'spans') return mainSpansOnly();
@@ -1425,16 +1502,7 @@ async function main(): Promise<void> {
         );
   if (collidingSection)
     console.log(`Crafted colliding ids (the id index's flood guard):\n\n${collidingSection}\n`);
-  const familySection = families.length > 0 ? familyTable(families) : undefined;
-  if (familySection) {
-    console.log(`Linearity: chain, star and ring at 1M nodes, the chain at 2M:\n\n${familySection.table}\n`);
-    for (const check of familySection.checks) {
-      console.log(
-        `  ${check.pass ? 'PASS' : 'MISS'}  ${check.row}: ${check.target}, measured ${check.measured}`,
-      );
-    }
-    console.log('');
-  }
+  printFamilySection(families);
   const structureFamilySection =
     structureFamilies.length > 0 ? structureFamilyTable(structureFamilies) : undefined;
   if (structureFamilySection) {
@@ -1448,18 +1516,7 @@ async function main(): Promise<void> {
       `Stored systems ({ mode, systemId }): first run and repeat on a warm instance:\n\n${storedSection}\n`,
     );
   }
-  const openSection = openResults.length > 0 ? openTable(openResults) : undefined;
-  if (openSection) {
-    console.log(
-      `Open systems (1% arrivals, exits on sinks and every tenth node) against the same structure closed:\n\n${openSection.table}\n`,
-    );
-    for (const check of openSection.checks) {
-      console.log(
-        `  ${check.pass ? 'PASS' : 'MISS'}  ${check.row}: ${check.target}, measured ${check.measured}`,
-      );
-    }
-    console.log('');
-  }
+  printOpenSection(openResults);
   const compareSection = compareResults.length > 0 ? compareTable(compareResults) : undefined;
   if (compareSection) {
     console.log(
@@ -1493,10 +1550,6 @@ async function main(): Promise<void> {
   }
   printSpansSection(spans);
   if (round) printWhatIf(round.whatIf);
-  const chainAt = (nodeCount: number) =>
-    families.find((result) => result.family === 'chain' && result.nodeCount === nodeCount)?.ours.medianMs;
-  const halfChain = chainAt(500_000);
-  const millionChain = chainAt(1_000_000);
   const roundSection = roundChecks({
     analyzeOverFloor: [
       ...rows.filter((row) => row.breakdown).map((row) => ({ name: row.name, ratio: row.oursOverFloor })),
@@ -1505,10 +1558,7 @@ async function main(): Promise<void> {
         ratio: result.ours.medianMs / result.floor.medianMs,
       })),
     ],
-    chain:
-      halfChain === undefined || millionChain === undefined
-        ? undefined
-        : { halfMs: halfChain, millionMs: millionChain },
+    chain: chainDoubling(families),
     openOverClosed: openResults.map((result) => ({ name: result.name, ratio: result.ratio })),
     gain: round?.gain,
     whatIf: round?.whatIf ?? [],
@@ -1539,8 +1589,7 @@ async function main(): Promise<void> {
     roundChecks: roundSection,
     collidingTable: collidingSection,
     families,
-    familyTable: familySection?.table,
-    familyChecks: familySection?.checks,
+    ...(families.length > 0 ? familyFigures(families) : {}),
     structureFamilies,
     structureFamilyTable: structureFamilySection,
     stored,
