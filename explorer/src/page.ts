@@ -4,9 +4,10 @@ import type { ExtraFields } from './input-panel';
 
 /**
  * How a run ended: with an answer shown, an error shown (an error answer, or none at all),
- * cancelled by the user, or superseded by a newer run before it ended (nothing of it shown).
+ * cancelled by the user, superseded by a newer run before it ended (nothing of it shown), or
+ * never sent because a field under Run holds a bad number (said under that field).
  */
-export type RunOutcome = 'answered' | 'failed' | 'cancelled' | 'superseded';
+export type RunOutcome = 'answered' | 'failed' | 'cancelled' | 'superseded' | 'unsent';
 
 /**
  * What a panel of its own (a scenario panel, say) may do on the page, and all it should need:

@@ -72,7 +72,7 @@ export function createRuns(
   return async function run(extra: ExtraFields = {}): Promise<RunOutcome> {
     // A field holding a bad number (the tick count) is said where it is typed: nothing is sent,
     // and the run before, if any, goes on.
-    if (!input.checkFields()) return 'failed';
+    if (!input.checkFields()) return 'unsent';
     latest?.controller.abort(new RunStopped('superseded'));
     const current: Run = { seq: ++nextSeq, controller: new AbortController() };
     latest = current;

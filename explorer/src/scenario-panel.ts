@@ -167,6 +167,7 @@ export function createScenarioPanel(page: ExplorerPage): void {
     sent = {};
     const said: Record<Exclude<RunOutcome, 'answered'>, string> = {
       failed: 'Not compared: the run failed (the error is under Run).',
+      unsent: 'Not compared: a field under Run holds a bad number (said under it). Fix it, then compare.',
       cancelled: 'Not compared: cancelled.',
       superseded: '',
     };

@@ -230,9 +230,16 @@ export function createSettingsEditor(host: SettingsEditorHost) {
         : 'Saved; the run with them gave no answer (see under Run).';
   }
 
-  /** Reads a system's settings into the editor; rejects when they cannot be read. */
-  async function load(id: string): Promise<void> {
+  /** Counts the opens: only the latest one's answer fills the editor. */
+  let opening = 0;
+
+  /**
+   * Reads a system's settings into the editor; rejects when they cannot be read. Does nothing
+   * once a later open has begun: an answer that comes late never replaces the system clicked last.
+   */
+  async function load(id: string, ticket: number): Promise<void> {
     const { status: code, json, etag } = await host.withToken(`/api/systems/${encodeURIComponent(id)}`);
+    if (ticket !== opening) return;
     if (code !== 200) throw new Error(host.errorLine(code, json));
     settingsTag = etag;
     const record = json as {
@@ -278,7 +285,16 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       for (const field of numbers.values()) field.check();
       status.className = '';
       status.textContent = 'Loading…';
-      await whileBusy(button, status, () => load(id));
+      const ticket = ++opening;
+      await whileBusy(button, status, async () => {
+        try {
+          await load(id, ticket);
+        } catch (thrown) {
+          // A later open's status is not this one's to overwrite.
+          if (ticket === opening) throw thrown;
+        }
+      });
+      if (ticket !== opening) return;
       // Shown once read (or not): its heading then names the system, or its status says why not.
       editor.hidden = false;
       if (systemId === id) defaultCapacity.focus();

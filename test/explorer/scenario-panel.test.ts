@@ -56,6 +56,34 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
     expect(JSON.parse(await page.inputValue('#body'))).not.toHaveProperty('scenario');
   });
 
+  // Compare with a bad tick count under Run: nothing is sent, and the scenario says where to look
+  // (before, it said "the run failed (the error is under Run)", where there was no error).
+  it('says a bad tick count under Run, not a failed run, when Compare cannot send', async () => {
+    await runAsWritten(page, { mode: 'analyze', ...WORKED_EXAMPLE });
+    await page.selectOption('#run-as', 'ticks');
+    await page.fill('#tick-count', '1.5');
+    try {
+      await page.click('#graph .node[data-id="B"]');
+      await page.fill('#scenario-capacity', '2');
+      await page.click('#scenario-set-node');
+      await page.evaluate("document.body.dataset.state = 'idle'");
+      await page.click('#scenario-run');
+      expect(await page.textContent('#scenario-status')).toBe(
+        'Not compared: a field under Run holds a bad number (said under it). Fix it, then compare.',
+      );
+      expect(await page.textContent('#status')).toBe(
+        'Not run: ticks is not a whole number from 1 to 1000. Fix it or empty it first.',
+      );
+      // Nothing ran: the page is as it was.
+      expect(await page.getAttribute('body', 'data-state')).toBe('idle');
+    } finally {
+      // The page is shared with the tests after this one.
+      await page.fill('#tick-count', '');
+      await page.selectOption('#run-as', 'analyze');
+      await page.click('#scenario-clear');
+    }
+  });
+
   // Cut A → C by clicking it, and take B down: all of A's 10 goes to B, which keeps it.
   it('cuts a dependency by clicking it and takes a node down', async () => {
     await page.locator('#graph .edge[data-from="A"][data-to="C"]').dispatchEvent('click');

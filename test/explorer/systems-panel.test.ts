@@ -183,6 +183,55 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await page.context().close();
   });
 
+  // Capacities of shop, then of depot before shop's answer comes: depot's is the one to edit, and
+  // shop's answer, coming last, neither replaces it nor says anything in its status.
+  it('edits the system whose Capacities was pressed last, whichever answer comes last', async () => {
+    const DEPOT = {
+      id: 'sys_2',
+      name: 'depot',
+      structure: { nodes: [{ id: 'X' }], dependencies: [] },
+      settings: { defaultCapacity: 7 },
+    };
+    const TWO = { systems: [...LIST.systems, { id: 'sys_2', name: 'depot', nodes: 1, dependencies: 0 }] };
+    let releaseShop: () => void = () => {};
+    const shopAsked = new Promise<void>((asked) => {
+      releaseShop = asked;
+    });
+    let shopRoute: Route | undefined;
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route('**/api/systems**', async (route) => {
+        const url = route.request().url();
+        if (url.includes('?')) return json(route, TWO);
+        if (url.endsWith('/sys_2')) return json(route, DEPOT);
+        shopRoute = route;
+        releaseShop();
+      }),
+    );
+    await page.click('#list-systems');
+    await page.getByRole('button', { name: 'Capacities of shop' }).click();
+    await shopAsked;
+    await page.getByRole('button', { name: 'Capacities of depot' }).click();
+    await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "depot"');
+    expect(await page.inputValue('#default-capacity')).toBe('7');
+
+    // Shop's answer at last, a failure: nothing of it is shown.
+    await shopRoute!.fulfill({
+      status: 500,
+      contentType: 'application/json',
+      body: JSON.stringify(INTERNAL),
+    });
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Capacities of shop' }).isEnabled(), {
+        timeout: SETTLED_MS,
+      })
+      .toBe(true);
+    expect(await page.textContent('#settings-heading')).toBe('Capacities of "depot"');
+    expect(await page.inputValue('#default-capacity')).toBe('7');
+    expect(await page.textContent('#settings-status')).toBe('');
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
   // A request that never answers: after 30 s (on a fake clock) the panel stops waiting.
   it('gives up on a list that never answers after 30 s', async () => {
     const { page, uncaught } = await openPage(async (fresh) => {
