@@ -18,7 +18,11 @@
  *   client or producer span is the other half of one RPC (Zipkin's `shared` span; Jaeger before
  *   its `SpanIDDeduper` adjuster): its parent is that client half. A span naming a repeated id as
  *   its parent gets the span of its own service among them, else the server half, else the first
- *   one in the document. Any other repeat of an id is kept as a span of its own (warning).
+ *   one in the document. Any other repeat of an id is kept as a span of its own (warning),
+ *   except an **exact repeat**: a span equal to an earlier one of its trace and id in every field
+ *   read here (parent, service, kind, start, end, error, remote service, `FOLLOWS_FROM`) is that
+ *   span reported twice (an exporter's retry, a query reading two writes of it) and is read
+ *   once (warning), as Jaeger's query deduplicates spans with equal hashes.
  * - **Entry spans.** An entry span of a service is one whose parent is absent or belongs to
  *   another service: a request the service took. A server or consumer span whose parent is a
  *   client or producer span of its own service is an entry span too (the service called itself:
@@ -162,6 +166,66 @@ function serveKind(kind: SpanKind | undefined): boolean {
   return kind === 'server' || kind === 'consumer';
 }
 
+/** Whether span `i` equals, in every field read, a span of the chain of its id from `first`. */
+function isExactRepeat(
+  spans: readonly SourceSpan[],
+  first: number,
+  nextSame: Int32Array,
+  i: number,
+): boolean {
+  for (let j = first; j !== -1; j = nextSame[j]!) if (sameSpan(spans[j]!, spans[i]!)) return true;
+  return false;
+}
+
+/** Two spans that say the same in every field the mapping reads: one span, reported twice. */
+function sameSpan(a: SourceSpan, b: SourceSpan): boolean {
+  return (
+    normalId(a.trace) === normalId(b.trace) &&
+    normalId(a.id) === normalId(b.id) &&
+    normalId(a.parent) === normalId(b.parent) &&
+    a.service === b.service &&
+    a.kind === b.kind &&
+    a.start === b.start &&
+    a.end === b.end &&
+    a.error === b.error &&
+    a.peer === b.peer &&
+    (a.follows === true) === (b.follows === true)
+  );
+}
+
+/**
+ * The graph of `spans` with every exact repeat left out (see the rules above), and a warning
+ * that counts them. Called only once one is found, so a document without any pays nothing.
+ */
+function withoutExactRepeats(
+  spans: readonly SourceSpan[],
+  options: ReadOptions | undefined,
+  notes: SpanNotes,
+): MappedGraph {
+  const kept: SourceSpan[] = [];
+  const byKey = new Map<string, number[]>();
+  let dropped = 0;
+  let firstPath = '';
+  for (const span of spans) {
+    const id = normalId(span.id);
+    if (id !== '') {
+      // (Two traces whose ids join to the same key share a list; sameSpan still tells them apart.)
+      const key = `${normalId(span.trace)}\u0000${id}`;
+      const same = byKey.get(key);
+      const earlier = same?.find((k) => sameSpan(kept[k]!, span));
+      if (earlier !== undefined) {
+        if (dropped++ === 0) firstPath = `${span.path} repeats ${kept[earlier]!.path}`;
+        continue;
+      }
+      if (same === undefined) byKey.set(key, [kept.length]);
+      else same.push(kept.length);
+    }
+    kept.push(span);
+  }
+  const warning = `${plural(dropped, 'span')} ${dropped === 1 ? 'repeats' : 'repeat'} an earlier span in every field read (trace, id, parent, service, kind, times, error, remote service; first: ${firstPath}): the same span reported twice, read once`;
+  return spanGraph(kept, options, { ...notes, warnings: [...notes.warnings, warning] });
+}
+
 /** Checks the options a caller passes; a bad one is the caller's bug, not the document's. */
 function checkOptions(options: ReadOptions | undefined): { window?: number; sampleRate: number } {
   const window = options?.window;
@@ -231,6 +295,8 @@ export function spanGraph(
       byId.set(id, i);
       lastSame[i] = i;
     } else {
+      // Rare (a repeated id), so a repeat is looked for only here.
+      if (isExactRepeat(spans, first, nextSame, i)) return withoutExactRepeats(spans, options, notes);
       if (nextSame[first] === -1) repeatedFirsts.push(first);
       nextSame[lastSame[first]!] = i;
       lastSame[first] = i;

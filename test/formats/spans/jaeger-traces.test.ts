@@ -198,7 +198,13 @@ describe('Jaeger trace reading', () => {
     const single = readGraph(envelope);
     expect(readGraph({ data: [envelope] }).nodes).toEqual(single.nodes);
     expect(readGraph({ data: envelope }).nodes).toEqual(single.nodes);
-    expect(readGraph([envelope, envelope]).nodes.map((node) => node.entrySpans)).toEqual([2, 4]);
+    // The same trace loaded twice is the same spans, read once (an exact repeat, said in a warning).
+    const twice = readGraph([envelope, envelope]);
+    expect(twice.nodes).toEqual(single.nodes);
+    expect(twice.warnings).toHaveLength(single.warnings.length + 1);
+    expect(twice.warnings[0]).toMatch(
+      /^11 spans repeat an earlier span in every field read \(.+; first: \[1\]\.spans\[0\] repeats \[0\]\.spans\[0\]\)/,
+    );
   });
 
   it('reads a span.kind it does not know as no kind, and says so', () => {

@@ -104,6 +104,41 @@ describe('the span mapping', () => {
     ]);
   });
 
+  // web's request reported twice, and api's server half of a shared id twice: read once each.
+  // A span that repeats an id but not its times is another span, and stays one.
+  it('reads an exact repeat once, and keeps a repeat that differs as a span of its own', () => {
+    const web = z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: 0, duration: 10_000 });
+    const client = z({
+      id: 'b',
+      parentId: 'a',
+      kind: 'CLIENT',
+      service: 'web',
+      timestamp: 1_000,
+      duration: 4_000,
+    });
+    const server = z({
+      id: 'b',
+      parentId: 'a',
+      kind: 'SERVER',
+      service: 'api',
+      timestamp: 1_000,
+      duration: 4_000,
+    });
+    const shared = readGraph([web, client, server, { ...web }, { ...server, id: 'B' }], 'auto', {
+      window: 1,
+    });
+    expect(nodeOf(shared, 'web').entrySpans).toBe(1);
+    expect(nodeOf(shared, 'api').entrySpans).toBe(1);
+    expect(weightsOf(shared)).toEqual({ 'web → api': 1 });
+    expect(shared.warnings).toEqual([
+      '2 spans repeat an earlier span in every field read (trace, id, parent, service, kind, times, error, remote service; first: [3] repeats [0]): the same span reported twice, read once',
+    ]);
+
+    const later = readGraph([web, { ...web, duration: 12_000 }], 'auto', { window: 1 });
+    expect(nodeOf(later, 'web').entrySpans).toBe(2);
+    expect(later.warnings[0]).toMatch(/^1 span repeats the id of another span of its trace/);
+  });
+
   it('refuses options out of range', () => {
     const notes = { peerField: 'x', warnings: [] };
     expect(() => spanGraph([], { window: 0 }, notes)).toThrow(RangeError);

@@ -31,6 +31,17 @@ const encodings: Array<[string, unknown, string]> = [
   ['Zipkin, shared client and server ids', toZipkin(spans, { shared: true }), 'zipkin-spans'],
 ];
 
+/**
+ * The document with every span in it twice, as an exporter that retries a batch or a query that
+ * reads two writes of it sends them: each list of spans (or of exports, traces) repeated whole.
+ */
+function sentTwice(document: unknown): unknown {
+  if (Array.isArray(document)) return [...document, ...document];
+  const object = document as Record<string, unknown[]>;
+  const [key] = Object.keys(object).filter((name) => Array.isArray(object[name]));
+  return { ...object, [key!]: [...object[key!]!, ...object[key!]!] };
+}
+
 function byId<T extends { id: string }>(list: readonly T[]): Record<string, T> {
   return Object.fromEntries(list.map((item) => [item.id, item]));
 }
@@ -98,6 +109,18 @@ describe.each(encodings)('the worked example as %s', (_name, document, format) =
     expect(mapped.warnings).toEqual([
       "no window given: the 100 requests that entered (spans with no parent in the document) are taken to arrive over the 9.95 s from the first one's start to the last one's end; give the window the spans were collected over for the exact rate",
     ]);
+  });
+
+  // Before, each repeated span counted again: twice the arrivals, calls and entry spans.
+  it('reads every span sent twice once, and says so', () => {
+    const once = readGraph(document, 'auto', { window: WINDOW });
+    const twice = readGraph(sentTwice(document), 'auto', { window: WINDOW });
+    expect(twice.nodes).toEqual(once.nodes);
+    expect(twice.dependencies).toEqual(once.dependencies);
+    expect(twice.warnings).toHaveLength(1);
+    expect(twice.warnings[0]).toMatch(
+      /^1,?\d{3} spans repeat an earlier span in every field read \(trace, id, parent, service, kind, times, error, remote service; first: .+ repeats .+\): the same span reported twice, read once$/,
+    );
   });
 
   it('counts the requests sampling dropped in the arrivals only', () => {
