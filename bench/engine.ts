@@ -1296,7 +1296,7 @@ function runLatencySection(): LatencyResult[] {
     : { nodeCount: 200_000, dependencyCount: 1_000_000, runs: 5 };
   return LATENCY_FAMILIES.map((family) => {
     progress(`latency: ${family}`);
-    return benchLatency(family, size, measure, (result) => {
+    return benchLatency(family, size, collectGarbage!, (result) => {
       sink += result.nodes.length;
     });
   });

@@ -41,13 +41,39 @@ export interface LatencyResult {
   latencyHeadroom: number | null;
 }
 
-/** What `measure` in bench/engine.ts gives back, as far as this section reads it. */
-type Measure = (planned: number, run: () => { ms: number }) => { medianMs: number };
+/**
+ * The three twins' median times, measured in turns (capacities, latency, SLOs, capacities, …)
+ * after one warm-up run of each: the ratios are the target, and on a shared machine the load
+ * drifts over the minute a family takes, so timing each twin's runs back to back would give
+ * one twin the quiet seconds and another the busy ones.
+ */
+function medianInTurns(
+  runs: number,
+  twins: ReadonlyArray<() => number>,
+  collectGarbage: () => void,
+): number[] {
+  for (const twin of twins) {
+    collectGarbage();
+    twin();
+  }
+  const times = twins.map((): number[] => []);
+  for (let run = 0; run < runs; run++) {
+    twins.forEach((twin, i) => {
+      collectGarbage();
+      times[i]!.push(twin());
+    });
+  }
+  return times.map((list) => {
+    const sorted = [...list].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  });
+}
 
 export function benchLatency(
   family: LatencyFamily,
   size: { nodeCount: number; dependencyCount: number; runs: number },
-  measure: Measure,
+  collectGarbage: () => void,
   keep: (result: EngineResult) => void,
 ): LatencyResult {
   const open =
@@ -81,11 +107,13 @@ export function benchLatency(
     const result = analyze(structure);
     const ms = performance.now() - started;
     keep(result);
-    return { ms };
+    return ms;
   };
-  const capacityMs = measure(size.runs, timed(capacity)).medianMs;
-  const latencyMs = measure(size.runs, timed(latency)).medianMs;
-  const sloMs = measure(size.runs, timed(withSlo)).medianMs;
+  const [capacityMs, latencyMs, sloMs] = medianInTurns(
+    size.runs,
+    [timed(capacity), timed(latency), timed(withSlo)],
+    collectGarbage,
+  ) as [number, number, number];
   return {
     name: family,
     capacityMs,
