@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { EXAMPLES } from '../../explorer/src/examples';
 import { WORKED_EXAMPLE } from '../../lib/worked-example';
 import { findChromium, freshExplorerPages, runAsWritten, SCREENSHOTS } from './browser';
+import { tieredDag } from './large-structures';
 
 const chromiumPath = findChromium();
 if (chromiumPath === undefined && process.env.CI) throw new Error('CI needs Chromium: .ci/run installs it');
@@ -131,6 +132,58 @@ describe.runIf(chromiumPath !== undefined)('the explorer on a phone', () => {
     await expect.poll(() => page.textContent('#details dl div:first-child dd')).toBe('B');
     await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(true);
     expect(await page.textContent('#graph-tooltip')).toMatch(/^B \(relay, capacity 4\)\n/);
+    expect(uncaught).toEqual([]);
+  });
+
+  // The WebGL view (above 800 nodes) follows the same rule with its own handlers (large-graph.ts):
+  // a finger scrolls the page until the view is tapped, then two fingers zoom it about their
+  // middle, the page neither scrolled nor zoomed.
+  it('scrolls the page over the WebGL view until it is tapped, then pinches it', async () => {
+    const { page, uncaught } = await open();
+    await page.evaluate(
+      `document.getElementById('body').value = ${JSON.stringify(JSON.stringify(tieredDag(2000, 8)))}`,
+    );
+    await page.selectOption('#run-as', 'analyze');
+    await page.tap('#run');
+    await page.waitForSelector('body[data-state="done"][data-graph="webgl"]', { timeout: 120_000 });
+    const cdp = await page.context().newCDPSession(page);
+    await page.locator('#large-graph').scrollIntoViewIfNeeded();
+    await scrollSettled(page);
+    const box = (await page.locator('#large-graph').boundingBox())!;
+    const centre: [number, number] = [box.x + box.width / 2, box.y + box.height / 2];
+    /** The spread of the discs drawn: twice as far apart when the view zooms in twofold. */
+    const spread = async () => {
+      const discs = (await page.evaluate('globalThis.explorerNodeDiscs()')) as Array<
+        [number, number, number]
+      >;
+      const xs = discs.map(([x]) => x);
+      return Math.max(...xs) - Math.min(...xs);
+    };
+
+    // Not focused: a finger scrolls the page, and the view stays as it was (its x spread the same).
+    const fitted = await spread();
+    const scrolled = (await page.evaluate('window.scrollY')) as number;
+    await touch(cdp, [path(centre, [centre[0], centre[1] - 150])]);
+    await expect.poll(() => page.evaluate('window.scrollY')).toBeGreaterThan(scrolled + 50);
+    expect(await spread()).toBe(fitted);
+
+    // Tapped: the view holds the focus, and two fingers apart zoom it in.
+    await scrollSettled(page);
+    await page.locator('#large-graph').scrollIntoViewIfNeeded();
+    await scrollSettled(page);
+    const now = (await page.locator('#large-graph').boundingBox())!;
+    await page.touchscreen.tap(now.x + 4, now.y + 4);
+    expect(await page.evaluate("document.getElementById('large-graph').matches(':focus-within')")).toBe(true);
+    const still = await page.evaluate('window.scrollY');
+    const middle: [number, number] = [now.x + now.width / 2, now.y + now.height / 2];
+    await touch(cdp, [
+      path([middle[0] - 30, middle[1]], [middle[0] - 120, middle[1]]),
+      path([middle[0] + 30, middle[1]], [middle[0] + 120, middle[1]]),
+    ]);
+    await expect.poll(spread, { timeout: 10_000 }).toBeGreaterThan(fitted * 1.5);
+    expect(await page.evaluate('window.scrollY')).toBe(still);
+    expect(await page.evaluate('window.visualViewport.scale')).toBe(1);
+    await page.screenshot({ path: `${SCREENSHOTS}/phone-webgl-pinched.png` });
     expect(uncaught).toEqual([]);
   });
 
