@@ -705,33 +705,38 @@ interface FamilyResult {
   fullGcs: number;
 }
 
+/** Warm runs only, for rows whose ratio to another row is a target (see `measure`). */
+const WARM_RUNS = { alwaysWarmUp: true } as const;
+
+/** One timed `analyze` of an already parsed structure. */
+function timedAnalyze(parsed: Structure): Sample {
+  const started = performance.now();
+  sink += analyze(parsed).nodes.length;
+  return { ms: performance.now() - started };
+}
+
+/** The JSON floor once: the request text parsed and the response stringified. */
+function timedFloor(text: string, response: unknown): Sample {
+  const started = performance.now();
+  sink += JSON.parse(text) === null ? 0 : 1;
+  sink += JSON.stringify(response).length;
+  return { ms: performance.now() - started };
+}
+
 async function benchFamily(row: { family: Family; nodeCount: number }): Promise<FamilyResult> {
   const name = `${row.family} ${formatCount(row.nodeCount)}`;
   progress(`${name}: generating`);
   const text = requestText(generateFamily(row.family, row.nodeCount));
   const parsed = JSON.parse(text) as Structure;
   progress(`${name}: ours (analyze)`);
-  const ours = measure(
-    3,
-    () => {
-      const started = performance.now();
-      sink += analyze(parsed).nodes.length;
-      return { ms: performance.now() - started };
-    },
-    { alwaysWarmUp: true },
-  );
+  const ours = measure(3, () => timedAnalyze(parsed), WARM_RUNS);
   collectGarbage!();
   const fullGcCount = await fullGcsDuring(() => {
     sink += analyze(parsed).nodes.length;
   });
   let response: unknown = { mode: 'analyze', engine: analyze(parsed) };
   progress(`${name}: floor`);
-  const floor = measure(3, () => {
-    const started = performance.now();
-    sink += JSON.parse(text) === null ? 0 : 1;
-    sink += JSON.stringify(response).length;
-    return { ms: performance.now() - started };
-  });
+  const floor = measure(3, () => timedFloor(text, response), WARM_RUNS);
   response = undefined;
   return { name, family: row.family, nodeCount: row.nodeCount, ours, floor, fullGcs: fullGcCount };
 }
@@ -824,15 +829,7 @@ async function benchStructureFamily(
   const text = requestText(generateStructure({ ...family.spec, ...size }));
   const parsed = JSON.parse(text) as Structure;
   progress(`${family.name}: analyze`);
-  const ours = measure(
-    3,
-    () => {
-      const started = performance.now();
-      sink += analyze(parsed).nodes.length;
-      return { ms: performance.now() - started };
-    },
-    { alwaysWarmUp: true },
-  );
+  const ours = measure(3, () => timedAnalyze(parsed), WARM_RUNS);
   collectGarbage!();
   const fullGcs = await fullGcsDuring(() => {
     sink += analyze(parsed).nodes.length;
@@ -842,12 +839,7 @@ async function benchStructureFamily(
     engine: analyze(parsed),
   };
   const { largestCycle } = factsOf(response.engine);
-  const floor = measure(3, () => {
-    const started = performance.now();
-    sink += JSON.parse(text) === null ? 0 : 1;
-    sink += JSON.stringify(response).length;
-    return { ms: performance.now() - started };
-  });
+  const floor = measure(3, () => timedFloor(text, response), WARM_RUNS);
   response = undefined;
   return {
     name: family.name,
@@ -1077,11 +1069,10 @@ async function benchOpen(size: SizeSpec, shape: Shape): Promise<OpenResult> {
   };
   // Warm runs only on both sides: the closed twin runs first and would otherwise keep the run
   // that grew the heap for both.
-  const warm = { alwaysWarmUp: true };
-  const closed = measure(size.runs, timed(closedParsed), warm);
-  const open = measure(size.runs, timed(openParsed), warm);
-  const closedEndToEnd = measure(size.runs, endToEnd(closedText), warm);
-  const openEndToEnd = measure(size.runs, endToEnd(openText), warm);
+  const closed = measure(size.runs, timed(closedParsed), WARM_RUNS);
+  const open = measure(size.runs, timed(openParsed), WARM_RUNS);
+  const closedEndToEnd = measure(size.runs, endToEnd(closedText), WARM_RUNS);
+  const openEndToEnd = measure(size.runs, endToEnd(openText), WARM_RUNS);
   const compiled = compileStructure(openParsed);
   // Inside one scratch phase, as analyze runs it; only the counts leave it.
   const steady = scratch.run(() => {
