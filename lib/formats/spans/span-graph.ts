@@ -203,22 +203,32 @@ function withoutExactRepeats(
   notes: SpanNotes,
 ): MappedGraph {
   const kept: SourceSpan[] = [];
-  const byKey = new Map<string, number[]>();
+  // The first kept span of each trace and id, and the later ones chained after it, as above.
+  const firstOf = new Map<string, number>();
+  const next = new Int32Array(spans.length).fill(-1);
+  const last = new Int32Array(spans.length);
   let dropped = 0;
   let firstPath = '';
   for (const span of spans) {
     const id = normalId(span.id);
     if (id !== '') {
-      // (Two traces whose ids join to the same key share a list; sameSpan still tells them apart.)
+      // (Two traces whose ids join to the same key share a chain; sameSpan still tells them apart.)
       const key = `${normalId(span.trace)}\u0000${id}`;
-      const same = byKey.get(key);
-      const earlier = same?.find((k) => sameSpan(kept[k]!, span));
-      if (earlier !== undefined) {
+      const first = firstOf.get(key);
+      let earlier = -1;
+      for (let k = first ?? -1; k !== -1 && earlier === -1; k = next[k]!)
+        if (sameSpan(kept[k]!, span)) earlier = k;
+      if (earlier !== -1) {
         if (dropped++ === 0) firstPath = `${span.path} repeats ${kept[earlier]!.path}`;
         continue;
       }
-      if (same === undefined) byKey.set(key, [kept.length]);
-      else same.push(kept.length);
+      const index = kept.length;
+      last[index] = index;
+      if (first === undefined) firstOf.set(key, index);
+      else {
+        next[last[first]!] = index;
+        last[first] = index;
+      }
     }
     kept.push(span);
   }
