@@ -22,7 +22,8 @@
  *   except an **exact repeat**: a span equal to an earlier one of its trace and id in every field
  *   read here (parent, service, kind, start, end, error, remote service, `FOLLOWS_FROM`) is that
  *   span reported twice (an exporter's retry, a query reading two writes of it) and is read
- *   once (warning), as Jaeger's query deduplicates spans with equal hashes.
+ *   once (warning), as Jaeger's query deduplicates spans with equal hashes. A span without an
+ *   id cannot be told from another, so a repeat of one still counts.
  * - **Entry spans.** An entry span of a service is one whose parent is absent or belongs to
  *   another service: a request the service took. A server or consumer span whose parent is a
  *   client or producer span of its own service is an entry span too (the service called itself:
@@ -166,31 +167,45 @@ function serveKind(kind: SpanKind | undefined): boolean {
   return kind === 'server' || kind === 'consumer';
 }
 
-/** Whether span `i` equals, in every field read, a span of the chain of its id from `first`. */
-function isExactRepeat(
-  spans: readonly SourceSpan[],
-  first: number,
-  nextSame: Int32Array,
-  i: number,
-): boolean {
-  for (let j = first; j !== -1; j = nextSame[j]!) if (sameSpan(spans[j]!, spans[i]!)) return true;
-  return false;
+/**
+ * Everything the mapping reads of a span, as one string: two spans with the same signature are
+ * one span reported twice. Built only for spans whose id repeats in their trace.
+ */
+function signature(span: SourceSpan): string {
+  return JSON.stringify([
+    normalId(span.trace),
+    normalId(span.id),
+    normalId(span.parent),
+    span.service,
+    span.kind ?? null,
+    span.start === undefined ? null : String(span.start),
+    span.end === undefined ? null : String(span.end),
+    span.error,
+    span.peer ?? null,
+    span.follows === true,
+  ]);
 }
 
-/** Two spans that say the same in every field the mapping reads: one span, reported twice. */
-function sameSpan(a: SourceSpan, b: SourceSpan): boolean {
-  return (
-    normalId(a.trace) === normalId(b.trace) &&
-    normalId(a.id) === normalId(b.id) &&
-    normalId(a.parent) === normalId(b.parent) &&
-    a.service === b.service &&
-    a.kind === b.kind &&
-    a.start === b.start &&
-    a.end === b.end &&
-    a.error === b.error &&
-    a.peer === b.peer &&
-    (a.follows === true) === (b.follows === true)
-  );
+/**
+ * The signatures of the spans of one repeated id, a set per id (by its first span), filled when
+ * the id first repeats: each repeat is then one lookup, however many spans share the id.
+ */
+class RepeatedIds {
+  readonly #seen = new Map<number, Set<string>>();
+
+  /** Whether `span`, whose id's spans so far are the chain from `first`, repeats one of them; records it. */
+  repeats(spans: readonly SourceSpan[], first: number, next: Int32Array, span: SourceSpan): boolean {
+    let set = this.#seen.get(first);
+    if (set === undefined) {
+      set = new Set();
+      for (let j = first; j !== -1; j = next[j]!) set.add(signature(spans[j]!));
+      this.#seen.set(first, set);
+    }
+    const own = signature(span);
+    if (set.has(own)) return true;
+    set.add(own);
+    return false;
+  }
 }
 
 /**
@@ -204,36 +219,50 @@ function withoutExactRepeats(
 ): MappedGraph {
   const kept: SourceSpan[] = [];
   // The first kept span of each trace and id, and the later ones chained after it, as above.
-  const firstOf = new Map<string, number>();
+  const traces = new Map<string, Map<string, number>>();
   const next = new Int32Array(spans.length).fill(-1);
   const last = new Int32Array(spans.length);
+  const repeatedIds = new RepeatedIds();
   let dropped = 0;
   let firstPath = '';
   for (const span of spans) {
     const id = normalId(span.id);
     if (id !== '') {
-      // (Two traces whose ids join to the same key share a chain; sameSpan still tells them apart.)
-      const key = `${normalId(span.trace)}\u0000${id}`;
-      const first = firstOf.get(key);
-      let earlier = -1;
-      for (let k = first ?? -1; k !== -1 && earlier === -1; k = next[k]!)
-        if (sameSpan(kept[k]!, span)) earlier = k;
-      if (earlier !== -1) {
-        if (dropped++ === 0) firstPath = `${span.path} repeats ${kept[earlier]!.path}`;
-        continue;
+      const trace = normalId(span.trace);
+      let byId = traces.get(trace);
+      if (byId === undefined) {
+        byId = new Map();
+        traces.set(trace, byId);
       }
+      const first = byId.get(id);
       const index = kept.length;
-      last[index] = index;
-      if (first === undefined) firstOf.set(key, index);
-      else {
+      if (first === undefined) byId.set(id, index);
+      else if (repeatedIds.repeats(kept, first, next, span)) {
+        if (dropped++ === 0)
+          firstPath = `${span.path} repeats ${firstWithSignature(kept, first, next, span)}`;
+        continue;
+      } else {
         next[last[first]!] = index;
         last[first] = index;
       }
+      last[index] = index;
     }
     kept.push(span);
   }
-  const warning = `${plural(dropped, 'span')} ${dropped === 1 ? 'repeats' : 'repeat'} an earlier span in every field read (trace, id, parent, service, kind, times, error, remote service; first: ${firstPath}): the same span reported twice, read once`;
+  const warning = `${plural(dropped, 'span')} ${dropped === 1 ? 'repeats' : 'repeat'} an earlier span in every field read (trace, id, parent, service, kind, times, error, remote service; first: ${firstPath}): the same span reported twice, read once (the counts of any warning before this one include the repeats)`;
   return spanGraph(kept, options, { ...notes, warnings: [...notes.warnings, warning] });
+}
+
+/** The path of the kept span, on the chain from `first`, that `span` repeats (for the warning, once). */
+function firstWithSignature(
+  kept: readonly SourceSpan[],
+  first: number,
+  next: Int32Array,
+  span: SourceSpan,
+): string {
+  const own = signature(span);
+  for (let j = first; j !== -1; j = next[j]!) if (signature(kept[j]!) === own) return kept[j]!.path;
+  return '';
 }
 
 /** Checks the options a caller passes; a bad one is the caller's bug, not the document's. */
@@ -289,6 +318,7 @@ export function spanGraph(
   const nextSame = new Int32Array(n).fill(-1);
   const lastSame = new Int32Array(n);
   const repeatedFirsts: number[] = [];
+  const repeatedIds = new RepeatedIds();
   for (let i = 0; i < n; i++) {
     const span = spans[i]!;
     const trace = normalId(span.trace);
@@ -306,7 +336,8 @@ export function spanGraph(
       lastSame[i] = i;
     } else {
       // Rare (a repeated id), so a repeat is looked for only here.
-      if (isExactRepeat(spans, first, nextSame, i)) return withoutExactRepeats(spans, options, notes);
+      if (repeatedIds.repeats(spans, first, nextSame, span))
+        return withoutExactRepeats(spans, options, notes);
       if (nextSame[first] === -1) repeatedFirsts.push(first);
       nextSame[lastSame[first]!] = i;
       lastSame[first] = i;

@@ -131,12 +131,22 @@ describe('the span mapping', () => {
     expect(nodeOf(shared, 'api').entrySpans).toBe(1);
     expect(weightsOf(shared)).toEqual({ 'web → api': 1 });
     expect(shared.warnings).toEqual([
-      '2 spans repeat an earlier span in every field read (trace, id, parent, service, kind, times, error, remote service; first: [3] repeats [0]): the same span reported twice, read once',
+      '2 spans repeat an earlier span in every field read (trace, id, parent, service, kind, times, error, remote service; first: [3] repeats [0]): the same span reported twice, read once (the counts of any warning before this one include the repeats)',
     ]);
 
     const later = readGraph([web, { ...web, duration: 12_000 }], 'auto', { window: 1 });
     expect(nodeOf(later, 'web').entrySpans).toBe(2);
     expect(later.warnings[0]).toMatch(/^1 span repeats the id of another span of its trace/);
+
+    // Three requests under one id (instrumentation reusing it), the second sent again: two repeat
+    // the id and stay spans, one repeats a span and is read once.
+    const reused = [0, 20_000, 40_000].map((timestamp) => ({ ...web, timestamp }));
+    const again = readGraph([...reused, { ...reused[1]! }], 'auto', { window: 1 });
+    expect(nodeOf(again, 'web').entrySpans).toBe(3);
+    expect(again.warnings[0]).toMatch(
+      /^1 span repeats an earlier span in every field read \(.+; first: \[3\] repeats \[1\]\)/,
+    );
+    expect(again.warnings[1]).toMatch(/^2 spans repeat the id of another span of its trace/);
   });
 
   it('refuses options out of range', () => {
