@@ -145,6 +145,13 @@ export function createScenarioPanel(page: ExplorerPage): void {
     renderDraft();
   });
 
+  const said: Record<Exclude<RunOutcome, 'answered'>, string> = {
+    failed: 'Not compared: the run failed (the error is under Run).',
+    unsent: 'Not compared: a field under Run holds a bad number (said under it). Fix it, then compare.',
+    cancelled: 'Not compared: cancelled.',
+    superseded: '',
+  };
+
   $('scenario-run').addEventListener('click', async () => {
     // The field is not in the scenario until Set, but a bad number in it is never what was meant.
     if (!capacity.check().valid) {
@@ -158,19 +165,22 @@ export function createScenarioPanel(page: ExplorerPage): void {
       return;
     }
     const compare = ++compares;
+    const before = { comparing, sent };
     comparing = true;
     sent = fields;
     status.textContent = 'Comparing…';
     const outcome = await page.rerun({ scenario: fields, compare: true });
     if (compare !== compares) return;
+    if (outcome === 'unsent') {
+      // Nothing was sent, and a compare sent before goes on: its answer is still to be read as
+      // the scenario it sent.
+      compares = compare - 1;
+      ({ comparing, sent } = before);
+      status.textContent = said.unsent;
+      return;
+    }
     comparing = false;
     sent = {};
-    const said: Record<Exclude<RunOutcome, 'answered'>, string> = {
-      failed: 'Not compared: the run failed (the error is under Run).',
-      unsent: 'Not compared: a field under Run holds a bad number (said under it). Fix it, then compare.',
-      cancelled: 'Not compared: cancelled.',
-      superseded: '',
-    };
     // An answer says its own (`Compared at tick …`), from onAnswer.
     if (outcome !== 'answered') status.textContent = said[outcome];
     if (outcome === 'failed') changesList.replaceChildren();

@@ -64,6 +64,13 @@ export function createSettingsEditor(host: SettingsEditorHost) {
   let systemId: string | undefined;
   /** The ETag of the settings the editor shows: a save applies only while they are still those. */
   let settingsTag: string | undefined;
+  /**
+   * Counts what the editor shows (each open, and Close): a request answers into the editor only
+   * while the count is the one it started with, so a late answer never lands on another system.
+   */
+  let opening = 0;
+  /** An open's settings are still being read. */
+  let loading = false;
   /** Each number field, checked as it is typed; a save sends none that holds a bad number. */
   const numbers = new Map<HTMLInputElement, CheckedNumberField>();
   numbers.set(
@@ -167,10 +174,17 @@ export function createSettingsEditor(host: SettingsEditorHost) {
 
   $('add-setting').addEventListener('click', () => input(addRow(), 'node').focus());
   $('close-settings').addEventListener('click', () => {
+    opening++;
+    loading = false;
     editor.hidden = true;
   });
   editor.addEventListener('submit', async (event) => {
     event.preventDefault();
+    if (loading) {
+      status.className = 'settings-error';
+      status.textContent = 'Not saved: these capacities are still being read.';
+      return;
+    }
     if (systemId === undefined) {
       status.className = 'settings-error';
       status.textContent = 'Nothing to save: these capacities could not be read. Open them again.';
@@ -185,11 +199,28 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       return;
     }
     status.className = '';
-    await whileBusy(saveButton, status, () => save(id));
+    const ticket = opening;
+    await whileBusy(saveButton, status, () => whileShown(ticket, () => save(id, ticket)), {
+      refocus: () => ticket === opening,
+    });
   });
 
-  /** Saves the settings as shown, then runs the system with them; rejects when either gets no answer. */
-  async function save(id: string): Promise<void> {
+  /** Runs `work`; what it throws once the editor shows something else is not this editor's to say. */
+  async function whileShown(ticket: number, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (thrown) {
+      if (ticket === opening) throw thrown;
+    }
+  }
+
+  /**
+   * Saves the settings as shown, then runs the system with them; rejects when either gets no
+   * answer. Once the editor shows another system (or is closed), nothing of the answer lands in
+   * it: neither its status nor, above all, the new ETag, which would then guard another system's
+   * settings.
+   */
+  async function save(id: string, ticket: number): Promise<void> {
     status.textContent = 'Saving…';
     const {
       status: code,
@@ -203,6 +234,7 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       },
       body: JSON.stringify({ settings: settingsToSend() }),
     });
+    if (ticket !== opening) return;
     if (code !== 200) {
       const details = (json as { error?: { details?: Array<{ path: string }> } } | undefined)?.error?.details;
       markInvalid(details?.[0]?.path);
@@ -224,14 +256,14 @@ export function createSettingsEditor(host: SettingsEditorHost) {
         `Saved, but the system could not be read again to run it: ${requestFailureLine(thrown, SERVER_TIMEOUT_MS)}`,
       );
     }
+    if (ticket !== opening) return;
     status.textContent =
       outcome === 'answered'
         ? 'Saved; the answer below runs with them.'
-        : 'Saved; the run with them gave no answer (see under Run).';
+        : outcome === 'unsent'
+          ? 'Saved; not run: a field under Run holds a bad number (said under it).'
+          : 'Saved; the run with them gave no answer (see under Run).';
   }
-
-  /** Counts the opens: only the latest one's answer fills the editor. */
-  let opening = 0;
 
   /**
    * Reads a system's settings into the editor; rejects when they cannot be read. Does nothing
@@ -286,15 +318,12 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       status.className = '';
       status.textContent = 'Loading…';
       const ticket = ++opening;
-      await whileBusy(button, status, async () => {
-        try {
-          await load(id, ticket);
-        } catch (thrown) {
-          // A later open's status is not this one's to overwrite.
-          if (ticket === opening) throw thrown;
-        }
+      loading = true;
+      await whileBusy(button, status, () => whileShown(ticket, () => load(id, ticket)), {
+        refocus: () => ticket === opening,
       });
       if (ticket !== opening) return;
+      loading = false;
       // Shown once read (or not): its heading then names the system, or its status says why not.
       editor.hidden = false;
       if (systemId === id) defaultCapacity.focus();

@@ -4,15 +4,18 @@ import { SERVER_TIMEOUT_MS } from './runs';
 /**
  * Runs `work` (a click's requests) with `button` (if any) disabled, so it is not sent twice;
  * whatever it throws (no connection, no answer in time, an error answer in words) is said once
- * in `status`, and the button is enabled again, to retry.
+ * in `status`, and the button is enabled again, to retry. The focus goes back to the button if
+ * disabling it took it away, unless `refocus` says no (the user has since moved on to another
+ * request, whose button should keep it).
  */
 export async function whileBusy(
   button: HTMLButtonElement | undefined,
   status: HTMLElement,
   work: () => Promise<void>,
+  { refocus = () => true }: { refocus?: () => boolean } = {},
 ): Promise<void> {
   if (button === undefined) {
-    await whileBusy(document.createElement('button'), status, work);
+    await whileBusy(document.createElement('button'), status, work, { refocus });
     return;
   }
   const focused = document.activeElement === button;
@@ -26,7 +29,7 @@ export async function whileBusy(
   } finally {
     button.disabled = false;
     // Disabling it took the focus away; it goes back for a keyboard user to retry.
-    if (focused && (document.activeElement === null || document.activeElement === document.body))
+    if (focused && refocus() && (document.activeElement === null || document.activeElement === document.body))
       button.focus();
   }
 }

@@ -5,12 +5,12 @@
  * are typed (the scenario's capacity, the capacities editor). Each page is fresh, so a route
  * (`page.route`) or a fake clock (`page.clock`) of one test never reaches another.
  */
-import type { Page, Request } from 'playwright-core';
+import type { Page, Request, Route } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generated } from '../../explorer/src/examples';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
 import { post, type TestServer } from '../integration/server';
-import { findChromium, freshExplorerPages, SCREENSHOTS } from './browser';
+import { findChromium, freshExplorerPages, runAsWritten, SCREENSHOTS } from './browser';
 
 const chromiumPath = findChromium();
 if (chromiumPath === undefined && process.env.CI) throw new Error('CI needs Chromium: .ci/run installs it');
@@ -438,6 +438,45 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     expect(JSON.parse(patches[0]!)).toEqual({
       settings: { defaultCapacity: 100, nodes: { B: { capacity: 2.5, arrival: 0 } } },
     });
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  // B taken down and compared on the server, the answer held; then Compare again with a bad tick
+  // count, which sends nothing. The first compare goes on, and its answer is read as the scenario
+  // it sent (B down: hatched in the key; the scenario's own numbers). Before, the unsent second
+  // compare cleared what the first had sent, so its answer came with an empty scenario key.
+  it('reads the first answer as the scenario it sent', async () => {
+    let held: Route | undefined;
+    const { page, uncaught } = await pages.open((fresh) =>
+      fresh.route('**/api/engine', (route) => {
+        held = route;
+      }),
+    );
+    await runAsWritten(page, { mode: 'analyze', ...WORKED_EXAMPLE });
+    await page.check('#on-server');
+    await page.fill('#api-key', server.apiKey);
+    await page.click('#graph .node[data-id="B"]');
+    await page.check('#scenario-down');
+    await page.click('#scenario-set-node');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#scenario-run');
+    await expect.poll(() => held !== undefined).toBe(true);
+
+    await page.selectOption('#run-as', 'ticks');
+    await page.fill('#tick-count', '1.5');
+    await page.click('#scenario-run');
+    expect(await page.textContent('#scenario-status')).toBe(
+      'Not compared: a field under Run holds a bad number (said under it). Fix it, then compare.',
+    );
+
+    const api = await post(server.url, server.apiKey, JSON.parse(held!.request().postData()!));
+    await held!.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(api.json) });
+    await page.waitForSelector('body[data-state="done"]');
+    await expect.poll(() => page.textContent('#scenario-key')).toContain('hatched: down');
+    expect(await page.textContent('#scenario-status')).toBe(
+      'Compared at tick 0 with the structure as it is.',
+    );
     expect(uncaught).toEqual([]);
     await page.context().close();
   });

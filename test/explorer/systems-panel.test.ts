@@ -183,43 +183,72 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await page.context().close();
   });
 
-  // Capacities of shop, then of depot before shop's answer comes: depot's is the one to edit, and
-  // shop's answer, coming last, neither replaces it nor says anything in its status.
-  it('edits the system whose Capacities was pressed last, whichever answer comes last', async () => {
-    const DEPOT = {
-      id: 'sys_2',
-      name: 'depot',
-      structure: { nodes: [{ id: 'X' }], dependencies: [] },
-      settings: { defaultCapacity: 7 },
-    };
-    const TWO = { systems: [...LIST.systems, { id: 'sys_2', name: 'depot', nodes: 1, dependencies: 0 }] };
-    let releaseShop: () => void = () => {};
-    const shopAsked = new Promise<void>((asked) => {
-      releaseShop = asked;
-    });
+  /** Two systems: shop (default capacity 3, revision 6) and depot (7, revision 0). */
+  const SHOP = { ...SYSTEM, settings: { defaultCapacity: 3 } };
+  const DEPOT = {
+    id: 'sys_2',
+    name: 'depot',
+    structure: { nodes: [{ id: 'X' }], dependencies: [] },
+    settings: { defaultCapacity: 7 },
+  };
+  const TWO = { systems: [...LIST.systems, { id: 'sys_2', name: 'depot', nodes: 1, dependencies: 0 }] };
+  const withTag = (route: Route, body: unknown, etag: string, status = 200) =>
+    route.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body), headers: { etag } });
+  /** The focused element's accessible name, as the tests read it. */
+  const focusedName = (page: Page) =>
+    page.evaluate("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id ?? ''");
+
+  // Capacities of shop, then of depot, both answers held: shop's, coming first, fills nothing and
+  // takes no focus; depot's is the one to edit. Before, whichever answer came last filled the
+  // editor, and a stale one pulled the focus back to its own button.
+  it('edits the system whose Capacities was pressed last, whichever answer comes first', async () => {
+    const held: Record<string, Route> = {};
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route('**/api/systems**', async (route) => {
+        const url = route.request().url();
+        if (url.includes('?')) return json(route, TWO);
+        held[url.endsWith('/sys_2') ? 'depot' : 'shop'] = route;
+      }),
+    );
+    await page.click('#list-systems');
+    const shopButton = page.getByRole('button', { name: 'Capacities of shop' });
+    const depotButton = page.getByRole('button', { name: 'Capacities of depot' });
+    await shopButton.click();
+    await expect.poll(() => held.shop !== undefined).toBe(true);
+    await depotButton.click();
+    await expect.poll(() => held.depot !== undefined).toBe(true);
+
+    await withTag(held.shop!, SHOP, '"settings-6"');
+    await expect.poll(() => shopButton.isEnabled(), { timeout: SETTLED_MS }).toBe(true);
+    expect(await page.textContent('#settings-heading')).toBe('Capacities');
+    expect(await page.inputValue('#default-capacity')).toBe('');
+    expect(await focusedName(page)).not.toBe('Capacities of shop');
+
+    await withTag(held.depot!, DEPOT, '"settings-0"');
+    await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "depot"');
+    expect(await page.inputValue('#default-capacity')).toBe('7');
+    expect(await page.textContent('#settings-status')).toBe('');
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  // The same with the stale answer a failure: it says nothing in the editor now showing depot.
+  it('says nothing of a stale Capacities that failed', async () => {
     let shopRoute: Route | undefined;
     const { page, uncaught } = await openPage((fresh) =>
       fresh.route('**/api/systems**', async (route) => {
         const url = route.request().url();
         if (url.includes('?')) return json(route, TWO);
-        if (url.endsWith('/sys_2')) return json(route, DEPOT);
+        if (url.endsWith('/sys_2')) return withTag(route, DEPOT, '"settings-0"');
         shopRoute = route;
-        releaseShop();
       }),
     );
     await page.click('#list-systems');
     await page.getByRole('button', { name: 'Capacities of shop' }).click();
-    await shopAsked;
+    await expect.poll(() => shopRoute !== undefined).toBe(true);
     await page.getByRole('button', { name: 'Capacities of depot' }).click();
     await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "depot"');
-    expect(await page.inputValue('#default-capacity')).toBe('7');
-
-    // Shop's answer at last, a failure: nothing of it is shown.
-    await shopRoute!.fulfill({
-      status: 500,
-      contentType: 'application/json',
-      body: JSON.stringify(INTERNAL),
-    });
+    await json(shopRoute!, INTERNAL, 500);
     await expect
       .poll(() => page.getByRole('button', { name: 'Capacities of shop' }).isEnabled(), {
         timeout: SETTLED_MS,
@@ -228,6 +257,84 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     expect(await page.textContent('#settings-heading')).toBe('Capacities of "depot"');
     expect(await page.inputValue('#default-capacity')).toBe('7');
     expect(await page.textContent('#settings-status')).toBe('');
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  // Save shop, then open depot before the save answers: shop's answer, and its new ETag, stay out
+  // of depot's editor, whose own save is guarded by depot's ETag. Before, depot's editor said
+  // "Saved" and its next save sent shop's ETag (a false 412, or a lost update guarded by the wrong
+  // revision).
+  it('keeps a late save of one system out of the editor now showing another, its ETag too', async () => {
+    let patchShop: Route | undefined;
+    const ifMatch: string[] = [];
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route('**/api/systems**', async (route) => {
+        const request = route.request();
+        const url = request.url();
+        if (url.includes('?')) return json(route, TWO);
+        if (request.method() === 'PATCH') {
+          ifMatch.push(`${url.endsWith('/sys_2') ? 'depot' : 'shop'} ${request.headers()['if-match']}`);
+          if (url.endsWith('/sys_1')) {
+            patchShop = route;
+            return;
+          }
+          return withTag(route, DEPOT, '"settings-1"');
+        }
+        if (url.endsWith('/sys_2')) return withTag(route, DEPOT, '"settings-0"');
+        return withTag(route, SHOP, '"settings-6"');
+      }),
+    );
+    await page.click('#list-systems');
+    await page.getByRole('button', { name: 'Capacities of shop' }).click();
+    await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "shop"');
+    await page.click('#save-settings');
+    await expect.poll(() => patchShop !== undefined).toBe(true);
+    await page.getByRole('button', { name: 'Capacities of depot' }).click();
+    await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "depot"');
+    await withTag(patchShop!, SHOP, '"settings-7"');
+    await expect.poll(() => page.isEnabled('#save-settings'), { timeout: SETTLED_MS }).toBe(true);
+    await page.waitForTimeout(300);
+    expect(await page.textContent('#settings-status')).toBe('');
+    await page.click('#save-settings');
+    await expect.poll(() => ifMatch.length).toBe(2);
+    expect(ifMatch).toEqual(['shop "settings-6"', 'depot "settings-0"']);
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  // Depot's capacities on show, then shop's asked for: while they are read, Save sends nothing and
+  // says why, and Close closes for good (the answer does not open the editor again).
+  it('saves nothing while capacities are read, and stays closed when closed meanwhile', async () => {
+    let shopRoute: Route | undefined;
+    const patches: string[] = [];
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route('**/api/systems**', async (route) => {
+        const url = route.request().url();
+        if (url.includes('?')) return json(route, TWO);
+        if (route.request().method() === 'PATCH') patches.push(url);
+        if (url.endsWith('/sys_2')) return withTag(route, DEPOT, '"settings-0"');
+        shopRoute = route;
+      }),
+    );
+    await page.click('#list-systems');
+    await page.getByRole('button', { name: 'Capacities of depot' }).click();
+    await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "depot"');
+    await page.getByRole('button', { name: 'Capacities of shop' }).click();
+    await expect.poll(() => shopRoute !== undefined).toBe(true);
+    await page.click('#save-settings');
+    expect(await page.textContent('#settings-status')).toBe(
+      'Not saved: these capacities are still being read.',
+    );
+    expect(patches).toEqual([]);
+    await page.click('#close-settings');
+    await withTag(shopRoute!, SHOP, '"settings-6"');
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Capacities of shop' }).isEnabled(), {
+        timeout: SETTLED_MS,
+      })
+      .toBe(true);
+    expect(await page.isHidden('#settings-editor')).toBe(true);
     expect(uncaught).toEqual([]);
     await page.context().close();
   });
