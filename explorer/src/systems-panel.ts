@@ -134,8 +134,12 @@ export function createSystemsPanel(host: SystemsPanelHost): {
         () =>
           void whileBusy(open, systemsStatus, async () => {
             systemsStatus.textContent = `Opening "${system.name}"…`;
-            await openSystem(system.id);
-            systemsStatus.textContent = '';
+            const outcome = await openSystem(system.id);
+            // Loaded but not run: the answer on show is still the structure's before it.
+            systemsStatus.textContent =
+              outcome === 'unsent'
+                ? `Opened "${system.name}" in the editor; not run: a field under Run holds a bad number (said under it).`
+                : '';
           }),
       );
       const capacities = document.createElement('button');

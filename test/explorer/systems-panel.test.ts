@@ -339,6 +339,28 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await page.context().close();
   });
 
+  // Open with a bad tick count under Run: the system goes into the editor but is not run, and the
+  // panel says so (before, it said nothing, with the answer of the structure before on show).
+  it('says a system opened with a bad tick count was not run', async () => {
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route('**/api/systems**', (route) =>
+        route.request().url().includes('?') ? json(route, LIST) : json(route, SYSTEM),
+      ),
+    );
+    await page.selectOption('#run-as', 'ticks');
+    await page.fill('#tick-count', '1.5');
+    await page.click('#list-systems');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.getByRole('button', { name: 'Open shop', exact: true }).click();
+    await expect
+      .poll(() => page.textContent('#systems-status'), { timeout: SETTLED_MS })
+      .toBe('Opened "shop" in the editor; not run: a field under Run holds a bad number (said under it).');
+    expect(JSON.parse(await page.inputValue('#body')).nodes).toEqual(SYSTEM.structure.nodes);
+    expect(await page.getAttribute('body', 'data-state')).toBe('idle');
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
   // A request that never answers: after 30 s (on a fake clock) the panel stops waiting.
   it('gives up on a list that never answers after 30 s', async () => {
     const { page, uncaught } = await openPage(async (fresh) => {
