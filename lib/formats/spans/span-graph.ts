@@ -186,9 +186,30 @@ function signature(span: SourceSpan): string {
   ]);
 }
 
+/** Two spans of one trace and id that say the same in every other field the mapping reads. */
+function sameSpan(a: SourceSpan, b: SourceSpan): boolean {
+  // The cheap fields first: the usual pair under one id, an RPC's client and server halves,
+  // differ in kind.
+  return (
+    a.kind === b.kind &&
+    a.service === b.service &&
+    a.start === b.start &&
+    a.end === b.end &&
+    a.error === b.error &&
+    a.peer === b.peer &&
+    (a.follows === true) === (b.follows === true) &&
+    normalId(a.parent) === normalId(b.parent)
+  );
+}
+
+/** Spans of one id compared one by one up to this many; past it, by their signatures in a set. */
+const COMPARED_ONE_BY_ONE = 8;
+
 /**
- * The signatures of the spans of one repeated id, a set per id (by its first span), filled when
- * the id first repeats: each repeat is then one lookup, however many spans share the id.
+ * Finds exact repeats among the spans of one id (a chain from its first span). A short chain
+ * (an RPC's two halves, a retry) is compared span by span; one that grows past
+ * `COMPARED_ONE_BY_ONE` (instrumentation reusing an id) gets a set of signatures, filled once,
+ * so each further span is one lookup however many share the id.
  */
 class RepeatedIds {
   readonly #seen = new Map<number, Set<string>>();
@@ -197,6 +218,10 @@ class RepeatedIds {
   repeats(spans: readonly SourceSpan[], first: number, next: Int32Array, span: SourceSpan): boolean {
     let set = this.#seen.get(first);
     if (set === undefined) {
+      let length = 0;
+      for (let j = first; j !== -1 && length < COMPARED_ONE_BY_ONE; j = next[j]!, length++)
+        if (sameSpan(spans[j]!, span)) return true;
+      if (length < COMPARED_ONE_BY_ONE) return false;
       set = new Set();
       for (let j = first; j !== -1; j = next[j]!) set.add(signature(spans[j]!));
       this.#seen.set(first, set);

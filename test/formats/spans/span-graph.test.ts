@@ -147,6 +147,15 @@ describe('the span mapping', () => {
       /^1 span repeats an earlier span in every field read \(.+; first: \[3\] repeats \[1\]\)/,
     );
     expect(again.warnings[1]).toMatch(/^2 spans repeat the id of another span of its trace/);
+
+    // Twelve under one id (past the eight compared one by one, so by their signatures), the
+    // tenth and then the second sent again: both read once.
+    const many = Array.from({ length: 12 }, (_, i) => ({ ...web, timestamp: i * 20_000 }));
+    const both = readGraph([...many, { ...many[9]! }, { ...many[1]! }], 'auto', { window: 1 });
+    expect(nodeOf(both, 'web').entrySpans).toBe(12);
+    expect(both.warnings[0]).toMatch(
+      /^2 spans repeat an earlier span in every field read \(.+; first: \[12\] repeats \[9\]\)/,
+    );
   });
 
   it('refuses options out of range', () => {
