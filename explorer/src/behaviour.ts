@@ -41,9 +41,14 @@ export function createBehaviour() {
     return button;
   };
   const errorPanel = createErrorPanel();
-  /** Which registered system the answer on show is of (see `setCapacitiesOnShow`). */
+  /** Which registered system the editor's structure is of (see `setCapacitiesOnShow`). */
   let capacitiesOnShow: () => CapacitiesOnShow | undefined = () => undefined;
-  const summary = createSummaryPanel(view, nodeButton, () => capacitiesOnShow());
+  /**
+   * Which registered system the answer on show is of: asked when the answer is shown, and kept
+   * with it (the editor may hold another structure by the time the summary is drawn again).
+   */
+  let capacitiesOfAnswer: CapacitiesOnShow | undefined;
+  const summary = createSummaryPanel(view, nodeButton, () => capacitiesOfAnswer);
   const graph = createGraphPanel(view, (id) => select(id));
   const timeline = createTimelinePanel(view, (index, node) => goTo(index, node));
   const details = createDetailsPanel(view, nodeButton);
@@ -120,6 +125,7 @@ export function createBehaviour() {
       view.current = 0;
       view.selected = undefined;
       view.names = new Map(answer.names ?? []);
+      capacitiesOfAnswer = capacitiesOnShow();
       timeline.load();
       const { states } = view;
       const line = `${response.mode}: ${states.length} state${states.length === 1 ? '' : 's'} (${where}, ${answer.ms.toFixed(0)} ms)`;

@@ -14,10 +14,15 @@ export interface SettingsEditorHost {
   ): Promise<{ status: number; json: unknown; etag: string | undefined }>;
   /**
    * Loads the system (its settings applied) into the editor and runs it: how the run ended.
-   * Rejects when the system could not be read.
+   * Rejects when the system could not be read. With `asOf` (a count from `opensSoFar`), only if
+   * no system was opened since: else `superseded`, and nothing is loaded.
    */
-  openSystem(id: string): Promise<RunOutcome>;
+  openSystem(id: string, asOf?: number): Promise<RunOutcome>;
+  /** How many systems have been opened so far: a mark for `openSystem`'s `asOf`. */
+  opensSoFar(): number;
   errorLine(status: number, json: unknown): string;
+  /** Says `text` outside the editor (the systems panel's status): for a save the editor no longer shows. */
+  notice(text: string): void;
 }
 
 interface NodeSettings {
@@ -62,6 +67,8 @@ export function createSettingsEditor(host: SettingsEditorHost) {
   const status = $('settings-status');
   const saveButton = $<HTMLButtonElement>('save-settings');
   let systemId: string | undefined;
+  /** The name of the system shown, for what a save says once the editor shows another. */
+  let systemName = '';
   /** The ETag of the settings the editor shows: a save applies only while they are still those. */
   let settingsTag: string | undefined;
   /**
@@ -176,6 +183,8 @@ export function createSettingsEditor(host: SettingsEditorHost) {
   $('close-settings').addEventListener('click', () => {
     opening++;
     loading = false;
+    // A save still in flight is no longer this editor's: its button is free again.
+    saveButton.disabled = false;
     editor.hidden = true;
   });
   editor.addEventListener('submit', async (event) => {
@@ -200,10 +209,26 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     }
     status.className = '';
     const ticket = opening;
-    await whileBusy(saveButton, status, () => whileShown(ticket, () => save(id, ticket)), {
-      refocus: () => ticket === opening,
+    const name = systemName;
+    const asOf = host.opensSoFar();
+    await whileBusy(saveButton, status, () => saving(id, name, ticket, asOf), {
+      owns: () => ticket === opening,
     });
   });
+
+  /**
+   * `save`, its outcome said in the editor while it shows this system, and once it shows another
+   * (or is closed) in the systems panel, named: a save is never lost from view.
+   */
+  async function saving(id: string, name: string, ticket: number, asOf: number): Promise<void> {
+    try {
+      const said = await save(id, ticket, asOf);
+      if (ticket !== opening) host.notice(`Capacities of "${name}": ${said}`);
+    } catch (thrown) {
+      if (ticket === opening) throw thrown;
+      host.notice(`Capacities of "${name}": ${requestFailureLine(thrown, SERVER_TIMEOUT_MS)}`);
+    }
+  }
 
   /** Runs `work`; what it throws once the editor shows something else is not this editor's to say. */
   async function whileShown(ticket: number, work: () => Promise<void>): Promise<void> {
@@ -215,12 +240,14 @@ export function createSettingsEditor(host: SettingsEditorHost) {
   }
 
   /**
-   * Saves the settings as shown, then runs the system with them; rejects when either gets no
-   * answer. Once the editor shows another system (or is closed), nothing of the answer lands in
-   * it: neither its status nor, above all, the new ETag, which would then guard another system's
-   * settings.
+   * Saves the settings as shown, then runs the system with them, unless another system was opened
+   * since Save was pressed (`asOf`: the later click wins); rejects when either gets no answer, and
+   * returns what it said. Once the editor shows another system (or is closed), nothing of the
+   * answer lands in it: neither its status nor, above all, the new ETag, which would then guard
+   * another system's settings.
    */
-  async function save(id: string, ticket: number): Promise<void> {
+  async function save(id: string, ticket: number, asOf: number): Promise<string> {
+    const shown = () => ticket === opening;
     status.textContent = 'Saving…';
     const {
       status: code,
@@ -234,35 +261,43 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       },
       body: JSON.stringify({ settings: settingsToSend() }),
     });
-    if (ticket !== opening) return;
     if (code !== 200) {
-      const details = (json as { error?: { details?: Array<{ path: string }> } } | undefined)?.error?.details;
-      markInvalid(details?.[0]?.path);
-      status.className = 'settings-error';
-      status.textContent =
+      const line =
         code === 412
           ? 'Nothing was saved: these capacities were changed elsewhere since you opened them. Close and open them again to see the new ones, then save.'
           : host.errorLine(code, json);
-      return;
+      if (shown()) {
+        const details = (json as { error?: { details?: Array<{ path: string }> } } | undefined)?.error
+          ?.details;
+        markInvalid(details?.[0]?.path);
+        status.className = 'settings-error';
+        status.textContent = line;
+      }
+      return line;
     }
-    settingsTag = etag;
-    markInvalid(undefined);
-    status.textContent = 'Saved. Running the system with them…';
+    if (shown()) {
+      settingsTag = etag;
+      markInvalid(undefined);
+      status.textContent = 'Saved. Running the system with them…';
+    }
     let outcome: RunOutcome;
     try {
-      outcome = await host.openSystem(id);
+      outcome = await host.openSystem(id, asOf);
     } catch (thrown) {
       throw new Error(
         `Saved, but the system could not be read again to run it: ${requestFailureLine(thrown, SERVER_TIMEOUT_MS)}`,
       );
     }
-    if (ticket !== opening) return;
-    status.textContent =
+    const line =
       outcome === 'answered'
         ? 'Saved; the answer below runs with them.'
         : outcome === 'unsent'
           ? 'Saved; not run: a field under Run holds a bad number (said under it).'
-          : 'Saved; the run with them gave no answer (see under Run).';
+          : outcome === 'superseded'
+            ? 'Saved; not run, as another system was opened since.'
+            : 'Saved; the run with them gave no answer (see under Run).';
+    if (shown()) status.textContent = line;
+    return line;
   }
 
   /**
@@ -280,6 +315,7 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       structure: { nodes: Array<{ id: string }>; dependencies: unknown[] };
     };
     systemId = id;
+    systemName = record.name;
     heading.textContent = `Capacities of "${record.name}"`;
     defaultCapacity.value = shown(record.settings?.defaultCapacity);
     for (const field of rows.querySelectorAll('input')) numbers.delete(field);
@@ -319,6 +355,8 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       status.textContent = 'Loading…';
       const ticket = ++opening;
       loading = true;
+      // A save still in flight is no longer this editor's: its button is free again.
+      saveButton.disabled = false;
       await whileBusy(button, status, () => whileShown(ticket, () => load(id, ticket)), {
         refocus: () => ticket === opening,
       });

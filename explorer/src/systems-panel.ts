@@ -69,6 +69,8 @@ export function createSystemsPanel(host: SystemsPanelHost): {
   const systemsStatus = $('systems-status');
   /** The system last opened, and the text it put in the editor. */
   let opened: { id: string; name: string; text: string } | undefined;
+  /** Counts the opens: only the latest one loads its system. */
+  let opens = 0;
   userTokenInput.value = sessionStorage.getItem(TOKEN_STORAGE) ?? '';
   userTokenInput.addEventListener('change', () =>
     sessionStorage.setItem(TOKEN_STORAGE, userTokenInput.value.trim()),
@@ -161,10 +163,15 @@ export function createSystemsPanel(host: SystemsPanelHost): {
   /**
    * Loads a stored structure into the editor, its settings applied as the server applies them,
    * and runs it here: the same bytes as `{ mode, systemId }` on the server. How the run ended;
-   * rejects when the system could not be read (its error in words).
+   * rejects when the system could not be read (its error in words). Of two opens in flight, the
+   * one begun last wins: an earlier one whose answer comes later is `superseded`, and loads nothing.
+   * With `asOf` (an earlier `opens`), nothing is opened if another open began since.
    */
-  async function openSystem(id: string): Promise<RunOutcome> {
+  async function openSystem(id: string, asOf?: number): Promise<RunOutcome> {
+    if (asOf !== undefined && asOf !== opens) return 'superseded';
+    const mine = ++opens;
     const { status, json } = await withToken(`/api/systems/${encodeURIComponent(id)}`);
+    if (mine !== opens) return 'superseded';
     if (status !== 200) throw new Error(errorLine(status, json));
     const { structure, name, settings, format } = json as {
       name: string;
@@ -182,7 +189,16 @@ export function createSystemsPanel(host: SystemsPanelHost): {
     return host.run();
   }
 
-  const settingsEditor = createSettingsEditor({ withToken, openSystem, errorLine });
+  const settingsEditor = createSettingsEditor({
+    withToken,
+    openSystem,
+    opensSoFar: () => opens,
+    errorLine,
+    notice(text) {
+      systemsStatus.classList.remove('request-failed');
+      systemsStatus.textContent = text;
+    },
+  });
 
   const testButton = $<HTMLButtonElement>('test-url');
   testButton.addEventListener('click', () => void whileBusy(testButton, systemsStatus, testUrl));

@@ -6,16 +6,17 @@ import { SERVER_TIMEOUT_MS } from './runs';
  * whatever it throws (no connection, no answer in time, an error answer in words) is said once
  * in `status`, and the button is enabled again, to retry. The focus goes back to the button if
  * disabling it took it away, unless `refocus` says no (the user has since moved on to another
- * request, whose button should keep it).
+ * request, whose button should keep it). A button shared by what the user moved on to (the
+ * editor's Save) is left to it when `owns` says no: neither enabled nor focused here.
  */
 export async function whileBusy(
   button: HTMLButtonElement | undefined,
   status: HTMLElement,
   work: () => Promise<void>,
-  { refocus = () => true }: { refocus?: () => boolean } = {},
+  { refocus = () => true, owns = () => true }: { refocus?: () => boolean; owns?: () => boolean } = {},
 ): Promise<void> {
   if (button === undefined) {
-    await whileBusy(document.createElement('button'), status, work, { refocus });
+    await whileBusy(document.createElement('button'), status, work, { refocus, owns });
     return;
   }
   const focused = document.activeElement === button;
@@ -27,9 +28,15 @@ export async function whileBusy(
     status.classList.add('request-failed');
     status.textContent = requestFailureLine(thrown, SERVER_TIMEOUT_MS);
   } finally {
-    button.disabled = false;
-    // Disabling it took the focus away; it goes back for a keyboard user to retry.
-    if (focused && refocus() && (document.activeElement === null || document.activeElement === document.body))
-      button.focus();
+    if (owns()) {
+      button.disabled = false;
+      // Disabling it took the focus away; it goes back for a keyboard user to retry.
+      if (
+        focused &&
+        refocus() &&
+        (document.activeElement === null || document.activeElement === document.body)
+      )
+        button.focus();
+    }
   }
 }

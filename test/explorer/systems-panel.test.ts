@@ -194,6 +194,11 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
   const TWO = { systems: [...LIST.systems, { id: 'sys_2', name: 'depot', nodes: 1, dependencies: 0 }] };
   const withTag = (route: Route, body: unknown, etag: string, status = 200) =>
     route.fulfill({ status, contentType: 'application/json', body: JSON.stringify(body), headers: { etag } });
+  /** The node ids of the structure in the editor. */
+  const idsInEditor = async (page: Page) =>
+    (JSON.parse(await page.inputValue('#body')) as { nodes: Array<{ id: string }> }).nodes.map(
+      (node) => node.id,
+    );
   /** The focused element's accessible name, as the tests read it. */
   const focusedName = (page: Page) =>
     page.evaluate("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id ?? ''");
@@ -292,13 +297,96 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await expect.poll(() => patchShop !== undefined).toBe(true);
     await page.getByRole('button', { name: 'Capacities of depot' }).click();
     await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "depot"');
+    // Shop's save still in flight does not hold depot's Save button.
+    expect(await page.isEnabled('#save-settings')).toBe(true);
+    await page.evaluate("document.body.dataset.state = 'idle'");
     await withTag(patchShop!, SHOP, '"settings-7"');
-    await expect.poll(() => page.isEnabled('#save-settings'), { timeout: SETTLED_MS }).toBe(true);
-    await page.waitForTimeout(300);
+    // Shop's save goes on: it runs shop, as Save and run asked, and says so outside the editor.
+    await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
+    await expect
+      .poll(() => page.textContent('#systems-status'))
+      .toBe('Capacities of "shop": Saved; the answer below runs with them.');
     expect(await page.textContent('#settings-status')).toBe('');
     await page.click('#save-settings');
     await expect.poll(() => ifMatch.length).toBe(2);
     expect(ifMatch).toEqual(['shop "settings-6"', 'depot "settings-0"']);
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  // Save shop's capacities, then Close before the save answers: the save goes on and runs shop, as
+  // Save and run asked, saying so in the systems panel (before, Close dropped the run unsaid).
+  // Save again, then Open depot before the save answers: the later click wins, and shop's save
+  // says it did not run.
+  it('finishes a save whose editor was closed, and lets a later Open win', async () => {
+    let patchShop: Route | undefined;
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route('**/api/systems**', async (route) => {
+        const request = route.request();
+        const url = request.url();
+        if (url.includes('?')) return json(route, TWO);
+        if (request.method() === 'PATCH') {
+          patchShop = route;
+          return;
+        }
+        if (url.endsWith('/sys_2')) return withTag(route, DEPOT, '"settings-0"');
+        return withTag(route, SHOP, '"settings-6"');
+      }),
+    );
+    await page.click('#list-systems');
+    await page.getByRole('button', { name: 'Capacities of shop' }).click();
+    await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "shop"');
+    await page.click('#save-settings');
+    await expect.poll(() => patchShop !== undefined).toBe(true);
+    await page.click('#close-settings');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await withTag(patchShop!, SHOP, '"settings-7"');
+    await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
+    expect(await idsInEditor(page)).toEqual(['A', 'B']);
+    await expect
+      .poll(() => page.textContent('#systems-status'))
+      .toBe('Capacities of "shop": Saved; the answer below runs with them.');
+
+    patchShop = undefined;
+    await page.getByRole('button', { name: 'Capacities of shop' }).click();
+    await expect.poll(() => page.isVisible('#settings-editor')).toBe(true);
+    await page.click('#save-settings');
+    await expect.poll(() => patchShop !== undefined).toBe(true);
+    await page.getByRole('button', { name: 'Open depot', exact: true }).click();
+    await expect.poll(() => idsInEditor(page), { timeout: SETTLED_MS }).toEqual(['X']);
+    await withTag(patchShop!, SHOP, '"settings-8"');
+    await expect
+      .poll(() => page.textContent('#settings-status'), { timeout: SETTLED_MS })
+      .toBe('Saved; not run, as another system was opened since.');
+    expect(await idsInEditor(page)).toEqual(['X']);
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  // Open shop, then Open depot before shop's answer comes: depot, clicked last, is the one loaded
+  // and run; shop's answer loads nothing (before, it replaced depot in the editor and ran).
+  it('opens the system whose Open was pressed last', async () => {
+    let shopRoute: Route | undefined;
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route('**/api/systems**', async (route) => {
+        const url = route.request().url();
+        if (url.includes('?')) return json(route, TWO);
+        if (url.endsWith('/sys_2')) return withTag(route, DEPOT, '"settings-0"');
+        shopRoute = route;
+      }),
+    );
+    await page.click('#list-systems');
+    await page.getByRole('button', { name: 'Open shop', exact: true }).click();
+    await expect.poll(() => shopRoute !== undefined).toBe(true);
+    await page.getByRole('button', { name: 'Open depot', exact: true }).click();
+    await expect.poll(() => idsInEditor(page), { timeout: SETTLED_MS }).toEqual(['X']);
+    await withTag(shopRoute!, SHOP, '"settings-6"');
+    await expect
+      .poll(() => page.getByRole('button', { name: 'Open shop', exact: true }).isEnabled(), {
+        timeout: SETTLED_MS,
+      })
+      .toBe(true);
+    expect(await idsInEditor(page)).toEqual(['X']);
     expect(uncaught).toEqual([]);
     await page.context().close();
   });
@@ -357,6 +445,47 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
       .toBe('Opened "shop" in the editor; not run: a field under Run holds a bad number (said under it).');
     expect(JSON.parse(await page.inputValue('#body')).nodes).toEqual(SYSTEM.structure.nodes);
     expect(await page.getAttribute('body', 'data-state')).toBe('idle');
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  // Shop opened and run (an open structure without capacities: its summary offers shop's
+  // Capacities), then depot opened with a bad tick count (not run): the answer on show is still
+  // shop's, and so is the Capacities it offers, even when the summary is drawn again.
+  it('offers the capacities of the system the answer on show is of', async () => {
+    const openShop = {
+      id: 'sys_1',
+      name: 'shop',
+      structure: {
+        nodes: [
+          { id: 'A', arrival: 1 },
+          { id: 'B', exit: 1 },
+        ],
+        dependencies: [{ from: 'A', to: 'B' }],
+      },
+    };
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route('**/api/systems**', (route) => {
+        const url = route.request().url();
+        if (url.includes('?')) return json(route, TWO);
+        return url.endsWith('/sys_2') ? json(route, DEPOT) : json(route, openShop);
+      }),
+    );
+    await page.click('#list-systems');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.getByRole('button', { name: 'Open shop', exact: true }).click();
+    await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
+    const offered = page.locator('#summary [data-field="no-capacities"] button');
+    expect(await offered.getAttribute('aria-label')).toBe('Capacities of shop');
+
+    await page.selectOption('#run-as', 'ticks');
+    await page.fill('#tick-count', '1.5');
+    await page.getByRole('button', { name: 'Open depot', exact: true }).click();
+    await expect
+      .poll(() => page.textContent('#systems-status'), { timeout: SETTLED_MS })
+      .toMatch(/^Opened "depot"/);
+    await page.click('#graph .node[data-id="B"]');
+    expect(await offered.getAttribute('aria-label')).toBe('Capacities of shop');
     expect(uncaught).toEqual([]);
     await page.context().close();
   });
