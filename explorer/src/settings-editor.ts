@@ -78,6 +78,8 @@ export function createSettingsEditor(host: SettingsEditorHost) {
   let opening = 0;
   /** An open's settings are still being read. */
   let loading = false;
+  /** The button that opened the editor: Close gives it the focus back. */
+  let openedBy: HTMLButtonElement | undefined;
   /** Each number field, checked as it is typed; a save sends none that holds a bad number. */
   const numbers = new Map<HTMLInputElement, CheckedNumberField>();
   numbers.set(
@@ -186,6 +188,8 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     // A save still in flight is no longer this editor's: its button is free again.
     saveButton.disabled = false;
     editor.hidden = true;
+    // The focus was in the editor, now hidden: back where the user opened it from.
+    if (openedBy?.isConnected) openedBy.focus();
   });
   editor.addEventListener('submit', async (event) => {
     event.preventDefault();
@@ -355,6 +359,7 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       status.textContent = 'Loading…';
       const ticket = ++opening;
       loading = true;
+      openedBy = button;
       // A save still in flight is no longer this editor's: its button is free again.
       saveButton.disabled = false;
       await whileBusy(button, status, () => whileShown(ticket, () => load(id, ticket)), {

@@ -490,6 +490,26 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await page.context().close();
   });
 
+  // From the keyboard: Capacities, then Close: the focus goes back to the button that opened the
+  // editor (before, it fell to the page's body with the editor hidden).
+  it('gives the focus back to Capacities when the editor is closed', async () => {
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route('**/api/systems**', (route) =>
+        route.request().url().includes('?') ? json(route, TWO) : withTag(route, DEPOT, '"settings-0"'),
+      ),
+    );
+    await page.click('#list-systems');
+    await page.getByRole('button', { name: 'Capacities of depot' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "depot"');
+    await page.locator('#close-settings').focus();
+    await page.keyboard.press('Enter');
+    expect(await page.isHidden('#settings-editor')).toBe(true);
+    expect(await focusedName(page)).toBe('Capacities of depot');
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
   // A request that never answers: after 30 s (on a fake clock) the panel stops waiting.
   it('gives up on a list that never answers after 30 s', async () => {
     const { page, uncaught } = await openPage(async (fresh) => {
