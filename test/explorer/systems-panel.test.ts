@@ -203,6 +203,32 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
   const focusedName = (page: Page) =>
     page.evaluate("document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.id ?? ''");
 
+  /**
+   * A page whose list holds shop and depot: depot's record is answered at once, each request for
+   * shop's is held in `held.shop` for the test to answer.
+   */
+  async function openHoldingShop() {
+    const held: { shop?: Route } = {};
+    const opened = await openPage((fresh) =>
+      fresh.route('**/api/systems**', async (route) => {
+        const url = route.request().url();
+        if (url.includes('?')) return json(route, TWO);
+        if (url.endsWith('/sys_2')) return withTag(route, DEPOT, '"settings-0"');
+        held.shop = route;
+      }),
+    );
+    return { ...opened, held };
+  }
+
+  /** Lists the systems, opens shop's capacities and presses Save, until `held` says its PATCH came. */
+  async function saveShopWhile(page: Page, held: () => boolean): Promise<void> {
+    await page.click('#list-systems');
+    await page.getByRole('button', { name: 'Capacities of shop' }).click();
+    await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "shop"');
+    await page.click('#save-settings');
+    await expect.poll(held).toBe(true);
+  }
+
   // Capacities of shop, then of depot, both answers held: shop's, coming first, fills nothing and
   // takes no focus; depot's is the one to edit. Before, whichever answer came last filled the
   // editor, and a stale one pulled the focus back to its own button.
@@ -239,21 +265,13 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
 
   // The same with the stale answer a failure: it says nothing in the editor now showing depot.
   it('says nothing of a stale Capacities that failed', async () => {
-    let shopRoute: Route | undefined;
-    const { page, uncaught } = await openPage((fresh) =>
-      fresh.route('**/api/systems**', async (route) => {
-        const url = route.request().url();
-        if (url.includes('?')) return json(route, TWO);
-        if (url.endsWith('/sys_2')) return withTag(route, DEPOT, '"settings-0"');
-        shopRoute = route;
-      }),
-    );
+    const { page, uncaught, held } = await openHoldingShop();
     await page.click('#list-systems');
     await page.getByRole('button', { name: 'Capacities of shop' }).click();
-    await expect.poll(() => shopRoute !== undefined).toBe(true);
+    await expect.poll(() => held.shop !== undefined).toBe(true);
     await page.getByRole('button', { name: 'Capacities of depot' }).click();
     await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "depot"');
-    await json(shopRoute!, INTERNAL, 500);
+    await json(held.shop!, INTERNAL, 500);
     await expect
       .poll(() => page.getByRole('button', { name: 'Capacities of shop' }).isEnabled(), {
         timeout: SETTLED_MS,
@@ -290,11 +308,7 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
         return withTag(route, SHOP, '"settings-6"');
       }),
     );
-    await page.click('#list-systems');
-    await page.getByRole('button', { name: 'Capacities of shop' }).click();
-    await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "shop"');
-    await page.click('#save-settings');
-    await expect.poll(() => patchShop !== undefined).toBe(true);
+    await saveShopWhile(page, () => patchShop !== undefined);
     await page.getByRole('button', { name: 'Capacities of depot' }).click();
     await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "depot"');
     // Shop's save still in flight does not hold depot's Save button.
@@ -333,11 +347,7 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
         return withTag(route, SHOP, '"settings-6"');
       }),
     );
-    await page.click('#list-systems');
-    await page.getByRole('button', { name: 'Capacities of shop' }).click();
-    await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "shop"');
-    await page.click('#save-settings');
-    await expect.poll(() => patchShop !== undefined).toBe(true);
+    await saveShopWhile(page, () => patchShop !== undefined);
     await page.click('#close-settings');
     await page.evaluate("document.body.dataset.state = 'idle'");
     await withTag(patchShop!, SHOP, '"settings-7"');
@@ -366,21 +376,13 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
   // Open shop, then Open depot before shop's answer comes: depot, clicked last, is the one loaded
   // and run; shop's answer loads nothing (before, it replaced depot in the editor and ran).
   it('opens the system whose Open was pressed last', async () => {
-    let shopRoute: Route | undefined;
-    const { page, uncaught } = await openPage((fresh) =>
-      fresh.route('**/api/systems**', async (route) => {
-        const url = route.request().url();
-        if (url.includes('?')) return json(route, TWO);
-        if (url.endsWith('/sys_2')) return withTag(route, DEPOT, '"settings-0"');
-        shopRoute = route;
-      }),
-    );
+    const { page, uncaught, held } = await openHoldingShop();
     await page.click('#list-systems');
     await page.getByRole('button', { name: 'Open shop', exact: true }).click();
-    await expect.poll(() => shopRoute !== undefined).toBe(true);
+    await expect.poll(() => held.shop !== undefined).toBe(true);
     await page.getByRole('button', { name: 'Open depot', exact: true }).click();
     await expect.poll(() => idsInEditor(page), { timeout: SETTLED_MS }).toEqual(['X']);
-    await withTag(shopRoute!, SHOP, '"settings-6"');
+    await withTag(held.shop!, SHOP, '"settings-6"');
     await expect
       .poll(() => page.getByRole('button', { name: 'Open shop', exact: true }).isEnabled(), {
         timeout: SETTLED_MS,
@@ -394,29 +396,23 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
   // Depot's capacities on show, then shop's asked for: while they are read, Save sends nothing and
   // says why, and Close closes for good (the answer does not open the editor again).
   it('saves nothing while capacities are read, and stays closed when closed meanwhile', async () => {
-    let shopRoute: Route | undefined;
+    const { page, uncaught, held } = await openHoldingShop();
     const patches: string[] = [];
-    const { page, uncaught } = await openPage((fresh) =>
-      fresh.route('**/api/systems**', async (route) => {
-        const url = route.request().url();
-        if (url.includes('?')) return json(route, TWO);
-        if (route.request().method() === 'PATCH') patches.push(url);
-        if (url.endsWith('/sys_2')) return withTag(route, DEPOT, '"settings-0"');
-        shopRoute = route;
-      }),
-    );
+    page.on('request', (request) => {
+      if (request.method() === 'PATCH') patches.push(request.url());
+    });
     await page.click('#list-systems');
     await page.getByRole('button', { name: 'Capacities of depot' }).click();
     await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "depot"');
     await page.getByRole('button', { name: 'Capacities of shop' }).click();
-    await expect.poll(() => shopRoute !== undefined).toBe(true);
+    await expect.poll(() => held.shop !== undefined).toBe(true);
     await page.click('#save-settings');
     expect(await page.textContent('#settings-status')).toBe(
       'Not saved: these capacities are still being read.',
     );
     expect(patches).toEqual([]);
     await page.click('#close-settings');
-    await withTag(shopRoute!, SHOP, '"settings-6"');
+    await withTag(held.shop!, SHOP, '"settings-6"');
     await expect
       .poll(() => page.getByRole('button', { name: 'Capacities of shop' }).isEnabled(), {
         timeout: SETTLED_MS,
