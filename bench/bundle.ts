@@ -36,7 +36,7 @@ import { readDeploySettings } from '../infra/settings';
 import { FUNCTIONS, type FunctionName } from '../lib/http/routes';
 import { scriptArgs } from '../lib/script-args';
 import { bundleFiles, bytesOf } from './bundle-files';
-import { type Column, formatMs, formatRatio, renderTable } from './table';
+import { type Column, formatMs, formatRatio, median, renderTable } from './table';
 
 /** The targets of the bundle budget: what a cold start loads, and its import's CPU time vs the SDK's alone. */
 const MAX_BUNDLE_BYTES = 400 * 1024;
@@ -187,12 +187,6 @@ function timeImport(file: string, then?: string): Timing {
   });
   if (child.status !== 0) throw new Error(`importing ${then ?? file} failed: ${child.stderr.slice(0, 2000)}`);
   return JSON.parse(child.stdout) as Timing;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function kb(bytes: number): string {

@@ -61,6 +61,7 @@ import {
   formatMs,
   formatNs,
   formatRatio,
+  median,
   renderTable,
   type TargetCheck,
 } from './table';
@@ -178,12 +179,6 @@ interface Measurement {
   parts: Record<string, number>;
   /** How many of the counted runs reported each note. */
   notes: Record<string, number>;
-}
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /**

@@ -17,7 +17,7 @@
  */
 import { analyze, type EngineResult, type NodeInput, type Structure } from '../lib/engine';
 import { generateStructure, type Shape } from './generate';
-import { formatMs, formatRatio, renderTable, type TargetCheck } from './table';
+import { formatMs, formatRatio, median, renderTable, type TargetCheck } from './table';
 
 /** The target: latency and the SLO search add at most 25% to an open analyze. */
 const LATENCY_TARGET = 1.25;
@@ -63,11 +63,7 @@ function medianInTurns(
       times[i]!.push(twin());
     });
   }
-  return times.map((list) => {
-    const sorted = [...list].sort((a, b) => a - b);
-    const middle = Math.floor(sorted.length / 2);
-    return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-  });
+  return times.map(median);
 }
 
 export function benchLatency(

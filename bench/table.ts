@@ -62,3 +62,10 @@ export function formatCount(count: number): string {
   if (count >= 1_000 && count % 1_000 === 0) return `${count / 1_000}k`;
   return String(count);
 }
+
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
