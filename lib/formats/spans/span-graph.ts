@@ -202,6 +202,43 @@ function sameSpan(a: SourceSpan, b: SourceSpan): boolean {
   );
 }
 
+/**
+ * Spans by trace and id: the first span of each id, and the later ones chained after it (a
+ * repeated id is rare; a million spans must not each hold an array).
+ */
+class IdChains {
+  readonly #traces = new Map<string, Map<string, number>>();
+  /** The next span of the same trace and id, −1 at a chain's end. */
+  readonly next: Int32Array;
+  readonly #last: Int32Array;
+
+  constructor(length: number) {
+    this.next = new Int32Array(length).fill(-1);
+    this.#last = new Int32Array(length);
+  }
+
+  /** The first span of `trace` with `id` (both as `normalId` gives them), if any yet. */
+  first(trace: string, id: string): number | undefined {
+    return this.#traces.get(trace)?.get(id);
+  }
+
+  /** Span `i` of `trace` with `id`, after the chain from `first` (or starting one). */
+  add(trace: string, id: string, i: number, first: number | undefined): void {
+    this.#last[i] = i;
+    if (first === undefined) {
+      let byId = this.#traces.get(trace);
+      if (byId === undefined) {
+        byId = new Map();
+        this.#traces.set(trace, byId);
+      }
+      byId.set(id, i);
+    } else {
+      this.next[this.#last[first]!] = i;
+      this.#last[first] = i;
+    }
+  }
+}
+
 /** Spans of one id compared one by one up to this many; past it, by their signatures in a set. */
 const COMPARED_ONE_BY_ONE = 8;
 
@@ -243,10 +280,7 @@ function withoutExactRepeats(
   notes: SpanNotes,
 ): MappedGraph {
   const kept: SourceSpan[] = [];
-  // The first kept span of each trace and id, and the later ones chained after it, as above.
-  const traces = new Map<string, Map<string, number>>();
-  const next = new Int32Array(spans.length).fill(-1);
-  const last = new Int32Array(spans.length);
+  const chains = new IdChains(spans.length);
   const repeatedIds = new RepeatedIds();
   let dropped = 0;
   let firstPath = '';
@@ -254,23 +288,12 @@ function withoutExactRepeats(
     const id = normalId(span.id);
     if (id !== '') {
       const trace = normalId(span.trace);
-      let byId = traces.get(trace);
-      if (byId === undefined) {
-        byId = new Map();
-        traces.set(trace, byId);
-      }
-      const first = byId.get(id);
-      const index = kept.length;
-      if (first === undefined) byId.set(id, index);
-      else if (repeatedIds.repeats(kept, first, next, span)) {
-        if (dropped++ === 0)
-          firstPath = `${span.path} repeats ${firstWithSignature(kept, first, next, span)}`;
+      const first = chains.first(trace, id);
+      if (first !== undefined && repeatedIds.repeats(kept, first, chains.next, span)) {
+        if (dropped++ === 0) firstPath = `${span.path} repeats ${repeated(kept, first, chains.next, span)}`;
         continue;
-      } else {
-        next[last[first]!] = index;
-        last[first] = index;
       }
-      last[index] = index;
+      chains.add(trace, id, kept.length, first);
     }
     kept.push(span);
   }
@@ -279,14 +302,8 @@ function withoutExactRepeats(
 }
 
 /** The path of the kept span, on the chain from `first`, that `span` repeats (for the warning, once). */
-function firstWithSignature(
-  kept: readonly SourceSpan[],
-  first: number,
-  next: Int32Array,
-  span: SourceSpan,
-): string {
-  const own = signature(span);
-  for (let j = first; j !== -1; j = next[j]!) if (signature(kept[j]!) === own) return kept[j]!.path;
+function repeated(kept: readonly SourceSpan[], first: number, next: Int32Array, span: SourceSpan): string {
+  for (let j = first; j !== -1; j = next[j]!) if (sameSpan(kept[j]!, span)) return kept[j]!.path;
   return '';
 }
 
@@ -336,12 +353,9 @@ export function spanGraph(
     service[i] = index;
   }
 
-  // Spans by trace and id: the first span of each id, and the later ones chained after it (a
-  // repeated id is rare; a million spans must not each hold an array).
-  const traces = new Map<string, Map<string, number>>();
+  const chains = new IdChains(n);
+  const nextSame = chains.next;
   const traceOf: string[] = new Array(n);
-  const nextSame = new Int32Array(n).fill(-1);
-  const lastSame = new Int32Array(n);
   const repeatedFirsts: number[] = [];
   const repeatedIds = new RepeatedIds();
   for (let i = 0; i < n; i++) {
@@ -350,23 +364,14 @@ export function spanGraph(
     traceOf[i] = trace;
     const id = normalId(span.id);
     if (id === '') continue;
-    let byId = traces.get(trace);
-    if (byId === undefined) {
-      byId = new Map();
-      traces.set(trace, byId);
-    }
-    const first = byId.get(id);
-    if (first === undefined) {
-      byId.set(id, i);
-      lastSame[i] = i;
-    } else {
+    const first = chains.first(trace, id);
+    if (first !== undefined) {
       // Rare (a repeated id), so a repeat is looked for only here.
       if (repeatedIds.repeats(spans, first, nextSame, span))
         return withoutExactRepeats(spans, options, notes);
       if (nextSame[first] === -1) repeatedFirsts.push(first);
-      nextSame[lastSame[first]!] = i;
-      lastSame[first] = i;
     }
+    chains.add(trace, id, i, first);
   }
   const groupOf = (first: number): number[] => {
     const group: number[] = [];
@@ -411,7 +416,7 @@ export function spanGraph(
       parent[i] = NO_PARENT;
       continue;
     }
-    const first = traces.get(traceOf[i]!)?.get(named);
+    const first = chains.first(traceOf[i]!, named);
     if (first === undefined) {
       parent[i] = MISSING_PARENT;
       if (orphans++ === 0) orphanPath = `${span.path}${span.parentField ?? ''}`;
