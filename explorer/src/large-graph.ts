@@ -313,13 +313,7 @@ export function drawLargeGraph(
   let settleTimer: ReturnType<typeof setTimeout> | undefined;
   let frame: number | undefined;
   /** The last frame drawn, shown moved with the camera while it moves (held-frame.ts). */
-  const held = holdFrames(stage, (wx, wy) => {
-    const [sx, sy] = scale();
-    return [
-      (((wx - camera.x) * sx + 1) / 2) * canvas.clientWidth,
-      ((1 - (wy - camera.y) * sy) / 2) * canvas.clientHeight,
-    ];
-  });
+  const held = holdFrames(stage, (wx, wy) => project(wx, wy, canvas.clientWidth, canvas.clientHeight));
 
   /** A cut dependency from node `a` to node `b` as `CUT_DASHES` red segments, every other left out. */
   function dashes(a: number, b: number): number[] {
@@ -433,12 +427,15 @@ export function drawLargeGraph(
     return specialPoint[v] ? pointSizes[v]! : Math.min(pointSizes[v]! * pointGrowth(), pointLimit());
   }
 
-  function toScreen(v: number): [number, number] {
+  /** Where the world point (`wx`, `wy`) is drawn with the camera, in a view `width` × `height`. */
+  function project(wx: number, wy: number, width: number, height: number): [number, number] {
     const [sx, sy] = scale();
-    return [
-      (((x[v]! - camera.x) * sx + 1) / 2) * labels.width,
-      ((1 - (y[v]! - camera.y) * sy) / 2) * labels.height,
-    ];
+    return [(((wx - camera.x) * sx + 1) / 2) * width, ((1 - (wy - camera.y) * sy) / 2) * height];
+  }
+
+  /** Node `v`'s centre on the labels' canvas, in device pixels. */
+  function toScreen(v: number): [number, number] {
+    return project(x[v]!, y[v]!, labels.width, labels.height);
   }
 
   function drawLabels(): void {
