@@ -1052,11 +1052,7 @@ async function benchOpen(size: SizeSpec, shape: Shape): Promise<OpenResult> {
   const closedParsed = JSON.parse(closedText) as Structure;
   const openParsed = openTwin(closedParsed);
   const openText = JSON.stringify({ mode: 'analyze', ...openParsed });
-  const timed = (structure: Structure) => () => {
-    const started = performance.now();
-    sink += analyze(structure).nodes.length;
-    return { ms: performance.now() - started };
-  };
+  const timed = (structure: Structure) => () => timedAnalyze(structure);
   const endToEnd = (text: string) => () => {
     const started = performance.now();
     sink += renderEngineResponse(parseEngineRequest(JSON.parse(text) as unknown, BENCH_LIMITS)).length;
