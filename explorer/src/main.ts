@@ -16,7 +16,11 @@ const behaviour = createBehaviour();
 const input = createInputPanel(() => void run().then(revealResult));
 const run = createRuns(input, behaviour, SERVER_TIMEOUT_MS);
 
-const systems = createSystemsPanel({ setBody: input.setBody, run: () => run() });
+const systems = createSystemsPanel({
+  setBody: input.setBody,
+  run: () => run(),
+  runsSoFar: run.startedSoFar,
+});
 behaviour.setCapacitiesOnShow(systems.capacitiesOnShow);
 
 const page: ExplorerPage = {

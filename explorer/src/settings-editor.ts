@@ -14,12 +14,12 @@ export interface SettingsEditorHost {
   ): Promise<{ status: number; json: unknown; etag: string | undefined }>;
   /**
    * Loads the system (its settings applied) into the editor and runs it: how the run ended.
-   * Rejects when the system could not be read. With `asOf` (a count from `opensSoFar`), only if
-   * no system was opened since: else `superseded`, and nothing is loaded.
+   * Rejects when the system could not be read. With `asOf` (a mark from `startsSoFar`), only if
+   * no system was opened and no run started since: else `superseded`, and nothing is loaded.
    */
   openSystem(id: string, asOf?: number): Promise<RunOutcome>;
-  /** How many systems have been opened so far: a mark for `openSystem`'s `asOf`. */
-  opensSoFar(): number;
+  /** How many systems were opened and runs started so far: a mark for `openSystem`'s `asOf`. */
+  startsSoFar(): number;
   errorLine(status: number, json: unknown): string;
   /** Says `text` outside the editor (the systems panel's status): for a save the editor no longer shows. */
   notice(text: string): void;
@@ -214,7 +214,7 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     status.className = '';
     const ticket = opening;
     const name = systemName;
-    const asOf = host.opensSoFar();
+    const asOf = host.startsSoFar();
     await whileBusy(saveButton, status, () => saving(id, name, ticket, asOf), {
       owns: () => ticket === opening,
     });
@@ -245,7 +245,7 @@ export function createSettingsEditor(host: SettingsEditorHost) {
 
   /**
    * Saves the settings as shown, then runs the system with them, unless another system was opened
-   * since Save was pressed (`asOf`: the later click wins); rejects when either gets no answer, and
+   * or another run started since Save was pressed (`asOf`: the later click wins); rejects when either gets no answer, and
    * returns what it said. Once the editor shows another system (or is closed), nothing of the
    * answer lands in it: neither its status nor, above all, the new ETag, which would then guard
    * another system's settings.
@@ -298,7 +298,7 @@ export function createSettingsEditor(host: SettingsEditorHost) {
         : outcome === 'unsent'
           ? 'Saved; not run: a field under Run holds a bad number (said under it).'
           : outcome === 'superseded'
-            ? 'Saved; not run, as another system was opened since.'
+            ? 'Saved; not run, as another system was opened or another run started since.'
             : 'Saved; the run with them gave no answer (see under Run).';
     if (shown()) status.textContent = line;
     return line;

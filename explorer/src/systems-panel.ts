@@ -13,6 +13,8 @@ import { whileBusy } from './while-busy';
 export interface SystemsPanelHost {
   setBody(text: string, about: string): void;
   run(): Promise<RunOutcome>;
+  /** How many runs the page has started so far (any run: Run, Compare, an open). */
+  runsSoFar(): number;
 }
 
 const TOKEN_STORAGE = 'sbe-explorer-user-token';
@@ -71,6 +73,8 @@ export function createSystemsPanel(host: SystemsPanelHost): {
   let opened: { id: string; name: string; text: string } | undefined;
   /** Counts the opens: only the latest one loads its system. */
   let opens = 0;
+  /** Both counts only grow, so their sum changes exactly when an open or a run begins. */
+  const startsSoFar = () => opens + host.runsSoFar();
   userTokenInput.value = sessionStorage.getItem(TOKEN_STORAGE) ?? '';
   userTokenInput.addEventListener('change', () =>
     sessionStorage.setItem(TOKEN_STORAGE, userTokenInput.value.trim()),
@@ -165,10 +169,11 @@ export function createSystemsPanel(host: SystemsPanelHost): {
    * and runs it here: the same bytes as `{ mode, systemId }` on the server. How the run ended;
    * rejects when the system could not be read (its error in words). Of two opens in flight, the
    * one begun last wins: an earlier one whose answer comes later is `superseded`, and loads nothing.
-   * With `asOf` (an earlier `opens`), nothing is opened if another open began since.
+   * With `asOf` (an earlier `startsSoFar()`), nothing is opened if another open or another run
+   * began since: a save's run never replaces what the user ran after pressing Save.
    */
   async function openSystem(id: string, asOf?: number): Promise<RunOutcome> {
-    if (asOf !== undefined && asOf !== opens) return 'superseded';
+    if (asOf !== undefined && asOf !== startsSoFar()) return 'superseded';
     const mine = ++opens;
     const { status, json } = await withToken(`/api/systems/${encodeURIComponent(id)}`);
     if (mine !== opens) return 'superseded';
@@ -192,7 +197,7 @@ export function createSystemsPanel(host: SystemsPanelHost): {
   const settingsEditor = createSettingsEditor({
     withToken,
     openSystem,
-    opensSoFar: () => opens,
+    startsSoFar,
     errorLine,
     notice(text) {
       systemsStatus.classList.remove('request-failed');

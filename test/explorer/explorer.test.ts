@@ -427,7 +427,7 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     await expect.poll(() => page.inputValue('#default-capacity')).toBe('55');
     await page.fill('#default-capacity', '300');
     await page.click('#save-settings');
-    await expect.poll(() => page.textContent('#settings-status')).toMatch(/^Saved/);
+    await expect.poll(() => page.textContent('#settings-status')).toMatch(/^Saved;/);
   });
 
   /** The SVG view's viewBox as numbers. */

@@ -332,7 +332,7 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
   // Save and run asked, saying so in the systems panel (before, Close dropped the run unsaid).
   // Save again, then Open depot before the save answers: the later click wins, and shop's save
   // says it did not run.
-  it('finishes a save whose editor was closed, and lets a later Open win', async () => {
+  it('finishes a save whose editor was closed, and lets a later Open or Run win', async () => {
     let patchShop: Route | undefined;
     const { page, uncaught } = await openPage((fresh) =>
       fresh.route('**/api/systems**', async (route) => {
@@ -367,8 +367,29 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await withTag(patchShop!, SHOP, '"settings-8"');
     await expect
       .poll(() => page.textContent('#settings-status'), { timeout: SETTLED_MS })
-      .toBe('Saved; not run, as another system was opened since.');
+      .toBe('Saved; not run, as another system was opened or another run started since.');
     expect(await idsInEditor(page)).toEqual(['X']);
+
+    // So does a later Run: the user runs depot, edited, while shop's save is in flight; the save
+    // finishes and leaves depot's answer on show.
+    patchShop = undefined;
+    await page.getByRole('button', { name: 'Capacities of shop' }).click();
+    await expect.poll(() => page.isVisible('#settings-editor')).toBe(true);
+    await page.click('#save-settings');
+    await expect.poll(() => patchShop !== undefined).toBe(true);
+    await page.fill(
+      '#body',
+      JSON.stringify({ mode: 'analyze', nodes: [{ id: 'Y', load: 2 }], dependencies: [] }),
+    );
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#run');
+    await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
+    await withTag(patchShop!, SHOP, '"settings-9"');
+    await expect
+      .poll(() => page.textContent('#settings-status'), { timeout: SETTLED_MS })
+      .toBe('Saved; not run, as another system was opened or another run started since.');
+    expect(await idsInEditor(page)).toEqual(['Y']);
+    expect(await page.locator('#graph .node').count()).toBe(1);
     expect(uncaught).toEqual([]);
     await page.context().close();
   });
