@@ -116,6 +116,11 @@ export interface GraphDrawing {
    * texts, and this drawing's labels, order and bounds for the camera.
    */
   update(state: EngineResult, colouring: Colouring): void;
+  /**
+   * The hover text of a drawn node or dependency (its `<desc>`) for the state drawn last: a
+   * dependency's, written a frame late after a timeline's step, is written at once when asked.
+   */
+  hoverText(element: Element): string;
 }
 
 /**
@@ -273,7 +278,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
   /** The bounds measured at the first paint. */
   let measured: GraphDrawing['bounds'] | undefined;
   /** Texts to write once the frame of a later state is drawn, and the write waiting for it. */
-  let later: Array<[Element, () => string]> = [];
+  let later = new Map<Element, () => string>();
   let writing: number | undefined;
   function writeLater(): void {
     if (writing !== undefined) return;
@@ -281,10 +286,21 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       setTimeout(() => {
         writing = undefined;
         const texts = later;
-        later = [];
+        later = new Map();
         for (const [element, text] of texts) setText(element, text());
       }),
     );
+  }
+  /** A node's or a dependency's hover text as of the state drawn last: one still waiting is written now. */
+  function hoverText(element: Element): string {
+    const desc = element.querySelector(':scope > desc');
+    if (desc === null) return '';
+    const waiting = later.get(desc);
+    if (waiting !== undefined) {
+      later.delete(desc);
+      setText(desc, waiting());
+    }
+    return desc.textContent ?? '';
   }
 
   function paint(state: EngineResult, colouring: Colouring): void {
@@ -317,7 +333,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     const labelled = widths.measure === 'throughput' && !options.withoutResult;
     const edgeLabels: Array<EdgeLabel & { throughput: number }> = [];
     const edgeLabelElements: SVGTextElement[] = [];
-    later = [];
+    later = new Map();
     state.dependencies.forEach((d, e) => {
       const [from, to] = edges[e]!;
       const onTrace = traceEdges.has(`${d.from}\u0000${d.to}`);
@@ -372,7 +388,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
       // At a later state (a timeline's step) the dependencies' hover texts, which only the
       // pointer shows, are written after the frame is drawn (see `writeLater`).
       if (measured === undefined) setText(desc, hover());
-      else later.push([desc, hover]);
+      else later.set(desc, hover);
       // In a steady state each dependency is labelled with its throughput, placed by the camera
       // where it collides with no node and no label.
       if (labelled && !cut && d.throughput !== undefined) {
@@ -388,7 +404,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
         edgeLabels.push({ element: label, x: curve.mid[0], y: curve.mid[1], throughput: d.throughput });
       }
     });
-    if (later.length > 0) writeLater();
+    if (later.size > 0) writeLater();
     edgeLabelLayer.replaceChildren(...edgeLabelElements);
     // Boxes behind everything: each group's members' extent, with room around, named at its top.
     if (options.groups !== undefined) paintBoxes(boxLayer, options.groups, state.nodes.length, x, y, reach);
@@ -529,6 +545,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     edgeLabels: [],
     layout,
     update: paint,
+    hoverText,
   };
   paint(result, options.colouring);
   return drawing;

@@ -7,9 +7,6 @@ import type { GraphDrawing } from './graph-view';
 const nodeOf = (target: EventTarget | null): SVGGElement | null =>
   target instanceof Element ? target.closest<SVGGElement>('#graph .node') : null;
 
-/** A node's or a dependency's hover text (its `<desc>`). */
-const textOf = (element: Element): string => element.querySelector(':scope > desc')?.textContent ?? '';
-
 /**
  * The SVG view for the keyboard, screen readers, the pointer and touch. The graph is a listbox
  * whose options are its nodes, and one tab stop: only the current node has `tabindex="0"` (a
@@ -22,6 +19,10 @@ export function createSvgNodeKeys(svg: SVGSVGElement, tooltip: GraphTooltip, sel
   let drawing: GraphDrawing | undefined;
   /** The node holding the tab stop, kept across redraws while it is drawn. */
   let current: string | undefined;
+  /** What the pointer is over, and where it was, while its tooltip shows. */
+  let hovered: { element: Element; x: number; y: number } | undefined;
+  /** A node's or a dependency's hover text, as of the state drawn last. */
+  const textOf = (element: Element): string => drawing?.hoverText(element) ?? '';
   const nodes = () => [...svg.querySelectorAll<SVGGElement>('.node')];
 
   function makeCurrent(node: SVGGElement): void {
@@ -73,14 +74,19 @@ export function createSvgNodeKeys(svg: SVGSVGElement, tooltip: GraphTooltip, sel
   // Hover (a mouse or a pen; a tap focuses the node, above).
   svg.addEventListener('pointerover', (event) => {
     if (event.pointerType === 'touch' || !(event.target instanceof Element)) return;
-    const hovered = event.target.closest('#graph .node, #graph .edge');
-    if (hovered) tooltip.show('hover', textOf(hovered), pointAnchor(event.clientX, event.clientY));
+    const over = event.target.closest('#graph .node, #graph .edge');
+    if (!over) return;
+    hovered = { element: over, x: event.clientX, y: event.clientY };
+    tooltip.show('hover', textOf(over), pointAnchor(event.clientX, event.clientY));
   });
   svg.addEventListener('pointerout', (event) => {
     if (!(event.target instanceof Element)) return;
     const left = event.target.closest('#graph .node, #graph .edge');
     const into = event.relatedTarget instanceof Element ? event.relatedTarget.closest('.node, .edge') : null;
-    if (left && left !== into) tooltip.hide('hover');
+    if (left && left !== into) {
+      hovered = undefined;
+      tooltip.hide('hover');
+    }
   });
 
   return {
@@ -90,9 +96,16 @@ export function createSvgNodeKeys(svg: SVGSVGElement, tooltip: GraphTooltip, sel
      * the graph had the focus before the redraw (`hadFocus`), that node has it again.
      */
     drawn(next: GraphDrawing, preferred: ReadonlyArray<string | null | undefined>, hadFocus: boolean): void {
+      // Another state painted into the same drawing (a timeline's step) keeps what the pointer is
+      // over: its tooltip shows that state's numbers. A new drawing replaced it: the tooltip goes
+      // until the pointer moves.
+      const same = next === drawing && hovered !== undefined && hovered.element.isConnected;
       drawing = next;
-      // What the pointer was over is drawn anew (or gone): its tooltip goes until it moves.
-      tooltip.hide('hover');
+      if (same) tooltip.show('hover', textOf(hovered!.element), pointAnchor(hovered!.x, hovered!.y));
+      else {
+        hovered = undefined;
+        tooltip.hide('hover');
+      }
       const all = nodes();
       if (all.length === 0) {
         tooltip.hide('focus');

@@ -117,4 +117,60 @@ describe.runIf(chromiumPath !== undefined)('scrubbing a timeline in Chromium', (
     await page.locator('#graph-figure').screenshot({ path: `${SCREENSHOTS}/timeline-scrub-300.png` });
     expect(uncaught).toEqual([]);
   }, 120_000);
+
+  // A dependency's hover text is written a frame after a step (the step itself stays fast): the
+  // tooltip of the dependency under the pointer still shows the new tick's numbers at once, and
+  // stays up through the step (before, the step hid it, and hovering again right after read the
+  // previous tick's text).
+  it("keeps the hovered dependency's tooltip through a step, with the new tick's numbers", async () => {
+    const { page, uncaught } = await pages.open();
+    const body = {
+      mode: 'ticks',
+      ticks: 5,
+      nodes: [
+        { id: 'A', load: 25, capacity: 10 },
+        { id: 'B', load: 0, capacity: 3 },
+        { id: 'C', load: 0 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'B', to: 'C' },
+      ],
+    };
+    await page.fill('#body', JSON.stringify(body));
+    await page.selectOption('#run-as', 'written');
+    await page.click('#run');
+    await page.waitForSelector('body[data-state="done"][data-graph="svg"]');
+    const tip = page.locator('#graph-tooltip');
+    const edgeText = () => page.textContent('#graph .edge[data-from="A"][data-to="B"] > desc');
+    // The middle of A → B on screen, where the pointer rests.
+    const { x, y } = (await page.evaluate(`(() => {
+      const edge = document.querySelector('#graph .edge[data-from="A"][data-to="B"]');
+      const point = edge.getPointAtLength(edge.getTotalLength() / 2);
+      const m = edge.getScreenCTM();
+      return { x: point.x * m.a + point.y * m.c + m.e, y: point.x * m.b + point.y * m.d + m.f };
+    })()`)) as { x: number; y: number };
+    await page.locator('#tick').fill('0');
+    await frameDrawn(page);
+    await page.mouse.move(x, y);
+    await expect.poll(() => tip.isVisible()).toBe(true);
+    const before = (await tip.textContent())!;
+    expect(before).toBe(await edgeText());
+
+    // One step with the keyboard; the pointer has not moved. Read at once, in the same task as
+    // the step, before the frame that writes the dependencies' texts.
+    await page.focus('#tick');
+    const shown = (await page.evaluate(`(() => {
+      const tick = document.getElementById('tick');
+      tick.value = '1';
+      tick.dispatchEvent(new Event('input', { bubbles: true }));
+      const tip = document.getElementById('graph-tooltip');
+      return { visible: !tip.hidden, text: tip.textContent };
+    })()`)) as { visible: boolean; text: string };
+    await frameDrawn(page);
+    const after = (await edgeText())!;
+    expect(after).not.toBe(before);
+    expect(shown).toEqual({ visible: true, text: after });
+    expect(uncaught).toEqual([]);
+  });
 });
