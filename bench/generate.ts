@@ -1,5 +1,5 @@
 import type { DependencyInput, NodeInput, Structure } from '../lib/engine';
-import { idHash } from '../lib/engine/id-index';
+import { idHash, tableSize } from '../lib/engine/id-index';
 
 /**
  * Generated inputs for the benchmark. Everything comes from a seeded PRNG so every run (and
@@ -196,9 +196,7 @@ export function generateFamily(family: Family, nodeCount: number): Structure {
  * nodes; dependencies are renamed with them. Same graph, same numbers, hostile ids.
  */
 export function withCollidingIds(structure: Structure, count: number): Structure {
-  let capacity = 16;
-  while (capacity < structure.nodes.length * 2) capacity *= 2;
-  const mask = capacity - 1;
+  const mask = tableSize(structure.nodes.length) - 1;
   const renamed = new Map<string, string>();
   for (let k = 0; renamed.size < count; k++) {
     const id = `c${k}`;

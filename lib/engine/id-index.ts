@@ -23,13 +23,11 @@ export class IdIndex {
   #fallback: Map<string, number> | undefined;
 
   /**
-   * Sized for `expected` ids: the table is at least twice as large, so probes stay short. Its
-   * arrays come from `memory` (the index lives only while a structure is compiled).
+   * Sized for `expected` ids (`tableSize`). Its arrays come from `memory` (the index lives only
+   * while a structure is compiled).
    */
   constructor(expected: number, memory: ScratchMemory = scratch) {
-    let capacity = 16;
-    // Stryker disable next-line EqualityOperator: a table twice as large as needed answers the same
-    while (capacity < expected * 2) capacity *= 2;
+    const capacity = tableSize(expected);
     this.#slots = memory.int32(capacity, EMPTY);
     this.#hashes = memory.int32(capacity);
     this.#mask = capacity - 1;
@@ -109,6 +107,22 @@ export class IdIndex {
     this.#hashes = new Int32Array(0);
     this.#mask = 0;
   }
+}
+
+/**
+ * The table's size for `expected` ids: a power of two at least four times as many, so that at
+ * most a quarter of the slots are taken. The longest probe grows with the number of ids and
+ * steeply with that fraction: half full (the size was twice the ids before), ordinary ids went
+ * past `MAX_PROBES` from about 400k nodes (`svc_0`, `svc_1`, … at 377k; `node-0`, … at 930k) and
+ * sent the structure to the slower `Map`; a quarter full, the longest probe of a million such
+ * ids is about 15.
+ * @internal tests and bench/generate.ts craft ids sharing one home slot with it.
+ */
+export function tableSize(expected: number): number {
+  let capacity = 16;
+  // Stryker disable next-line EqualityOperator: a table larger than needed answers the same
+  while (capacity < expected * 4) capacity *= 2;
+  return capacity;
 }
 
 /**

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileStructure } from '../../lib/engine';
-import { IdIndex, idHash } from '../../lib/engine/id-index';
+import { IdIndex, idHash, tableSize } from '../../lib/engine/id-index';
 
-/** `count` distinct ids whose hashes agree in the low `bits` bits: one home slot for all of them. */
-function collidingIds(count: number, bits: number): string[] {
-  const mask = (1 << bits) - 1;
+/** `count` distinct ids with one home slot in the table for `expected` ids (their hashes agree in its low bits). */
+function collidingIds(count: number, expected: number): string[] {
+  const mask = tableSize(expected) - 1;
   const found: string[] = [];
   for (let k = 0; found.length < count; k++) {
     const id = `x${k}`;
@@ -30,7 +30,7 @@ describe('IdIndex', () => {
 
   // Ids crafted to share one home slot (the hash is public): past 32 probes the index moves to a Map.
   it('moves to a Map when ids collide too much, and still answers exactly', () => {
-    const ids = collidingIds(40, 8); // a table for 100 ids has 256 slots: 8 bits of home slot
+    const ids = collidingIds(40, 100); // a table for 100 ids has 512 slots: 9 bits of home slot
     const index = new IdIndex(100);
     for (const [i, id] of ids.entries()) expect(index.add(id, i)).toBe(-1);
     expect(index.usesMap).toBe(true);
@@ -42,7 +42,7 @@ describe('IdIndex', () => {
   // Exactly 32 ids on one home slot still fit (the last one 31 slots past it); an absent id with
   // the same home slot probes those 32 and is reported absent. The 33rd moves the index to a Map.
   it('keeps 32 colliding ids in the table and moves to a Map at the 33rd', () => {
-    const ids = collidingIds(34, 8);
+    const ids = collidingIds(34, 100);
     const index = new IdIndex(100);
     for (const [i, id] of ids.slice(0, 32).entries()) expect(index.add(id, i)).toBe(-1);
     expect(index.usesMap).toBe(false);
@@ -53,13 +53,24 @@ describe('IdIndex', () => {
     expect(index.get(ids[32]!)).toBe(32);
   });
 
-  // Ordinary ids never come near 32 probes: 5,000 of them stay in the table (twice their count
-  // in slots), wherever their hashes land, the first slot and the last included.
+  // Ordinary ids never come near 32 probes: 5,000 of them stay in the table (four times their
+  // count in slots), wherever their hashes land, the first slot and the last included.
   it('keeps ordinary ids in the table', () => {
     const index = new IdIndex(5000);
     for (let i = 0; i < 5000; i++) expect(index.add(`node-${i}`, i)).toBe(-1);
     expect(index.usesMap).toBe(false);
     for (let i = 0; i < 5000; i++) expect(index.get(`node-${i}`)).toBe(i);
+  });
+
+  // A real-sized structure of ordinary ids stays in the table too. With twice the ids in slots,
+  // half full, 400,000 ids named like services ran past 32 probes (at the 377,123rd) and moved to
+  // the slower Map; a quarter full, their longest probe is about 15.
+  it('keeps 400,000 ordinary ids in the table', () => {
+    const count = 400_000;
+    const index = new IdIndex(count);
+    for (let i = 0; i < count; i++) index.add(`svc_${i}`, i);
+    expect(index.usesMap).toBe(false);
+    expect(index.get('svc_377122')).toBe(377_122);
   });
 
   // Two different ids with the same 32-bit hash (found by a birthday search over "h0", "h1", …,
@@ -110,7 +121,7 @@ describe('IdIndex', () => {
 describe('compileStructure with colliding ids', () => {
   // The same structure, ids crafted to collide or not: the same compiled result and the same errors.
   it('compiles colliding ids exactly as any others', () => {
-    const ids = collidingIds(60, 8);
+    const ids = collidingIds(60, 61);
     const nodes = ids.map((id, i) => ({ id, load: i }));
     const dependencies = ids.slice(1).map((id, i) => ({ from: ids[i]!, to: id }));
     const compiled = compileStructure({ nodes, dependencies });
