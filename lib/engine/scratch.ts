@@ -151,9 +151,9 @@ export class ScratchMemory implements ArrayMemory {
 const MIB = 1024 * 1024;
 
 /**
- * The most scratch memory a process keeps between calls. The largest structure the API accepts
- * (200,000 nodes, 1,000,000 dependencies) peaks at 100 MiB, a 1M-node chain at 185 MiB and a
- * 2M-node chain at 369 MiB; calls past the limit allocate per call, as without scratch memory.
+ * The most scratch memory a process keeps between calls. An `analyze` of 200,000 nodes and
+ * 1,000,000 dependencies peaks at 122 MiB, of a 1M-node chain at 236 MiB and of a 2M-node chain
+ * at 471 MiB (docs/engine.md); calls past the limit allocate per call, as without scratch memory.
  */
 const SCRATCH_RETAIN_LIMIT_BYTES = 512 * MIB;
 
