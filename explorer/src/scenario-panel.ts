@@ -19,6 +19,17 @@ interface Draft {
 const shown = (value: number | null | undefined): string =>
   value === null || value === undefined ? '–' : String(Number(value.toPrecision(4)));
 
+/**
+ * A latency headroom in a comparison's line: `×1.42 (checkout)`; `none (checkout)` for the
+ * engine's 0 (an entry misses its SLO with no traffic, or is stuck); `unlimited` where no growth
+ * makes an entry miss; `–` without an SLO.
+ */
+function sloHeadroomText(headroom: Headroom | null): string {
+  if (headroom === null) return '–';
+  if (headroom.scale >= Number.MAX_VALUE) return 'unlimited';
+  return `${headroom.scale === 0 ? 'none' : `×${Number(headroom.scale.toPrecision(3))}`} (${headroom.node})`;
+}
+
 /** A change with its sign, so a decrease reads as one: `+1.333`, `−2` (a real minus sign). */
 const signed = (change: number): string => (change < 0 ? `−${shown(-change)}` : `+${shown(change)}`);
 
@@ -256,6 +267,20 @@ export function createScenarioPanel(page: ExplorerPage): void {
       line('saturated-newly', `Newly saturated: ${changes.saturated.newly.join(', ')}`);
     if (changes.saturated !== undefined && changes.saturated.cleared.length > 0)
       line('saturated-cleared', `No longer saturated: ${changes.saturated.cleared.join(', ')}`);
+    // An entry stuck behind a node that never answers has no latency to compare: said here.
+    if (changes.latencyLimit !== undefined && changes.latencyLimit.newly.length > 0)
+      line(
+        'stuck-newly',
+        `Requests stuck (they reach a node that never answers): ${changes.latencyLimit.newly.join(', ')}`,
+      );
+    if (changes.latencyLimit !== undefined && changes.latencyLimit.cleared.length > 0)
+      line('stuck-cleared', `No longer stuck: ${changes.latencyLimit.cleared.join(', ')}`);
+    const latencyHeadroom = changes.latencyHeadroom;
+    if (latencyHeadroom !== undefined && (latencyHeadroom.before !== null || latencyHeadroom.after !== null))
+      line(
+        'latency-headroom',
+        `Latency headroom: ${sloHeadroomText(latencyHeadroom.before)} → ${sloHeadroomText(latencyHeadroom.after)}`,
+      );
     for (const node of changes.nodes) {
       const was = `${node.before.blocked ? 'blocked' : 'free'} ${node.before.role}`;
       const is = `${node.after.blocked ? 'blocked' : 'free'} ${node.after.role}`;
@@ -267,12 +292,18 @@ export function createScenarioPanel(page: ExplorerPage): void {
         `${row.id}: pressure ${shown(row.before)} → ${shown(row.after)} (+${shown(row.increase)})`,
       );
     }
-    // Utilization and throughput change either way: a decrease (traffic cut off, say) shows its minus sign.
-    for (const measure of ['utilization', 'throughput'] as const) {
+    // Utilization, throughput and times change either way: a decrease (traffic cut off, say) shows its minus sign.
+    const words = {
+      utilization: 'utilization',
+      throughput: 'throughput',
+      responseTime: 'response time',
+      latency: 'latency',
+    };
+    for (const measure of ['utilization', 'throughput', 'responseTime', 'latency'] as const) {
       for (const row of changes[measure] ?? []) {
         line(
           measure,
-          `${row.id}: ${measure} ${shown(row.before)} → ${shown(row.after)} (${signed(row.change)})`,
+          `${row.id}: ${words[measure]} ${shown(row.before)} → ${shown(row.after)} (${signed(row.change)})`,
         );
       }
     }
@@ -282,7 +313,7 @@ export function createScenarioPanel(page: ExplorerPage): void {
         'none',
         changes.utilization === undefined
           ? 'No node is newly blocked or cleared, and no pressure grew.'
-          : 'No node is newly blocked, saturated or cleared, no pressure grew, and no utilization or throughput changed.',
+          : 'No node is newly blocked, saturated, stuck or cleared, no pressure grew, and no utilization, throughput or time changed.',
       );
     }
   }

@@ -699,9 +699,27 @@ const ChangesSchema = named(
       responseTime: z.array(ChangeSchema).optional().meta({
         description: 'With latency fields on either side: the 20 largest response time changes, either way.',
       }),
-      latency: z.array(ChangeSchema).optional().meta({
-        description: "With latency fields on either side: the 20 largest changes of an entry's latency.",
-      }),
+      latency: z
+        .array(ChangeSchema)
+        .optional()
+        .meta({
+          description:
+            "With latency fields on either side: the 20 largest changes of an entry's latency; an entry " +
+            'stuck on either side is left out, and `latencyLimit` names it.',
+        }),
+      latencyLimit: z
+        .object({
+          newly: z.array(z.string()).meta({
+            description:
+              'Entries whose requests reach a node that never answers under the scenario only, in id order ' +
+              "(the scenario's `latencyLimit` on each says which node and why).",
+          }),
+          cleared: z
+            .array(z.string())
+            .meta({ description: 'Entries stuck so in the baseline only, in id order.' }),
+        })
+        .optional()
+        .meta({ description: 'With latency fields on either side.' }),
       primaryBlockage: beforeAfter(
         z.string().nullable(),
         'The primary blockage in the baseline and under the scenario.',

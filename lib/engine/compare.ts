@@ -127,6 +127,11 @@ export interface Changes {
   responseTime?: Change[];
   /** With latency fields: the largest changes of an entry's end-to-end latency, either way. */
   latency?: Change[];
+  /**
+   * With latency fields: entries whose requests reach a node that never answers (a `latencyLimit`)
+   * under the scenario and not in the baseline (`newly`), and the other way (`cleared`), in id order.
+   */
+  latencyLimit?: { newly: string[]; cleared: string[] };
   primaryBlockage: BeforeAfter<string | null>;
   origin: BeforeAfter<Origin | null>;
   trace: BeforeAfter<string[]>;
@@ -223,18 +228,35 @@ function latencyDigest(described: StateToDescribe): Pick<SteadyDigest, 'response
 
 /**
  * `responseTime` and `latency` changes, either way, when either side has latency fields. A node
- * that never answers on either side is left out, as an unbounded one is from throughput.
+ * that never answers on either side is left out, as an unbounded one is from throughput; an entry
+ * that gets stuck (or unstuck) is named in `latencyLimit`, so a scenario never hides it.
  */
 function latencyChanges(
   ids: readonly string[],
   was: SteadyDigest,
   is: SteadyDigest,
-): Pick<Changes, 'responseTime' | 'latency'> {
+): Pick<Changes, 'responseTime' | 'latency' | 'latencyLimit'> {
   if (was.latency === undefined && is.latency === undefined) return {};
   const none = new Float64Array(ids.length).fill(Number.NaN);
+  const before = was.latency ?? none;
+  const after = is.latency ?? none;
+  const newly: number[] = [];
+  const cleared: number[] = [];
+  // Stryker disable next-line EqualityOperator: one past the end: node n reads undefined, never Infinity (the `>=` twin is killed)
+  for (let v = 0; v < ids.length; v++) {
+    const stuckBefore = before[v] === Number.POSITIVE_INFINITY;
+    const stuckAfter = after[v] === Number.POSITIVE_INFINITY;
+    if (stuckAfter && !stuckBefore) newly.push(v);
+    else if (stuckBefore && !stuckAfter) cleared.push(v);
+  }
+  const byId = (a: number, b: number) => compareIds(ids[a]!, ids[b]!);
   return {
     responseTime: largestChanges(ids, was.responseTime ?? none, is.responseTime ?? none, false),
-    latency: largestChanges(ids, was.latency ?? none, is.latency ?? none, false),
+    latency: largestChanges(ids, before, after, false),
+    latencyLimit: {
+      newly: newly.sort(byId).map((v) => ids[v]!),
+      cleared: cleared.sort(byId).map((v) => ids[v]!),
+    },
   };
 }
 

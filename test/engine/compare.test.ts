@@ -305,9 +305,10 @@ describe('with latency fields', () => {
 
   // Twice the traffic puts the M/M/2 API past its 10 a second: it no longer answers, and the
   // front end's requests get stuck there. Neither has a time to compare any more, so neither is
-  // listed (as an unbounded node is left out of throughput): `saturated` names the API, and the
-  // scenario's answer gives the front end's `latencyLimit`.
-  it('leaves out a node that stops answering, which saturated names', () => {
+  // listed in the numbers (as an unbounded node is left out of throughput): `saturated` names the
+  // API, `latencyLimit` the front end (the scenario's answer gives its `latencyLimit`), and the
+  // way back, from twice the traffic to today's, clears them.
+  it('names the node that stops answering and the entry stuck behind it', () => {
     const shop: Structure = {
       nodes: [
         { id: 'web', arrival: 9, fanout: true, serviceTime: 0.01 },
@@ -319,5 +320,38 @@ describe('with latency fields', () => {
     expect(result.responseTime).toEqual([]);
     expect(result.latency).toEqual([]);
     expect(result.saturated).toEqual({ newly: ['api'], cleared: [] });
+    expect(result.latencyLimit).toEqual({ newly: ['web'], cleared: [] });
+
+    const doubled: Structure = {
+      ...shop,
+      nodes: shop.nodes.map((node) => ({ ...node, arrival: node.arrival && 18 })),
+    };
+    const back = changes(doubled, { scale: 0.5 });
+    expect(back.latencyLimit).toEqual({ newly: [], cleared: ['web'] });
+    expect(back.saturated).toEqual({ newly: [], cleared: ['api'] });
+  });
+
+  // `old` takes 20 a second on one server of 5 a second: stuck on both sides, so not named. The
+  // API takes 9.5 of its 10 today; twice that sticks both its callers, named in id order.
+  it('names no entry stuck on both sides, and the newly stuck in id order', () => {
+    const shop: Structure = {
+      nodes: [
+        { id: 'web', arrival: 9, fanout: true, serviceTime: 0.01 },
+        { id: 'app', arrival: 0.5, fanout: true, serviceTime: 0.01 },
+        { id: 'api', serviceTime: 0.2, servers: 2, exit: 1 },
+        { id: 'old', arrival: 20, serviceTime: 0.2, servers: 1, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'web', to: 'api' },
+        { from: 'app', to: 'api' },
+      ],
+    };
+    const result = changes(shop, { scale: 2 });
+    expect(result.latencyLimit).toEqual({ newly: ['app', 'web'], cleared: [] });
+  });
+
+  // Without latency fields on either side there is nothing to say.
+  it('has no latencyLimit without latency fields', () => {
+    expect(changes(OPEN_WORKED_EXAMPLE, { scale: 2 }).latencyLimit).toBeUndefined();
   });
 });

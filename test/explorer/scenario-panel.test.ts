@@ -176,6 +176,57 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
     await page.click('#scenario-clear');
   });
 
+  // What if traffic grows by half, then doubles, on a shop with an SLO? The M/M/2 API (10 a second
+  // at most) takes 9 today and answers in 1.053 s; at ×1.1 it still answers (9.9 a second), and
+  // the list says by how much each time grew and where the SLO headroom went; at ×2 it no longer
+  // answers, and the list names the front end whose requests are stuck behind it.
+  it('lists response time and latency changes, the SLO headroom and the entries stuck', async () => {
+    const shop = {
+      nodes: [
+        { id: 'web', arrival: 9, fanout: true, serviceTime: 0.01, slo: 20 },
+        { id: 'api', serviceTime: 0.2, servers: 2, exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'api' }],
+    };
+    await runAsWritten(page, { mode: 'analyze', ...shop });
+    await page.locator('#scenario-scale').fill('1.1');
+    const answer = (await compare()) as {
+      changes: {
+        responseTime: Array<{ id: string; before: number; after: number }>;
+        latencyHeadroom: { before: { scale: number }; after: { scale: number } };
+      };
+    };
+    const api = answer.changes.responseTime.find((row) => row.id === 'api')!;
+    expect(api.before).toBeCloseTo(1.053, 3);
+    const short = (value: number) => String(Number(value.toPrecision(4)));
+    expect(await lines('responseTime')).toContain(
+      `api: response time ${short(api.before)} → ${short(api.after)} (+${short(api.after - api.before)})`,
+    );
+    expect((await lines('latency'))[0]).toMatch(/^web: latency \d/);
+    // Each side's headroom of its own traffic: 10 / 9 of today's at most, about 1.01 of ×1.1.
+    const { before, after } = answer.changes.latencyHeadroom;
+    expect(before.scale).toBeLessThan(10 / 9);
+    expect(after.scale).toBeCloseTo(before.scale / 1.1, 9);
+    const times = (scale: number) => `×${Number(scale.toPrecision(3))}`;
+    expect(await lines('latency-headroom')).toEqual([
+      `Latency headroom: ${times(before.scale)} (web) → ${times(after.scale)} (web)`,
+    ]);
+    expect(await lines('stuck-newly')).toEqual([]);
+
+    await page.locator('#scenario-scale').fill('2');
+    await compare();
+    expect(await lines('saturated-newly')).toEqual(['Newly saturated: api']);
+    expect(await lines('stuck-newly')).toEqual([
+      'Requests stuck (they reach a node that never answers): web',
+    ]);
+    expect(await lines('latency')).toEqual([]);
+    expect(await lines('latency-headroom')).toEqual([
+      `Latency headroom: ${times(before.scale)} (web) → none (web)`,
+    ]);
+    await page.locator('#scenario-scale').fill('1');
+    await page.click('#scenario-clear');
+  });
+
   // A timeline compared: each snapshot on show is coloured against the baseline's at its tick,
   // and an example structure from the list works as a pasted one does.
   it('compares a timeline of an example', async () => {
