@@ -193,6 +193,7 @@ export function compareStates(before: StateDigest, after: StateDigest): Changes 
     origin,
     trace,
     headroom: { before: before.summary.headroom ?? null, after: after.summary.headroom ?? null },
+    // Stryker disable next-line ConditionalExpression: as in latencyChanges, `was.latency === undefined` may read true
     ...(was.latency === undefined && is.latency === undefined
       ? {}
       : {
@@ -236,6 +237,7 @@ function latencyChanges(
   was: SteadyDigest,
   is: SteadyDigest,
 ): Pick<Changes, 'responseTime' | 'latency' | 'latencyLimit'> {
+  // Stryker disable next-line ConditionalExpression: a scenario adds latency fields, never removes them, so `is` has them whenever `was` does: `was.latency === undefined` may read true (the other twins are killed)
   if (was.latency === undefined && is.latency === undefined) return {};
   const none = new Float64Array(ids.length).fill(Number.NaN);
   const before = was.latency ?? none;

@@ -348,6 +348,30 @@ describe('with latency fields', () => {
     };
     const result = changes(shop, { scale: 2 });
     expect(result.latencyLimit).toEqual({ newly: ['app', 'web'], cleared: [] });
+    // And back: twice the traffic to today's frees both, in id order too.
+    const doubled: Structure = {
+      ...shop,
+      nodes: shop.nodes.map((node) =>
+        node.id === 'old' ? node : { ...node, arrival: node.arrival && node.arrival * 2 },
+      ),
+    };
+    expect(changes(doubled, { scale: 0.5 }).latencyLimit).toEqual({ newly: [], cleared: ['app', 'web'] });
+  });
+
+  // The front end has a service time, the API gets one (and servers) only in the scenario: the
+  // API had no response time before (null), not one that never came; it answers in 0.2 s after.
+  it('shows null before for a node given a service time by the scenario', () => {
+    const shop: Structure = {
+      nodes: [
+        { id: 'web', arrival: 5, fanout: true, serviceTime: 0.01 },
+        { id: 'api', capacity: 20, exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'api' }],
+    };
+    const result = changes(shop, { nodes: { api: { serviceTime: 0.1, servers: 1 } } });
+    const api = result.responseTime!.find((row) => row.id === 'api')!;
+    expect(api.before).toBeNull();
+    expect(api.after).toBeCloseTo(0.2, 14);
   });
 
   // Without latency fields on either side there is nothing to say.
