@@ -374,6 +374,32 @@ describe('with latency fields', () => {
     expect(api.after).toBeCloseTo(0.2, 14);
   });
 
+  // The README's capacity-planning story as a what-if: at twice today's traffic inventory (one
+  // server of 10 ms, 60 calls a second today) saturates, payments (M/M/2 of 40 ms) answers in
+  // 1/9 s instead of 1/21 s, and checkout's requests get stuck behind inventory.
+  it("answers the README's what-if: twice the traffic sticks checkout behind inventory", () => {
+    const shop: Structure = {
+      nodes: [
+        { id: 'checkout', arrival: 20, fanout: true, serviceTime: 0.005, slo: 0.3 },
+        { id: 'payments', serviceTime: 0.04, servers: 2, exit: 1 },
+        { id: 'inventory', serviceTime: 0.01, servers: 1, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'checkout', to: 'payments' },
+        { from: 'checkout', to: 'inventory', weight: 3 },
+      ],
+    };
+    const result = changes(shop, { scale: 2 });
+    expect(result.saturated).toEqual({ newly: ['inventory'], cleared: [] });
+    expect(result.responseTime).toHaveLength(1);
+    expect(result.responseTime![0]!.id).toBe('payments');
+    expect(result.responseTime![0]!.before).toBeCloseTo(1 / 21, 15);
+    expect(result.responseTime![0]!.after).toBeCloseTo(1 / 9, 15);
+    expect(result.latencyHeadroom!.before!.scale).toBeCloseTo(1.4535, 4);
+    expect(result.latencyHeadroom!.after).toEqual({ scale: 0, node: 'checkout' });
+    expect(result.latencyLimit).toEqual({ newly: ['checkout'], cleared: [] });
+  });
+
   // Without latency fields on either side there is nothing to say.
   it('has no latencyLimit without latency fields', () => {
     expect(changes(OPEN_WORKED_EXAMPLE, { scale: 2 }).latencyLimit).toBeUndefined();
