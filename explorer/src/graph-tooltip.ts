@@ -20,6 +20,13 @@ export interface GraphTooltip {
   hide(source: 'hover' | 'focus'): void;
   /** Hides it until the next show (Escape). */
   dismiss(): void;
+  /** Whether `source` has something on show (a dismissed tooltip has not). */
+  showing(source: 'hover' | 'focus'): boolean;
+  /**
+   * New text for what `source` shows, in the same place (a timeline's step redrew it): written at
+   * once, placed again at the next frame, so a step forces no layout from script.
+   */
+  retext(source: 'hover' | 'focus', text: string): void;
 }
 
 /** Room between the tooltip and what it describes, in pixels. */
@@ -29,6 +36,7 @@ export function createGraphTooltip(): GraphTooltip {
   const tip = $('graph-tooltip');
   const figure = $('graph-figure');
   const shown: Partial<Record<'hover' | 'focus', { text: string; anchor: Anchor }>> = {};
+  let placing: number | undefined;
 
   function place(): void {
     const what = shown.hover ?? shown.focus;
@@ -67,6 +75,20 @@ export function createGraphTooltip(): GraphTooltip {
       delete shown.hover;
       delete shown.focus;
       place();
+    },
+    showing(source) {
+      return shown[source] !== undefined;
+    },
+    retext(source, text) {
+      const what = shown[source];
+      if (what === undefined) return;
+      what.text = text;
+      if ((shown.hover ?? shown.focus) === what) tip.textContent = text;
+      if (placing !== undefined) return;
+      placing = requestAnimationFrame(() => {
+        placing = undefined;
+        place();
+      });
     },
   };
 }

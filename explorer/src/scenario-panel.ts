@@ -4,6 +4,7 @@ import type { EngineAnswer } from './behaviour';
 import { changeColouring } from './change-colouring';
 import { $ } from './dom';
 import { CAPACITY, checkedNumberField } from './number-field';
+import { durationText } from './numbers';
 import type { ExplorerPage, RunOutcome } from './page';
 import { scenarioMarks } from './scenario-marks';
 import { headroomPhrase, scenarioTraffic, TODAY, type Traffic } from './steady';
@@ -20,14 +21,22 @@ const shown = (value: number | null | undefined): string =>
   value === null || value === undefined ? '–' : String(Number(value.toPrecision(4)));
 
 /**
- * A latency headroom in a comparison's line: `×1.42 (checkout)`; `none (checkout)` for the
- * engine's 0 (an entry misses its SLO with no traffic, or is stuck); `unlimited` where no growth
- * makes an entry miss; `–` without an SLO.
+ * A latency headroom in a comparison's line, of `traffic` (each side's own, as the blockage's):
+ * `×1.42 of today's traffic (checkout)`; below 1 the entry is over its SLO already (`over its SLO
+ * from ×0.95 of today's traffic (checkout)`); `none (checkout)` for the engine's 0 (an entry
+ * misses its SLO with no traffic, or is stuck); `unlimited` where no growth makes an entry miss;
+ * `–` without an SLO.
  */
-function sloHeadroomText(headroom: Headroom | null): string {
+function sloHeadroomText(headroom: Headroom | null, traffic: Traffic): string {
   if (headroom === null) return '–';
-  if (headroom.scale >= Number.MAX_VALUE) return 'unlimited';
-  return `${headroom.scale === 0 ? 'none' : `×${Number(headroom.scale.toPrecision(3))}`} (${headroom.node})`;
+  const { scale, node } = headroom;
+  if (scale >= Number.MAX_VALUE) return 'unlimited';
+  if (scale === 0) return `none (${node})`;
+  // Rounded for reading, never up to ×1 from below (that would read as meeting it today).
+  const times = `×${scale < 1 ? Math.min(Number(scale.toPrecision(3)), 0.999) : Number(scale.toPrecision(3))}`;
+  return scale < 1
+    ? `over its SLO from ${times} of ${traffic} traffic (${node})`
+    : `${times} of ${traffic} traffic (${node})`;
 }
 
 /** A change with its sign, so a decrease reads as one: `+1.333`, `−2` (a real minus sign). */
@@ -279,7 +288,7 @@ export function createScenarioPanel(page: ExplorerPage): void {
     if (latencyHeadroom !== undefined && (latencyHeadroom.before !== null || latencyHeadroom.after !== null))
       line(
         'latency-headroom',
-        `Latency headroom: ${sloHeadroomText(latencyHeadroom.before)} → ${sloHeadroomText(latencyHeadroom.after)}`,
+        `Latency headroom: ${sloHeadroomText(latencyHeadroom.before, TODAY)} → ${sloHeadroomText(latencyHeadroom.after, scenarioTraffic(sent))}`,
       );
     for (const node of changes.nodes) {
       const was = `${node.before.blocked ? 'blocked' : 'free'} ${node.before.role}`;
@@ -293,22 +302,33 @@ export function createScenarioPanel(page: ExplorerPage): void {
       );
     }
     // Utilization, throughput and times change either way: a decrease (traffic cut off, say) shows its minus sign.
-    const words = {
-      utilization: 'utilization',
-      throughput: 'throughput',
-      responseTime: 'response time',
-      latency: 'latency',
-    };
-    for (const measure of ['utilization', 'throughput', 'responseTime', 'latency'] as const) {
+    for (const measure of ['utilization', 'throughput'] as const) {
       for (const row of changes[measure] ?? []) {
         line(
           measure,
-          `${row.id}: ${words[measure]} ${shown(row.before)} → ${shown(row.after)} (${signed(row.change)})`,
+          `${row.id}: ${measure} ${shown(row.before)} → ${shown(row.after)} (${signed(row.change)})`,
         );
       }
     }
-    // The blockage line alone: nothing else changed.
-    if (changesList.childElementCount === 1) {
+    // Times in the step's unit, as the summary says them (`1.05 s`, `212 ms`).
+    const time = (value: number | null) => (value === null ? '–' : durationText(value));
+    const signedTime = (change: number) =>
+      change < 0 ? `−${durationText(-change)}` : `+${durationText(change)}`;
+    for (const [measure, words] of [
+      ['responseTime', 'response time'],
+      ['latency', 'latency'],
+    ] as const) {
+      for (const row of changes[measure] ?? []) {
+        line(
+          measure,
+          `${row.id}: ${words} ${time(row.before)} → ${time(row.after)} (${signedTime(row.change)})`,
+        );
+      }
+    }
+    // Only the lines that say where things stand (the blockage, the latency headroom): nothing changed.
+    if (
+      changesList.querySelector('li:not([data-field="blockage"], [data-field="latency-headroom"])') === null
+    ) {
       line(
         'none',
         changes.utilization === undefined

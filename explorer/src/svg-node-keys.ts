@@ -19,8 +19,8 @@ export function createSvgNodeKeys(svg: SVGSVGElement, tooltip: GraphTooltip, sel
   let drawing: GraphDrawing | undefined;
   /** The node holding the tab stop, kept across redraws while it is drawn. */
   let current: string | undefined;
-  /** What the pointer is over, and where it was, while its tooltip shows. */
-  let hovered: { element: Element; x: number; y: number } | undefined;
+  /** What the pointer is over, while its tooltip shows. */
+  let hovered: Element | undefined;
   /** A node's or a dependency's hover text, as of the state drawn last. */
   const textOf = (element: Element): string => drawing?.hoverText(element) ?? '';
   const nodes = () => [...svg.querySelectorAll<SVGGElement>('.node')];
@@ -41,6 +41,7 @@ export function createSvgNodeKeys(svg: SVGSVGElement, tooltip: GraphTooltip, sel
       return;
     }
     if (event.key === 'Escape') {
+      hovered = undefined;
       tooltip.dismiss();
       return;
     }
@@ -76,7 +77,7 @@ export function createSvgNodeKeys(svg: SVGSVGElement, tooltip: GraphTooltip, sel
     if (event.pointerType === 'touch' || !(event.target instanceof Element)) return;
     const over = event.target.closest('#graph .node, #graph .edge');
     if (!over) return;
-    hovered = { element: over, x: event.clientX, y: event.clientY };
+    hovered = over;
     tooltip.show('hover', textOf(over), pointAnchor(event.clientX, event.clientY));
   });
   svg.addEventListener('pointerout', (event) => {
@@ -99,9 +100,11 @@ export function createSvgNodeKeys(svg: SVGSVGElement, tooltip: GraphTooltip, sel
       // Another state painted into the same drawing (a timeline's step) keeps what the pointer is
       // over: its tooltip shows that state's numbers. A new drawing replaced it: the tooltip goes
       // until the pointer moves.
-      const same = next === drawing && hovered !== undefined && hovered.element.isConnected;
+      // (Unless Escape dismissed it: it stays hidden until the pointer shows it again.)
+      const same =
+        next === drawing && hovered !== undefined && hovered.isConnected && tooltip.showing('hover');
       drawing = next;
-      if (same) tooltip.show('hover', textOf(hovered!.element), pointAnchor(hovered!.x, hovered!.y));
+      if (same) tooltip.retext('hover', textOf(hovered!));
       else {
         hovered = undefined;
         tooltip.hide('hover');

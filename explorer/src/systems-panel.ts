@@ -73,8 +73,12 @@ export function createSystemsPanel(host: SystemsPanelHost): {
   let opened: { id: string; name: string; text: string } | undefined;
   /** Counts the opens: only the latest one loads its system. */
   let opens = 0;
-  /** Both counts only grow, so their sum changes exactly when an open or a run begins. */
-  const startsSoFar = () => opens + host.runsSoFar();
+  /** The runs the opens started themselves: not the user's clicks, so no later click than the open's. */
+  let ownRuns = 0;
+  /** The runs the user started (Run, Compare, an example, a link). */
+  const userRuns = () => host.runsSoFar() - ownRuns;
+  /** Both counts only grow, so their sum changes exactly when an open or a user's run begins. */
+  const startsSoFar = () => opens + userRuns();
   userTokenInput.value = sessionStorage.getItem(TOKEN_STORAGE) ?? '';
   userTokenInput.addEventListener('change', () =>
     sessionStorage.setItem(TOKEN_STORAGE, userTokenInput.value.trim()),
@@ -169,14 +173,17 @@ export function createSystemsPanel(host: SystemsPanelHost): {
    * and runs it here: the same bytes as `{ mode, systemId }` on the server. How the run ended;
    * rejects when the system could not be read (its error in words). Of two opens in flight, the
    * one begun last wins: an earlier one whose answer comes later is `superseded`, and loads nothing.
-   * With `asOf` (an earlier `startsSoFar()`), nothing is opened if another open or another run
-   * began since: a save's run never replaces what the user ran after pressing Save.
+   * With `asOf` (an earlier `startsSoFar()`), nothing is opened if another open or a run of the
+   * user's began since, the system's reading included: a save's run never replaces what the user
+   * ran after pressing Save. (An open's own run is not the user's: an Open pressed before Save
+   * whose answer comes after it does not stop the save's run.)
    */
   async function openSystem(id: string, asOf?: number): Promise<RunOutcome> {
     if (asOf !== undefined && asOf !== startsSoFar()) return 'superseded';
     const mine = ++opens;
+    const runsAt = userRuns();
     const { status, json } = await withToken(`/api/systems/${encodeURIComponent(id)}`);
-    if (mine !== opens) return 'superseded';
+    if (mine !== opens || (asOf !== undefined && userRuns() !== runsAt)) return 'superseded';
     if (status !== 200) throw new Error(errorLine(status, json));
     const { structure, name, settings, format } = json as {
       name: string;
@@ -191,7 +198,11 @@ export function createSystemsPanel(host: SystemsPanelHost): {
       `Stored system "${name}" (${id})${format === undefined ? '' : `, read as ${format}`}${settings === undefined ? '' : ', with its capacities'}.`,
     );
     opened = { id, name, text };
-    return host.run();
+    // A run takes its number before its first wait, so the count has moved once run() returns.
+    const runsBefore = host.runsSoFar();
+    const running = host.run();
+    ownRuns += host.runsSoFar() - runsBefore;
+    return running;
   }
 
   const settingsEditor = createSettingsEditor({

@@ -705,7 +705,7 @@ const ChangesSchema = named(
         .meta({
           description:
             "With latency fields on either side: the 20 largest changes of an entry's latency; an entry " +
-            'stuck on either side is left out, and `latencyLimit` names it.',
+            'stuck on either side is left out, and one stuck on one side only is named in `latencyLimit`.',
         }),
       latencyLimit: z
         .object({

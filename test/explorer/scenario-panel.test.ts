@@ -176,14 +176,15 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
     await page.click('#scenario-clear');
   });
 
-  // What if traffic grows by half, then doubles, on a shop with an SLO? The M/M/2 API (10 a second
-  // at most) takes 9 today and answers in 1.053 s; at ×1.1 it still answers (9.9 a second), and
-  // the list says by how much each time grew and where the SLO headroom went; at ×2 it no longer
-  // answers, and the list names the front end whose requests are stuck behind it.
+  // What if traffic grows by a tenth, then doubles, on a shop with a 5 s SLO? The M/M/2 API (10 a
+  // second at most) takes 9 today and answers in 1.053 s; at ×1.1 it still answers (9.9 a second),
+  // but slower than the SLO: the list says by how much each time grew and that the front end is
+  // over its SLO; at ×2 the API no longer answers, and the list names the front end whose
+  // requests are stuck behind it.
   it('lists response time and latency changes, the SLO headroom and the entries stuck', async () => {
     const shop = {
       nodes: [
-        { id: 'web', arrival: 9, fanout: true, serviceTime: 0.01, slo: 20 },
+        { id: 'web', arrival: 9, fanout: true, serviceTime: 0.01, slo: 5 },
         { id: 'api', serviceTime: 0.2, servers: 2, exit: 1 },
       ],
       dependencies: [{ from: 'web', to: 'api' }],
@@ -198,18 +199,22 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
     };
     const api = answer.changes.responseTime.find((row) => row.id === 'api')!;
     expect(api.before).toBeCloseTo(1.053, 3);
-    const short = (value: number) => String(Number(value.toPrecision(4)));
+    // In the step's unit, as the summary says times: seconds to 3 digits, under 1 s in ms.
+    const duration = (value: number) =>
+      value < 1 ? `${Number((value * 1000).toPrecision(3))} ms` : `${Number(value.toPrecision(3))} s`;
     expect(await lines('responseTime')).toContain(
-      `api: response time ${short(api.before)} → ${short(api.after)} (+${short(api.after - api.before)})`,
+      `api: response time ${duration(api.before)} → ${duration(api.after)} (+${duration(api.after - api.before)})`,
     );
     expect((await lines('latency'))[0]).toMatch(/^web: latency \d/);
-    // Each side's headroom of its own traffic: 10 / 9 of today's at most, about 1.01 of ×1.1.
+    // Each side's headroom of its own traffic: web meets its 5 s up to about ×1.09 of today's, so
+    // ×1.1 is past it (the API answers in over 5 s there): over its SLO, at about 0.99 of it.
     const { before, after } = answer.changes.latencyHeadroom;
-    expect(before.scale).toBeLessThan(10 / 9);
+    expect(before.scale).toBeGreaterThan(1.05);
+    expect(before.scale).toBeLessThan(1.1);
     expect(after.scale).toBeCloseTo(before.scale / 1.1, 9);
     const times = (scale: number) => `×${Number(scale.toPrecision(3))}`;
     expect(await lines('latency-headroom')).toEqual([
-      `Latency headroom: ${times(before.scale)} (web) → ${times(after.scale)} (web)`,
+      `Latency headroom: ${times(before.scale)} of today's traffic (web) → over its SLO from ${times(after.scale)} of the scenario's traffic (web)`,
     ]);
     expect(await lines('stuck-newly')).toEqual([]);
 
@@ -221,7 +226,7 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
     ]);
     expect(await lines('latency')).toEqual([]);
     expect(await lines('latency-headroom')).toEqual([
-      `Latency headroom: ${times(before.scale)} (web) → none (web)`,
+      `Latency headroom: ${times(before.scale)} of today's traffic (web) → none (web)`,
     ]);
     await page.locator('#scenario-scale').fill('1');
     await page.click('#scenario-clear');

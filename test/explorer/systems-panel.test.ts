@@ -396,6 +396,90 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
 
   // Open shop, then Open depot before shop's answer comes: depot, clicked last, is the one loaded
   // and run; shop's answer loads nothing (before, it replaced depot in the editor and ran).
+  /**
+   * A page whose list holds shop and depot, with switches to hold shop's PATCH, shop's reads and
+   * depot's reads, each held request kept in `held` for the test to answer.
+   */
+  async function openWithHolds() {
+    const hold = { patch: false, shopReads: false, depotReads: false };
+    const held: { patch?: Route; shopRead?: Route; depotRead?: Route } = {};
+    const opened = await openPage((fresh) =>
+      fresh.route('**/api/systems**', async (route) => {
+        const request = route.request();
+        const url = request.url();
+        if (url.includes('?')) return json(route, TWO);
+        if (request.method() === 'PATCH') {
+          if (hold.patch) held.patch = route;
+          else await withTag(route, SHOP, '"settings-7"');
+          return;
+        }
+        if (url.endsWith('/sys_2')) {
+          if (hold.depotReads) held.depotRead = route;
+          else await withTag(route, DEPOT, '"settings-0"');
+          return;
+        }
+        if (hold.shopReads) held.shopRead = route;
+        else await withTag(route, SHOP, '"settings-6"');
+      }),
+    );
+    return { ...opened, hold, held };
+  }
+
+  // Save and run on shop; while the saved system is read again to run it, the user runs what the
+  // editor holds: that later click wins, and the save runs nothing (before, the read's answer
+  // replaced the editor and aborted the user's run).
+  it("lets a Run pressed while the saved system is read win over the save's run", async () => {
+    const { page, uncaught, hold, held } = await openWithHolds();
+    hold.patch = true;
+    await saveShopWhile(page, () => held.patch !== undefined);
+    hold.shopReads = true;
+    await withTag(held.patch!, SHOP, '"settings-7"');
+    await expect.poll(() => held.shopRead !== undefined).toBe(true);
+    await page.fill(
+      '#body',
+      JSON.stringify({ mode: 'analyze', nodes: [{ id: 'Y', load: 2 }], dependencies: [] }),
+    );
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#run');
+    await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
+    await withTag(held.shopRead!, SHOP, '"settings-7"');
+    await expect
+      .poll(() => page.textContent('#settings-status'), { timeout: SETTLED_MS })
+      .toBe('Saved; not run, as another system was opened or another run started since.');
+    expect(await idsInEditor(page)).toEqual(['Y']);
+    expect(await page.locator('#graph .node').count()).toBe(1);
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
+  // Open depot, its answer held; then Save and run on shop, its save held. Depot's answer comes
+  // first and runs depot: that run is the Open's, pressed before Save, so the save still runs
+  // shop (before, any run counted, and the save said another run had started).
+  it('runs the saved system after an Open pressed before Save is answered', async () => {
+    const { page, uncaught, hold, held } = await openWithHolds();
+    await page.click('#list-systems');
+    hold.depotReads = true;
+    await page.getByRole('button', { name: 'Open depot', exact: true }).click();
+    await expect.poll(() => held.depotRead !== undefined).toBe(true);
+    hold.depotReads = false;
+    hold.patch = true;
+    await page.getByRole('button', { name: 'Capacities of shop' }).click();
+    await expect.poll(() => page.textContent('#settings-heading')).toBe('Capacities of "shop"');
+    await page.click('#save-settings');
+    await expect.poll(() => held.patch !== undefined).toBe(true);
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await withTag(held.depotRead!, DEPOT, '"settings-0"');
+    await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
+    expect(await idsInEditor(page)).toEqual(['X']);
+    await withTag(held.patch!, SHOP, '"settings-7"');
+    await expect
+      .poll(() => page.textContent('#settings-status'), { timeout: SETTLED_MS })
+      .toBe('Saved; the answer below runs with them.');
+    expect(await idsInEditor(page)).toEqual(['A', 'B']);
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
   it('opens the system whose Open was pressed last', async () => {
     const { page, uncaught, held } = await openHoldingShop();
     await page.click('#list-systems');

@@ -171,6 +171,18 @@ describe.runIf(chromiumPath !== undefined)('scrubbing a timeline in Chromium', (
     const after = (await edgeText())!;
     expect(after).not.toBe(before);
     expect(shown).toEqual({ visible: true, text: after });
+
+    // Escape hides it (a node has the focus, where the keys go), and a step does not bring it back.
+    await page.focus('#graph .node[data-id="A"]');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => tip.isVisible()).toBe(false);
+    await page.evaluate(`(() => {
+      const tick = document.getElementById('tick');
+      tick.value = '2';
+      tick.dispatchEvent(new Event('input', { bubbles: true }));
+    })()`);
+    await frameDrawn(page);
+    expect(await tip.isVisible()).toBe(false);
     expect(uncaught).toEqual([]);
   });
 });
