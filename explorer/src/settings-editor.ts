@@ -245,10 +245,10 @@ export function createSettingsEditor(host: SettingsEditorHost) {
 
   /**
    * Saves the settings as shown, then runs the system with them, unless another system was opened
-   * or another run started since Save was pressed (`asOf`: the later click wins); rejects when either gets no answer, and
-   * returns what it said. Once the editor shows another system (or is closed), nothing of the
-   * answer lands in it: neither its status nor, above all, the new ETag, which would then guard
-   * another system's settings.
+   * or another run started since Save was pressed (`asOf`: the later click wins); rejects when
+   * either gets no answer, and returns what it said. Once the editor shows another system (or is
+   * closed), nothing of the answer lands in it: neither its status nor, above all, the new ETag,
+   * which would then guard another system's settings.
    */
   async function save(id: string, ticket: number, asOf: number): Promise<string> {
     const shown = () => ticket === opening;
