@@ -173,17 +173,18 @@ export function createSystemsPanel(host: SystemsPanelHost): {
    * and runs it here: the same bytes as `{ mode, systemId }` on the server. How the run ended;
    * rejects when the system could not be read (its error in words). Of two opens in flight, the
    * one begun last wins: an earlier one whose answer comes later is `superseded`, and loads nothing.
-   * With `asOf` (an earlier `startsSoFar()`), nothing is opened if another open or a run of the
-   * user's began since, the system's reading included: a save's run never replaces what the user
-   * ran after pressing Save. (An open's own run is not the user's: an Open pressed before Save
-   * whose answer comes after it does not stop the save's run.)
+   * A run the user starts while the system is read wins too: the open loads nothing. With `asOf`
+   * (an earlier `startsSoFar()`), nothing is opened if another open or a run of the user's began
+   * since that mark either: a save's run never replaces what the user ran after pressing Save.
+   * (An open's own run is not the user's: an Open pressed before Save whose answer comes after it
+   * does not stop the save's run.)
    */
   async function openSystem(id: string, asOf?: number): Promise<RunOutcome> {
     if (asOf !== undefined && asOf !== startsSoFar()) return 'superseded';
     const mine = ++opens;
     const runsAt = userRuns();
     const { status, json } = await withToken(`/api/systems/${encodeURIComponent(id)}`);
-    if (mine !== opens || (asOf !== undefined && userRuns() !== runsAt)) return 'superseded';
+    if (mine !== opens || userRuns() !== runsAt) return 'superseded';
     if (status !== 200) throw new Error(errorLine(status, json));
     const { structure, name, settings, format } = json as {
       name: string;

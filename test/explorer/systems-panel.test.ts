@@ -452,6 +452,32 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await page.context().close();
   });
 
+  // Open depot, its answer held; meanwhile the user runs what the editor holds. That later click
+  // wins: depot's answer, when it comes, loads nothing (before, it replaced the editor and
+  // aborted the user's run).
+  it('lets a Run pressed while a system is opened win over the open', async () => {
+    const { page, uncaught, hold, held } = await openWithHolds();
+    await page.click('#list-systems');
+    hold.depotReads = true;
+    await page.getByRole('button', { name: 'Open depot', exact: true }).click();
+    await expect.poll(() => held.depotRead !== undefined).toBe(true);
+    await page.fill(
+      '#body',
+      JSON.stringify({ mode: 'analyze', nodes: [{ id: 'Y', load: 2 }], dependencies: [] }),
+    );
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#run');
+    await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
+    await withTag(held.depotRead!, DEPOT, '"settings-0"');
+    await expect
+      .poll(() => page.isEnabled('button[aria-label="Open depot"]'), { timeout: SETTLED_MS })
+      .toBe(true);
+    expect(await idsInEditor(page)).toEqual(['Y']);
+    expect(await page.locator('#graph .node').count()).toBe(1);
+    expect(uncaught).toEqual([]);
+    await page.context().close();
+  });
+
   // Open depot, its answer held; then Save and run on shop, its save held. Depot's answer comes
   // first and runs depot: that run is the Open's, pressed before Save, so the save still runs
   // shop (before, any run counted, and the save said another run had started).
