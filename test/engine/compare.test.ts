@@ -18,7 +18,7 @@ import {
   writeTicks,
 } from '../../lib/engine';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
-import { FRONT_END_FAN, HALVE_B, HALVE_B_CHANGES } from '../helpers/engine-examples';
+import { FRONT_END_FAN, HALVE_B, HALVE_B_CHANGES, README_CHECKOUT } from '../helpers/engine-examples';
 
 /** The digest of `structure`'s state at `tick` (0: analyze), as the API takes it. */
 function digest(structure: CompiledStructure, ticks: number): StateDigest {
@@ -378,18 +378,7 @@ describe('with latency fields', () => {
   // server of 10 ms, 60 calls a second today) saturates, payments (M/M/2 of 40 ms) answers in
   // 1/9 s instead of 1/21 s, and checkout's requests get stuck behind inventory.
   it("answers the README's what-if: twice the traffic sticks checkout behind inventory", () => {
-    const shop: Structure = {
-      nodes: [
-        { id: 'checkout', arrival: 20, fanout: true, serviceTime: 0.005, slo: 0.3 },
-        { id: 'payments', serviceTime: 0.04, servers: 2, exit: 1 },
-        { id: 'inventory', serviceTime: 0.01, servers: 1, exit: 1 },
-      ],
-      dependencies: [
-        { from: 'checkout', to: 'payments' },
-        { from: 'checkout', to: 'inventory', weight: 3 },
-      ],
-    };
-    const result = changes(shop, { scale: 2 });
+    const result = changes(README_CHECKOUT, { scale: 2 });
     expect(result.saturated).toEqual({ newly: ['inventory'], cleared: [] });
     expect(result.responseTime).toHaveLength(1);
     expect(result.responseTime![0]!.id).toBe('payments');

@@ -220,6 +220,23 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     return { ...opened, held };
   }
 
+  /** The user's own run, while something is held: one node `Y`, typed in the editor and run. */
+  async function runOneNodeY(page: Page): Promise<void> {
+    await page.fill(
+      '#body',
+      JSON.stringify({ mode: 'analyze', nodes: [{ id: 'Y', load: 2 }], dependencies: [] }),
+    );
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#run');
+    await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
+  }
+
+  /** That run is still what the editor holds and the graph draws. */
+  async function expectOneNodeYShown(page: Page): Promise<void> {
+    expect(await idsInEditor(page)).toEqual(['Y']);
+    expect(await page.locator('#graph .node').count()).toBe(1);
+  }
+
   /** Lists the systems, opens shop's capacities and presses Save, until `held` says its PATCH came. */
   async function saveShopWhile(page: Page, held: () => boolean): Promise<void> {
     await page.click('#list-systems');
@@ -377,19 +394,12 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await expect.poll(() => page.isVisible('#settings-editor')).toBe(true);
     await page.click('#save-settings');
     await expect.poll(() => patchShop !== undefined).toBe(true);
-    await page.fill(
-      '#body',
-      JSON.stringify({ mode: 'analyze', nodes: [{ id: 'Y', load: 2 }], dependencies: [] }),
-    );
-    await page.evaluate("document.body.dataset.state = 'idle'");
-    await page.click('#run');
-    await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
+    await runOneNodeY(page);
     await withTag(patchShop!, SHOP, '"settings-9"');
     await expect
       .poll(() => page.textContent('#settings-status'), { timeout: SETTLED_MS })
       .toBe('Saved; not run, as another system was opened or another run started since.');
-    expect(await idsInEditor(page)).toEqual(['Y']);
-    expect(await page.locator('#graph .node').count()).toBe(1);
+    await expectOneNodeYShown(page);
     expect(uncaught).toEqual([]);
     await page.context().close();
   });
@@ -425,6 +435,18 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     return { ...opened, hold, held };
   }
 
+  /** Lists the systems and presses Open on depot, its answer held in `held.depotRead`. */
+  async function openDepotHeld(
+    page: Page,
+    hold: { depotReads: boolean },
+    held: { depotRead?: Route },
+  ): Promise<void> {
+    await page.click('#list-systems');
+    hold.depotReads = true;
+    await page.getByRole('button', { name: 'Open depot', exact: true }).click();
+    await expect.poll(() => held.depotRead !== undefined).toBe(true);
+  }
+
   // Save and run on shop; while the saved system is read again to run it, the user runs what the
   // editor holds: that later click wins, and the save runs nothing (before, the read's answer
   // replaced the editor and aborted the user's run).
@@ -435,19 +457,12 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     hold.shopReads = true;
     await withTag(held.patch!, SHOP, '"settings-7"');
     await expect.poll(() => held.shopRead !== undefined).toBe(true);
-    await page.fill(
-      '#body',
-      JSON.stringify({ mode: 'analyze', nodes: [{ id: 'Y', load: 2 }], dependencies: [] }),
-    );
-    await page.evaluate("document.body.dataset.state = 'idle'");
-    await page.click('#run');
-    await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
+    await runOneNodeY(page);
     await withTag(held.shopRead!, SHOP, '"settings-7"');
     await expect
       .poll(() => page.textContent('#settings-status'), { timeout: SETTLED_MS })
       .toBe('Saved; not run, as another system was opened or another run started since.');
-    expect(await idsInEditor(page)).toEqual(['Y']);
-    expect(await page.locator('#graph .node').count()).toBe(1);
+    await expectOneNodeYShown(page);
     expect(uncaught).toEqual([]);
     await page.context().close();
   });
@@ -457,23 +472,13 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
   // aborted the user's run).
   it('lets a Run pressed while a system is opened win over the open', async () => {
     const { page, uncaught, hold, held } = await openWithHolds();
-    await page.click('#list-systems');
-    hold.depotReads = true;
-    await page.getByRole('button', { name: 'Open depot', exact: true }).click();
-    await expect.poll(() => held.depotRead !== undefined).toBe(true);
-    await page.fill(
-      '#body',
-      JSON.stringify({ mode: 'analyze', nodes: [{ id: 'Y', load: 2 }], dependencies: [] }),
-    );
-    await page.evaluate("document.body.dataset.state = 'idle'");
-    await page.click('#run');
-    await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
+    await openDepotHeld(page, hold, held);
+    await runOneNodeY(page);
     await withTag(held.depotRead!, DEPOT, '"settings-0"');
     await expect
       .poll(() => page.isEnabled('button[aria-label="Open depot"]'), { timeout: SETTLED_MS })
       .toBe(true);
-    expect(await idsInEditor(page)).toEqual(['Y']);
-    expect(await page.locator('#graph .node').count()).toBe(1);
+    await expectOneNodeYShown(page);
     expect(uncaught).toEqual([]);
     await page.context().close();
   });
@@ -483,10 +488,7 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
   // shop (before, any run counted, and the save said another run had started).
   it('runs the saved system after an Open pressed before Save is answered', async () => {
     const { page, uncaught, hold, held } = await openWithHolds();
-    await page.click('#list-systems');
-    hold.depotReads = true;
-    await page.getByRole('button', { name: 'Open depot', exact: true }).click();
-    await expect.poll(() => held.depotRead !== undefined).toBe(true);
+    await openDepotHeld(page, hold, held);
     hold.depotReads = false;
     hold.patch = true;
     await page.getByRole('button', { name: 'Capacities of shop' }).click();

@@ -91,3 +91,19 @@ export function ring(n: number, weight: (i: number) => number, fanout = true): S
     })),
   };
 }
+
+/**
+ * The README's capacity-planning story: checkout (5 ms, 20 requests a second, SLO 300 ms) calls
+ * payments once (40 ms, 2 servers) and inventory three times (10 ms, 1 server).
+ */
+export const README_CHECKOUT: Structure = {
+  nodes: [
+    { id: 'checkout', arrival: 20, fanout: true, serviceTime: 0.005, slo: 0.3 },
+    { id: 'payments', serviceTime: 0.04, servers: 2, exit: 1 },
+    { id: 'inventory', serviceTime: 0.01, servers: 1, exit: 1 },
+  ],
+  dependencies: [
+    { from: 'checkout', to: 'payments' },
+    { from: 'checkout', to: 'inventory', weight: 3 },
+  ],
+};

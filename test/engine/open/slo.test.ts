@@ -4,6 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { analyze, JsonWriter, type Structure, writeAnalyze } from '../../../lib/engine';
+import { README_CHECKOUT } from '../../helpers/engine-examples';
 
 function analyzed(structure: Structure) {
   const result = analyze(structure);
@@ -218,17 +219,7 @@ describe('latencyHeadroom', () => {
   // second: R = 25 ms): 5 + 47.6 + 75 = 127.6 ms today. Inventory saturates at ×1.67, checkout
   // misses its SLO first, at ×1.45.
   it("tells the README's checkout story", () => {
-    const result = analyzed({
-      nodes: [
-        { id: 'checkout', arrival: 20, fanout: true, serviceTime: 0.005, slo: 0.3 },
-        { id: 'payments', serviceTime: 0.04, servers: 2, exit: 1 },
-        { id: 'inventory', serviceTime: 0.01, servers: 1, exit: 1 },
-      ],
-      dependencies: [
-        { from: 'checkout', to: 'payments' },
-        { from: 'checkout', to: 'inventory', weight: 3 },
-      ],
-    });
+    const result = analyzed(README_CHECKOUT);
     expect(result.nodes[0]!.latency).toBeCloseTo(0.005 + 0.04 / 0.84 + 3 * 0.025, 14);
     expect(result.headroom).toEqual({ scale: 100 / 60, node: 'inventory' });
     expect(result.latencyHeadroom!.node).toBe('checkout');
