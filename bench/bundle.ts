@@ -34,7 +34,7 @@ import { cdkJsonContext, PROJECT_ROOT } from '../infra/project';
 import { ServiceStack } from '../infra/service-stack';
 import { readDeploySettings } from '../infra/settings';
 import { FUNCTIONS, type FunctionName } from '../lib/http/routes';
-import { scriptArgs } from '../lib/script-args';
+import { bundleRounds, bundleArgs as values } from './bundle-args';
 import { bundleFiles, bytesOf } from './bundle-files';
 import { type Column, formatMs, formatRatio, median, renderTable } from './table';
 
@@ -200,17 +200,7 @@ function loadAverage(): string {
 }
 
 function main(): void {
-  const values = scriptArgs({
-    command: 'npm run bench:bundle',
-    usage: `Builds the Lambda bundles as the stack does and measures their cold-start import.
-
-  --rounds N    imports per bundle, each in a fresh Node process (default 21)
-  --tracing     build with X-Ray tracing on (cdk -c tracing=true)
-  -h, --help    this text`,
-    options: { rounds: { type: 'string', default: '21' }, tracing: { type: 'boolean', default: false } },
-  });
-  const rounds = Number(values.rounds);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a positive integer');
+  const rounds = bundleRounds;
 
   // Under node_modules so a bundle that leaves the SDK external finds it, as Lambda's runtime provides it.
   const workDir = join(PROJECT_ROOT, 'node_modules', '.cache', 'sbe-bundle-bench');

@@ -13,22 +13,10 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { buildExplorer } from '../explorer/build';
 import { generated } from '../explorer/src/examples';
-import { scriptArgs } from '../lib/script-args';
 import { startLocalServer } from '../local/server';
 import { findChromium, launchChromium } from '../test/explorer/browser';
 import { cyclicGraph, jaegerServices, overlapShare, tieredDag } from '../test/explorer/large-structures';
 import { formatMs, renderTable } from './table';
-
-scriptArgs({
-  command: 'npm run bench:explorer',
-  usage: `The explorer page in Debian's Chromium: the small-graph download, the worked example's first
-render, and large structures (Jaeger's 871 services, a 12-tier DAG and a cyclic graph of 20,000
-nodes, generated structures of 20,000 and 100,000), with PASS/MISS lines for the targets.
-It starts its own local server on free ports. Takes no options but:
-
-  -h, --help    this text`,
-  options: {},
-});
 
 const BUDGET = {
   smallPathKiB: 300,

@@ -27,9 +27,13 @@ const SCRIPTS: Array<[string, string]> = [
   ['token', 'Usage: npm run token'],
 ];
 
-async function npmRun(script: string, flag: string) {
+function npmRun(script: string, flag: string) {
+  return npmRunWith(script, [flag]);
+}
+
+async function npmRunWith(script: string, flags: readonly string[]) {
   try {
-    const { stdout, stderr } = await run('npm', ['run', '-s', script, '--', flag], {
+    const { stdout, stderr } = await run('npm', ['run', '-s', script, '--', ...flags], {
       cwd: PROJECT_ROOT,
       // Nothing is running: the scripts must not need a server or a table to print their usage.
       env: { ...process.env, PORT: '3999' },
@@ -67,6 +71,28 @@ describe('npm run <script> -- --help', () => {
       expect(stderr).not.toMatch(/\n\s+at /);
     },
   );
+});
+
+// A value a script cannot use is refused the same way: one line naming the flag and what it
+// takes, exit 2, no stack trace (bench:bundle threw "--rounds must be a positive integer" with
+// its stack before).
+describe('npm run <script> with a bad value', () => {
+  it.concurrent.for<[string, string[], RegExp]>([
+    ['bench:bundle', ['--rounds', '0'], /^error: --rounds takes a whole number of 1 or more, got "0"\./],
+    [
+      'bench:bundle',
+      ['--rounds', 'many'],
+      /^error: --rounds takes a whole number of 1 or more, got "many"\./,
+    ],
+    ['bench', ['--only=everything'], /^error: --only takes "compare", .* got "everything"\./],
+  ])('%s %s is refused in one line, exit 2', async ([script, flags, message], { expect }) => {
+    const { code, stdout, stderr } = await npmRunWith(script, flags);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr.split('\n').filter((line) => line.startsWith('error:'))).toHaveLength(1);
+    expect(stderr).toMatch(message);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
 });
 
 // Scripts that are a tool's command line pass --help to the tool, which prints its own usage.

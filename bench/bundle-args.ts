@@ -1,0 +1,24 @@
+/**
+ * `npm run bench:bundle`'s options, read before anything else it imports (`bundle-main.ts`):
+ * `--help` and a bad flag answer at once, not after aws-cdk-lib and the stack load.
+ */
+import { scriptArgs } from '../lib/script-args';
+
+export const bundleArgs = scriptArgs({
+  command: 'npm run bench:bundle',
+  usage: `Builds the Lambda bundles as the stack does and measures their cold-start import.
+
+  --rounds N    imports per bundle, each in a fresh Node process (default 21)
+  --tracing     build with X-Ray tracing on (cdk -c tracing=true)
+  -h, --help    this text`,
+  options: { rounds: { type: 'string', default: '21' }, tracing: { type: 'boolean', default: false } },
+});
+const rounds = Number(bundleArgs.rounds);
+if (!Number.isInteger(rounds) || rounds < 1) {
+  console.error(
+    `error: --rounds takes a whole number of 1 or more, got ${JSON.stringify(bundleArgs.rounds)}. Run "npm run bench:bundle -- --help" for usage.`,
+  );
+  process.exit(2);
+}
+/** Imports per bundle (`--rounds`). */
+export const bundleRounds = rounds;
