@@ -231,10 +231,28 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
   }
 
-  /** That run is still what the editor holds and the graph draws. */
-  async function expectOneNodeYShown(page: Page): Promise<void> {
+  /**
+   * The user's run of `Y` while a request is held, then that request answered (`release`): the
+   * run must survive it.
+   */
+  async function runYThenRelease(page: Page, release: () => Promise<void>): Promise<void> {
+    await runOneNodeY(page);
+    await release();
+  }
+
+  /** A save whose run yielded to a later click says so. */
+  async function expectSaveNotRun(page: Page): Promise<void> {
+    await expect
+      .poll(() => page.textContent('#settings-status'), { timeout: SETTLED_MS })
+      .toBe('Saved; not run, as another system was opened or another run started since.');
+  }
+
+  /** That run is still what the editor holds and the graph draws, nothing was thrown; the page closes. */
+  async function endWithYShown(page: Page, uncaught: unknown[]): Promise<void> {
     expect(await idsInEditor(page)).toEqual(['Y']);
     expect(await page.locator('#graph .node').count()).toBe(1);
+    expect(uncaught).toEqual([]);
+    await page.context().close();
   }
 
   /** Lists the systems, opens shop's capacities and presses Save, until `held` says its PATCH came. */
@@ -350,62 +368,41 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
   // Save again, then Open depot before the save answers: the later click wins, and shop's save
   // says it did not run.
   it('finishes a save whose editor was closed, and lets a later Open or Run win', async () => {
-    let patchShop: Route | undefined;
-    const { page, uncaught } = await openPage((fresh) =>
-      fresh.route('**/api/systems**', async (route) => {
-        const request = route.request();
-        const url = request.url();
-        if (url.includes('?')) return json(route, TWO);
-        if (request.method() === 'PATCH') {
-          patchShop = route;
-          return;
-        }
-        if (url.endsWith('/sys_2')) return withTag(route, DEPOT, '"settings-0"');
-        return withTag(route, SHOP, '"settings-6"');
-      }),
-    );
-    await saveShopWhile(page, () => patchShop !== undefined);
+    const { page, uncaught, hold, held } = await openWithHolds();
+    hold.patch = true;
+    await saveShopWhile(page, () => held.patch !== undefined);
     await page.click('#close-settings');
     await page.evaluate("document.body.dataset.state = 'idle'");
-    await withTag(patchShop!, SHOP, '"settings-7"');
+    await withTag(held.patch!, SHOP, '"settings-7"');
     await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
     expect(await idsInEditor(page)).toEqual(['A', 'B']);
     await expect
       .poll(() => page.textContent('#systems-status'))
       .toBe('Capacities of "shop": Saved; the answer below runs with them.');
 
-    patchShop = undefined;
+    held.patch = undefined;
     await page.getByRole('button', { name: 'Capacities of shop' }).click();
     await expect.poll(() => page.isVisible('#settings-editor')).toBe(true);
     await page.click('#save-settings');
-    await expect.poll(() => patchShop !== undefined).toBe(true);
+    await expect.poll(() => held.patch !== undefined).toBe(true);
     await page.getByRole('button', { name: 'Open depot', exact: true }).click();
     await expect.poll(() => idsInEditor(page), { timeout: SETTLED_MS }).toEqual(['X']);
-    await withTag(patchShop!, SHOP, '"settings-8"');
-    await expect
-      .poll(() => page.textContent('#settings-status'), { timeout: SETTLED_MS })
-      .toBe('Saved; not run, as another system was opened or another run started since.');
+    await withTag(held.patch!, SHOP, '"settings-8"');
+    await expectSaveNotRun(page);
     expect(await idsInEditor(page)).toEqual(['X']);
 
     // So does a later Run: the user runs depot, edited, while shop's save is in flight; the save
     // finishes and leaves depot's answer on show.
-    patchShop = undefined;
+    held.patch = undefined;
     await page.getByRole('button', { name: 'Capacities of shop' }).click();
     await expect.poll(() => page.isVisible('#settings-editor')).toBe(true);
     await page.click('#save-settings');
-    await expect.poll(() => patchShop !== undefined).toBe(true);
-    await runOneNodeY(page);
-    await withTag(patchShop!, SHOP, '"settings-9"');
-    await expect
-      .poll(() => page.textContent('#settings-status'), { timeout: SETTLED_MS })
-      .toBe('Saved; not run, as another system was opened or another run started since.');
-    await expectOneNodeYShown(page);
-    expect(uncaught).toEqual([]);
-    await page.context().close();
+    await expect.poll(() => held.patch !== undefined).toBe(true);
+    await runYThenRelease(page, () => withTag(held.patch!, SHOP, '"settings-9"'));
+    await expectSaveNotRun(page);
+    await endWithYShown(page, uncaught);
   });
 
-  // Open shop, then Open depot before shop's answer comes: depot, clicked last, is the one loaded
-  // and run; shop's answer loads nothing (before, it replaced depot in the editor and ran).
   /**
    * A page whose list holds shop and depot, with switches to hold shop's PATCH, shop's reads and
    * depot's reads, each held request kept in `held` for the test to answer.
@@ -457,14 +454,9 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     hold.shopReads = true;
     await withTag(held.patch!, SHOP, '"settings-7"');
     await expect.poll(() => held.shopRead !== undefined).toBe(true);
-    await runOneNodeY(page);
-    await withTag(held.shopRead!, SHOP, '"settings-7"');
-    await expect
-      .poll(() => page.textContent('#settings-status'), { timeout: SETTLED_MS })
-      .toBe('Saved; not run, as another system was opened or another run started since.');
-    await expectOneNodeYShown(page);
-    expect(uncaught).toEqual([]);
-    await page.context().close();
+    await runYThenRelease(page, () => withTag(held.shopRead!, SHOP, '"settings-7"'));
+    await expectSaveNotRun(page);
+    await endWithYShown(page, uncaught);
   });
 
   // Open depot, its answer held; meanwhile the user runs what the editor holds. That later click
@@ -473,14 +465,11 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
   it('lets a Run pressed while a system is opened win over the open', async () => {
     const { page, uncaught, hold, held } = await openWithHolds();
     await openDepotHeld(page, hold, held);
-    await runOneNodeY(page);
-    await withTag(held.depotRead!, DEPOT, '"settings-0"');
+    await runYThenRelease(page, () => withTag(held.depotRead!, DEPOT, '"settings-0"'));
     await expect
       .poll(() => page.isEnabled('button[aria-label="Open depot"]'), { timeout: SETTLED_MS })
       .toBe(true);
-    await expectOneNodeYShown(page);
-    expect(uncaught).toEqual([]);
-    await page.context().close();
+    await endWithYShown(page, uncaught);
   });
 
   // Open depot, its answer held; then Save and run on shop, its save held. Depot's answer comes
@@ -508,6 +497,8 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await page.context().close();
   });
 
+  // Open shop, then Open depot before shop's answer comes: depot, clicked last, is the one loaded
+  // and run; shop's answer loads nothing (before, it replaced depot in the editor and ran).
   it('opens the system whose Open was pressed last', async () => {
     const { page, uncaught, held } = await openHoldingShop();
     await page.click('#list-systems');
