@@ -1,5 +1,5 @@
 import type { LatencyPoints } from './latency-points';
-import { durationText } from './numbers';
+import { durationText, scaleText } from './numbers';
 import { svgElement } from './svg';
 
 /** What the latency chart shows for the selected entry. */
@@ -30,9 +30,6 @@ function roundUp(value: number): number {
   return 10 * power;
 }
 
-/** `×1.42`: a factor of today's traffic, three digits as the summary writes them. */
-const times = (scale: number) => `×${Number(scale.toPrecision(3))}`;
-
 /**
  * The chart in words, for its `aria-label` and its caption: where it starts, today, the knee,
  * the SLO and the saturation.
@@ -41,23 +38,24 @@ function latencyChartSummary(chart: LatencyChart): string {
   const { entry, points, today, slo, sloScale } = chart;
   const idle = points.latency[0]!;
   const parts = [
-    `Latency of ${entry} as all traffic grows, ×0 to ${times(points.end)} of today's`,
+    `Latency of ${entry} as all traffic grows, ×0 to ${scaleText(points.end)} of today's`,
     `${durationText(idle)} with no traffic`,
     `${durationText(today)} today (×1)`,
   ];
-  if (points.knee !== undefined) parts.push(`knee (twice the no-traffic latency) at ${times(points.knee)}`);
+  if (points.knee !== undefined)
+    parts.push(`knee (twice the no-traffic latency) at ${scaleText(points.knee)}`);
   if (slo !== undefined) {
     parts.push(
       sloScale === undefined
         ? `never reaches its SLO of ${durationText(slo)}`
         : sloScale === 0
           ? `over its SLO of ${durationText(slo)} even with no traffic`
-          : `reaches its SLO of ${durationText(slo)} at ${times(sloScale)}`,
+          : `reaches its SLO of ${durationText(slo)} at ${scaleText(sloScale)}`,
     );
   }
   parts.push(
     Number.isFinite(points.saturation)
-      ? `saturates at ${times(points.saturation)}`
+      ? `saturates at ${scaleText(points.saturation)}`
       : 'nothing on its paths saturates: the latency stays flat',
   );
   return `${parts.join('; ')}.`;
@@ -114,7 +112,7 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
   if (x(1) - x(0) >= 24 && right - x(1) >= 30)
     svg.append(text('×1', { x: x(1), y: bottom + 14, 'text-anchor': 'middle', 'data-axis': 'x' }));
   svg.append(
-    text(times(points.end), { x: right, y: bottom + 14, 'text-anchor': 'end', 'data-axis': 'x' }),
+    text(scaleText(points.end), { x: right, y: bottom + 14, 'text-anchor': 'end', 'data-axis': 'x' }),
     text("traffic, × today's", { x: (PAD.left + right) / 2, y: HEIGHT - 4, 'text-anchor': 'middle' }),
     text('latency', { x: PAD.left - 5, y: PAD.top - 10, 'text-anchor': 'end' }),
   );
@@ -122,7 +120,11 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
   if (Number.isFinite(points.saturation)) {
     svg.append(
       svgElement('line', { x1: right, y1: PAD.top, x2: right, y2: bottom, class: 'latency-saturation' }),
-      text(`saturates ${times(points.saturation)}`, { x: right - 3, y: PAD.top - 4, 'text-anchor': 'end' }),
+      text(`saturates ${scaleText(points.saturation)}`, {
+        x: right - 3,
+        y: PAD.top - 4,
+        'text-anchor': 'end',
+      }),
     );
   }
   if (slo !== undefined) {
@@ -195,9 +197,9 @@ export function latencyLegend(chart: LatencyChart): Array<{ mark: LatencyMark; t
   if (points.knee !== undefined)
     legend.push({
       mark: 'knee',
-      text: `knee at ${times(points.knee)}: ${durationText(2 * points.latency[0]!)}, twice the latency with no traffic (waiting as long as served)`,
+      text: `knee at ${scaleText(points.knee)}: ${durationText(2 * points.latency[0]!)}, twice the latency with no traffic (waiting as long as served)`,
     });
   if (slo !== undefined && sloScale !== undefined && sloScale > 0)
-    legend.push({ mark: 'slo', text: `reaches its SLO of ${durationText(slo)} at ${times(sloScale)}` });
+    legend.push({ mark: 'slo', text: `reaches its SLO of ${durationText(slo)} at ${scaleText(sloScale)}` });
   return legend;
 }

@@ -14,6 +14,11 @@ export function showNumber(element: HTMLElement, value: number): void {
   if (element.textContent !== String(value)) element.title = String(value);
 }
 
+/** A factor of traffic for reading: `×1.42`, three significant digits. */
+export function scaleText(scale: number): string {
+  return `×${Number(scale.toPrecision(3))}`;
+}
+
 /**
  * A time the engine gives in steps, for reading: a step is read as a second (as with arrivals per
  * second), so under one it is milliseconds. Three significant digits: `20.8 ms`, `300 ms`,

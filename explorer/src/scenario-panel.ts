@@ -4,7 +4,7 @@ import type { EngineAnswer } from './behaviour';
 import { changeColouring } from './change-colouring';
 import { $ } from './dom';
 import { CAPACITY, checkedNumberField } from './number-field';
-import { durationText } from './numbers';
+import { durationText, scaleText } from './numbers';
 import type { ExplorerPage, RunOutcome } from './page';
 import { scenarioMarks } from './scenario-marks';
 import { headroomPhrase, scenarioTraffic, TODAY, type Traffic } from './steady';
@@ -17,8 +17,10 @@ interface Draft {
 }
 
 /** Numbers for reading: 4 significant digits (the exact ones are in the raw answer and on hover). */
-const shown = (value: number | null | undefined): string =>
-  value === null || value === undefined ? '–' : String(Number(value.toPrecision(4)));
+const shown = (
+  value: number | null | undefined,
+  format = (v: number) => String(Number(v.toPrecision(4))),
+): string => (value === null || value === undefined ? '–' : format(value));
 
 /**
  * A latency headroom in a comparison's line, of `traffic` (each side's own, as the blockage's):
@@ -33,14 +35,15 @@ function sloHeadroomText(headroom: Headroom | null, traffic: Traffic): string {
   if (scale >= Number.MAX_VALUE) return 'unlimited';
   if (scale === 0) return `none (${node})`;
   // Rounded for reading, never up to ×1 from below (that would read as meeting it today).
-  const times = `×${scale < 1 ? Math.min(Number(scale.toPrecision(3)), 0.999) : Number(scale.toPrecision(3))}`;
+  const times = scale < 1 ? `×${Math.min(Number(scale.toPrecision(3)), 0.999)}` : scaleText(scale);
   return scale < 1
     ? `over its SLO from ${times} of ${traffic} traffic (${node})`
     : `${times} of ${traffic} traffic (${node})`;
 }
 
 /** A change with its sign, so a decrease reads as one: `+1.333`, `−2` (a real minus sign). */
-const signed = (change: number): string => (change < 0 ? `−${shown(-change)}` : `+${shown(change)}`);
+const signed = (change: number, format?: (v: number) => string): string =>
+  change < 0 ? `−${shown(-change, format)}` : `+${shown(change, format)}`;
 
 /**
  * What if: a scale slider for all traffic, a node's capacity or taking it down (click the node),
@@ -301,27 +304,18 @@ export function createScenarioPanel(page: ExplorerPage): void {
         `${row.id}: pressure ${shown(row.before)} → ${shown(row.after)} (+${shown(row.increase)})`,
       );
     }
-    // Utilization, throughput and times change either way: a decrease (traffic cut off, say) shows its minus sign.
-    for (const measure of ['utilization', 'throughput'] as const) {
-      for (const row of changes[measure] ?? []) {
-        line(
-          measure,
-          `${row.id}: ${measure} ${shown(row.before)} → ${shown(row.after)} (${signed(row.change)})`,
-        );
-      }
-    }
-    // Times in the step's unit, as the summary says them (`1.05 s`, `212 ms`).
-    const time = (value: number | null) => (value === null ? '–' : durationText(value));
-    const signedTime = (change: number) =>
-      change < 0 ? `−${durationText(-change)}` : `+${durationText(change)}`;
-    for (const [measure, words] of [
-      ['responseTime', 'response time'],
-      ['latency', 'latency'],
+    // Utilization, throughput and times change either way: a decrease (traffic cut off, say)
+    // shows its minus sign. Times in the step's unit, as the summary says them (`1.05 s`, `212 ms`).
+    for (const [measure, words, format] of [
+      ['utilization', 'utilization', undefined],
+      ['throughput', 'throughput', undefined],
+      ['responseTime', 'response time', durationText],
+      ['latency', 'latency', durationText],
     ] as const) {
       for (const row of changes[measure] ?? []) {
         line(
           measure,
-          `${row.id}: ${words} ${time(row.before)} → ${time(row.after)} (${signedTime(row.change)})`,
+          `${row.id}: ${words} ${shown(row.before, format)} → ${shown(row.after, format)} (${signed(row.change, format)})`,
         );
       }
     }

@@ -182,11 +182,18 @@ export function createSettingsEditor(host: SettingsEditorHost) {
   }
 
   $('add-setting').addEventListener('click', () => input(addRow(), 'node').focus());
-  $('close-settings').addEventListener('click', () => {
-    opening++;
-    loading = false;
-    // A save still in flight is no longer this editor's: its button is free again.
+  /**
+   * The editor moves on (an open, or Close): a new count, so no earlier request answers into it,
+   * and Save free again, as a save still in flight is no longer this editor's.
+   */
+  function moveOn(): number {
     saveButton.disabled = false;
+    return ++opening;
+  }
+
+  $('close-settings').addEventListener('click', () => {
+    moveOn();
+    loading = false;
     editor.hidden = true;
     // The focus was in the editor, now hidden: back where the user opened it from.
     if (openedBy?.isConnected) openedBy.focus();
@@ -357,11 +364,9 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       for (const field of numbers.values()) field.check();
       status.className = '';
       status.textContent = 'Loading…';
-      const ticket = ++opening;
+      const ticket = moveOn();
       loading = true;
       openedBy = button;
-      // A save still in flight is no longer this editor's: its button is free again.
-      saveButton.disabled = false;
       await whileBusy(button, status, () => whileShown(ticket, () => load(id, ticket)), {
         refocus: () => ticket === opening,
       });

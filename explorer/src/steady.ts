@@ -1,6 +1,6 @@
 import type { DependencyState, EngineResult, Headroom } from '../../lib/engine/types';
 import { largest } from './largest';
-import { shortNumber } from './numbers';
+import { scaleText, shortNumber } from './numbers';
 
 /**
  * The steady state the `analyze` answer of an open structure leads with, as the page reads it:
@@ -103,7 +103,7 @@ export function headroomPhrase(
 ): string {
   return headroom.scale === 0
     ? `cannot serve ${traffic} traffic: ${name(headroom.node)} is down`
-    : `headroom ×${Number(headroom.scale.toPrecision(3))} at ${name(headroom.node)}`;
+    : `headroom ${scaleText(headroom.scale)} at ${name(headroom.node)}`;
 }
 
 /** Widest a dependency is drawn, in the drawing's units, over the 1 every dependency has. */

@@ -1,7 +1,7 @@
 import type { Bottleneck, EngineResult, Headroom } from '../../lib/engine/types';
 import { $, field } from './dom';
 import { latencyLimitText } from './latency';
-import { durationText, shortNumber } from './numbers';
+import { durationText, scaleText, shortNumber } from './numbers';
 import { arrivalsOf, hasSteadyState, headroomPhrase, TODAY, type Traffic } from './steady';
 import { nameOf, type View } from './view';
 
@@ -153,7 +153,7 @@ function bottlenecksField(
   const definition = row.lastElementChild!;
   bottlenecks.forEach((bottleneck, i) => {
     const scale = document.createElement('span');
-    scale.textContent = ` ×${Number(bottleneck.scale.toPrecision(3))}`;
+    scale.textContent = ` ${scaleText(bottleneck.scale)}`;
     scale.title = `saturates at ×${bottleneck.scale} of ${arrivalsOf(traffic)}; utilization ${traffic === TODAY ? 'today' : 'in the scenario'} ${bottleneck.utilization}`;
     definition.append(i === 0 ? '' : ', ', nodeButton(bottleneck.node), scale);
   });
@@ -201,7 +201,7 @@ function latencyHeadroomField(
     );
     return row;
   }
-  const times = `×${Number(scale.toPrecision(3))}`;
+  const times = scaleText(scale);
   if (scale < 1)
     definition.append(
       'over its SLO: ',

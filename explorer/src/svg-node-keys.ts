@@ -41,7 +41,6 @@ export function createSvgNodeKeys(svg: SVGSVGElement, tooltip: GraphTooltip, sel
       return;
     }
     if (event.key === 'Escape') {
-      hovered = undefined;
       tooltip.dismiss();
       return;
     }

@@ -1,6 +1,7 @@
 import type { Settings } from '../../lib/api/connect-request';
 import { applySettings } from '../../lib/api/system-settings';
 import { $ } from './dom';
+import { scaleText } from './numbers';
 import type { RunOutcome } from './page';
 import { NoConnection, RunStopped, requestFailureLine } from './run-failure';
 import { runInWorker } from './runner';
@@ -47,7 +48,7 @@ function dryRunLine(json: unknown): string {
   const room =
     headroom === null
       ? 'no headroom (no arrivals or no capacities)'
-      : `headroom ×${Number(headroom.scale.toPrecision(3))} before ${headroom.node} saturates`;
+      : `headroom ${scaleText(headroom.scale)} before ${headroom.node} saturates`;
   const notes = answer.warnings.length === 0 ? '' : ` Notes: ${answer.warnings.join('; ')}.`;
   return (
     `Read as ${answer.format}: ${answer.nodes} nodes, ${answer.dependencies} dependencies, ${entries}. ` +

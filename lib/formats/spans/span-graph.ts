@@ -168,13 +168,12 @@ function serveKind(kind: SpanKind | undefined): boolean {
 }
 
 /**
- * Everything the mapping reads of a span, as one string: two spans with the same signature are
- * one span reported twice. Built only for spans whose id repeats in their trace.
+ * Everything the mapping reads of a span but its trace and id, as one string: two spans of one
+ * trace and id with the same signature are one span reported twice (what `sameSpan` compares).
+ * Built only for spans whose id repeats in their trace.
  */
 function signature(span: SourceSpan): string {
   return JSON.stringify([
-    normalId(span.trace),
-    normalId(span.id),
     normalId(span.parent),
     span.service,
     span.kind ?? null,
@@ -210,6 +209,7 @@ class IdChains {
   readonly #traces = new Map<string, Map<string, number>>();
   /** The next span of the same trace and id, −1 at a chain's end. */
   readonly next: Int32Array;
+  /** By a chain's first span: its last span. */
   readonly #last: Int32Array;
 
   constructor(length: number) {
@@ -224,8 +224,8 @@ class IdChains {
 
   /** Span `i` of `trace` with `id`, after the chain from `first` (or starting one). */
   add(trace: string, id: string, i: number, first: number | undefined): void {
-    this.#last[i] = i;
     if (first === undefined) {
+      this.#last[i] = i;
       let byId = this.#traces.get(trace);
       if (byId === undefined) {
         byId = new Map();
