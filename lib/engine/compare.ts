@@ -169,32 +169,26 @@ export function compareStates(before: StateDigest, after: StateDigest): Changes 
   const none = emptySteadyDigest(nodeCount);
   const was = before.steady ?? none;
   const is = after.steady ?? none;
-  const newly: number[] = [];
-  const cleared: number[] = [];
-  // Stryker disable next-line EqualityOperator: one past the end: node n reads undefined, never 1 (the `>=` twin is killed)
-  for (let v = 0; v < nodeCount; v++) {
-    if (is.saturated[v] === 1 && was.saturated[v] === 0) newly.push(v);
-    else if (was.saturated[v] === 1 && is.saturated[v] === 0) cleared.push(v);
-  }
-  const byId = (a: number, b: number) => compareIds(ids[a]!, ids[b]!);
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: a scenario adds latency fields, never removes them, so `is` has them whenever `was` does: `was.latency !== undefined` may read false (the other twins are killed)
+  const withLatency = was.latency !== undefined || is.latency !== undefined;
   return {
     tick: after.tick,
     nodes,
     pressure,
     utilization: largestChanges(ids, was.utilization, is.utilization, false),
     throughput: largestChanges(ids, was.throughput, is.throughput, false),
-    saturated: {
-      newly: newly.sort(byId).map((v) => ids[v]!),
-      cleared: cleared.sort(byId).map((v) => ids[v]!),
-    },
+    saturated: newlyAndCleared(
+      ids,
+      (v) => was.saturated[v] === 1,
+      (v) => is.saturated[v] === 1,
+    ),
     lost: { before: was.lost, after: is.lost },
-    ...latencyChanges(ids, was, is),
+    ...(withLatency ? latencyChanges(ids, was, is) : {}),
     primaryBlockage,
     origin,
     trace,
     headroom: { before: before.summary.headroom ?? null, after: after.summary.headroom ?? null },
-    // Stryker disable next-line ConditionalExpression: as in latencyChanges, `was.latency === undefined` may read true
-    ...(was.latency === undefined && is.latency === undefined
+    ...(!withLatency
       ? {}
       : {
           latencyHeadroom: {
@@ -228,38 +222,50 @@ function latencyDigest(described: StateToDescribe): Pick<SteadyDigest, 'response
 }
 
 /**
- * `responseTime` and `latency` changes, either way, when either side has latency fields. A node
- * that never answers on either side is left out, as an unbounded one is from throughput; an entry
- * that gets stuck (or unstuck) is named in `latencyLimit`, so a scenario never hides it.
+ * `responseTime` and `latency` changes, either way, for a comparison where either side has latency
+ * fields. A node that never answers on either side is left out, as an unbounded one is from
+ * throughput; an entry that gets stuck (or unstuck) is named in `latencyLimit`, so a scenario
+ * never hides it.
  */
 function latencyChanges(
   ids: readonly string[],
   was: SteadyDigest,
   is: SteadyDigest,
 ): Pick<Changes, 'responseTime' | 'latency' | 'latencyLimit'> {
-  // Stryker disable next-line ConditionalExpression: a scenario adds latency fields, never removes them, so `is` has them whenever `was` does: `was.latency === undefined` may read true (the other twins are killed)
-  if (was.latency === undefined && is.latency === undefined) return {};
   const none = new Float64Array(ids.length).fill(Number.NaN);
   const before = was.latency ?? none;
   const after = is.latency ?? none;
-  const newly: number[] = [];
-  const cleared: number[] = [];
-  // Stryker disable next-line EqualityOperator: one past the end: node n reads undefined, never Infinity (the `>=` twin is killed)
-  for (let v = 0; v < ids.length; v++) {
-    const stuckBefore = before[v] === Number.POSITIVE_INFINITY;
-    const stuckAfter = after[v] === Number.POSITIVE_INFINITY;
-    if (stuckAfter && !stuckBefore) newly.push(v);
-    else if (stuckBefore && !stuckAfter) cleared.push(v);
-  }
-  const byId = (a: number, b: number) => compareIds(ids[a]!, ids[b]!);
   return {
     responseTime: largestChanges(ids, was.responseTime ?? none, is.responseTime ?? none, false),
     latency: largestChanges(ids, before, after, false),
-    latencyLimit: {
-      newly: newly.sort(byId).map((v) => ids[v]!),
-      cleared: cleared.sort(byId).map((v) => ids[v]!),
-    },
+    latencyLimit: newlyAndCleared(
+      ids,
+      (v) => before[v] === Number.POSITIVE_INFINITY,
+      (v) => after[v] === Number.POSITIVE_INFINITY,
+    ),
   };
+}
+
+/**
+ * The nodes that hold under the scenario (`inAfter`) and not in the baseline (`inBefore`):
+ * `newly`; and the other way: `cleared`; each in id order.
+ */
+function newlyAndCleared(
+  ids: readonly string[],
+  inBefore: (v: number) => boolean,
+  inAfter: (v: number) => boolean,
+): { newly: string[]; cleared: string[] } {
+  const newly: number[] = [];
+  const cleared: number[] = [];
+  // Stryker disable next-line EqualityOperator: one past the end: node n holds on neither side (its arrays read undefined)
+  for (let v = 0; v < ids.length; v++) {
+    const was = inBefore(v);
+    const is = inAfter(v);
+    if (is && !was) newly.push(v);
+    else if (was && !is) cleared.push(v);
+  }
+  const byId = (a: number, b: number) => compareIds(ids[a]!, ids[b]!);
+  return { newly: newly.sort(byId).map((v) => ids[v]!), cleared: cleared.sort(byId).map((v) => ids[v]!) };
 }
 
 /** A side with no steady state (a closed structure): no utilization, throughput or saturation. */
