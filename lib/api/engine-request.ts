@@ -226,6 +226,8 @@ export function compileEngineRequest(
      * passed and is not repeated.
      */
     compiled?: CompiledStructure;
+    /** Says a structure's problem of what caused it (a stored system's settings). */
+    blame?: (error: PayloadError) => PayloadError;
   },
 ): EngineRequest {
   const location: StructureLocation | undefined =
@@ -240,7 +242,7 @@ export function compileEngineRequest(
     structure = compiled ?? compileLocatedStructure(location);
   } catch (error) {
     if (!(error instanceof PayloadError)) throw error;
-    throw payloadError(error);
+    throw payloadError(source?.blame?.(error) ?? error);
   }
 
   // 7, continued: a scenario valid for that structure.

@@ -11,13 +11,12 @@ import {
   readOptionsOf,
   structureFromUpstream,
 } from '../api/connect-request';
-import { applySettings } from '../api/system-settings';
+import { compileWithSettings } from '../api/settings-fit';
 import type { Limits } from '../config/limits';
 import {
   analyze,
   type Bottleneck,
   type CompiledStructure,
-  compileStructure,
   type EngineResult,
   type Headroom,
 } from '../engine';
@@ -100,10 +99,11 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
       );
       const { settings } = request;
       if (settings !== undefined) checkSettingsIds(unknownSettingsIds(structure, settings));
+      // Settings the structure refuses are refused here, not at every run after.
+      const withSettings = settings === undefined ? compiled : compileWithSettings(structure, settings);
       if (request.dryRun === true) {
         // The answer as the engine would give it on the system, settings applied.
-        const run = settings === undefined ? compiled : compileStructure(applySettings(structure, settings));
-        return dryRunAnswer(run, { format, unit, warnings });
+        return dryRunAnswer(withSettings, { format, unit, warnings });
       }
       const record = await systems.create({
         owner,

@@ -5,9 +5,17 @@
  * Readers see the old structure or the new one, never a mix; a refresh that fails (502, 422)
  * leaves the system exactly as it was.
  */
-import { documentFromJsonLines, parseRefreshRequest, structureFromUpstream } from '../api/connect-request';
+import {
+  documentFromJsonLines,
+  parseRefreshRequest,
+  type Settings,
+  structureFromUpstream,
+} from '../api/connect-request';
 import { ApiError } from '../api/errors';
+import { blameSettings } from '../api/settings-fit';
+import { applySettings } from '../api/system-settings';
 import type { Limits } from '../config/limits';
+import { compileStructure, PayloadError } from '../engine';
 import { FORMAT_NAMES, type FormatName } from '../formats';
 import { type FetchJsonOptions, fetchJson, JsonLinesText } from '../outbound';
 import {
@@ -87,10 +95,35 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
             .join(', ')}${vanished.length > 5 ? ', …' : ''}`,
         );
       }
+      const misfit =
+        replaced.settings === undefined ? undefined : settingsMisfit(read.structure, replaced.settings);
+      if (misfit !== undefined) {
+        warnings.push(
+          `settings no longer fit the structure (runs answer PAYLOAD_ERROR until they change): ${misfit}`,
+        );
+      }
       const shown = toPublicSystemRecord(replaced);
       return {
         system: warnings.length === 0 ? shown : { ...shown, warnings },
         etag: settingsETag(replaced),
       };
     });
+}
+
+/**
+ * What the engine refuses in the refreshed structure with the kept settings applied, said of the
+ * setting to blame (`settings.nodes.api.capacity: …`); `undefined` when they still fit.
+ */
+function settingsMisfit(
+  structure: { nodes: readonly unknown[]; dependencies: readonly unknown[] },
+  settings: Settings,
+): string | undefined {
+  try {
+    compileStructure(applySettings(structure, settings));
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof PayloadError)) throw error;
+    const blamed = blameSettings(structure, settings, error);
+    return blamed.path === '' ? error.message : blamed.message;
+  }
 }

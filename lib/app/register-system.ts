@@ -9,6 +9,7 @@ import {
   readOptionsOf,
   structureFromUpstream,
 } from '../api/connect-request';
+import { compileWithSettings } from '../api/settings-fit';
 import type { Limits } from '../config/limits';
 import {
   type CompiledStructureCache,
@@ -42,7 +43,10 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
         readOptions,
       );
       const { settings } = request;
-      if (settings !== undefined) checkSettingsIds(unknownSettingsIds(structure, settings));
+      if (settings !== undefined) {
+        checkSettingsIds(unknownSettingsIds(structure, settings));
+        compileWithSettings(structure, settings);
+      }
       const record = await systems.create({
         owner,
         name: request.name,

@@ -16,8 +16,10 @@ import { renderEngineResponse } from '../api/engine-response';
 import { ApiError, SYSTEM_NOT_FOUND_DETAIL, SYSTEM_NOT_FOUND_MESSAGE } from '../api/errors';
 import type { Mode } from '../api/request-shape';
 import { runDeadline } from '../api/run-deadline';
+import { blameSettings } from '../api/settings-fit';
 import { applySettings } from '../api/system-settings';
 import type { Limits } from '../config/limits';
+import type { PayloadError } from '../engine';
 import type { CompiledStructureCache, SystemRecord, SystemStore } from '../systems';
 // Its own module, not the systems index: the engine function loads the system store (the index's
 // DynamoSystemStore) at its first `{ mode, systemId }` request, not at cold start.
@@ -130,7 +132,18 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
     if (stored === undefined) throw systemNotFound();
     const { settings } = stored.record;
     const holder = settings === undefined ? stored.structure : applySettings(stored.structure, settings);
-    const request = compileEngineRequest(envelope, limits, { holder });
+    // Settings are checked when written, but a refresh can bring a structure they no longer fit.
+    const blame =
+      settings === undefined
+        ? undefined
+        : (error: PayloadError) => {
+            const blamed = blameSettings(stored.structure, settings, error);
+            return blamed.path === '' ? error : blamed;
+          };
+    const request = compileEngineRequest(envelope, limits, {
+      holder,
+      ...(blame === undefined ? {} : { blame }),
+    });
     const key = cacheKeyOf(stored.record);
     cache?.set(key, request.structure);
     return answer(input, request, key);

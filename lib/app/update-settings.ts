@@ -7,6 +7,7 @@
  * those; without it, the last PATCH wins.
  */
 import { checkSettingsIds, parsePatchSystemRequest } from '../api/connect-request';
+import { compileWithSettings } from '../api/settings-fit';
 import {
   matchedSettingsRevision,
   type PublicSystemRecord,
@@ -42,6 +43,7 @@ export function createUpdateSettings(deps: {
       const revision = ifMatch === undefined ? undefined : matchedSettingsRevision(ifMatch, stored.record);
       if (ifMatch !== undefined && revision === undefined) throw settingsChanged();
       checkSettingsIds(unknownSettingsIds(stored.structure, settings));
+      compileWithSettings(stored.structure, settings);
       // Empty settings are no settings: the record goes back to what the structure says.
       const none = settings.defaultCapacity === undefined && Object.keys(settings.nodes ?? {}).length === 0;
       const updated = await systems.updateSettings(

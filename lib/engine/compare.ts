@@ -211,7 +211,7 @@ function latencyDigest(described: StateToDescribe): Pick<SteadyDigest, 'response
   // Stryker disable next-line EqualityOperator: one past the end
   for (let v = 0; v < nodeCount; v++) {
     const x = steady.steady.throughput[v]!;
-    const response = nodeResponseTime(structure, v, x);
+    const response = nodeResponseTime(structure, v, x, steady.utilization[v]!);
     if (response !== undefined) responseTime[v] = response;
     else if (structure.latency.serviceTime[v]! > 0) responseTime[v] = Number.POSITIVE_INFINITY;
     if (arrival[v]! > 0)

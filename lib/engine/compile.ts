@@ -703,7 +703,8 @@ function serverCapacity(latency: LatencyFields, i: number, given: number | undef
       `${given} disagrees with servers / serviceTime = ${derived}; drop one`,
     );
   }
-  return given ?? derived;
+  // Shown as the quotient, as the docs say: the capacity given agrees with it to 1e-9 only.
+  return derived;
 }
 
 /** Bits of `roles`: a node with both is a relay, with neither isolated. */

@@ -235,7 +235,7 @@ export function openNode(
       node.throughput = x;
       const utilization = steady.utilization[v]!;
       if (!Number.isNaN(utilization)) node.utilization = utilization;
-      const latency = nodeLatency(structure, v, x);
+      const latency = nodeLatency(structure, v, x, utilization);
       if (latency !== undefined) {
         node.responseTime = latency.responseTime;
         node.waiting = latency.waiting;
@@ -248,6 +248,10 @@ export function openNode(
         else node.latencyLimit = { node: structure.ids[limit], reason: latencies.reasonOf(limit) };
       }
       if (structure.down.length > 0 && structure.down[v] === 1) node.lost = steady.steady.lost[v];
+    } else if (latencies !== undefined && structure.arrival[v]! > 0) {
+      // An entry in a loop that grows without limit: its requests never finish, and it says so.
+      const limit = latencies.limitedBy[v]!;
+      node.latencyLimit = { node: structure.ids[limit], reason: latencies.reasonOf(limit) };
     }
   }
   return node as NodeState;

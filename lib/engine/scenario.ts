@@ -334,7 +334,16 @@ function derive(base: CompiledStructure, scenario: ResolvedScenario, path: strin
       );
     }
     if (change.serviceTime !== undefined || change.servers !== undefined) {
-      capacity[v] = open.latency.servers[v]! / open.latency.serviceTime[v]!;
+      const servers = open.latency.servers[v]!;
+      const serviceTime = open.latency.serviceTime[v]!;
+      capacity[v] = servers / serviceTime;
+      // As the structure's own fields are checked (compile.ts, serverCapacity).
+      if (!(capacity[v]! < Number.POSITIVE_INFINITY)) {
+        throw new PayloadError(
+          change.serviceTime === undefined ? `${at}.servers` : `${at}.serviceTime`,
+          `${servers} servers of serviceTime ${serviceTime} have a capacity per step beyond the largest number`,
+        );
+      }
     }
   }
   if (anyDown && open.hasFanout) {

@@ -27,7 +27,11 @@ import type { PressureBuffers } from './pressure';
 import type { SteadyReading } from './steady-reading';
 import { CarriedValue } from './steady-state';
 import type { StateWithStep } from './step';
+import { checkpoint } from './stop-check';
 import type { EngineEvent, Headroom, Role } from './types';
+
+/** Nodes or dependencies written between two checkpoints. */
+const CHECK_EVERY = 4096;
 
 const RESULT_OPEN = constantBytes('{"nodes":[');
 const SNAPSHOT_OPEN = constantBytes('{"tick":');
@@ -253,6 +257,10 @@ function writeNodes(
   const idStart = ids.start;
   const room = NODE_BYTES + ids.longest;
   for (let v = 0; v < nodeCount; v++) {
+    // Describing a large state takes seconds (an open one's response times most): the caller's
+    // check is asked as it goes, so a run short of time stops here rather than past its timeout.
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: how often the check is asked changes no answer
+    if (v % CHECK_EVERY === 0) checkpoint();
     // Stryker disable next-line ConditionalExpression: a node without extras printed by JSON.stringify is the same text
     if (carryExtras && nodeHasExtra[v] === 1) {
       if (v > 0) writer.text(',');
@@ -321,6 +329,10 @@ function writeOpenNodes(
   const idStart = ids.start;
   const room = OPEN_NODE_BYTES + ids.longest;
   for (let v = 0; v < nodeCount; v++) {
+    // Describing a large state takes seconds (an open one's response times most): the caller's
+    // check is asked as it goes, so a run short of time stops here rather than past its timeout.
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: how often the check is asked changes no answer
+    if (v % CHECK_EVERY === 0) checkpoint();
     if (carryExtras && nodeHasExtra[v] === 1) {
       if (v > 0) writer.text(',');
       writer.text(
@@ -385,7 +397,7 @@ function writeOpenNodes(
           writer.bytes(NODE_UTILIZATION);
           writer.number(utilization);
         }
-        const latency = nodeLatency(structure, v, x);
+        const latency = nodeLatency(structure, v, x, utilization);
         if (latency !== undefined) {
           writer.bytes(NODE_RESPONSE_TIME);
           writer.number(latency.responseTime);
@@ -401,6 +413,9 @@ function writeOpenNodes(
           writer.bytes(NODE_LOST);
           writer.number(steady.steady.lost[v]!);
         }
+      } else if (latencies !== undefined && arrival[v]! > 0) {
+        // An entry in a loop that grows without limit: its requests never finish, and it says so.
+        writeEntryLatency(writer, structure, latencies, v);
       }
     }
     writer.buffer[writer.length++] = CLOSE_BRACE;
@@ -441,6 +456,8 @@ function writeDependencies(
   const room = DEPENDENCY_BYTES + 2 * ids.longest;
   let poison = 0;
   for (let e = 0; e < dependencyCount; e++) {
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: how often the check is asked changes no answer
+    if (e % CHECK_EVERY === 0) checkpoint();
     const source = dependencyFrom[e]!;
     const flow = flowOf(structure, state.step, e);
     // Any non-finite flow makes `poison` NaN; a finite one leaves it 0 or makes it NaN, which only

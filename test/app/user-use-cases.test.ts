@@ -669,6 +669,91 @@ describe('settings', () => {
     expect((await contractErrorOf(patch('bob', record.id, { settings: {} }))).code).toBe('SYSTEM_NOT_FOUND');
   });
 
+  // The API serves 10 requests a second on one server of 0.1 s (a capacity of 10); the database
+  // has no service time. A capacity of 3 for the API contradicts its servers, and servers for the
+  // database serve no service time: each is refused where the settings are written, naming the
+  // setting, and nothing is stored or changed. A refresh can still bring a structure that kept
+  // settings no longer fit: it says so, and runs name the setting.
+  it('refuses settings the structure contradicts when they are written, naming the setting', async () => {
+    const shop = {
+      nodes: [
+        { id: 'api', arrival: 5, serviceTime: 0.1, servers: 1, fanout: true },
+        { id: 'db', exit: 1 },
+      ],
+      dependencies: [{ from: 'api', to: 'db' }],
+    };
+    let body = JSON.stringify(shop);
+    const api = await startFakeApi((_request, response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(body);
+    });
+    apis.push(api);
+    const systems = systemsStore();
+    const connect = createConnectSystem({ systems, limits, outbound });
+    const register = createRegisterSystem({ systems, limits });
+    const capacity = 'settings.nodes.api.capacity: 3 disagrees with servers / serviceTime = 10; drop one';
+    const servers =
+      'settings.nodes.db.servers: servers serve requests of some serviceTime; give "serviceTime" too, or drop "servers"';
+    for (const dryRun of [true, false]) {
+      const refused = await contractErrorOf(
+        connect('alice', {
+          name: 's',
+          url: api.origin,
+          dryRun,
+          settings: { nodes: { api: { capacity: 3 } } },
+        }),
+      );
+      expect([refused.code, refused.message]).toEqual(['INVALID_REQUEST', capacity]);
+      expect(refused.details).toEqual([
+        {
+          path: 'settings.nodes.api.capacity',
+          message: '3 disagrees with servers / serviceTime = 10; drop one',
+        },
+      ]);
+    }
+    const registerRefused = await contractErrorOf(
+      register('alice', { name: 's', document: shop, settings: { nodes: { db: { servers: 2 } } } }),
+    );
+    expect([registerRefused.code, registerRefused.message]).toEqual(['INVALID_REQUEST', servers]);
+    expect((await systems.list('alice', {})).systems).toEqual([]);
+
+    const record = registered(await connect('alice', { name: 's', url: api.origin }));
+    const patch = createUpdateSettings({ systems });
+    const patchRefused = await contractErrorOf(
+      patch('alice', record.id, { settings: { nodes: { db: { servers: 2 } } } }),
+    );
+    expect([patchRefused.code, patchRefused.message]).toEqual(['INVALID_REQUEST', servers]);
+    expect((await systems.getRecord('alice', record.id))!.settings).toBeUndefined();
+
+    // Settings that fit today: 2 servers for the API (a capacity of 20) and a capacity of 20
+    // beside them. The API then drops its service time upstream: servers alone are refused.
+    await patch('alice', record.id, { settings: { nodes: { api: { servers: 2, capacity: 20 } } } });
+    body = JSON.stringify({ ...shop, nodes: [{ id: 'api', arrival: 5, fanout: true }, shop.nodes[1]] });
+    const { system: refreshed } = await createRefreshSystem({ systems, limits, outbound })(
+      'alice',
+      record.id,
+      {},
+    );
+    expect(refreshed.warnings).toEqual([
+      'settings no longer fit the structure (runs answer PAYLOAD_ERROR until they change): settings.nodes.api.servers: servers serve requests of some serviceTime; give "serviceTime" too, or drop "servers"',
+    ]);
+    const run = await contractErrorOf(
+      createRunEngine({ limits, systems })({
+        body: { mode: 'analyze', systemId: record.id },
+        owner: 'alice',
+      }),
+    );
+    expect([run.code, run.details]).toEqual([
+      'PAYLOAD_ERROR',
+      [
+        {
+          path: 'settings.nodes.api.servers',
+          message: 'servers serve requests of some serviceTime; give "serviceTime" too, or drop "servers"',
+        },
+      ],
+    ]);
+  });
+
   // A refresh keeps the settings whole and says which of them name nodes that are gone.
   it('keeps settings across a refresh and reports the ones whose node vanished', async () => {
     let body = JSON.stringify(WORKED);

@@ -127,6 +127,42 @@ describe('stop checks: the caller decides when a run stops', () => {
     expect(atTen.asked).toBe(10);
   });
 
+  // 10,000 services in a DAG, each an entry calling the next three (some 4 ms a request today,
+  // against an SLO of 5 ms) and leaving a quarter of its requests: no loop to sweep,
+  // but writing the answer and the SLO search (more entries than are solved at once: a pass over
+  // the structure each step) take seconds at this size times ten. The check is asked as the
+  // nodes and dependencies are written (every 4,096) and at every step of the search.
+  it('is asked as a large state is written and at every step of the SLO search', () => {
+    const count = 10_000;
+    const dag = (slo: boolean): Structure => ({
+      nodes: Array.from({ length: count }, (_, i) => ({
+        id: `s${i}`,
+        arrival: 0.001,
+        serviceTime: 0.001,
+        servers: 4,
+        exit: 1,
+        ...(slo ? { slo: 0.005 } : {}),
+      })),
+      dependencies: Array.from({ length: count }, (_, i) =>
+        [1, 2, 3].filter((j) => i + j < count).map((j) => ({ from: `s${i}`, to: `s${i + j}` })),
+      ).flat(),
+    });
+    const askedIn = (run: () => unknown) => {
+      const check = countingCheck();
+      withStopCheck(check, run);
+      return check.asked;
+    };
+    const described = askedIn(() => analyze(dag(false)));
+    const writtenOut = askedIn(() => written((w) => writeAnalyze(w, dag(false))));
+    // 10,000 nodes: at 0, 4,096 and 8,192; 29,994 dependencies: 8 times.
+    expect(writtenOut - described).toBe(3 + 8);
+    const searched = askedIn(() => analyze(dag(true)));
+    expect(searched - described).toBeGreaterThanOrEqual(10);
+    // Stopped in the search: no answer, whichever question says stop.
+    const inSearch = countingCheck(described + 5);
+    expect(() => withStopCheck(inSearch, () => analyze(dag(true)))).toThrow(RunStoppedError);
+  });
+
   it('puts back the check that was installed before, however the run ends', () => {
     const outer = countingCheck();
     withStopCheck(outer, () => {

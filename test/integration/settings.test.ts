@@ -209,11 +209,19 @@ describe('settings as strict as scenarios', () => {
 
   // Every double the engine takes inline is stored exactly and applied byte for byte: before,
   // 1e308, 2^53 + 2 and 1e-300 were 500s that left chunks and inflated quotas behind.
+  // (An arrival of 1e308 the engine takes nowhere: it is refused when written.)
   it.each([1e308, 2 ** 53 + 2, 1e-300, 5e-324])(
     'stores a capacity of %d and runs with it exactly',
     async (capacity) => {
       const id = await register(layered(2000, 0));
-      const settings = { defaultCapacity: capacity, nodes: { 'svc-0': { capacity, arrival: capacity } } };
+      // An arrival past the total the engine takes (1e300) would be refused by every run, so it
+      // is refused when written, naming it; the largest it takes is kept exactly.
+      const tooMuch = { nodes: { 'svc-0': { arrival: 1e308 } } };
+      const refused = await call('PATCH', `/api/systems/${id}`, { settings: tooMuch });
+      expect(refused.status).toBe(400);
+      expect(refused.json.error.details[0].path).toBe('settings.nodes.svc-0.arrival');
+      const arrival = Math.min(capacity, 1e300);
+      const settings = { defaultCapacity: capacity, nodes: { 'svc-0': { capacity, arrival } } };
       const patched = await call('PATCH', `/api/systems/${id}`, { settings });
       expect(patched.status, patched.text).toBe(200);
       expect(JSON.stringify(patched.json.settings)).toBe(JSON.stringify(settings));
@@ -225,7 +233,7 @@ describe('settings as strict as scenarios', () => {
       const inline = await post(server.url, aliceKey, {
         mode: 'analyze',
         nodes: inlineStructure.nodes.map((node) =>
-          node.id === 'svc-0' ? { ...node, capacity, arrival: capacity } : { ...node, capacity },
+          node.id === 'svc-0' ? { ...node, capacity, arrival } : { ...node, capacity },
         ),
         dependencies: inlineStructure.dependencies,
       });

@@ -1,5 +1,6 @@
 import { type CompiledStructure, withNodeValues } from '../compile';
 import { GAIN_MARGIN, solveSteadyState } from '../steady-state';
+import { checkpoint } from '../stop-check';
 
 /** The nodes one request arriving at an entry calls, and how often each (expected calls). */
 export interface EntryCalls {
@@ -46,6 +47,7 @@ export function expectedCallsAlong(
   const result: EntryCalls[] = [];
   // Stryker disable next-line EqualityOperator: one past the end (an empty batch adds nothing)
   for (let from = 0; from < entries.length; from += COLUMNS) {
+    checkpoint();
     result.push(...solveColumns(structure, entries.slice(from, from + COLUMNS), reached));
   }
   return result;

@@ -1,4 +1,5 @@
 import type { CompiledStructure } from '../compile';
+import { PayloadError } from '../errors';
 import type { SteadyReading } from '../steady-reading';
 import { type LatencyLimit, solveEntryLatency } from './entry-latency';
 import { nodeResponseTime } from './node-latency';
@@ -39,7 +40,7 @@ export function readLatency(structure: CompiledStructure, steady: SteadyReading)
       reason = 'down';
     else if (steady.utilization[v]! > 1) reason = 'saturated';
     else if (serviceTime[v]! > 0) {
-      const response = nodeResponseTime(structure, v, x);
+      const response = nodeResponseTime(structure, v, x, steady.utilization[v]!);
       if (response === undefined) reason = 'saturated';
       else own[v] = response;
     }
@@ -49,6 +50,17 @@ export function readLatency(structure: CompiledStructure, steady: SteadyReading)
     }
   }
   const { latency, limitedBy } = solveEntryLatency(structure, own);
+  const { arrival } = structure;
+  // Stryker disable next-line EqualityOperator: one past the end
+  for (let v = 0; v < nodeCount; v++) {
+    if (arrival[v]! > 0 && limitedBy[v]! < 0 && !Number.isFinite(latency[v]!)) {
+      // Calls that multiply along the paths, times long service times: past the largest double.
+      throw new PayloadError(
+        `nodes[${v}]`,
+        "its requests' end-to-end latency (expected calls times response times on their paths) is larger than the largest number a result can hold (about 1.8e308); give the times in a larger unit",
+      );
+    }
+  }
   return { latency, limitedBy, reasonOf: (v) => REASONS[reasons[v]!]! };
 }
 

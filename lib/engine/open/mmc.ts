@@ -104,7 +104,9 @@ export function meanResponseTime(throughput: number, serviceTime: number, server
  * probability `1 − C` and otherwise exponential at rate `θ`, so
  * `P(T > t) = (1 − C)·e^{−μt} + C·(θ·e^{−μt} − μ·e^{−θt}) / (θ − μ)`, and where `θ = μ`
  * (a load of exactly `servers − 1`) the second term is `C·(1 + μt)·e^{−μt}`. For one server it
- * reduces to `e^{−(μ − λ)t}`.
+ * reduces to `e^{−(μ − λ)t}`. Near `θ = μ` the two exponentials cancel in that quotient, so the
+ * second term is computed as `e^{−μt} − μ·(e^{−θt} − e^{−μt}) / (θ − μ)` with the difference
+ * taken by `expm1` (`twoRateGap`): exact to rounding at every distance from `θ = μ`.
  *
  * @internal exported for test/engine/open/mmc.test.ts, which checks it against textbook values.
  */
@@ -116,18 +118,26 @@ export function exceedProbability(
   waitProbability: number,
 ): number {
   const mu = 1 / serviceTime;
-  const theta = servers * mu - throughput;
+  const gap = (servers - 1) * mu - throughput;
   const served = Math.exp(-mu * t);
   const C = waitProbability;
   // Stryker disable next-line ConditionalExpression: same answer, other work (with C = 0 the formula below is `served` too)
   if (C === 0) return served;
-  // Where θ and μ are within rounding of each other the two forms meet; the limit avoids 0 / 0.
-  const tail =
-    // Stryker disable next-line EqualityOperator: the two forms agree to rounding at 1e-12 apart (the `>` twin is killed)
-    Math.abs(theta - mu) <= 1e-12 * mu
-      ? (1 + mu * t) * served
-      : (theta * served - mu * Math.exp(-theta * t)) / (theta - mu);
+  const tail = served - mu * twoRateGap(t, mu, gap, served);
   return (1 - C) * served + C * tail;
+}
+
+/**
+ * `(e^{−θt} − e^{−μt}) / (θ − μ)` with `θ − μ = gap`: `served = e^{−μt}` times `expm1(−gap·t) / gap`
+ * where the two rates are close (no cancellation, and `−t·served` at `gap = 0`, the limit), the
+ * difference as it is where they are far apart (`e^{−θt}` then differs from `e^{−μt}` by a factor
+ * of e or more, and `expm1` could overflow where `served` underflows).
+ */
+function twoRateGap(t: number, mu: number, gap: number, served: number): number {
+  const x = gap * t;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: the two forms agree to rounding near |x| = 1
+  if (x <= 1 && x >= -1) return gap === 0 ? -t * served : (served * Math.expm1(-x)) / gap;
+  return (Math.exp(-(mu + gap) * t) - served) / gap;
 }
 
 /**
@@ -155,9 +165,8 @@ export function responseTimeQuantile(
   // Stryker disable next-line ConditionalExpression: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
   if (C === 0) return Math.log(1 / target) * serviceTime;
   const theta = servers * mu - throughput;
-  // Where θ and μ are within rounding of each other the two forms meet (see exceedProbability).
-  // Stryker disable next-line EqualityOperator: the two forms agree to rounding at 1e-12 apart (the `>` twin is killed)
-  const oneRate = Math.abs(theta - mu) <= 1e-12 * mu;
+  // θ − μ from the inputs, not from θ, which has rounded `servers · μ` already.
+  const gap = (servers - 1) * mu - throughput;
   let low = 0;
   let high = Number.POSITIVE_INFINITY;
   // Stryker disable all: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
@@ -167,10 +176,11 @@ export function responseTimeQuantile(
     // slope of `1 − P(T > t)`), written out here so that a step takes each exponential once:
     // this loop runs for most of 200k nodes, and calling the two took both exponentials twice.
     const served = Math.exp(-mu * t);
-    const decay = oneRate ? 0 : Math.exp(-theta * t);
-    const tail = oneRate ? (1 + mu * t) * served : (theta * served - mu * decay) / (theta - mu);
+    const between = twoRateGap(t, mu, gap, served);
+    const tail = served - mu * between;
     const value = (1 - C) * served + C * tail - target;
-    const queued = oneRate ? mu * mu * t * served : ((mu * theta) / (theta - mu)) * (served - decay);
+    // The density of the queued part, `μθ·(e^{−μt} − e^{−θt}) / (θ − μ)`.
+    const queued = -mu * theta * between;
     const density = (1 - C) * mu * served + C * queued;
     if (value > 0) low = t;
     else high = t;

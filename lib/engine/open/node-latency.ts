@@ -1,4 +1,5 @@
 import type { CompiledStructure } from '../compile';
+import { PayloadError } from '../errors';
 import { queueTimes, responseTimeQuantile } from './mmc';
 
 /** What `analyze` says of a node with a `serviceTime`, in the step's unit of time. */
@@ -11,7 +12,8 @@ export interface NodeLatency {
 
 /**
  * Node `v`'s response time at a steady `throughput`, or `undefined` when it has no `serviceTime`,
- * is down, or is at or above saturation (no mean time exists there). With `servers` it queues as
+ * is down, or is at or above saturation (no mean time exists there: over its `capacity`, the
+ * steady state's `utilization` above 1, or an M/M/c queue at its servers). With `servers` it queues as
  * M/M/c (`mmc.ts`); with a `serviceTime` alone no capacity is assumed, so no request waits: the
  * response time is the service time, and its 99th percentile that of an exponential service,
  * `serviceTime × ln 100`.
@@ -20,26 +22,45 @@ export function nodeLatency(
   structure: CompiledStructure,
   v: number,
   throughput: number,
+  utilization: number,
 ): NodeLatency | undefined {
-  const queue = queueOf(structure, v, throughput);
+  const queue = queueOf(structure, v, throughput, utilization);
   if (queue === undefined) return undefined;
   const { service, count } = queue;
   if (count === 0) {
-    return {
+    return representable(v, {
       responseTime: service,
       waiting: 0,
       inFlight: throughput * service,
       p99: service * Math.log(100),
-    };
+    });
   }
   const times = queueTimes(throughput, service, count);
   if (times === undefined) return undefined;
-  return {
+  return representable(v, {
     responseTime: times.responseTime,
     waiting: times.waiting,
     inFlight: times.inFlight,
     p99: responseTimeQuantile(0.99, throughput, service, count, times)!,
-  };
+  });
+}
+
+/**
+ * `latency` when each of its numbers is a finite double. A service time near the largest double
+ * (1e308 steps) has a 99th percentile past it, and a huge one times a huge throughput has more
+ * requests in flight than a double holds: JSON would print them as `null`, so the structure is
+ * refused instead, naming the service time, as a total load past the bound is.
+ */
+function representable(v: number, latency: NodeLatency): NodeLatency {
+  for (const field of ['responseTime', 'waiting', 'inFlight', 'p99'] as const) {
+    if (!Number.isFinite(latency[field])) {
+      throw new PayloadError(
+        `nodes[${v}].serviceTime`,
+        `makes the node's ${field} larger than the largest number a result can hold (about 1.8e308); give the times in a larger unit`,
+      );
+    }
+  }
+  return latency;
 }
 
 /**
@@ -50,8 +71,9 @@ export function nodeResponseTime(
   structure: CompiledStructure,
   v: number,
   throughput: number,
+  utilization: number,
 ): number | undefined {
-  const queue = queueOf(structure, v, throughput);
+  const queue = queueOf(structure, v, throughput, utilization);
   if (queue === undefined) return undefined;
   const { service, count } = queue;
   return count === 0 ? service : queueTimes(throughput, service, count)?.responseTime;
@@ -62,12 +84,15 @@ function queueOf(
   structure: CompiledStructure,
   v: number,
   throughput: number,
+  utilization: number,
 ): { service: number; count: number } | undefined {
   const { serviceTime, servers } = structure.latency;
   // Stryker disable next-line ConditionalExpression: same answer, other work (serviceTime[v] is then undefined, and undefined > 0 is false)
   if (serviceTime.length === 0) return undefined;
   const service = serviceTime[v]!;
   if (!(service > 0) || !(throughput < Number.POSITIVE_INFINITY)) return undefined;
+  // A capacity given beside a service time alone saturates the node as any capacity does.
+  if (utilization > 1) return undefined;
   // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (without a scenario that downs a node, down[v] is undefined; the `false` twin is killed)
   if (structure.down.length > 0 && structure.down[v] === 1) return undefined;
   return { service, count: servers[v]! };

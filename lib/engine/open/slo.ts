@@ -1,8 +1,15 @@
 import type { CompiledStructure } from '../compile';
 import type { SteadyReading } from '../steady-reading';
+import { checkpoint } from '../stop-check';
 import type { Headroom } from '../types';
 import { solveEntryLatency } from './entry-latency';
-import { type EntryCalls, expectedCalls, expectedCallsAlong, onePassOrder } from './expected-calls';
+import {
+  type EntryCalls,
+  expectedCalls,
+  expectedCallsAlong,
+  type OnePassOrder,
+  onePassOrder,
+} from './expected-calls';
 import type { LatencyReading } from './latency-reading';
 import { meanResponseTime } from './mmc';
 
@@ -10,6 +17,13 @@ import { meanResponseTime } from './mmc';
 const SEARCH_STEPS = 200;
 /** The scale is found to this fraction of itself. */
 const RELATIVE_PRECISION = 1e-9;
+/**
+ * Most SLO entries whose expected calls are all solved up front, where one pass solves them
+ * (eight at a time): each costs a pass over what it reaches, so a structure whose every node is
+ * an entry with an `slo` would cost entries × nodes. Past this, the search starts with the entry
+ * likeliest to break, as where the entries reach a loop.
+ */
+const ALL_AT_ONCE = 64;
 
 /** One entry with an `slo` whose requests finish today. */
 export interface SloEntry {
@@ -28,7 +42,9 @@ export interface SloEntry {
  *
  * Each SLO entry's expected calls on every node — the visits one request there makes, the steady
  * state of a single unit arriving at the entry — do not depend on the traffic, so they are
- * solved once (`expected-calls.ts`: all entries in one pass where what they reach is acyclic). At a scale `s` every throughput is `s` times today's, so an entry's
+ * solved once (`expected-calls.ts`: all entries in one pass where what they reach is acyclic and
+ * they are at most `ALL_AT_ONCE`; otherwise the entry likeliest to break first, then any other
+ * that misses, `searchBindingFirst`). At a scale `s` every throughput is `s` times today's, so an entry's
  * latency is `L(s) = Σ calls(v) · R_v(s · x_v)`: one pass over the nodes it calls, each node's
  * response time computed once per step for all entries. Latency grows with `s` and has no finite
  * value once a node on the entry's paths saturates, so `f(s) = min over entries of slo / L(s) − 1`
@@ -71,17 +87,95 @@ export function latencyHeadroom(
   // The one-pass order is found once, for the question and the solve.
   const reached = onePassOrder(structure, candidates);
   // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BlockStatement: same answer, other work (both searches give the answer of a search over every entry; slo.test.ts checks it)
-  if (candidates.length === 1 || reached !== undefined) {
+  if (candidates.length === 1 || (reached !== undefined && candidates.length <= ALL_AT_ONCE)) {
     const calls = expectedCallsAlong(structure, candidates, reached);
     const entries = candidates.map((e, i) => sloEntry(structure, throughput, e, calls[i]!));
     return search(new LatencyAt(structure, throughput, entries), entries, ids).headroom;
   }
+  if (reached !== undefined) {
+    // Many entries on acyclic paths: every entry's latency at a scale is one pass over the
+    // structure (the entry latencies' solve, a closed form per node), so each step of the search
+    // asks it of all of them at once, for no expected calls at all.
+    const saturation = firstSaturations(structure, throughput, reached);
+    const entries = candidates.map(
+      (e): SloEntry => ({
+        node: e,
+        slo: slo[e]!,
+        called: NO_NODES,
+        calls: NO_CALLS,
+        saturation: saturation[e]!,
+      }),
+    );
+    return search(new LatenciesByPass(structure, throughput), entries, ids).headroom;
+  }
   return searchBindingFirst(structure, throughput, candidates, latencies.latency);
+}
+
+const NO_NODES = new Int32Array(0);
+const NO_CALLS = new Float64Array(0);
+
+/**
+ * Per node the entries reach (`reached`, acyclic, callers first), the scale at which the first
+ * node its requests reach saturates (`Infinity` for none): its own, or the least of its callees'.
+ */
+function firstSaturations(
+  structure: CompiledStructure,
+  throughput: Float64Array,
+  reached: OnePassOrder,
+): Float64Array {
+  const { capacity, outStart, outTarget } = structure;
+  const { order } = reached;
+  const saturation = new Float64Array(structure.nodeCount).fill(Number.POSITIVE_INFINITY);
+  // Callees first: the order backwards.
+  for (let i = order.length - 1; i >= 0; i--) {
+    const v = order[i]!;
+    const x = throughput[v]!;
+    let first =
+      x > 0 && capacity[v]! < Number.POSITIVE_INFINITY ? capacity[v]! / x : Number.POSITIVE_INFINITY;
+    for (let k = outStart[v]!; k < outStart[v + 1]!; k++) first = Math.min(first, saturation[outTarget[k]!]!);
+    saturation[v] = first;
+  }
+  return saturation;
+}
+
+/** Every entry's latency at a scale, from one solve of the entry latencies there (`entryLatenciesAt`). */
+class LatenciesByPass implements EntryLatenciesAt {
+  #scale = Number.NaN;
+  #latency: Float64Array = new Float64Array(0);
+
+  constructor(
+    private readonly structure: CompiledStructure,
+    /** Today's steady throughputs. */
+    private readonly throughput: Float64Array,
+  ) {}
+
+  of(entry: SloEntry, s: number): number {
+    if (s !== this.#scale) {
+      this.#latency = entryLatenciesAt(this.structure, this.throughput, s);
+      this.#scale = s;
+    }
+    return this.#latency[entry.node]!;
+  }
+
+  margin(entries: readonly SloEntry[], s: number): number {
+    let smallest = Number.POSITIVE_INFINITY;
+    for (const entry of entries) smallest = Math.min(smallest, entry.slo / this.of(entry, s));
+    return smallest - 1;
+  }
+}
+
+/** The entries' latencies at a scale of today's traffic, as the search asks them. */
+interface EntryLatenciesAt {
+  /** Entry `entry`'s latency at scale `s` (`Infinity` once a node on its way saturates). */
+  of(entry: SloEntry, s: number): number;
+  /** `min over entries of slo / L(s) − 1`: 0 where the first entry just meets its SLO. */
+  margin(entries: readonly SloEntry[], s: number): number;
 }
 
 /**
  * The search where the entries reach a loop, so that each one's expected calls cost a steady
- * solve of it (a 195k-node tangle: some half a second each). Only the entries that break first
+ * solve of it (a 195k-node tangle: some half a second each), or where they are too many to solve
+ * all at once (each a pass over what it reaches). Only the entries that break first
  * decide the answer, so the search starts with the one most likely to (the smallest ratio of its
  * SLO to its latency today; ties: the smallest id), finds its scale, and checks every other entry
  * there with one solve of the entry latencies at that scale (`entryLatenciesAt`, the adjoint
@@ -113,6 +207,7 @@ function searchBindingFirst(
   const isActive = new Uint8Array(nodeCount);
   let joining = [likeliest];
   for (;;) {
+    checkpoint();
     const calls = expectedCalls(structure, joining);
     joining.forEach((e, i) => {
       active.push(sloEntry(structure, throughput, e, calls[i]!));
@@ -171,7 +266,7 @@ function entryLatenciesAt(structure: CompiledStructure, throughput: Float64Array
  * which the search decided which entries miss (`searchBindingFirst` checks the others there).
  */
 function search(
-  latency: LatencyAt,
+  latency: EntryLatenciesAt,
   entries: readonly SloEntry[],
   ids: readonly string[],
 ): { headroom: Headroom; checkedAt: number } {
@@ -223,6 +318,7 @@ function search(
   let widthTwoAgo = Number.POSITIVE_INFINITY;
   let widthOneAgo = Number.POSITIVE_INFINITY;
   for (let step = 0; step < SEARCH_STEPS && high - low > RELATIVE_PRECISION * high; step++) {
+    checkpoint();
     const width = high - low;
     const guess = width > widthTwoAgo / 2 ? (low + high) / 2 : (low * -fHigh + high * fLow) / (fLow - fHigh);
     const s = guess > low && guess < high ? guess : (low + high) / 2;
@@ -246,7 +342,7 @@ function search(
 }
 
 /** The response times of the nodes the entries call at a scale, and the entries' latencies. */
-export class LatencyAt {
+export class LatencyAt implements EntryLatenciesAt {
   readonly #response: Float64Array;
   readonly #nodes: Int32Array;
   #scale = Number.NaN;

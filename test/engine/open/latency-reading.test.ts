@@ -88,6 +88,79 @@ describe('latency of an entry', () => {
     expect(atCapacity).not.toHaveProperty('latencyLimit');
   });
 
+  // The front end calls the API, which calls it back once per request (fan-out: a call each):
+  // every request makes endless calls, so the front end itself is in the unbounded loop, and
+  // says so of itself (it never answers: its requests get stuck at it), though it has no
+  // throughput to show.
+  it('says an entry inside an unbounded loop never answers', () => {
+    const [web] = analyzed({
+      nodes: [
+        { id: 'web', arrival: 1, fanout: true, serviceTime: 0.01, slo: 2 },
+        { id: 'api', fanout: true, serviceTime: 0.1 },
+      ],
+      dependencies: [
+        { from: 'web', to: 'api' },
+        { from: 'api', to: 'web' },
+      ],
+    }).nodes;
+    expect(web).not.toHaveProperty('throughput');
+    expect(web).not.toHaveProperty('latency');
+    expect(web!.latencyLimit).toEqual({ node: 'web', reason: 'unbounded' });
+  });
+
+  // Five requests a step on a capacity of 3 with a service time of 0.1 (no servers): the node is
+  // over its capacity, so no response time exists there, as its entry's latency says too.
+  it('gives no response time to a node over a capacity given beside its service time', () => {
+    const [api] = analyzed({
+      nodes: [{ id: 'api', arrival: 5, exit: 1, capacity: 3, serviceTime: 0.1 }],
+      dependencies: [],
+    }).nodes;
+    for (const field of ['responseTime', 'waiting', 'inFlight', 'p99', 'latency']) {
+      expect(api).not.toHaveProperty(field);
+    }
+    expect(api!.latencyLimit).toEqual({ node: 'api', reason: 'saturated' });
+    // At exactly its capacity it is not over it: its service time, no wait.
+    const [atCapacity] = analyzed({
+      nodes: [{ id: 'api', arrival: 3, exit: 1, capacity: 3, serviceTime: 0.1 }],
+      dependencies: [],
+    }).nodes;
+    expect(atCapacity!.responseTime).toBe(0.1);
+    expect(atCapacity!.latency).toBe(0.1);
+  });
+
+  // Numbers past the largest double would print as null: such a structure is refused, naming
+  // the field, as a total load past its bound is.
+  it('refuses a service time whose numbers no double holds', () => {
+    const refusal = (structure: Structure) => {
+      try {
+        analyze(structure);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return undefined;
+    };
+    // 1e308 s: its 99th percentile, 1e308 × ln 100, is past the largest double.
+    expect(refusal({ nodes: [{ id: 'a', arrival: 1, exit: 1, serviceTime: 1e308 }], dependencies: [] })).toBe(
+      "nodes[0].serviceTime: makes the node's p99 larger than the largest number a result can hold (about 1.8e308); give the times in a larger unit",
+    );
+    // 1e10 requests a step, each 1e300 steps long: 1e310 in flight.
+    expect(
+      refusal({ nodes: [{ id: 'a', arrival: 1e10, exit: 1, serviceTime: 1e300 }], dependencies: [] }),
+    ).toMatch(/^nodes\[0\]\.serviceTime: makes the node's inFlight larger than the largest number/);
+    // Each request makes 1e10 calls of 1e300 steps each: no node overflows, the entry does.
+    expect(
+      refusal({
+        nodes: [
+          { id: 'a', arrival: 1e-20, fanout: true, serviceTime: 1 },
+          { id: 'b', exit: 1, serviceTime: 1e300 },
+        ],
+        dependencies: [{ from: 'a', to: 'b', weight: 1e10 }],
+      }),
+    ).toBe(
+      "nodes[0]: its requests' end-to-end latency (expected calls times response times on their paths) is larger than the largest number a result can hold (about 1.8e308); give the times in a larger unit",
+    );
+  });
+
   // Without any service time there is nothing to say about latency, and nothing is said.
   it('adds nothing to a structure without service times', () => {
     const result = analyzed({

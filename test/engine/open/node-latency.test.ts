@@ -180,23 +180,23 @@ describe('nodeLatency and nodeResponseTime, asked directly', () => {
     });
     const [web, api, cache] = [0, 1, 2];
     for (const read of [nodeLatency, nodeResponseTime]) {
-      expect(read(shop, web, 1)).toBeUndefined();
-      expect(read(shop, api, Number.POSITIVE_INFINITY)).toBeUndefined();
-      expect(read(shop, cache, Number.POSITIVE_INFINITY)).toBeUndefined();
-      expect(read(shop, api, 20)).toBeUndefined();
-      expect(read(shop, cache, 1)).toBeDefined();
+      expect(read(shop, web, 1, Number.NaN)).toBeUndefined();
+      expect(read(shop, api, Number.POSITIVE_INFINITY, Number.NaN)).toBeUndefined();
+      expect(read(shop, cache, Number.POSITIVE_INFINITY, Number.NaN)).toBeUndefined();
+      expect(read(shop, api, 20, Number.NaN)).toBeUndefined();
+      expect(read(shop, cache, 1, Number.NaN)).toBeDefined();
       const down = applyScenario(shop, { nodes: { cache: { down: true } } });
-      expect(read(down, cache, 1)).toBeUndefined();
-      expect(read(down, api, 1)).toBeDefined();
+      expect(read(down, cache, 1, Number.NaN)).toBeUndefined();
+      expect(read(down, api, 1, Number.NaN)).toBeDefined();
     }
     // M/M/1 at λ = 5, S = 0.1: R = 0.1 / (1 − 0.5) = 0.2; the cache, no servers: its service time.
-    expect(nodeResponseTime(shop, api, 5)).toBeCloseTo(0.2, 15);
-    expect(nodeResponseTime(shop, cache, 5)).toBe(0.01);
+    expect(nodeResponseTime(shop, api, 5, Number.NaN)).toBeCloseTo(0.2, 15);
+    expect(nodeResponseTime(shop, cache, 5, Number.NaN)).toBe(0.01);
     const timeless = compileStructure({
       nodes: [{ id: 'web', arrival: 1, fanout: true, capacity: 5 }],
       dependencies: [],
     });
-    expect(nodeLatency(timeless, 0, 1)).toBeUndefined();
-    expect(nodeResponseTime(timeless, 0, 1)).toBeUndefined();
+    expect(nodeLatency(timeless, 0, 1, Number.NaN)).toBeUndefined();
+    expect(nodeResponseTime(timeless, 0, 1, Number.NaN)).toBeUndefined();
   });
 });

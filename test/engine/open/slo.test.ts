@@ -14,6 +14,24 @@ function analyzed(structure: Structure) {
   return result;
 }
 
+/** Each entry's scale searched alone: the structure with only that entry's SLO. */
+const alone = (structure: Structure) =>
+  structure.nodes
+    .filter((node) => node.slo !== undefined)
+    .map((entry) => {
+      const nodes = structure.nodes.map(({ slo: _none, ...node }) =>
+        node.id === entry.id ? { ...node, slo: entry.slo! } : node,
+      );
+      return {
+        id: entry.id,
+        ...analyzed({ nodes, dependencies: structure.dependencies }).latencyHeadroom!,
+      };
+    });
+const smallest = (scales: { id: string; scale: number }[]) =>
+  scales.reduce((best, next) =>
+    next.scale < best.scale || (next.scale === best.scale && next.id < best.id) ? next : best,
+  );
+
 describe('latencyHeadroom', () => {
   // One M/M/1 service: λ = 5 a second, S = 0.1 s, SLO 0.5 s. At scale s the response time is
   // S / (1 − λ·S·s); it reaches 0.5 where 1 − 0.5 s = 0.2: s = 1.6.
@@ -249,24 +267,6 @@ describe('latencyHeadroom where the entries reach a loop', () => {
     ];
     return { nodes, dependencies };
   };
-  /** Each entry's scale searched alone: the structure with only that entry's SLO. */
-  const alone = (structure: Structure) =>
-    structure.nodes
-      .filter((node) => node.slo !== undefined)
-      .map((entry) => {
-        const nodes = structure.nodes.map(({ slo: _none, ...node }) =>
-          node.id === entry.id ? { ...node, slo: entry.slo! } : node,
-        );
-        return {
-          id: entry.id,
-          ...analyzed({ nodes, dependencies: structure.dependencies }).latencyHeadroom!,
-        };
-      });
-  const smallest = (scales: { id: string; scale: number }[]) =>
-    scales.reduce((best, next) =>
-      next.scale < best.scale || (next.scale === best.scale && next.id < best.id) ? next : best,
-    );
-
   // `quiet` has the tighter SLO against its latency today (×1.05) but calls only the loop, at
   // 20%: its latency grows slowly. `busy` has room (×1.5) but calls `hot`, at 90% of one
   // server, which saturates at ×1.11. The search starts with quiet; the check at quiet's scale
@@ -443,5 +443,63 @@ describe('latencyHeadroom where the entries reach a loop', () => {
     // (6 / 3 in doubles: the visits to l0 sum to 2.9999999999999996.)
     expect(result.node).toBe('A');
     expect(Math.abs(result.scale - 2)).toBeLessThanOrEqual(1e-15);
+  });
+});
+
+describe('latencyHeadroom with more SLO entries than are solved at once', () => {
+  // Every node of a layered service DAG is an entry with an SLO (80 of them: past the 64 whose
+  // expected calls are solved up front). Node i calls the next three on the way to the exit, each
+  // at its own utilization today; SLOs from ×1.2 to ×3 of each entry's latency today. Each step of
+  // the search then asks every entry's latency of one pass over the structure; the answer is
+  // still the smallest scale of the eighty, each searched alone.
+  it('agrees with every entry searched alone', () => {
+    const count = 80;
+    const ids = Array.from({ length: count }, (_, i) => `s${String(i).padStart(2, '0')}`);
+    const wired = ids.flatMap((from, i) =>
+      [1, 2, 3].filter((j) => i + j < count).map((j) => ({ from, to: ids[i + j]! })),
+    );
+    const nodes = ids.map((id, i) => ({
+      id,
+      arrival: 0.1 + (i % 5) * 0.05,
+      serviceTime: 0.01 + ((i * 7) % 11) * 0.002,
+      servers: 1 + (i % 3),
+      exit: 1,
+    }));
+    const today = analyzed({ nodes, dependencies: wired });
+    const structure: Structure = {
+      nodes: nodes.map((node, i) => ({
+        ...node,
+        slo: (1.2 + (1.8 * ((i * 13) % 17)) / 16) * (today.nodes[i]!.latency as number),
+      })),
+      dependencies: wired,
+    };
+    const expected = smallest(alone(structure));
+    const result = analyzed(structure).latencyHeadroom!;
+    expect(result.node).toBe(expected.id);
+    expect(Math.abs(result.scale / expected.scale - 1)).toBeLessThanOrEqual(1e-9);
+  });
+
+  // The same structure with a database behind the last tier that saturates before any SLO
+  // breaks (SLOs of ×100): every entry that reaches it breaks there, and the smallest id is named.
+  it('holds up to the first saturation, naming the smallest id that reaches it', () => {
+    const count = 70;
+    const ids = Array.from({ length: count }, (_, i) => `s${String(i).padStart(2, '0')}`);
+    const wired = [
+      ...ids.flatMap((from, i) => (i + 1 < count ? [{ from, to: ids[i + 1]! }] : [])),
+      { from: ids[count - 1]!, to: 'db' },
+    ];
+    const result = analyzed({
+      nodes: [
+        ...ids.map((id) => ({ id, arrival: 0.1, serviceTime: 0.001, slo: 1e6, exit: 1 })),
+        { id: 'db', capacity: 1, exit: 1 },
+      ],
+      dependencies: wired,
+    }).latencyHeadroom!;
+    expect(result.node).toBe('s00');
+    const throughputOfDb = analyze({
+      nodes: [...ids.map((id) => ({ id, arrival: 0.1, exit: 1 })), { id: 'db', exit: 1 }],
+      dependencies: wired,
+    }).nodes.at(-1)!.throughput!;
+    expect(Math.abs(result.scale / (1 / throughputOfDb) - 1)).toBeLessThanOrEqual(1e-12);
   });
 });
