@@ -125,9 +125,13 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
     }
     const limits = readLimits(io.env ?? process.env);
     const scenario =
-      command.scenarioFile === undefined ? undefined : await readScenarioFile(command.scenarioFile, io.stdin);
+      command.scenarioFile === undefined
+        ? undefined
+        : await readJsonFile(command.scenarioFile, io.stdin, limits, 'the scenario', 'is');
     const settings =
-      command.settingsFile === undefined ? undefined : await readSettingsFile(command.settingsFile, io.stdin);
+      command.settingsFile === undefined
+        ? undefined
+        : await readSettingsFile(command.settingsFile, io.stdin, limits);
     const bytes = await readBody(command, io.stdin, limits);
     const document = readDocument(bytes);
     // What the reading had to say, written once the engine has answered (an error alone is the
@@ -392,29 +396,41 @@ function withCommandLine(body: unknown, command: EngineCommand, scenario: unknow
 }
 
 /** The scenario file's JSON; what it holds is checked with the request, as the API checks it. */
-async function readScenarioFile(path: string, stdin: EngineCliIo['stdin']): Promise<unknown> {
-  const bytes = await readInput(path === '-' ? undefined : path, stdin);
-  try {
-    return JSON.parse(bytes.toString('utf8')) as unknown;
-  } catch (error) {
-    throw new UsageError(
-      `the scenario ${path === '-' ? 'on stdin' : path} is not JSON: ${(error as Error).message}`,
-    );
-  }
+/** The settings file, checked as PATCH /api/systems/{id} checks settings (400 naming the field). */
+async function readSettingsFile(
+  path: string,
+  stdin: EngineCliIo['stdin'],
+  limits: Limits,
+): Promise<Settings> {
+  const settings = await readJsonFile(path, stdin, limits, 'the settings', 'are');
+  return parsePatchSystemRequest({ settings }).settings;
 }
 
-/** The settings file, checked as PATCH /api/systems/{id} checks settings (400 naming the field). */
-async function readSettingsFile(path: string, stdin: EngineCliIo['stdin']): Promise<Settings> {
-  const bytes = await readInput(path === '-' ? undefined : path, stdin);
-  let settings: unknown;
+/**
+ * A side file's JSON (the scenario, the settings), read as the body is: gzip undone (up to the
+ * decoded body limit), UTF-8 that must be valid, a leading byte order mark dropped.
+ */
+async function readJsonFile(
+  path: string,
+  stdin: EngineCliIo['stdin'],
+  limits: Limits,
+  what: string,
+  verb: 'is' | 'are',
+): Promise<unknown> {
+  const raw = await readInput(path === '-' ? undefined : path, stdin);
+  const where = `${what} ${path === '-' ? 'on stdin' : path}`;
+  const bytes = isGzip(raw) ? gunzipped(raw, undefined, limits.maxDecodedBodyBytes) : raw;
+  let text: string;
   try {
-    settings = JSON.parse(bytes.toString('utf8'));
-  } catch (error) {
-    throw new UsageError(
-      `the settings ${path === '-' ? 'on stdin' : path} are not JSON: ${(error as Error).message}`,
-    );
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw new UsageError(`${where} ${verb} not valid UTF-8`);
   }
-  return parsePatchSystemRequest({ settings }).settings;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new UsageError(`${where} ${verb} not JSON: ${(error as Error).message}`);
+  }
 }
 
 /**

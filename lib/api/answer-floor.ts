@@ -74,8 +74,9 @@ export function answerCannotFit(
   if (floor <= budget) return undefined;
   const size = `The answer would be at least ${sizeInWords(floor)} of JSON`;
   const limit = `the response limit of ${limits.maxResponseBytes} bytes`;
+  const ticks = request.mode === 'ticks' ? 'fewer ticks, ' : '';
   const less = compares(request)
-    ? 'a smaller structure, or the scenario without `compare`'
+    ? `${ticks}a smaller structure, or the scenario without \`compare\``
     : request.mode === 'ticks'
       ? 'fewer ticks or a smaller structure'
       : 'a smaller structure';

@@ -125,5 +125,16 @@ describe('answerCannotFit', () => {
     expect(answerCannotFit(timeline, [], limits)).toContain(
       'ask for less: fewer ticks or a smaller structure.',
     );
+    // A compared timeline: fewer ticks is advice too.
+    const compared = request({
+      mode: 'ticks',
+      ticks: 200,
+      ...idleChain(300),
+      scenario: { scale: 2 },
+      compare: true,
+    });
+    expect(answerCannotFit(compared, [], limits)).toContain(
+      'ask for less: fewer ticks, a smaller structure, or the scenario without `compare`.',
+    );
   });
 });

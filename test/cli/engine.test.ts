@@ -195,6 +195,36 @@ describe('sbe-engine', () => {
     const alone = await run(['analyze', body, '--compare']);
     expect(alone.code).toBe(1);
     expect(JSON.parse(alone.stderr).error.message).toMatch(/^compare: needs a "scenario"/);
+    // Bytes that are not UTF-8 are refused, never read as replacement characters.
+    const latin1 = await run([
+      'analyze',
+      body,
+      '--scenario',
+      file('latin1.json', Buffer.from([0x7b, 0x22, 0xe9, 0x22, 0x3a, 0x31, 0x7d])),
+    ]);
+    expect(latin1.code).toBe(2);
+    expect(latin1.stderr).toMatch(/^error: the scenario .*latin1\.json is not valid UTF-8\. /);
+  });
+
+  // A scenario file is read as the body is: a byte order mark before it, or gzip, changes nothing.
+  it('reads a scenario with a byte order mark, or gzipped', async () => {
+    const body = file('bom-body.json', JSON.stringify(WORKED));
+    const scenario = { scale: 2 };
+    const expected = `${apiBody({ mode: 'analyze', ...WORKED, scenario })}\n`;
+    const withBom = await run([
+      'analyze',
+      body,
+      '--scenario',
+      file('bom.json', `\uFEFF${JSON.stringify(scenario)}`),
+    ]);
+    expect(withBom.stdout).toBe(expected);
+    const zipped = await run([
+      'analyze',
+      body,
+      '--scenario',
+      file('scenario.json.gz', gzipSync(JSON.stringify(scenario))),
+    ]);
+    expect(zipped.stdout).toBe(expected);
   });
 
   // As `npx sbe-engine --scenario file.json --compare` runs it, through the launcher.
