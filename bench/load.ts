@@ -36,7 +36,10 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
-import { scriptArgs } from '../lib/script-args';
+import { refuseCommandLine, scriptArgs } from '../lib/script-args';
+
+const COMMAND = 'npm run load';
+
 import { WORKED_EXAMPLE } from '../lib/worked-example';
 import { generateStructure, largestAnswerableStructure, requestText } from './generate';
 import { type Column, formatRatio, renderTable } from './table';
@@ -320,15 +323,21 @@ async function startUpstream(documents: Record<string, string>): Promise<{ serve
 function boundedInteger(name: string, value: string, min: number, max: number): number {
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
-    throw new Error(`--${name} must be an integer from ${min} to ${max}`);
+    refuseCommandLine(
+      COMMAND,
+      `--${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}`,
+    );
   }
   return parsed;
 }
 
 function loopbackUrl(value: string): string {
-  const url = new URL(value);
-  if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) {
-    throw new Error('--url must be an http:// URL on this machine (127.0.0.1, localhost or [::1])');
+  const url = URL.parse(value);
+  if (url === null || url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) {
+    refuseCommandLine(
+      COMMAND,
+      '--url must be an http:// URL on this machine (127.0.0.1, localhost or [::1])',
+    );
   }
   return url.origin;
 }
@@ -482,7 +491,10 @@ function readScenarios(value: string): { scenarios: Scenario[]; busy: boolean } 
   const known: readonly string[] = [...SCENARIOS, BUSY];
   const unknown = names.filter((name) => !known.includes(name));
   if (unknown.length > 0 || names.length === 0) {
-    throw new Error(`--scenario must be all, or one or more of ${known.join(', ')} separated by commas`);
+    refuseCommandLine(
+      COMMAND,
+      `--scenario must be all, or one or more of ${known.join(', ')} separated by commas`,
+    );
   }
   return {
     scenarios: SCENARIOS.filter((scenario) => names.includes(scenario)),
@@ -577,7 +589,7 @@ async function runScenarios(
 
 async function main(): Promise<void> {
   const values = scriptArgs({
-    command: 'npm run load',
+    command: COMMAND,
     usage: `Loads and soaks the local server with autocannon, beside a bare node:http server.
 
   --scenario all|small|large|system|connect|mixed|busy[,…]   what to send (default all)
@@ -624,7 +636,7 @@ async function main(): Promise<void> {
       const apiKey = values['api-key'] ?? process.env.SBE_KEY;
       const userToken = values.token ?? process.env.SBE_TOKEN;
       if (apiKey === undefined || userToken === undefined) {
-        throw new Error('--url needs --api-key (or SBE_KEY) and --token (or SBE_TOKEN)');
+        refuseCommandLine(COMMAND, '--url needs --api-key (or SBE_KEY) and --token (or SBE_TOKEN)');
       }
       target = {
         url: loopbackUrl(values.url),

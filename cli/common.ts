@@ -1,4 +1,5 @@
 /** What the CLIs share: where they write, and how a command-line mistake is reported. */
+import { parseArgsProblem } from '../lib/script-args';
 
 export interface TextOutput {
   write(chunk: string): unknown;
@@ -19,6 +20,5 @@ export function usageErrorLine(error: UsageError, helpCommand: string): string {
  * (node:util adds advice on positionals that starts a second one).
  */
 export function usageErrorFrom(error: unknown): UsageError {
-  const message = error instanceof Error ? error.message : String(error);
-  return new UsageError(message.split(/\.\s/)[0]!.replace(/\.$/, ''));
+  return new UsageError(parseArgsProblem(error));
 }

@@ -26,11 +26,7 @@ export function scriptArgs<T extends ParseArgsOptionsConfig>(
       options: { ...line.options, help: { type: 'boolean', short: 'h' } },
     }));
   } catch (error) {
-    // node:util's own messages name the flag ("Unknown option '--bogus'").
-    const message =
-      error instanceof Error ? (error.message.split('\n')[0] ?? '').replace(/\.$/, '') : String(error);
-    process.stderr.write(`error: ${message}. Run "${line.command} -- --help" for usage.\n`);
-    process.exit(2);
+    refuseCommandLine(line.command, parseArgsProblem(error));
   }
   if (values.help === true) {
     const options = Object.keys(line.options).length > 0 ? ' -- [options]' : '';
@@ -38,4 +34,25 @@ export function scriptArgs<T extends ParseArgsOptionsConfig>(
     process.exit(0);
   }
   return values as ReturnType<typeof parseArgs<{ options: T }>>['values'];
+}
+
+/**
+ * node:util's `parseArgs` error in one line: its own first line names the flag ("Unknown option
+ * '--bogus'"), except for a value that starts with a dash, whose first line alone ("argument is
+ * ambiguous") does not say what to do.
+ */
+export function parseArgsProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const ambiguous = /^Option '(--[\w-]+)' argument is ambiguous/.exec(message);
+  if (ambiguous !== null) {
+    return `${ambiguous[1]} takes a value: write it as ${ambiguous[1]}=<value> when it starts with a dash`;
+  }
+  // The first sentence: the rest is advice for positional arguments these commands do not take.
+  return (message.split('\n')[0] ?? '').split(/\.\s/)[0]!.replace(/\.$/, '');
+}
+
+/** A mistake on the command line: one line on stderr naming it, where the usage is, and exit 2. */
+export function refuseCommandLine(command: string, problem: string): never {
+  process.stderr.write(`error: ${problem}. Run "${command} -- --help" for usage.\n`);
+  process.exit(2);
 }

@@ -85,6 +85,9 @@ describe('npm run <script> with a bad value', () => {
       /^error: --rounds takes a whole number of 1 or more, got "many"\./,
     ],
     ['bench', ['--only=everything'], /^error: --only takes "compare", .* got "everything"\./],
+    ['load', ['--duration', '0'], /^error: --duration must be an integer from 1 to \d+, got "0"\./],
+    ['load', ['--scenario', 'bogus'], /^error: --scenario must be all, or one or more of /],
+    ['load', ['--url', 'http://127.0.0.1:3000'], /^error: --url needs --api-key/],
   ])('%s %s is refused in one line, exit 2', async ([script, flags, message], { expect }) => {
     const { code, stdout, stderr } = await npmRunWith(script, flags);
     expect(code).toBe(2);

@@ -550,6 +550,12 @@ describe('sbe-engine on large and compressed input', () => {
       message: `The input is larger than --max-body ${size - 1} bytes; give a larger --max-body, or leave it out: without it the CLI has no byte limit.`,
     });
     expect(error.message).not.toContain('Content-Encoding');
+    // A value that starts with a dash reads as a flag: the line says how to write one.
+    const negative = await run(['analyze', path, '--max-body', '-5']);
+    expect(negative.code).toBe(2);
+    expect(negative.stderr).toMatch(
+      /^error: --max-body takes a value: write it as --max-body=<value> when it starts with a dash\. Run /,
+    );
     // Counted once decompressed too: the gzip of a body over the limit is no way around it.
     const compressed = errorOf(
       await run(['analyze', file('max-body.json.gz', gzipSync(text)), '--max-body', String(size - 1)]),
