@@ -80,7 +80,8 @@ export interface LocalServerOptions {
   engineWorkersAtStart?: number | 'all';
   /**
    * Every function's Lambda timeout, as its handler sees it (`getRemainingTimeInMillis`).
-   * Default: each function's deployed timeout (`FUNCTIONS` in lib/http/routes.ts).
+   * Default: env FUNCTION_TIMEOUT_MS, else each function's deployed timeout (`FUNCTIONS` in
+   * lib/http/routes.ts).
    */
   functionTimeoutMs?: number;
   /** Where unset options are read from. Default `process.env`. */
@@ -119,6 +120,8 @@ const SAMPLE_DOCUMENTS: ReadonlyMap<string, string> = new Map([
 ]);
 const PORT_RANGE = { min: 0, max: 65_535 };
 const ENGINE_WORKERS_RANGE = { min: 1, max: 256 };
+/** Lambda's own range for a function's timeout, in milliseconds (1 s to 15 min). */
+const FUNCTION_TIMEOUT_RANGE = { min: 1000, max: 900_000 };
 
 /**
  * The routes served by the engine function's worker threads (`local/handler-pool.ts`): the
@@ -164,6 +167,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   const devApiKey = options.apiKey ?? optionalEnv(env, 'DEV_API_KEY');
   const timeouts = readTimeouts(env, options);
   const engineWorkers = readEngineWorkers(env, options);
+  // Every function's timeout as its handler sees it: try a run that would outlast Lambda's.
+  const functionTimeoutMs =
+    options.functionTimeoutMs ??
+    (optionalEnv(env, 'FUNCTION_TIMEOUT_MS') === undefined
+      ? undefined
+      : envInt(env, 'FUNCTION_TIMEOUT_MS', 0, FUNCTION_TIMEOUT_RANGE));
   const cors = readCorsSettings(env);
   if (devApiKey !== undefined && !looksLikeApiKey(devApiKey)) {
     // The value itself is never repeated: it is meant to be a secret.
@@ -245,7 +254,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       createHttpAdapter({
         routes: pooledRoutes,
         maxBodyBytes: readLimits(process.env).maxBodyBytes,
-        ...(options.functionTimeoutMs === undefined ? {} : { timeoutMs: options.functionTimeoutMs }),
+        ...(functionTimeoutMs === undefined ? {} : { timeoutMs: functionTimeoutMs }),
         logger,
         cors,
         sampleDocuments: SAMPLE_DOCUMENTS,
@@ -573,6 +582,7 @@ PORT=3100 DATA_DIR=./data npm start:
   DYNAMODB_ENDPOINT       use this DynamoDB instead of the embedded one (TABLE_NAME: its table)
   DEV_API_KEY             the API key to seed (default: a fresh one)
   ENGINE_WORKERS          worker threads running POST /api/engine (default: one per CPU)
+  FUNCTION_TIMEOUT_MS     every function's timeout as its handler sees it (default: as deployed)
   CONNECT_ALLOW_HOSTS     hosts connect may fetch despite the address rules
   -h, --help              this text`,
     options: {},

@@ -13,7 +13,7 @@ import { type LocalServer, startLocalServer } from '../../local/server';
  */
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: { apiKeyCacheTtlMs?: number; functionTimeoutMs?: number } = {},
+  options: { apiKeyCacheTtlMs?: number } = {},
 ): Promise<TestServer> {
   for (const [name, value] of Object.entries(env)) process.env[name] = value;
   // Each test server signs tokens with a key of its own: servers in parallel files never share one.
@@ -24,7 +24,6 @@ export async function startTestServer(
     quiet: true,
     apiKeyCacheTtlMs: options.apiKeyCacheTtlMs ?? 0,
     issuerFile,
-    ...(options.functionTimeoutMs === undefined ? {} : { functionTimeoutMs: options.functionTimeoutMs }),
   });
   const { client, doc } = createDynamoClients({ endpoint: server.dynamoEndpoint });
   const store = new DynamoApiKeyStore({ doc, tableName: server.tableName });

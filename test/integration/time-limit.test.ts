@@ -2,7 +2,8 @@
  * A run that would outlast the function's timeout is stopped by the engine in time to say so:
  * 413 LIMIT_EXCEEDED naming the time limit, never a gateway's empty 503/504. Here every function
  * has 1.4 s, less than the 1.5 s the engine keeps back for writing its answer, so every run stops
- * at its first checkpoint, through real HTTP and the local server's engine workers.
+ * at its first checkpoint, through real HTTP and the local server's engine workers. The time is
+ * set as a user of `npm start` sets it, `FUNCTION_TIMEOUT_MS`.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WORKED } from '../http/events';
@@ -11,7 +12,7 @@ import { post, startTestServer, type TestServer } from './server';
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer({ LOG_LEVEL: 'WARN' }, { functionTimeoutMs: 1_400 });
+  server = await startTestServer({ LOG_LEVEL: 'WARN', FUNCTION_TIMEOUT_MS: '1400' });
 });
 
 afterAll(() => server.close());

@@ -116,6 +116,15 @@ describe('startLocalServer', () => {
     );
   });
 
+  // Lambda's range for a timeout, 1 s to 15 min: anything else stops the start.
+  it("refuses a FUNCTION_TIMEOUT_MS outside Lambda's range", async () => {
+    for (const value of ['999', '900001', '1.5', 'soon']) {
+      await expect(
+        startLocalServer({ env: { FUNCTION_TIMEOUT_MS: value }, port: 0, dynamoPort: 0, quiet: true }),
+      ).rejects.toThrow(/^FUNCTION_TIMEOUT_MS must be an integer from 1000 to 900000/);
+    }
+  });
+
   // A taken HTTP port is reported in words, and nothing is left running.
   it('reports a taken PORT clearly', async () => {
     const blocker = createServer();
