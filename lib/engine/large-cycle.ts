@@ -161,10 +161,10 @@ export function solveLocalSystem(system: LocalSystem): {
 } {
   const { m, rowStart, target, share, constant, scale } = system;
   const tolerance = system.tolerance ?? RELATIVE_TOLERANCE;
-  // One array is both iterates: the mixed iterate before a sweep, the swept one after it (a
-  // sweep overwrites each row in place, reading fresh values before it and mixed ones after it).
-  const values = scratch.float64(m);
-  if (system.initial !== undefined) values.set(system.initial);
+  const x = scratch.float64(m);
+  if (system.initial !== undefined) x.set(system.initial);
+  const g = scratch.float64(m);
+  const f = scratch.float64(m);
   const previousG = scratch.float64(m);
   const previousF = scratch.float64(m);
   const deltaG = [scratch.float64(m), scratch.float64(m), scratch.float64(m)] as const;
@@ -180,12 +180,15 @@ export function solveLocalSystem(system: LocalSystem): {
   let converged = false;
   for (let iteration = 0; iteration < MAX_ITERATIONS; iteration++) {
     checkpoint();
+    gaussSeidelSweep(m, rowStart, target, share, constant, scale, x, g);
     // Columns are refreshed from the second sweep on; the products use the refreshed ones.
     const recording = iteration > 0;
     const column = next;
-    sweepAndMeasure(
-      { m, rowStart, target, share, constant, scale },
-      values,
+    measureSweep(
+      m,
+      x,
+      g,
+      f,
       previousG,
       previousF,
       deltaG[column]!,
@@ -204,9 +207,6 @@ export function solveLocalSystem(system: LocalSystem): {
       converged = true;
       break;
     }
-    // The cap's answer is its last sweep, unmixed.
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: a mix past the last sweep changes only the answer of a solve that did not converge (the test against the plain iteration kills the `false` twin)
-    if (iteration === MAX_ITERATIONS - 1) break;
 
     if (recording) {
       if (stored < HISTORY) stored++;
@@ -222,13 +222,37 @@ export function solveLocalSystem(system: LocalSystem): {
     // With no history yet (the first sweep) there is nothing to combine: solveSmall says so.
     const gamma = solveSmall(inner, HISTORY, stored, measured.subarray(RHS, RHS + stored));
     if (gamma !== undefined) weights.set(gamma);
-    mixIterate(m, values, weights, deltaG);
+    mixIterate(m, x, g, weights, deltaG);
   }
 
-  return { values, sweeps, converged };
+  return { values: g, sweeps, converged };
 }
 
-/** Slots of `sweepAndMeasure`'s output. */
+/**
+ * One Gauss–Seidel sweep of `r = constant + share·r` (scaled for self-dependencies) from `from`
+ * into `into`: rows before `q` read their fresh values, rows after it the previous ones.
+ */
+function gaussSeidelSweep(
+  m: number,
+  rowStart: Int32Array,
+  target: Int32Array,
+  share: Float64Array,
+  constant: Float64Array,
+  scale: Float64Array,
+  from: Float64Array,
+  into: Float64Array,
+): void {
+  into.set(from);
+  // Stryker disable next-line EqualityOperator: a row past the end writes only past the typed array's end, which is dropped
+  for (let q = 0; q < m; q++) {
+    let sum = constant[q]!;
+    const end = rowStart[q + 1]!;
+    for (let e = rowStart[q]!; e < end; e++) sum += share[e]! * into[target[e]!]!;
+    into[q] = sum * scale[q]!;
+  }
+}
+
+/** Slots of `measureSweep`'s output. */
 const RESIDUAL = 0;
 const SIZE = 1;
 /** `INNER + c`: the new residual difference · stored difference `c`. */
@@ -238,19 +262,18 @@ const RHS = INNER + HISTORY;
 const MEASURED_LENGTH = RHS + HISTORY;
 
 /**
- * One Gauss–Seidel sweep of `r = constant + share·r` (scaled for self-dependencies) over
- * `values` in place — rows before `q` read their fresh values, rows after it the iterate's —
- * and, row by row as each is swept, everything the acceleration needs: the residual `f = g − x`
- * (the swept value less the one it replaced) with the largest |f| and |g|; when `recording`, the
- * newest differences of `g` and `f` into their ring-buffer columns; the remembered `g` and `f`;
- * and the inner products of the refreshed columns. A row's swept value is final once it is
- * written, and each sum runs over `q` in ascending order, so the numbers are bit-identical to a
- * sweep of a copy followed by one vector operation at a time (the test of `solveLocalSystem`
- * holds it against that plain iteration, written out).
+ * Everything the acceleration needs from a sweep, in one pass over the vectors: the residual
+ * `f = g − x` and the largest |f| and |g|; when `recording`, the newest differences of `g` and
+ * `f` into their ring-buffer columns; the remembered `g` and `f`; and the inner products of the
+ * refreshed columns. Each sum runs over `q` in ascending order, as separate passes would, so
+ * the numbers are bit-identical to computing them one vector operation at a time (they were,
+ * before these passes were fused: the pinned-output test holds it).
  */
-function sweepAndMeasure(
-  system: Pick<LocalSystem, 'm' | 'rowStart' | 'target' | 'share' | 'constant' | 'scale'>,
-  values: Float64Array,
+function measureSweep(
+  m: number,
+  x: Float64Array,
+  g: Float64Array,
+  f: Float64Array,
   previousG: Float64Array,
   previousF: Float64Array,
   newDeltaG: Float64Array,
@@ -259,7 +282,6 @@ function sweepAndMeasure(
   deltaF: readonly [Float64Array, Float64Array, Float64Array],
   into: Float64Array,
 ): void {
-  const { m, rowStart, target, share, constant, scale } = system;
   const [f0, f1, f2] = deltaF;
   let residual = 0;
   let size = 0;
@@ -269,14 +291,10 @@ function sweepAndMeasure(
   let rhs0 = 0;
   let rhs1 = 0;
   let rhs2 = 0;
-  // Stryker disable next-line EqualityOperator: a row past the end writes only past the typed array's end, which is dropped
   for (let q = 0; q < m; q++) {
-    let sum = constant[q]!;
-    const end = rowStart[q + 1]!;
-    for (let e = rowStart[q]!; e < end; e++) sum += share[e]! * values[target[e]!]!;
-    const gq = sum * scale[q]!;
-    const d = gq - values[q]!;
-    values[q] = gq;
+    const gq = g[q]!;
+    const d = gq - x[q]!;
+    f[q] = d;
     // (Whether 0 turns into -0 and whether an equal value replaces the largest change nothing.)
     // Stryker disable next-line EqualityOperator: see above
     const ad = d < 0 ? -d : d;
@@ -287,7 +305,7 @@ function sweepAndMeasure(
     // Stryker disable next-line EqualityOperator: see above
     if (ag > size) size = ag;
     // Recording on the first sweep too would only fill the column the second sweep overwrites:
-    // `next` moves on only once a column is recorded (solveLocalSystem).
+    // `next` moves on only once a column is recorded (solveComponent).
     // Stryker disable next-line ConditionalExpression: see above
     if (recording) {
       const df = d - previousF[q]!;
@@ -316,10 +334,11 @@ function sweepAndMeasure(
   into[RHS + 2] = rhs2;
 }
 
-/** The next iterate, in place: `x = g − Σ weight_c · ΔG_c`, terms in column order, zero weights skipped. */
+/** The next iterate: `x = g − Σ weight_c · ΔG_c`, terms in column order, zero weights skipped. */
 function mixIterate(
   m: number,
-  values: Float64Array,
+  x: Float64Array,
+  g: Float64Array,
   weights: Float64Array,
   deltaG: readonly [Float64Array, Float64Array, Float64Array],
 ): void {
@@ -327,12 +346,9 @@ function mixIterate(
   const w0 = weights[0]!;
   const w1 = weights[1]!;
   const w2 = weights[2]!;
-  // Nothing to mix (no history yet, or weights too ill-conditioned to trust): the sweep's values.
-  // Stryker disable next-line ConditionalExpression: same answer, other work (zero weights subtract nothing)
-  if (w0 === 0 && w1 === 0 && w2 === 0) return;
   // Stryker disable next-line EqualityOperator: a row past the end writes only past the typed array's end, which is dropped
   for (let q = 0; q < m; q++) {
-    let value = values[q]!;
+    let value = g[q]!;
     // A zero weight times a finite column subtracts 0: skipping it only saves the work.
     // Stryker disable next-line ConditionalExpression: see above
     if (w0 !== 0) value -= w0 * g0[q]!;
@@ -340,7 +356,7 @@ function mixIterate(
     if (w1 !== 0) value -= w1 * g1[q]!;
     // Stryker disable next-line ConditionalExpression: see above
     if (w2 !== 0) value -= w2 * g2[q]!;
-    values[q] = value;
+    x[q] = value;
   }
 }
 
