@@ -419,7 +419,18 @@ async function readJsonFile(
 ): Promise<unknown> {
   const raw = await readInput(path === '-' ? undefined : path, stdin);
   const where = `${what} ${path === '-' ? 'on stdin' : path}`;
-  const bytes = isGzip(raw) ? gunzipped(raw, undefined, limits.maxDecodedBodyBytes) : raw;
+  let bytes = raw;
+  if (isGzip(raw)) {
+    try {
+      bytes = gunzipSync(raw, { maxOutputLength: limits.maxDecodedBodyBytes });
+    } catch (error) {
+      throw new UsageError(
+        (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
+          ? `${where} ${verb} gzip-compressed and decompress${verb === 'is' ? 'es' : ''} to more than ${limits.maxDecodedBodyBytes} bytes (MAX_DECODED_BODY_BYTES)`
+          : `${where} ${verb} gzip-compressed (magic bytes 1f 8b) but do${verb === 'is' ? 'es' : ''} not decompress: ${(error as Error).message}`,
+      );
+    }
+  }
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);

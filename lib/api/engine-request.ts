@@ -21,6 +21,8 @@ export interface EngineRequest {
   scenario?: CompiledStructure;
   /** `"compare": true`: the answer adds the baseline (`structure`'s) and the changes. */
   compare?: boolean;
+  /** Says a problem the run finds of what caused it (a stored system's settings), as `source.blame`. */
+  blame?: (error: PayloadError) => PayloadError;
 }
 
 /** Where the structure sits in a body: at the top level (`container` undefined) or in a container. */
@@ -251,7 +253,15 @@ export function compileEngineRequest(
   // 8. Within the limits.
   const { mode, ticks } = envelope;
   assertWithinLimits(structure, location!, mode, ticks, limits, compare ? 2 : 1);
-  return { mode, ticks, structure, ...(scenario === undefined ? {} : { scenario }), compare };
+  const blame = source?.blame;
+  return {
+    mode,
+    ticks,
+    structure,
+    ...(scenario === undefined ? {} : { scenario }),
+    compare,
+    ...(blame === undefined ? {} : { blame }),
+  };
 }
 
 /**

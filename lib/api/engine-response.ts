@@ -40,8 +40,11 @@ export function renderEngineResponse(request: EngineRequest, deadline?: RunDeadl
     writer.release();
     if (error instanceof ApiError) throw error;
     if (error instanceof PayloadError) {
-      throw new ApiError('PAYLOAD_ERROR', error.message, {
-        details: [{ path: error.path, message: problemOf(error) }],
+      // A number the run finds too large for a double (a service time's p99, say) may come from a
+      // stored system's settings: then the setting is named.
+      const said = request.blame?.(error) ?? error;
+      throw new ApiError('PAYLOAD_ERROR', said.message, {
+        details: [{ path: said.path, message: problemOf(said) }],
       });
     }
     if (error instanceof ResultTooLargeError) {

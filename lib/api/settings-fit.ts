@@ -11,8 +11,13 @@ import { problemOf } from './engine-request';
 import { ApiError } from './errors';
 import { applySettings } from './system-settings';
 
-/** The node fields a setting may give, in the order a problem is blamed on when its own field is not set. */
-const SETTING_FIELDS = ['capacity', 'servers', 'serviceTime', 'arrival', 'slo'] as const;
+/**
+ * The fields of one queue: a problem with any of them (a capacity that disagrees with servers /
+ * serviceTime, servers without a service time, a service time too small for the servers) comes
+ * from the three together, so a setting of another of them is blamed when the named one is the
+ * structure's own; in this order.
+ */
+const QUEUE_FIELDS = ['capacity', 'servers', 'serviceTime'] as const;
 
 /**
  * The structure compiled with `settings` applied; throws 400 `INVALID_REQUEST` naming the setting
@@ -52,8 +57,13 @@ export function blameSettings(
   const perNode = settings.nodes ?? {};
   const own = typeof id === 'string' && Object.hasOwn(perNode, id) ? perNode[id] : undefined;
   if (own !== undefined) {
-    const named = match![2] as (typeof SETTING_FIELDS)[number];
-    const field = own[named] !== undefined ? named : SETTING_FIELDS.find((f) => own[f] !== undefined);
+    const named = match![2] as keyof typeof own;
+    const field =
+      own[named] !== undefined
+        ? named
+        : (QUEUE_FIELDS as readonly string[]).includes(named)
+          ? QUEUE_FIELDS.find((f) => own[f] !== undefined)
+          : undefined;
     if (field !== undefined)
       return new PayloadError(`settings.nodes.${id as string}.${field}`, problemOf(error));
   }

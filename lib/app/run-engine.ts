@@ -6,6 +6,7 @@
  */
 
 import { type AcceptedCodings, answerCannotFit } from '../api/answer-floor';
+import type { Settings } from '../api/connect-request';
 import {
   compileEngineRequest,
   type EngineEnvelope,
@@ -125,21 +126,16 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
       const compiled = cache.get(key);
       if (compiled !== undefined) {
         const holder = { nodes: compiled.nodes, dependencies: compiled.dependencies };
-        return answer(input, compileEngineRequest(envelope, limits, { holder, compiled }), key);
+        const blame = blameOf(holder, record.settings);
+        const source = { holder, compiled, ...(blame === undefined ? {} : { blame }) };
+        return answer(input, compileEngineRequest(envelope, limits, source), key);
       }
     }
     const stored = await systems!.get(owner, id);
     if (stored === undefined) throw systemNotFound();
     const { settings } = stored.record;
     const holder = settings === undefined ? stored.structure : applySettings(stored.structure, settings);
-    // Settings are checked when written, but a refresh can bring a structure they no longer fit.
-    const blame =
-      settings === undefined
-        ? undefined
-        : (error: PayloadError) => {
-            const blamed = blameSettings(stored.structure, settings, error);
-            return blamed.path === '' ? error : blamed;
-          };
+    const blame = blameOf(stored.structure, settings);
     const request = compileEngineRequest(envelope, limits, {
       holder,
       ...(blame === undefined ? {} : { blame }),
@@ -156,6 +152,22 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
       systems !== undefined && envelope.location === undefined && Object.hasOwn(envelope.body, 'systemId');
     if (runsStoredSystem) return runStored(envelope, input);
     return answer(input, compileEngineRequest(envelope, limits));
+  };
+}
+
+/**
+ * With settings, what says a problem of the setting that caused it: settings are checked when
+ * written, but a refresh can bring a structure they no longer fit, and a run can find a number
+ * too large for a double that a setting gave (a service time's p99).
+ */
+function blameOf(
+  structure: { nodes: readonly unknown[] },
+  settings: Settings | undefined,
+): ((error: PayloadError) => PayloadError) | undefined {
+  if (settings === undefined) return undefined;
+  return (error) => {
+    const blamed = blameSettings(structure, settings, error);
+    return blamed.path === '' ? error : blamed;
   };
 }
 

@@ -715,6 +715,21 @@ describe('settings', () => {
       register('alice', { name: 's', document: shop, settings: { nodes: { db: { servers: 2 } } } }),
     );
     expect([registerRefused.code, registerRefused.message]).toEqual(['INVALID_REQUEST', servers]);
+    // A problem no setting of its node caused (api's arrival pushes the total past 1e300, and it
+    // is db's own arrival the total crosses at) is said of the settings as a whole.
+    const total = await contractErrorOf(
+      register('alice', {
+        name: 's',
+        document: { ...shop, nodes: [shop.nodes[0], { id: 'db', exit: 1, arrival: 6e299 }] },
+        settings: { nodes: { api: { arrival: 5e299 }, db: { slo: 2 } } },
+      }),
+    );
+    expect(total.details).toEqual([
+      {
+        path: 'settings',
+        message: expect.stringMatching(/^do not fit the structure: nodes\[1\]\.arrival: and the loads and arrivals/),
+      },
+    ]);
     expect((await systems.list('alice', {})).systems).toEqual([]);
 
     const record = registered(await connect('alice', { name: 's', url: api.origin }));
@@ -752,6 +767,19 @@ describe('settings', () => {
         },
       ],
     ]);
+
+    // A service time of 1e308 compiles, but its p99 is past the largest double: the run finds it,
+    // and names the setting, cached or not.
+    await patch('alice', record.id, { settings: { nodes: { api: { serviceTime: 1e308 } } } });
+    for (const cache of [undefined, new CompiledStructureCache(64 * 1024 * 1024)]) {
+      const engine = createRunEngine({ limits, systems, ...(cache === undefined ? {} : { cache }) });
+      for (let round = 0; round < 2; round++) {
+        const found = await contractErrorOf(
+          engine({ body: { mode: 'analyze', systemId: record.id }, owner: 'alice' }),
+        );
+        expect([found.code, found.details?.[0]?.path]).toEqual(['PAYLOAD_ERROR', 'settings.nodes.api.serviceTime']);
+      }
+    }
   });
 
   // A refresh keeps the settings whole and says which of them name nodes that are gone.

@@ -225,6 +225,17 @@ describe('sbe-engine', () => {
       file('scenario.json.gz', gzipSync(JSON.stringify(scenario))),
     ]);
     expect(zipped.stdout).toBe(expected);
+    // A gzip file cut short names the file, not "the input".
+    const cut = await run([
+      'analyze',
+      body,
+      '--scenario',
+      file('cut.json.gz', gzipSync(JSON.stringify(scenario)).subarray(0, 12)),
+    ]);
+    expect(cut.code).toBe(2);
+    expect(cut.stderr).toMatch(
+      /^error: the scenario .*cut\.json\.gz is gzip-compressed \(magic bytes 1f 8b\) but does not decompress: /,
+    );
   });
 
   // As `npx sbe-engine --scenario file.json --compare` runs it, through the launcher.

@@ -3,7 +3,7 @@ import { scratch } from '../scratch';
 import { solveSteadyState } from '../steady-state';
 import type { Structure } from '../types';
 import { expectedCalls } from './expected-calls';
-import { LatencyAt, sloEntry } from './slo';
+import { firstSaturations, LatencyAt, sloEntry } from './slo';
 
 /** An entry's latency as all traffic grows: what the explorer draws for the selected entry. */
 export interface LatencyCurve {
@@ -34,7 +34,12 @@ export function latencyCurve(
     if (!(compiled.arrival[e]! > 0)) return undefined;
     const steady = solveSteadyState(compiled);
     const throughput = new Float64Array(steady.throughput);
-    const line = sloEntry(compiled, throughput, e, expectedCalls(compiled, [e])[0]!);
+    const line = sloEntry(
+      compiled,
+      e,
+      expectedCalls(compiled, [e])[0]!,
+      firstSaturations(compiled, throughput),
+    );
     const latency = new LatencyAt(compiled, throughput, [line]);
     // Past its capacity a node's queue grows without end, even one without a service time (whose
     // own time is 0): at exactly its capacity it is not over it, as in analyze. A queueing node's

@@ -180,7 +180,9 @@ export function responseTimeQuantile(
     const tail = served - mu * between;
     const value = (1 - C) * served + C * tail - target;
     // The density of the queued part, `μθ·(e^{−μt} − e^{−θt}) / (θ − μ)`.
-    const queued = -mu * theta * between;
+    // (θ · between first: both are of the scale of 1 / serviceTime and serviceTime, so a service
+    // time of 1e-160 does not overflow μ · θ.)
+    const queued = -mu * (theta * between);
     const density = (1 - C) * mu * served + C * queued;
     if (value > 0) low = t;
     else high = t;

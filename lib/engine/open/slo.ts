@@ -3,13 +3,7 @@ import type { SteadyReading } from '../steady-reading';
 import { checkpoint } from '../stop-check';
 import type { Headroom } from '../types';
 import { solveEntryLatency } from './entry-latency';
-import {
-  type EntryCalls,
-  expectedCalls,
-  expectedCallsAlong,
-  type OnePassOrder,
-  onePassOrder,
-} from './expected-calls';
+import { type EntryCalls, expectedCalls, expectedCallsAlong, onePassOrder } from './expected-calls';
 import type { LatencyReading } from './latency-reading';
 import { meanResponseTime } from './mmc';
 
@@ -84,19 +78,19 @@ export function latencyHeadroom(
   if (!any) return null;
   if (stuck >= 0) return { scale: 0, node: ids[stuck]! };
   const { throughput } = steady.steady;
+  const saturation = firstSaturations(structure, throughput);
   // The one-pass order is found once, for the question and the solve.
   const reached = onePassOrder(structure, candidates);
   // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator,BlockStatement: same answer, other work (both searches give the answer of a search over every entry; slo.test.ts checks it)
   if (candidates.length === 1 || (reached !== undefined && candidates.length <= ALL_AT_ONCE)) {
     const calls = expectedCallsAlong(structure, candidates, reached);
-    const entries = candidates.map((e, i) => sloEntry(structure, throughput, e, calls[i]!));
+    const entries = candidates.map((e, i) => sloEntry(structure, e, calls[i]!, saturation));
     return search(new LatencyAt(structure, throughput, entries), entries, ids).headroom;
   }
   if (reached !== undefined) {
     // Many entries on acyclic paths: every entry's latency at a scale is one pass over the
     // structure (the entry latencies' solve, a closed form per node), so each step of the search
     // asks it of all of them at once, for no expected calls at all.
-    const saturation = firstSaturations(structure, throughput, reached);
     const entries = candidates.map(
       (e): SloEntry => ({
         node: e,
@@ -108,32 +102,36 @@ export function latencyHeadroom(
     );
     return search(new LatenciesByPass(structure, throughput), entries, ids).headroom;
   }
-  return searchBindingFirst(structure, throughput, candidates, latencies.latency);
+  return searchBindingFirst(structure, throughput, candidates, latencies.latency, saturation);
 }
 
 const NO_NODES = new Int32Array(0);
 const NO_CALLS = new Float64Array(0);
 
 /**
- * Per node the entries reach (`reached`, acyclic, callers first), the scale at which the first
- * node its requests reach saturates (`Infinity` for none): its own, or the least of its callees'.
+ * Per node, the scale of today's traffic at which the first node its requests can reach
+ * saturates (`Infinity` for none): its own (capacity ÷ throughput), or the least of what it
+ * calls. By reachability, as the entry latencies find where requests get stuck: a node reached
+ * only through calls too rare for a double (shares of 1e-200 twice) still counts. One pass over
+ * the components, callees first (they are numbered sinks first); a loop's members share one.
  */
-function firstSaturations(
-  structure: CompiledStructure,
-  throughput: Float64Array,
-  reached: OnePassOrder,
-): Float64Array {
-  const { capacity, outStart, outTarget } = structure;
-  const { order } = reached;
-  const saturation = new Float64Array(structure.nodeCount).fill(Number.POSITIVE_INFINITY);
-  // Callees first: the order backwards.
-  for (let i = order.length - 1; i >= 0; i--) {
-    const v = order[i]!;
-    const x = throughput[v]!;
-    let first =
-      x > 0 && capacity[v]! < Number.POSITIVE_INFINITY ? capacity[v]! / x : Number.POSITIVE_INFINITY;
-    for (let k = outStart[v]!; k < outStart[v + 1]!; k++) first = Math.min(first, saturation[outTarget[k]!]!);
-    saturation[v] = first;
+export function firstSaturations(structure: CompiledStructure, throughput: Float64Array): Float64Array {
+  const { capacity, outStart, outTarget, nodeCount } = structure;
+  const { count, start, members } = structure.components();
+  const saturation = new Float64Array(nodeCount).fill(Number.POSITIVE_INFINITY);
+  // Stryker disable next-line EqualityOperator: one past the end (an empty component)
+  for (let c = 0; c < count; c++) {
+    let first = Number.POSITIVE_INFINITY;
+    for (let i = start[c]!; i < start[c + 1]!; i++) {
+      const v = members[i]!;
+      const x = throughput[v]!;
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: same answer (capacity / 0 and Infinity / x are Infinity, which the minimum ignores)
+      if (x > 0 && capacity[v]! < Number.POSITIVE_INFINITY) first = Math.min(first, capacity[v]! / x);
+      // A member's calls inside the loop read Infinity, not yet set: the minimum ignores it.
+      for (let k = outStart[v]!; k < outStart[v + 1]!; k++)
+        first = Math.min(first, saturation[outTarget[k]!]!);
+    }
+    for (let i = start[c]!; i < start[c + 1]!; i++) saturation[members[i]!] = first;
   }
   return saturation;
 }
@@ -192,6 +190,7 @@ function searchBindingFirst(
   throughput: Float64Array,
   candidates: readonly number[],
   today: Float64Array,
+  saturation: Float64Array,
 ): Headroom {
   const { ids, nodeCount } = structure;
   const { slo } = structure.latency;
@@ -210,7 +209,7 @@ function searchBindingFirst(
     checkpoint();
     const calls = expectedCalls(structure, joining);
     joining.forEach((e, i) => {
-      active.push(sloEntry(structure, throughput, e, calls[i]!));
+      active.push(sloEntry(structure, e, calls[i]!, saturation));
       isActive[e] = 1;
     });
     const found = search(new LatencyAt(structure, throughput, active), active, ids);
@@ -393,7 +392,12 @@ export class LatencyAt implements EntryLatenciesAt {
     this.at(s);
     const { called, calls } = entry;
     let sum = 0;
-    for (let i = 0; i < called.length; i++) sum += calls[i]! * this.#response[called[i]!]!;
+    for (let i = 0; i < called.length; i++) {
+      const response = this.#response[called[i]!]!;
+      // A node without a service time adds nothing, however often it is called (calls that
+      // overflow a double included: Infinity × 0 would make the latency NaN).
+      if (response !== 0) sum += calls[i]! * response;
+    }
     return sum;
   }
 
@@ -405,19 +409,12 @@ export class LatencyAt implements EntryLatenciesAt {
   }
 }
 
-/** Entry `e` with its expected calls, and the scale at which the first node they reach saturates. */
+/** Entry `e` with its expected calls, and the scale at which the first node it reaches saturates (`firstSaturations`). */
 export function sloEntry(
   structure: CompiledStructure,
-  throughput: Float64Array,
   e: number,
   { called, calls }: EntryCalls,
+  saturation: Float64Array,
 ): SloEntry {
-  const { capacity } = structure;
-  let saturation = Number.POSITIVE_INFINITY;
-  for (const v of called) {
-    const x = throughput[v]!;
-    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: same answer, other work (capacity / 0 and Infinity / x are Infinity, which the minimum ignores)
-    if (x > 0 && capacity[v]! < Number.POSITIVE_INFINITY) saturation = Math.min(saturation, capacity[v]! / x);
-  }
-  return { node: e, slo: structure.latency.slo[e]!, called, calls, saturation };
+  return { node: e, slo: structure.latency.slo[e]!, called, calls, saturation: saturation[e]! };
 }

@@ -220,6 +220,16 @@ describe('the response time distribution', () => {
     expect(Math.abs(p99 - exact) / exact).toBeLessThan(1e-14);
   });
 
+  // The same queue in another unit of time: 2 servers at 75%, the service time from 1 down to
+  // 1e-160 (1 / S then near the largest double): the quantile scales with the unit, to rounding.
+  it('finds the same quantile in any unit of time', () => {
+    const inSeconds = responseTimeQuantile(0.99, 1.5, 1, 2)!;
+    for (const unit of [1e-3, 1e-150, 1e-160]) {
+      const scaled = responseTimeQuantile(0.99, 1.5 / unit, unit, 2)! / unit;
+      expect(Math.abs(scaled / inSeconds - 1)).toBeLessThan(1e-13);
+    }
+  });
+
   // Where nobody waits (no traffic, or 10,000 servers at half load, whose probability of waiting
   // is below the smallest double), the response time is the service time, exponential: its
   // q-quantile is ln(1 / (1 − q)) × S.
@@ -278,7 +288,7 @@ function quantileTwoExponentialsTwice(q: number, throughput: number, serviceTime
           ? -t * served
           : (served * Math.expm1(-x)) / gap
         : (Math.exp(-(mu + gap) * t) - served) / gap;
-    return (1 - C) * mu * served + C * (-mu * theta * between);
+    return (1 - C) * mu * served + C * (-mu * (theta * between));
   };
   let guess: number | undefined;
   if (Math.abs(theta - mu) <= 1e-6 * mu) {

@@ -503,3 +503,65 @@ describe('latencyHeadroom with more SLO entries than are solved at once', () => 
     expect(Math.abs(result.scale / (1 / throughputOfDb) - 1)).toBeLessThanOrEqual(1e-12);
   });
 });
+
+describe('latencyHeadroom at the edges of a double', () => {
+  /** `extra` more entries (with SLOs), beside the structure's own: 0, 63 and 64 cross the 64 solved up front. */
+  const withEntries = (structure: Structure, extra: number): Structure => ({
+    nodes: [
+      ...structure.nodes,
+      ...Array.from({ length: extra }, (_, i) => ({
+        id: `z${String(i).padStart(3, '0')}`,
+        arrival: 1,
+        serviceTime: 0.01,
+        slo: 1,
+        exit: 1,
+      })),
+    ],
+    dependencies: structure.dependencies,
+  });
+
+  // A reaches C only through two shares of 1e-200: its expected calls there are below the
+  // smallest double, 0. C saturates at ×2 from D's traffic, and A's requests that reach it get
+  // stuck there (by reachability, as its latencyLimit says past ×2): A breaks at ×2, whichever
+  // way the entries are searched.
+  it('counts a node reached only through calls too rare for a double', () => {
+    const structure: Structure = {
+      nodes: [
+        { id: 'A', arrival: 1, serviceTime: 0.01, slo: 100, exit: 1 },
+        { id: 'B', exit: 1 },
+        { id: 'C', capacity: 1, exit: 1 },
+        { id: 'D', arrival: 0.5 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'B', weight: 1e-200 },
+        { from: 'B', to: 'C', weight: 1e-200 },
+        { from: 'D', to: 'C' },
+      ],
+    };
+    for (const extra of [0, 63, 64]) {
+      expect(analyzed(withEntries(structure, extra)).latencyHeadroom).toEqual({ scale: 2, node: 'A' });
+    }
+  });
+
+  // Each request at A makes 1e200 calls on B, each of which makes 1e200 on C: C's expected calls
+  // are past the largest double, but neither B nor C has a service time, so A's latency is its
+  // own 10 ms, and it breaks where C saturates (×10): a number, not a failure.
+  it('adds nothing for calls past a double on nodes without a service time', () => {
+    const structure: Structure = {
+      nodes: [
+        { id: 'A', arrival: 1e-300, fanout: true, serviceTime: 0.01, slo: 1 },
+        { id: 'B', fanout: true },
+        { id: 'C', capacity: 1e101, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'B', weight: 1e200 },
+        { from: 'B', to: 'C', weight: 1e200 },
+      ],
+    };
+    for (const extra of [0, 63, 64]) {
+      const result = analyzed(withEntries(structure, extra));
+      expect(result.nodes[0]!.latency).toBe(0.01);
+      expect(result.latencyHeadroom).toEqual({ scale: 10, node: 'A' });
+    }
+  });
+});
