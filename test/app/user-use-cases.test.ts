@@ -727,7 +727,9 @@ describe('settings', () => {
     expect(total.details).toEqual([
       {
         path: 'settings',
-        message: expect.stringMatching(/^do not fit the structure: nodes\[1\]\.arrival: and the loads and arrivals/),
+        message: expect.stringMatching(
+          /^do not fit the structure: nodes\[1\]\.arrival: and the loads and arrivals/,
+        ),
       },
     ]);
     expect((await systems.list('alice', {})).systems).toEqual([]);
@@ -777,7 +779,10 @@ describe('settings', () => {
         const found = await contractErrorOf(
           engine({ body: { mode: 'analyze', systemId: record.id }, owner: 'alice' }),
         );
-        expect([found.code, found.details?.[0]?.path]).toEqual(['PAYLOAD_ERROR', 'settings.nodes.api.serviceTime']);
+        expect([found.code, found.details?.[0]?.path]).toEqual([
+          'PAYLOAD_ERROR',
+          'settings.nodes.api.serviceTime',
+        ]);
       }
     }
   });

@@ -70,6 +70,13 @@ describe('a node with servers', () => {
         dependencies: [],
       }).nodes[0]!.capacity,
     ).toBe(10);
+    // One within 1e-9 agrees, and the node's capacity is the quotient, not the number sent.
+    const close = analyzed({
+      nodes: [{ id: 'a', arrival: 5, serviceTime: 0.1, servers: 1, capacity: 10.000000009, exit: 1 }],
+      dependencies: [],
+    });
+    expect(close.nodes[0]!.capacity).toBe(10);
+    expect(close.headroom).toEqual({ scale: 2, node: 'a' });
     expect(
       refusal({
         nodes: [{ id: 'a', arrival: 1, serviceTime: 0.1, servers: 1, capacity: 3, exit: 1 }],
@@ -159,6 +166,17 @@ describe('a scenario on service times and servers', () => {
     );
     expect(scenarioRefusal(API, { nodes: { api: { servers: 0.5 } } })).toBe(
       'scenario.nodes.api.servers: must be a whole number from 1 to 10000, got 0.5',
+    );
+    // Servers or a service time whose capacity no double holds, as inline.
+    const tiny = {
+      nodes: [{ id: 'a', arrival: 1, exit: 1, serviceTime: 1e-305, servers: 1 }],
+      dependencies: [],
+    };
+    expect(scenarioRefusal(tiny, { nodes: { a: { servers: 10_000 } } })).toBe(
+      'scenario.nodes.a.servers: 10000 servers of serviceTime 1e-305 have a capacity per step beyond the largest number',
+    );
+    expect(scenarioRefusal(API, { nodes: { api: { serviceTime: 5e-324 } } })).toBe(
+      'scenario.nodes.api.serviceTime: 2 servers of serviceTime 5e-324 have a capacity per step beyond the largest number',
     );
   });
 });
