@@ -51,7 +51,11 @@ export function parseArgsProblem(error: unknown): string {
   return (message.split('\n')[0] ?? '').split(/\.\s/)[0]!.replace(/\.$/, '');
 }
 
-/** A mistake on the command line: one line on stderr naming it, where the usage is, and exit 2. */
+/**
+ * A mistake on the command line: one line on stderr naming it, where the usage is, and exit 2.
+ *
+ * @internal also how `npm run load` (bench/load.ts) refuses an option value it cannot use.
+ */
 export function refuseCommandLine(command: string, problem: string): never {
   process.stderr.write(`error: ${problem}. Run "${command} -- --help" for usage.\n`);
   process.exit(2);
