@@ -68,6 +68,24 @@ async function contractErrorOf(work: Promise<unknown>): Promise<ApiError> {
   return error as ApiError;
 }
 
+/** An external API whose answer the test changes between calls. */
+async function changingApi(first: unknown) {
+  let body = JSON.stringify(first);
+  let status = 200;
+  const api = await startFakeApi((_request, response) => {
+    response.writeHead(status, { 'content-type': 'application/json' });
+    response.end(body);
+  });
+  apis.push(api);
+  return {
+    api,
+    answer: (next: unknown, nextStatus = 200) => {
+      body = JSON.stringify(next);
+      status = nextStatus;
+    },
+  };
+}
+
 describe('connect a system', () => {
   // Registering compiles the structure once; the first engine run on it starts from that
   // compiled form (no read of the stored structure at all) and answers as an inline run does.
@@ -439,24 +457,6 @@ describe('traces and rates: read options, JSON Lines', () => {
 });
 
 describe('refresh', () => {
-  /** An external API whose answer the test changes between calls. */
-  async function changingApi(first: unknown) {
-    let body = JSON.stringify(first);
-    let status = 200;
-    const api = await startFakeApi((_request, response) => {
-      response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(body);
-    });
-    apis.push(api);
-    return {
-      api,
-      answer: (next: unknown, nextStatus = 200) => {
-        body = JSON.stringify(next);
-        status = nextStatus;
-      },
-    };
-  }
-
   // The URL answers something new: the structure is replaced whole, the version goes up, and
   // the engine by id answers as the new structure sent inline does.
   it('replaces the structure from the same URL, in the same format, and counts the version', async () => {
@@ -682,12 +682,7 @@ describe('settings', () => {
       ],
       dependencies: [{ from: 'api', to: 'db' }],
     };
-    let body = JSON.stringify(shop);
-    const api = await startFakeApi((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(body);
-    });
-    apis.push(api);
+    const { api, answer } = await changingApi(shop);
     const systems = systemsStore();
     const connect = createConnectSystem({ systems, limits, outbound });
     const register = createRegisterSystem({ systems, limits });
@@ -745,7 +740,7 @@ describe('settings', () => {
     // Settings that fit today: 2 servers for the API (a capacity of 20) and a capacity of 20
     // beside them. The API then drops its service time upstream: servers alone are refused.
     await patch('alice', record.id, { settings: { nodes: { api: { servers: 2, capacity: 20 } } } });
-    body = JSON.stringify({ ...shop, nodes: [{ id: 'api', arrival: 5, fanout: true }, shop.nodes[1]] });
+    answer({ ...shop, nodes: [{ id: 'api', arrival: 5, fanout: true }, shop.nodes[1]] });
     const { system: refreshed } = await createRefreshSystem({ systems, limits, outbound })(
       'alice',
       record.id,
@@ -789,12 +784,7 @@ describe('settings', () => {
 
   // A refresh keeps the settings whole and says which of them name nodes that are gone.
   it('keeps settings across a refresh and reports the ones whose node vanished', async () => {
-    let body = JSON.stringify(WORKED);
-    const api = await startFakeApi((_request, response) => {
-      response.writeHead(200, { 'content-type': 'application/json' });
-      response.end(body);
-    });
-    apis.push(api);
+    const { api, answer } = await changingApi(WORKED);
     const systems = systemsStore();
     const record = registered(
       await createConnectSystem({ systems, limits, outbound })('alice', {
@@ -803,7 +793,7 @@ describe('settings', () => {
         settings: { nodes: { B: { capacity: 3 }, C: { capacity: 9 } } },
       }),
     );
-    body = JSON.stringify({
+    answer({
       nodes: [{ id: 'A', load: 1 }, { id: 'B' }],
       dependencies: [{ from: 'A', to: 'B' }],
     });
