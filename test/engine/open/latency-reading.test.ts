@@ -159,6 +159,18 @@ describe('latency of an entry', () => {
     ).toBe(
       "nodes[0]: its requests' end-to-end latency (expected calls times response times on their paths) is larger than the largest number a result can hold (about 1.8e308); give the times in a larger unit",
     );
+    // The same calls from a node no request arrives at: its latency is said nowhere, so nothing
+    // is refused, and the entry beside it answers.
+    const [entry, idle] = analyzed({
+      nodes: [
+        { id: 'e', arrival: 1, exit: 1, serviceTime: 1 },
+        { id: 'a', fanout: true, serviceTime: 1 },
+        { id: 'b', exit: 1, serviceTime: 1e300 },
+      ],
+      dependencies: [{ from: 'a', to: 'b', weight: 1e10 }],
+    }).nodes;
+    expect(entry!.latency).toBe(1);
+    expect(idle).not.toHaveProperty('latency');
   });
 
   // Without any service time there is nothing to say about latency, and nothing is said.
