@@ -341,7 +341,7 @@ function derive(base: CompiledStructure, scenario: ResolvedScenario, path: strin
       if (!(capacity[v]! < Number.POSITIVE_INFINITY)) {
         throw new PayloadError(
           change.serviceTime === undefined ? `${at}.servers` : `${at}.serviceTime`,
-          `${servers} servers of serviceTime ${serviceTime} have a capacity per step beyond the largest number`,
+          `${servers} server${servers === 1 ? '' : 's'} of serviceTime ${serviceTime} ${servers === 1 ? 'has' : 'have'} a capacity per step beyond the largest number`,
         );
       }
     }
