@@ -37,12 +37,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { refuseCommandLine, scriptArgs } from '../lib/script-args';
-
-const COMMAND = 'npm run load';
-
 import { WORKED_EXAMPLE } from '../lib/worked-example';
 import { generateStructure, largestAnswerableStructure, requestText } from './generate';
 import { type Column, formatRatio, renderTable } from './table';
+
+const COMMAND = 'npm run load';
 
 /** The scenarios autocannon runs, each for `--duration` seconds. */
 const SCENARIOS = ['small', 'large', 'system', 'connect', 'mixed'] as const;

@@ -395,7 +395,6 @@ function withCommandLine(body: unknown, command: EngineCommand, scenario: unknow
   };
 }
 
-/** The scenario file's JSON; what it holds is checked with the request, as the API checks it. */
 /** The settings file, checked as PATCH /api/systems/{id} checks settings (400 naming the field). */
 async function readSettingsFile(
   path: string,
@@ -408,7 +407,8 @@ async function readSettingsFile(
 
 /**
  * A side file's JSON (the scenario, the settings), read as the body is: gzip undone (up to the
- * decoded body limit), UTF-8 that must be valid, a leading byte order mark dropped.
+ * decoded body limit), UTF-8 that must be valid, a leading byte order mark dropped. What it holds
+ * is checked with the request, as the API checks it.
  */
 async function readJsonFile(
   path: string,

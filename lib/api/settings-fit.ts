@@ -24,32 +24,49 @@ const QUEUE_FIELDS = ['capacity', 'servers', 'serviceTime'] as const;
  * the engine refuses (`settings.nodes.api.capacity: 3 disagrees with servers / serviceTime = 10;
  * drop one`).
  */
-export function compileWithSettings(
-  structure: { nodes: readonly unknown[]; dependencies: readonly unknown[] },
-  settings: Settings,
-): CompiledStructure {
+export function compileWithSettings(structure: StructureArrays, settings: Settings): CompiledStructure {
+  const compiled = compiledOrRefused(structure, settings);
+  if (!(compiled instanceof PayloadError)) return compiled;
+  const blamed = blameSettings(structure, settings, compiled);
+  const path = blamed?.path ?? 'settings';
+  const problem = blamed === undefined ? `do not fit the structure: ${compiled.message}` : problemOf(blamed);
+  throw new ApiError('INVALID_REQUEST', `${path}: ${problem}`, { details: [{ path, message: problem }] });
+}
+
+/**
+ * What the engine refuses in `structure` with `settings` applied, said of the setting to blame
+ * where one is (`settings.nodes.api.capacity: …`); `undefined` when they fit. What a refresh
+ * says of the settings it keeps.
+ */
+export function settingsMisfit(structure: StructureArrays, settings: Settings): string | undefined {
+  const compiled = compiledOrRefused(structure, settings);
+  if (!(compiled instanceof PayloadError)) return undefined;
+  return (blameSettings(structure, settings, compiled) ?? compiled).message;
+}
+
+type StructureArrays = { nodes: readonly unknown[]; dependencies: readonly unknown[] };
+
+/** The structure compiled with the settings applied, or the engine's refusal. */
+function compiledOrRefused(structure: StructureArrays, settings: Settings): CompiledStructure | PayloadError {
   try {
     return compileStructure(applySettings(structure, settings));
   } catch (error) {
     if (!(error instanceof PayloadError)) throw error;
-    const blamed = blameSettings(structure, settings, error);
-    const path = blamed.path === '' ? 'settings' : blamed.path;
-    const problem = blamed.path === '' ? `do not fit the structure: ${blamed.message}` : problemOf(blamed);
-    throw new ApiError('INVALID_REQUEST', `${path}: ${problem}`, { details: [{ path, message: problem }] });
+    return error;
   }
 }
 
 /**
  * `error`, found in a structure with `settings` applied, said of the setting that caused it
  * (`nodes[3].capacity` → `settings.nodes.api.capacity`, or the node's setting that is there when
- * the field the engine names is the structure's own); as it came (its path empty) when no setting
- * of that node, nor the default capacity, is to blame.
+ * the field the engine names is the structure's own); `undefined` when no setting of that node,
+ * nor the default capacity, is to blame.
  */
 export function blameSettings(
   structure: { nodes: readonly unknown[] },
   settings: Settings,
   error: PayloadError,
-): PayloadError {
+): PayloadError | undefined {
   const match = /^nodes\[(\d+)\]\.(\w+)$/.exec(error.path);
   const node =
     match === null ? undefined : (structure.nodes[Number(match[1])] as { id?: unknown } | undefined);
@@ -70,5 +87,5 @@ export function blameSettings(
   if (match?.[2] === 'capacity' && settings.defaultCapacity !== undefined) {
     return new PayloadError('settings.defaultCapacity', `${error.path}: ${problemOf(error)}`);
   }
-  return new PayloadError('', error.message);
+  return undefined;
 }

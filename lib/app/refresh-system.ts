@@ -5,17 +5,10 @@
  * Readers see the old structure or the new one, never a mix; a refresh that fails (502, 422)
  * leaves the system exactly as it was.
  */
-import {
-  documentFromJsonLines,
-  parseRefreshRequest,
-  type Settings,
-  structureFromUpstream,
-} from '../api/connect-request';
+import { documentFromJsonLines, parseRefreshRequest, structureFromUpstream } from '../api/connect-request';
 import { ApiError } from '../api/errors';
-import { blameSettings } from '../api/settings-fit';
-import { applySettings } from '../api/system-settings';
+import { settingsMisfit } from '../api/settings-fit';
 import type { Limits } from '../config/limits';
-import { compileStructure, PayloadError } from '../engine';
 import { FORMAT_NAMES, type FormatName } from '../formats';
 import { type FetchJsonOptions, fetchJson, JsonLinesText } from '../outbound';
 import {
@@ -108,22 +101,4 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
         etag: settingsETag(replaced),
       };
     });
-}
-
-/**
- * What the engine refuses in the refreshed structure with the kept settings applied, said of the
- * setting to blame (`settings.nodes.api.capacity: …`); `undefined` when they still fit.
- */
-function settingsMisfit(
-  structure: { nodes: readonly unknown[]; dependencies: readonly unknown[] },
-  settings: Settings,
-): string | undefined {
-  try {
-    compileStructure(applySettings(structure, settings));
-    return undefined;
-  } catch (error) {
-    if (!(error instanceof PayloadError)) throw error;
-    const blamed = blameSettings(structure, settings, error);
-    return blamed.path === '' ? error.message : blamed.message;
-  }
 }

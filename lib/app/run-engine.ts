@@ -165,10 +165,7 @@ function blameOf(
   settings: Settings | undefined,
 ): ((error: PayloadError) => PayloadError) | undefined {
   if (settings === undefined) return undefined;
-  return (error) => {
-    const blamed = blameSettings(structure, settings, error);
-    return blamed.path === '' ? error : blamed;
-  };
+  return (error) => blameSettings(structure, settings, error) ?? error;
 }
 
 /** The structure's hash, and the settings' when there are any: what a run's answer depends on. */

@@ -242,19 +242,27 @@ export function openNode(
         node.inFlight = latency.inFlight;
         node.p99 = latency.p99;
       }
-      if (latencies !== undefined && structure.arrival[v]! > 0) {
-        const limit = latencies.limitedBy[v]!;
-        if (limit < 0) node.latency = latencies.latency[v];
-        else node.latencyLimit = { node: structure.ids[limit], reason: latencies.reasonOf(limit) };
-      }
+      if (latencies !== undefined && structure.arrival[v]! > 0)
+        describeEntryLatency(node, structure, latencies, v);
       if (structure.down.length > 0 && structure.down[v] === 1) node.lost = steady.steady.lost[v];
     } else if (latencies !== undefined && structure.arrival[v]! > 0) {
       // An entry in a loop that grows without limit: its requests never finish, and it says so.
-      const limit = latencies.limitedBy[v]!;
-      node.latencyLimit = { node: structure.ids[limit], reason: latencies.reasonOf(limit) };
+      describeEntryLatency(node, structure, latencies, v);
     }
   }
   return node as NodeState;
+}
+
+/** An entry's `latency`, or its `latencyLimit` where its requests get stuck (as `writeEntryLatency`). */
+function describeEntryLatency(
+  node: Record<string, unknown>,
+  structure: CompiledStructure,
+  latencies: LatencyReading,
+  v: number,
+): void {
+  const limit = latencies.limitedBy[v]!;
+  if (limit < 0) node.latency = latencies.latency[v];
+  else node.latencyLimit = { node: structure.ids[limit], reason: latencies.reasonOf(limit) };
 }
 
 function buildNodes(

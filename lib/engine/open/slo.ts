@@ -156,20 +156,19 @@ class LatenciesByPass implements EntryLatenciesAt {
     }
     return this.#latency[entry.node]!;
   }
-
-  margin(entries: readonly SloEntry[], s: number): number {
-    let smallest = Number.POSITIVE_INFINITY;
-    for (const entry of entries) smallest = Math.min(smallest, entry.slo / this.of(entry, s));
-    return smallest - 1;
-  }
 }
 
 /** The entries' latencies at a scale of today's traffic, as the search asks them. */
 interface EntryLatenciesAt {
   /** Entry `entry`'s latency at scale `s` (`Infinity` once a node on its way saturates). */
   of(entry: SloEntry, s: number): number;
-  /** `min over entries of slo / L(s) − 1`: 0 where the first entry just meets its SLO. */
-  margin(entries: readonly SloEntry[], s: number): number;
+}
+
+/** `min over entries of slo / L(s) − 1`: 0 where the first entry just meets its SLO. */
+function marginAt(latency: EntryLatenciesAt, entries: readonly SloEntry[], s: number): number {
+  let smallest = Number.POSITIVE_INFINITY;
+  for (const entry of entries) smallest = Math.min(smallest, entry.slo / latency.of(entry, s));
+  return smallest - 1;
 }
 
 /**
@@ -295,7 +294,7 @@ function search(
     };
   }
   const below = saturation * (1 - 1e-12);
-  const fBelow = latency.margin(entries, below);
+  const fBelow = marginAt(latency, entries, below);
   // Stryker disable next-line EqualityOperator: a margin of exactly 0 just below saturation is the same answer either way, to 1e-12
   if (fBelow >= 0) {
     // The SLOs hold right up to the first saturation (a node without a service time, say):
@@ -309,7 +308,7 @@ function search(
     };
   }
   let low = 0;
-  let fLow = latency.margin(entries, 0);
+  let fLow = marginAt(latency, entries, 0);
   let high = below;
   let fHigh = fBelow;
 
@@ -323,7 +322,7 @@ function search(
     const width = high - low;
     const guess = width > widthTwoAgo / 2 ? (low + high) / 2 : (low * -fHigh + high * fLow) / (fLow - fHigh);
     const s = guess > low && guess < high ? guess : (low + high) / 2;
-    const f = latency.margin(entries, s);
+    const f = marginAt(latency, entries, s);
     if (f >= 0) {
       low = s;
       fLow = f;
@@ -401,13 +400,6 @@ export class LatencyAt implements EntryLatenciesAt {
       if (response !== 0) sum += calls[i]! * response;
     }
     return sum;
-  }
-
-  /** `min over entries of slo / L(s) − 1`: 0 where the first entry just meets its SLO. */
-  margin(entries: readonly SloEntry[], s: number): number {
-    let smallest = Number.POSITIVE_INFINITY;
-    for (const entry of entries) smallest = Math.min(smallest, entry.slo / this.of(entry, s));
-    return smallest - 1;
   }
 }
 
