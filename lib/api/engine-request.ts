@@ -21,6 +21,8 @@ export interface EngineRequest {
   scenario?: CompiledStructure;
   /** `"compare": true`: the answer adds the baseline (`structure`'s) and the changes. */
   compare?: boolean;
+  /** With a `scenario`: the scenario as sent and its path, to say a problem its run finds of it. */
+  scenarioInput?: EnvelopeField;
   /** Says a problem the run finds of what caused it (a stored system's settings), as `source.blame`. */
   blame?: (error: PayloadError) => PayloadError;
 }
@@ -258,7 +260,7 @@ export function compileEngineRequest(
     mode,
     ticks,
     structure,
-    ...(scenario === undefined ? {} : { scenario }),
+    ...(scenario === undefined ? {} : { scenario, scenarioInput: envelope.scenario! }),
     compare,
     ...(blame === undefined ? {} : { blame }),
   };

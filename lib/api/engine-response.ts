@@ -1,4 +1,5 @@
 import {
+  blameScenario,
   type CompiledStructure,
   compareStates,
   digestState,
@@ -34,15 +35,15 @@ const TICK_OPEN = '{"mode":"tick","snapshot":';
 export function renderEngineResponse(request: EngineRequest, deadline?: RunDeadline): string {
   const writer = new JsonWriter();
   const shouldStop = deadline === undefined ? undefined : () => deadline.shouldStop(writer.length);
+  // Which structure was running when a problem was found: the scenario's first, then the baseline.
+  const failing: { structure: CompiledStructure } = { structure: request.scenario ?? request.structure };
   try {
-    return withStopCheck(shouldStop, () => writeResponse(writer, request));
+    return withStopCheck(shouldStop, () => writeResponse(writer, request, failing));
   } catch (error) {
     writer.release();
     if (error instanceof ApiError) throw error;
     if (error instanceof PayloadError) {
-      // A number the run finds too large for a double (a service time's p99, say) may come from a
-      // stored system's settings: then the setting is named.
-      const said = request.blame?.(error) ?? error;
+      const said = causeOf(request, error, failing, shouldStop);
       throw new ApiError('PAYLOAD_ERROR', said.message, {
         details: [{ path: said.path, message: problemOf(said) }],
       });
@@ -68,8 +69,61 @@ export function compares(request: EngineRequest): request is EngineRequest & { s
   return request.compare === true && request.scenario !== undefined;
 }
 
+/**
+ * `error`, which the run of `failing` found (a number too large for a double: a service time's
+ * p99, an entry's latency), said of what caused it. A scenario's run: when the baseline runs
+ * without the problem, the scenario's change is named (`scenario.nodes.api.serviceTime`);
+ * otherwise the baseline's own problem is the answer. A stored system's settings: the setting
+ * that gave the number. When the baseline's run cannot tell (out of time), the problem is said
+ * as found.
+ */
+function causeOf(
+  request: EngineRequest,
+  error: PayloadError,
+  failing: { structure: CompiledStructure },
+  shouldStop: (() => boolean) | undefined,
+): PayloadError {
+  let found = error;
+  if (failing.structure === request.scenario && request.scenarioInput !== undefined) {
+    const baseline = problemRunning(request, request.structure, shouldStop);
+    if (baseline === undefined) {
+      const { value, path } = request.scenarioInput;
+      return blameScenario(request.structure, value, path, error);
+    }
+    if (baseline instanceof PayloadError) found = baseline;
+  }
+  // A number the run finds too large for a double may come from a stored system's settings.
+  return request.blame?.(found) ?? found;
+}
+
+/**
+ * The problem running `structure` in the request's mode finds: `undefined` when it runs through,
+ * `'unknown'` when it cannot finish (out of time, too large to write).
+ */
+function problemRunning(
+  request: EngineRequest,
+  structure: CompiledStructure,
+  shouldStop: (() => boolean) | undefined,
+): PayloadError | 'unknown' | undefined {
+  const writer = new JsonWriter();
+  try {
+    withStopCheck(shouldStop, () => writeResult(writer, request, structure));
+    return undefined;
+  } catch (error) {
+    if (error instanceof PayloadError) return error;
+    if (error instanceof RunStoppedError || error instanceof ResultTooLargeError) return 'unknown';
+    throw error;
+  } finally {
+    writer.release();
+  }
+}
+
 /** Writes the whole 200 body into `writer` and returns its text. */
-function writeResponse(writer: JsonWriter, request: EngineRequest): string {
+function writeResponse(
+  writer: JsonWriter,
+  request: EngineRequest,
+  failing: { structure: CompiledStructure },
+): string {
   const { mode, ticks } = request;
   writer.text(
     mode === 'analyze'
@@ -91,6 +145,7 @@ function writeResponse(writer: JsonWriter, request: EngineRequest): string {
       if (described.options.tick === compared) after = digestState(described, summary);
     });
     writer.text(',"baseline":');
+    failing.structure = request.structure;
     writeResult(writer, request, request.structure, (described, summary) => {
       if (described.options.tick === compared) before = digestState(described, summary);
     });

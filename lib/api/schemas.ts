@@ -456,7 +456,9 @@ const NodeStateSchema = named(
     .meta({
       description:
         'A node in a described state. In `analyze` output it also carries the extra fields the ' +
-        'caller sent on the node.',
+        'caller sent on the node: on a system connect read, `observedLatency` ' +
+        "(`{ value, statistic, unit }`: what the document measured, e.g. X-Ray's mean or Kiali's " +
+        'p95, callees included; never taken as a `serviceTime`).',
     }),
 );
 
@@ -474,7 +476,9 @@ const DependencyStateSchema = named(
       ).optional(),
     })
     .meta({
-      description: 'A dependency in a described state. In `analyze` output it also carries extra fields.',
+      description:
+        'A dependency in a described state. In `analyze` output it also carries extra fields (on a ' +
+        'system connect read, `observedLatency` as on a node).',
     }),
 );
 
@@ -917,6 +921,10 @@ named(
         origin: OriginSchema.nullable(),
         trace: z.array(z.string()),
         headroom: HeadroomSchema.nullable(),
+        latencyHeadroom: HeadroomSchema.nullable().optional().meta({
+          description:
+            'With service times or SLOs (in the document or the settings): the latency headroom, as `analyze` gives it.',
+        }),
         bottlenecks: z.array(BottleneckSchema).meta({ description: 'Empty for a closed structure.' }),
       })
       .meta({ description: "The engine's `analyze` of the mapped structure, summed up." }),

@@ -66,6 +66,8 @@ export interface DryRunAnswer {
    */
   analysis: Pick<EngineResult, 'primaryBlockage' | 'origin' | 'trace'> & {
     headroom: Headroom | null;
+    /** With service times or SLOs (in the document or the settings): as `analyze` gives it. */
+    latencyHeadroom?: Headroom | null;
     bottlenecks: Bottleneck[];
   };
 }
@@ -146,6 +148,7 @@ function dryRunAnswer(
       origin: result.origin,
       trace: result.trace,
       headroom: result.headroom ?? null,
+      ...(result.latencyHeadroom === undefined ? {} : { latencyHeadroom: result.latencyHeadroom }),
       bottlenecks: result.bottlenecks ?? [],
     },
   };

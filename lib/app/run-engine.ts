@@ -12,6 +12,7 @@ import {
   type EngineEnvelope,
   type EngineRequest,
   parseEngineEnvelope,
+  problemOf,
 } from '../api/engine-request';
 import { renderEngineResponse } from '../api/engine-response';
 import { ApiError, SYSTEM_NOT_FOUND_DETAIL, SYSTEM_NOT_FOUND_MESSAGE } from '../api/errors';
@@ -20,7 +21,7 @@ import { runDeadline } from '../api/run-deadline';
 import { blameSettings } from '../api/settings-fit';
 import { applySettings } from '../api/system-settings';
 import type { Limits } from '../config/limits';
-import type { PayloadError } from '../engine';
+import { PayloadError } from '../engine';
 import type { CompiledStructureCache, SystemRecord, SystemStore } from '../systems';
 // Its own module, not the systems index: the engine function loads the system store (the index's
 // DynamoSystemStore) at its first `{ mode, systemId }` request, not at cold start.
@@ -165,7 +166,11 @@ function blameOf(
   settings: Settings | undefined,
 ): ((error: PayloadError) => PayloadError) | undefined {
   if (settings === undefined) return undefined;
-  return (error) => blameSettings(structure, settings, error) ?? error;
+  return (error) =>
+    blameSettings(structure, settings, error) ??
+    // No one setting gave it (an entry's latency sums many nodes' times): said as found, with
+    // the settings it was found under.
+    new PayloadError(error.path, `${problemOf(error)} (with the system's settings applied)`);
 }
 
 /** The structure's hash, and the settings' when there are any: what a run's answer depends on. */

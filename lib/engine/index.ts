@@ -4,7 +4,7 @@ export { type CompiledStructure, compileStructure, MAX_TOTAL_LOAD } from './comp
 export { PayloadError, ResultTooLargeError } from './errors';
 export { JsonWriter } from './json-writer';
 export { type LatencyCurve, latencyCurve } from './open/latency-curve';
-export { applyScenario, type Scenario } from './scenario';
+export { applyScenario, blameScenario, type Scenario } from './scenario';
 /** @internal no product path calls it yet; tests check it releases both buffers. */
 export { releaseScratchMemory } from './scratch';
 /** @internal the step alone, for bench/engine.ts and its tests; no product path runs it. */

@@ -88,6 +88,42 @@ export function applyScenario(
   });
 }
 
+/** The fields of one queue, in the order a problem with one of them is said of another the scenario sets. */
+const QUEUE_FIELDS = ['capacity', 'servers', 'serviceTime'];
+
+/**
+ * `error`, which running the structure `base` makes under `scenario` (at `path`) raised while
+ * `base` itself runs without it, said of the scenario's change that caused it: the field of the
+ * named node that the scenario sets (`scenario.nodes.api.serviceTime`), else another field of
+ * that node's queue that it sets, else that node's change, else `scale`, else the scenario as a
+ * whole. Where the path named is not the structure's own, the message keeps that one too
+ * (`scenario.scale: with the scenario applied, nodes[0]: its requests' end-to-end latency …`).
+ */
+export function blameScenario(
+  base: CompiledStructure,
+  scenario: unknown,
+  path: string,
+  error: PayloadError,
+): PayloadError {
+  const resolved = resolveScenario(base, scenario, path);
+  const problem = error.message.startsWith(`${error.path}: `)
+    ? error.message.slice(error.path.length + 2)
+    : error.message;
+  const match = /^nodes\[(\d+)\](?:\.(\w+))?$/.exec(error.path);
+  const changed = match === null ? undefined : resolved.nodes.find(({ v }) => v === Number(match[1]));
+  if (changed !== undefined) {
+    const field = match![2];
+    const sets = (name: string) => (changed.change as Record<string, unknown>)[name] !== undefined;
+    if (field !== undefined && sets(field)) return new PayloadError(`${changed.path}.${field}`, problem);
+    const queueField =
+      field !== undefined && QUEUE_FIELDS.includes(field) ? QUEUE_FIELDS.find(sets) : undefined;
+    const at = queueField === undefined ? changed.path : `${changed.path}.${queueField}`;
+    return new PayloadError(at, `with the scenario applied, ${error.message}`);
+  }
+  const at = resolved.scale === undefined ? path : `${path}.scale`;
+  return new PayloadError(at, `with the scenario applied, ${error.message}`);
+}
+
 /** The scenario checked against the structure, ends resolved; throws at its first problem. */
 function resolveScenario(base: CompiledStructure, scenario: unknown, path: string): ResolvedScenario {
   if (!isRecord(scenario)) {

@@ -237,6 +237,7 @@ function readService(value: unknown, path: string): Service {
   const edges = (edgesValue ?? []).map((edge: unknown, j: number) => readEdge(edge, `${path}.Edges[${j}]`));
   const count = totalCount(value.SummaryStatistics, path);
   const responseTime = totalResponseTime(value.SummaryStatistics, path);
+  checkMean(responseTime, count, path);
   return { path, referenceId, name, type, root: value.Root === true, count, responseTime, edges };
 }
 
@@ -266,6 +267,7 @@ function readEdge(value: unknown, path: string): Edge {
   const extra: Record<string, unknown> = {};
   const count = totalCount(stats, path);
   const responseTime = totalResponseTime(stats, path);
+  checkMean(responseTime, count, path);
   if (!isRecord(stats)) return { path, target, count, responseTime, extra };
   const total = stats.TotalCount;
   const errors = isRecord(stats.ErrorStatistics) ? stats.ErrorStatistics : {};
@@ -297,6 +299,19 @@ function totalResponseTime(stats: unknown, path: string): number | undefined {
   return total;
 }
 
+/**
+ * Refuses a `TotalResponseTime` whose mean over `TotalCount` is past the largest double (a sum
+ * near it over a count below 1): the mean is what the structure keeps, and it must be a number.
+ */
+function checkMean(responseTime: number | undefined, count: number | undefined, path: string): void {
+  if (responseTime === undefined || count === undefined || count === 0) return;
+  if (!Number.isFinite(responseTime / count))
+    throw new FormatError(
+      `${path}.SummaryStatistics.TotalResponseTime`,
+      `over a TotalCount of ${count} makes a mean response time larger than the largest number a result can hold (about 1.8e308), got ${responseTime}`,
+    );
+}
+
 /** What X-Ray observed: the mean response time in seconds, where requests were counted and timed. */
 function observedLatency(
   responseTime: number | undefined,
@@ -312,12 +327,12 @@ function observedLatency(
  * mean over every copy that was counted and timed, so the one kept is the pair's.
  */
 function pairLatencies(edges: ReadonlyArray<{ from: string; to: string; edge: Edge }>): void {
-  const sums = new Map<string, { time: number; count: number; copies: number }>();
+  const sums = new Map<string, { time: number; count: number; copies: Edge[] }>();
   const keyOf = (from: string, to: string) => JSON.stringify([from, to]);
   for (const { from, to, edge } of edges) {
     const key = keyOf(from, to);
-    const sum = sums.get(key) ?? { time: 0, count: 0, copies: 0 };
-    sum.copies++;
+    const sum = sums.get(key) ?? { time: 0, count: 0, copies: [] };
+    sum.copies.push(edge);
     if (edge.extra.observedLatency !== undefined) {
       sum.time += edge.responseTime!;
       sum.count += edge.count!;
@@ -326,11 +341,29 @@ function pairLatencies(edges: ReadonlyArray<{ from: string; to: string; edge: Ed
   }
   for (const { from, to, edge } of edges) {
     const sum = sums.get(keyOf(from, to))!;
-    if (sum.copies === 1) continue;
-    const observed = observedLatency(sum.count > 0 ? sum.time : undefined, sum.count);
-    if (observed === undefined) delete edge.extra.observedLatency;
-    else edge.extra.observedLatency = observed;
+    if (sum.copies.length === 1) continue;
+    if (sum.count === 0) {
+      delete edge.extra.observedLatency;
+      continue;
+    }
+    const mean = sum.time / sum.count;
+    const value = Number.isFinite(mean) ? mean : meanOfMeans(sum.copies);
+    edge.extra.observedLatency = { value, statistic: 'mean', unit: 'second' } satisfies ObservedLatency;
   }
+}
+
+/**
+ * The mean over copies whose summed times (or counts) pass the largest double: each copy's own
+ * mean (finite: `checkMean`) weighted by its share of the requests, so it lies within theirs.
+ */
+function meanOfMeans(copies: readonly Edge[]): number {
+  const timed = copies.filter((copy) => copy.extra.observedLatency !== undefined);
+  const largest = Math.max(...timed.map((copy) => copy.count!));
+  let share = 0;
+  for (const copy of timed) share += copy.count! / largest;
+  let mean = 0;
+  for (const copy of timed) mean += (copy.count! / largest / share) * (copy.responseTime! / copy.count!);
+  return mean;
 }
 
 /**

@@ -397,3 +397,81 @@ describe('the worked examples of the docs', () => {
     });
   });
 });
+
+describe('a number the scenario makes too large for a double', () => {
+  // What the run finds (a p99, requests in flight, an entry's latency past the largest double)
+  // is said of the scenario's change when the structure runs without it, and of the structure
+  // when it does not.
+  const runFailure = (body: unknown) => {
+    try {
+      answer(body);
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return { code: error.code, message: error.message, path: error.details?.[0]?.path };
+    }
+    throw new Error('the request was answered');
+  };
+  // One service of 5 ms per request, 20 requests a second: nothing near a double's limit.
+  const checkout = {
+    nodes: [{ id: 'checkout', arrival: 20, serviceTime: 0.005 }],
+    dependencies: [],
+  };
+
+  it("names the node's field the scenario sets, in the request and under compare", () => {
+    for (const compare of [false, true]) {
+      const found = runFailure({
+        mode: 'analyze',
+        ...checkout,
+        scenario: { nodes: { checkout: { serviceTime: 1e307 } } },
+        compare,
+      });
+      expect(found).toEqual({
+        code: 'PAYLOAD_ERROR',
+        path: 'scenario.nodes.checkout.serviceTime',
+        message:
+          "scenario.nodes.checkout.serviceTime: makes the node's inFlight larger than the largest number a result can hold (about 1.8e308); give the times in a larger unit",
+      });
+    }
+  });
+
+  it('names the scale when the scenario changes nothing of the node, keeping the node in the message', () => {
+    // 1e298 s a request, 1 a second: 1e298 in flight today, 1e308 × 10 at a scale of 1e11.
+    const slow = { nodes: [{ id: 'batch', arrival: 1, serviceTime: 1e298 }], dependencies: [] };
+    expect(runFailure({ mode: 'analyze', ...slow, scenario: { scale: 1e11 } })).toEqual({
+      code: 'PAYLOAD_ERROR',
+      path: 'scenario.scale',
+      message:
+        "scenario.scale: with the scenario applied, nodes[0].serviceTime: makes the node's inFlight larger than the largest number a result can hold (about 1.8e308); give the times in a larger unit",
+    });
+  });
+
+  it("names the scenario when an entry's latency sums past a double through a node it changes", () => {
+    // The web tier calls the database 10 times a request: 10 × 3e307 s is past a double.
+    const web = {
+      nodes: [
+        { id: 'web', arrival: 0.01, fanout: true },
+        { id: 'db', exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'db', weight: 10 }],
+    };
+    const found = runFailure({
+      mode: 'analyze',
+      ...web,
+      scenario: { nodes: { db: { serviceTime: 3e307 } } },
+    });
+    expect([found.path, found.message]).toEqual([
+      'scenario',
+      "scenario: with the scenario applied, nodes[0]: its requests' end-to-end latency (expected calls times response times on their paths) is larger than the largest number a result can hold (about 1.8e308); give the times in a larger unit",
+    ]);
+  });
+
+  it("says the structure's own problem when the structure fails without the scenario too", () => {
+    // A p99 of 1e308 × ln 100 overflows with or without twice the traffic.
+    const huge = { nodes: [{ id: 'batch', arrival: 1e-310, serviceTime: 1e308 }], dependencies: [] };
+    for (const compare of [false, true]) {
+      expect(runFailure({ mode: 'analyze', ...huge, scenario: { scale: 2 }, compare }).path).toBe(
+        'nodes[0].serviceTime',
+      );
+    }
+  });
+});

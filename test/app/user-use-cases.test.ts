@@ -149,6 +149,29 @@ describe('connect a system', () => {
       },
     });
     expect((await systems.list('alice', {})).systems).toEqual([]);
+
+    // With a service time and an SLO given as settings, the summary has the latency headroom:
+    // B (one server of 0.05 s, 20 calls a second at scale s) answers in 0.05 / (1 − s) s, twice
+    // per request: 2 × 0.05 / (1 − s) = 0.2 at s = 0.5.
+    const timed = await createConnectSystem({ systems, limits, outbound })('alice', {
+      name: 'try',
+      url: api.origin,
+      dryRun: true,
+      settings: { nodes: { B: { capacity: 20, serviceTime: 0.05, servers: 1 }, F: { slo: 0.2 } } },
+    });
+    expect((timed as DryRunAnswer).analysis.latencyHeadroom).toEqual({
+      scale: expect.any(Number),
+      node: 'F',
+    });
+    expect(Math.abs((timed as DryRunAnswer).analysis.latencyHeadroom!.scale - 0.5)).toBeLessThan(1e-8);
+    expect(Object.keys((timed as DryRunAnswer).analysis)).toEqual([
+      'primaryBlockage',
+      'origin',
+      'trace',
+      'headroom',
+      'latencyHeadroom',
+      'bottlenecks',
+    ]);
   });
 
   it('refuses a format it does not know, naming the field, and a forced format that does not fit', async () => {
@@ -780,6 +803,38 @@ describe('settings', () => {
         ]);
       }
     }
+
+    // An entry's latency that many nodes' times make (10 calls of 3e307 s each) is past a double:
+    // no one setting gave it, so the entry is named, with the settings it was found under.
+    const fanned = registered(
+      await register('alice', {
+        name: 'fan',
+        document: {
+          nodes: [
+            { id: 'web', arrival: 0.01, fanout: true },
+            { id: 'db', exit: 1 },
+          ],
+          dependencies: [{ from: 'web', to: 'db', weight: 10 }],
+        },
+        settings: { nodes: { db: { serviceTime: 3e307 } } },
+      }),
+    );
+    const summed = await contractErrorOf(
+      createRunEngine({ limits, systems })({
+        body: { mode: 'analyze', systemId: fanned.id },
+        owner: 'alice',
+      }),
+    );
+    expect([summed.code, summed.details]).toEqual([
+      'PAYLOAD_ERROR',
+      [
+        {
+          path: 'nodes[0]',
+          message:
+            "its requests' end-to-end latency (expected calls times response times on their paths) is larger than the largest number a result can hold (about 1.8e308); give the times in a larger unit (with the system's settings applied)",
+        },
+      ],
+    ]);
   });
 
   // A refresh keeps the settings whole and says which of them name nodes that are gone.

@@ -513,6 +513,47 @@ describe('X-Ray: observed latency', () => {
     });
   });
 
+  // Two copies each 10 calls of 1e308 s in all: each mean is 1e307 s, and so is the pair's,
+  // though the summed times pass the largest double.
+  it("a repeated pair whose summed times pass a double gets its copies' mean", () => {
+    const mapped = xray.toStructure([
+      {
+        ReferenceId: 0,
+        Name: 'api',
+        Edges: [
+          { ReferenceId: 1, SummaryStatistics: { TotalCount: 10, TotalResponseTime: 1e308 } },
+          { ReferenceId: 1, SummaryStatistics: { TotalCount: 30, TotalResponseTime: 1e308 } },
+        ],
+      },
+      { ReferenceId: 1, Name: 'db', Edges: [] },
+    ]);
+    // 10 calls of 1e307 s and 30 of 1e308 / 30: (1e308 + 1e308) / 40 = 5e306, to rounding.
+    const observed = mapped.dependencies[0]!.observedLatency as { value: number };
+    expect(observed).toEqual({ value: expect.any(Number), statistic: 'mean', unit: 'second' });
+    expect(Math.abs(observed.value / 5e306 - 1)).toBeLessThan(1e-15);
+  });
+
+  // A response time near the largest double over a count below 1: the mean is past it, and a
+  // mean is what the structure keeps, so the document is refused naming the field.
+  it('refuses a mean response time past the largest double, naming the field', () => {
+    for (const where of ['service', 'edge'] as const) {
+      const stats = { TotalCount: 1e-300, TotalResponseTime: 1e10 };
+      const document = [
+        {
+          ReferenceId: 0,
+          Name: 'api',
+          ...(where === 'service' ? { SummaryStatistics: stats } : {}),
+          Edges: [{ ReferenceId: 1, ...(where === 'edge' ? { SummaryStatistics: stats } : {}) }],
+        },
+        { ReferenceId: 1, Name: 'db', Edges: [] },
+      ];
+      const path = where === 'service' ? '[0]' : '[0].Edges[0]';
+      expect(thrown(() => xray.toStructure(document)).message).toBe(
+        `${path}.SummaryStatistics.TotalResponseTime: over a TotalCount of 1e-300 makes a mean response time larger than the largest number a result can hold (about 1.8e308), got 10000000000`,
+      );
+    }
+  });
+
   // Grafana's test services: SampleSite served 3553 requests in 1427.793 s of response time,
   // about 0.402 s each, and its client's edge times the same requests the same way.
   it('Grafana: the real payload', () => {

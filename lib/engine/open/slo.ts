@@ -48,7 +48,9 @@ export interface SloEntry {
  * of the scale, in some ten steps where bisection takes thirty.
  *
  * An entry that misses its SLO with no traffic at all (its service times alone add up to more),
- * or whose requests already get stuck today, gives a scale of 0. The entry named is the one that
+ * or whose requests get stuck at any traffic (a node down or unbounded on their paths), gives a
+ * scale of 0; one stuck today only at a node over capacity is searched below that node's
+ * saturation, like any other (a scale below 1). The entry named is the one that
  * misses at the top of the final bracket; entries whose scales agree to 1e-9 are a tie, and ties
  * go to the smallest id.
  */
@@ -59,14 +61,22 @@ export function latencyHeadroom(
 ): Headroom | null {
   const { nodeCount, ids, arrival } = structure;
   const { slo } = structure.latency;
+  const { throughput } = steady.steady;
   let stuck = -1;
   let any = false;
   const candidates: number[] = [];
+  // Entries stuck today only because a node on their paths is over capacity: less traffic frees
+  // them, unless they also reach a node that is down or unbounded whatever the traffic.
+  let everStuck: Int32Array | undefined;
   // Stryker disable next-line EqualityOperator: one past the end
   for (let e = 0; e < nodeCount; e++) {
     if (!(slo[e]! > 0 && arrival[e]! > 0)) continue;
     any = true;
-    if (latencies.limitedBy[e]! >= 0) {
+    const limit = latencies.limitedBy[e]!;
+    if (limit >= 0 && latencies.reasonOf(limit) === 'saturated') {
+      everStuck ??= stuckWhateverTheTraffic(structure, throughput);
+    }
+    if (limit >= 0 && (latencies.reasonOf(limit) !== 'saturated' || everStuck![e]! >= 0)) {
       if (
         stuck < 0 ||
         // Stryker disable next-line EqualityOperator: ids are unique (the `>=` twin is killed)
@@ -77,7 +87,6 @@ export function latencyHeadroom(
   }
   if (!any) return null;
   if (stuck >= 0) return { scale: 0, node: ids[stuck]! };
-  const { throughput } = steady.steady;
   const saturation = firstSaturations(structure, throughput);
   // The one-pass order is found once, for the question and the solve.
   const reached = onePassOrder(structure, candidates);
@@ -104,6 +113,21 @@ export function latencyHeadroom(
     return search(new LatenciesByPass(structure, throughput), entries, ids).headroom;
   }
   return searchBindingFirst(structure, throughput, candidates, latencies.latency, saturation);
+}
+
+/**
+ * Per node, where its requests get stuck at any traffic at all (a node down, or unbounded: a
+ * loop that keeps what enters it), −1 where less traffic would let them through.
+ */
+function stuckWhateverTheTraffic(structure: CompiledStructure, throughput: Float64Array): Int32Array {
+  const { nodeCount, down } = structure;
+  const own = new Float64Array(nodeCount);
+  // Stryker disable next-line EqualityOperator: one past the end
+  for (let v = 0; v < nodeCount; v++) {
+    if (throughput[v] === Number.POSITIVE_INFINITY || (down.length > 0 && down[v] === 1))
+      own[v] = Number.POSITIVE_INFINITY;
+  }
+  return solveEntryLatency(structure, own).limitedBy;
 }
 
 const NO_NODES = new Int32Array(0);

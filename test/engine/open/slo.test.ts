@@ -3,7 +3,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { analyze, JsonWriter, type Structure, writeAnalyze } from '../../../lib/engine';
+import {
+  analyze,
+  applyScenario,
+  compileStructure,
+  JsonWriter,
+  type Structure,
+  writeAnalyze,
+} from '../../../lib/engine';
 import { README_CHECKOUT } from '../../helpers/engine-examples';
 
 function analyzed(structure: Structure) {
@@ -94,12 +101,34 @@ describe('latencyHeadroom', () => {
     ).toEqual({ scale: 0, node: 'api' });
   });
 
-  // Over capacity today: its requests never finish, so no scale meets the SLO.
-  it('is 0 when the entry is stuck today', () => {
+  // Over capacity today (20 a second on one server of 0.1 s: utilization 2), so its requests
+  // never finish today; at a scale s it answers in 0.1 / (1 − 2s), which is its 5 s SLO at
+  // 1 − 2s = 0.02: s = 0.49. Less traffic frees it, as `headroom` says of capacity.
+  it('is below 1 for an entry over capacity today, where less traffic meets the SLO', () => {
+    const result = analyzed({
+      nodes: [{ id: 'api', arrival: 20, serviceTime: 0.1, servers: 1, slo: 5, exit: 1 }],
+      dependencies: [],
+    });
+    expect(result.nodes[0]!.latencyLimit).toEqual({ node: 'api', reason: 'saturated' });
+    const { scale, node } = result.latencyHeadroom!;
+    expect(node).toBe('api');
+    expect(Math.abs(scale / 0.49 - 1)).toBeLessThan(2e-9);
+    expect(scale).toBeLessThanOrEqual(0.49);
+  });
+
+  // The same entry over capacity, whose requests also call a loop that keeps what enters it (a
+  // fan-out node calling itself once a request: unbounded): stuck at any traffic, so 0.
+  it('is 0 when the entry is stuck at any traffic, over capacity or not', () => {
     expect(
       analyzed({
-        nodes: [{ id: 'api', arrival: 20, serviceTime: 0.1, servers: 1, slo: 5, exit: 1 }],
-        dependencies: [],
+        nodes: [
+          { id: 'api', arrival: 20, serviceTime: 0.1, servers: 1, slo: 5, exit: 0.5 },
+          { id: 'retry', fanout: true, serviceTime: 0.01 },
+        ],
+        dependencies: [
+          { from: 'api', to: 'retry' },
+          { from: 'retry', to: 'retry', weight: 1 },
+        ],
       }).latencyHeadroom,
     ).toEqual({ scale: 0, node: 'api' });
   });
@@ -121,14 +150,34 @@ describe('latencyHeadroom', () => {
     expect(inner.latencyHeadroom).toBeNull();
   });
 
-  // Two entries stuck today (both over capacity): the smallest id is named, wherever it is listed.
-  it('names the smallest id among the entries stuck today', () => {
-    const stuck = (id: string) => ({ id, arrival: 20, serviceTime: 0.1, servers: 1, slo: 5, exit: 1 });
+  // Over capacity today and calling a database a scenario takes down: stuck at any traffic.
+  it('is 0 when the entry over capacity calls a node that is down', () => {
+    const base = compileStructure({
+      nodes: [
+        { id: 'api', arrival: 20, serviceTime: 0.1, servers: 1, slo: 5, fanout: true },
+        { id: 'db', serviceTime: 0.01, exit: 1 },
+      ],
+      dependencies: [{ from: 'api', to: 'db' }],
+    });
+    expect(analyze(base).latencyHeadroom!.scale).toBeGreaterThan(0.48);
+    expect(analyze(applyScenario(base, { nodes: { db: { down: true } } })).latencyHeadroom).toEqual({
+      scale: 0,
+      node: 'api',
+    });
+  });
+
+  // Two entries stuck at any traffic (each a fan-out calling itself once a request): the
+  // smallest id is named, wherever it is listed.
+  it('names the smallest id among the entries stuck at any traffic', () => {
+    const stuck = (id: string) => [{ id, arrival: 1, fanout: true, serviceTime: 0.1, slo: 5 }];
     for (const ids of [
       ['a', 'b'],
       ['b', 'a'],
     ]) {
-      const result = analyzed({ nodes: ids.map(stuck), dependencies: [] }).latencyHeadroom;
+      const result = analyzed({
+        nodes: ids.flatMap(stuck),
+        dependencies: ids.map((id) => ({ from: id, to: id, weight: 1 })),
+      }).latencyHeadroom;
       expect(result, ids.join(', ')).toEqual({ scale: 0, node: 'a' });
     }
   });
