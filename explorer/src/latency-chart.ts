@@ -1,5 +1,6 @@
 import type { LatencyPoints } from './latency-points';
 import { durationText, scaleText } from './numbers';
+import { TODAY, type Traffic } from './steady';
 import { svgElement } from './svg';
 
 /** What the latency chart shows for the selected entry. */
@@ -9,6 +10,8 @@ export interface LatencyChart {
   points: LatencyPoints;
   /** The entry's latency in the answer (at ×1). */
   today: number;
+  /** Whose traffic ×1 is: today's, or a what-if's (the answer on show is the scenario's). */
+  traffic: Traffic;
   slo?: number;
   /**
    * Where the latency reaches the SLO: the answer's `latencyHeadroom.scale` when it names this
@@ -35,12 +38,12 @@ function roundUp(value: number): number {
  * the SLO and the saturation.
  */
 function latencyChartSummary(chart: LatencyChart): string {
-  const { entry, points, today, slo, sloScale } = chart;
+  const { entry, points, today, slo, sloScale, traffic } = chart;
   const idle = points.latency[0]!;
   const parts = [
-    `Latency of ${entry} as all traffic grows, ×0 to ${scaleText(points.end)} of today's`,
+    `Latency of ${entry} as all traffic grows, ×0 to ${scaleText(points.end)} of ${traffic}`,
     `${durationText(idle)} with no traffic`,
-    `${durationText(today)} today (×1)`,
+    `${durationText(today)} ${answered(traffic)} (×1)`,
   ];
   if (points.knee !== undefined)
     parts.push(`knee (twice the no-traffic latency) at ${scaleText(points.knee)}`);
@@ -113,7 +116,11 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
     svg.append(text('×1', { x: x(1), y: bottom + 14, 'text-anchor': 'middle', 'data-axis': 'x' }));
   svg.append(
     text(scaleText(points.end), { x: right, y: bottom + 14, 'text-anchor': 'end', 'data-axis': 'x' }),
-    text("traffic, × today's", { x: (PAD.left + right) / 2, y: HEIGHT - 4, 'text-anchor': 'middle' }),
+    text(`traffic, × ${chart.traffic}`, {
+      x: (PAD.left + right) / 2,
+      y: HEIGHT - 4,
+      'text-anchor': 'middle',
+    }),
     text('latency', { x: PAD.left - 5, y: PAD.top - 10, 'text-anchor': 'end' }),
   );
 
@@ -163,6 +170,11 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
   }
 }
 
+/** The answer's own traffic, ×1, in words: `today`, or `the scenario's` after a what-if. */
+function answered(traffic: Traffic): string {
+  return traffic === TODAY ? 'today' : traffic;
+}
+
 /** The chart's marks: today's point, the knee, the point where the SLO is reached. */
 type LatencyMark = 'today' | 'knee' | 'slo';
 
@@ -190,9 +202,9 @@ export function markShape(kind: LatencyMark, x: number, y: number): SVGGElement 
  * on a chart this small, labels beside the points would run into each other.
  */
 export function latencyLegend(chart: LatencyChart): Array<{ mark: LatencyMark; text: string }> {
-  const { points, today, slo, sloScale } = chart;
+  const { points, today, slo, sloScale, traffic } = chart;
   const legend: Array<{ mark: LatencyMark; text: string }> = [
-    { mark: 'today', text: `today (×1): ${durationText(today)}` },
+    { mark: 'today', text: `${answered(traffic)} (×1): ${durationText(today)}` },
   ];
   if (points.knee !== undefined)
     legend.push({

@@ -101,6 +101,7 @@ export function createLatencyPanel(view: View, pointsOf: LatencyPointsOf) {
           entry: nameOf(view, node.id),
           points,
           today,
+          traffic: view.traffic,
           ...(slo === undefined ? {} : { slo }),
           // The engine's own scale where it names this entry; the curve's crossing otherwise.
           ...(latencyHeadroom?.node === node.id &&

@@ -9,14 +9,18 @@ export function shortNumber(value: number): string {
 }
 
 /** A number's text for reading, its exact value as the element's hover text when they differ. */
-export function showNumber(element: HTMLElement, value: number): void {
+export function showNumber(element: { textContent: string | null; title: string }, value: number): void {
   element.textContent = shortNumber(value);
   if (element.textContent !== String(value)) element.title = String(value);
 }
 
-/** A factor of traffic for reading: `×1.42`, three significant digits. */
+/**
+ * A factor of traffic for reading: `×1.42`, three significant digits. A factor below 1 never
+ * reads as `×1` (0.9999 is `×0.999`): below today's traffic is what it says.
+ */
 export function scaleText(scale: number): string {
-  return `×${Number(scale.toPrecision(3))}`;
+  const rounded = Number(scale.toPrecision(3));
+  return `×${scale < 1 ? Math.min(rounded, 0.999) : rounded}`;
 }
 
 /**
@@ -26,6 +30,8 @@ export function scaleText(scale: number): string {
  */
 export function durationText(steps: number): string {
   if (!Number.isFinite(steps)) return String(steps);
-  if (Math.abs(steps) < 1) return `${Number((steps * 1000).toPrecision(3))} ms`;
-  return `${shortNumber(Number(steps.toPrecision(3)))} s`;
+  // Rounded first, so a time that rounds to 1 s (0.9999) is said in seconds, not as "1000 ms".
+  const rounded = Number(steps.toPrecision(3));
+  if (Math.abs(rounded) < 1) return `${Number((steps * 1000).toPrecision(3))} ms`;
+  return `${shortNumber(rounded)} s`;
 }

@@ -9,10 +9,17 @@ import type { ExplorerPage, RunOutcome } from './page';
 import { scenarioMarks } from './scenario-marks';
 import { headroomPhrase, scenarioTraffic, TODAY, type Traffic } from './steady';
 
+/** One node's change: a capacity, or servers where the node's capacity is servers / serviceTime. */
+interface NodeChange {
+  capacity?: number | null;
+  servers?: number;
+  down?: true;
+}
+
 /** The scenario being built: what the request's `scenario` field will hold. */
 interface Draft {
   scale: number;
-  nodes: Map<string, { capacity?: number | null; down?: true }>;
+  nodes: Map<string, NodeChange>;
   cut: Map<string, { from: string; to: string }>;
 }
 
@@ -34,8 +41,8 @@ function sloHeadroomText(headroom: Headroom | null, traffic: Traffic): string {
   const { scale, node } = headroom;
   if (scale >= Number.MAX_VALUE) return 'unlimited';
   if (scale === 0) return `none (${node})`;
-  // Rounded for reading, never up to ×1 from below (that would read as meeting it today).
-  const times = scale < 1 ? `×${Math.min(Number(scale.toPrecision(3)), 0.999)}` : scaleText(scale);
+  // scaleText never rounds a factor below 1 up to ×1 (that would read as meeting it today).
+  const times = scaleText(scale);
   return scale < 1
     ? `over its SLO from ${times} of ${traffic} traffic (${node})`
     : `${times} of ${traffic} traffic (${node})`;
@@ -46,7 +53,8 @@ const signed = (change: number, format?: (v: number) => string): string =>
   change < 0 ? `−${shown(-change, format)}` : `+${shown(change, format)}`;
 
 /**
- * What if: a scale slider for all traffic, a node's capacity or taking it down (click the node),
+ * What if: a scale slider for all traffic, a node's capacity (its servers, where it has them) or
+ * taking it down (click the node),
  * cutting a dependency (click it), then **Compare** runs the editor's structure with that
  * `scenario` and `compare: true`. The graph is coloured by the change in pressure (or
  * utilization) against the baseline, and the `changes` are listed: the blockage and its headroom
@@ -69,6 +77,21 @@ export function createScenarioPanel(page: ExplorerPage): void {
     { ...CAPACITY('A capacity is a number above 0 (or none, to remove it).'), words: { none: null } },
     $('scenario-capacity-problem'),
   );
+  // A node with servers has the capacity servers / serviceTime (the engine refuses another):
+  // its control is the number of servers.
+  const serversInput = $<HTMLInputElement>('scenario-servers');
+  const servers = checkedNumberField(
+    serversInput,
+    {
+      accepts: (value) => Number.isInteger(value) && value >= 1 && value <= 10_000,
+      takes: 'Servers are a whole number from 1 to 10,000.',
+    },
+    $('scenario-servers-problem'),
+  );
+  /** The nodes of the latest answer that have servers. */
+  const queued = new Set<string>();
+  /** The field the picked node takes: servers where it has them, else its capacity. */
+  const nodeField = () => (queued.has(nodeSelect.value) ? servers : capacity);
   let comparing = false;
   /** The scenario the latest Compare sent: its down nodes are marked on the graph. */
   let sent: Record<string, unknown> = {};
@@ -107,6 +130,8 @@ export function createScenarioPanel(page: ExplorerPage): void {
       const parts = [];
       if (change.capacity !== undefined)
         parts.push(change.capacity === null ? 'no capacity' : `capacity ${change.capacity}`);
+      if (change.servers !== undefined)
+        parts.push(`${change.servers} server${change.servers === 1 ? '' : 's'}`);
       if (change.down) parts.push('down');
       item(`${id}: ${parts.join(', ')}`, () => draft.nodes.delete(id));
     }
@@ -123,8 +148,28 @@ export function createScenarioPanel(page: ExplorerPage): void {
     capacityInput.value =
       change?.capacity === undefined ? '' : change.capacity === null ? 'none' : String(change.capacity);
     capacity.check();
+    serversInput.value = change?.servers === undefined ? '' : String(change.servers);
+    servers.check();
+    showNodeField();
     downInput.checked = change?.down === true;
   }
+
+  /** Shows the picked node's field (servers or capacity), the other hidden and emptied of problems. */
+  function showNodeField(): void {
+    const byServers = queued.has(nodeSelect.value);
+    $('scenario-servers-label').hidden = !byServers;
+    $('scenario-capacity-label').hidden = byServers;
+    if (byServers) {
+      capacityInput.value = '';
+      capacity.check();
+    } else {
+      serversInput.value = '';
+      servers.check();
+    }
+  }
+
+  // A node picked from the list, as one clicked on the graph: its field and its draft change.
+  nodeSelect.addEventListener('change', () => pickNode(nodeSelect.value));
 
   scaleInput.addEventListener('input', () => {
     draft.scale = Number(scaleInput.value);
@@ -135,13 +180,17 @@ export function createScenarioPanel(page: ExplorerPage): void {
   $('scenario-set-node').addEventListener('click', () => {
     const id = nodeSelect.value;
     if (id === '') return;
-    const typed = capacity.check();
+    const field = nodeField();
+    const typed = field.check();
     if (!typed.valid) {
-      capacityInput.focus();
+      field.input.focus();
       return;
     }
-    const change: { capacity?: number | null; down?: true } = {};
-    if (typed.value !== undefined) change.capacity = typed.value;
+    const change: NodeChange = {};
+    if (typed.value !== undefined && typed.value !== null) {
+      if (field === servers) change.servers = typed.value;
+      else change.capacity = typed.value;
+    } else if (typed.value === null) change.capacity = null;
     if (downInput.checked) change.down = true;
     if (Object.keys(change).length === 0) draft.nodes.delete(id);
     else draft.nodes.set(id, change);
@@ -177,9 +226,13 @@ export function createScenarioPanel(page: ExplorerPage): void {
 
   $('scenario-run').addEventListener('click', async () => {
     // The field is not in the scenario until Set, but a bad number in it is never what was meant.
-    if (!capacity.check().valid) {
-      status.textContent = 'Not compared: the capacity is not a number above 0. Fix it or empty it first.';
-      capacityInput.focus();
+    const field = nodeField();
+    if (!field.check().valid) {
+      status.textContent =
+        field === servers
+          ? 'Not compared: the servers are not a whole number from 1 to 10,000. Fix them or empty the field first.'
+          : 'Not compared: the capacity is not a number above 0. Fix it or empty it first.';
+      field.input.focus();
       return;
     }
     const fields = scenario();
@@ -217,6 +270,8 @@ export function createScenarioPanel(page: ExplorerPage): void {
     draft.cut.clear();
     capacityInput.value = '';
     capacity.check();
+    serversInput.value = '';
+    servers.check();
     downInput.checked = false;
     changesList.replaceChildren();
     status.textContent = '';
@@ -250,8 +305,13 @@ export function createScenarioPanel(page: ExplorerPage): void {
     if (result === undefined) return;
     const previous = nodeSelect.value;
     nodeSelect.replaceChildren(new Option('(click a node)', ''));
-    for (const node of result.nodes.slice(0, 5000)) nodeSelect.append(new Option(node.id, node.id));
+    queued.clear();
+    for (const node of result.nodes.slice(0, 5000)) {
+      nodeSelect.append(new Option(node.id, node.id));
+      if (typeof (node as { servers?: unknown }).servers === 'number') queued.add(node.id);
+    }
     nodeSelect.value = result.nodes.some((node) => node.id === previous) ? previous : '';
+    showNodeField();
   }
 
   function showChanges(changes: Changes): void {

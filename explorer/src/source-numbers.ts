@@ -4,8 +4,12 @@
  * its node's `traffic`, `observedLatency` (Kiali, X-Ray), Jaeger's and Zipkin's `callCount` and
  * `errorCount`, X-Ray's counts, Grafana's node graph `mainStat`, `secondaryStat`, `arc__*` and
  * `detail__*`. Shown as the source wrote them (Kiali's `"20.00"` stays `20.00`): they are its
- * words, beside the engine's steady numbers, which they may differ from.
+ * words, beside the engine's steady numbers, which they may differ from. An observed latency in
+ * a time unit reads as the page's own times do (`402 ms`), since its value is a mean or a
+ * percentile the reader worked out, not a string of the source's.
  */
+
+import { durationText } from './numbers';
 
 const COUNTS = [
   'callCount',
@@ -19,7 +23,8 @@ const COUNTS = [
   'secondaryStat',
 ] as const;
 const PREFIXES = ['arc__', 'detail__'] as const;
-const UNIT: Record<string, string> = { millisecond: 'ms', second: 's' };
+/** Seconds in each time unit a format gives its observed latencies in. */
+const SECONDS: Record<string, number> = { millisecond: 1e-3, second: 1 };
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   value !== null && typeof value === 'object' && !Array.isArray(value);
@@ -36,13 +41,24 @@ function ratesText(protocol: unknown, rates: unknown): string | undefined {
   return `${typeof protocol === 'string' ? `${protocol} ` : ''}rates: ${parts.join(', ')}`;
 }
 
+/**
+ * An observed latency for reading: in a time unit, as the page says its own times (X-Ray's mean
+ * of 0.4018556 s reads `402 ms`, Kiali's 12 ms `12 ms`); in any other unit, as given with it; with
+ * none, said so (a native document's own field may have none).
+ */
+function observedTime(value: number, unit: unknown): string {
+  const seconds = typeof unit === 'string' && Object.hasOwn(SECONDS, unit) ? SECONDS[unit]! : undefined;
+  if (seconds !== undefined) return durationText(value * seconds);
+  return typeof unit === 'string' && unit !== '' ? `${value} ${unit}` : `${value} (no unit given)`;
+}
+
 /** The source's numbers on a node or a dependency, one phrase each; empty when it kept none. */
 export function sourceNumbers(entry: Readonly<Record<string, unknown>>): string[] {
   const found: string[] = [];
   const latency = entry.observedLatency;
   if (isRecord(latency) && typeof latency.value === 'number')
     found.push(
-      `observed ${String(latency.statistic ?? 'latency')} ${latency.value} ${UNIT[String(latency.unit)] ?? String(latency.unit ?? '')}`.trim(),
+      `observed ${String(latency.statistic ?? 'latency')} ${observedTime(latency.value, latency.unit)}`,
     );
   const rates = ratesText(entry.protocol, entry.rates);
   if (rates !== undefined) found.push(rates);

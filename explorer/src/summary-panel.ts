@@ -164,7 +164,9 @@ function bottlenecksField(
  * How far today's traffic can grow before the first entry misses its `slo`, in words, the entry
  * a button: `×1.42 of today's traffic before checkout misses its 300 ms`, rounded for reading
  * (the exact numbers on hover). The engine's `×0` means the entry misses with no traffic at all
- * or never finishes today (its `latencyLimit` says where it is stuck), and `Number.MAX_VALUE`
+ * or never finishes at any traffic (its `latencyLimit` says where it is stuck: a node down or
+ * unbounded); a factor below 1 beside a `latencyLimit`, that a node over capacity today stops
+ * it, which that much less traffic would not; `Number.MAX_VALUE`
  * that nothing on the way queues (service times without servers), so no growth breaks an SLO.
  */
 function latencyHeadroomField(
@@ -202,12 +204,15 @@ function latencyHeadroomField(
     return row;
   }
   const times = scaleText(scale);
-  if (scale < 1)
+  if (scale < 1) {
     definition.append(
       'over its SLO: ',
       nodeButton(node),
       ` meets ${target} only up to ${times} of ${traffic} traffic`,
     );
-  else definition.append(`${times} of ${traffic} traffic before `, nodeButton(node), ` misses ${target}`);
+    // Over capacity at ×1: its requests never finish there, which the lower factor cures.
+    const limit = entry?.latencyLimit;
+    if (limit !== undefined) definition.append(`; it never finishes today: ${latencyLimitText(limit, name)}`);
+  } else definition.append(`${times} of ${traffic} traffic before `, nodeButton(node), ` misses ${target}`);
   return row;
 }

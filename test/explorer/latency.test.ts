@@ -24,7 +24,8 @@ const CHECKOUT = EXAMPLES.find((example) => example.name === 'Latency: checkout 
 /**
  * Beside checkout, a node without a service time (audit: grey when coloured by response time),
  * and a batch entry whose reports service is over its one server (5 a second of 0.5 s): batch
- * never finishes today, so the latency headroom is ×0 at batch.
+ * never finishes today; below ×0.38 of today's traffic (0.01 + 0.5 / (1 − 2.5s) = 10 s) it meets
+ * its SLO, so the latency headroom is ×0.38 at batch.
  */
 const STUCK = {
   mode: 'analyze',
@@ -138,7 +139,7 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
 
     await runAsWritten(page, STUCK);
     expect(await summary('latency-headroom')).toBe(
-      'none: batch never finishes today: stuck at reports (saturated)',
+      "over its SLO: batch meets its 10 s only up to ×0.38 of today's traffic; it never finishes today: stuck at reports (saturated)",
     );
 
     // Latency fields but no SLO; then an SLO missed with no traffic at all (10 ms of service).
@@ -151,6 +152,45 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     expect(await summary('latency-headroom')).toBe('none: no entry has an SLO');
     await runAsWritten(page, alone({ slo: 0.005 }));
     expect(await summary('latency-headroom')).toBe('none: checkout misses its 5 ms even with no traffic');
+  });
+
+  // An SLO just above today's latency: the engine's scale is just below 1 (0.9999), which reads
+  // ×0.999, never ×1 (that would say it meets it today); an SLO of 0.9999 s reads 1 s, not 1000 ms.
+  it('never rounds a factor below 1 up to ×1, nor a time that rounds to 1 s down to ms', async () => {
+    const body = structuredClone(CHECKOUT) as { nodes: Array<Record<string, unknown>> };
+    body.nodes.find((node) => node.id === 'checkout')!.slo = 0.22005;
+    await runAsWritten(page, body);
+    expect(await summary('latency-headroom')).toBe(
+      "over its SLO: checkout meets its 220 ms only up to ×0.999 of today's traffic",
+    );
+    body.nodes.find((node) => node.id === 'checkout')!.slo = 0.9999;
+    await runAsWritten(page, body);
+    expect(await summary('latency-headroom')).toMatch(/ before checkout misses its 1 s$/);
+  });
+
+  // After a what-if the answer on show is the scenario's: ×1 on the chart is its traffic, and the
+  // chart says so, as the summary does.
+  it("reads ×1 as the scenario's traffic after a what-if", async () => {
+    await runAsWritten(page, CHECKOUT);
+    await page.locator('#scenario-scale').fill('1.2');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#scenario-run');
+    await page.waitForSelector('body[data-state="done"]');
+    await page.evaluate("document.body.dataset.latencyChart = ''");
+    await select('checkout');
+    await page.waitForSelector('body[data-latency-chart="drawn"]');
+    const label = (await page.getAttribute('#latency-chart', 'aria-label'))!;
+    expect(label).toMatch(/^Latency of checkout as all traffic grows, ×0 to ×1\.39 of the scenario's; /);
+    expect(label).toContain("the scenario's (×1)");
+    expect(label).not.toContain('today');
+    expect((await page.locator('#latency-legend span').allTextContents())[0]).toMatch(
+      /^the scenario's \(×1\): /,
+    );
+    expect(await page.locator('#latency-chart text').allTextContents()).toContain(
+      "traffic, × the scenario's",
+    );
+    await page.locator('#scenario-scale').fill('1');
+    await page.click('#scenario-clear');
   });
 
   it("draws the selected entry's latency against traffic, with today, the SLO and the knee", async () => {

@@ -218,17 +218,57 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
     ]);
     expect(await lines('stuck-newly')).toEqual([]);
 
+    // At ×2 the API is over capacity: web's requests are stuck, and its SLO holds again only
+    // below half the scenario's traffic (today's headroom, halved).
     await page.locator('#scenario-scale').fill('2');
-    await compare();
+    const doubled = (await compare()) as typeof answer;
     expect(await lines('saturated-newly')).toEqual(['Newly saturated: api']);
     expect(await lines('stuck-newly')).toEqual([
       'Requests stuck (they reach a node that never answers): web',
     ]);
     expect(await lines('latency')).toEqual([]);
+    expect(doubled.changes.latencyHeadroom.after.scale).toBeCloseTo(before.scale / 2, 8);
     expect(await lines('latency-headroom')).toEqual([
-      `Latency headroom: ${times(before.scale)} of today's traffic (web) → none (web)`,
+      `Latency headroom: ${times(before.scale)} of today's traffic (web) → over its SLO from ${times(doubled.changes.latencyHeadroom.after.scale)} of the scenario's traffic (web)`,
     ]);
     await page.locator('#scenario-scale').fill('1');
+    await page.click('#scenario-clear');
+  });
+
+  // A node with servers has the capacity servers / serviceTime (the engine refuses another), so
+  // the panel offers its servers in place of a capacity, checked as typed, and sends them.
+  it('sets the servers of a node that has them, in place of its capacity', async () => {
+    const shop = {
+      nodes: [
+        { id: 'web', arrival: 9, fanout: true, serviceTime: 0.01, slo: 5 },
+        { id: 'api', serviceTime: 0.2, servers: 2, exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'api' }],
+    };
+    await runAsWritten(page, { mode: 'analyze', ...shop });
+    await page.click('#graph .node[data-id="api"]');
+    expect(await page.isVisible('#scenario-servers')).toBe(true);
+    expect(await page.isVisible('#scenario-capacity')).toBe(false);
+    await page.fill('#scenario-servers', '2.5');
+    expect(await page.textContent('#scenario-servers-problem')).toBe(
+      'Servers are a whole number from 1 to 10,000.',
+    );
+    await page.fill('#scenario-servers', '4');
+    await page.click('#scenario-set-node');
+    expect(await page.locator('#scenario-draft li').allTextContents()).toEqual(['api: 4 servers ×']);
+    const answer = await compare();
+    const api = await post(server.url, server.apiKey, {
+      mode: 'analyze',
+      ...shop,
+      scenario: { nodes: { api: { servers: 4 } } },
+      compare: true,
+    });
+    expect(answer).toEqual(api.json);
+    expect((await lines('responseTime'))[0]).toMatch(/^api: response time /);
+    // web has no servers: it takes a capacity, picked from the list as from the graph.
+    await page.selectOption('#scenario-node', 'web');
+    expect(await page.isVisible('#scenario-capacity')).toBe(true);
+    expect(await page.isVisible('#scenario-servers')).toBe(false);
     await page.click('#scenario-clear');
   });
 

@@ -1,0 +1,26 @@
+/**
+ * Numbers for reading (explorer/src/numbers.ts): rounding never changes what a number says.
+ */
+import { describe, expect, it } from 'vitest';
+import { durationText, scaleText } from '../../explorer/src/numbers';
+
+describe('scaleText', () => {
+  // ×1 would say "today's traffic holds": a factor below it stays below it.
+  it('never rounds a factor below 1 up to ×1', () => {
+    expect(scaleText(0.9999)).toBe('×0.999');
+    expect(scaleText(0.99949)).toBe('×0.999');
+    expect(scaleText(0.5)).toBe('×0.5');
+    expect(scaleText(1)).toBe('×1');
+    expect(scaleText(1.4195)).toBe('×1.42');
+  });
+});
+
+describe('durationText', () => {
+  // A time that rounds to a second is said in seconds: 0.9999 s is "1 s", not "1000 ms".
+  it('says a time that rounds to 1 s in seconds', () => {
+    expect(durationText(0.9999)).toBe('1 s');
+    expect(durationText(0.99949)).toBe('999 ms');
+    expect(durationText(0.0208)).toBe('20.8 ms');
+    expect(durationText(1.4195)).toBe('1.42 s');
+  });
+});
