@@ -141,7 +141,8 @@ export function createSummaryPanel(
 
 /**
  * The nodes in the order they saturate as all arrivals grow, each a button with the factor of
- * today's arrivals at which it does (`E ×0.5, B ×0.8`; below 1 it already has); exact on hover.
+ * today's arrivals at which it does (`E ×0.5, B ×0.8`; below 1 it already has), and its response
+ * time where it has one (`inventory ×1.67 (25 ms)`); exact on hover.
  */
 function bottlenecksField(
   bottlenecks: readonly Bottleneck[],
@@ -154,7 +155,13 @@ function bottlenecksField(
   bottlenecks.forEach((bottleneck, i) => {
     const scale = document.createElement('span');
     scale.textContent = ` ${scaleText(bottleneck.scale)}`;
-    scale.title = `saturates at ×${bottleneck.scale} of ${arrivalsOf(traffic)}; utilization ${traffic === TODAY ? 'today' : 'in the scenario'} ${bottleneck.utilization}`;
+    const when = traffic === TODAY ? 'today' : 'in the scenario';
+    scale.title = `saturates at ×${bottleneck.scale} of ${arrivalsOf(traffic)}; utilization ${when} ${bottleneck.utilization}`;
+    // How slow the wall already is, where it has a service time: `×1.67 (25 ms)`.
+    if (bottleneck.responseTime !== undefined) {
+      scale.textContent += ` (${durationText(bottleneck.responseTime)})`;
+      scale.title += `; response time ${when} ${bottleneck.responseTime}`;
+    }
     definition.append(i === 0 ? '' : ', ', nodeButton(bottleneck.node), scale);
   });
   return row;

@@ -595,6 +595,9 @@ const BottleneckSchema = named(
       node: z.string(),
       scale: finite("The factor of today's arrivals at which the node saturates (`capacity / throughput`)."),
       utilization: finite('Its utilization today.'),
+      responseTime: finite(
+        "With a `serviceTime`, below saturation: its mean response time today (the node's `responseTime`).",
+      ).optional(),
     })
     .meta({ description: 'A node in the order nodes saturate as all traffic grows (ties: smallest id).' }),
 );

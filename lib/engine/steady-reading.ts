@@ -6,6 +6,7 @@
  */
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
+import { nodeResponseTime } from './open/node-latency';
 import { keepRanked } from './ranked';
 import { boundedRatio, type SteadyState } from './steady-state';
 import type { Bottleneck, Headroom, SaturatedEvent } from './types';
@@ -110,7 +111,13 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
     primaryKind = 'saturated';
   }
 
-  const bottlenecks = ranked.map(({ v, scale }) => ({ node: ids[v]!, scale, utilization: utilization[v]! }));
+  const bottlenecks = ranked.map(({ v, scale }): Bottleneck => {
+    const bottleneck: Bottleneck = { node: ids[v]!, scale, utilization: utilization[v]! };
+    // How slow the wall is today, where it has a service time and answers (below saturation).
+    const responseTime = nodeResponseTime(structure, v, steady.throughput[v]!, utilization[v]!);
+    if (responseTime !== undefined) bottleneck.responseTime = responseTime;
+    return bottleneck;
+  });
   let headroom: Headroom | null = null;
   if (steady.unbounded.length > 0) headroom = null;
   else if (mostLost >= 0) headroom = { scale: 0, node: ids[mostLost]! };

@@ -151,6 +151,8 @@ export interface Bottleneck {
   /** The factor of today's arrivals at which it saturates (`capacity / throughput`). */
   scale: number;
   utilization: number;
+  /** With a `serviceTime`, below saturation: its mean response time today (the node's own `responseTime`). */
+  responseTime?: number;
 }
 
 /** What `analyze` returns under `engine`. */

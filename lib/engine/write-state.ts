@@ -163,6 +163,8 @@ function writeSummary(writer: JsonWriter, summary: StateSummary): void {
       writer.string(bottleneck.node);
       writeNumberField(writer, ',"scale":', bottleneck.scale);
       writeNumberField(writer, ',"utilization":', bottleneck.utilization);
+      if (bottleneck.responseTime !== undefined)
+        writeNumberField(writer, ',"responseTime":', bottleneck.responseTime);
       writer.text('}');
     }
     writer.text(']');

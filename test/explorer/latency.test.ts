@@ -132,6 +132,11 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     expect(await summary('latency-headroom')).toBe(
       "×1.42 of today's traffic before checkout misses its 300 ms",
     );
+    // Each wall with how slow it already is (the bank: 8 servers of 120 ms at 40 a second, an
+    // M/M/8 at 60%, 125 ms), in the order they saturate.
+    expect(await summary('bottlenecks')).toBe(
+      'bank ×1.67 (125 ms), payments ×2 (54.3 ms), checkout ×2.5 (16.7 ms), inventory ×2.5 (23.8 ms)',
+    );
     const exact = await page.getAttribute('#summary [data-field="latency-headroom"] dd', 'title');
     expect(exact).toMatch(/^scale 1\.419\d+ of today's traffic; checkout: slo 0\.3, latency today 0\.22\d*$/);
     await page.click('#summary [data-field="latency-headroom"] button');

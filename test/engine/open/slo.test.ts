@@ -69,6 +69,27 @@ describe('latencyHeadroom', () => {
     expect(Object.keys(result).slice(-3)).toEqual(['headroom', 'latencyHeadroom', 'bottlenecks']);
   });
 
+  // The README's checkout: inventory (one server of 10 ms, 60 calls a second) is the first wall,
+  // at ×5/3, answering in 0.01 / (1 − 0.6) = 25 ms today; payments (two of 40 ms, 20 a second:
+  // capacity 50) the next, at ×2.5, in 1/21 s (Erlang C). Each bottleneck says how slow it is
+  // today, as its node does; over capacity, no response time.
+  it('gives each bottleneck its response time today, below saturation', () => {
+    const result = analyze(README_CHECKOUT);
+    const nodeTime = (id: string) => result.nodes.find((node) => node.id === id)!.responseTime;
+    expect(result.bottlenecks).toEqual([
+      { node: 'inventory', scale: 5 / 3, utilization: 0.6, responseTime: nodeTime('inventory') },
+      { node: 'payments', scale: 2.5, utilization: 0.4, responseTime: nodeTime('payments') },
+    ]);
+    expect(result.bottlenecks![0]!.responseTime).toBeCloseTo(0.025, 15);
+    expect(result.bottlenecks![1]!.responseTime).toBeCloseTo(1 / 21, 15);
+    const doubled = analyze(applyScenario(compileStructure(README_CHECKOUT), { scale: 2 }));
+    expect(doubled.bottlenecks![0]).toEqual({ node: 'inventory', scale: 5 / 6, utilization: 1.2 });
+    // The text writer says the same.
+    const writer = new JsonWriter();
+    writeAnalyze(writer, compileStructure(README_CHECKOUT));
+    expect(JSON.parse(writer.finish()).bottlenecks).toEqual(result.bottlenecks);
+  });
+
   // A front end of 10 ms (2 requests a second, SLO 1 s) calls an M/M/1 API of 0.1 s twice per
   // request; a batch entry (1 a second, SLO 100 s) calls it once. The API gets 5 a second today,
   // 5 s at scale s: R = 0.1 / (1 − 0.5 s). The front end: 0.01 + 2 × R = 1 where
