@@ -265,8 +265,8 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     await page.context().close();
   });
 
-  // A scenario the engine refuses: a capacity set on a node whose capacity its servers give. The
-  // error once, the scenario's status no longer "Comparing…", and the structure drawn so the
+  // A scenario the engine refuses: servers whose capacity (servers / serviceTime) is past the
+  // largest double. The error once, the scenario's status no longer "Comparing…", and the structure drawn so the
   // node can be clicked and the scenario fixed.
   it('shows a scenario error once and lets the node be fixed from the graph', async () => {
     const { page, uncaught } = await openPage();
@@ -274,20 +274,21 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
       mode: 'analyze',
       nodes: [
         { id: 'web', arrival: 10, fanout: true },
-        { id: 'db', exit: 1, serviceTime: 0.05, servers: 2 },
+        { id: 'db', exit: 1, serviceTime: 1e-305, servers: 1 },
       ],
       dependencies: [{ from: 'web', to: 'db' }],
     };
     await run(page, served, 'browser');
+    // 10,000 servers of 1e-305 s: a capacity past the largest double, which the engine refuses.
     await page.click('#graph .node[data-id="db"]');
-    await page.fill('#scenario-capacity', '5');
+    await page.fill('#scenario-servers', '10000');
     await page.click('#scenario-set-node');
     await page.evaluate("document.body.dataset.state = 'idle'");
     await page.click('#scenario-run');
     await page.waitForSelector('body[data-state="error"]', { timeout: SETTLED_MS });
     const api = await post(server.url, server.apiKey, {
       ...served,
-      scenario: { nodes: { db: { capacity: 5 } } },
+      scenario: { nodes: { db: { servers: 10000 } } },
       compare: true,
     });
     expect(api.json.error.code).toBe('PAYLOAD_ERROR');
@@ -299,10 +300,10 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     await expectStructureWithoutResult(page, ['web', 'db']);
     await page.screenshot({ path: `${SCREENSHOTS}/runs-scenario-error.png`, fullPage: true });
 
-    // Fixed from the graph: db clicked, its capacity change replaced by taking it down.
+    // Fixed from the graph: db clicked, its servers change replaced by taking it down.
     await page.click('#graph .node[data-id="db"]');
     expect(await page.inputValue('#scenario-node')).toBe('db');
-    await page.fill('#scenario-capacity', '');
+    await page.fill('#scenario-servers', '');
     await page.check('#scenario-down');
     await page.click('#scenario-set-node');
     expect(await page.locator('#scenario-draft li').allTextContents()).toEqual(['db: down ×']);
