@@ -124,3 +124,72 @@ describe('extra fields', () => {
     ]);
   });
 });
+
+describe('extra fields of an open structure', () => {
+  // An open service map with its own fields, including names the open model owns (`throughput`,
+  // `lost`, `utilization` on a node; `throughput` on a dependency) and one it does not own
+  // elsewhere: the caller's are kept where the engine says nothing, replaced where it does.
+  const open = {
+    nodes: [
+      { id: 'web', arrival: 4, fanout: true, team: 'edge', throughput: 'x', utilization: 'x' },
+      { id: 'db', capacity: 8, exit: 1, owner: { team: 'data' }, lost: 'x' },
+    ],
+    dependencies: [{ from: 'web', to: 'db', weight: 2, protocol: 'sql', throughput: 'x' }],
+  };
+
+  it('are carried into analyze output, and the steady state replaces the fields it owns', () => {
+    const result = analyze(open);
+    expect(JSON.stringify(result.nodes)).toBe(
+      JSON.stringify([
+        {
+          id: 'web',
+          load: 0,
+          arrival: 4,
+          fanout: true,
+          team: 'edge',
+          inflow: 0,
+          outflow: 4,
+          exited: 4,
+          pressure: 0,
+          blocked: false,
+          role: 'source',
+          throughput: 4,
+        },
+        {
+          id: 'db',
+          load: 0,
+          capacity: 8,
+          exit: 1,
+          owner: { team: 'data' },
+          inflow: 8,
+          outflow: 0,
+          exited: 0,
+          pressure: 0,
+          blocked: false,
+          role: 'sink',
+          throughput: 8,
+          utilization: 1,
+        },
+      ]),
+    );
+    expect(JSON.stringify(result.dependencies)).toBe(
+      JSON.stringify([{ from: 'web', to: 'db', weight: 2, protocol: 'sql', flow: 8, throughput: 8 }]),
+    );
+  });
+
+  // A closed structure's dependency may carry a field named `throughput`: the closed model says
+  // nothing of throughput, so it is the caller's.
+  it("keep a closed structure's own throughput field", () => {
+    const closed = {
+      nodes: [{ id: 'a', load: 1 }, { id: 'b' }],
+      dependencies: [{ from: 'a', to: 'b', throughput: 'measured' }],
+    };
+    expect(analyze(closed).dependencies[0]).toEqual({ from: 'a', to: 'b', throughput: 'measured', flow: 1 });
+  });
+
+  it('are not carried into an open snapshot', () => {
+    const snapshot = tick(open);
+    expect(Object.keys(snapshot.nodes[0]!)).not.toContain('team');
+    expect(Object.keys(snapshot.dependencies[0]!)).not.toContain('protocol');
+  });
+});

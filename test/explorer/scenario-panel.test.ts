@@ -13,6 +13,15 @@ import { findChromium, openExplorerPage, runAsWritten } from './browser';
 const chromiumPath = findChromium();
 if (chromiumPath === undefined && process.env.CI) throw new Error('CI needs Chromium: .ci/run installs it');
 
+/** A web tier (9 a second, SLO 5 s) calling an API of two servers of 0.2 s once a request. */
+const SHOP = {
+  nodes: [
+    { id: 'web', arrival: 9, fanout: true, serviceTime: 0.01, slo: 5 },
+    { id: 'api', serviceTime: 0.2, servers: 2, exit: 1 },
+  ],
+  dependencies: [{ from: 'web', to: 'api' }],
+};
+
 describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () => {
   let server: TestServer;
   let page: Page;
@@ -182,14 +191,7 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
   // over its SLO; at ×2 the API no longer answers, and the list names the front end whose
   // requests are stuck behind it.
   it('lists response time and latency changes, the SLO headroom and the entries stuck', async () => {
-    const shop = {
-      nodes: [
-        { id: 'web', arrival: 9, fanout: true, serviceTime: 0.01, slo: 5 },
-        { id: 'api', serviceTime: 0.2, servers: 2, exit: 1 },
-      ],
-      dependencies: [{ from: 'web', to: 'api' }],
-    };
-    await runAsWritten(page, { mode: 'analyze', ...shop });
+    await runAsWritten(page, { mode: 'analyze', ...SHOP });
     await page.locator('#scenario-scale').fill('1.1');
     const answer = (await compare()) as {
       changes: {
@@ -238,14 +240,7 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
   // A node with servers has the capacity servers / serviceTime (the engine refuses another), so
   // the panel offers its servers in place of a capacity, checked as typed, and sends them.
   it('sets the servers of a node that has them, in place of its capacity', async () => {
-    const shop = {
-      nodes: [
-        { id: 'web', arrival: 9, fanout: true, serviceTime: 0.01, slo: 5 },
-        { id: 'api', serviceTime: 0.2, servers: 2, exit: 1 },
-      ],
-      dependencies: [{ from: 'web', to: 'api' }],
-    };
-    await runAsWritten(page, { mode: 'analyze', ...shop });
+    await runAsWritten(page, { mode: 'analyze', ...SHOP });
     await page.click('#graph .node[data-id="api"]');
     expect(await page.isVisible('#scenario-servers')).toBe(true);
     expect(await page.isVisible('#scenario-capacity')).toBe(false);
@@ -259,7 +254,7 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
     const answer = await compare();
     const api = await post(server.url, server.apiKey, {
       mode: 'analyze',
-      ...shop,
+      ...SHOP,
       scenario: { nodes: { api: { servers: 4 } } },
       compare: true,
     });
