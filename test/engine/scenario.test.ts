@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import {
   analyze,
   applyScenario,
+  blameScenario,
   type CompiledStructure,
   compileStructure,
   PayloadError,
@@ -467,5 +468,72 @@ describe('scenario errors name the field', () => {
     expect(() =>
       applyScenario(compileStructure(WORKED_EXAMPLE), { nodes: { X: { down: true } } }, 'payload.scenario'),
     ).toThrow('payload.scenario.nodes.X: unknown node "X"');
+  });
+});
+
+describe('blameScenario', () => {
+  // A problem the run of the scenario's structure found, said of the change that caused it.
+  const base = compileStructure({
+    nodes: [
+      { id: 'api', arrival: 1, serviceTime: 0.1, servers: 2, fanout: true },
+      { id: 'db', serviceTime: 0.01, exit: 1 },
+      { id: 'odd id', exit: 1 },
+    ],
+    dependencies: [
+      { from: 'api', to: 'db' },
+      { from: 'api', to: 'odd id' },
+    ],
+  });
+  const said = (scenario: unknown, error: PayloadError, path = 'scenario') => {
+    const blamed = blameScenario(base, scenario, path, error);
+    return [blamed.path, blamed.message];
+  };
+  const p99 = (v: number, field = 'serviceTime') =>
+    new PayloadError(`nodes[${v}].${field}`, 'makes the p99 too large');
+
+  it("names the node's field the scenario sets, with the problem alone", () => {
+    expect(said({ nodes: { api: { serviceTime: 1e300 } } }, p99(0))).toEqual([
+      'scenario.nodes.api.serviceTime',
+      'scenario.nodes.api.serviceTime: makes the p99 too large',
+    ]);
+    // Where the request puts it, and an id that needs quoting.
+    expect(said({ nodes: { 'odd id': { load: 2 } } }, p99(2, 'load'), 'payload.scenario')).toEqual([
+      'payload.scenario.nodes["odd id"].load',
+      'payload.scenario.nodes["odd id"].load: makes the p99 too large',
+    ]);
+  });
+
+  it("names another field of the node's queue the scenario sets, keeping the node's own path", () => {
+    expect(said({ nodes: { api: { servers: 1 } } }, p99(0))).toEqual([
+      'scenario.nodes.api.servers',
+      'scenario.nodes.api.servers: with the scenario applied, nodes[0].serviceTime: makes the p99 too large',
+    ]);
+  });
+
+  it("names the node's change when it sets nothing of the queue", () => {
+    expect(said({ nodes: { api: { arrival: 1e300 } } }, p99(0))).toEqual([
+      'scenario.nodes.api',
+      'scenario.nodes.api: with the scenario applied, nodes[0].serviceTime: makes the p99 too large',
+    ]);
+    // A problem of the node as a whole (its entry latency) names its change too.
+    const latency = new PayloadError('nodes[0]', 'its latency is too large');
+    expect(said({ nodes: { api: { arrival: 5 } } }, latency)[0]).toBe('scenario.nodes.api');
+  });
+
+  it('names the scale, else the scenario, when the named node is not changed', () => {
+    expect(said({ scale: 1e10, nodes: { db: { load: 1 } } }, p99(0))).toEqual([
+      'scenario.scale',
+      'scenario.scale: with the scenario applied, nodes[0].serviceTime: makes the p99 too large',
+    ]);
+    expect(
+      said(
+        { nodes: { db: { serviceTime: 1e300 } } },
+        new PayloadError('nodes[0]', 'its latency is too large'),
+      ),
+    ).toEqual(['scenario', 'scenario: with the scenario applied, nodes[0]: its latency is too large']);
+    // A problem of the structure as a whole.
+    expect(said({ scale: 2 }, new PayloadError('nodes', 'the total grows too large'))[0]).toBe(
+      'scenario.scale',
+    );
   });
 });
