@@ -106,16 +106,18 @@ export function blameScenario(
   error: PayloadError,
 ): PayloadError {
   const resolved = resolveScenario(base, scenario, path);
-  const problem = error.message.startsWith(`${error.path}: `)
-    ? error.message.slice(error.path.length + 2)
-    : error.message;
+  // Stryker disable next-line Regex: same answer (the engine's paths are exactly `nodes[i]` or `nodes[i].field`)
   const match = /^nodes\[(\d+)\](?:\.(\w+))?$/.exec(error.path);
   const changed = match === null ? undefined : resolved.nodes.find(({ v }) => v === Number(match[1]));
   if (changed !== undefined) {
     const field = match![2];
     const sets = (name: string) => (changed.change as Record<string, unknown>)[name] !== undefined;
-    if (field !== undefined && sets(field)) return new PayloadError(`${changed.path}.${field}`, problem);
+    // The message of a field's problem is `nodes[i].field: problem`: the problem is said of the setting.
+    // Stryker disable next-line ConditionalExpression: same answer (an undefined field is set by no change)
+    if (field !== undefined && sets(field))
+      return new PayloadError(`${changed.path}.${field}`, error.message.slice(error.path.length + 2));
     const queueField =
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: same answer for the undefined field (no queue field is undefined); the other field is tested
       field !== undefined && QUEUE_FIELDS.includes(field) ? QUEUE_FIELDS.find(sets) : undefined;
     const at = queueField === undefined ? changed.path : `${changed.path}.${queueField}`;
     return new PayloadError(at, `with the scenario applied, ${error.message}`);

@@ -510,7 +510,11 @@ describe('blameScenario', () => {
     ]);
   });
 
-  it("names the node's change when it sets nothing of the queue", () => {
+  it("names the node's change when it sets nothing of the queue, or the field is not the queue's", () => {
+    expect(said({ nodes: { api: { servers: 1 } } }, p99(0, 'load'))).toEqual([
+      'scenario.nodes.api',
+      'scenario.nodes.api: with the scenario applied, nodes[0].load: makes the p99 too large',
+    ]);
     expect(said({ nodes: { api: { arrival: 1e300 } } }, p99(0))).toEqual([
       'scenario.nodes.api',
       'scenario.nodes.api: with the scenario applied, nodes[0].serviceTime: makes the p99 too large',
@@ -531,9 +535,27 @@ describe('blameScenario', () => {
         new PayloadError('nodes[0]', 'its latency is too large'),
       ),
     ).toEqual(['scenario', 'scenario: with the scenario applied, nodes[0]: its latency is too large']);
-    // A problem of the structure as a whole.
+    // A problem of the structure as a whole, with or without node changes beside the scale, and
+    // one with no path at all.
     expect(said({ scale: 2 }, new PayloadError('nodes', 'the total grows too large'))[0]).toBe(
       'scenario.scale',
     );
+    expect(
+      said({ scale: 2, nodes: { db: { load: 1 } } }, new PayloadError('nodes', 'the total grows')),
+    ).toEqual(['scenario.scale', 'scenario.scale: with the scenario applied, nodes: the total grows']);
+    expect(said({ nodes: { db: { load: 1 } } }, new PayloadError('', 'no room'))).toEqual([
+      'scenario',
+      'scenario: with the scenario applied, no room',
+    ]);
+  });
+
+  // Node 11 of twelve: its index has two digits.
+  it('reads a node index of any length', () => {
+    const twelve = compileStructure({
+      nodes: Array.from({ length: 12 }, (_, i) => ({ id: `n${i}`, load: 1 })),
+      dependencies: [],
+    });
+    const blamed = blameScenario(twelve, { nodes: { n11: { load: 5 } } }, 'scenario', p99(11, 'load'));
+    expect(blamed.path).toBe('scenario.nodes.n11.load');
   });
 });

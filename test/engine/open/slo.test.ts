@@ -83,7 +83,7 @@ describe('latencyHeadroom', () => {
     expect(result.bottlenecks![0]!.responseTime).toBeCloseTo(0.025, 15);
     expect(result.bottlenecks![1]!.responseTime).toBeCloseTo(1 / 21, 15);
     const doubled = analyze(applyScenario(compileStructure(README_CHECKOUT), { scale: 2 }));
-    expect(doubled.bottlenecks![0]).toEqual({ node: 'inventory', scale: 5 / 6, utilization: 1.2 });
+    expect(doubled.bottlenecks![0]).toStrictEqual({ node: 'inventory', scale: 5 / 6, utilization: 1.2 });
     // The text writer says the same.
     const writer = new JsonWriter();
     writeAnalyze(writer, compileStructure(README_CHECKOUT));
@@ -171,20 +171,26 @@ describe('latencyHeadroom', () => {
     expect(inner.latencyHeadroom).toBeNull();
   });
 
-  // Over capacity today and calling a database a scenario takes down: stuck at any traffic.
-  it('is 0 when the entry over capacity calls a node that is down', () => {
+  // Over capacity today and calling a database a scenario takes down: stuck at any traffic. (The
+  // database listed first: the node its requests stop at is node 0.) A node down that its
+  // requests never reach (audit, called by nobody) changes nothing: the same scale as without it.
+  it('is 0 when the entry over capacity calls a node that is down, and not for one it never reaches', () => {
     const base = compileStructure({
       nodes: [
-        { id: 'api', arrival: 20, serviceTime: 0.1, servers: 1, slo: 5, fanout: true },
         { id: 'db', serviceTime: 0.01, exit: 1 },
+        { id: 'api', arrival: 20, serviceTime: 0.1, servers: 1, slo: 5, fanout: true },
+        { id: 'audit', exit: 1 },
       ],
       dependencies: [{ from: 'api', to: 'db' }],
     });
-    expect(analyze(base).latencyHeadroom!.scale).toBeGreaterThan(0.48);
+    // 0.1 / (1 − 2s) + 0.01 = 5 s: 1 − 2s = 0.1 / 4.99.
+    const today = analyze(base).latencyHeadroom!;
+    expect(Math.abs(today.scale / ((1 - 0.1 / 4.99) / 2) - 1)).toBeLessThan(2e-9);
     expect(analyze(applyScenario(base, { nodes: { db: { down: true } } })).latencyHeadroom).toEqual({
       scale: 0,
       node: 'api',
     });
+    expect(analyze(applyScenario(base, { nodes: { audit: { down: true } } })).latencyHeadroom).toEqual(today);
   });
 
   // Two entries stuck at any traffic (each a fan-out calling itself once a request): the
