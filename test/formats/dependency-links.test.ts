@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { analyze, compileStructure } from '../../lib/engine';
 import { type MappedGraph, readGraph } from '../../lib/formats';
 import { dependencyLinks } from '../../lib/formats/dependency-links';
-import { fixturesIn, otherFolders, thrown } from './fixtures';
+import { fixturesIn, otherFolders, roundingReach, thrown } from './fixtures';
 
 const OWN = 'dependency-links';
 
@@ -99,27 +99,6 @@ function close(actual: number | undefined, expected: number, tolerance = 1e-9): 
   return (
     actual !== undefined && Math.abs(actual - expected) <= tolerance * Math.max(Math.abs(expected), 1e-300)
   );
-}
-
-/**
- * How far the rounding of the weights alone can move the steady throughputs, relative: the
- * weights are quotients of counts rounded to doubles, and on a loop whose gain is near 1 that
- * rounding moves the answer the engine solves exactly (one random document, a self-call of
- * 161/162 inside a loop fed once a window, came out 1e-9 from its counts, where the exact
- * solution of its rounded weights agrees with the engine to 1e-11). Measured by nudging every
- * weight up by one rounding's worth.
- */
-function roundingReach(mapped: MappedGraph, throughput: ReadonlyMap<string, number | undefined>): number {
-  const nudged = analyze({
-    ...mapped,
-    dependencies: mapped.dependencies.map((d) => ({ ...d, weight: d.weight! * (1 + 2 ** -52) })),
-  });
-  let reach = 0;
-  for (const node of nudged.nodes) {
-    const was = throughput.get(node.id)!;
-    if (was > 0) reach = Math.max(reach, Math.abs(node.throughput! - was) / was);
-  }
-  return reach;
 }
 
 /** The engine takes the structure, and its steady state reproduces every observed count. */
