@@ -187,10 +187,11 @@ export function createScenarioPanel(page: ExplorerPage): void {
       return;
     }
     const change: NodeChange = {};
-    if (typed.value !== undefined && typed.value !== null) {
-      if (field === servers) change.servers = typed.value;
-      else change.capacity = typed.value;
-    } else if (typed.value === null) change.capacity = null;
+    if (typed.value !== undefined) {
+      // Only the capacity takes a word (`none`: null); servers are always a number.
+      if (field === capacity) change.capacity = typed.value;
+      else if (typed.value !== null) change.servers = typed.value;
+    }
     if (downInput.checked) change.down = true;
     if (Object.keys(change).length === 0) draft.nodes.delete(id);
     else draft.nodes.set(id, change);

@@ -173,7 +173,7 @@ function bottlenecksField(
  * (the exact numbers on hover). The engine's `×0` means the entry misses with no traffic at all
  * or never finishes at any traffic (its `latencyLimit` says where it is stuck: a node down or
  * unbounded); a factor below 1 beside a `latencyLimit`, that a node over capacity today stops
- * it, which that much less traffic would not; `Number.MAX_VALUE`
+ * it and that much less traffic lets it through; `Number.MAX_VALUE`
  * that nothing on the way queues (service times without servers), so no growth breaks an SLO.
  */
 function latencyHeadroomField(

@@ -5,19 +5,11 @@
  * `serviceTime` too small for the node's servers — and each is refused when the settings are
  * written (400 naming the setting), not found at every run after.
  */
-import { type CompiledStructure, compileStructure, PayloadError } from '../engine';
+import { type CompiledStructure, compileStructure, fieldToBlame, nodeFieldOf, PayloadError } from '../engine';
 import type { Settings } from './connect-request';
 import { problemOf } from './engine-request';
 import { ApiError } from './errors';
 import { applySettings } from './system-settings';
-
-/**
- * The fields of one queue: a problem with any of them (a capacity that disagrees with servers /
- * serviceTime, servers without a service time, a service time too small for the servers) comes
- * from the three together, so a setting of another of them is blamed when the named one is the
- * structure's own; in this order.
- */
-const QUEUE_FIELDS = ['capacity', 'servers', 'serviceTime'] as const;
 
 /**
  * The structure compiled with `settings` applied; throws 400 `INVALID_REQUEST` naming the setting
@@ -67,24 +59,18 @@ export function blameSettings(
   settings: Settings,
   error: PayloadError,
 ): PayloadError | undefined {
-  const match = /^nodes\[(\d+)\]\.(\w+)$/.exec(error.path);
-  const node =
-    match === null ? undefined : (structure.nodes[Number(match[1])] as { id?: unknown } | undefined);
+  const named = nodeFieldOf(error.path);
+  const field = named?.field;
+  const node = field === undefined ? undefined : (structure.nodes[named!.v] as { id?: unknown } | undefined);
   const id = node?.id;
   const perNode = settings.nodes ?? {};
   const own = typeof id === 'string' && Object.hasOwn(perNode, id) ? perNode[id] : undefined;
   if (own !== undefined) {
-    const named = match![2] as keyof typeof own;
-    const field =
-      own[named] !== undefined
-        ? named
-        : (QUEUE_FIELDS as readonly string[]).includes(named)
-          ? QUEUE_FIELDS.find((f) => own[f] !== undefined)
-          : undefined;
-    if (field !== undefined)
-      return new PayloadError(`settings.nodes.${id as string}.${field}`, problemOf(error));
+    const blamed = fieldToBlame(field!, (f) => own[f as keyof typeof own] !== undefined);
+    if (blamed !== undefined)
+      return new PayloadError(`settings.nodes.${id as string}.${blamed}`, problemOf(error));
   }
-  if (match?.[2] === 'capacity' && settings.defaultCapacity !== undefined) {
+  if (field === 'capacity' && settings.defaultCapacity !== undefined) {
     return new PayloadError('settings.defaultCapacity', `${error.path}: ${problemOf(error)}`);
   }
   return undefined;

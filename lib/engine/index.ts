@@ -1,7 +1,7 @@
 export { analyze } from './analyze';
 export { type Changes, compareStates, digestState, type StateDigest } from './compare';
 export { type CompiledStructure, compileStructure, MAX_TOTAL_LOAD } from './compile';
-export { PayloadError, ResultTooLargeError } from './errors';
+export { fieldToBlame, nodeFieldOf, PayloadError, ResultTooLargeError } from './errors';
 export { JsonWriter } from './json-writer';
 export { type LatencyCurve, latencyCurve } from './open/latency-curve';
 export { applyScenario, blameScenario, type Scenario } from './scenario';

@@ -22,7 +22,7 @@ import {
   SERVICE_TIME_GIVEN,
   withNodeValues,
 } from './compile';
-import { PayloadError } from './errors';
+import { fieldToBlame, nodeFieldOf, PayloadError } from './errors';
 import { FRESH_ARRAYS, scratch } from './scratch';
 import type { DependencyInput } from './types';
 
@@ -88,9 +88,6 @@ export function applyScenario(
   });
 }
 
-/** The fields of one queue, in the order a problem with one of them is said of another the scenario sets. */
-const QUEUE_FIELDS = ['capacity', 'servers', 'serviceTime'];
-
 /**
  * `error`, which running the structure `base` makes under `scenario` (at `path`) raised while
  * `base` itself runs without it, said of the scenario's change that caused it: the field of the
@@ -106,20 +103,15 @@ export function blameScenario(
   error: PayloadError,
 ): PayloadError {
   const resolved = resolveScenario(base, scenario, path);
-  // Stryker disable next-line Regex: same answer (the engine's paths are exactly `nodes[i]` or `nodes[i].field`)
-  const match = /^nodes\[(\d+)\](?:\.(\w+))?$/.exec(error.path);
-  const changed = match === null ? undefined : resolved.nodes.find(({ v }) => v === Number(match[1]));
+  const named = nodeFieldOf(error.path);
+  const changed = named === undefined ? undefined : resolved.nodes.find(({ v }) => v === named.v);
   if (changed !== undefined) {
-    const field = match![2];
     const sets = (name: string) => (changed.change as Record<string, unknown>)[name] !== undefined;
+    const field = named!.field === undefined ? undefined : fieldToBlame(named!.field, sets);
     // The message of a field's problem is `nodes[i].field: problem`: the problem is said of the setting.
-    // Stryker disable next-line ConditionalExpression: same answer (an undefined field is set by no change)
-    if (field !== undefined && sets(field))
+    if (field !== undefined && field === named!.field)
       return new PayloadError(`${changed.path}.${field}`, error.message.slice(error.path.length + 2));
-    const queueField =
-      // Stryker disable next-line ConditionalExpression,LogicalOperator: same answer for the undefined field (no queue field is undefined); the other field is tested
-      field !== undefined && QUEUE_FIELDS.includes(field) ? QUEUE_FIELDS.find(sets) : undefined;
-    const at = queueField === undefined ? changed.path : `${changed.path}.${queueField}`;
+    const at = field === undefined ? changed.path : `${changed.path}.${field}`;
     return new PayloadError(at, `with the scenario applied, ${error.message}`);
   }
   const at = resolved.scale === undefined ? path : `${path}.scale`;

@@ -318,7 +318,12 @@ function observedLatency(
   count: number | undefined,
 ): ObservedLatency | undefined {
   if (responseTime === undefined || count === undefined || count === 0) return undefined;
-  return { value: responseTime / count, statistic: 'mean', unit: 'second' };
+  return meanLatency(responseTime / count);
+}
+
+/** A mean response time in seconds, as X-Ray's `observedLatency`. */
+function meanLatency(value: number): ObservedLatency {
+  return { value, statistic: 'mean', unit: 'second' };
 }
 
 /**
@@ -347,8 +352,7 @@ function pairLatencies(edges: ReadonlyArray<{ from: string; to: string; edge: Ed
       continue;
     }
     const mean = sum.time / sum.count;
-    const value = Number.isFinite(mean) ? mean : meanOfMeans(sum.copies);
-    edge.extra.observedLatency = { value, statistic: 'mean', unit: 'second' } satisfies ObservedLatency;
+    edge.extra.observedLatency = meanLatency(Number.isFinite(mean) ? mean : meanOfMeans(sum.copies));
   }
 }
 
