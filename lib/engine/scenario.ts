@@ -107,6 +107,7 @@ export function blameScenario(
   const changed = named === undefined ? undefined : resolved.nodes.find(({ v }) => v === named.v);
   if (changed !== undefined) {
     const sets = (name: string) => (changed.change as Record<string, unknown>)[name] !== undefined;
+    // Stryker disable next-line ConditionalExpression: same answer (no change sets a field named "undefined", and it is no queue field)
     const field = named!.field === undefined ? undefined : fieldToBlame(named!.field, sets);
     // The message of a field's problem is `nodes[i].field: problem`: the problem is said of the setting.
     if (field !== undefined && field === named!.field)

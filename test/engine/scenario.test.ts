@@ -504,6 +504,11 @@ describe('blameScenario', () => {
   });
 
   it("names another field of the node's queue the scenario sets, keeping the node's own path", () => {
+    // db has a service time alone: a capacity beside it is the queue's first field.
+    expect(said({ nodes: { db: { capacity: 5 } } }, p99(1))).toEqual([
+      'scenario.nodes.db.capacity',
+      'scenario.nodes.db.capacity: with the scenario applied, nodes[1].serviceTime: makes the p99 too large',
+    ]);
     expect(said({ nodes: { api: { servers: 1 } } }, p99(0))).toEqual([
       'scenario.nodes.api.servers',
       'scenario.nodes.api.servers: with the scenario applied, nodes[0].serviceTime: makes the p99 too large',
