@@ -58,6 +58,11 @@ export class CompiledStructure {
 
   /** Share of a node's outflow that returns to itself through self-dependencies. */
   readonly selfShare: Float64Array;
+  /**
+   * Whether the dependencies' weights (1 where not given) span more than `WIDE_WEIGHT_RATIO`
+   * (largest / smallest): the sweep order then weighs the shares beside the edges (sweep-order.ts).
+   */
+  readonly weightsSpanWide: boolean;
 
   /**
    * Whether any node carries `arrival`, `exit` or `fanout` (an open system). A structure that
@@ -140,6 +145,7 @@ export class CompiledStructure {
     this.inSource = fields.inSource;
     this.inShare = fields.inShare;
     this.selfShare = fields.selfShare;
+    this.weightsSpanWide = fields.weightsSpanWide;
     this.open = fields.open;
     this.hasFanout = fields.hasFanout;
     this.arrival = fields.arrival;
@@ -173,7 +179,8 @@ export class CompiledStructure {
   /** Per component, the order in which to sweep it (see `sweepOrder`), computed on first use. */
   sweepOrder(): Int32Array {
     this.sweepOrderCache ??=
-      this.#sameDependencies?.sweepOrder() ?? sweepOrder(this, this.components(), this.#memoryToKeep());
+      this.#sameOrder()?.sweepOrder() ??
+      sweepOrder(this, this.components(), this.#memoryToKeep(), 'waited-longest', this.weightsSpanWide);
     return this.sweepOrderCache;
   }
 
@@ -183,9 +190,21 @@ export class CompiledStructure {
    */
   freedFirstSweepOrder(): Int32Array {
     this.freedFirstSweepOrderCache ??=
-      this.#sameDependencies?.freedFirstSweepOrder() ??
-      sweepOrder(this, this.components(), this.#memoryToKeep(), 'just-freed');
+      this.#sameOrder()?.freedFirstSweepOrder() ??
+      sweepOrder(this, this.components(), this.#memoryToKeep(), 'just-freed', this.weightsSpanWide);
     return this.freedFirstSweepOrderCache;
+  }
+
+  /**
+   * The structure whose sweep orders are this one's: the one with the same dependencies, when
+   * both order by count or both have the very same shares (a scenario that changes weights has
+   * the same rows and other shares, which a weighted order follows).
+   */
+  #sameOrder(): CompiledStructure | undefined {
+    const same = this.#sameDependencies;
+    if (same === undefined) return undefined;
+    const byCount = !same.weightsSpanWide && !this.weightsSpanWide;
+    return byCount || same.outShare === this.outShare ? same : undefined;
   }
 
   /** Whether another structure's steady state is this one's (see `#sameFlows`). */
@@ -270,6 +289,7 @@ function fieldsOf(c: CompiledStructure): Omit<CompiledStructure, CompiledFunctio
     inSource: c.inSource,
     inShare: c.inShare,
     selfShare: c.selfShare,
+    weightsSpanWide: c.weightsSpanWide,
     open: c.open,
     hasFanout: c.hasFanout,
     arrival: c.arrival,
@@ -560,6 +580,8 @@ export function assembleCompiled(
   const outWeight = scratch.float64(dependencyCount);
   const inOutSlot = scratch.int32(dependencyCount);
   const anyDown = down.length > 0;
+  let smallestWeight = Number.POSITIVE_INFINITY;
+  let largestWeight = 0;
   // Stryker disable next-line EqualityOperator: see above
   for (let e = 0; e < dependencyCount; e++) {
     const from = dependencyFrom[e]!;
@@ -571,7 +593,10 @@ export function assembleCompiled(
     const slot = outFill[from]!++;
     outTarget[slot] = to;
     const given = givenWeight[e]!;
-    outWeight[slot] = Number.isNaN(given) ? 1 : given;
+    const weight = Number.isNaN(given) ? 1 : given;
+    outWeight[slot] = weight;
+    if (weight < smallestWeight) smallestWeight = weight;
+    if (weight > largestWeight) largestWeight = weight;
     slotOfDependency[e] = slot;
     const inSlot = inFill[to]!++;
     inSource[inSlot] = from;
@@ -651,6 +676,7 @@ export function assembleCompiled(
       inSource,
       inShare,
       selfShare,
+      weightsSpanWide: largestWeight > WIDE_WEIGHT_RATIO * smallestWeight,
       open: isOpen,
       hasFanout,
       arrival: arrivalOf,
@@ -680,6 +706,13 @@ function declaredRoles(
   }
   return roles;
 }
+
+/**
+ * Weights within this factor of each other leave the sweep order to the edges alone: the
+ * structure families of `npm run bench` (weights 0.5 to 4) sweep as fast that way, and their
+ * answers keep their bits; spread over 30× and more, the shares count too (docs/benchmark.md).
+ */
+const WIDE_WEIGHT_RATIO = 16;
 
 /** The most servers a node may have. */
 export const MAX_SERVERS = 10_000;

@@ -1,14 +1,27 @@
 import type { Components } from './components';
 import { type ArrayMemory, FRESH_ARRAYS, scratch } from './scratch';
 
-/** The adjacency `sweepOrder` reads: out- and in-edges in compressed sparse rows. */
+/** The adjacency `sweepOrder` reads: out- and in-edges in compressed sparse rows, with their shares. */
 export interface Adjacency {
   nodeCount: number;
   outStart: Int32Array;
   outTarget: Int32Array;
+  outShare: Float64Array;
   inStart: Int32Array;
   inSource: Int32Array;
+  inShare: Float64Array;
 }
+
+/**
+ * A weighted elimination ranks a node by `edges + SHARE_WEIGHT × share` of what still reaches it
+ * from its component, in steps of 1 / RANK_STEPS: the edges keep a forward chain's walk, the
+ * share keeps the heavy edges fresh (measured in docs/benchmark.md against the edges alone and
+ * the share alone).
+ */
+const SHARE_WEIGHT = 4;
+const RANK_STEPS = 16;
+/** The most buckets a weighted elimination keeps: larger ranks (fan-out calls) share the last. */
+const MAX_RANK_BUCKETS = 1 << 16;
 
 /**
  * An order in which to sweep each strongly connected component so that most edges point to
@@ -20,29 +33,55 @@ export interface Adjacency {
  * visits nodes in reverse elimination order (successors first). Component `c` occupies
  * positions `start[c] .. start[c + 1]` of the result, like `members`.
  *
+ * With `weighted` (for weights that span orders of magnitude), what is left of a node's incoming
+ * share counts beside its edges (`SHARE_WEIGHT`): counted alike, a few heavy edges read stale
+ * can hold most of the value a sweep moves (random 200k/1M with weights spread over 1e-3…1e3:
+ * the origin's solve took 154 sweeps in the order by edges, 37 in this one). It is not better
+ * everywhere (a forward chain whose heavy edges jump ahead can read more share stale in it), so
+ * `sweepOrder` builds both and keeps the one that reads less.
+ *
  * Among nodes with equally few incoming edges left, the one that has waited longest goes first
  * (`ties: 'waited-longest'`), or the one an elimination has just freed (`'just-freed'`). The
  * first walks a chain only from where a node has none left; on a ring every node of which
  * keeps one (a ring entered at a node that another ring also feeds) it eliminates the nodes in
  * the order the components were found, against the ring, so a sweep moves value one node along
  * it. The second follows the edge out of each node it eliminates, along the ring.
+ *
+ * @internal the order of one rank alone, for its tests; `sweepOrder` chooses between the two.
  */
-export function sweepOrder(
+export function rankedSweepOrder(
   graph: Adjacency,
   components: Components,
   memory: ArrayMemory = FRESH_ARRAYS,
   ties: 'waited-longest' | 'just-freed' = 'waited-longest',
+  weighted = false,
 ): Int32Array {
+  return sweepOrderAndStaleShare(graph, components, memory, ties, weighted, false).order;
+}
+
+/**
+ * `rankedSweepOrder`, and with `tally` the share it reads stale (the summed shares of the edges
+ * inside a component whose target it sweeps after their source), found as it eliminates.
+ */
+function sweepOrderAndStaleShare(
+  graph: Adjacency,
+  components: Components,
+  memory: ArrayMemory,
+  ties: 'waited-longest' | 'just-freed',
+  weighted: boolean,
+  tally: boolean,
+): { order: Int32Array; stale: number } {
   const order = memory.int32(graph.nodeCount);
+  let stale = 0;
   scratch.run(() => {
     const mark = scratch.mark();
     try {
-      fillSweepOrder(graph, components, order, ties === 'just-freed');
+      stale = fillSweepOrder(graph, components, order, ties === 'just-freed', weighted, tally);
     } finally /* Stryker disable next-line BlockStatement: releasing only lets the rest of the call reuse the memory */ {
       scratch.release(mark);
     }
   });
-  return order;
+  return { order, stale };
 }
 
 function fillSweepOrder(
@@ -50,10 +89,18 @@ function fillSweepOrder(
   components: Components,
   order: Int32Array,
   justFreedFirst: boolean,
-): void {
-  const { nodeCount, outStart, outTarget, inStart, inSource } = graph;
+  weighted: boolean,
+  tally: boolean,
+): number {
+  const { nodeCount, outStart, outTarget, outShare, inStart, inSource, inShare } = graph;
   const { count, start, members, componentOf } = components;
+  // The bucket of each node not yet placed: its incoming edges left, or (weighted) its rank.
+  // The share left of a node as it is placed is what its row reads stale: the edges into it from
+  // nodes placed later, which the sweep visits before it.
   const remaining = scratch.int32(nodeCount);
+  const edgesLeft = weighted ? scratch.int32(nodeCount) : remaining;
+  const shareLeft = weighted || tally ? scratch.float64(nodeCount) : undefined;
+  let stale = 0;
   const placed = scratch.uint8(nodeCount);
   const nextInBucket = scratch.int32(nodeCount);
   const previousInBucket = scratch.int32(nodeCount);
@@ -61,8 +108,17 @@ function fillSweepOrder(
   // Stryker disable next-line ArithmeticOperator,EqualityOperator: a larger bound only adds buckets that stay empty
   for (let v = 0; v < nodeCount; v++)
     largestInDegree = Math.max(largestInDegree, inStart[v + 1]! - inStart[v]!);
-  const bucketHead = scratch.int32(largestInDegree + 1, -1);
-  const bucketTail = scratch.int32(largestInDegree + 1, -1);
+  // Shares are at most 1 but for fan-out calls, which may go past the last bucket.
+  const bucketCount = weighted
+    ? Math.min(largestInDegree * (1 + SHARE_WEIGHT) * RANK_STEPS + 1, MAX_RANK_BUCKETS)
+    : largestInDegree + 1;
+  const bucketHead = scratch.int32(bucketCount, -1);
+  const bucketTail = scratch.int32(bucketCount, -1);
+  // Rounding can leave a share a hair below 0 once every edge is gone.
+  const rankOf = (edges: number, share: number): number => {
+    const steps = Math.floor((edges + SHARE_WEIGHT * share) * RANK_STEPS);
+    return steps <= 0 ? 0 : Math.min(steps, bucketCount - 1);
+  };
 
   const unlink = (v: number): void => {
     const before = previousInBucket[v]!;
@@ -106,11 +162,17 @@ function fillSweepOrder(
     for (let k = first; k < end; k++) {
       const v = members[k]!;
       let degree = 0;
+      let share = 0;
       for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
         const u = inSource[j]!;
-        if (u !== v && componentOf[u] === c) degree++;
+        if (u !== v && componentOf[u] === c) {
+          degree++;
+          share += inShare[j]!;
+        }
       }
-      remaining[v] = degree;
+      edgesLeft[v] = degree;
+      if (weighted) remaining[v] = rankOf(degree, share);
+      if (shareLeft !== undefined) shareLeft[v] = share;
       link(v);
     }
     let lowest = 0;
@@ -120,11 +182,15 @@ function fillSweepOrder(
       unlink(v);
       placed[v] = 1;
       order[end - 1 - k] = v;
+      if (shareLeft !== undefined) stale += shareLeft[v]!;
       for (let e = outStart[v]!; e < outStart[v + 1]!; e++) {
         const w = outTarget[e]!;
         if (w === v || placed[w] === 1 || componentOf[w] !== c) continue;
+        if (shareLeft !== undefined) shareLeft[w]! -= outShare[e]!;
+        let bucket = remaining[w]! - 1;
+        if (weighted) bucket = rankOf(--edgesLeft[w]!, shareLeft![w]!);
         unlink(w);
-        remaining[w]!--;
+        remaining[w] = bucket;
         if (justFreedFirst) linkFirst(w);
         else link(w);
         // Stryker disable next-line EqualityOperator: an equal bucket is the same bucket
@@ -133,4 +199,23 @@ function fillSweepOrder(
     }
     // Every node of the component was unlinked as it was placed: the buckets are all empty again.
   }
+  return stale;
+}
+
+/**
+ * The order in which to sweep each component: by edges, or, when `weighted`, whichever of that
+ * and the weighted order reads less share stale (the order by edges on a tie). Every structure
+ * family measured swept in fewer sweeps in the order that read less (docs/benchmark.md).
+ */
+export function sweepOrder(
+  graph: Adjacency,
+  components: Components,
+  memory: ArrayMemory = FRESH_ARRAYS,
+  ties: 'waited-longest' | 'just-freed' = 'waited-longest',
+  weighted = false,
+): Int32Array {
+  if (!weighted) return rankedSweepOrder(graph, components, memory, ties);
+  const byEdges = sweepOrderAndStaleShare(graph, components, memory, ties, false, true);
+  const byShares = sweepOrderAndStaleShare(graph, components, memory, ties, true, true);
+  return byShares.stale < byEdges.stale ? byShares.order : byEdges.order;
 }

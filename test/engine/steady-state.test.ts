@@ -257,21 +257,37 @@ describe('the path a loop takes', () => {
   });
 
   // Two rings of 600 fan-out services, each calling the next 0.999 times per request; a000 and
-  // b000 also call each other 0.01 times. Every node keeps an incoming edge from its ring, so
-  // the first sweep order runs against the rings and 500 sweeps move value 500 nodes: the other
-  // order follows them and settles in a few sweeps, and inverse iteration certifies the gain
-  // (some 0.999; the bounds leave it undecided). With p = 0.999^600 (a round trip of a ring):
-  // x(a000) = 1 / (1 − p − 0.01·0.01 / (1 − p)) and x(b000) = 0.01·x(a000) / (1 − p).
+  // b000 also call each other 0.07 times (weights within 16× of each other: the sweep order counts
+  // edges alone). Every node keeps an incoming edge from its ring, so the first sweep order runs
+  // against the rings and 500 sweeps move value 500 nodes: the other order follows them and
+  // settles in a few sweeps, and inverse iteration certifies the gain (some 0.999; the bounds
+  // leave it undecided). With p = 0.999^600 (a round trip of a ring):
+  // x(a000) = 1 / (1 − p − 0.07·0.07 / (1 − p)) and x(b000) = 0.07·x(a000) / (1 − p).
   it('sweeps a loop over 1,024 nodes whose first order runs against it in the other order', () => {
-    const n = 600;
-    const steady = solve(coupledRings(n, () => 0.999, 0.01, 0.01));
+    const [n, cross] = [600, 0.07];
+    const steady = solve(coupledRings(n, () => 0.999, cross, cross));
     expect(steady.unbounded).toEqual([]);
     expect(steady.sweeps).toBeGreaterThan(500);
     expect(steady.sweeps).toBeLessThan(600);
     const p = 0.999 ** n;
-    const xa = 1 / (1 - p - (0.01 * 0.01) / (1 - p));
+    const xa = 1 / (1 - p - (cross * cross) / (1 - p));
     expectNear(steady.throughput[0], xa, 1e-9);
-    expectNear(steady.throughput[n], (0.01 * xa) / (1 - p), 1e-9);
+    expectNear(steady.throughput[n], (cross * xa) / (1 - p), 1e-9);
+    expectNear(steady.throughput[n - 1], 0.999 ** (n - 1) * xa, 1e-9);
+  });
+
+  // The same rings with calls of 0.01 between them: the weights span 99.9×, so the first order
+  // weighs each edge's share beside the edges, the light calls between the rings are the ones
+  // read stale, and it follows the rings: settled in a few sweeps, with the same numbers.
+  it('follows the rings in the first order when the weights span more than 16×', () => {
+    const [n, cross] = [600, 0.01];
+    const steady = solve(coupledRings(n, () => 0.999, cross, cross));
+    expect(steady.unbounded).toEqual([]);
+    expect(steady.sweeps).toBeLessThan(50);
+    const p = 0.999 ** n;
+    const xa = 1 / (1 - p - (cross * cross) / (1 - p));
+    expectNear(steady.throughput[0], xa, 1e-9);
+    expectNear(steady.throughput[n], (cross * xa) / (1 - p), 1e-9);
     expectNear(steady.throughput[n - 1], 0.999 ** (n - 1) * xa, 1e-9);
   });
 });

@@ -1,9 +1,11 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileStructure } from '../../lib/engine';
+import { rankedSweepOrder } from '../../lib/engine/sweep-order';
 
 /** The dependencies of the component whose target is swept after its source (stale reads). */
 function staleEdges(
-  structure: { nodes: { id: string }[]; dependencies: { from: string; to: string }[] },
+  structure: { nodes: { id: string }[]; dependencies: { from: string; to: string; weight?: number }[] },
   ties: 'waited-longest' | 'just-freed' = 'waited-longest',
 ) {
   const compiled = compileStructure(structure);
@@ -68,4 +70,110 @@ describe('sweep order', () => {
     expect(staleEdges(structure, 'waited-longest')).toHaveLength(19);
     expect(staleEdges(structure, 'just-freed')).toHaveLength(3);
   });
+
+  it('reads the light edge of a loop stale when the weights span more than 16×', () => {
+    // a ⇄ b, and a passes almost everything on to d: a → b carries 1/1000 of what a sends,
+    // b → a all of what b sends. One of the two is read stale. Counting edges alone, both nodes
+    // have one incoming and the one found first is eliminated first: here b → a, the heavy
+    // edge, is read stale. With weights of 1 and 999 (a span over 16×) the shares rank them and
+    // a → b, the light one, is.
+    const withExit = (weight: number) => ({
+      nodes: [{ id: 'b' }, { id: 'a' }, { id: 'd' }],
+      dependencies: [
+        { from: 'a', to: 'b', weight: 1 },
+        { from: 'a', to: 'd', weight },
+        { from: 'b', to: 'a', weight: 1 },
+      ],
+    });
+    expect(staleEdges(withExit(999))).toEqual([{ from: 'a', to: 'b', weight: 1 }]);
+    expect(staleEdges(withExit(999), 'just-freed')).toEqual([{ from: 'a', to: 'b', weight: 1 }]);
+    expect(staleEdges(withExit(15))).toEqual([{ from: 'b', to: 'a', weight: 1 }]);
+  });
+
+  it('keeps the order by edges where weighing the shares would read more of them stale', () => {
+    // The window chain above with each node's jump of three weighing 100 and its other edges
+    // 0.1: nearly all of what a node sends (100 / 100.2) goes three ahead. The order by edges
+    // walks the chain and reads little more than the jumps back stale; weighing the shares
+    // breaks that walk and reads over a thousand light edges stale, twice the share in all. The
+    // structure keeps the order by edges.
+    const size = 2000;
+    const nodes = Array.from({ length: size }, (_, i) => ({ id: `n${(i * 7919) % size}` }));
+    const dependencies: { from: string; to: string; weight: number }[] = [];
+    for (let i = 0; i < size; i++) {
+      for (let k = 1; k <= 3; k++)
+        if (i + k < size) dependencies.push({ from: `n${i}`, to: `n${i + k}`, weight: k === 3 ? 100 : 0.1 });
+      if (i % 100 === 99) dependencies.push({ from: `n${i}`, to: `n${i - 90}`, weight: 0.1 });
+    }
+    dependencies.push({ from: `n${size - 1}`, to: 'n0', weight: 0.1 });
+    const compiled = compileStructure({ nodes, dependencies });
+    expect(compiled.weightsSpanWide).toBe(true);
+    const components = compiled.components();
+    const byEdges = rankedSweepOrder(compiled, components);
+    const byShares = rankedSweepOrder(compiled, components, undefined, 'waited-longest', true);
+    expect(staleShare(compiled, byShares)).toBeGreaterThan(2 * staleShare(compiled, byEdges));
+    expect(compiled.sweepOrder()).toEqual(byEdges);
+  });
+
+  it('keeps whichever order reads less share stale, on random loops with wide weights', () => {
+    // What the elimination tallies as it places each node is checked against the edges
+    // counted afterwards (`staleShare` below): the order kept is the one that reads less, either
+    // on a tie.
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 2, max: 40 }).chain((size) =>
+          fc.tuple(
+            fc.constant(size),
+            fc.array(
+              fc.record({
+                from: fc.nat(size - 1),
+                to: fc.nat(size - 1),
+                weight: fc.constantFrom(0.001, 0.1, 1, 7, 1000),
+              }),
+              { minLength: 1, maxLength: 120 },
+            ),
+          ),
+        ),
+        ([size, edges]) => {
+          const dependencies = edges.map((e) => ({ from: `n${e.from}`, to: `n${e.to}`, weight: e.weight }));
+          // A ring through every node keeps one component the size of the structure.
+          for (let i = 0; i < size; i++)
+            dependencies.push({ from: `n${i}`, to: `n${(i + 1) % size}`, weight: 1 });
+          const compiled = compileStructure({
+            nodes: Array.from({ length: size }, (_, i) => ({ id: `n${i}` })),
+            dependencies,
+          });
+          const components = compiled.components();
+          const byEdges = rankedSweepOrder(compiled, components);
+          const byShares = rankedSweepOrder(compiled, components, undefined, 'waited-longest', true);
+          const [edgesStale, sharesStale] = [staleShare(compiled, byEdges), staleShare(compiled, byShares)];
+          // The tally subtracts each edge as its source is placed, so a tie may round either way.
+          if (
+            compiled.weightsSpanWide &&
+            Math.abs(sharesStale - edgesStale) <= 1e-12 * (sharesStale + edgesStale)
+          ) {
+            expect([byEdges, byShares]).toContainEqual(compiled.sweepOrder());
+          } else {
+            const lighter = compiled.weightsSpanWide && sharesStale < edgesStale ? byShares : byEdges;
+            expect(compiled.sweepOrder()).toEqual(lighter);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });
+
+/** The shares of the dependencies inside a component read stale in `order` (target swept after source). */
+function staleShare(compiled: ReturnType<typeof compileStructure>, order: Int32Array): number {
+  const { componentOf } = compiled.components();
+  const position = new Int32Array(compiled.nodeCount);
+  for (let i = 0; i < order.length; i++) position[order[i]!] = i;
+  let share = 0;
+  for (let u = 0; u < compiled.nodeCount; u++) {
+    for (let k = compiled.outStart[u]!; k < compiled.outStart[u + 1]!; k++) {
+      const v = compiled.outTarget[k]!;
+      if (componentOf[u] === componentOf[v] && position[v]! > position[u]!) share += compiled.outShare[k]!;
+    }
+  }
+  return share;
+}
