@@ -19,7 +19,7 @@ export interface Adjacency {
  * the share alone).
  */
 const SHARE_WEIGHT = 4;
-const RANK_STEPS = 16;
+const RANK_STEPS = 4;
 /** The most buckets a weighted elimination keeps: larger ranks (fan-out calls) share the last. */
 const MAX_RANK_BUCKETS = 1 << 16;
 
@@ -36,7 +36,7 @@ const MAX_RANK_BUCKETS = 1 << 16;
  * With `weighted` (for weights that span orders of magnitude), what is left of a node's incoming
  * share counts beside its edges (`SHARE_WEIGHT`): counted alike, a few heavy edges read stale
  * can hold most of the value a sweep moves (random 200k/1M with weights spread over 1e-3…1e3:
- * the origin's solve took 154 sweeps in the order by edges, 37 in this one). It is not better
+ * the origin's solve took 154 sweeps in the order by edges, 35 in this one). It is not better
  * everywhere (a forward chain whose heavy edges jump ahead can read more share stale in it), so
  * `sweepOrder` builds both and keeps the one that reads less.
  *
