@@ -708,11 +708,12 @@ function declaredRoles(
 }
 
 /**
- * Weights within this factor of each other leave the sweep order to the edges alone: the
- * structure families of `npm run bench` (weights 0.5 to 4) sweep as fast that way, and their
- * answers keep their bits; spread over 30× and more, the shares count too (docs/benchmark.md).
+ * Weights within this factor of each other leave the sweep order to the edges alone. Spread
+ * over 30× to 900× (random 200k/1M) the order that weighs the shares took fewer sweeps (42
+ * against 67) but no less time: its sweeps were slower and building both orders costs more;
+ * spread over 1e-3…1e3 it took 35 sweeps against 154, a second less (docs/benchmark.md).
  */
-const WIDE_WEIGHT_RATIO = 16;
+const WIDE_WEIGHT_RATIO = 1000;
 
 /** The most servers a node may have. */
 export const MAX_SERVERS = 10_000;

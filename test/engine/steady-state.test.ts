@@ -257,8 +257,8 @@ describe('the path a loop takes', () => {
   });
 
   // Two rings of 600 fan-out services, each calling the next 0.999 times per request; a000 and
-  // b000 also call each other 0.07 times (weights within 16× of each other: the sweep order counts
-  // edges alone). Every node keeps an incoming edge from its ring, so the first sweep order runs
+  // b000 also call each other 0.07 times (weights within 1,000× of each other: the sweep order
+  // counts edges alone). Every node keeps an incoming edge from its ring, so the first sweep order runs
   // against the rings and 500 sweeps move value 500 nodes: the other order follows them and
   // settles in a few sweeps, and inverse iteration certifies the gain (some 0.999; the bounds
   // leave it undecided). With p = 0.999^600 (a round trip of a ring):
@@ -276,11 +276,11 @@ describe('the path a loop takes', () => {
     expectNear(steady.throughput[n - 1], 0.999 ** (n - 1) * xa, 1e-9);
   });
 
-  // The same rings with calls of 0.01 between them: the weights span 99.9×, so the first order
+  // The same rings with calls of 1e-4 between them: the weights span 9,990×, so the first order
   // weighs each edge's share beside the edges, the light calls between the rings are the ones
   // read stale, and it follows the rings: settled in a few sweeps, with the same numbers.
-  it('follows the rings in the first order when the weights span more than 16×', () => {
-    const [n, cross] = [600, 0.01];
+  it('follows the rings in the first order when the weights span more than 1,000×', () => {
+    const [n, cross] = [600, 1e-4];
     const steady = solve(coupledRings(n, () => 0.999, cross, cross));
     expect(steady.unbounded).toEqual([]);
     expect(steady.sweeps).toBeLessThan(50);
