@@ -253,21 +253,27 @@ describe('a scenario answers what the edited structure answers', () => {
   });
 
   // A loop of 300 nodes, each passing on to the next and, lightly, seven ahead and three back;
-  // weights from 0.01 to 50 span more than 16×, so its sweep order weighs the shares. A scenario
+  // weights from 0.01 to 50 span more than 1,000×, so its sweep order weighs the shares. A scenario
   // that reweights has the base's rows but other shares: it orders its own sweeps, as the edited
   // structure does, rather than take the base's (which would read other edges stale and end in
   // other last digits). Going the other way, weights brought within 16× order by edges again.
   it('byte for byte where reweighting changes the order of a large loop', () => {
     const n = 300;
-    const dependencies: { from: string; to: string; weight: number }[] = [];
-    for (let i = 0; i < n; i++) {
-      dependencies.push({ from: `s${i}`, to: `s${(i + 1) % n}`, weight: 1 });
-      dependencies.push({ from: `s${i}`, to: `s${(i + 7) % n}`, weight: 0.01 });
-      dependencies.push({ from: `s${i}`, to: `s${(i + n - 3) % n}`, weight: i % 10 === 0 ? 50 : 0.05 });
-    }
-    const structure: Structure = {
-      nodes: Array.from({ length: n }, (_, i) => ({ id: `s${i}`, load: i % 4, capacity: 1 + (i % 3) })),
-      dependencies,
+    const loop = (heavyBack: number): Structure => {
+      const dependencies: { from: string; to: string; weight: number }[] = [];
+      for (let i = 0; i < n; i++) {
+        dependencies.push({ from: `s${i}`, to: `s${(i + 1) % n}`, weight: 1 });
+        dependencies.push({ from: `s${i}`, to: `s${(i + 7) % n}`, weight: 0.01 });
+        dependencies.push({
+          from: `s${i}`,
+          to: `s${(i + n - 3) % n}`,
+          weight: i % 10 === 0 ? heavyBack : 0.05,
+        });
+      }
+      return {
+        nodes: Array.from({ length: n }, (_, i) => ({ id: `s${i}`, load: i % 4, capacity: 1 + (i % 3) })),
+        dependencies,
+      };
     };
     const reweighted = {
       dependencies: Array.from({ length: 30 }, (_, k) => ({
@@ -276,10 +282,17 @@ describe('a scenario answers what the edited structure answers', () => {
         weight: 0.05,
       })),
     };
-    for (const scenario of [{ dependencies: [{ from: 's5', to: 's12', weight: 500 }] }, reweighted]) {
+    const heavier = { dependencies: [{ from: 's5', to: 's12', weight: 500 }] };
+    // Wide to wide, wide to within 1,000× (0.01 to 1), and within 1,000× to wide.
+    for (const [structure, scenario] of [
+      [loop(50), heavier],
+      [loop(50), reweighted],
+      [loop(0.05), heavier],
+    ] as const) {
       const base = compileStructure(structure);
       const derived = applyScenario(base, scenario);
       const edited = compileStructure(editedStructure(structure, scenario));
+      expect(derived.weightsSpanWide).toBe(edited.weightsSpanWide);
       expect(derived.sweepOrder()).toEqual(edited.sweepOrder());
       expect(derived.sweepOrder()).not.toEqual(base.sweepOrder());
       expect(written((w) => writeAnalyze(w, derived))).toBe(written((w) => writeAnalyze(w, edited)));

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileStructure } from '../../lib/engine';
-import { rankedSweepOrder } from '../../lib/engine/sweep-order';
+import { FRESH_ARRAYS } from '../../lib/engine/scratch';
+import { rankedSweepOrder, sweepOrderAndStaleShare } from '../../lib/engine/sweep-order';
 
 /** The dependencies of the component whose target is swept after its source (stale reads). */
 function staleEdges(
@@ -73,21 +74,22 @@ describe('sweep order', () => {
 
   it('reads the light edge of a loop stale when the weights span more than 1,000×', () => {
     // a ⇄ b, and a passes almost everything on to d: a → b carries 1/10,000 of what a sends,
-    // b → a all of what b sends. One of the two is read stale. Counting edges alone, both nodes
+    // b → a half of what b sends (the other half goes to e). One of the two is read stale. Counting edges alone, both nodes
     // have one incoming and the one found first is eliminated first: here b → a, the heavy
     // edge, is read stale. With weights of 1 and 9,999 (a span over 1,000×) the shares rank
-    // them and a → b, the light one, is; with 999 the order by edges stands.
+    // them and a → b, the light one, is; at exactly 1,000× the order by edges stands.
     const withExit = (weight: number) => ({
-      nodes: [{ id: 'b' }, { id: 'a' }, { id: 'd' }],
+      nodes: [{ id: 'b' }, { id: 'a' }, { id: 'd' }, { id: 'e' }],
       dependencies: [
         { from: 'a', to: 'b', weight: 1 },
         { from: 'a', to: 'd', weight },
         { from: 'b', to: 'a', weight: 1 },
+        { from: 'b', to: 'e', weight: 1 },
       ],
     });
     expect(staleEdges(withExit(9999))).toEqual([{ from: 'a', to: 'b', weight: 1 }]);
     expect(staleEdges(withExit(9999), 'just-freed')).toEqual([{ from: 'a', to: 'b', weight: 1 }]);
-    expect(staleEdges(withExit(999))).toEqual([{ from: 'b', to: 'a', weight: 1 }]);
+    expect(staleEdges(withExit(1000))).toEqual([{ from: 'b', to: 'a', weight: 1 }]);
   });
 
   it('keeps the order by edges where weighing the shares would read more of them stale', () => {
@@ -162,7 +164,116 @@ describe('sweep order', () => {
       { numRuns: 300 },
     );
   });
+
+  it('is the elimination the rule describes, on random structures, and tallies what it reads stale', () => {
+    // The rule written out plainly (`eliminated` below): each component on its own, the node of
+    // lowest rank first (edges left, or with weights `⌊(edges + 4 × share) × 4⌋` within the
+    // buckets there are), among equal ranks the one in its rank longest (or, just freed, the one
+    // that arrived last), and the share it still receives when placed read stale.
+    const weightArbitrary = fc.constantFrom(0.0001, 0.01, 0.5, 1, 3, 50, 9999);
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 12 }).chain((size) =>
+          fc.record({
+            size: fc.constant(size),
+            fanout: fc.array(fc.boolean(), { minLength: size, maxLength: size }),
+            edges: fc.array(
+              fc.record({ from: fc.nat(size - 1), to: fc.nat(size - 1), weight: weightArbitrary }),
+              { maxLength: 40 },
+            ),
+          }),
+        ),
+        ({ size, fanout, edges }) => {
+          const compiled = compileStructure({
+            nodes: Array.from({ length: size }, (_, i) => ({
+              id: `n${i}`,
+              ...(fanout[i] ? { fanout: true } : {}),
+            })),
+            dependencies: edges.map((e) => ({ from: `n${e.from}`, to: `n${e.to}`, weight: e.weight })),
+          });
+          const components = compiled.components();
+          for (const ties of ['waited-longest', 'just-freed'] as const) {
+            for (const weighted of [false, true]) {
+              const { order, stale } = sweepOrderAndStaleShare(
+                compiled,
+                components,
+                FRESH_ARRAYS,
+                ties,
+                weighted,
+                true,
+              );
+              const expected = eliminated(compiled, ties === 'just-freed', weighted);
+              expect(Array.from(order)).toEqual(expected.order);
+              expect(stale).toBe(expected.stale);
+              expect(Math.abs(stale - staleShare(compiled, order))).toBeLessThanOrEqual(1e-12 * size * 40);
+            }
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
 });
+
+/** The sweep order's elimination as its comment states it, one minimum search per node. */
+function eliminated(
+  compiled: ReturnType<typeof compileStructure>,
+  justFreedFirst: boolean,
+  weighted: boolean,
+): { order: number[]; stale: number } {
+  const { nodeCount, outStart, outTarget, outShare, inStart, inSource, inShare } = compiled;
+  const { count, start, members, componentOf } = compiled.components();
+  let largestInDegree = 0;
+  for (let v = 0; v < nodeCount; v++)
+    largestInDegree = Math.max(largestInDegree, inStart[v + 1]! - inStart[v]!);
+  const lastBucket = weighted ? Math.min(largestInDegree * 20 + 1, 65536) - 1 : largestInDegree;
+  const rankOf = (edges: number, share: number) =>
+    weighted ? Math.min(Math.max(Math.floor((edges + 4 * share) * 4), 0), lastBucket) : edges;
+  const order = new Array<number>(nodeCount);
+  let stale = 0;
+  let clock = 0;
+  for (let c = 0; c < count; c++) {
+    const first = start[c]!;
+    const end = start[c + 1]!;
+    const left = new Map<number, { edges: number; share: number; rank: number; since: number }>();
+    for (let k = first; k < end; k++) {
+      const v = members[k]!;
+      let edges = 0;
+      let share = 0;
+      for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
+        if (inSource[j] !== v && componentOf[inSource[j]!] === c) {
+          edges++;
+          share += inShare[j]!;
+        }
+      }
+      left.set(v, { edges, share, rank: rankOf(edges, share), since: clock++ });
+    }
+    for (let k = 0; k < end - first; k++) {
+      let v = -1;
+      for (const [candidate, state] of left) {
+        const best = left.get(v);
+        if (
+          best === undefined ||
+          state.rank < best.rank ||
+          (state.rank === best.rank && state.since < best.since)
+        )
+          v = candidate;
+      }
+      if (end - first > 1) stale += left.get(v)!.share;
+      left.delete(v);
+      order[end - 1 - k] = v;
+      for (let e = outStart[v]!; e < outStart[v + 1]!; e++) {
+        const state = left.get(outTarget[e]!);
+        if (state === undefined) continue;
+        state.share -= outShare[e]!;
+        state.edges--;
+        state.rank = rankOf(state.edges, state.share);
+        state.since = justFreedFirst ? -clock++ : clock++;
+      }
+    }
+  }
+  return { order, stale };
+}
 
 /** The shares of the dependencies inside a component read stale in `order` (target swept after source). */
 function staleShare(compiled: ReturnType<typeof compileStructure>, order: Int32Array): number {
