@@ -201,16 +201,15 @@ export class CompiledStructure {
    * both order by count or both have the very same shares (a scenario that changes weights has
    * the same rows and other shares, which a weighted order follows).
    */
-  // Stryker disable ConditionalExpression,LogicalOperator,BooleanLiteral,BlockStatement: an order built again rather than shared is the same order (only the work differs); sharing one of other shares is what the tests catch
+  // Stryker disable next-line BlockStatement: an order built again rather than shared is the same order (only the work differs)
   #sameOrder(): CompiledStructure | undefined {
     const same = this.#sameDependencies;
+    // Stryker disable next-line ConditionalExpression: see above
     if (same === undefined) return undefined;
-    // Stryker restore BooleanLiteral
-    const byCount = !same.weightsSpanWide && !this.weightsSpanWide;
-    // Stryker disable BooleanLiteral
-    return byCount || same.outShare === this.outShare ? same : undefined;
+    const byEdges = !same.weightsSpanWide && !this.weightsSpanWide;
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: see above; sharing an order of other shares is what the tests catch
+    return byEdges || same.outShare === this.outShare ? same : undefined;
   }
-  // Stryker restore ConditionalExpression,LogicalOperator,BooleanLiteral,BlockStatement
 
   /** Whether another structure's steady state is this one's (see `#sameFlows`). */
   get sharesFlows(): boolean {

@@ -1,5 +1,5 @@
 import type { Components } from './components';
-import { type ArrayMemory, FRESH_ARRAYS, scratch } from './scratch';
+import { type ArrayMemory, scratch } from './scratch';
 
 /** The adjacency `sweepOrder` reads: out- and in-edges in compressed sparse rows, with their shares. */
 export interface Adjacency {
@@ -24,48 +24,12 @@ const RANK_STEPS = 4;
 const MAX_RANK_BUCKETS = 1 << 16;
 
 /**
- * An order in which to sweep each strongly connected component so that most edges point to
- * nodes already swept (fresh values), the rest being a small feedback set.
+ * The order of one rank alone (by edges, or `weighted`), and with `tally` the share it reads
+ * stale (the summed shares of the edges inside a component whose target it sweeps after their
+ * source), found as it eliminates.
  *
- * Nodes are eliminated greedily by fewest remaining incoming edges from the component
- * (a bucket queue, O(edges)): on a long forward chain with a few jumps back this walks the
- * chain from its start, so only the jumps back are left pointing the wrong way. The sweep
- * visits nodes in reverse elimination order (successors first). Component `c` occupies
- * positions `start[c] .. start[c + 1]` of the result, like `members`.
- *
- * With `weighted` (for weights that span orders of magnitude), what is left of a node's incoming
- * share counts beside its edges (`SHARE_WEIGHT`): counted alike, a few heavy edges read stale
- * can hold most of the value a sweep moves (random 200k/1M with weights spread over 1e-3…1e3:
- * the origin's solve took 154 sweeps in the order by edges, 35 in this one). It is not better
- * everywhere (a forward chain whose heavy edges jump ahead can read more share stale in it), so
- * `sweepOrder` builds both and keeps the one that reads less.
- *
- * Among nodes with equally few incoming edges left, the one that has waited longest goes first
- * (`ties: 'waited-longest'`), or the one an elimination has just freed (`'just-freed'`). The
- * first walks a chain only from where a node has none left; on a ring every node of which
- * keeps one (a ring entered at a node that another ring also feeds) it eliminates the nodes in
- * the order the components were found, against the ring, so a sweep moves value one node along
- * it. The second follows the edge out of each node it eliminates, along the ring.
- *
- * @internal the order of one rank alone, for its tests; `sweepOrder` chooses between the two.
- */
-export function rankedSweepOrder(
-  graph: Adjacency,
-  components: Components,
-  memory: ArrayMemory = FRESH_ARRAYS,
-  // Stryker disable next-line StringLiteral: any other value reads as not 'just-freed'
-  ties: 'waited-longest' | 'just-freed' = 'waited-longest',
-  weighted = false,
-): Int32Array {
-  // Stryker disable next-line BooleanLiteral: the tally changes only the work, never the order
-  return sweepOrderAndStaleShare(graph, components, memory, ties, weighted, false).order;
-}
-
-/**
- * `rankedSweepOrder`, and with `tally` the share it reads stale (the summed shares of the edges
- * inside a component whose target it sweeps after their source), found as it eliminates.
- *
- * @internal exported for its tests, which check the tally against the edges counted afterwards.
+ * @internal exported for its tests, which check both against the rule and the tally against the
+ * edges counted afterwards.
  */
 export function sweepOrderAndStaleShare(
   graph: Adjacency,
@@ -212,9 +176,30 @@ function fillSweepOrder(
 }
 
 /**
- * The order in which to sweep each component: by edges, or, when `weighted`, whichever of that
- * and the weighted order reads less share stale (the order by edges on a tie). Every structure
- * family measured swept in fewer sweeps in the order that read less (docs/benchmark.md).
+ * An order in which to sweep each strongly connected component so that most edges point to
+ * nodes already swept (fresh values), the rest being a small feedback set.
+ *
+ * Nodes are eliminated greedily by fewest remaining incoming edges from the component
+ * (a bucket queue, O(edges)): on a long forward chain with a few jumps back this walks the
+ * chain from its start, so only the jumps back are left pointing the wrong way. The sweep
+ * visits nodes in reverse elimination order (successors first). Component `c` occupies
+ * positions `start[c] .. start[c + 1]` of the result, like `members`.
+ *
+ * With `weighted` (for weights that span orders of magnitude), what is left of a node's incoming
+ * share counts beside its edges (`SHARE_WEIGHT`): counted alike, a few heavy edges read stale
+ * can hold most of the value a sweep moves (random 200k/1M with weights spread over 1e-3…1e3:
+ * the origin's solve took 154 sweeps in the order by edges, 35 in this one). It is not better
+ * everywhere (a forward chain whose heavy edges jump ahead can read more share stale in it), so
+ * both are built and the one whose stale edges carry less share is kept (the order by edges on a
+ * tie): every structure family measured swept in fewer sweeps in the order that read less
+ * (docs/benchmark.md).
+ *
+ * Among nodes with equally few incoming edges left, the one that has waited longest goes first
+ * (`ties: 'waited-longest'`), or the one an elimination has just freed (`'just-freed'`). The
+ * first walks a chain only from where a node has none left; on a ring every node of which
+ * keeps one (a ring entered at a node that another ring also feeds) it eliminates the nodes in
+ * the order the components were found, against the ring, so a sweep moves value one node along
+ * it. The second follows the edge out of each node it eliminates, along the ring.
  */
 export function sweepOrder(
   graph: Adjacency,
@@ -223,7 +208,8 @@ export function sweepOrder(
   ties: 'waited-longest' | 'just-freed',
   weighted: boolean,
 ): Int32Array {
-  if (!weighted) return rankedSweepOrder(graph, components, memory, ties);
+  // Stryker disable next-line BooleanLiteral: the tally changes only the work, never the order
+  if (!weighted) return sweepOrderAndStaleShare(graph, components, memory, ties, false, false).order;
   const byEdges = sweepOrderAndStaleShare(graph, components, memory, ties, false, true);
   // Stryker disable next-line BooleanLiteral: a weighted elimination tallies what it reads stale anyway
   const byShares = sweepOrderAndStaleShare(graph, components, memory, ties, true, true);

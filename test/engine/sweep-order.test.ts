@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compileStructure } from '../../lib/engine';
 import { FRESH_ARRAYS } from '../../lib/engine/scratch';
-import { rankedSweepOrder, sweepOrderAndStaleShare } from '../../lib/engine/sweep-order';
+import { sweepOrderAndStaleShare } from '../../lib/engine/sweep-order';
 
 /** The dependencies of the component whose target is swept after its source (stale reads). */
 function staleEdges(
@@ -111,8 +111,22 @@ describe('sweep order', () => {
     const compiled = compileStructure({ nodes, dependencies });
     expect(compiled.weightsSpanWide).toBe(true);
     const components = compiled.components();
-    const byEdges = rankedSweepOrder(compiled, components);
-    const byShares = rankedSweepOrder(compiled, components, undefined, 'waited-longest', true);
+    const byEdges = sweepOrderAndStaleShare(
+      compiled,
+      components,
+      FRESH_ARRAYS,
+      'waited-longest',
+      false,
+      false,
+    ).order;
+    const byShares = sweepOrderAndStaleShare(
+      compiled,
+      components,
+      FRESH_ARRAYS,
+      'waited-longest',
+      true,
+      false,
+    ).order;
     expect(staleShare(compiled, byShares)).toBeGreaterThan(staleShare(compiled, byEdges));
     expect(compiled.sweepOrder()).toEqual(byEdges);
   });
@@ -146,8 +160,22 @@ describe('sweep order', () => {
             dependencies,
           });
           const components = compiled.components();
-          const byEdges = rankedSweepOrder(compiled, components);
-          const byShares = rankedSweepOrder(compiled, components, undefined, 'waited-longest', true);
+          const byEdges = sweepOrderAndStaleShare(
+            compiled,
+            components,
+            FRESH_ARRAYS,
+            'waited-longest',
+            false,
+            false,
+          ).order;
+          const byShares = sweepOrderAndStaleShare(
+            compiled,
+            components,
+            FRESH_ARRAYS,
+            'waited-longest',
+            true,
+            false,
+          ).order;
           const [edgesStale, sharesStale] = [staleShare(compiled, byEdges), staleShare(compiled, byShares)];
           // The tally subtracts each edge as its source is placed, so a tie may round either way.
           if (
