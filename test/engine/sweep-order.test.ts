@@ -110,23 +110,7 @@ describe('sweep order', () => {
     dependencies.push({ from: `n${size - 1}`, to: 'n0', weight: 0.01 });
     const compiled = compileStructure({ nodes, dependencies });
     expect(compiled.weightsSpanWide).toBe(true);
-    const components = compiled.components();
-    const byEdges = sweepOrderAndStaleShare(
-      compiled,
-      components,
-      FRESH_ARRAYS,
-      'waited-longest',
-      false,
-      false,
-    ).order;
-    const byShares = sweepOrderAndStaleShare(
-      compiled,
-      components,
-      FRESH_ARRAYS,
-      'waited-longest',
-      true,
-      false,
-    ).order;
+    const { byEdges, byShares } = bothOrders(compiled);
     expect(staleShare(compiled, byShares)).toBeGreaterThan(staleShare(compiled, byEdges));
     expect(compiled.sweepOrder()).toEqual(byEdges);
   });
@@ -159,23 +143,7 @@ describe('sweep order', () => {
             nodes: Array.from({ length: size }, (_, i) => ({ id: `n${i}` })),
             dependencies,
           });
-          const components = compiled.components();
-          const byEdges = sweepOrderAndStaleShare(
-            compiled,
-            components,
-            FRESH_ARRAYS,
-            'waited-longest',
-            false,
-            false,
-          ).order;
-          const byShares = sweepOrderAndStaleShare(
-            compiled,
-            components,
-            FRESH_ARRAYS,
-            'waited-longest',
-            true,
-            false,
-          ).order;
+          const { byEdges, byShares } = bothOrders(compiled);
           const [edgesStale, sharesStale] = [staleShare(compiled, byEdges), staleShare(compiled, byShares)];
           // The tally subtracts each edge as its source is placed, so a tie may round either way.
           if (
@@ -337,4 +305,12 @@ function staleShare(compiled: ReturnType<typeof compileStructure>, order: Int32A
     }
   }
   return share;
+}
+
+/** The waited-longest order by edges and the one that weighs the shares, each of one rank alone. */
+function bothOrders(compiled: ReturnType<typeof compileStructure>) {
+  const components = compiled.components();
+  const ranked = (weighted: boolean) =>
+    sweepOrderAndStaleShare(compiled, components, FRESH_ARRAYS, 'waited-longest', weighted, false).order;
+  return { byEdges: ranked(false), byShares: ranked(true) };
 }
