@@ -25,6 +25,12 @@ const SHARED_MODULES = [
  * files can share modules.
  */
 const STARTS_A_SERVER = ['test/api/typed-client.test.ts', 'test/api/openapi-validation.test.ts'];
+/**
+ * The explorer's tests share their worker's modules too, so its browser tests share one test
+ * server and one Chromium per worker (test/explorer/browser.ts), each file with a user and an API
+ * key of its own: a server and a browser started per file were some 4 s of CPU each time.
+ */
+const EXPLORER = ['test/explorer/**/*.test.ts'];
 
 export default defineConfig({
   test: {
@@ -44,7 +50,11 @@ export default defineConfig({
         extends: true,
         test: { name: 'shared modules', include: SHARED_MODULES, exclude: STARTS_A_SERVER, isolate: false },
       },
-      { extends: true, test: { name: 'isolated', include: ['test/**/*.test.ts'], exclude: SHARED_MODULES } },
+      { extends: true, test: { name: 'explorer', include: EXPLORER, isolate: false } },
+      {
+        extends: true,
+        test: { name: 'isolated', include: ['test/**/*.test.ts'], exclude: [...SHARED_MODULES, ...EXPLORER] },
+      },
       { extends: true, test: { name: 'isolated servers', include: STARTS_A_SERVER } },
     ],
   },

@@ -1,7 +1,16 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
-import { type Browser, type BrowserContextOptions, chromium, type Locator, type Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import {
+  type Browser,
+  type BrowserContext,
+  type BrowserContextOptions,
+  chromium,
+  type Locator,
+  type Page,
+} from 'playwright-core';
+import { afterAll, afterEach, beforeAll } from 'vitest';
+import { issueApiKey } from '../../lib/keys';
+import { loadOrCreateLocalIssuer, signAccessToken } from '../../lib/tokens/local-issuer';
 import { startTestServer, type TestServer } from '../integration/server';
 
 /**
@@ -39,40 +48,89 @@ export function launchChromium(executablePath: string): Promise<Browser> {
 /** Where the explorer tests put their screenshots. */
 export const SCREENSHOTS = 'test-results/explorer';
 
+/** A test server logging warnings and worse, and Chromium: one of each per vitest worker. */
+interface BrowserSession {
+  server: TestServer;
+  browser: Browser;
+}
+
+let session: Promise<BrowserSession> | undefined;
+let sessionUsers = 0;
+
 /**
- * For the tests of the `describe` that calls this: before them, a test server logging warnings
- * and worse, its explorer page open in Chromium at `executablePath`, handed to `opened`, and the
- * screenshots folder made; after them, the browser and the server closed.
+ * The worker's test server and Chromium, started by the first browser test file the worker runs
+ * and kept for the next ones (the browser files share their worker's modules: vitest.config.ts).
+ * Starting both took some 4 s of CPU per file, half the cost of a short browser file. Neither is
+ * closed here: they end with the worker's process (Playwright closes the browsers it launched
+ * when its process is told to stop).
+ */
+function sharedSession(executablePath: string): Promise<BrowserSession> {
+  session ??= (async () => {
+    const server = await startTestServer({ LOG_LEVEL: 'WARN' });
+    return { server, browser: await launchChromium(executablePath) };
+  })();
+  return session;
+}
+
+/**
+ * The shared server as one test file sees it: a user and an API key of the file's own, so no file
+ * lists, opens or runs the systems another file registered, and closing it closes nothing.
+ */
+async function withOwnUser(server: TestServer): Promise<TestServer> {
+  sessionUsers += 1;
+  const owner = `browser-file-${sessionUsers}`;
+  const { key } = await issueApiKey(server.store, { owner, name: 'browser test file' });
+  const userToken = signAccessToken(loadOrCreateLocalIssuer(server.issuerFile), { sub: owner });
+  return { ...server, apiKey: key, userToken, close: async () => undefined };
+}
+
+/**
+ * For the tests of the `describe` that calls this: before them, the worker's shared test server
+ * (with this file's own user and key) and Chromium at `executablePath`, and the screenshots
+ * folder made. Pages a file opens are its to close (`openExplorerPage` and `freshExplorerPages`
+ * do): the next file gets the same browser.
+ */
+export function browserSession(executablePath: string | undefined): () => BrowserSession {
+  let opened: BrowserSession | undefined;
+  beforeAll(async () => {
+    if (executablePath === undefined) throw new Error('no Chromium to open the explorer page in');
+    const shared = await sharedSession(executablePath);
+    opened = { server: await withOwnUser(shared.server), browser: shared.browser };
+    mkdirSync(SCREENSHOTS, { recursive: true });
+  });
+  return () => opened!;
+}
+
+/**
+ * For the tests of the `describe` that calls this: before them, the explorer page open in its own
+ * context on the worker's shared server and Chromium (`browserSession`), handed to `opened`;
+ * after them, that context closed.
  */
 export function openExplorerPage(
   executablePath: string | undefined,
   opened: (explorer: { server: TestServer; page: Page }) => void,
 ): void {
-  let server: TestServer | undefined;
-  let browser: Browser | undefined;
+  const current = browserSession(executablePath);
+  let context: BrowserContext | undefined;
 
   beforeAll(async () => {
-    if (executablePath === undefined) throw new Error('no Chromium to open the explorer page in');
-    server = await startTestServer({ LOG_LEVEL: 'WARN' });
-    browser = await launchChromium(executablePath);
-    const page = await browser.newPage();
+    const { server, browser } = current();
+    context = await browser.newContext();
+    const page = await context.newPage();
     await page.goto(`${server.url}/`);
-    mkdirSync(SCREENSHOTS, { recursive: true });
     opened({ server, page });
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+    await context?.close();
   });
 }
 
 /**
- * For the tests of the `describe` that calls this: before them, a test server logging warnings
- * and worse and Chromium at `executablePath`; after them, both closed. `open` gives each test a
- * fresh page on the explorer (its own context, so a route, a fake clock or a viewport of one test
- * never reaches another) with the errors it throws uncaught collected; `prepare` runs before the
- * page loads (routes, clocks).
+ * For the tests of the `describe` that calls this: the worker's shared server and Chromium
+ * (`browserSession`). `open` gives each test a fresh page on the explorer (its own context, so a
+ * route, a fake clock or a viewport of one test never reaches another, closed after the test) with
+ * the errors it throws uncaught collected; `prepare` runs before the page loads (routes, clocks).
  */
 export function freshExplorerPages(executablePath: string | undefined): {
   server: () => TestServer;
@@ -81,30 +139,25 @@ export function freshExplorerPages(executablePath: string | undefined): {
     options?: BrowserContextOptions,
   ): Promise<{ page: Page; uncaught: string[] }>;
 } {
-  let server: TestServer | undefined;
-  let browser: Browser | undefined;
+  const current = browserSession(executablePath);
+  const contexts: BrowserContext[] = [];
 
-  beforeAll(async () => {
-    if (executablePath === undefined) throw new Error('no Chromium to open the explorer page in');
-    server = await startTestServer({ LOG_LEVEL: 'WARN' });
-    browser = await launchChromium(executablePath);
-    mkdirSync(SCREENSHOTS, { recursive: true });
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await server?.close();
+  // A page left open keeps its timers, workers and drawing going while the next test runs.
+  afterEach(async () => {
+    for (const context of contexts.splice(0)) await context.close();
   });
 
   return {
-    server: () => server!,
+    server: () => current().server,
     async open(prepare = async () => {}, options = { viewport: { width: 1440, height: 900 } }) {
-      const context = await browser!.newContext(options);
+      const { server, browser } = current();
+      const context = await browser.newContext(options);
+      contexts.push(context);
       const page = await context.newPage();
       const uncaught: string[] = [];
       page.on('pageerror', (error) => uncaught.push(error.message));
       await prepare(page);
-      await page.goto(`${server!.url}/`);
+      await page.goto(`${server.url}/`);
       return { page, uncaught };
     },
   };
