@@ -17,6 +17,7 @@ const run = promisify(execFile);
 /** The script, and the start of its usage text. */
 const SCRIPTS: Array<[string, string]> = [
   ['start', 'Usage: npm start'],
+  ['checks', 'Usage: npm run checks'],
   ['bench', 'Usage: npm run bench'],
   ['bench:bundle', 'Usage: npm run bench:bundle'],
   ['bench:explorer', 'Usage: npm run bench:explorer'],
