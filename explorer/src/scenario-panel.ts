@@ -1,4 +1,5 @@
 import type { Changes } from '../../lib/engine/compare';
+import { isServerCount, MAX_SERVERS } from '../../lib/engine/open/server-count';
 import type { EngineResult, Headroom } from '../../lib/engine/types';
 import type { EngineAnswer } from './behaviour';
 import { changeColouring } from './change-colouring';
@@ -24,6 +25,9 @@ interface Draft {
 }
 
 /** Numbers for reading: 4 significant digits (the exact ones are in the raw answer and on hover). */
+/** The servers' upper bound as the page writes numbers (10,000). */
+const SERVERS_AT_MOST = MAX_SERVERS.toLocaleString('en-US');
+
 const shown = (
   value: number | null | undefined,
   format = (v: number) => String(Number(v.toPrecision(4))),
@@ -83,8 +87,8 @@ export function createScenarioPanel(page: ExplorerPage): void {
   const servers = checkedNumberField(
     serversInput,
     {
-      accepts: (value) => Number.isInteger(value) && value >= 1 && value <= 10_000,
-      takes: 'Servers are a whole number from 1 to 10,000.',
+      accepts: isServerCount,
+      takes: `Servers are a whole number from 1 to ${SERVERS_AT_MOST}.`,
     },
     $('scenario-servers-problem'),
   );
@@ -231,7 +235,7 @@ export function createScenarioPanel(page: ExplorerPage): void {
     if (!field.check().valid) {
       status.textContent =
         field === servers
-          ? 'Not compared: the servers are not a whole number from 1 to 10,000. Fix them or empty the field first.'
+          ? `Not compared: the servers are not a whole number from 1 to ${SERVERS_AT_MOST}. Fix them or empty the field first.`
           : 'Not compared: the capacity is not a number above 0. Fix it or empty it first.';
       field.input.focus();
       return;

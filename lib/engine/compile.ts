@@ -2,6 +2,7 @@ import { describeValue, isRecord, quoteText } from '../text/describe-value';
 import { type Components, stronglyConnectedComponents } from './components';
 import { PayloadError } from './errors';
 import { IdIndex } from './id-index';
+import { isServerCount, MAX_SERVERS } from './open/server-count';
 import { type ArrayMemory, FRESH_ARRAYS, scratch } from './scratch';
 import type { SteadyState } from './steady-state';
 import { sweepOrder } from './sweep-order';
@@ -721,9 +722,6 @@ function declaredRoles(
  */
 const WIDE_WEIGHT_RATIO = 1000;
 
-/** The most servers a node may have. */
-export const MAX_SERVERS = 10_000;
-
 /**
  * The capacity per step of node `i`'s `servers` of `serviceTime`: `servers / serviceTime`.
  * A `capacity` sent beside them must say the same (within 1e-9 relative): two answers to one
@@ -821,10 +819,7 @@ class OpenFields implements OpenFieldArrays {
     const serviceTime = optionalNumber(node.serviceTime, ABOVE_ZERO, 'nodes', i, 'serviceTime');
     const slo = optionalNumber(node.slo, ABOVE_ZERO, 'nodes', i, 'slo');
     const servers = node.servers;
-    if (
-      servers !== undefined &&
-      !(Number.isInteger(servers) && (servers as number) >= 1 && (servers as number) <= MAX_SERVERS)
-    ) {
+    if (servers !== undefined && !isServerCount(servers)) {
       throw new PayloadError(
         `nodes[${i}].servers`,
         `must be a whole number from 1 to ${MAX_SERVERS}, got ${describeValue(servers)}`,

@@ -15,7 +15,6 @@ import {
   FANOUT_GIVEN,
   FANOUT_ON,
   type LatencyFields,
-  MAX_SERVERS,
   MAX_TOTAL_LOAD,
   type OpenFieldArrays,
   SERVERS_GIVEN,
@@ -23,6 +22,7 @@ import {
   withNodeValues,
 } from './compile';
 import { fieldToBlame, nodeFieldOf, PayloadError } from './errors';
+import { isServerCount, MAX_SERVERS } from './open/server-count';
 import { FRESH_ARRAYS, scratch } from './scratch';
 import type { DependencyInput } from './types';
 
@@ -215,10 +215,7 @@ function checkNodeChange(change: unknown, at: string): NodeChange {
   }
   if (serviceTime !== undefined)
     checkNumber(serviceTime, `${at}.serviceTime`, 'a finite number > 0', ABOVE_ZERO);
-  if (
-    servers !== undefined &&
-    !(Number.isInteger(servers) && (servers as number) >= 1 && (servers as number) <= MAX_SERVERS)
-  ) {
+  if (servers !== undefined && !isServerCount(servers)) {
     throw new PayloadError(
       `${at}.servers`,
       `must be a whole number from 1 to ${MAX_SERVERS}, got ${describeValue(servers)}`,
