@@ -3,10 +3,12 @@
  * once: the service's type check (about 23 s, single-threaded) in one, the explorer's type check,
  * lint and both unused-code passes (about 23 s together) in the other. One after another they
  * took some 46 s on 2 cores, one of them idle. Each command's output is printed whole when it
- * ends, under its name; the exit code is the first failing command's (lanes stop at their first
- * failure), 0 when all pass.
+ * ends, under its name. A lane stops at its first failure; the exit code is that command's (the
+ * first lane's when both fail), 0 when all pass.
  */
 import { spawn } from 'node:child_process';
+import { delimiter, join } from 'node:path';
+import { PROJECT_ROOT } from '../infra/project';
 import { scriptArgs } from '../lib/script-args';
 
 /** Each lane's commands, run in order; the lanes run side by side. */
@@ -29,12 +31,15 @@ Biome and knip's two passes, two at a time. Each command's output is printed whe
   options: {},
 });
 
-/** Runs one command from node_modules/.bin; resolves with its exit code once its output is printed. */
+const BINARIES = join(PROJECT_ROOT, 'node_modules', '.bin');
+
+/** Runs one command from node_modules/.bin, in the project's root; resolves with its exit code once its output is printed. */
 function run(command: readonly string[]): Promise<number> {
   return new Promise((resolve) => {
     const child = spawn(command[0]!, command.slice(1), {
+      cwd: PROJECT_ROOT,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, PATH: `node_modules/.bin:${process.env.PATH ?? ''}`, FORCE_COLOR: '0' },
+      env: { ...process.env, PATH: `${BINARIES}${delimiter}${process.env.PATH ?? ''}`, FORCE_COLOR: '0' },
     });
     const output: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => output.push(chunk));
