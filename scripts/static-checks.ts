@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { delimiter, join } from 'node:path';
-import { PROJECT_ROOT } from '../infra/project';
+import { fileURLToPath } from 'node:url';
 import { scriptArgs } from '../lib/script-args';
 
 /** Each lane's commands, run in order; the lanes run side by side. */
@@ -31,6 +31,7 @@ Biome and knip's two passes, two at a time. Each command's output is printed whe
   options: {},
 });
 
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const BINARIES = join(PROJECT_ROOT, 'node_modules', '.bin');
 
 /** Runs one command from node_modules/.bin, in the project's root; resolves with its exit code once its output is printed. */
