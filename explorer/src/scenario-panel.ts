@@ -24,10 +24,10 @@ interface Draft {
   cut: Map<string, { from: string; to: string }>;
 }
 
-/** Numbers for reading: 4 significant digits (the exact ones are in the raw answer and on hover). */
 /** The servers' upper bound as the page writes numbers (10,000). */
 const SERVERS_AT_MOST = MAX_SERVERS.toLocaleString('en-US');
 
+/** Numbers for reading: 4 significant digits (the exact ones are in the raw answer and on hover). */
 const shown = (
   value: number | null | undefined,
   format = (v: number) => String(Number(v.toPrecision(4))),
