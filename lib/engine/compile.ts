@@ -17,7 +17,9 @@ type CompiledFunctions =
   | 'isFanout'
   | 'sharesFlows'
   | 'keptSteadyState'
-  | 'keepSteadyState';
+  | 'keepSteadyState'
+  | 'repeatsLoopSolves'
+  | 'keptLoopSystem';
 
 /**
  * A validated structure in the form the algorithms want: ids mapped to indices once,
@@ -103,6 +105,9 @@ export class CompiledStructure {
   readonly roles: Uint8Array;
 
   private componentsCache: Components | undefined;
+  /** Loops' local systems kept between solves (`keptLoopSystem`), by the solver's key. */
+  #loopSystems: Map<string, unknown> | undefined;
+  #repeatsLoopSolves: boolean | undefined;
   private sweepOrderCache: Int32Array | undefined;
   private freedFirstSweepOrderCache: Int32Array | undefined;
   /** Where the arrays above came from; the components and sweep order come from there too. */
@@ -210,6 +215,40 @@ export class CompiledStructure {
     const byEdges = !same.weightsSpanWide && !this.weightsSpanWide;
     // Stryker disable next-line ConditionalExpression,LogicalOperator: see above; sharing an order of other shares is what the tests catch
     return byEdges || same.outShare === this.outShare ? same : undefined;
+  }
+
+  /**
+   * Whether this structure's loops are solved more than once in one call: an SLO search solves
+   * them again for an entry's expected calls and for the latencies at other traffic. Their local
+   * systems are then kept between solves (`keptLoopSystem`); otherwise each solve builds its own
+   * in scratch memory, which a single solve needs no longer than it runs.
+   */
+  get repeatsLoopSolves(): boolean {
+    this.#repeatsLoopSolves ??= this.latency.slo.some((target) => target > 0);
+    return this.#repeatsLoopSolves;
+  }
+
+  /**
+   * The local system a solver keeps for one loop under `key`: built by `build` on first use, in
+   * memory that lasts as long as the structure, and shared with the structure of the very same
+   * dependencies and shares (another structure's node values: an entry's own arrivals).
+   */
+  keptLoopSystem<T>(key: string, build: (memory: ArrayMemory) => T): T {
+    const owner = this.#loopSystemOwner();
+    owner.#loopSystems ??= new Map();
+    let system = owner.#loopSystems.get(key) as T | undefined;
+    if (system === undefined) {
+      system = build(owner.#memoryToKeep());
+      owner.#loopSystems.set(key, system);
+    }
+    return system;
+  }
+
+  /** The structure whose loop systems are this one's: the first with these dependencies and shares. */
+  #loopSystemOwner(): CompiledStructure {
+    const same = this.#sameDependencies;
+    // (A scenario that reweights makes all three kinds of shares anew, so one of them tells.)
+    return same !== undefined && same.outShare === this.outShare ? same.#loopSystemOwner() : this;
   }
 
   /** Whether another structure's steady state is this one's (see `#sameFlows`). */

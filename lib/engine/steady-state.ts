@@ -617,6 +617,82 @@ function solveDense(
   return !checkMargin || clearsMargin(n, (w) => solveFactored(a, w, n));
 }
 
+/** A loop's equations for the sweeps, in local numbering (`LocalSystem`), and where each row's member is. */
+interface SteadyLoopSystem {
+  /** The members in the order swept: predecessors first, the reverse of the sweep order. */
+  order: Int32Array;
+  /** Each row's index in the component's `members`. */
+  memberOf: Int32Array;
+  rowStart: Int32Array;
+  target: Int32Array;
+  share: Float64Array;
+  scale: Float64Array;
+}
+
+/**
+ * The local system `solveBySweeps` sweeps for component `component` in the reverse of
+ * `preferred`, from `memory`. On entry and exit `localIndex[members[i]] = i`.
+ */
+function steadyLoopSystem(
+  structure: CompiledStructure,
+  component: number,
+  members: Int32Array,
+  localIndex: Int32Array,
+  preferred: Int32Array,
+  memory: ArrayMemory,
+): SteadyLoopSystem {
+  const { inStart, inSource, inShare, selfShare } = structure;
+  const n = members.length;
+  const first = structure.components().start[component]!;
+  // Predecessors first: the reverse of the order the origin's sweeps use.
+  const order = memory.int32(n);
+  const memberOf = memory.int32(n);
+  // (In these loops, q = n is one past the end: it reads undefined from the views, which no
+  // array holds as an element, and writes past their ends, which is dropped.)
+  // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
+  for (let q = 0; q < n; q++) {
+    const v = preferred[first + n - 1 - q]!;
+    order[q] = v;
+    memberOf[q] = localIndex[v]!;
+  }
+  // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
+  for (let q = 0; q < n; q++) localIndex[order[q]!] = q;
+  // `edges` only sizes `target` and `share`: counting more than the rows below fill is the same
+  // answer with other memory.
+  let edges = 0;
+  // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
+  for (let q = 0; q < n; q++) {
+    const v = order[q]!;
+    // Stryker disable next-line EqualityOperator: same answer, other memory (see above: one more in slot may be counted; the `>=` twin is killed)
+    for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
+      const u = inSource[j]!;
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: same answer, other memory (see above: self-dependencies or sources outside counted too; the twins that count fewer are killed)
+      if (u !== v && localIndex[u]! >= 0) edges++;
+    }
+  }
+  const rowStart = memory.int32(n + 1);
+  const target = memory.int32(edges);
+  const share = memory.float64(edges);
+  const scale = memory.float64(n);
+  let edge = 0;
+  // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
+  for (let q = 0; q < n; q++) {
+    const v = order[q]!;
+    scale[q] = 1 / (1 - selfShare[v]!);
+    for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
+      const u = inSource[j]!;
+      const local = localIndex[u]!;
+      if (u === v || local < 0) continue;
+      target[edge] = local;
+      share[edge++] = inShare[j]!;
+    }
+    rowStart[q + 1] = edge;
+  }
+  // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
+  for (let q = 0; q < n; q++) localIndex[order[q]!] = memberOf[q]!;
+  return { order, memberOf, rowStart, target, share, scale };
+}
+
 /**
  * A larger cycle by accelerated Gauss–Seidel sweeps (the origin's large-cycle solver, on the
  * transposed equations: each row reads its predecessors' throughputs), in the reverse of `preferred`
@@ -635,7 +711,7 @@ function solveBySweeps(
   preferred: Int32Array,
   initial?: Float64Array,
 ): { sweeps: number; valid: boolean; converged: boolean } {
-  const { inStart, inSource, inShare, selfShare } = structure;
+  const { selfShare } = structure;
   const n = members.length;
   // A fast path: a member that keeps all it processes (selfShare ≥ 1: a fan-out self-call of 1
   // or more, or a share rounded to 1) has a scale 1 / (1 − selfShare) that is infinite or
@@ -647,56 +723,23 @@ function solveBySweeps(
     // Stryker disable next-line ConditionalExpression,EqualityOperator,ObjectLiteral,BooleanLiteral: same answer, other work (see above; the `valid: true` twin is killed)
     if (!(selfShare[members[i]!]! < 1)) return { sweeps: 0, valid: false, converged: false };
   }
-  const first = structure.components().start[component]!;
+  // Kept before the phase below begins, so that it is not given back with the phase's memory.
+  const kept = structure.repeatsLoopSolves
+    ? structure.keptLoopSystem(
+        `steady:${component}:${preferred === structure.sweepOrder() ? 0 : 1}`,
+        (memory) => steadyLoopSystem(structure, component, members, localIndex, preferred, memory),
+      )
+    : undefined;
   const mark = scratch.mark();
   try {
-    // Predecessors first: the reverse of the order the origin's sweeps use.
-    const order = scratch.int32(n);
-    const memberOf = scratch.int32(n);
-    // (In these loops, q = n is one past the end: it reads undefined from the views, which no
-    // array holds as an element, and writes past their ends, which is dropped.)
-    // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
-    for (let q = 0; q < n; q++) {
-      const v = preferred[first + n - 1 - q]!;
-      order[q] = v;
-      memberOf[q] = localIndex[v]!;
-    }
-    // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
-    for (let q = 0; q < n; q++) localIndex[order[q]!] = q;
-    // `edges` only sizes `target` and `share`: counting more than the rows below fill is the same
-    // answer with other memory.
-    let edges = 0;
-    // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
-    for (let q = 0; q < n; q++) {
-      const v = order[q]!;
-      // Stryker disable next-line EqualityOperator: same answer, other memory (see above: one more in slot may be counted; the `>=` twin is killed)
-      for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
-        const u = inSource[j]!;
-        // Stryker disable next-line ConditionalExpression,LogicalOperator: same answer, other memory (see above: self-dependencies or sources outside counted too; the twins that count fewer are killed)
-        if (u !== v && localIndex[u]! >= 0) edges++;
-      }
-    }
-    const rowStart = scratch.int32(n + 1);
-    const target = scratch.int32(edges);
-    const share = scratch.float64(edges);
+    const system = kept ?? steadyLoopSystem(structure, component, members, localIndex, preferred, scratch);
+    const { memberOf, rowStart, target, share, scale } = system;
     const constant = scratch.float64(n);
-    const scale = scratch.float64(n);
     const start = initial === undefined ? undefined : scratch.float64(n);
-    let edge = 0;
-    // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
+    // Stryker disable next-line EqualityOperator: see steadyLoopSystem (the `>=` twin is killed)
     for (let q = 0; q < n; q++) {
-      const v = order[q]!;
       constant[q] = b[memberOf[q]!]!;
       if (start !== undefined) start[q] = initial![memberOf[q]!]!;
-      scale[q] = 1 / (1 - selfShare[v]!);
-      for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
-        const u = inSource[j]!;
-        const local = localIndex[u]!;
-        if (u === v || local < 0) continue;
-        target[edge] = local;
-        share[edge++] = inShare[j]!;
-      }
-      rowStart[q + 1] = edge;
     }
     const { values, sweeps, converged } = solveLocalSystem({
       m: n,
@@ -714,7 +757,6 @@ function solveBySweeps(
       const x = values[q]!;
       if (!(x >= 0 && x < Number.POSITIVE_INFINITY)) valid = false;
       b[memberOf[q]!] = x;
-      localIndex[order[q]!] = memberOf[q]!;
     }
     return { sweeps, valid, converged };
   } finally /* Stryker disable next-line BlockStatement: same answer, other memory: the views go back when the call's scratch run ends */ {

@@ -129,6 +129,8 @@ export function editedStructure(structure: Structure, scenario: Scenario): Struc
     if (change?.arrival !== undefined) edited.arrival = change.arrival;
     if (change?.capacity === null) delete edited.capacity;
     else if (change?.capacity !== undefined) edited.capacity = change.capacity;
+    if (change?.serviceTime !== undefined) edited.serviceTime = change.serviceTime;
+    if (change?.servers !== undefined) edited.servers = change.servers;
     if (scenario.scale !== undefined) {
       if (edited.load !== undefined) edited.load *= scenario.scale;
       if (edited.arrival !== undefined) edited.arrival *= scenario.scale;

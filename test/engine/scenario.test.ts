@@ -321,6 +321,83 @@ describe('a scenario answers what the edited structure answers', () => {
     }
   });
 
+  // With an SLO the search solves the loops again, so their systems are kept: built once, and
+  // shared with a scenario of the same dependencies and shares (other service times, arrivals),
+  // not with one whose weights or cuts make other shares.
+  it("keeps the loops' systems where an SLO solves them again, shared only with the same shares", () => {
+    const withSlo: Structure = {
+      nodes: [
+        { id: 'A', arrival: 1, serviceTime: 0.1, servers: 1, slo: 1 },
+        { id: 'B', serviceTime: 0.1, servers: 1, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'B', to: 'A' },
+      ],
+    };
+    expect(compileStructure(OPEN_WORKED_EXAMPLE).repeatsLoopSolves).toBe(false);
+    const { slo: _none, ...entry } = withSlo.nodes[0]!;
+    expect(compileStructure({ ...withSlo, nodes: [entry, withSlo.nodes[1]!] }).repeatsLoopSolves).toBe(false);
+    const base = compileStructure(withSlo);
+    expect(base.repeatsLoopSolves).toBe(true);
+    let built = 0;
+    const build = () => ({ built: ++built });
+    const system = base.keptLoopSystem('loop', build);
+    expect(base.keptLoopSystem('loop', build)).toBe(system);
+    expect(base.keptLoopSystem('other', build)).not.toBe(system);
+    for (const scenario of [
+      { nodes: { B: { serviceTime: 0.2 } } },
+      { nodes: { A: { arrival: 2 } } },
+      { scale: 2 },
+    ]) {
+      expect(applyScenario(base, scenario).keptLoopSystem('loop', build)).toBe(system);
+    }
+    expect(built).toBe(2);
+    for (const scenario of [
+      { dependencies: [{ from: 'B', to: 'A', weight: 2 }] },
+      { dependencies: [{ from: 'B', to: 'A', cut: true }] },
+      { nodes: { B: { down: true } } },
+    ]) {
+      expect(applyScenario(base, scenario).keptLoopSystem('loop', build)).not.toBe(system);
+    }
+  });
+
+  // The same rule seen from outside: a ring of 150 services (swept) with an SLO, solved once so
+  // that its systems are kept, then reweighted or slowed down by a scenario: each answers byte
+  // for byte what the edited structure answers (the reweighted one with systems of its own).
+  it("answers byte for byte after the base kept its loops' systems", () => {
+    const size = 150;
+    const ring = (i: number) => `r${String(i % size).padStart(3, '0')}`;
+    const structure: Structure = {
+      nodes: [
+        { id: 'api', arrival: 2, serviceTime: 0.01, servers: 2, slo: 1 },
+        ...Array.from({ length: size }, (_, i) => ({
+          id: ring(i),
+          serviceTime: 0.001 * (1 + (i % 7)),
+          servers: 1,
+          ...(i % 10 === 9 ? { exit: 1 } : {}),
+        })),
+      ],
+      dependencies: [
+        { from: 'api', to: ring(0) },
+        ...Array.from({ length: size }, (_, i) => ({ from: ring(i), to: ring(i + 1) })),
+        ...Array.from({ length: size / 10 }, (_, k) => ({ from: ring(10 * k + 4), to: ring(10 * k + 57) })),
+      ],
+    };
+    const base = compileStructure(structure);
+    const before = written((w) => writeAnalyze(w, base));
+    for (const scenario of [
+      { dependencies: [{ from: ring(4), to: ring(57), weight: 3 }] },
+      { nodes: { [ring(3)]: { serviceTime: 0.02 } } },
+    ]) {
+      const edited = compileStructure(editedStructure(structure, scenario));
+      expect(written((w) => writeAnalyze(w, applyScenario(base, scenario)))).toBe(
+        written((w) => writeAnalyze(w, edited)),
+      );
+    }
+    expect(written((w) => writeAnalyze(w, base))).toBe(before);
+  });
+
   // The kept steady state carries its unbounded nodes and loops: F calls itself twice a request,
   // so F and what it floods (D) have no steady state in the scenario and in the base alike.
   it('shares the unbounded nodes and loops along with the throughputs', () => {

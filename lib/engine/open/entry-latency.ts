@@ -1,7 +1,7 @@
 import type { CompiledStructure } from '../compile';
 import { solveLocalSystem } from '../large-cycle';
 import { factorMMatrix, solveFactored } from '../linear-system';
-import { scratch } from '../scratch';
+import { type ArrayMemory, scratch } from '../scratch';
 import { STEADY_DENSE_LIMIT } from '../steady-state';
 import { checkpoint } from '../stop-check';
 
@@ -115,8 +115,13 @@ function solveComponent(
 ): void {
   // A loop of up to 128 nodes is factored directly: the caller may be out of time between two.
   checkpoint();
-  const { outStart, outTarget, outShare, ids } = structure;
   const n = component.length;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (elimination and the sweeps agree to the tolerance)
+  if (n > STEADY_DENSE_LIMIT) {
+    solveLargeComponent(structure, component, own, latency, limitedBy, localIndex, c);
+    return;
+  }
+  const { outStart, outTarget, outShare, ids } = structure;
   // Stryker disable next-line EqualityOperator: one past the end
   for (let i = 0; i < n; i++) localIndex[component[i]!] = i;
   try {
@@ -145,42 +150,197 @@ function solveComponent(
     }
     // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (a stuck loop's solved values are overwritten below)
     if (stuck < 0) {
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (elimination and the sweeps agree to the tolerance)
-      if (n <= STEADY_DENSE_LIMIT) {
-        if (solveCycle(structure, component, b, localIndex)) {
-          // Stryker disable next-line EqualityOperator: one past the end
-          for (let i = 0; i < n; i++) latency[component[i]!] = b[i]!;
-        } else stuck = smallestId(structure, component);
-      } else {
-        // Swept in the component's feedback order (sweep-order.ts), as reach.ts sweeps the same
-        // kind of equations (each node's value from its successors'): on mostly-forward loops a
-        // sweep then reads fresh values everywhere but on the few edges pointing back. In
-        // Tarjan's order instead, the deep family's tangle took several times the sweeps.
-        const first = structure.components().start[c]!;
-        const ordered = structure.sweepOrder().subarray(first, first + n);
-        const values = new Float64Array(n);
+      if (solveDenseCycle(structure, component, b, localIndex)) {
         // Stryker disable next-line EqualityOperator: one past the end
-        for (let q = 0; q < n; q++) values[q] = b[localIndex[ordered[q]!]!]!;
-        // Stryker disable next-line EqualityOperator: one past the end
-        for (let q = 0; q < n; q++) localIndex[ordered[q]!] = q;
-        if (solveCycle(structure, ordered, values, localIndex)) {
-          // Stryker disable next-line EqualityOperator: one past the end
-          for (let q = 0; q < n; q++) latency[ordered[q]!] = values[q]!;
-        } else stuck = smallestId(structure, component);
-      }
+        for (let i = 0; i < n; i++) latency[component[i]!] = b[i]!;
+      } else stuck = smallestId(structure, component);
     }
-    if (stuck >= 0) {
-      // Stryker disable next-line EqualityOperator: one past the end (it sets a property named "undefined" on the typed array, which nothing reads)
-      for (let i = 0; i < n; i++) {
-        const u = component[i]!;
-        latency[u] = Number.POSITIVE_INFINITY;
-        if (limitedBy[u]! < 0) limitedBy[u] = stuck;
-      }
-    }
+    if (stuck >= 0) markStuck(component, stuck, latency, limitedBy);
   } finally {
     // Stryker disable next-line EqualityOperator: one past the end (the `>=` twin, no reset, is killed)
     for (let i = 0; i < n; i++) localIndex[component[i]!] = -1;
   }
+}
+
+/** Every member of a stuck loop: an infinite latency, stuck where its own limit or the loop's says. */
+function markStuck(component: Int32Array, stuck: number, latency: Float64Array, limitedBy: Int32Array): void {
+  // Stryker disable next-line EqualityOperator: one past the end (it sets a property named "undefined" on the typed array, which nothing reads)
+  for (let i = 0; i < component.length; i++) {
+    const u = component[i]!;
+    latency[u] = Number.POSITIVE_INFINITY;
+    if (limitedBy[u]! < 0) limitedBy[u] = stuck;
+  }
+}
+
+/**
+ * A loop past `STEADY_DENSE_LIMIT` nodes, by accelerated sweeps (`solveLocalSystem`) in its
+ * feedback order (sweep-order.ts), as reach.ts sweeps the same kind of equations (each node's
+ * value from its successors'): on mostly-forward loops a sweep then reads fresh values
+ * everywhere but on the few edges pointing back. In Tarjan's order instead, the deep family's
+ * tangle took several times the sweeps. Where the loops are solved again (an SLO search), their
+ * systems are kept (`LatencyLoopSystem`): only what each member spends before its calls inside
+ * the loop changes from one solve to the next.
+ */
+function solveLargeComponent(
+  structure: CompiledStructure,
+  component: Int32Array,
+  own: Float64Array,
+  latency: Float64Array,
+  limitedBy: Int32Array,
+  localIndex: Int32Array,
+  c: number,
+): void {
+  const { ids } = structure;
+  const n = component.length;
+  let stuck = -1;
+  for (const u of component) {
+    const ownLimit = limitedBy[u]!;
+    if (ownLimit >= 0) stuck = smallerLimit(ids, stuck, ownLimit);
+  }
+  // Kept before the phase below begins, so that it is not given back with the phase's memory.
+  const kept = structure.repeatsLoopSolves
+    ? structure.keptLoopSystem(`latency:${c}`, (memory) =>
+        latencyLoopSystem(structure, component, localIndex, c, memory),
+      )
+    : undefined;
+  const mark = scratch.mark();
+  try {
+    const system = kept ?? latencyLoopSystem(structure, component, localIndex, c, scratch);
+    const { ordered, leaveStart, leaveTarget, leaveShare } = system;
+    // What each member spends before calls inside the component: its own time and the calls
+    // that leave it, whose latencies are solved.
+    const constant = scratch.float64(n);
+    // Stryker disable next-line EqualityOperator: one past the end
+    for (let q = 0; q < n; q++) {
+      const u = ordered[q]!;
+      // A member that never answers is stuck already (above); its calls out are not reached.
+      if (limitedBy[u]! >= 0) continue;
+      let sum = own[u]!;
+      for (let k = leaveStart[q]!; k < leaveStart[q + 1]!; k++) {
+        const w = leaveTarget[k]!;
+        const limit = limitedBy[w]!;
+        if (limit < 0) sum += leaveShare[k]! * latency[w]!;
+        else stuck = smallerLimit(ids, stuck, limit);
+      }
+      constant[q] = sum;
+    }
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (a stuck loop's solved values are overwritten below)
+    if (stuck < 0) {
+      const solved = system.solvable ? sweepLoop(system, constant) : undefined;
+      if (solved !== undefined) {
+        // Stryker disable next-line EqualityOperator: one past the end
+        for (let q = 0; q < n; q++) latency[ordered[q]!] = solved[q]!;
+      } else stuck = smallestId(structure, component);
+    }
+    if (stuck >= 0) markStuck(component, stuck, latency, limitedBy);
+  } finally /* Stryker disable next-line BlockStatement: same answer, other memory */ {
+    scratch.release(mark);
+  }
+}
+
+/**
+ * A large loop's equations, `L = constant + share · L` scaled by each member's self share, in
+ * local numbering by its sweep order, and each row's calls that leave the loop.
+ */
+interface LatencyLoopSystem {
+  /** The members in their sweep order: row `q` is member `ordered[q]`. */
+  ordered: Int32Array;
+  rowStart: Int32Array;
+  target: Int32Array;
+  share: Float64Array;
+  scale: Float64Array;
+  /** Row `q`'s calls out of the loop: `leaveStart[q] .. leaveStart[q + 1]`, in input order. */
+  leaveStart: Int32Array;
+  leaveTarget: Int32Array;
+  leaveShare: Float64Array;
+  /** False when a member calls itself with a share of 1 or more: no finite latency. */
+  solvable: boolean;
+}
+
+/** Component `c`'s `LatencyLoopSystem`, from `memory`; `localIndex` is all −1 on entry and on exit. */
+function latencyLoopSystem(
+  structure: CompiledStructure,
+  component: Int32Array,
+  localIndex: Int32Array,
+  c: number,
+  memory: ArrayMemory,
+): LatencyLoopSystem {
+  const { outStart, outTarget, outShare, selfShare } = structure;
+  const n = component.length;
+  const first = structure.components().start[c]!;
+  const ordered = structure.sweepOrder().subarray(first, first + n);
+  // Stryker disable next-line EqualityOperator: one past the end
+  for (let q = 0; q < n; q++) localIndex[ordered[q]!] = q;
+  // The counts only size the edge arrays: counting more leaves room that is never read.
+  let inside = 0;
+  let leaving = 0;
+  for (const u of component) {
+    // Stryker disable next-line EqualityOperator: same answer, other memory
+    for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+      const w = outTarget[k]!;
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other memory
+      if (localIndex[w]! < 0) leaving++;
+      // Stryker disable next-line ConditionalExpression,LogicalOperator: same answer, other memory
+      else if (w !== u) inside++;
+    }
+  }
+  const rowStart = memory.int32(n + 1);
+  const target = memory.int32(inside);
+  const share = memory.float64(inside);
+  const scale = memory.float64(n);
+  const leaveStart = memory.int32(n + 1);
+  const leaveTarget = memory.int32(leaving);
+  const leaveShare = memory.float64(leaving);
+  let solvable = true;
+  let edge = 0;
+  let out = 0;
+  // Stryker disable next-line EqualityOperator: one past the end (a row past the end writes only past the typed arrays' ends, which is dropped)
+  for (let q = 0; q < n; q++) {
+    const u = ordered[q]!;
+    // A self share of 1 or more: a request that keeps coming back never leaves.
+    if (!(selfShare[u]! < 1)) solvable = false;
+    scale[q] = 1 / (1 - selfShare[u]!);
+    for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+      const w = outTarget[k]!;
+      const local = localIndex[w]!;
+      if (local < 0) {
+        leaveTarget[out] = w;
+        leaveShare[out++] = outShare[k]!;
+      } else if (w !== u) {
+        target[edge] = local;
+        share[edge++] = outShare[k]!;
+      }
+    }
+    rowStart[q + 1] = edge;
+    leaveStart[q + 1] = out;
+  }
+  // Stryker disable next-line EqualityOperator: one past the end (the `>=` twin, no reset, is killed)
+  for (let q = 0; q < n; q++) localIndex[ordered[q]!] = -1;
+  return { ordered, rowStart, target, share, scale, leaveStart, leaveTarget, leaveShare, solvable };
+}
+
+/**
+ * The loop's latencies for these constants (in scratch memory), or `undefined` when there is no
+ * nonnegative finite solution or the sweeps did not settle.
+ */
+function sweepLoop(system: LatencyLoopSystem, constant: Float64Array): Float64Array | undefined {
+  const { rowStart, target, share, scale } = system;
+  const m = system.ordered.length;
+  const { values, converged } = solveLocalSystem({
+    m,
+    rowStart,
+    target,
+    share,
+    constant,
+    scale,
+    tolerance: LATENCY_TOLERANCE,
+  });
+  // Stryker disable next-line EqualityOperator: one past the end
+  for (let q = 0; q < m; q++) {
+    const value = values[q]!;
+    if (!(value >= 0 && value < Number.POSITIVE_INFINITY)) return undefined;
+  }
+  return converged ? values : undefined;
 }
 
 /** Of the limit found so far (−1: none yet) and another, the one whose node has the smaller id. */
@@ -200,78 +360,30 @@ function smallestId(structure: CompiledStructure, component: Int32Array): number
 }
 
 /**
- * `(I − T_C) L = b` on a cycle, `b` receiving `L`; false when there is no nonnegative finite
- * solution (a loop whose gain is 1 or more: a request that keeps coming back never leaves).
+ * `(I − T_C) L = b` on a loop of up to `STEADY_DENSE_LIMIT` nodes, by elimination, `b`
+ * receiving `L`; false when there is no nonnegative finite solution (a loop whose gain is 1 or
+ * more: a request that keeps coming back never leaves).
  */
-function solveCycle(
+function solveDenseCycle(
   structure: CompiledStructure,
   component: Int32Array,
   b: Float64Array,
   localIndex: Int32Array,
 ): boolean {
-  const { outStart, outTarget, outShare, selfShare } = structure;
+  const { outStart, outTarget, outShare } = structure;
   const n = component.length;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (elimination and the sweeps agree to the tolerance)
-  if (n <= STEADY_DENSE_LIMIT) {
-    const a = new Float64Array(n * n);
-    // Stryker disable next-line EqualityOperator: one past the end
-    for (let i = 0; i < n; i++) {
-      const u = component[i]!;
-      a[i * n + i] = 1;
-      for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
-        const local = localIndex[outTarget[k]!]!;
-        if (local >= 0) a[i * n + local]! -= outShare[k]!;
-      }
+  const a = new Float64Array(n * n);
+  // Stryker disable next-line EqualityOperator: one past the end
+  for (let i = 0; i < n; i++) {
+    const u = component[i]!;
+    a[i * n + i] = 1;
+    for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+      const local = localIndex[outTarget[k]!]!;
+      if (local >= 0) a[i * n + local]! -= outShare[k]!;
     }
-    if (!factorMMatrix(a, n) || !solveFactored(a, b, n)) return false;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: defensive: an M-matrix that factors has a nonnegative inverse, and b ≥ 0
-    for (let i = 0; i < n; i++) if (!(b[i]! >= 0)) return false;
-    return true;
   }
-  const mark = scratch.mark();
-  try {
-    let edges = 0;
-    for (const u of component) {
-      // Stryker disable next-line EqualityOperator,ConditionalExpression,LogicalOperator: same answer, other memory (a count past the edges only sizes the buffers larger)
-      for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
-        // Stryker disable next-line ConditionalExpression,LogicalOperator: same answer, other memory
-        if (outTarget[k] !== u && localIndex[outTarget[k]!]! >= 0) edges++;
-      }
-    }
-    const rowStart = scratch.int32(n + 1);
-    const target = scratch.int32(edges);
-    const share = scratch.float64(edges);
-    const scale = scratch.float64(n);
-    let edge = 0;
-    for (let i = 0; i < n; i++) {
-      const u = component[i]!;
-      // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: same answer, other work (a self share of 1 or more makes the scale infinite or negative, and the check of the values below refuses them)
-      if (!(selfShare[u]! < 1)) return false;
-      scale[i] = 1 / (1 - selfShare[u]!);
-      for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
-        const w = outTarget[k]!;
-        if (w === u || localIndex[w]! < 0) continue;
-        target[edge] = localIndex[w]!;
-        share[edge++] = outShare[k]!;
-      }
-      rowStart[i + 1] = edge;
-    }
-    const { values, converged } = solveLocalSystem({
-      m: n,
-      rowStart,
-      target,
-      share,
-      constant: b,
-      scale,
-      tolerance: LATENCY_TOLERANCE,
-    });
-    for (let i = 0; i < n; i++) {
-      const value = values[i]!;
-      if (!(value >= 0 && value < Number.POSITIVE_INFINITY)) return false;
-      b[i] = value;
-    }
-    return converged;
-  } finally /* Stryker disable next-line BlockStatement: same answer, other memory */ {
-    scratch.release(mark);
-  }
+  if (!factorMMatrix(a, n) || !solveFactored(a, b, n)) return false;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: defensive: an M-matrix that factors has a nonnegative inverse, and b ≥ 0
+  for (let i = 0; i < n; i++) if (!(b[i]! >= 0)) return false;
+  return true;
 }
