@@ -13,7 +13,7 @@ const SEARCH_STEPS = 200;
 const RELATIVE_PRECISION = 1e-9;
 /**
  * Most SLO entries whose expected calls are all solved up front, where one pass solves them
- * (eight at a time): each costs a pass over what it reaches, so a structure whose every node is
+ * (sixteen at a time): each costs a pass over what it reaches, so a structure whose every node is
  * an entry with an `slo` would cost entries × nodes. Past this, the search starts with the entry
  * likeliest to break, as where the entries reach a loop.
  */
@@ -320,7 +320,10 @@ function search(
   // Stryker disable next-line EqualityOperator: an entry exactly at its SLO is at the edge: its scale is 0 either way
   const missing = (s: number) => entries.filter((entry) => latency.of(entry, s) > entry.slo);
 
-  const missedAtZero = missing(0);
+  // The margin with no traffic first, then the entries that miss there (if any) at the same
+  // scale: each scale's response times are computed once (`LatencyAt` keeps the last).
+  const fZero = marginAt(latency, entries, 0);
+  const missedAtZero = fZero < 0 ? missing(0) : [];
   // Stryker disable next-line ConditionalExpression: same answer, other work (the search from f(0) < 0 ends at 0 too, naming the same entries)
   if (missedAtZero.length > 0) return { headroom: { scale: 0, node: first(missedAtZero) }, checkedAt: 0 };
 
@@ -349,7 +352,7 @@ function search(
     };
   }
   let low = 0;
-  let fLow = marginAt(latency, entries, 0);
+  let fLow = fZero;
   let high = below;
   let fHigh = fBelow;
 

@@ -36,12 +36,12 @@ function expectSameAsUnitSolves(structure: Structure): void {
   });
 }
 
-/** Layered DAGs of fan-out and routing nodes (some with exits and self-calls), 1 to 20 entries in the first layer. */
+/** Layered DAGs of fan-out and routing nodes (some with exits and self-calls), 1 to 40 entries in the first layer. */
 const dag: fc.Arbitrary<Structure> = fc
   .record({
     layers: fc.integer({ min: 2, max: 6 }),
     width: fc.integer({ min: 1, max: 8 }),
-    entries: fc.integer({ min: 1, max: 20 }),
+    entries: fc.integer({ min: 1, max: 40 }),
     edges: fc.array(
       fc.record({ from: fc.nat(), to: fc.nat(), weight: fc.double({ min: 0.05, max: 3, noNaN: true }) }),
       { minLength: 1, maxLength: 80 },
@@ -76,10 +76,10 @@ const dag: fc.Arbitrary<Structure> = fc
   });
 
 describe('expectedCalls', () => {
-  // web fans out to api twice and to auth once; api routes half to db and half out; 9 entries
-  // more than one pass of 8 columns takes.
+  // web fans out to api twice and to auth once; api routes half to db and half out; 17 entries,
+  // more than one pass of 16 columns takes.
   it('solves every entry of an acyclic structure in one pass, as separate solves would', () => {
-    const entries = Array.from({ length: 9 }, (_, i) => ({ id: `web${i}`, arrival: 1, fanout: true }));
+    const entries = Array.from({ length: 17 }, (_, i) => ({ id: `web${i}`, arrival: 1, fanout: true }));
     const structure: Structure = {
       nodes: [...entries, { id: 'api', exit: 1 }, { id: 'auth', fanout: true }, { id: 'db', exit: 1 }],
       dependencies: [
