@@ -725,7 +725,8 @@ function solveBySweeps(
   }
   // Kept before the phase below begins, so that it is not given back with the phase's memory.
   const kept = structure.repeatsLoopSolves
-    ? structure.keptLoopSystem(
+    ? // Stryker disable next-line ArrowFunction,EqualityOperator: same answer, other work (nothing kept: each solve builds its own; or the two orders' keys swapped)
+      structure.keptLoopSystem(
         `steady:${component}:${preferred === structure.sweepOrder() ? 0 : 1}`,
         (memory) => steadyLoopSystem(structure, component, members, localIndex, preferred, memory),
       )

@@ -276,6 +276,29 @@ describe('the path a loop takes', () => {
     expectNear(steady.throughput[n - 1], 0.999 ** (n - 1) * xa, 1e-9);
   });
 
+  // The same rings with service times and an SLO on the entry: the search will solve the loop
+  // again, so the solve keeps its systems, one for each sweep order (the first runs against the
+  // rings, the other follows them): the same sweeps and the same bits as without the SLO.
+  it('keeps a system for each sweep order where an SLO keeps them', () => {
+    const [n, cross] = [600, 0.07];
+    const rings = coupledRings(n, () => 0.999, cross, cross);
+    const timed = (slo: boolean): Structure => ({
+      ...rings,
+      nodes: rings.nodes.map((node, i) => ({
+        ...node,
+        serviceTime: 0.001,
+        ...(slo && i === 0 ? { slo: 10 } : {}),
+      })),
+    });
+    const kept = compileStructure(timed(true));
+    expect(kept.repeatsLoopSolves).toBe(true);
+    const steady = solveSteadyState(kept);
+    const plain = solve(timed(false));
+    expect(steady.sweeps).toBeGreaterThan(500);
+    expect(steady.sweeps).toBe(plain.sweeps);
+    expect(Array.from(steady.throughput)).toEqual(Array.from(plain.throughput));
+  });
+
   // The same rings with calls of 1e-4 between them: the weights span 9,990×, so the first order
   // weighs each edge's share beside the edges, the light calls between the rings are the ones
   // read stale, and it follows the rings: settled in a few sweeps, with the same numbers.

@@ -408,6 +408,31 @@ describe('solveEntryLatency', () => {
     expect(result.r150).toBe('stuck at r000');
   });
 
+  // r000 (node 0, which a `> 0` test would take for "not stuck") never answers: the whole ring
+  // reaches it, so every member is stuck there; the database it calls out to is not.
+  it('is stuck in a large loop at a member that never answers', () => {
+    const result = latencies(ring(0.5, () => [{ from: '', to: 'db' }]), {
+      ...everyone(1),
+      r000: Number.POSITIVE_INFINITY,
+    });
+    expect(result.r000).toBe('stuck at r000');
+    expect(result.r150).toBe('stuck at r000');
+    expect(result.db).toBe(2);
+  });
+
+  // Every member of the ring calls the database (node 0), which never answers: the ring is stuck
+  // at the database, not at a member of its own.
+  it('is stuck in a large loop where its calls out reach a node that never answers', () => {
+    const { nodes, dependencies } = ring(0.5, () => [{ from: '', to: 'db' }]);
+    const result = latencies(
+      { nodes: [nodes.at(-1)!, ...nodes.slice(0, -1)], dependencies },
+      { ...everyone(1), db: Number.POSITIVE_INFINITY },
+    );
+    expect(result.db).toBe('stuck at db');
+    expect(result.r000).toBe('stuck at db');
+    expect(result.r199).toBe('stuck at db');
+  });
+
   // A large loop of services without service times: no time at all, and no limit either.
   it('gives 0 to a large loop that adds no time', () => {
     const result = latencies(ring(0.5), everyone(0));
