@@ -195,6 +195,7 @@ function solveLargeComponent(
   let stuck = -1;
   for (const u of component) {
     const ownLimit = limitedBy[u]!;
+    // Stryker disable next-line ConditionalExpression: same answer (smallerLimit with −1 keeps the limit found so far)
     if (ownLimit >= 0) stuck = smallerLimit(ids, stuck, ownLimit);
   }
   // Kept before the phase below begins, so that it is not given back with the phase's memory.

@@ -411,10 +411,13 @@ describe('solveEntryLatency', () => {
   // r000 (node 0, which a `> 0` test would take for "not stuck") never answers: the whole ring
   // reaches it, so every member is stuck there; the database it calls out to is not.
   it('is stuck in a large loop at a member that never answers', () => {
-    const result = latencies(ring(0.5, () => [{ from: '', to: 'db' }]), {
-      ...everyone(1),
-      r000: Number.POSITIVE_INFINITY,
-    });
+    const result = latencies(
+      ring(0.5, () => [{ from: '', to: 'db' }]),
+      {
+        ...everyone(1),
+        r000: Number.POSITIVE_INFINITY,
+      },
+    );
     expect(result.r000).toBe('stuck at r000');
     expect(result.r150).toBe('stuck at r000');
     expect(result.db).toBe(2);
