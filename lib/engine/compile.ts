@@ -107,7 +107,9 @@ export class CompiledStructure {
   private componentsCache: Components | undefined;
   /** Loops' local systems kept between solves (`keptLoopSystem`), by the solver's key. */
   #loopSystems: Map<string, unknown> | undefined;
-  #repeatsLoopSolves: boolean | undefined;
+  #hasSlo: boolean | undefined;
+  /** Whether another structure shares these loops' systems (a scenario of other node values). */
+  #loopsShared = false;
   private sweepOrderCache: Int32Array | undefined;
   private freedFirstSweepOrderCache: Int32Array | undefined;
   /** Where the arrays above came from; the components and sweep order come from there too. */
@@ -162,6 +164,10 @@ export class CompiledStructure {
     this.latency = fields.latency;
     this.down = fields.down;
     this.roles = fields.roles;
+    // A structure of the same shares (other arrivals, a scale, other service times) solves the
+    // same loops as its base: a compare solves both, so their systems are worth keeping.
+    if (sameDependencies !== undefined && sameDependencies.outShare === this.outShare)
+      sameDependencies.#loopSystemOwner().#loopsShared = true;
   }
 
   /** Whether `v` can pass value on: a dependency, an exit, or fan-out. */
@@ -219,13 +225,14 @@ export class CompiledStructure {
 
   /**
    * Whether this structure's loops are solved more than once in one call: an SLO search solves
-   * them again for an entry's expected calls and for the latencies at other traffic. Their local
+   * them again for an entry's expected calls and for the latencies at other traffic, and a
+   * scenario of other node values (a compare) solves its base's loops again. Their local
    * systems are then kept between solves (`keptLoopSystem`); otherwise each solve builds its own
    * in scratch memory, which a single solve needs no longer than it runs.
    */
   get repeatsLoopSolves(): boolean {
-    this.#repeatsLoopSolves ??= this.latency.slo.some((target) => target > 0);
-    return this.#repeatsLoopSolves;
+    this.#hasSlo ??= this.latency.slo.some((target) => target > 0);
+    return this.#hasSlo || this.#loopSystemOwner().#loopsShared;
   }
 
   /**

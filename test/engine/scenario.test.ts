@@ -362,6 +362,23 @@ describe('a scenario answers what the edited structure answers', () => {
     }
   });
 
+  // Without an SLO, a scenario of other node values (a scale, arrivals, service times) solves
+  // its base's loops again when compared with it, so deriving one keeps the systems for both; a
+  // scenario that reweights has other shares and keeps nothing for its base.
+  it("keeps the loops' systems where a scenario of the same shares solves them again", () => {
+    for (const scenario of [{ scale: 2 }, { nodes: { F: { arrival: 3 } } }]) {
+      const base = compileStructure(OPEN_WORKED_EXAMPLE);
+      expect(base.repeatsLoopSolves).toBe(false);
+      const derived = applyScenario(base, scenario);
+      expect(base.repeatsLoopSolves).toBe(true);
+      expect(derived.repeatsLoopSolves).toBe(true);
+    }
+    const base = compileStructure(OPEN_WORKED_EXAMPLE);
+    const reweighted = applyScenario(base, { dependencies: [{ from: 'F', to: 'B', weight: 3 }] });
+    expect(base.repeatsLoopSolves).toBe(false);
+    expect(reweighted.repeatsLoopSolves).toBe(false);
+  });
+
   // The same rule seen from outside: a ring of 150 services (swept) with an SLO, solved once so
   // that its systems are kept, then reweighted or slowed down by a scenario: each answers byte
   // for byte what the edited structure answers (the reweighted one with systems of its own).
