@@ -725,9 +725,10 @@ function solveBySweeps(
   }
   // Kept before the phase below begins, so that it is not given back with the phase's memory.
   const kept = structure.repeatsLoopSolves
-    ? // Stryker disable next-line ArrowFunction,EqualityOperator: same answer, other work (nothing kept: each solve builds its own; or the two orders' keys swapped)
-      structure.keptLoopSystem(
+    ? structure.keptLoopSystem(
+        // Stryker disable next-line EqualityOperator: same answer, other work (the two orders' keys swapped)
         `steady:${component}:${preferred === structure.sweepOrder() ? 0 : 1}`,
+        // Stryker disable next-line ArrowFunction: same answer, other work (nothing kept: each solve builds its own)
         (memory) => steadyLoopSystem(structure, component, members, localIndex, preferred, memory),
       )
     : undefined;

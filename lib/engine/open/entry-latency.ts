@@ -301,7 +301,7 @@ function latencyLoopSystem(
   for (let q = 0; q < n; q++) {
     const u = ordered[q]!;
     // A self share of 1 or more: a request that keeps coming back never leaves.
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (its scale is then infinite or negative, and sweepLoop refuses the values that gives)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: same answer, other work (its scale is then infinite or negative, and sweepLoop refuses the values that gives)
     if (!(selfShare[u]! < 1)) solvable = false;
     scale[q] = 1 / (1 - selfShare[u]!);
     for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {

@@ -436,6 +436,17 @@ describe('solveEntryLatency', () => {
     expect(result.r199).toBe('stuck at db');
   });
 
+  // r007 calls itself once per request besides the next: each request there makes one more
+  // there, forever, so the ring never answers; it is named by its smallest id.
+  it('is stuck in a large loop whose member calls itself once a request or more', () => {
+    const result = latencies(
+      ring(0.5, (i) => (i === 7 ? [{ from: '', to: 'r007', weight: 1 }] : [])),
+      everyone(1),
+    );
+    expect(result.r000).toBe('stuck at r000');
+    expect(result.r007).toBe('stuck at r000');
+  });
+
   // A large loop of services without service times: no time at all, and no limit either.
   it('gives 0 to a large loop that adds no time', () => {
     const result = latencies(ring(0.5), everyone(0));
