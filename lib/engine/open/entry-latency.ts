@@ -42,22 +42,24 @@ export function solveEntryLatency(structure: CompiledStructure, own: Float64Arra
   for (let v = 0; v < nodeCount; v++) if (own[v] === Number.POSITIVE_INFINITY) limitedBy[v] = v;
   const { count, start, members } = structure.components();
   const localIndex = new Int32Array(nodeCount).fill(-1);
+  const solving: LoopSolving = { structure, own, latency, limitedBy, localIndex };
   // Stryker disable next-line EqualityOperator: one past the end (an empty component)
   for (let c = 0; c < count; c++) {
     // Stryker disable next-line ConditionalExpression,ArithmeticOperator: same answer, other work (solveComponent solves a single node the same way, with scratch)
     if (start[c + 1]! - start[c]! === 1) solveSingle(structure, members[start[c]!]!, own, latency, limitedBy);
-    else
-      solveComponent(
-        structure,
-        members.subarray(start[c]!, start[c + 1]!),
-        own,
-        latency,
-        limitedBy,
-        localIndex,
-        c,
-      );
+    else solveComponent(solving, members.subarray(start[c]!, start[c + 1]!), c);
   }
   return { latency, limitedBy };
+}
+
+/** What the solve of each loop reads and writes (`solveEntryLatency`'s arrays). */
+interface LoopSolving {
+  structure: CompiledStructure;
+  own: Float64Array;
+  latency: Float64Array;
+  limitedBy: Int32Array;
+  /** −1 for every node between two loops' solves. */
+  localIndex: Int32Array;
 }
 
 /**
@@ -104,23 +106,16 @@ function solveSingle(
  * the smallest id among the members that never answer themselves and the nodes the loop's calls
  * out get stuck at (the successors of a member that never answers are not reached through it).
  */
-function solveComponent(
-  structure: CompiledStructure,
-  component: Int32Array,
-  own: Float64Array,
-  latency: Float64Array,
-  limitedBy: Int32Array,
-  localIndex: Int32Array,
-  c: number,
-): void {
+function solveComponent(solving: LoopSolving, component: Int32Array, c: number): void {
   // A loop of up to 128 nodes is factored directly: the caller may be out of time between two.
   checkpoint();
   const n = component.length;
   // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: same answer, other work (elimination and the sweeps agree to the tolerance)
   if (n > STEADY_DENSE_LIMIT) {
-    solveLargeComponent(structure, component, own, latency, limitedBy, localIndex, c);
+    solveLargeComponent(solving, component, c);
     return;
   }
+  const { structure, own, latency, limitedBy, localIndex } = solving;
   const { outStart, outTarget, outShare, ids } = structure;
   // Stryker disable next-line EqualityOperator: one past the end
   for (let i = 0; i < n; i++) localIndex[component[i]!] = i;
@@ -181,15 +176,8 @@ function markStuck(component: Int32Array, stuck: number, latency: Float64Array, 
  * systems are kept (`LatencyLoopSystem`): only what each member spends before its calls inside
  * the loop changes from one solve to the next.
  */
-function solveLargeComponent(
-  structure: CompiledStructure,
-  component: Int32Array,
-  own: Float64Array,
-  latency: Float64Array,
-  limitedBy: Int32Array,
-  localIndex: Int32Array,
-  c: number,
-): void {
+function solveLargeComponent(solving: LoopSolving, component: Int32Array, c: number): void {
+  const { structure, own, latency, limitedBy, localIndex } = solving;
   const { ids } = structure;
   const n = component.length;
   let stuck = -1;

@@ -47,6 +47,27 @@ function expectEveryEntryAlone(structure: Structure) {
   expect(Math.abs(result.scale / expected.scale - 1)).toBeLessThanOrEqual(1e-9);
 }
 
+/** A routing loop l0 → l1 → l2 → l0 (one in three of l2's requests leave), M/M/1 at 20% today. */
+const loop = (arrivals: number) => {
+  const nodes = ['l0', 'l1', 'l2'].map((id) => ({
+    id,
+    serviceTime: 0.2 / (3 * arrivals),
+    servers: 1,
+    ...(id === 'l2' ? { exit: 1 } : {}),
+  }));
+  const dependencies = [
+    { from: 'l0', to: 'l1' },
+    { from: 'l1', to: 'l2' },
+    { from: 'l2', to: 'l0', weight: 2 },
+  ];
+  return { nodes, dependencies };
+};
+
+/** Twelve entries, `e00` to `e11`, each through its own M/M/1 front (30% to 95% busy at one request a step). */
+const TWELVE = Array.from({ length: 12 }, (_, i) => `e${String(i).padStart(2, '0')}`);
+const twelveFronts = () =>
+  TWELVE.map((id, i) => ({ id, arrival: 1, serviceTime: 0.3 + (0.65 * ((i * 5) % 12)) / 11, servers: 1 }));
+
 describe('latencyHeadroom', () => {
   // One M/M/1 service: λ = 5 a second, S = 0.1 s, SLO 0.5 s. At scale s the response time is
   // S / (1 − λ·S·s); it reaches 0.5 where 1 − 0.5 s = 0.2: s = 1.6.
@@ -336,21 +357,6 @@ describe('latencyHeadroom', () => {
  * own scale (an entry alone is searched directly), ties to the smallest id.
  */
 describe('latencyHeadroom where the entries reach a loop', () => {
-  /** A routing loop l0 → l1 → l2 → l0 (one in three of l2's requests leave), M/M/1 at 20% today. */
-  const loop = (arrivals: number) => {
-    const nodes = ['l0', 'l1', 'l2'].map((id) => ({
-      id,
-      serviceTime: 0.2 / (3 * arrivals),
-      servers: 1,
-      ...(id === 'l2' ? { exit: 1 } : {}),
-    }));
-    const dependencies = [
-      { from: 'l0', to: 'l1' },
-      { from: 'l1', to: 'l2' },
-      { from: 'l2', to: 'l0', weight: 2 },
-    ];
-    return { nodes, dependencies };
-  };
   // `quiet` has the tighter SLO against its latency today (×1.05) but calls only the loop, at
   // 20%: its latency grows slowly. `busy` has room (×1.5) but calls `hot`, at 90% of one
   // server, which saturates at ×1.11. The search starts with quiet; the check at quiet's scale
@@ -441,14 +447,9 @@ describe('latencyHeadroom where the entries reach a loop', () => {
   // answer is always the smallest scale of the twelve, each searched alone.
   it('agrees with every entry searched alone', () => {
     const { nodes, dependencies } = loop(12);
-    const entries = Array.from({ length: 12 }, (_, i) => `e${String(i).padStart(2, '0')}`);
+    const entries = TWELVE;
     for (let order = 1; order <= 8; order++) {
-      const fronts = entries.map((id, i) => ({
-        id,
-        arrival: 1,
-        serviceTime: 0.3 + (0.65 * ((i * 5) % 12)) / 11,
-        servers: 1,
-      }));
+      const fronts = twelveFronts();
       const wired = [...dependencies, ...entries.map((id) => ({ from: id, to: 'l0' }))];
       const today = analyzed({ nodes: [...nodes, ...fronts], dependencies: wired });
       const latencyOf = (id: string) => today.nodes.find((node) => node.id === id)!.latency as number;
@@ -533,17 +534,8 @@ describe('latencyHeadroom where the entries reach a loop, on random fronts', () 
   // most at a check and which breaks first all vary, so the rounds, the checks and the checks
   // skipped vary too. The answer is always the smallest scale of the entries, each searched alone.
   it('agrees with every entry searched alone', () => {
-    const loopNodes = ['l0', 'l1', 'l2'].map((id) => ({
-      id,
-      serviceTime: 0.2 / 18,
-      servers: 1,
-      ...(id === 'l2' ? { exit: 1 } : {}),
-    }));
-    const loopDependencies = [
-      { from: 'l0', to: 'l1' },
-      { from: 'l1', to: 'l2' },
-      { from: 'l2', to: 'l0', weight: 2 },
-    ];
+    // Six entries' worth of traffic at most: the loop at up to 20% today.
+    const { nodes: loopNodes, dependencies: loopDependencies } = loop(6);
     const front = fc.record({
       utilization: fc.double({ min: 0.05, max: 0.95, noNaN: true }),
       room: fc.double({ min: 1.01, max: 1.6, noNaN: true }),
@@ -600,14 +592,9 @@ describe('latencyHeadroom where the entries reach a loop too large to eliminate'
       to: ring(i + 1),
       ...(i === size - 1 ? { weight: 2 } : {}),
     }));
-    const entries = Array.from({ length: 12 }, (_, i) => `e${String(i).padStart(2, '0')}`);
+    const entries = TWELVE;
     for (let order = 1; order <= 8; order++) {
-      const fronts = entries.map((id, i) => ({
-        id,
-        arrival: 1,
-        serviceTime: 0.3 + (0.65 * ((i * 5) % 12)) / 11,
-        servers: 1,
-      }));
+      const fronts = twelveFronts();
       const wired = [...ringDependencies, ...entries.map((id, i) => ({ from: id, to: ring(i * 12) }))];
       const today = analyzed({ nodes: [...ringNodes, ...fronts], dependencies: wired });
       const latencyOf = (id: string) => today.nodes.find((node) => node.id === id)!.latency as number;
