@@ -166,8 +166,8 @@ export class CompiledStructure {
     this.roles = fields.roles;
     // A structure of the same shares (other arrivals, a scale, other service times) solves the
     // same loops as its base: a compare solves both, so their systems are worth keeping.
-    if (sameDependencies !== undefined && sameDependencies.outShare === this.outShare)
-      sameDependencies.#loopSystemOwner().#loopsShared = true;
+    const owner = this.#loopSystemOwner();
+    if (owner !== this) owner.#loopsShared = true;
   }
 
   /** Whether `v` can pass value on: a dependency, an exit, or fan-out. */
