@@ -7,12 +7,11 @@
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../../infra/project';
+import { freePort } from '../helpers/free-port';
 import { type DocumentedCommand, documentedCommands, matchesAnswer } from './documented-commands';
 
 /** In reading order: the README first, then the guides it sends a newcomer to. */
@@ -65,15 +64,6 @@ afterAll(async () => {
   }
   rmSync(temp, { recursive: true, force: true });
 });
-
-/** A port nothing listens on now (the server gets it a moment later). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /** What the banner told the reader to paste. */
 function printed(name: 'SBE_URL' | 'SBE_KEY' | 'SBE_TOKEN'): string {

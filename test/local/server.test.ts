@@ -4,19 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startLocalServer, workedExampleCurl } from '../../local/server';
+import { freePort } from '../helpers/free-port';
 import { captureOutput, WORKED } from '../http/events';
 
 const DEV_KEY = 'sbe_localservertestkey0123456789abcdefgh';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const probe = createServer();
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 async function analyze(url: string, key: string) {
   return fetch(`${url}/api/engine`, {
