@@ -61,6 +61,10 @@ export function renderEngineResponse(request: EngineRequest, deadline?: RunDeadl
       );
     }
     throw new EngineFailure(error);
+  } finally {
+    // Loop systems are kept for one call: the base may outlive it in a warm cache (a scenario
+    // that shares them keeps them on the base; one of its own goes with the request).
+    request.structure.releaseLoopSystems();
   }
 }
 

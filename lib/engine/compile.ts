@@ -19,7 +19,8 @@ type CompiledFunctions =
   | 'keptSteadyState'
   | 'keepSteadyState'
   | 'repeatsLoopSolves'
-  | 'keptLoopSystem';
+  | 'keptLoopSystem'
+  | 'releaseLoopSystems';
 
 /**
  * A validated structure in the form the algorithms want: ids mapped to indices once,
@@ -249,6 +250,18 @@ export class CompiledStructure {
       owner.#loopSystems.set(key, system);
     }
     return system;
+  }
+
+  /**
+   * Lets go of the loops' systems kept for the call, and of the mark a scenario of the same
+   * shares left: a structure kept across calls (a stored system's, cached by a warm instance)
+   * then holds only what its compile bound counts, and a later call without an SLO or a scenario
+   * keeps nothing. The next call that solves its loops again builds them anew.
+   */
+  releaseLoopSystems(): void {
+    const owner = this.#loopSystemOwner();
+    owner.#loopSystems = undefined;
+    owner.#loopsShared = false;
   }
 
   /** The structure whose loop systems are this one's: the first with these dependencies and shares. */

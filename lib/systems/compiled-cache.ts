@@ -15,7 +15,8 @@ import { type Env, envInt } from '../config/env';
 import type { CompiledStructure } from '../engine';
 
 /**
- * Estimated bytes one cached structure holds: its typed arrays plus the parsed input objects it keeps.
+ * Estimated bytes one cached structure holds: its typed arrays, what it computes on first use
+ * and keeps between calls, and the parsed input objects it keeps.
  * @internal test/systems/compiled-cache.test.ts sizes caches in units of this estimate.
  */
 export function estimatedBytes(compiled: CompiledStructure): number {
@@ -23,9 +24,11 @@ export function estimatedBytes(compiled: CompiledStructure): number {
   let idChars = 0;
   for (const id of ids) idChars += id.length;
   // Typed arrays: ~32 bytes per node, ~52 per dependency (CSR both ways, shares, flows' slots).
+  // Kept once computed: the components (12 bytes a node at most), both sweep orders (8) and a
+  // capacity what-if's steady state (8). The loops' local systems are let go after each call.
   // Parsed JSON objects: ~100 bytes per node and ~90 per dependency in V8, plus the id strings
   // (the dependency ends share them).
-  return nodeCount * 132 + dependencyCount * 142 + idChars + 4096;
+  return nodeCount * 160 + dependencyCount * 142 + idChars + 4096;
 }
 
 /**

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseEngineRequest } from '../../lib/api/engine-request';
 import { renderEngineResponse } from '../../lib/api/engine-response';
 import { ApiError } from '../../lib/api/errors';
+import { runDeadline } from '../../lib/api/run-deadline';
 import { readLimits } from '../../lib/config/limits';
 import { WORKED } from '../http/events';
 
@@ -26,6 +27,41 @@ describe('renderEngineResponse', () => {
     expect(Object.keys(ticks)).toEqual(['mode', 'ticks', 'snapshots']);
     expect(ticks.ticks).toBe(3);
     expect(ticks.snapshots.map((s: { tick: number }) => s.tick)).toEqual([1, 2, 3]);
+  });
+
+  // A what-if of other node values (here a scale) keeps its base's loop systems while the two
+  // runs last; once the answer is written the base lets go of them, as a stored system's cached
+  // structure must, so a later call without a scenario keeps nothing. A failing run too.
+  it("lets go of the loops' systems kept for the call once the answer is written", () => {
+    const ring = {
+      mode: 'analyze',
+      nodes: [
+        { id: 'api', arrival: 1, serviceTime: 0.1, servers: 2 },
+        { id: 'db', serviceTime: 0.1, servers: 2, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'api', to: 'db' },
+        { from: 'db', to: 'api' },
+      ],
+    };
+    // The second run is out of time at its first checkpoint.
+    for (const remainingMs of [() => 60_000, () => 0]) {
+      const request = parseEngineRequest({ ...ring, scenario: { scale: 2 }, compare: true }, limits);
+      expect(request.structure.repeatsLoopSolves).toBe(true);
+      let built = 0;
+      const build = () => ({ built: ++built });
+      request.structure.keptLoopSystem('loop', build);
+      try {
+        renderEngineResponse(request, runDeadline(remainingMs));
+        expect(remainingMs()).toBeGreaterThan(0);
+      } catch (error) {
+        expect((error as ApiError).code).toBe('LIMIT_EXCEEDED');
+      }
+      expect(request.structure.repeatsLoopSolves).toBe(false);
+      expect(request.scenario!.repeatsLoopSolves).toBe(false);
+      request.structure.keptLoopSystem('loop', build);
+      expect(built).toBe(2);
+    }
   });
 
   // An extra field nested deeper than JSON.stringify can recurse is the caller's payload problem,

@@ -379,6 +379,26 @@ describe('a scenario answers what the edited structure answers', () => {
     expect(reweighted.repeatsLoopSolves).toBe(false);
   });
 
+  // Once the call is over, the base lets go of what the scenario shared: the mark and the
+  // systems, asked of either structure. The next scenario marks it again.
+  it("lets go of the shared loops' systems and the mark when released", () => {
+    for (const releasing of ['base', 'scenario'] as const) {
+      const base = compileStructure(OPEN_WORKED_EXAMPLE);
+      const derived = applyScenario(base, { scale: 2 });
+      let built = 0;
+      const build = () => ({ built: ++built });
+      const system = derived.keptLoopSystem('loop', build);
+      expect(base.keptLoopSystem('loop', build)).toBe(system);
+      (releasing === 'base' ? base : derived).releaseLoopSystems();
+      expect(base.repeatsLoopSolves).toBe(false);
+      expect(derived.repeatsLoopSolves).toBe(false);
+      expect(base.keptLoopSystem('loop', build)).not.toBe(system);
+      expect(built).toBe(2);
+      applyScenario(base, { scale: 3 });
+      expect(base.repeatsLoopSolves).toBe(true);
+    }
+  });
+
   // The same rule seen from outside: a ring of 150 services (swept) with an SLO, solved once so
   // that its systems are kept, then reweighted or slowed down by a scenario: each answers byte
   // for byte what the edited structure answers (the reweighted one with systems of its own).
