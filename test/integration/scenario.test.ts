@@ -129,3 +129,57 @@ describe('POST /api/engine with a scenario on a stored system', () => {
     expect((await engine({ mode: 'analyze', systemId, scenario: scale }, bobKey)).status).toBe(404);
   });
 });
+
+// A ring of 150 services (past 128, so its loop is swept and its local systems are kept while a
+// call solves it again), stored with an SLO in its settings. The instance keeps the compiled
+// structure between calls; a what-if of other node values shares its base's loop systems for the
+// call and lets go of them after. Every answer is byte for byte what the same structure answers
+// inline, whichever calls came before.
+describe('POST /api/engine on a stored ring with an SLO, call after call', () => {
+  const size = 150;
+  const ring = (i: number) => `r${String(i % size).padStart(3, '0')}`;
+  const document = {
+    nodes: [
+      { id: 'api', arrival: 2, serviceTime: 0.01, servers: 2 },
+      ...Array.from({ length: size }, (_, i) => ({
+        id: ring(i),
+        serviceTime: 0.001 * (1 + (i % 7)),
+        servers: 1,
+        ...(i % 10 === 9 ? { exit: 1 } : {}),
+      })),
+    ],
+    dependencies: [
+      { from: 'api', to: ring(0) },
+      ...Array.from({ length: size }, (_, i) => ({ from: ring(i), to: ring(i + 1) })),
+      ...Array.from({ length: size / 10 }, (_, k) => ({ from: ring(10 * k + 4), to: ring(10 * k + 57) })),
+    ],
+  };
+  const settings: SystemSettings = { nodes: { api: { slo: 1 } } };
+
+  it('answers as inline before, during and after a what-if that shares its loops', async () => {
+    const created = await post(
+      server.url,
+      alice,
+      { name: 'ring', document, settings },
+      { path: '/api/systems' },
+    );
+    expect(created.status, created.text).toBe(201);
+    const systemId = created.json.id;
+    const withSettings = applySettings(document, settings) as typeof document;
+    const inline = await engine({ mode: 'analyze', ...withSettings });
+    expect(inline.status, inline.text).toBe(200);
+    expect(inline.json.engine.latencyHeadroom.node).toBe('api');
+
+    const scale = { scale: 1.5 };
+    const scaledInline = await engine({ mode: 'analyze', ...editedStructure(withSettings, scale) });
+    for (let round = 0; round < 2; round++) {
+      expect((await engine({ mode: 'analyze', systemId })).text).toBe(inline.text);
+      const compared = await engine({ mode: 'analyze', systemId, scenario: scale, compare: true });
+      expect(compared.status, compared.text).toBe(200);
+      expect(compared.json.engine).toEqual(scaledInline.json.engine);
+      expect(compared.json.baseline).toEqual(inline.json.engine);
+      const scaled = await engine({ mode: 'analyze', systemId, scenario: scale });
+      expect(scaled.text).toBe(scaledInline.text);
+    }
+  });
+});
