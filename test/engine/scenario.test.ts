@@ -19,6 +19,7 @@ import {
   writeTicks,
 } from '../../lib/engine';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
+import { ringId, sweptRing } from '../helpers/engine-examples';
 import { editedStructure, scenarioArbitrary, structureArbitrary } from './scenario-arbitraries';
 import { written } from './written';
 
@@ -403,24 +404,8 @@ describe('a scenario answers what the edited structure answers', () => {
   // that its systems are kept, then reweighted or slowed down by a scenario: each answers byte
   // for byte what the edited structure answers (the reweighted one with systems of its own).
   it("answers byte for byte after the base kept its loops' systems", () => {
-    const size = 150;
-    const ring = (i: number) => `r${String(i % size).padStart(3, '0')}`;
-    const structure: Structure = {
-      nodes: [
-        { id: 'api', arrival: 2, serviceTime: 0.01, servers: 2, slo: 1 },
-        ...Array.from({ length: size }, (_, i) => ({
-          id: ring(i),
-          serviceTime: 0.001 * (1 + (i % 7)),
-          servers: 1,
-          ...(i % 10 === 9 ? { exit: 1 } : {}),
-        })),
-      ],
-      dependencies: [
-        { from: 'api', to: ring(0) },
-        ...Array.from({ length: size }, (_, i) => ({ from: ring(i), to: ring(i + 1) })),
-        ...Array.from({ length: size / 10 }, (_, k) => ({ from: ring(10 * k + 4), to: ring(10 * k + 57) })),
-      ],
-    };
+    const structure = sweptRing(1);
+    const ring = (i: number) => ringId(i % 150);
     const base = compileStructure(structure);
     const before = written((w) => writeAnalyze(w, base));
     for (const scenario of [

@@ -107,3 +107,29 @@ export const README_CHECKOUT: Structure = {
     { from: 'checkout', to: 'inventory', weight: 3 },
   ],
 };
+
+/**
+ * An API calling into a ring of 150 services (past 128, so its loop is swept, and its local
+ * systems are kept where a call solves it again), every tenth leaving the system and every
+ * tenth calling 53 places on: `ringId`s r000 … r149. `slo` on the API when given.
+ */
+export function sweptRing(slo?: number): Structure {
+  const size = 150;
+  const member = (i: number) => ringId(i % size);
+  return {
+    nodes: [
+      { id: 'api', arrival: 2, serviceTime: 0.01, servers: 2, ...(slo === undefined ? {} : { slo }) },
+      ...Array.from({ length: size }, (_, i) => ({
+        id: member(i),
+        serviceTime: 0.001 * (1 + (i % 7)),
+        servers: 1,
+        ...(i % 10 === 9 ? { exit: 1 } : {}),
+      })),
+    ],
+    dependencies: [
+      { from: 'api', to: member(0) },
+      ...Array.from({ length: size }, (_, i) => ({ from: member(i), to: member(i + 1) })),
+      ...Array.from({ length: size / 10 }, (_, k) => ({ from: member(10 * k + 4), to: member(10 * k + 57) })),
+    ],
+  };
+}

@@ -8,6 +8,7 @@ import { applySettings } from '../../lib/api/system-settings';
 import type { SystemSettings } from '../../lib/systems';
 import { readLocalIssuer, signAccessToken } from '../../lib/tokens';
 import { editedStructure } from '../engine/scenario-arbitraries';
+import { sweptRing } from '../helpers/engine-examples';
 import { WORKED } from '../http/events';
 import { post, startTestServer, type TestServer } from './server';
 
@@ -136,24 +137,7 @@ describe('POST /api/engine with a scenario on a stored system', () => {
 // call and lets go of them after. Every answer is byte for byte what the same structure answers
 // inline, whichever calls came before.
 describe('POST /api/engine on a stored ring with an SLO, call after call', () => {
-  const size = 150;
-  const ring = (i: number) => `r${String(i % size).padStart(3, '0')}`;
-  const document = {
-    nodes: [
-      { id: 'api', arrival: 2, serviceTime: 0.01, servers: 2 },
-      ...Array.from({ length: size }, (_, i) => ({
-        id: ring(i),
-        serviceTime: 0.001 * (1 + (i % 7)),
-        servers: 1,
-        ...(i % 10 === 9 ? { exit: 1 } : {}),
-      })),
-    ],
-    dependencies: [
-      { from: 'api', to: ring(0) },
-      ...Array.from({ length: size }, (_, i) => ({ from: ring(i), to: ring(i + 1) })),
-      ...Array.from({ length: size / 10 }, (_, k) => ({ from: ring(10 * k + 4), to: ring(10 * k + 57) })),
-    ],
-  };
+  const document = sweptRing();
   const settings: SystemSettings = { nodes: { api: { slo: 1 } } };
 
   it('answers as inline before, during and after a what-if that shares its loops', async () => {
