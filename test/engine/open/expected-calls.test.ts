@@ -28,6 +28,8 @@ function expectSameAsUnitSolves(structure: Structure): void {
   const compiled = compileStructure(structure);
   const entries = structure.nodes.flatMap((node, i) => ((node.arrival ?? 0) > 0 ? [i] : []));
   const calls = expectedCalls(compiled, entries);
+  // One answer per entry, in their order, however many passes of sixteen they take.
+  expect(calls).toHaveLength(entries.length);
   entries.forEach((e, i) => {
     const expected = unitSolve(structure, compiled.ids[e]!);
     const { called, calls: values } = calls[i]!;
