@@ -19,7 +19,7 @@ import {
   writeTicks,
 } from '../../lib/engine';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
-import { ringId, sweptRing } from '../helpers/engine-examples';
+import { sweptRing, sweptRingMember } from '../helpers/engine-examples';
 import { editedStructure, scenarioArbitrary, structureArbitrary } from './scenario-arbitraries';
 import { written } from './written';
 
@@ -405,7 +405,7 @@ describe('a scenario answers what the edited structure answers', () => {
   // for byte what the edited structure answers (the reweighted one with systems of its own).
   it("answers byte for byte after the base kept its loops' systems", () => {
     const structure = sweptRing(1);
-    const ring = (i: number) => ringId(i % 150);
+    const ring = sweptRingMember;
     const base = compileStructure(structure);
     const before = written((w) => writeAnalyze(w, base));
     for (const scenario of [

@@ -108,14 +108,19 @@ export const README_CHECKOUT: Structure = {
   ],
 };
 
+const SWEPT_RING_SIZE = 150;
+
+/** The id of `sweptRing`'s member `i`, counted round the ring (150 is r000 again). */
+export const sweptRingMember = (i: number) => ringId(i % SWEPT_RING_SIZE);
+
 /**
  * An API calling into a ring of 150 services (past 128, so its loop is swept, and its local
  * systems are kept where a call solves it again), every tenth leaving the system and every
  * tenth calling 53 places on: `ringId`s r000 … r149. `slo` on the API when given.
  */
 export function sweptRing(slo?: number): Structure {
-  const size = 150;
-  const member = (i: number) => ringId(i % size);
+  const size = SWEPT_RING_SIZE;
+  const member = sweptRingMember;
   return {
     nodes: [
       { id: 'api', arrival: 2, serviceTime: 0.01, servers: 2, ...(slo === undefined ? {} : { slo }) },
