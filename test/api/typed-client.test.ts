@@ -64,7 +64,7 @@ describe('the typed client', () => {
     );
     const tsc = spawnSync(
       process.execPath,
-      [join(PROJECT_ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(workDir, 'tsconfig.json')],
+      [join(PROJECT_ROOT, 'node_modules/typescript-native/bin/tsc'), '-p', join(workDir, 'tsconfig.json')],
       { encoding: 'utf8', timeout: 120_000 },
     );
     expect(tsc.stdout + tsc.stderr).toBe('');
