@@ -1,9 +1,9 @@
-import { compileForCall } from '../compile';
+import { type CompiledStructure, compileForCall } from '../compile';
 import { scratch } from '../scratch';
 import { solveSteadyState } from '../steady-state';
 import type { Structure } from '../types';
 import { expectedCalls } from './expected-calls';
-import { firstSaturations, LatencyAt, sloEntry } from './slo';
+import { firstSaturations, LatencyAt, type SloEntry, sloEntry } from './slo';
 
 /** An entry's latency as all traffic grows: what the explorer draws for the selected entry. */
 export interface LatencyCurve {
@@ -19,8 +19,11 @@ export interface LatencyCurve {
 /**
  * Entry `entry`'s end-to-end latency at each factor of today's traffic in `scales`, by the SLO
  * search's own pass (`slo.ts`): its expected calls are solved once, and each scale costs one
- * pass over the nodes it calls. `undefined` when the structure is not open, `entry` is not one
- * of its nodes or takes no arrival, or its requests do not finish today (its `latencyLimit`).
+ * pass over the nodes it calls. An entry over capacity today (its `latencyLimit` a saturated
+ * node) has its curve too, below the scale where that node saturates (under ×1): how far the
+ * traffic must fall for its requests to finish, and how fast they are then. `undefined` when the
+ * structure is not open, `entry` is not one of its nodes or takes no arrival, or its requests
+ * finish at no traffic at all (a node down or a loop unbounded on their way).
  */
 export function latencyCurve(
   structure: Structure,
@@ -41,13 +44,29 @@ export function latencyCurve(
       firstSaturations(compiled, throughput),
     );
     const latency = new LatencyAt(compiled, throughput, [line]);
-    // Past its capacity a node's queue grows without end, even one without a service time (whose
-    // own time is 0): at exactly its capacity it is not over it, as in analyze. A queueing node's
-    // latency is infinite from its saturation on, which `latency.of` says itself.
-    if (!(line.saturation >= 1 && latency.of(line, 1) < Number.POSITIVE_INFINITY)) return undefined;
+    if (!finishesWithLessTraffic(compiled, line) || !(latency.of(line, 0) < Number.POSITIVE_INFINITY))
+      return undefined;
     return {
+      // Past its capacity a node's queue grows without end, even one without a service time
+      // (whose own time is 0): at exactly its capacity it is not over it, as in analyze. A
+      // queueing node's latency is infinite from its saturation on, which `latency.of` says itself.
       latency: scales.map((s) => (s > line.saturation ? Number.POSITIVE_INFINITY : latency.of(line, s))),
       saturation: line.saturation,
     };
   });
+}
+
+/**
+ * Whether some traffic below today's lets the entry's requests finish: none reaches a node that
+ * is down (a what-if's) or a loop that never lets them go (infinite expected calls: unbounded
+ * at any traffic), and the first node to saturate does so above ×0.
+ */
+function finishesWithLessTraffic(structure: CompiledStructure, line: SloEntry): boolean {
+  const { down } = structure;
+  const { called, calls } = line;
+  for (let i = 0; i < called.length; i++) {
+    if (!(calls[i]! < Number.POSITIVE_INFINITY)) return false;
+    if (down.length > 0 && down[called[i]!] === 1) return false;
+  }
+  return line.saturation > 0;
 }

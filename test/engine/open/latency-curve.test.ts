@@ -2,7 +2,7 @@
  * `latencyCurve`: an entry's latency as all traffic grows, the curve the explorer draws.
  */
 import { describe, expect, it } from 'vitest';
-import { analyze, latencyCurve, type Structure } from '../../../lib/engine';
+import { analyze, applyScenario, compileStructure, latencyCurve, type Structure } from '../../../lib/engine';
 
 // One M/M/1 API: λ = 5 a second, S = 0.1 s. At a scale s its response time is
 // 0.1 / (1 − 0.5 s): 0.1 with no traffic, 0.2 today, 0.5 at 1.6, none from 2 on.
@@ -34,22 +34,49 @@ describe('latencyCurve', () => {
     expect(today).toBeCloseTo(0.01 + 2 * 0.2, 14);
   });
 
-  // No curve for a node that takes no traffic, an unknown id, or requests stuck today.
-  it('has no curve where there is no finite latency to draw', () => {
+  // No curve for an unknown id or a node that takes no traffic.
+  it('has no curve for a node that is no entry', () => {
     expect(latencyCurve(API, 'nope', [1])).toBeUndefined();
-    const stuck: Structure = {
-      nodes: [{ id: 'api', arrival: 20, serviceTime: 0.1, servers: 1, exit: 1 }],
-      dependencies: [],
-    };
-    expect(latencyCurve(stuck, 'api', [0.5])).toBeUndefined();
     const behind: Structure = {
       nodes: [
-        { id: 'web', fanout: true, serviceTime: 0.01 },
+        { id: 'web', fanout: true, serviceTime: 0.1 },
         { id: 'api', arrival: 1, exit: 1 },
       ],
       dependencies: [{ from: 'web', to: 'api' }],
     };
     expect(latencyCurve(behind, 'web', [1])).toBeUndefined();
+  });
+
+  // Over capacity today: 20 a second at one 0.1 s server, which serves 10. analyze gives no
+  // latency (stuck at api, saturated); the curve still runs below ×0.5, where 10 a second get
+  // through: 0.1 / (1 − 2 s), 0.2 at ×0.25, none from ×0.5 on (today included).
+  it('draws an entry over capacity today up to where its traffic fits', () => {
+    const stuck: Structure = {
+      nodes: [{ id: 'api', arrival: 20, serviceTime: 0.1, servers: 1, exit: 1 }],
+      dependencies: [],
+    };
+    expect(analyze(stuck).nodes[0]).toMatchObject({ latencyLimit: { node: 'api', reason: 'saturated' } });
+    const curve = latencyCurve(stuck, 'api', [0, 0.25, 0.5, 1])!;
+    expect(curve.saturation).toBe(0.5);
+    expect(curve.latency[0]).toBeCloseTo(0.1, 14);
+    expect(curve.latency[1]).toBeCloseTo(0.2, 14);
+    expect(curve.latency.slice(2)).toEqual([Number.POSITIVE_INFINITY, Number.POSITIVE_INFINITY]);
+  });
+
+  // A node down on the way (a what-if's `down`, applied as the explorer applies it before it
+  // asks for the curve) saturates at ×0: no traffic at all gets through it.
+  it('has no curve when a node on the way is down', () => {
+    const base = compileStructure({
+      nodes: [
+        { id: 'web', arrival: 1, fanout: true, serviceTime: 0.01 },
+        { id: 'api', serviceTime: 0.1, servers: 1, exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'api' }],
+    });
+    expect(latencyCurve(base, 'web', [0])).toBeDefined();
+    const down = applyScenario(base, { nodes: { api: { down: true } } });
+    expect(analyze(down).nodes[0]).toMatchObject({ latencyLimit: { node: 'api', reason: 'down' } });
+    expect(latencyCurve(down, 'web', [0, 1])).toBeUndefined();
   });
 
   // A retry storm at the entry itself (two retries per request): unbounded today, no curve. A
@@ -60,6 +87,20 @@ describe('latencyCurve', () => {
       dependencies: [{ from: 'api', to: 'api', weight: 2 }],
     };
     expect(latencyCurve(storm, 'api', [0.5, 1])).toBeUndefined();
+    // The storm behind the entry, at a node without a service time: it adds no time of its own,
+    // yet the requests never leave it, at any traffic.
+    const behind: Structure = {
+      nodes: [
+        { id: 'web', arrival: 1, fanout: true, serviceTime: 0.01 },
+        { id: 'api', fanout: true },
+      ],
+      dependencies: [
+        { from: 'web', to: 'api' },
+        { from: 'api', to: 'api', weight: 2 },
+      ],
+    };
+    expect(analyze(behind).nodes[0]).toMatchObject({ latencyLimit: { node: 'api', reason: 'unbounded' } });
+    expect(latencyCurve(behind, 'web', [0, 0.5])).toBeUndefined();
     const closed: Structure = {
       nodes: [{ id: 'a', load: 3 }, { id: 'b' }],
       dependencies: [{ from: 'a', to: 'b' }],
@@ -78,7 +119,7 @@ describe('latencyCurve', () => {
   // The database has a capacity of 10 a second and no service time: it adds no time, but past
   // its capacity its queue grows without end. With 5 a second today it saturates at ×2: the
   // curve is the front end's 10 ms up to ×2 (at capacity, not over it, as analyze says) and
-  // infinite past it. Over capacity today (12 a second), there is no curve.
+  // infinite past it. Over capacity today (12 a second), the curve ends at ×10/12.
   it('ends the curve where a node without a service time goes over its capacity', () => {
     const structure = (arrival: number): Structure => ({
       nodes: [
@@ -92,6 +133,8 @@ describe('latencyCurve', () => {
     expect(curve.latency).toEqual([0.01, 0.01, Number.POSITIVE_INFINITY]);
     expect(latencyCurve(structure(10), 'web', [1])!.latency).toEqual([0.01]);
     expect(analyze(structure(10)).nodes[0]!.latency).toBe(0.01);
-    expect(latencyCurve(structure(12), 'web', [1])).toBeUndefined();
+    const over = latencyCurve(structure(12), 'web', [0.5, 10 / 12, 1])!;
+    expect(over.saturation).toBe(10 / 12);
+    expect(over.latency).toEqual([0.01, 0.01, Number.POSITIVE_INFINITY]);
   });
 });
