@@ -8,8 +8,13 @@ export interface LatencyChart {
   /** The entry's name, as the page shows it. */
   entry: string;
   points: LatencyPoints;
-  /** The entry's latency in the answer (at ×1). */
-  today: number;
+  /**
+   * The entry's latency in the answer (at ×1); `undefined` for an entry over capacity there
+   * (its requests never finish): the curve then ends before ×1.
+   */
+  today?: number;
+  /** Over capacity at ×1: the node its requests get stuck at (the answer's `latencyLimit.node`). */
+  stuckAt?: string;
   /** Whose traffic ×1 is: today's, or a what-if's (the answer on show is the scenario's). */
   traffic: Traffic;
   slo?: number;
@@ -38,12 +43,12 @@ function roundUp(value: number): number {
  * the SLO and the saturation.
  */
 function latencyChartSummary(chart: LatencyChart): string {
-  const { entry, points, today, slo, sloScale, traffic } = chart;
+  const { entry, points, slo, sloScale, traffic } = chart;
   const idle = points.latency[0]!;
   const parts = [
     `Latency of ${entry} as all traffic grows, ×0 to ${scaleText(points.end)} of ${traffic}`,
     `${durationText(idle)} with no traffic`,
-    `${durationText(today)} ${answered(traffic)} (×1)`,
+    todayText(chart),
   ];
   if (points.knee !== undefined)
     parts.push(`knee (twice the no-traffic latency) at ${scaleText(points.knee)}`);
@@ -64,12 +69,20 @@ function latencyChartSummary(chart: LatencyChart): string {
   return `${parts.join('; ')}.`;
 }
 
+/** Today's latency in words, or that the entry is over capacity today. */
+function todayText({ today, stuckAt, traffic }: LatencyChart): string {
+  if (today !== undefined) return `${durationText(today)} ${answered(traffic)} (×1)`;
+  return `over capacity ${answered(traffic)} (×1): its requests never finish${stuckAt === undefined ? '' : `, stuck at ${stuckAt}`}`;
+}
+
 /**
  * Draws the latency of one entry against the factor of today's traffic (0 to the saturation,
  * dashed, where it grows without bound): the curve, today (dotted, with its point), the SLO as
  * a horizontal line and the point where the curve reaches it, and the knee. The y axis ends at
  * a round time above four times the no-traffic latency, today's and the SLO, so the knee shows
- * and the climb to the saturation leaves the top; the curve is clipped there.
+ * and the climb to the saturation leaves the top; the curve is clipped there. An entry over
+ * capacity today saturates below ×1: the chart runs on to ×1, today's point (hollow) at the top
+ * of the dotted line, where no latency is.
  */
 export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void {
   const { points, today, slo, sloScale } = chart;
@@ -78,7 +91,7 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
   svg.setAttribute('viewBox', `0 0 ${width} ${HEIGHT}`);
   svg.setAttribute('aria-label', latencyChartSummary(chart));
   const idle = points.latency[0]!;
-  const top = roundUp(Math.max(4 * idle, 1.5 * today, 1.25 * (slo ?? 0), 1e-3));
+  const top = roundUp(Math.max(4 * idle, 1.5 * (today ?? 0), 1.25 * (slo ?? 0), 1e-3));
   const right = width - PAD.right;
   const bottom = HEIGHT - PAD.bottom;
   const x = (scale: number) => PAD.left + (scale / points.end) * (right - PAD.left);
@@ -125,10 +138,11 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
   );
 
   if (Number.isFinite(points.saturation)) {
+    const at = x(points.saturation);
     svg.append(
-      svgElement('line', { x1: right, y1: PAD.top, x2: right, y2: bottom, class: 'latency-saturation' }),
+      svgElement('line', { x1: at, y1: PAD.top, x2: at, y2: bottom, class: 'latency-saturation' }),
       text(`saturates ${scaleText(points.saturation)}`, {
-        x: right - 3,
+        x: at - 3,
         y: PAD.top - 4,
         'text-anchor': 'end',
       }),
@@ -156,7 +170,7 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
   );
 
   const mark = (kind: LatencyMark, scale: number, latency: number, title: string) => {
-    const group = markShape(kind, x(scale), y(latency));
+    const group = markShape(kind, x(scale), y(latency), kind === 'today' && today === undefined);
     group.dataset.mark = kind;
     const hover = svgElement('title', {});
     hover.textContent = title;
@@ -164,7 +178,7 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
     svg.append(group);
   };
   for (const item of latencyLegend(chart)) {
-    if (item.mark === 'today') mark('today', 1, today, item.text);
+    if (item.mark === 'today') mark('today', 1, today ?? top, item.text);
     if (item.mark === 'knee') mark('knee', points.knee!, 2 * idle, item.text);
     if (item.mark === 'slo' && sloScale! > 0) mark('slo', Math.min(sloScale!, points.end), slo!, item.text);
   }
@@ -180,10 +194,11 @@ type LatencyMark = 'today' | 'knee' | 'slo';
 
 /**
  * A mark's shape at (`x`, `y`), each its own so none relies on colour alone: a circle for
- * today, a diamond for the knee, a square for the SLO.
+ * today (hollow when `over` capacity, with no latency), a diamond for the knee, a square for
+ * the SLO.
  */
-export function markShape(kind: LatencyMark, x: number, y: number): SVGGElement {
-  const group = svgElement('g', { class: `latency-mark ${kind}` });
+export function markShape(kind: LatencyMark, x: number, y: number, over = false): SVGGElement {
+  const group = svgElement('g', { class: `latency-mark ${kind}${over ? ' over' : ''}` });
   const r = 4;
   group.append(
     kind === 'today'
@@ -204,7 +219,13 @@ export function markShape(kind: LatencyMark, x: number, y: number): SVGGElement 
 export function latencyLegend(chart: LatencyChart): Array<{ mark: LatencyMark; text: string }> {
   const { points, today, slo, sloScale, traffic } = chart;
   const legend: Array<{ mark: LatencyMark; text: string }> = [
-    { mark: 'today', text: `${answered(traffic)} (×1): ${durationText(today)}` },
+    {
+      mark: 'today',
+      text:
+        today === undefined
+          ? `${answered(traffic)} (×1): over capacity, its requests never finish${chart.stuckAt === undefined ? '' : ` (stuck at ${chart.stuckAt})`}; they do below ${scaleText(points.saturation)}`
+          : `${answered(traffic)} (×1): ${durationText(today)}`,
+    },
   ];
   if (points.knee !== undefined)
     legend.push({

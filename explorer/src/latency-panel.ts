@@ -13,7 +13,8 @@ type LatencyPointsOf = (
 ) => Promise<LatencyPoints | undefined>;
 
 /**
- * Under the selected node's numbers, for an entry with a `latency`: its latency against the
+ * Under the selected node's numbers, for an entry with a `latency`, or over capacity today (its
+ * `latencyLimit` a saturated node: the curve then ends below ×1): its latency against the
  * factor of today's traffic (latency-chart.ts). The curve is computed again in the engine worker
  * from the body that produced the answer, once per answer and entry; an answer computed on the
  * server has no body in the worker (it is large, or needs the key), so it gets a note instead.
@@ -58,7 +59,7 @@ export function createLatencyPanel(view: View, pointsOf: LatencyPointsOf) {
           viewBox: '0 0 12 12',
           'aria-hidden': 'true',
         });
-        swatch.append(markShape(mark, 6, 6));
+        swatch.append(markShape(mark, 6, 6, mark === 'today' && chart.today === undefined));
         item.append(swatch, text);
         return item;
       }),
@@ -70,7 +71,8 @@ export function createLatencyPanel(view: View, pointsOf: LatencyPointsOf) {
   return {
     render(result: EngineResult, selected: string | undefined): void {
       const node = selected === undefined ? undefined : result.nodes.find((n) => n.id === selected);
-      if (node?.latency === undefined) {
+      const overCapacity = node?.latencyLimit?.reason === 'saturated';
+      if (node === undefined || (node.latency === undefined && !overCapacity)) {
         asked = undefined;
         hide();
         return;
@@ -87,6 +89,7 @@ export function createLatencyPanel(view: View, pointsOf: LatencyPointsOf) {
         asked = { result, entry: node.id, points: pointsOf(view.source.body, node.id, slo) };
       const wanted = asked;
       const today = node.latency;
+      const stuckAt = node.latencyLimit === undefined ? undefined : nameOf(view, node.latencyLimit.node);
       const { latencyHeadroom } = result;
       document.body.dataset.latencyChart = 'computing';
       void wanted.points.then((points) => {
@@ -100,7 +103,8 @@ export function createLatencyPanel(view: View, pointsOf: LatencyPointsOf) {
         draw({
           entry: nameOf(view, node.id),
           points,
-          today,
+          ...(today === undefined ? {} : { today }),
+          ...(stuckAt === undefined ? {} : { stuckAt }),
           traffic: view.traffic,
           ...(slo === undefined ? {} : { slo }),
           // The engine's own scale where it names this entry; the curve's crossing otherwise.

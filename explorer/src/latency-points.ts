@@ -5,13 +5,16 @@ import type { LatencyCurve } from '../../lib/engine';
  * the page itself imports no engine code.
  */
 export interface LatencyPoints {
-  /** Factors of today's traffic, increasing from 0, all below `saturation`. */
+  /** Factors of today's traffic, increasing from 0, all below `saturation` (today's among them when it is). */
   scales: number[];
   /** The entry's latency at each scale, in steps: finite, every scale being below saturation. */
   latency: number[];
   /** The factor at which the first node on the entry's paths saturates; `Infinity` for none. */
   saturation: number;
-  /** The chart's right edge: `saturation`, or `FLAT_RANGE` without one. */
+  /**
+   * The chart's right edge: `saturation`, or `FLAT_RANGE` without one; ×1 when the saturation is
+   * below it (an entry over capacity today), so today shows past the saturation.
+   */
   end: number;
   /**
    * The knee: the factor at which the latency is twice what it is with no traffic. With no
@@ -52,10 +55,12 @@ export function latencyPoints(
   const probe = curve([0]);
   if (probe === undefined) return undefined;
   const { saturation } = probe;
-  const end = Number.isFinite(saturation) ? saturation : FLAT_RANGE;
+  // Where the curve runs: to the saturation, or across the flat range.
+  const reach = Number.isFinite(saturation) ? saturation : FLAT_RANGE;
+  const end = Math.max(reach, 1);
   const scales = [1];
-  for (let i = 0; i < SAMPLES; i++) scales.push((end * i) / SAMPLES);
-  if (Number.isFinite(saturation)) for (let k = 8; k <= 16; k++) scales.push(end * (1 - 2 ** -k));
+  for (let i = 0; i < SAMPLES; i++) scales.push((reach * i) / SAMPLES);
+  if (Number.isFinite(saturation)) for (let k = 8; k <= 16; k++) scales.push(reach * (1 - 2 ** -k));
   const points = new Map<number, number>();
   const add = (at: readonly number[]) => {
     const { latency } = curve(at)!;
@@ -68,7 +73,7 @@ export function latencyPoints(
   const targets = [idle > 0 ? 2 * idle : undefined, slo];
   const refine: number[] = [];
   for (const target of targets) {
-    const bracket = target === undefined ? undefined : crossingBracket(points, target, end);
+    const bracket = target === undefined ? undefined : crossingBracket(points, target, reach);
     if (bracket === undefined) continue;
     const [low, high] = bracket;
     for (let i = 1; i <= REFINE; i++) refine.push(low + ((high - low) * i) / (REFINE + 1));
@@ -93,11 +98,11 @@ export function latencyPoints(
   return result;
 }
 
-/** The step of `points` where the latency first reaches `target`, or the last one to `end`. */
+/** The step of `points` where the latency first reaches `target`, or the last one to `reach`. */
 function crossingBracket(
   points: ReadonlyMap<number, number>,
   target: number,
-  end: number,
+  reach: number,
 ): [number, number] | undefined {
   const sorted = [...points.keys()].sort((a, b) => a - b);
   if (points.get(sorted[0]!)! >= target) return undefined;
@@ -106,7 +111,7 @@ function crossingBracket(
   }
   // Not reached yet: between the last point and the saturation, where the latency grows without
   // bound (beyond a flat curve's edge it never does).
-  return end > sorted[sorted.length - 1]! ? [sorted[sorted.length - 1]!, end] : undefined;
+  return reach > sorted[sorted.length - 1]! ? [sorted[sorted.length - 1]!, reach] : undefined;
 }
 
 /** Where the latency first reaches `target`, linearly between the points around it. */

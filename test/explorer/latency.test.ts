@@ -254,4 +254,49 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     expect(await page.textContent('#latency-note')).toContain('computed in the browser');
     await page.uncheck('#on-server');
   });
+
+  // Batch is over capacity today (reports saturates at ×0.4): no latency in the answer, yet a
+  // curve below ×0.4, 0.01 + 0.5 / (1 − 2.5s): 510 ms with no traffic, the knee (1.02 s) at
+  // (1 − 0.5 / 1.01) / 2.5 = ×0.202, the SLO of 10 s at (1 − 0.5 / 9.99) / 2.5 = ×0.38. The
+  // chart runs on to ×1, where today's point is hollow, at the top: no latency to place it at.
+  it('draws an entry over capacity today up to its saturation, today hollow past it', async () => {
+    await runAsWritten(page, STUCK);
+    await select('batch');
+    await page.waitForSelector('body[data-latency-chart="drawn"]');
+    expect(await page.getAttribute('#latency-chart', 'aria-label')).toBe(
+      "Latency of batch as all traffic grows, ×0 to ×1 of today's; 510 ms with no traffic; " +
+        'over capacity today (×1): its requests never finish, stuck at reports; ' +
+        'knee (twice the no-traffic latency) at ×0.202; reaches its SLO of 10 s at ×0.38; saturates at ×0.4.',
+    );
+    expect(await page.locator('#latency-legend span').allTextContents()).toEqual([
+      'today (×1): over capacity, its requests never finish (stuck at reports); they do below ×0.4',
+      'knee at ×0.202: 1.02 s, twice the latency with no traffic (waiting as long as served)',
+      'reaches its SLO of 10 s at ×0.38',
+    ]);
+    // The saturation's line at ×0.4 of the width, today's at its right end; today's point on
+    // today's line, hollow, at the top of the plot; the curve left of the saturation.
+    const lineX = async (selector: string) => Number(await page.getAttribute(selector, 'x1'));
+    const left = Number(await page.getAttribute('#latency-chart [data-axis="y"]', 'x')) + 5;
+    const saturationX = await lineX('#latency-chart .latency-saturation');
+    const todayX = await lineX('#latency-chart .latency-today');
+    expect((saturationX - left) / (todayX - left)).toBeCloseTo(0.4, 2);
+    const today = page.locator('#latency-chart [data-mark="today"]');
+    expect(await today.getAttribute('class')).toBe('latency-mark today over');
+    expect(Number(await today.locator('circle').getAttribute('cx'))).toBe(todayX);
+    expect(Number(await today.locator('circle').getAttribute('cy'))).toBe(
+      Number(await page.getAttribute('#latency-chart .latency-today', 'y1')),
+    );
+    const curveX = (await page.getAttribute('#latency-chart .latency-curve', 'points'))!
+      .split(' ')
+      .map((point) => Number(point.split(',')[0]));
+    expect(Math.max(...curveX)).toBeLessThanOrEqual(saturationX);
+    expect(await page.locator('#latency-chart [data-axis="x"]').allTextContents()).toEqual(['×0', '×1']);
+    await page
+      .locator('#latency-figure')
+      .screenshot({ path: `${SCREENSHOTS}/latency-chart-over-capacity.png` });
+
+    // Checkout, in the same answer, is not over capacity: its point is filled.
+    await select('checkout');
+    await page.waitForSelector('#latency-chart [data-mark="today"]:not(.over)');
+  });
 });
