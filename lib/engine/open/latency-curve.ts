@@ -44,6 +44,8 @@ export function latencyCurve(
       firstSaturations(compiled, throughput),
     );
     const latency = new LatencyAt(compiled, throughput, [line]);
+    // Also none when even with no traffic the latency is past the largest double (calls that
+    // multiply along the paths, times long service times: analyze refuses such a structure).
     if (!finishesWithLessTraffic(compiled, line) || !(latency.of(line, 0) < Number.POSITIVE_INFINITY))
       return undefined;
     return {
@@ -59,14 +61,15 @@ export function latencyCurve(
 /**
  * Whether some traffic below today's lets the entry's requests finish: none reaches a node that
  * is down (a what-if's) or a loop that never lets them go (infinite expected calls: unbounded
- * at any traffic), and the first node to saturate does so above ×0.
+ * at any traffic). Otherwise the first node to saturate does so above ×0: every capacity is
+ * above 0, and every throughput finite.
  */
 function finishesWithLessTraffic(structure: CompiledStructure, line: SloEntry): boolean {
   const { down } = structure;
   const { called, calls } = line;
   for (let i = 0; i < called.length; i++) {
     if (!(calls[i]! < Number.POSITIVE_INFINITY)) return false;
-    if (down.length > 0 && down[called[i]!] === 1) return false;
+    if (down[called[i]!] === 1) return false;
   }
-  return line.saturation > 0;
+  return true;
 }

@@ -77,6 +77,33 @@ describe('latencyCurve', () => {
     const down = applyScenario(base, { nodes: { api: { down: true } } });
     expect(analyze(down).nodes[0]).toMatchObject({ latencyLimit: { node: 'api', reason: 'down' } });
     expect(latencyCurve(down, 'web', [0, 1])).toBeUndefined();
+    // Down elsewhere, off web's paths: web's curve is as before.
+    const aside = applyScenario(
+      compileStructure({
+        nodes: [
+          { id: 'web', arrival: 1, fanout: true, serviceTime: 0.01 },
+          { id: 'api', serviceTime: 0.1, servers: 1, exit: 1 },
+          { id: 'batch', arrival: 1, exit: 1 },
+        ],
+        dependencies: [{ from: 'web', to: 'api' }],
+      }),
+      { nodes: { batch: { down: true } } },
+    );
+    expect(latencyCurve(aside, 'web', [0, 1])).toEqual(latencyCurve(base, 'web', [0, 1]));
+  });
+
+  // 1e200 calls of a 1e200 s service: past the largest double even with no traffic (analyze
+  // refuses the structure, naming the entry): no curve.
+  it('has no curve whose latency a double cannot hold', () => {
+    const huge: Structure = {
+      nodes: [
+        { id: 'web', arrival: 1, fanout: true, serviceTime: 0.1 },
+        { id: 'api', serviceTime: 1e200, exit: 1 },
+      ],
+      dependencies: [{ from: 'web', to: 'api', weight: 1e200 }],
+    };
+    expect(() => analyze(huge)).toThrow(/nodes\[0\]: its requests' end-to-end latency/);
+    expect(latencyCurve(huge, 'web', [0])).toBeUndefined();
   });
 
   // A retry storm at the entry itself (two retries per request): unbounded today, no curve. A
