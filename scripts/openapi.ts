@@ -4,7 +4,6 @@
  *   npm run openapi -- --check    exit 1 when the committed file differs from the code (for CI)
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { serializeOpenApiDocument } from '../lib/api/openapi';
 import { scriptArgs } from '../lib/script-args';
 
 const { check } = scriptArgs({
@@ -15,6 +14,9 @@ const { check } = scriptArgs({
   -h, --help    this text`,
   options: { check: { type: 'boolean', default: false } },
 });
+// Imported once the options are read: the document's schemas load zod and the whole API, which
+// `--help` and a mistyped flag do not need.
+const { serializeOpenApiDocument } = await import('../lib/api/openapi');
 const target = new URL('../openapi.json', import.meta.url);
 const fresh = serializeOpenApiDocument();
 
