@@ -85,6 +85,25 @@ describe('a node with servers', () => {
     ).toBe('nodes[0].capacity: 3 disagrees with servers / serviceTime = 10; drop one');
   });
 
+  // 10,000 servers of 1e-305 s each would serve 1e309 a step: past the largest double, so no
+  // capacity can stand for them, and the service time is named. 1,000 of them serve 1e308.
+  it('refuses servers whose capacity a double cannot hold, naming the service time', () => {
+    expect(
+      refusal({
+        nodes: [{ id: 'a', arrival: 1, serviceTime: 1e-305, servers: 10_000, exit: 1 }],
+        dependencies: [],
+      }),
+    ).toBe(
+      'nodes[0].serviceTime: is too small for 10000 servers: their capacity per step is beyond the largest number',
+    );
+    expect(
+      analyzed({
+        nodes: [{ id: 'a', arrival: 1, serviceTime: 1e-305, servers: 1_000, exit: 1 }],
+        dependencies: [],
+      }).nodes[0]!.capacity,
+    ).toBe(1_000 / 1e-305);
+  });
+
   it('refuses servers without a service time, and servers that are not a whole number from 1 to 10,000', () => {
     expect(refusal({ nodes: [{ id: 'a', servers: 2 }], dependencies: [] })).toBe(
       'nodes[0].servers: servers serve requests of some serviceTime; give "serviceTime" too, or drop "servers"',
