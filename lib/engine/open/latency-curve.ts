@@ -1,9 +1,9 @@
-import { type CompiledStructure, compileForCall } from '../compile';
+import { compileForCall } from '../compile';
 import { scratch } from '../scratch';
 import { solveSteadyState } from '../steady-state';
 import type { Structure } from '../types';
 import { expectedCalls } from './expected-calls';
-import { firstSaturations, LatencyAt, type SloEntry, sloEntry } from './slo';
+import { firstSaturations, LatencyAt, sloEntry, stuckWhateverTheTraffic } from './slo';
 
 /** An entry's latency as all traffic grows: what the explorer draws for the selected entry. */
 export interface LatencyCurve {
@@ -37,6 +37,9 @@ export function latencyCurve(
     if (!(compiled.arrival[e]! > 0)) return undefined;
     const steady = solveSteadyState(compiled);
     const throughput = new Float64Array(steady.throughput);
+    // Requests that reach a node down (a what-if's) or a loop that never lets them go finish at
+    // no traffic at all: the SLO search's own test, by reachability.
+    if (stuckWhateverTheTraffic(compiled, throughput)[e]! >= 0) return undefined;
     const line = sloEntry(
       compiled,
       e,
@@ -44,10 +47,9 @@ export function latencyCurve(
       firstSaturations(compiled, throughput),
     );
     const latency = new LatencyAt(compiled, throughput, [line]);
-    // Also none when even with no traffic the latency is past the largest double (calls that
+    // None either when even with no traffic the latency is past the largest double (calls that
     // multiply along the paths, times long service times: analyze refuses such a structure).
-    if (!finishesWithLessTraffic(compiled, line) || !(latency.of(line, 0) < Number.POSITIVE_INFINITY))
-      return undefined;
+    if (!(latency.of(line, 0) < Number.POSITIVE_INFINITY)) return undefined;
     return {
       // Past its capacity a node's queue grows without end, even one without a service time
       // (whose own time is 0): at exactly its capacity it is not over it, as in analyze. A
@@ -56,20 +58,4 @@ export function latencyCurve(
       saturation: line.saturation,
     };
   });
-}
-
-/**
- * Whether some traffic below today's lets the entry's requests finish: none reaches a node that
- * is down (a what-if's) or a loop that never lets them go (infinite expected calls: unbounded
- * at any traffic). Otherwise the first node to saturate does so above ×0: every capacity is
- * above 0, and every throughput finite.
- */
-function finishesWithLessTraffic(structure: CompiledStructure, line: SloEntry): boolean {
-  const { down } = structure;
-  const { called, calls } = line;
-  for (let i = 0; i < called.length; i++) {
-    if (!(calls[i]! < Number.POSITIVE_INFINITY)) return false;
-    if (down[called[i]!] === 1) return false;
-  }
-  return true;
 }

@@ -118,15 +118,16 @@ export function latencyHeadroom(
 
 /**
  * Per node, where its requests get stuck at any traffic at all (a node down, or unbounded: a
- * loop that keeps what enters it), −1 where less traffic would let them through.
+ * loop that keeps what enters it), −1 where less traffic would let them through. By
+ * reachability, as the entry latencies find it: a node reached only through calls too rare for a
+ * double still counts.
  */
-function stuckWhateverTheTraffic(structure: CompiledStructure, throughput: Float64Array): Int32Array {
+export function stuckWhateverTheTraffic(structure: CompiledStructure, throughput: Float64Array): Int32Array {
   const { nodeCount, down } = structure;
   const own = new Float64Array(nodeCount);
   // Stryker disable next-line EqualityOperator: one past the end
   for (let v = 0; v < nodeCount; v++) {
     if (
-      // Stryker disable next-line ConditionalExpression: same answer, other work (an entry that reaches an unbounded node misses its SLO with no traffic in the search too: its calls there are past counting)
       throughput[v] === Number.POSITIVE_INFINITY ||
       // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (without a down node, down[v] is undefined)
       (down.length > 0 && down[v] === 1)
