@@ -90,6 +90,18 @@ describe('latencyCurve', () => {
       { nodes: { batch: { down: true } } },
     );
     expect(latencyCurve(aside, 'web', [0, 1])).toEqual(latencyCurve(base, 'web', [0, 1]));
+    // The node down listed first (node 0), the entry after it.
+    const first = applyScenario(
+      compileStructure({
+        nodes: [
+          { id: 'api', serviceTime: 0.1, servers: 1, exit: 1 },
+          { id: 'web', arrival: 1, fanout: true, serviceTime: 0.01 },
+        ],
+        dependencies: [{ from: 'web', to: 'api' }],
+      }),
+      { nodes: { api: { down: true } } },
+    );
+    expect(latencyCurve(first, 'web', [0, 1])).toBeUndefined();
   });
 
   // 1e200 calls of a 1e200 s service: past the largest double even with no traffic (analyze
