@@ -59,6 +59,8 @@ export default defineConfig({
   test: {
     // The service's JSON log lines are shown only for a test that fails.
     setupFiles: ['test/helpers/quiet-logs.ts'],
+    // Everything the run writes to the temporary folder goes to one folder, removed at its end.
+    globalSetup: ['test/helpers/temp-root.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // What a browser test polls for (a drawing, a status line) lands when the page gets the CPU:

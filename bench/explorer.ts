@@ -7,7 +7,7 @@
  * example. A benchmark, not a test: it prints a table and
  * PASS/MISS lines for issue #10's and issue #36's targets. Run with `npm run bench:explorer`.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -74,11 +74,12 @@ const webglBytes = scripts
   .filter((name) => name.startsWith('/large-graph'))
   .reduce((s, n) => s + gzipped(n), 0);
 
+const issuerFolder = mkdtempSync(path.join(tmpdir(), 'sbe-bench-explorer-'));
 const server = await startLocalServer({
   port: 0,
   dynamoPort: 0,
   quiet: true,
-  issuerFile: path.join(mkdtempSync(path.join(tmpdir(), 'sbe-bench-explorer-')), 'issuer.json'),
+  issuerFile: path.join(issuerFolder, 'issuer.json'),
 });
 const browser = await launchChromium(chromium);
 const rows: string[][] = [];
@@ -264,6 +265,7 @@ try {
 } finally {
   await browser.close();
   await server.close();
+  rmSync(issuerFolder, { recursive: true, force: true });
 }
 
 console.log(`Explorer benchmark — Chromium at ${chromium}, headless, software WebGL (SwiftShader)\n`);
