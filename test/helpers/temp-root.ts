@@ -12,9 +12,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** Set while a run's folder is in place: vitest runs a global setup once per project, in one process. */
+const RUN_FOLDER = 'SBE_TEST_RUN_FOLDER';
+
 export default function setup(): () => void {
-  const root = mkdtempSync(join(tmpdir(), 'sbe-test-run-'));
+  // The first project's setup makes the folder; the others find it. (Nested folders would also
+  // grow Chromium's socket path past the 107 bytes a Unix socket's name may have.)
+  if (process.env[RUN_FOLDER] !== undefined) return () => {};
+  const root = mkdtempSync(join(tmpdir(), 'sbe-run-'));
   const previous = { TMPDIR: process.env.TMPDIR, TMP: process.env.TMP, TEMP: process.env.TEMP };
+  process.env[RUN_FOLDER] = root;
   process.env.TMPDIR = root;
   process.env.TMP = root;
   process.env.TEMP = root;
@@ -23,6 +30,7 @@ export default function setup(): () => void {
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
+    delete process.env[RUN_FOLDER];
     // A browser or server a failed test left running may still write there: retried, and forced.
     rmSync(root, { recursive: true, force: true, maxRetries: 3 });
   };
