@@ -131,6 +131,9 @@ export function editedStructure(structure: Structure, scenario: Scenario): Struc
     else if (change?.capacity !== undefined) edited.capacity = change.capacity;
     if (change?.serviceTime !== undefined) edited.serviceTime = change.serviceTime;
     if (change?.servers !== undefined) edited.servers = change.servers;
+    // Servers the scenario gives or times give the node its capacity, in place of its own.
+    if (edited.servers !== undefined && (change?.servers !== undefined || change?.serviceTime !== undefined))
+      delete edited.capacity;
     if (scenario.scale !== undefined) {
       if (edited.load !== undefined) edited.load *= scenario.scale;
       if (edited.arrival !== undefined) edited.arrival *= scenario.scale;

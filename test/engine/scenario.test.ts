@@ -96,6 +96,30 @@ describe('scenarios on the worked examples', () => {
     expect(b.blocked).toBe(false);
   });
 
+  // Servers a scenario gives a node replace the capacity it had, as a scenario's capacity would:
+  // the node's capacity is servers / serviceTime (2 / 0.01 = 200, not its own 40), as the
+  // structure edited to have those servers, and no capacity of its own, answers.
+  it("gives a node with its own capacity the servers' capacity in its place", () => {
+    const own: Structure = {
+      nodes: [{ id: 'a', arrival: 10, capacity: 40, serviceTime: 0.01, exit: 1 }],
+      dependencies: [],
+    };
+    const scenario = { nodes: { a: { servers: 2 } } };
+    const edited: Structure = {
+      nodes: [{ id: 'a', arrival: 10, serviceTime: 0.01, servers: 2, exit: 1 }],
+      dependencies: [],
+    };
+    expect(editedStructure(own, scenario)).toEqual(edited);
+    expect(node(applied(own, scenario), 'a')).toMatchObject({ capacity: 200, utilization: 0.05 });
+    expect(written((w) => writeAnalyze(w, applied(own, scenario)))).toBe(
+      written((w) => writeAnalyze(w, edited)),
+    );
+    // Sent inline, the two capacities are one too many.
+    expect(() => compileStructure({ ...own, nodes: [{ ...own.nodes[0]!, servers: 2 }] })).toThrow(
+      'nodes[0].capacity: 40 disagrees with servers / serviceTime = 200; drop one',
+    );
+  });
+
   // An arrival on a closed structure opens it: the answer gains the open fields, as the edited input would.
   it('opens a closed structure with an arrival', () => {
     const result = analyze(applied(WORKED_EXAMPLE, { nodes: { A: { arrival: 1 } } }));

@@ -340,6 +340,14 @@ function search(
     };
   }
   const below = saturation * (1 - 1e-12);
+  if (fZero === 0) {
+    // An entry exactly at its SLO with no traffic: a latency that grows at all (a queue on its
+    // paths) misses it at any traffic, so the scale is 0 exactly; the search would instead creep
+    // down towards it for all its steps, and end on the tiny scale rounding leaves unchanged.
+    const nearZero = below * RELATIVE_PRECISION;
+    const missed = missing(nearZero);
+    if (missed.length > 0) return { headroom: { scale: 0, node: first(missed) }, checkedAt: nearZero };
+  }
   const fBelow = marginAt(latency, entries, below);
   // Stryker disable next-line EqualityOperator: a margin of exactly 0 just below saturation is the same answer either way, to 1e-12
   if (fBelow >= 0) {

@@ -143,6 +143,29 @@ describe('latencyHeadroom', () => {
     ).toEqual({ scale: 0, node: 'api' });
   });
 
+  // SLO 0.1 s on one server of 0.1 s: met with no traffic (0.1 s exactly), missed at any traffic
+  // at all (0.1 / (1 − 0.5s) > 0.1 for every s > 0), so the scale is 0, exactly, not the tiny
+  // scale at which rounding still gives 0.1. Beside it, an entry with room (0.2 s: ×1) is not
+  // the one named; and a service time alone at its SLO holds up to its capacity's saturation (×2).
+  it('is 0 for an entry exactly at its SLO with no traffic, whose latency grows with any', () => {
+    const atSlo = { id: 'tight', arrival: 5, serviceTime: 0.1, servers: 1, slo: 0.1, exit: 1 };
+    expect(analyzed({ nodes: [atSlo], dependencies: [] }).latencyHeadroom).toEqual({
+      scale: 0,
+      node: 'tight',
+    });
+    const roomy = { id: 'a-roomy', arrival: 5, serviceTime: 0.1, servers: 1, slo: 0.2, exit: 1 };
+    expect(analyzed({ nodes: [roomy, atSlo], dependencies: [] }).latencyHeadroom).toEqual({
+      scale: 0,
+      node: 'tight',
+    });
+    expect(
+      analyzed({
+        nodes: [{ id: 'flat', arrival: 5, serviceTime: 0.1, capacity: 10, slo: 0.1, exit: 1 }],
+        dependencies: [],
+      }).latencyHeadroom,
+    ).toEqual({ scale: 2, node: 'flat' });
+  });
+
   // Over capacity today (20 a second on one server of 0.1 s: utilization 2), so its requests
   // never finish today; at a scale s it answers in 0.1 / (1 − 2s), which is its 5 s SLO at
   // 1 − 2s = 0.02: s = 0.49. Less traffic frees it, as `headroom` says of capacity.
