@@ -718,6 +718,7 @@ export function assembleCompiled(
         inShare,
       )
     : inShare;
+  if (parts.open.latency.servers.length > 0) refuseQueuesWithoutWayOut(parts, outStart);
 
   return new CompiledStructure(
     memory,
@@ -802,6 +803,32 @@ function serverCapacity(latency: LatencyFields, i: number, given: number | undef
   }
   // Shown as the quotient, as the docs say: the capacity given agrees with it to 1e-9 only.
   return derived;
+}
+
+/**
+ * Refuses `servers` on a node with no way out (no dependency, no exit, no fan-out) that is up:
+ * what reaches such a node stays there and none of it is served (its pressure grows), so it has
+ * no queue to saturate, and an M/M/c queue there would say it saturates where the steady state
+ * gives it no utilization at all. A node that is down has no way out by design: it is `down`.
+ */
+export const NO_WAY_OUT =
+  'the node has no way out (no dependency, no "exit", no "fanout"): what reaches it stays there and none of it is served, so it has no queue; give it an "exit" (or "fanout": true), or drop "servers"';
+
+function refuseQueuesWithoutWayOut(parts: ValidatedParts, outStart: Int32Array): void {
+  const { exit, fields, latency } = parts.open;
+  const { down } = parts;
+  // Stryker disable next-line EqualityOperator: one past the end
+  for (let v = 0; v < latency.servers.length; v++) {
+    if (
+      latency.servers[v]! > 0 &&
+      outStart[v + 1] === outStart[v] &&
+      !(exit[v]! > 0) &&
+      (fields[v]! & FANOUT_ON) === 0 &&
+      !(down.length > 0 && down[v] === 1)
+    ) {
+      throw new PayloadError(`nodes[${v}].servers`, NO_WAY_OUT);
+    }
+  }
 }
 
 /** Bits of `roles`: a node with both is a relay, with neither isolated. */

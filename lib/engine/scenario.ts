@@ -16,6 +16,7 @@ import {
   FANOUT_ON,
   type LatencyFields,
   MAX_TOTAL_LOAD,
+  NO_WAY_OUT,
   type OpenFieldArrays,
   SERVERS_GIVEN,
   SERVICE_TIME_GIVEN,
@@ -399,6 +400,8 @@ function derive(base: CompiledStructure, scenario: ResolvedScenario, path: strin
     );
   }
 
+  refuseQueuesLeftWithoutWayOut(base, scenario, dependencies.dependencyFrom, open, down);
+
   // Only node values changed: the base's dependencies, shares and components serve as they are;
   // with the arrivals unchanged too, so does its steady state (capacities play no part in it).
   if (!anyDown && scenario.dependencies.length === 0) {
@@ -434,6 +437,43 @@ function derive(base: CompiledStructure, scenario: ResolvedScenario, path: strin
     },
     sameDependencies,
   );
+}
+
+/**
+ * Refuses, as the structure's own (compile.ts), a node with servers that the scenario leaves with
+ * no way out while it is up: servers it gives a node without one, or cuts of every dependency of
+ * a node with servers, no exit and no fan-out. Said of the change that does it.
+ */
+function refuseQueuesLeftWithoutWayOut(
+  base: CompiledStructure,
+  scenario: ResolvedScenario,
+  dependencyFrom: Int32Array,
+  open: OpenFieldArrays,
+  down: Uint8Array,
+): void {
+  const { servers } = open.latency;
+  if (servers.length === 0) return;
+  const keepsWayOut = new Uint8Array(base.nodeCount);
+  for (let e = 0; e < dependencyFrom.length; e++) keepsWayOut[dependencyFrom[e]!] = 1;
+  const stuck = (v: number) =>
+    servers[v]! > 0 &&
+    keepsWayOut[v] === 0 &&
+    !(open.exit[v]! > 0) &&
+    (open.fields[v]! & FANOUT_ON) === 0 &&
+    !(down.length > 0 && down[v] === 1);
+  for (const { v, change, path } of scenario.nodes) {
+    if (change.servers !== undefined && stuck(v)) {
+      throw new PayloadError(`${path}.servers`, NO_WAY_OUT);
+    }
+  }
+  for (const { from, change, path } of scenario.dependencies) {
+    if (change.cut === true && stuck(from)) {
+      throw new PayloadError(
+        path,
+        `cutting it leaves ${quoteText(base.ids[from]!)}, a node with servers, no way out: what reaches it would stay there and none of it be served; give it an "exit" in the structure, or keep a dependency`,
+      );
+    }
+  }
 }
 
 /** The base's open-field arrays, copied when the scenario changes them, created when it opens a closed structure. */

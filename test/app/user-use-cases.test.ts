@@ -750,6 +750,17 @@ describe('settings', () => {
         ),
       },
     ]);
+    // A node without a way out (a database that keeps what reaches it) takes no servers.
+    const sinkRefused = await contractErrorOf(
+      register('alice', {
+        name: 's',
+        document: { ...shop, nodes: [shop.nodes[0], { id: 'db', serviceTime: 0.01 }] },
+        settings: { nodes: { db: { servers: 2 } } },
+      }),
+    );
+    expect(sinkRefused.details).toEqual([
+      { path: 'settings.nodes.db.servers', message: expect.stringMatching(/^the node has no way out \(/) },
+    ]);
     expect((await systems.list('alice', {})).systems).toEqual([]);
 
     const record = registered(await connect('alice', { name: 's', url: api.origin }));

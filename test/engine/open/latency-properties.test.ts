@@ -32,10 +32,15 @@ const withLatency: fc.Arbitrary<Structure> = structureArbitrary.chain((structure
       nodes: structure.nodes.map((node, i) => {
         const { serviceTime, servers, slo } = fields[i]!;
         const latency: Record<string, number> = {};
+        // A node without a way out serves nothing, so it takes no servers (compile.ts).
+        const wayOut =
+          (node.exit ?? 0) > 0 ||
+          node.fanout === true ||
+          structure.dependencies.some((dependency) => dependency.from === node.id);
         if (serviceTime !== undefined) {
           latency.serviceTime = serviceTime;
           // Servers replace the node's own capacity (a capacity beside them must agree).
-          if (servers !== undefined) latency.servers = servers;
+          if (servers !== undefined && wayOut) latency.servers = servers;
         }
         if (slo !== undefined && node.arrival !== undefined) latency.slo = slo;
         const { capacity, ...rest } = node;

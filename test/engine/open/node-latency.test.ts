@@ -118,6 +118,38 @@ describe('a node with servers', () => {
     );
   });
 
+  // A node with no way out keeps what reaches it and serves none of it: the steady state gives it
+  // no utilization, so a queue there would saturate where nothing else in the answer does.
+  it('refuses servers on a node without a way out, and takes them with an exit, a dependency or fan-out', () => {
+    const sink = { id: 'db', serviceTime: 0.05, servers: 1 };
+    const entry = { id: 'web', arrival: 10, fanout: true };
+    const calls = [{ from: 'web', to: 'db' }];
+    expect(refusal({ nodes: [entry, sink], dependencies: calls })).toBe(
+      'nodes[1].servers: the node has no way out (no dependency, no "exit", no "fanout"): what reaches it stays there and none of it is served, so it has no queue; give it an "exit" (or "fanout": true), or drop "servers"',
+    );
+    // An exit of 0 is no way out either.
+    expect(refusal({ nodes: [entry, { ...sink, exit: 0 }], dependencies: calls })).toMatch(
+      /^nodes\[1\]\.servers: the node has no way out/,
+    );
+    for (const wayOut of [{ exit: 1 }, { fanout: true }]) {
+      expect(
+        analyzed({ nodes: [entry, { ...sink, ...wayOut }], dependencies: calls }).nodes[1],
+      ).toMatchObject({
+        utilization: 0.5,
+        responseTime: 0.1,
+      });
+    }
+    const onward = analyzed({
+      nodes: [entry, sink, { id: 'log', exit: 1 }],
+      dependencies: [...calls, { from: 'db', to: 'log' }],
+    });
+    expect(onward.nodes[1]).toMatchObject({ utilization: 0.5, responseTime: 0.1 });
+    // A service time alone on such a node is kept: nothing there saturates on either side.
+    expect(
+      analyzed({ nodes: [entry, { id: 'db', serviceTime: 0.05 }], dependencies: calls }).nodes[1],
+    ).toMatchObject({ responseTime: 0.05 });
+  });
+
   // At or above saturation no mean time exists: the fields are left out.
   it('gives no response time at or above saturation', () => {
     const [node] = analyzed({
@@ -194,6 +226,32 @@ describe('a scenario on service times and servers', () => {
     expect(scenarioRefusal(tiny, { nodes: { a: { servers: 10_000 } } })).toBe(
       'scenario.nodes.a.servers: 10000 servers of serviceTime 1e-305 have a capacity per step beyond the largest number',
     );
+    // Servers given to a node without a way out, or a cut that leaves a node with servers none; a
+    // node with servers that is down has none by design, and is down.
+    const chain = {
+      nodes: [
+        { id: 'web', arrival: 10, serviceTime: 0.01, servers: 1 },
+        { id: 'db', serviceTime: 0.05, exit: 1 },
+        { id: 'cache', serviceTime: 0.01 },
+      ],
+      dependencies: [
+        { from: 'web', to: 'db' },
+        { from: 'db', to: 'cache' },
+      ],
+    };
+    expect(scenarioRefusal(chain, { nodes: { cache: { servers: 2 } } })).toBe(
+      'scenario.nodes.cache.servers: the node has no way out (no dependency, no "exit", no "fanout"): what reaches it stays there and none of it is served, so it has no queue; give it an "exit" (or "fanout": true), or drop "servers"',
+    );
+    expect(scenarioRefusal(chain, { dependencies: [{ from: 'web', to: 'db', cut: true }] })).toBe(
+      'scenario.dependencies[0]: cutting it leaves "web", a node with servers, no way out: what reaches it would stay there and none of it be served; give it an "exit" in the structure, or keep a dependency',
+    );
+    // db keeps its exit when its dependency is cut; web down has no way out, as any down node.
+    for (const fine of [
+      { dependencies: [{ from: 'db', to: 'cache', cut: true }], nodes: { db: { servers: 1 } } },
+      { nodes: { web: { down: true } }, dependencies: [{ from: 'web', to: 'db', cut: true }] },
+    ]) {
+      expect(() => analyze(applyScenario(compileStructure(chain), fine))).not.toThrow();
+    }
     expect(scenarioRefusal(API, { nodes: { api: { serviceTime: 5e-324 } } })).toBe(
       'scenario.nodes.api.serviceTime: 2 servers of serviceTime 5e-324 have a capacity per step beyond the largest number',
     );
