@@ -245,12 +245,36 @@ describe('a scenario on service times and servers', () => {
     expect(scenarioRefusal(chain, { dependencies: [{ from: 'web', to: 'db', cut: true }] })).toBe(
       'scenario.dependencies[0]: cutting it leaves "web", a node with servers, no way out: what reaches it would stay there and none of it be served; give it an "exit" in the structure, or keep a dependency',
     );
-    // db keeps its exit when its dependency is cut; web down has no way out, as any down node.
+    // Another change on the node the cut leaves stuck: still the cut's doing.
+    expect(
+      scenarioRefusal(chain, {
+        nodes: { web: { load: 1 } },
+        dependencies: [{ from: 'web', to: 'db', cut: true }],
+      }),
+    ).toMatch(/^scenario\.dependencies\[0\]: cutting it leaves "web"/);
+    // A node down elsewhere does not excuse one that is up.
+    expect(scenarioRefusal(chain, { nodes: { db: { down: true }, cache: { servers: 2 } } })).toMatch(
+      /^scenario\.nodes\.cache\.servers: the node has no way out/,
+    );
+    // db keeps its exit when its dependency is cut; web keeps its dependency; a fan-out node needs
+    // none; a node down has no way out, as any down node; a cut that leaves a node without servers
+    // stuck (db, cache) is a what-if like any other.
+    const withFanout = {
+      nodes: [
+        ...chain.nodes,
+        { id: 'fan', serviceTime: 0.01, fanout: true },
+        { id: 'mid', serviceTime: 0.01 },
+      ],
+      dependencies: [...chain.dependencies, { from: 'mid', to: 'cache' }],
+    };
     for (const fine of [
       { dependencies: [{ from: 'db', to: 'cache', cut: true }], nodes: { db: { servers: 1 } } },
+      { nodes: { web: { servers: 2 }, fan: { servers: 1 } } },
       { nodes: { web: { down: true } }, dependencies: [{ from: 'web', to: 'db', cut: true }] },
+      { nodes: { cache: { servers: 2, down: true } } },
+      { dependencies: [{ from: 'mid', to: 'cache', cut: true }] },
     ]) {
-      expect(() => analyze(applyScenario(compileStructure(chain), fine))).not.toThrow();
+      expect(() => analyze(applyScenario(compileStructure(withFanout), fine))).not.toThrow();
     }
     expect(scenarioRefusal(API, { nodes: { api: { serviceTime: 5e-324 } } })).toBe(
       'scenario.nodes.api.serviceTime: 2 servers of serviceTime 5e-324 have a capacity per step beyond the largest number',

@@ -158,6 +158,11 @@ describe('latencyHeadroom', () => {
       scale: 0,
       node: 'tight',
     });
+    // Just above it (by 1e-12 of itself), the scale is just above 0: 0.1 / (1 − 0.5s) ≤ 0.1 × (1 +
+    // 1e-12) up to s = 2e-12, far below 1e-9 of the way to saturation, and found as any other.
+    const justAbove = analyzed({ nodes: [{ ...atSlo, slo: 0.1 * (1 + 1e-12) }], dependencies: [] })
+      .latencyHeadroom!;
+    expect(justAbove.scale / 2e-12).toBeCloseTo(1, 3);
     expect(
       analyzed({
         nodes: [{ id: 'flat', arrival: 5, serviceTime: 0.1, capacity: 10, slo: 0.1, exit: 1 }],
