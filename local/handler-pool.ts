@@ -104,7 +104,7 @@ const WORKER_URL = new URL('./handler-worker.ts', import.meta.url);
  * A worker's first module, in plain JavaScript, so it loads before TypeScript can: it registers
  * tsx unless the thread loads it already, then imports the worker module. A worker inherits the
  * main thread's flags, and with them tsx when the main thread was started with it (`npm start`
- * is `tsx local/server.ts`, the benchmarks run `node --import tsx`); under a runner that
+ * is `node --import tsx local/start.ts`, and so are the benchmarks); under a runner that
  * compiles TypeScript its own way (vitest) the worker registers tsx itself. Registering tsx
  * twice in one thread would compile every module twice, and passing the flags on explicitly
  * (`execArgv`) fails on V8 flags such as `--max-old-space-size`, which a worker may only inherit.

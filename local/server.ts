@@ -18,7 +18,6 @@ import {
 import { removeLocalServerPointer, writeLocalServerPointer } from '../lib/local-server-pointer';
 import { createLogger } from '../lib/logging';
 import { isMainModule } from '../lib/main-module';
-import { scriptArgs } from '../lib/script-args';
 import { ensureTable, LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage/table';
 import { readSystemCacheBytes } from '../lib/systems/compiled-cache';
 import { loadOrCreateLocalIssuer, localIssuerFile, signAccessToken } from '../lib/tokens';
@@ -569,24 +568,12 @@ function banner(facts: BannerFacts): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function main(): Promise<void> {
-  scriptArgs({
-    command: 'npm start',
-    usage: `The API and the explorer on http://127.0.0.1:3000, with an embedded DynamoDB and a printed
-API key and user token. Settings are environment variables (docs/local.md), e.g.
-PORT=3100 DATA_DIR=./data npm start:
-
-  PORT                    where to listen on 127.0.0.1 (default 3000; 0 for any free port)
-  DATA_DIR                keep the embedded DynamoDB's data there (default: in memory)
-  DYNAMO_PORT             the embedded DynamoDB's port (default 8000, or a free one)
-  DYNAMODB_ENDPOINT       use this DynamoDB instead of the embedded one (TABLE_NAME: its table)
-  DEV_API_KEY             the API key to seed (default: a fresh one)
-  ENGINE_WORKERS          worker threads running POST /api/engine (default: one per CPU)
-  FUNCTION_TIMEOUT_MS     every function's timeout as its handler sees it (default: as deployed)
-  CONNECT_ALLOW_HOSTS     hosts connect may fetch despite the address rules
-  -h, --help              this text`,
-    options: {},
-  });
+/**
+ * `npm start`'s server: started with its pointer written, stopped on Ctrl-C or SIGTERM. Its
+ * command line is read first by local/start.ts, which loads this module only then, so that
+ * `npm start -- --help` answers without loading the server.
+ */
+export async function runLocalServer(): Promise<void> {
   let server: LocalServer;
   try {
     server = await startLocalServer({ writePointer: true });
@@ -602,4 +589,5 @@ PORT=3100 DATA_DIR=./data npm start:
   process.once('SIGTERM', stop);
 }
 
-if (isMainModule(import.meta.url)) void main();
+// Run as a script (`node --import tsx local/server.ts`), it starts as `npm start` does.
+if (isMainModule(import.meta.url)) void import('./start');
