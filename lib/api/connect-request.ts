@@ -12,6 +12,7 @@ import {
   type FormatName,
   parseJsonLines,
   type ReadGraph,
+  ReadOptionError,
   type ReadOptions,
   readGraph,
   type StepUnit,
@@ -423,6 +424,12 @@ export function structureFromUpstream(
   try {
     graph = readGraph(answer, format, options);
   } catch (error) {
+    if (error instanceof ReadOptionError) {
+      const problem = error.message.slice(error.option.length + 2);
+      throw new ApiError('INVALID_REQUEST', error.message, {
+        details: [{ path: error.option, message: problem }],
+      });
+    }
     if (!(error instanceof FormatError)) throw error;
     throw new ApiError(
       'UPSTREAM_INVALID',

@@ -6,6 +6,7 @@ export {
   type FormatName,
   type GraphFormat,
   type MappedGraph,
+  ReadOptionError,
   type ReadOptions,
   type SeriesLabels,
   type StepUnit,

@@ -113,6 +113,21 @@ export interface GraphFormat {
 }
 
 /** A document that does not fit its format, with the path of the element at fault. */
+/**
+ * A read option the caller gave (`window`, `sampleRate`) that the document's numbers cannot be
+ * read with: the caller's to fix, not the document's (a window of 5e-324 s makes any arrival past
+ * the largest total the engine takes).
+ */
+export class ReadOptionError extends Error {
+  override readonly name = 'ReadOptionError';
+  constructor(
+    readonly option: ReadOptionName,
+    message: string,
+  ) {
+    super(`${option}: ${message}`);
+  }
+}
+
 export class FormatError extends Error {
   override readonly name = 'FormatError';
   constructor(

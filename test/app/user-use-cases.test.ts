@@ -423,6 +423,26 @@ describe('traces and rates: read options, JSON Lines', () => {
     expect(arrivals((await systems.get('alice', record.id))!.structure)).toEqual({ frontend: 10 });
   });
 
+  // A window that is a number > 0 but too short for the document: 5e-324 s makes frontend's ten
+  // requests an infinite arrival. Still the caller's to fix: 400 naming the window, nothing stored.
+  it('refuses a window too short for the requests it is read with, naming the window', async () => {
+    const systems = systemsStore();
+    const error = await contractErrorOf(
+      createRegisterSystem({ systems, limits })('alice', { name: 'x', document: otlp, window: 5e-324 }),
+    );
+    expect([error.code, error.details]).toEqual([
+      'INVALID_REQUEST',
+      [
+        {
+          path: 'window',
+          message:
+            "5e-324 makes the services' arrivals add up to more than 1e+300, the largest total the engine accepts; give the seconds the spans were collected over",
+        },
+      ],
+    ]);
+    expect((await systems.list('alice', {})).systems).toEqual([]);
+  });
+
   // Bad options are the caller's: 400 naming the field, before anything is fetched.
   it.each([
     [{ window: 0 }, 'window must be a finite number of seconds > 0, got 0'],

@@ -100,9 +100,10 @@
  * 100 = 2, frontend → auth 100 / 100 = 1, api → db 200 / 200 = 1. The engine's steady throughputs
  * are then frontend 10, api 20, auth 10, db 20 requests a second: the spans observed, per second.
  */
+import { MAX_TOTAL_LOAD } from '../../engine';
 import type { DependencyInput, NodeInput } from '../../engine/types';
 import { plural, quote } from '../text';
-import type { MappedGraph, ObservedLatency, ReadOptions } from '../types';
+import { type MappedGraph, type ObservedLatency, ReadOptionError, type ReadOptions } from '../types';
 
 export type SpanKind = 'server' | 'client' | 'producer' | 'consumer' | 'internal';
 
@@ -305,6 +306,26 @@ function withoutExactRepeats(
 function repeated(kept: readonly SourceSpan[], first: number, next: Int32Array, span: SourceSpan): string {
   for (let j = first; j !== -1; j = next[j]!) if (sameSpan(kept[j]!, span)) return kept[j]!.path;
   return '';
+}
+
+/**
+ * Refuses a `window` (or a `sampleRate`) so small that the arrivals it gives add up to more than
+ * the engine takes (`MAX_TOTAL_LOAD`): a window of 5e-324 s, valid as a number, makes every
+ * arrival infinite, which the engine would then blame on the document.
+ */
+function refuseArrivalsPastTheTotal(
+  nodes: readonly NodeInput[],
+  window: number | undefined,
+  sampleRate: number,
+): void {
+  let total = 0;
+  for (const node of nodes) total += node.arrival ?? 0;
+  if (total <= MAX_TOTAL_LOAD) return;
+  const option = window === undefined ? 'sampleRate' : 'window';
+  throw new ReadOptionError(
+    option,
+    `${window ?? sampleRate} makes the services' arrivals add up to more than ${MAX_TOTAL_LOAD}, the largest total the engine accepts; ${window === undefined ? 'give the share of traces sampled, from 0 to 1' : 'give the seconds the spans were collected over'}`,
+  );
 }
 
 /** Checks the options a caller passes; a bad one is the caller's bug, not the document's. */
@@ -667,6 +688,11 @@ export function spanGraph(
     if (timedEntries[index]! > 0) node.observedLatency = seconds(durationSum[index]! / timedEntries[index]!);
     return node;
   });
+  refuseArrivalsPastTheTotal(
+    nodes,
+    perSecond && givenWindow !== undefined ? givenWindow : undefined,
+    sampleRate,
+  );
   if (untimedServices.length > 0)
     warnings.push(
       `${untimedServices.length === 1 ? '1 service has' : `${untimedServices.length} services have`} no serviceTime (${listed(untimedServices)}): none of ${untimedServices.length === 1 ? 'its' : 'their'} requests is timed, or they took no time of their own; set one in settings where it is known`,

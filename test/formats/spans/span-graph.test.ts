@@ -199,6 +199,16 @@ describe('the span mapping', () => {
       'sampleRate must be a number in (0, 1], got 1.5',
     );
     expect(() => spanGraph([], { sampleRate: 0 }, notes)).toThrow(RangeError);
+    // In range, but too small for the requests read with them: the arrivals would pass the
+    // engine's total (1e300), so the option is named, not the document.
+    const request = z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: 0, duration: 10 });
+    expect(() => readGraph([request], 'auto', { window: 1e-301 })).toThrow(
+      expect.objectContaining({ name: 'ReadOptionError', option: 'window' }),
+    );
+    expect(() => readGraph([request], 'auto', { sampleRate: 5e-324 })).toThrow(
+      "sampleRate: 5e-324 makes the services' arrivals add up to more than 1e+300, the largest total the engine accepts; give the share of traces sampled, from 0 to 1",
+    );
+    expect(readGraph([request], 'auto', { window: 1e-299 }).nodes[0]!.arrival).toBe(1e299);
     expect(spanGraph([], { window: 5, sampleRate: 1 }, notes).unit).toBe('second');
   });
 });
