@@ -641,7 +641,7 @@ export function spanGraph(
     );
   if (repeated > 0)
     warnings.push(
-      `${plural(repeated, 'span repeats', 'spans repeat')} the id of another span of its trace, not as the server half of a client span (${repeatPath}): each is kept as a span of its own, and a span naming that id as its parent gets the first of them in its own service`,
+      `${plural(repeated, 'span repeats', 'spans repeat')} the id of another span of its trace, not as the server half of a client span (${repeatPath}): each is kept as a span of its own, and a span naming that id as its parent gets the first of them in its own service (a server span first)`,
     );
   if (untimed > 0)
     warnings.push(
@@ -724,8 +724,9 @@ function listed(names: readonly string[]): string {
 }
 
 /**
- * The span a child names by a repeated id: the first other one in the child's own service, else
- * the first other server half of a shared span, else the first other in the document (never the
+ * The span a child names by a repeated id: the first other server half (a `SERVER` or `CONSUMER`
+ * span) of the child's own service, else the first other span of its service, else the first
+ * other server half, else the first other in the document (never the
  * child itself, which cannot be its own parent: a span naming only itself is a circle of one).
  * Each id's spans are summed up once, at its first child (the first two of each service, of the
  * server halves, and of all), so that a document whose every span names one id costs a pass over
@@ -745,6 +746,8 @@ class RepeatedIdParents {
     const summary = this.#summaryOf(first);
     const other = (pair: FirstTwo | undefined) =>
       pair === undefined ? -1 : pair[0] !== child ? pair[0] : pair[1];
+    const ownServing = other(summary.servingByService.get(this.service[child]!));
+    if (ownServing >= 0) return ownServing;
     const own = other(summary.byService.get(this.service[child]!));
     if (own >= 0) return own;
     const serving = other(summary.serving);
@@ -754,16 +757,14 @@ class RepeatedIdParents {
   #summaryOf(first: number): IdSummary {
     let summary = this.#summaries.get(first);
     if (summary === undefined) {
-      summary = { byService: new Map(), serving: [-1, -1], all: [-1, -1] };
+      summary = { servingByService: new Map(), byService: new Map(), serving: [-1, -1], all: [-1, -1] };
       for (let i = first; i !== -1; i = this.next[i]!) {
         const service = this.service[i]!;
-        let own = summary.byService.get(service);
-        if (own === undefined) {
-          own = [-1, -1];
-          summary.byService.set(service, own);
+        addFirstTwo(firstTwoOf(summary.byService, service), i);
+        if (serveKind(this.spans[i]!.kind)) {
+          addFirstTwo(firstTwoOf(summary.servingByService, service), i);
+          addFirstTwo(summary.serving, i);
         }
-        addFirstTwo(own, i);
-        if (serveKind(this.spans[i]!.kind)) addFirstTwo(summary.serving, i);
         addFirstTwo(summary.all, i);
       }
       this.#summaries.set(first, summary);
@@ -776,9 +777,19 @@ class RepeatedIdParents {
 type FirstTwo = [number, number];
 
 interface IdSummary {
+  servingByService: Map<number, FirstTwo>;
   byService: Map<number, FirstTwo>;
   serving: FirstTwo;
   all: FirstTwo;
+}
+
+function firstTwoOf(byService: Map<number, FirstTwo>, service: number): FirstTwo {
+  let pair = byService.get(service);
+  if (pair === undefined) {
+    pair = [-1, -1];
+    byService.set(service, pair);
+  }
+  return pair;
 }
 
 function addFirstTwo(pair: FirstTwo, i: number): void {

@@ -14,7 +14,8 @@
  *   server half says `shared: true`): spans are keyed by their id and kind, and the server half's
  *   parent is the client half (its own `parentId` names the client's parent). A span whose
  *   `parentId` is that shared id is a child of the half in its own service (the server's, for the
- *   callee's local spans), as Zipkin's span tree places it. The pairing goes by kind, so a server
+ *   callee's local spans, and for a service calling itself, whose halves are both its own), as
+ *   Zipkin's span tree places it. The pairing goes by kind, so a server
  *   half that lacks `shared` pairs all the same.
  * - `timestamp` (µs since the epoch) and `duration` (µs) are numbers >= 0 (or digit strings); a
  *   span without either (reported late or incomplete, as in Zipkin's SmartThings test data) is

@@ -98,7 +98,7 @@ describe('Jaeger trace fixtures', () => {
     expect(nodeOf(mapped, 'service-x').entrySpans).toBe(2);
     expect(nodeOf(mapped, 'service-x').errorRate).toBe(0.5);
     expect(mapped.warnings).toContain(
-      '1 span repeats the id of another span of its trace, not as the server half of a client span (spans[1] repeats the id of spans[0]): each is kept as a span of its own, and a span naming that id as its parent gets the first of them in its own service',
+      '1 span repeats the id of another span of its trace, not as the server half of a client span (spans[1] repeats the id of spans[0]): each is kept as a span of its own, and a span naming that id as its parent gets the first of them in its own service (a server span first)',
     );
   });
 

@@ -63,6 +63,57 @@ describe('the span mapping', () => {
     expectObservedCounts(mapped, 1);
   });
 
+  // The same call as Zipkin reports it, one id shared by its two halves (both of api), and a call
+  // on db made while the inner request is served: that call's parent is the server half, as in
+  // Zipkin's own span tree, whichever half the document lists first. Self times: the outer
+  // request 100 − 50 = 50 ms, the inner 40 − 20 = 20 ms: 35 ms on average (45 ms when the call
+  // went to the client half, which listed first made it the inner request's time).
+  it('gives the children of a call on itself, its halves sharing one id, to the server half', () => {
+    const outer = z({ id: 'a', kind: 'SERVER', service: 'api', timestamp: 0, duration: 100_000 });
+    const clientHalf = z({
+      id: 'b',
+      parentId: 'a',
+      kind: 'CLIENT',
+      service: 'api',
+      timestamp: 10_000,
+      duration: 50_000,
+    });
+    const serverHalf = z({
+      id: 'b',
+      parentId: 'a',
+      kind: 'SERVER',
+      service: 'api',
+      shared: true,
+      timestamp: 15_000,
+      duration: 40_000,
+    });
+    const dbCall = z({
+      id: 'c',
+      parentId: 'b',
+      kind: 'CLIENT',
+      service: 'api',
+      timestamp: 20_000,
+      duration: 20_000,
+    });
+    const db = z({
+      id: 'c',
+      parentId: 'b',
+      kind: 'SERVER',
+      service: 'db',
+      shared: true,
+      timestamp: 22_000,
+      duration: 16_000,
+    });
+    for (const halves of [
+      [clientHalf, serverHalf],
+      [serverHalf, clientHalf],
+    ]) {
+      const mapped = readGraph([outer, ...halves, dbCall, db], 'auto', { window: 1 });
+      expect(weightsOf(mapped)).toEqual({ 'api → api': 0.5, 'api → db': 0.5 });
+      expect(nodeOf(mapped, 'api').serviceTime).toBeCloseTo(0.035, 12);
+    }
+  });
+
   it('counts a call on a traced service whose span is missing, and says so', () => {
     const spans = [
       z({ id: 'a', kind: 'SERVER', service: 'web' }),
@@ -184,7 +235,7 @@ describe('the span mapping', () => {
       expect([nodeOf(graph, 'web').entrySpans, nodeOf(graph, 'api').entrySpans]).toEqual([1, 1]);
       expect(graph.warnings).toEqual([
         '1 span is in a circle of parent links (first: [1]): the link is cut there, and the span taken as a request entering its service',
-        `${count - 1} spans repeat the id of another span of its trace, not as the server half of a client span ([1] repeats the id of [0]): each is kept as a span of its own, and a span naming that id as its parent gets the first of them in its own service`,
+        `${count - 1} spans repeat the id of another span of its trace, not as the server half of a client span ([1] repeats the id of [0]): each is kept as a span of its own, and a span naming that id as its parent gets the first of them in its own service (a server span first)`,
       ]);
     }
   });
