@@ -64,9 +64,13 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
       const answer =
         fetched.body instanceof JsonLinesText ? documentFromJsonLines(fetched.body.text) : fetched.body;
       // The format it was registered in (older records, read before formats: the first that fits).
-      const format = (FORMAT_NAMES as readonly string[]).includes(record.format ?? '')
-        ? (record.format as FormatName)
-        : 'auto';
+      // A system read from an answer with no nodes at all is read as a new one: an empty answer
+      // says little of its format (Jaeger's `{ data: [] }` is both its traces' and its links'
+      // answer for a quiet window, read as links), and its next answer says what it is.
+      const format =
+        (FORMAT_NAMES as readonly string[]).includes(record.format ?? '') && record.nodes > 0
+          ? (record.format as FormatName)
+          : 'auto';
       // Read as registered: the same window, sampling rate and labels.
       const read = structureFromUpstream(answer, limits, format, undefined, record.readOptions);
       const replaced = await systems.replace(owner, id, {

@@ -21,7 +21,7 @@ import { readLimits } from '../../lib/config/limits';
 import { DynamoApiKeyStore } from '../../lib/keys';
 import { readConnectAllowHosts } from '../../lib/outbound/allow-hosts';
 import { CompiledStructureCache, DynamoSystemStore, SystemChangedError } from '../../lib/systems';
-import { generate, toOtlp, workedExample } from '../formats/spans/traces';
+import { generate, toJaeger, toOtlp, workedExample } from '../formats/spans/traces';
 import { useFreshTable } from '../helpers/dynalite';
 import { WORKED } from '../http/events';
 import { type FakeApi, reply, startFakeApi } from '../outbound/fake-api';
@@ -280,6 +280,31 @@ describe('traces and rates: read options, JSON Lines', () => {
         .filter((node) => node.arrival !== undefined)
         .map((node) => [node.id, node.arrival]),
     );
+
+  // Registered while the traced services were quiet: Jaeger's traces answer `{ data: [] }`, which
+  // is also its links' empty answer, and is read as links (no nodes). Its next answer holds
+  // traces: the refresh reads it as a new answer (a format found again, the window kept), where it
+  // used to read it as links and refuse it at `data[0].parent` at every refresh.
+  it('reads a system registered from an empty answer in the format its next answer has', async () => {
+    const { api, answer } = await changingApi({ data: [], total: 0, limit: 0, offset: 0, errors: null });
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', {
+        name: 'quiet',
+        url: api.origin,
+        window: 10,
+      }),
+    );
+    expect(record).toMatchObject({ format: 'dependency-links', nodes: 0, readOptions: { window: 10 } });
+    answer({ data: toJaeger(spans).data, total: 0, limit: 0, offset: 0, errors: null });
+    const { system: refreshed } = await createRefreshSystem({ systems, limits, outbound })(
+      'alice',
+      record.id,
+      {},
+    );
+    expect(refreshed).toMatchObject({ format: 'jaeger-traces', nodes: 4, dependencies: 3, unit: 'second' });
+    expect(arrivals((await systems.get('alice', record.id))!.structure)).toEqual({ frontend: 10 });
+  });
 
   // The window and the sampling rate reach the span reader: 100 requests over 20 s, one trace in
   // two kept, are 10 a second; the record keeps both, and a refresh reads the new answer with them.
