@@ -68,14 +68,19 @@ export function readGraph(
     const chosen = FORMATS.find((candidate) => candidate.name === format)!;
     if (!chosen.detect(document)) {
       // Mapping it anyway names the first element that does not fit, in the format's own words.
+      let mapped: MappedGraph;
       try {
-        chosen.toStructure(document, options);
+        mapped = chosen.toStructure(document, options);
       } catch (error) {
         if (error instanceof FormatError) {
           throw new FormatError(error.path, `not ${format}: ${messageOf(error)}`);
         }
         throw error;
       }
+      // An empty answer the format reads (Jaeger's `{ data: [] }`, Zipkin's `[]`), which its
+      // detection leaves alone since another format's empty answer looks the same: named, it is
+      // this format's.
+      if (mapped.nodes.length === 0) return read(chosen, document, options);
       throw new FormatError('', `not ${format}: the document does not have its shape (${shapeOf(document)})`);
     }
     return read(chosen, document, options);

@@ -124,6 +124,23 @@ describe('the format registry', () => {
   // A named format that does not fit says so, with the element it missed.
   it('names the forced format that does not fit', () => {
     expect(() => readGraph({ nodes: [], dependencies: [] }, 'xray')).toThrow(/^not xray: /);
+    expect(() => readGraph({ data: null }, 'jaeger-traces')).toThrow('data: not jaeger-traces: must be an array of traces or a trace, got null');
+  });
+
+  // An empty answer that two formats share (Jaeger's traces and links both answer `{ data: [] }`
+  // for a quiet window; Zipkin's spans and links both `[]`) is not detected, and so not read
+  // without a name; named, it is that format's, with nothing in it.
+  it('reads an empty answer in the format named', () => {
+    const quiet = { data: [], total: 0, limit: 0, offset: 0, errors: null };
+    expect(readGraph(quiet, 'jaeger-traces')).toMatchObject({
+      format: 'jaeger-traces',
+      nodes: [],
+      dependencies: [],
+      warnings: ['no spans in the document'],
+    });
+    expect(readGraph([], 'zipkin-spans')).toMatchObject({ format: 'zipkin-spans', nodes: [] });
+    expect(readGraph(quiet, 'dependency-links')).toMatchObject({ format: 'dependency-links', nodes: [] });
+    expect(readGraph([], 'dependency-links')).toMatchObject({ format: 'dependency-links', nodes: [] });
   });
 });
 
