@@ -124,7 +124,9 @@ describe('the format registry', () => {
   // A named format that does not fit says so, with the element it missed.
   it('names the forced format that does not fit', () => {
     expect(() => readGraph({ nodes: [], dependencies: [] }, 'xray')).toThrow(/^not xray: /);
-    expect(() => readGraph({ data: null }, 'jaeger-traces')).toThrow('data: not jaeger-traces: must be an array of traces or a trace, got null');
+    expect(() => readGraph({ data: null }, 'jaeger-traces')).toThrow(
+      'data: not jaeger-traces: must be an array of traces or a trace, got null',
+    );
   });
 
   // An empty answer that two formats share (Jaeger's traces and links both answer `{ data: [] }`
