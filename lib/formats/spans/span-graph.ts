@@ -153,12 +153,18 @@ const CUT_PARENT = -3;
 const HEX = /^[0-9a-fA-F]+$/;
 const ZEROS = /^0+$/;
 
-/** An id as spans are matched by it: hex without regard to case; zeros are no id (`''`). */
+/**
+ * An id as spans are matched by it: hex without regard to case or leading zeros (Zipkin pads an
+ * id to 16 or 32 digits, and a 128-bit trace id whose high half is zero names the 64-bit one, as
+ * instrumentation that mixes the two sends them); zeros are no id (`''`).
+ */
 function normalId(id: string | undefined): string {
   if (id === undefined || id === '') return '';
   if (!HEX.test(id)) return id;
-  return ZEROS.test(id) ? '' : id.toLowerCase();
+  return ZEROS.test(id) ? '' : id.toLowerCase().replace(LEADING_ZEROS, '');
 }
+
+const LEADING_ZEROS = /^0+/;
 
 function callKind(kind: SpanKind | undefined): boolean {
   return kind === 'client' || kind === 'producer';

@@ -114,6 +114,35 @@ describe('the span mapping', () => {
     }
   });
 
+  // Zipkin pads ids to 16 or 32 hex digits, and instrumentation that mixes 64- and 128-bit trace
+  // ids sends the 128-bit one with a high half of zeros: the same trace, the same span ids.
+  it('matches ids without regard to their leading zeros', () => {
+    const mapped = readGraph(
+      [
+        z({ id: '0000000000000a', kind: 'SERVER', service: 'web', timestamp: 0, duration: 10_000 }),
+        {
+          ...z({ id: 'B', parentId: 'A', kind: 'CLIENT', service: 'web', timestamp: 1_000, duration: 4_000 }),
+          traceId: '000000000000000000000000000000aa',
+        },
+        {
+          ...z({
+            id: '000000000000000b',
+            parentId: 'a',
+            kind: 'SERVER',
+            service: 'api',
+            timestamp: 1_000,
+            duration: 4_000,
+          }),
+          traceId: 'AA',
+        },
+      ],
+      'auto',
+      { window: 1 },
+    );
+    expect(weightsOf(mapped)).toEqual({ 'web → api': 1 });
+    expect(mapped.warnings).toEqual([]);
+  });
+
   it('counts a call on a traced service whose span is missing, and says so', () => {
     const spans = [
       z({ id: 'a', kind: 'SERVER', service: 'web' }),
