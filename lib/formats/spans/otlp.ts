@@ -30,7 +30,9 @@
  * - The `peer.service` attribute names the remote service of a client or producer span.
  * - Detection: an object with a `resourceSpans` array (or a `result` object holding one) whose
  *   first elements are objects (an empty one only with no other field beside it), or an array
- *   whose first elements are such objects.
+ *   whose first elements are such objects or exports of another signal (`resourceMetrics`,
+ *   `resourceLogs`, `resourceProfiles`: a Collector's file exporter serving several pipelines),
+ *   with at least one export of spans. The other signals' exports are left out, with a warning.
  */
 import { describeValue, isRecord } from '../text';
 import { FormatError, type GraphFormat } from '../types';
@@ -78,11 +80,27 @@ function looksLikeExport(value: unknown): boolean {
   return Object.keys(holder as object).length === 1;
 }
 
+/**
+ * An OTLP export of another signal (metrics, logs, profiles), as a Collector's `file` exporter
+ * writes beside the traces' when one exporter serves several pipelines: the fields it holds.
+ */
+const OTHER_SIGNALS = ['resourceMetrics', 'resourceLogs', 'resourceProfiles'];
+
+function otherSignalOf(value: unknown): string | undefined {
+  if (!isRecord(value) || Object.hasOwn(value, 'resourceSpans')) return undefined;
+  return OTHER_SIGNALS.find((field) => Array.isArray(value[field]));
+}
+
 export const otlpTraces: GraphFormat = {
   name: 'otlp-traces',
   reads: ['window', 'sampleRate'],
   detect(document) {
-    if (Array.isArray(document)) return leading(document, looksLikeExport);
+    // A file of exports (JSON Lines): traces, maybe beside other signals' exports.
+    if (Array.isArray(document))
+      return (
+        leading(document, (value) => looksLikeExport(value) || otherSignalOf(value) !== undefined) &&
+        document.some(looksLikeExport)
+      );
     return looksLikeExport(document);
   },
   toStructure(document, options) {
@@ -91,8 +109,16 @@ export const otlpTraces: GraphFormat = {
       : [{ value: document, prefix: '' }];
     const spans: SourceSpan[] = [];
     const unnamed = new Tally();
+    const otherSignals = new Tally();
+    const signalsSkipped = new Set<string>();
     for (const { value, prefix } of exports) {
       const found = exportOf(value);
+      const signal = prefix === '' ? undefined : otherSignalOf(value);
+      if (found === undefined && signal !== undefined) {
+        otherSignals.add(prefix.slice(0, -1));
+        signalsSkipped.add(signal);
+        continue;
+      }
       if (found === undefined)
         throw new FormatError(
           prefix === '' ? '' : prefix.slice(0, -1),
@@ -102,6 +128,10 @@ export const otlpTraces: GraphFormat = {
         readResourceSpans(resourceSpans, `${prefix}${found.at}[${r}]`, spans, unnamed);
     }
     const warnings: string[] = [];
+    if (otherSignals.count > 0)
+      warnings.push(
+        `${otherSignals.count === 1 ? '1 export holds' : `${otherSignals.count} exports hold`} another signal (${[...signalsSkipped].join(', ')}; first: ${otherSignals.first}): left out, only spans are read`,
+      );
     if (unnamed.count > 0)
       warnings.push(
         `${unnamed.count === 1 ? '1 resource has' : `${unnamed.count} resources have`} no service.name attribute (first: ${unnamed.first}): ${unnamed.count === 1 ? 'its' : 'their'} spans are the service "${UNKNOWN_SERVICE}", as the OpenTelemetry SDKs name it`,

@@ -137,6 +137,23 @@ describe('OTLP fixtures', () => {
     );
   });
 
+  // One file exporter serving the traces, metrics and logs pipelines writes all three into one
+  // file (the specification says a file holds one signal): the spans are read, as from the traces
+  // alone, and the other exports are left out with a warning, wherever they sit.
+  it('reads the spans of a file of several signals, leaving the others out', () => {
+    const mixed = readGraph(fixture(OWN, 'otel-spec-file-exporter-mixed-signals.jsonl'));
+    const traces = readGraph(fixture(OWN, 'otel-spec-file-exporter-example.jsonl'));
+    expect(mixed.format).toBe('otlp-traces');
+    expect(mixed.nodes).toEqual(traces.nodes);
+    expect(mixed.warnings).toEqual([
+      '2 exports hold another signal (resourceMetrics, resourceLogs; first: [1]): left out, only spans are read',
+      ...traces.warnings,
+    ]);
+    // A file of metrics alone is no traces file.
+    const lines = fixture(OWN, 'otel-spec-file-exporter-mixed-signals.jsonl') as unknown[];
+    expect(() => readGraph([lines[1], lines[4]])).toThrow(/^no known format fits this document/);
+  });
+
   it('reads the Jaeger UI JSON Lines upload like its combined form', () => {
     const lines = readGraph(fixture(OWN, 'jaeger-ui-otlp2jaeger-multi-in.jsonl'));
     const combined = readGraph(fixture(OWN, 'jaeger-ui-otlp2jaeger-multi-in-combined.json'));
