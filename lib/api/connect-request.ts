@@ -303,6 +303,7 @@ export type ConnectRequest = z.output<typeof ConnectRequestSchema>;
 export function parseConnectRequest(body: unknown): ConnectRequest {
   return parseBody(ConnectRequestSchema, body, {
     secretPaths: ['auth.token'],
+    urlPaths: ['url'],
     dataKeyedPaths: [SETTINGS_NODES],
   });
 }
@@ -321,6 +322,12 @@ const RegisterSystemRequestSchema = named(
           z.maxLength(URL_MAX_LENGTH, URL_RULE),
           // Kept on the record and shown as a link: nothing but a web address (no javascript:, file:).
           z.refine((url) => /^https?:$/.test(URL.parse(url)?.protocol ?? ''), URL_RULE),
+          // Kept in plain text and shown on every read: a password in it would be too (connect
+          // refuses such a URL, and a refresh would).
+          z.refine((url) => {
+            const parsed = URL.parse(url);
+            return parsed === null || (parsed.username === '' && parsed.password === '');
+          }, rule('must not contain a user name or password: the record keeps the URL and shows it')),
           z.describe('Where the document came from, kept on the record for you; optional (an http(s) URL).'),
         ),
       ),
@@ -340,7 +347,10 @@ export type RegisterSystemRequest = z.output<typeof RegisterSystemRequestSchema>
 
 /** Checks the body of `POST /api/systems`; throws 400 `INVALID_REQUEST` naming the field. */
 export function parseRegisterSystemRequest(body: unknown): RegisterSystemRequest {
-  return parseBody(RegisterSystemRequestSchema, body, { dataKeyedPaths: [SETTINGS_NODES] });
+  return parseBody(RegisterSystemRequestSchema, body, {
+    dataKeyedPaths: [SETTINGS_NODES],
+    urlPaths: ['url'],
+  });
 }
 
 const RefreshRequestSchema = named(

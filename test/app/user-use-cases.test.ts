@@ -448,6 +448,33 @@ describe('traces and rates: read options, JSON Lines', () => {
     expect(arrivals((await systems.get('alice', record.id))!.structure)).toEqual({ frontend: 10 });
   });
 
+  // A registration keeps its URL and shows it on every read: one with a password in it is
+  // refused, as connect refuses it, and no message repeats the password (nor connect's for a URL
+  // refused for its length).
+  it('refuses a URL with a user name or password, never repeating the password', async () => {
+    const systems = systemsStore();
+    const refused = await contractErrorOf(
+      createRegisterSystem({ systems, limits })('alice', {
+        name: 'x',
+        url: 'https://reader:s3cret@traces.example.com/api',
+        document: otlp,
+      }),
+    );
+    expect([refused.code, refused.message]).toEqual([
+      'INVALID_REQUEST',
+      'url must not contain a user name or password: the record keeps the URL and shows it, got the string "https://…@traces.example.com/api"',
+    ]);
+    const tooLong = await contractErrorOf(
+      createConnectSystem({ systems, limits, outbound })('alice', {
+        name: 'x',
+        url: `https://reader:s3cret@traces.example.com/${'a'.repeat(2100)}`,
+      }),
+    );
+    expect(tooLong.code).toBe('INVALID_REQUEST');
+    expect(JSON.stringify(tooLong)).not.toContain('s3cret');
+    expect((await systems.list('alice', {})).systems).toEqual([]);
+  });
+
   // A window that is a number > 0 but too short for the document: 5e-324 s makes frontend's ten
   // requests an infinite arrival. Still the caller's to fix: 400 naming the window, nothing stored.
   it('refuses a window too short for the requests it is read with, naming the window', async () => {
