@@ -435,9 +435,8 @@ export function structureFromUpstream(
     graph = readGraph(answer, format, options);
   } catch (error) {
     if (error instanceof ReadOptionError) {
-      const problem = error.message.slice(error.option.length + 2);
       throw new ApiError('INVALID_REQUEST', error.message, {
-        details: [{ path: error.option, message: problem }],
+        details: [{ path: error.option, message: error.problem }],
       });
     }
     if (!(error instanceof FormatError)) throw error;

@@ -806,28 +806,37 @@ function serverCapacity(latency: LatencyFields, i: number, given: number | undef
   return derived;
 }
 
-/**
- * Refuses `servers` on a node with no way out (no dependency, no exit, no fan-out) that is up:
- * what reaches such a node stays there and none of it is served (its pressure grows), so it has
- * no queue to saturate, and an M/M/c queue there would say it saturates where the steady state
- * gives it no utilization at all. A node that is down has no way out by design: it is `down`.
- */
 export const NO_WAY_OUT =
   'the node has no way out (no dependency, no "exit", no "fanout"): what reaches it stays there and none of it is served, so it has no queue; give it an "exit" (or "fanout": true), or drop "servers"';
 
+/**
+ * Whether node `v` has servers and, while up, no way out: no dependency (`hasDependency`), no
+ * exit, no fan-out. What reaches such a node stays there and none of it is served (its pressure
+ * grows), so it has no queue to saturate, and an M/M/c queue there would say it saturates where
+ * the steady state gives it no utilization at all. A node that is down has no way out by design:
+ * it is `down`. The structure's check refuses it, and a scenario's says so of its change.
+ */
+export function isQueueWithoutWayOut(
+  open: OpenFieldArrays,
+  down: Uint8Array,
+  v: number,
+  hasDependency: boolean,
+): boolean {
+  return (
+    open.latency.servers[v]! > 0 &&
+    !hasDependency &&
+    !(open.exit[v]! > 0) &&
+    (open.fields[v]! & FANOUT_ON) === 0 &&
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: same answer (with no node down, down[v] is undefined; a node up and stuck beside one down is a scenario's, refused before the structure's check; the `false` twin, a down node refused, is killed)
+    !(down.length > 0 && down[v] === 1)
+  );
+}
+
+/** Refuses the structure's first node with servers and no way out (`isQueueWithoutWayOut`). */
 function refuseQueuesWithoutWayOut(parts: ValidatedParts, outStart: Int32Array): void {
-  const { exit, fields, latency } = parts.open;
-  const { down } = parts;
   // Stryker disable next-line EqualityOperator: one past the end
-  for (let v = 0; v < latency.servers.length; v++) {
-    if (
-      latency.servers[v]! > 0 &&
-      outStart[v + 1] === outStart[v] &&
-      !(exit[v]! > 0) &&
-      (fields[v]! & FANOUT_ON) === 0 &&
-      // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: same answer (a node up and stuck beside one down is a scenario's, refused before it gets here; the `false` twin, a down node refused, is killed)
-      !(down.length > 0 && down[v] === 1)
-    ) {
+  for (let v = 0; v < parts.open.latency.servers.length; v++) {
+    if (isQueueWithoutWayOut(parts.open, parts.down, v, outStart[v + 1] !== outStart[v])) {
       throw new PayloadError(`nodes[${v}].servers`, NO_WAY_OUT);
     }
   }

@@ -14,6 +14,7 @@ import {
   EXIT_GIVEN,
   FANOUT_GIVEN,
   FANOUT_ON,
+  isQueueWithoutWayOut,
   type LatencyFields,
   MAX_TOTAL_LOAD,
   NO_WAY_OUT,
@@ -451,19 +452,12 @@ function refuseQueuesLeftWithoutWayOut(
   open: OpenFieldArrays,
   down: Uint8Array,
 ): void {
-  const { servers } = open.latency;
   // Stryker disable next-line ConditionalExpression: same answer, other work (without servers no node is stuck)
-  if (servers.length === 0) return;
+  if (open.latency.servers.length === 0) return;
   const keepsWayOut = new Uint8Array(base.nodeCount);
   // Stryker disable next-line EqualityOperator: one past the end
   for (let e = 0; e < dependencyFrom.length; e++) keepsWayOut[dependencyFrom[e]!] = 1;
-  const stuck = (v: number) =>
-    servers[v]! > 0 &&
-    keepsWayOut[v] === 0 &&
-    !(open.exit[v]! > 0) &&
-    (open.fields[v]! & FANOUT_ON) === 0 &&
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer (with no node down, down[v] is undefined)
-    !(down.length > 0 && down[v] === 1);
+  const stuck = (v: number) => isQueueWithoutWayOut(open, down, v, keepsWayOut[v] === 1);
   for (const { v, change, path } of scenario.nodes) {
     if (change.servers !== undefined && stuck(v)) {
       throw new PayloadError(`${path}.servers`, NO_WAY_OUT);

@@ -80,7 +80,7 @@ export function readGraph(
       // An empty answer the format reads (Jaeger's `{ data: [] }`, Zipkin's `[]`), which its
       // detection leaves alone since another format's empty answer looks the same: named, it is
       // this format's.
-      if (mapped.nodes.length === 0) return read(chosen, document, options);
+      if (mapped.nodes.length === 0) return withOptionWarnings(chosen, mapped, options);
       throw new FormatError('', `not ${format}: the document does not have its shape (${shapeOf(document)})`);
     }
     return read(chosen, document, options);
@@ -105,7 +105,15 @@ export function readGraph(
 
 /** The document in `format`, with a warning for each option given that the format does not read. */
 function read(format: GraphFormat, document: unknown, options: ReadOptions | undefined): ReadGraph {
-  const mapped = format.toStructure(document, options);
+  return withOptionWarnings(format, format.toStructure(document, options), options);
+}
+
+/** `mapped`, read in `format`, with a warning for each option given that the format does not read. */
+function withOptionWarnings(
+  format: GraphFormat,
+  mapped: MappedGraph,
+  options: ReadOptions | undefined,
+): ReadGraph {
   const unread = (Object.keys(options ?? {}) as ReadOptionName[]).filter(
     (name) => options![name] !== undefined && !(format.reads ?? []).includes(name),
   );

@@ -122,9 +122,10 @@ export class ReadOptionError extends Error {
   override readonly name = 'ReadOptionError';
   constructor(
     readonly option: ReadOptionName,
-    message: string,
+    /** The problem alone, without the option's name. */
+    readonly problem: string,
   ) {
-    super(`${option}: ${message}`);
+    super(`${option}: ${problem}`);
   }
 }
 
