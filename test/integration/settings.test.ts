@@ -16,6 +16,12 @@ let alice: string;
 /** Alice's API key: the engine runs her systems by id. */
 let aliceKey: string;
 
+/**
+ * A held upstream answer: `arrived` resolves when the refresh asks for the document (it has read
+ * the system's head by then), and the answer is sent when `release` is called.
+ */
+let hold: { arrived: () => void; release: Promise<void> } | undefined;
+
 /** A layered graph of `size` nodes: a refresh of it takes a few hundred milliseconds. */
 function layered(size: number, seed: number) {
   const nodes = Array.from({ length: size }, (_, index) => ({
@@ -36,8 +42,17 @@ beforeAll(async () => {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify(layered(20_000, served++)));
+    const held = hold;
+    hold = undefined;
+    const answer = () => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(layered(20_000, served++)));
+    };
+    if (held === undefined) answer();
+    else {
+      held.arrived();
+      void held.release.then(answer);
+    }
   });
   await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
   upstream = {
@@ -75,12 +90,15 @@ const RACES = 10;
 describe('no lost update', () => {
   // The race users met: a refresh of a 20k-node system runs, and a PATCH lands while it does.
   // Before, the refresh wrote back the head with the settings it had read, undoing the PATCH in
-  // about half the trials. Each PATCH here is sent part-way through a refresh (a fraction of how
-  // long one takes on this machine, measured first), until 10 of them were answered while their
-  // refresh was still running: real races (the old code would pass all ten about once in 1,000). Every PATCH answered 200 must be what GET shows
-  // afterwards. The refresh answers with the head as its own update left it, and its ETag says
-  // which settings those were: the PATCH's when the PATCH landed first, the ones before otherwise
-  // (a PATCH may land after the refresh's update, while the old chunks are being removed).
+  // about half the trials. Every other trial holds the upstream's answer until the PATCH is
+  // answered: the refresh has read the head and writes after the PATCH, a race every time. The
+  // trials between send the PATCH part-way through a refresh (a fraction of how long one takes
+  // on this machine, measured first), so that it can also land while the refresh writes; those
+  // count as races when the refresh ended after the PATCH. The loop runs until 10 real races (the
+  // old code would pass all ten about once in 1,000). Every PATCH answered 200 must be what GET
+  // shows afterwards. The refresh answers with the head as its own update left it, and its ETag
+  // says which settings those were: the PATCH's when the PATCH landed first, the ones before
+  // otherwise (a PATCH may land after the refresh's update, while the old chunks are removed).
   it('keeps every acknowledged PATCH through 10 refreshes racing it', async () => {
     const connected = await call('POST', '/api/connect', { name: 'big', url: `${upstream.base}/big` });
     expect(connected.status, connected.text).toBe(201);
@@ -89,18 +107,28 @@ describe('no lost update', () => {
     expect((await call('POST', `/api/systems/${id}/refresh`, {})).status).toBe(200);
     const refreshMs = Date.now() - started;
     let races = 0;
+    let heldRaces = 0;
     let trial = 0;
     for (; races < RACES && trial < 5 * RACES; trial++) {
       const capacity = 1000 + trial;
       const before = trial === 0 ? undefined : { defaultCapacity: capacity - 1 };
+      const held = trial % 2 === 0;
+      let release = () => {};
+      const arrived = new Promise<void>((resolve) => {
+        if (held) {
+          hold = { arrived: resolve, release: new Promise<void>((go) => (release = go)) };
+        }
+      });
       let patched = false;
       const refresh = call('POST', `/api/systems/${id}/refresh`, {}).then((answer) => ({
         answer,
         endedAfterPatch: patched,
       }));
-      await sleep(Math.round(refreshMs * (0.1 + ((trial * 0.37) % 0.6))));
+      if (held) await arrived;
+      else await sleep(Math.round(refreshMs * (0.1 + ((trial * 0.37) % 0.6))));
       const patch = await call('PATCH', `/api/systems/${id}`, { settings: { defaultCapacity: capacity } });
       patched = true;
+      release();
       expect(patch.status, patch.text).toBe(200);
       expect(patch.headers.get('etag')).toBe(`"settings-${trial + 1}"`);
       const refreshed = await refresh;
@@ -111,12 +139,19 @@ describe('no lost update', () => {
         shown === `"settings-${trial + 1}"` ? { defaultCapacity: capacity } : before,
       );
       if (refreshed.endedAfterPatch) races++;
+      if (held) {
+        // The refresh read the head before the PATCH and wrote after it.
+        expect(refreshed.endedAfterPatch, `trial ${trial}`).toBe(true);
+        expect(shown, `trial ${trial}`).toBe(`"settings-${trial + 1}"`);
+        heldRaces++;
+      }
       const read = await call('GET', `/api/systems/${id}`);
       expect(read.json.settings, `trial ${trial}`).toEqual({ defaultCapacity: capacity });
       expect(read.headers.get('etag')).toBe(`"settings-${trial + 1}"`);
       expect(read.json.version).toBe(trial + 3);
     }
     expect(races, `${races} real races in ${trial} trials`).toBe(RACES);
+    expect(heldRaces).toBeGreaterThan(0);
   }, 240_000);
 
   // PATCH against PATCH follows HTTP: GET gives the settings' ETag, a PATCH with If-Match applies
