@@ -35,7 +35,7 @@ import type { AddressInfo } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gzipSync } from 'node:zlib';
-import autocannon from 'autocannon';
+import type autocannon from 'autocannon';
 import { refuseCommandLine, scriptArgs } from '../lib/script-args';
 import { WORKED_EXAMPLE } from '../lib/worked-example';
 import { generateStructure, largestAnswerableStructure, requestText } from './generate';
@@ -168,6 +168,8 @@ interface RunResult {
 
 /** One autocannon run; every 10 s a line with the server's RSS and the requests of those 10 s. */
 async function run(label: string, url: string, requests: Request[], options: RunOptions): Promise<RunResult> {
+  // Loaded at the first run, once the command line is read: --help and a mistake answer at once.
+  const { default: autocannon } = await import('autocannon');
   const rss: number[] = [];
   const dynamoRss: number[] = [];
   const record = () => {

@@ -1,18 +1,18 @@
 import { parseArgs } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { createDynamoClients } from '../lib/aws/dynamo';
 import { awsSdkEnv, type Env, envInt, optionalEnv } from '../lib/config/env';
+// The store's rules, not its DynamoDB adapter: the SDK is loaded only by a command that needs the
+// table (`withTableClients`, `runKeysCli`), so `--help` and a mistake answer at once.
 import {
   ApiKeyInputError,
   type ApiKeyRecord,
   type ApiKeyStore,
-  DynamoApiKeyStore,
   issueApiKey,
   toPublicApiKeyRecord,
-} from '../lib/keys';
+} from '../lib/keys/store';
 import { type LocalServerPointer, readLocalServerPointer } from '../lib/local-server-pointer';
 import { isMainModule } from '../lib/main-module';
-import { LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage/table';
+import { LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage/local-table';
 import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
 
 const USAGE = `Usage: npm run keys -- <command> [options]
@@ -64,6 +64,7 @@ export async function runKeysCli(argv: readonly string[], context: KeysCliContex
       context.stdout.write(USAGE);
       return 0;
     }
+    const { DynamoApiKeyStore } = await import('../lib/keys/dynamo-store');
     const store = new DynamoApiKeyStore({ doc: context.doc, tableName: context.tableName });
     const now = context.now ?? (() => new Date());
     if (command === 'create') await createCommand(store, args, context, now());
@@ -347,6 +348,7 @@ export async function withTableClients(
     process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
+  const { createDynamoClients } = await import('../lib/aws/dynamo');
   const { client, doc } = createDynamoClients(
     target.endpoint === undefined ? {} : { endpoint: target.endpoint },
   );

@@ -7,9 +7,6 @@ import { parseArgs } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readQuotas } from '../lib/config/quotas';
 import { isMainModule } from '../lib/main-module';
-import { createOwnerStores } from '../lib/owners/stores';
-import { ownersWithStaleHolds } from '../lib/storage/quotas';
-import { deleteOrphanedChunks, findOrphanedChunks } from '../lib/systems/sweep';
 import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
 import { withTableClients } from './keys';
 
@@ -50,6 +47,14 @@ export async function runSweepCli(argv: readonly string[], context: SweepCliCont
       context.stdout.write(USAGE);
       return 0;
     }
+    // The stores and the SDK under them load once the command line is read: --help and a
+    // mistake on it answer at once.
+    const [{ createOwnerStores }, { ownersWithStaleHolds }, { deleteOrphanedChunks, findOrphanedChunks }] =
+      await Promise.all([
+        import('../lib/owners/stores'),
+        import('../lib/storage/quotas'),
+        import('../lib/systems/sweep'),
+      ]);
     const now = context.now?.() ?? Date.now();
     const { doc, tableName } = context;
     const orphans = await findOrphanedChunks(doc, tableName, { now });

@@ -9,7 +9,7 @@ import { type Env, optionalEnv } from '../lib/config/env';
 import { type LocalServerPointer, readLocalServerPointer } from '../lib/local-server-pointer';
 import { isMainModule } from '../lib/main-module';
 import { OWNER_RULE, OWNER_SHAPE } from '../lib/text';
-import { localIssuerFileFromEnv, readLocalIssuer, signAccessToken } from '../lib/tokens';
+import { localIssuerFileFromEnv, readLocalIssuer, signAccessToken } from '../lib/tokens/local-issuer';
 import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
 
 const USAGE = `Usage: npm run token -- --user <sub> [--ttl <seconds>]

@@ -45,11 +45,7 @@ const TABLE_ATTRIBUTE_DEFINITIONS = [
   { AttributeName: TABLE_KEYS.sortKey.name, AttributeType: TABLE_KEYS.sortKey.type },
 ] as const;
 
-/** The table the local server and the keys CLI use when `TABLE_NAME` is not set. */
-export const LOCAL_TABLE_NAME = 'sbe-local';
-
-/** The embedded DynamoDB's port when `DYNAMO_PORT` is not set (the local server and the keys CLI). */
-export const LOCAL_DYNAMO_PORT = 8000;
+export { LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from './local-table';
 
 export interface EnsureTableOptions {
   /** Give up waiting for ACTIVE after this long. Default 60 s. */
