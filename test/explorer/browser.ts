@@ -126,11 +126,65 @@ export function openExplorerPage(
   });
 }
 
+/** The page size a test gets unless it asks for another. */
+const DEFAULT_PAGE: BrowserContextOptions = { viewport: { width: 1440, height: 900 } };
+
+/**
+ * What a test may do to its page that outlives a navigation (a fake clock, init scripts, a
+ * viewport, emulation, headers), or that reaches past the page (its context, to close it or to
+ * open a CDP session): a page a test used that way is closed after it, never handed on.
+ */
+const OUTLIVES_NAVIGATION = new Set<PropertyKey>([
+  'clock',
+  'context',
+  'addInitScript',
+  'exposeFunction',
+  'exposeBinding',
+  'setViewportSize',
+  'emulateMedia',
+  'setExtraHTTPHeaders',
+  'touchscreen',
+]);
+
+/** A page of the default size, kept by the worker between tests: see `freshExplorerPages`. */
+interface KeptPage {
+  context: BrowserContext;
+  page: Page;
+}
+let keptPage: KeptPage | undefined;
+
+/**
+ * Makes a used page as a new one is, and keeps it for the next test: its routes and listeners
+ * removed, its tab's storage cleared, the document left (its timers, workers and requests end
+ * with it), cookies cleared, the mouse back at the corner with no button held. A page that
+ * cannot be made so is closed instead.
+ */
+async function keepForNextTest(kept: KeptPage): Promise<void> {
+  const { context, page } = kept;
+  try {
+    await page.unrouteAll({ behavior: 'ignoreErrors' });
+    page.removeAllListeners();
+    await page.evaluate('sessionStorage.clear(); localStorage.clear()').catch(() => undefined);
+    await page.goto('about:blank');
+    await context.clearCookies();
+    await page.mouse.move(0, 0);
+    await page.mouse.up();
+    keptPage = kept;
+  } catch {
+    await context.close().catch(() => undefined);
+  }
+}
+
 /**
  * For the tests of the `describe` that calls this: the worker's shared server and Chromium
- * (`browserSession`). `open` gives each test a fresh page on the explorer (its own context, so a
- * route, a fake clock or a viewport of one test never reaches another, closed after the test) with
- * the errors it throws uncaught collected; `prepare` runs before the page loads (routes, clocks).
+ * (`browserSession`). `open` gives each test a page that is new to it, with the errors it throws
+ * uncaught collected; `prepare` runs before the page loads (routes, clocks).
+ *
+ * A page of the default size is the previous test's page made new (`keepForNextTest`) when that
+ * test did nothing to it that outlives a navigation (`OUTLIVES_NAVIGATION`): a new context costs
+ * Chromium a renderer process, some 0.7 s of CPU more than loading the page again, and the
+ * browser files open about 50 such pages. Any other page is a context of its own, closed after
+ * the test, so a fake clock or a viewport of one test never reaches another.
  */
 export function freshExplorerPages(executablePath: string | undefined): {
   server: () => TestServer;
@@ -140,25 +194,51 @@ export function freshExplorerPages(executablePath: string | undefined): {
   ): Promise<{ page: Page; uncaught: string[] }>;
 } {
   const current = browserSession(executablePath);
-  const contexts: BrowserContext[] = [];
+  const used: Array<{ kept: KeptPage; reusable: () => boolean }> = [];
 
   // A page left open keeps its timers, workers and drawing going while the next test runs.
   afterEach(async () => {
-    for (const context of contexts.splice(0)) await context.close();
+    for (const { kept, reusable } of used.splice(0)) {
+      if (reusable() && !kept.page.isClosed() && keptPage === undefined) await keepForNextTest(kept);
+      else await kept.context.close().catch(() => undefined);
+    }
   });
 
   return {
     server: () => current().server,
-    async open(prepare = async () => {}, options = { viewport: { width: 1440, height: 900 } }) {
+    async open(prepare = async () => {}, options) {
       const { server, browser } = current();
-      const context = await browser.newContext(options);
-      contexts.push(context);
-      const page = await context.newPage();
       const uncaught: string[] = [];
-      page.on('pageerror', (error) => uncaught.push(error.message));
-      await prepare(page);
-      await page.goto(`${server.url}/`);
-      return { page, uncaught };
+      if (options !== undefined) {
+        const context = await browser.newContext(options);
+        const page = await context.newPage();
+        used.push({ kept: { context, page }, reusable: () => false });
+        page.on('pageerror', (error) => uncaught.push(error.message));
+        await prepare(page);
+        await page.goto(`${server.url}/`);
+        return { page, uncaught };
+      }
+      const spare = keptPage;
+      keptPage = undefined;
+      let kept = spare;
+      if (kept === undefined || kept.page.isClosed()) {
+        const context = await browser.newContext(DEFAULT_PAGE);
+        kept = { context, page: await context.newPage() };
+      }
+      // The test gets the page through a proxy that notes what it does to it.
+      let outlived = false;
+      const watched = new Proxy(kept.page, {
+        get(target, property) {
+          if (OUTLIVES_NAVIGATION.has(property)) outlived = true;
+          const value = Reflect.get(target, property, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      used.push({ kept, reusable: () => !outlived });
+      kept.page.on('pageerror', (error) => uncaught.push(error.message));
+      await prepare(watched);
+      await kept.page.goto(`${server.url}/`);
+      return { page: watched, uncaught };
     },
   };
 }

@@ -2,8 +2,9 @@
  * Runs you can trust (issue #36, item 1), in Chromium at 1440×900: the server refusing the
  * connection, never answering (Cancel, and the 30 s timeout), answering late after a newer run,
  * answering 4xx/5xx; the engine worker failing; a scenario error; and numbers checked where they
- * are typed (the scenario's capacity, the capacities editor). Each page is fresh, so a route
- * (`page.route`) or a fake clock (`page.clock`) of one test never reaches another.
+ * are typed (the scenario's capacity, the capacities editor). Each page is new to its test
+ * (test/explorer/browser.ts), so a route (`page.route`) or a fake clock (`page.clock`) of one
+ * test never reaches another.
  */
 import type { Page, Request, Route } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -85,7 +86,6 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     expect(await page.inputValue('#scenario-node')).toBe('B');
     expect(await page.locator('#graph .node[data-id="B"] circle.ring.selected').count()).toBe(1);
     await page.screenshot({ path: `${SCREENSHOTS}/runs-refused.png`, fullPage: true });
-    await page.context().close();
   });
 
   // A request that never answers: Cancel, visible while it is in flight, stops it; the answer on
@@ -113,7 +113,6 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     expect(await page.isHidden('#error')).toBe(true);
     expect(await page.textContent('[data-field="primary-blockage"] dd')).toBe('B');
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // A long run in the browser: Cancel ends its worker (a run cannot be interrupted otherwise),
@@ -133,7 +132,6 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     await expect.poll(() => workers.length, { timeout: SETTLED_MS }).toBe(2);
     expect(workers).toEqual([`${server.url}/engine-worker.js`, `${server.url}/engine-worker.js`]);
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // The same request with no Cancel: after 30 s (on a fake clock) the page stops waiting and says so.
@@ -157,7 +155,6 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     expect(await page.textContent('#error strong')).toBe('No answer from the server');
     await expectStructureWithoutResult(page, ['A', 'B', 'C']);
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // Run on the server (slow: held back), then at once in the browser: the newer, fast answer is
@@ -200,7 +197,6 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     // The old request was aborted when the newer run started, not merely ignored.
     expect(ended).toBe('failed');
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // 4xx and 5xx from the server: the API's error body (code and message) shown once, the old
@@ -242,7 +238,6 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     expect(await page.locator('#error p').allTextContents()).toEqual([api.json.error.message]);
     await expectStructureWithoutResult(page, ['A', 'B', 'C']);
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // The engine worker itself failing (here a worker that throws on every message): the run ends
@@ -262,7 +257,6 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     expect(await page.textContent('#error p')).toContain('the engine broke');
     expect(await page.isHidden('#cancel')).toBe(true);
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // A scenario the engine refuses: servers whose capacity (servers / serviceTime) is past the
@@ -315,7 +309,6 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     );
     expect(await page.isHidden('#error')).toBe(true);
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // `abc`, `1,5`, `NaN`, `Infinity`, 0 and -1 are no capacity: refused where typed (marked, a
@@ -359,7 +352,6 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
       expect(await page.locator('#scenario-draft li').allTextContents()).toEqual([shown]);
     }
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // The capacities editor: a capacity above 0, an arrival from 0; anything else is marked where
@@ -440,7 +432,6 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
       settings: { defaultCapacity: 100, nodes: { B: { capacity: 2.5, arrival: 0 } } },
     });
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // B taken down and compared on the server, the answer held; then Compare again with a bad tick
@@ -479,6 +470,5 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
       'Compared at tick 0 with the structure as it is.',
     );
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 });

@@ -3,7 +3,8 @@
  * Open, Capacities, Save, Test URL, Register) against a server that refuses the connection,
  * answers 4xx/5xx or never answers says so once in its status and lets the user retry; and the
  * tick count is checked where it is typed, a bad one never sent. The server is played by routes
- * (`page.route`); each page is fresh, so a route or a fake clock never reaches another test.
+ * (`page.route`); each page is new to its test (test/explorer/browser.ts), so a route or a fake
+ * clock never reaches another test.
  */
 import type { Page, Route } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -90,7 +91,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await expect.poll(() => page.locator('#systems li').count(), { timeout: SETTLED_MS }).toBe(1);
     expect(await page.textContent('#systems-status')).toBe('');
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   it('says why Open and Capacities could not read a system, and their buttons work again', async () => {
@@ -125,7 +125,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
     expect(await page.textContent('#systems-status')).toBe('');
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   it('says a save that gets no answer in the editor, and Save can be pressed again', async () => {
@@ -152,7 +151,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await expectSaidOnce(page, '#settings-status', 'INTERNAL_ERROR: The service failed; try again.');
     expect(await save.isEnabled()).toBe(true);
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   it('says why Register and Test URL failed, and their buttons work again', async () => {
@@ -180,7 +178,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await expect.poll(() => test.isEnabled(), { timeout: SETTLED_MS }).toBe(true);
     expect(await page.textContent('#systems-status')).toBe('UPSTREAM_ERROR: the URL answered HTTP 503');
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   /** Two systems: shop (default capacity 3, revision 6) and depot (7, revision 0). */
@@ -247,12 +244,11 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
       .toBe('Saved; not run, as another system was opened or another run started since.');
   }
 
-  /** That run is still what the editor holds and the graph draws, nothing was thrown; the page closes. */
+  /** That run is still what the editor holds and the graph draws, nothing was thrown. */
   async function endWithYShown(page: Page, uncaught: unknown[]): Promise<void> {
     expect(await idsInEditor(page)).toEqual(['Y']);
     expect(await page.locator('#graph .node').count()).toBe(1);
     expect(uncaught).toEqual([]);
-    await page.context().close();
   }
 
   /** Lists the systems, opens shop's capacities and presses Save, until `held` says its PATCH came. */
@@ -295,7 +291,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     expect(await page.inputValue('#default-capacity')).toBe('7');
     expect(await page.textContent('#settings-status')).toBe('');
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // The same with the stale answer a failure: it says nothing in the editor now showing depot.
@@ -316,7 +311,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     expect(await page.inputValue('#default-capacity')).toBe('7');
     expect(await page.textContent('#settings-status')).toBe('');
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // Save shop, then open depot before the save answers: shop's answer, and its new ETag, stay out
@@ -360,7 +354,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await expect.poll(() => ifMatch.length).toBe(2);
     expect(ifMatch).toEqual(['shop "settings-6"', 'depot "settings-0"']);
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // Save shop's capacities, then Close before the save answers: the save goes on and runs shop, as
@@ -494,7 +487,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
       .toBe('Saved; the answer below runs with them.');
     expect(await idsInEditor(page)).toEqual(['A', 'B']);
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // Open shop, then Open depot before shop's answer comes: depot, clicked last, is the one loaded
@@ -514,7 +506,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
       .toBe(true);
     expect(await idsInEditor(page)).toEqual(['X']);
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // Depot's capacities on show, then shop's asked for: while they are read, Save sends nothing and
@@ -544,7 +535,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
       .toBe(true);
     expect(await page.isHidden('#settings-editor')).toBe(true);
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // Open with a bad tick count under Run: the system goes into the editor but is not run, and the
@@ -566,7 +556,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     expect(JSON.parse(await page.inputValue('#body')).nodes).toEqual(SYSTEM.structure.nodes);
     expect(await page.getAttribute('body', 'data-state')).toBe('idle');
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // Shop opened and run (an open structure without capacities: its summary offers shop's
@@ -607,7 +596,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     await page.click('#graph .node[data-id="B"]');
     expect(await offered.getAttribute('aria-label')).toBe('Capacities of shop');
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // From the keyboard: Capacities, then Close: the focus goes back to the button that opened the
@@ -627,7 +615,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     expect(await page.isHidden('#settings-editor')).toBe(true);
     expect(await focusedName(page)).toBe('Capacities of depot');
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // A request that never answers: after 30 s (on a fake clock) the panel stops waiting.
@@ -650,7 +637,6 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     );
     expect(await list.isEnabled()).toBe(true);
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 
   // Before, the field was `type="number"` and its value sent as Number(): `1.5` and `0` went to the
@@ -692,6 +678,5 @@ describe.runIf(chromiumPath !== undefined)('the systems panel and the tick count
     expect(JSON.parse((await sent).postData()!)).toMatchObject({ mode: 'ticks', ticks: 3 });
     await page.waitForSelector('body[data-state="done"]', { timeout: SETTLED_MS });
     expect(uncaught).toEqual([]);
-    await page.context().close();
   });
 });
