@@ -71,8 +71,11 @@ function readPointer(file: string): LocalServerPointer | undefined {
   return wellFormed ? (pointer as LocalServerPointer) : undefined;
 }
 
-/** Signal 0 checks that a process exists without touching it; EPERM means it does, as another user's. */
-function isRunning(pid: number): boolean {
+/**
+ * Signal 0 checks that a process exists without touching it; EPERM means it does, as another user's.
+ * @internal test/helpers/temp-root.ts tells a running test run's folder from an abandoned one by it.
+ */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -112,7 +112,6 @@ export interface GraphFormat {
   toStructure(document: unknown, options?: ReadOptions): MappedGraph;
 }
 
-/** A document that does not fit its format, with the path of the element at fault. */
 /**
  * A read option the caller gave (`window`, `sampleRate`) that the document's numbers cannot be
  * read with: the caller's to fix, not the document's (a window of 5e-324 s makes any arrival past
@@ -129,6 +128,7 @@ export class ReadOptionError extends Error {
   }
 }
 
+/** A document that does not fit its format, with the path of the element at fault. */
 export class FormatError extends Error {
   override readonly name = 'FormatError';
   constructor(

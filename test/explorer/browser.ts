@@ -218,9 +218,8 @@ export function freshExplorerPages(executablePath: string | undefined): {
         await page.goto(`${server.url}/`);
         return { page, uncaught };
       }
-      const spare = keptPage;
+      let kept = keptPage;
       keptPage = undefined;
-      let kept = spare;
       if (kept === undefined || kept.page.isClosed()) {
         const context = await browser.newContext(DEFAULT_PAGE);
         kept = { context, page: await context.newPage() };

@@ -11,6 +11,7 @@
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isRunning } from '../../lib/local-server-pointer';
 
 /** Set while a run's folder is in place: vitest runs a global setup once per project, in one process. */
 const RUN_FOLDER = 'SBE_TEST_RUN_FOLDER';
@@ -22,16 +23,6 @@ const RUN_FOLDER = 'SBE_TEST_RUN_FOLDER';
  */
 const PREFIX = 'sbe-run-';
 const RUN_NAME = /^sbe-run-(\d+)-/;
-
-/** Whether a process with this id is running (one of another user counts as running). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Removes the folders of runs that ended without removing theirs for good (a run killed, or one

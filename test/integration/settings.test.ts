@@ -114,17 +114,17 @@ describe('no lost update', () => {
       const before = trial === 0 ? undefined : { defaultCapacity: capacity - 1 };
       const held = trial % 2 === 0;
       let release = () => {};
-      const arrived = new Promise<void>((resolve) => {
-        if (held) {
-          hold = { arrived: resolve, release: new Promise<void>((go) => (release = go)) };
-        }
-      });
+      const arrived = held
+        ? new Promise<void>((resolve) => {
+            hold = { arrived: resolve, release: new Promise<void>((go) => (release = go)) };
+          })
+        : undefined;
       let patched = false;
       const refresh = call('POST', `/api/systems/${id}/refresh`, {}).then((answer) => ({
         answer,
         endedAfterPatch: patched,
       }));
-      if (held) await arrived;
+      if (arrived !== undefined) await arrived;
       else await sleep(Math.round(refreshMs * (0.1 + ((trial * 0.37) % 0.6))));
       const patch = await call('PATCH', `/api/systems/${id}`, { settings: { defaultCapacity: capacity } });
       patched = true;

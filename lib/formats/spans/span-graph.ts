@@ -151,7 +151,7 @@ const MISSING_PARENT = -2;
 const CUT_PARENT = -3;
 
 const HEX = /^[0-9a-fA-F]+$/;
-const ZEROS = /^0+$/;
+const LEADING_ZEROS = /^0+/;
 
 /**
  * An id as spans are matched by it: hex without regard to case or leading zeros (Zipkin pads an
@@ -161,10 +161,9 @@ const ZEROS = /^0+$/;
 function normalId(id: string | undefined): string {
   if (id === undefined || id === '') return '';
   if (!HEX.test(id)) return id;
-  return ZEROS.test(id) ? '' : id.toLowerCase().replace(LEADING_ZEROS, '');
+  // All zeros leave nothing: no id.
+  return id.toLowerCase().replace(LEADING_ZEROS, '');
 }
-
-const LEADING_ZEROS = /^0+/;
 
 function callKind(kind: SpanKind | undefined): boolean {
   return kind === 'client' || kind === 'producer';
