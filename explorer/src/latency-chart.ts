@@ -30,6 +30,29 @@ const DEFAULT_WIDTH = 360;
 const MIN_WIDTH = 280;
 const HEIGHT = 200;
 const PAD = { left: 54, right: 14, top: 24, bottom: 36 };
+/**
+ * An entry over capacity today that saturates below this share of the chart's range (×1) would
+ * draw its curve in a sliver at the left (×0.02 of ×1: 2% of the width): the x axis is broken
+ * instead, the curve's range (to a little past the saturation) spread over `CURVE_SHARE` of the
+ * width, and ×1 alone at the right end, past the break.
+ */
+const BREAK_BELOW = 0.25;
+const CURVE_SHARE = 0.78;
+/** Room past the saturation in a broken axis's range: its line and label stay clear of the break. */
+const PAST_SATURATION = 1.1;
+
+/** Where a broken x axis skips from `from` (the curve's range ends) to `to` (×1). */
+interface AxisBreak {
+  from: number;
+  to: number;
+}
+
+/** The x axis's break, when the saturation is too far below the chart's end to draw to scale. */
+function axisBreak(points: LatencyPoints): AxisBreak | undefined {
+  const { saturation, end } = points;
+  if (!(Number.isFinite(saturation) && saturation < BREAK_BELOW * end)) return undefined;
+  return { from: saturation * PAST_SATURATION, to: end };
+}
 
 /** The smallest 1, 2, 2.5 or 5 × 10^k at or above `value`: the y axis ends on a round time. */
 function roundUp(value: number): number {
@@ -45,8 +68,12 @@ function roundUp(value: number): number {
 function latencyChartSummary(chart: LatencyChart): string {
   const { entry, points, slo, sloScale, traffic } = chart;
   const idle = points.latency[0]!;
+  const skipped = axisBreak(points);
   const parts = [
-    `Latency of ${entry} as all traffic grows, ×0 to ${scaleText(points.end)} of ${traffic}`,
+    `Latency of ${entry} as all traffic grows, ×0 to ${scaleText(points.end)} of ${traffic}` +
+      (skipped === undefined
+        ? ''
+        : ` (the axis skips from ${scaleText(skipped.from)} to ${scaleText(skipped.to)})`),
     `${durationText(idle)} with no traffic`,
     todayText(chart),
   ];
@@ -82,7 +109,8 @@ function todayText({ today, stuckAt, traffic }: LatencyChart): string {
  * a round time above four times the no-traffic latency, today's and the SLO, so the knee shows
  * and the climb to the saturation leaves the top; the curve is clipped there. An entry over
  * capacity today saturates below ×1: the chart runs on to ×1, today's point (hollow) at the top
- * of the dotted line, where no latency is.
+ * of the dotted line, where no latency is; far below ×1 (`BREAK_BELOW`), the axis is broken
+ * between the curve's range and ×1, so the curve keeps most of the width.
  */
 export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void {
   const { points, today, slo, sloScale } = chart;
@@ -94,7 +122,11 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
   const top = roundUp(Math.max(4 * idle, 1.5 * (today ?? 0), 1.25 * (slo ?? 0), 1e-3));
   const right = width - PAD.right;
   const bottom = HEIGHT - PAD.bottom;
-  const x = (scale: number) => PAD.left + (scale / points.end) * (right - PAD.left);
+  const skipped = axisBreak(points);
+  // With a break, the curve's range ends at `plotRight`, and ×1 (the only scale past it) at `right`.
+  const span = skipped?.from ?? points.end;
+  const plotRight = skipped === undefined ? right : PAD.left + CURVE_SHARE * (right - PAD.left);
+  const x = (scale: number) => (scale > span ? right : PAD.left + (scale / span) * (plotRight - PAD.left));
   const y = (latency: number) => bottom - (latency / top) * (bottom - PAD.top);
   const text = (content: string, attributes: Record<string, string | number>) => {
     const label = svgElement('text', { class: 'tick-label', ...attributes });
@@ -104,15 +136,27 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
 
   const clip = svgElement('clipPath', { id: 'latency-plot' });
   clip.append(
-    svgElement('rect', { x: PAD.left, y: PAD.top, width: right - PAD.left, height: bottom - PAD.top }),
+    svgElement('rect', { x: PAD.left, y: PAD.top, width: plotRight - PAD.left, height: bottom - PAD.top }),
   );
   const defs = svgElement('defs', {});
   defs.append(clip);
   svg.append(
     defs,
-    svgElement('line', { x1: PAD.left, y1: bottom, x2: right, y2: bottom, class: 'axis' }),
     svgElement('line', { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: bottom, class: 'axis' }),
   );
+  if (skipped === undefined) {
+    svg.append(svgElement('line', { x1: PAD.left, y1: bottom, x2: right, y2: bottom, class: 'axis' }));
+  } else {
+    // The axis in two pieces, with the usual break mark (two slanted strokes) in the gap.
+    const gapStart = plotRight + 6;
+    const gapEnd = gapStart + 8;
+    const slash = (at: number) => `M ${at - 3} ${bottom + 5} L ${at + 3} ${bottom - 5}`;
+    svg.append(
+      svgElement('line', { x1: PAD.left, y1: bottom, x2: gapStart, y2: bottom, class: 'axis' }),
+      svgElement('line', { x1: gapEnd, y1: bottom, x2: right, y2: bottom, class: 'axis' }),
+      svgElement('path', { d: `${slash(gapStart)} ${slash(gapEnd)}`, class: 'axis axis-break' }),
+    );
+  }
   for (const value of [0, top / 2, top]) {
     svg.append(
       text(value === 0 ? '0' : durationText(value), {

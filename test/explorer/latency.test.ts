@@ -291,6 +291,7 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
       .map((point) => Number(point.split(',')[0]));
     expect(Math.max(...curveX)).toBeLessThanOrEqual(saturationX);
     expect(await page.locator('#latency-chart [data-axis="x"]').allTextContents()).toEqual(['×0', '×1']);
+    expect(await page.locator('#latency-chart .axis-break').count()).toBe(0);
     await page
       .locator('#latency-figure')
       .screenshot({ path: `${SCREENSHOTS}/latency-chart-over-capacity.png` });
@@ -298,5 +299,69 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     // Checkout, in the same answer, is not over capacity: its point is filled.
     await select('checkout');
     await page.waitForSelector('#latency-chart [data-mark="today"]:not(.over)');
+  });
+
+  // Ingest is 20 times over capacity today: indexer serves 1 / 0.2 s = 5 a second of its 100, so
+  // it saturates at ×0.05, and its latency is 0.01 + 0.2 / (1 − 20s): 210 ms with no traffic, the
+  // knee (420 ms) at (1 − 0.2 / 0.41) / 20 = ×0.0256, the SLO of 2 s at (1 − 0.2 / 1.99) / 20 =
+  // ×0.045. Drawn to scale up to ×1 the curve would take 5% of the width: the axis is broken
+  // after ×0.055 (a tenth past the saturation), the curve keeps most of the width, ×1 past the break.
+  it('breaks the axis for an entry far over capacity, so its curve is not a sliver', async () => {
+    await runAsWritten(page, {
+      mode: 'analyze',
+      nodes: [
+        { id: 'ingest', arrival: 100, fanout: true, serviceTime: 0.01, slo: 2 },
+        { id: 'indexer', exit: 1, serviceTime: 0.2, servers: 1 },
+      ],
+      dependencies: [{ from: 'ingest', to: 'indexer' }],
+    });
+    await select('ingest');
+    await page.waitForSelector('body[data-latency-chart="drawn"]');
+    expect(await page.getAttribute('#latency-chart', 'aria-label')).toBe(
+      "Latency of ingest as all traffic grows, ×0 to ×1 of today's (the axis skips from ×0.055 to ×1); " +
+        '210 ms with no traffic; over capacity today (×1): its requests never finish, stuck at indexer; ' +
+        'knee (twice the no-traffic latency) at ×0.0256; reaches its SLO of 2 s at ×0.045; saturates at ×0.05.',
+    );
+    const left = Number(await page.getAttribute('#latency-chart [data-axis="y"]', 'x')) + 5;
+    const saturationX = Number(await page.getAttribute('#latency-chart .latency-saturation', 'x1'));
+    const todayX = Number(await page.getAttribute('#latency-chart .latency-today', 'x1'));
+    // The saturation at 0.05 / 0.055 of the curve's 78% of the width, today's line at the right end.
+    expect((saturationX - left) / (todayX - left)).toBeCloseTo((0.78 * 0.05) / 0.055, 2);
+    const curveX = (await page.getAttribute('#latency-chart .latency-curve', 'points'))!
+      .split(' ')
+      .map((point) => Number(point.split(',')[0]));
+    expect(Math.max(...curveX)).toBeLessThanOrEqual(saturationX);
+    expect((Math.max(...curveX) - left) / (todayX - left)).toBeGreaterThan(0.65);
+    // The break sits between the curve's range and ×1; the labels are ×0 and ×1, as unbroken.
+    expect(await page.locator('#latency-chart .axis-break').count()).toBe(1);
+    const breakX = (await page.getAttribute('#latency-chart .axis-break', 'd'))!
+      .match(/-?\d+(\.\d+)?/g)!
+      .map(Number)
+      .filter((_, i) => i % 2 === 0);
+    expect(Math.min(...breakX)).toBeGreaterThan(Math.max(...curveX));
+    expect(Math.max(...breakX)).toBeLessThan(todayX);
+    expect(await page.locator('#latency-chart [data-axis="x"]').allTextContents()).toEqual(['×0', '×1']);
+    const today = page.locator('#latency-chart [data-mark="today"]');
+    expect(await today.getAttribute('class')).toBe('latency-mark today over');
+    expect(Number(await today.locator('circle').getAttribute('cx'))).toBe(todayX);
+    // The marks on the curve, left of the break: the knee, then the SLO.
+    const markX = async (kind: string) =>
+      Number(
+        await page
+          .locator(`#latency-chart [data-mark="${kind}"] path, #latency-chart [data-mark="${kind}"] rect`)
+          .first()
+          .evaluate((shape) => {
+            const box = (shape as unknown as { getBBox(): { x: number; width: number } }).getBBox();
+            return box.x + box.width / 2;
+          }),
+      );
+    const kneeX = await markX('knee');
+    const sloX = await markX('slo');
+    expect(kneeX).toBeGreaterThan(left);
+    expect(kneeX).toBeLessThan(sloX);
+    expect(sloX).toBeLessThan(saturationX);
+    await page
+      .locator('#latency-figure')
+      .screenshot({ path: `${SCREENSHOTS}/latency-chart-far-over-capacity.png` });
   });
 });
