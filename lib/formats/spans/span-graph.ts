@@ -20,10 +20,22 @@
  *   its parent gets the span of its own service among them, else the server half, else the first
  *   one in the document. Any other repeat of an id is kept as a span of its own (warning),
  *   except an **exact repeat**: a span equal to an earlier one of its trace and id in every field
- *   read here (parent, service, kind, start, end, error, remote service, `FOLLOWS_FROM`) is that
- *   span reported twice (an exporter's retry, a query reading two writes of it) and is read
- *   once (warning), as Jaeger's query deduplicates spans with equal hashes. A span without an
- *   id cannot be told from another, so a repeat of one still counts.
+ *   read here (parent, service, kind, start, end, error, remote service, `FOLLOWS_FROM`, and a
+ *   Zipkin span's `part`) is that span reported twice (an exporter's retry, a query reading two
+ *   writes of it) and is read once (warning), as Jaeger's query deduplicates spans with equal
+ *   hashes. A span without an id cannot be told from another, so a repeat of one still counts.
+ * - **Spans reported in parts** (Zipkin only: a reader gives `part` where its format does this;
+ *   Brave's `flush()` reports a span it has not finished, and the finish reports the rest). A
+ *   span that repeats its trace and id with the same service and shared flag, whose every field
+ *   either agrees with an earlier span of that id or is missing from one of the two (kind,
+ *   parent, remote service, timestamp, duration, the local address and port), and that is not
+ *   an exact repeat, is a part of that span: the two are merged into one, in the place of the
+ *   first, each missing field taken from the other and in error if either part is (warning), as
+ *   Zipkin's own `Trace.merge` merges the parts of a span. Two spans that disagree in any field
+ *   stay two spans (instrumentation reusing an id; two servers behind a retrying proxy sharing
+ *   one, told apart by their addresses), and a server half (`shared`) never merges with its
+ *   client half. Only the first eight spans of an id are looked at, so an id repeated a
+ *   million times costs a million short looks, not a million squared.
  * - **Entry spans.** An entry span of a service is one whose parent is absent or belongs to
  *   another service: a request the service took. A server or consumer span whose parent is a
  *   client or producer span of its own service is an entry span too (the service called itself:
@@ -134,6 +146,24 @@ export interface SourceSpan {
   peer?: string | undefined;
   /** The span's path in the document (`resourceSpans[0].scopeSpans[0].spans[4]`). */
   path: string;
+  /**
+   * What a format whose spans may come in parts (Zipkin) says of the span beyond the fields
+   * above, to merge the parts (see "Spans reported in parts" above); absent in other formats.
+   */
+  part?: SpanPart | undefined;
+}
+
+/** A span's fields as one part of it was sent, each possibly missing (`SourceSpan.part`). */
+export interface SpanPart {
+  /** Zipkin's `shared`: the server half of an RPC whose id its client half has. */
+  shared: boolean;
+  /** Nanoseconds since the epoch, and the duration in nanoseconds, as the part sent them. */
+  timestamp?: bigint | undefined;
+  duration?: bigint | undefined;
+  /** The local endpoint's address and port, which tell two servers sharing one id apart. */
+  ipv4?: string | undefined;
+  ipv6?: string | undefined;
+  port?: number | undefined;
 }
 
 export interface SpanNotes {
@@ -141,6 +171,8 @@ export interface SpanNotes {
   peerField: string;
   /** What the reader found worth saying (unnamed services, unknown tags), first among the warnings. */
   warnings: readonly string[];
+  /** Set once the parts of spans are merged (`withMergedParts`), so the merged list is not merged again. */
+  partsMerged?: boolean;
 }
 
 /** How many names or paths a warning lists before it only counts them. */
@@ -188,10 +220,31 @@ function signature(span: SourceSpan): string {
     span.error,
     span.peer ?? null,
     span.follows === true,
+    partSignature(span.part),
   ]);
 }
 
-/** Two spans of one trace and id that say the same in every other field the mapping reads. */
+/** A part's own fields (`SpanPart`) for `signature`: two parts that differ in them are not one span sent twice. */
+function partSignature(part: SpanPart | undefined): unknown {
+  if (part === undefined) return null;
+  const { shared, timestamp, duration, ipv4, ipv6, port } = part;
+  return [shared, String(timestamp), String(duration), ipv4 ?? null, ipv6 ?? null, port ?? null];
+}
+
+/** Two spans' parts (`SpanPart`) alike in every field, or neither span sent in parts. */
+function sameParts(a: SpanPart | undefined, b: SpanPart | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return (
+    a.shared === b.shared &&
+    a.timestamp === b.timestamp &&
+    a.duration === b.duration &&
+    a.ipv4 === b.ipv4 &&
+    a.ipv6 === b.ipv6 &&
+    a.port === b.port
+  );
+}
+
+/** Two spans of one trace and id that say the same in every other field the mapping reads (and, sent in parts, in every field of their parts). */
 function sameSpan(a: SourceSpan, b: SourceSpan): boolean {
   // The cheap fields first: the usual pair under one id, an RPC's client and server halves,
   // differ in kind.
@@ -203,7 +256,8 @@ function sameSpan(a: SourceSpan, b: SourceSpan): boolean {
     a.error === b.error &&
     a.peer === b.peer &&
     (a.follows === true) === (b.follows === true) &&
-    normalId(a.parent) === normalId(b.parent)
+    normalId(a.parent) === normalId(b.parent) &&
+    sameParts(a.part, b.part)
   );
 }
 
@@ -274,6 +328,112 @@ class RepeatedIds {
     set.add(own);
     return false;
   }
+}
+
+/** Two values of one field that a span's parts may each have or lack: equal, or one missing. */
+function agree<T>(a: T | undefined, b: T | undefined): boolean {
+  return a === undefined || b === undefined || a === b;
+}
+
+/** A parent id as parts are compared by it: `undefined` where the part names none. */
+function parentOf(span: SourceSpan): string | undefined {
+  const parent = normalId(span.parent);
+  return parent === '' ? undefined : parent;
+}
+
+/**
+ * Whether `later`, of the same trace and id as `earlier`, is another part of that span: the same
+ * service and shared flag, every other field agreeing or missing from one of them, and some
+ * field differing (two parts alike in every field are an exact repeat, which the repeat rule reads).
+ */
+function completes(earlier: SourceSpan, later: SourceSpan): boolean {
+  const a = earlier.part;
+  const b = later.part;
+  if (a === undefined || b === undefined) return false;
+  if (a.shared !== b.shared || earlier.service !== later.service) return false;
+  if (
+    !(
+      agree(earlier.kind, later.kind) &&
+      agree(parentOf(earlier), parentOf(later)) &&
+      agree(earlier.peer, later.peer) &&
+      agree(a.timestamp, b.timestamp) &&
+      agree(a.duration, b.duration) &&
+      agree(a.ipv4, b.ipv4) &&
+      agree(a.ipv6, b.ipv6) &&
+      agree(a.port, b.port)
+    )
+  )
+    return false;
+  return !sameSpan(earlier, later);
+}
+
+/** The span `earlier` and its part `later` as one: each field the first lacks taken from the second. */
+function mergedParts(earlier: SourceSpan, later: SourceSpan): SourceSpan {
+  const a = earlier.part!;
+  const b = later.part!;
+  const timestamp = a.timestamp ?? b.timestamp;
+  const duration = a.duration ?? b.duration;
+  return {
+    ...earlier,
+    parent: parentOf(earlier) === undefined ? later.parent : earlier.parent,
+    kind: earlier.kind ?? later.kind,
+    peer: earlier.peer ?? later.peer,
+    error: earlier.error || later.error,
+    // As a reader times a span: from its timestamp, for its duration, when it has both.
+    start: timestamp === undefined || duration === undefined ? undefined : timestamp,
+    end: timestamp === undefined || duration === undefined ? undefined : timestamp + duration,
+    part: {
+      shared: a.shared,
+      timestamp,
+      duration,
+      ipv4: a.ipv4 ?? b.ipv4,
+      ipv6: a.ipv6 ?? b.ipv6,
+      port: a.port ?? b.port,
+    },
+  };
+}
+
+/**
+ * The first of the first `COMPARED_ONE_BY_ONE` spans of an id (the chain from `first` in
+ * `spans`) that `span` is a part of, or −1.
+ */
+function partOf(spans: readonly SourceSpan[], first: number, next: Int32Array, span: SourceSpan): number {
+  let length = 0;
+  for (let j = first; j !== -1 && length < COMPARED_ONE_BY_ONE; j = next[j]!, length++)
+    if (completes(spans[j]!, span)) return j;
+  return -1;
+}
+
+/**
+ * The graph of `spans` with the parts of each span merged into one (see the rules above), and a
+ * warning that counts them. Called only once a part is found, so a document without any pays nothing.
+ */
+function withMergedParts(
+  spans: readonly SourceSpan[],
+  options: ReadOptions | undefined,
+  notes: SpanNotes,
+): MappedGraph {
+  const kept: SourceSpan[] = [];
+  const chains = new IdChains(spans.length);
+  let merged = 0;
+  let firstPath = '';
+  for (const span of spans) {
+    const id = normalId(span.id);
+    if (id !== '') {
+      const trace = normalId(span.trace);
+      const first = chains.first(trace, id);
+      const into = first === undefined ? -1 : partOf(kept, first, chains.next, span);
+      if (into >= 0) {
+        if (merged++ === 0) firstPath = `${span.path} completes ${kept[into]!.path}`;
+        kept[into] = mergedParts(kept[into]!, span);
+        continue;
+      }
+      chains.add(trace, id, kept.length, first);
+    }
+    kept.push(span);
+  }
+  const warning = `${plural(merged, 'span')} ${merged === 1 ? 'is a part' : 'are parts'} of an earlier span (the same trace, id, service and shared flag; no field differing, some missing from one of them; first: ${firstPath}): a span reported in pieces, merged into one, as Zipkin merges them`;
+  return spanGraph(kept, options, { ...notes, warnings: [...notes.warnings, warning], partsMerged: true });
 }
 
 /**
@@ -392,7 +552,9 @@ export function spanGraph(
     if (id === '') continue;
     const first = chains.first(trace, id);
     if (first !== undefined) {
-      // Rare (a repeated id), so a repeat is looked for only here.
+      // Rare (a repeated id), so parts and repeats are looked for only here.
+      if (notes.partsMerged !== true && span.part !== undefined && partOf(spans, first, nextSame, span) >= 0)
+        return withMergedParts(spans, options, notes);
       if (repeatedIds.repeats(spans, first, nextSame, span))
         return withoutExactRepeats(spans, options, notes);
       if (nextSame[first] === -1) repeatedFirsts.push(first);

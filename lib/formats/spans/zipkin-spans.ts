@@ -20,6 +20,12 @@
  * - `timestamp` (µs since the epoch) and `duration` (µs) are numbers >= 0 (or digit strings); a
  *   span without either (reported late or incomplete, as in Zipkin's SmartThings test data) is
  *   not timed.
+ * - **A span reported in parts** (Brave's `flush()` sends a span it has not finished, with its
+ *   timestamp; the finish sends its duration) is merged into one, as Zipkin's `Trace.merge` does:
+ *   parts share the trace, id, service and `shared` flag, and every other field (kind, parent,
+ *   remote service, timestamp, duration, `localEndpoint`'s `ipv4`, `ipv6` and `port`) either
+ *   agrees or is missing from one of them (`span-graph.ts`, "Spans reported in parts"). Two
+ *   servers sharing an id behind a retrying proxy differ in their address: two spans.
  * - A span is in error when its tags have an `error` key, whatever its value (Zipkin's rule: the
  *   value is the message, and may be empty). `tags` must be an object.
  * - `remoteEndpoint.serviceName` names the remote service of a client or producer span.
@@ -33,7 +39,7 @@
 import { describeValue, isRecord } from '../text';
 import { FormatError, type GraphFormat } from '../types';
 import { leading, nanosecondsAt, recordAt, Tally, textAt } from './read';
-import { type SourceSpan, type SpanKind, spanGraph } from './span-graph';
+import { type SourceSpan, type SpanKind, type SpanPart, spanGraph } from './span-graph';
 
 /** The name for a span without `localEndpoint.serviceName`, as the Zipkin UI shows it. */
 const UNKNOWN_SERVICE = 'unknown';
@@ -136,6 +142,29 @@ function readSpan(value: unknown, path: string, unnamed: Tally): SourceSpan {
     error: isRecord(tags) && Object.hasOwn(tags, 'error'),
     peer: endpointName(span, 'remoteEndpoint', path),
     path,
+    part: partOf(span, start, duration),
+  };
+}
+
+/**
+ * What merging a span's parts compares beyond the mapped fields. The address and port are read
+ * as sent, where they have the type Zipkin gives them, and otherwise taken as missing: they only
+ * tell parts apart, and a reader that refused a span for them would refuse what Zipkin shows.
+ */
+function partOf(
+  span: Record<string, unknown>,
+  timestamp: bigint | undefined,
+  duration: bigint | undefined,
+): SpanPart {
+  const endpoint = span.localEndpoint;
+  const address = isRecord(endpoint) ? endpoint : {};
+  return {
+    shared: span.shared === true,
+    timestamp,
+    duration,
+    ipv4: typeof address.ipv4 === 'string' ? address.ipv4 : undefined,
+    ipv6: typeof address.ipv6 === 'string' ? address.ipv6 : undefined,
+    port: typeof address.port === 'number' ? address.port : undefined,
   };
 }
 

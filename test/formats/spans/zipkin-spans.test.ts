@@ -120,6 +120,92 @@ describe('Zipkin reading', () => {
     ]);
   });
 
+  // After Zipkin's own TraceTest.doesntMergeSharedSpansOnDifferentIPs (openzipkin/zipkin,
+  // Apache-2.0), with times: frontend's client span b is reported in two parts (Brave's flush
+  // with its timestamp, then its finish with its duration and an error tag), and two backend
+  // servers behind a retrying proxy answer it under the same shared id, told apart by address.
+  // The parts are one client span, 10–30 ms into frontend's 50 ms request: self time 30 ms. The
+  // two servers stay two: two calls on backend, both through the failed client span.
+  const flushed = [
+    z({ id: 'a', kind: 'SERVER', service: 'frontend', timestamp: 1_000_000, duration: 50_000 }),
+    z({
+      id: 'b',
+      parentId: 'a',
+      kind: 'CLIENT',
+      service: 'frontend',
+      timestamp: 1_010_000,
+      annotations: [{ timestamp: 1_030_000, value: 'brave.flush' }],
+    }),
+    {
+      ...z({ id: 'b', parentId: 'a', kind: 'SERVER', shared: true, timestamp: 1_012_000, duration: 10_000 }),
+      localEndpoint: { serviceName: 'backend', ipv4: '1.2.3.4' },
+    },
+    {
+      ...z({ id: 'b', parentId: 'a', kind: 'SERVER', shared: true, timestamp: 1_015_000, duration: 10_000 }),
+      localEndpoint: { serviceName: 'backend', ipv4: '1.2.3.5' },
+    },
+    z({
+      id: 'b',
+      parentId: 'a',
+      kind: 'CLIENT',
+      service: 'frontend',
+      duration: 20_000,
+      tags: { error: 'timeout' },
+    }),
+  ];
+
+  it('merges the parts of a span reported in pieces, as Zipkin does, and says so', () => {
+    const mapped = readGraph(flushed, 'auto', { window: 1 });
+    expect(weightsOf(mapped)).toEqual({ 'frontend → backend': 2 });
+    expect(nodeOf(mapped, 'frontend').serviceTime).toBeCloseTo(0.03, 12);
+    expect(nodeOf(mapped, 'backend').serviceTime).toBeCloseTo(0.01, 12);
+    expect(mapped.dependencies[0]).toMatchObject({ callCount: 2, errorCount: 2 });
+    expect(mapped.warnings).toEqual([
+      '1 span is a part of an earlier span (the same trace, id, service and shared flag; no field differing, some missing from one of them; first: [4] completes [1]): a span reported in pieces, merged into one, as Zipkin merges them',
+    ]);
+    // The same as the client span reported whole, in the first part's place.
+    const whole = [
+      flushed[0],
+      { ...flushed[1], duration: 20_000, tags: { error: 'timeout' } },
+      flushed[2],
+      flushed[3],
+    ];
+    expect({ ...mapped, warnings: [] }).toEqual(readGraph(whole, 'auto', { window: 1 }));
+  });
+
+  it('keeps two spans of one id that disagree in any field as two, and reads an exact repeat of a part once', () => {
+    // Instrumentation reusing an id: two complete client spans of frontend under id b, at
+    // different times. Neither completes the other, so both are calls (the repeated-id warning).
+    const reused = [
+      flushed[0],
+      z({
+        id: 'b',
+        parentId: 'a',
+        kind: 'CLIENT',
+        service: 'frontend',
+        timestamp: 1_010_000,
+        duration: 5_000,
+        remoteEndpoint: { serviceName: 'cache' },
+      }),
+      z({
+        id: 'b',
+        parentId: 'a',
+        kind: 'CLIENT',
+        service: 'frontend',
+        timestamp: 1_020_000,
+        duration: 5_000,
+        remoteEndpoint: { serviceName: 'cache' },
+      }),
+    ];
+    const mapped = readGraph(reused, 'auto', { window: 1 });
+    expect(weightsOf(mapped)).toEqual({ 'frontend → cache': 2 });
+    expect(mapped.warnings.join('\n')).not.toContain('a part of an earlier span');
+    // A part sent twice (a retried batch) is one part: merged once, its repeat read once.
+    const retried = readGraph([...flushed, flushed[4]], 'auto', { window: 1 });
+    expect(weightsOf(retried)).toEqual({ 'frontend → backend': 2 });
+    expect(nodeOf(retried, 'frontend').serviceTime).toBeCloseTo(0.03, 12);
+  });
+
   it('reads any error tag as an error, an empty message included', () => {
     const spans = [
       z({ id: 'a', kind: 'SERVER', service: 'web', tags: { error: '' } }),
