@@ -405,6 +405,30 @@ function partOf(spans: readonly SourceSpan[], first: number, next: Int32Array, s
 }
 
 /**
+ * `spans` in order, less each span of an id seen before that `absorbs` takes: it is given the
+ * spans kept so far, the chain of that id's kept spans (from `first`, linked by `next`) and the
+ * span, and answers whether the span is dropped (folded into a kept one, or left out).
+ */
+function keptByRepeatedId(
+  spans: readonly SourceSpan[],
+  absorbs: (kept: SourceSpan[], first: number, next: Int32Array, span: SourceSpan) => boolean,
+): SourceSpan[] {
+  const kept: SourceSpan[] = [];
+  const chains = new IdChains(spans.length);
+  for (const span of spans) {
+    const id = normalId(span.id);
+    if (id !== '') {
+      const trace = normalId(span.trace);
+      const first = chains.first(trace, id);
+      if (first !== undefined && absorbs(kept, first, chains.next, span)) continue;
+      chains.add(trace, id, kept.length, first);
+    }
+    kept.push(span);
+  }
+  return kept;
+}
+
+/**
  * The graph of `spans` with the parts of each span merged into one (see the rules above), and a
  * warning that counts them. Called only once a part is found, so a document without any pays nothing.
  */
@@ -413,25 +437,15 @@ function withMergedParts(
   options: ReadOptions | undefined,
   notes: SpanNotes,
 ): MappedGraph {
-  const kept: SourceSpan[] = [];
-  const chains = new IdChains(spans.length);
   let merged = 0;
   let firstPath = '';
-  for (const span of spans) {
-    const id = normalId(span.id);
-    if (id !== '') {
-      const trace = normalId(span.trace);
-      const first = chains.first(trace, id);
-      const into = first === undefined ? -1 : partOf(kept, first, chains.next, span);
-      if (into >= 0) {
-        if (merged++ === 0) firstPath = `${span.path} completes ${kept[into]!.path}`;
-        kept[into] = mergedParts(kept[into]!, span);
-        continue;
-      }
-      chains.add(trace, id, kept.length, first);
-    }
-    kept.push(span);
-  }
+  const kept = keptByRepeatedId(spans, (earlier, first, next, span) => {
+    const into = partOf(earlier, first, next, span);
+    if (into < 0) return false;
+    if (merged++ === 0) firstPath = `${span.path} completes ${earlier[into]!.path}`;
+    earlier[into] = mergedParts(earlier[into]!, span);
+    return true;
+  });
   const warning = `${plural(merged, 'span')} ${merged === 1 ? 'is a part' : 'are parts'} of an earlier span (the same trace, id, service and shared flag; no field differing, some missing from one of them; first: ${firstPath}): a span reported in pieces, merged into one, as Zipkin merges them`;
   return spanGraph(kept, options, { ...notes, warnings: [...notes.warnings, warning], partsMerged: true });
 }
@@ -445,24 +459,14 @@ function withoutExactRepeats(
   options: ReadOptions | undefined,
   notes: SpanNotes,
 ): MappedGraph {
-  const kept: SourceSpan[] = [];
-  const chains = new IdChains(spans.length);
   const repeatedIds = new RepeatedIds();
   let dropped = 0;
   let firstPath = '';
-  for (const span of spans) {
-    const id = normalId(span.id);
-    if (id !== '') {
-      const trace = normalId(span.trace);
-      const first = chains.first(trace, id);
-      if (first !== undefined && repeatedIds.repeats(kept, first, chains.next, span)) {
-        if (dropped++ === 0) firstPath = `${span.path} repeats ${repeated(kept, first, chains.next, span)}`;
-        continue;
-      }
-      chains.add(trace, id, kept.length, first);
-    }
-    kept.push(span);
-  }
+  const kept = keptByRepeatedId(spans, (earlier, first, next, span) => {
+    if (!repeatedIds.repeats(earlier, first, next, span)) return false;
+    if (dropped++ === 0) firstPath = `${span.path} repeats ${repeated(earlier, first, next, span)}`;
+    return true;
+  });
   const warning = `${plural(dropped, 'span')} ${dropped === 1 ? 'repeats' : 'repeat'} an earlier span in every field read (trace, id, parent, service, kind, times, error, remote service; first: ${firstPath}): the same span reported twice, read once (the counts of any warning before this one include the repeats)`;
   return spanGraph(kept, options, { ...notes, warnings: [...notes.warnings, warning] });
 }
