@@ -59,6 +59,20 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
         .evaluateAll((rows) => rows.map((row) => [row.firstChild?.textContent, row.lastChild?.textContent])),
     );
   const select = async (id: string) => page.click(`#graph .node[data-id="${id}"] circle.body`);
+  /**
+   * Where the latency chart draws: the plot's left edge, the saturation's and today's lines, and
+   * the curve's points (x only).
+   */
+  const chartXs = async () => {
+    const lineX = async (selector: string) => Number(await page.getAttribute(selector, 'x1'));
+    const curve = (await page.getAttribute('#latency-chart .latency-curve', 'points'))!;
+    return {
+      left: Number(await page.getAttribute('#latency-chart [data-axis="y"]', 'x')) + 5,
+      saturationX: await lineX('#latency-chart .latency-saturation'),
+      todayX: await lineX('#latency-chart .latency-today'),
+      curveX: curve.split(' ').map((point) => Number(point.split(',')[0])),
+    };
+  };
 
   it('offers colour by response time only with latency, and recolours by it', async () => {
     // No service time anywhere: no choice, utilization as before.
@@ -275,10 +289,7 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     ]);
     // The saturation's line at ×0.4 of the width, today's at its right end; today's point on
     // today's line, hollow, at the top of the plot; the curve left of the saturation.
-    const lineX = async (selector: string) => Number(await page.getAttribute(selector, 'x1'));
-    const left = Number(await page.getAttribute('#latency-chart [data-axis="y"]', 'x')) + 5;
-    const saturationX = await lineX('#latency-chart .latency-saturation');
-    const todayX = await lineX('#latency-chart .latency-today');
+    const { left, saturationX, todayX, curveX } = await chartXs();
     expect((saturationX - left) / (todayX - left)).toBeCloseTo(0.4, 2);
     const today = page.locator('#latency-chart [data-mark="today"]');
     expect(await today.getAttribute('class')).toBe('latency-mark today over');
@@ -286,9 +297,6 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     expect(Number(await today.locator('circle').getAttribute('cy'))).toBe(
       Number(await page.getAttribute('#latency-chart .latency-today', 'y1')),
     );
-    const curveX = (await page.getAttribute('#latency-chart .latency-curve', 'points'))!
-      .split(' ')
-      .map((point) => Number(point.split(',')[0]));
     expect(Math.max(...curveX)).toBeLessThanOrEqual(saturationX);
     expect(await page.locator('#latency-chart [data-axis="x"]').allTextContents()).toEqual(['×0', '×1']);
     expect(await page.locator('#latency-chart .axis-break').count()).toBe(0);
@@ -322,14 +330,9 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
         '210 ms with no traffic; over capacity today (×1): its requests never finish, stuck at indexer; ' +
         'knee (twice the no-traffic latency) at ×0.0256; reaches its SLO of 2 s at ×0.045; saturates at ×0.05.',
     );
-    const left = Number(await page.getAttribute('#latency-chart [data-axis="y"]', 'x')) + 5;
-    const saturationX = Number(await page.getAttribute('#latency-chart .latency-saturation', 'x1'));
-    const todayX = Number(await page.getAttribute('#latency-chart .latency-today', 'x1'));
+    const { left, saturationX, todayX, curveX } = await chartXs();
     // The saturation at 0.05 / 0.055 of the curve's 78% of the width, today's line at the right end.
     expect((saturationX - left) / (todayX - left)).toBeCloseTo((0.78 * 0.05) / 0.055, 2);
-    const curveX = (await page.getAttribute('#latency-chart .latency-curve', 'points'))!
-      .split(' ')
-      .map((point) => Number(point.split(',')[0]));
     expect(Math.max(...curveX)).toBeLessThanOrEqual(saturationX);
     expect((Math.max(...curveX) - left) / (todayX - left)).toBeGreaterThan(0.65);
     // The break sits between the curve's range and ×1; the labels are ×0 and ×1, as unbroken.

@@ -22,7 +22,7 @@ const RUN_FOLDER = 'SBE_TEST_RUN_FOLDER';
  * after the run removed it, empty or with a cache, as a file in it would not be.
  */
 const PREFIX = 'sbe-run-';
-const RUN_NAME = /^sbe-run-(\d+)-/;
+const RUN_NAME = new RegExp(`^${PREFIX}(\\d+)-`);
 
 /**
  * Removes the folders of runs that ended without removing theirs for good (a run killed, or one

@@ -373,15 +373,16 @@ function mergedParts(earlier: SourceSpan, later: SourceSpan): SourceSpan {
   const b = later.part!;
   const timestamp = a.timestamp ?? b.timestamp;
   const duration = a.duration ?? b.duration;
+  // As a reader times a span: from its timestamp, for its duration, when it has both.
+  const timed = timestamp !== undefined && duration !== undefined;
   return {
     ...earlier,
     parent: parentOf(earlier) === undefined ? later.parent : earlier.parent,
     kind: earlier.kind ?? later.kind,
     peer: earlier.peer ?? later.peer,
     error: earlier.error || later.error,
-    // As a reader times a span: from its timestamp, for its duration, when it has both.
-    start: timestamp === undefined || duration === undefined ? undefined : timestamp,
-    end: timestamp === undefined || duration === undefined ? undefined : timestamp + duration,
+    start: timed ? timestamp : undefined,
+    end: timed ? timestamp + duration : undefined,
     part: {
       shared: a.shared,
       timestamp,

@@ -142,7 +142,7 @@ function readSpan(value: unknown, path: string, unnamed: Tally): SourceSpan {
     error: isRecord(tags) && Object.hasOwn(tags, 'error'),
     peer: endpointName(span, 'remoteEndpoint', path),
     path,
-    part: partOf(span, start, duration),
+    part: spanPart(span, start, duration),
   };
 }
 
@@ -151,7 +151,7 @@ function readSpan(value: unknown, path: string, unnamed: Tally): SourceSpan {
  * as sent, where they have the type Zipkin gives them, and otherwise taken as missing: they only
  * tell parts apart, and a reader that refused a span for them would refuse what Zipkin shows.
  */
-function partOf(
+function spanPart(
   span: Record<string, unknown>,
   timestamp: bigint | undefined,
   duration: bigint | undefined,

@@ -178,24 +178,17 @@ describe('Zipkin reading', () => {
     // different times. Neither completes the other, so both are calls (the repeated-id warning).
     const reused = [
       flushed[0],
-      z({
-        id: 'b',
-        parentId: 'a',
-        kind: 'CLIENT',
-        service: 'frontend',
-        timestamp: 1_010_000,
-        duration: 5_000,
-        remoteEndpoint: { serviceName: 'cache' },
-      }),
-      z({
-        id: 'b',
-        parentId: 'a',
-        kind: 'CLIENT',
-        service: 'frontend',
-        timestamp: 1_020_000,
-        duration: 5_000,
-        remoteEndpoint: { serviceName: 'cache' },
-      }),
+      ...[1_010_000, 1_020_000].map((timestamp) =>
+        z({
+          id: 'b',
+          parentId: 'a',
+          kind: 'CLIENT',
+          service: 'frontend',
+          timestamp,
+          duration: 5_000,
+          remoteEndpoint: { serviceName: 'cache' },
+        }),
+      ),
     ];
     const mapped = readGraph(reused, 'auto', { window: 1 });
     expect(weightsOf(mapped)).toEqual({ 'frontend → cache': 2 });
