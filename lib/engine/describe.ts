@@ -345,11 +345,14 @@ function buildDependencies(
       result[e] = dependencyWithExtras(structure, e, flow, throughput, steady !== undefined);
       continue;
     }
-    const dependency: DependencyState = Number.isNaN(weight)
-      ? { from, to, flow }
-      : { from, to, weight, flow };
-    if (throughput !== undefined) dependency.throughput = throughput;
-    result[e] = dependency;
+    // Whole literals, one per shape: a field added later grows the object out of line, and a
+    // million such objects are copied by every young-generation collection (docs/benchmark.md).
+    if (throughput === undefined)
+      result[e] = Number.isNaN(weight) ? { from, to, flow } : { from, to, weight, flow };
+    else
+      result[e] = Number.isNaN(weight)
+        ? { from, to, flow, throughput }
+        : { from, to, weight, flow, throughput };
   }
   // Stryker disable next-line ConditionalExpression: the same
   if (poison !== 0) throwFirstNonFiniteFlow(structure, state.step);

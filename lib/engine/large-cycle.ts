@@ -163,9 +163,12 @@ export function solveLocalSystem(system: LocalSystem): {
   const tolerance = system.tolerance ?? RELATIVE_TOLERANCE;
   const x = scratch.float64(m);
   if (system.initial !== undefined) x.set(system.initial);
-  const g = scratch.float64(m);
-  const f = scratch.float64(m);
-  const previousG = scratch.float64(m);
+  // `g` (the sweep's output) and `previousG` trade places after every sweep: the mixing pass
+  // writes the next iterate into the one whose values the sweep before last left, so the sweep
+  // starts from it without a copy and no pass copies `g` into `previousG`.
+  let g = scratch.float64(m);
+  g.set(x);
+  let previousG = scratch.float64(m);
   const previousF = scratch.float64(m);
   const deltaG = [scratch.float64(m), scratch.float64(m), scratch.float64(m)] as const;
   const deltaF = [scratch.float64(m), scratch.float64(m), scratch.float64(m)] as const;
@@ -178,9 +181,12 @@ export function solveLocalSystem(system: LocalSystem): {
 
   let sweeps = 0;
   let converged = false;
+  // The last sweep's values: the answer, converged or stopped by the cap.
+  let values = g;
   for (let iteration = 0; iteration < MAX_ITERATIONS; iteration++) {
     checkpoint();
-    gaussSeidelSweep(m, rowStart, target, share, constant, scale, x, g);
+    gaussSeidelSweep(m, rowStart, target, share, constant, scale, g);
+    values = g;
     // Columns are refreshed from the second sweep on; the products use the refreshed ones.
     const recording = iteration > 0;
     const column = next;
@@ -188,7 +194,6 @@ export function solveLocalSystem(system: LocalSystem): {
       m,
       x,
       g,
-      f,
       previousG,
       previousF,
       deltaG[column]!,
@@ -222,15 +227,19 @@ export function solveLocalSystem(system: LocalSystem): {
     // With no history yet (the first sweep) there is nothing to combine: solveSmall says so.
     const gamma = solveSmall(inner, HISTORY, stored, measured.subarray(RHS, RHS + stored));
     if (gamma !== undefined) weights.set(gamma);
-    mixIterate(m, x, g, weights, deltaG);
+    mixIterate(m, x, g, previousG, weights, deltaG);
+    const swept = g;
+    g = previousG;
+    previousG = swept;
   }
 
-  return { values: g, sweeps, converged };
+  return { values, sweeps, converged };
 }
 
 /**
- * One Gauss–Seidel sweep of `r = constant + share·r` (scaled for self-dependencies) from `from`
- * into `into`: rows before `q` read their fresh values, rows after it the previous ones.
+ * One Gauss–Seidel sweep of `r = constant + share·r` (scaled for self-dependencies) in place over
+ * `into`, which holds the iterate: rows before `q` read their fresh values, rows after it the
+ * previous ones.
  */
 function gaussSeidelSweep(
   m: number,
@@ -239,10 +248,8 @@ function gaussSeidelSweep(
   share: Float64Array,
   constant: Float64Array,
   scale: Float64Array,
-  from: Float64Array,
   into: Float64Array,
 ): void {
-  into.set(from);
   // Stryker disable next-line EqualityOperator: a row past the end writes only past the typed array's end, which is dropped
   for (let q = 0; q < m; q++) {
     let sum = constant[q]!;
@@ -264,7 +271,8 @@ const MEASURED_LENGTH = RHS + HISTORY;
 /**
  * Everything the acceleration needs from a sweep, in one pass over the vectors: the residual
  * `f = g − x` and the largest |f| and |g|; when `recording`, the newest differences of `g` and
- * `f` into their ring-buffer columns; the remembered `g` and `f`; and the inner products of the
+ * `f` into their ring-buffer columns; the remembered `f` (the remembered `g` is the buffer the
+ * sweep did not write: `solveLocalSystem` swaps them); and the inner products of the
  * refreshed columns. Each sum runs over `q` in ascending order, as separate passes would, so
  * the numbers are bit-identical to computing them one vector operation at a time (they were,
  * before these passes were fused: the pinned-output test holds it).
@@ -273,7 +281,6 @@ function measureSweep(
   m: number,
   x: Float64Array,
   g: Float64Array,
-  f: Float64Array,
   previousG: Float64Array,
   previousF: Float64Array,
   newDeltaG: Float64Array,
@@ -294,7 +301,6 @@ function measureSweep(
   for (let q = 0; q < m; q++) {
     const gq = g[q]!;
     const d = gq - x[q]!;
-    f[q] = d;
     // (Whether 0 turns into -0 and whether an equal value replaces the largest change nothing.)
     // Stryker disable next-line EqualityOperator: see above
     const ad = d < 0 ? -d : d;
@@ -321,7 +327,6 @@ function measureSweep(
       rhs1 += c1 * d;
       rhs2 += c2 * d;
     }
-    previousG[q] = gq;
     previousF[q] = d;
   }
   into[RESIDUAL] = residual;
@@ -334,11 +339,15 @@ function measureSweep(
   into[RHS + 2] = rhs2;
 }
 
-/** The next iterate: `x = g − Σ weight_c · ΔG_c`, terms in column order, zero weights skipped. */
+/**
+ * The next iterate: `x = g − Σ weight_c · ΔG_c`, terms in column order, zero weights skipped,
+ * written to `x` and to `next`, where the next sweep starts from it.
+ */
 function mixIterate(
   m: number,
   x: Float64Array,
   g: Float64Array,
+  next: Float64Array,
   weights: Float64Array,
   deltaG: readonly [Float64Array, Float64Array, Float64Array],
 ): void {
@@ -357,6 +366,7 @@ function mixIterate(
     // Stryker disable next-line ConditionalExpression: see above
     if (w2 !== 0) value -= w2 * g2[q]!;
     x[q] = value;
+    next[q] = value;
   }
 }
 
