@@ -14,6 +14,7 @@ import { type HttpResult, jsonTextResult } from '../../lib/http/responses';
 import type { ApiKeyStore } from '../../lib/keys';
 import { loadOnce } from '../../lib/load-once';
 import type { FetchJsonOptions } from '../../lib/outbound';
+import { fetchedHostOf } from '../../lib/outbound/fetched-host';
 import type { CompiledStructureCache, SystemStore } from '../../lib/systems';
 
 export interface ConnectFunctionDeps extends FunctionOptions {
@@ -76,6 +77,9 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
       connectSystem: {
         body: smallBody(BODY_SHAPES.connect),
         handler: async (request) => {
+          // Before the fetch, so a URL refused or unreachable is logged with its host too.
+          const host = fetchedHostOf(request.body);
+          if (host !== undefined) request.facts.fetchedHost = host;
           const { connectSystem } = await graphRoutes();
           const answer = await connectSystem(user(request), request.body);
           // A dry run stores nothing: 200 with what a registration would have made, not 201.

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDynamoClients } from '../../lib/aws/dynamo';
 import { readLocalIssuer, signAccessToken } from '../../lib/tokens';
 import { generate, toOtlp, workedExample } from '../formats/spans/traces';
-import { captureOutput, WORKED } from '../http/events';
+import { captureOutput, logLines, WORKED } from '../http/events';
 import { post, startTestServer, type TestServer } from './server';
 
 const EXTERNAL_TOKEN = 'ext-secret-token-4711';
@@ -378,6 +378,28 @@ describe('systems', () => {
     const gone = await post(server.url, server.apiKey, { mode: 'analyze', systemId: id });
     expect(gone.status).toBe(404);
     expect(gone.json.error.code).toBe('SYSTEM_NOT_FOUND');
+  });
+
+  // The request line says who made the service fetch and from which host (an operator's trail
+  // when someone uses connect to knock on other people's ports), never the rest of the URL.
+  it('logs the user and the host fetched from, not the path or query', async () => {
+    const carol = signAccessToken(readLocalIssuer(server.issuerFile), { sub: 'carol' });
+    const fetched = await captureOutput(() =>
+      connect({ name: 'logged', url: `${upstream.base}/direct?marker=query-marker-1`, dryRun: true }, carol),
+    );
+    const refused = await captureOutput(() =>
+      connect({ name: 'logged', url: 'http://example.com:22/path-marker-2', dryRun: true }, carol),
+    );
+    expect(refused.result.status).toBe(400);
+    const lines = [...logLines(fetched.output), ...logLines(refused.output)].filter(
+      (line) => line.route === 'POST /api/connect',
+    );
+    expect(lines).toEqual([
+      // The fake API answers 404 to a path with a query: a fetch that failed is logged the same.
+      expect.objectContaining({ status: 502, user: 'carol', fetchedHost: new URL(upstream.base).host }),
+      expect.objectContaining({ status: 400, user: 'carol', fetchedHost: 'example.com:22' }),
+    ]);
+    expect(fetched.output + refused.output).not.toMatch(/query-marker-1|path-marker-2/);
   });
 
   // The external credential is used for the fetch and kept nowhere: not in a log line, not in a table item.

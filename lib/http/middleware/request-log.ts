@@ -10,8 +10,8 @@ export interface RequestLogOptions {
 /**
  * One INFO line per request, written when the response is settled (`after`, or `onError`
  * once the error middleware has built the error response). It reports the request id,
- * route, status and the facts middlewares collected (key id, mode, counts, error code,
- * content encoding) and the duration. Headers and bodies are never logged: the
+ * route, status and the facts middlewares collected (key id or user, the host connect fetches
+ * from, mode, counts, error code, content encoding) and the duration. Headers and bodies are never logged: the
  * Authorization header holds the key, and bodies can be megabytes of caller data.
  */
 export function requestLog(options: RequestLogOptions): HttpMiddleware {
@@ -27,7 +27,8 @@ export function requestLog(options: RequestLogOptions): HttpMiddleware {
 
   const writeRequestLine = (request: HttpRequest): void => {
     const started = startedAt.get(request);
-    const { keyId, mode, ticks, nodeCount, dependencyCount, errorCode } = requestFacts(request);
+    const { keyId, user, fetchedHost, mode, ticks, nodeCount, dependencyCount, errorCode } =
+      requestFacts(request);
     // Read off the response that went out, so a 413 that replaced a compressed body logs none.
     const contentEncoding = request.response?.headers?.['content-encoding'];
     logRequestLine(logger, {
@@ -35,6 +36,8 @@ export function requestLog(options: RequestLogOptions): HttpMiddleware {
       route: request.event?.routeKey,
       status: request.response?.statusCode,
       keyId,
+      user,
+      fetchedHost,
       mode,
       ticks,
       nodeCount,
@@ -68,6 +71,8 @@ export function logRequestLine(logger: Logger, line: RequestLine): void {
     route: line.route,
     status: line.status,
     keyId: line.keyId,
+    user: line.user,
+    fetchedHost: line.fetchedHost,
     mode: line.mode,
     ticks: line.ticks,
     nodeCount: line.nodeCount,

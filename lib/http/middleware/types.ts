@@ -14,6 +14,13 @@ export interface AuthenticatedKey {
  */
 export interface RequestFacts {
   keyId?: string;
+  /** The user an access token belongs to (its `sub`), on the user routes. */
+  user?: string;
+  /**
+   * The host (and port, when not the scheme's own) of the URL connect was asked to fetch, never
+   * its path, query or user info: an operator can see who made the service fetch from where.
+   */
+  fetchedHost?: string;
   mode?: string;
   ticks?: number;
   nodeCount?: number;

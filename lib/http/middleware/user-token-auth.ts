@@ -1,6 +1,6 @@
 import { apiKeyInsteadOfAccessToken, invalidToken, missingToken } from '../../api/auth-errors';
 import { looksLikeJwt, takeBearerToken } from './bearer';
-import type { HttpMiddleware, HttpRequest } from './types';
+import { type HttpMiddleware, type HttpRequest, requestFacts } from './types';
 
 /** Resolves a presented access token to its user (`sub`), or `undefined` for any invalid token. */
 export type VerifyUserToken = (token: string) => Promise<{ sub: string } | undefined>;
@@ -13,6 +13,7 @@ export function userTokenAuth(options: { verify: VerifyUserToken }): HttpMiddlew
     const user = await options.verify(token);
     if (user === undefined) throw looksLikeJwt(token) ? invalidToken() : apiKeyInsteadOfAccessToken();
     request.context.user = { sub: user.sub };
+    requestFacts(request).user = user.sub;
   };
   return { before: userTokenAuthBefore };
 }

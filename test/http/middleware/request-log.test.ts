@@ -66,6 +66,21 @@ describe('requestLog', () => {
     });
   });
 
+  // A connect request: the user the token belongs to and the host it fetched from, nothing more of the URL.
+  it('writes the user and the fetched host when a route recorded them', async () => {
+    const handler = handlerWith((_event, context) => {
+      Object.assign(requestFacts({ context }), { user: 'user-7', fetchedHost: 'api.example.com:8443' });
+      return jsonTextResult(201, '{}');
+    });
+    const { output } = await captureOutput(() => handler(event() as never, {} as never));
+    expect(logLines(output)[0]).toMatchObject({
+      message: 'request',
+      status: 201,
+      user: 'user-7',
+      fetchedHost: 'api.example.com:8443',
+    });
+  });
+
   // A refused request is logged too, once, with the status and code the caller received.
   it('writes one line for a failed request, after the error response is built', async () => {
     const handler = handlerWith(() => {

@@ -1,0 +1,20 @@
+/**
+ * What the request line may say about the URL connect is asked to fetch: its host, with the port
+ * when the URL names one other than its scheme's, and nothing else of it — never the path, the
+ * query or the user info, which can hold a caller's secrets. Imports nothing, so the connect
+ * function's cold start can read it without the outbound fetch.
+ */
+
+/** Longer than any DNS name with a port: such a "host" is not logged. */
+const LONGEST_LOGGED_HOST = 300;
+
+/**
+ * The host of the `url` field of a connect body, as the URL parser normalises it (lower case,
+ * Punycode, IPv6 in brackets, decimal IPv4), or `undefined` when there is no URL to read.
+ */
+export function fetchedHostOf(body: unknown): string | undefined {
+  const url = typeof body === 'object' && body !== null ? (body as { url?: unknown }).url : undefined;
+  if (typeof url !== 'string') return undefined;
+  const host = URL.parse(url)?.host;
+  return host === undefined || host === '' || host.length > LONGEST_LOGGED_HOST ? undefined : host;
+}
