@@ -44,6 +44,8 @@ export interface DynamoApiKeyStoreOptions {
 }
 
 const DIGEST_SHAPE = /^[0-9a-f]{64}$/;
+/** A key's public id: the first 12 hex characters of its digest (`apiKeyIdFromDigest`). */
+const KEY_ID_SHAPE = /^[0-9a-f]{12}$/;
 const DEFAULT_TOUCH_DEADLINE_MS = 500;
 const STATUSES: ReadonlySet<string> = new Set<ApiKeyStatus>(['active', 'revoked']);
 
@@ -192,6 +194,21 @@ export class DynamoApiKeyStore implements ApiKeyStore {
       );
     }
     return records.sort(byCreation);
+  }
+
+  /**
+   * Two strongly consistent reads: the owner's index entry for `id`, then the key it names. An
+   * entry left dangling (a key write that failed, or another owner's key) answers `undefined`,
+   * as `listByOwner` skips it.
+   */
+  async getByOwnerAndId(owner: string, id: string): Promise<ApiKeyRecord | undefined> {
+    // Any other text is no key's id, and one past DynamoDB's key size would be refused as invalid.
+    if (!KEY_ID_SHAPE.test(id)) return undefined;
+    const entry = await this.#read(ownerIndexKeyOf(owner, id));
+    const digest = entry?.digest;
+    if (typeof digest !== 'string') return undefined;
+    const record = await this.getByDigest(digest);
+    return record?.owner === owner && record.id === id ? record : undefined;
   }
 
   async getByDigest(digest: string): Promise<ApiKeyRecord | undefined> {

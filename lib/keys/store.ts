@@ -45,6 +45,11 @@ export interface ApiKeyStore {
   list(filter?: { owner?: string }): Promise<ApiKeyRecord[]>;
   /** One owner's records, oldest first, without scanning: what a user sees of their own keys. */
   listByOwner(owner: string): Promise<ApiKeyRecord[]>;
+  /**
+   * The owner's key with this public id, in reads that do not grow with the owner's keys;
+   * `undefined` when the owner has no such key (another owner's key included).
+   */
+  getByOwnerAndId(owner: string, id: string): Promise<ApiKeyRecord | undefined>;
   /** Mark a key revoked (idempotent). Returns the updated record, or `undefined` if there is no such key. */
   revoke(digest: string, now?: Date): Promise<ApiKeyRecord | undefined>;
   /**

@@ -1,5 +1,5 @@
 import { ScanCommand } from '@aws-sdk/client-dynamodb';
-import { ScanCommand as DocScanCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ScanCommand as DocScanCommand, DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ApiKeyInputError, DynamoApiKeyStore, hashApiKey, importApiKey, issueApiKey } from '../../lib/keys';
 import { ApiKeyConflictError } from '../../lib/keys/store';
@@ -256,6 +256,69 @@ describe('revoke', () => {
   it('returns undefined for an unknown key and creates nothing', async () => {
     expect(await store.revoke(hashApiKey('sbe_unknown-unknown-unknown-unknown-unknown'))).toBeUndefined();
     expect(await rawItems()).toEqual([]);
+  });
+});
+
+describe('getByOwnerAndId', () => {
+  // What a revoke by id reads: the owner's own key, found by its public id.
+  it("finds the owner's key by its id, revoked or not", async () => {
+    const { record } = await issueApiKey(store, { owner: 'alice', name: 'a' }, T0);
+    expect(await store.getByOwnerAndId('alice', record.id)).toEqual(record);
+    await store.revoke(record.digest, at(5));
+    expect(await store.getByOwnerAndId('alice', record.id)).toMatchObject({
+      id: record.id,
+      status: 'revoked',
+    });
+  });
+
+  // Another owner's key, an id nobody has, and text that is no id all look the same: no key.
+  it("answers nothing for another owner's key, an unknown id or text that is no id", async () => {
+    const { record } = await issueApiKey(store, { owner: 'alice', name: 'a' }, T0);
+    expect(await store.getByOwnerAndId('bob', record.id)).toBeUndefined();
+    expect(await store.getByOwnerAndId('alice', '000000000000')).toBeUndefined();
+    for (const id of ['', record.id.toUpperCase(), `${record.id}0`, 'x'.repeat(2000)])
+      expect(await store.getByOwnerAndId('alice', id)).toBeUndefined();
+  });
+
+  // An index entry edited by hand to point at another owner's key (or left dangling by a failed
+  // import) does not make that key this owner's.
+  it("does not follow an index entry to another owner's key", async () => {
+    const { record } = await issueApiKey(store, { owner: 'bob', name: 'b' }, T0);
+    await table.doc.send(
+      new PutCommand({
+        TableName: table.tableName,
+        Item: { pk: 'OWNER#mallory', sk: `APIKEY#${record.id}`, digest: record.digest },
+      }),
+    );
+    expect(await store.getByOwnerAndId('mallory', record.id)).toBeUndefined();
+  });
+
+  // Two reads however many keys the owner has had (past one BatchGetItem of 100 here), where the
+  // whole list takes a Query and two batches.
+  it('reads two items, not the list', async () => {
+    let last: Awaited<ReturnType<typeof issueApiKey>>['record'] | undefined;
+    for (let i = 0; i < 120; i++)
+      last = (await issueApiKey(store, { owner: 'alice', name: `k${i}` }, at(i))).record;
+    // The commands as they go out (the document client shares its client's middleware stack).
+    const sent: string[] = [];
+    const doc = DynamoDBDocumentClient.from(table.client);
+    doc.middlewareStack.add(
+      (next, context) => (args) => {
+        sent.push(String(context.commandName));
+        return next(args);
+      },
+      { step: 'initialize', name: 'countCommands' },
+    );
+    try {
+      const counted = new DynamoApiKeyStore({ doc, tableName: table.tableName });
+      expect(await counted.getByOwnerAndId('alice', last!.id)).toEqual(last);
+      expect(sent).toEqual(['GetItemCommand', 'GetItemCommand']);
+      sent.length = 0;
+      expect(await counted.listByOwner('alice')).toHaveLength(120);
+      expect(sent).toEqual(['QueryCommand', 'BatchGetItemCommand', 'BatchGetItemCommand']);
+    } finally {
+      doc.middlewareStack.remove('countCommands');
+    }
   });
 });
 

@@ -43,6 +43,7 @@ function countingStore(
     put: (record) => inner.put(record),
     list: (filter) => inner.list(filter),
     listByOwner: (owner) => inner.listByOwner(owner),
+    getByOwnerAndId: (owner, id) => inner.getByOwnerAndId(owner, id),
     revoke: (digest, now) => inner.revoke(digest, now),
     onRevoked: (listener) => inner.onRevoked(listener),
     getByDigest: async (digest) => {
