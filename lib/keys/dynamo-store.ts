@@ -205,9 +205,8 @@ export class DynamoApiKeyStore implements ApiKeyStore {
     // Any other text is no key's id, and one past DynamoDB's key size would be refused as invalid.
     if (!KEY_ID_SHAPE.test(id)) return undefined;
     const entry = await this.#read(ownerIndexKeyOf(owner, id));
-    const digest = entry?.digest;
-    if (typeof digest !== 'string') return undefined;
-    const record = await this.getByDigest(digest);
+    // An entry edited to hold no digest reads no key: getByDigest takes only a digest's shape.
+    const record = entry === undefined ? undefined : await this.getByDigest(String(entry.digest));
     return record?.owner === owner && record.id === id ? record : undefined;
   }
 

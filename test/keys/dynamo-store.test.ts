@@ -293,6 +293,24 @@ describe('getByOwnerAndId', () => {
     expect(await store.getByOwnerAndId('mallory', record.id)).toBeUndefined();
   });
 
+  // Entries edited or left behind: one naming no digest, one whose key is gone, one filed under
+  // another of the owner's ids. None of them is a key by that id.
+  it('reads no key through an entry that names none, a missing one or one of another id', async () => {
+    const { record } = await issueApiKey(store, { owner: 'alice', name: 'a' }, T0);
+    const entries = [
+      { sk: 'APIKEY#aaaaaaaaaaaa' },
+      { sk: 'APIKEY#bbbbbbbbbbbb', digest: hashApiKey('sbe_gone-gone-gone-gone-gone-gone-gone') },
+      { sk: 'APIKEY#cccccccccccc', digest: record.digest },
+    ];
+    for (const entry of entries)
+      await table.doc.send(
+        new PutCommand({ TableName: table.tableName, Item: { pk: 'OWNER#alice', ...entry } }),
+      );
+    for (const id of ['aaaaaaaaaaaa', 'bbbbbbbbbbbb', 'cccccccccccc'])
+      expect(await store.getByOwnerAndId('alice', id)).toBeUndefined();
+    expect(await store.getByOwnerAndId('alice', record.id)).toEqual(record);
+  });
+
   // Two reads however many keys the owner has had (past one BatchGetItem of 100 here), where the
   // whole list takes a Query and two batches.
   it('reads two items, not the list', async () => {

@@ -26,9 +26,18 @@ describe('fetchedHostOf', () => {
   // Nothing to read: no body, no url, a url that is not a string or not a URL, or a "host"
   // longer than any DNS name.
   it('gives nothing when there is no host to read', () => {
-    for (const body of [undefined, null, 'https://example.com', {}, { url: 42 }, { url: 'not a url' }])
-      expect(fetchedHostOf(body)).toBeUndefined();
-    expect(fetchedHostOf({ url: `https://${'a'.repeat(301)}.example/` })).toBeUndefined();
+    const notUrls = [
+      undefined,
+      null,
+      'https://example.com',
+      {},
+      { url: 42 },
+      { url: ['https://example.com/'] },
+    ];
+    for (const body of [...notUrls, { url: 'not a url' }]) expect(fetchedHostOf(body)).toBeUndefined();
+    // 300 characters are logged, 301 are not.
+    expect(fetchedHostOf({ url: `https://${'a'.repeat(292)}.example/` })).toHaveLength(300);
+    expect(fetchedHostOf({ url: `https://${'a'.repeat(293)}.example/` })).toBeUndefined();
     expect(fetchedHostOf({ url: 'file:///etc/passwd' })).toBeUndefined();
   });
 });
