@@ -27,6 +27,12 @@ export interface ConnectFunctionDeps extends FunctionOptions {
   systemCache?: CompiledStructureCache | undefined;
 }
 
+/** The request line's `fetchedHost`: where connect or refresh is about to fetch from. */
+function logFetchedHost(request: RouteRequest, url: unknown): void {
+  const host = fetchedHostOf(url);
+  if (host !== undefined) request.facts.fetchedHost = host;
+}
+
 /**
  * Request bodies of the user routes are small (a name, a URL, a token): 64 KiB is plenty. A body
  * that is not JSON is the caller's mistake: 400, saying what the route takes.
@@ -78,8 +84,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
         body: smallBody(BODY_SHAPES.connect),
         handler: async (request) => {
           // Before the fetch, so a URL refused or unreachable is logged with its host too.
-          const host = fetchedHostOf(request.body);
-          if (host !== undefined) request.facts.fetchedHost = host;
+          logFetchedHost(request, (request.body as { url?: unknown } | null)?.url);
           const { connectSystem } = await graphRoutes();
           const answer = await connectSystem(user(request), request.body);
           // A dry run stores nothing: 200 with what a registration would have made, not 201.
@@ -113,7 +118,11 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
         body: smallBody(BODY_SHAPES.refresh, {}),
         handler: async (request) => {
           const { refreshSystem } = await graphRoutes();
-          return tagged(await refreshSystem(user(request), id(request), request.body));
+          return tagged(
+            await refreshSystem(user(request), id(request), request.body, (url) =>
+              logFetchedHost(request, url),
+            ),
+          );
         },
       },
       updateSystemSettings: {

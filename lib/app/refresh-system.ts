@@ -38,11 +38,13 @@ export type RefreshSystem = (
   owner: string,
   id: string,
   body: unknown,
+  /** Told the stored URL just before it is fetched (the request line names its host). */
+  fetching?: (url: string) => void,
 ) => Promise<TaggedSystem<ConnectedSystem>>;
 
 export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
   const { systems, limits, outbound, cache } = deps;
-  return (owner, id, body) =>
+  return (owner, id, body, fetching) =>
     inContractTerms(async () => {
       const request = parseRefreshRequest(body);
       const record = await systems.getRecord(owner, id);
@@ -54,6 +56,7 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
         );
       }
       const token = request.auth?.token;
+      fetching?.(record.url);
       const fetched = await fetchJson(record.url, {
         ...outbound,
         maxBodyBytes: limits.maxDecodedBodyBytes,

@@ -9,11 +9,11 @@
 const LONGEST_LOGGED_HOST = 300;
 
 /**
- * The host of the `url` field of a connect body, as the URL parser normalises it (lower case,
- * Punycode, IPv6 in brackets, decimal IPv4), or `undefined` when there is no URL to read.
+ * The host of `url` as the URL parser normalises it (lower case, Punycode, IPv6 in brackets,
+ * decimal IPv4), or `undefined` when it is no URL: what a connect body's `url` field, or a stored
+ * system's URL on a refresh, is logged as.
  */
-export function fetchedHostOf(body: unknown): string | undefined {
-  const url = typeof body === 'object' && body !== null ? (body as { url?: unknown }).url : undefined;
+export function fetchedHostOf(url: unknown): string | undefined {
   if (typeof url !== 'string') return undefined;
   const host = URL.parse(url)?.host;
   return host === undefined || host === '' || host.length > LONGEST_LOGGED_HOST ? undefined : host;

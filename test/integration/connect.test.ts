@@ -382,7 +382,7 @@ describe('systems', () => {
 
   // The request line says who made the service fetch and from which host (an operator's trail
   // when someone uses connect to knock on other people's ports), never the rest of the URL.
-  it('logs the user and the host fetched from, not the path or query', async () => {
+  it('logs the user and the host fetched from, not the path or query, on connect and refresh', async () => {
     const carol = signAccessToken(readLocalIssuer(server.issuerFile), { sub: 'carol' });
     const fetched = await captureOutput(() =>
       connect({ name: 'logged', url: `${upstream.base}/direct?marker=query-marker-1`, dryRun: true }, carol),
@@ -400,6 +400,21 @@ describe('systems', () => {
       expect.objectContaining({ status: 400, user: 'carol', fetchedHost: 'example.com:22' }),
     ]);
     expect(fetched.output + refused.output).not.toMatch(/query-marker-1|path-marker-2/);
+
+    // A refresh fetches the stored URL again: its line names the host too.
+    const registered = await connect({ name: 'logged', url: `${upstream.base}/direct` }, carol);
+    expect(registered.status).toBe(201);
+    const refreshed = await captureOutput(() =>
+      post(server.url, carol, {}, { path: `/api/systems/${registered.json.id}/refresh` }),
+    );
+    expect(refreshed.result.status).toBe(200);
+    expect(logLines(refreshed.output)).toContainEqual(
+      expect.objectContaining({
+        route: 'POST /api/systems/{id}/refresh',
+        user: 'carol',
+        fetchedHost: new URL(upstream.base).host,
+      }),
+    );
   });
 
   // The external credential is used for the fetch and kept nowhere: not in a log line, not in a table item.
