@@ -27,10 +27,21 @@ export interface ConnectFunctionDeps extends FunctionOptions {
   systemCache?: CompiledStructureCache | undefined;
 }
 
-/** The request line's `fetchedHost`: where connect or refresh is about to fetch from. */
+/**
+ * The request line's `fetchedHost` and `redirectedTo`: where connect or refresh is about to fetch
+ * from, the first host and then each other one a redirect leads to.
+ */
 function logFetchedHost(request: RouteRequest, url: unknown): void {
   const host = fetchedHostOf(url);
-  if (host !== undefined) request.facts.fetchedHost = host;
+  if (host === undefined) return;
+  const { facts } = request;
+  if (facts.fetchedHost === undefined) {
+    facts.fetchedHost = host;
+    return;
+  }
+  const redirectedTo = facts.redirectedTo ?? [];
+  if (host !== facts.fetchedHost && !redirectedTo.includes(host))
+    facts.redirectedTo = [...redirectedTo, host];
 }
 
 /**
@@ -86,7 +97,9 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
           // Before the fetch, so a URL refused or unreachable is logged with its host too.
           logFetchedHost(request, (request.body as { url?: unknown } | null)?.url);
           const { connectSystem } = await graphRoutes();
-          const answer = await connectSystem(user(request), request.body);
+          const answer = await connectSystem(user(request), request.body, (url) =>
+            logFetchedHost(request, url),
+          );
           // A dry run stores nothing: 200 with what a registration would have made, not 201.
           return json('dryRun' in answer ? 200 : 201, answer);
         },

@@ -72,11 +72,16 @@ export interface DryRunAnswer {
   };
 }
 
-export type ConnectSystem = (owner: string, body: unknown) => Promise<ConnectedSystem | DryRunAnswer>;
+export type ConnectSystem = (
+  owner: string,
+  body: unknown,
+  /** Told each URL just before it is fetched: the body's, then every redirect's (the request line). */
+  fetching?: (url: string) => void,
+) => Promise<ConnectedSystem | DryRunAnswer>;
 
 export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
   const { systems, limits, outbound, cache } = deps;
-  return (owner, body) =>
+  return (owner, body, fetching) =>
     inContractTerms(async () => {
       const request = parseConnectRequest(body);
       const token = request.auth?.token;
@@ -87,6 +92,7 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
         maxBodyBytes: limits.maxDecodedBodyBytes,
         jsonLines: true,
         ...(token === undefined ? {} : { token }),
+        ...(fetching === undefined ? {} : { onFetch: fetching }),
       });
       // JSON Lines (the Collector's file exporter, served as a file): read line by line.
       const answer =

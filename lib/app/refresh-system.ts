@@ -38,7 +38,7 @@ export type RefreshSystem = (
   owner: string,
   id: string,
   body: unknown,
-  /** Told the stored URL just before it is fetched (the request line names its host). */
+  /** Told each URL just before it is fetched: the stored one, then every redirect's (the request line). */
   fetching?: (url: string) => void,
 ) => Promise<TaggedSystem<ConnectedSystem>>;
 
@@ -56,12 +56,12 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
         );
       }
       const token = request.auth?.token;
-      fetching?.(record.url);
       const fetched = await fetchJson(record.url, {
         ...outbound,
         maxBodyBytes: limits.maxDecodedBodyBytes,
         jsonLines: true,
         ...(token === undefined ? {} : { token }),
+        ...(fetching === undefined ? {} : { onFetch: fetching }),
       });
       // JSON Lines (the Collector's file exporter, served as a file): read line by line.
       const answer =

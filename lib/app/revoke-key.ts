@@ -8,7 +8,7 @@ export type RevokeKey = (owner: string, id: string) => Promise<void>;
 export function createRevokeKey(deps: { keys: Pick<ApiKeyStore, 'getByOwnerAndId' | 'revoke'> }): RevokeKey {
   return (owner, id) =>
     inContractTerms(async () => {
-      // Two reads however many keys the owner has had: a revoke never reads the owner's whole list.
+      // The lookup is two reads however many keys the owner has had, not the owner's whole list.
       const record = await deps.keys.getByOwnerAndId(owner, id);
       // Another user's key and no key at all look the same: no way to learn which ids exist.
       if (record === undefined) throw new ApiError('KEY_NOT_FOUND', 'You have no API key with this id.');

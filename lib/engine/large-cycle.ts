@@ -164,8 +164,9 @@ export function solveLocalSystem(system: LocalSystem): {
   const x = scratch.float64(m);
   if (system.initial !== undefined) x.set(system.initial);
   // `g` (the sweep's output) and `previousG` trade places after every sweep: the mixing pass
-  // writes the next iterate into the one whose values the sweep before last left, so the sweep
-  // starts from it without a copy and no pass copies `g` into `previousG`.
+  // writes the next iterate into `previousG`, whose values (the sweep before) `measureSweep` has
+  // just used and no longer needs, so the next sweep starts there without a copy and no pass
+  // copies `g` into `previousG`.
   let g = scratch.float64(m);
   g.set(x);
   let previousG = scratch.float64(m);

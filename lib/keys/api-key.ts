@@ -12,6 +12,13 @@ const DISPLAY_PREFIX_CHARS = 8;
 /** Hex characters of the digest used as the key's public id. 48 bits: collisions are not a practical worry. */
 const ID_HEX_CHARS = 12;
 
+const ID_SHAPE = new RegExp(`^[0-9a-f]{${ID_HEX_CHARS}}$`);
+
+/** Whether `text` could be a key's public id (`apiKeyIdFromDigest`): lower-case hex of its length. */
+export function isApiKeyId(text: string): boolean {
+  return ID_SHAPE.test(text);
+}
+
 /**
  * What a presented key must look like before it is worth a database lookup: 32 to 512 visible
  * ASCII characters (no spaces, no control characters). Much looser than a generated key so that

@@ -13,6 +13,7 @@ import { failedOnRetry, holdsWrite } from '../storage/faults';
 import type { OwnerQuotas, QuotaHold } from '../storage/quotas';
 import { PARTITION_PREFIXES } from '../storage/table';
 import { untilProcessed } from '../storage/unprocessed';
+import { isApiKeyId } from './api-key';
 import {
   ApiKeyConflictError,
   type ApiKeyRecord,
@@ -44,8 +45,6 @@ export interface DynamoApiKeyStoreOptions {
 }
 
 const DIGEST_SHAPE = /^[0-9a-f]{64}$/;
-/** A key's public id: the first 12 hex characters of its digest (`apiKeyIdFromDigest`). */
-const KEY_ID_SHAPE = /^[0-9a-f]{12}$/;
 const DEFAULT_TOUCH_DEADLINE_MS = 500;
 const STATUSES: ReadonlySet<string> = new Set<ApiKeyStatus>(['active', 'revoked']);
 
@@ -203,7 +202,7 @@ export class DynamoApiKeyStore implements ApiKeyStore {
    */
   async getByOwnerAndId(owner: string, id: string): Promise<ApiKeyRecord | undefined> {
     // Any other text is no key's id, and one past DynamoDB's key size would be refused as invalid.
-    if (!KEY_ID_SHAPE.test(id)) return undefined;
+    if (!isApiKeyId(id)) return undefined;
     const entry = await this.#read(ownerIndexKeyOf(owner, id));
     // An entry edited to hold no digest reads no key: getByDigest takes only a digest's shape.
     const record = entry === undefined ? undefined : await this.getByDigest(String(entry.digest));

@@ -47,6 +47,8 @@ export interface FetchJsonOptions {
    * accepted). Default false.
    */
   jsonLines?: boolean;
+  /** Told each URL just before it is requested: the first, then every redirect's (the request log). */
+  onFetch?: (url: string) => void;
 }
 
 export interface FetchedJson {
@@ -87,6 +89,7 @@ async function fetchUntraced(url: string, options: FetchJsonOptions): Promise<Fe
     let token = options.token;
     for (;;) {
       const server = describeServer(hop);
+      options.onFetch?.(hop.url.href);
       response = await get(hop.url, { headers: requestHeaders(token), lookup, signal: deadline });
       const statusCode = response.statusCode ?? 0;
       if (REDIRECT_STATUSES.has(statusCode)) {

@@ -5,6 +5,9 @@
  * function's cold start can read it without the outbound fetch.
  */
 
+/** The schemes connect fetches (`checkOutboundUrl`). */
+const FETCHED_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:']);
+
 /** Longer than any DNS name with a port: such a "host" is not logged. */
 const LONGEST_LOGGED_HOST = 300;
 
@@ -15,6 +18,9 @@ const LONGEST_LOGGED_HOST = 300;
  */
 export function fetchedHostOf(url: unknown): string | undefined {
   if (typeof url !== 'string') return undefined;
-  const host = URL.parse(url)?.host;
+  const parsed = URL.parse(url);
+  // Only what could be fetched: other schemes' "hosts" are any text, and never fetched.
+  if (parsed === null || !FETCHED_SCHEMES.has(parsed.protocol)) return undefined;
+  const { host } = parsed;
   return host === undefined || host === '' || host.length > LONGEST_LOGGED_HOST ? undefined : host;
 }

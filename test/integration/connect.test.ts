@@ -401,6 +401,20 @@ describe('systems', () => {
     ]);
     expect(fetched.output + refused.output).not.toMatch(/query-marker-1|path-marker-2/);
 
+    // A redirect to another host: the line names it too, so a search by the host that was
+    // knocked on finds who sent the service there.
+    const redirected = await captureOutput(() =>
+      connect({ name: 'logged', url: `${upstream.base}/to-other-origin`, dryRun: true }, carol),
+    );
+    expect(redirected.result.status).toBe(200);
+    expect(logLines(redirected.output)).toContainEqual(
+      expect.objectContaining({
+        route: 'POST /api/connect',
+        fetchedHost: new URL(upstream.base).host,
+        redirectedTo: [new URL(other.base).host],
+      }),
+    );
+
     // A refresh fetches the stored URL again: its line names the host too.
     const registered = await connect({ name: 'logged', url: `${upstream.base}/direct` }, carol);
     expect(registered.status).toBe(201);

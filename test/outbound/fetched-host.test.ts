@@ -35,6 +35,13 @@ describe('fetchedHostOf', () => {
     // 300 characters are logged, 301 are not.
     expect(fetchedHostOf(`https://${'a'.repeat(292)}.example/`)).toHaveLength(300);
     expect(fetchedHostOf(`https://${'a'.repeat(293)}.example/`)).toBeUndefined();
-    expect(fetchedHostOf('file:///etc/passwd')).toBeUndefined();
+    // Schemes connect never fetches: their "host" is any text.
+    for (const url of [
+      'file:///etc/passwd',
+      'ftp://intranet.corp/',
+      'javascript://alert(1)//',
+      'foo://a"b{c}/x',
+    ])
+      expect(fetchedHostOf(url)).toBeUndefined();
   });
 });

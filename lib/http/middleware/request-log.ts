@@ -11,8 +11,9 @@ export interface RequestLogOptions {
  * One INFO line per request, written when the response is settled (`after`, or `onError`
  * once the error middleware has built the error response). It reports the request id,
  * route, status and the facts middlewares collected (key id or user, the host connect fetches
- * from, mode, counts, error code, content encoding) and the duration. Headers and bodies are never logged: the
- * Authorization header holds the key, and bodies can be megabytes of caller data.
+ * from, mode, counts, error code, content encoding) and the duration. Headers and bodies are never logged (but for the host of
+ * the URL a connect body names): the Authorization header holds the key, and bodies can be
+ * megabytes of caller data.
  */
 export function requestLog(options: RequestLogOptions): HttpMiddleware {
   const { logger } = options;
@@ -27,7 +28,7 @@ export function requestLog(options: RequestLogOptions): HttpMiddleware {
 
   const writeRequestLine = (request: HttpRequest): void => {
     const started = startedAt.get(request);
-    const { keyId, user, fetchedHost, mode, ticks, nodeCount, dependencyCount, errorCode } =
+    const { keyId, user, fetchedHost, redirectedTo, mode, ticks, nodeCount, dependencyCount, errorCode } =
       requestFacts(request);
     // Read off the response that went out, so a 413 that replaced a compressed body logs none.
     const contentEncoding = request.response?.headers?.['content-encoding'];
@@ -38,6 +39,7 @@ export function requestLog(options: RequestLogOptions): HttpMiddleware {
       keyId,
       user,
       fetchedHost,
+      redirectedTo,
       mode,
       ticks,
       nodeCount,
@@ -73,6 +75,7 @@ export function logRequestLine(logger: Logger, line: RequestLine): void {
     keyId: line.keyId,
     user: line.user,
     fetchedHost: line.fetchedHost,
+    redirectedTo: line.redirectedTo,
     mode: line.mode,
     ticks: line.ticks,
     nodeCount: line.nodeCount,

@@ -17,10 +17,13 @@ export interface RequestFacts {
   /** The user an access token belongs to (its `sub`), on the user routes. */
   user?: string;
   /**
-   * The host (and port, when not the scheme's own) of the URL connect was asked to fetch, never
-   * its path, query or user info: an operator can see who made the service fetch from where.
+   * The host (and port, when not the scheme's own) of the URL connect was asked to fetch or a
+   * refresh fetches again, never its path, query or user info: an operator can see who made the
+   * service fetch from where.
    */
   fetchedHost?: string;
+  /** The hosts its redirects led to and were fetched from, in order, each once (as `fetchedHost`). */
+  redirectedTo?: string[];
   mode?: string;
   ticks?: number;
   nodeCount?: number;
