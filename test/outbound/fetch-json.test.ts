@@ -401,6 +401,14 @@ describe('redirects', () => {
     expect(result).toEqual({ url: `${api.origin}/hop/3`, body: GRAPH });
   });
 
+  // The request log's hook: told each URL just before it is requested, the first and each redirect's.
+  it('tells onFetch every URL it requests, in order', async () => {
+    const api = await serve(redirecting(2));
+    const told: string[] = [];
+    await fetchFrom(`${api.origin}/hop/0`, { onFetch: (url) => told.push(url) });
+    expect(told).toEqual([0, 1, 2].map((n) => `${api.origin}/hop/${n}`));
+  });
+
   // The functions' X-Ray subsegment: one per fetch, redirects inside it, failures seen by it.
   it('runs the whole fetch, redirects included, inside the trace hook once', async () => {
     const api = await serve(redirecting(2));
