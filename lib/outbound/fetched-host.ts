@@ -22,5 +22,6 @@ export function fetchedHostOf(url: unknown): string | undefined {
   // Only what could be fetched: other schemes' "hosts" are any text, and never fetched.
   if (parsed === null || !FETCHED_SCHEMES.has(parsed.protocol)) return undefined;
   const { host } = parsed;
-  return host === undefined || host === '' || host.length > LONGEST_LOGGED_HOST ? undefined : host;
+  // An http(s) URL always has a host (the parser refuses one without).
+  return host.length > LONGEST_LOGGED_HOST ? undefined : host;
 }
