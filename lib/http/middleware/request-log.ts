@@ -10,10 +10,10 @@ export interface RequestLogOptions {
 /**
  * One INFO line per request, written when the response is settled (`after`, or `onError`
  * once the error middleware has built the error response). It reports the request id,
- * route, status and the facts middlewares collected (key id or user, the host connect fetches
- * from, mode, counts, error code, content encoding) and the duration. Headers and bodies are never logged (but for the host of
- * the URL a connect body names): the Authorization header holds the key, and bodies can be
- * megabytes of caller data.
+ * route, status and the facts middlewares collected (key id or user, the hosts connect and
+ * refresh fetch from, mode, counts, error code, content encoding) and the duration. Headers and
+ * bodies are never logged (but for the host of the URL a connect body names): the Authorization
+ * header holds the key, and bodies can be megabytes of caller data.
  */
 export function requestLog(options: RequestLogOptions): HttpMiddleware {
   const { logger } = options;
