@@ -5,8 +5,8 @@
  * function's cold start can read it without the outbound fetch.
  */
 
-/** The schemes connect fetches (`checkOutboundUrl`). */
-const FETCHED_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:']);
+/** The schemes connect fetches: `checkOutboundUrl` refuses every other. */
+export const FETCHED_SCHEMES: ReadonlySet<string> = new Set(['http:', 'https:']);
 
 /** Longer than any DNS name with a port: such a "host" is not logged. */
 const LONGEST_LOGGED_HOST = 300;

@@ -7,6 +7,7 @@ import { quoteText } from '../text';
 import { addressRange, describeRange } from './address';
 import { type AllowedHosts, isAllowlistedHost } from './allow-hosts';
 import { OutboundError } from './errors';
+import { FETCHED_SCHEMES } from './fetched-host';
 
 // Not by an ES import, which would load Node's block list too (see ./allow-hosts.ts).
 const { isIP } = process.getBuiltinModule('node:net');
@@ -17,7 +18,6 @@ const { isIP } = process.getBuiltinModule('node:net');
  */
 export type UrlSource = 'request' | 'redirect';
 
-const ALLOWED_PROTOCOLS = new Set(['http:', 'https:']);
 /** Below 1024 live SSH, SMTP, DNS and the like; only the two web ports are plausible APIs there. */
 const LOWEST_HIGH_PORT = 1024;
 const ALLOWED_LOW_PORTS = new Set([80, 443]);
@@ -42,7 +42,7 @@ export function checkOutboundUrl(url: string | URL, allowHosts: AllowedHosts, so
       `${subject} is not a valid absolute URL; send one such as https://api.example.com/graph.`,
     );
   }
-  if (!ALLOWED_PROTOCOLS.has(parsed.protocol)) {
+  if (!FETCHED_SCHEMES.has(parsed.protocol)) {
     const scheme = source === 'request' ? ` (it uses ${quoteText(parsed.protocol)})` : '';
     throw new OutboundError(
       'URL_NOT_ALLOWED',
