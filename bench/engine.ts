@@ -42,6 +42,7 @@ import {
   withCollidingIds,
 } from './generate';
 import { runGraphologyPeer } from './graphology-peer';
+import { timesInTurns } from './in-turns';
 import { benchLatency, type LatencyFamily, type LatencyResult, latencyTable } from './latency';
 import {
   benchGainAtLeastOne,
@@ -184,6 +185,18 @@ function measure(planned: number, run: () => Sample, { alwaysWarmUp = false } = 
     spent += sample.ms;
     if (spent + sample.ms > MEASUREMENT_BUDGET_MS) break;
   }
+  return summarize(samples, planned);
+}
+
+/**
+ * Runs whose ratio is a target, `planned` of each timed in turns after a warm-up run of each
+ * (bench/in-turns.ts), so the machine's drift falls on all of them alike.
+ */
+function measureInTurns(planned: number, runs: ReadonlyArray<() => Sample>): Measurement[] {
+  return timesInTurns(planned, runs, collectGarbage!).map((samples) => summarize(samples, planned));
+}
+
+function summarize(samples: readonly Sample[], planned: number): Measurement {
   const parts: Record<string, number> = {};
   for (const name of Object.keys(samples[0]?.parts ?? {})) {
     parts[name] = median(samples.map((sample) => sample.parts?.[name] ?? 0));
@@ -1036,12 +1049,15 @@ async function benchOpen(size: SizeSpec, shape: Shape): Promise<OpenResult> {
     sink += renderEngineResponse(parseEngineRequest(JSON.parse(text) as unknown, BENCH_LIMITS)).length;
     return { ms: performance.now() - started };
   };
-  // Warm runs only on both sides: the closed twin runs first and would otherwise keep the run
-  // that grew the heap for both.
-  const closed = measure(size.runs, timed(closedParsed), WARM_RUNS);
-  const open = measure(size.runs, timed(openParsed), WARM_RUNS);
-  const closedEndToEnd = measure(size.runs, endToEnd(closedText), WARM_RUNS);
-  const openEndToEnd = measure(size.runs, endToEnd(openText), WARM_RUNS);
+  // Warm runs only, in turns: the ratio is the target.
+  const [closed, open] = measureInTurns(size.runs, [timed(closedParsed), timed(openParsed)]) as [
+    Measurement,
+    Measurement,
+  ];
+  const [closedEndToEnd, openEndToEnd] = measureInTurns(size.runs, [
+    endToEnd(closedText),
+    endToEnd(openText),
+  ]) as [Measurement, Measurement];
   const compiled = compileStructure(openParsed);
   // Inside one scratch phase, as analyze runs it; only the counts leave it.
   const steady = scratch.run(() => {
@@ -1301,7 +1317,7 @@ function runRoundSection(): { gain: GainResult; whatIf: WhatIfResult[] } {
   const gain = benchGainAtLeastOne();
   const whatIf = SHAPES.map((shape) => {
     progress(`round 3: analyze + compare, ${shape} 100k/500k`);
-    return benchWhatIf(shape, BENCH_LIMITS, measure, (text) => {
+    return benchWhatIf(shape, BENCH_LIMITS, { measure, measureInTurns }, (text) => {
       sink += text.length;
     });
   });

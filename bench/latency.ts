@@ -17,6 +17,7 @@
  */
 import { analyze, type EngineResult, type NodeInput, type Structure } from '../lib/engine';
 import { generateStructure, type Shape } from './generate';
+import { timesInTurns } from './in-turns';
 import { formatMs, formatRatio, median, renderTable, type TargetCheck } from './table';
 
 /** The issue's target: latency and the SLO search add at most 25% to an open analyze. */
@@ -39,31 +40,6 @@ export interface LatencyResult {
   sloRatio: number;
   sloEntries: number;
   latencyHeadroom: number | null;
-}
-
-/**
- * The three twins' median times, measured in turns (capacities, latency, SLOs, capacities, …)
- * after one warm-up run of each: the ratios are the target, and on a shared machine the load
- * drifts over the minute a family takes, so timing each twin's runs back to back would give
- * one twin the quiet seconds and another the busy ones.
- */
-function medianInTurns(
-  runs: number,
-  twins: ReadonlyArray<() => number>,
-  collectGarbage: () => void,
-): number[] {
-  for (const twin of twins) {
-    collectGarbage();
-    twin();
-  }
-  const times = twins.map((): number[] => []);
-  for (let run = 0; run < runs; run++) {
-    twins.forEach((twin, i) => {
-      collectGarbage();
-      times[i]!.push(twin());
-    });
-  }
-  return times.map(median);
 }
 
 export function benchLatency(
@@ -105,11 +81,12 @@ export function benchLatency(
     keep(result);
     return ms;
   };
-  const [capacityMs, latencyMs, sloMs] = medianInTurns(
+  // In turns: the ratios are the target (bench/in-turns.ts).
+  const [capacityMs, latencyMs, sloMs] = timesInTurns(
     size.runs,
     [timed(capacity), timed(latency), timed(withSlo)],
     collectGarbage,
-  ) as [number, number, number];
+  ).map(median) as [number, number, number];
   return {
     name: family,
     capacityMs,

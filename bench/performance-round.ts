@@ -35,8 +35,14 @@ const ROUND_TARGETS = {
   whatIfEndToEndMs: 5000,
 } as const;
 
-/** What `measure` in bench/engine.ts gives back, as far as this section reads it. */
-type Measure = (planned: number, run: () => { ms: number }) => { medianMs: number };
+/**
+ * `measure` and `measureInTurns` of bench/engine.ts, as far as this section reads them: runs
+ * whose ratio is a target are timed in turns (bench/in-turns.ts).
+ */
+interface Measures {
+  measure(planned: number, run: () => { ms: number }): { medianMs: number };
+  measureInTurns(planned: number, runs: ReadonlyArray<() => { ms: number }>): Array<{ medianMs: number }>;
+}
 
 export interface WhatIfResult {
   name: string;
@@ -62,7 +68,7 @@ export interface WhatIfResult {
 export function benchWhatIf(
   shape: Shape,
   limits: Limits,
-  measure: Measure,
+  { measure, measureInTurns }: Measures,
   keep: (text: string) => void,
   runs = 3,
 ): WhatIfResult {
@@ -102,10 +108,14 @@ export function benchWhatIf(
     keep(answer);
     return { ms };
   };
-  const analyzeComputeMs = measure(runs, compute(plainText, 'analyze')).medianMs;
-  const compareComputeMs = measure(runs, compute(compareText, 'compare')).medianMs;
-  const analyzeEndToEndMs = measure(runs, endToEnd(plainText)).medianMs;
-  const compareEndToEndMs = measure(runs, endToEnd(compareText)).medianMs;
+  const [analyzeComputeMs, compareComputeMs] = measureInTurns(runs, [
+    compute(plainText, 'analyze'),
+    compute(compareText, 'compare'),
+  ]).map(({ medianMs }) => medianMs) as [number, number];
+  const [analyzeEndToEndMs, compareEndToEndMs] = measureInTurns(runs, [
+    endToEnd(plainText),
+    endToEnd(compareText),
+  ]).map(({ medianMs }) => medianMs) as [number, number];
   const refusalMs = measure(runs, refusal).medianMs;
   return {
     name: `${shape} 100k/500k`,
