@@ -68,8 +68,10 @@ export default defineConfig({
     expect: { poll: { timeout: 15_000 } },
     // Vitest's default is one worker fewer than the CPUs: one on a 2-core machine, where most
     // test files wait on a child process, a browser or DynamoDB rather than on the CPU, so two
-    // workers finish the suite in about 60% of the time (docs/benchmark.md, "npm test").
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // workers finish the suite in about 60% of the time (docs/benchmark.md, "npm test"), and a
+    // third uses some of the seconds the other two spend waiting: 312 and 321 s against 320–338 s
+    // over four runs with two, all six on 2026-11-29 in one warm checkout.
+    maxWorkers: Math.max(3, availableParallelism() - 1),
     // Worker threads rather than child processes: a file run isolated starts in a fresh thread,
     // not a fresh Node process (the isolated files took 177 s of CPU against 209 s, the shared
     // ones 147 s against 160 s). The explorer's files keep processes: see below.
