@@ -94,7 +94,8 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
       connectSystem: {
         body: smallBody(BODY_SHAPES.connect),
         handler: async (request) => {
-          // Before the fetch, so a URL refused or unreachable is logged with its host too.
+          // Before the body is read: a body refused before any fetch is logged with its host too
+          // (fetchJson tells the URLs it checks and fetches through `fetching`).
           logFetchedHost(request, (request.body as { url?: unknown } | null)?.url);
           const { connectSystem } = await graphRoutes();
           const answer = await connectSystem(user(request), request.body, (url) =>

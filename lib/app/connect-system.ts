@@ -75,7 +75,7 @@ export interface DryRunAnswer {
 export type ConnectSystem = (
   owner: string,
   body: unknown,
-  /** Told each URL just before it is fetched: the body's, then every redirect's (the request line). */
+  /** Told each URL before it is checked and fetched: the body's, then every redirect's (the request line). */
   fetching?: (url: string) => void,
 ) => Promise<ConnectedSystem | DryRunAnswer>;
 

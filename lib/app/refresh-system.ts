@@ -38,7 +38,7 @@ export type RefreshSystem = (
   owner: string,
   id: string,
   body: unknown,
-  /** Told each URL just before it is fetched: the stored one, then every redirect's (the request line). */
+  /** Told each URL before it is checked and fetched: the stored one, then every redirect's (the request line). */
   fetching?: (url: string) => void,
 ) => Promise<TaggedSystem<ConnectedSystem>>;
 

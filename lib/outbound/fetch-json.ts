@@ -47,7 +47,10 @@ export interface FetchJsonOptions {
    * accepted). Default false.
    */
   jsonLines?: boolean;
-  /** Told each URL just before it is requested: the first, then every redirect's (the request log). */
+  /**
+   * Told each URL it is about to fetch, before its check: the first, then every redirect's target
+   * (the request log), so one refused is told too.
+   */
   onFetch?: (url: string) => void;
 }
 
@@ -80,6 +83,7 @@ async function fetchUntraced(url: string, options: FetchJsonOptions): Promise<Fe
     // Validating user input is the caller's job, so this is a bug there; the message leaves the token out.
     throw new TypeError('The token must be non-empty printable ASCII without spaces.');
   }
+  options.onFetch?.(url);
   const first = checkOutboundUrl(url, allowHosts, 'request');
   const deadline = AbortSignal.timeout(deadlineMs);
   const lookup = createGuardedLookup(allowHosts, options.resolveHost);
@@ -89,7 +93,6 @@ async function fetchUntraced(url: string, options: FetchJsonOptions): Promise<Fe
     let token = options.token;
     for (;;) {
       const server = describeServer(hop);
-      options.onFetch?.(hop.url.href);
       response = await get(hop.url, { headers: requestHeaders(token), lookup, signal: deadline });
       const statusCode = response.statusCode ?? 0;
       if (REDIRECT_STATUSES.has(statusCode)) {
@@ -100,8 +103,10 @@ async function fetchUntraced(url: string, options: FetchJsonOptions): Promise<Fe
             `The URL redirected more than ${MAX_REDIRECTS} times; send the URL the redirects end at.`,
           );
         }
+        const target = redirectTarget(hop.url, response.headers.location);
+        options.onFetch?.(target.href);
         const next = checkOutboundUrl(
-          redirectTarget(hop.url, response.headers.location),
+          target,
           allowHosts,
           // Stryker disable next-line StringLiteral: every source other than 'request' is read as a redirect
           'redirect',

@@ -409,6 +409,21 @@ describe('redirects', () => {
     expect(told).toEqual([0, 1, 2].map((n) => `${api.origin}/hop/${n}`));
   });
 
+  // Told before each check: a refused URL, first or a redirect's, is in the request log too.
+  it('tells onFetch a URL it refuses, the first or a redirect target', async () => {
+    const told: string[] = [];
+    await failureOf(fetchFrom('http://127.0.0.2:22/graph', { onFetch: (url) => told.push(url) }));
+    expect(told).toEqual(['http://127.0.0.2:22/graph']);
+    const api = await serve((_request, response) => {
+      response.writeHead(302, { location: `http://127.0.0.2:${api.port}/` });
+      response.end();
+    });
+    told.length = 0;
+    await failureOf(fetchFrom(api.origin, { onFetch: (url) => told.push(url) }));
+    expect(told).toEqual([api.origin, `http://127.0.0.2:${api.port}/`]);
+    expect(api.requests).toHaveLength(1);
+  });
+
   // The functions' X-Ray subsegment: one per fetch, redirects inside it, failures seen by it.
   it('runs the whole fetch, redirects included, inside the trace hook once', async () => {
     const api = await serve(redirecting(2));

@@ -22,7 +22,7 @@ export interface RequestFacts {
    * service fetch from where.
    */
   fetchedHost?: string;
-  /** The hosts its redirects led to and were fetched from, in order, each once (as `fetchedHost`). */
+  /** The other hosts its redirects led to, in order, each once (as `fetchedHost`), a refused one too. */
   redirectedTo?: string[];
   mode?: string;
   ticks?: number;
