@@ -8,7 +8,6 @@
  */
 import type { Page, Request, Route } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { generated } from '../../explorer/src/examples';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
 import { post, type TestServer } from '../integration/server';
 import { findChromium, freshExplorerPages, runAsWritten, SCREENSHOTS } from './browser';
@@ -116,12 +115,23 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
   });
 
   // A long run in the browser: Cancel ends its worker (a run cannot be interrupted otherwise),
-  // and the next run gets a new one instead of waiting behind the cancelled run.
+  // and the next run gets a new one instead of waiting behind the cancelled run. The first worker
+  // is one whose run never ends (a synchronous loop, as a long engine run is): a real long run
+  // needed a 20,000-node structure, whose drawing cost the test most of its 6–22 s, and a run
+  // that happened to finish before Cancel was pressed failed the test. The second worker is the
+  // real engine: it answers only if it is a new worker, not the busy one.
   it('cancels a run in the browser by ending its worker', async () => {
-    const { page, uncaught } = await openPage();
+    const { page, uncaught } = await openPage((fresh) =>
+      fresh.route(
+        '**/engine-worker.js',
+        (route) =>
+          route.fulfill({ contentType: 'text/javascript', body: 'self.onmessage = () => { for (;;); };' }),
+        { times: 1 },
+      ),
+    );
     const workers: string[] = [];
     page.on('worker', (worker) => workers.push(worker.url()));
-    await prepareRun(page, generated(20_000, 4), 'browser');
+    await prepareRun(page, TIMELINE, 'browser');
     await page.click('#run');
     await page.getByRole('button', { name: 'Cancel' }).click({ timeout: SETTLED_MS });
     await page.waitForSelector('body[data-state="cancelled"]', { timeout: SETTLED_MS });
