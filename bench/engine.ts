@@ -1241,8 +1241,9 @@ function compareTable(results: readonly CompareResult[]): { table: string; check
 
 function printChecks(checks: readonly TargetCheck[]): void {
   for (const check of checks) {
+    const why = !check.pass && check.note ? ` — why: ${check.note}` : '';
     console.log(
-      `  ${check.pass ? 'PASS' : 'MISS'}  ${check.row}: ${check.target}, measured ${check.measured}`,
+      `  ${check.pass ? 'PASS' : 'MISS'}  ${check.row}: ${check.target}, measured ${check.measured}${why}`,
     );
   }
   console.log('');
