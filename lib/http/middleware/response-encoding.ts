@@ -52,13 +52,19 @@ export function responseEncoding(opts: ResponseEncodingOptions): HttpMiddleware 
     }
 
     const acceptEncoding = readHeader(request.event, 'accept-encoding');
-    const raw = Buffer.from(response.body, 'utf8');
     const rawFits = responseFits(response.body, false, limits);
     const tried: ContentCoding[] = [];
-    const preferred = raw.length >= options.minBytes ? chooseContentCoding(acceptEncoding) : undefined;
+    const preferred =
+      Buffer.byteLength(response.body, 'utf8') >= options.minBytes
+        ? chooseContentCoding(acceptEncoding)
+        : undefined;
     const fallbacks = rawFits ? [] : acceptedCodings(acceptEncoding);
+    // The body's bytes only when a coding is tried: an answer sent as it is (or refused with no
+    // coding to try) never copies them (an 81 MB answer's copy took some 300 ms).
+    let raw: Buffer | undefined;
     for (const coding of unique([preferred, ...fallbacks])) {
       tried.push(coding);
+      raw ??= Buffer.from(response.body, 'utf8');
       const compressed = await compressWithin(raw, coding, budget, options);
       if (compressed !== undefined && (compressed.length < raw.length || !rawFits)) {
         response.body = compressed.toString('base64');
