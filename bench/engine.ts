@@ -673,7 +673,7 @@ function metadata() {
 }
 
 /** Linearity: the extreme shapes at 1M nodes, and the chain at 2M to see the cost per node hold. */
-const FAMILY_ROWS: ReadonlyArray<{ family: Family; nodeCount: number }> = [
+const FAMILY_ROWS: readonly FamilyRow[] = [
   { family: 'chain', nodeCount: 500_000 },
   { family: 'chain', nodeCount: 1_000_000 },
   { family: 'star', nodeCount: 1_000_000 },
@@ -709,13 +709,31 @@ function timedFloor(text: string, response: unknown): Sample {
   return { ms: performance.now() - started };
 }
 
-async function benchFamily(row: { family: Family; nodeCount: number }): Promise<FamilyResult> {
+interface FamilyRow {
+  family: Family;
+  nodeCount: number;
+}
+
+/** A family row's structure: its request text, and that text parsed as a request would be. */
+interface ParsedFamily {
+  row: FamilyRow;
+  name: string;
+  text: string;
+  parsed: Structure;
+}
+
+function parsedFamily(row: FamilyRow): ParsedFamily {
   const name = `${row.family} ${formatCount(row.nodeCount)}`;
   progress(`${name}: generating`);
   const text = requestText(generateFamily(row.family, row.nodeCount));
-  const parsed = JSON.parse(text) as Structure;
-  progress(`${name}: ours (analyze)`);
-  const ours = measure(3, () => timedAnalyze(parsed), WARM_RUNS);
+  return { row, name, text, parsed: JSON.parse(text) as Structure };
+}
+
+/** A family row whose analyze is timed (`ours`): the full collections of one more run, and the JSON floor. */
+async function familyResult(
+  { row, name, text, parsed }: ParsedFamily,
+  ours: Measurement,
+): Promise<FamilyResult> {
   collectGarbage!();
   const fullGcCount = await fullGcsDuring(() => {
     sink += analyze(parsed).nodes.length;
@@ -727,10 +745,35 @@ async function benchFamily(row: { family: Family; nodeCount: number }): Promise<
   return { name, family: row.family, nodeCount: row.nodeCount, ours, floor, fullGcs: fullGcCount };
 }
 
-function familyTable(
-  results: readonly FamilyResult[],
-  chains: ChainTimes | undefined,
-): { table: string; checks: TargetCheck[] } {
+/**
+ * The linearity rows, in `FAMILY_ROWS` order. The chains' analyze is timed in turns (five rounds,
+ * bench/in-turns.ts): the ratios of 1M to 500k and of 2M to 1M are targets, and timed a minute
+ * apart one chain got the quiet seconds and another the busy ones (the 1M chain took 1,355 ms in
+ * one such run and 985 ms in the next, 2026-11-29). Star and ring are timed alone.
+ */
+async function benchFamilies(): Promise<FamilyResult[]> {
+  const results = new Map<FamilyRow, FamilyResult>();
+  const chains = FAMILY_ROWS.filter((row) => row.family === 'chain').map(parsedFamily);
+  progress('chains 500k, 1M and 2M: ours (analyze), in turns');
+  const inTurns = measureInTurns(
+    5,
+    chains.map((chain) => () => timedAnalyze(chain.parsed)),
+  );
+  // Each chain let go once its row is done, so the next rows run on a smaller heap.
+  for (const ours of inTurns) {
+    const chain = chains.shift()!;
+    results.set(chain.row, await familyResult(chain, ours));
+  }
+  for (const row of FAMILY_ROWS.filter((candidate) => candidate.family !== 'chain')) {
+    const family = parsedFamily(row);
+    progress(`${family.name}: ours (analyze)`);
+    const ours = measure(3, () => timedAnalyze(family.parsed), WARM_RUNS);
+    results.set(row, await familyResult(family, ours));
+  }
+  return FAMILY_ROWS.map((row) => results.get(row)!);
+}
+
+function familyTable(results: readonly FamilyResult[]): { table: string; checks: TargetCheck[] } {
   const checks: TargetCheck[] = [];
   for (const result of results.filter((r) => r.nodeCount === 1_000_000)) {
     checks.push({
@@ -740,8 +783,10 @@ function familyTable(
       pass: result.ours.medianMs <= FAMILY_TARGETS.millionMs,
     });
   }
-  if (chains) {
-    const ratio = chains.twoMillionMs / chains.millionMs;
+  const chain1 = results.find((r) => r.family === 'chain' && r.nodeCount === 1_000_000);
+  const chain2 = results.find((r) => r.family === 'chain' && r.nodeCount === 2_000_000);
+  if (chain1 && chain2) {
+    const ratio = chain2.ours.medianMs / chain1.ours.medianMs;
     checks.push({
       row: 'chain 2M',
       target: `≤ ${FAMILY_TARGETS.doublingRatio}× the 1M chain (in turns)`,
@@ -1341,9 +1386,9 @@ function mainRoundOnly(): void {
   if (sink === Number.MIN_VALUE) console.log('');
 }
 
-function printFamilySection(families: readonly FamilyResult[], chains: ChainTimes | undefined): void {
+function printFamilySection(families: readonly FamilyResult[]): void {
   if (families.length === 0) return;
-  const section = familyTable(families, chains);
+  const section = familyTable(families);
   console.log(`Linearity: chain, star and ring at 1M nodes, the chain at 2M:\n\n${section.table}\n`);
   printChecks(section.checks);
 }
@@ -1357,57 +1402,36 @@ function printOpenSection(openResults: readonly OpenResult[]): void {
   printChecks(section.checks);
 }
 
-function familyFigures(
-  families: readonly FamilyResult[],
-  chains: ChainTimes | undefined,
-): {
+function familyFigures(families: readonly FamilyResult[]): {
   familyTable: string;
   familyChecks: TargetCheck[];
 } {
-  const { table, checks } = familyTable(families, chains);
+  const { table, checks } = familyTable(families);
   return { familyTable: table, familyChecks: checks };
 }
 
-/** The chains' analyze at 500k, 1M and 2M nodes, timed in turns: `chainsInTurns`. */
-interface ChainTimes {
-  halfMs: number;
-  millionMs: number;
-  twoMillionMs: number;
-}
-
-/**
- * The 500k, 1M and 2M chains' analyze, timed in turns (bench/in-turns.ts): their ratios are
- * targets (the 1M chain over the 500k one, round 3's; the 2M over the 1M, the linearity table's),
- * and the family rows time each chain on its own, a minute apart (on 2026-11-29 the 1M chain took
- * 1,355 ms in one such run and 985 ms in the next).
- */
-function chainsInTurns(): ChainTimes {
-  progress('chains 500k, 1M and 2M: in turns');
-  const chains = [500_000, 1_000_000, 2_000_000].map(
-    (nodeCount) => JSON.parse(requestText(generateFamily('chain', nodeCount))) as Structure,
-  );
-  const [half, million, twoMillion] = measureInTurns(
-    5,
-    chains.map((chain) => () => timedAnalyze(chain)),
-  ) as [Measurement, Measurement, Measurement];
-  return { halfMs: half.medianMs, millionMs: million.medianMs, twoMillionMs: twoMillion.medianMs };
+/** The 500k and 1M chains' medians (timed in turns: `benchFamilies`), when both ran. */
+function chainDoubling(families: readonly FamilyResult[]): { halfMs: number; millionMs: number } | undefined {
+  const chainAt = (nodeCount: number) =>
+    families.find((result) => result.family === 'chain' && result.nodeCount === nodeCount)?.ours.medianMs;
+  const halfMs = chainAt(500_000);
+  const millionMs = chainAt(1_000_000);
+  return halfMs === undefined || millionMs === undefined ? undefined : { halfMs, millionMs };
 }
 
 /** `npm run bench -- --only=linearity`: the linearity rows and the open twins, with round 3's lines for them. */
 async function mainLinearityOnly(): Promise<void> {
-  const families: FamilyResult[] = [];
-  for (const row of FAMILY_ROWS) families.push(await benchFamily(row));
-  const chains = chainsInTurns();
+  const families = await benchFamilies();
   const openResults: OpenResult[] = [];
   for (const size of SIZES.filter((candidate) => candidate.targetRow))
     for (const shape of SHAPES) openResults.push(await benchOpen(size, shape));
   progress('done');
-  printFamilySection(families, chains);
+  printFamilySection(families);
   printOpenSection(openResults);
   printRoundChecks(
     roundChecks({
       analyzeOverFloor: [],
-      chain: chains,
+      chain: chainDoubling(families),
       openOverClosed: openResults.map((result) => ({ name: result.name, ratio: result.ratio })),
       gain: undefined,
       whatIf: [],
@@ -1430,9 +1454,7 @@ async function main(): Promise<void> {
   const rows: RowResult[] = [];
   for (const size of sizes) for (const shape of SHAPES) rows.push(await benchRow(size, shape));
   const collidingResult = quick ? undefined : benchColliding();
-  const families: FamilyResult[] = [];
-  if (!quick) for (const row of FAMILY_ROWS) families.push(await benchFamily(row));
-  const chains = quick ? undefined : chainsInTurns();
+  const families = quick ? [] : await benchFamilies();
   const structureFamilies: StructureFamilyResult[] = [];
   if (!quick)
     for (const family of STRUCTURE_FAMILIES) structureFamilies.push(await benchStructureFamily(family));
@@ -1501,7 +1523,7 @@ async function main(): Promise<void> {
         );
   if (collidingSection)
     console.log(`Crafted colliding ids (the id index's flood guard):\n\n${collidingSection}\n`);
-  printFamilySection(families, chains);
+  printFamilySection(families);
   const structureFamilySection =
     structureFamilies.length > 0 ? structureFamilyTable(structureFamilies) : undefined;
   if (structureFamilySection) {
@@ -1557,7 +1579,7 @@ async function main(): Promise<void> {
         ratio: result.ours.medianMs / result.floor.medianMs,
       })),
     ],
-    chain: chains,
+    chain: chainDoubling(families),
     openOverClosed: openResults.map((result) => ({ name: result.name, ratio: result.ratio })),
     gain: round?.gain,
     whatIf: round?.whatIf ?? [],
@@ -1588,7 +1610,7 @@ async function main(): Promise<void> {
     roundChecks: roundSection,
     collidingTable: collidingSection,
     families,
-    ...(families.length > 0 ? familyFigures(families, chains) : {}),
+    ...(families.length > 0 ? familyFigures(families) : {}),
     structureFamilies,
     structureFamilyTable: structureFamilySection,
     stored,
