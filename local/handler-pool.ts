@@ -28,7 +28,10 @@ export interface HandlerPoolOptions {
 }
 
 export interface HandlerPool {
-  /** Runs one event on a free worker; rejects when the worker crashes or the pool is closed. */
+  /**
+   * Runs one event on a free worker; rejects when the worker crashes, the pool is closed, or
+   * `signal` aborts while the event still waits for a worker.
+   */
   readonly handler: (...args: Parameters<HttpApiHandler>) => Promise<unknown>;
   /**
    * Starts workers until `count` (at most the size) run, and resolves once every running worker
@@ -83,7 +86,10 @@ export type FromWorker =
 
 interface Job {
   event: APIGatewayProxyEventV2;
-  context: ContextFields;
+  /** The context without its deadline, which starts when a worker takes the job. */
+  context: Omit<ContextFields, 'deadline'>;
+  /** The function's time for this request, counted from when a worker starts it. */
+  timeMs: number;
   resolve(result: unknown): void;
   reject(error: Error): void;
 }
@@ -193,7 +199,9 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
       member.worker.postMessage({
         kind: 'invoke',
         event: job.event,
-        context: job.context,
+        // As a Lambda invocation's, the request's time runs from when its instance starts it,
+        // not from when it arrived: time spent waiting for a worker is not taken from its run.
+        context: { ...job.context, deadline: Date.now() + job.timeMs },
       } satisfies ToWorker);
     }
     let starting = 0;
@@ -205,13 +213,31 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
   };
 
   return {
-    handler: (event, context) =>
+    handler: (event, context, signal) =>
       new Promise((resolve, reject) => {
         if (closed) {
           reject(new Error('the local server is stopping'));
           return;
         }
-        queue.push({ event, context: contextFields(context), resolve, reject });
+        if (signal?.aborted === true) {
+          reject(clientGoneError());
+          return;
+        }
+        const { getRemainingTimeInMillis, done, fail, succeed, ...fields } = context;
+        const job: Job = { event, context: fields, timeMs: getRemainingTimeInMillis(), resolve, reject };
+        queue.push(job);
+        // A request whose client has gone while it waits is dropped, never run; one a worker
+        // has taken runs to its end (ending the worker would cost the next request a cold start).
+        signal?.addEventListener(
+          'abort',
+          () => {
+            const at = queue.indexOf(job);
+            if (at < 0) return;
+            queue.splice(at, 1);
+            reject(clientGoneError());
+          },
+          { once: true },
+        );
         dispatch();
       }),
     async warm(count) {
@@ -232,7 +258,6 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
   };
 }
 
-function contextFields(context: Context): ContextFields {
-  const { getRemainingTimeInMillis, done, fail, succeed, ...fields } = context;
-  return { ...fields, deadline: Date.now() + getRemainingTimeInMillis() };
+function clientGoneError(): Error {
+  return Object.assign(new Error('the client went away before a worker was free'), { name: 'AbortError' });
 }

@@ -36,7 +36,16 @@ import {
 } from './http-api-event';
 
 /** A Lambda handler as API Gateway calls it. */
-export type HttpApiHandler = (event: APIGatewayProxyEventV2, context: Context) => unknown;
+/**
+ * A Lambda handler as the adapter calls it. `signal` aborts when the client goes away before its
+ * answer: a handler that waits for a worker (`local/handler-pool.ts`) then drops the request;
+ * Lambda's own handlers ignore it.
+ */
+export type HttpApiHandler = (
+  event: APIGatewayProxyEventV2,
+  context: Context,
+  signal?: AbortSignal,
+) => unknown;
 
 export interface LoadedRoute extends RouteDefinition {
   handler: HttpApiHandler;
@@ -204,11 +213,23 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
       );
       return;
     }
+    // A client that gives up (closes its connection before the answer) takes its request back
+    // from the queue of a busy pool, as no Lambda would run it either.
+    const clientGone = new AbortController();
+    const onClose = () => {
+      if (!res.writableFinished) clientGone.abort();
+    };
+    res.once('close', onClose);
     let result: unknown;
     try {
       const timeoutMs = timeoutOf(route?.function ?? DEFAULT_ROUTE_FUNCTION);
-      result = await handler(event, lambdaContext(route?.name ?? 'default', requestId, now, timeoutMs));
+      result = await handler(
+        event,
+        lambdaContext(route?.name ?? 'default', requestId, now, timeoutMs),
+        clientGone.signal,
+      );
     } catch (error) {
+      if (clientGone.signal.aborted) return;
       onHandlerError(error, route);
       result = gatewayResult(
         new ApiError(

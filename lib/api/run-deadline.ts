@@ -9,6 +9,9 @@
  * Time kept back for what follows the engine's last checkpoint whatever the answer's size: the
  * last state's description and writing (about a second for the largest structures the limits
  * allow, measured in `npm run bench`), turning the buffer into text, and the response itself.
+ * A function given less than four times this (`FUNCTION_TIMEOUT_MS` may be as low as 1 s) keeps
+ * back a quarter of its time instead: structures that take a second to write cannot be answered
+ * in such a function anyway, and small ones then still run.
  *
  * @internal exported for its tests
  */
@@ -39,9 +42,10 @@ export function runDeadline(remainingMs: (() => number) | undefined): RunDeadlin
   if (remainingMs === undefined) return undefined;
   const limitMs = remainingMs();
   if (!Number.isFinite(limitMs)) return undefined;
+  const reserveMs = Math.min(BASE_RESERVE_MS, limitMs / 4);
   return {
     limitMs,
-    shouldStop: (bytesWritten) => remainingMs() < BASE_RESERVE_MS + bytesWritten * RESERVE_MS_PER_BYTE,
+    shouldStop: (bytesWritten) => remainingMs() <= reserveMs + bytesWritten * RESERVE_MS_PER_BYTE,
   };
 }
 

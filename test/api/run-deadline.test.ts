@@ -27,9 +27,25 @@ describe('runDeadline: when a run must stop to answer in time', () => {
     expect(deadline.limitMs).toBe(15_000);
   });
 
-  it('stops at once a run that begins with less than the reserve left', () => {
-    expect(runDeadline(() => BASE_RESERVE_MS - 1)!.shouldStop(0)).toBe(true);
+  it('stops at once a run that has less than the reserve left', () => {
+    let remaining = 15_000;
+    const deadline = runDeadline(() => remaining)!;
+    remaining = BASE_RESERVE_MS - 1;
+    expect(deadline.shouldStop(0)).toBe(true);
     expect(runDeadline(() => 0)!.shouldStop(0)).toBe(true);
+  });
+
+  // FUNCTION_TIMEOUT_MS may be as low as 1 s: 1.5 s kept back would stop every run at once.
+  it('keeps back a quarter of a time limit shorter than four reserves', () => {
+    let remaining = 1_000;
+    const deadline = runDeadline(() => remaining)!;
+    expect(deadline.shouldStop(0)).toBe(false);
+    remaining = 251;
+    expect(deadline.shouldStop(0)).toBe(false);
+    remaining = 249;
+    expect(deadline.shouldStop(0)).toBe(true);
+    expect(runDeadline(() => 4 * BASE_RESERVE_MS)!.shouldStop(0)).toBe(false);
+    expect(runDeadline(() => 6_000)).toMatchObject({ limitMs: 6_000 });
   });
 });
 

@@ -35,7 +35,7 @@ function event(path: string, query: Record<string, string> = {}): APIGatewayProx
 }
 
 let requests = 0;
-function context(): Context {
+function context(remainingMs = 30_000): Context {
   requests += 1;
   return {
     callbackWaitsForEmptyEventLoop: true,
@@ -46,7 +46,7 @@ function context(): Context {
     awsRequestId: `request-${requests}`,
     logGroupName: '/aws/lambda/sbe-local-runEngine',
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => 30_000,
+    getRemainingTimeInMillis: () => remainingMs,
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,
@@ -92,6 +92,37 @@ describe('createHandlerPool', () => {
     const inTurn = await Promise.all(Array.from({ length: 4 }, () => run(one, '/busy', { ms: '20' })));
     expect(inTurn.map((answer) => answer.served)).toEqual([1, 2, 3, 4]);
     expect(one.threads).toBe(1);
+  });
+
+  // A Lambda invocation's time runs from when its instance starts it: a request that waited
+  // for the only worker still gets its whole time (it had 2 s and waited some 1.2 s).
+  it('counts a request’s time from when a worker takes it, not from when it arrived', async () => {
+    const one = pool(1);
+    await one.warm(1);
+    const busy = run(one, '/busy', { ms: '1200' });
+    const waited = (await one.handler(event('/echo'), context(2_000))) as { body: string };
+    await busy;
+    expect((JSON.parse(waited.body) as Ran).remainingMs).toBeGreaterThan(1_500);
+  });
+
+  // A client that gives up while its request waits takes it back: it is never run, and the
+  // worker goes on to the next (whose count shows the dropped one was not served).
+  it('drops a waiting request whose signal aborts, and runs the next', async () => {
+    const one = pool(1);
+    await one.warm(1);
+    const busy = run(one, '/busy', { ms: '400' });
+    const gone = new AbortController();
+    const dropped = one.handler(event('/echo'), context(), gone.signal).catch((error: unknown) => error);
+    gone.abort();
+    expect(await dropped).toMatchObject({ name: 'AbortError' });
+    const next = await run(one, '/echo');
+    expect((await busy).served).toBe(1);
+    expect(next.served).toBe(2);
+    const already = new AbortController();
+    already.abort();
+    await expect(one.handler(event('/echo'), context(), already.signal)).rejects.toMatchObject({
+      name: 'AbortError',
+    });
   });
 
   it('a handler that throws fails its run with that error, and the worker serves the next', async () => {
@@ -211,6 +242,45 @@ describe('flagsLoadTsx', () => {
 });
 
 describe('a pooled route over HTTP', () => {
+  // A client that closes its connection while its request waits for a worker: the adapter takes
+  // the request back (the pool never runs it) and answers nothing, logging no failure.
+  it('takes back the request of a client that went away while it waited', async () => {
+    const one = pool(1);
+    await one.warm(1);
+    const route: LoadedRoute = {
+      method: 'GET',
+      path: '/busy',
+      name: 'busy',
+      function: 'engine',
+      auth: 'none',
+      handler: one.handler,
+    };
+    const failures: string[] = [];
+    const server = createServer(
+      createHttpAdapter({
+        routes: [route],
+        maxBodyBytes: 1024,
+        onHandlerError: (error) => failures.push(String(error)),
+      }),
+    );
+    await listen(server, 0, '127.0.0.1');
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const holding = fetch(`${base}/busy?ms=600`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const gaveUp = await fetch(`${base}/busy?ms=0`, { signal: AbortSignal.timeout(150) }).catch(
+        (error: unknown) => error,
+      );
+      expect(gaveUp).toMatchObject({ name: 'TimeoutError' });
+      expect(((await (await holding).json()) as Ran).served).toBe(1);
+      // The one that gave up was never served: the next request is the worker's second.
+      expect(((await (await fetch(`${base}/busy?ms=0`)).json()) as Ran).served).toBe(2);
+      expect(failures).toEqual([]);
+    } finally {
+      await closeServer(server);
+    }
+  });
+
   // The adapter answers a run that failed in its worker as it answers a handler that threw.
   it('answers a crashed worker’s request with 500 INTERNAL_ERROR and the contract’s error body', async () => {
     const workers = pool(1);
