@@ -158,8 +158,11 @@ export function firstSaturations(structure: CompiledStructure, throughput: Float
     for (let i = start[c]!; i < start[c + 1]!; i++) {
       const v = members[i]!;
       const x = throughput[v]!;
+      // A capacity counts where the steady state counts it: on a node with a way out (a queue
+      // that keeps what it takes never fills, as `headroom` and `utilization` say).
       // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: same answer (capacity / 0 and Infinity / x are Infinity, which the minimum ignores)
-      if (x > 0 && capacity[v]! < Number.POSITIVE_INFINITY) first = Math.min(first, capacity[v]! / x);
+      if (x > 0 && capacity[v]! < Number.POSITIVE_INFINITY && structure.hasWayOut(v))
+        first = Math.min(first, capacity[v]! / x);
       // A member's calls inside the loop read Infinity, not yet set: the minimum ignores it.
       for (let k = outStart[v]!; k < outStart[v + 1]!; k++)
         first = Math.min(first, saturation[outTarget[k]!]!);
@@ -291,7 +294,7 @@ function entryLatenciesAt(structure: CompiledStructure, throughput: Float64Array
     if (
       // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: same answer, other work (an entry that reaches a down node is stuck today and never searched)
       (down.length > 0 && down[v] === 1) ||
-      (x > 0 && !(x < capacity[v]!))
+      (x > 0 && !(x < capacity[v]!) && structure.hasWayOut(v))
     )
       own[v] = Number.POSITIVE_INFINITY;
     // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (a node without a service time has none, and no servers: 0 either way)

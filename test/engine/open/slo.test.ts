@@ -90,6 +90,33 @@ describe('latencyHeadroom', () => {
     expect(Object.keys(result).slice(-3)).toEqual(['headroom', 'latencyHeadroom', 'bottlenecks']);
   });
 
+  // db has a capacity but no way out (no dependency, no exit): a queue that keeps what it takes
+  // never fills, so the steady state gives it no utilization and no headroom, and e's latency is
+  // db's service time today. The search agrees: nothing on e's way saturates at any traffic.
+  it('counts a capacity only on a node with a way out, as the steady state does', () => {
+    const result = analyze({
+      nodes: [
+        { id: 'e', arrival: 1, fanout: true, slo: 1 },
+        { id: 'db', capacity: 0.5, serviceTime: 0.1 },
+      ],
+      dependencies: [{ from: 'e', to: 'db' }],
+    });
+    expect(result.headroom).toBeNull();
+    expect(result.nodes[0]!.latency).toBe(0.1);
+    expect(result.latencyHeadroom).toEqual({ scale: Number.MAX_VALUE, node: 'e' });
+    // With a way out, the capacity counts: db is over it today (twice), so e's requests are stuck
+    // there, and the search finds the SLO held up to db's saturation, half today's traffic.
+    const withExit = analyze({
+      nodes: [
+        { id: 'e', arrival: 1, fanout: true, slo: 1 },
+        { id: 'db', capacity: 0.5, serviceTime: 0.1, exit: 1 },
+      ],
+      dependencies: [{ from: 'e', to: 'db' }],
+    });
+    expect(withExit.nodes[0]!.latencyLimit).toEqual({ node: 'db', reason: 'saturated' });
+    expect(withExit.latencyHeadroom).toEqual({ scale: 0.5, node: 'e' });
+  });
+
   // The README's checkout: inventory (one server of 10 ms, 60 calls a second) is the first wall,
   // at ×5/3, answering in 0.01 / (1 − 0.6) = 25 ms today; payments (two of 40 ms, 20 a second:
   // capacity 50) the next, at ×2.5, in 1/21 s (Erlang C). Each bottleneck says how slow it is
