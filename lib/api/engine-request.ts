@@ -255,7 +255,14 @@ export function compileEngineRequest(
   // 8. Within the limits.
   const { mode, ticks } = envelope;
   assertWithinLimits(structure, location!, mode, ticks, limits, compare ? 2 : 1);
-  const blame = source?.blame;
+  // A problem the run finds names its element as the checks before it do: with the container
+  // in the nested format (`payload.nodes[3].serviceTime`).
+  const container = location?.container;
+  const blame =
+    source?.blame ??
+    (container === undefined
+      ? undefined
+      : (error: PayloadError) => new PayloadError(`${container}.${error.path}`, problemOf(error)));
   return {
     mode,
     ticks,

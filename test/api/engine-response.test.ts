@@ -82,4 +82,24 @@ describe('renderEngineResponse', () => {
     expect(thrown).toBeInstanceOf(ApiError);
     expect((thrown as ApiError).code).toBe('PAYLOAD_ERROR');
   });
+
+  // A problem only the run finds (a service time whose 99th percentile is past a double) names
+  // its element with the container in the nested format, as the checks before the run do.
+  it.each([
+    ['direct', (structure: object) => structure, 'nodes[0].serviceTime'],
+    ['nested', (structure: object) => ({ payload: structure }), 'payload.nodes[0].serviceTime'],
+    ['nested in graph', (structure: object) => ({ graph: structure }), 'graph.nodes[0].serviceTime'],
+  ])('names the element a run finds at fault with its container: %s', (_name, wrap, path) => {
+    const structure = { nodes: [{ id: 'a', arrival: 1, exit: 1, serviceTime: 1e308 }], dependencies: [] };
+    const request = parseEngineRequest({ mode: 'analyze', ...wrap(structure) }, limits);
+    let thrown: unknown;
+    try {
+      renderEngineResponse(request);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ code: 'PAYLOAD_ERROR' });
+    expect((thrown as ApiError).message.startsWith(`${path}: `)).toBe(true);
+    expect((thrown as ApiError).details).toEqual([{ path, message: expect.any(String) }]);
+  });
 });
