@@ -37,7 +37,7 @@ import { detectedFormats, type FormatName, type ReadOptions } from '../lib/forma
 import { isMainModule } from '../lib/main-module';
 import { unknownSettingsIds } from '../lib/systems';
 import { isRecord, looksLikeJsonLines } from '../lib/text';
-import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
+import { endOnOutputError, type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
 
 export const USAGE = `Usage: sbe-engine [analyze|tick|ticks] [file|-] [--ticks n] [--scenario file] [--compare]
                   [--format name] [--window s] [--sample-rate r] [--labels from,to] [--settings file]
@@ -92,7 +92,9 @@ would return it (followed by a newline). No server and no database are involved.
 A graph in another format is read, mapped and checked exactly as POST /api/connect does; what
 the reading has to say (the format, what one step stands for, its warnings) goes to stderr.
 Errors in the request are printed to stderr as the API's { "error": { "code", "message" } }
-body, with exit status 1; a mistake on the command line as one "error: ..." line, exit 2. The
+body, with exit status 1; a mistake on the command line as one "error: ..." line, exit 2. An
+answer that cannot be written ends the CLI as it ends Unix tools: silently with status 141 when
+the reader has gone (| head), with one "error: ..." line and status 1 otherwise (a full disk). The
 engine's limits apply, read from the same environment variables as the API's (MAX_NODES,
 MAX_DEPENDENCIES, MAX_TICKS, MAX_RESPONSE_ELEMENTS, MAX_DECODED_BODY_BYTES for a gzip body);
 MAX_BODY_BYTES, a limit of the gateway, does not.
@@ -548,6 +550,7 @@ function inputTooLarge(maxBody: number | undefined): ApiError {
 
 /** Process wiring for `bin/sbe-engine.mjs` and `tsx cli/engine.ts`. */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  endOnOutputError();
   process.exitCode = await runEngineCli(argv, {
     stdout: process.stdout,
     stderr: process.stderr,

@@ -13,7 +13,7 @@ import {
 import { type LocalServerPointer, readLocalServerPointer } from '../lib/local-server-pointer';
 import { isMainModule } from '../lib/main-module';
 import { LOCAL_DYNAMO_PORT, LOCAL_TABLE_NAME } from '../lib/storage/local-table';
-import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
+import { endOnOutputError, type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
 
 const USAGE = `Usage: npm run keys -- <command> [options]
 
@@ -391,5 +391,6 @@ function main(): Promise<number> {
 }
 
 if (isMainModule(import.meta.url)) {
+  endOnOutputError();
   process.exitCode = await main();
 }

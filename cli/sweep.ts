@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readQuotas } from '../lib/config/quotas';
 import { isMainModule } from '../lib/main-module';
-import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
+import { endOnOutputError, type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
 import { withTableClients } from './keys';
 
 const USAGE = `Usage: npm run sweep -- [--delete] [--json]
@@ -149,5 +149,6 @@ function main(): Promise<number> {
 }
 
 if (isMainModule(import.meta.url)) {
+  endOnOutputError();
   process.exitCode = await main();
 }

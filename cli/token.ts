@@ -10,7 +10,7 @@ import { type LocalServerPointer, readLocalServerPointer } from '../lib/local-se
 import { isMainModule } from '../lib/main-module';
 import { OWNER_RULE, OWNER_SHAPE } from '../lib/text';
 import { localIssuerFileFromEnv, readLocalIssuer, signAccessToken } from '../lib/tokens/local-issuer';
-import { type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
+import { endOnOutputError, type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
 
 const USAGE = `Usage: npm run token -- --user <sub> [--ttl <seconds>]
 
@@ -77,6 +77,7 @@ function parseWithUsage(argv: readonly string[]) {
 }
 
 if (isMainModule(import.meta.url)) {
+  endOnOutputError();
   process.exitCode = runTokenCli(process.argv.slice(2), {
     stdout: process.stdout,
     stderr: process.stderr,

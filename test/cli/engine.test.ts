@@ -1,5 +1,5 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -656,6 +656,57 @@ describe('sbe-engine on large and compressed input', () => {
     expect(stdout).toMatch(/Gzip is\s+detected by its first bytes \(1f 8b\)/);
     expect(stdout).toMatch(/MAX_BODY_BYTES, a limit of the gateway, does not/);
   });
+
+  // An answer of some 400 KB, more than a pipe holds, so the CLI is still writing when its
+  // reader goes.
+  const bigChain = () => {
+    const ids = Array.from({ length: 3_000 }, (_, i) => `n${i}`);
+    const path = join(folder, 'chain-3000.json');
+    writeFileSync(
+      path,
+      JSON.stringify({
+        mode: 'analyze',
+        nodes: ids.map((id) => ({ id, load: 1 })),
+        dependencies: ids.slice(1).map((id, i) => ({ from: ids[i]!, to: id })),
+      }),
+    );
+    return path;
+  };
+
+  // `sbe-engine analyze big.json | head -c 50`: the reader closes the pipe early. The CLI ends as
+  // Unix tools do (status 141, as a tool killed by SIGPIPE), saying nothing: no stack trace.
+  it('ends silently with status 141 when its reader goes (| head)', async () => {
+    const child = spawn(process.execPath, ['bin/sbe-engine.mjs', 'analyze', bigChain()], {
+      cwd: repositoryRoot,
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(stderr).toBe('');
+    expect(code).toBe(141);
+  });
+
+  // `sbe-engine analyze big.json > /dev/full`: one line saying why, status 1.
+  it.runIf(existsSync('/dev/full'))(
+    'says in one line that it could not write the output (a full disk)',
+    async () => {
+      const full = openSync('/dev/full', 'w');
+      try {
+        const child = spawn(process.execPath, ['bin/sbe-engine.mjs', 'analyze', bigChain()], {
+          cwd: repositoryRoot,
+          stdio: ['ignore', full, 'pipe'],
+        });
+        let stderr = '';
+        child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+        const code = await new Promise((resolve) => child.on('close', resolve));
+        expect(code).toBe(1);
+        expect(stderr).toMatch(/^error: could not write the output: ENOSPC[^\n]*\n$/);
+      } finally {
+        closeSync(full);
+      }
+    },
+  );
 
   // A real process: gzip piped into the launcher's stdin, as `gzip -c x.json | npx sbe-engine`.
   it('reads gzip piped into bin/sbe-engine.mjs', async () => {
