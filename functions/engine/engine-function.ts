@@ -40,10 +40,11 @@ export function createEngineFunction(deps: EngineFunctionDeps) {
             ...(owner === undefined ? {} : { owner }),
             remainingTimeMs,
             acceptedCodings: acceptedCodings(readHeader(event, 'accept-encoding')),
-            onAccepted: ({ mode, ticks, nodeCount, dependencyCount }) =>
+            onAccepted: ({ mode, ticks, compare, nodeCount, dependencyCount }) =>
               Object.assign(facts, {
                 mode,
                 ...(mode === 'ticks' ? { ticks } : {}),
+                ...(compare ? { compare } : {}),
                 nodeCount,
                 dependencyCount,
               }),

@@ -74,17 +74,23 @@ export function answerCannotFit(
   if (floor <= budget) return undefined;
   const size = `The answer would be at least ${sizeInWords(floor)} of JSON`;
   const limit = `the response limit of ${limits.maxResponseBytes} bytes`;
-  const ticks = request.mode === 'ticks' ? 'fewer ticks, ' : '';
-  const less = compares(request)
-    ? `${ticks}a smaller structure, or the scenario without \`compare\``
-    : request.mode === 'ticks'
-      ? 'fewer ticks or a smaller structure'
-      : 'a smaller structure';
+  const less = lessToAskFor({ mode: request.mode, compare: compares(request) });
   return compressible
     ? `${size}, more than ${limit} even compressed ${ONE_STATE_RATIO}× (twice as well as any answer ` +
         `was seen to compress), so it was not computed; ask for less: ${less}.`
     : `${size}, more than ${limit}, so it was not computed. Send \`Accept-Encoding: br, gzip\` to ` +
         `receive it compressed, or ask for less: ${less}.`;
+}
+
+/**
+ * What an engine request whose answer is too large could ask for less of: fewer ticks (mode
+ * `ticks`), a smaller structure, the scenario without `compare` (when it compares). The
+ * refusal before the run and the response limit after it say the same.
+ */
+export function lessToAskFor(request: { mode: string; compare?: boolean | undefined }): string {
+  const ticks = request.mode === 'ticks' ? 'fewer ticks, ' : '';
+  if (request.compare === true) return `${ticks}a smaller structure, or the scenario without \`compare\``;
+  return request.mode === 'ticks' ? 'fewer ticks or a smaller structure' : 'a smaller structure';
 }
 
 function entryBytes(structure: CompiledStructure): number {

@@ -67,6 +67,8 @@ export interface EngineRequestFacts {
   mode: Mode;
   /** Steps to run: the requested count in mode `ticks`, 1 in `tick`, 0 in `analyze`. */
   ticks: number;
+  /** A scenario with `"compare": true`: the answer holds both states. */
+  compare: boolean;
   nodeCount: number;
   dependencyCount: number;
 }
@@ -89,7 +91,13 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
 
   const answer = (input: RunEngineInput, request: EngineRequest, storedSha256?: string): EngineAnswer => {
     const { mode, ticks, structure } = request;
-    const facts = { mode, ticks, nodeCount: structure.nodeCount, dependencyCount: structure.dependencyCount };
+    const facts = {
+      mode,
+      ticks,
+      compare: request.compare === true,
+      nodeCount: structure.nodeCount,
+      dependencyCount: structure.dependencyCount,
+    };
     input.onAccepted?.(facts);
     if (input.acceptedCodings !== undefined) {
       const cannotFit = answerCannotFit(request, input.acceptedCodings, limits);

@@ -5,9 +5,10 @@ import {
   type Gzip,
   constants as zlib,
 } from 'node:zlib';
+import { lessToAskFor } from '../../api/answer-floor';
 import { ApiError } from '../../api/errors';
 import { largestBinaryBody, responseFits } from '../../api/response-size';
-import { type HttpMiddleware, type HttpRequest, readHeader } from './types';
+import { type HttpMiddleware, type HttpRequest, type RequestFacts, readHeader } from './types';
 
 export type ContentCoding = 'br' | 'gzip';
 
@@ -47,7 +48,8 @@ export function responseEncoding(opts: ResponseEncodingOptions): HttpMiddleware 
     response.headers = { ...response.headers, vary: 'Accept-Encoding' };
     const alreadyEncoded = response.isBase64Encoded === true || 'content-encoding' in response.headers;
     if (alreadyEncoded) {
-      if (!responseFits(response.body, true, limits)) throw tooLarge([], options.maxBytes);
+      if (!responseFits(response.body, true, limits))
+        throw tooLarge([], options.maxBytes, request.context.facts);
       return;
     }
 
@@ -74,7 +76,7 @@ export function responseEncoding(opts: ResponseEncodingOptions): HttpMiddleware 
       }
       if (rawFits) return;
     }
-    if (!rawFits) throw tooLarge(tried, options.maxBytes);
+    if (!rawFits) throw tooLarge(tried, options.maxBytes, request.context.facts);
   };
 
   return { after: responseEncodingAfter };
@@ -128,14 +130,28 @@ function brotliOptions(raw: Buffer, options: typeof defaults): BrotliOptions {
   };
 }
 
-function tooLarge(tried: readonly ContentCoding[], maxBytes: number): ApiError {
+/**
+ * The 413 for a body over the limit. What to ask for less of is the request's own, as the
+ * engine's refusal before the run says it (`lessToAskFor`), from the facts the engine function
+ * records (its mode, and whether it compares); a route that runs no engine asks for a smaller
+ * structure.
+ */
+function tooLarge(
+  tried: readonly ContentCoding[],
+  maxBytes: number,
+  facts: RequestFacts | undefined,
+): ApiError {
   const limit = `the response limit of ${maxBytes} bytes`;
+  const less =
+    facts?.mode === undefined
+      ? 'a smaller structure'
+      : lessToAskFor({ mode: facts.mode, compare: facts.compare === true });
   const message =
     tried.length === 0
       ? `The result is larger than ${limit}. Send \`Accept-Encoding: br, gzip\` to receive it ` +
-        'compressed, or ask for less: fewer ticks or a smaller structure.'
+        `compressed, or ask for less: ${less}.`
       : `The result is larger than ${limit} even compressed with ${tried.join(' or ')}; ask for less: ` +
-        'fewer ticks or a smaller structure.';
+        `${less}.`;
   return new ApiError('LIMIT_EXCEEDED', message);
 }
 

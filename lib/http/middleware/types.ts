@@ -26,6 +26,8 @@ export interface RequestFacts {
   redirectedTo?: string[];
   mode?: string;
   ticks?: number;
+  /** An engine request that compares a scenario with its baseline. */
+  compare?: true;
   nodeCount?: number;
   dependencyCount?: number;
   errorCode?: string;

@@ -5,19 +5,20 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../lib/api/errors';
 import { type HttpContext, type HttpEvent, responseEncoding } from '../../../lib/http/middleware';
 import { chooseContentCoding } from '../../../lib/http/middleware/response-encoding';
+import type { RequestFacts } from '../../../lib/http/middleware/types';
 import { type HttpResult, jsonTextResult } from '../../../lib/http/responses';
 import { httpEvent } from '../events';
 
 const LIMIT = 24 * 1024;
 
 /** A handler returning `body` as a JSON 200, behind the encoding middleware with a 24 KiB response limit. */
-function respond(body: string, acceptEncoding?: string): Promise<HttpResult> {
+function respond(body: string, acceptEncoding?: string, facts?: RequestFacts): Promise<HttpResult> {
   const handler = middy<HttpEvent, HttpResult, unknown, HttpContext>(() => jsonTextResult(200, body)).use(
     responseEncoding({ maxBytes: LIMIT }),
   );
   const headers: Record<string, string> =
     acceptEncoding === undefined ? {} : { 'accept-encoding': acceptEncoding };
-  return handler(httpEvent({ headers }) as never, {} as never);
+  return handler(httpEvent({ headers }) as never, (facts === undefined ? {} : { facts }) as never);
 }
 
 /** About 8 KB of repetitive JSON, like a timeline: compresses very well. */
@@ -96,6 +97,25 @@ describe('responseEncoding', () => {
     expect(error.code).toBe('LIMIT_EXCEEDED');
     expect(error.message).toContain('even compressed with gzip');
     expect(error.message).not.toContain('Accept-Encoding');
+    expect(error.message).toMatch(/ask for less: a smaller structure\.$/);
+  });
+
+  // What to ask for less of is the engine request's own, as the refusal before the run says it:
+  // ticks only in mode ticks, `compare` only when it compares.
+  it.each([
+    [{ mode: 'analyze' }, 'a smaller structure.'],
+    [{ mode: 'analyze', compare: true as const }, 'a smaller structure, or the scenario without `compare`.'],
+    [{ mode: 'ticks', ticks: 50 }, 'fewer ticks or a smaller structure.'],
+    [
+      { mode: 'ticks', compare: true as const },
+      'fewer ticks, a smaller structure, or the scenario without `compare`.',
+    ],
+  ])('says what the request %j could ask for less of', async (facts, less) => {
+    const body = JSON.stringify({ noise: randomBytes(40_000).toString('hex') });
+    for (const coding of ['gzip', undefined]) {
+      const error = (await respond(body, coding, facts).catch((thrown: unknown) => thrown)) as ApiError;
+      expect(error.message.endsWith(`ask for less: ${less}`)).toBe(true);
+    }
   });
 
   // A pseudo-random 40 KB block of 0s and 1s, four times: gzip's 32 KB window cannot see the
