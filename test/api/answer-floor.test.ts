@@ -3,6 +3,7 @@
  * the answer's real size (or a request that would fit could be refused), and a refusal comes only
  * when no answer could fit.
  */
+import { brotliCompressSync, constants } from 'node:zlib';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { answerCannotFit, answerFloorBytes, ONE_STATE_RATIO } from '../../lib/api/answer-floor';
@@ -97,24 +98,53 @@ describe('answerCannotFit', () => {
 
   it('lets through what might fit', () => {
     expect(answerCannotFit(request({ mode: 'analyze', ...idleChain(30) }), [], limits)).toBeUndefined();
-    // Compressed, 300 nodes might fit: 35 KB / 150 is far below 6 KiB.
+    // Compressed, 300 nodes might fit: 35 KB / 1,000 is far below 6 KiB.
     expect(
       answerCannotFit(request({ mode: 'analyze', ...idleChain(300) }), ['gzip'], limits),
     ).toBeUndefined();
   });
 
-  // At 150× a 16 KiB limit takes a floor of 150 × 6,138 bytes ≈ 0.92 MB: 4,000 idle nodes
-  // compared with their baseline have a floor of about 0.98 MB.
-  it('refuses, for a client that takes compression, only what would need to compress more than 150×', () => {
+  // At 1,000× a 16 KiB limit takes a floor of 1,000 × 6,138 bytes ≈ 6.1 MB: 26,000 idle nodes
+  // compared with their baseline have a floor of about 6.4 MB.
+  it('refuses, for a client that takes compression, only what would need to compress more than 1,000×', () => {
     const budget = largestBinaryBody(limits) * ONE_STATE_RATIO;
-    const compared = request({ mode: 'analyze', ...idleChain(4000), scenario: { scale: 2 }, compare: true });
+    const compared = request({
+      mode: 'analyze',
+      ...idleChain(26_000),
+      scenario: { scale: 2 },
+      compare: true,
+    });
     expect(answerFloorBytes(compared)).toBeGreaterThan(budget);
     const message = answerCannotFit(compared, ['br', 'gzip'], limits);
-    expect(message).toContain('even compressed 150×');
+    expect(message).toContain('even compressed 1000×');
     expect(message).toContain('ask for less: a smaller structure, or the scenario without `compare`.');
-    const alone = request({ mode: 'analyze', ...idleChain(4000), scenario: { scale: 2 } });
+    const alone = request({ mode: 'analyze', ...idleChain(26_000), scenario: { scale: 2 } });
     expect(answerFloorBytes(alone)).toBeLessThanOrEqual(budget);
     expect(answerCannotFit(alone, ['br'], limits)).toBeUndefined();
+  });
+
+  // 4,000 idle nodes named as Kubernetes services are (55 characters), compared with their
+  // baseline: each id is written in both states, and brotli at the middleware's quality packs
+  // the answer some 215× against its floor, past the 150× once allowed. It fits a 16 KiB limit
+  // compressed, so it must not be refused.
+  it('lets through a compare of long ids that fits compressed', () => {
+    const ids = Array.from(
+      { length: 4000 },
+      (_, i) => `cluster-eu-west-1/namespace-payments/service-${String(i).padStart(6, '0')}`,
+    );
+    const compared = request({
+      mode: 'analyze',
+      nodes: ids.map((id) => ({ id, load: 0 })),
+      dependencies: [],
+      scenario: { scale: 2 },
+      compare: true,
+    });
+    expect(answerFloorBytes(compared)).toBeGreaterThan(150 * largestBinaryBody(limits));
+    expect(answerCannotFit(compared, ['br'], limits)).toBeUndefined();
+    const packed = brotliCompressSync(renderEngineResponse(compared), {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 4 },
+    });
+    expect(packed.length).toBeLessThanOrEqual(largestBinaryBody(limits));
   });
 
   // A timeline's snapshots repeat one another, so compression has no useful bound: only the
