@@ -28,6 +28,7 @@ import { locateStructure } from '../lib/api/engine-request';
 import { ApiError, classifyFailure, errorBody } from '../lib/api/errors';
 import { parseJsonRequestBody } from '../lib/api/request-body';
 import { MODES, type Mode } from '../lib/api/request-shape';
+import { compileWithSettings } from '../lib/api/settings-fit';
 import { applySettings } from '../lib/api/system-settings';
 import { createRunEngine } from '../lib/app/run-engine';
 import type { Env } from '../lib/config/env';
@@ -353,12 +354,17 @@ const UNIT_WORDS: Record<string, string> = {
   'as-sent': 'what the numbers say',
 };
 
-/** The settings applied, as a run on a registered system applies them; their ids must be nodes. */
+/**
+ * The settings applied, as a run on a registered system applies them: their ids must be nodes,
+ * and they must fit the structure as `PATCH /api/systems/{id}` checks them (400 naming the
+ * setting: `settings.nodes.api.capacity: 3 disagrees with …`, not the node it lands on).
+ */
 function withSettings(
   structure: { nodes: unknown[]; dependencies: unknown[] },
   settings: Settings,
 ): { nodes: unknown[]; dependencies: readonly unknown[] } {
   checkSettingsIds(unknownSettingsIds(structure, settings));
+  compileWithSettings(structure, settings);
   return applySettings(structure, settings);
 }
 

@@ -418,6 +418,30 @@ describe('sbe-engine on traces and other formats', () => {
     expect(JSON.parse(bad.stderr).error.message).toBe(
       'settings.nodes.api.servers must be a whole number from 1 to 10000, got 0',
     );
+    // Settings that contradict the structure (a capacity beside servers and a service time that
+    // make another) are refused naming the setting, as PATCH refuses them, not the node they set.
+    const body = file(
+      'entry-and-db.json',
+      JSON.stringify({
+        mode: 'analyze',
+        nodes: [
+          { id: 'e', arrival: 1, fanout: true },
+          { id: 'a', exit: 1 },
+        ],
+        dependencies: [{ from: 'e', to: 'a' }],
+      }),
+    );
+    const contradicting = await run([
+      'analyze',
+      body,
+      '--settings',
+      file('contradicting.json', '{"nodes":{"a":{"serviceTime":0.1,"servers":1,"capacity":3}}}'),
+    ]);
+    expect(contradicting.code).toBe(1);
+    expect(JSON.parse(contradicting.stderr).error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      message: 'settings.nodes.a.capacity: 3 disagrees with servers / serviceTime = 10; drop one',
+    });
   });
 
   // Command-line mistakes: one line, exit 2.
