@@ -56,10 +56,9 @@ would return it (followed by a newline). No server and no database are involved.
                ({ payload|system|record|data|graph: { nodes, dependencies } }), or a graph
                in another format, JSON or JSON Lines (one value per line, as the
                OpenTelemetry Collector's file exporter writes); "-" or nothing reads stdin.
-               Any size: no byte limit applies by default (see --max-body). Gzip is
-               detected by its first bytes (1f 8b) and undone, up to MAX_DECODED_BODY_BYTES
-               (64 MiB by default) decompressed, or --max-body; brotli and deflate carry no
-               such signature and are not detected: decompress them first
+               Any size: no byte limit applies by default (see --max-body), plain or
+               gzipped. Gzip is detected by its first bytes (1f 8b) and undone; brotli and
+               deflate carry no such signature and are not detected: decompress them first
   --ticks n    steps to run in mode ticks (1-1000); overrides any "ticks" in the body
   --scenario file
                a JSON file holding a scenario { scale?, nodes?, dependencies? } to run
@@ -97,8 +96,8 @@ body, with exit status 1; a mistake on the command line as one "error: ..." line
 answer that cannot be written ends the CLI as it ends Unix tools: silently with status 141 when
 the reader has gone (| head), with one "error: ..." line and status 1 otherwise (a full disk). The
 engine's limits apply, read from the same environment variables as the API's (MAX_NODES,
-MAX_DEPENDENCIES, MAX_TICKS, MAX_RESPONSE_ELEMENTS, MAX_DECODED_BODY_BYTES for a gzip body);
-MAX_BODY_BYTES, a limit of the gateway, does not.
+MAX_DEPENDENCIES, MAX_TICKS, MAX_RESPONSE_ELEMENTS); MAX_BODY_BYTES and MAX_DECODED_BODY_BYTES,
+limits of the gateway, do not.
 
 Examples:
   sbe-engine analyze example.json
@@ -135,7 +134,7 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
       command.settingsFile === undefined
         ? undefined
         : await readSettingsFile(command.settingsFile, io.stdin, limits);
-    const bytes = await readBody(command, io.stdin, limits);
+    const bytes = await readBody(command, io.stdin);
     const document = readDocument(bytes);
     // What the reading had to say, written once the engine has answered (an error alone is the
     // API's error body on stderr).
@@ -460,17 +459,14 @@ const LONGEST_TEXT = bufferConstants.MAX_STRING_LENGTH;
 
 /**
  * The body's bytes, from the file or stdin, gzip undone. No byte limit but `--max-body` (and the
- * longest text Node can hold) applies to what is read; a gzip body may decompress to at most
- * `--max-body`, or without it `MAX_DECODED_BODY_BYTES`, as for a compressed API body: a few
- * kilobytes of gzip can inflate to gigabytes, so that size is bounded whatever the file's.
+ * longest text Node can hold) applies to what is read, and the same to what a gzip body
+ * decompresses to: a file of any size reads the same plain or gzipped. (The API's
+ * `MAX_DECODED_BODY_BYTES` is a gateway's limit, as `MAX_BODY_BYTES` is.) A few kilobytes of gzip
+ * can inflate to gigabytes: zlib stops at the limit, so a gzip bomb costs at most that.
  */
-async function readBody(
-  command: EngineCommand,
-  stdin: EngineCliIo['stdin'],
-  limits: Limits,
-): Promise<Buffer> {
+async function readBody(command: EngineCommand, stdin: EngineCliIo['stdin']): Promise<Buffer> {
   const bytes = await readInput(command.file, stdin, command.maxBody);
-  return isGzip(bytes) ? gunzipped(bytes, command.maxBody, limits.maxDecodedBodyBytes) : bytes;
+  return isGzip(bytes) ? gunzipped(bytes, command.maxBody) : bytes;
 }
 
 /**
@@ -487,8 +483,8 @@ function isGzip(bytes: Buffer): boolean {
  * limit (`maxOutputLength` is checked chunk by chunk), so a gzip bomb costs at most the limit in
  * memory and is refused without being decompressed to its end.
  */
-function gunzipped(bytes: Buffer, maxBody: number | undefined, maxDecodedBytes: number): Buffer {
-  const limit = maxBody ?? maxDecodedBytes;
+function gunzipped(bytes: Buffer, maxBody: number | undefined): Buffer {
+  const limit = maxBody ?? LONGEST_TEXT;
   try {
     return gunzipSync(bytes, { maxOutputLength: limit });
   } catch (error) {
@@ -496,9 +492,8 @@ function gunzipped(bytes: Buffer, maxBody: number | undefined, maxDecodedBytes: 
       throw new ApiError(
         'LIMIT_EXCEEDED',
         maxBody === undefined
-          ? `The input is gzip-compressed and decompresses to more than ${maxDecodedBytes} bytes, ` +
-              'the limit MAX_DECODED_BODY_BYTES sets on a decompressed body; give --max-body <bytes> ' +
-              'to allow more, or decompress the file first.'
+          ? `The input is gzip-compressed and decompresses to more than ${LONGEST_TEXT} bytes, the ` +
+              'longest text Node can hold, so it cannot be read as JSON; split it into smaller structures.'
           : `The input is gzip-compressed and decompresses to more than --max-body ${maxBody} bytes; ` +
               'give a larger --max-body.',
       );
