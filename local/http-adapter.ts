@@ -35,7 +35,6 @@ import {
   withLength,
 } from './http-api-event';
 
-/** A Lambda handler as API Gateway calls it. */
 /**
  * A Lambda handler as the adapter calls it. `signal` aborts when the client goes away before its
  * answer: a handler that waits for a worker (`local/handler-pool.ts`) then drops the request;

@@ -27,7 +27,7 @@
 import type { CompiledStructure } from '../engine';
 import type { EngineRequest } from './engine-request';
 import { compares } from './engine-response';
-import { largestBinaryBody, responseBodyBudget } from './response-size';
+import { largestBinaryBody, lessToAskFor, responseBodyBudget } from './response-size';
 
 /**
  * Some five times the best ratio seen with ids of real lengths (215×): an answer refused on it
@@ -86,17 +86,6 @@ export function answerCannotFit(
         `answer with ids of usual lengths was seen to compress), so it was not computed; ask for less: ${less}.`
     : `${size}, more than ${limit}, so it was not computed. Send \`Accept-Encoding: br, gzip\` to ` +
         `receive it compressed, or ask for less: ${less}.`;
-}
-
-/**
- * What an engine request whose answer is too large could ask for less of: fewer ticks (mode
- * `ticks`), a smaller structure, the scenario without `compare` (when it compares). The
- * refusal before the run and the response limit after it say the same.
- */
-export function lessToAskFor(request: { mode: string; compare?: boolean | undefined }): string {
-  const ticks = request.mode === 'ticks' ? 'fewer ticks, ' : '';
-  if (request.compare === true) return `${ticks}a smaller structure, or the scenario without \`compare\``;
-  return request.mode === 'ticks' ? 'fewer ticks or a smaller structure' : 'a smaller structure';
 }
 
 function entryBytes(structure: CompiledStructure): number {

@@ -54,3 +54,14 @@ export function responseFits(
 function base64Length(bytes: number): number {
   return Math.ceil(bytes / 3) * 4;
 }
+
+/**
+ * What an engine request whose answer is too large could ask for less of: fewer ticks (mode
+ * `ticks`), a smaller structure, the scenario without `compare` (when it compares). The
+ * refusal before the run and the response limit after it say the same.
+ */
+export function lessToAskFor(request: { mode: string; compare?: boolean | undefined }): string {
+  const ticks = request.mode === 'ticks' ? 'fewer ticks, ' : '';
+  if (request.compare === true) return `${ticks}a smaller structure, or the scenario without \`compare\``;
+  return request.mode === 'ticks' ? 'fewer ticks or a smaller structure' : 'a smaller structure';
+}

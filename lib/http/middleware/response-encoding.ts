@@ -5,9 +5,8 @@ import {
   type Gzip,
   constants as zlib,
 } from 'node:zlib';
-import { lessToAskFor } from '../../api/answer-floor';
 import { ApiError } from '../../api/errors';
-import { largestBinaryBody, responseFits } from '../../api/response-size';
+import { largestBinaryBody, lessToAskFor, responseFits } from '../../api/response-size';
 import { type HttpMiddleware, type HttpRequest, type RequestFacts, readHeader } from './types';
 
 export type ContentCoding = 'br' | 'gzip';
