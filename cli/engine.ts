@@ -24,16 +24,17 @@ import {
   type Settings,
   structureFromUpstream,
 } from '../lib/api/connect-request';
-import { locateStructure } from '../lib/api/engine-request';
+import { locateStructure, problemOf } from '../lib/api/engine-request';
 import { ApiError, classifyFailure, errorBody } from '../lib/api/errors';
 import { parseJsonRequestBody } from '../lib/api/request-body';
 import { MODES, type Mode } from '../lib/api/request-shape';
-import { compileWithSettings } from '../lib/api/settings-fit';
+import { blameSettings, compileWithSettings } from '../lib/api/settings-fit';
 import { applySettings } from '../lib/api/system-settings';
 import { createRunEngine } from '../lib/app/run-engine';
 import type { Env } from '../lib/config/env';
 import type { Limits } from '../lib/config/limits';
 import { readLimits } from '../lib/config/limits';
+import { PayloadError } from '../lib/engine';
 import { detectedFormats, type FormatName, type ReadOptions } from '../lib/formats';
 import { isMainModule } from '../lib/main-module';
 import { unknownSettingsIds } from '../lib/systems';
@@ -141,7 +142,11 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
     const notes: string[] = [];
     const body = engineBody(document, command, limits, settings, notes);
     // The API's own use case, without stored systems: a body is read as it stands.
-    const answer = await createRunEngine({ limits })({ body: withCommandLine(body, command, scenario) });
+    const answer = await createRunEngine({ limits })({
+      body: withCommandLine(body, command, scenario),
+    }).catch((error: unknown) => {
+      throw settings === undefined ? error : blamedOnSettings(error, body, settings);
+    });
     for (const note of notes) io.stderr.write(`${note}\n`);
     io.stdout.write(`${answer.json}\n`);
     return 0;
@@ -352,6 +357,25 @@ const UNIT_WORDS: Record<string, string> = {
   none: 'nothing (no traffic in the source)',
   'as-sent': 'what the numbers say',
 };
+
+/**
+ * A problem the run finds in a structure with `--settings` applied, said of the setting that
+ * caused it, as a run of a registered system says it (`settings.nodes.db.serviceTime: makes the
+ * node's p99 …`, not the node it landed on); any other error as it is.
+ */
+function blamedOnSettings(error: unknown, body: unknown, settings: Settings): unknown {
+  const detail = error instanceof ApiError && error.code === 'PAYLOAD_ERROR' ? error.details?.[0] : undefined;
+  const location = isRecord(body) ? locateStructure(body) : undefined;
+  if (detail === undefined || location === undefined || !Array.isArray(location.holder.nodes)) return error;
+  const prefix = location.container === undefined ? '' : `${location.container}.`;
+  if (!detail.path.startsWith(prefix)) return error;
+  const found = new PayloadError(detail.path.slice(prefix.length), detail.message);
+  const blamed = blameSettings({ nodes: location.holder.nodes }, settings, found);
+  if (blamed === undefined) return error;
+  return new ApiError('PAYLOAD_ERROR', blamed.message, {
+    details: [{ path: blamed.path, message: problemOf(blamed) }],
+  });
+}
 
 /**
  * The settings applied, as a run on a registered system applies them: their ids must be nodes,

@@ -1,5 +1,14 @@
 import { execFile, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -442,6 +451,27 @@ describe('sbe-engine on traces and other formats', () => {
       code: 'INVALID_REQUEST',
       message: 'settings.nodes.a.capacity: 3 disagrees with servers / serviceTime = 10; drop one',
     });
+    // A problem only the run finds (a service time whose 99th percentile is past a double) is
+    // said of the setting that gave it, as a run of a registered system says it.
+    for (const document of [
+      body,
+      file(
+        'entry-and-db-nested.json',
+        JSON.stringify({ mode: 'analyze', payload: JSON.parse(readFileSync(body, 'utf8')) }),
+      ),
+    ]) {
+      const huge = await run([
+        'analyze',
+        document,
+        '--settings',
+        file('huge.json', '{"nodes":{"a":{"serviceTime":1e308}}}'),
+      ]);
+      expect(huge.code).toBe(1);
+      const error = JSON.parse(huge.stderr).error;
+      expect(error.code).toBe('PAYLOAD_ERROR');
+      expect(error.message).toMatch(/^settings\.nodes\.a\.serviceTime: makes the node's p99 larger/);
+      expect(error.details).toEqual([{ path: 'settings.nodes.a.serviceTime', message: expect.any(String) }]);
+    }
   });
 
   // Command-line mistakes: one line, exit 2.
