@@ -9,9 +9,12 @@ import {
   documentFromJsonLines,
   parseConnectRequest,
   readOptionsOf,
+  type Settings,
   structureFromUpstream,
 } from '../api/connect-request';
-import { compileWithSettings } from '../api/settings-fit';
+import { problemOf } from '../api/engine-request';
+import { ApiError } from '../api/errors';
+import { blameSettings, compileWithSettings } from '../api/settings-fit';
 import type { Limits } from '../config/limits';
 import {
   analyze,
@@ -19,6 +22,7 @@ import {
   type CompiledStructure,
   type EngineResult,
   type Headroom,
+  PayloadError,
 } from '../engine';
 import { type FetchJsonOptions, fetchJson, JsonLinesText } from '../outbound';
 import {
@@ -111,7 +115,7 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
       const withSettings = settings === undefined ? compiled : compileWithSettings(structure, settings);
       if (request.dryRun === true) {
         // The answer as the engine would give it on the system, settings applied.
-        return dryRunAnswer(withSettings, { format, unit, warnings });
+        return dryRunAnswer(withSettings, { format, unit, warnings }, { structure, settings });
       }
       const record = await systems.create({
         owner,
@@ -130,11 +134,44 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
     });
 }
 
+/**
+ * The dry run's analysis. A structure the engine accepts can still hold numbers its run cannot
+ * answer (a service time whose 99th percentile is past a double): runs on the system would answer
+ * `PAYLOAD_ERROR`, so the dry run says so now, as the registration's errors are said: 400
+ * `INVALID_REQUEST` naming the setting that gave the number, else 422 `UPSTREAM_INVALID` naming
+ * the element. (A registration does not run the engine: it stores such a structure.)
+ */
+function analyzedOrRefused(
+  compiled: CompiledStructure,
+  { structure, settings }: { structure: { nodes: readonly unknown[] }; settings: Settings | undefined },
+): EngineResult {
+  try {
+    return analyze(compiled);
+  } catch (error) {
+    if (!(error instanceof PayloadError)) throw error;
+    const blamed = settings === undefined ? undefined : blameSettings(structure, settings, error);
+    if (blamed !== undefined) {
+      const problem = problemOf(blamed);
+      throw new ApiError('INVALID_REQUEST', `${blamed.path}: ${problem}`, {
+        details: [{ path: blamed.path, message: problem }],
+      });
+    }
+    throw new ApiError(
+      'UPSTREAM_INVALID',
+      `The structure read cannot be run by the engine: ${error.message}`,
+      {
+        details: [{ path: error.path, message: problemOf(error) }],
+      },
+    );
+  }
+}
+
 function dryRunAnswer(
   compiled: CompiledStructure,
   read: { format: string; unit: string; warnings: string[] },
+  sent: { structure: { nodes: readonly unknown[] }; settings: Settings | undefined },
 ): DryRunAnswer {
-  const result = analyze(compiled);
+  const result = analyzedOrRefused(compiled, sent);
   const entries: string[] = [];
   let entryCount = 0;
   for (const node of result.nodes) {

@@ -174,6 +174,40 @@ describe('connect a system', () => {
     ]);
   });
 
+  // A structure the engine accepts can hold numbers its run cannot answer: db's service time of
+  // 1e308 puts its 99th percentile past a double. Runs on the system would answer PAYLOAD_ERROR,
+  // so the dry run says so, as a registration says its errors: the setting that gave the number
+  // (400), else the element (422). Never a 500 INTERNAL_ERROR.
+  it('refuses a dry run whose analysis the engine cannot answer, naming the setting or the element', async () => {
+    const heavy = (serviceTime: number) => ({
+      nodes: [
+        { id: 'api', arrival: 5, fanout: true },
+        { id: 'db', serviceTime },
+      ],
+      dependencies: [{ from: 'api', to: 'db' }],
+    });
+    const connect = createConnectSystem({ systems: systemsStore(), limits, outbound });
+    const inDocument = await contractErrorOf(
+      connect('alice', { name: 'x', url: (await externalApi(heavy(1e308))).origin, dryRun: true }),
+    );
+    expect(inDocument.code).toBe('UPSTREAM_INVALID');
+    expect(inDocument.message).toMatch(
+      /^The structure read cannot be run by the engine: nodes\[1\]\.serviceTime: /,
+    );
+    const inSettings = await contractErrorOf(
+      connect('alice', {
+        name: 'x',
+        url: (await externalApi(heavy(0.01))).origin,
+        dryRun: true,
+        settings: { nodes: { db: { serviceTime: 1e308 } } },
+      }),
+    );
+    expect(inSettings.code).toBe('INVALID_REQUEST');
+    expect(inSettings.message).toMatch(
+      /^settings\.nodes\.db\.serviceTime: makes the node's \w+ larger than the largest number/,
+    );
+  });
+
   it('refuses a format it does not know, naming the field, and a forced format that does not fit', async () => {
     const api = await externalApi(WORKED);
     const connect = createConnectSystem({ systems: systemsStore(), limits, outbound });
