@@ -717,7 +717,8 @@ function systemPaths(): JsonObject {
             "Set a system's capacities and arrivals (replacing the ones before), applied on every engine run",
           security: [{ userToken: [] }],
           description:
-            'Writes the settings only: a refresh running meanwhile keeps them, and they keep its structure. ' +
+            'Writes the settings only: a refresh running meanwhile keeps them, and they keep its structure; ' +
+            'they are written only onto the structure they were checked against. ' +
             'With `If-Match` (the `ETag` a GET or PATCH answered), the write applies only while the settings ' +
             'are still those, else 412; without it the last PATCH wins.',
           parameters: [
@@ -742,6 +743,11 @@ function systemPaths(): JsonObject {
               {},
             ),
             '404': notFound,
+            '409': errorResponse(
+              'Refreshes kept replacing the structure between the check of the settings and their write ' +
+                '(`SYSTEM_CHANGED`); nothing was written: try again.',
+              {},
+            ),
             '412': errorResponse(
               'The settings changed since the `ETag` in `If-Match` was read (`PRECONDITION_FAILED`); nothing was written.',
               {},

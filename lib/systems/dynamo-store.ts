@@ -445,18 +445,18 @@ export class DynamoSystemStore implements SystemStore {
     owner: string,
     id: string,
     settings: SystemSettings | undefined,
-    options: { revision?: number } = {},
+    options: { revision?: number; structureVersion?: number } = {},
   ): Promise<SystemRecord | undefined> {
     checkOwner(owner);
     if (!isSystemId(id)) return undefined;
-    const { revision } = options;
+    const { revision, structureVersion } = options;
     // Only the settings' attributes: the structure is the refresh's, so neither undoes the other.
     const text = settingsAttribute(settings);
     const update = updateExpression(
       text === undefined ? {} : { settings: text },
       text === undefined ? ['settings'] : [],
     );
-    const condition = settingsCondition(revision);
+    const condition = settingsCondition(revision, structureVersion);
     try {
       const { Attributes } = await this.#doc.send(
         new UpdateCommand({
@@ -467,6 +467,7 @@ export class DynamoSystemStore implements SystemStore {
           ExpressionAttributeNames: {
             ...update.ExpressionAttributeNames,
             '#settingsRevision': 'settingsRevision',
+            ...(structureVersion === undefined ? {} : { '#version': 'version' }),
           },
           ExpressionAttributeValues: { ...update.ExpressionAttributeValues, ':one': 1, ...condition.values },
           ConditionExpression: condition.expression,
@@ -477,8 +478,17 @@ export class DynamoSystemStore implements SystemStore {
     } catch (error) {
       if (!(error instanceof ConditionalCheckFailedException)) throw error;
       const current = await this.#readHead(owner, id);
-      // Stryker disable next-line ConditionalExpression: without a revision the only condition is that the head exists, so when it failed the head is gone
-      if (current === undefined || revision === undefined) return undefined;
+      if (current === undefined) return undefined;
+      // A refresh came between the check of these settings and their write: checked against a
+      // structure no longer there, they are not written (the caller checks them again).
+      if (
+        structureVersion !== undefined &&
+        ((current.version as number | undefined) ?? 1) !== structureVersion
+      ) {
+        throw new SystemChangedError(`system ${id} was refreshed meanwhile; its settings were not written`);
+      }
+      // Stryker disable next-line ConditionalExpression: without a revision the only other condition is the structure's version, which held
+      if (revision === undefined) return undefined;
       // A lost answer to an applied write: the head holds these settings (none, for a clear), one
       // revision on. A rival PATCH of the same settings is not taken for it: that one failed on
       // its first attempt, and the revision would have moved on from a first attempt that landed.
@@ -685,18 +695,27 @@ function updateExpression(set: Record<string, unknown>, remove: readonly string[
  * The condition of a settings write: the head still exists (an update would create it), and with
  * a revision (If-Match), the settings are still that revision (absent: 0).
  */
-function settingsCondition(revision: number | undefined): {
+function settingsCondition(
+  revision: number | undefined,
+  structureVersion: number | undefined,
+): {
   expression: string;
   values: Record<string, number>;
 } {
-  if (revision === undefined) return { expression: 'attribute_exists(pk)', values: {} };
-  if (revision === 0) {
-    return { expression: 'attribute_exists(pk) AND attribute_not_exists(#settingsRevision)', values: {} };
+  const terms = ['attribute_exists(pk)'];
+  const values: Record<string, number> = {};
+  if (revision === 0) terms.push('attribute_not_exists(#settingsRevision)');
+  else if (revision !== undefined) {
+    terms.push('#settingsRevision = :revision');
+    values[':revision'] = revision;
   }
-  return {
-    expression: 'attribute_exists(pk) AND #settingsRevision = :revision',
-    values: { ':revision': revision },
-  };
+  // Version 1 is the head without a `version` attribute (a refresh writes it from 2 on).
+  if (structureVersion === 1) terms.push('attribute_not_exists(#version)');
+  else if (structureVersion !== undefined) {
+    terms.push('#version = :structureVersion');
+    values[':structureVersion'] = structureVersion;
+  }
+  return { expression: terms.join(' AND '), values };
 }
 
 /** Whether `stored` still has any of the attributes an update removed. */

@@ -86,12 +86,15 @@ export interface SystemStore {
   /**
    * Replaces a system's settings (absent: removes them) and counts one more settings revision,
    * leaving its structure as it is; with `revision`, only while the settings are still that
-   * revision (`SettingsChangedError` otherwise). `undefined` when there is no such system.
+   * revision (`SettingsChangedError` otherwise); with `structureVersion`, only while the
+   * structure is still that version, the one the settings were checked against
+   * (`SystemChangedError` otherwise: a refresh came between). `undefined` when there is no such
+   * system.
    */
   updateSettings(
     owner: string,
     id: string,
     settings: SystemSettings | undefined,
-    options?: { revision?: number },
+    options?: { revision?: number; structureVersion?: number },
   ): Promise<SystemRecord | undefined>;
 }

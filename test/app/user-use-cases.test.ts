@@ -954,6 +954,47 @@ describe('settings', () => {
     ]);
   });
 
+  // A refresh that lands between a PATCH's check and its write: the settings were checked against
+  // the structure before it, so they are not written onto the new one unchecked. The PATCH checks
+  // them again against what the refresh brought and refuses them there, naming the setting.
+  it('checks settings again when a refresh lands between their check and their write', async () => {
+    const shop = {
+      nodes: [
+        { id: 'api', arrival: 5, serviceTime: 0.1, fanout: true },
+        { id: 'db', exit: 1 },
+      ],
+      dependencies: [{ from: 'api', to: 'db' }],
+    };
+    const { api, answer } = await changingApi(shop);
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', { name: 's', url: api.origin }),
+    );
+    // The source drops the API's service time; the refresh lands right after the PATCH's read.
+    answer({ ...shop, nodes: [{ id: 'api', arrival: 5, fanout: true }, shop.nodes[1]!] });
+    const refresh = createRefreshSystem({ systems, limits, outbound });
+    let reads = 0;
+    const racing = {
+      get: async (owner: string, id: string) => {
+        const read = await systems.get(owner, id);
+        if (reads++ === 0) await refresh('alice', record.id, {});
+        return read;
+      },
+      updateSettings: systems.updateSettings.bind(systems),
+    };
+    const refused = await contractErrorOf(
+      createUpdateSettings({ systems: racing })('alice', record.id, {
+        settings: { nodes: { api: { servers: 3 } } },
+      }),
+    );
+    expect([refused.code, refused.message]).toEqual([
+      'INVALID_REQUEST',
+      'settings.nodes.api.servers: servers serve requests of some serviceTime; give "serviceTime" too, or drop "servers"',
+    ]);
+    expect(reads).toBe(2);
+    expect((await systems.getRecord('alice', record.id))!.settings).toBeUndefined();
+  });
+
   // A refresh keeps the settings whole and says which of them name nodes that are gone.
   it('keeps settings across a refresh and reports the ones whose node vanished', async () => {
     const { api, answer } = await changingApi(WORKED);

@@ -729,6 +729,33 @@ describe('settings', () => {
     expect(await partition('OWNER#alice')).toEqual([]);
   });
 
+  // Settings are checked against a structure, then written: with the version they were checked
+  // against, a refresh landing in between fails the write (SystemChangedError), nothing written.
+  it('writes settings only onto the structure version they name', async () => {
+    const store = storeWith();
+    const record = await store.create(newSystem(), T0);
+    expect(
+      await store.updateSettings('alice', record.id, { defaultCapacity: 2 }, { structureVersion: 1 }),
+    ).toMatchObject({ settings: { defaultCapacity: 2 } });
+    await store.replace('alice', record.id, { structure: newSystem().structure }, at(60));
+    await expect(
+      store.updateSettings('alice', record.id, { defaultCapacity: 3 }, { structureVersion: 1 }),
+    ).rejects.toBeInstanceOf(SystemChangedError);
+    expect((await store.getRecord('alice', record.id))?.settings).toEqual({ defaultCapacity: 2 });
+    expect(
+      await store.updateSettings(
+        'alice',
+        record.id,
+        { defaultCapacity: 4 },
+        { revision: 1, structureVersion: 2 },
+      ),
+    ).toMatchObject({ settings: { defaultCapacity: 4 }, version: 2, settingsRevision: 2 });
+    // A stale revision on the right version is still the settings' own error.
+    await expect(
+      store.updateSettings('alice', record.id, { defaultCapacity: 5 }, { revision: 1, structureVersion: 2 }),
+    ).rejects.toBeInstanceOf(SettingsChangedError);
+  });
+
   // The head write is applied but every answer is lost (a 500 each time, the retries never
   // reaching DynamoDB): the create reads the head, finds its own, and has succeeded.
   it('answers a create whose head landed though every attempt failed', async () => {
