@@ -119,7 +119,9 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
   svg.setAttribute('viewBox', `0 0 ${width} ${HEIGHT}`);
   svg.setAttribute('aria-label', latencyChartSummary(chart));
   const idle = points.latency[0]!;
-  const top = roundUp(Math.max(4 * idle, 1.5 * (today ?? 0), 1.25 * (slo ?? 0), 1e-3));
+  // Microsecond services keep their own scale: a floor of 1 ms laid their curve on the x axis.
+  const highest = Math.max(4 * idle, 1.5 * (today ?? 0), 1.25 * (slo ?? 0));
+  const top = roundUp(highest > 0 ? highest : 1e-3);
   const right = width - PAD.right;
   const bottom = HEIGHT - PAD.bottom;
   const skipped = axisBreak(points);

@@ -269,6 +269,28 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     await page.uncheck('#on-server');
   });
 
+  // A key-value store of 1 µs a request, 200,000 a second (ρ 0.2), SLO 5 µs: the axis ends at a
+  // round time above its SLO (10 µs), not at 1 ms, where its curve and SLO lay on the x axis.
+  it('scales the chart to microsecond latencies', async () => {
+    await runAsWritten(page, {
+      mode: 'analyze',
+      nodes: [{ id: 'kv', arrival: 200_000, exit: 1, serviceTime: 1e-6, servers: 1, slo: 5e-6 }],
+      dependencies: [],
+    });
+    await select('kv');
+    await page.waitForSelector('body[data-latency-chart="drawn"]');
+    const ys = await page
+      .locator('#latency-chart [data-axis="y"]')
+      .evaluateAll((labels) =>
+        labels.map((label) => [label.textContent, Number(label.getAttribute('y'))] as const),
+      );
+    expect(ys.at(-1)![0]).toBe('0.01 ms');
+    // The SLO's line sits half way up (5 of 10 µs), far from the x axis (the label "0").
+    const zero = ys.find(([text]) => text === '0')![1];
+    const sloY = Number(await page.getAttribute('#latency-chart .latency-slo', 'y1'));
+    expect(zero - sloY).toBeGreaterThan(40);
+  });
+
   // Batch is over capacity today (reports saturates at ×0.4): no latency in the answer, yet a
   // curve below ×0.4, 0.01 + 0.5 / (1 − 2.5s): 510 ms with no traffic, the knee (1.02 s) at
   // (1 − 0.5 / 1.01) / 2.5 = ×0.202, the SLO of 10 s at (1 − 0.5 / 9.99) / 2.5 = ×0.38. The
