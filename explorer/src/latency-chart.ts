@@ -1,6 +1,6 @@
 import type { LatencyPoints } from './latency-points';
 import { durationText, scaleText } from './numbers';
-import { TODAY, type Traffic } from './steady';
+import { TODAY, type Traffic, trafficWhen } from './steady';
 import { svgElement } from './svg';
 
 /** What the latency chart shows for the selected entry. */
@@ -98,8 +98,8 @@ function latencyChartSummary(chart: LatencyChart): string {
 
 /** Today's latency in words, or that the entry is over capacity today. */
 function todayText({ today, stuckAt, traffic }: LatencyChart): string {
-  if (today !== undefined) return `${durationText(today)} ${answered(traffic)} (×1)`;
-  return `over capacity ${answered(traffic)} (×1): its requests never finish${stuckAt === undefined ? '' : `, stuck at ${stuckAt}`}`;
+  if (today !== undefined) return `${durationText(today)} ${trafficWhen(traffic)} (×1)`;
+  return `over capacity ${trafficWhen(traffic)} (×1): its requests never finish${stuckAt === undefined ? '' : `, stuck at ${stuckAt}`}`;
 }
 
 /**
@@ -231,9 +231,6 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
 }
 
 /** The answer's own traffic, ×1, in words: `today`, or `the scenario's` after a what-if. */
-function answered(traffic: Traffic): string {
-  return traffic === TODAY ? 'today' : traffic;
-}
 
 /** The chart's marks: today's point, the knee, the point where the SLO is reached. */
 type LatencyMark = 'today' | 'knee' | 'slo';
@@ -269,8 +266,8 @@ export function latencyLegend(chart: LatencyChart): Array<{ mark: LatencyMark; t
       mark: 'today',
       text:
         today === undefined
-          ? `${answered(traffic)} (×1): over capacity, its requests never finish${chart.stuckAt === undefined ? '' : ` (stuck at ${chart.stuckAt})`}; they do below ${scaleText(points.saturation)}`
-          : `${answered(traffic)} (×1): ${durationText(today)}`,
+          ? `${trafficWhen(traffic)} (×1): over capacity, its requests never finish${chart.stuckAt === undefined ? '' : ` (stuck at ${chart.stuckAt})`}; they do below ${scaleText(points.saturation)}`
+          : `${trafficWhen(traffic)} (×1): ${durationText(today)}`,
     },
   ];
   if (points.knee !== undefined)

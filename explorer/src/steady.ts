@@ -57,6 +57,11 @@ export function saturationText(saturation: Saturation): string {
  */
 export type Traffic = "today's" | "the scenario's";
 export const TODAY: Traffic = "today's";
+
+/** When ×1 is, in a sentence: "today", or "at the scenario's traffic" after a what-if. */
+export function trafficWhen(traffic: Traffic): string {
+  return traffic === TODAY ? 'today' : `at ${traffic} traffic`;
+}
 const SCENARIO: Traffic = "the scenario's";
 
 /**

@@ -2,7 +2,7 @@ import type { Bottleneck, EngineResult, Headroom } from '../../lib/engine/types'
 import { $, field } from './dom';
 import { latencyLimitText } from './latency';
 import { durationText, scaleText, shortNumber } from './numbers';
-import { arrivalsOf, hasSteadyState, headroomPhrase, TODAY, type Traffic } from './steady';
+import { arrivalsOf, hasSteadyState, headroomPhrase, TODAY, type Traffic, trafficWhen } from './steady';
 import { nameOf, type View } from './view';
 
 /**
@@ -198,7 +198,7 @@ function latencyHeadroomField(
   const entry = result.nodes.find((n) => n.id === node);
   const slo = typeof entry?.slo === 'number' ? entry.slo : undefined;
   const target = slo === undefined ? 'its SLO' : `its ${durationText(slo)}`;
-  definition.title = `scale ${scale} of ${traffic} traffic; ${node}: slo ${slo ?? 'none'}, latency today ${entry?.latency ?? 'none'}`;
+  definition.title = `scale ${scale} of ${traffic} traffic; ${node}: slo ${slo ?? 'none'}, latency ${trafficWhen(traffic)} ${entry?.latency ?? 'none'}`;
   if (scale === 0) {
     const limit = entry?.latencyLimit;
     definition.append(
@@ -206,7 +206,7 @@ function latencyHeadroomField(
       nodeButton(node),
       limit === undefined
         ? ` misses ${target} even with no traffic`
-        : ` never finishes today: ${latencyLimitText(limit, name)}`,
+        : ` never finishes ${trafficWhen(traffic)}: ${latencyLimitText(limit, name)}`,
     );
     return row;
   }
@@ -219,7 +219,8 @@ function latencyHeadroomField(
     );
     // Over capacity at ×1: its requests never finish there, which the lower factor cures.
     const limit = entry?.latencyLimit;
-    if (limit !== undefined) definition.append(`; it never finishes today: ${latencyLimitText(limit, name)}`);
+    if (limit !== undefined)
+      definition.append(`; it never finishes ${trafficWhen(traffic)}: ${latencyLimitText(limit, name)}`);
   } else definition.append(`${times} of ${traffic} traffic before `, nodeButton(node), ` misses ${target}`);
   return row;
 }

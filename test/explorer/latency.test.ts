@@ -200,14 +200,25 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     await page.waitForSelector('body[data-latency-chart="drawn"]');
     const label = (await page.getAttribute('#latency-chart', 'aria-label'))!;
     expect(label).toMatch(/^Latency of checkout as all traffic grows, ×0 to ×1\.39 of the scenario's; /);
-    expect(label).toContain("the scenario's (×1)");
+    expect(label).toContain("at the scenario's traffic (×1)");
     expect(label).not.toContain('today');
     expect((await page.locator('#latency-legend span').allTextContents())[0]).toMatch(
-      /^the scenario's \(×1\): /,
+      /^at the scenario's traffic \(×1\): /,
     );
     expect(await page.locator('#latency-chart text').allTextContents()).toContain(
       "traffic, × the scenario's",
     );
+    // Twice today's traffic puts payments over capacity: the summary says checkout's requests
+    // never finish at the scenario's traffic, not "today".
+    await page.locator('#scenario-scale').fill('2');
+    await page.evaluate("document.body.dataset.state = 'idle'");
+    await page.click('#scenario-run');
+    await page.waitForSelector('body[data-state="done"]');
+    const headroom = await summary('latency-headroom');
+    expect(headroom).toMatch(
+      /of the scenario's traffic; it never finishes at the scenario's traffic: stuck at /,
+    );
+    expect(headroom).not.toContain('today');
     await page.locator('#scenario-scale').fill('1');
     await page.click('#scenario-clear');
   });
