@@ -993,6 +993,25 @@ describe('settings', () => {
     ]);
     expect(reads).toBe(2);
     expect((await systems.getRecord('alice', record.id))!.settings).toBeUndefined();
+
+    // A refresh between every read and write, three times over: 409, as for a refresh that loses,
+    // and nothing written. (The source alternates, so each refresh writes a new version.)
+    let turn = 0;
+    const restless = {
+      get: async (owner: string, id: string) => {
+        const read = await systems.get(owner, id);
+        answer(turn++ % 2 === 0 ? shop : { ...shop, nodes: [shop.nodes[0]!, { id: 'db', exit: 2 }] });
+        await refresh('alice', record.id, {});
+        return read;
+      },
+      updateSettings: systems.updateSettings.bind(systems),
+    };
+    const gaveUp = await contractErrorOf(
+      createUpdateSettings({ systems: restless })('alice', record.id, { settings: { defaultCapacity: 9 } }),
+    );
+    expect(gaveUp.code).toBe('SYSTEM_CHANGED');
+    expect(turn).toBe(3);
+    expect((await systems.getRecord('alice', record.id))!.settings).toBeUndefined();
   });
 
   // A refresh keeps the settings whole and says which of them name nodes that are gone.
