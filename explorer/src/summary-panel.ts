@@ -201,13 +201,20 @@ function latencyHeadroomField(
   definition.title = `scale ${scale} of ${traffic} traffic; ${node}: slo ${slo ?? 'none'}, latency ${trafficWhen(traffic)} ${entry?.latency ?? 'none'}`;
   if (scale === 0) {
     const limit = entry?.latencyLimit;
-    definition.append(
-      'none: ',
-      nodeButton(node),
-      limit === undefined
-        ? ` misses ${target} even with no traffic`
-        : ` never finishes ${trafficWhen(traffic)}: ${latencyLimitText(limit, name)}`,
-    );
+    // Stuck only at a node over capacity, an entry is searched below that node's saturation (less
+    // traffic frees it): a scale of 0 then says it misses its SLO even with no traffic. Down or
+    // unbounded, it never finishes whatever the traffic.
+    if (limit === undefined || limit.reason === 'saturated') {
+      definition.append('none: ', nodeButton(node), ` misses ${target} even with no traffic`);
+      if (limit !== undefined)
+        definition.append(`; it never finishes ${trafficWhen(traffic)}: ${latencyLimitText(limit, name)}`);
+    } else {
+      definition.append(
+        'none: ',
+        nodeButton(node),
+        ` never finishes ${trafficWhen(traffic)}: ${latencyLimitText(limit, name)}`,
+      );
+    }
     return row;
   }
   const times = scaleText(scale);

@@ -171,6 +171,19 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     expect(await summary('latency-headroom')).toBe('none: no entry has an SLO');
     await runAsWritten(page, alone({ slo: 0.005 }));
     expect(await summary('latency-headroom')).toBe('none: checkout misses its 5 ms even with no traffic');
+    // Over capacity today and over its SLO even with no traffic (render takes 300 ms, the GPUs
+    // 500 ms, against 200 ms): less traffic would not help, and the words say so first.
+    await runAsWritten(page, {
+      mode: 'analyze',
+      nodes: [
+        { id: 'render', arrival: 10, fanout: true, serviceTime: 0.3, servers: 1, slo: 0.2 },
+        { id: 'gpu', exit: 1, serviceTime: 0.5, servers: 2 },
+      ],
+      dependencies: [{ from: 'render', to: 'gpu' }],
+    });
+    expect(await summary('latency-headroom')).toBe(
+      'none: render misses its 200 ms even with no traffic; it never finishes today: stuck at render (saturated)',
+    );
   });
 
   // An SLO just above today's latency: the engine's scale is just below 1 (0.9999), which reads
