@@ -37,7 +37,14 @@ export function createBehaviour() {
     button.className = 'node-link';
     button.textContent = nameOf(view, id);
     if (button.textContent !== id) button.title = id;
-    button.addEventListener('click', () => select(id));
+    button.addEventListener('click', () => {
+      // Selecting redraws the summary and the details, which replaces this very button: the
+      // focus goes to its place in the redrawn panel, so the keyboard (and a screen reader)
+      // stays where the user was instead of falling back to the page.
+      const place = placeOf(button);
+      select(id);
+      if (!button.isConnected && place !== undefined) focusPlace(place);
+    });
     return button;
   };
   const errorPanel = createErrorPanel();
@@ -171,4 +178,28 @@ export function createBehaviour() {
       answerListeners.push(listener);
     },
   };
+}
+
+/** Where a node button is: its panel, the summary or details field holding it, and its rank there. */
+interface ButtonPlace {
+  panel: string;
+  field: string | undefined;
+  index: number;
+}
+
+function placeOf(button: HTMLElement): ButtonPlace | undefined {
+  const panel = button.closest<HTMLElement>('[id]');
+  if (panel === null) return undefined;
+  const row = button.closest<HTMLElement>('[data-field]');
+  const scope = row !== null && panel.contains(row) ? row : panel;
+  const index = [...scope.querySelectorAll('button.node-link')].indexOf(button);
+  return { panel: panel.id, field: scope === row ? row.dataset.field : undefined, index };
+}
+
+function focusPlace({ panel, field, index }: ButtonPlace): void {
+  const container = document.getElementById(panel);
+  const scope =
+    field === undefined ? container : container?.querySelector(`[data-field="${CSS.escape(field)}"]`);
+  const target = scope?.querySelectorAll<HTMLButtonElement>('button.node-link')[index];
+  target?.focus();
 }

@@ -155,6 +155,12 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     expect(exact).toMatch(/^scale 1\.419\d+ of today's traffic; checkout: slo 0\.3, latency today 0\.22\d*$/);
     await page.click('#summary [data-field="latency-headroom"] button');
     expect((await details()).Node).toBe('checkout');
+    // From the keyboard: the redraw keeps the focus on the button pressed, not on the page.
+    await page.focus('#summary [data-field="latency-headroom"] button');
+    await page.keyboard.press('Enter');
+    expect(
+      await page.evaluate("document.activeElement?.closest('[data-field]')?.getAttribute('data-field')"),
+    ).toBe('latency-headroom');
 
     await runAsWritten(page, STUCK);
     expect(await summary('latency-headroom')).toBe(
