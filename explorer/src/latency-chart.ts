@@ -1,6 +1,6 @@
 import type { LatencyPoints } from './latency-points';
 import { durationText, scaleText } from './numbers';
-import { TODAY, type Traffic, trafficWhen } from './steady';
+import { type Traffic, trafficWhen } from './steady';
 import { svgElement } from './svg';
 
 /** What the latency chart shows for the selected entry. */
