@@ -37,6 +37,25 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
   const lines = (field: string) =>
     page.locator(`#scenario-changes li[data-field="${field}"]`).allTextContents();
 
+  // A node id of 300 characters: the What-if panel's node list, the summary and the trace were as
+  // wide as it, and the page with them; they keep to their panels, and the page to the window.
+  it('keeps a very long id from widening the page', async () => {
+    const long = `service-${'x'.repeat(292)}`;
+    await runAsWritten(page, {
+      mode: 'analyze',
+      nodes: [
+        { id: long, load: 4 },
+        { id: 'db', load: 0, capacity: 2 },
+      ],
+      dependencies: [{ from: long, to: 'db' }],
+    });
+    expect(
+      await page.evaluate('document.documentElement.scrollWidth <= document.documentElement.clientWidth'),
+    ).toBe(true);
+    await page.selectOption('#scenario-node', long);
+    expect(await page.inputValue('#scenario-node')).toBe(long);
+  });
+
   // What if B's capacity halves? Click B, set 2, compare: B's pressure 1 → 3, the blockage stays
   // B; B is the node whose pressure grew most, so it is the top of the scale.
   it("halves B's capacity by clicking it, and shows the changes", async () => {
