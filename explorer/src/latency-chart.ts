@@ -55,6 +55,11 @@ function axisBreak(points: LatencyPoints): AxisBreak | undefined {
 }
 
 /** The smallest 1, 2, 2.5 or 5 × 10^k at or above `value`: the y axis ends on a round time. */
+/** A tick label's width, about: 11 px system-ui runs some 6.5 px a character (digits, ×, the point). */
+function tickLabelWidth(label: string): number {
+  return 6.5 * label.length;
+}
+
 function roundUp(value: number): number {
   const power = 10 ** Math.floor(Math.log10(value));
   for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= value * (1 - 1e-12)) return step * power;
@@ -170,11 +175,13 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
     );
   }
   svg.append(text('×0', { x: x(0), y: bottom + 14, 'text-anchor': 'middle', 'data-axis': 'x' }));
-  // ×1 only where it has room between the ends (a saturation at ×100 puts today by the axis).
-  if (x(1) - x(0) >= 24 && right - x(1) >= 30)
+  // ×1 only where it has room between the ends (a saturation at ×100 puts today by the axis): clear
+  // of the end's label, which ends at the right edge (×1.11 there took the room a fixed 30 px left).
+  const endLabel = scaleText(points.end);
+  if (x(1) - x(0) >= 24 && right - x(1) >= tickLabelWidth(endLabel) + tickLabelWidth('×1') / 2 + 4)
     svg.append(text('×1', { x: x(1), y: bottom + 14, 'text-anchor': 'middle', 'data-axis': 'x' }));
   svg.append(
-    text(scaleText(points.end), { x: right, y: bottom + 14, 'text-anchor': 'end', 'data-axis': 'x' }),
+    text(endLabel, { x: right, y: bottom + 14, 'text-anchor': 'end', 'data-axis': 'x' }),
     text(`traffic, × ${chart.traffic}`, {
       x: (PAD.left + right) / 2,
       y: HEIGHT - 4,

@@ -321,6 +321,26 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     expect(zero - sloY).toBeGreaterThan(40);
   });
 
+  // A pool of 10,000 servers at 90%: it saturates at ×1.11, so ×1 and the end's label are close.
+  // Their labels never overlap: ×1 gives way where the end's label needs the room.
+  it('keeps ×1 clear of the end label when the saturation is just past it', async () => {
+    await runAsWritten(page, {
+      mode: 'analyze',
+      nodes: [{ id: 'edge', arrival: 9000, exit: 1, serviceTime: 1, servers: 10_000, slo: 1.5 }],
+      dependencies: [],
+    });
+    await select('edge');
+    await page.waitForSelector('body[data-latency-chart="drawn"]');
+    const boxes = await page.locator('#latency-chart [data-axis="x"]').evaluateAll((labels) =>
+      labels.map((label) => {
+        const box = (label as unknown as { getBBox(): { x: number; width: number } }).getBBox();
+        return [label.textContent, box.x, box.x + box.width] as const;
+      }),
+    );
+    expect(boxes.at(-1)![0]).toBe('×1.11');
+    for (let i = 1; i < boxes.length; i++) expect(boxes[i]![1]).toBeGreaterThanOrEqual(boxes[i - 1]![2]);
+  });
+
   // Batch is over capacity today (reports saturates at ×0.4): no latency in the answer, yet a
   // curve below ×0.4, 0.01 + 0.5 / (1 − 2.5s): 510 ms with no traffic, the knee (1.02 s) at
   // (1 − 0.5 / 1.01) / 2.5 = ×0.202, the SLO of 10 s at (1 − 0.5 / 9.99) / 2.5 = ×0.38. The
