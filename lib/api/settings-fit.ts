@@ -20,9 +20,17 @@ export function compileWithSettings(structure: StructureArrays, settings: Settin
   const compiled = compiledOrRefused(structure, settings);
   if (!(compiled instanceof PayloadError)) return compiled;
   const blamed = blameSettings(structure, settings, compiled);
-  const path = blamed?.path ?? 'settings';
-  const problem = blamed === undefined ? `do not fit the structure: ${compiled.message}` : problemOf(blamed);
-  throw new ApiError('INVALID_REQUEST', `${path}: ${problem}`, { details: [{ path, message: problem }] });
+  throw settingRefused(
+    blamed ?? new PayloadError('settings', `do not fit the structure: ${compiled.message}`),
+  );
+}
+
+/** 400 `INVALID_REQUEST` for a problem said of a setting (`settings.nodes.api.capacity: …`). */
+export function settingRefused(blamed: PayloadError): ApiError {
+  const problem = problemOf(blamed);
+  return new ApiError('INVALID_REQUEST', `${blamed.path}: ${problem}`, {
+    details: [{ path: blamed.path, message: problem }],
+  });
 }
 
 /**

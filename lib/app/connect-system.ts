@@ -14,7 +14,7 @@ import {
 } from '../api/connect-request';
 import { problemOf } from '../api/engine-request';
 import { ApiError } from '../api/errors';
-import { blameSettings, compileWithSettings } from '../api/settings-fit';
+import { blameSettings, compileWithSettings, settingRefused } from '../api/settings-fit';
 import type { Limits } from '../config/limits';
 import {
   analyze,
@@ -150,12 +150,7 @@ function analyzedOrRefused(
   } catch (error) {
     if (!(error instanceof PayloadError)) throw error;
     const blamed = settings === undefined ? undefined : blameSettings(structure, settings, error);
-    if (blamed !== undefined) {
-      const problem = problemOf(blamed);
-      throw new ApiError('INVALID_REQUEST', `${blamed.path}: ${problem}`, {
-        details: [{ path: blamed.path, message: problem }],
-      });
-    }
+    if (blamed !== undefined) throw settingRefused(blamed);
     throw new ApiError(
       'UPSTREAM_INVALID',
       `The structure read cannot be run by the engine: ${error.message}`,
