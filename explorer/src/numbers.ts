@@ -23,15 +23,27 @@ export function scaleText(scale: number): string {
   return `×${scale < 1 ? Math.min(rounded, 0.999) : rounded}`;
 }
 
+/** Units below the second, largest first: a time is said in the first it is at least one of. */
+const SUBSECOND_UNITS: ReadonlyArray<readonly [string, number]> = [
+  ['ms', 1e-3],
+  ['µs', 1e-6],
+  ['ns', 1e-9],
+];
+
 /**
  * A time the engine gives in steps, for reading: a step is read as a second (as with arrivals per
- * second), so under one it is milliseconds. Three significant digits: `20.8 ms`, `300 ms`,
- * `1.42 s`, `1,235 s`.
+ * second), so under one it is milliseconds, microseconds or nanoseconds, whichever it holds at
+ * least one of. Three significant digits: `20.8 ms`, `300 ms`, `1.42 s`, `1,240 s`, `4.29 µs`
+ * (not `0.00429 ms`); below a nanosecond, in nanoseconds (`0.05 ns`).
  */
 export function durationText(steps: number): string {
   if (!Number.isFinite(steps)) return String(steps);
   // Rounded first, so a time that rounds to 1 s (0.9999) is said in seconds, not as "1000 ms".
   const rounded = Number(steps.toPrecision(3));
-  if (Math.abs(rounded) < 1) return `${Number((steps * 1000).toPrecision(3))} ms`;
-  return `${shortNumber(rounded)} s`;
+  if (rounded === 0) return '0 ms';
+  if (Math.abs(rounded) >= 1) return `${shortNumber(rounded)} s`;
+  const inUnit = (size: number) => Number((steps / size).toPrecision(3));
+  const [unit, size] =
+    SUBSECOND_UNITS.find(([, size]) => Math.abs(inUnit(size)) >= 1) ?? SUBSECOND_UNITS.at(-1)!;
+  return `${inUnit(size)} ${unit}`;
 }

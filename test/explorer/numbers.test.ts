@@ -23,4 +23,17 @@ describe('durationText', () => {
     expect(durationText(0.0208)).toBe('20.8 ms');
     expect(durationText(1.4195)).toBe('1.42 s');
   });
+
+  // A service of 4.29 µs read "0.00429 ms": each time in the unit it holds at least one of, a
+  // time that rounds up to the next unit in that unit.
+  it('says times under a millisecond in µs and ns', () => {
+    expect(durationText(0.00000429)).toBe('4.29 µs');
+    expect(durationText(0.00099949)).toBe('999 µs');
+    expect(durationText(0.0009996)).toBe('1 ms');
+    expect(durationText(4.2e-7)).toBe('420 ns');
+    expect(durationText(9.9996e-7)).toBe('1 µs');
+    expect(durationText(5e-11)).toBe('0.05 ns');
+    expect(durationText(-0.0002)).toBe('-200 µs');
+    expect(durationText(0)).toBe('0 ms');
+  });
 });
