@@ -37,7 +37,7 @@
 import { describeValue, isRecord } from '../text';
 import { FormatError, type GraphFormat } from '../types';
 import { leading, listAt, nanosecondsAt, recordAt, Tally, textAt } from './read';
-import { type SourceSpan, type SpanKind, spanGraph } from './span-graph';
+import { normalId, type SourceSpan, type SpanKind, spanGraph } from './span-graph';
 
 /** The name for a process without a service name. */
 const UNKNOWN_SERVICE = 'unknown';
@@ -215,8 +215,8 @@ function parentOf(
       throw new FormatError(`${refPath}.spanID`, 'must be the id of the span referred to, got nothing');
     ids.push(spanId);
     const refTrace = textAt(reference, 'traceID', refPath);
-    if (refTrace !== undefined && refTrace !== trace && refTrace.toLowerCase() !== trace.toLowerCase())
-      continue;
+    // Another trace's span is no parent here; the same trace id padded to 128 bits is this trace.
+    if (refTrace !== undefined && normalId(refTrace) !== normalId(trace)) continue;
     if (refType === 'CHILD_OF') {
       if (childOf < 0) childOf = r;
     } else if (followsFrom < 0) followsFrom = r;

@@ -190,7 +190,7 @@ const LEADING_ZEROS = /^0+/;
  * id to 16 or 32 digits, and a 128-bit trace id whose high half is zero names the 64-bit one, as
  * instrumentation that mixes the two sends them); zeros are no id (`''`).
  */
-function normalId(id: string | undefined): string {
+export function normalId(id: string | undefined): string {
   if (id === undefined || id === '') return '';
   if (!HEX.test(id)) return id;
   // All zeros leave nothing: no id.

@@ -214,6 +214,37 @@ describe('Jaeger trace reading', () => {
     );
   });
 
+  // A 64-bit trace id padded to 128 bits names the same trace (instrumentation that mixes the two
+  // sends both): a reference with the padded id was taken for another trace's span, and the call
+  // A → B was lost without a word.
+  it('takes a reference whose trace id is the same id padded with zeros as this trace', () => {
+    const document = {
+      traceID: 'A3CE929D0E0E4736',
+      spans: [
+        { spanID: 'a1', startTime: 0, duration: 10, process: { serviceName: 'A' } },
+        {
+          spanID: 'b1',
+          references: [{ refType: 'CHILD_OF', traceID: '0000000000000000a3ce929d0e0e4736', spanID: 'a1' }],
+          startTime: 1,
+          duration: 5,
+          process: { serviceName: 'B' },
+        },
+        {
+          spanID: 'c1',
+          references: [{ refType: 'CHILD_OF', traceID: '1000000000000000a3ce929d0e0e4736', spanID: 'a1' }],
+          startTime: 2,
+          duration: 5,
+          process: { serviceName: 'C' },
+        },
+      ],
+    };
+    const mapped = readGraph(document);
+    expect(weightsOf(mapped)).toEqual({ 'A → B': 1 });
+    // C's parent is in another trace: C is where its requests arrive.
+    expect(nodeOf(mapped, 'C').arrival).toBeGreaterThan(0);
+    expect(nodeOf(mapped, 'B').arrival).toBeUndefined();
+  });
+
   it('reads the embedded process and the deprecated parentSpanID', () => {
     const document = {
       traceID: 'abc',
