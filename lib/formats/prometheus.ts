@@ -71,7 +71,8 @@
  */
 import { callGraphStructure, type ObservedCall } from './call-graph';
 import { describeValue, isRecord, plural, quote } from './text';
-import { FormatError, type GraphFormat, type ReadOptions, type SeriesLabels } from './types';
+import { MAX_TOTAL_LOAD } from '../engine';
+import { FormatError, type GraphFormat, ReadOptionError, type ReadOptions, type SeriesLabels } from './types';
 
 /** The label pairs the format knows, in the order it looks for them. */
 const KNOWN_PAIRS: readonly SeriesLabels[] = Object.freeze([
@@ -86,6 +87,8 @@ const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const NOT_FINITE: ReadonlySet<string> = new Set(['NaN', '+Inf', '-Inf', 'Inf']);
 /** The name of a counter's own series (a recording rule's name has a `:` and is read). */
 const COUNTER_NAME = /^[^:]*_(?:total|count|sum|bucket)$/;
+/** A histogram's parts that are not its count. */
+const HISTOGRAM_PART = /_(bucket|sum)$/;
 /** The longest metric name a message repeats whole, in the query it suggests. */
 const MAX_QUOTED_NAME = 100;
 /** How many labels a message shows of a series. */
@@ -221,11 +224,19 @@ function readSeries(value: unknown, path: string, option: SeriesLabels | undefin
   if (name !== undefined && COUNTER_NAME.test(name)) {
     const { from, to } = option ?? knownPairOf(labels);
     // Istio's series carry their reporter: the query to send keeps one of the two.
-    const metric = name.length > MAX_QUOTED_NAME ? '<metric>' : name;
+    // A histogram's buckets and sum count no calls (every bucket counts a call again, the sum
+    // adds up seconds): its calls are the rate of its `_count`.
+    const part = HISTOGRAM_PART.exec(name)?.[1];
+    const counted = part === undefined ? name : `${name.slice(0, -part.length)}count`;
+    const metric = counted.length > MAX_QUOTED_NAME ? '<metric>' : counted;
     const selector = labels.reporter === undefined ? metric : `${metric}{reporter="destination"}`;
+    const what =
+      part === undefined
+        ? `the counter ${quote(name)} itself, whose value is a running total since its process started, not a rate: send the answer of a query of its rate`
+        : `the histogram's ${part === 'bucket' ? 'bucket' : 'sum'} ${quote(name)}, ${part === 'bucket' ? 'a running count of the calls up to one bound (le), each call counted again in every bucket above it' : 'a running total of what the calls measured (seconds, bytes), not of calls'}: send the answer of a query of the rate of its count`;
     throw new FormatError(
       `${path}.metric.__name__`,
-      `the series ${seriesText(labels)} is the counter ${quote(name)} itself, whose value is a running total since its process started, not a rate: send the answer of a query of its rate, such as sum by (${from}, ${to}) (rate(${selector}[5m]))`,
+      `the series ${seriesText(labels)} is ${what}, such as sum by (${from}, ${to}) (rate(${selector}[5m]))`,
     );
   }
   if (value.value === undefined && value.histogram !== undefined)
@@ -367,6 +378,7 @@ function mapCalls(series: readonly Series[], pair: SeriesLabels, sampleRate: num
     if (from !== to && rate > 0) calledByOthers.add(to);
     sent.set(from, (sent.get(from) ?? 0) + rate / sampleRate);
   }
+  refuseSampleRatePastTheTotal(pairs, calledByOthers, sampleRate);
   const sending: string[] = [];
   const nodes = order.map((id) => {
     const node: { id: string; extra?: Record<string, unknown>; requests?: number } = { id };
@@ -390,6 +402,33 @@ function mapCalls(series: readonly Series[], pair: SeriesLabels, sampleRate: num
     );
   warnings.push(...mapped.warnings);
   return { nodes: mapped.nodes, dependencies: mapped.dependencies, unit: 'second' as const, warnings };
+}
+
+/**
+ * Refuses a `sampleRate` so small that the rates divided by it make the entries' arrivals add up
+ * past the engine's total (`MAX_TOTAL_LOAD`), or a call rate past a number, as the span formats
+ * refuse it: the caller's option, not the document, whose rates fit at a sample rate of 1 (rates
+ * past it even then are the document's, found as the engine reads them).
+ */
+function refuseSampleRatePastTheTotal(
+  pairs: ReadonlyArray<{ from: string; rate: number }>,
+  calledByOthers: ReadonlySet<string>,
+  sampleRate: number,
+): void {
+  let arrivals = 0;
+  let unsampled = 0;
+  let pastANumber = false;
+  for (const { from, rate } of pairs) {
+    if (!Number.isFinite(rate / sampleRate)) pastANumber = true;
+    if (calledByOthers.has(from)) continue;
+    arrivals += rate / sampleRate;
+    unsampled += rate;
+  }
+  if ((pastANumber || arrivals > MAX_TOTAL_LOAD) && unsampled <= MAX_TOTAL_LOAD)
+    throw new ReadOptionError(
+      'sampleRate',
+      `${sampleRate} makes the services' call rates add up to more than ${MAX_TOTAL_LOAD}, the largest total the engine accepts; give the share of traces sampled, from 0 to 1`,
+    );
 }
 
 /** `"a", "b", "c"` and, past three, `… (N in all)`. */

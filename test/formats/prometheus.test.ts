@@ -498,6 +498,20 @@ describe('prometheus: malformed answers', () => {
       ]),
       'data.result[0].metric.__name__: the series {__name__="traces_service_graph_request_server_seco…", client="a", server="b"} is the counter "traces_service_graph_request_server_seco…" itself, whose value is a running total since its process started, not a rate: send the answer of a query of its rate, such as sum by (client, server) (rate(traces_service_graph_request_server_seconds_count[5m]))',
     ],
+    // A bucket's or the sum's rate is no rate of calls (buckets count each call again, the sum
+    // adds up seconds): the query to send is the count's, where it said the bucket's own rate.
+    [
+      'a histogram bucket',
+      answer([
+        [{ __name__: 'http_server_duration_seconds_bucket', client: 'a', server: 'b', le: '0.5' }, '12'],
+      ]),
+      'data.result[0].metric.__name__: the series {__name__="http_server_duration_seconds_bucket", client="a", server="b", le="0.5"} is the histogram\'s bucket "http_server_duration_seconds_bucket", a running count of the calls up to one bound (le), each call counted again in every bucket above it: send the answer of a query of the rate of its count, such as sum by (client, server) (rate(http_server_duration_seconds_count[5m]))',
+    ],
+    [
+      'a histogram sum',
+      answer([[{ __name__: 'http_server_duration_seconds_sum', client: 'a', server: 'b' }, '3.5']]),
+      'data.result[0].metric.__name__: the series {__name__="http_server_duration_seconds_sum", client="a", server="b"} is the histogram\'s sum "http_server_duration_seconds_sum", a running total of what the calls measured (seconds, bytes), not of calls: send the answer of a query of the rate of its count, such as sum by (client, server) (rate(http_server_duration_seconds_count[5m]))',
+    ],
     [
       'an empty result',
       answer([]),
@@ -571,6 +585,24 @@ describe('prometheus: malformed answers', () => {
     expect(() => prometheus.toStructure(document, { sampleRate: 0 })).toThrow(RangeError);
     expect(() => prometheus.toStructure(document, { labels: { from: 'a', to: 'a' } })).toThrow(RangeError);
     expect(() => prometheus.toStructure(document, { labels: { from: '', to: 'b' } })).toThrow(RangeError);
+  });
+
+  // A sample rate so small that the rates divided by it pass the engine's total is the caller's
+  // (400 naming sampleRate, as the span formats say it); it was blamed on the document (422).
+  it('names a sample rate that takes the rates past the engine total', () => {
+    const document = answer([call('user', 'a', '10'), call('a', 'b', '4')]);
+    for (const sampleRate of [5e-324, 1e-301])
+      expect(() => prometheus.toStructure(document, { sampleRate })).toThrow(
+        expect.objectContaining({
+          name: 'ReadOptionError',
+          option: 'sampleRate',
+          message: `sampleRate: ${sampleRate} makes the services' call rates add up to more than 1e+300, the largest total the engine accepts; give the share of traces sampled, from 0 to 1`,
+        }),
+      );
+    expect(prometheus.toStructure(document, { sampleRate: 1e-299 }).nodes[0]).toMatchObject({
+      id: 'user',
+      arrival: 1e300,
+    });
   });
 
   it('does not echo long values', () => {

@@ -5,18 +5,17 @@
 import { describeValue, isRecord } from '../text';
 import { FormatError } from '../types';
 
-/** How many leading elements `detect` looks at. */
-const DETECT_SAMPLE = 3;
-
 const DIGITS = /^[0-9]+$/;
 /** The largest time a span may carry: 2^64 − 1 nanoseconds (OTLP's fixed64), past year 2500. */
 const MAX_NANOSECONDS = 2n ** 64n - 1n;
 
-/** Whether the first elements of `list` (at least one) all pass `test`. */
+/**
+ * Whether `list` has a first element and it passes `test`: `detect` looks at the first element
+ * only, so a malformed later one is named by its path when the document is read (with the first
+ * three looked at, a bad second span made the document fit no format, with no path).
+ */
 export function leading(list: readonly unknown[], test: (value: unknown) => boolean): boolean {
-  if (list.length === 0) return false;
-  for (let i = 0; i < Math.min(list.length, DETECT_SAMPLE); i++) if (!test(list[i])) return false;
-  return true;
+  return list.length > 0 && test(list[0]);
 }
 
 export function recordAt(value: unknown, path: string, what: string): Record<string, unknown> {

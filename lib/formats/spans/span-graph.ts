@@ -479,22 +479,28 @@ function repeated(kept: readonly SourceSpan[], first: number, next: Int32Array, 
 }
 
 /**
- * Refuses a `window` (or a `sampleRate`) so small that the arrivals it gives add up to more than
+ * Refuses a `window` or a `sampleRate` so small that the arrivals they give add up to more than
  * the engine takes (`MAX_TOTAL_LOAD`): a window of 5e-324 s, valid as a number, makes every
- * arrival infinite, which the engine would then blame on the document.
+ * arrival infinite, which the engine would then blame on the document. With both given, the
+ * `sampleRate` is named when the window alone (every trace sampled) keeps the total within it.
  */
 function refuseArrivalsPastTheTotal(
   nodes: readonly NodeInput[],
   window: number | undefined,
   sampleRate: number,
+  requestsSeen: number,
 ): void {
   let total = 0;
   for (const node of nodes) total += node.arrival ?? 0;
   if (total <= MAX_TOTAL_LOAD) return;
-  const option = window === undefined ? 'sampleRate' : 'window';
+  if (window === undefined || requestsSeen / window <= MAX_TOTAL_LOAD)
+    throw new ReadOptionError(
+      'sampleRate',
+      `${sampleRate} makes the services' arrivals add up to more than ${MAX_TOTAL_LOAD}, the largest total the engine accepts; give the share of traces sampled, from 0 to 1`,
+    );
   throw new ReadOptionError(
-    option,
-    `${window ?? sampleRate} makes the services' arrivals add up to more than ${MAX_TOTAL_LOAD}, the largest total the engine accepts; ${window === undefined ? 'give the share of traces sampled, from 0 to 1' : 'give the seconds the spans were collected over'}`,
+    'window',
+    `${window} makes the services' arrivals add up to more than ${MAX_TOTAL_LOAD}, the largest total the engine accepts; give the seconds the spans were collected over`,
   );
 }
 
@@ -860,10 +866,13 @@ export function spanGraph(
     if (timedEntries[index]! > 0) node.observedLatency = seconds(durationSum[index]! / timedEntries[index]!);
     return node;
   });
+  let requestsSeen = 0;
+  for (let index = 0; index < services; index++) requestsSeen += roots[index]!;
   refuseArrivalsPastTheTotal(
     nodes,
     perSecond && givenWindow !== undefined ? givenWindow : undefined,
     sampleRate,
+    requestsSeen,
   );
   if (untimedServices.length > 0)
     warnings.push(

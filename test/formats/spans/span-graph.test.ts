@@ -288,6 +288,13 @@ describe('the span mapping', () => {
     expect(() => readGraph([request], 'auto', { sampleRate: 5e-324 })).toThrow(
       "sampleRate: 5e-324 makes the services' arrivals add up to more than 1e+300, the largest total the engine accepts; give the share of traces sampled, from 0 to 1",
     );
+    // With both given, the one that passes it: the window named the sample rate's fault before.
+    expect(() => readGraph([request], 'auto', { window: 60, sampleRate: 1e-320 })).toThrow(
+      expect.objectContaining({ name: 'ReadOptionError', option: 'sampleRate' }),
+    );
+    expect(() => readGraph([request], 'auto', { window: 1e-301, sampleRate: 0.5 })).toThrow(
+      expect.objectContaining({ name: 'ReadOptionError', option: 'window' }),
+    );
     expect(readGraph([request], 'auto', { window: 1e-299 }).nodes[0]!.arrival).toBe(1e299);
     expect(spanGraph([], { window: 5, sampleRate: 1 }, notes).unit).toBe('second');
   });

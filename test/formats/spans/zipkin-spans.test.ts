@@ -207,6 +207,17 @@ describe('Zipkin reading', () => {
     expect(nodeOf(readGraph(spans), 'web').errorRate).toBe(0.5);
   });
 
+  // Detection looks at the first span only: a bad second or third span made the document fit no
+  // format, with no path, where a bad fourth was named.
+  it('names a malformed span after the first by its path when the format is detected', () => {
+    const first = z({ id: 'b', service: 'w' });
+    for (const at of [1, 2, 3]) {
+      const spans: unknown[] = [first, first, first, first];
+      spans[at] = { traceId: 'a', id: 7 };
+      expect(thrown(() => readGraph(spans)).message).toBe(`[${at}].id: must be a string, got 7`);
+    }
+  });
+
   it('is not an array of anything else', () => {
     expect(zipkinSpans.detect([])).toBe(false);
     expect(zipkinSpans.detect([[]])).toBe(false);
