@@ -69,9 +69,10 @@
  *   `resultType` and a `result`, or whose `status` is `"error"` beside a string `errorType` or
  *   `error`; or the bare `data` object (a string `resultType` and a `result`). Never with `nodes`.
  */
+
+import { MAX_TOTAL_LOAD } from '../engine';
 import { callGraphStructure, type ObservedCall } from './call-graph';
 import { describeValue, isRecord, plural, quote } from './text';
-import { MAX_TOTAL_LOAD } from '../engine';
 import { FormatError, type GraphFormat, ReadOptionError, type ReadOptions, type SeriesLabels } from './types';
 
 /** The label pairs the format knows, in the order it looks for them. */

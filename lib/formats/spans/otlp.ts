@@ -156,13 +156,14 @@ function readResourceSpans(value: unknown, path: string, spans: SourceSpan[], un
     unnamed.add(`${path}.resource`);
     service = UNKNOWN_SERVICE;
   }
-  const scopesKey = resourceSpans.scopeSpans === undefined ? 'instrumentationLibrarySpans' : 'scopeSpans';
-  listAt(resourceSpans, scopesKey, path).forEach((scope, s) => {
-    const scopePath = `${path}.${scopesKey}[${s}]`;
-    listAt(recordAt(scope, scopePath, 'a ScopeSpans'), 'spans', scopePath).forEach((span, k) => {
-      spans.push(readSpan(span, `${scopePath}.spans[${k}]`, service));
+  // Both names are read: an exporter between the two versions may send an empty list under one.
+  for (const scopesKey of ['scopeSpans', 'instrumentationLibrarySpans'])
+    listAt(resourceSpans, scopesKey, path).forEach((scope, s) => {
+      const scopePath = `${path}.${scopesKey}[${s}]`;
+      listAt(recordAt(scope, scopePath, 'a ScopeSpans'), 'spans', scopePath).forEach((span, k) => {
+        spans.push(readSpan(span, `${scopePath}.spans[${k}]`, service));
+      });
     });
-  });
 }
 
 function readSpan(value: unknown, path: string, service: string): SourceSpan {

@@ -125,7 +125,10 @@ function readSpan(value: unknown, path: string, unnamed: Tally): SourceSpan {
     unnamed.add(path);
     service = UNKNOWN_SERVICE;
   }
-  const start = nanosecondsAt(span, 'timestamp', path, 1000n, 'microseconds since the epoch');
+  // Zipkin writes no timestamp for one it does not know, and its model reads 0 as that (as OTLP's
+  // 0 is read): not 1970, which made a window of decades.
+  const stamped = nanosecondsAt(span, 'timestamp', path, 1000n, 'microseconds since the epoch');
+  const start = stamped === 0n ? undefined : stamped;
   const duration = nanosecondsAt(span, 'duration', path, 1000n, 'a duration in microseconds');
   const tags = span.tags;
   if (tags !== undefined && tags !== null && !isRecord(tags))

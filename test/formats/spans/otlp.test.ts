@@ -194,6 +194,26 @@ describe('OTLP reading', () => {
     expect(nodeOf(mapped, 'api').observedLatency).toEqual({ value: 3e-9, statistic: 'mean', unit: 'second' });
   });
 
+  // An exporter between the two protocol versions may send an empty list under the new name
+  // beside the spans under the old one: they were read as no spans at all.
+  it('reads the spans under instrumentationLibrarySpans beside an empty scopeSpans', () => {
+    for (const scopeSpans of [[], null]) {
+      const mapped = readGraph({
+        resourceSpans: [
+          {
+            resource: { attributes: [{ key: 'service.name', value: { stringValue: 'web' } }] },
+            scopeSpans,
+            instrumentationLibrarySpans: [
+              { spans: [span({ spanId: 'a1', kind: 2, startTimeUnixNano: 1e9, endTimeUnixNano: 2e9 })] },
+            ],
+          },
+        ],
+      });
+      expect(nodeOf(mapped, 'web').entrySpans).toBe(1);
+      expect(mapped.warnings).not.toContain('no spans in the document');
+    }
+  });
+
   it('reads kinds as numbers or names, and status codes as numbers or names', () => {
     const build = (serverKind: unknown, clientKind: unknown, status: unknown) => [
       {

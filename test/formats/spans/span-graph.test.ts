@@ -9,10 +9,22 @@ import { readGraph } from '../../../lib/formats';
 import { spanGraph } from '../../../lib/formats/spans/span-graph';
 import { expectObservedCounts, nodeOf, weightsOf } from './checks';
 
+/**
+ * A Zipkin span; its `timestamp`, µs from the test's start, is written from 2023-11-14 on (Zipkin
+ * reads a timestamp of 0 as none given).
+ */
 function z(fields: Record<string, unknown> & { id: string; service: string }) {
-  const { service, ...rest } = fields;
-  return { traceId: '00000000000000aa', name: 'op', localEndpoint: { serviceName: service }, ...rest };
+  const { service, timestamp, ...rest } = fields;
+  return {
+    traceId: '00000000000000aa',
+    name: 'op',
+    localEndpoint: { serviceName: service },
+    ...(typeof timestamp === 'number' ? { timestamp: EPOCH_US + timestamp } : {}),
+    ...rest,
+  };
 }
+
+const EPOCH_US = 1_700_000_000_000_000;
 
 describe('the span mapping', () => {
   it('takes an orphan as a request entering its service', () => {
@@ -220,7 +232,7 @@ describe('the span mapping', () => {
 
     // Three requests under one id (instrumentation reusing it), the second sent again: two repeat
     // the id and stay spans, one repeats a span and is read once.
-    const reused = [0, 20_000, 40_000].map((timestamp) => ({ ...web, timestamp }));
+    const reused = [0, 20_000, 40_000].map((timestamp) => ({ ...web, timestamp: EPOCH_US + timestamp }));
     const again = readGraph([...reused, { ...reused[1]! }], 'auto', { window: 1 });
     expect(nodeOf(again, 'web').entrySpans).toBe(3);
     expect(again.warnings[0]).toMatch(
@@ -230,7 +242,7 @@ describe('the span mapping', () => {
 
     // Twelve under one id (past the eight compared one by one, so by their signatures), the
     // tenth and then the second sent again: both read once.
-    const many = Array.from({ length: 12 }, (_, i) => ({ ...web, timestamp: i * 20_000 }));
+    const many = Array.from({ length: 12 }, (_, i) => ({ ...web, timestamp: EPOCH_US + i * 20_000 }));
     const both = readGraph([...many, { ...many[9]! }, { ...many[1]! }], 'auto', { window: 1 });
     expect(nodeOf(both, 'web').entrySpans).toBe(12);
     expect(both.warnings[0]).toMatch(

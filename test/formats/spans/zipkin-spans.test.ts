@@ -109,9 +109,9 @@ describe('Zipkin reading', () => {
   it('cuts a call that reaches outside its request to it, and says so', () => {
     // web's client span runs 30 ms past web's own span (a call left running, or skew).
     const spans = [
-      z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: 0, duration: 100_000 }),
-      z({ id: 'b', parentId: 'a', kind: 'CLIENT', service: 'web', timestamp: 80_000, duration: 50_000 }),
-      z({ id: 'c', parentId: 'b', kind: 'SERVER', service: 'api', timestamp: 85_000, duration: 40_000 }),
+      z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: 1_000_000, duration: 100_000 }),
+      z({ id: 'b', parentId: 'a', kind: 'CLIENT', service: 'web', timestamp: 1_080_000, duration: 50_000 }),
+      z({ id: 'c', parentId: 'b', kind: 'SERVER', service: 'api', timestamp: 1_085_000, duration: 40_000 }),
     ];
     const mapped = readGraph(spans, 'auto', { window: 1 });
     expect(nodeOf(mapped, 'web').serviceTime).toBeCloseTo(0.08, 12);
@@ -205,6 +205,20 @@ describe('Zipkin reading', () => {
       z({ id: 'b', kind: 'SERVER', service: 'web', tags: { 'http.status_code': '200' } }),
     ];
     expect(nodeOf(readGraph(spans), 'web').errorRate).toBe(0.5);
+  });
+
+  // Zipkin's model reads a timestamp of 0 as none (its JSON leaves an unknown one out): read as
+  // 1970, it made a window of 53 years beside a span of 2023, and arrivals of 1e-9 per second.
+  it('reads a timestamp of 0 as none given', () => {
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: 0, duration: 100 }),
+      z({ id: 'b', kind: 'SERVER', service: 'web', timestamp: 1_700_000_000_000_000, duration: 300 }),
+      z({ id: 'c', kind: 'SERVER', service: 'web', timestamp: 1_700_000_000_000_700, duration: 300 }),
+    ];
+    const mapped = readGraph(spans);
+    // Three requests (the one without a time counted too) over the 1 ms from the first timed
+    // start to the last end: 3,000 a second.
+    expect(nodeOf(mapped, 'web').arrival).toBeCloseTo(3 / 0.001, 6);
   });
 
   // Detection looks at the first span only: a bad second or third span made the document fit no
