@@ -95,7 +95,11 @@ function readOptionFields() {
           LABELS_RULE,
         )
         .check(
-          z.refine((labels) => labels.from !== labels.to, LABELS_RULE),
+          // Said of `to`, with its value: of the whole object it read "got an object".
+          z.refine((labels) => labels.from !== labels.to, {
+            error: 'must be another label than from: each series names a caller and a callee',
+            path: ['to'],
+          }),
           z.describe(
             'prometheus: the labels naming the caller (`from`) and the callee (`to`) of each series, ' +
               'when they are not `client`/`server` or `source_workload`/`destination_workload`.',

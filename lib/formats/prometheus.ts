@@ -246,7 +246,12 @@ function readSeries(value: unknown, path: string, option: SeriesLabels | undefin
       `is a native histogram's sample (series ${seriesText(labels)}): a rate of calls is one number; query the rate of a counter`,
     );
   const sample = value.value;
-  if (!Array.isArray(sample) || sample.length !== 2 || typeof sample[1] !== 'string')
+  if (Array.isArray(sample) && sample.length === 2 && typeof sample[1] !== 'string')
+    throw new FormatError(
+      `${path}.value[1]`,
+      `must be the sample value as a string, as Prometheus writes it ("5", "NaN"), got ${describeValue(sample[1])}`,
+    );
+  if (!Array.isArray(sample) || sample.length !== 2)
     throw new FormatError(
       `${path}.value`,
       `must be [<unix time>, "<sample value>"], got ${describeValue(sample)}`,

@@ -543,7 +543,7 @@ describe('traces and rates: read options, JSON Lines', () => {
     ],
     [
       { labels: { from: 'a', to: 'a' } },
-      'labels must be an object { from, to } naming two different labels, got an object',
+      'labels.to must be another label than from: each series names a caller and a callee, got the string "a"',
     ],
     [
       { labels: { from: 'a' } },

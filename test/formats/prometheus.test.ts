@@ -448,7 +448,7 @@ describe('prometheus: malformed answers', () => {
     [
       'a number, not a string',
       series([1, 2]),
-      'data.result[1].value: must be [<unix time>, "<sample value>"], got an array',
+      'data.result[1].value[1]: must be the sample value as a string, as Prometheus writes it ("5", "NaN"), got 2',
     ],
     [
       'no value',
