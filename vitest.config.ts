@@ -1,5 +1,10 @@
+import { globSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+import recorded from './test/file-seconds.json' with { type: 'json' };
 
 /**
  * Test files that change nothing a later file could see (no environment variables, module mocks
@@ -55,6 +60,38 @@ const STARTS_A_SERVER = [
  */
 const EXPLORER = ['test/explorer/**/*.test.ts'];
 
+/** The files that share their worker's modules: exclude patterns cannot take some back. */
+const SHARED_FILES = globSync(SHARED_MODULES, {
+  cwd: fileURLToPath(new URL('.', import.meta.url)),
+  exclude: [...STARTS_A_SERVER, ...CHANGES_MODULES_OR_ENV],
+}).map((file) => file.split('\\').join('/'));
+
+/**
+ * The order vitest's workers take the test files in: each project's files together (a worker
+ * that shares its modules keeps them only while the next file is of its project), the slowest
+ * first, by the seconds recorded in test/file-seconds.json. Vitest's own order sorts by its cache
+ * of the last run on this machine; a fresh clone has none, so it took the files in the order of
+ * their paths, and a slow file near the end (script-args, 27 s) ran alone while the other
+ * workers had finished. A file the record does not know runs first, as vitest runs unknown files
+ * first: it may be slow.
+ *
+ * `node --import tsx scripts/file-seconds.ts --report REPORT` writes the record again from a run's JSON
+ * report (`vitest run --reporter=json --outputFile=REPORT`).
+ */
+const SECONDS: Readonly<Record<string, number>> = recorded;
+
+class SlowestFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const root = this.ctx.config.root;
+    const seconds = (file: TestSpecification) =>
+      SECONDS[relative(root, file.moduleId).split('\\').join('/')] ?? Number.POSITIVE_INFINITY;
+    return [...files].sort((a, b) => {
+      if (a.project.name !== b.project.name) return a.project.name < b.project.name ? -1 : 1;
+      return seconds(b) - seconds(a) || (a.moduleId < b.moduleId ? -1 : a.moduleId > b.moduleId ? 1 : 0);
+    });
+  }
+}
+
 export default defineConfig({
   test: {
     // The service's JSON log lines are shown only for a test that fails.
@@ -76,26 +113,20 @@ export default defineConfig({
     // not a fresh Node process (the isolated files took 177 s of CPU against 209 s, the shared
     // ones 147 s against 160 s). The explorer's files keep processes: see below.
     pool: 'threads',
+    // Each project's files together, the slowest first, from a recorded run: a fresh clone has no
+    // cache of the last run for vitest to order them by (`SlowestFirst` above).
+    sequence: { sequencer: SlowestFirst },
     projects: [
-      {
-        extends: true,
-        test: {
-          name: 'shared modules',
-          include: SHARED_MODULES,
-          exclude: [...STARTS_A_SERVER, ...CHANGES_MODULES_OR_ENV],
-          isolate: false,
-        },
-      },
+      { extends: true, test: { name: 'shared modules', include: SHARED_FILES, isolate: false } },
       // A process each, so the worker's Chromium, which outlives its files, is closed by Playwright
       // when vitest stops that process (a thread's end would leave the browser running).
       { extends: true, test: { name: 'explorer', include: EXPLORER, isolate: false, pool: 'forks' } },
+      // One project for every isolated file: vitest takes its projects' files one project after
+      // the other, and a second isolated project (the servers', 6 files) ran its last files with
+      // one or two workers busy.
       {
         extends: true,
-        test: { name: 'isolated', include: ['test/**/*.test.ts'], exclude: [...SHARED_MODULES, ...EXPLORER] },
-      },
-      {
-        extends: true,
-        test: { name: 'isolated servers', include: [...STARTS_A_SERVER, ...CHANGES_MODULES_OR_ENV] },
+        test: { name: 'isolated', include: ['test/**/*.test.ts'], exclude: [...SHARED_FILES, ...EXPLORER] },
       },
     ],
   },

@@ -314,7 +314,7 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
       .evaluateAll((labels) =>
         labels.map((label) => [label.textContent, Number(label.getAttribute('y'))] as const),
       );
-    expect(ys.at(-1)![0]).toBe('0.01 ms');
+    expect(ys.at(-1)![0]).toBe('10 µs');
     // The SLO's line sits half way up (5 of 10 µs), far from the x axis (the label "0").
     const zero = ys.find(([text]) => text === '0')![1];
     const sloY = Number(await page.getAttribute('#latency-chart .latency-slo', 'y1'));

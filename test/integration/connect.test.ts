@@ -325,7 +325,7 @@ describe('POST /api/connect: traces and rates', () => {
   it.each([
     ['window', { window: -5 }],
     ['sampleRate', { sampleRate: 2 }],
-    ['labels', { labels: { from: 'x', to: 'x' } }],
+    ['labels.to', { labels: { from: 'x', to: 'x' } }],
   ])('refuses a bad %s with 400 naming it', async (field, options) => {
     const before = upstream.seen.length;
     const answer = await connect({ name: 'x', url: `${upstream.base}/traces.jsonl`, ...options });
