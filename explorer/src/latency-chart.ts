@@ -54,12 +54,12 @@ function axisBreak(points: LatencyPoints): AxisBreak | undefined {
   return { from: saturation * PAST_SATURATION, to: end };
 }
 
-/** The smallest 1, 2, 2.5 or 5 × 10^k at or above `value`: the y axis ends on a round time. */
 /** A tick label's width, about: 11 px system-ui runs some 6.5 px a character (digits, ×, the point). */
 function tickLabelWidth(label: string): number {
   return 6.5 * label.length;
 }
 
+/** The smallest 1, 2, 2.5 or 5 × 10^k at or above `value`: the y axis ends on a round time. */
 function roundUp(value: number): number {
   const power = 10 ** Math.floor(Math.log10(value));
   for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= value * (1 - 1e-12)) return step * power;
@@ -127,13 +127,18 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
   // Microsecond services keep their own scale: a floor of 1 ms laid their curve on the x axis.
   const highest = Math.max(4 * idle, 1.5 * (today ?? 0), 1.25 * (slo ?? 0));
   const top = roundUp(highest > 0 ? highest : 1e-3);
+  // The y axis' labels keep to the view: a time of 10^6 s ("1,000,000 s") was cut at its edge.
+  const left = Math.max(
+    PAD.left,
+    9 + Math.max(tickLabelWidth(durationText(top)), tickLabelWidth(durationText(top / 2))),
+  );
   const right = width - PAD.right;
   const bottom = HEIGHT - PAD.bottom;
   const skipped = axisBreak(points);
   // With a break, the curve's range ends at `plotRight`, and ×1 (the only scale past it) at `right`.
   const span = skipped?.from ?? points.end;
-  const plotRight = skipped === undefined ? right : PAD.left + CURVE_SHARE * (right - PAD.left);
-  const x = (scale: number) => (scale > span ? right : PAD.left + (scale / span) * (plotRight - PAD.left));
+  const plotRight = skipped === undefined ? right : left + CURVE_SHARE * (right - left);
+  const x = (scale: number) => (scale > span ? right : left + (scale / span) * (plotRight - left));
   const y = (latency: number) => bottom - (latency / top) * (bottom - PAD.top);
   const text = (content: string, attributes: Record<string, string | number>) => {
     const label = svgElement('text', { class: 'tick-label', ...attributes });
@@ -142,24 +147,19 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
   };
 
   const clip = svgElement('clipPath', { id: 'latency-plot' });
-  clip.append(
-    svgElement('rect', { x: PAD.left, y: PAD.top, width: plotRight - PAD.left, height: bottom - PAD.top }),
-  );
+  clip.append(svgElement('rect', { x: left, y: PAD.top, width: plotRight - left, height: bottom - PAD.top }));
   const defs = svgElement('defs', {});
   defs.append(clip);
-  svg.append(
-    defs,
-    svgElement('line', { x1: PAD.left, y1: PAD.top, x2: PAD.left, y2: bottom, class: 'axis' }),
-  );
+  svg.append(defs, svgElement('line', { x1: left, y1: PAD.top, x2: left, y2: bottom, class: 'axis' }));
   if (skipped === undefined) {
-    svg.append(svgElement('line', { x1: PAD.left, y1: bottom, x2: right, y2: bottom, class: 'axis' }));
+    svg.append(svgElement('line', { x1: left, y1: bottom, x2: right, y2: bottom, class: 'axis' }));
   } else {
     // The axis in two pieces, with the usual break mark (two slanted strokes) in the gap.
     const gapStart = plotRight + 6;
     const gapEnd = gapStart + 8;
     const slash = (at: number) => `M ${at - 3} ${bottom + 5} L ${at + 3} ${bottom - 5}`;
     svg.append(
-      svgElement('line', { x1: PAD.left, y1: bottom, x2: gapStart, y2: bottom, class: 'axis' }),
+      svgElement('line', { x1: left, y1: bottom, x2: gapStart, y2: bottom, class: 'axis' }),
       svgElement('line', { x1: gapEnd, y1: bottom, x2: right, y2: bottom, class: 'axis' }),
       svgElement('path', { d: `${slash(gapStart)} ${slash(gapEnd)}`, class: 'axis axis-break' }),
     );
@@ -167,7 +167,7 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
   for (const value of [0, top / 2, top]) {
     svg.append(
       text(value === 0 ? '0' : durationText(value), {
-        x: PAD.left - 5,
+        x: left - 5,
         y: y(value) + 4,
         'text-anchor': 'end',
         'data-axis': 'y',
@@ -183,11 +183,11 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
   svg.append(
     text(endLabel, { x: right, y: bottom + 14, 'text-anchor': 'end', 'data-axis': 'x' }),
     text(`traffic, × ${chart.traffic}`, {
-      x: (PAD.left + right) / 2,
+      x: (left + right) / 2,
       y: HEIGHT - 4,
       'text-anchor': 'middle',
     }),
-    text('latency', { x: PAD.left - 5, y: PAD.top - 10, 'text-anchor': 'end' }),
+    text('latency', { x: left - 5, y: PAD.top - 10, 'text-anchor': 'end' }),
   );
 
   if (Number.isFinite(points.saturation)) {
@@ -203,8 +203,8 @@ export function drawLatencyChart(svg: SVGSVGElement, chart: LatencyChart): void 
   }
   if (slo !== undefined) {
     svg.append(
-      svgElement('line', { x1: PAD.left, y1: y(slo), x2: right, y2: y(slo), class: 'latency-slo' }),
-      text(`SLO ${durationText(slo)}`, { x: PAD.left + 4, y: y(slo) - 4 }),
+      svgElement('line', { x1: left, y1: y(slo), x2: right, y2: y(slo), class: 'latency-slo' }),
+      text(`SLO ${durationText(slo)}`, { x: left + 4, y: y(slo) - 4 }),
     );
   }
   svg.append(svgElement('line', { x1: x(1), y1: PAD.top, x2: x(1), y2: bottom, class: 'latency-today' }));

@@ -321,6 +321,27 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     expect(zero - sloY).toBeGreaterThan(40);
   });
 
+  // A batch job of 250,000 s a request (ρ 0.5), SLO 10^6 s: the axis ends at 2,000,000 s, whose
+  // label was cut at the view's left edge; the axis moves right to keep every label whole.
+  it('keeps long time labels inside the chart', async () => {
+    await runAsWritten(page, {
+      mode: 'analyze',
+      nodes: [{ id: 'batch', arrival: 2e-6, exit: 1, serviceTime: 250_000, servers: 1, slo: 1e6 }],
+      dependencies: [],
+    });
+    await select('batch');
+    await page.waitForSelector('body[data-latency-chart="drawn"]');
+    const chart = (await page.locator('#latency-chart').boundingBox())!;
+    const labels = await page.locator('#latency-chart [data-axis="y"]').evaluateAll((texts) =>
+      texts.map((text) => {
+        const box = text.getBoundingClientRect();
+        return { text: text.textContent, left: box.left };
+      }),
+    );
+    expect(labels.map(({ text }) => text)).toContain('2,000,000 s');
+    for (const { left } of labels) expect(left).toBeGreaterThanOrEqual(chart.x);
+  });
+
   // A pool of 10,000 servers at 90%: it saturates at ×1.11, so ×1 and the end's label are close.
   // Their labels never overlap: ×1 gives way where the end's label needs the room.
   it('keeps ×1 clear of the end label when the saturation is just past it', async () => {
