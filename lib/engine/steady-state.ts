@@ -127,14 +127,15 @@ export function solveSteadyState(structure: CompiledStructure, memory: ScratchMe
   const { count, start, members } = structure.components();
   const localIndex = scratch.int32(nodeCount, -1);
   const carried = new CarriedValue(structure);
+  const reached = new Reached(structure);
   for (let c = count - 1; c >= 0; c--) {
     const first = start[c]!;
     const end = start[c + 1]!;
     const component = members.subarray(first, end);
     const verdict =
       end - first === 1
-        ? solveSingle(structure, component[0]!, throughput, carried)
-        : solveCycle(structure, c, component, throughput, localIndex, carried);
+        ? solveSingle(structure, component[0]!, throughput, carried, reached)
+        : solveCycle(structure, c, component, throughput, localIndex, carried, reached);
     if (verdict === LOOP_UNBOUNDED) for (const v of component) state.unboundedLoops.push(v);
     else if (
       // Stryker disable next-line ConditionalExpression,EqualityOperator: adding a verdict of 0 sweeps changes nothing (the `false` and `<=` twins are killed)
@@ -160,6 +161,51 @@ export function solveSteadyState(structure: CompiledStructure, memory: ScratchMe
     }
   }
   return state;
+}
+
+/**
+ * The nodes value reaches by the structure: those with an arrival, and every node a dependency
+ * from one of them leads to (a down node's lead nowhere: they have no slots). Worked out once,
+ * the first time a component's inflow reads 0, since a share or an arrival can round to 0 on its
+ * way there. Iterative, over the dependencies: chains can be a million nodes deep.
+ */
+class Reached {
+  #reached: Uint8Array | undefined;
+  readonly #structure: CompiledStructure;
+
+  constructor(structure: CompiledStructure) {
+    this.#structure = structure;
+  }
+
+  has(v: number): boolean {
+    this.#reached ??= reachedFromArrivals(this.#structure);
+    return this.#reached[v] === 1;
+  }
+}
+
+function reachedFromArrivals(structure: CompiledStructure): Uint8Array {
+  const { nodeCount, arrival, outStart, outTarget } = structure;
+  const reached = new Uint8Array(nodeCount);
+  const stack = new Int32Array(nodeCount);
+  let size = 0;
+  // Stryker disable next-line EqualityOperator: one past the end: arrival[n] is undefined, not above 0 (the `>=` twin is killed)
+  for (let v = 0; v < nodeCount; v++) {
+    if (arrival[v]! > 0) {
+      reached[v] = 1;
+      stack[size++] = v;
+    }
+  }
+  // Stryker disable next-line EqualityOperator: same answer: at 0 the pop reads stack[-1], undefined, whose dependencies are none, and the loop ends at -1
+  while (size > 0) {
+    const u = stack[--size]!;
+    for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+      const w = outTarget[k]!;
+      if (reached[w] === 1) continue;
+      reached[w] = 1;
+      stack[size++] = w;
+    }
+  }
+  return reached;
 }
 
 /** A component's own verdict: no steady state (its nodes are the loop to fix). */
@@ -209,9 +255,13 @@ function solveSingle(
   v: number,
   throughput: Float64Array,
   carried: CarriedValue,
+  reached: Reached,
 ): number {
   const inflow = inflowFromOutside(structure, v, throughput, undefined, carried);
-  if (inflow === 0) return 0;
+  // What reaches it may round to 0 (an arrival of 5e-324 split 2 : 3, a share of 1e-600): a loop
+  // it closes on itself is unbounded all the same, by the structure.
+  // Stryker disable next-line ConditionalExpression: same answer: a node with any inflow is reached (the `false` twin is killed)
+  if (inflow === 0 && !reached.has(v)) return 0;
   if (inflow === Number.POSITIVE_INFINITY) {
     throughput[v] = inflow;
     return 0;
@@ -262,6 +312,7 @@ function solveCycle(
   throughput: Float64Array,
   localIndex: Int32Array,
   carried: CarriedValue,
+  reached: Reached,
 ): number {
   // A loop is solved directly up to 128 nodes (some 2 million steps) and up to 1,024 when its
   // sweeps do not settle: between two such solves the caller may be out of time.
@@ -282,8 +333,18 @@ function solveCycle(
       if (inflow > 0) anyInflow = true;
       if (inflow === Number.POSITIVE_INFINITY) fedUnbounded = true;
     }
-    // Nothing reaches the cycle: it keeps a throughput of 0 (closed or not).
-    if (!anyInflow) return 0;
+    if (!anyInflow) {
+      // Nothing reaches the cycle: it keeps a throughput of 0 (closed or not).
+      if (!reached.has(members[0]!)) return 0;
+      // Value reaches it, too little for a double: its throughputs are 0 where it has a steady
+      // state, and it is unbounded where it has none, judged as for any inflow (a strongly
+      // connected loop's gain does not depend on where value enters it).
+      b.fill(1);
+      if (solveReachedCycle(structure, component, members, b, localIndex) !== LOOP_UNBOUNDED) return 0;
+      // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
+      for (let i = 0; i < n; i++) throughput[members[i]!] = Number.POSITIVE_INFINITY;
+      return LOOP_UNBOUNDED;
+    }
     if (fedUnbounded) {
       // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
       for (let i = 0; i < n; i++) throughput[members[i]!] = Number.POSITIVE_INFINITY;

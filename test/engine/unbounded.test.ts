@@ -226,6 +226,73 @@ describe('reachability, never arithmetic on infinity', () => {
     for (const dependency of result.dependencies) expect(dependency).not.toHaveProperty('throughput');
   });
 
+  // E's arrival of 5e-324 a step, split 3 : 2, sends P 2e-324, which rounds to 0: P ↔ Q, a loop
+  // nothing leaves, was then taken for one nothing reaches. Value reaches it: unbounded.
+  it('finds a loop unbounded when what reaches it rounds to 0', () => {
+    const result = analyze({
+      nodes: [{ id: 'E', arrival: 5e-324 }, { id: 'X', exit: 1 }, { id: 'P' }, { id: 'Q' }],
+      dependencies: [
+        { from: 'E', to: 'X', weight: 3 },
+        { from: 'E', to: 'P', weight: 2 },
+        { from: 'P', to: 'Q' },
+        { from: 'Q', to: 'P' },
+      ],
+    });
+    expect(unboundedOf(result)).toEqual(['P', 'Q']);
+    expect(result.primaryBlockage).toBe('P');
+  });
+
+  // The same with a fan-out node that retries itself twice (gain 2), reached by a share of
+  // 1e-600 a step (one node, and a ring of two), and beside them what is not unbounded: a loop
+  // that lets half out, reached as little, keeps a throughput of 0; a loop behind a down node
+  // is not reached at all.
+  it('judges a loop reached by less than a double by its structure', () => {
+    const reachedBy = (loop: Structure['nodes'], edges: Structure['dependencies']) =>
+      analyze({
+        nodes: [{ id: 'E', arrival: 1 }, { id: 'X', exit: 1 }, ...loop],
+        dependencies: [
+          { from: 'E', to: 'X', weight: 1e300 },
+          { from: 'E', to: loop[0]!.id, weight: 1e-300 },
+          ...edges,
+        ],
+      });
+    const self = reachedBy([{ id: 'L', fanout: true }], [{ from: 'L', to: 'L', weight: 2 }]);
+    expect(unboundedOf(self)).toEqual(['L']);
+    const pair = reachedBy(
+      [
+        { id: 'P', fanout: true },
+        { id: 'Q', fanout: true },
+      ],
+      [
+        { from: 'P', to: 'Q', weight: 2 },
+        { from: 'Q', to: 'P' },
+      ],
+    );
+    expect(unboundedOf(pair)).toEqual(['P', 'Q']);
+    const leaky = reachedBy(
+      [{ id: 'P' }, { id: 'Q', exit: 1 }],
+      [
+        { from: 'P', to: 'Q' },
+        { from: 'Q', to: 'P' },
+      ],
+    );
+    expect(unboundedOf(leaky)).toEqual([]);
+    expect(leaky.nodes.map((node) => node.throughput)).toEqual([1, 1, 0, 0]);
+    const behindDown = applyScenario(
+      compileStructure({
+        nodes: [{ id: 'E', arrival: 1 }, { id: 'D' }, { id: 'P' }, { id: 'Q' }],
+        dependencies: [
+          { from: 'E', to: 'D' },
+          { from: 'D', to: 'P' },
+          { from: 'P', to: 'Q' },
+          { from: 'Q', to: 'P' },
+        ],
+      }),
+      { nodes: { D: { down: true } } },
+    );
+    expect(unboundedOf(analyze(behindDown))).toEqual([]);
+  });
+
   // S sends 1e300 a step, split 1e300 : 1e-300 between T and U: U gets 1e-300 a step against
   // a capacity of 1e-301 (utilization 10), T 1e300 against 1e301 (0.1). The share 1e-600
   // underflows, but U's traffic does not: U is the headroom node at 0.1, not T at 10.

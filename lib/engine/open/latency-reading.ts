@@ -64,4 +64,9 @@ export function readLatency(structure: CompiledStructure, steady: SteadyReading)
   return { latency, limitedBy, reasonOf: (v) => REASONS[reasons[v]!]! };
 }
 
-const REASONS: readonly LatencyLimit[] = ['saturated', 'unbounded', 'down'];
+/**
+ * The reasons by their index in `reasons`. A node named by the latency solve's own loop check
+ * (calls that grow without bound on an entry's paths) has no reason set here: the 0 every entry
+ * starts at reads `unbounded`, which that is, never `saturated`.
+ */
+const REASONS: readonly LatencyLimit[] = ['unbounded', 'saturated', 'down'];
