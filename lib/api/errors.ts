@@ -123,6 +123,29 @@ export function serviceUnavailable(): ApiError {
   );
 }
 
+/**
+ * Whether `error` is middy's own: the function's time ran out before the handler answered
+ * (middy stops it a few milliseconds before Lambda would, so that it can still answer). Its
+ * name, `TimeoutError`, is also the AWS SDK's for a storage call that timed out: the cause tells
+ * them apart, and this one is not the storage's to answer for.
+ */
+export function isFunctionTimeout(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    error.name === 'TimeoutError' &&
+    (error.cause as { package?: unknown } | undefined)?.package === '@middy/core'
+  );
+}
+
+/** 503 for a request that ran out of the function's time: retried, it may well finish. */
+function outOfTime(): ApiError {
+  return new ApiError(
+    'SERVICE_UNAVAILABLE',
+    `The request did not finish within the service's time limit; try again in ${RETRY_AFTER_SECONDS} seconds.`,
+    { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
+  );
+}
+
 /** The per-owner quotas (`lib/config/quotas.ts`). */
 export type QuotaName = 'systems' | 'keys' | 'bytes';
 
@@ -161,6 +184,7 @@ export type IsUnavailable = (thrown: unknown) => boolean;
  */
 export function classifyFailure(thrown: unknown, isUnavailable?: IsUnavailable): ClassifiedFailure {
   if (thrown instanceof ApiError) return { error: thrown, unexpected: false };
+  if (isFunctionTimeout(thrown)) return { error: outOfTime(), unexpected: true };
   if (isUnavailable?.(thrown) === true) return { error: serviceUnavailable(), unexpected: true };
   if (thrown instanceof EngineFailure) {
     return { error: new ApiError('ENGINE_ERROR', ENGINE_ERROR_MESSAGE), unexpected: true };

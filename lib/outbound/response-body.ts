@@ -93,24 +93,49 @@ export async function readJsonBody(
     return overCap;
   };
 
+  // The reading ends when the pipeline does, or at once when the decoded body passes the cap or
+  // the deadline passes: a pipeline whose last stage threw while the decoder held a large inflated
+  // chunk (a 300 KB gzip of 300 MB) could stay pending for good, the deadline's signal with it,
+  // and the request then ran to the function's own time limit.
+  let stop: (reason: unknown) => void = () => {};
+  const stopped = new Promise<never>((_, reject) => {
+    stop = reject;
+  });
   const chunks: Buffer[] = [];
   let decodedBytes = 0;
   const collect = async (source: AsyncIterable<Buffer>) => {
     for await (const chunk of source) {
       decodedBytes += chunk.length;
-      if (decodedBytes > options.maxBytes) throw tooLarge();
+      if (decodedBytes > options.maxBytes) {
+        const error = tooLarge();
+        stop(error);
+        throw error;
+      }
       chunks.push(chunk);
     }
   };
+  // As the pipeline itself rejects on its signal: an AbortError, the deadline's reason its cause.
+  const onDeadline = () =>
+    stop(
+      Object.assign(new Error('The operation was aborted'), {
+        name: 'AbortError',
+        code: 'ABORT_ERR',
+        cause: options.signal.reason,
+      }),
+    );
+  options.signal.addEventListener('abort', onDeadline, { once: true });
+  const decoder =
+    coding === 'identity' ? undefined : coding === 'gzip' ? createGunzip() : createBrotliDecompress();
+  const cap = decoder === undefined ? undefined : byteCap(options.maxBytes, tooLarge);
   try {
-    if (coding === 'identity') {
-      await pipeline(response.body, collect, { signal: options.signal });
-    } else {
-      const decoder = coding === 'gzip' ? createGunzip() : createBrotliDecompress();
-      await pipeline(response.body, byteCap(options.maxBytes, tooLarge), decoder, collect, {
-        signal: options.signal,
-      });
-    }
+    const piped =
+      decoder === undefined
+        ? pipeline(response.body, collect, { signal: options.signal })
+        : pipeline(response.body, cap!, decoder, collect, { signal: options.signal });
+    // Whichever settles first decides; the other's outcome is the same failure, or none.
+    piped.catch(() => {});
+    stopped.catch(() => {});
+    await Promise.race([piped, stopped]);
   } catch (error) {
     // Stryker disable next-line ConditionalExpression: on Node 24 the error is overCap already; the flag serves Node 20 and 22
     if (exceeded) throw overCap;
@@ -121,6 +146,12 @@ export async function readJsonBody(
       );
     }
     throw error;
+  } finally {
+    options.signal.removeEventListener('abort', onDeadline);
+    // Ends what a stopped pipeline left running; streams that ended already are left as they are.
+    response.body.destroy();
+    cap?.destroy();
+    decoder?.destroy();
   }
   return parseJsonText(Buffer.concat(chunks), options.server, jsonLines);
 }

@@ -352,6 +352,19 @@ describe('size cap', () => {
     expect(error.code).toBe('UPSTREAM_ERROR');
     expect(error.message).toContain(`larger than the limit of ${6 * 1024 * 1024} bytes`);
   });
+
+  // 300 KB on the wire that inflate to 300 MB, in one reply: the decoder holds a large inflated
+  // chunk when the cap is passed, and the reading stayed pending past its deadline (the connect
+  // function then ran to its own time limit and answered 503). It stops at the cap at once.
+  it('stops a gzip bomb of 300 MB at the cap, well within the deadline', async () => {
+    const bomb = gzipSync(Buffer.alloc(300 * 1024 * 1024, 0x20), { level: 9 });
+    const api = await serve(reply(bomb, { 'content-encoding': 'gzip' }));
+    for (const maxBodyBytes of [16 * 1024 * 1024, 64 * 1024 * 1024]) {
+      const error = await failureOf(fetchFrom(api.origin, { maxBodyBytes, deadlineMs: 8_000 }));
+      expect(error.code).toBe('UPSTREAM_ERROR');
+      expect(error.message).toContain(`larger than the limit of ${maxBodyBytes} bytes`);
+    }
+  });
 });
 
 describe('answers that are not JSON', () => {

@@ -1,9 +1,10 @@
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
-import { ApiError, EngineFailure } from '../../../lib/api/errors';
+import { ApiError, classifyFailure, EngineFailure } from '../../../lib/api/errors';
 import { errorResponse, type HttpContext, type HttpEvent } from '../../../lib/http/middleware';
 import type { HttpResult } from '../../../lib/http/responses';
 import { createLogger } from '../../../lib/logging';
+import { isStoreUnavailable } from '../../../lib/storage/faults';
 import { captureOutput, httpEvent, logLines } from '../events';
 
 /** A handler that throws `thrown`, behind the error middleware; returns the result and what was logged. */
@@ -54,6 +55,26 @@ describe('errorResponse', () => {
     expect(logs).toHaveLength(1);
     expect(logs[0]).toMatchObject({ level: 'ERROR', message: 'engine failure', requestId: 'req-test-1' });
     expect(JSON.stringify(logs[0])).toContain('secret-node');
+  });
+
+  // The function's time ran out (middy answers just before Lambda would stop it): 503 saying so,
+  // never the storage's "busy or unreachable", which the SDK's error of the same name reads as,
+  // and never a 500 that alarms count.
+  it('answers the end of the function time with 503 naming the time limit', async () => {
+    const handler = middy<HttpEvent, HttpResult, unknown, HttpContext>(
+      () => new Promise<HttpResult>(() => {}),
+    ).use(errorResponse({ logger: createLogger({ env: {} }), isUnavailable: isStoreUnavailable }));
+    const context = { getRemainingTimeInMillis: () => 50 };
+    const { result } = await captureOutput(() => handler(httpEvent() as never, context as never));
+    expect(result.statusCode).toBe(503);
+    expect(result.headers).toMatchObject({ 'retry-after': '2' });
+    expect(JSON.parse(result.body).error).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      message: "The request did not finish within the service's time limit; try again in 2 seconds.",
+    });
+    // The SDK's own timeout is still the storage's.
+    const sdkTimeout = Object.assign(new Error('timed out'), { name: 'TimeoutError' });
+    expect(classifyFailure(sdkTimeout, isStoreUnavailable).error.message).toMatch(/storage is busy/);
   });
 
   // Anything else (a bug, an outage) is an INTERNAL_ERROR with a generic message.
