@@ -1,6 +1,7 @@
-import { type CompiledStructure, compileForCall } from './compile';
+import { type CompiledStructure, compileForCall, MAX_TOTAL_LOAD } from './compile';
 import { cycleEvents } from './cycles';
 import { describeState, type StateDescriber } from './describe';
+import { PayloadError } from './errors';
 import { readLatency } from './open/latency-reading';
 import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
@@ -8,7 +9,7 @@ import { scratch } from './scratch';
 import { sortIds } from './sort-ids';
 import { readSteadyState } from './steady-reading';
 import { steadyStateOf } from './steady-state';
-import { createStepBuffers, stepFrom } from './step';
+import { createStepBuffers, stepFrom, TotalPastTheBound } from './step';
 import { checkpoint } from './stop-check';
 import type { EngineEvent, EngineResult, Structure } from './types';
 
@@ -28,12 +29,7 @@ export function describeInputState<T>(compiled: CompiledStructure, describe: Sta
   // Compiling a large structure takes a while: the caller may be out of time already.
   checkpoint();
   const { nodeCount } = compiled;
-  const state = stepFrom(
-    compiled,
-    compiled.initialLoads,
-    createStepBuffers(compiled, scratch),
-    scratch.float64(nodeCount),
-  );
+  const state = firstStep(compiled, nodeCount);
   const measured = new PressureBuffers(nodeCount, scratch);
   let primary = measurePressure(compiled, state, measured);
   const steady = compiled.open ? readSteadyState(compiled, steadyStateOf(compiled)) : undefined;
@@ -68,4 +64,26 @@ export function describeInputState<T>(compiled: CompiledStructure, describe: Sta
     },
     ws: new ReachWorkspace(nodeCount, scratch),
   });
+}
+
+/**
+ * The step `analyze` describes the loads by. Past the bound on the total it says so for this
+ * one step, where a run of ticks is told to run fewer.
+ */
+function firstStep(compiled: CompiledStructure, nodeCount: number) {
+  try {
+    return stepFrom(
+      compiled,
+      compiled.initialLoads,
+      createStepBuffers(compiled, scratch),
+      scratch.float64(nodeCount),
+    );
+  } catch (error) {
+    if (!(error instanceof TotalPastTheBound)) throw error;
+    throw new PayloadError(
+      'nodes',
+      `the value one step moves adds up past ${MAX_TOTAL_LOAD} (the loads, the arrivals and what fan-out ` +
+        'makes of them): lower the arrivals, the loads or the fan-out weights',
+    );
+  }
 }

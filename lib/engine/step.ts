@@ -179,14 +179,22 @@ function openStep(
   // Arrivals add value every step and fan-out multiplies it (a cycle whose gain is 1 or more
   // grows it without limit). Past the bound every input total obeys (MAX_TOTAL_LOAD), numbers
   // would soon stop being finite: the caller is told which way to scale down.
-  if (!(total <= MAX_TOTAL_LOAD)) {
-    throw new PayloadError(
+  if (!(total <= MAX_TOTAL_LOAD)) throw new TotalPastTheBound();
+  return moved;
+}
+
+/**
+ * The total value past `MAX_TOTAL_LOAD` after a step: said for a run of ticks, which can run
+ * fewer; `analyze`, which steps once, says it in its own words (`describeInputState`).
+ */
+export class TotalPastTheBound extends PayloadError {
+  constructor() {
+    super(
       'nodes',
       `the total value grows past ${MAX_TOTAL_LOAD} in this run (arrivals that pile up, or fan-out ` +
         'that creates more value than leaves): lower the arrivals or the fan-out weights, or run fewer ticks',
     );
   }
-  return moved;
 }
 
 /** Adds `flow` to node `to`'s running sum, carrying the rounding error alongside. */

@@ -9,6 +9,7 @@ import {
   analyze,
   compileStructure,
   type EngineResult,
+  JsonWriter,
   type NodeInput,
   PayloadError,
   type Structure,
@@ -348,7 +349,24 @@ describe('no steady state: unbounded', () => {
       ],
     };
     expect(() => ticks(storm, 1000)).toThrow(PayloadError);
-    expect(() => ticks(storm, 1000)).toThrow(/grows past 1e\+300/);
+    expect(() => ticks(storm, 1000)).toThrow(/grows past 1e\+300 in this run .*, or run fewer ticks$/);
+  });
+
+  // analyze steps once: an arrival of 6e299 on a fan-out node calling twice moves 1.2e300 in
+  // that step. It is told so, not to run fewer ticks, which it does not run.
+  it('an analyze whose one step passes 1e300 is a payload error that names no ticks', () => {
+    const twice: Structure = {
+      nodes: [
+        { id: 'E', arrival: 6e299, fanout: true },
+        { id: 'S', exit: 1 },
+      ],
+      dependencies: [{ from: 'E', to: 'S', weight: 2 }],
+    };
+    const message =
+      'nodes: the value one step moves adds up past 1e+300 (the loads, the arrivals and what fan-out makes of them): lower the arrivals, the loads or the fan-out weights';
+    expect(() => analyze(twice)).toThrow(new PayloadError('nodes', message.slice('nodes: '.length)));
+    const writer = new JsonWriter();
+    expect(() => writeAnalyze(writer, twice)).toThrow(message);
   });
 });
 
