@@ -5,7 +5,8 @@ import type { CycleEvent } from './types';
 
 /**
  * One `cycle` event per strongly connected set of more than one node, and per node with a
- * self-dependency; `closed` when no dependency leaves the set. Ordered by first node id.
+ * self-dependency; `closed` when nothing leaves the set: no dependency to a node outside it and,
+ * in an open structure, no exit and no fan-out node. Ordered by first node id.
  */
 export function cycleEvents(structure: CompiledStructure, tick: number): CycleEvent[] {
   const { ids, outStart, outTarget, selfShare } = structure;
@@ -20,6 +21,9 @@ export function cycleEvents(structure: CompiledStructure, tick: number): CycleEv
     for (let m = first; m < end; m++) {
       const v = members[m]!;
       nodeIds.push(ids[v]!);
+      // Value leaves an open structure's set through an exit too, and a fan-out node completes
+      // what it processes (its calls are new requests): not closed.
+      if (structure.open && structure.exitShare[v]! > 0) closed = false;
       for (let k = outStart[v]!; closed && k < outStart[v + 1]!; k++) {
         if (componentOf[outTarget[k]!] !== c) closed = false;
       }

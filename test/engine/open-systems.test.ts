@@ -278,6 +278,32 @@ describe('steady state against queueing theory', () => {
   });
 });
 
+describe('cycles in an open structure', () => {
+  // A ↔ B where B lets half out: value that enters leaves through B's exit, so the cycle is not
+  // closed, though no dependency leaves it (it read closed before); the same with a fan-out
+  // member, which completes what it processes. Without either it is closed, as in a closed
+  // structure.
+  it('is closed only when nothing leaves it: no dependency out, no exit, no fan-out', () => {
+    const cycleOf = (b: NodeInput) =>
+      analyze({
+        nodes: [{ id: 'E', arrival: 1 }, { id: 'A' }, b],
+        dependencies: [
+          { from: 'E', to: 'A' },
+          { from: 'A', to: 'B' },
+          { from: 'B', to: 'A' },
+        ],
+      }).events.find((event) => event.type === 'cycle');
+    expect(cycleOf({ id: 'B', exit: 1 })).toEqual({
+      tick: 0,
+      type: 'cycle',
+      nodes: ['A', 'B'],
+      closed: false,
+    });
+    expect(cycleOf({ id: 'B', fanout: true })).toMatchObject({ closed: false });
+    expect(cycleOf({ id: 'B' })).toMatchObject({ closed: true });
+  });
+});
+
 describe('no steady state: unbounded', () => {
   // Arrivals feed a cycle nothing leaves: the value in it grows every step without limit, and
   // so does the value of the node it... never reaches (closed). The event names the cycle.
