@@ -129,7 +129,7 @@ export function serviceUnavailable(): ApiError {
  * name, `TimeoutError`, is also the AWS SDK's for a storage call that timed out: the cause tells
  * them apart, and this one is not the storage's to answer for.
  */
-export function isFunctionTimeout(error: unknown): boolean {
+function isFunctionTimeout(error: unknown): boolean {
   return (
     error instanceof Error &&
     error.name === 'TimeoutError' &&
