@@ -114,24 +114,26 @@ export async function readJsonBody(
       chunks.push(chunk);
     }
   };
-  // As the pipeline itself rejects on its signal: an AbortError, the deadline's reason its cause.
+  // The deadline ends the reading as the pipeline's own signal would: an AbortError, the
+  // deadline's reason its cause (the pipeline is not given the signal: this is the one way).
   const onDeadline = () =>
     stop(
+      // Stryker disable next-line StringLiteral: no one reads the message (the fetch names its deadline in its own words)
       Object.assign(new Error('The operation was aborted'), {
         name: 'AbortError',
-        code: 'ABORT_ERR',
         cause: options.signal.reason,
       }),
     );
-  options.signal.addEventListener('abort', onDeadline, { once: true });
-  const decoder =
-    coding === 'identity' ? undefined : coding === 'gzip' ? createGunzip() : createBrotliDecompress();
-  const cap = decoder === undefined ? undefined : byteCap(options.maxBytes, tooLarge);
+  if (options.signal.aborted) onDeadline();
+  options.signal.addEventListener('abort', onDeadline);
+  const stages: Transform[] =
+    coding === 'identity'
+      ? []
+      : [byteCap(options.maxBytes, tooLarge), coding === 'gzip' ? createGunzip() : createBrotliDecompress()];
   try {
+    const [cap, decoder] = stages;
     const piped =
-      decoder === undefined
-        ? pipeline(response.body, collect, { signal: options.signal })
-        : pipeline(response.body, cap!, decoder, collect, { signal: options.signal });
+      cap === undefined ? pipeline(response.body, collect) : pipeline(response.body, cap, decoder!, collect);
     // Whichever settles first decides; the other's outcome is the same failure, or none.
     piped.catch(() => {});
     stopped.catch(() => {});
@@ -149,9 +151,7 @@ export async function readJsonBody(
   } finally {
     options.signal.removeEventListener('abort', onDeadline);
     // Ends what a stopped pipeline left running; streams that ended already are left as they are.
-    response.body.destroy();
-    cap?.destroy();
-    decoder?.destroy();
+    for (const stream of [response.body, ...stages]) stream.destroy();
   }
   return parseJsonText(Buffer.concat(chunks), options.server, jsonLines);
 }

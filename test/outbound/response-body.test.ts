@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 /**
  * `readJsonBody` on its own: the headers and bytes a server can send, read from an in-memory
  * stream, as `fetchJson` hands them over after the status line. The HTTP round trips are in
@@ -189,6 +190,28 @@ describe('the deadline', () => {
     const reading = read({ ...JSON_TYPE, 'content-encoding': coding }, stalled, { signal: deadline.signal });
     setTimeout(() => deadline.abort(), 20);
     await expect(reading).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  // The deadline's signal lives as long as the whole fetch, redirects included: a reading leaves
+  // no listener on it, however it ends, and a signal already aborted stops it before any byte.
+  it('leaves no listener on the deadline, and stops at once on one already passed', async () => {
+    const deadline = new AbortController();
+    for (const coding of ['identity', 'gzip']) {
+      const body = coding === 'gzip' ? gzipSync(GRAPH_BYTES) : GRAPH_BYTES;
+      await expect(
+        read({ ...JSON_TYPE, 'content-encoding': coding }, body, { signal: deadline.signal }),
+      ).resolves.toEqual(GRAPH);
+      await expect(
+        read({ ...JSON_TYPE, 'content-encoding': coding }, body, { signal: deadline.signal, maxBytes: 10 }),
+      ).rejects.toThrow('larger than the limit');
+    }
+    expect(getEventListeners(deadline.signal, 'abort')).toEqual([]);
+    deadline.abort();
+    const stalled = new PassThrough();
+    await expect(read(JSON_TYPE, stalled, { signal: deadline.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
+    expect(stalled.destroyed).toBe(true);
   });
 });
 
