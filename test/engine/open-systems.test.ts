@@ -375,7 +375,9 @@ describe('no steady state: unbounded', () => {
       ],
     };
     expect(() => ticks(storm, 1000)).toThrow(PayloadError);
-    expect(() => ticks(storm, 1000)).toThrow(/^nodes: the total value grows past 1e\+300 in this run .*, or run fewer ticks$/);
+    expect(() => ticks(storm, 1000)).toThrow(
+      /^nodes: the total value grows past 1e\+300 in this run .*, or run fewer ticks$/,
+    );
   });
 
   // analyze steps once: an arrival of 6e299 on a fan-out node calling twice moves 1.2e300 in
