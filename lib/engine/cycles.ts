@@ -23,7 +23,8 @@ export function cycleEvents(structure: CompiledStructure, tick: number): CycleEv
       nodeIds.push(ids[v]!);
       // Value leaves an open structure's set through an exit too, and a fan-out node completes
       // what it processes (its calls are new requests): not closed.
-      if (structure.open && structure.exitShare[v]! > 0) closed = false;
+      // By the fields, not the shares: an exit of 1e-300 beside a weight of 1e300 has a share of 0.
+      if (structure.open && (structure.exit[v]! > 0 || structure.isFanout(v))) closed = false;
       for (let k = outStart[v]!; closed && k < outStart[v + 1]!; k++) {
         if (componentOf[outTarget[k]!] !== c) closed = false;
       }

@@ -208,6 +208,32 @@ function reachedFromArrivals(structure: CompiledStructure): Uint8Array {
   return reached;
 }
 
+/** Below this largest inflow a cycle is solved scaled up (`upScale`): 2^-500, about 3e-151. */
+const SMALL_INFLOW = 2 ** -500;
+
+/** A power of two that brings the largest of `b` to within [0.5, 1) when it is below `SMALL_INFLOW`, else 1. */
+function upScale(b: Float64Array): number {
+  let largest = 0;
+  for (const value of b) if (value > largest) largest = value;
+  if (!(largest < SMALL_INFLOW)) return 1;
+  // Doubled step by step (no logarithm: its last bit may differ between platforms), at most
+  // 2^1000 so that the scale itself stays finite beside a subnormal inflow.
+  let scale = 1;
+  while (largest * scale < 0.5 && scale < 2 ** 1000) scale *= 2;
+  return scale;
+}
+
+/** Whether value enters the cycle at `v`: an arrival, or a dependency from a reached node outside it. */
+function entersAt(structure: CompiledStructure, v: number, localIndex: Int32Array, reached: Reached): boolean {
+  const { inStart, inSource, arrival } = structure;
+  if (arrival[v]! > 0) return true;
+  for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
+    const u = inSource[j]!;
+    if (localIndex[u]! < 0 && reached.has(u)) return true;
+  }
+  return false;
+}
+
 /** A component's own verdict: no steady state (its nodes are the loop to fix). */
 // Stryker disable next-line UnaryOperator: no cycle is solved in exactly one sweep (the first sweep, from 0, moves every value it reaches, so a swept cycle reports two or more), so +1 marks the same verdicts
 const LOOP_UNBOUNDED = -1;
@@ -337,9 +363,9 @@ function solveCycle(
       // Nothing reaches the cycle: it keeps a throughput of 0 (closed or not).
       if (!reached.has(members[0]!)) return 0;
       // Value reaches it, too little for a double: its throughputs are 0 where it has a steady
-      // state, and it is unbounded where it has none, judged as for any inflow (a strongly
-      // connected loop's gain does not depend on where value enters it).
-      b.fill(1);
+      // state, and it is unbounded where it has none, judged with a unit entering where value
+      // enters it (a routing loop is judged by the visits a unit makes from there).
+      for (let i = 0; i < n; i++) b[i] = entersAt(structure, members[i]!, localIndex, reached) ? 1 : 0;
       if (solveReachedCycle(structure, component, members, b, localIndex) !== LOOP_UNBOUNDED) return 0;
       // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
       for (let i = 0; i < n; i++) throughput[members[i]!] = Number.POSITIVE_INFINITY;
@@ -350,7 +376,15 @@ function solveCycle(
       for (let i = 0; i < n; i++) throughput[members[i]!] = Number.POSITIVE_INFINITY;
       return 0;
     }
+    // Inflows far below 1 are solved scaled up by a power of two (exact both ways), then scaled
+    // back: sweeps over subnormal numbers lose their digits, and a loop fed 1e-300 a step was
+    // judged unbounded where the same loop fed 1 was not.
+    const scale = upScale(b);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work: a scale of 1 multiplies by 1
+    if (scale !== 1) for (let i = 0; i < n; i++) b[i] = b[i]! * scale;
     const verdict = solveReachedCycle(structure, component, members, b, localIndex);
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work: a scale of 1 divides by 1
+    if (scale !== 1) for (let i = 0; i < n; i++) b[i] = b[i]! / scale;
     // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
     for (let i = 0; i < n; i++) {
       throughput[members[i]!] = verdict === LOOP_UNBOUNDED ? Number.POSITIVE_INFINITY : b[i]!;

@@ -300,6 +300,16 @@ describe('cycles in an open structure', () => {
       closed: false,
     });
     expect(cycleOf({ id: 'B', fanout: true })).toMatchObject({ closed: false });
+    // An exit of 1e-300 beside a weight back of 1e300 has a share that rounds to 0: still an exit.
+    const tiny = analyze({
+      nodes: [{ id: 'E', arrival: 1 }, { id: 'A' }, { id: 'B', exit: 1e-300 }],
+      dependencies: [
+        { from: 'E', to: 'A' },
+        { from: 'A', to: 'B' },
+        { from: 'B', to: 'A', weight: 1e300 },
+      ],
+    });
+    expect(tiny.events.find((event) => event.type === 'cycle')).toMatchObject({ closed: false });
     expect(cycleOf({ id: 'B' })).toMatchObject({ closed: true });
   });
 });

@@ -293,6 +293,58 @@ describe('reachability, never arithmetic on infinity', () => {
     expect(unboundedOf(analyze(behindDown))).toEqual([]);
   });
 
+  // Two 200-node routing loops (solved by sweeps), each judged by the visits a unit makes from
+  // where value enters it, whatever the arrival: the first lets 5e-9 of a round out into a chain
+  // that comes back (1 − gain = 5e-10, under GAIN_MARGIN: unbounded), the second is a ring fed
+  // 1e-9 of what A passes on that sends 1e-8 of it back (bounded). An arrival of 5e-324 read the
+  // first bounded (a unit entering everywhere visits far less often), and of 1e-300 the second
+  // unbounded (sweeps over subnormal numbers).
+  it('judges a large routing loop the same for any arrival', () => {
+    const leaky = (arrival: number): Structure => {
+      const nodes: Structure['nodes'] = [
+        { id: 'E', arrival },
+        { id: 'X', exit: 1 },
+      ];
+      const dependencies: Structure['dependencies'] = [
+        { from: 'E', to: 'X', weight: 3 },
+        { from: 'E', to: 'S0', weight: 2 },
+        { from: 'S9', to: 'S0' },
+        { from: 'S9', to: 'C0', weight: 5e-9 },
+      ];
+      for (let i = 0; i < 10; i++) {
+        nodes.push({ id: `S${i}` });
+        if (i < 9) dependencies.push({ from: `S${i}`, to: `S${i + 1}` });
+      }
+      for (let i = 0; i < 190; i++) {
+        nodes.push({ id: `C${i}`, exit: 1 });
+        dependencies.push({ from: `C${i}`, to: i < 189 ? `C${i + 1}` : 'S0' });
+      }
+      return { nodes, dependencies };
+    };
+    const fedBack = (arrival: number): Structure => {
+      const nodes: Structure['nodes'] = [
+        { id: 'E', arrival },
+        { id: 'X', exit: 1 },
+        { id: 'A', exit: 1 },
+      ];
+      const dependencies: Structure['dependencies'] = [
+        { from: 'E', to: 'X', weight: 3 },
+        { from: 'E', to: 'A', weight: 2 },
+        { from: 'A', to: 'R0', weight: 1e-9 },
+        { from: 'R199', to: 'A', weight: 1e-8 },
+      ];
+      for (let i = 0; i < 200; i++) {
+        nodes.push({ id: `R${i}` });
+        dependencies.push({ from: `R${i}`, to: i < 199 ? `R${i + 1}` : 'R0' });
+      }
+      return { nodes, dependencies };
+    };
+    for (const arrival of [1, 1e-300, 5e-324]) {
+      expect(unboundedOf(analyze(leaky(arrival))), `leaky, ${arrival}`).toHaveLength(200);
+      expect(unboundedOf(analyze(fedBack(arrival))), `fed back, ${arrival}`).toEqual([]);
+    }
+  });
+
   // S sends 1e300 a step, split 1e300 : 1e-300 between T and U: U gets 1e-300 a step against
   // a capacity of 1e-301 (utilization 10), T 1e300 against 1e301 (0.1). The share 1e-600
   // underflows, but U's traffic does not: U is the headroom node at 0.1, not T at 10.
