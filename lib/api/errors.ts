@@ -169,6 +169,8 @@ export interface ClassifiedFailure {
   error: ApiError;
   /** True when this was not a deliberate `ApiError`: it must be logged with its cause. */
   unexpected: boolean;
+  /** The 503 of a request that ran out of the function's time, not the storage's. */
+  outOfTime?: true;
 }
 
 /** Says whether a thrown error means the storage could not serve the request (throttled, down). */
@@ -184,7 +186,7 @@ export type IsUnavailable = (thrown: unknown) => boolean;
  */
 export function classifyFailure(thrown: unknown, isUnavailable?: IsUnavailable): ClassifiedFailure {
   if (thrown instanceof ApiError) return { error: thrown, unexpected: false };
-  if (isFunctionTimeout(thrown)) return { error: outOfTime(), unexpected: true };
+  if (isFunctionTimeout(thrown)) return { error: outOfTime(), unexpected: true, outOfTime: true };
   if (isUnavailable?.(thrown) === true) return { error: serviceUnavailable(), unexpected: true };
   if (thrown instanceof EngineFailure) {
     return { error: new ApiError('ENGINE_ERROR', ENGINE_ERROR_MESSAGE), unexpected: true };

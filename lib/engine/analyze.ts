@@ -1,7 +1,6 @@
-import { type CompiledStructure, compileForCall, MAX_TOTAL_LOAD } from './compile';
+import { type CompiledStructure, compileForCall } from './compile';
 import { cycleEvents } from './cycles';
 import { describeState, type StateDescriber } from './describe';
-import { PayloadError } from './errors';
 import { readLatency } from './open/latency-reading';
 import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
@@ -9,7 +8,7 @@ import { scratch } from './scratch';
 import { sortIds } from './sort-ids';
 import { readSteadyState } from './steady-reading';
 import { steadyStateOf } from './steady-state';
-import { createStepBuffers, stepFrom, TotalPastTheBound } from './step';
+import { createStepBuffers, firstStepFrom } from './step';
 import { checkpoint } from './stop-check';
 import type { EngineEvent, EngineResult, Structure } from './types';
 
@@ -29,7 +28,12 @@ export function describeInputState<T>(compiled: CompiledStructure, describe: Sta
   // Compiling a large structure takes a while: the caller may be out of time already.
   checkpoint();
   const { nodeCount } = compiled;
-  const state = firstStep(compiled, nodeCount);
+  const state = firstStepFrom(
+    compiled,
+    compiled.initialLoads,
+    createStepBuffers(compiled, scratch),
+    scratch.float64(nodeCount),
+  );
   const measured = new PressureBuffers(nodeCount, scratch);
   let primary = measurePressure(compiled, state, measured);
   const steady = compiled.open ? readSteadyState(compiled, steadyStateOf(compiled)) : undefined;
@@ -64,27 +68,4 @@ export function describeInputState<T>(compiled: CompiledStructure, describe: Sta
     },
     ws: new ReachWorkspace(nodeCount, scratch),
   });
-}
-
-/**
- * The step `analyze` describes the loads by. Past the bound on the total it says so for this
- * one step, where a run of ticks is told to run fewer.
- */
-function firstStep(compiled: CompiledStructure, nodeCount: number) {
-  try {
-    return stepFrom(
-      compiled,
-      compiled.initialLoads,
-      createStepBuffers(compiled, scratch),
-      scratch.float64(nodeCount),
-    );
-  } catch (error) {
-    // Stryker disable next-line ConditionalExpression: same answer: a step throws nothing else
-    if (!(error instanceof TotalPastTheBound)) throw error;
-    throw new PayloadError(
-      'nodes',
-      `the value one step moves adds up past ${MAX_TOTAL_LOAD} (the loads, the arrivals and what fan-out ` +
-        'makes of them): lower the arrivals, the loads or the fan-out weights',
-    );
-  }
 }

@@ -224,7 +224,12 @@ function upScale(b: Float64Array): number {
 }
 
 /** Whether value enters the cycle at `v`: an arrival, or a dependency from a reached node outside it. */
-function entersAt(structure: CompiledStructure, v: number, localIndex: Int32Array, reached: Reached): boolean {
+function entersAt(
+  structure: CompiledStructure,
+  v: number,
+  localIndex: Int32Array,
+  reached: Reached,
+): boolean {
   const { inStart, inSource, arrival } = structure;
   if (arrival[v]! > 0) return true;
   for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {

@@ -185,9 +185,9 @@ function openStep(
 
 /**
  * The total value past `MAX_TOTAL_LOAD` after a step: said for a run of ticks, which can run
- * fewer; `analyze`, which steps once, says it in its own words (`describeInputState`).
+ * fewer; the first step from the loads given says it in its own words (`firstStepFrom`).
  */
-export class TotalPastTheBound extends PayloadError {
+class TotalPastTheBound extends PayloadError {
   constructor() {
     super(
       'nodes',
@@ -233,4 +233,27 @@ export function stepFrom(
   next: Float64Array,
 ): StateWithStep {
   return { loads, step: buffers, next, moved: step(structure, loads, buffers, next) };
+}
+
+/**
+ * `stepFrom` for the step from the loads given, which `analyze` describes them by and every
+ * timeline takes first: past the bound there no number of ticks helps, and it says so.
+ */
+export function firstStepFrom(
+  structure: CompiledStructure,
+  loads: Float64Array,
+  buffers: StepBuffers,
+  next: Float64Array,
+): StateWithStep {
+  try {
+    return stepFrom(structure, loads, buffers, next);
+  } catch (error) {
+    // Stryker disable next-line ConditionalExpression: same answer: a step throws nothing else
+    if (!(error instanceof TotalPastTheBound)) throw error;
+    throw new PayloadError(
+      'nodes',
+      `the value one step moves adds up past ${MAX_TOTAL_LOAD} (the loads, the arrivals and what fan-out ` +
+        'makes of them): lower the arrivals, the loads or the fan-out weights',
+    );
+  }
 }

@@ -3,7 +3,7 @@ import { describeState, type StateDescriber } from './describe';
 import { measurePressure, PressureBuffers } from './pressure';
 import { ReachWorkspace } from './reach';
 import { scratch } from './scratch';
-import { createStepBuffers, stepFrom } from './step';
+import { createStepBuffers, firstStepFrom, stepFrom } from './step';
 import { checkpoint } from './stop-check';
 import type { Snapshot, Structure } from './types';
 
@@ -62,7 +62,7 @@ export function describeTimeline(
   let previousMeasured = new PressureBuffers(nodeCount, scratch);
   let measured = new PressureBuffers(nodeCount, scratch);
 
-  measurePressure(compiled, stepFrom(compiled, previousLoads, buffers, loads), previousMeasured);
+  measurePressure(compiled, firstStepFrom(compiled, previousLoads, buffers, loads), previousMeasured);
 
   let settledAlready = false;
   for (let i = 1; i <= count; i++) {

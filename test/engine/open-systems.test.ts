@@ -392,7 +392,7 @@ describe('no steady state: unbounded', () => {
 
   // analyze steps once: an arrival of 6e299 on a fan-out node calling twice moves 1.2e300 in
   // that step. It is told so, not to run fewer ticks, which it does not run.
-  it('an analyze whose one step passes 1e300 is a payload error that names no ticks', () => {
+  it('a first step past 1e300 is a payload error that names no ticks', () => {
     const twice: Structure = {
       nodes: [
         { id: 'E', arrival: 6e299, fanout: true },
@@ -405,6 +405,9 @@ describe('no steady state: unbounded', () => {
     expect(() => analyze(twice)).toThrow(new PayloadError('nodes', message.slice('nodes: '.length)));
     const writer = new JsonWriter();
     expect(() => writeAnalyze(writer, twice)).toThrow(message);
+    // A timeline steps from the same loads first: no number of ticks helps there either.
+    expect(() => tick(twice)).toThrow(message);
+    for (const count of [0, 1, 5]) expect(() => ticks(twice, count)).toThrow(message);
   });
 });
 

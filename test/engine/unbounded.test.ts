@@ -8,8 +8,10 @@ import {
   analyze,
   applyScenario,
   compileStructure,
+  type DependencyInput,
   type EngineResult,
   JsonWriter,
+  type NodeInput,
   type Structure,
   writeAnalyze,
 } from '../../lib/engine';
@@ -301,11 +303,11 @@ describe('reachability, never arithmetic on infinity', () => {
   // unbounded (sweeps over subnormal numbers).
   it('judges a large routing loop the same for any arrival', () => {
     const leaky = (arrival: number): Structure => {
-      const nodes: Structure['nodes'] = [
+      const nodes: NodeInput[] = [
         { id: 'E', arrival },
         { id: 'X', exit: 1 },
       ];
-      const dependencies: Structure['dependencies'] = [
+      const dependencies: DependencyInput[] = [
         { from: 'E', to: 'X', weight: 3 },
         { from: 'E', to: 'S0', weight: 2 },
         { from: 'S9', to: 'S0' },
@@ -322,12 +324,12 @@ describe('reachability, never arithmetic on infinity', () => {
       return { nodes, dependencies };
     };
     const fedBack = (arrival: number): Structure => {
-      const nodes: Structure['nodes'] = [
+      const nodes: NodeInput[] = [
         { id: 'E', arrival },
         { id: 'X', exit: 1 },
         { id: 'A', exit: 1 },
       ];
-      const dependencies: Structure['dependencies'] = [
+      const dependencies: DependencyInput[] = [
         { from: 'E', to: 'X', weight: 3 },
         { from: 'E', to: 'A', weight: 2 },
         { from: 'A', to: 'R0', weight: 1e-9 },

@@ -30,7 +30,7 @@
  * - The `peer.service` tag names the remote service of a client or producer span.
  * - Detection: a trace is an object with a `spans` array and either a `processes` object or a
  *   `traceID` string. The document is detected when it is one, holds one (or an array whose
- *   first elements are ones) under `data`, or is an array whose first elements are ones. An
+ *   first element is one) under `data`, or is an array whose first element is one. An
  *   empty `{ data: [] }` is not detected: it is also the dependency links' empty answer, which
  *   that format reads (no nodes either way); so is `{ data: null, errors }`, Jaeger's failure.
  */

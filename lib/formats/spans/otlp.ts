@@ -29,8 +29,8 @@
  *   value is a FormatError.
  * - The `peer.service` attribute names the remote service of a client or producer span.
  * - Detection: an object with a `resourceSpans` array (or a `result` object holding one) whose
- *   first elements are objects (an empty one only with no other field beside it), or an array
- *   whose first elements are such objects or exports of another signal (`resourceMetrics`,
+ *   first element is an object (an empty one only with no other field beside it), or an array
+ *   whose first element is such an object or an export of another signal (`resourceMetrics`,
  *   `resourceLogs`, `resourceProfiles`: a Collector's file exporter serving several pipelines),
  *   with at least one export of spans. The other signals' exports are left out, with a warning.
  */

@@ -32,8 +32,8 @@
  * - A Zipkin v1 span (`binaryAnnotations`, or endpoints only in annotations) is refused: this reads
  *   v2's JSON (`/api/v2/…`).
  * - Paths are `[3].localEndpoint.serviceName`, or `[0][3].parentId` in an array of traces.
- * - Detection: an array whose first elements are objects with string `traceId` and `id` and no
- *   `binaryAnnotations`, or an array whose first elements are arrays of them. An empty array is
+ * - Detection: an array whose first element is an object with string `traceId` and `id` and no
+ *   `binaryAnnotations`, or an array whose first element is an array of them. An empty array is
  *   not detected (every format with a bare array could claim it).
  */
 import { describeValue, isRecord } from '../text';

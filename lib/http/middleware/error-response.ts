@@ -24,10 +24,10 @@ export function errorResponse(options: ErrorResponseOptions): HttpMiddleware {
 
   const errorResponseOnError = (request: HttpRequest): void => {
     if (request.response !== undefined && request.response !== null) return;
-    const { error, unexpected } = classifyFailure(request.error, isUnavailable);
+    const { error, unexpected, outOfTime } = classifyFailure(request.error, isUnavailable);
     if (error.code === 'SERVICE_UNAVAILABLE') {
       // Expected under throttling; the request line counts it. The SDK's error names the cause.
-      logger.warn('storage unavailable', {
+      logger.warn(outOfTime === true ? 'function out of time' : 'storage unavailable', {
         requestId: requestIdOf(request),
         route: request.event?.routeKey,
         error:

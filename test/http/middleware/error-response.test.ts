@@ -65,7 +65,10 @@ describe('errorResponse', () => {
       () => new Promise<HttpResult>(() => {}),
     ).use(errorResponse({ logger: createLogger({ env: {} }), isUnavailable: isStoreUnavailable }));
     const context = { getRemainingTimeInMillis: () => 50 };
-    const { result } = await captureOutput(() => handler(httpEvent() as never, context as never));
+    const { result, output } = await captureOutput(() => handler(httpEvent() as never, context as never));
+    expect(logLines(output)).toEqual([
+      expect.objectContaining({ level: 'WARN', message: 'function out of time' }),
+    ]);
     expect(result.statusCode).toBe(503);
     expect(result.headers).toMatchObject({ 'retry-after': '2' });
     expect(JSON.parse(result.body).error).toEqual({
