@@ -222,7 +222,8 @@ function parseJsonText(bytes: Buffer, server: string, jsonLines: boolean): unkno
     const what = text.trim() === '' ? 'is empty' : 'is not valid JSON';
     throw new OutboundError(
       'UPSTREAM_INVALID',
-      `The response from ${server} ${what}; expected a JSON object.`,
+      // A document, not "an object": several formats are arrays (Zipkin's spans, its links).
+      `The response from ${server} ${what}; expected a JSON document${jsonLines ? ' or JSON Lines' : ''}.`,
     );
   }
 }

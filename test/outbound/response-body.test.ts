@@ -237,7 +237,7 @@ describe('the text', () => {
     ['{"nodes": [', 'is not valid JSON'],
   ])('names %j: %s', async (text, what) => {
     const error = await failureOf(read(JSON_TYPE, Buffer.from(text)));
-    expect(error.message).toBe(`The response from ${SERVER} ${what}; expected a JSON object.`);
+    expect(error.message).toBe(`The response from ${SERVER} ${what}; expected a JSON document.`);
   });
 });
 
@@ -287,7 +287,9 @@ describe('JSON Lines', () => {
     ['{"a":1} x\n{"b":2}', true],
   ])('refuses %j as not valid JSON (asked for JSON Lines: %s)', async (text, jsonLines) => {
     const error = await failureOf(read(JSON_TYPE, Buffer.from(text), { jsonLines }));
-    expect(error.message).toBe(`The response from ${SERVER} is not valid JSON; expected a JSON object.`);
+    expect(error.message).toBe(
+      `The response from ${SERVER} is not valid JSON; expected a JSON document${jsonLines ? ' or JSON Lines' : ''}.`,
+    );
   });
 
   // The caps are those of any body: counted on the bytes before any line is read.
