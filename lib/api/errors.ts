@@ -116,11 +116,14 @@ const RETRY_AFTER_SECONDS = 2;
 
 /** What the caller is told when the table could not serve the request; nothing of it was half done. */
 export function serviceUnavailable(): ApiError {
-  return new ApiError(
-    'SERVICE_UNAVAILABLE',
-    `The service's storage is busy or unreachable right now, so nothing was changed; try again in ${RETRY_AFTER_SECONDS} seconds.`,
-    { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
-  );
+  return unavailable("The service's storage is busy or unreachable right now, so nothing was changed");
+}
+
+/** A 503 with `Retry-After`: `why`, then when to try again. */
+function unavailable(why: string): ApiError {
+  return new ApiError('SERVICE_UNAVAILABLE', `${why}; try again in ${RETRY_AFTER_SECONDS} seconds.`, {
+    headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+  });
 }
 
 /**
@@ -134,15 +137,6 @@ function isFunctionTimeout(error: unknown): boolean {
     error instanceof Error &&
     error.name === 'TimeoutError' &&
     (error.cause as { package?: unknown } | undefined)?.package === '@middy/core'
-  );
-}
-
-/** 503 for a request that ran out of the function's time: retried, it may well finish. */
-function outOfTime(): ApiError {
-  return new ApiError(
-    'SERVICE_UNAVAILABLE',
-    `The request did not finish within the service's time limit; try again in ${RETRY_AFTER_SECONDS} seconds.`,
-    { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
   );
 }
 
@@ -186,7 +180,11 @@ export type IsUnavailable = (thrown: unknown) => boolean;
  */
 export function classifyFailure(thrown: unknown, isUnavailable?: IsUnavailable): ClassifiedFailure {
   if (thrown instanceof ApiError) return { error: thrown, unexpected: false };
-  if (isFunctionTimeout(thrown)) return { error: outOfTime(), unexpected: true, outOfTime: true };
+  // Retried, a request that ran out of the function's time may well finish.
+  if (isFunctionTimeout(thrown)) {
+    const error = unavailable("The request did not finish within the service's time limit");
+    return { error, unexpected: true, outOfTime: true };
+  }
   if (isUnavailable?.(thrown) === true) return { error: serviceUnavailable(), unexpected: true };
   if (thrown instanceof EngineFailure) {
     return { error: new ApiError('ENGINE_ERROR', ENGINE_ERROR_MESSAGE), unexpected: true };

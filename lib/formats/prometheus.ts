@@ -73,7 +73,13 @@
 import { MAX_TOTAL_LOAD } from '../engine';
 import { callGraphStructure, type ObservedCall } from './call-graph';
 import { describeValue, isRecord, plural, quote } from './text';
-import { FormatError, type GraphFormat, ReadOptionError, type ReadOptions, type SeriesLabels } from './types';
+import {
+  FormatError,
+  type GraphFormat,
+  type ReadOptions,
+  type SeriesLabels,
+  sampleRatePastTheTotal,
+} from './types';
 
 /** The label pairs the format knows, in the order it looks for them. */
 const KNOWN_PAIRS: readonly SeriesLabels[] = Object.freeze([
@@ -88,8 +94,13 @@ const DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const NOT_FINITE: ReadonlySet<string> = new Set(['NaN', '+Inf', '-Inf', 'Inf']);
 /** The name of a counter's own series (a recording rule's name has a `:` and is read). */
 const COUNTER_NAME = /^[^:]*_(?:total|count|sum|bucket)$/;
-/** A histogram's parts that are not its count. */
+/** A histogram's parts that are not its count, and what their running totals count instead of calls. */
 const HISTOGRAM_PART = /_(bucket|sum)$/;
+const HISTOGRAM_PART_COUNTS: Readonly<Record<string, string>> = {
+  bucket:
+    'a running count of the calls up to one bound (le), each call counted again in every bucket above it',
+  sum: 'a running total of what the calls measured (seconds, bytes), not of calls',
+};
 /** The longest metric name a message repeats whole, in the query it suggests. */
 const MAX_QUOTED_NAME = 100;
 /** How many labels a message shows of a series. */
@@ -234,7 +245,7 @@ function readSeries(value: unknown, path: string, option: SeriesLabels | undefin
     const what =
       part === undefined
         ? `the counter ${quote(name)} itself, whose value is a running total since its process started, not a rate: send the answer of a query of its rate`
-        : `the histogram's ${part === 'bucket' ? 'bucket' : 'sum'} ${quote(name)}, ${part === 'bucket' ? 'a running count of the calls up to one bound (le), each call counted again in every bucket above it' : 'a running total of what the calls measured (seconds, bytes), not of calls'}: send the answer of a query of the rate of its count`;
+        : `the histogram's ${part} ${quote(name)}, ${HISTOGRAM_PART_COUNTS[part]}: send the answer of a query of the rate of its count`;
     throw new FormatError(
       `${path}.metric.__name__`,
       `the series ${seriesText(labels)} is ${what}, such as sum by (${from}, ${to}) (rate(${selector}[5m]))`,
@@ -431,10 +442,7 @@ function refuseSampleRatePastTheTotal(
     unsampled += rate;
   }
   if ((pastANumber || arrivals > MAX_TOTAL_LOAD) && unsampled <= MAX_TOTAL_LOAD)
-    throw new ReadOptionError(
-      'sampleRate',
-      `${sampleRate} makes the services' call rates add up to more than ${MAX_TOTAL_LOAD}, the largest total the engine accepts; give the share of traces sampled, from 0 to 1`,
-    );
+    throw sampleRatePastTheTotal(sampleRate, 'call rates', MAX_TOTAL_LOAD);
 }
 
 /** `"a", "b", "c"` and, past three, `… (N in all)`. */

@@ -128,6 +128,17 @@ export class ReadOptionError extends Error {
   }
 }
 
+/**
+ * A `sampleRate` so small that what is divided by it (the spans' arrivals, Prometheus' call
+ * rates) adds up past the engine's total: the caller's option, said alike by every format.
+ */
+export function sampleRatePastTheTotal(sampleRate: number, what: string, total: number): ReadOptionError {
+  return new ReadOptionError(
+    'sampleRate',
+    `${sampleRate} makes the services' ${what} add up to more than ${total}, the largest total the engine accepts; give the share of traces sampled, from 0 to 1`,
+  );
+}
+
 /** A document that does not fit its format, with the path of the element at fault. */
 export class FormatError extends Error {
   override readonly name = 'FormatError';

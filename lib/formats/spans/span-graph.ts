@@ -115,7 +115,13 @@
 import { MAX_TOTAL_LOAD } from '../../engine';
 import type { DependencyInput, NodeInput } from '../../engine/types';
 import { plural, quote } from '../text';
-import { type MappedGraph, type ObservedLatency, ReadOptionError, type ReadOptions } from '../types';
+import {
+  type MappedGraph,
+  type ObservedLatency,
+  ReadOptionError,
+  type ReadOptions,
+  sampleRatePastTheTotal,
+} from '../types';
 
 export type SpanKind = 'server' | 'client' | 'producer' | 'consumer' | 'internal';
 
@@ -494,10 +500,7 @@ function refuseArrivalsPastTheTotal(
   for (const node of nodes) total += node.arrival ?? 0;
   if (total <= MAX_TOTAL_LOAD) return;
   if (window === undefined || requestsSeen / window <= MAX_TOTAL_LOAD)
-    throw new ReadOptionError(
-      'sampleRate',
-      `${sampleRate} makes the services' arrivals add up to more than ${MAX_TOTAL_LOAD}, the largest total the engine accepts; give the share of traces sampled, from 0 to 1`,
-    );
+    throw sampleRatePastTheTotal(sampleRate, 'arrivals', MAX_TOTAL_LOAD);
   throw new ReadOptionError(
     'window',
     `${window} makes the services' arrivals add up to more than ${MAX_TOTAL_LOAD}, the largest total the engine accepts; give the seconds the spans were collected over`,
