@@ -342,6 +342,49 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     for (const { left } of labels) expect(left).toBeGreaterThanOrEqual(chart.x);
   });
 
+  // The SLO line's label is never run through by the curve. Checkout of 10 ms (40 a second, ρ
+  // 0.4) against an SLO of 9.8 ms: over it even with no traffic, the curve starts half a pixel
+  // above the line and climbs, through where the label stood (above the line at the left). The
+  // same service at 5 a second (ρ 0.05) against 10.6 ms, and at 1 a second against 10.1 ms: each
+  // SLO reached near the axis (×1.13 of ×20, ×0.99 of ×100), the curve climbing through the line
+  // under the label. Each label is checked against the drawn curve, sampled every half pixel.
+  it("keeps the SLO's label clear of the curve", async () => {
+    const cases = [
+      { arrival: 40, slo: 0.0098 },
+      { arrival: 5, slo: 0.0106 },
+      { arrival: 1, slo: 0.0101 },
+    ];
+    for (const { arrival, slo } of cases) {
+      await runAsWritten(page, {
+        mode: 'analyze',
+        nodes: [{ id: 'checkout', arrival, exit: 1, serviceTime: 0.01, servers: 1, slo }],
+        dependencies: [],
+      });
+      await select('checkout');
+      await page.waitForSelector('body[data-latency-chart="drawn"]');
+      const box = await page.locator('#latency-chart [data-label="slo"]').evaluate((label) => {
+        const { x, y, width, height } = (label as unknown as SVGGraphicsElement).getBBox();
+        return { x, y, width, height };
+      });
+      const curve = (await page.getAttribute('#latency-chart .latency-curve', 'points'))!
+        .split(' ')
+        .map((point) => point.split(',').map(Number) as [number, number]);
+      const inside: Array<[number, number]> = [];
+      for (let i = 1; i < curve.length; i++) {
+        const [ax, ay] = curve[i - 1]!;
+        const [bx, by] = curve[i]!;
+        const steps = Math.ceil(2 * Math.max(Math.abs(bx - ax), Math.abs(by - ay), 1));
+        for (let k = 0; k <= steps; k++) {
+          const px = ax + ((bx - ax) * k) / steps;
+          const py = ay + ((by - ay) * k) / steps;
+          if (px > box.x && px < box.x + box.width && py > box.y && py < box.y + box.height)
+            inside.push([px, py]);
+        }
+      }
+      expect(inside, `SLO ${slo} at ${arrival} a second`).toEqual([]);
+    }
+  });
+
   // A pool of 10,000 servers at 90%: it saturates at ×1.11, so ×1 and the end's label are close.
   // Their labels never overlap: ×1 gives way where the end's label needs the room.
   it('keeps ×1 clear of the end label when the saturation is just past it', async () => {
