@@ -363,7 +363,9 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
       await select('checkout');
       await page.waitForSelector('body[data-latency-chart="drawn"]');
       const box = await page.locator('#latency-chart [data-label="slo"]').evaluate((label) => {
-        const { x, y, width, height } = (label as unknown as SVGGraphicsElement).getBBox();
+        const { x, y, width, height } = (
+          label as unknown as { getBBox(): { x: number; y: number; width: number; height: number } }
+        ).getBBox();
         return { x, y, width, height };
       });
       const curve = (await page.getAttribute('#latency-chart .latency-curve', 'points'))!

@@ -1,10 +1,10 @@
 /**
- * Where the latency chart puts its SLO line's label (explorer/src/latency-chart.ts): somewhere the
+ * Where the latency chart puts its SLO line's label (explorer/src/chart-labels.ts): somewhere the
  * curve and the marks do not run through. Pixels as the chart draws them, y growing downwards:
  * a plot from x 54 to 346, the SLO line at y 100; "SLO 300 ms" is some 65 px wide.
  */
 import { describe, expect, it } from 'vitest';
-import { sloLabelPlace } from '../../explorer/src/latency-chart';
+import { sloLabelPlace } from '../../explorer/src/chart-labels';
 
 const PLOT = { left: 54, right: 346 };
 const LINE = 100;
