@@ -395,7 +395,11 @@ function search(
     widthOneAgo = width;
   }
   // Stryker restore all
-  return { headroom: { scale: low, node: first(missing(high)) }, checkedAt: high };
+  // Entries whose scales agree to 1e-9 are a tie, named by the smallest id: every entry that
+  // misses 1e-9 above the scale found is one. The top of the bracket alone would name whichever
+  // of two scales 3e-14 apart it happened to fall above.
+  const tie = Math.min(Math.max(high, low * (1 + RELATIVE_PRECISION)), below);
+  return { headroom: { scale: low, node: first(missing(tie)) }, checkedAt: tie };
 }
 
 /** The response times of the nodes the entries call at a scale, and the entries' latencies. */

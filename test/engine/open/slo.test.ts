@@ -370,6 +370,46 @@ describe('latencyHeadroom', () => {
     expect(Math.abs(alone.latencyHeadroom!.scale / 2 - 1)).toBeLessThanOrEqual(1e-9);
   });
 
+  // Entries e001…eN each call A (10 ms, 2 servers), which calls B (20 ms, 3 servers); e002's SLO
+  // is 1e-12 below the others' 300 ms, so its scale is some 3e-14 below theirs: a tie at 1e-9,
+  // named by the smallest id, e001, whether the search ends with its bracket's top between the
+  // two scales or not, in a line and in a loop (B calls A back three times in four), with few
+  // entries (searched at once) and with more than are solved up front (searched binding first).
+  // An SLO a millionth lower is no tie: e002 is named.
+  it('names the smallest id among entries whose scales agree to 1e-9', () => {
+    const structure = (count: number, loop: boolean, gap: number): Structure => {
+      const nodes: Structure['nodes'] = [
+        { id: 'A', serviceTime: 0.01, servers: 2, fanout: true },
+        { id: 'B', serviceTime: 0.02, servers: 3, exit: 1 },
+      ];
+      const dependencies: Structure['dependencies'] = [{ from: 'A', to: 'B' }];
+      if (loop) dependencies.push({ from: 'B', to: 'A', weight: 3 });
+      for (let i = 1; i <= count; i++) {
+        const id = `e${String(i).padStart(3, '0')}`;
+        nodes.push({
+          id,
+          arrival: 1,
+          fanout: true,
+          serviceTime: 0.001,
+          slo: i === 2 ? 0.3 * (1 - gap) : 0.3,
+        });
+        dependencies.push({ from: id, to: 'A' });
+      }
+      return { nodes, dependencies };
+    };
+    for (const count of [2, 3, 5, 20, 70]) {
+      for (const loop of [false, true]) {
+        expect(analyzed(structure(count, loop, 1e-12)).latencyHeadroom!.node, `${count} ${loop}`).toBe(
+          'e001',
+        );
+        expect(analyzed(structure(count, loop, 1e-10)).latencyHeadroom!.node, `${count} ${loop}`).toBe(
+          'e001',
+        );
+        expect(analyzed(structure(count, loop, 1e-6)).latencyHeadroom!.node, `${count} ${loop}`).toBe('e002');
+      }
+    }
+  });
+
   // web (10 ms, SLO 1 s) calls a database of capacity 4 that has no service time: its latency
   // stays 10 ms until the database saturates at twice today's 2 a second.
   it('holds up to the first saturation when nothing on the way slows down before it', () => {
