@@ -6,7 +6,7 @@
  */
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
-import { nodeResponseTime } from './open/node-latency';
+import { nodeResponseTime, saturates } from './open/node-latency';
 import { keepRanked } from './ranked';
 import { boundedRatio, type SteadyState } from './steady-state';
 import type { Bottleneck, Headroom, SaturatedEvent } from './types';
@@ -73,7 +73,7 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
     if (cap === Number.POSITIVE_INFINITY || !structure.hasWayOut(v)) continue;
     const u = boundedRatio(x, cap);
     utilization[v] = u;
-    if (u > 1) {
+    if (saturates(structure, v, x, u)) {
       saturated[v] = 1;
       saturatedNodes.push(v);
       if (

@@ -106,6 +106,50 @@ describe('the steady state leads', () => {
     expect(result.headroom).toEqual({ scale: 1, node: 'B' });
   });
 
+  // A queue is another matter: two servers of 50 ms taking 40 a second (ρ = 1) wait without
+  // limit, so db is saturated at exactly 1, blocked, named in the events and as the primary
+  // blockage, and its entry's latency says so too; a capacity of 40 (no servers) at the same
+  // traffic is not. A queue whose offered load rounds to its servers (3 / 0.7 a second of 0.7 s
+  // on 3 servers: 2.9999999999999996 of 3, utilization 1) or whose utilization does while its
+  // load does not (7 / 0.3 of 0.3 s on 7) is saturated both ways, never given a response time of
+  // 1.6e15.
+  it('saturates a queue at utilization exactly 1, in its events and its latency alike', () => {
+    const fan = (db: Structure['nodes'][number]): Structure => ({
+      nodes: [{ id: 'F', arrival: 20, fanout: true, serviceTime: 0.01, slo: 0.5 }, db],
+      dependencies: [{ from: 'F', to: 'db', weight: 2 }],
+    });
+    const queue = analyze(fan({ id: 'db', serviceTime: 0.05, servers: 2, exit: 1 }));
+    expect(queue.events.filter((e) => e.type === 'saturated')).toEqual([
+      { tick: 0, type: 'saturated', node: 'db', utilization: 1 },
+    ]);
+    expect(queue.primaryBlockage).toBe('db');
+    const db = queue.nodes.find((node) => node.id === 'db')!;
+    expect(db.blocked).toBe(true);
+    expect(db.responseTime).toBeUndefined();
+    expect(queue.nodes.find((node) => node.id === 'F')!.latencyLimit).toEqual({
+      node: 'db',
+      reason: 'saturated',
+    });
+    const plain = analyze(fan({ id: 'db', capacity: 40, exit: 1 }));
+    expect(plain.events.filter((e) => e.type === 'saturated')).toEqual([]);
+    expect(plain.primaryBlockage).toBeNull();
+    for (const [arrival, serviceTime, servers] of [
+      [3 / 0.7, 0.7, 3],
+      [7 / 0.3, 0.3, 7],
+    ] as const) {
+      const result = analyze({
+        nodes: [{ id: 'q', arrival, serviceTime, servers, exit: 1, slo: 1e20 }],
+        dependencies: [],
+      });
+      const q = result.nodes[0]!;
+      expect(q.utilization, `${servers} servers`).toBe(1);
+      expect(q.blocked).toBe(true);
+      expect(q.responseTime).toBeUndefined();
+      expect(q.latencyLimit).toEqual({ node: 'q', reason: 'saturated' });
+      expect(result.events.filter((e) => e.type === 'saturated')).toHaveLength(1);
+    }
+  });
+
   // Q takes 20 a step against a capacity of 10 (utilization 2), P 10 against 8 (1.25). Q, listed
   // first, is the worst and leads; P, a smaller id, does not take it. Events in id order: P, Q.
   it('names the most utilized node wherever it is listed', () => {

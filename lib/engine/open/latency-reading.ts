@@ -2,7 +2,7 @@ import type { CompiledStructure } from '../compile';
 import { PayloadError } from '../errors';
 import type { SteadyReading } from '../steady-reading';
 import { type LatencyLimit, solveEntryLatency } from './entry-latency';
-import { nodeResponseTime } from './node-latency';
+import { nodeResponseTime, saturates } from './node-latency';
 
 /** The latency side of an open `analyze`, when some node has a `serviceTime`. */
 export interface LatencyReading {
@@ -38,7 +38,7 @@ export function readLatency(structure: CompiledStructure, steady: SteadyReading)
       down[v] === 1
     )
       reason = 'down';
-    else if (steady.utilization[v]! > 1) reason = 'saturated';
+    else if (saturates(structure, v, x, steady.utilization[v]!)) reason = 'saturated';
     else if (serviceTime[v]! > 0) {
       const response = nodeResponseTime(structure, v, x, steady.utilization[v]!);
       if (response === undefined) reason = 'saturated';

@@ -79,6 +79,29 @@ export function nodeResponseTime(
   return count === 0 ? service : queueTimes(throughput, service, count)?.responseTime;
 }
 
+/**
+ * Whether node `v` saturates at a steady `throughput` with this `utilization` (NaN: none): over
+ * its capacity, or, for a queue (`servers`), at it as well. An M/M/c queue at ρ = 1 has no finite
+ * mean time, so the steady state's events and the latency's limits both call it saturated; its
+ * offered load `throughput × serviceTime` is compared with its servers too, as the queue's own
+ * times compare it, since the two roundings can part in the last digit (a utilization of
+ * 0.9999999999999999 with a load that rounds to its 3 servers, or a utilization of exactly 1 with
+ * a load of 2.9999999999999996, which gave a response time of 1.6e15).
+ */
+export function saturates(
+  structure: CompiledStructure,
+  v: number,
+  throughput: number,
+  utilization: number,
+): boolean {
+  if (utilization > 1) return true;
+  const { serviceTime, servers } = structure.latency;
+  // Stryker disable next-line ConditionalExpression: same answer, other work (servers[v] is then undefined, and undefined > 0 is false)
+  if (servers.length === 0) return false;
+  const count = servers[v]!;
+  return count > 0 && (utilization >= 1 || !(throughput * serviceTime[v]! < count));
+}
+
 /** Node `v`'s service time and servers (0: none given), or `undefined` where no time is said. */
 function queueOf(
   structure: CompiledStructure,
@@ -92,7 +115,7 @@ function queueOf(
   const service = serviceTime[v]!;
   if (!(service > 0) || !(throughput < Number.POSITIVE_INFINITY)) return undefined;
   // A capacity given beside a service time alone saturates the node as any capacity does.
-  if (utilization > 1) return undefined;
+  if (saturates(structure, v, throughput, utilization)) return undefined;
   // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (without a scenario that downs a node, down[v] is undefined; the `false` twin is killed)
   if (structure.down.length > 0 && structure.down[v] === 1) return undefined;
   return { service, count: servers[v]! };

@@ -11,6 +11,7 @@ import {
   type Structure,
   writeAnalyze,
 } from '../../../lib/engine';
+import type { DependencyInput, NodeInput } from '../../../lib/engine/types';
 import { README_CHECKOUT } from '../../helpers/engine-examples';
 
 function analyzed(structure: Structure) {
@@ -378,11 +379,11 @@ describe('latencyHeadroom', () => {
   // An SLO a millionth lower is no tie: e002 is named.
   it('names the smallest id among entries whose scales agree to 1e-9', () => {
     const structure = (count: number, loop: boolean, gap: number): Structure => {
-      const nodes: Structure['nodes'] = [
+      const nodes: NodeInput[] = [
         { id: 'A', serviceTime: 0.01, servers: 2, fanout: true },
         { id: 'B', serviceTime: 0.02, servers: 3, exit: 1 },
       ];
-      const dependencies: Structure['dependencies'] = [{ from: 'A', to: 'B' }];
+      const dependencies: DependencyInput[] = [{ from: 'A', to: 'B' }];
       if (loop) dependencies.push({ from: 'B', to: 'A', weight: 3 });
       for (let i = 1; i <= count; i++) {
         const id = `e${String(i).padStart(3, '0')}`;
