@@ -85,7 +85,9 @@ function latencyChartSummary(chart: LatencyChart): string {
       sloScale === undefined
         ? `never reaches its SLO of ${durationText(slo)}`
         : sloScale === 0
-          ? `over its SLO of ${durationText(slo)} even with no traffic`
+          ? idle > slo
+            ? `over its SLO of ${durationText(slo)} even with no traffic`
+            : `at its SLO of ${durationText(slo)} with no traffic, over it with any`
           : `reaches its SLO of ${durationText(slo)} at ${scaleText(sloScale)}`,
     );
   }

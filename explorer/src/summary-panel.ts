@@ -170,11 +170,12 @@ function bottlenecksField(
 /**
  * How far today's traffic can grow before the first entry misses its `slo`, in words, the entry
  * a button: `×1.42 of today's traffic before checkout misses its 300 ms`, rounded for reading
- * (the exact numbers on hover). The engine's `×0` means the entry misses with no traffic at all
- * or never finishes at any traffic (its `latencyLimit` says where it is stuck: a node down or
+ * (the exact numbers on hover). The engine's `×0` means the entry misses at any traffic (its
+ * service times alone take that long: with none it misses, or meets its SLO exactly) or never finishes at any traffic (its `latencyLimit` says where it is stuck: a node down or
  * unbounded); a factor below 1 beside a `latencyLimit`, that a node over capacity today stops
  * it and that much less traffic lets it through; `Number.MAX_VALUE`
- * that nothing on the way queues (service times without servers), so no growth breaks an SLO.
+ * that nothing on the way queues (service times without servers), or that the first queue
+ * saturates past the largest number (arrivals of 1e-320), so no growth a number holds breaks an SLO.
  */
 function latencyHeadroomField(
   result: EngineResult,
@@ -202,10 +203,15 @@ function latencyHeadroomField(
   if (scale === 0) {
     const limit = entry?.latencyLimit;
     // Stuck only at a node over capacity, an entry is searched below that node's saturation (less
-    // traffic frees it): a scale of 0 then says it misses its SLO even with no traffic. Down or
+    // traffic frees it): a scale of 0 then says it misses its SLO at any traffic, its service times
+    // alone as long as it or longer (exactly as long: met with no traffic, missed with any). Down or
     // unbounded, it never finishes whatever the traffic.
     if (limit === undefined || limit.reason === 'saturated') {
-      definition.append('none: ', nodeButton(node), ` misses ${target} even with no traffic`);
+      definition.append(
+        'none: ',
+        nodeButton(node),
+        ` misses ${target} at any traffic: its service times alone take that long`,
+      );
       if (limit !== undefined)
         definition.append(`; it never finishes ${trafficWhen(traffic)}: ${latencyLimitText(limit, name)}`);
     } else {

@@ -793,7 +793,9 @@ function serverCapacity(latency: LatencyFields, i: number, given: number | undef
   if (!(derived < Number.POSITIVE_INFINITY)) {
     throw new PayloadError(
       `nodes[${i}].serviceTime`,
-      `is too small for ${latency.servers[i]} servers: their capacity per step is beyond the largest number`,
+      latency.servers[i] === 1
+        ? 'is too small for 1 server: its capacity per step is beyond the largest number'
+        : `is too small for ${latency.servers[i]} servers: their capacity per step is beyond the largest number`,
     );
   }
   if (given !== undefined && !(Math.abs(given - derived) <= 1e-9 * derived)) {

@@ -176,7 +176,20 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     await runAsWritten(page, alone({}));
     expect(await summary('latency-headroom')).toBe('none: no entry has an SLO');
     await runAsWritten(page, alone({ slo: 0.005 }));
-    expect(await summary('latency-headroom')).toBe('none: checkout misses its 5 ms even with no traffic');
+    expect(await summary('latency-headroom')).toBe(
+      'none: checkout misses its 5 ms at any traffic: its service times alone take that long',
+    );
+    // Met exactly with no traffic (10 ms of 10 ms) and missed with any: ×0 too, and the words
+    // hold (they said "even with no traffic", where it is met).
+    await runAsWritten(page, alone({ slo: 0.01 }));
+    expect(await summary('latency-headroom')).toBe(
+      'none: checkout misses its 10 ms at any traffic: its service times alone take that long',
+    );
+    await select('checkout');
+    await page.waitForSelector('body[data-latency-chart="drawn"]');
+    expect(await page.getAttribute('#latency-chart', 'aria-label')).toContain(
+      'at its SLO of 10 ms with no traffic, over it with any',
+    );
     // Over capacity today and over its SLO even with no traffic (render takes 300 ms, the GPUs
     // 500 ms, against 200 ms): less traffic would not help, and the words say so first.
     await runAsWritten(page, {
@@ -188,7 +201,7 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
       dependencies: [{ from: 'render', to: 'gpu' }],
     });
     expect(await summary('latency-headroom')).toBe(
-      'none: render misses its 200 ms even with no traffic; it never finishes today: stuck at render (saturated)',
+      'none: render misses its 200 ms at any traffic: its service times alone take that long; it never finishes today: stuck at render (saturated)',
     );
   });
 

@@ -96,6 +96,15 @@ describe('a node with servers', () => {
     ).toBe(
       'nodes[0].serviceTime: is too small for 10000 servers: their capacity per step is beyond the largest number',
     );
+    // One server of the smallest double (1 / 5e-324 is past it too), in the singular.
+    expect(
+      refusal({
+        nodes: [{ id: 'a', arrival: 1, serviceTime: 5e-324, servers: 1, exit: 1 }],
+        dependencies: [],
+      }),
+    ).toBe(
+      'nodes[0].serviceTime: is too small for 1 server: its capacity per step is beyond the largest number',
+    );
     expect(
       analyzed({
         nodes: [{ id: 'a', arrival: 1, serviceTime: 1e-305, servers: 1_000, exit: 1 }],
