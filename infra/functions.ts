@@ -106,8 +106,11 @@ export interface FunctionSizing {
  * stores up to 6 MiB of JSON. Both timeouts stay under API Gateway's 30 s integration limit.
  */
 export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = Object.freeze({
-  engine: { memoryMb: 1769, timeout: Duration.seconds(FUNCTIONS.engine.timeoutSeconds) },
-  connect: { memoryMb: 1024, timeout: Duration.seconds(FUNCTIONS.connect.timeoutSeconds) },
+  engine: { memoryMb: FUNCTIONS.engine.memoryMb, timeout: Duration.seconds(FUNCTIONS.engine.timeoutSeconds) },
+  connect: {
+    memoryMb: FUNCTIONS.connect.memoryMb,
+    timeout: Duration.seconds(FUNCTIONS.connect.timeoutSeconds),
+  },
 });
 
 /**

@@ -11,6 +11,7 @@
  * request rejected (the adapter answers 500 `INTERNAL_ERROR`) and a fresh one started for the
  * next.
  */
+import { getHeapStatistics } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import type { HttpApiHandler } from './http-adapter';
@@ -25,6 +26,13 @@ export interface HandlerPoolOptions {
    * with, taken when the pool is created (later changes to `process.env` do not reach it).
    */
   env: NodeJS.ProcessEnv;
+  /**
+   * Each worker's heap limit in MB (the function's memory, as Lambda's limit; at most the main
+   * thread's own heap limit). A worker that runs out of it ends alone, failing its run, as a
+   * Lambda instance that runs out of memory does: without a limit of its own, V8 aborted the
+   * whole server.
+   */
+  heapMb: number;
 }
 
 export interface HandlerPool {
@@ -130,6 +138,7 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
     throw new Error(`a handler pool needs at least one worker; got ${options.size}`);
   }
   const env = { ...options.env };
+  const heapMb = Math.min(options.heapMb, Math.floor(getHeapStatistics().heap_size_limit / 2 ** 20));
   const workerData: WorkerSetup = {
     entry: options.entry.href,
     module: WORKER_URL.href,
@@ -140,7 +149,11 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
   let closed = false;
 
   const start = (): PoolWorker => {
-    const worker = new Worker(START_URL, { workerData, env });
+    const worker = new Worker(START_URL, {
+      workerData,
+      env,
+      resourceLimits: { maxOldGenerationSizeMb: heapMb },
+    });
     let started: { resolve(): void; reject(error: Error): void } = { resolve() {}, reject() {} };
     const member: PoolWorker = {
       worker,

@@ -225,6 +225,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       entry: functionEntry('engine'),
       size: engineWorkers,
       env: engineEnvironment,
+      heapMb: FUNCTIONS.engine.memoryMb,
     });
     // After the server stops taking requests (cleanup runs in reverse), before DynamoDB stops.
     cleanup.push(() => enginePool.close());

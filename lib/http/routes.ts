@@ -9,15 +9,16 @@ export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 export type RouteAuth = 'apiKey' | 'userToken' | 'none';
 
 /**
- * The Lambda functions of the service, each with the module that exports its `handler` and its
- * timeout (the CDK stack deploys it, the local server reports it through the Lambda context, as
- * `getRemainingTimeInMillis`; why these values: infra/functions.ts, `FUNCTION_SIZING`).
+ * The Lambda functions of the service, each with the module that exports its `handler`, its
+ * timeout and its memory (the CDK stack deploys them; the local server reports the timeout
+ * through the Lambda context, as `getRemainingTimeInMillis`, and gives an engine worker the
+ * memory as its heap limit; why these values: infra/functions.ts, `FUNCTION_SIZING`).
  */
 export const FUNCTIONS = Object.freeze({
   /** `POST /api/engine` with an API key, and the public OpenAPI document. */
-  engine: { entry: 'functions/engine/handler.ts', timeoutSeconds: 15 },
+  engine: { entry: 'functions/engine/handler.ts', timeoutSeconds: 15, memoryMb: 1769 },
   /** Every route that takes a user access token: connect, systems, self-service keys. */
-  connect: { entry: 'functions/connect/handler.ts', timeoutSeconds: 20 },
+  connect: { entry: 'functions/connect/handler.ts', timeoutSeconds: 20, memoryMb: 1024 },
 });
 
 export type FunctionName = keyof typeof FUNCTIONS;

@@ -24,8 +24,8 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((pool) => pool.close()));
 });
 
-function pool(size: number, env: NodeJS.ProcessEnv = process.env, entry = ENTRY): HandlerPool {
-  const created = createHandlerPool({ entry, size, env });
+function pool(size: number, env: NodeJS.ProcessEnv = process.env, entry = ENTRY, heapMb = 512): HandlerPool {
+  const created = createHandlerPool({ entry, size, env, heapMb });
   pools.push(created);
   return created;
 }
@@ -216,8 +216,24 @@ describe('createHandlerPool', () => {
     expect(workers.threads).toBe(2);
   });
 
+  // A run that outgrows the function's memory ends its worker alone (ERR_WORKER_OUT_OF_MEMORY),
+  // as Lambda ends an instance: its run fails and a fresh worker takes the next. Without a heap
+  // limit of the worker's own, V8 aborted the whole process, server and all.
+  it('a run past its heap limit fails, and a fresh worker takes the next', async () => {
+    const workers = pool(1, process.env, ENTRY, 64);
+    const before = await run(workers, '/echo');
+    await expect(workers.handler(event('/allocate'), context())).rejects.toMatchObject({
+      code: 'ERR_WORKER_OUT_OF_MEMORY',
+    });
+    const after = await run(workers, '/echo');
+    expect(after.threadId).not.toBe(before.threadId);
+    expect(after.served).toBe(1);
+  });
+
   it('refuses a size below 1', () => {
-    expect(() => createHandlerPool({ entry: ENTRY, size: 0, env: {} })).toThrow(/at least one worker/);
+    expect(() => createHandlerPool({ entry: ENTRY, size: 0, env: {}, heapMb: 64 })).toThrow(
+      /at least one worker/,
+    );
   });
 });
 
