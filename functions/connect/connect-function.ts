@@ -14,6 +14,7 @@ import { type HttpResult, jsonTextResult } from '../../lib/http/responses';
 import type { ApiKeyStore } from '../../lib/keys';
 import { loadOnce } from '../../lib/load-once';
 import type { FetchJsonOptions } from '../../lib/outbound';
+import { documentContainerCap } from '../../lib/outbound/container-cap';
 import { fetchedHostOf } from '../../lib/outbound/fetched-host';
 import type { CompiledStructureCache, SystemStore } from '../../lib/systems';
 
@@ -110,6 +111,8 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
         body: {
           maxBytes: limits.maxBodyBytes,
           maxDecodedBytes: limits.maxDecodedBodyBytes,
+          // A graph or span document in any format connect reads: counted as the upstream ones are.
+          maxContainers: documentContainerCap,
           expects: BODY_SHAPES.registerSystem,
         },
         handler: async (request) => {

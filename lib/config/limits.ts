@@ -94,3 +94,14 @@ export function readLimits(env: Env = process.env): Limits {
     }),
   });
 }
+
+/**
+ * The most JSON objects and arrays an engine request body may hold: four for each node and
+ * dependency the limits allow (each is one; a scenario's entries and extra fields the rest), and
+ * 100,000 more for extra fields. Parsing costs by them, not by bytes alone
+ * (lib/text/json-containers.ts): 2.5 million with the default limits, some 2.5 s of parsing at
+ * worst, where 66 MB of `{}` took 22 s.
+ */
+export function maxEngineBodyContainers(limits: Pick<Limits, 'maxNodes' | 'maxDependencies'>): number {
+  return 4 * (limits.maxNodes + limits.maxDependencies) + 100_000;
+}

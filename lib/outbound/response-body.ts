@@ -8,7 +8,8 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip } from 'node:zlib';
-import { looksLikeJsonLines } from '../text';
+import { documentContainerCap, holdsMoreContainers, looksLikeJsonLines } from '../text';
+
 import { OutboundError } from './errors';
 
 /** What the request advertises in Accept-Encoding: exactly the codings `readJsonBody` can undo. */
@@ -213,6 +214,14 @@ function parseJsonText(bytes: Buffer, server: string, jsonLines: boolean): unkno
     text = STRICT_UTF8.decode(bytes);
   } catch {
     throw new OutboundError('UPSTREAM_INVALID', `The response from ${server} is not valid UTF-8 text.`);
+  }
+  const cap = documentContainerCap(text.length);
+  if (holdsMoreContainers(text, cap)) {
+    throw new OutboundError(
+      'UPSTREAM_ERROR',
+      `The response from ${server} holds more than ${cap} JSON objects and arrays, more than a graph ` +
+        `or span document of its size holds; it was not read.`,
+    );
   }
   try {
     return JSON.parse(text);

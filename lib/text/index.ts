@@ -1,5 +1,6 @@
 export { closestName } from './closest-name';
 export { describeValue, isRecord, quoteText } from './describe-value';
+export { documentContainerCap, holdsMoreContainers } from './json-containers';
 export { looksLikeJsonLines } from './json-lines';
 export {
   CONTROL_CHARACTERS,
