@@ -148,6 +148,21 @@ describe('the steady state leads', () => {
       expect(q.latencyLimit).toEqual({ node: 'q', reason: 'saturated' });
       expect(result.events.filter((e) => e.type === 'saturated')).toHaveLength(1);
     }
+    // One ulp under its capacity of 3 / 0.1: utilization 0.9999999999999999, and a load of
+    // 29.999999999999996 × 0.1 that rounds to its 3 servers. The queue's own times have no mean
+    // there, so it is saturated too, utilization and all.
+    const underByAnUlp = analyze({
+      nodes: [{ id: 'q', arrival: 29.999999999999996, serviceTime: 0.1, servers: 3, exit: 1, slo: 1e20 }],
+      dependencies: [],
+    });
+    const q = underByAnUlp.nodes[0]!;
+    expect(q.utilization).toBe(0.9999999999999999);
+    expect(q.blocked).toBe(true);
+    expect(q.responseTime).toBeUndefined();
+    expect(q.latencyLimit).toEqual({ node: 'q', reason: 'saturated' });
+    expect(underByAnUlp.events.filter((e) => e.type === 'saturated')).toEqual([
+      { tick: 0, type: 'saturated', node: 'q', utilization: 0.9999999999999999 },
+    ]);
   });
 
   // Q takes 20 a step against a capacity of 10 (utilization 2), P 10 against 8 (1.25). Q, listed
