@@ -99,8 +99,11 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
           // (fetchJson tells the URLs it checks and fetches through `fetching`).
           logFetchedHost(request, (request.body as { url?: unknown } | null)?.url);
           const { connectSystem } = await graphRoutes();
-          const answer = await connectSystem(user(request), request.body, (url) =>
-            logFetchedHost(request, url),
+          const answer = await connectSystem(
+            user(request),
+            request.body,
+            (url) => logFetchedHost(request, url),
+            request.remainingTimeMs,
           );
           // A dry run stores nothing: 200 with what a registration would have made, not 201.
           return json('dryRun' in answer ? 200 : 201, answer);
@@ -117,7 +120,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
         },
         handler: async (request) => {
           const { registerSystem } = await graphRoutes();
-          return json(201, await registerSystem(user(request), request.body));
+          return json(201, await registerSystem(user(request), request.body, request.remainingTimeMs));
         },
       },
       listSystems: {
@@ -136,8 +139,12 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
         handler: async (request) => {
           const { refreshSystem } = await graphRoutes();
           return tagged(
-            await refreshSystem(user(request), id(request), request.body, (url) =>
-              logFetchedHost(request, url),
+            await refreshSystem(
+              user(request),
+              id(request),
+              request.body,
+              (url) => logFetchedHost(request, url),
+              request.remainingTimeMs,
             ),
           );
         },

@@ -127,6 +127,14 @@ function unavailable(why: string): ApiError {
 }
 
 /**
+ * 503 for a request that ran out of the function's time. The same words whether middy's timeout
+ * answered it or a use case saw the time would not cover its write and stored nothing.
+ */
+export function outOfTime(): ApiError {
+  return unavailable("The request did not finish within the service's time limit");
+}
+
+/**
  * Whether `error` is middy's own: the function's time ran out before the handler answered
  * (middy stops it a few milliseconds before Lambda would, so that it can still answer). Its
  * name, `TimeoutError`, is also the AWS SDK's for a storage call that timed out: the cause tells
@@ -182,8 +190,7 @@ export function classifyFailure(thrown: unknown, isUnavailable?: IsUnavailable):
   if (thrown instanceof ApiError) return { error: thrown, unexpected: false };
   // Retried, a request that ran out of the function's time may well finish.
   if (isFunctionTimeout(thrown)) {
-    const error = unavailable("The request did not finish within the service's time limit");
-    return { error, unexpected: true, outOfTime: true };
+    return { error: outOfTime(), unexpected: true, outOfTime: true };
   }
   if (isUnavailable?.(thrown) === true) return { error: serviceUnavailable(), unexpected: true };
   if (thrown instanceof EngineFailure) {

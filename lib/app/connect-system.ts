@@ -33,9 +33,10 @@ import {
   unknownSettingsIds,
 } from '../systems';
 import { inContractTerms } from './errors';
+import { checkTimeToStore, type RemainingMs, undoIfOutOfTime } from './time-to-store';
 
 export interface ConnectSystemDeps {
-  systems: Pick<SystemStore, 'create'>;
+  systems: Pick<SystemStore, 'create' | 'delete'>;
   limits: Pick<Limits, 'maxNodes' | 'maxDependencies' | 'maxDecodedBodyBytes'>;
   /** The deployment's outbound settings: hosts exempt from the address rules, the deadline. */
   outbound: Pick<FetchJsonOptions, 'allowHosts' | 'deadlineMs' | 'resolveHost' | 'trace'>;
@@ -81,11 +82,13 @@ export type ConnectSystem = (
   body: unknown,
   /** Told each URL before it is checked and fetched: the body's, then every redirect's (the request line). */
   fetching?: (url: string) => void,
+  /** The function's time left (`time-to-store.ts`): nothing is stored that it may not cover. */
+  remainingMs?: RemainingMs,
 ) => Promise<ConnectedSystem | DryRunAnswer>;
 
 export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
   const { systems, limits, outbound, cache } = deps;
-  return (owner, body, fetching) =>
+  return (owner, body, fetching, remainingMs) =>
     inContractTerms(async () => {
       const request = parseConnectRequest(body);
       const token = request.auth?.token;
@@ -117,6 +120,7 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
         // The answer as the engine would give it on the system, settings applied.
         return dryRunAnswer(withSettings, { format, unit, warnings }, { structure, settings });
       }
+      checkTimeToStore(remainingMs);
       const record = await systems.create({
         owner,
         name: request.name,
@@ -127,6 +131,7 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
         ...(readOptions === undefined ? {} : { readOptions }),
         ...(settings === undefined ? {} : { settings }),
       });
+      await undoIfOutOfTime(systems, record, remainingMs);
       // Runs on a system with settings compile the structure with them applied (a key of its own).
       if (settings === undefined) cache?.set(record.sha256, compiled);
       const shown = toPublicSystemRecord(record);

@@ -20,6 +20,7 @@ import {
 } from '../systems';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms, systemNotFound } from './errors';
+import { checkTimeToStore, type RemainingMs } from './time-to-store';
 import type { TaggedSystem } from './update-settings';
 
 export interface RefreshSystemDeps {
@@ -40,11 +41,13 @@ export type RefreshSystem = (
   body: unknown,
   /** Told each URL before it is checked and fetched: the stored one, then every redirect's (the request line). */
   fetching?: (url: string) => void,
+  /** The function's time left (`time-to-store.ts`): nothing is replaced that it may not cover. */
+  remainingMs?: RemainingMs,
 ) => Promise<TaggedSystem<ConnectedSystem>>;
 
 export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
   const { systems, limits, outbound, cache } = deps;
-  return (owner, id, body, fetching) =>
+  return (owner, id, body, fetching, remainingMs) =>
     inContractTerms(async () => {
       const request = parseRefreshRequest(body);
       const record = await systems.getRecord(owner, id);
@@ -76,6 +79,7 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
           : 'auto';
       // Read as registered: the same window, sampling rate and labels.
       const read = structureFromUpstream(answer, limits, format, undefined, record.readOptions);
+      checkTimeToStore(remainingMs);
       const replaced = await systems.replace(owner, id, {
         structure: read.structure,
         format: read.format,

@@ -19,19 +19,25 @@ import {
 } from '../systems';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms } from './errors';
+import { checkTimeToStore, type RemainingMs, undoIfOutOfTime } from './time-to-store';
 
 export interface RegisterSystemDeps {
-  systems: Pick<SystemStore, 'create'>;
+  systems: Pick<SystemStore, 'create' | 'delete'>;
   limits: Pick<Limits, 'maxNodes' | 'maxDependencies'>;
   /** The compiled stored systems of this process, as for connect. */
   cache?: CompiledStructureCache;
 }
 
-export type RegisterSystem = (owner: string, body: unknown) => Promise<ConnectedSystem>;
+export type RegisterSystem = (
+  owner: string,
+  body: unknown,
+  /** The function's time left (`time-to-store.ts`): nothing is stored that it may not cover. */
+  remainingMs?: RemainingMs,
+) => Promise<ConnectedSystem>;
 
 export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
   const { systems, limits, cache } = deps;
-  return (owner, body) =>
+  return (owner, body, remainingMs) =>
     inContractTerms(async () => {
       const request = parseRegisterSystemRequest(body);
       const readOptions = readOptionsOf(request);
@@ -47,6 +53,7 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
         checkSettingsIds(unknownSettingsIds(structure, settings));
         compileWithSettings(structure, settings);
       }
+      checkTimeToStore(remainingMs);
       const record = await systems.create({
         owner,
         name: request.name,
@@ -57,6 +64,7 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
         ...(readOptions === undefined ? {} : { readOptions }),
         ...(settings === undefined ? {} : { settings }),
       });
+      await undoIfOutOfTime(systems, record, remainingMs);
       // Runs on a system with settings compile the structure with them applied (a key of its own).
       if (settings === undefined) cache?.set(record.sha256, compiled);
       const shown = toPublicSystemRecord(record);

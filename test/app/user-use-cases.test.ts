@@ -295,6 +295,66 @@ describe('connect a system', () => {
   });
 });
 
+// The function's time, as Lambda's clock gives it (`time-to-store.ts`): a registration or a refresh
+// that would start storing with less than the reserve left stores nothing and answers 503, as
+// the function's own timeout would; one whose time ran out while it stored (the timeout's 503 has
+// gone out, and its caller will try again) deletes what it stored, so the retry stores it once.
+describe("the function's time", () => {
+  it('stores nothing when the time left would not cover the write, and says so as a timeout', async () => {
+    const systems = systemsStore();
+    const api = await externalApi(WORKED);
+    const lastSeconds = () => 2_000;
+    const connect = createConnectSystem({ systems, limits, outbound });
+    for (const work of [
+      () => connect('alice', { name: 'late', url: `${api.origin}/graph` }, undefined, lastSeconds),
+      () =>
+        createRegisterSystem({ systems, limits })('alice', { name: 'late', document: WORKED }, lastSeconds),
+    ]) {
+      const error = await contractErrorOf(work());
+      expect(error.code).toBe('SERVICE_UNAVAILABLE');
+      expect(error.message).toBe(
+        "The request did not finish within the service's time limit; try again in 2 seconds.",
+      );
+    }
+    expect((await systems.list('alice')).systems).toEqual([]);
+    // With the time it needs, the same registration stores one system.
+    registered(
+      await connect('alice', { name: 'on time', url: `${api.origin}/graph` }, undefined, () => 10_000),
+    );
+    const stored = (await systems.list('alice')).systems;
+    expect(stored.map((system) => system.name)).toEqual(['on time']);
+
+    // A refresh with too little time left keeps the system as it was.
+    const refresh = createRefreshSystem({ systems, limits, outbound });
+    const before = await systems.getRecord('alice', stored[0]!.id);
+    const error = await contractErrorOf(refresh('alice', stored[0]!.id, {}, undefined, lastSeconds));
+    expect(error.code).toBe('SERVICE_UNAVAILABLE');
+    expect(await systems.getRecord('alice', stored[0]!.id)).toEqual(before);
+  });
+
+  it('deletes what it stored when the time ran out while it stored', async () => {
+    const systems = systemsStore();
+    const api = await externalApi(WORKED);
+    // Time enough before the write, none after it.
+    const runningOut = () => {
+      let asked = 0;
+      return () => (asked++ === 0 ? 10_000 : 0);
+    };
+    await createConnectSystem({ systems, limits, outbound })(
+      'alice',
+      { name: 'overtaken', url: `${api.origin}/graph` },
+      undefined,
+      runningOut(),
+    );
+    await createRegisterSystem({ systems, limits })(
+      'alice',
+      { name: 'overtaken too', document: WORKED },
+      runningOut(),
+    );
+    expect((await systems.list('alice')).systems).toEqual([]);
+  });
+});
+
 describe('traces and rates: read options, JSON Lines', () => {
   // docs' span worked example: 100 requests into frontend, one every 100 ms (10 s in all).
   const spans = generate(workedExample(), 100, 100_000);
