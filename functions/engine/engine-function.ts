@@ -39,11 +39,12 @@ export function createEngineFunction(deps: EngineFunctionDeps) {
           maxContainers: () => engineContainers,
         },
         encode,
-        handler: async ({ event, body, owner, facts, remainingTimeMs }) => {
+        handler: async ({ event, body, owner, facts, remainingTimeMs, timeLimitMs }) => {
           const answer = await runEngine({
             body,
             ...(owner === undefined ? {} : { owner }),
             remainingTimeMs,
+            timeLimitMs,
             acceptedCodings: acceptedCodings(readHeader(event, 'accept-encoding')),
             onAccepted: ({ mode, ticks, compare, nodeCount, dependencyCount }) =>
               Object.assign(facts, {

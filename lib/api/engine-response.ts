@@ -57,7 +57,11 @@ export function renderEngineResponse(request: EngineRequest, deadline?: RunDeadl
     if (error instanceof RunStoppedError && deadline !== undefined) {
       throw new ApiError(
         'LIMIT_EXCEEDED',
-        stoppedMessage(deadline.limitMs, { mode: request.mode, compare: compares(request) }),
+        stoppedMessage(
+          deadline.limitMs,
+          { mode: request.mode, compare: compares(request) },
+          deadline.stoppedBySize(),
+        ),
       );
     }
     throw new EngineFailure(error);

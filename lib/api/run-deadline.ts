@@ -30,27 +30,53 @@ export const RESERVE_MS_PER_BYTE = 2 * (40 / 1_000_000);
 export interface RunDeadline {
   /** True when the run must stop now: what is left would not cover writing `bytesWritten` out. */
   shouldStop: (bytesWritten: number) => boolean;
-  /** The time this request had when the run began, for the 413's message. */
+  /** The function's time for this request (as it began), for the 413's message. */
   limitMs: number;
+  /**
+   * Whether the last stop came from the answer's size: the time left was more than the fixed
+   * reserve, but not enough to compress and send what had been written.
+   */
+  stoppedBySize: () => boolean;
 }
 
 /**
- * A deadline from the function's remaining time (Lambda's `context.getRemainingTimeInMillis`).
+ * A deadline from the function's remaining time (Lambda's `context.getRemainingTimeInMillis`)
+ * and its time for the whole request (`timeLimitMs`, the remaining time as the invocation
+ * began; what is left when the run begins without it). The limit, not what parsing and checking
+ * the body left of it, sizes the reserve and is the one the 413 names: a body that took 12 of
+ * the 15 s to parse had its reserve cut to a quarter of the 3 s left, and its 413 said "3 s".
  * Returns `undefined` without a clock (the CLI, a direct call): such a run is never stopped.
  */
-export function runDeadline(remainingMs: (() => number) | undefined): RunDeadline | undefined {
+export function runDeadline(
+  remainingMs: (() => number) | undefined,
+  timeLimitMs?: number,
+): RunDeadline | undefined {
   if (remainingMs === undefined) return undefined;
-  const limitMs = remainingMs();
+  const limitMs = timeLimitMs ?? remainingMs();
   if (!Number.isFinite(limitMs)) return undefined;
   const reserveMs = Math.min(BASE_RESERVE_MS, limitMs / 4);
+  let bySize = false;
   return {
     limitMs,
-    shouldStop: (bytesWritten) => remainingMs() <= reserveMs + bytesWritten * RESERVE_MS_PER_BYTE,
+    shouldStop: (bytesWritten) => {
+      const left = remainingMs();
+      const stop = left <= reserveMs + bytesWritten * RESERVE_MS_PER_BYTE;
+      bySize = stop && left > reserveMs;
+      return stop;
+    },
+    stoppedBySize: () => bySize,
   };
 }
 
-/** The 413's message: the time limit, and what this request could reduce. */
-export function stoppedMessage(limitMs: number, request: { mode: string; compare?: boolean }): string {
+/**
+ * The 413's message: the time limit, and what this request could reduce; `bySize` when it was
+ * the answer's size that could not be compressed and sent in the time left.
+ */
+export function stoppedMessage(
+  limitMs: number,
+  request: { mode: string; compare?: boolean },
+  bySize = false,
+): string {
   const seconds = Math.max(1, Math.round(limitMs / 1000));
   const reduce = [
     ...(request.mode === 'ticks' ? ['ask for fewer ticks'] : []),
@@ -59,5 +85,8 @@ export function stoppedMessage(limitMs: number, request: { mode: string; compare
   ];
   const last = reduce.pop()!;
   const list = reduce.length === 0 ? last : `${reduce.join(', ')} or ${last}`;
+  if (bySize) {
+    return `The run was stopped: its answer grew larger than can be compressed and sent within this request's time limit (${seconds} s); ${list}.`;
+  }
   return `The run could not finish within this request's time limit (${seconds} s) and was stopped; ${list}.`;
 }

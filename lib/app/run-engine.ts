@@ -54,6 +54,8 @@ export interface RunEngineInput {
    * a run is never stopped.
    */
   remainingTimeMs?: (() => number) | undefined;
+  /** The function's time for the whole request (its remaining time as the invocation began). */
+  timeLimitMs?: number | undefined;
   /**
    * The content codings the client accepts for the answer (none: it goes out uncompressed). An
    * answer that could not fit the response limit at any ratio seen is refused before the run
@@ -103,8 +105,7 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
       const cannotFit = answerCannotFit(request, input.acceptedCodings, limits);
       if (cannotFit !== undefined) throw new ApiError('LIMIT_EXCEEDED', cannotFit);
     }
-    // The time the request had is taken when the run is about to begin.
-    const deadline = runDeadline(input.remainingTimeMs);
+    const deadline = runDeadline(input.remainingTimeMs, input.timeLimitMs);
     // A stored system's answer is a pure function of its structure (fixed by the SHA-256), the
     // mode and the tick count: an exact repeat is not recomputed. A scenario's answer is not
     // kept (scenarios vary per request); its compiled base still comes from the cache.

@@ -70,6 +70,8 @@ export interface RouteRequest {
    * invocation has no such clock.
    */
   remainingTimeMs: (() => number) | undefined;
+  /** The function's time for this request: what remained as the invocation began, ms. */
+  timeLimitMs: number | undefined;
 }
 
 export interface RouteOptions {
@@ -96,6 +98,10 @@ export function httpRoute(stack: HttpStack, options: RouteOptions): HttpLambdaHa
   let chain: HttpLambdaHandler | undefined;
   return (event, context) => {
     chain ??= buildChain(stack, options, verifyApiKey, verifyUserToken);
+    // Before any middleware: the time a large body's decoding and parsing take counts too.
+    if (typeof context.getRemainingTimeInMillis === 'function') {
+      (context as HttpContext).timeLimitMs = context.getRemainingTimeInMillis();
+    }
     return chain(event, context);
   };
 }
@@ -119,6 +125,7 @@ function buildChain(
         typeof context.getRemainingTimeInMillis === 'function'
           ? () => context.getRemainingTimeInMillis()
           : undefined,
+      timeLimitMs: context.timeLimitMs,
     });
 
   const chain = middy<HttpEvent, HttpResult, unknown, HttpContext>(run)

@@ -49,6 +49,35 @@ describe('runDeadline: when a run must stop to answer in time', () => {
   });
 });
 
+describe('runDeadline with the time the request had as it began', () => {
+  // 15 s as the invocation began, 3 s left when the run begins (a slow parse): the limit named is
+  // 15 s and the reserve the full 1.5 s, not a quarter of 3 s (750 ms).
+  it('takes the limit and the reserve from the time the request began with', () => {
+    let remaining = 3_000;
+    const deadline = runDeadline(() => remaining, 15_000)!;
+    expect(deadline.limitMs).toBe(15_000);
+    remaining = BASE_RESERVE_MS + 1;
+    expect(deadline.shouldStop(0)).toBe(false);
+    remaining = BASE_RESERVE_MS;
+    expect(deadline.shouldStop(0)).toBe(true);
+  });
+
+  // A stop the answer's size caused (time left above the fixed reserve, not above it and the
+  // compression of what was written) says so; one the time alone caused does not.
+  it('tells a stop for the answer size from one for time', () => {
+    let remaining = 5_000;
+    const deadline = runDeadline(() => remaining, 15_000)!;
+    expect(deadline.shouldStop(100_000_000)).toBe(true);
+    expect(deadline.stoppedBySize()).toBe(true);
+    remaining = 1_000;
+    expect(deadline.shouldStop(0)).toBe(true);
+    expect(deadline.stoppedBySize()).toBe(false);
+    expect(stoppedMessage(15_000, { mode: 'analyze', compare: true }, true)).toBe(
+      'The run was stopped: its answer grew larger than can be compressed and sent within this request\'s time limit (15 s); send a smaller structure or leave out "compare".',
+    );
+  });
+});
+
 describe('stoppedMessage: the 413 names the time limit and what to reduce', () => {
   it.each([
     [

@@ -48,6 +48,34 @@ describe('createFunctionHandler', () => {
     expect(await engine(head, {} as never)).toMatchObject({ body: 'getOpenApiDocument' });
   });
 
+  // The function's time for the request is read as the invocation begins, before any middleware
+  // (a large body's decoding and parsing take some of it): the handler sees that first reading
+  // as `timeLimitMs`, and the clock going on as `remainingTimeMs`. A clock that loses 1 s at
+  // each reading: 15 s at the start, 14 s (or less) in the handler.
+  it("hands the handler the function's time as the invocation began", async () => {
+    let left = 16_000;
+    const context = { getRemainingTimeInMillis: () => (left -= 1_000) };
+    const timed = createFunctionHandler(
+      'engine',
+      {
+        ...namedHandlers('engine'),
+        runEngine: {
+          handler: async ({ timeLimitMs, remainingTimeMs }) => ({
+            statusCode: 200,
+            headers: {},
+            body: JSON.stringify({ timeLimitMs, remaining: remainingTimeMs?.() }),
+          }),
+        },
+      },
+      STACK,
+    );
+    const post = httpEvent({ method: 'POST', path: '/api/engine', headers: { authorization: 'Bearer k' } });
+    const { body } = (await timed(post, context as never)) as HttpResult;
+    const seen = JSON.parse(body) as { timeLimitMs: number; remaining: number };
+    expect(seen.timeLimitMs).toBe(15_000);
+    expect(seen.remaining).toBeLessThanOrEqual(14_000);
+  });
+
   // Deployed, `DELETE /api/engine` matches no route and reaches $default: the same 405 as locally.
   it('answers $default for a known path with 405 and Allow, as the local server does', async () => {
     const { result, output } = await captureOutput(

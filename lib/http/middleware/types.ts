@@ -42,6 +42,8 @@ export interface HttpContext extends Context {
   /** The user a verified access token belongs to (routes with user-token auth). */
   user?: { sub: string };
   facts?: RequestFacts;
+  /** The function's remaining time as the invocation began (`getRemainingTimeInMillis`), ms. */
+  timeLimitMs?: number;
 }
 
 /** An HTTP API v2 event; after `jsonBody`, `body` holds the parsed JSON value instead of text. */

@@ -180,14 +180,31 @@ describe("engine handler: a run that would outlast the function's timeout", () =
     ]);
   });
 
-  // A request with under a second left keeps back a quarter of it (225 ms): its clock falls
-  // 300 ms at each reading, so the run stops once a reading is below that.
+  // A request with just over a second keeps back a quarter of it (300 ms): its clock falls
+  // 300 ms at each reading, so the run stops once a reading is at or below that.
   it('stops a compare when the request arrives with little time left', async () => {
     const body = { mode: 'analyze', compare: true, scenario: { scale: 2 }, ...WORKED };
     const { result, json } = await call({ body, remainingTimeMs: fallingClock(1_200, 300) });
     expect(result.statusCode).toBe(413);
     expect(json.error.message).toBe(
       'The run could not finish within this request\'s time limit (1 s) and was stopped; send a smaller structure or leave out "compare".',
+    );
+  });
+
+  // The limit is the function's time as the request began, read before the body is parsed:
+  // a request whose body took 12 of its 15 s to parse (the clock reads 15 s, then 3 s) is told
+  // of 15 s, not 3, and keeps back the full 1.5 s for writing its answer, not a quarter of 3 s.
+  it('names the time the request had as it began, not what was left when the run began', async () => {
+    const readings = [15_000, 3_000, 1_400];
+    let read = 0;
+    const clock = () => readings[Math.min(read++, readings.length - 1)]!;
+    const { result, json } = await call({
+      body: { mode: 'ticks', ticks: 5, ...WORKED },
+      remainingTimeMs: clock,
+    });
+    expect(result.statusCode).toBe(413);
+    expect(json.error.message).toBe(
+      "The run could not finish within this request's time limit (15 s) and was stopped; ask for fewer ticks or send a smaller structure.",
     );
   });
 
