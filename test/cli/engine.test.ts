@@ -693,6 +693,27 @@ describe('sbe-engine on large and compressed input', () => {
     const plain = await run(['analyze', file('over-decoded.json', text)], '', env);
     expect(zipped.code).toBe(0);
     expect(zipped.stdout).toBe(plain.stdout);
+    // A scenario file too: gzipped past the limit, read as the plain one (it had been refused,
+    // naming MAX_DECODED_BODY_BYTES, where the same file plain was read).
+    const scenario = JSON.stringify({
+      scale: 2,
+      nodes: Object.fromEntries(ids.map((id) => [id, { load: 2, arrival: 0, capacity: null }])),
+    });
+    expect(scenario.length).toBeGreaterThan(1_000_000);
+    const body = file('over-decoded-body.json', text);
+    const zippedScenario = await run(
+      ['analyze', body, '--scenario', file('scenario.json.gz', gzipSync(scenario))],
+      '',
+      env,
+    );
+    const plainScenario = await run(
+      ['analyze', body, '--scenario', file('scenario.json', scenario)],
+      '',
+      env,
+    );
+    expect(zippedScenario.stderr).toBe('');
+    expect(zippedScenario.code).toBe(0);
+    expect(zippedScenario.stdout).toBe(plainScenario.stdout);
   });
 
   it.each(['12x', '0', '-5', '1e6', '', String(2 ** 30)])(
