@@ -85,6 +85,9 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
   const listKeys = createListKeys({ keys });
   const revokeKey = createRevokeKey({ keys });
 
+  // The function's time, for the use cases that store: nothing is stored it may not cover.
+  const functionTime = ({ remainingTimeMs, timeLimitMs }: RouteRequest) =>
+    remainingTimeMs === undefined ? undefined : { remainingMs: remainingTimeMs, limitMs: timeLimitMs };
   // The stack has checked the token before any of these runs, so the owner is always there.
   const user = (request: RouteRequest) => request.owner!;
   const id = (request: RouteRequest) => request.pathParameters.id ?? '';
@@ -103,7 +106,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
             user(request),
             request.body,
             (url) => logFetchedHost(request, url),
-            request.remainingTimeMs,
+            functionTime(request),
           );
           // A dry run stores nothing: 200 with what a registration would have made, not 201.
           return json('dryRun' in answer ? 200 : 201, answer);
@@ -120,7 +123,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
         },
         handler: async (request) => {
           const { registerSystem } = await graphRoutes();
-          return json(201, await registerSystem(user(request), request.body, request.remainingTimeMs));
+          return json(201, await registerSystem(user(request), request.body, functionTime(request)));
         },
       },
       listSystems: {
@@ -144,7 +147,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
               id(request),
               request.body,
               (url) => logFetchedHost(request, url),
-              request.remainingTimeMs,
+              functionTime(request),
             ),
           );
         },

@@ -131,8 +131,13 @@ function unavailable(why: string): ApiError {
  * answered it or a use case saw the time would not cover its write and stored nothing.
  */
 export function outOfTime(): ApiError {
-  return unavailable("The request did not finish within the service's time limit");
+  const error = unavailable("The request did not finish within the service's time limit");
+  OUT_OF_TIME.add(error);
+  return error;
 }
+
+/** The 503s `outOfTime` made: logged as the function's time, not as the storage's fault. */
+const OUT_OF_TIME = new WeakSet<ApiError>();
 
 /**
  * Whether `error` is middy's own: the function's time ran out before the handler answered
@@ -187,7 +192,11 @@ export type IsUnavailable = (thrown: unknown) => boolean;
  * errors never reach the caller.
  */
 export function classifyFailure(thrown: unknown, isUnavailable?: IsUnavailable): ClassifiedFailure {
-  if (thrown instanceof ApiError) return { error: thrown, unexpected: false };
+  if (thrown instanceof ApiError) {
+    return OUT_OF_TIME.has(thrown)
+      ? { error: thrown, unexpected: false, outOfTime: true }
+      : { error: thrown, unexpected: false };
+  }
   // Retried, a request that ran out of the function's time may well finish.
   if (isFunctionTimeout(thrown)) {
     return { error: outOfTime(), unexpected: true, outOfTime: true };

@@ -33,8 +33,8 @@ export interface RunDeadline {
   /** The function's time for this request (as it began), for the 413's message. */
   limitMs: number;
   /**
-   * Whether the last stop came from the answer's size: the time left was more than the fixed
-   * reserve, but not enough to compress and send what had been written.
+   * Whether the last stop came from the answer's size: compressing what had been written would
+   * take more than half the request's time on its own, so no faster run could have answered.
    */
   stoppedBySize: () => boolean;
 }
@@ -60,8 +60,9 @@ export function runDeadline(
     limitMs,
     shouldStop: (bytesWritten) => {
       const left = remainingMs();
-      const stop = left <= reserveMs + bytesWritten * RESERVE_MS_PER_BYTE;
-      bySize = stop && left > reserveMs;
+      const compressingMs = bytesWritten * RESERVE_MS_PER_BYTE;
+      const stop = left <= reserveMs + compressingMs;
+      bySize = stop && compressingMs > limitMs / 2;
       return stop;
     },
     stoppedBySize: () => bySize,

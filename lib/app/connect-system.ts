@@ -33,7 +33,7 @@ import {
   unknownSettingsIds,
 } from '../systems';
 import { inContractTerms } from './errors';
-import { checkTimeToStore, type RemainingMs, undoIfOutOfTime } from './time-to-store';
+import { checkTimeToStore, type FunctionTime, undoIfOutOfTime } from './time-to-store';
 
 export interface ConnectSystemDeps {
   systems: Pick<SystemStore, 'create' | 'delete'>;
@@ -83,12 +83,12 @@ export type ConnectSystem = (
   /** Told each URL before it is checked and fetched: the body's, then every redirect's (the request line). */
   fetching?: (url: string) => void,
   /** The function's time left (`time-to-store.ts`): nothing is stored that it may not cover. */
-  remainingMs?: RemainingMs,
+  time?: FunctionTime,
 ) => Promise<ConnectedSystem | DryRunAnswer>;
 
 export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
   const { systems, limits, outbound, cache } = deps;
-  return (owner, body, fetching, remainingMs) =>
+  return (owner, body, fetching, time) =>
     inContractTerms(async () => {
       const request = parseConnectRequest(body);
       const token = request.auth?.token;
@@ -120,7 +120,7 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
         // The answer as the engine would give it on the system, settings applied.
         return dryRunAnswer(withSettings, { format, unit, warnings }, { structure, settings });
       }
-      checkTimeToStore(remainingMs);
+      checkTimeToStore(time);
       const record = await systems.create({
         owner,
         name: request.name,
@@ -131,7 +131,7 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
         ...(readOptions === undefined ? {} : { readOptions }),
         ...(settings === undefined ? {} : { settings }),
       });
-      await undoIfOutOfTime(systems, record, remainingMs);
+      await undoIfOutOfTime(systems, record, time);
       // Runs on a system with settings compile the structure with them applied (a key of its own).
       if (settings === undefined) cache?.set(record.sha256, compiled);
       const shown = toPublicSystemRecord(record);

@@ -20,7 +20,7 @@ import {
 } from '../systems';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms, systemNotFound } from './errors';
-import { checkTimeToStore, type RemainingMs } from './time-to-store';
+import { checkTimeToStore, type FunctionTime } from './time-to-store';
 import type { TaggedSystem } from './update-settings';
 
 export interface RefreshSystemDeps {
@@ -42,12 +42,12 @@ export type RefreshSystem = (
   /** Told each URL before it is checked and fetched: the stored one, then every redirect's (the request line). */
   fetching?: (url: string) => void,
   /** The function's time left (`time-to-store.ts`): nothing is replaced that it may not cover. */
-  remainingMs?: RemainingMs,
+  time?: FunctionTime,
 ) => Promise<TaggedSystem<ConnectedSystem>>;
 
 export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
   const { systems, limits, outbound, cache } = deps;
-  return (owner, id, body, fetching, remainingMs) =>
+  return (owner, id, body, fetching, time) =>
     inContractTerms(async () => {
       const request = parseRefreshRequest(body);
       const record = await systems.getRecord(owner, id);
@@ -79,7 +79,7 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
           : 'auto';
       // Read as registered: the same window, sampling rate and labels.
       const read = structureFromUpstream(answer, limits, format, undefined, record.readOptions);
-      checkTimeToStore(remainingMs);
+      checkTimeToStore(time);
       const replaced = await systems.replace(owner, id, {
         structure: read.structure,
         format: read.format,

@@ -19,7 +19,7 @@ import {
 } from '../systems';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms } from './errors';
-import { checkTimeToStore, type RemainingMs, undoIfOutOfTime } from './time-to-store';
+import { checkTimeToStore, type FunctionTime, undoIfOutOfTime } from './time-to-store';
 
 export interface RegisterSystemDeps {
   systems: Pick<SystemStore, 'create' | 'delete'>;
@@ -32,12 +32,12 @@ export type RegisterSystem = (
   owner: string,
   body: unknown,
   /** The function's time left (`time-to-store.ts`): nothing is stored that it may not cover. */
-  remainingMs?: RemainingMs,
+  time?: FunctionTime,
 ) => Promise<ConnectedSystem>;
 
 export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
   const { systems, limits, cache } = deps;
-  return (owner, body, remainingMs) =>
+  return (owner, body, time) =>
     inContractTerms(async () => {
       const request = parseRegisterSystemRequest(body);
       const readOptions = readOptionsOf(request);
@@ -53,7 +53,7 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
         checkSettingsIds(unknownSettingsIds(structure, settings));
         compileWithSettings(structure, settings);
       }
-      checkTimeToStore(remainingMs);
+      checkTimeToStore(time);
       const record = await systems.create({
         owner,
         name: request.name,
@@ -64,7 +64,7 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
         ...(readOptions === undefined ? {} : { readOptions }),
         ...(settings === undefined ? {} : { settings }),
       });
-      await undoIfOutOfTime(systems, record, remainingMs);
+      await undoIfOutOfTime(systems, record, time);
       // Runs on a system with settings compile the structure with them applied (a key of its own).
       if (settings === undefined) cache?.set(record.sha256, compiled);
       const shown = toPublicSystemRecord(record);

@@ -62,13 +62,17 @@ describe('runDeadline with the time the request had as it began', () => {
     expect(deadline.shouldStop(0)).toBe(true);
   });
 
-  // A stop the answer's size caused (time left above the fixed reserve, not above it and the
-  // compression of what was written) says so; one the time alone caused does not.
+  // A stop the answer's size caused (compressing what was written would take over half of the
+  // 15 s on its own: 100 MB, 8 s) says so; one where the time ran out with less written (10 MB,
+  // 0.8 s of compressing) or none does not.
   it('tells a stop for the answer size from one for time', () => {
     let remaining = 5_000;
     const deadline = runDeadline(() => remaining, 15_000)!;
     expect(deadline.shouldStop(100_000_000)).toBe(true);
     expect(deadline.stoppedBySize()).toBe(true);
+    remaining = 2_000;
+    expect(deadline.shouldStop(10_000_000)).toBe(true);
+    expect(deadline.stoppedBySize()).toBe(false);
     remaining = 1_000;
     expect(deadline.shouldStop(0)).toBe(true);
     expect(deadline.stoppedBySize()).toBe(false);

@@ -303,7 +303,7 @@ describe("the function's time", () => {
   it('stores nothing when the time left would not cover the write, and says so as a timeout', async () => {
     const systems = systemsStore();
     const api = await externalApi(WORKED);
-    const lastSeconds = () => 2_000;
+    const lastSeconds = { remainingMs: () => 2_000, limitMs: 20_000 };
     const connect = createConnectSystem({ systems, limits, outbound });
     for (const work of [
       () => connect('alice', { name: 'late', url: `${api.origin}/graph` }, undefined, lastSeconds),
@@ -319,7 +319,9 @@ describe("the function's time", () => {
     expect((await systems.list('alice')).systems).toEqual([]);
     // With the time it needs, the same registration stores one system.
     registered(
-      await connect('alice', { name: 'on time', url: `${api.origin}/graph` }, undefined, () => 10_000),
+      await connect('alice', { name: 'on time', url: `${api.origin}/graph` }, undefined, {
+        remainingMs: () => 10_000,
+      }),
     );
     const stored = (await systems.list('alice')).systems;
     expect(stored.map((system) => system.name)).toEqual(['on time']);
@@ -335,10 +337,11 @@ describe("the function's time", () => {
   it('deletes what it stored when the time ran out while it stored', async () => {
     const systems = systemsStore();
     const api = await externalApi(WORKED);
-    // Time enough before the write, none after it.
+    // Time enough before the write; after it, 5 ms: the timeout's 503 (5 ms before Lambda's)
+    // has gone out.
     const runningOut = () => {
       let asked = 0;
-      return () => (asked++ === 0 ? 10_000 : 0);
+      return { remainingMs: () => (asked++ === 0 ? 10_000 : 5) };
     };
     await createConnectSystem({ systems, limits, outbound })(
       'alice',
@@ -352,6 +355,26 @@ describe("the function's time", () => {
       runningOut(),
     );
     expect((await systems.list('alice')).systems).toEqual([]);
+  });
+
+  // A function of 3 s in all (FUNCTION_TIMEOUT_MS=3000) keeps a quarter of it for the write, not
+  // 3 s, which refused every registration: 2 s left is time enough there.
+  it('keeps a quarter of a short function time for the write', async () => {
+    const systems = systemsStore();
+    await createRegisterSystem({ systems, limits })(
+      'alice',
+      { name: 'short function', document: WORKED },
+      { remainingMs: () => 2_000, limitMs: 3_000 },
+    );
+    expect((await systems.list('alice')).systems.map((system) => system.name)).toEqual(['short function']);
+    const error = await contractErrorOf(
+      createRegisterSystem({ systems, limits })(
+        'alice',
+        { name: 'too late', document: WORKED },
+        { remainingMs: () => 700, limitMs: 3_000 },
+      ),
+    );
+    expect(error.code).toBe('SERVICE_UNAVAILABLE');
   });
 });
 

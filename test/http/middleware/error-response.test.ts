@@ -1,6 +1,12 @@
 import middy from '@middy/core';
 import { describe, expect, it } from 'vitest';
-import { ApiError, classifyFailure, EngineFailure } from '../../../lib/api/errors';
+import {
+  ApiError,
+  classifyFailure,
+  EngineFailure,
+  outOfTime,
+  serviceUnavailable,
+} from '../../../lib/api/errors';
 import { errorResponse, type HttpContext, type HttpEvent } from '../../../lib/http/middleware';
 import type { HttpResult } from '../../../lib/http/responses';
 import { createLogger } from '../../../lib/logging';
@@ -78,6 +84,9 @@ describe('errorResponse', () => {
     // The SDK's own timeout is still the storage's.
     const sdkTimeout = Object.assign(new Error('timed out'), { name: 'TimeoutError' });
     expect(classifyFailure(sdkTimeout, isStoreUnavailable).error.message).toMatch(/storage is busy/);
+    // A use case that saw its time would not cover a write says the same, and is logged the same.
+    expect(classifyFailure(outOfTime(), isStoreUnavailable)).toMatchObject({ outOfTime: true });
+    expect(classifyFailure(serviceUnavailable(), isStoreUnavailable).outOfTime).toBeUndefined();
   });
 
   // Anything else (a bug, an outage) is an INTERNAL_ERROR with a generic message.
