@@ -6,7 +6,7 @@
  */
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
-import { nodeResponseTime, saturates } from './open/node-latency';
+import { nodeResponseTime, saturates, saturationScale } from './open/node-latency';
 import { keepRanked } from './ranked';
 import { boundedRatio, type SteadyState } from './steady-state';
 import type { Bottleneck, Headroom, SaturatedEvent } from './types';
@@ -85,7 +85,10 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
         mostUtilized = v;
       }
     }
-    if (x > 0) keepRanked(ranked, { v, scale: boundedRatio(cap, x) }, BOTTLENECKS, lowestScale);
+    if (x > 0) {
+      const scale = Math.min(saturationScale(structure, v, x), Number.MAX_VALUE);
+      keepRanked(ranked, { v, scale }, BOTTLENECKS, lowestScale);
+    }
   }
 
   saturatedNodes.sort((a, b) => compareIds(ids[a]!, ids[b]!));

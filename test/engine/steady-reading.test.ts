@@ -163,6 +163,11 @@ describe('the steady state leads', () => {
     expect(underByAnUlp.events.filter((e) => e.type === 'saturated')).toEqual([
       { tick: 0, type: 'saturated', node: 'q', utilization: 0.9999999999999999 },
     ]);
+    // Its headroom, its place among the bottlenecks and the SLO search agree: it saturates at ×1
+    // (capacity / throughput rounds to 1.0000000000000002, which had said it was free below it).
+    expect(underByAnUlp.headroom).toEqual({ scale: 1, node: 'q' });
+    expect(underByAnUlp.bottlenecks).toEqual([{ node: 'q', scale: 1, utilization: 0.9999999999999999 }]);
+    expect(underByAnUlp.latencyHeadroom!.scale).toBeLessThanOrEqual(1);
   });
 
   // Q takes 20 a step against a capacity of 10 (utilization 2), P 10 against 8 (1.25). Q, listed

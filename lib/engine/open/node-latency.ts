@@ -102,6 +102,20 @@ export function saturates(
   return count > 0 && (utilization >= 1 || !(throughput * serviceTime[v]! < count));
 }
 
+/**
+ * The factor of today's traffic at which node `v`, taking `throughput` against its `capacity`,
+ * saturates: `capacity / throughput`, but at most 1 where it saturates today (`saturates`: a queue
+ * whose load rounds to its servers while that quotient rounds to 1.0000000000000002), so that
+ * `headroom`, `bottlenecks` and the SLO search never call a saturated node free below ×1.
+ */
+export function saturationScale(structure: CompiledStructure, v: number, throughput: number): number {
+  const capacity = structure.capacity[v]!;
+  const scale = capacity / throughput;
+  return scale > 1 && saturates(structure, v, throughput, Math.min(throughput / capacity, Number.MAX_VALUE))
+    ? 1
+    : scale;
+}
+
 /** Node `v`'s service time and servers (0: none given), or `undefined` where no time is said. */
 function queueOf(
   structure: CompiledStructure,

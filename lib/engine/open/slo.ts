@@ -6,6 +6,7 @@ import { solveEntryLatency } from './entry-latency';
 import { type EntryCalls, expectedCalls, expectedCallsAlong, onePassOrder } from './expected-calls';
 import type { LatencyReading } from './latency-reading';
 import { meanResponseTime } from './mmc';
+import { saturationScale } from './node-latency';
 
 /** Search steps at most (each one pass over the nodes the entries call). */
 const SEARCH_STEPS = 200;
@@ -50,9 +51,9 @@ export interface SloEntry {
  * An entry that misses its SLO with no traffic at all (its service times alone add up to more),
  * or whose requests get stuck at any traffic (a node down or unbounded on their paths), gives a
  * scale of 0; one stuck today only at a node over capacity is searched below that node's
- * saturation, like any other (a scale below 1). The entry named is the one that
- * misses at the top of the final bracket; entries whose scales agree to 1e-9 are a tie, and ties
- * go to the smallest id.
+ * saturation, like any other (a scale below 1, or 1 itself when the SLO holds up to a saturation
+ * at exactly ×1). Entries whose scales agree to 1e-9 are a tie, and ties go to the smallest id:
+ * the entry named is the smallest id among those that miss 1e-9 above the scale found.
  */
 export function latencyHeadroom(
   structure: CompiledStructure,
@@ -162,7 +163,7 @@ export function firstSaturations(structure: CompiledStructure, throughput: Float
       // that keeps what it takes never fills, as `headroom` and `utilization` say).
       // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: same answer (capacity / 0 and Infinity / x are Infinity, which the minimum ignores)
       if (x > 0 && capacity[v]! < Number.POSITIVE_INFINITY && structure.hasWayOut(v))
-        first = Math.min(first, capacity[v]! / x);
+        first = Math.min(first, saturationScale(structure, v, x));
       // A member's calls inside the loop read Infinity, not yet set: the minimum ignores it.
       for (let k = outStart[v]!; k < outStart[v + 1]!; k++)
         first = Math.min(first, saturation[outTarget[k]!]!);
@@ -215,7 +216,7 @@ function marginAt(latency: EntryLatenciesAt, entries: readonly SloEntry[], s: nu
  * there with one solve of the entry latencies at that scale (`entryLatenciesAt`, the adjoint
  * solve, all entries at once). The entry that misses there by most (the largest latency ÷ SLO;
  * ties: smallest id) joins, and the search runs again, until no other entry misses. The check is
- * made where the search decides which entries miss (the top of the final bracket, 0, the first
+ * made where the search decides which entries miss (1e-9 above the scale found, 0, the first
  * saturation, or past every scale when nothing saturates), so an entry that breaks earlier
  * always misses there and the answer is the one a search over every entry gives. Ten SLO
  * entries whose first guess is right cost one entry's calls and one latency solve, not ten
