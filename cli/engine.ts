@@ -130,9 +130,11 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
     const scenario =
       command.scenarioFile === undefined
         ? undefined
-        : await readJsonFile(command.scenarioFile, io.stdin, 'the scenario', 'is');
+        : await readJsonFile(command.scenarioFile, io.stdin, command.maxBody, 'the scenario', 'is');
     const settings =
-      command.settingsFile === undefined ? undefined : await readSettingsFile(command.settingsFile, io.stdin);
+      command.settingsFile === undefined
+        ? undefined
+        : await readSettingsFile(command.settingsFile, io.stdin, command.maxBody);
     const bytes = await readBody(command, io.stdin);
     const document = readDocument(bytes);
     // What the reading had to say, written once the engine has answered (an error alone is the
@@ -425,33 +427,40 @@ function withCommandLine(body: unknown, command: EngineCommand, scenario: unknow
 }
 
 /** The settings file, checked as PATCH /api/systems/{id} checks settings (400 naming the field). */
-async function readSettingsFile(path: string, stdin: EngineCliIo['stdin']): Promise<Settings> {
-  const settings = await readJsonFile(path, stdin, 'the settings', 'are');
+async function readSettingsFile(
+  path: string,
+  stdin: EngineCliIo['stdin'],
+  maxBody: number | undefined,
+): Promise<Settings> {
+  const settings = await readJsonFile(path, stdin, maxBody, 'the settings', 'are');
   return parsePatchSystemRequest({ settings }).settings;
 }
 
 /**
- * A side file's JSON (the scenario, the settings), read as the body is: gzip undone (with no
- * limit but the longest text Node holds, as the body's: `MAX_DECODED_BODY_BYTES` is a gateway's,
- * and refused a gzipped file the same file plain was read from), UTF-8 that must be valid, a
- * leading byte order mark dropped. What it holds is checked with the request, as the API checks it.
+ * A side file's JSON (the scenario, the settings), read as the body is: with no limit but
+ * `--max-body` when given (as read, and once gzip is undone) and the longest text Node holds
+ * (`MAX_DECODED_BODY_BYTES` is a gateway's, and refused a gzipped file the same file plain was
+ * read from), UTF-8 that must be valid, a leading byte order mark dropped. What it holds is
+ * checked with the request, as the API checks it.
  */
 async function readJsonFile(
   path: string,
   stdin: EngineCliIo['stdin'],
+  maxBody: number | undefined,
   what: string,
   verb: 'is' | 'are',
 ): Promise<unknown> {
-  const raw = await readInput(path === '-' ? undefined : path, stdin);
+  const raw = await readInput(path === '-' ? undefined : path, stdin, maxBody);
   const where = `${what} ${path === '-' ? 'on stdin' : path}`;
+  const limit = maxBody ?? LONGEST_TEXT;
   let bytes = raw;
   if (isGzip(raw)) {
     try {
-      bytes = gunzipSync(raw, { maxOutputLength: LONGEST_TEXT });
+      bytes = gunzipSync(raw, { maxOutputLength: limit });
     } catch (error) {
       throw new UsageError(
         (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
-          ? `${where} ${verb} gzip-compressed and decompress${verb === 'is' ? 'es' : ''} to more than ${LONGEST_TEXT} bytes, the longest text Node holds`
+          ? `${where} ${verb} gzip-compressed and decompress${verb === 'is' ? 'es' : ''} to more than ${limit} bytes, ${maxBody === undefined ? 'the longest text Node holds' : 'the --max-body given'}`
           : `${where} ${verb} gzip-compressed (magic bytes 1f 8b) but do${verb === 'is' ? 'es' : ''} not decompress: ${(error as Error).message}`,
       );
     }

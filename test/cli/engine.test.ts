@@ -714,6 +714,23 @@ describe('sbe-engine on large and compressed input', () => {
     expect(zippedScenario.stderr).toBe('');
     expect(zippedScenario.code).toBe(0);
     expect(zippedScenario.stdout).toBe(plainScenario.stdout);
+    // --max-body holds for the side files too, plain or once gzip is undone.
+    for (const name of ['scenario.json', 'scenario.json.gz']) {
+      const capped = await run(
+        [
+          'analyze',
+          body,
+          '--max-body',
+          '1000000',
+          '--scenario',
+          file(name, name.endsWith('.gz') ? gzipSync(scenario) : scenario),
+        ],
+        '',
+        env,
+      );
+      expect(capped.code, name).not.toBe(0);
+      expect(capped.stderr, name).toMatch(/max-body 1000000|1000000 bytes, the --max-body/);
+    }
   });
 
   it.each(['12x', '0', '-5', '1e6', '', String(2 ** 30)])(
