@@ -111,6 +111,7 @@ export function saturates(
 export function saturationScale(structure: CompiledStructure, v: number, throughput: number): number {
   const capacity = structure.capacity[v]!;
   const scale = capacity / throughput;
+  // Stryker disable next-line EqualityOperator: same answer (a scale of exactly 1 is 1 either way)
   return scale > 1 && saturates(structure, v, throughput, Math.min(throughput / capacity, Number.MAX_VALUE))
     ? 1
     : scale;
