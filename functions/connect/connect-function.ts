@@ -14,8 +14,8 @@ import { type HttpResult, jsonTextResult } from '../../lib/http/responses';
 import type { ApiKeyStore } from '../../lib/keys';
 import { loadOnce } from '../../lib/load-once';
 import type { FetchJsonOptions } from '../../lib/outbound';
+import { documentContainerCap } from '../../lib/outbound/container-cap';
 import { fetchedHostOf } from '../../lib/outbound/fetched-host';
-import { documentPartsCap } from '../../lib/outbound/parts-cap';
 import type { CompiledStructureCache, SystemStore } from '../../lib/systems';
 
 export interface ConnectFunctionDeps extends FunctionOptions {
@@ -118,7 +118,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
           maxBytes: limits.maxBodyBytes,
           maxDecodedBytes: limits.maxDecodedBodyBytes,
           // A graph or span document in any format connect reads: counted as the upstream ones are.
-          maxJsonParts: documentPartsCap,
+          maxContainers: documentContainerCap,
           expects: BODY_SHAPES.registerSystem,
         },
         handler: async (request) => {

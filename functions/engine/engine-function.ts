@@ -1,7 +1,7 @@
 // Each use case has its own module (lib/app has no index), so this function bundles only this
 // one: not connect's and the keys' body schemas (zod), nor the format readers.
 import { createRunEngine } from '../../lib/app/run-engine';
-import { type Limits, maxEngineBodyParts } from '../../lib/config/limits';
+import { type Limits, maxEngineBodyContainers } from '../../lib/config/limits';
 import { createFunctionHandler, type FunctionOptions } from '../../lib/http/dispatch';
 import { acceptedCodings } from '../../lib/http/middleware/response-encoding';
 import { readHeader } from '../../lib/http/middleware/types';
@@ -27,7 +27,7 @@ export function createEngineFunction(deps: EngineFunctionDeps) {
   const { limits, systems, systemCache, ...stack } = deps;
   const runEngine = createRunEngine({ limits, systems, ...(systemCache ? { cache: systemCache } : {}) });
   const encode = { maxBytes: limits.maxResponseBytes };
-  const engineContainers = maxEngineBodyParts(limits);
+  const engineContainers = maxEngineBodyContainers(limits);
 
   return createFunctionHandler(
     'engine',
@@ -36,7 +36,7 @@ export function createEngineFunction(deps: EngineFunctionDeps) {
         body: {
           maxBytes: limits.maxBodyBytes,
           maxDecodedBytes: limits.maxDecodedBodyBytes,
-          maxJsonParts: () => engineContainers,
+          maxContainers: () => engineContainers,
         },
         encode,
         handler: async ({ event, body, owner, facts, remainingTimeMs, timeLimitMs }) => {

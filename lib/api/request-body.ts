@@ -4,7 +4,7 @@
  * so a file gets exactly the answers the API would give.
  */
 import { brotliDecompressSync, gunzipSync, inflateRawSync, inflateSync, type ZlibOptions } from 'node:zlib';
-import { holdsMoreJsonParts } from '../text';
+import { holdsMoreContainers } from '../text';
 import { ApiError } from './errors';
 import { checkedText, EMPTY_MESSAGE, parseJson, stripByteOrderMark, UTF8_MESSAGE } from './json-text';
 
@@ -26,12 +26,11 @@ export interface RequestBodyOptions {
   /** What an empty body stands for on a route whose fields are all optional (`{}`); else it is refused. */
   empty?: unknown;
   /**
-   * The most JSON objects, arrays and keys the body may hold (`holdsMoreJsonParts`), by its
-   * length in characters: what parsing costs, which the byte limits alone do not bound (66 MB of
-   * `{}` inflate from 64 KB of gzip and took 22 s to parse). Past it, 413 before parsing. None
-   * for the CLI, which has no clock.
+   * The most JSON objects and arrays the body may hold (`holdsMoreContainers`): what parsing
+   * costs, which the byte limits alone do not bound (66 MB of `{}` inflate from 64 KB of gzip
+   * and took 22 s to parse). Past it, 413 before parsing. None for the CLI, which has no clock.
    */
-  maxJsonParts?: (textLength: number) => number;
+  maxContainers?: (textLength: number) => number;
 }
 
 /** The content codings a request body may use, as `Accept-Encoding` advertises them on a 415. */
@@ -79,7 +78,7 @@ function parseNonEmptyBody(body: string | Uint8Array, options: RequestBodyOption
   }
   const codings = parseContentEncoding(options.contentEncoding);
   if (codings.length === 0 && typeof body === 'string' && !options.isBase64Encoded) {
-    return parseJson(withinJsonParts(checkedText(stripByteOrderMark(body)), options.maxJsonParts));
+    return parseJson(withinContainers(checkedText(stripByteOrderMark(body)), options.maxContainers));
   }
   const arrivedAsText = typeof body === 'string' && !options.isBase64Encoded;
   let bytes: Uint8Array =
@@ -93,17 +92,17 @@ function parseNonEmptyBody(body: string | Uint8Array, options: RequestBodyOption
     if (bytes.byteLength > budget) throw decodedTooLarge(options.maxDecodedBytes);
     budget -= bytes.byteLength;
   }
-  return parseJson(withinJsonParts(checkedText(decodeUtf8(bytes)), options.maxJsonParts));
+  return parseJson(withinContainers(checkedText(decodeUtf8(bytes)), options.maxContainers));
 }
 
-/** The text, unless it holds more objects, arrays and keys than `maxJsonParts`: then 413. */
-function withinJsonParts(text: string, maxJsonParts: ((textLength: number) => number) | undefined): string {
-  const cap = maxJsonParts?.(text.length);
-  if (cap !== undefined && holdsMoreJsonParts(text, cap)) {
+/** The text, unless it holds more objects and arrays than `maxContainers`: then 413. */
+function withinContainers(text: string, maxContainers: ((textLength: number) => number) | undefined): string {
+  const cap = maxContainers?.(text.length);
+  if (cap !== undefined && holdsMoreContainers(text, cap)) {
     throw new ApiError(
       'LIMIT_EXCEEDED',
-      `The request body holds more than ${cap} JSON objects, arrays and keys, more than any ` +
-        'structure within the limits needs, and parsing them would take too long; send a smaller one.',
+      `The request body holds more than ${cap} JSON objects and arrays, more than any structure ` +
+        'within the limits needs, and parsing them would take too long; send a smaller one.',
     );
   }
   return text;

@@ -96,13 +96,12 @@ export function readLimits(env: Env = process.env): Limits {
 }
 
 /**
- * The most JSON objects, arrays and keys an engine request body may hold: five for each node and
- * dependency the limits allow (a node of three fields is four, a dependency with a weight four;
- * a scenario's entries and extra fields the rest), and 100,000 more for extra fields. Parsing
- * costs by them, not by bytes alone (lib/text/json-parts.ts): 3.1 million with the default
- * limits, where the structure at those limits holds some 2 million; the slowest body of that many
- * (every key distinct) parses in some 7 s, where 66 MB of `{}` took 22.
+ * The most JSON objects and arrays an engine request body may hold: four for each node and
+ * dependency the limits allow (each is one; a scenario's entries and extra fields the rest), and
+ * 100,000 more for extra fields. Parsing costs by them, not by bytes alone
+ * (lib/text/json-containers.ts): 2.5 million with the default limits, some 2.5 s of parsing at
+ * worst, where 66 MB of `{}` took 22 s.
  */
-export function maxEngineBodyParts(limits: Pick<Limits, 'maxNodes' | 'maxDependencies'>): number {
-  return 5 * (limits.maxNodes + limits.maxDependencies) + 100_000;
+export function maxEngineBodyContainers(limits: Pick<Limits, 'maxNodes' | 'maxDependencies'>): number {
+  return 4 * (limits.maxNodes + limits.maxDependencies) + 100_000;
 }

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip } from 'node:zlib';
-import { documentPartsCap, holdsMoreJsonParts, looksLikeJsonLines } from '../text';
+import { documentContainerCap, holdsMoreContainers, looksLikeJsonLines } from '../text';
 
 import { OutboundError } from './errors';
 
@@ -215,12 +215,12 @@ function parseJsonText(bytes: Buffer, server: string, jsonLines: boolean): unkno
   } catch {
     throw new OutboundError('UPSTREAM_INVALID', `The response from ${server} is not valid UTF-8 text.`);
   }
-  const cap = documentPartsCap(text.length);
-  if (holdsMoreJsonParts(text, cap)) {
+  const cap = documentContainerCap(text.length);
+  if (holdsMoreContainers(text, cap)) {
     throw new OutboundError(
       'UPSTREAM_ERROR',
-      `The response from ${server} holds more than ${cap} JSON objects, arrays and keys, more ` +
-        'than a graph or span document of its size holds; it was not read.',
+      `The response from ${server} holds more than ${cap} JSON objects and arrays, more than a graph ` +
+        `or span document of its size holds; it was not read.`,
     );
   }
   try {

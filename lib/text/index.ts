@@ -1,7 +1,7 @@
 export { closestName } from './closest-name';
 export { describeValue, isRecord, quoteText } from './describe-value';
+export { documentContainerCap, holdsMoreContainers } from './json-containers';
 export { looksLikeJsonLines } from './json-lines';
-export { documentPartsCap, holdsMoreJsonParts } from './json-parts';
 export {
   CONTROL_CHARACTERS,
   isDisplayName,

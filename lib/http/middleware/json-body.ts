@@ -11,8 +11,8 @@ export interface JsonBodyOptions {
   expects?: string;
   /** What an empty body stands for, on a route whose fields are all optional. */
   empty?: unknown;
-  /** The most JSON objects and arrays the body may hold (`RequestBodyOptions.maxJsonParts`). */
-  maxJsonParts?: (textLength: number) => number;
+  /** The most JSON objects and arrays the body may hold (`RequestBodyOptions.maxContainers`). */
+  maxContainers?: (textLength: number) => number;
 }
 
 /**
@@ -36,7 +36,7 @@ export function jsonBody(options: JsonBodyOptions): HttpMiddleware {
       contentEncoding: readHeader(request.event, 'content-encoding'),
       ...(options.expects === undefined ? {} : { expects: options.expects }),
       ...(options.empty === undefined ? {} : { empty: options.empty }),
-      ...(options.maxJsonParts === undefined ? {} : { maxJsonParts: options.maxJsonParts }),
+      ...(options.maxContainers === undefined ? {} : { maxContainers: options.maxContainers }),
     });
     request.event.isBase64Encoded = false;
   };

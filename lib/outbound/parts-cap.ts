@@ -1,6 +1,0 @@
-/**
- * The cap on a graph or span document's objects, arrays and keys, for the route that takes one in its
- * body (`POST /api/systems`) as connect reads one fetched: a module of its own, so the function's
- * eager code imports no more than this.
- */
-export { documentPartsCap } from '../text/json-parts';
