@@ -11,9 +11,9 @@ import type { SystemRecord, SystemStore } from '../systems';
 const STORE_RESERVE_MS = 3000;
 
 /**
- * Middy answers the function's timeout this long before Lambda's (its `timeoutEarlyInMillis`, 5 ms
- * by default), and reading the clock takes a moment: a write that ends with less than this left
- * ended after the timeout's 503 went out.
+ * Middy answers the function's timeout 5 ms before Lambda's end (its `timeoutEarlyInMillis`): a
+ * write that ends with less than this left may have ended after that 503 went out, or may end
+ * with it about to go.
  */
 const ANSWERED_AT_MS = 50;
 
@@ -32,20 +32,27 @@ export interface FunctionTime {
  */
 export function checkTimeToStore(time: FunctionTime | undefined): void {
   if (time === undefined) return;
-  const reserveMs = Math.min(STORE_RESERVE_MS, (time.limitMs ?? Number.POSITIVE_INFINITY) / 4);
-  if (time.remainingMs() < reserveMs) throw outOfTime();
+  const limitMs =
+    time.limitMs !== undefined && Number.isFinite(time.limitMs) ? time.limitMs : Number.POSITIVE_INFINITY;
+  const reserveMs = Math.min(STORE_RESERVE_MS, limitMs / 4);
+  // A clock that reads no number (none in Lambda or locally) is no clock: as without one.
+  const remaining = time.remainingMs();
+  if (Number.isFinite(remaining) && remaining < reserveMs) throw outOfTime();
 }
 
 /**
- * After a new system was stored: if the function's time ran out meanwhile, its caller has had the
- * timeout's 503 and will try again, so the system is deleted (as far as the table lets it) rather
- * than kept beside the one the retry stores.
+ * After a new system was stored: if the function's time ran out meanwhile (less than
+ * `ANSWERED_AT_MS` left), its caller has had, or is about to have, the timeout's 503 and will try
+ * again, so the system is deleted (as far as the table lets it) rather than kept beside the one
+ * the retry stores, and the request answers the same 503 itself: never a 201 for a system that
+ * is gone.
  */
 export async function undoIfOutOfTime(
   systems: Pick<SystemStore, 'delete'>,
   record: Pick<SystemRecord, 'owner' | 'id'>,
   time: FunctionTime | undefined,
 ): Promise<void> {
-  if (time === undefined || time.remainingMs() > ANSWERED_AT_MS) return;
+  if (time === undefined || !(time.remainingMs() <= ANSWERED_AT_MS)) return;
   await systems.delete(record.owner, record.id).catch(() => undefined);
+  throw outOfTime();
 }

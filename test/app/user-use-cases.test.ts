@@ -343,17 +343,29 @@ describe("the function's time", () => {
       let asked = 0;
       return { remainingMs: () => (asked++ === 0 ? 10_000 : 5) };
     };
-    await createConnectSystem({ systems, limits, outbound })(
-      'alice',
-      { name: 'overtaken', url: `${api.origin}/graph` },
-      undefined,
-      runningOut(),
+    const connected = await contractErrorOf(
+      createConnectSystem({ systems, limits, outbound })(
+        'alice',
+        { name: 'overtaken', url: `${api.origin}/graph` },
+        undefined,
+        runningOut(),
+      ),
     );
-    await createRegisterSystem({ systems, limits })(
-      'alice',
-      { name: 'overtaken too', document: WORKED },
-      runningOut(),
+    // 40 ms left: the timeout's 503 (5 ms before the end) has not gone out yet, so the request
+    // answers it itself, never 201 for the system it deleted.
+    const registered = await contractErrorOf(
+      createRegisterSystem({ systems, limits })(
+        'alice',
+        { name: 'overtaken too', document: WORKED },
+        {
+          remainingMs: (
+            (asked) => () =>
+              asked.count++ === 0 ? 10_000 : 40
+          )({ count: 0 }),
+        },
+      ),
     );
+    for (const error of [connected, registered]) expect(error.code).toBe('SERVICE_UNAVAILABLE');
     expect((await systems.list('alice')).systems).toEqual([]);
   });
 
