@@ -450,9 +450,17 @@ async function readJsonFile(
   what: string,
   verb: 'is' | 'are',
 ): Promise<unknown> {
-  const raw = await readInput(path === '-' ? undefined : path, stdin, maxBody);
   const where = `${what} ${path === '-' ? 'on stdin' : path}`;
   const limit = maxBody ?? LONGEST_TEXT;
+  const raw = await readInput(path === '-' ? undefined : path, stdin, maxBody).catch((error: unknown) => {
+    // Said of the side file, as its other problems are: "the input" reads as the body.
+    if (error instanceof ApiError && error.code === 'LIMIT_EXCEEDED') {
+      throw new UsageError(
+        `${where} ${verb} larger than ${limit} bytes, ${maxBody === undefined ? 'the longest text Node holds' : 'the --max-body given'}`,
+      );
+    }
+    throw error;
+  });
   let bytes = raw;
   if (isGzip(raw)) {
     try {
