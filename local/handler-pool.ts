@@ -33,6 +33,32 @@ export interface HandlerPoolOptions {
    * whole server.
    */
   heapMb: number;
+  /**
+   * Most requests that may wait for a free worker (default `MAX_WAITING`); one more is refused at
+   * once (`PoolFullError`), as Lambda refuses an invocation past its concurrency: each waiting
+   * request holds its body (up to 6 MiB) on the main thread.
+   */
+  maxWaiting?: number;
+}
+
+/**
+ * How many requests may wait for a free worker unless the pool says otherwise: as many as `npm run
+ * load` opens connections at most (256), so no load scenario is refused; their bodies, 6 MiB at
+ * most each, are what it bounds.
+ */
+const MAX_WAITING = 256;
+
+/** `1 request already waits`, `64 requests already wait`. */
+export function waitingText(waiting: number): string {
+  return waiting === 1 ? '1 request already waits' : `${waiting} requests already wait`;
+}
+
+/** A request refused because every worker is busy and `maxWaiting` requests already wait. */
+export class PoolFullError extends Error {
+  override readonly name = 'PoolFullError';
+  constructor(readonly waiting: number) {
+    super(`every worker is busy and ${waitingText(waiting)}`);
+  }
 }
 
 export interface HandlerPool {
@@ -138,6 +164,7 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
     throw new Error(`a handler pool needs at least one worker; got ${options.size}`);
   }
   const env = { ...options.env };
+  const maxWaiting = options.maxWaiting ?? MAX_WAITING;
   const heapMb = Math.min(options.heapMb, Math.floor(getHeapStatistics().heap_size_limit / 2 ** 20));
   const workerData: WorkerSetup = {
     entry: options.entry.href,
@@ -234,6 +261,10 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
         }
         if (signal?.aborted === true) {
           reject(clientGoneError());
+          return;
+        }
+        if (queue.length >= maxWaiting) {
+          reject(new PoolFullError(queue.length));
           return;
         }
         const { getRemainingTimeInMillis, done, fail, succeed, ...fields } = context;

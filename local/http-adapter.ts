@@ -24,6 +24,7 @@ import {
   routeKey,
 } from '../lib/http/routes';
 import { unmatchedRouteError } from '../lib/http/unmatched-route';
+import { PoolFullError, waitingText } from './handler-pool';
 import {
   buildHttpApiEvent,
   DEFAULT_ROUTE_KEY,
@@ -229,13 +230,24 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
       );
     } catch (error) {
       if (clientGone.signal.aborted) return;
-      onHandlerError(error, route);
-      result = gatewayResult(
-        new ApiError(
-          'INTERNAL_ERROR',
-          'The function failed while handling this request; see the server log.',
-        ),
-      );
+      if (error instanceof PoolFullError) {
+        // As Lambda past its concurrency: refused at once, to be tried again, nothing run.
+        result = gatewayResult(
+          new ApiError(
+            'SERVICE_UNAVAILABLE',
+            `Every engine worker of the local server is busy and ${waitingText(error.waiting)}; try again in 2 seconds.`,
+            { headers: { 'retry-after': '2' } },
+          ),
+        );
+      } else {
+        onHandlerError(error, route);
+        result = gatewayResult(
+          new ApiError(
+            'INTERNAL_ERROR',
+            'The function failed while handling this request; see the server log.',
+          ),
+        );
+      }
     }
     const response = withCors(mapHttpApiResult(result), origin, options.cors);
     // The rest of an oversized upload is read and dropped, never kept; the client is told

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { threadId } from 'node:worker_threads';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createHandlerPool, flagsLoadTsx, type HandlerPool } from '../../local/handler-pool';
+import { createHandlerPool, flagsLoadTsx, type HandlerPool, PoolFullError } from '../../local/handler-pool';
 import { createHttpAdapter, type LoadedRoute } from '../../local/http-adapter';
 import { closeServer, listen } from '../../local/listen';
 
@@ -24,8 +24,20 @@ afterEach(async () => {
   await Promise.all(pools.splice(0).map((pool) => pool.close()));
 });
 
-function pool(size: number, env: NodeJS.ProcessEnv = process.env, entry = ENTRY, heapMb = 512): HandlerPool {
-  const created = createHandlerPool({ entry, size, env, heapMb });
+function pool(
+  size: number,
+  env: NodeJS.ProcessEnv = process.env,
+  entry = ENTRY,
+  heapMb = 512,
+  maxWaiting?: number,
+): HandlerPool {
+  const created = createHandlerPool({
+    entry,
+    size,
+    env,
+    heapMb,
+    ...(maxWaiting === undefined ? {} : { maxWaiting }),
+  });
   pools.push(created);
   return created;
 }
@@ -228,6 +240,18 @@ describe('createHandlerPool', () => {
     const after = await run(workers, '/echo');
     expect(after.threadId).not.toBe(before.threadId);
     expect(after.served).toBe(1);
+  });
+
+  // One worker busy and one request waiting, with room for one: the next is refused at once (as
+  // Lambda refuses an invocation past its concurrency), and the two taken both run.
+  it('refuses a request at once when as many as it allows already wait', async () => {
+    const workers = pool(1, process.env, ENTRY, 512, 1);
+    await workers.warm(1);
+    const busy = run(workers, '/busy', { ms: '300' });
+    const waiting = run(workers, '/echo');
+    await expect(workers.handler(event('/echo'), context())).rejects.toBeInstanceOf(PoolFullError);
+    expect((await busy).path).toBe('/busy');
+    expect((await waiting).path).toBe('/echo');
   });
 
   it('refuses a size below 1', () => {

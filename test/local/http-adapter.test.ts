@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PoolFullError } from '../../local/handler-pool';
 import { createHttpAdapter, type HttpApiHandler, type LoadedRoute } from '../../local/http-adapter';
 
 interface ErrorBody {
@@ -49,6 +50,16 @@ describe('createHttpAdapter over real HTTP', () => {
       auth: 'none',
       handler: async () => {
         throw new Error('kaput');
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/busy',
+      name: 'busy',
+      function: 'engine',
+      auth: 'none',
+      handler: async () => {
+        throw new PoolFullError(256);
       },
     },
   ];
@@ -119,5 +130,20 @@ describe('createHttpAdapter over real HTTP', () => {
     expect(JSON.stringify(body)).not.toContain('kaput');
     expect(failures.at(-1)).toContain('kaput');
     expect((await fetch(`${base}/api/systems/x`)).status).toBe(200);
+  });
+
+  // Every engine worker busy and the pool's queue full: refused at once, as Lambda refuses an
+  // invocation past its concurrency, with when to try again; no failure logged.
+  it('answers a full pool with 503 SERVICE_UNAVAILABLE and Retry-After', async () => {
+    const logged = failures.length;
+    const response = await fetch(`${base}/api/busy`);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('2');
+    expect(((await response.json()) as ErrorBody).error).toEqual({
+      code: 'SERVICE_UNAVAILABLE',
+      message:
+        'Every engine worker of the local server is busy and 256 requests already wait; try again in 2 seconds.',
+    });
+    expect(failures).toHaveLength(logged);
   });
 });
