@@ -452,12 +452,11 @@ async function readJsonFile(
 ): Promise<unknown> {
   const where = `${what} ${path === '-' ? 'on stdin' : path}`;
   const limit = maxBody ?? LONGEST_TEXT;
+  const limitText = `${limit} bytes, ${maxBody === undefined ? 'the longest text Node holds' : 'the --max-body given'}`;
   const raw = await readInput(path === '-' ? undefined : path, stdin, maxBody).catch((error: unknown) => {
     // Said of the side file, as its other problems are: "the input" reads as the body.
     if (error instanceof ApiError && error.code === 'LIMIT_EXCEEDED') {
-      throw new UsageError(
-        `${where} ${verb} larger than ${limit} bytes, ${maxBody === undefined ? 'the longest text Node holds' : 'the --max-body given'}`,
-      );
+      throw new UsageError(`${where} ${verb} larger than ${limitText}`);
     }
     throw error;
   });
@@ -468,7 +467,7 @@ async function readJsonFile(
     } catch (error) {
       throw new UsageError(
         (error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE'
-          ? `${where} ${verb} gzip-compressed and decompress${verb === 'is' ? 'es' : ''} to more than ${limit} bytes, ${maxBody === undefined ? 'the longest text Node holds' : 'the --max-body given'}`
+          ? `${where} ${verb} gzip-compressed and decompress${verb === 'is' ? 'es' : ''} to more than ${limitText}`
           : `${where} ${verb} gzip-compressed (magic bytes 1f 8b) but do${verb === 'is' ? 'es' : ''} not decompress: ${(error as Error).message}`,
       );
     }

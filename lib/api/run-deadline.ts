@@ -27,6 +27,15 @@ export const BASE_RESERVE_MS = 1500;
  */
 export const RESERVE_MS_PER_BYTE = 2 * (40 / 1_000_000);
 
+/**
+ * The time kept back from a request's `limitMs` for what must follow its last check: `baseMs`, or
+ * a quarter of the time where the function has less than four times that (`FUNCTION_TIMEOUT_MS`
+ * may be as low as 1 s), so that small requests still run there.
+ */
+export function reserveWithin(limitMs: number, baseMs: number): number {
+  return Math.min(baseMs, limitMs / 4);
+}
+
 export interface RunDeadline {
   /** True when the run must stop now: what is left would not cover writing `bytesWritten` out. */
   shouldStop: (bytesWritten: number) => boolean;
@@ -54,7 +63,7 @@ export function runDeadline(
   if (remainingMs === undefined) return undefined;
   const limitMs = timeLimitMs ?? remainingMs();
   if (!Number.isFinite(limitMs)) return undefined;
-  const reserveMs = Math.min(BASE_RESERVE_MS, limitMs / 4);
+  const reserveMs = reserveWithin(limitMs, BASE_RESERVE_MS);
   let bySize = false;
   return {
     limitMs,

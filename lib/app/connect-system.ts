@@ -33,7 +33,7 @@ import {
   unknownSettingsIds,
 } from '../systems';
 import { inContractTerms } from './errors';
-import { checkTimeToStore, type FunctionTime, undoIfOutOfTime } from './time-to-store';
+import { createWithinTime, type FunctionTime } from './time-to-store';
 
 export interface ConnectSystemDeps {
   systems: Pick<SystemStore, 'create' | 'delete'>;
@@ -120,18 +120,20 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
         // The answer as the engine would give it on the system, settings applied.
         return dryRunAnswer(withSettings, { format, unit, warnings }, { structure, settings });
       }
-      checkTimeToStore(time);
-      const record = await systems.create({
-        owner,
-        name: request.name,
-        url: request.url,
-        structure,
-        format,
-        unit,
-        ...(readOptions === undefined ? {} : { readOptions }),
-        ...(settings === undefined ? {} : { settings }),
-      });
-      await undoIfOutOfTime(systems, record, time);
+      const record = await createWithinTime(
+        systems,
+        {
+          owner,
+          name: request.name,
+          url: request.url,
+          structure,
+          format,
+          unit,
+          ...(readOptions === undefined ? {} : { readOptions }),
+          ...(settings === undefined ? {} : { settings }),
+        },
+        time,
+      );
       // Runs on a system with settings compile the structure with them applied (a key of its own).
       if (settings === undefined) cache?.set(record.sha256, compiled);
       const shown = toPublicSystemRecord(record);

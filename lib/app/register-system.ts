@@ -19,7 +19,7 @@ import {
 } from '../systems';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms } from './errors';
-import { checkTimeToStore, type FunctionTime, undoIfOutOfTime } from './time-to-store';
+import { createWithinTime, type FunctionTime } from './time-to-store';
 
 export interface RegisterSystemDeps {
   systems: Pick<SystemStore, 'create' | 'delete'>;
@@ -53,18 +53,20 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
         checkSettingsIds(unknownSettingsIds(structure, settings));
         compileWithSettings(structure, settings);
       }
-      checkTimeToStore(time);
-      const record = await systems.create({
-        owner,
-        name: request.name,
-        ...(request.url === undefined ? {} : { url: request.url }),
-        structure,
-        format,
-        unit,
-        ...(readOptions === undefined ? {} : { readOptions }),
-        ...(settings === undefined ? {} : { settings }),
-      });
-      await undoIfOutOfTime(systems, record, time);
+      const record = await createWithinTime(
+        systems,
+        {
+          owner,
+          name: request.name,
+          ...(request.url === undefined ? {} : { url: request.url }),
+          structure,
+          format,
+          unit,
+          ...(readOptions === undefined ? {} : { readOptions }),
+          ...(settings === undefined ? {} : { settings }),
+        },
+        time,
+      );
       // Runs on a system with settings compile the structure with them applied (a key of its own).
       if (settings === undefined) cache?.set(record.sha256, compiled);
       const shown = toPublicSystemRecord(record);

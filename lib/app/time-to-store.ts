@@ -1,12 +1,12 @@
 import { outOfTime } from '../api/errors';
+import { reserveWithin } from '../api/run-deadline';
 import type { SystemRecord, SystemStore } from '../systems';
 
 /**
  * Time kept for storing a system: a full-size structure's chunks, a few megabytes in some twenty
  * writes, took about a second against DynamoDB Local; three allow for a busy table. A function
- * given less than four times this (`FUNCTION_TIMEOUT_MS` may be as low as 1 s) keeps a quarter
- * of its time instead, as the engine's run deadline does: a fixed 3 s refused every registration
- * in a function of 3 s.
+ * given less than four times this keeps a quarter of its time instead (`reserveWithin`, as the
+ * engine's run deadline does): a fixed 3 s refused every registration in a function of 3 s.
  */
 const STORE_RESERVE_MS = 3000;
 
@@ -34,25 +34,27 @@ export function checkTimeToStore(time: FunctionTime | undefined): void {
   if (time === undefined) return;
   const limitMs =
     time.limitMs !== undefined && Number.isFinite(time.limitMs) ? time.limitMs : Number.POSITIVE_INFINITY;
-  const reserveMs = Math.min(STORE_RESERVE_MS, limitMs / 4);
   // A clock that reads no number (none in Lambda or locally) is no clock: as without one.
   const remaining = time.remainingMs();
-  if (Number.isFinite(remaining) && remaining < reserveMs) throw outOfTime();
+  if (Number.isFinite(remaining) && remaining < reserveWithin(limitMs, STORE_RESERVE_MS)) throw outOfTime();
 }
 
 /**
- * After a new system was stored: if the function's time ran out meanwhile (less than
+ * Stores a new system within the function's time: refused before the write when the time left may
+ * not cover it (`checkTimeToStore`); and if the time ran out while it was written (less than
  * `ANSWERED_AT_MS` left), its caller has had, or is about to have, the timeout's 503 and will try
  * again, so the system is deleted (as far as the table lets it) rather than kept beside the one
  * the retry stores, and the request answers the same 503 itself: never a 201 for a system that
  * is gone.
  */
-export async function undoIfOutOfTime(
-  systems: Pick<SystemStore, 'delete'>,
-  record: Pick<SystemRecord, 'owner' | 'id'>,
+export async function createWithinTime(
+  systems: Pick<SystemStore, 'create' | 'delete'>,
+  system: Parameters<SystemStore['create']>[0],
   time: FunctionTime | undefined,
-): Promise<void> {
-  if (time === undefined || !(time.remainingMs() <= ANSWERED_AT_MS)) return;
+): Promise<SystemRecord> {
+  checkTimeToStore(time);
+  const record = await systems.create(system);
+  if (time === undefined || !(time.remainingMs() <= ANSWERED_AT_MS)) return record;
   await systems.delete(record.owner, record.id).catch(() => undefined);
   throw outOfTime();
 }

@@ -9,7 +9,6 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createBrotliDecompress, createGunzip } from 'node:zlib';
 import { documentContainerCap, holdsMoreContainers, looksLikeJsonLines } from '../text';
-
 import { OutboundError } from './errors';
 
 /** What the request advertises in Accept-Encoding: exactly the codings `readJsonBody` can undo. */
