@@ -18,7 +18,7 @@ import type { PressureBuffers } from './pressure';
 import type { ReachWorkspace } from './reach';
 import type { SteadyReading } from './steady-reading';
 import { CarriedValue } from './steady-state';
-import { dependencyFlow, type StateWithStep, type StepBuffers } from './step';
+import { cappedFlow, dependencyFlow, type StateWithStep, type StepBuffers } from './step';
 import type { DependencyState, EngineEvent, EngineResult, NodeInput, NodeState, Role } from './types';
 
 /** What the state before this one looked like, for `blocked` / `cleared` / `drained` events. */
@@ -137,6 +137,7 @@ export function flowOf(structure: CompiledStructure, step: StepBuffers, e: numbe
   const slot = structure.slotOfDependency[e]!;
   // A dependency out of a down node has no slot and carries nothing.
   if (slot < 0) return 0;
+  if (step.capped[source] === 1) return cappedFlow(structure, source, step.outflow[source]!, slot);
   const isLast = slot === structure.outStart[source + 1]! - 1;
   return dependencyFlow(
     step.outflow[source]!,

@@ -20,6 +20,13 @@ export interface StepBuffers {
   inflow: Float64Array;
   /** Open structures: what left the system at each node in the step (empty otherwise). */
   exited: Float64Array;
+  /**
+   * Per node, 1 where its split was redone capped (`splitCapped`): its flows are read by
+   * `cappedFlow`, not `dependencyFlow`. Cleared by the next step.
+   */
+  capped: Uint8Array;
+  /** The nodes `capped` marks, so the next step clears only those. */
+  cappedNodes: number[];
 }
 
 /** Step buffers carved from `memory` for one call, or freshly allocated to be kept. */
@@ -32,6 +39,8 @@ export function createStepBuffers(structure: CompiledStructure, memory?: Scratch
     received: float64(2 * nodeCount),
     inflow: float64(nodeCount),
     exited: float64(structure.open ? nodeCount : 0),
+    capped: memory ? memory.uint8(nodeCount) : new Uint8Array(nodeCount),
+    cappedNodes: [],
   };
 }
 
@@ -66,6 +75,7 @@ export function step(
   if (structure.open) return openStep(structure, loads, buffers, next);
   const { nodeCount, outStart, outShare, outTarget, capacity } = structure;
   const { outflow, lastCorrection, received, inflow } = buffers;
+  clearCapped(buffers);
   let moved = 0;
 
   for (let v = 0; v < nodeCount; v++) {
@@ -90,7 +100,8 @@ export function step(
       sum = total;
       receive(received, outTarget[k]!, flow);
     }
-    const remainder = Math.max(out - (sum + error), 0);
+    let remainder = out - (sum + error);
+    if (remainder < 0) remainder = splitCapped(structure, buffers, v, out, last);
     lastCorrection[v] = remainder - out * outShare[last]!;
     receive(received, outTarget[last]!, remainder);
   }
@@ -122,6 +133,7 @@ function openStep(
 ): number {
   const { nodeCount, outStart, outShare, outTarget, capacity, arrival, exit, openFields } = structure;
   const { outflow, lastCorrection, received, inflow, exited } = buffers;
+  clearCapped(buffers);
   let moved = 0;
 
   for (let v = 0; v < nodeCount; v++) {
@@ -157,7 +169,8 @@ function openStep(
       sum = total;
       receive(received, outTarget[k]!, flow);
     }
-    const remainder = Math.max(out - (sum + error), 0);
+    let remainder = out - (sum + error);
+    if (remainder < 0) remainder = splitCapped(structure, buffers, v, out, end);
     if (closedSplit) {
       lastCorrection[v] = remainder - out * outShare[last]!;
       receive(received, outTarget[last]!, remainder);
@@ -195,6 +208,56 @@ class TotalPastTheBound extends PayloadError {
         'that creates more value than leaves): lower the arrivals or the fan-out weights, or run fewer ticks',
     );
   }
+}
+
+/**
+ * Node `v`'s split when its flows before `end` (its last dependency, or past it where an exit
+ * takes the remainder) add up past its outflow `out`: each flow rounds by up to half a unit of
+ * the last place, which among the smallest doubles (1e-323 is two units of 5e-324) is a
+ * quarter of the whole, so four such flows could carry three units out of two. The flows sent
+ * are taken back and sent again in order, each at most what is left (`cappedFlow`), so they add
+ * up to `out`; returns what is left for the remainder. Above the subnormal range the
+ * overshoot is a rounding of the flows' sum, and capping changes only the last digits.
+ */
+function splitCapped(
+  structure: CompiledStructure,
+  buffers: StepBuffers,
+  v: number,
+  out: number,
+  end: number,
+): number {
+  const { outStart, outShare, outTarget } = structure;
+  const { received } = buffers;
+  for (let k = outStart[v]!; k < end; k++) receive(received, outTarget[k]!, -(out * outShare[k]!));
+  let left = out;
+  for (let k = outStart[v]!; k < end; k++) {
+    const flow = Math.min(out * outShare[k]!, left);
+    left -= flow;
+    receive(received, outTarget[k]!, flow);
+  }
+  buffers.capped[v] = 1;
+  buffers.cappedNodes.push(v);
+  return left;
+}
+
+/**
+ * The flow along out-slot `slot` of a node whose split was capped (`splitCapped`): the same
+ * sums in the same order, so it is the same number. The remainder (the last slot of a node
+ * without an exit) is what is left.
+ */
+export function cappedFlow(structure: CompiledStructure, v: number, out: number, slot: number): number {
+  const { outStart, outShare, open, exit } = structure;
+  const remainderSlot = open && exit[v]! > 0 ? -1 : outStart[v + 1]! - 1;
+  let left = out;
+  for (let k = outStart[v]!; k < slot; k++) left -= Math.min(out * outShare[k]!, left);
+  return slot === remainderSlot ? left : Math.min(out * outShare[slot]!, left);
+}
+
+/** Clears the marks of the previous step's capped splits. */
+function clearCapped(buffers: StepBuffers): void {
+  const { capped, cappedNodes } = buffers;
+  for (const v of cappedNodes) capped[v] = 0;
+  cappedNodes.length = 0;
 }
 
 /** Adds `flow` to node `to`'s running sum, carrying the rounding error alongside. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyze, type Structure } from '../../lib/engine';
+import { analyze, type Structure, ticks } from '../../lib/engine';
 import { exactSum, scaled, ulp } from './exact-sum';
 
 describe('one step', () => {
@@ -45,5 +45,51 @@ describe('one step', () => {
     // The same with the large flow first, then every small one.
     const reordered = analyze({ ...structure, nodes: [nodes[50]!, ...nodes.filter((_, i) => i !== 50)] });
     expect(reordered.nodes.find((n) => n.id === 'T')!.inflow).toBe(1e16 + 100);
+  });
+
+  // A holds 1e-323, two units of the smallest double (5e-324), and splits it over four equal
+  // dependencies. A quarter is half a unit, and the weights make it a hair more, so each part
+  // rounds up to a whole unit: three parts sent in order would carry three units out of two.
+  // The step sends each part at most what is left, so the first two carry a unit each, the
+  // rest nothing, and 100 steps back and forth through B keep exactly 1e-323 (it had grown by
+  // a unit every second step: CI's random structures found it).
+  it('splits an outflow among the smallest doubles without making value', () => {
+    const structure: Structure = {
+      nodes: [{ id: 'A', load: 1e-323 }, { id: 'B' }, { id: 'C' }],
+      dependencies: [
+        { from: 'A', to: 'B', weight: 0.0010000000000000009 },
+        { from: 'A', to: 'C', weight: 0.0010000000000000009 },
+        { from: 'A', to: 'B', weight: 0.0010000000000000009 },
+        { from: 'A', to: 'B', weight: 0.001 },
+        { from: 'B', to: 'A' },
+      ],
+    };
+    const result = analyze(structure);
+    expect(result.dependencies.map((d) => d.flow)).toEqual([5e-324, 5e-324, 0, 0, 0]);
+    for (const state of ticks(structure, 100)) {
+      expect(state.nodes.reduce((sum, n) => sum + n.load, 0)).toBe(1e-323);
+      const flowOut = state.dependencies.slice(0, 4).reduce((sum, d) => sum + d.flow, 0);
+      expect(flowOut).toBe(state.nodes[0]!.outflow);
+    }
+  });
+
+  // The same in an open structure, where A's exit takes the remainder: A passes on the 1e-323
+  // that arrives each step; three parts of a hair over half a unit each would send three units
+  // and leave a negative exit (read as none). Capped, they send two and nothing exits.
+  it('caps the parts of an open split before its exit among the smallest doubles', () => {
+    const result = analyze({
+      nodes: [
+        { id: 'A', arrival: 1e-323, exit: 0.001 },
+        { id: 'B', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'B', weight: 0.0013 },
+        { from: 'A', to: 'B', weight: 0.0013 },
+        { from: 'A', to: 'B', weight: 0.0013 },
+      ],
+    });
+    const flows = result.dependencies.map((d) => d.flow);
+    expect(flows).toEqual([5e-324, 5e-324, 0]);
+    expect(result.nodes.find((n) => n.id === 'B')!.inflow).toBe(1e-323);
   });
 });
