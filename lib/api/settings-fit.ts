@@ -5,7 +5,14 @@
  * `serviceTime` too small for the node's servers — and each is refused when the settings are
  * written (400 naming the setting), not found at every run after.
  */
-import { type CompiledStructure, compileStructure, fieldToBlame, nodeFieldOf, PayloadError } from '../engine';
+import {
+  analyze,
+  type CompiledStructure,
+  compileStructure,
+  fieldToBlame,
+  nodeFieldOf,
+  PayloadError,
+} from '../engine';
 import type { Settings } from './connect-request';
 import { problemOf } from './engine-request';
 import { ApiError } from './errors';
@@ -25,6 +32,59 @@ export function compileWithSettings(structure: StructureArrays, settings: Settin
   );
 }
 
+/**
+ * `compileWithSettings`, and a check that runs on the system can answer with the settings: some
+ * numbers past a double the engine finds only when it runs (a node's p99, an entry's latency), so
+ * the structure is analyzed with them and, where that fails, without them. Settings that make a
+ * structure that runs fail are refused (400 naming the setting, or `settings` where no one setting
+ * gave the number); a structure that fails either way is not the settings' to answer for. Costs
+ * one `analyze` of the system per settings write.
+ */
+export function compileRunnableWithSettings(
+  structure: StructureArrays,
+  settings: Settings,
+  compiledAlone?: CompiledStructure,
+): CompiledStructure {
+  const compiled = compileWithSettings(structure, settings);
+  const refused = settingsRunRefusal(structure, settings, compiled, compiledAlone);
+  if (refused !== undefined) throw settingRefused(refused);
+  return compiled;
+}
+
+/**
+ * What a run refuses with `settings` applied (`compiled`) that it answers without them, said of
+ * the setting to blame where one is; `undefined` when runs answer, or fail without the settings too.
+ */
+function settingsRunRefusal(
+  structure: StructureArrays,
+  settings: Settings,
+  compiled: CompiledStructure,
+  compiledAlone: CompiledStructure | undefined,
+): PayloadError | undefined {
+  const refused = runRefusal(compiled);
+  if (refused === undefined) return undefined;
+  const alone = compiledAlone ?? compiledOrRefused(structure, undefined);
+  if (alone instanceof PayloadError || runRefusal(alone) !== undefined) return undefined;
+  return (
+    blameSettings(structure, settings, refused) ??
+    new PayloadError(
+      'settings',
+      `runs cannot answer with them applied: ${refused.path}: ${problemOf(refused)}`,
+    )
+  );
+}
+
+/** What `analyze` refuses in `compiled`, or `undefined` when it answers. */
+function runRefusal(compiled: CompiledStructure): PayloadError | undefined {
+  try {
+    analyze(compiled);
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof PayloadError)) throw error;
+    return error;
+  }
+}
+
 /** 400 `INVALID_REQUEST` for a problem said of a setting (`settings.nodes.api.capacity: …`). */
 export function settingRefused(blamed: PayloadError): ApiError {
   const problem = problemOf(blamed);
@@ -38,18 +98,27 @@ export function settingRefused(blamed: PayloadError): ApiError {
  * where one is (`settings.nodes.api.capacity: …`); `undefined` when they fit. What a refresh
  * says of the settings it keeps.
  */
-export function settingsMisfit(structure: StructureArrays, settings: Settings): string | undefined {
+export function settingsMisfit(
+  structure: StructureArrays,
+  settings: Settings,
+  compiledAlone?: CompiledStructure,
+): string | undefined {
   const compiled = compiledOrRefused(structure, settings);
-  if (!(compiled instanceof PayloadError)) return undefined;
+  if (!(compiled instanceof PayloadError)) {
+    return settingsRunRefusal(structure, settings, compiled, compiledAlone)?.message;
+  }
   return (blameSettings(structure, settings, compiled) ?? compiled).message;
 }
 
 type StructureArrays = { nodes: readonly unknown[]; dependencies: readonly unknown[] };
 
 /** The structure compiled with the settings applied, or the engine's refusal. */
-function compiledOrRefused(structure: StructureArrays, settings: Settings): CompiledStructure | PayloadError {
+function compiledOrRefused(
+  structure: StructureArrays,
+  settings: Settings | undefined,
+): CompiledStructure | PayloadError {
   try {
-    return compileStructure(applySettings(structure, settings));
+    return compileStructure(settings === undefined ? structure : applySettings(structure, settings));
   } catch (error) {
     if (!(error instanceof PayloadError)) throw error;
     return error;

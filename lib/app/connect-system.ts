@@ -14,7 +14,12 @@ import {
 } from '../api/connect-request';
 import { problemOf } from '../api/engine-request';
 import { ApiError } from '../api/errors';
-import { blameSettings, compileWithSettings, settingRefused } from '../api/settings-fit';
+import {
+  blameSettings,
+  compileRunnableWithSettings,
+  compileWithSettings,
+  settingRefused,
+} from '../api/settings-fit';
 import type { Limits } from '../config/limits';
 import {
   analyze,
@@ -114,8 +119,14 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
       );
       const { settings } = request;
       if (settings !== undefined) checkSettingsIds(unknownSettingsIds(structure, settings));
-      // Settings the structure refuses are refused here, not at every run after.
-      const withSettings = settings === undefined ? compiled : compileWithSettings(structure, settings);
+      // Settings the structure refuses, or that its runs cannot answer with, are refused here, not
+      // at every run after (a dry run's own analysis says the latter).
+      const withSettings =
+        settings === undefined
+          ? compiled
+          : request.dryRun === true
+            ? compileWithSettings(structure, settings)
+            : compileRunnableWithSettings(structure, settings, compiled);
       if (request.dryRun === true) {
         // The answer as the engine would give it on the system, settings applied.
         return dryRunAnswer(withSettings, { format, unit, warnings }, { structure, settings });

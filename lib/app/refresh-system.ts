@@ -13,6 +13,7 @@ import { FORMAT_NAMES, type FormatName } from '../formats';
 import { type FetchJsonOptions, fetchJson, JsonLinesText } from '../outbound';
 import {
   type CompiledStructureCache,
+  type SystemSettings,
   type SystemStore,
   settingsETag,
   toPublicSystemRecord,
@@ -79,6 +80,13 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
           : 'auto';
       // Read as registered: the same window, sampling rate and labels.
       const read = structureFromUpstream(answer, limits, format, undefined, record.readOptions);
+      // Whether the kept settings still fit, found before the write: it may run the engine, and
+      // the time after the write is the answer's. Settings a PATCH changed meanwhile are checked
+      // again below.
+      const misfitBefore =
+        record.settings === undefined
+          ? undefined
+          : settingsMisfit(read.structure, record.settings, read.compiled);
       checkTimeToStore(time);
       const replaced = await systems.replace(owner, id, {
         structure: read.structure,
@@ -100,7 +108,11 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
         );
       }
       const misfit =
-        replaced.settings === undefined ? undefined : settingsMisfit(read.structure, replaced.settings);
+        replaced.settings === undefined
+          ? undefined
+          : sameSettings(replaced.settings, record.settings)
+            ? misfitBefore
+            : settingsMisfit(read.structure, replaced.settings, read.compiled);
       if (misfit !== undefined) {
         warnings.push(
           `settings no longer fit the structure (runs answer PAYLOAD_ERROR until they change): ${misfit}`,
@@ -112,4 +124,9 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
         etag: settingsETag(replaced),
       };
     });
+}
+
+/** Whether two settings say the same (their JSON, as the store keeps them). */
+function sameSettings(a: SystemSettings | undefined, b: SystemSettings | undefined): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }

@@ -9,7 +9,7 @@ import {
   readOptionsOf,
   structureFromUpstream,
 } from '../api/connect-request';
-import { compileWithSettings } from '../api/settings-fit';
+import { compileRunnableWithSettings } from '../api/settings-fit';
 import type { Limits } from '../config/limits';
 import {
   type CompiledStructureCache,
@@ -51,7 +51,7 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
       const { settings } = request;
       if (settings !== undefined) {
         checkSettingsIds(unknownSettingsIds(structure, settings));
-        compileWithSettings(structure, settings);
+        compileRunnableWithSettings(structure, settings, compiled);
       }
       const record = await createWithinTime(
         systems,

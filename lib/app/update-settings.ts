@@ -9,7 +9,7 @@
  * those; without it, the last PATCH wins.
  */
 import { checkSettingsIds, parsePatchSystemRequest } from '../api/connect-request';
-import { compileWithSettings } from '../api/settings-fit';
+import { compileRunnableWithSettings } from '../api/settings-fit';
 import {
   matchedSettingsRevision,
   type PublicSystemRecord,
@@ -55,7 +55,7 @@ export function createUpdateSettings(deps: {
         const revision = ifMatch === undefined ? undefined : matchedSettingsRevision(ifMatch, stored.record);
         if (ifMatch !== undefined && revision === undefined) throw settingsChanged();
         checkSettingsIds(unknownSettingsIds(stored.structure, settings));
-        compileWithSettings(stored.structure, settings);
+        compileRunnableWithSettings(stored.structure, settings);
         try {
           const updated = await systems.updateSettings(owner, id, none ? undefined : settings, {
             ...(revision === undefined ? {} : { revision }),

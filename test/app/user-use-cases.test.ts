@@ -1000,9 +1000,19 @@ describe('settings', () => {
       ],
     ]);
 
-    // A service time of 1e308 compiles, but its p99 is past the largest double: the run finds it,
-    // and names the setting, cached or not.
-    await patch('alice', record.id, { settings: { nodes: { api: { serviceTime: 1e308 } } } });
+    // A service time of 1e308 compiles, but its p99 is past the largest double: only a run finds
+    // it, so the PATCH runs the system with it, refuses it naming the setting, and changes nothing.
+    const before = (await systems.getRecord('alice', record.id))!.settings;
+    const p99 = await contractErrorOf(
+      patch('alice', record.id, { settings: { nodes: { api: { serviceTime: 1e308 } } } }),
+    );
+    expect([p99.code, p99.details?.[0]?.path]).toEqual(['INVALID_REQUEST', 'settings.nodes.api.serviceTime']);
+    expect(p99.message).toMatch(/^settings\.nodes\.api\.serviceTime: makes the node's \w+ larger than/);
+    expect((await systems.getRecord('alice', record.id))!.settings).toEqual(before);
+
+    // Such settings stored before writes were checked this way (written here straight to the
+    // store): runs name the setting, cached or not.
+    await systems.updateSettings('alice', record.id, { nodes: { api: { serviceTime: 1e308 } } });
     for (const cache of [undefined, new CompiledStructureCache(64 * 1024 * 1024)]) {
       const engine = createRunEngine({ limits, systems, ...(cache === undefined ? {} : { cache }) });
       for (let round = 0; round < 2; round++) {
@@ -1017,20 +1027,33 @@ describe('settings', () => {
     }
 
     // An entry's latency that many nodes' times make (10 calls of 3e307 s each) is past a double:
-    // no one setting gave it, so the entry is named, with the settings it was found under.
-    const fanned = registered(
-      await register('alice', {
-        name: 'fan',
-        document: {
-          nodes: [
-            { id: 'web', arrival: 0.01, fanout: true },
-            { id: 'db', exit: 1 },
-          ],
-          dependencies: [{ from: 'web', to: 'db', weight: 10 }],
+    // no one setting gave it, so a registration with them is refused naming the settings and what
+    // runs would say, and runs on a system stored with them name the entry.
+    const fan = {
+      name: 'fan',
+      document: {
+        nodes: [
+          { id: 'web', arrival: 0.01, fanout: true },
+          { id: 'db', exit: 1 },
+        ],
+        dependencies: [{ from: 'web', to: 'db', weight: 10 }],
+      },
+    };
+    const fanSettings = { nodes: { db: { serviceTime: 3e307 } } };
+    const fanRefused = await contractErrorOf(register('alice', { ...fan, settings: fanSettings }));
+    expect([fanRefused.code, fanRefused.details]).toEqual([
+      'INVALID_REQUEST',
+      [
+        {
+          path: 'settings',
+          message: expect.stringMatching(
+            /^runs cannot answer with them applied: nodes\[0\]: its requests' end-to-end latency /,
+          ),
         },
-        settings: { nodes: { db: { serviceTime: 3e307 } } },
-      }),
-    );
+      ],
+    ]);
+    const fanned = registered(await register('alice', fan));
+    await systems.updateSettings('alice', fanned.id, fanSettings);
     const summed = await contractErrorOf(
       createRunEngine({ limits, systems })({
         body: { mode: 'analyze', systemId: fanned.id },
@@ -1047,6 +1070,77 @@ describe('settings', () => {
         },
       ],
     ]);
+  });
+
+  // api calls db once per request. A db service time of 1e300 gives each request 1e300 s (a
+  // double); 1e308 puts db's p99 past the largest double. Only a run finds that, so a connect
+  // with it is refused (400 naming the setting) and stores nothing; on a structure whose runs fail
+  // without any settings, settings are not refused for it; and a refresh that brings 1e10 calls
+  // per request (1e310 s with the kept setting) says the settings no longer fit.
+  it('refuses settings with which runs of a structure that runs cannot answer, where they are written', async () => {
+    const calls = (weight: number, dbServiceTime?: number) => ({
+      nodes: [
+        { id: 'api', arrival: 1e-12, fanout: true },
+        dbServiceTime === undefined
+          ? { id: 'db', exit: 1 }
+          : { id: 'db', exit: 1, serviceTime: dbServiceTime },
+      ],
+      dependencies: [{ from: 'api', to: 'db', weight }],
+    });
+    const { api, answer } = await changingApi(calls(1));
+    const systems = systemsStore();
+    const connect = createConnectSystem({ systems, limits, outbound });
+    const refused = await contractErrorOf(
+      connect('alice', { name: 's', url: api.origin, settings: { nodes: { db: { serviceTime: 1e308 } } } }),
+    );
+    expect([refused.code, refused.details?.[0]?.path]).toEqual([
+      'INVALID_REQUEST',
+      'settings.nodes.db.serviceTime',
+    ]);
+    expect((await systems.list('alice', {})).systems).toEqual([]);
+
+    // The structure's own 1e308 fails every run; settings that do not cause it are taken.
+    const broken = registered(
+      await createRegisterSystem({ systems, limits })('alice', { name: 'b', document: calls(1, 1e308) }),
+    );
+    const patch = createUpdateSettings({ systems });
+    const { system } = await patch('alice', broken.id, { settings: { nodes: { api: { arrival: 2e-12 } } } });
+    expect(system.settings).toEqual({ nodes: { api: { arrival: 2e-12 } } });
+
+    const record = registered(
+      await connect('alice', {
+        name: 's',
+        url: api.origin,
+        settings: { nodes: { db: { serviceTime: 1e300 } } },
+      }),
+    );
+    answer(calls(1e10));
+    const { system: refreshed } = await createRefreshSystem({ systems, limits, outbound })(
+      'alice',
+      record.id,
+      {},
+    );
+    expect(refreshed.warnings).toEqual([
+      expect.stringMatching(
+        /^settings no longer fit the structure \(runs answer PAYLOAD_ERROR until they change\): settings: runs cannot answer with them applied: nodes\[0\]: its requests' end-to-end latency /,
+      ),
+    ]);
+
+    // The refresh checks the kept settings before it writes; a PATCH landing while it fetches
+    // (checked against the structure before, where 1e300 s fits) is checked again after.
+    answer(calls(1));
+    const raced = registered(await connect('alice', { name: 'r', url: api.origin }));
+    answer(calls(1e10));
+    const { system: afterRace } = await createRefreshSystem({ systems, limits, outbound })(
+      'alice',
+      raced.id,
+      {},
+      () => {
+        void patch('alice', raced.id, { settings: { nodes: { db: { serviceTime: 1e300 } } } });
+      },
+    );
+    expect(afterRace.settings).toEqual({ nodes: { db: { serviceTime: 1e300 } } });
+    expect(afterRace.warnings).toEqual([expect.stringMatching(/^settings no longer fit the structure /)]);
   });
 
   // A refresh that lands between a PATCH's check and its write: the settings were checked against
