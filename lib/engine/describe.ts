@@ -18,7 +18,7 @@ import type { PressureBuffers } from './pressure';
 import type { ReachWorkspace } from './reach';
 import type { SteadyReading } from './steady-reading';
 import { CarriedValue } from './steady-state';
-import { cappedFlow, dependencyFlow, type StateWithStep, type StepBuffers } from './step';
+import { dependencyFlow, type StateWithStep, type StepBuffers } from './step';
 import type { DependencyState, EngineEvent, EngineResult, NodeInput, NodeState, Role } from './types';
 
 /** What the state before this one looked like, for `blocked` / `cleared` / `drained` events. */
@@ -137,7 +137,9 @@ export function flowOf(structure: CompiledStructure, step: StepBuffers, e: numbe
   const slot = structure.slotOfDependency[e]!;
   // A dependency out of a down node has no slot and carries nothing.
   if (slot < 0) return 0;
-  if (step.capped[source] === 1) return cappedFlow(structure, source, step.outflow[source]!, slot);
+  // A split that ran out at its cut slot (`splitCapped`): that slot took what was left, the rest nothing.
+  const cut = step.cutSlot[source]!;
+  if (cut >= 0 && slot >= cut) return slot === cut ? step.cutFlow[source]! : 0;
   const isLast = slot === structure.outStart[source + 1]! - 1;
   return dependencyFlow(
     step.outflow[source]!,

@@ -1,6 +1,6 @@
 import { type CompiledStructure, FANOUT_ON, MAX_TOTAL_LOAD } from './compile';
 import { PayloadError } from './errors';
-import type { ScratchMemory } from './scratch';
+import { FRESH_ARRAYS, type ScratchMemory } from './scratch';
 
 /**
  * Everything one step computes from a state's loads. The same buffers are refilled on
@@ -21,12 +21,14 @@ export interface StepBuffers {
   /** Open structures: what left the system at each node in the step (empty otherwise). */
   exited: Float64Array;
   /**
-   * Per node, 1 where its split was redone capped (`splitCapped`): its flows are read by
-   * `cappedFlow`, not `dependencyFlow`. Cleared by the next step.
+   * Per node, the out-slot where its split redone capped ran out (`splitCapped`): that slot
+   * carried `cutFlow`, the ones after it nothing; −1 for every other node. Reset by the next step.
    */
-  capped: Uint8Array;
-  /** The nodes `capped` marks, so the next step clears only those. */
-  cappedNodes: number[];
+  cutSlot: Int32Array;
+  /** What the cut slot carried (read only where `cutSlot` is set). */
+  cutFlow: Float64Array;
+  /** The nodes with a cut slot, so the next step resets only those. */
+  cutNodes: number[];
 }
 
 /** Step buffers carved from `memory` for one call, or freshly allocated to be kept. */
@@ -39,8 +41,9 @@ export function createStepBuffers(structure: CompiledStructure, memory?: Scratch
     received: float64(2 * nodeCount),
     inflow: float64(nodeCount),
     exited: float64(structure.open ? nodeCount : 0),
-    capped: memory ? memory.uint8(nodeCount) : new Uint8Array(nodeCount),
-    cappedNodes: [],
+    cutSlot: (memory ?? FRESH_ARRAYS).int32(nodeCount, -1),
+    cutFlow: float64(nodeCount),
+    cutNodes: [],
   };
 }
 
@@ -75,7 +78,7 @@ export function step(
   if (structure.open) return openStep(structure, loads, buffers, next);
   const { nodeCount, outStart, outShare, outTarget, capacity } = structure;
   const { outflow, lastCorrection, received, inflow } = buffers;
-  clearCapped(buffers);
+  resetCuts(buffers);
   let moved = 0;
 
   for (let v = 0; v < nodeCount; v++) {
@@ -133,7 +136,7 @@ function openStep(
 ): number {
   const { nodeCount, outStart, outShare, outTarget, capacity, arrival, exit, openFields } = structure;
   const { outflow, lastCorrection, received, inflow, exited } = buffers;
-  clearCapped(buffers);
+  resetCuts(buffers);
   let moved = 0;
 
   for (let v = 0; v < nodeCount; v++) {
@@ -215,9 +218,11 @@ class TotalPastTheBound extends PayloadError {
  * takes the remainder) add up past its outflow `out`: each flow rounds by up to half a unit of
  * the last place, which among the smallest doubles (1e-323 is two units of 5e-324) is a
  * quarter of the whole, so four such flows could carry three units out of two. The flows sent
- * are taken back and sent again in order, each at most what is left (`cappedFlow`), so they add
- * up to `out`; returns what is left for the remainder. Above the subnormal range the
- * overshoot is a rounding of the flows' sum, and capping changes only the last digits.
+ * are taken back and sent again in order, each at most what is left: the one that meets what is
+ * left takes it (its slot and flow are kept for `flowOf`, so reading a dependency's flow stays one
+ * lookup), and the rest, the remainder included, carry nothing. Returns what is left for the
+ * remainder: 0 once the split ran out (the usual case), or, where rounding the parts' sum had
+ * overshot without the parts themselves doing so, what the plain parts leave.
  */
 function splitCapped(
   structure: CompiledStructure,
@@ -228,36 +233,30 @@ function splitCapped(
 ): number {
   const { outStart, outShare, outTarget } = structure;
   const { received } = buffers;
-  for (let k = outStart[v]!; k < end; k++) receive(received, outTarget[k]!, -(out * outShare[k]!));
+  const first = outStart[v]!;
+  for (let k = first; k < end; k++) receive(received, outTarget[k]!, -(out * outShare[k]!));
   let left = out;
-  for (let k = outStart[v]!; k < end; k++) {
-    const flow = Math.min(out * outShare[k]!, left);
-    left -= flow;
-    receive(received, outTarget[k]!, flow);
+  for (let k = first; k < end; k++) {
+    const flow = out * outShare[k]!;
+    if (flow < left) {
+      left -= flow;
+      receive(received, outTarget[k]!, flow);
+      continue;
+    }
+    receive(received, outTarget[k]!, left);
+    buffers.cutSlot[v] = k;
+    buffers.cutFlow[v] = left;
+    buffers.cutNodes.push(v);
+    return 0;
   }
-  buffers.capped[v] = 1;
-  buffers.cappedNodes.push(v);
   return left;
 }
 
-/**
- * The flow along out-slot `slot` of a node whose split was capped (`splitCapped`): the same
- * sums in the same order, so it is the same number. The remainder (the last slot of a node
- * without an exit) is what is left.
- */
-export function cappedFlow(structure: CompiledStructure, v: number, out: number, slot: number): number {
-  const { outStart, outShare, open, exit } = structure;
-  const remainderSlot = open && exit[v]! > 0 ? -1 : outStart[v + 1]! - 1;
-  let left = out;
-  for (let k = outStart[v]!; k < slot; k++) left -= Math.min(out * outShare[k]!, left);
-  return slot === remainderSlot ? left : Math.min(out * outShare[slot]!, left);
-}
-
-/** Clears the marks of the previous step's capped splits. */
-function clearCapped(buffers: StepBuffers): void {
-  const { capped, cappedNodes } = buffers;
-  for (const v of cappedNodes) capped[v] = 0;
-  cappedNodes.length = 0;
+/** Resets the cut slots of the previous step's capped splits. */
+function resetCuts(buffers: StepBuffers): void {
+  const { cutSlot, cutNodes } = buffers;
+  for (const v of cutNodes) cutSlot[v] = -1;
+  cutNodes.length = 0;
 }
 
 /** Adds `flow` to node `to`'s running sum, carrying the rounding error alongside. */

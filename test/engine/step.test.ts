@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyze, type Structure, ticks } from '../../lib/engine';
+import { compileStructure } from '../../lib/engine/compile';
+import { createStepBuffers, step } from '../../lib/engine/step';
 import { exactSum, scaled, ulp } from './exact-sum';
 
 describe('one step', () => {
@@ -66,6 +68,8 @@ describe('one step', () => {
     };
     const result = analyze(structure);
     expect(result.dependencies.map((d) => d.flow)).toEqual([5e-324, 5e-324, 0, 0, 0]);
+    // What the targets receive is what the dependencies say: a unit each to B and C.
+    expect(result.nodes.map((n) => n.inflow)).toEqual([0, 5e-324, 5e-324]);
     for (const state of ticks(structure, 100)) {
       expect(state.nodes.reduce((sum, n) => sum + n.load, 0)).toBe(1e-323);
       const flowOut = state.dependencies.slice(0, 4).reduce((sum, d) => sum + d.flow, 0);
@@ -91,5 +95,46 @@ describe('one step', () => {
     const flows = result.dependencies.map((d) => d.flow);
     expect(flows).toEqual([5e-324, 5e-324, 0]);
     expect(result.nodes.find((n) => n.id === 'B')!.inflow).toBe(1e-323);
+    expect(result.nodes.find((n) => n.id === 'A')!.exited).toBe(0);
+  });
+
+  // The open twin of the first example: A takes 1 a step, keeps a share of 1 of 1001 for its
+  // exit and sends the rest to 1000 neighbours in equal parts. What exits is what is really left
+  // after the 1000 parts (summed with their rounding errors), so parts and exit add up to A's
+  // outflow to within one unit in the last place.
+  it('lets the exit take what is really left of an open split', () => {
+    const fanout = 1000;
+    const result = analyze({
+      nodes: [
+        { id: 'A', arrival: 1, exit: 1 },
+        ...Array.from({ length: fanout }, (_, i) => ({ id: `n${i}`, exit: 1 })),
+      ],
+      dependencies: Array.from({ length: fanout }, (_, i) => ({ from: 'A', to: `n${i}` })),
+    });
+    const a = result.nodes.find((n) => n.id === 'A')!;
+    const parts = [...result.dependencies.map((d) => d.flow), a.exited!];
+    const error = exactSum(parts) - scaled(1);
+    expect(error < 0n ? -error : error).toBeLessThanOrEqual(ulp(1));
+  });
+
+  // A node split capped in one step (1e-323 over four parts) and plainly in the next (1 over
+  // the same four): the next step's parts are read as plain ones, not capped (the marks of a
+  // step are cleared by the next).
+  it('reads a split capped in one step as a plain split in the next', () => {
+    const compiled = compileStructure({
+      nodes: [{ id: 'A' }, { id: 'B' }, { id: 'C' }],
+      dependencies: [
+        { from: 'A', to: 'B', weight: 0.0010000000000000009 },
+        { from: 'A', to: 'C', weight: 0.0010000000000000009 },
+        { from: 'A', to: 'B', weight: 0.0010000000000000009 },
+        { from: 'A', to: 'B', weight: 0.001 },
+      ],
+    });
+    const buffers = createStepBuffers(compiled);
+    const next = new Float64Array(3);
+    step(compiled, Float64Array.of(1e-323, 0, 0), buffers, next);
+    expect([buffers.cutSlot[0], buffers.cutFlow[0], buffers.cutNodes]).toEqual([1, 5e-324, [0]]);
+    step(compiled, Float64Array.of(1, 0, 0), buffers, next);
+    expect([buffers.cutSlot[0], buffers.cutNodes]).toEqual([-1, []]);
   });
 });
