@@ -162,6 +162,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
               id(request),
               request.body,
               readHeader(request.event, 'if-match'),
+              functionTime(request),
             ),
           );
         },

@@ -12,6 +12,9 @@ import {
   fieldToBlame,
   nodeFieldOf,
   PayloadError,
+  RunStoppedError,
+  type ShouldStop,
+  withStopCheck,
 } from '../engine';
 import type { Settings } from './connect-request';
 import { problemOf } from './engine-request';
@@ -35,54 +38,85 @@ export function compileWithSettings(structure: StructureArrays, settings: Settin
 /**
  * `compileWithSettings`, and a check that runs on the system can answer with the settings: some
  * numbers past a double the engine finds only when it runs (a node's p99, an entry's latency), so
- * the structure is analyzed with them and, where that fails, without them. Settings that make a
- * structure that runs fail are refused (400 naming the setting, or `settings` where no one setting
- * gave the number); a structure that fails either way is not the settings' to answer for. Costs
- * one `analyze` of the system per settings write.
+ * the structure is analyzed with them (`settingsRunRefusal`). Costs one `analyze` of the system
+ * per settings write, and more only where it fails; a check `shouldStop` ends (the function's
+ * time) leaves the settings unchecked, as they were before this check.
  */
 export function compileRunnableWithSettings(
   structure: StructureArrays,
   settings: Settings,
-  compiledAlone?: CompiledStructure,
+  options: RunCheckOptions = {},
 ): CompiledStructure {
   const compiled = compileWithSettings(structure, settings);
-  const refused = settingsRunRefusal(structure, settings, compiled, compiledAlone);
+  const refused = settingsRunRefusal(structure, settings, compiled, options);
   if (refused !== undefined) throw settingRefused(refused);
   return compiled;
 }
 
+export interface RunCheckOptions {
+  /** The structure compiled without the settings, where the caller has it. */
+  compiledAlone?: CompiledStructure | undefined;
+  /** What the run with the settings refused, where the caller ran it already (a dry run). */
+  refused?: PayloadError | undefined;
+  /** Asked at the engine's checkpoints: a check it stops finds nothing. */
+  shouldStop?: ShouldStop | undefined;
+}
+
 /**
- * What a run refuses with `settings` applied (`compiled`) that it answers without them, said of
- * the setting to blame where one is; `undefined` when runs answer, or fail without the settings too.
+ * What a run refuses with `settings` applied (`compiled`) because of them, said of the setting to
+ * blame; `undefined` when runs answer, or refuse the same without the settings (the structure's
+ * own problem, not theirs), or when the check was stopped. A node's setting is blamed only where
+ * the run without that one setting does not refuse the same (an arrival set on one node can make
+ * another's queue overflow: then its own setting is not the cause); otherwise `settings` as a
+ * whole is (`settings: runs cannot answer with them applied: nodes[0]: …`).
  */
-function settingsRunRefusal(
+export function settingsRunRefusal(
   structure: StructureArrays,
   settings: Settings,
   compiled: CompiledStructure,
-  compiledAlone: CompiledStructure | undefined,
+  options: RunCheckOptions = {},
 ): PayloadError | undefined {
-  const refused = runRefusal(compiled);
-  if (refused === undefined) return undefined;
-  const alone = compiledAlone ?? compiledOrRefused(structure, undefined);
-  if (alone instanceof PayloadError || runRefusal(alone) !== undefined) return undefined;
-  return (
-    blameSettings(structure, settings, refused) ??
-    new PayloadError(
+  const { shouldStop } = options;
+  try {
+    const refused = options.refused ?? runRefusal(compiled, shouldStop);
+    if (refused === undefined) return undefined;
+    const alone = options.compiledAlone ?? compiledOrRefused(structure, undefined);
+    if (sameRefusal(alone instanceof PayloadError ? alone : runRefusal(alone, shouldStop), refused)) {
+      return undefined;
+    }
+    const blamed = settingToBlame(structure, settings, refused);
+    if (blamed !== undefined) {
+      const without = compiledOrRefused(structure, withoutSetting(settings, blamed));
+      const stillRefused = without instanceof PayloadError ? without : runRefusal(without, shouldStop);
+      if (!sameRefusal(stillRefused, refused)) return blamedRefusal(blamed, refused);
+    }
+    return new PayloadError(
       'settings',
       `runs cannot answer with them applied: ${refused.path}: ${problemOf(refused)}`,
-    )
-  );
+    );
+  } catch (error) {
+    if (error instanceof RunStoppedError) return undefined;
+    throw error;
+  }
 }
 
 /** What `analyze` refuses in `compiled`, or `undefined` when it answers. */
-function runRefusal(compiled: CompiledStructure): PayloadError | undefined {
+function runRefusal(
+  compiled: CompiledStructure,
+  shouldStop: ShouldStop | undefined,
+): PayloadError | undefined {
   try {
-    analyze(compiled);
+    withStopCheck(shouldStop, () => analyze(compiled));
     return undefined;
   } catch (error) {
     if (!(error instanceof PayloadError)) throw error;
     return error;
   }
+}
+
+/** Whether two refusals say the same of the same element. */
+function sameRefusal(a: PayloadError | undefined, b: PayloadError): boolean {
+  return a !== undefined && a.path === b.path && a.message === b.message;
 }
 
 /** 400 `INVALID_REQUEST` for a problem said of a setting (`settings.nodes.api.capacity: …`). */
@@ -101,12 +135,11 @@ export function settingRefused(blamed: PayloadError): ApiError {
 export function settingsMisfit(
   structure: StructureArrays,
   settings: Settings,
-  compiledAlone?: CompiledStructure,
+  options: RunCheckOptions = {},
 ): string | undefined {
   const compiled = compiledOrRefused(structure, settings);
-  if (!(compiled instanceof PayloadError)) {
-    return settingsRunRefusal(structure, settings, compiled, compiledAlone)?.message;
-  }
+  if (!(compiled instanceof PayloadError))
+    return settingsRunRefusal(structure, settings, compiled, options)?.message;
   return (blameSettings(structure, settings, compiled) ?? compiled).message;
 }
 
@@ -125,6 +158,9 @@ function compiledOrRefused(
   }
 }
 
+/** A setting: a node's field, or the default capacity. */
+type BlamedSetting = { id: string; field: string } | { id: undefined; field: 'defaultCapacity' };
+
 /**
  * `error`, found in a structure with `settings` applied, said of the setting that caused it
  * (`nodes[3].capacity` → `settings.nodes.api.capacity`, or the node's setting that is there when
@@ -136,6 +172,21 @@ export function blameSettings(
   settings: Settings,
   error: PayloadError,
 ): PayloadError | undefined {
+  const blamed = settingToBlame(structure, settings, error);
+  return blamed === undefined ? undefined : blamedRefusal(blamed, error);
+}
+
+function blamedRefusal(blamed: BlamedSetting, error: PayloadError): PayloadError {
+  return blamed.id === undefined
+    ? new PayloadError('settings.defaultCapacity', `${error.path}: ${problemOf(error)}`)
+    : new PayloadError(`settings.nodes.${blamed.id}.${blamed.field}`, problemOf(error));
+}
+
+function settingToBlame(
+  structure: { nodes: readonly unknown[] },
+  settings: Settings,
+  error: PayloadError,
+): BlamedSetting | undefined {
   const named = nodeFieldOf(error.path);
   const field = named?.field;
   const node = field === undefined ? undefined : (structure.nodes[named!.v] as { id?: unknown } | undefined);
@@ -144,11 +195,25 @@ export function blameSettings(
   const own = typeof id === 'string' && Object.hasOwn(perNode, id) ? perNode[id] : undefined;
   if (own !== undefined) {
     const blamed = fieldToBlame(field!, (f) => own[f as keyof typeof own] !== undefined);
-    if (blamed !== undefined)
-      return new PayloadError(`settings.nodes.${id as string}.${blamed}`, problemOf(error));
+    if (blamed !== undefined) return { id: id as string, field: blamed };
   }
   if (field === 'capacity' && settings.defaultCapacity !== undefined) {
-    return new PayloadError('settings.defaultCapacity', `${error.path}: ${problemOf(error)}`);
+    return { id: undefined, field: 'defaultCapacity' };
   }
   return undefined;
+}
+
+/** `settings` without the one setting `blamed` (ids such as `__proto__` stay plain keys). */
+function withoutSetting(settings: Settings, blamed: BlamedSetting): Settings {
+  const { id, field } = blamed;
+  if (id === undefined) {
+    const { defaultCapacity: _dropped, ...rest } = settings;
+    return rest;
+  }
+  const nodes = Object.entries(settings.nodes ?? {}).map(([key, own]) =>
+    key === id
+      ? [key, Object.fromEntries(Object.entries(own).filter(([name]) => name !== field))]
+      : [key, own],
+  );
+  return { ...settings, nodes: Object.fromEntries(nodes) };
 }

@@ -15,10 +15,10 @@ import {
 import { problemOf } from '../api/engine-request';
 import { ApiError } from '../api/errors';
 import {
-  blameSettings,
   compileRunnableWithSettings,
   compileWithSettings,
   settingRefused,
+  settingsRunRefusal,
 } from '../api/settings-fit';
 import type { Limits } from '../config/limits';
 import {
@@ -38,7 +38,7 @@ import {
   unknownSettingsIds,
 } from '../systems';
 import { inContractTerms } from './errors';
-import { createWithinTime, type FunctionTime } from './time-to-store';
+import { checkDeadline, createWithinTime, type FunctionTime } from './time-to-store';
 
 export interface ConnectSystemDeps {
   systems: Pick<SystemStore, 'create' | 'delete'>;
@@ -126,10 +126,17 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
           ? compiled
           : request.dryRun === true
             ? compileWithSettings(structure, settings)
-            : compileRunnableWithSettings(structure, settings, compiled);
+            : compileRunnableWithSettings(structure, settings, {
+                compiledAlone: compiled,
+                shouldStop: checkDeadline(time),
+              });
       if (request.dryRun === true) {
         // The answer as the engine would give it on the system, settings applied.
-        return dryRunAnswer(withSettings, { format, unit, warnings }, { structure, settings });
+        return dryRunAnswer(
+          withSettings,
+          { format, unit, warnings },
+          { structure, settings, compiledAlone: compiled },
+        );
       }
       const record = await createWithinTime(
         systems,
@@ -155,20 +162,22 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
 /**
  * The dry run's analysis. A structure the engine accepts can still hold numbers its run cannot
  * answer (a service time whose 99th percentile is past a double): runs on the system would answer
- * `PAYLOAD_ERROR`, so the dry run says so now, as the registration's errors are said: 400
- * `INVALID_REQUEST` naming the setting that gave the number, else 422 `UPSTREAM_INVALID` naming
- * the element. (A registration does not run the engine: it stores such a structure.)
+ * `PAYLOAD_ERROR`, so the dry run says so now, as the registration says it: 400 `INVALID_REQUEST`
+ * where the settings cause it (naming the setting, or `settings`: `settingsRunRefusal`, as a
+ * connect with them is refused), else 422 `UPSTREAM_INVALID` naming the element. (A registration
+ * runs the engine only to check settings: it stores a document's own such numbers.)
  */
-function analyzedOrRefused(
-  compiled: CompiledStructure,
-  { structure, settings }: { structure: { nodes: readonly unknown[] }; settings: Settings | undefined },
-): EngineResult {
+function analyzedOrRefused(compiled: CompiledStructure, sent: DryRunSent): EngineResult {
   try {
     return analyze(compiled);
   } catch (error) {
     if (!(error instanceof PayloadError)) throw error;
-    const blamed = settings === undefined ? undefined : blameSettings(structure, settings, error);
-    if (blamed !== undefined) throw settingRefused(blamed);
+    const { structure, settings, compiledAlone } = sent;
+    const refused =
+      settings === undefined
+        ? undefined
+        : settingsRunRefusal(structure, settings, compiled, { refused: error, compiledAlone });
+    if (refused !== undefined) throw settingRefused(refused);
     throw new ApiError(
       'UPSTREAM_INVALID',
       `The structure read cannot be run by the engine: ${error.message}`,
@@ -179,10 +188,17 @@ function analyzedOrRefused(
   }
 }
 
+/** What a dry run was sent: the structure read, the settings, and the structure compiled alone. */
+interface DryRunSent {
+  structure: { nodes: readonly unknown[]; dependencies: readonly unknown[] };
+  settings: Settings | undefined;
+  compiledAlone: CompiledStructure;
+}
+
 function dryRunAnswer(
   compiled: CompiledStructure,
   read: { format: string; unit: string; warnings: string[] },
-  sent: { structure: { nodes: readonly unknown[] }; settings: Settings | undefined },
+  sent: DryRunSent,
 ): DryRunAnswer {
   const result = analyzedOrRefused(compiled, sent);
   const entries: string[] = [];

@@ -21,7 +21,7 @@ import {
 } from '../systems';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms, systemNotFound } from './errors';
-import { checkTimeToStore, type FunctionTime } from './time-to-store';
+import { checkDeadline, checkTimeToStore, type FunctionTime } from './time-to-store';
 import type { TaggedSystem } from './update-settings';
 
 export interface RefreshSystemDeps {
@@ -82,11 +82,14 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
       const read = structureFromUpstream(answer, limits, format, undefined, record.readOptions);
       // Whether the kept settings still fit, found before the write: it may run the engine, and
       // the time after the write is the answer's. Settings a PATCH changed meanwhile are checked
-      // again below.
+      // again below, while the answer's time allows (a check stopped finds nothing).
       const misfitBefore =
         record.settings === undefined
           ? undefined
-          : settingsMisfit(read.structure, record.settings, read.compiled);
+          : settingsMisfit(read.structure, record.settings, {
+              compiledAlone: read.compiled,
+              shouldStop: checkDeadline(time),
+            });
       checkTimeToStore(time);
       const replaced = await systems.replace(owner, id, {
         structure: read.structure,
@@ -112,7 +115,10 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
           ? undefined
           : sameSettings(replaced.settings, record.settings)
             ? misfitBefore
-            : settingsMisfit(read.structure, replaced.settings, read.compiled);
+            : settingsMisfit(read.structure, replaced.settings, {
+                compiledAlone: read.compiled,
+                shouldStop: checkDeadline(time, { afterWrite: true }),
+              });
       if (misfit !== undefined) {
         warnings.push(
           `settings no longer fit the structure (runs answer PAYLOAD_ERROR until they change): ${misfit}`,

@@ -19,7 +19,7 @@ import {
 } from '../systems';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms } from './errors';
-import { createWithinTime, type FunctionTime } from './time-to-store';
+import { checkDeadline, createWithinTime, type FunctionTime } from './time-to-store';
 
 export interface RegisterSystemDeps {
   systems: Pick<SystemStore, 'create' | 'delete'>;
@@ -51,7 +51,10 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
       const { settings } = request;
       if (settings !== undefined) {
         checkSettingsIds(unknownSettingsIds(structure, settings));
-        compileRunnableWithSettings(structure, settings, compiled);
+        compileRunnableWithSettings(structure, settings, {
+          compiledAlone: compiled,
+          shouldStop: checkDeadline(time),
+        });
       }
       const record = await createWithinTime(
         systems,

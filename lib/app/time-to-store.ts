@@ -1,5 +1,6 @@
 import { outOfTime } from '../api/errors';
 import { reserveWithin } from '../api/run-deadline';
+import type { ShouldStop } from '../engine';
 import type { SystemRecord, SystemStore } from '../systems';
 
 /**
@@ -57,4 +58,21 @@ export async function createWithinTime(
   if (time === undefined || !(time.remainingMs() <= ANSWERED_AT_MS)) return record;
   await systems.delete(record.owner, record.id).catch(() => undefined);
   throw outOfTime();
+}
+
+/**
+ * When a check that runs the engine (`settingsRunRefusal`) must give up: before a write, with
+ * less than twice the store's reserve left, so that the write still has its time; after one
+ * (`afterWrite`), with less than the reserve left, so that the answer still goes out. `undefined`
+ * without a clock: such a check runs to its end.
+ */
+export function checkDeadline(
+  time: FunctionTime | undefined,
+  { afterWrite = false }: { afterWrite?: boolean } = {},
+): ShouldStop | undefined {
+  if (time === undefined) return undefined;
+  const limitMs =
+    time.limitMs !== undefined && Number.isFinite(time.limitMs) ? time.limitMs : Number.POSITIVE_INFINITY;
+  const keep = (afterWrite ? 1 : 2) * reserveWithin(limitMs, STORE_RESERVE_MS);
+  return () => time.remainingMs() < keep;
 }

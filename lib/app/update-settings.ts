@@ -9,7 +9,7 @@
  * those; without it, the last PATCH wins.
  */
 import { checkSettingsIds, parsePatchSystemRequest } from '../api/connect-request';
-import { compileRunnableWithSettings } from '../api/settings-fit';
+import { compileRunnableWithSettings, compileWithSettings } from '../api/settings-fit';
 import {
   matchedSettingsRevision,
   type PublicSystemRecord,
@@ -24,6 +24,7 @@ import {
 const REFRESH_RACES = 3;
 
 import { inContractTerms, settingsChanged, systemNotFound } from './errors';
+import { checkDeadline, type FunctionTime } from './time-to-store';
 
 /** A system as its owner sees it, and the ETag of its settings. */
 export interface TaggedSystem<T = PublicSystemRecord> {
@@ -36,13 +37,15 @@ export type UpdateSettings = (
   id: string,
   body: unknown,
   ifMatch?: string,
+  /** The function's time left: a check that runs the engine gives up in time (`checkDeadline`). */
+  time?: FunctionTime,
 ) => Promise<TaggedSystem>;
 
 export function createUpdateSettings(deps: {
   systems: Pick<SystemStore, 'get' | 'updateSettings'>;
 }): UpdateSettings {
   const { systems } = deps;
-  return (owner, id, body, ifMatch) =>
+  return (owner, id, body, ifMatch, time) =>
     inContractTerms(async () => {
       const { settings } = parsePatchSystemRequest(body);
       // Empty settings are no settings: the record goes back to what the structure says.
@@ -55,7 +58,9 @@ export function createUpdateSettings(deps: {
         const revision = ifMatch === undefined ? undefined : matchedSettingsRevision(ifMatch, stored.record);
         if (ifMatch !== undefined && revision === undefined) throw settingsChanged();
         checkSettingsIds(unknownSettingsIds(stored.structure, settings));
-        compileRunnableWithSettings(stored.structure, settings);
+        // Empty settings are checked as the structure alone is (compiled): nothing of theirs to run.
+        if (none) compileWithSettings(stored.structure, settings);
+        else compileRunnableWithSettings(stored.structure, settings, { shouldStop: checkDeadline(time) });
         try {
           const updated = await systems.updateSettings(owner, id, none ? undefined : settings, {
             ...(revision === undefined ? {} : { revision }),

@@ -1131,16 +1131,123 @@ describe('settings', () => {
     answer(calls(1));
     const raced = registered(await connect('alice', { name: 'r', url: api.origin }));
     answer(calls(1e10));
+    let patched: Promise<unknown> | undefined;
     const { system: afterRace } = await createRefreshSystem({ systems, limits, outbound })(
       'alice',
       raced.id,
       {},
       () => {
-        void patch('alice', raced.id, { settings: { nodes: { db: { serviceTime: 1e300 } } } });
+        patched = patch('alice', raced.id, { settings: { nodes: { db: { serviceTime: 1e300 } } } });
       },
     );
+    await patched;
     expect(afterRace.settings).toEqual({ nodes: { db: { serviceTime: 1e300 } } });
     expect(afterRace.warnings).toEqual([expect.stringMatching(/^settings no longer fit the structure /)]);
+  });
+
+  // Which settings a run's refusal is said of. A takes 1 a step and passes nearly all of it to B,
+  // whose service time is 1e300 s: 1e300 requests in flight. An arrival of 1e10 set on A puts
+  // that past a double at B, where only a capacity is set: the capacity is not the cause (the run
+  // without it refuses the same), so the settings as a whole are named. A document whose X already
+  // fails (p99 past a double) takes settings that leave that failure as it is, and refuses ones
+  // that make another (Y's service time of 1e308). A dry run says what the connect says.
+  it('names the setting a run refuses only where it is the cause, and the dry run agrees', async () => {
+    const queue = {
+      nodes: [
+        { id: 'A', arrival: 1, exit: 0.000001 },
+        { id: 'B', exit: 1, serviceTime: 1e300 },
+      ],
+      dependencies: [{ from: 'A', to: 'B' }],
+    };
+    const systems = systemsStore();
+    const register = createRegisterSystem({ systems, limits });
+    const refusedFor = async (document: unknown, settings: unknown) =>
+      (await contractErrorOf(register('alice', { name: 'q', document, settings }))).details;
+    const whole = [
+      {
+        path: 'settings',
+        message: expect.stringMatching(
+          /^runs cannot answer with them applied: nodes\[1\]\.serviceTime: makes the node's inFlight larger/,
+        ),
+      },
+    ];
+    expect(await refusedFor(queue, { nodes: { A: { arrival: 1e10 } } })).toEqual(whole);
+    expect(await refusedFor(queue, { nodes: { A: { arrival: 1e10 }, B: { capacity: 1e30 } } })).toEqual(
+      whole,
+    );
+    registered(
+      await register('alice', { name: 'q', document: queue, settings: { nodes: { B: { capacity: 1e30 } } } }),
+    );
+
+    const fanned = (x: number) => ({
+      nodes: [
+        { id: 'web', arrival: 1e-12, fanout: true },
+        { id: 'X', exit: 1, serviceTime: x },
+        { id: 'Y', exit: 1, serviceTime: 1 },
+      ],
+      dependencies: [
+        { from: 'web', to: 'X' },
+        { from: 'web', to: 'Y' },
+      ],
+    });
+    registered(
+      await register('alice', { name: 'f', document: fanned(1e308), settings: { nodes: { Y: { slo: 5 } } } }),
+    );
+    expect(await refusedFor(fanned(1e308), { nodes: { Y: { serviceTime: 1e308 } } })).toEqual([
+      {
+        path: 'settings',
+        message: expect.stringMatching(/^runs cannot answer with them applied: nodes\[0\]: /),
+      },
+    ]);
+
+    // The dry run and the connect, on the document that fails alone and on one that runs.
+    const connect = createConnectSystem({ systems, limits, outbound });
+    const failing = await externalApi(fanned(1e308));
+    const working = await externalApi(fanned(1));
+    const both = async (origin: string, settings: unknown) =>
+      Promise.all(
+        [true, false].map(async (dryRun) => {
+          try {
+            await connect('alice', { name: 'c', url: origin, dryRun, settings });
+            return 'taken';
+          } catch (error) {
+            return (error as { code?: string }).code;
+          }
+        }),
+      );
+    expect(await both(failing.origin, { nodes: { Y: { slo: 5 } } })).toEqual(['UPSTREAM_INVALID', 'taken']);
+    expect(await both(working.origin, { nodes: { Y: { serviceTime: 1e308 } } })).toEqual([
+      'INVALID_REQUEST',
+      'INVALID_REQUEST',
+    ]);
+  });
+
+  // The check runs the engine, so it gives way to the function's time: with less than twice the
+  // store's reserve left it stops and the settings are taken unchecked, as before the check.
+  // Settings emptied are taken whatever the time (nothing of theirs to run).
+  it('takes settings unchecked when the function has no time to run them', async () => {
+    const document = {
+      nodes: [
+        { id: 'api', arrival: 1e-12, fanout: true },
+        { id: 'db', exit: 1 },
+      ],
+      dependencies: [{ from: 'api', to: 'db' }],
+    };
+    const systems = systemsStore();
+    const record = registered(
+      await createRegisterSystem({ systems, limits })('alice', { name: 't', document }),
+    );
+    const patch = createUpdateSettings({ systems });
+    const broken = { settings: { nodes: { db: { serviceTime: 1e308 } } } };
+    const inTime = { remainingMs: () => 14_000, limitMs: 20_000 };
+    expect((await contractErrorOf(patch('alice', record.id, broken, undefined, inTime))).code).toBe(
+      'INVALID_REQUEST',
+    );
+    const late = { remainingMs: () => 5_000, limitMs: 20_000 };
+    const { system } = await patch('alice', record.id, broken, undefined, late);
+    expect(system.settings).toEqual(broken.settings);
+    const { system: cleared } = await patch('alice', record.id, { settings: {} }, undefined, inTime);
+    expect(cleared.settings).toBeUndefined();
   });
 
   // A refresh that lands between a PATCH's check and its write: the settings were checked against
