@@ -277,6 +277,28 @@ describe('settings as strict as scenarios', () => {
     },
   );
 
+  // A service time of 1e308 compiles, but its p99 is past a double: only a run finds it. Over
+  // HTTP the PATCH runs the system with it and answers 400 naming the setting; the settings
+  // before stay, and runs by id still answer 200 (they answered 500 PAYLOAD_ERROR after it).
+  it('refuses over HTTP a setting with which runs of the system cannot answer', async () => {
+    const id = await register(layered(200, 0), { nodes: { 'svc-1': { serviceTime: 0.001 } } });
+    const refused = await call('PATCH', `/api/systems/${id}`, {
+      settings: { nodes: { 'svc-1': { serviceTime: 1e308 } } },
+    });
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.json.error).toMatchObject({
+      code: 'INVALID_REQUEST',
+      details: [
+        { path: 'settings.nodes.svc-1.serviceTime', message: expect.stringMatching(/p99 larger than/) },
+      ],
+    });
+    expect((await call('GET', `/api/systems/${id}`)).json.settings).toEqual({
+      nodes: { 'svc-1': { serviceTime: 0.001 } },
+    });
+    const run = await post(server.url, aliceKey, { mode: 'analyze', systemId: id });
+    expect(run.status, run.text).toBe(200);
+  });
+
   // Node ids that are names of Object.prototype are ids like any other, in settings and scenarios.
   it('takes __proto__, constructor and toString as node ids', async () => {
     const structure = {
