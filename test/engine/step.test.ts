@@ -4,6 +4,14 @@ import { compileStructure } from '../../lib/engine/compile';
 import { createStepBuffers, step } from '../../lib/engine/step';
 import { exactSum, scaled, ulp } from './exact-sum';
 
+/** A's four dependencies, each a hair over a quarter of its outflow (three to B, one to C). */
+const QUARTERS = [
+  { from: 'A', to: 'B', weight: 0.0010000000000000009 },
+  { from: 'A', to: 'C', weight: 0.0010000000000000009 },
+  { from: 'A', to: 'B', weight: 0.0010000000000000009 },
+  { from: 'A', to: 'B', weight: 0.001 },
+];
+
 describe('one step', () => {
   // A passes its load of 1 on to 1000 neighbours in equal parts. Each part is the double nearest
   // 1/1000, and adding 999 of them one by one drifts by dozens of units in the last place; the
@@ -58,13 +66,7 @@ describe('one step', () => {
   it('splits an outflow among the smallest doubles without making value', () => {
     const structure: Structure = {
       nodes: [{ id: 'A', load: 1e-323 }, { id: 'B' }, { id: 'C' }],
-      dependencies: [
-        { from: 'A', to: 'B', weight: 0.0010000000000000009 },
-        { from: 'A', to: 'C', weight: 0.0010000000000000009 },
-        { from: 'A', to: 'B', weight: 0.0010000000000000009 },
-        { from: 'A', to: 'B', weight: 0.001 },
-        { from: 'B', to: 'A' },
-      ],
+      dependencies: [...QUARTERS, { from: 'B', to: 'A' }],
     };
     const result = analyze(structure);
     expect(result.dependencies.map((d) => d.flow)).toEqual([5e-324, 5e-324, 0, 0, 0]);
@@ -123,12 +125,7 @@ describe('one step', () => {
   it('reads a split capped in one step as a plain split in the next', () => {
     const compiled = compileStructure({
       nodes: [{ id: 'A' }, { id: 'B' }, { id: 'C' }],
-      dependencies: [
-        { from: 'A', to: 'B', weight: 0.0010000000000000009 },
-        { from: 'A', to: 'C', weight: 0.0010000000000000009 },
-        { from: 'A', to: 'B', weight: 0.0010000000000000009 },
-        { from: 'A', to: 'B', weight: 0.001 },
-      ],
+      dependencies: QUARTERS,
     });
     const buffers = createStepBuffers(compiled);
     const next = new Float64Array(3);
