@@ -63,12 +63,14 @@ export interface RunCheckOptions {
 }
 
 /**
- * What a run refuses with `settings` applied (`compiled`) because of them, said of the setting to
- * blame; `undefined` when runs answer, or refuse the same without the settings (the structure's
- * own problem, not theirs), or when the check was stopped. A node's setting is blamed only where
- * the run without that one setting does not refuse the same (an arrival set on one node can make
- * another's queue overflow: then its own setting is not the cause); otherwise `settings` as a
- * whole is (`settings: runs cannot answer with them applied: nodes[0]: …`).
+ * What a run refuses with `settings` applied (`compiled`) because of them; `undefined` when runs
+ * answer, or when the check was stopped. A node's setting is named where it is the cause: the run
+ * without that one setting does not refuse the same (an arrival set on one node can make
+ * another's queue overflow: then the other's own setting is not the cause). Where no one setting
+ * is, the settings as a whole are named (`settings: runs cannot answer with them applied:
+ * nodes[0]: …`), if the structure runs without them; a structure that cannot run alone is the
+ * structure's to fix, and settings that do not name the cause are not refused for it (they may
+ * fix one of its problems and leave the next to be found).
  */
 export function settingsRunRefusal(
   structure: StructureArrays,
@@ -80,16 +82,15 @@ export function settingsRunRefusal(
   try {
     const refused = options.refused ?? runRefusal(compiled, shouldStop);
     if (refused === undefined) return undefined;
-    const alone = options.compiledAlone ?? compiledOrRefused(structure, undefined);
-    if (sameRefusal(alone instanceof PayloadError ? alone : runRefusal(alone, shouldStop), refused)) {
-      return undefined;
-    }
     const blamed = settingToBlame(structure, settings, refused);
     if (blamed !== undefined) {
       const without = compiledOrRefused(structure, withoutSetting(settings, blamed));
       const stillRefused = without instanceof PayloadError ? without : runRefusal(without, shouldStop);
       if (!sameRefusal(stillRefused, refused)) return blamedRefusal(blamed, refused);
     }
+    const alone = options.compiledAlone ?? compiledOrRefused(structure, undefined);
+    if ((alone instanceof PayloadError ? alone : runRefusal(alone, shouldStop)) !== undefined)
+      return undefined;
     return new PayloadError(
       'settings',
       `runs cannot answer with them applied: ${refused.path}: ${problemOf(refused)}`,

@@ -24,7 +24,7 @@ import {
 const REFRESH_RACES = 3;
 
 import { inContractTerms, settingsChanged, systemNotFound } from './errors';
-import { checkDeadline, type FunctionTime } from './time-to-store';
+import { checkDeadline, checkTimeToStore, type FunctionTime } from './time-to-store';
 
 /** A system as its owner sees it, and the ETag of its settings. */
 export interface TaggedSystem<T = PublicSystemRecord> {
@@ -61,6 +61,8 @@ export function createUpdateSettings(deps: {
         // Empty settings are checked as the structure alone is (compiled): nothing of theirs to run.
         if (none) compileWithSettings(stored.structure, settings);
         else compileRunnableWithSettings(stored.structure, settings, { shouldStop: checkDeadline(time) });
+        // The check may have used the function's time: nothing is written that it may not cover.
+        checkTimeToStore(time);
         try {
           const updated = await systems.updateSettings(owner, id, none ? undefined : settings, {
             ...(revision === undefined ? {} : { revision }),

@@ -1126,8 +1126,21 @@ describe('settings', () => {
       ),
     ]);
 
+    // With 4 s of the function's 20 s left, the check before the write gives way (it keeps 6 s):
+    // the refresh is stored and says nothing of the settings.
+    const fourSecondsLeft = { remainingMs: () => 4_000, limitMs: 20_000 };
+    const { system: unchecked } = await createRefreshSystem({ systems, limits, outbound })(
+      'alice',
+      record.id,
+      {},
+      undefined,
+      fourSecondsLeft,
+    );
+    expect(unchecked.warnings).toBeUndefined();
+
     // The refresh checks the kept settings before it writes; a PATCH landing while it fetches
-    // (checked against the structure before, where 1e300 s fits) is checked again after.
+    // (checked against the structure before, where 1e300 s fits) is checked again after, while
+    // the answer's time allows.
     answer(calls(1));
     const raced = registered(await connect('alice', { name: 'r', url: api.origin }));
     answer(calls(1e10));
@@ -1139,6 +1152,8 @@ describe('settings', () => {
       () => {
         patched = patch('alice', raced.id, { settings: { nodes: { db: { serviceTime: 1e300 } } } });
       },
+      // After its write the check keeps only the answer's 3 s: with 4 s left it runs.
+      fourSecondsLeft,
     );
     await patched;
     expect(afterRace.settings).toEqual({ nodes: { db: { serviceTime: 1e300 } } });
@@ -1148,9 +1163,10 @@ describe('settings', () => {
   // Which settings a run's refusal is said of. A takes 1 a step and passes nearly all of it to B,
   // whose service time is 1e300 s: 1e300 requests in flight. An arrival of 1e10 set on A puts
   // that past a double at B, where only a capacity is set: the capacity is not the cause (the run
-  // without it refuses the same), so the settings as a whole are named. A document whose X already
-  // fails (p99 past a double) takes settings that leave that failure as it is, and refuses ones
-  // that make another (Y's service time of 1e308). A dry run says what the connect says.
+  // without it refuses the same), so the settings as a whole are named. A document that fails
+  // alone (X's p99 past a double) is the document's to fix: settings that name no cause are taken
+  // there, even Y's own 1e308 (the run refuses at the entry first). A dry run says what the
+  // connect says.
   it('names the setting a run refuses only where it is the cause, and the dry run agrees', async () => {
     const queue = {
       nodes: [
@@ -1193,12 +1209,26 @@ describe('settings', () => {
     registered(
       await register('alice', { name: 'f', document: fanned(1e308), settings: { nodes: { Y: { slo: 5 } } } }),
     );
-    expect(await refusedFor(fanned(1e308), { nodes: { Y: { serviceTime: 1e308 } } })).toEqual([
-      {
-        path: 'settings',
-        message: expect.stringMatching(/^runs cannot answer with them applied: nodes\[0\]: /),
-      },
-    ]);
+    registered(
+      await register('alice', {
+        name: 'f',
+        document: fanned(1e308),
+        settings: { nodes: { Y: { serviceTime: 1e308 } } },
+      }),
+    );
+    // X and Z both past a double in the document: settings that fix X alone are taken (the run
+    // with them then refuses at Z, which is no setting's doing), so they can be fixed one by one.
+    const twoBroken = {
+      nodes: [...fanned(1e308).nodes, { id: 'Z', exit: 1, serviceTime: 1e308 }],
+      dependencies: [...fanned(1e308).dependencies, { from: 'web', to: 'Z' }],
+    };
+    registered(
+      await register('alice', {
+        name: 'z',
+        document: twoBroken,
+        settings: { nodes: { X: { serviceTime: 1 } } },
+      }),
+    );
 
     // The dry run and the connect, on the document that fails alone and on one that runs.
     const connect = createConnectSystem({ systems, limits, outbound });
@@ -1220,6 +1250,19 @@ describe('settings', () => {
       'INVALID_REQUEST',
       'INVALID_REQUEST',
     ]);
+    // Refused as a whole (A's arrival overflows B's queue): the dry run says the same 400.
+    const queueApi = await externalApi(queue);
+    for (const dryRun of [true, false]) {
+      const refused = await contractErrorOf(
+        connect('alice', {
+          name: 'c',
+          url: queueApi.origin,
+          dryRun,
+          settings: { nodes: { A: { arrival: 1e10 } } },
+        }),
+      );
+      expect([refused.code, refused.details]).toEqual(['INVALID_REQUEST', whole]);
+    }
   });
 
   // The check runs the engine, so it gives way to the function's time: with less than twice the
@@ -1246,6 +1289,14 @@ describe('settings', () => {
     const late = { remainingMs: () => 5_000, limitMs: 20_000 };
     const { system } = await patch('alice', record.id, broken, undefined, late);
     expect(system.settings).toEqual(broken.settings);
+    // A check that used the time up (the clock reads 0 after it) writes nothing: 503, try again.
+    let reads = 0;
+    const usedUp = { remainingMs: () => (reads++ === 0 ? 14_000 : 0), limitMs: 20_000 };
+    const outOfTime = await contractErrorOf(
+      patch('alice', record.id, { settings: { nodes: { db: { slo: 1 } } } }, undefined, usedUp),
+    );
+    expect(outOfTime.code).toBe('SERVICE_UNAVAILABLE');
+    expect((await systems.getRecord('alice', record.id))!.settings).toEqual(broken.settings);
     const { system: cleared } = await patch('alice', record.id, { settings: {} }, undefined, inTime);
     expect(cleared.settings).toBeUndefined();
   });
