@@ -99,6 +99,14 @@ describe('merging repeated pairs', () => {
         const keys = bounded
           ? (['inflow', 'outflow', 'pressure', 'throughput', 'utilization'] as const)
           : (['inflow', 'outflow', 'pressure'] as const);
+        // A steady throughput exactly at capacity is saturated or not by its last bit, which
+        // merging can change (found: 16.2 / 1.8 = 9 against a capacity of 9 read 8.999999999999993
+        // apart and 9.000000000000009 merged): there roles and the blockage may differ.
+        const onTheEdge = [apart, together].some((result) =>
+          result.nodes.some(
+            (node) => node.utilization !== undefined && Math.abs(node.utilization - 1) <= 1e-9,
+          ),
+        );
         apart.nodes.forEach((node, i) => {
           const other = together.nodes[i]!;
           for (const key of keys) {
@@ -107,9 +115,9 @@ describe('merging repeated pairs', () => {
             if (a === undefined || b === undefined) expect(b).toBe(a);
             else expect(Math.abs(a - b)).toBeLessThanOrEqual(1e-9 * scale * Math.max(1, Math.abs(a)));
           }
-          expect(other.role).toBe(node.role);
+          if (!onTheEdge) expect(other.role).toBe(node.role);
         });
-        expect(together.primaryBlockage).toBe(apart.primaryBlockage);
+        if (!onTheEdge) expect(together.primaryBlockage).toBe(apart.primaryBlockage);
       }),
       { numRuns: 300 },
     );

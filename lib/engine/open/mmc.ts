@@ -169,6 +169,8 @@ export function responseTimeQuantile(
   const gap = (servers - 1) * mu - throughput;
   let low = 0;
   let high = Number.POSITIVE_INFINITY;
+  let lowValue = Number.POSITIVE_INFINITY;
+  let highValue = Number.NEGATIVE_INFINITY;
   // Stryker disable all: same answer, other work: where the root find starts and how it steps (mmc.test.ts checks that every quantile leaves 1 − q above it to 1e-13, on 400 random pools, loads and quantiles)
   let t = tailGuess(target, mu, theta, C) ?? times.responseTime;
   for (let i = 0; i < 200 && (high === Number.POSITIVE_INFINITY || high - low > 1e-12 * high); i++) {
@@ -184,15 +186,20 @@ export function responseTimeQuantile(
     // time of 1e-160 does not overflow μ · θ.)
     const queued = -mu * (theta * between);
     const density = (1 - C) * mu * served + C * queued;
-    if (value > 0) low = t;
-    else high = t;
+    if (value > 0) {
+      low = t;
+      lowValue = value;
+    } else {
+      high = t;
+      highValue = value;
+    }
     const step = t - value / -density;
     // A step rounding back onto `t` is as close as doubles get.
     if (step === t) return t;
     t = step > low && step < high ? step : high === Number.POSITIVE_INFINITY ? 2 * t : (low + high) / 2;
   }
   // Stryker restore all
-  return high;
+  return lowValue < -highValue ? low : high;
 }
 
 /**
