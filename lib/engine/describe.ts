@@ -139,6 +139,7 @@ export function flowOf(structure: CompiledStructure, step: StepBuffers, e: numbe
   if (slot < 0) return 0;
   // A split that ran out at its cut slot (`splitCapped`): that slot took what was left, the rest nothing.
   const cut = step.cutSlot[source]!;
+  // Stryker disable next-line EqualityOperator: same answer: a split cannot run out at its first slot (a first part as large as the outflow leaves the others less than half a unit each, which round to 0)
   if (cut >= 0 && slot >= cut) return slot === cut ? step.cutFlow[source]! : 0;
   const isLast = slot === structure.outStart[source + 1]! - 1;
   return dependencyFlow(

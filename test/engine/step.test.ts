@@ -79,6 +79,25 @@ describe('one step', () => {
     }
   });
 
+  // A holds 2.5e-323 (five units) and sends a hair over 0.3 of it along each of three
+  // dependencies, the rest to a fourth: each part, 1.5 units and a hair, rounds to two, six
+  // units out of five. Sent in order, each at most what is left: two, two, and the one unit
+  // left, less than its part; the fourth nothing. What each dependency says it carries is what
+  // its target received.
+  it('gives the part where a capped split runs out only what is left', () => {
+    const result = analyze({
+      nodes: [{ id: 'A', load: 2.5e-323 }, { id: 'B' }, { id: 'C' }, { id: 'D' }, { id: 'E' }],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'A', to: 'C' },
+        { from: 'A', to: 'D' },
+        { from: 'A', to: 'E', weight: 0.3333 },
+      ],
+    });
+    expect(result.dependencies.map((d) => d.flow)).toEqual([1e-323, 1e-323, 5e-324, 0]);
+    expect(result.nodes.map((n) => n.inflow)).toEqual([0, 1e-323, 1e-323, 5e-324, 0]);
+  });
+
   // The same in an open structure, where A's exit takes the remainder: A passes on the 1e-323
   // that arrives each step; three parts of a hair over half a unit each would send three units
   // and leave a negative exit (read as none). Capped, they send two and nothing exits.
