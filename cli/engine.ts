@@ -379,8 +379,9 @@ function blamedOnSettings(error: unknown, body: unknown, settings: Settings): un
 
 /**
  * The settings applied, as a run on a registered system applies them: their ids must be nodes,
- * and they must fit the structure as `PATCH /api/systems/{id}` checks them (400 naming the
- * setting: `settings.nodes.api.capacity: 3 disagrees with …`, not the node it lands on).
+ * and the structure must compile with them as `PATCH /api/systems/{id}` compiles it (400 naming
+ * the setting: `settings.nodes.api.capacity: 3 disagrees with …`, not the node it lands on).
+ * What only a run finds, the run itself says (`blamedOnSettings`), not a second run first.
  */
 function withSettings(
   structure: { nodes: unknown[]; dependencies: unknown[] },
@@ -426,7 +427,7 @@ function withCommandLine(body: unknown, command: EngineCommand, scenario: unknow
   };
 }
 
-/** The settings file, checked as PATCH /api/systems/{id} checks settings (400 naming the field). */
+/** The settings file, its shape checked as PATCH /api/systems/{id} checks it (400 naming the field). */
 async function readSettingsFile(
   path: string,
   stdin: EngineCliIo['stdin'],

@@ -738,8 +738,10 @@ function systemPaths(): JsonObject {
               content: json('System'),
             },
             '400': errorResponse(
-              'A bad setting, an unknown field, or one naming a node the structure does not hold ' +
-                '(`INVALID_REQUEST`, naming the path, e.g. `settings.nodes.<id>`).',
+              'A bad setting, an unknown field, one naming a node the structure does not hold, one the ' +
+                'structure contradicts, or settings with which runs of the system cannot answer (a service ' +
+                'time whose p99 is past a double; found by running the system with them) ' +
+                '(`INVALID_REQUEST`, naming the path, e.g. `settings.nodes.<id>.serviceTime`, or `settings`).',
               {},
             ),
             '404': notFound,

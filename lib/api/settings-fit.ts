@@ -48,6 +48,8 @@ export function compileRunnableWithSettings(
   options: RunCheckOptions = {},
 ): CompiledStructure {
   const compiled = compileWithSettings(structure, settings);
+  // Settings that say nothing change no run: nothing of theirs to check.
+  if (settingsSayNothing(settings)) return compiled;
   const refused = settingsRunRefusal(structure, settings, compiled, options);
   if (refused !== undefined) throw settingRefused(refused);
   return compiled;
@@ -93,12 +95,24 @@ export function settingsRunRefusal(
       return undefined;
     return new PayloadError(
       'settings',
-      `runs cannot answer with them applied: ${refused.path}: ${problemOf(refused)}`,
+      `runs cannot answer with them applied: ${refused.path}${idOf(structure, refused.path)}: ${problemOf(refused)}`,
     );
   } catch (error) {
     if (error instanceof RunStoppedError) return undefined;
     throw error;
   }
+}
+
+/** ` (node "B")` for a path in node B (`nodes[1].serviceTime`), so a reader of ids can find it. */
+function idOf(structure: StructureArrays, path: string): string {
+  const named = nodeFieldOf(path);
+  const id = named === undefined ? undefined : (structure.nodes[named.v] as { id?: unknown } | undefined)?.id;
+  return typeof id === 'string' ? ` (node ${JSON.stringify(id)})` : '';
+}
+
+/** Whether settings say nothing (no default capacity, no node): they change no run. */
+export function settingsSayNothing(settings: Settings): boolean {
+  return settings.defaultCapacity === undefined && Object.keys(settings.nodes ?? {}).length === 0;
 }
 
 /** What `analyze` refuses in `compiled`, or `undefined` when it answers. */

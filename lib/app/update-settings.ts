@@ -9,7 +9,7 @@
  * those; without it, the last PATCH wins.
  */
 import { checkSettingsIds, parsePatchSystemRequest } from '../api/connect-request';
-import { compileRunnableWithSettings, compileWithSettings } from '../api/settings-fit';
+import { compileRunnableWithSettings, settingsSayNothing } from '../api/settings-fit';
 import {
   matchedSettingsRevision,
   type PublicSystemRecord,
@@ -49,7 +49,7 @@ export function createUpdateSettings(deps: {
     inContractTerms(async () => {
       const { settings } = parsePatchSystemRequest(body);
       // Empty settings are no settings: the record goes back to what the structure says.
-      const none = settings.defaultCapacity === undefined && Object.keys(settings.nodes ?? {}).length === 0;
+      const none = settingsSayNothing(settings);
       // The settings are written only onto the structure they were checked against: a refresh
       // landing in between fails the write, and they are checked again against what it brought.
       for (let attempt = 1; ; attempt++) {
@@ -58,9 +58,7 @@ export function createUpdateSettings(deps: {
         const revision = ifMatch === undefined ? undefined : matchedSettingsRevision(ifMatch, stored.record);
         if (ifMatch !== undefined && revision === undefined) throw settingsChanged();
         checkSettingsIds(unknownSettingsIds(stored.structure, settings));
-        // Empty settings are checked as the structure alone is (compiled): nothing of theirs to run.
-        if (none) compileWithSettings(stored.structure, settings);
-        else compileRunnableWithSettings(stored.structure, settings, { shouldStop: checkDeadline(time) });
+        compileRunnableWithSettings(stored.structure, settings, { shouldStop: checkDeadline(time) });
         // The check may have used the function's time: nothing is written that it may not cover.
         checkTimeToStore(time);
         try {

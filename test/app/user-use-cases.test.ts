@@ -1047,7 +1047,7 @@ describe('settings', () => {
         {
           path: 'settings',
           message: expect.stringMatching(
-            /^runs cannot answer with them applied: nodes\[0\]: its requests' end-to-end latency /,
+            /^runs cannot answer with them applied: nodes\[0\] \(node "web"\): its requests' end-to-end latency /,
           ),
         },
       ],
@@ -1122,7 +1122,7 @@ describe('settings', () => {
     );
     expect(refreshed.warnings).toEqual([
       expect.stringMatching(
-        /^settings no longer fit the structure \(runs answer PAYLOAD_ERROR until they change\): settings: runs cannot answer with them applied: nodes\[0\]: its requests' end-to-end latency /,
+        /^settings no longer fit the structure \(runs answer PAYLOAD_ERROR until they change\): settings: runs cannot answer with them applied: nodes\[0\] \(node "api"\): its requests' end-to-end latency /,
       ),
     ]);
 
@@ -1183,7 +1183,7 @@ describe('settings', () => {
       {
         path: 'settings',
         message: expect.stringMatching(
-          /^runs cannot answer with them applied: nodes\[1\]\.serviceTime: makes the node's inFlight larger/,
+          /^runs cannot answer with them applied: nodes\[1\]\.serviceTime \(node "B"\): makes the node's inFlight larger/,
         ),
       },
     ];

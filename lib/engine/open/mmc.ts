@@ -146,8 +146,9 @@ function twoRateGap(t: number, mu: number, gap: number, served: number): number 
  * in, has an exponential response time and a closed form (`ln(1/(1 − q)) / rate`); otherwise
  * Newton's method on the decreasing `exceedProbability`, from where its slower exponential alone
  * would put the quantile (`tailGuess`), inside a bracket of the points seen (doubled while it has
- * no top, halved wherever a step would leave it), until a step no longer moves or the bracket is
- * 1e-12 of its top.
+ * no top, halved wherever a step would leave it), until a step no longer moves `t` (the answer)
+ * or the bracket is 1e-12 of its top, whose end nearer `1 − q` is the answer (a first step can
+ * land on the root and leave the guess, the bracket's top, 1e-13 off).
  */
 export function responseTimeQuantile(
   q: number,
