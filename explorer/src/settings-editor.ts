@@ -28,6 +28,8 @@ export interface SettingsEditorHost {
 interface NodeSettings {
   capacity?: unknown;
   arrival?: unknown;
+  /** Fields the editor has no column for (`serviceTime`, `servers`, `slo`): kept as they are. */
+  [field: string]: unknown;
 }
 
 interface Settings {
@@ -54,7 +56,8 @@ function shown(value: unknown): string {
 
 /**
  * The capacities of a registered system: `defaultCapacity` and per-node `capacity` / `arrival`,
- * saved with `PATCH /api/systems/{id}` `{ settings }` (which replaces them), then the system run
+ * saved with `PATCH /api/systems/{id}` `{ settings }` (which replaces them; a node's other
+ * settings, such as its service time, are sent again as they were read), then the system run
  * again with them. A 400 shows the server's message and marks the field it names; no answer (no
  * connection, none in time) is said in the editor's status, and Save can be pressed again.
  */
@@ -87,8 +90,18 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     checkedNumberField(defaultCapacity, DEFAULT_CAPACITY, $('default-capacity-problem')),
   );
 
+  /**
+   * Per row read from the stored settings, its node id then and the fields the editor shows no
+   * column for (`serviceTime`, `servers`, `slo`, set with the API): a save keeps them while the
+   * row names the same node, since `PATCH` replaces the settings whole.
+   */
+  const keptFields = new WeakMap<HTMLTableRowElement, { id: string; fields: Record<string, unknown> }>();
+
   function addRow(id = '', settings: NodeSettings = {}): HTMLTableRowElement {
     const row = document.createElement('tr');
+    const { capacity: _capacity, arrival: _arrival, ...others } = settings;
+    const kept = Object.entries(others);
+    if (kept.length > 0) keptFields.set(row, { id, fields: Object.fromEntries(kept) });
     const cell = (field: string, value: string, label: string) => {
       const input = document.createElement('input');
       input.type = 'text';
@@ -117,8 +130,16 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     });
     const removeCell = document.createElement('td');
     removeCell.append(remove);
+    const nodeCell = cell('node', id, 'Node id');
+    if (kept.length > 0) {
+      // Said under the id, so a save that keeps them, and a × that removes them, are no surprise.
+      const note = document.createElement('span');
+      note.className = 'settings-kept';
+      note.textContent = `keeps ${kept.map(([field, value]) => `${field} ${String(value)}`).join(', ')}`;
+      nodeCell.append(note);
+    }
     row.append(
-      cell('node', id, 'Node id'),
+      nodeCell,
       cell('capacity', shown(settings.capacity), 'Capacity'),
       cell('arrival', shown(settings.arrival), 'Arrival'),
       removeCell,
@@ -150,7 +171,8 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     for (const row of rows.querySelectorAll('tr')) {
       const id = input(row, 'node').value.trim();
       if (id === '') continue;
-      const entry: NodeSettings = {};
+      const kept = keptFields.get(row);
+      const entry: NodeSettings = kept !== undefined && kept.id === id ? { ...kept.fields } : {};
       const capacity = fieldValue(input(row, 'capacity'));
       const arrival = fieldValue(input(row, 'arrival'));
       if (capacity !== undefined) entry.capacity = capacity;

@@ -425,6 +425,30 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     await page.fill('#default-capacity', '300');
     await page.click('#save-settings');
     await expect.poll(() => page.textContent('#settings-status')).toMatch(/^Saved;/);
+
+    // A setting the editor has no column for (an SLO, set with the API) is shown under its node
+    // and kept when the editor saves: PATCH replaces the settings whole, so it sends it again.
+    const withSlo = await post(
+      server.url,
+      server.userToken,
+      { settings: { defaultCapacity: 300, nodes: { 'SampleSite (client)': { arrival: 4000, slo: 2 } } } },
+      { path: `/api/systems/${id}`, method: 'PATCH' },
+    );
+    expect(withSlo.status, withSlo.text).toBe(200);
+    await page.click('#close-settings');
+    await openCapacities('xray graph');
+    await expect.poll(() => page.textContent('#settings-nodes .settings-kept')).toBe('keeps slo 2');
+    await page.locator('#settings-nodes tr').first().locator('input[data-field="arrival"]').fill('3000');
+    await page.click('#save-settings');
+    await expect.poll(() => page.textContent('#settings-status')).toMatch(/^Saved;/);
+    const withKept = await post(server.url, server.userToken, undefined, {
+      path: `/api/systems/${id}`,
+      method: 'GET',
+    });
+    expect(withKept.json.settings).toEqual({
+      defaultCapacity: 300,
+      nodes: { 'SampleSite (client)': { arrival: 3000, slo: 2 } },
+    });
   });
 
   /** The SVG view's viewBox as numbers. */
