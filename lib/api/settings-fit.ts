@@ -3,7 +3,9 @@
  * engine accepts. A setting can contradict the structure it is written for — a `capacity` beside
  * the node's own `servers` and `serviceTime`, `servers` on a node without a service time, a
  * `serviceTime` too small for the node's servers — and each is refused when the settings are
- * written (400 naming the setting), not found at every run after.
+ * written (400 naming the setting), not found at every run after. So are settings with which the
+ * structure compiles but its runs cannot answer (a service time whose p99 is past a double),
+ * found by running it with them (`settingsRunRefusal`).
  */
 import {
   analyze,
