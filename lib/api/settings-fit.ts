@@ -62,13 +62,14 @@ export interface RunCheckOptions {
   compiledAlone?: CompiledStructure | undefined;
   /** What the run with the settings refused, where the caller ran it already (a dry run). */
   refused?: PayloadError | undefined;
-  /** Asked at the engine's checkpoints: a check it stops finds nothing. */
+  /** Asked at the engine's checkpoints: a check it stops finds nothing (a dry run: see below). */
   shouldStop?: ShouldStop | undefined;
 }
 
 /**
  * What a run refuses with `settings` applied (`compiled`) because of them; `undefined` when runs
- * answer, or when the check was stopped. A node's setting is named where it is the cause: the run
+ * answer, or when the check was stopped (where the caller gave the refusal, a dry run, what
+ * `blameSettings` says of it then). A node's setting is named where it is the cause: the run
  * without that one setting does not refuse the same (an arrival set on one node can make
  * another's queue overflow: then the other's own setting is not the cause). Where no one setting
  * is, the settings as a whole are named (`settings: runs cannot answer with them applied:
@@ -100,8 +101,10 @@ export function settingsRunRefusal(
       `runs cannot answer with them applied: ${refused.path}${idOf(structure, refused.path)}: ${problemOf(refused)}`,
     );
   } catch (error) {
-    if (error instanceof RunStoppedError) return undefined;
-    throw error;
+    if (!(error instanceof RunStoppedError)) throw error;
+    // Stopped by the time: a write takes the settings unchecked; a dry run, which has its
+    // refusal already, names a node's queue setting as runs do, else the element (422).
+    return options.refused === undefined ? undefined : blameSettings(structure, settings, options.refused);
   }
 }
 

@@ -135,7 +135,7 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
         return dryRunAnswer(
           withSettings,
           { format, unit, warnings },
-          { structure, settings, compiledAlone: compiled },
+          { structure, settings, compiledAlone: compiled, time },
         );
       }
       const record = await createWithinTime(
@@ -176,7 +176,11 @@ function analyzedOrRefused(compiled: CompiledStructure, sent: DryRunSent): Engin
     const refused =
       settings === undefined
         ? undefined
-        : settingsRunRefusal(structure, settings, compiled, { refused: error, compiledAlone });
+        : settingsRunRefusal(structure, settings, compiled, {
+            refused: error,
+            compiledAlone,
+            shouldStop: checkDeadline(sent.time),
+          });
     if (refused !== undefined) throw settingRefused(refused);
     throw new ApiError(
       'UPSTREAM_INVALID',
@@ -193,6 +197,8 @@ interface DryRunSent {
   structure: { nodes: readonly unknown[]; dependencies: readonly unknown[] };
   settings: Settings | undefined;
   compiledAlone: CompiledStructure;
+  /** The function's time: the runs that decide between 400 and 422 give way to it. */
+  time: FunctionTime | undefined;
 }
 
 function dryRunAnswer(

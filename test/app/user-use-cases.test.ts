@@ -1263,6 +1263,17 @@ describe('settings', () => {
       );
       expect([refused.code, refused.details]).toEqual(['INVALID_REQUEST', whole]);
     }
+    // With 5 s of the function's 20 s left the runs that decide it give way (they keep 6 s): the
+    // dry run names a queue setting of the node as runs do, else the element, 422.
+    const late = await contractErrorOf(
+      connect(
+        'alice',
+        { name: 'c', url: queueApi.origin, dryRun: true, settings: { nodes: { A: { arrival: 1e10 } } } },
+        undefined,
+        { remainingMs: () => 5_000, limitMs: 20_000 },
+      ),
+    );
+    expect(late.code).toBe('UPSTREAM_INVALID');
   });
 
   // The check runs the engine, so it gives way to the function's time: with less than twice the
