@@ -131,11 +131,17 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     const removeCell = document.createElement('td');
     removeCell.append(remove);
     const nodeCell = cell('node', id, 'Node id');
+    // Said under the id, so a save that keeps them, and a × that removes them, are no surprise;
+    // once the id is changed they stay with the node they were read for, and the note says so.
+    let sayKept = () => {};
     if (kept.length > 0) {
-      // Said under the id, so a save that keeps them, and a × that removes them, are no surprise.
       const note = document.createElement('span');
       note.className = 'settings-kept';
-      note.textContent = `keeps ${kept.map(([field, value]) => `${field} ${String(value)}`).join(', ')}`;
+      const listed = kept.map(([field, value]) => `${field} ${String(value)}`).join(', ');
+      sayKept = () => {
+        note.textContent =
+          input(row, 'node').value.trim() === id ? `keeps ${listed}` : `drops ${listed} (set for ${id})`;
+      };
       nodeCell.append(note);
     }
     row.append(
@@ -147,8 +153,12 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     // Each row's button named after its node, so the buttons' names tell them apart.
     const nodeField = input(row, 'node');
     const name = () => remove.setAttribute('aria-label', `Remove ${nodeField.value.trim() || 'this node'}`);
-    nodeField.addEventListener('input', name);
+    nodeField.addEventListener('input', () => {
+      name();
+      sayKept();
+    });
     name();
+    sayKept();
     rows.append(row);
     return row;
   }
@@ -182,6 +192,22 @@ export function createSettingsEditor(host: SettingsEditorHost) {
     // Object.fromEntries defines each id as data: a node named `__proto__` keeps its entry.
     if (nodes.length > 0) settings.nodes = Object.fromEntries(nodes);
     return settings;
+  }
+
+  /**
+   * The node field of the first row whose id an earlier row has: the settings hold one entry per
+   * node, so one of the two rows would be lost on save.
+   */
+  function repeatedNodeField(): HTMLInputElement | undefined {
+    const seen = new Set<string>();
+    for (const row of rows.querySelectorAll('tr')) {
+      const field = input(row, 'node');
+      const id = field.value.trim();
+      if (id === '') continue;
+      if (seen.has(id)) return field;
+      seen.add(id);
+    }
+    return undefined;
   }
 
   /** Marks the input a server error's path names (`settings.nodes.<id>.capacity`, …). */
@@ -233,6 +259,15 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       return;
     }
     const id = systemId;
+    const twice = repeatedNodeField();
+    if (twice !== undefined) {
+      markInvalid(undefined);
+      twice.setAttribute('aria-invalid', 'true');
+      status.className = 'settings-error';
+      status.textContent = `Nothing was saved: ${JSON.stringify(twice.value.trim())} is in two rows (marked): keep one.`;
+      twice.focus();
+      return;
+    }
     const bad = [...numbers.values()].filter((field) => !field.check().valid);
     if (bad.length > 0) {
       status.className = 'settings-error';

@@ -84,6 +84,8 @@ export function settingsRunRefusal(
   options: RunCheckOptions = {},
 ): PayloadError | undefined {
   const { shouldStop } = options;
+  // The node's setting the older rule names was run without, and is not the cause.
+  let cleared = false;
   try {
     const refused = options.refused ?? runRefusal(compiled, shouldStop);
     if (refused === undefined) return undefined;
@@ -92,6 +94,7 @@ export function settingsRunRefusal(
       const without = compiledOrRefused(structure, withoutSetting(settings, blamed));
       const stillRefused = without instanceof PayloadError ? without : runRefusal(without, shouldStop);
       if (!sameRefusal(stillRefused, refused)) return blamedRefusal(blamed, refused);
+      cleared = true;
     }
     const alone = options.compiledAlone ?? compiledOrRefused(structure, undefined);
     if ((alone instanceof PayloadError ? alone : runRefusal(alone, shouldStop)) !== undefined)
@@ -103,8 +106,11 @@ export function settingsRunRefusal(
   } catch (error) {
     if (!(error instanceof RunStoppedError)) throw error;
     // Stopped by the time: a write takes the settings unchecked; a dry run, which has its
-    // refusal already, names a node's queue setting as runs do, else the element (422).
-    return options.refused === undefined ? undefined : blameSettings(structure, settings, options.refused);
+    // refusal already, names a node's queue setting as runs do (unless its run without it
+    // finished: then it is not the cause), else the element (422).
+    return options.refused === undefined || cleared
+      ? undefined
+      : blameSettings(structure, settings, options.refused);
   }
 }
 

@@ -1274,6 +1274,23 @@ describe('settings', () => {
       ),
     );
     expect(late.code).toBe('UPSTREAM_INVALID');
+    // Stopped later, once the run without B's capacity refused the same: the capacity is not the
+    // cause, and is not named (the clock has time for that one run, none after).
+    let reads = 0;
+    const cleared = await contractErrorOf(
+      connect(
+        'alice',
+        {
+          name: 'c',
+          url: queueApi.origin,
+          dryRun: true,
+          settings: { nodes: { A: { arrival: 1e10 }, B: { capacity: 1e30 } } },
+        },
+        undefined,
+        { remainingMs: () => (reads++ === 0 ? 14_000 : 0), limitMs: 20_000 },
+      ),
+    );
+    expect(cleared.code).toBe('UPSTREAM_INVALID');
   });
 
   // The check runs the engine, so it gives way to the function's time: with less than twice the

@@ -449,6 +449,23 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
       defaultCapacity: 300,
       nodes: { 'SampleSite (client)': { arrival: 3000, slo: 2 } },
     });
+    // Renamed, the row would leave them behind, and says so; two rows of one node (one entry
+    // each in the settings) are refused before anything is sent.
+    const clientNode = page.locator('#settings-nodes tr').first().locator('input[data-field="node"]');
+    await clientNode.fill('SampleSite');
+    expect(await page.textContent('#settings-nodes .settings-kept')).toBe(
+      'drops slo 2 (set for SampleSite (client))',
+    );
+    await clientNode.fill('SampleSite (client)');
+    expect(await page.textContent('#settings-nodes .settings-kept')).toBe('keeps slo 2');
+    await page.click('#add-setting');
+    const again = page.locator('#settings-nodes tr').nth(1).locator('input[data-field="node"]');
+    await again.fill('SampleSite (client)');
+    await page.click('#save-settings');
+    expect(await page.textContent('#settings-status')).toBe(
+      'Nothing was saved: "SampleSite (client)" is in two rows (marked): keep one.',
+    );
+    expect(await again.getAttribute('aria-invalid')).toBe('true');
   });
 
   /** The SVG view's viewBox as numbers. */
