@@ -34,11 +34,10 @@ import {
   type CompiledStructureCache,
   type PublicSystemRecord,
   type SystemStore,
-  toPublicSystemRecord,
   unknownSettingsIds,
 } from '../systems';
 import { inContractTerms } from './errors';
-import { checkDeadline, createWithinTime, type FunctionTime } from './time-to-store';
+import { checkDeadline, type FunctionTime, storeNewSystem } from './time-to-store';
 
 export interface ConnectSystemDeps {
   systems: Pick<SystemStore, 'create' | 'delete'>;
@@ -138,8 +137,8 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
           { structure, settings, compiledAlone: compiled, time },
         );
       }
-      const record = await createWithinTime(
-        systems,
+      return storeNewSystem(
+        { systems, cache },
         {
           owner,
           name: request.name,
@@ -150,12 +149,9 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
           ...(readOptions === undefined ? {} : { readOptions }),
           ...(settings === undefined ? {} : { settings }),
         },
+        { compiled, warnings },
         time,
       );
-      // Runs on a system with settings compile the structure with them applied (a key of its own).
-      if (settings === undefined) cache?.set(record.sha256, compiled);
-      const shown = toPublicSystemRecord(record);
-      return warnings.length === 0 ? shown : { ...shown, warnings };
     });
 }
 

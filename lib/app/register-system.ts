@@ -11,15 +11,10 @@ import {
 } from '../api/connect-request';
 import { compileRunnableWithSettings } from '../api/settings-fit';
 import type { Limits } from '../config/limits';
-import {
-  type CompiledStructureCache,
-  type SystemStore,
-  toPublicSystemRecord,
-  unknownSettingsIds,
-} from '../systems';
+import { type CompiledStructureCache, type SystemStore, unknownSettingsIds } from '../systems';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms } from './errors';
-import { checkDeadline, createWithinTime, type FunctionTime } from './time-to-store';
+import { checkDeadline, type FunctionTime, storeNewSystem } from './time-to-store';
 
 export interface RegisterSystemDeps {
   systems: Pick<SystemStore, 'create' | 'delete'>;
@@ -56,8 +51,8 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
           shouldStop: checkDeadline(time),
         });
       }
-      const record = await createWithinTime(
-        systems,
+      return storeNewSystem(
+        { systems, cache },
         {
           owner,
           name: request.name,
@@ -68,11 +63,8 @@ export function createRegisterSystem(deps: RegisterSystemDeps): RegisterSystem {
           ...(readOptions === undefined ? {} : { readOptions }),
           ...(settings === undefined ? {} : { settings }),
         },
+        { compiled, warnings },
         time,
       );
-      // Runs on a system with settings compile the structure with them applied (a key of its own).
-      if (settings === undefined) cache?.set(record.sha256, compiled);
-      const shown = toPublicSystemRecord(record);
-      return warnings.length === 0 ? shown : { ...shown, warnings };
     });
 }

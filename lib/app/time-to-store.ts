@@ -1,7 +1,13 @@
 import { outOfTime } from '../api/errors';
 import { reserveWithin } from '../api/run-deadline';
-import type { ShouldStop } from '../engine';
-import type { SystemRecord, SystemStore } from '../systems';
+import type { CompiledStructure, ShouldStop } from '../engine';
+import {
+  type CompiledStructureCache,
+  type SystemRecord,
+  type SystemStore,
+  toPublicSystemRecord,
+} from '../systems';
+import type { ConnectedSystem } from './connect-system';
 
 /**
  * Time kept for storing a system: a full-size structure's chunks, a few megabytes in some twenty
@@ -33,11 +39,16 @@ export interface FunctionTime {
  */
 export function checkTimeToStore(time: FunctionTime | undefined): void {
   if (time === undefined) return;
-  const limitMs =
-    time.limitMs !== undefined && Number.isFinite(time.limitMs) ? time.limitMs : Number.POSITIVE_INFINITY;
   // A clock that reads no number (none in Lambda or locally) is no clock: as without one.
   const remaining = time.remainingMs();
-  if (Number.isFinite(remaining) && remaining < reserveWithin(limitMs, STORE_RESERVE_MS)) throw outOfTime();
+  if (Number.isFinite(remaining) && remaining < storeReserveMs(time)) throw outOfTime();
+}
+
+/** The time kept for a write, from the request's limit (`reserveWithin`). */
+function storeReserveMs(time: FunctionTime): number {
+  const limitMs =
+    time.limitMs !== undefined && Number.isFinite(time.limitMs) ? time.limitMs : Number.POSITIVE_INFINITY;
+  return reserveWithin(limitMs, STORE_RESERVE_MS);
 }
 
 /**
@@ -48,7 +59,7 @@ export function checkTimeToStore(time: FunctionTime | undefined): void {
  * the retry stores, and the request answers the same 503 itself: never a 201 for a system that
  * is gone.
  */
-export async function createWithinTime(
+async function createWithinTime(
   systems: Pick<SystemStore, 'create' | 'delete'>,
   system: Parameters<SystemStore['create']>[0],
   time: FunctionTime | undefined,
@@ -58,6 +69,24 @@ export async function createWithinTime(
   if (time === undefined || !(time.remainingMs() <= ANSWERED_AT_MS)) return record;
   await systems.delete(record.owner, record.id).catch(() => undefined);
   throw outOfTime();
+}
+
+/**
+ * A new system read by connect or sent to `POST /api/systems`, stored within the function's time
+ * (`createWithinTime`) and shown as its owner sees it, with the read's warnings. Without settings
+ * its compiled structure goes to the cache for its runs; runs with settings compile the structure
+ * with them applied (a key of its own).
+ */
+export async function storeNewSystem(
+  deps: { systems: Pick<SystemStore, 'create' | 'delete'>; cache?: CompiledStructureCache | undefined },
+  system: Parameters<SystemStore['create']>[0],
+  read: { compiled: CompiledStructure; warnings: string[] },
+  time: FunctionTime | undefined,
+): Promise<ConnectedSystem> {
+  const record = await createWithinTime(deps.systems, system, time);
+  if (system.settings === undefined) deps.cache?.set(record.sha256, read.compiled);
+  const shown = toPublicSystemRecord(record);
+  return read.warnings.length === 0 ? shown : { ...shown, warnings: read.warnings };
 }
 
 /**
@@ -71,8 +100,6 @@ export function checkDeadline(
   { afterWrite = false }: { afterWrite?: boolean } = {},
 ): ShouldStop | undefined {
   if (time === undefined) return undefined;
-  const limitMs =
-    time.limitMs !== undefined && Number.isFinite(time.limitMs) ? time.limitMs : Number.POSITIVE_INFINITY;
-  const keep = (afterWrite ? 1 : 2) * reserveWithin(limitMs, STORE_RESERVE_MS);
+  const keep = (afterWrite ? 1 : 2) * storeReserveMs(time);
   return () => time.remainingMs() < keep;
 }
