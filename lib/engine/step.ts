@@ -220,10 +220,11 @@ class TotalPastTheBound extends PayloadError {
  * Node `v`'s split when its flows before `end` (its last dependency, or past it where an exit
  * takes the remainder) add up past its outflow `out`: each flow rounds by up to half a unit of
  * the last place, which among the smallest doubles (1e-323 is two units of 5e-324) is a
- * quarter of the whole, so four such flows could carry three units out of two. The flows sent
- * are taken back and sent again in order, each at most what is left: the one that meets what is
- * left takes it (its slot and flow are kept for `flowOf`, so reading a dependency's flow stays one
- * lookup), and the rest, the remainder included, carry nothing. Returns what is left for the
+ * quarter of the whole, so four such flows could carry three units out of two. Read in order,
+ * each at most what is left: the flows before the one that meets what is left stand as sent,
+ * that one takes what is left instead of its part (its slot and flow are kept for `flowOf`, so
+ * reading a dependency's flow stays one lookup), and the rest, the remainder included, carry
+ * nothing. Returns what is left for the
  * remainder: 0 once the split ran out (the usual case), or, where rounding the parts' sum had
  * overshot without the parts themselves doing so, what the plain parts leave.
  */
@@ -236,17 +237,16 @@ function splitCapped(
 ): number {
   const { outStart, outShare, outTarget } = structure;
   const { received } = buffers;
-  const first = outStart[v]!;
-  for (let k = first; k < end; k++) receive(received, outTarget[k]!, -(out * outShare[k]!));
   let left = out;
   // Stryker disable next-line EqualityOperator: same answer: parts that overshot run out before `end` (one past it is reached only where rounding the parts' sum alone overshot)
-  for (let k = first; k < end; k++) {
+  for (let k = outStart[v]!; k < end; k++) {
     const flow = out * outShare[k]!;
     if (flow < left) {
       left -= flow;
-      receive(received, outTarget[k]!, flow);
       continue;
     }
+    // The parts before stand as sent; this one and those after it take back theirs.
+    for (let j = k; j < end; j++) receive(received, outTarget[j]!, -(out * outShare[j]!));
     receive(received, outTarget[k]!, left);
     buffers.cutSlot[v] = k;
     buffers.cutFlow[v] = left;
