@@ -28,6 +28,8 @@ import {
   type EngineResult,
   type Headroom,
   PayloadError,
+  RunStoppedError,
+  withStopCheck,
 } from '../engine';
 import { type FetchJsonOptions, fetchJson, JsonLinesText } from '../outbound';
 import {
@@ -165,8 +167,10 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
  */
 function analyzedOrRefused(compiled: CompiledStructure, sent: DryRunSent): EngineResult {
   try {
-    return analyze(compiled);
+    // The answer is a few lines: the run may take the function's time up to the store's reserve.
+    return withStopCheck(checkDeadline(sent.time, { afterWrite: true }), () => analyze(compiled));
   } catch (error) {
+    if (error instanceof RunStoppedError) throw dryRunOutOfTime(compiled, sent.time);
     if (!(error instanceof PayloadError)) throw error;
     const { structure, settings, compiledAlone } = sent;
     const refused =
@@ -186,6 +190,23 @@ function analyzedOrRefused(compiled: CompiledStructure, sent: DryRunSent): Engin
       },
     );
   }
+}
+
+/**
+ * A dry run whose analysis would outlast the function: 413 naming the time limit, as an engine
+ * run stopped for time is answered, never the function's timeout with no body. Runs on the system
+ * have the engine function's time, no more, so the structure is what to reduce.
+ */
+function dryRunOutOfTime(compiled: CompiledStructure, time: FunctionTime | undefined): ApiError {
+  const limitMs = time?.limitMs ?? time?.remainingMs() ?? 0;
+  const seconds = Math.max(1, Math.round(limitMs / 1000));
+  const count = (n: number, one: string, many: string) =>
+    `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
+  const size = `${count(compiled.nodeCount, 'node', 'nodes')}, ${count(compiled.dependencyCount, 'dependency', 'dependencies')}`;
+  return new ApiError(
+    'LIMIT_EXCEEDED',
+    `The dry run's analysis could not finish within this request's time limit (${seconds} s) and was stopped; the structure read (${size}) takes longer to analyze than this request has; register it without "dryRun" (a registration does not analyze it) and run the engine on it by id.`,
+  );
 }
 
 /** What a dry run was sent: the structure read, the settings, and the structure compiled alone. */

@@ -6,6 +6,7 @@
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ApiError } from '../../lib/api/errors';
+import { compileWithSettings } from '../../lib/api/settings-fit';
 import { type ConnectedSystem, createConnectSystem, type DryRunAnswer } from '../../lib/app/connect-system';
 import { createCreateKey } from '../../lib/app/create-key';
 import { createDeleteSystem } from '../../lib/app/delete-system';
@@ -18,6 +19,7 @@ import { createRevokeKey } from '../../lib/app/revoke-key';
 import { createRunEngine } from '../../lib/app/run-engine';
 import { createUpdateSettings } from '../../lib/app/update-settings';
 import { readLimits } from '../../lib/config/limits';
+import { analyze, PayloadError, withStopCheck } from '../../lib/engine';
 import { DynamoApiKeyStore } from '../../lib/keys';
 import { readConnectAllowHosts } from '../../lib/outbound/allow-hosts';
 import { CompiledStructureCache, DynamoSystemStore, SystemChangedError } from '../../lib/systems';
@@ -172,6 +174,33 @@ describe('connect a system', () => {
       'latencyHeadroom',
       'bottlenecks',
     ]);
+  });
+
+  // The dry run's analysis gives way to the function's time as an engine run does: a clock with
+  // 2 of the function's 20 s left (less than the 3 s kept to answer) stops it at its first
+  // checkpoint, and the answer is a 413 naming the limit and the structure, never a timeout with
+  // no body. With time left, the same dry run answers; a registration does not analyze at all.
+  it('stops a dry run whose analysis would outlast the function, with a 413 naming the time limit', async () => {
+    const api = await externalApi({
+      nodes: [
+        { id: 'F', arrival: 10, fanout: true },
+        { id: 'B', capacity: 15, exit: 1 },
+      ],
+      dependencies: [{ from: 'F', to: 'B', weight: 2 }],
+    });
+    const systems = systemsStore();
+    const connect = createConnectSystem({ systems, limits, outbound });
+    const body = { name: 'try', url: api.origin, dryRun: true };
+    const stopped = await contractErrorOf(
+      connect('alice', body, undefined, { remainingMs: () => 2_000, limitMs: 20_000 }),
+    );
+    expect(stopped.code).toBe('LIMIT_EXCEEDED');
+    expect(stopped.message).toBe(
+      `The dry run's analysis could not finish within this request's time limit (20 s) and was stopped; the structure read (2 nodes, 1 dependency) takes longer to analyze than this request has; register it without "dryRun" (a registration does not analyze it) and run the engine on it by id.`,
+    );
+    const inTime = await connect('alice', body, undefined, { remainingMs: () => 4_000, limitMs: 20_000 });
+    expect((inTime as DryRunAnswer).analysis.primaryBlockage).toBe('B');
+    expect((await systems.list('alice', {})).systems).toEqual([]);
   });
 
   // A structure the engine accepts can hold numbers its run cannot answer: db's service time of
@@ -1275,8 +1304,17 @@ describe('settings', () => {
     );
     expect(late.code).toBe('UPSTREAM_INVALID');
     // Stopped later, once the run without B's capacity refused the same: the capacity is not the
-    // cause, and is not named (the clock has time for that one run, none after).
-    let reads = 0;
+    // cause, and is not named (the clock has time for the dry run's own analysis and that one
+    // run, none after).
+    const clearedSettings = { nodes: { A: { arrival: 1e10 }, B: { capacity: 1e30 } } };
+    let analysisReads = 0;
+    expect(() =>
+      withStopCheck(
+        () => analysisReads++ < 0,
+        () => analyze(compileWithSettings(queue, clearedSettings)),
+      ),
+    ).toThrow(PayloadError);
+    let reads = -analysisReads;
     const cleared = await contractErrorOf(
       connect(
         'alice',
@@ -1284,10 +1322,10 @@ describe('settings', () => {
           name: 'c',
           url: queueApi.origin,
           dryRun: true,
-          settings: { nodes: { A: { arrival: 1e10 }, B: { capacity: 1e30 } } },
+          settings: clearedSettings,
         },
         undefined,
-        { remainingMs: () => (reads++ === 0 ? 14_000 : 0), limitMs: 20_000 },
+        { remainingMs: () => (reads++ <= 0 ? 14_000 : 0), limitMs: 20_000 },
       ),
     );
     expect(cleared.code).toBe('UPSTREAM_INVALID');
