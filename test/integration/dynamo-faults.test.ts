@@ -130,7 +130,7 @@ async function atEveryPosition<T>(
   const counted = newOwner();
   const preparedForCount = await setup(counted);
   service.proxy.reset();
-  await operation(counted, preparedForCount);
+  const clean = await operation(counted, preparedForCount);
   const positions = service.proxy.calls.length;
   expect(positions).toBeGreaterThan(0);
   for (let k = 0; k < positions; k++) {
@@ -141,6 +141,14 @@ async function atEveryPosition<T>(
     const answer = await operation(owner, prepared);
     const calls = service.proxy.calls;
     service.proxy.reset();
+    if (calls[k] === undefined) {
+      // This run made fewer calls than the count, so no call was at position k and no fault
+      // was injected: it must answer as the count's run did. (On a busy machine an attempt can
+      // outlast the 500 ms attempt timeout after DynamoDB applied it; its retry then meets its
+      // own conditional write and the store takes the longer way, so counts differ by timing.)
+      expect(answer.status).toBe(clean.status);
+      continue;
+    }
     await check({ owner, prepared, answer, k, calls });
   }
   return positions;
