@@ -495,7 +495,7 @@ function solveReachedCycle(
  * elimination after all: about 0.4 s at 1,024 nodes, paid only where sweeps failed (routing
  * tangles that let little out).
  */
-const DENSE_FALLBACK_LIMIT = 1024;
+export const DENSE_FALLBACK_LIMIT = 1024;
 
 /** `Σ x / Σ inflow`: how many times a unit entering the loop passes a node of it, on average. */
 function visitsPerUnit(inflow: Float64Array, x: Float64Array): number {
@@ -539,13 +539,13 @@ function clearsMargin(n: number, solve: (w: Float64Array) => boolean): boolean {
   return false;
 }
 
-function anyFanout(structure: CompiledStructure, members: Int32Array): boolean {
+export function anyFanout(structure: CompiledStructure, members: Int32Array): boolean {
   for (const v of members) if (structure.isFanout(v)) return true;
   return false;
 }
 
 /** Whether anything leaves the cycle: an exit, or a dependency to a node outside it. */
-function leaks(structure: CompiledStructure, members: Int32Array, localIndex: Int32Array): boolean {
+export function leaks(structure: CompiledStructure, members: Int32Array, localIndex: Int32Array): boolean {
   const { outStart, outTarget, exitShare } = structure;
   for (const v of members) {
     if (structure.open && exitShare[v]! > 0) return true;

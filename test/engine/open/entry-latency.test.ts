@@ -447,6 +447,51 @@ describe('solveEntryLatency', () => {
     expect(result.r007).toBe('stuck at r000');
   });
 
+  /**
+   * A ring of `n` fan-out services, each calling the next 0.9 times a request and the one at
+   * 2i + 11 (mod n) 0.09 times: 0.99 calls out per request everywhere, so each lets 1% of what it
+   * gets go, and with 1 ms of its own every service's latency is 1 / (1 − 0.99) ms = 0.1 s.
+   */
+  const keepsMost = (n: number, calls = [0.9, 0.09]) => {
+    const id = (i: number) => `k${String(i).padStart(4, '0')}`;
+    return {
+      structure: {
+        nodes: Array.from({ length: n }, (_, i) => ({ id: id(i), fanout: true })),
+        dependencies: Array.from({ length: n }, (_, i) => [
+          { from: id(i), to: id((i + 1) % n), weight: calls[0]! },
+          { from: id(i), to: id((2 * i + 11) % n), weight: calls[1]! },
+        ]).flat(),
+      },
+      own: Object.fromEntries(Array.from({ length: n }, (_, i) => [id(i), 0.001])),
+    };
+  };
+
+  // On 129 of them the accelerated sweeps stall within 1e-8 of 0.1 after their 500 sweeps and
+  // come no nearer: they used to be reported unbounded. Started again from where they stopped,
+  // they settle, on 129 services as on 3,000 (past the elimination's 1,024).
+  it('settles a large loop that keeps most of what it calls, where the sweeps stall', () => {
+    for (const n of [129, 3000]) {
+      const { structure, own } = keepsMost(n);
+      const result = latencies(structure, own);
+      for (const value of Object.values(result)) {
+        expect(typeof value).toBe('number');
+        expect(Math.abs((value as number) - 0.1)).toBeLessThan(1e-11);
+      }
+    }
+  });
+
+  // The same rings calling out once a request in all (0.9 + 0.1): a request never leaves, so no
+  // latency exists. The sweeps grow without settling; the gain bounds find the gain at 1, so they
+  // are not started again, and the loop is stuck, whether elimination decides it (300 services)
+  // or not (1,100).
+  it('is stuck in a large loop of gain 1 whose sweeps grow without settling', () => {
+    for (const n of [300, 1100]) {
+      const { structure, own } = keepsMost(n, [0.9, 0.1]);
+      const result = latencies(structure, own);
+      expect(new Set(Object.values(result))).toEqual(new Set(['stuck at k0000']));
+    }
+  });
+
   // A large loop of services without service times: no time at all, and no limit either.
   it('gives 0 to a large loop that adds no time', () => {
     const result = latencies(ring(0.5), everyone(0));
