@@ -21,7 +21,22 @@ export interface LargeCycleInput {
   localIndex: Int32Array;
   unknowns: Int32Array;
   order: Int32Array;
+  /**
+   * Whether the component's gain is certainly below 1 (a routing loop, whose reach is a
+   * probability, or a fan-out loop its gain bounds put below): sweeps that stop short of settling
+   * are then started again from where they stopped (`RESTARTS`).
+   */
+  bounded: boolean;
 }
+
+/**
+ * Rounds of sweeps started again from where the last stopped, the acceleration's history cleared,
+ * for a component certainly bounded. On a loop that keeps most of what passes (a ring of 129
+ * services passing 99% on, 1% to the blockage) the accelerated sweeps stall within 1e-8 of the
+ * answer and come no nearer in their 500: the origin was then a node picked by that error among
+ * nodes that all contribute the same. Started again, they settle in a few hundred more.
+ */
+const RESTARTS = 8;
 
 /**
  * Solves `r(u) = Σ share(e)·r(to(e))` for the `n` unknowns of one large strongly connected
@@ -119,7 +134,13 @@ function solveComponent(structure: CompiledStructure, input: LargeCycleInput, n:
     rowStart[q + 1] = edge;
   }
 
-  const { values: g, sweeps } = solveLocalSystem({ m, rowStart, target, share, constant, scale });
+  let solved = solveLocalSystem({ m, rowStart, target, share, constant, scale });
+  let sweeps = solved.sweeps;
+  for (let round = 0; input.bounded && !solved.converged && round < RESTARTS; round++) {
+    solved = solveLocalSystem({ m, rowStart, target, share, constant, scale, initial: solved.values });
+    sweeps += solved.sweeps;
+  }
+  const g = solved.values;
 
   // With fan-out, reach counts expected visits: no clamp; reach.ts checks the values instead.
   const visits = structure.hasFanout;

@@ -1,5 +1,5 @@
 import type { CompiledStructure } from './compile';
-import { gainBounds } from './gain-bounds';
+import { type GainBounds, gainBounds } from './gain-bounds';
 import { solveLargeCycle } from './large-cycle';
 import { solveLinearSystem } from './linear-system';
 import { type ScratchMemory, scratch } from './scratch';
@@ -122,11 +122,18 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
       checkpoint();
       solveDense(structure, reach, unknowns, unknownCount, localIndex);
     } else {
-      if (structure.hasFanout && visitsDiverge(structure, unknowns, unknownCount, localIndex)) {
+      const gain = structure.hasFanout ? visitGain(structure, unknowns, unknownCount, localIndex) : undefined;
+      if (gain !== undefined && gain.low >= 1 - GAIN_MARGIN) {
         ws.unbounded = true;
         return;
       }
-      ws.sweeps += solveLargeCycle(structure, { reach, localIndex, unknowns, order: ws.queue }, unknownCount);
+      // A routing loop's reach is a probability: bounded, as is a fan-out loop bounded below the line.
+      const bounded = gain === undefined || gain.high < 1 - GAIN_MARGIN;
+      ws.sweeps += solveLargeCycle(
+        structure,
+        { reach, localIndex, unknowns, order: ws.queue, bounded },
+        unknownCount,
+      );
     }
     if (structure.hasFanout && !finiteVisits(reach, unknowns, unknownCount)) {
       ws.unbounded = true;
@@ -136,28 +143,27 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
 }
 
 /**
- * Whether the unknowns' own coefficients have a gain (spectral radius) of at least
- * `1 − GAIN_MARGIN`, the steady state's line for an unbounded loop: then the visits have no finite
+ * Bounds on the gain (spectral radius) of the unknowns' own coefficients. A low bound of at least
+ * `1 − GAIN_MARGIN`, the steady state's line for an unbounded loop, means the visits have no finite
  * value, and sweeping would only run to the cap (at a gain of exactly 1 the system is singular
  * and the sweeps never settle; they used to end at the cap with a finite, wrong count). Collatz–
  * Wielandt's lower bound holds for any nonnegative coefficients, so the unknowns need not form one
  * strongly connected component (they are one less the target). An undecided gain is left to the
  * sweeps and `finiteVisits`.
  */
-function visitsDiverge(
+function visitGain(
   structure: CompiledStructure,
   unknowns: Int32Array,
   count: number,
   localIndex: Int32Array,
-): boolean {
+): GainBounds {
   const members = unknowns.subarray(0, count);
   // Stryker disable next-line EqualityOperator: one past the end: members[count] is undefined, and a typed array keeps no such index
   for (let i = 0; i < count; i++) localIndex[members[i]!] = i;
-  const decided = 1 - GAIN_MARGIN;
-  const { low } = gainBounds(structure, members, localIndex, decided);
+  const bounds = gainBounds(structure, members, localIndex, 1 - GAIN_MARGIN);
   // Stryker disable next-line EqualityOperator: one past the end, as above (the workspace left clean is tested)
   for (let i = 0; i < count; i++) localIndex[members[i]!] = -1;
-  return low >= decided;
+  return bounds;
 }
 
 /**
