@@ -192,12 +192,39 @@ class LatenciesByPass implements EntryLatenciesAt {
     }
     return this.#latency[entry.node]!;
   }
+
+  #queues: Float64Array | undefined;
+
+  growsWithTraffic(entry: SloEntry): boolean {
+    this.#queues ??= queuesOnTheWay(this.structure, this.throughput);
+    return this.#queues[entry.node]! > 0;
+  }
 }
 
 /** The entries' latencies at a scale of today's traffic, as the search asks them. */
 interface EntryLatenciesAt {
   /** Entry `entry`'s latency at scale `s` (`Infinity` once a node on its way saturates). */
   of(entry: SloEntry, s: number): number;
+  /** Whether entry `entry`'s latency grows with any traffic at all: a queue on its way. */
+  growsWithTraffic(entry: SloEntry): boolean;
+}
+
+/**
+ * Per node, more than 0 where its requests reach a queue that takes traffic today (a node with
+ * servers and a throughput), whose response time grows with any traffic at all: M/M/c waits for
+ * any load above 0, though with many servers by less than a double can add to the service time
+ * (ten servers of 0.1 s at a billionth of their capacity wait some 1e-97 s). By the entry
+ * latencies' solve, with 1 for each such node and 0 elsewhere.
+ */
+function queuesOnTheWay(structure: CompiledStructure, throughput: Float64Array): Float64Array {
+  const { nodeCount } = structure;
+  const { serviceTime, servers } = structure.latency;
+  const queued = new Float64Array(nodeCount);
+  // Stryker disable next-line EqualityOperator: one past the end
+  for (let v = 0; v < nodeCount; v++) {
+    if (serviceTime[v]! > 0 && servers[v]! > 0 && throughput[v]! > 0) queued[v] = 1;
+  }
+  return solveEntryLatency(structure, queued).latency;
 }
 
 /** `min over entries of slo / L(s) − 1`: 0 where the first entry just meets its SLO. */
@@ -346,11 +373,14 @@ function search(
   const below = saturation * (1 - 1e-12);
   if (fZero === 0) {
     // An entry exactly at its SLO with no traffic: a latency that grows at all (a queue on its
-    // paths) misses it at any traffic, so the scale is 0 exactly; the search would instead creep
-    // down towards it for all its steps, and end on the tiny scale rounding leaves unchanged.
-    const nearZero = below * RELATIVE_PRECISION;
-    const missed = missing(nearZero);
-    if (missed.length > 0) return { headroom: { scale: 0, node: first(missed) }, checkedAt: nearZero };
+    // paths) misses it at any traffic, so the scale is 0 exactly. Asked of the structure, not of
+    // the numbers: the search would creep down towards 0 for all its steps and end on the scale
+    // rounding leaves unchanged, which with many servers is far from tiny (ten servers of 0.1 s
+    // and an SLO of 0.1 s read ×1.4: their wait rounds away below that).
+    const missed = entries.filter(
+      (entry) => !(entry.slo / latency.of(entry, 0) > 1) && latency.growsWithTraffic(entry),
+    );
+    if (missed.length > 0) return { headroom: { scale: 0, node: first(missed) }, checkedAt: 0 };
   }
   const fBelow = marginAt(latency, entries, below);
   // Stryker disable next-line EqualityOperator: a margin of exactly 0 just below saturation is the same answer either way, to 1e-12
@@ -462,6 +492,13 @@ export class LatencyAt implements EntryLatenciesAt {
       if (response !== 0) sum += calls[i]! * response;
     }
     return sum;
+  }
+
+  #queues: Float64Array | undefined;
+
+  growsWithTraffic(entry: SloEntry): boolean {
+    this.#queues ??= queuesOnTheWay(this.structure, this.throughput);
+    return this.#queues[entry.node]! > 0;
   }
 }
 

@@ -199,6 +199,76 @@ describe('latencyHeadroom', () => {
     ).toEqual({ scale: 2, node: 'flat' });
   });
 
+  // The same with ten or a hundred servers: any traffic makes requests wait sometimes, so the SLO
+  // of exactly the service time is missed at any traffic and the scale is 0. Their wait is far too
+  // small for a double to add to 0.1 s at small scales (with ten servers it first shows at ×1.4,
+  // which the search used to answer; with a hundred, ×408), so it is asked of the structure. A
+  // service time without servers is no queue: at its SLO exactly, the entry meets it up to ×2,
+  // where `gate` saturates.
+  it('is 0 for an entry exactly at its SLO with no traffic behind many servers', () => {
+    for (const servers of [10, 100]) {
+      const atSlo = { id: 'many', arrival: 1, serviceTime: 0.1, servers, slo: 0.1, exit: 1 };
+      expect(analyzed({ nodes: [atSlo], dependencies: [] }).latencyHeadroom).toEqual({
+        scale: 0,
+        node: 'many',
+      });
+      // Through a router: the entry adds no time of its own, the queue it calls all of it.
+      expect(
+        analyzed({
+          nodes: [
+            { id: 'edge', arrival: 1, slo: 0.1 },
+            { id: 'queue', serviceTime: 0.1, servers, exit: 1 },
+          ],
+          dependencies: [{ from: 'edge', to: 'queue' }],
+        }).latencyHeadroom,
+      ).toEqual({ scale: 0, node: 'edge' });
+    }
+    // Seventy such entries (past the 64 whose calls are solved up front: one pass a step), named
+    // by the smallest id; and one whose requests loop (q calls r half a time a request, r routes
+    // them back to q or out, as often: L(q) = 0.125 + ½ · ½ L(q) = 1/6 s with no traffic, and the
+    // SLO that number as the engine computes it), searched entry by entry beside a roomy one.
+    const seventy = Array.from({ length: 70 }, (_, i) => `e${String(69 - i).padStart(2, '0')}`);
+    expect(
+      analyzed({
+        nodes: [
+          ...seventy.map((id) => ({ id, arrival: 1, slo: 0.1 })),
+          { id: 'queue', serviceTime: 0.1, servers: 10, exit: 1 },
+        ],
+        dependencies: seventy.map((from) => ({ from, to: 'queue' })),
+      }).latencyHeadroom,
+    ).toEqual({ scale: 0, node: 'e00' });
+    const looping = (servers?: number, slo?: number) => ({
+      nodes: [
+        { id: 'web', arrival: 1, ...(slo === undefined ? {} : { slo }) },
+        { id: 'api', arrival: 1, slo: 1 },
+        { id: 'q', serviceTime: 0.125, ...(servers === undefined ? {} : { servers }), fanout: true },
+        { id: 'r', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'web', to: 'q' },
+        { from: 'api', to: 'q' },
+        { from: 'q', to: 'r', weight: 0.5 },
+        { from: 'r', to: 'q' },
+      ],
+    });
+    const withNoTraffic = analyzed(looping()).nodes[0]!.latency as number;
+    expect(withNoTraffic).toBeCloseTo(1 / 6, 15);
+    expect(analyzed(looping(10, withNoTraffic)).latencyHeadroom).toEqual({ scale: 0, node: 'web' });
+    expect(
+      analyzed({
+        nodes: [
+          { id: 'edge', arrival: 1, slo: 0.1, fanout: true },
+          { id: 'gate', capacity: 2, exit: 1 },
+          { id: 'side', serviceTime: 0.1, exit: 1 },
+        ],
+        dependencies: [
+          { from: 'edge', to: 'gate' },
+          { from: 'edge', to: 'side' },
+        ],
+      }).latencyHeadroom,
+    ).toEqual({ scale: 2, node: 'edge' });
+  });
+
   // Over capacity today (20 a second on one server of 0.1 s: utilization 2), so its requests
   // never finish today; at a scale s it answers in 0.1 / (1 − 2s), which is its 5 s SLO at
   // 1 − 2s = 0.02: s = 0.49. Less traffic frees it, as `headroom` says of capacity.
