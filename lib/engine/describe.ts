@@ -9,6 +9,7 @@ import {
   SERVICE_TIME_GIVEN,
   SLO_GIVEN,
 } from './compile';
+import { PayloadError } from './errors';
 import { assertFinite, assertFiniteNumber } from './finite';
 import type { LatencyReading } from './open/latency-reading';
 import { nodeLatency } from './open/node-latency';
@@ -117,18 +118,63 @@ const OPEN_DEPENDENCY_FIELDS_OWNED = new Set([...DEPENDENCY_FIELDS_OWNED, 'throu
 
 /**
  * Copies the caller's extra fields onto `target`. `defineProperty` keeps names such as
- * `__proto__` ordinary data fields; fields the engine computes are never taken from input.
+ * `__proto__` ordinary data fields; fields the engine computes are never taken from input. An
+ * extra holding a number JSON cannot write (`path` names the element) is refused: see
+ * `firstUnwritableNumber`.
  */
-function copyExtras(source: object, target: Record<string, unknown>, owned: ReadonlySet<string>): void {
+function copyExtras(
+  source: object,
+  target: Record<string, unknown>,
+  owned: ReadonlySet<string>,
+  path: string,
+): void {
   for (const key of Object.keys(source)) {
     if (owned.has(key)) continue;
-    Object.defineProperty(target, key, {
-      value: (source as Record<string, unknown>)[key],
-      enumerable: true,
-      writable: true,
-      configurable: true,
-    });
+    const value = (source as Record<string, unknown>)[key];
+    const unwritable = firstUnwritableNumber(value, `${path}${fieldPath(key)}`);
+    if (unwritable !== undefined) {
+      throw new PayloadError(
+        unwritable.path,
+        `a number too large for a double (read as ${unwritable.value}, as 1e400 is), which the answer could only write as null; send it as a string or leave it out`,
+      );
+    }
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   }
+}
+
+/** `.name`, or `["name"]` for a key that is not a plain identifier. */
+function fieldPath(key: string): string {
+  return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+}
+
+/**
+ * The first number in `value`, in document order, that is not finite, and its path below `path`.
+ * JSON has no such numbers, but `JSON.parse` reads a literal past the largest double (`1e400`)
+ * as `Infinity`, and a caller's extras are carried through as they were read: the answer would
+ * print it as `null` and never say so. Walked with a stack of its own, however deep the extra is
+ * nested (a deeply nested one is refused where it is printed, write-state.ts).
+ */
+function firstUnwritableNumber(value: unknown, path: string): { path: string; value: number } | undefined {
+  // Most extras are strings, booleans or finite numbers: nothing to walk.
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : { path, value };
+  if (value === null || typeof value !== 'object') return undefined;
+  const stack: Array<{ value: unknown; path: string }> = [{ value, path }];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    const v = next.value;
+    if (typeof v === 'number') {
+      if (!Number.isFinite(v)) return { path: next.path, value: v };
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: `${next.path}[${i}]` });
+    } else if (v !== null && typeof v === 'object') {
+      const keys = Object.keys(v);
+      for (let k = keys.length - 1; k >= 0; k--) {
+        const key = keys[k]!;
+        stack.push({ value: (v as Record<string, unknown>)[key], path: `${next.path}${fieldPath(key)}` });
+      }
+    }
+  }
+  return undefined;
 }
 
 /** The flow of dependency `e` in the step that follows the state. */
@@ -163,7 +209,7 @@ export function nodeWithExtras(
   const cap = structure.capacity[v]!;
   const node: Record<string, unknown> = { id: structure.ids[v], load: state.loads[v] };
   if (cap !== Number.POSITIVE_INFINITY) node.capacity = cap;
-  copyExtras(structure.nodes[v] as NodeInput, node, NODE_FIELDS_OWNED);
+  copyExtras(structure.nodes[v] as NodeInput, node, NODE_FIELDS_OWNED, `nodes[${v}]`);
   node.inflow = state.step.inflow[v];
   node.outflow = state.step.outflow[v];
   node.pressure = measured.pressure[v];
@@ -193,6 +239,7 @@ export function dependencyWithExtras(
     structure.dependencies[e]!,
     dependency,
     steady ? OPEN_DEPENDENCY_FIELDS_OWNED : DEPENDENCY_FIELDS_OWNED,
+    `dependencies[${e}]`,
   );
   dependency.flow = flow;
   if (throughput !== undefined) dependency.throughput = throughput;
@@ -225,7 +272,7 @@ export function openNode(
   if ((bits & SERVERS_GIVEN) !== 0) node.servers = structure.latency.servers[v];
   if ((bits & SLO_GIVEN) !== 0) node.slo = structure.latency.slo[v];
   if (carryExtras && structure.nodeHasExtra[v] === 1) {
-    copyExtras(structure.nodes[v] as NodeInput, node, OPEN_NODE_FIELDS_OWNED);
+    copyExtras(structure.nodes[v] as NodeInput, node, OPEN_NODE_FIELDS_OWNED, `nodes[${v}]`);
   }
   node.inflow = state.step.inflow[v];
   node.outflow = state.step.outflow[v];

@@ -125,6 +125,37 @@ describe('extra fields', () => {
   });
 });
 
+describe('extra fields with numbers JSON cannot write', () => {
+  // JSON.parse reads 1e400 as Infinity and -1e999 as -Infinity: the answer could only print them as
+  // null. Refused, naming the number wherever it sits; a number past 2^53 is an ordinary double.
+  it('are refused in analyze, naming the number at any depth', () => {
+    const nested = JSON.parse(`{
+      "nodes": [
+        { "id": "a", "big": 12345678901234567890 },
+        { "id": "b", "meta": { "list": [1, 2, { "odd key": -1e999 }] } }
+      ],
+      "dependencies": [{ "from": "a", "to": "b", "tag": { "n": 1e400 } }]
+    }`);
+    expect(() => analyze(nested)).toThrow(
+      'nodes[1].meta.list[2]["odd key"]: a number too large for a double (read as -Infinity, as 1e400 is), which the answer could only write as null; send it as a string or leave it out',
+    );
+    nested.nodes[1].meta.list[2]['odd key'] = '-1e999';
+    expect(() => analyze(nested)).toThrow(
+      /^dependencies\[0\]\.tag\.n: a number too large for a double \(read as Infinity,/,
+    );
+    delete nested.dependencies[0].tag;
+    const result = analyze(nested);
+    expect(result.nodes[0]).toMatchObject({ big: 12345678901234567000 });
+    expect(result.nodes[1]).toMatchObject({ meta: { list: [1, 2, { 'odd key': '-1e999' }] } });
+    // Open structures carry extras the same way; snapshots carry none, so they do not look.
+    const open = JSON.parse(
+      '{ "nodes": [{ "id": "s", "arrival": 1, "exit": 1, "x": 1e400 }], "dependencies": [] }',
+    );
+    expect(() => analyze(open)).toThrow(/^nodes\[0\]\.x: a number too large/);
+    expect(tick(open).nodes[0]!.id).toBe('s');
+  });
+});
+
 describe('extra fields of an open structure', () => {
   // An open service map with its own fields, including names the open model owns (`throughput`,
   // `lost`, `utilization` on a node; `throughput` on a dependency) and one it does not own
