@@ -4,6 +4,9 @@ import { roundingError } from './step';
 import { mostProbablePath } from './trace';
 import type { Origin } from './types';
 
+/** Contributions this close to the largest (a fraction of it) are a tie: see `findOrigin`. */
+const TIE = 1e-9;
+
 /**
  * Origin of the blockage's value and the most probable path from it. `fromArrivals`: only the
  * arrivals count (a blockage the steady state names is fed by the traffic per step, not by the
@@ -21,24 +24,36 @@ export function findOrigin(
   if (ws.unbounded) return { origin: null, trace: [] };
   const { reach, reachers, reacherCount } = ws;
   const { ids, open, arrival } = structure;
+  // An open structure's node also holds what arrives in the step.
+  const loadOf = (u: number) => (fromArrivals ? arrival[u]! : open ? loads[u]! + arrival[u]! : loads[u]!);
   let sum = 0;
   let compensation = 0;
-  // Stryker disable next-line UnaryOperator: a blockage always has a positive contribution (its own load or what flows in), so best is always set
-  let best = -1;
-  let bestContribution = 0;
+  let largest = 0;
   for (let i = 0; i < reacherCount; i++) {
     const u = reachers[i]!;
-    // An open structure's node also holds what arrives in the step.
-    const load = fromArrivals ? arrival[u]! : open ? loads[u]! + arrival[u]! : loads[u]!;
+    const load = loadOf(u);
     const r = reach[u]!;
-    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: saves work; a zero contribution neither adds to the total nor wins a tie (no node is before index -1)
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: saves work; a zero contribution adds nothing to the total and is never the largest
     if (!(load > 0 && r > 0)) continue;
     const contribution = load * r;
     const total = sum + contribution;
     compensation += roundingError(sum, contribution, total);
     sum = total;
+    if (contribution > largest) largest = contribution;
+  }
+  // Contributions within `TIE` of the largest are a tie, named by the smallest id: a loop's reach
+  // comes from sweeps settled to about 1e-13 of itself, so nodes whose contributions are equal
+  // (equal loads, each reaching the blockage for sure) differ in their last digits, and the
+  // greatest of those was a node picked by rounding.
+  const floor = largest - largest * TIE;
+  // Stryker disable next-line UnaryOperator: a blockage always has a positive contribution (its own load or what flows in), so best is always set
+  let best = -1;
+  let bestContribution = 0;
+  for (let i = 0; i < reacherCount; i++) {
+    const u = reachers[i]!;
+    const contribution = loadOf(u) * reach[u]!;
     // Stryker disable next-line EqualityOperator: ids are unique, so < and <= agree
-    if (contribution > bestContribution || (contribution === bestContribution && ids[u]! < ids[best]!)) {
+    if (contribution > 0 && contribution >= floor && (best < 0 || ids[u]! < ids[best]!)) {
       bestContribution = contribution;
       best = u;
     }

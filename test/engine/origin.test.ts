@@ -17,6 +17,34 @@ describe('the origin', () => {
     expect(result.trace).toEqual(['P', 's']);
   });
 
+  // A ring of 100 services, each holding 10 and passing 90% on, 9% ahead and 1% to the sink: every
+  // unit ends at the sink, so every service contributes 10, a tie named by the smallest id. Their
+  // reach comes from sweeps (past 64 unknowns), equal only to about 1e-12, and the largest of
+  // those was s098's: contributions within 1e-9 of the largest are a tie. One holding 10.0001
+  // (1e-5 more) is not tied: it is the origin.
+  it('takes contributions within 1e-9 of the largest as a tie, where sweeps leave them unequal', () => {
+    const ring = (loadOf: (i: number) => number) => {
+      const id = (i: number) => `s${String(i).padStart(3, '0')}`;
+      return {
+        nodes: [
+          ...Array.from({ length: 100 }, (_, i) => ({ id: id(i), load: loadOf(i) })),
+          { id: 'sink', capacity: 1 },
+        ],
+        dependencies: Array.from({ length: 100 }, (_, i) => [
+          { from: id(i), to: id((i + 1) % 100), weight: 90 },
+          { from: id(i), to: id((2 * i + 11) % 100), weight: 9 },
+          { from: id(i), to: 'sink', weight: 1 },
+        ]).flat(),
+      };
+    };
+    const tied = analyze(ring(() => 10));
+    expect(tied.primaryBlockage).toBe('sink');
+    expect(tied.origin!.id).toBe('s000');
+    expect(Math.abs(tied.origin!.contribution - 10)).toBeLessThan(1e-9);
+    expect(tied.trace).toEqual(['s000', 'sink']);
+    expect(analyze(ring((i) => (i === 57 ? 10.0001 : 10))).origin!.id).toBe('s057');
+  });
+
   // The sink T already holds 1e16 and 100 sources of 1 feed it. Its own load is the largest
   // contribution; the total is 1e16 + 100, though adding 1 to 1e16 in doubles (2 apart there)
   // gives 1e16 again. The share is 1e16 / (1e16 + 100), not 1.
