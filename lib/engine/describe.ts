@@ -505,7 +505,7 @@ export function summarizeState(described: StateToDescribe): StateSummary {
     primary >= 0 && steady?.primaryKind !== 'unbounded'
       ? findOrigin(structure, state.loads, primary, ws, fromArrivals)
       : { origin: null, trace: [] as string[] };
-  // Stryker disable all: the last line of defence: a contribution is at most the total load (<= 1e300) and a share at most 1, so no input reaches it
+  // Stryker disable all: the last line of defence: a contribution past the largest double names no origin (origin.ts) and a share is at most 1, so no input reaches it
   if (origin !== null) {
     assertFiniteNumber(origin.contribution, 'origin.contribution');
     assertFiniteNumber(origin.share, 'origin.share');

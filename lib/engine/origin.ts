@@ -37,6 +37,10 @@ export function findOrigin(
     if (!(load > 0 && r > 0)) continue;
     const contribution = load * r;
     const total = sum + contribution;
+    // Visits multiply along fan-out weights, so a contribution (or their sum) can pass the
+    // largest double (2 arriving at a node that calls another 1e308 times): unbounded, like the
+    // visits of a fan-out loop of gain 1 or more, and named by no origin.
+    if (!(total < Number.POSITIVE_INFINITY)) return { origin: null, trace: [] };
     compensation += roundingError(sum, contribution, total);
     sum = total;
     if (contribution > largest) largest = contribution;

@@ -45,6 +45,48 @@ describe('the origin', () => {
     expect(analyze(ring((i) => (i === 57 ? 10.0001 : 10))).origin!.id).toBe('s057');
   });
 
+  // A calls F once for each of its 2 arrivals, and F calls B 1e308 times a request: B's
+  // throughput, and A's contribution to it (2 × 1e308 visits), are past the largest double. B is
+  // unbounded, and no origin is named, as for a fan-out loop whose visits have no bound; with 1
+  // arrival (1e308 visits) A is the origin.
+  it('is null where a contribution is past the largest double', () => {
+    const structure = (arrival: number) => ({
+      nodes: [
+        { id: 'A', arrival },
+        { id: 'F', fanout: true },
+        { id: 'B', load: 1, capacity: 1 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'F' },
+        { from: 'F', to: 'B', weight: 1e308 },
+      ],
+    });
+    const past = analyze(structure(2));
+    expect(past.primaryBlockage).toBe('B');
+    expect(past.events[0]).toEqual({ tick: 0, type: 'unbounded', nodes: ['B'] });
+    expect(past.origin).toBeNull();
+    expect(past.trace).toEqual([]);
+    expect(analyze(structure(1)).origin).toMatchObject({ id: 'A', contribution: 1e308, share: 1 });
+    // Two entries of 1e308 visits each: every contribution is a double, their total is not.
+    const twoEntries = analyze({
+      nodes: [
+        { id: 'A', arrival: 1 },
+        { id: 'C', arrival: 1 },
+        { id: 'F', fanout: true },
+        { id: 'G', fanout: true },
+        { id: 'B', load: 1, capacity: 1 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'F' },
+        { from: 'C', to: 'G' },
+        { from: 'F', to: 'B', weight: 1e308 },
+        { from: 'G', to: 'B', weight: 1e308 },
+      ],
+    });
+    expect(twoEntries.primaryBlockage).toBe('B');
+    expect(twoEntries.origin).toBeNull();
+  });
+
   // The sink T already holds 1e16 and 100 sources of 1 feed it. Its own load is the largest
   // contribution; the total is 1e16 + 100, though adding 1 to 1e16 in doubles (2 apart there)
   // gives 1e16 again. The share is 1e16 / (1e16 + 100), not 1.

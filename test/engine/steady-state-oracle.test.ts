@@ -273,9 +273,12 @@ function keepFirstStepFinite(structure: Structure): Structure {
     for (const w of list)
       terms.push(Math.log2(a) + (node.fanout === true ? Math.log2(w) : Math.log2(w / largest / total)));
   }
-  if (terms.length === 0) return structure;
-  const top = Math.max(...terms);
-  const log2Total = top + Math.log2(terms.reduce((sum, t) => sum + 2 ** (t - top), 0));
+  // A part whose share underflows to 0 (a weight of 1e-89 beside an exit of 1e235) adds nothing;
+  // kept, its −Infinity made the total NaN and the arrivals NaN.
+  const parts = terms.filter((t) => t > Number.NEGATIVE_INFINITY);
+  if (parts.length === 0) return structure;
+  const top = Math.max(...parts);
+  const log2Total = top + Math.log2(parts.reduce((sum, t) => sum + 2 ** (t - top), 0));
   const excess = log2Total - Math.log2(1e299);
   if (excess <= 0) return structure;
   const factor = 2 ** -Math.ceil(excess + 1);
