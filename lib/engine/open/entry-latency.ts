@@ -217,7 +217,7 @@ function solveLargeComponent(solving: LoopSolving, component: Int32Array, c: num
       constant[q] = sum;
     }
     // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (a stuck loop's solved values are overwritten below)
-    if (stuck < 0 && !(system.solvable && settleLoop(solving, component, system, constant))) {
+    if (stuck < 0 && !(system.solvable && settleLoop(solving, component, c, system, constant))) {
       stuck = smallestId(structure, component);
     }
     if (stuck >= 0) markStuck(component, stuck, latency, limitedBy);
@@ -252,11 +252,12 @@ function latencyLoopSystem(
   localIndex: Int32Array,
   c: number,
   memory: ArrayMemory,
+  preferred: Int32Array = structure.sweepOrder(),
 ): LatencyLoopSystem {
   const { outStart, outTarget, outShare, selfShare } = structure;
   const n = component.length;
   const first = structure.components().start[c]!;
-  const ordered = structure.sweepOrder().subarray(first, first + n);
+  const ordered = preferred.subarray(first, first + n);
   // Stryker disable next-line EqualityOperator: one past the end
   for (let q = 0; q < n; q++) localIndex[ordered[q]!] = q;
   // The counts only size the edge arrays: counting more leaves room that is never read.
@@ -328,23 +329,49 @@ const RESTARTS = 8;
 function settleLoop(
   solving: LoopSolving,
   component: Int32Array,
+  c: number,
   system: LatencyLoopSystem,
   constant: Float64Array,
 ): boolean {
   const { structure, latency, localIndex } = solving;
-  const { ordered } = system;
-  const n = ordered.length;
+  const n = system.ordered.length;
   let swept = sweepLoop(system, constant, undefined);
   let bounded: boolean | undefined;
+  let sweeping = system;
+  let swept2nd = false;
   for (let round = 0; swept !== undefined && !swept.converged && round < RESTARTS; round++) {
     bounded ??= certainlyBounded(structure, component, localIndex);
     if (!bounded) break;
-    swept = sweepLoop(system, constant, swept.values);
+    if (!swept2nd && round === 1) {
+      // Two rounds unsettled in the first order: the rest in the other (as the steady state's
+      // sweeps, steady-state.ts), from where the first stopped.
+      swept2nd = true;
+      const other = latencyLoopSystem(
+        structure,
+        component,
+        localIndex,
+        c,
+        scratch,
+        structure.freedFirstSweepOrder(),
+      );
+      const { constant: otherConstant, values } = reordered(
+        sweeping,
+        other,
+        constant,
+        swept.values,
+        localIndex,
+      );
+      sweeping = other;
+      constant = otherConstant;
+      swept = sweepLoop(sweeping, constant, values);
+      continue;
+    }
+    swept = sweepLoop(sweeping, constant, swept.values);
   }
   if (swept === undefined) return false;
   if (swept.converged || (n > DENSE_FALLBACK_LIMIT && bounded === true)) {
     // Stryker disable next-line EqualityOperator: one past the end
-    for (let q = 0; q < n; q++) latency[ordered[q]!] = swept.values[q]!;
+    for (let q = 0; q < n; q++) latency[sweeping.ordered[q]!] = swept.values[q]!;
     return true;
   }
   // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (elimination of a larger loop answers the same, slower)
@@ -352,7 +379,7 @@ function settleLoop(
   // Elimination takes the constants in the component's order, not the sweep order.
   const b = new Float64Array(n);
   // Stryker disable next-line EqualityOperator: one past the end
-  for (let q = 0; q < n; q++) localIndex[ordered[q]!] = q;
+  for (let q = 0; q < n; q++) localIndex[sweeping.ordered[q]!] = q;
   // Stryker disable next-line EqualityOperator: one past the end
   for (let i = 0; i < n; i++) b[i] = constant[localIndex[component[i]!]!]!;
   // Stryker disable next-line EqualityOperator: one past the end
@@ -366,6 +393,30 @@ function settleLoop(
   // Stryker disable next-line EqualityOperator: one past the end
   for (let i = 0; i < n; i++) latency[component[i]!] = b[i]!;
   return true;
+}
+
+/** The constants and values of `from`'s rows in the rows of `to` (the same loop in another order). */
+function reordered(
+  from: LatencyLoopSystem,
+  to: LatencyLoopSystem,
+  constant: Float64Array,
+  values: Float64Array,
+  localIndex: Int32Array,
+): { constant: Float64Array; values: Float64Array } {
+  const n = from.ordered.length;
+  const movedConstant = scratch.float64(n);
+  const movedValues = scratch.float64(n);
+  // Stryker disable next-line EqualityOperator: one past the end
+  for (let q = 0; q < n; q++) localIndex[from.ordered[q]!] = q;
+  // Stryker disable next-line EqualityOperator: one past the end
+  for (let q = 0; q < n; q++) {
+    const at = localIndex[to.ordered[q]!]!;
+    movedConstant[q] = constant[at]!;
+    movedValues[q] = values[at]!;
+  }
+  // Stryker disable next-line EqualityOperator: one past the end
+  for (let q = 0; q < n; q++) localIndex[from.ordered[q]!] = -1;
+  return { constant: movedConstant, values: movedValues };
 }
 
 /**

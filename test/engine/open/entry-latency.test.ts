@@ -480,6 +480,44 @@ describe('solveEntryLatency', () => {
     }
   });
 
+  // Two rings of 600 routers each, a running forward and b backward, every 7th of each also
+  // routing to the other ring; each lets 1e-4 of its requests leave and takes 0.1 ms itself. In
+  // the first sweep order the sweeps stall, and the estimate they left was over 40% under the
+  // latency (with M/M/1 queues on every node, a0000 read 0.644 s for 1.122 s). In
+  // the other order (as the steady state sweeps such rings) they settle: every node's latency is
+  // its own equation's, L(u) = 0.1 ms + Σ share · L(next), checked row by row.
+  it('settles coupled rings past the elimination in the other sweep order', () => {
+    const n = 600;
+    const id = (ring: string, i: number) => `${ring}${String(((i % n) + n) % n).padStart(4, '0')}`;
+    const nodes = ['a', 'b'].flatMap((ring) =>
+      Array.from({ length: n }, (_, i) => ({ id: id(ring, i), exit: 1e-4 })),
+    );
+    const dependencies = Array.from({ length: n }, (_, i) => [
+      { from: id('a', i), to: id('a', i + 1) },
+      { from: id('b', i), to: id('b', i - 1) },
+      ...(i % 7 === 0
+        ? [
+            { from: id('a', i), to: id('b', i) },
+            { from: id('b', i), to: id('a', 3 * i) },
+          ]
+        : []),
+    ]).flat();
+    const result = latencies(
+      { nodes, dependencies },
+      Object.fromEntries(nodes.map((node) => [node.id, 1e-4])),
+    );
+    const calls = new Map<string, string[]>();
+    for (const { from, to } of dependencies) calls.set(from, [...(calls.get(from) ?? []), to]);
+    for (const { id: u } of nodes) {
+      const next = calls.get(u)!;
+      const share = 1 / (next.length + 1e-4);
+      const expected = 1e-4 + next.reduce((sum, v) => sum + share * (result[v] as number), 0);
+      expect(Math.abs((result[u] as number) - expected)).toBeLessThanOrEqual(1e-10 * expected);
+    }
+    // Some 11,205 visits a request, 0.1 ms each.
+    expect(result.a0000 as number).toBeCloseTo(1.1205, 4);
+  });
+
   // The same rings calling out once a request in all (0.9 + 0.1): a request never leaves, so no
   // latency exists. The sweeps grow without settling; the gain bounds find the gain at 1, so they
   // are not started again, and the loop is stuck, whether elimination decides it (300 services)
