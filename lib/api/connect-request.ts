@@ -193,9 +193,14 @@ export const SettingsSchema = named(
                         (value) => Number.isInteger(value) && value >= 1 && value <= 10_000,
                         SERVERS_RULE,
                       ),
-                      z.describe(
-                        'How many servers serve the node (with a service time): capacity servers / serviceTime.',
-                      ),
+                      // The refinement keeps the contract's wording; the document says what it checks.
+                      z.meta({
+                        type: 'integer',
+                        minimum: 1,
+                        maximum: 10_000,
+                        description:
+                          'How many servers serve the node (with a service time): capacity servers / serviceTime.',
+                      }),
                     ),
                   ),
                   slo: capacity('A latency target for requests entering the node, in steps.'),

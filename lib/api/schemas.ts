@@ -620,7 +620,9 @@ const EngineResultSchema = named(
           description:
             'Open structures with latency fields: the largest traffic scale at which every entry with an ' +
             '`slo` still meets it, and the entry that breaks first; `scale: 0` when one misses it even ' +
-            'without traffic or is stuck today; null when no entry has an `slo`.',
+            'without traffic, or its requests reach a node that is down or unbounded (one stuck today only ' +
+            "at a node over capacity is searched below that node's saturation: a scale below 1); null when " +
+            'no entry has an `slo`.',
         }),
       bottlenecks: z.array(BottleneckSchema).optional().meta({
         description: 'Open structures only: up to 10 nodes that are up, in the order they saturate.',
