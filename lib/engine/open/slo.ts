@@ -96,25 +96,61 @@ export function latencyHeadroom(
   if (candidates.length === 1 || (reached !== undefined && candidates.length <= ALL_AT_ONCE)) {
     const calls = expectedCallsAlong(structure, candidates, reached);
     const entries = candidates.map((e, i) => sloEntry(structure, e, calls[i]!, saturation));
-    return search(new LatencyAt(structure, throughput, entries), entries, ids).headroom;
+    const at = new LatencyAt(structure, throughput, entries);
+    if (entries.every((entry) => callsHoldToday(at, entry, latencies.latency))) {
+      return search(at, entries, ids).headroom;
+    }
+    return searchByPasses(structure, throughput, candidates, saturation);
   }
   // Stryker disable next-line ConditionalExpression: same answer, other work (a pass per step where the entries reach a loop is a solve of it per step; slo.test.ts checks both searches against every entry searched alone)
   if (reached !== undefined) {
     // Many entries on acyclic paths: every entry's latency at a scale is one pass over the
     // structure (the entry latencies' solve, a closed form per node), so each step of the search
     // asks it of all of them at once, for no expected calls at all.
-    const entries = candidates.map(
-      (e): SloEntry => ({
-        node: e,
-        slo: slo[e]!,
-        called: NO_NODES,
-        calls: NO_CALLS,
-        saturation: saturation[e]!,
-      }),
-    );
-    return search(new LatenciesByPass(structure, throughput), entries, ids).headroom;
+    return searchByPasses(structure, throughput, candidates, saturation);
   }
   return searchBindingFirst(structure, throughput, candidates, latencies.latency, saturation);
+}
+
+/**
+ * The search with each step's latencies from the entry latencies' solve at that scale, all
+ * entries at once and no expected calls: one pass a step on acyclic paths, a solve of each loop
+ * where they reach loops.
+ */
+function searchByPasses(
+  structure: CompiledStructure,
+  throughput: Float64Array,
+  candidates: readonly number[],
+  saturation: Float64Array,
+): Headroom {
+  const { slo } = structure.latency;
+  const entries = candidates.map(
+    (e): SloEntry => ({
+      node: e,
+      slo: slo[e]!,
+      called: NO_NODES,
+      calls: NO_CALLS,
+      saturation: saturation[e]!,
+    }),
+  );
+  return search(new LatenciesByPass(structure, throughput), entries, structure.ids).headroom;
+}
+
+/** How far an entry's latency from its expected calls may be from the solve's, today. */
+const CALLS_AGREE = 1e-6;
+
+/**
+ * Whether an entry's latency today from its expected calls agrees with the entry latencies'
+ * solve. Expected calls multiply along the calls' weights and can fall below the doubles (a
+ * request that calls one node 1e-165 times, which calls another 1e-165 times: 1e-330 calls of
+ * the second, read as 0), where the solve, which multiplies by each node's own time first, still
+ * counts them: such an entry's search would leave out the node it reaches so rarely, and with it
+ * the growth of its response time. An entry stuck today has nothing finite to compare.
+ */
+function callsHoldToday(at: LatencyAt, entry: SloEntry, today: Float64Array): boolean {
+  const solved = today[entry.node]!;
+  if (!(solved < Number.POSITIVE_INFINITY)) return true;
+  return Math.abs(at.of(entry, 1) - solved) <= CALLS_AGREE * solved;
 }
 
 /**
@@ -280,7 +316,11 @@ function searchBindingFirst(
       active.push(sloEntry(structure, e, calls[i]!, saturation));
       isActive[e] = 1;
     });
-    const found = search(new LatencyAt(structure, throughput, active), active, ids);
+    const at = new LatencyAt(structure, throughput, active);
+    if (!active.every((entry) => callsHoldToday(at, entry, today))) {
+      return searchByPasses(structure, throughput, candidates, saturation);
+    }
+    const found = search(at, active, ids);
     // No check needed where only active entries could miss: at or below the scale checked last,
     // the entries that missed there all searched. (A check there again finds no other entry missing.)
     // Stryker disable next-line ConditionalExpression,EqualityOperator,ArrowFunction: same answer, other work (a check more; a round can end above the scale checked last only within 1e-9 of it, a tie, so skipping that check too changes at most the entry named in a tie)

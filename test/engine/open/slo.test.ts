@@ -269,6 +269,56 @@ describe('latencyHeadroom', () => {
     ).toEqual({ scale: 2, node: 'edge' });
   });
 
+  // fe calls m 1e-165 times a request and m calls d 1e-165 times: 1e-330 calls of d, below the
+  // doubles. d (one server of 1e30 s) takes 5e299 × 1e-330 = 5e-31 requests a second, half its
+  // capacity, so fe answers in 1e-330 × 1e30 / (1 − 0.5s) = 1e-300 / (1 − 0.5s), its SLO of 4e-300
+  // at s = 1.5. The expected calls read 0 for d and the search ran to d's saturation (×2): an
+  // entry whose calls do not give its latency today is searched by the latencies' solve. Likewise
+  // with calls of 1.23456789e-320, a subnormal with eight digits left: ×1.3700000147 (exact, by
+  // fractions), where the calls gave ×1.36998.
+  it('counts calls too rare for a double, as the latency today does', () => {
+    const rare = (first: number, second: number, arrival: number, serviceTime: number, slo: number) =>
+      analyzed({
+        nodes: [
+          { id: 'fe', arrival, fanout: true, slo },
+          { id: 'm', fanout: true },
+          { id: 'd', exit: 1, serviceTime, servers: 1 },
+        ],
+        dependencies: [
+          { from: 'fe', to: 'm', weight: first },
+          { from: 'm', to: 'd', weight: second },
+        ],
+      }).latencyHeadroom!;
+    const below = rare(1e-165, 1e-165, 5e299, 1e30, 4e-300);
+    expect(below.node).toBe('fe');
+    expect(Math.abs(below.scale / 1.5 - 1)).toBeLessThan(1e-9);
+    const subnormal = rare(1e-160, 1.23456789e-160, 1e20, 5e299, 4e-20);
+    expect(Math.abs(subnormal.scale / 1.3700000147420002 - 1)).toBeLessThan(1e-9);
+
+    // The same rare calls into a loop (d sends half its requests to e, which sends half back: 4/3
+    // visits of d for each call), beside a roomy entry, so the entries are searched one by one:
+    // d at 2/3 of its capacity today, fe's latency 4/3 × 1e-300 / (1 − 2s/3), its SLO of 8e-300 at
+    // s = 1.25.
+    const looped = analyzed({
+      nodes: [
+        { id: 'fe', arrival: 5e299, fanout: true, slo: 8e-300 },
+        { id: 'api', arrival: 1e-300, slo: 1e300 },
+        { id: 'm', fanout: true },
+        { id: 'd', exit: 1, serviceTime: 1e30, servers: 1 },
+        { id: 'e', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'fe', to: 'm', weight: 1e-165 },
+        { from: 'm', to: 'd', weight: 1e-165 },
+        { from: 'api', to: 'd' },
+        { from: 'd', to: 'e' },
+        { from: 'e', to: 'd' },
+      ],
+    }).latencyHeadroom!;
+    expect(looped.node).toBe('fe');
+    expect(Math.abs(looped.scale / 1.25 - 1)).toBeLessThan(1e-9);
+  });
+
   // Over capacity today (20 a second on one server of 0.1 s: utilization 2), so its requests
   // never finish today; at a scale s it answers in 0.1 / (1 − 2s), which is its 5 s SLO at
   // 1 − 2s = 0.02: s = 0.49. Less traffic frees it, as `headroom` says of capacity.
