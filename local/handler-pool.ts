@@ -19,6 +19,8 @@ import type { HttpApiHandler } from './http-adapter';
 export interface HandlerPoolOptions {
   /** The module that exports the function's `handler` (its entry), as a file URL. */
   entry: URL;
+  /** The function's name, as its refusals say it (`Every connect worker … is busy`). Default `engine`. */
+  functionName?: string;
   /** Most workers, i.e. concurrent instances of the function. At least 1. */
   size: number;
   /**
@@ -56,8 +58,12 @@ export function waitingText(waiting: number): string {
 /** A request refused because every worker is busy and `maxWaiting` requests already wait. */
 export class PoolFullError extends Error {
   override readonly name = 'PoolFullError';
-  constructor(readonly waiting: number) {
-    super(`every worker is busy and ${waitingText(waiting)}`);
+  constructor(
+    readonly waiting: number,
+    /** The function the pool's workers are instances of (`engine`, `connect`). */
+    readonly functionName = 'engine',
+  ) {
+    super(`every ${functionName} worker is busy and ${waitingText(waiting)}`);
   }
 }
 
@@ -264,7 +270,7 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
           return;
         }
         if (queue.length >= maxWaiting) {
-          reject(new PoolFullError(queue.length));
+          reject(new PoolFullError(queue.length, options.functionName));
           return;
         }
         const { getRemainingTimeInMillis, done, fail, succeed, ...fields } = context;

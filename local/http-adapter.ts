@@ -235,7 +235,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
         result = gatewayResult(
           new ApiError(
             'SERVICE_UNAVAILABLE',
-            `Every engine worker of the local server is busy and ${waitingText(error.waiting)}; try again in 2 seconds.`,
+            `Every ${error.functionName} worker of the local server is busy and ${waitingText(error.waiting)}; try again in 2 seconds.`,
             { headers: { 'retry-after': '2' } },
           ),
         );

@@ -123,12 +123,18 @@ const ENGINE_WORKERS_RANGE = { min: 1, max: 256 };
 const FUNCTION_TIMEOUT_RANGE = { min: 1000, max: 900_000 };
 
 /**
- * The routes served by the engine function's worker threads (`local/handler-pool.ts`): the
- * engine runs, which take seconds on the largest structures. Every other route (connect,
- * systems, keys, the OpenAPI document) and the files the server serves itself stay in the main
- * thread, which answers them while the engine works.
+ * The routes served by worker threads (`local/handler-pool.ts`), a pool per function: the engine
+ * runs, which take seconds on the largest structures, and the connect function's routes that
+ * fetch, read and check a document or run the engine to check settings (a dry run's analysis,
+ * settings that runs cannot answer), which take as long. Every other route (listings, reads,
+ * deletes, keys, the OpenAPI document) and the files the server serves itself stay in the main
+ * thread, which answers them while the workers work: a GET waited 12 s behind a settings check
+ * on the main thread, and a connect's fetch, its answer unread meanwhile, failed as too slow.
  */
-const POOLED_ROUTES: ReadonlySet<RouteDefinition['name']> = new Set(['runEngine']);
+const POOLED_ROUTES: Readonly<Record<'engine' | 'connect', ReadonlySet<RouteDefinition['name']>>> = {
+  engine: new Set(['runEngine']),
+  connect: new Set(['connectSystem', 'registerSystem', 'updateSystemSettings', 'refreshSystem']),
+};
 
 /**
  * The handler modules read their configuration from the environment once, when first
@@ -234,8 +240,22 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const atStart = options.engineWorkersAtStart ?? 1;
     const warming = enginePool.warm(atStart === 'all' ? engineWorkers : atStart);
     warming.catch(() => undefined);
+    // Connect's workers as its main-thread handlers: no compiled-structure cache. None starts
+    // with the server: the first such request starts one (about a second, a cold start).
+    const connectPool = createHandlerPool({
+      entry: functionEntry('connect'),
+      functionName: 'connect',
+      size: engineWorkers,
+      env: { ...process.env, SYSTEM_CACHE_MIB: '0' },
+      heapMb: FUNCTIONS.connect.memoryMb,
+    });
+    cleanup.push(() => connectPool.close());
     const pooledRoutes = loadedRoutes.map((route) =>
-      POOLED_ROUTES.has(route.name) ? { ...route, handler: enginePool.handler } : route,
+      POOLED_ROUTES.engine.has(route.name)
+        ? { ...route, handler: enginePool.handler }
+        : POOLED_ROUTES.connect.has(route.name)
+          ? { ...route, handler: connectPool.handler }
+          : route,
     );
     // The connect function revokes keys in this thread; the engine's key caches are in the workers.
     const stopForwarding = store.onRevoked((digest) =>

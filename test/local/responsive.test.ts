@@ -13,6 +13,7 @@ import { brotliDecompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { generateStructure, requestText } from '../../bench/generate';
 import { rawRequest, startTestServer, type TestServer } from '../integration/server';
+import { startFakeApi } from '../outbound/fake-api';
 
 let server: TestServer;
 
@@ -89,6 +90,56 @@ it('answers small GETs while two 25k-node / 125k-dependency analyses run', { tim
     `${latencies.length} GET /api/systems during two 25k/125k analyses: p50 ${ms(percentile(sorted, 50))}, ` +
       `p99 ${ms(percentile(sorted, 99))}, max ${ms(sorted.at(-1)!)} (recorded, not asserted)`,
   );
+});
+
+// A connect dry run reads, checks and analyzes the document it fetched: seconds of work on a large
+// one, in a worker of the connect function, as the engine's runs are. Once the document has been
+// sent in full (the parse and the analysis begin), GETs sent meanwhile are answered before the dry
+// run is: in the main thread they waited behind it, 12 s behind a settings check.
+it('answers small GETs while a connect dry run reads and analyzes a 25k-node document', {
+  timeout: 180_000,
+}, async () => {
+  const document = requestText(
+    generateStructure({ shape: 'random', nodeCount: NODES, dependencyCount: DEPENDENCIES }),
+  );
+  let sent = false;
+  const api = await startFakeApi((_request, response) => {
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(document, () => {
+      sent = true;
+    });
+  });
+  try {
+    let pending = true;
+    const dryRun = rawRequest(server.url, {
+      method: 'POST',
+      path: '/api/connect',
+      headers: { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'large', url: `${api.origin}/graph.json`, dryRun: true }),
+    }).finally(() => {
+      pending = false;
+    });
+    let answeredWhileReading = 0;
+    const statuses = new Set<number>();
+    while (pending) {
+      const afterSending = sent;
+      const answer = await rawRequest(server.url, {
+        method: 'GET',
+        path: '/api/systems',
+        headers: { authorization: `Bearer ${server.userToken}` },
+      });
+      statuses.add(answer.status);
+      if (afterSending && pending) answeredWhileReading++;
+      await sleep(10);
+    }
+    const answer = await dryRun;
+    expect(answer.status, answer.bytes.subarray(0, 300).toString()).toBe(200);
+    expect(JSON.parse(answer.bytes.toString('utf8'))).toMatchObject({ dryRun: true, nodes: NODES });
+    expect([...statuses]).toEqual([200]);
+    expect(answeredWhileReading).toBeGreaterThanOrEqual(2);
+  } finally {
+    await api.close();
+  }
 });
 
 interface RunResult {
