@@ -371,7 +371,7 @@ function assertWithinLimits(
   const affordable = Math.floor(limits.maxResponseElements / perSnapshot);
   const advice =
     affordable >= 1
-      ? `ask for at most ${affordable} ticks`
+      ? `ask for at most ${affordable} ${affordable === 1 ? 'tick' : 'ticks'}`
       : 'this structure is too large for mode "ticks"; use "tick" repeatedly or "analyze"';
   throw new ApiError(
     'LIMIT_EXCEEDED',

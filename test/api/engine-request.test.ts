@@ -241,6 +241,13 @@ describe('check 8: limits', () => {
       );
     });
 
+    // One snapshot of the worked example is 6 elements: with room for 6 to 11, one tick fits.
+    it('says "1 tick" where one fits', () => {
+      expect(
+        refusal({ mode: 'ticks', ticks: 2, ...WORKED }, { ...limits, maxResponseElements: 11 }).message,
+      ).toMatch(/: ask for at most 1 tick$/);
+    });
+
     it('applies to the default tick count too', () => {
       expect(refusal({ mode: 'ticks', ...WORKED }, { ...limits, maxResponseElements: 59 }).message).toMatch(
         /^10 ticks .* ask for at most 9 ticks$/,
