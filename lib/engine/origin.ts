@@ -43,6 +43,7 @@ export function findOrigin(
     if (!(total < Number.POSITIVE_INFINITY)) return { origin: null, trace: [] };
     compensation += roundingError(sum, contribution, total);
     sum = total;
+    // Stryker disable next-line EqualityOperator: equal replaces equal
     if (contribution > largest) largest = contribution;
   }
   // Contributions within `TIE` of the largest are a tie, named by the smallest id: a loop's reach
@@ -53,10 +54,12 @@ export function findOrigin(
   // Stryker disable next-line UnaryOperator: a blockage always has a positive contribution (its own load or what flows in), so best is always set
   let best = -1;
   let bestContribution = 0;
+  // Stryker disable next-line EqualityOperator: one past the end: reachers[reacherCount] is a node this solve did not reach, whose reach is 0, so it contributes nothing
   for (let i = 0; i < reacherCount; i++) {
     const u = reachers[i]!;
     const contribution = loadOf(u) * reach[u]!;
     // Stryker disable next-line EqualityOperator: ids are unique, so < and <= agree
+    // Stryker disable next-line ConditionalExpression: a contribution of 0 is below the floor of a positive largest, which a blockage always has
     if (contribution > 0 && contribution >= floor && (best < 0 || ids[u]! < ids[best]!)) {
       bestContribution = contribution;
       best = u;

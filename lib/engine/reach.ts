@@ -128,6 +128,7 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
         return;
       }
       // A routing loop's reach is a probability: bounded, as is a fan-out loop bounded below the line.
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator,ArithmeticOperator: same answer, other work (rounds of sweeps for a loop, or none: each starts where the last stopped, and finiteVisits judges the values either way)
       const bounded = gain === undefined || gain.high < 1 - GAIN_MARGIN;
       ws.sweeps += solveLargeCycle(
         structure,
@@ -160,6 +161,7 @@ function visitGain(
   const members = unknowns.subarray(0, count);
   // Stryker disable next-line EqualityOperator: one past the end: members[count] is undefined, and a typed array keeps no such index
   for (let i = 0; i < count; i++) localIndex[members[i]!] = i;
+  // Stryker disable next-line ArithmeticOperator: same answer, other work (where the bounds stop iterating: they hold wherever they stop, and an undecided gain is left to the sweeps and finiteVisits)
   const bounds = gainBounds(structure, members, localIndex, 1 - GAIN_MARGIN);
   // Stryker disable next-line EqualityOperator: one past the end, as above (the workspace left clean is tested)
   for (let i = 0; i < count; i++) localIndex[members[i]!] = -1;

@@ -148,6 +148,11 @@ describe('extra fields with numbers JSON cannot write', () => {
     expect(result.nodes[0]).toMatchObject({ big: 12345678901234567000 });
     expect(result.nodes[1]).toMatchObject({ meta: { list: [1, 2, { 'odd key': '-1e999' }] } });
     // Open structures carry extras the same way; snapshots carry none, so they do not look.
+    // First in an array, and past finite numbers of every depth.
+    const first = JSON.parse(
+      '{ "nodes": [{ "id": "a", "m": { "k": 1, "list": [[1e400, 2], 3] } }], "dependencies": [] }',
+    );
+    expect(() => analyze(first)).toThrow(/^nodes\[0\]\.m\.list\[0\]\[0\]: a number too large/);
     const open = JSON.parse(
       '{ "nodes": [{ "id": "s", "arrival": 1, "exit": 1, "x": 1e400 }], "dependencies": [] }',
     );

@@ -174,6 +174,11 @@ describe('solveReach: loops that keep most of what passes', () => {
       const reach = reachOf(keepsMost(n), 'T');
       for (const value of Object.values(reach)) expect(Math.abs(value - 1)).toBeLessThan(1e-11);
     }
+    // The sweeps counted are the first 500 and those after them.
+    const compiled = compileStructure(keepsMost(129));
+    const ws = new ReachWorkspace(compiled.nodeCount);
+    solveReach(compiled, compiled.ids.indexOf('T'), ws);
+    expect(ws.sweeps).toBeGreaterThan(500);
   });
 });
 

@@ -339,12 +339,16 @@ function settleLoop(
   let bounded: boolean | undefined;
   let sweeping = system;
   let swept2nd = false;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator,UpdateOperator: same answer, other work (one round more or rounds until it settles: each starts where the last stopped; an unsettled round of an invalid solve is refused below all the same)
   for (let round = 0; swept !== undefined && !swept.converged && round < RESTARTS; round++) {
     bounded ??= certainlyBounded(structure, component, localIndex);
+    // Stryker disable next-line ConditionalExpression: same answer, other work (rounds of a loop not known to be bounded: its estimate is never kept, elimination or the unbounded verdict follows as without them)
     if (!bounded) break;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: same answer, other work (the other order taken at another round, or built again: it settles the same loops)
     if (!swept2nd && round === 1) {
       // Two rounds unsettled in the first order: the rest in the other (as the steady state's
       // sweeps, steady-state.ts), from where the first stopped.
+      // Stryker disable next-line BooleanLiteral: same answer, other work (the other order built again each round)
       swept2nd = true;
       const other = latencyLoopSystem(
         structure,
@@ -463,6 +467,7 @@ function sweepLoop(
     constant,
     scale,
     tolerance: LATENCY_TOLERANCE,
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ObjectLiteral: same answer, other work (a round from zeros takes the first sweeps again; the other order or elimination settles the loop)
     ...(initial === undefined ? {} : { initial }),
   });
   // Stryker disable next-line EqualityOperator: one past the end

@@ -237,6 +237,17 @@ describe('latencyHeadroom', () => {
         dependencies: seventy.map((from) => ({ from, to: 'queue' })),
       }).latencyHeadroom,
     ).toEqual({ scale: 0, node: 'e00' });
+    // The same seventy behind a service time without servers (no queue, no wait), with a
+    // capacity of 1,000: at their SLO up to its saturation, ×1000/70.
+    expect(
+      analyzed({
+        nodes: [
+          ...seventy.map((id) => ({ id, arrival: 1, slo: 0.1 })),
+          { id: 'queue', serviceTime: 0.1, capacity: 1000, exit: 1 },
+        ],
+        dependencies: seventy.map((from) => ({ from, to: 'queue' })),
+      }).latencyHeadroom,
+    ).toEqual({ scale: 1000 / 70, node: 'e00' });
     const looping = (servers?: number, slo?: number) => ({
       nodes: [
         { id: 'web', arrival: 1, ...(slo === undefined ? {} : { slo }) },
