@@ -78,6 +78,12 @@ export interface LocalServerOptions {
    */
   engineWorkersAtStart?: number | 'all';
   /**
+   * Worker threads that run the connect function's routes that read a document or check one
+   * (connect, registration, settings, refresh), as that many concurrent instances of it. Default
+   * env CONNECT_WORKERS, else 8: those requests mostly wait on the network, not the CPU.
+   */
+  connectWorkers?: number;
+  /**
    * Every function's Lambda timeout, as its handler sees it (`getRemainingTimeInMillis`).
    * Default: env FUNCTION_TIMEOUT_MS, else each function's deployed timeout (`FUNCTIONS` in
    * lib/http/routes.ts).
@@ -118,7 +124,13 @@ const SAMPLE_DOCUMENTS: ReadonlyMap<string, string> = new Map([
   ['/examples/traces.jsonl', sampleTraces()],
 ]);
 const PORT_RANGE = { min: 0, max: 65_535 };
-const ENGINE_WORKERS_RANGE = { min: 1, max: 256 };
+const WORKERS_RANGE = { min: 1, max: 256 };
+/**
+ * Connect's workers unless set: its requests mostly wait on an upstream (up to 10 s each), and
+ * deployed each gets an instance of its own, so more of them than CPUs: with one per CPU, two
+ * connects to slow upstreams held a quick settings change for 7.5 s.
+ */
+const CONNECT_WORKERS_DEFAULT = 8;
 /** Lambda's own range for a function's timeout, in milliseconds (1 s to 15 min). */
 const FUNCTION_TIMEOUT_RANGE = { min: 1000, max: 900_000 };
 
@@ -171,7 +183,20 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   }
   const devApiKey = options.apiKey ?? optionalEnv(env, 'DEV_API_KEY');
   const timeouts = readTimeouts(env, options);
-  const engineWorkers = readEngineWorkers(env, options);
+  const engineWorkers = readWorkers(
+    env,
+    'ENGINE_WORKERS',
+    'engineWorkers',
+    options.engineWorkers,
+    availableParallelism(),
+  );
+  const connectWorkers = readWorkers(
+    env,
+    'CONNECT_WORKERS',
+    'connectWorkers',
+    options.connectWorkers,
+    CONNECT_WORKERS_DEFAULT,
+  );
   // Every function's timeout as its handler sees it: try a run that would outlast Lambda's.
   const functionTimeoutMs =
     options.functionTimeoutMs ??
@@ -245,7 +270,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const connectPool = createHandlerPool({
       entry: functionEntry('connect'),
       functionName: 'connect',
-      size: engineWorkers,
+      size: connectWorkers,
       env: { ...process.env, SYSTEM_CACHE_MIB: '0' },
       heapMb: FUNCTIONS.connect.memoryMb,
     });
@@ -361,27 +386,21 @@ function readTimeouts(env: Env, options: LocalServerOptions): { requestMs: numbe
 }
 
 /**
- * How many engine runs proceed at once: one worker per CPU the process may use, as concurrent
- * Lambda instances would each have their own. ENGINE_WORKERS overrides it (1 runs them one at a
- * time, still off the main thread).
+ * How many requests of a function proceed at once, as concurrent Lambda instances would each have
+ * their own: the engine one worker per CPU the process may use, connect `CONNECT_WORKERS_DEFAULT`.
+ * ENGINE_WORKERS and CONNECT_WORKERS override them (1 runs them one at a time, still off the main
+ * thread).
  */
-function readEngineWorkers(env: Env, options: LocalServerOptions): number {
-  const workers =
-    options.engineWorkers ??
-    envInt(
-      env,
-      'ENGINE_WORKERS',
-      Math.min(availableParallelism(), ENGINE_WORKERS_RANGE.max),
-      ENGINE_WORKERS_RANGE,
-    );
-  if (
-    !Number.isInteger(workers) ||
-    workers < ENGINE_WORKERS_RANGE.min ||
-    workers > ENGINE_WORKERS_RANGE.max
-  ) {
-    throw new Error(
-      `engineWorkers must be an integer from ${ENGINE_WORKERS_RANGE.min} to ${ENGINE_WORKERS_RANGE.max}`,
-    );
+function readWorkers(
+  env: Env,
+  variable: 'ENGINE_WORKERS' | 'CONNECT_WORKERS',
+  option: 'engineWorkers' | 'connectWorkers',
+  given: number | undefined,
+  byDefault: number,
+): number {
+  const workers = given ?? envInt(env, variable, Math.min(byDefault, WORKERS_RANGE.max), WORKERS_RANGE);
+  if (!Number.isInteger(workers) || workers < WORKERS_RANGE.min || workers > WORKERS_RANGE.max) {
+    throw new Error(`${option} must be an integer from ${WORKERS_RANGE.min} to ${WORKERS_RANGE.max}`);
   }
   return workers;
 }

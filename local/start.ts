@@ -17,6 +17,7 @@ PORT=3100 DATA_DIR=./data npm start:
   DYNAMODB_ENDPOINT       use this DynamoDB instead of the embedded one (TABLE_NAME: its table)
   DEV_API_KEY             the API key to seed (default: a fresh one)
   ENGINE_WORKERS          worker threads running POST /api/engine (default: one per CPU)
+  CONNECT_WORKERS         worker threads running connect, registrations, settings and refreshes (default: 8)
   FUNCTION_TIMEOUT_MS     every function's timeout as its handler sees it (default: as deployed)
   CONNECT_ALLOW_HOSTS     hosts connect may fetch despite the address rules
   -h, --help              this text`,

@@ -205,7 +205,7 @@ function dryRunOutOfTime(compiled: CompiledStructure, time: FunctionTime | undef
   const size = `${count(compiled.nodeCount, 'node', 'nodes')}, ${count(compiled.dependencyCount, 'dependency', 'dependencies')}`;
   return new ApiError(
     'LIMIT_EXCEEDED',
-    `The dry run's analysis could not finish within this request's time limit (${seconds} s) and was stopped; the structure read (${size}) takes longer to analyze than this request has; register it without "dryRun" (a registration does not analyze it) and run the engine on it by id.`,
+    `The dry run's analysis could not finish within this request's time limit (${seconds} s) and was stopped; the structure read (${size}) takes longer to analyze than this request has. A registration (without "dryRun") does not analyze it, but runs on it have the engine's own time limit, which it may outlast too: read less of the document.`,
   );
 }
 

@@ -196,7 +196,7 @@ describe('connect a system', () => {
     );
     expect(stopped.code).toBe('LIMIT_EXCEEDED');
     expect(stopped.message).toBe(
-      `The dry run's analysis could not finish within this request's time limit (20 s) and was stopped; the structure read (2 nodes, 1 dependency) takes longer to analyze than this request has; register it without "dryRun" (a registration does not analyze it) and run the engine on it by id.`,
+      `The dry run's analysis could not finish within this request's time limit (20 s) and was stopped; the structure read (2 nodes, 1 dependency) takes longer to analyze than this request has. A registration (without "dryRun") does not analyze it, but runs on it have the engine's own time limit, which it may outlast too: read less of the document.`,
     );
     const inTime = await connect('alice', body, undefined, { remainingMs: () => 4_000, limitMs: 20_000 });
     expect((inTime as DryRunAnswer).analysis.primaryBlockage).toBe('B');

@@ -142,6 +142,41 @@ it('answers small GETs while a connect dry run reads and analyzes a 25k-node doc
   }
 });
 
+// Connect's requests mostly wait on an upstream: two dry runs whose upstream takes 3 s to answer
+// hold no worker a quick registration needs (8 by default, where one per CPU held it behind them).
+it('registers a small system while two connects wait on a slow upstream', { timeout: 60_000 }, async () => {
+  const slow = await startFakeApi((_request, response) => {
+    setTimeout(() => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ nodes: [{ id: 'a' }], dependencies: [] }));
+    }, 3000);
+  });
+  try {
+    let waiting = 2;
+    const dryRuns = [1, 2].map(() =>
+      rawRequest(server.url, {
+        method: 'POST',
+        path: '/api/connect',
+        headers: { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'slow', url: `${slow.origin}/graph.json`, dryRun: true }),
+      }).finally(() => waiting--),
+    );
+    while (slow.requests.length < 2) await sleep(20);
+    const registration = await rawRequest(server.url, {
+      method: 'POST',
+      path: '/api/systems',
+      headers: { authorization: `Bearer ${server.userToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'quick', document: { nodes: [{ id: 'x' }], dependencies: [] } }),
+    });
+    const stillWaiting = waiting;
+    expect(registration.status, registration.bytes.toString()).toBe(201);
+    expect(stillWaiting).toBe(2);
+    for (const answer of await Promise.all(dryRuns)) expect(answer.status).toBe(200);
+  } finally {
+    await slow.close();
+  }
+});
+
 interface RunResult {
   engine: { nodes: unknown[]; dependencies: unknown[] };
 }

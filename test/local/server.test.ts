@@ -105,6 +105,15 @@ describe('startLocalServer', () => {
     await expect(startLocalServer({ engineWorkers: 0, port: 0, dynamoPort: 0, quiet: true })).rejects.toThrow(
       'engineWorkers must be an integer from 1 to 256',
     );
+    // The connect function's workers the same way.
+    for (const value of ['0', '257', '1.5', 'eight']) {
+      await expect(
+        startLocalServer({ env: { CONNECT_WORKERS: value }, port: 0, dynamoPort: 0, quiet: true }),
+      ).rejects.toThrow(/^CONNECT_WORKERS must be an integer from 1 to 256/);
+    }
+    await expect(
+      startLocalServer({ connectWorkers: 0.5, port: 0, dynamoPort: 0, quiet: true }),
+    ).rejects.toThrow('connectWorkers must be an integer from 1 to 256');
   });
 
   // Lambda's range for a timeout, 1 s to 15 min: anything else stops the start.
