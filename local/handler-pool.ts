@@ -85,6 +85,11 @@ export interface HandlerPool {
   notify(notice: WorkerNotice): void;
   /** Workers running now (started and not yet ended). */
   readonly threads: number;
+  /**
+   * Takes no more requests (the waiting ones are rejected) and waits, up to `withinMs`, for the
+   * runs in progress to end with their answers. `close` after it ends the workers.
+   */
+  drain(withinMs: number): Promise<void>;
   /** Rejects the waiting requests, and ends every worker and so the runs in progress. */
   close(): Promise<void>;
 }
@@ -299,6 +304,14 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
     },
     get threads() {
       return workers.size;
+    },
+    async drain(withinMs) {
+      closed = true;
+      for (const job of queue.splice(0)) job.reject(new Error('the local server is stopping'));
+      const until = Date.now() + withinMs;
+      while ([...workers].some((member) => member.job !== undefined) && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
     },
     async close() {
       closed = true;

@@ -319,6 +319,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         : error;
     });
     cleanup.push(async () => {
+      // New connections are refused first; a connect, registration, settings change or refresh
+      // under way then finishes its writes and its answer goes out (within connect's time), so a
+      // stop never leaves a quota hold or a stored system its caller was not told of. Engine
+      // runs write nothing: they end with their connections.
+      server.close();
+      await connectPool.drain(FUNCTIONS.connect.timeoutSeconds * 1000);
       await closeServer(server);
       await Promise.all(loadedRoutes.map((route) => route.settled?.()));
     });

@@ -1,0 +1,71 @@
+/**
+ * Stopping the local server while a connect is under way: the connect finishes its writes and its
+ * answer goes out before the connections close, so the caller is told of the system it stored.
+ * Before, the connections closed at once and the connect function's worker ended mid-request:
+ * the caller got no answer for a system that was stored (a retry stored it twice), or a quota
+ * hold stayed behind and refused the owner's next registration for an hour.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, expect, it } from 'vitest';
+import { startLocalServer } from '../../local/server';
+import { freePort } from '../helpers/free-port';
+import { rawRequest } from '../integration/server';
+import { startFakeApi } from '../outbound/fake-api';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'sbe-stop-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+it('lets a connect under way finish and answer when the server stops', { timeout: 60_000 }, async () => {
+  // The same DynamoDB port and token issuer for both starts: the handlers of this process read
+  // their settings once, as a cold start does.
+  const options = {
+    dataDir,
+    dynamoPort: await freePort(),
+    issuerFile: join(dataDir, 'issuer.json'),
+    port: 0,
+    quiet: true,
+  };
+  // An upstream that takes a second and a half to answer: the connect is in its worker meanwhile.
+  const upstream = await startFakeApi((_request, response) => {
+    setTimeout(() => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({ nodes: [{ id: 'a' }, { id: 'b' }], dependencies: [{ from: 'a', to: 'b' }] }),
+      );
+    }, 1500);
+  });
+  try {
+    const first = await startLocalServer(options);
+    const answer = rawRequest(first.url, {
+      method: 'POST',
+      path: '/api/connect',
+      headers: { authorization: `Bearer ${first.userToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'stopped', url: `${upstream.origin}/graph.json` }),
+    });
+    while (upstream.requests.length === 0) await sleep(20);
+    const stopping = first.close();
+    const connected = await answer;
+    await stopping;
+    expect(connected.status, connected.bytes.toString()).toBe(201);
+    const { id } = JSON.parse(connected.bytes.toString('utf8')) as { id: string };
+
+    // Started again on the same data: the system is there, once.
+    const second = await startLocalServer(options);
+    try {
+      const listed = await rawRequest(second.url, {
+        method: 'GET',
+        path: '/api/systems',
+        headers: { authorization: `Bearer ${second.userToken}` },
+      });
+      const { systems } = JSON.parse(listed.bytes.toString('utf8')) as { systems: Array<{ id: string }> };
+      expect(systems.map((system) => system.id)).toEqual([id]);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await upstream.close();
+  }
+});
