@@ -230,23 +230,29 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
       );
     } catch (error) {
       if (clientGone.signal.aborted) return;
-      if (error instanceof PoolFullError) {
-        // As Lambda past its concurrency: refused at once, to be tried again, nothing run.
-        result = gatewayResult(
-          new ApiError(
-            'SERVICE_UNAVAILABLE',
-            `Every ${error.functionName} worker of the local server is busy and ${waitingText(error.waiting)}; try again in 2 seconds.`,
-            { headers: { 'retry-after': '2' } },
-          ),
-        );
-      } else {
-        onHandlerError(error, route);
-        result = gatewayResult(
-          new ApiError(
-            'INTERNAL_ERROR',
-            'The function failed while handling this request; see the server log.',
-          ),
-        );
+      const refusal =
+        error instanceof PoolFullError
+          ? // As Lambda past its concurrency: refused at once, to be tried again, nothing run.
+            new ApiError(
+              'SERVICE_UNAVAILABLE',
+              `Every ${error.functionName} worker of the local server is busy and ${waitingText(error.waiting)}; try again in 2 seconds.`,
+              { headers: { 'retry-after': '2' } },
+            )
+          : new ApiError(
+              'INTERNAL_ERROR',
+              'The function failed while handling this request; see the server log.',
+            );
+      if (!(error instanceof PoolFullError)) onHandlerError(error, route);
+      result = gatewayResult(refusal);
+      // No handler wrote this request's line (none ran it, or its worker ended): written here.
+      if (options.logger !== undefined) {
+        logRequestLine(options.logger, {
+          requestId,
+          route: route === undefined ? undefined : routeKey(route),
+          status: refusal.status,
+          errorCode: refusal.code,
+          durationMs: performance.now() - started,
+        });
       }
     }
     const response = withCors(mapHttpApiResult(result), origin, options.cors);

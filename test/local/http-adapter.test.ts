@@ -2,8 +2,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLogger } from '../../lib/logging';
 import { PoolFullError } from '../../local/handler-pool';
 import { createHttpAdapter, type HttpApiHandler, type LoadedRoute } from '../../local/http-adapter';
+import { captureOutput, logLines } from '../http/events';
 
 interface ErrorBody {
   error: { code: string; message: string };
@@ -145,5 +147,36 @@ describe('createHttpAdapter over real HTTP', () => {
         'Every engine worker of the local server is busy and 256 requests already wait; try again in 2 seconds.',
     });
     expect(failures).toHaveLength(logged);
+  });
+
+  // No handler ran the request (the pool was full) or its worker ended: the adapter writes the
+  // request's log line itself, as every answered request has one.
+  it('writes the request line of a refusal no handler logged', async () => {
+    const logged = createServer(
+      createHttpAdapter({
+        routes: loaded,
+        maxBodyBytes: 1000,
+        logger: createLogger({ env: { LOG_LEVEL: 'INFO' } }),
+        onHandlerError: () => undefined,
+      }),
+    );
+    await new Promise<void>((resolve) => logged.listen(0, '127.0.0.1', resolve));
+    const at = `http://127.0.0.1:${(logged.address() as AddressInfo).port}`;
+    try {
+      const { output } = await captureOutput(async () => {
+        expect((await fetch(`${at}/api/busy`)).status).toBe(503);
+        expect((await fetch(`${at}/api/boom`)).status).toBe(500);
+      });
+      expect(
+        logLines(output)
+          .filter((line) => line.message === 'request')
+          .map(({ route, status, errorCode }) => ({ route, status, errorCode })),
+      ).toEqual([
+        { route: 'GET /api/busy', status: 503, errorCode: 'SERVICE_UNAVAILABLE' },
+        { route: 'GET /api/boom', status: 500, errorCode: 'INTERNAL_ERROR' },
+      ]);
+    } finally {
+      await new Promise((resolve) => logged.close(resolve));
+    }
   });
 });
