@@ -25,6 +25,8 @@ export interface EngineRequest {
   scenarioInput?: EnvelopeField;
   /** Says a problem the run finds of what caused it (a stored system's settings), as `source.blame`. */
   blame?: (error: PayloadError) => PayloadError;
+  /** Run on a stored system (`{ mode, systemId }`): what to reduce is the system, not a body. */
+  stored?: boolean;
 }
 
 /** Where the structure sits in a body: at the top level (`container` undefined) or in a container. */

@@ -59,7 +59,7 @@ export function renderEngineResponse(request: EngineRequest, deadline?: RunDeadl
         'LIMIT_EXCEEDED',
         stoppedMessage(
           deadline.limitMs,
-          { mode: request.mode, compare: compares(request) },
+          { mode: request.mode, compare: compares(request), stored: request.stored === true },
           deadline.stoppedBySize(),
         ),
       );

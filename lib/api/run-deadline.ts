@@ -84,13 +84,13 @@ export function runDeadline(
  */
 export function stoppedMessage(
   limitMs: number,
-  request: { mode: string; compare?: boolean },
+  request: { mode: string; compare?: boolean; stored?: boolean },
   bySize = false,
 ): string {
   const seconds = Math.max(1, Math.round(limitMs / 1000));
   const reduce = [
     ...(request.mode === 'ticks' ? ['ask for fewer ticks'] : []),
-    'send a smaller structure',
+    request.stored === true ? 'run a smaller system' : 'send a smaller structure',
     ...(request.compare === true ? ['leave out "compare"'] : []),
   ];
   const last = reduce.pop()!;

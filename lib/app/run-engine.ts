@@ -138,7 +138,7 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
         const holder = { nodes: compiled.nodes, dependencies: compiled.dependencies };
         const blame = blameOf(holder, record.settings);
         const source = { holder, compiled, ...(blame === undefined ? {} : { blame }) };
-        return answer(input, compileEngineRequest(envelope, limits, source), key);
+        return answer(input, { ...compileEngineRequest(envelope, limits, source), stored: true }, key);
       }
     }
     const stored = await systems!.get(owner, id);
@@ -152,7 +152,7 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
     });
     const key = cacheKeyOf(stored.record);
     cache?.set(key, request.structure);
-    return answer(input, request, key);
+    return answer(input, { ...request, stored: true }, key);
   };
 
   return async (input) => {

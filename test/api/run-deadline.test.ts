@@ -104,6 +104,11 @@ describe('stoppedMessage: the 413 names the time limit and what to reduce', () =
       { mode: 'analyze', compare: true },
       'The run could not finish within this request\'s time limit (15 s) and was stopped; send a smaller structure or leave out "compare".',
     ],
+    [
+      'ticks of a stored system',
+      { mode: 'ticks', stored: true },
+      "The run could not finish within this request's time limit (15 s) and was stopped; ask for fewer ticks or run a smaller system.",
+    ],
   ])('%s', (_name, request, message) => {
     expect(stoppedMessage(14_930, request)).toBe(message);
   });

@@ -176,6 +176,28 @@ describe('connect a system', () => {
     ]);
   });
 
+  // A run on a stored system stopped for time says what to reduce of it: the system, not a body
+  // (there is none to make smaller). 0.5 s left of 15 s, less than the 1.5 s kept to answer.
+  it('says to run a smaller system when a run by systemId is stopped for time', async () => {
+    const systems = systemsStore();
+    const record = registered(
+      await createRegisterSystem({ systems, limits })('alice', { name: 'w', document: WORKED }),
+    );
+    const run = createRunEngine({ limits, systems });
+    const stopped = await contractErrorOf(
+      run({
+        body: { mode: 'ticks', ticks: 5, systemId: record.id },
+        owner: 'alice',
+        remainingTimeMs: () => 500,
+        timeLimitMs: 15_000,
+      }),
+    );
+    expect(stopped.code).toBe('LIMIT_EXCEEDED');
+    expect(stopped.message).toBe(
+      "The run could not finish within this request's time limit (15 s) and was stopped; ask for fewer ticks or run a smaller system.",
+    );
+  });
+
   // The dry run's analysis gives way to the function's time as an engine run does: a clock with
   // 2 of the function's 20 s left (less than the 3 s kept to answer) stops it at its first
   // checkpoint, and the answer is a 413 naming the limit and the structure, never a timeout with
