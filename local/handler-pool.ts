@@ -67,6 +67,14 @@ export class PoolFullError extends Error {
   }
 }
 
+/** A request the pool did not run because the server is stopping. */
+export class PoolStoppingError extends Error {
+  override readonly name = 'PoolStoppingError';
+  constructor() {
+    super('the local server is stopping');
+  }
+}
+
 export interface HandlerPool {
   /**
    * Runs one event on a free worker; rejects when the worker crashes, the pool is closed, or
@@ -267,7 +275,7 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
     handler: (event, context, signal) =>
       new Promise((resolve, reject) => {
         if (closed) {
-          reject(new Error('the local server is stopping'));
+          reject(new PoolStoppingError());
           return;
         }
         if (signal?.aborted === true) {
@@ -307,7 +315,7 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
     },
     async drain(withinMs) {
       closed = true;
-      for (const job of queue.splice(0)) job.reject(new Error('the local server is stopping'));
+      for (const job of queue.splice(0)) job.reject(new PoolStoppingError());
       const until = Date.now() + withinMs;
       while ([...workers].some((member) => member.job !== undefined) && Date.now() < until) {
         await new Promise((resolve) => setTimeout(resolve, 20));
@@ -315,7 +323,7 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
     },
     async close() {
       closed = true;
-      for (const job of queue.splice(0)) job.reject(new Error('the local server is stopping'));
+      for (const job of queue.splice(0)) job.reject(new PoolStoppingError());
       await Promise.all([...workers].map(({ worker }) => worker.terminate()));
     },
   };

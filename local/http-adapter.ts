@@ -24,7 +24,7 @@ import {
   routeKey,
 } from '../lib/http/routes';
 import { unmatchedRouteError } from '../lib/http/unmatched-route';
-import { PoolFullError, waitingText } from './handler-pool';
+import { PoolFullError, PoolStoppingError, waitingText } from './handler-pool';
 import {
   buildHttpApiEvent,
   DEFAULT_ROUTE_KEY,
@@ -53,6 +53,8 @@ export interface LoadedRoute extends RouteDefinition {
 
 export interface HttpAdapterOptions {
   routes: readonly LoadedRoute[];
+  /** True once the server is stopping: answers then close their connections. */
+  stopping?: () => boolean;
   /**
    * The handlers' request body limit. The adapter keeps at most one byte more than this and
    * discards the rest, so memory stays bounded while the handler can still see "too large"
@@ -238,11 +240,17 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
               `Every ${error.functionName} worker of the local server is busy and ${waitingText(error.waiting)}; try again in 2 seconds.`,
               { headers: { 'retry-after': '2' } },
             )
-          : new ApiError(
-              'INTERNAL_ERROR',
-              'The function failed while handling this request; see the server log.',
-            );
-      if (!(error instanceof PoolFullError)) onHandlerError(error, route);
+          : error instanceof PoolStoppingError
+            ? // Not run: the server stops while it waited or arrived; nothing of it was done.
+              new ApiError('SERVICE_UNAVAILABLE', 'The local server is stopping; try again in 2 seconds.', {
+                headers: { 'retry-after': '2' },
+              })
+            : new ApiError(
+                'INTERNAL_ERROR',
+                'The function failed while handling this request; see the server log.',
+              );
+      if (!(error instanceof PoolFullError || error instanceof PoolStoppingError))
+        onHandlerError(error, route);
       result = gatewayResult(refusal);
       // No handler wrote this request's line (none ran it, or its worker ended): written here.
       if (options.logger !== undefined) {
@@ -258,7 +266,8 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     const response = withCors(mapHttpApiResult(result), origin, options.cors);
     // The rest of an oversized upload is read and dropped, never kept; the client is told
     // not to send another request on this connection.
-    if (received.truncated) response.headers.connection = 'close';
+    // So is a client answered while the server stops: its connection closes once the answer is out.
+    if (received.truncated || options.stopping?.() === true) response.headers.connection = 'close';
     send(res, response);
   }
 }

@@ -288,6 +288,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     );
     cleanup.push(async () => stopForwarding());
     const logger = createLogger({ env });
+    let stopping = false;
     const server = createServer(
       {
         requestTimeout: timeouts.requestMs,
@@ -298,6 +299,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       },
       createHttpAdapter({
         routes: pooledRoutes,
+        stopping: () => stopping,
         maxBodyBytes: readLimits(process.env).maxBodyBytes,
         ...(functionTimeoutMs === undefined ? {} : { timeoutMs: functionTimeoutMs }),
         logger,
@@ -323,8 +325,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       // under way then finishes its writes and its answer goes out (within connect's time), so a
       // stop never leaves a quota hold or a stored system its caller was not told of. Engine
       // runs write nothing: they end with their connections.
+      stopping = true;
       server.close();
-      await connectPool.drain(FUNCTIONS.connect.timeoutSeconds * 1000);
+      await connectPool.drain(functionTimeoutMs ?? FUNCTIONS.connect.timeoutSeconds * 1000);
       await closeServer(server);
       await Promise.all(loadedRoutes.map((route) => route.settled?.()));
     });

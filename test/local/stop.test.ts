@@ -1,6 +1,7 @@
 /**
  * Stopping the local server while a connect is under way: the connect finishes its writes and its
- * answer goes out before the connections close, so the caller is told of the system it stored.
+ * answer goes out before the connections close, so the caller is told of the system it stored;
+ * one still waiting for a worker is not run, and is told to try again (503).
  * Before, the connections closed at once and the connect function's worker ended mid-request:
  * the caller got no answer for a system that was stored (a retry stored it twice), or a quota
  * hold stayed behind and refused the owner's next registration for an hour.
@@ -38,18 +39,34 @@ it('lets a connect under way finish and answer when the server stops', { timeout
     }, 1500);
   });
   try {
-    const first = await startLocalServer(options);
-    const answer = rawRequest(first.url, {
-      method: 'POST',
-      path: '/api/connect',
-      headers: { authorization: `Bearer ${first.userToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'stopped', url: `${upstream.origin}/graph.json` }),
-    });
+    // One connect worker: a second connect waits for it, and is not run once the server stops.
+    const first = await startLocalServer({ ...options, connectWorkers: 1 });
+    const connect = (name: string) =>
+      rawRequest(first.url, {
+        method: 'POST',
+        path: '/api/connect',
+        headers: { authorization: `Bearer ${first.userToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name, url: `${upstream.origin}/graph.json` }),
+      });
+    const answer = connect('stopped');
     while (upstream.requests.length === 0) await sleep(20);
+    const waiting = connect('waiting');
+    await sleep(200);
     const stopping = first.close();
-    const connected = await answer;
+    const [connected, refused] = await Promise.all([answer, waiting]);
     await stopping;
     expect(connected.status, connected.bytes.toString()).toBe(201);
+    // Answered while the server stops: the connection closes after it, never reused and cut.
+    expect(connected.headers.connection).toBe('close');
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('2');
+    expect(JSON.parse(refused.bytes.toString('utf8'))).toEqual({
+      error: {
+        code: 'SERVICE_UNAVAILABLE',
+        message: 'The local server is stopping; try again in 2 seconds.',
+      },
+    });
+    expect(upstream.requests).toHaveLength(1);
     const { id } = JSON.parse(connected.bytes.toString('utf8')) as { id: string };
 
     // Started again on the same data: the system is there, once.
