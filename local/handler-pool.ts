@@ -271,6 +271,12 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
     }
   };
 
+  /** Takes no more requests, and rejects the waiting ones: none of them ran. */
+  const stopTaking = () => {
+    closed = true;
+    for (const job of queue.splice(0)) job.reject(new PoolStoppingError());
+  };
+
   return {
     handler: (event, context, signal) =>
       new Promise((resolve, reject) => {
@@ -314,16 +320,14 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
       return workers.size;
     },
     async drain(withinMs) {
-      closed = true;
-      for (const job of queue.splice(0)) job.reject(new PoolStoppingError());
+      stopTaking();
       const until = Date.now() + withinMs;
       while ([...workers].some((member) => member.job !== undefined) && Date.now() < until) {
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     },
     async close() {
-      closed = true;
-      for (const job of queue.splice(0)) job.reject(new PoolStoppingError());
+      stopTaking();
       await Promise.all([...workers].map(({ worker }) => worker.terminate()));
     },
   };

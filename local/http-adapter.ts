@@ -140,18 +140,21 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     const method = req.method ?? 'GET';
     const { rawPath } = splitUrl(req.url ?? '/');
     const origin = allowedOrigin(options.cors, singleHeader(req.headers.origin));
+    /** The request line of a request no handler logged: the adapter answered it itself. */
+    const writeLine = (requestId: string, route: string | undefined, status: number, errorCode?: string) => {
+      if (options.logger === undefined) return;
+      logRequestLine(options.logger, {
+        requestId,
+        route,
+        status,
+        errorCode,
+        durationMs: performance.now() - started,
+      });
+    };
     const answerItself = (response: MappedResponse, route: string | undefined, errorCode?: string) => {
       req.resume();
       send(res, withCors(response, origin, options.cors));
-      if (options.logger !== undefined) {
-        logRequestLine(options.logger, {
-          requestId: randomUUID(),
-          route,
-          status: response.statusCode,
-          errorCode,
-          durationMs: performance.now() - started,
-        });
-      }
+      writeLine(randomUUID(), route, response.statusCode, errorCode);
     };
 
     if (method === 'OPTIONS' && options.cors !== undefined && req.headers['access-control-request-method']) {
@@ -253,15 +256,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
         onHandlerError(error, route);
       result = gatewayResult(refusal);
       // No handler wrote this request's line (none ran it, or its worker ended): written here.
-      if (options.logger !== undefined) {
-        logRequestLine(options.logger, {
-          requestId,
-          route: route === undefined ? undefined : routeKey(route),
-          status: refusal.status,
-          errorCode: refusal.code,
-          durationMs: performance.now() - started,
-        });
-      }
+      writeLine(requestId, route === undefined ? undefined : routeKey(route), refusal.status, refusal.code);
     }
     const response = withCors(mapHttpApiResult(result), origin, options.cors);
     // The rest of an oversized upload is read and dropped, never kept; the client is told

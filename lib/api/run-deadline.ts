@@ -87,7 +87,7 @@ export function stoppedMessage(
   request: { mode: string; compare?: boolean; stored?: boolean },
   bySize = false,
 ): string {
-  const seconds = Math.max(1, Math.round(limitMs / 1000));
+  const seconds = limitSeconds(limitMs);
   const reduce = [
     ...(request.mode === 'ticks' ? ['ask for fewer ticks'] : []),
     request.stored === true ? 'run a smaller system' : 'send a smaller structure',
@@ -99,4 +99,9 @@ export function stoppedMessage(
     return `The run was stopped: its answer grew larger than can be compressed and sent within this request's time limit (${seconds} s); ${list}.`;
   }
   return `The run could not finish within this request's time limit (${seconds} s) and was stopped; ${list}.`;
+}
+
+/** A time limit in whole seconds, as a 413 names it: at least 1. */
+export function limitSeconds(limitMs: number): number {
+  return Math.max(1, Math.round(limitMs / 1000));
 }

@@ -14,6 +14,7 @@ import {
 } from '../api/connect-request';
 import { problemOf } from '../api/engine-request';
 import { ApiError } from '../api/errors';
+import { limitSeconds } from '../api/run-deadline';
 import {
   compileRunnableWithSettings,
   compileWithSettings,
@@ -199,7 +200,7 @@ function analyzedOrRefused(compiled: CompiledStructure, sent: DryRunSent): Engin
  */
 function dryRunOutOfTime(compiled: CompiledStructure, time: FunctionTime | undefined): ApiError {
   const limitMs = time?.limitMs ?? time?.remainingMs() ?? 0;
-  const seconds = Math.max(1, Math.round(limitMs / 1000));
+  const seconds = limitSeconds(limitMs);
   const count = (n: number, one: string, many: string) =>
     `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
   const size = `${count(compiled.nodeCount, 'node', 'nodes')}, ${count(compiled.dependencyCount, 'dependency', 'dependencies')}`;

@@ -31,12 +31,13 @@ export interface LargeCycleInput {
 
 /**
  * Rounds of sweeps started again from where the last stopped, the acceleration's history cleared,
- * for a component certainly bounded. On a loop that keeps most of what passes (a ring of 129
- * services passing 99% on, 1% to the blockage) the accelerated sweeps stall within 1e-8 of the
- * answer and come no nearer in their 500: the origin was then a node picked by that error among
- * nodes that all contribute the same. Started again, they settle in a few hundred more.
+ * for a component certainly bounded (the origin's reach here, the entry latencies' loops). On a
+ * loop that keeps most of what passes (a ring of 129 services passing 99% on, 1% to the blockage)
+ * the accelerated sweeps stall within 1e-8 of the answer and come no nearer in their 500: the
+ * origin was then a node picked by that error among nodes that all contribute the same. Started
+ * again, they settle in a few hundred more.
  */
-const RESTARTS = 8;
+export const RESTARTS = 8;
 
 /**
  * Solves `r(u) = Σ share(e)·r(to(e))` for the `n` unknowns of one large strongly connected

@@ -1,6 +1,6 @@
 import type { CompiledStructure } from '../compile';
 import { gainBounds } from '../gain-bounds';
-import { solveLocalSystem } from '../large-cycle';
+import { RESTARTS, solveLocalSystem } from '../large-cycle';
 import { factorMMatrix, solveFactored } from '../linear-system';
 import { type ArrayMemory, scratch } from '../scratch';
 import { anyFanout, DENSE_FALLBACK_LIMIT, GAIN_MARGIN, leaks, STEADY_DENSE_LIMIT } from '../steady-state';
@@ -309,9 +309,6 @@ function latencyLoopSystem(
   return { ordered, rowStart, target, share, scale, leaveStart, leaveTarget, leaveShare, solvable };
 }
 
-/** Rounds of sweeps started again from where the last stopped, for a loop certainly bounded. */
-const RESTARTS = 8;
-
 /**
  * Writes the loop's latencies for these constants into `latency`; false where it has none finite
  * (a request that keeps coming back never leaves).
@@ -338,18 +335,16 @@ function settleLoop(
   let swept = sweepLoop(system, constant, undefined);
   let bounded: boolean | undefined;
   let sweeping = system;
-  let swept2nd = false;
   // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator,UpdateOperator: same answer, other work (one round more or rounds until it settles: each starts where the last stopped; an unsettled round of an invalid solve is refused below all the same)
   for (let round = 0; swept !== undefined && !swept.converged && round < RESTARTS; round++) {
     bounded ??= certainlyBounded(structure, component, localIndex);
     // Stryker disable next-line ConditionalExpression: same answer, other work (rounds of a loop not known to be bounded: its estimate is never kept, elimination or the unbounded verdict follows as without them)
     if (!bounded) break;
-    // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: same answer, other work (the other order taken at another round, or built again: it settles the same loops)
-    if (!swept2nd && round === 1) {
+    let start = swept.values;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (the other order taken at another round, or built again: it settles the same loops)
+    if (round === 1) {
       // Two rounds unsettled in the first order: the rest in the other (as the steady state's
       // sweeps, steady-state.ts), from where the first stopped.
-      // Stryker disable next-line BooleanLiteral: same answer, other work (the other order built again each round)
-      swept2nd = true;
       const other = latencyLoopSystem(
         structure,
         component,
@@ -358,19 +353,10 @@ function settleLoop(
         scratch,
         structure.freedFirstSweepOrder(),
       );
-      const { constant: otherConstant, values } = reordered(
-        sweeping,
-        other,
-        constant,
-        swept.values,
-        localIndex,
-      );
+      ({ constant, values: start } = reordered(sweeping, other, constant, start, localIndex));
       sweeping = other;
-      constant = otherConstant;
-      swept = sweepLoop(sweeping, constant, values);
-      continue;
     }
-    swept = sweepLoop(sweeping, constant, swept.values);
+    swept = sweepLoop(sweeping, constant, start);
   }
   if (swept === undefined) return false;
   // Stryker disable next-line EqualityOperator,LogicalOperator: same answer, other work (a settled loop of up to 1,024 nodes eliminated instead, to the same tolerance; a loop certainly bounded whose sweeps settle in none of their rounds, which nothing the tests or the oracle build reaches, as for the steady state)

@@ -214,16 +214,30 @@ export function firstSaturations(structure: CompiledStructure, throughput: Float
   return saturation;
 }
 
-/** Every entry's latency at a scale, from one solve of the entry latencies there (`entryLatenciesAt`). */
-class LatenciesByPass implements EntryLatenciesAt {
-  #scale = Number.NaN;
-  #latency: Float64Array = new Float64Array(0);
+/** The entries' latencies at a scale of today's traffic, as the search asks them. */
+abstract class EntryLatenciesAt {
+  #queues: Float64Array | undefined;
 
   constructor(
-    private readonly structure: CompiledStructure,
+    protected readonly structure: CompiledStructure,
     /** Today's steady throughputs. */
-    private readonly throughput: Float64Array,
+    protected readonly throughput: Float64Array,
   ) {}
+
+  /** Entry `entry`'s latency at scale `s` (`Infinity` once a node on its way saturates). */
+  abstract of(entry: SloEntry, s: number): number;
+
+  /** Whether entry `entry`'s latency grows with any traffic at all: a queue on its way. */
+  growsWithTraffic(entry: SloEntry): boolean {
+    this.#queues ??= queuesOnTheWay(this.structure);
+    return this.#queues[entry.node]! > 0;
+  }
+}
+
+/** Every entry's latency at a scale, from one solve of the entry latencies there (`entryLatenciesAt`). */
+class LatenciesByPass extends EntryLatenciesAt {
+  #scale = Number.NaN;
+  #latency: Float64Array = new Float64Array(0);
 
   of(entry: SloEntry, s: number): number {
     if (s !== this.#scale) {
@@ -232,21 +246,6 @@ class LatenciesByPass implements EntryLatenciesAt {
     }
     return this.#latency[entry.node]!;
   }
-
-  #queues: Float64Array | undefined;
-
-  growsWithTraffic(entry: SloEntry): boolean {
-    this.#queues ??= queuesOnTheWay(this.structure);
-    return this.#queues[entry.node]! > 0;
-  }
-}
-
-/** The entries' latencies at a scale of today's traffic, as the search asks them. */
-interface EntryLatenciesAt {
-  /** Entry `entry`'s latency at scale `s` (`Infinity` once a node on its way saturates). */
-  of(entry: SloEntry, s: number): number;
-  /** Whether entry `entry`'s latency grows with any traffic at all: a queue on its way. */
-  growsWithTraffic(entry: SloEntry): boolean;
 }
 
 /**
@@ -478,17 +477,13 @@ function search(
 }
 
 /** The response times of the nodes the entries call at a scale, and the entries' latencies. */
-export class LatencyAt implements EntryLatenciesAt {
+export class LatencyAt extends EntryLatenciesAt {
   readonly #response: Float64Array;
   readonly #nodes: Int32Array;
   #scale = Number.NaN;
 
-  constructor(
-    private readonly structure: CompiledStructure,
-    /** Today's steady throughputs. */
-    private readonly throughput: Float64Array,
-    entries: readonly SloEntry[],
-  ) {
+  constructor(structure: CompiledStructure, throughput: Float64Array, entries: readonly SloEntry[]) {
+    super(structure, throughput);
     this.#response = new Float64Array(structure.nodeCount);
     const seen = new Uint8Array(structure.nodeCount);
     // Stryker disable next-line ArrayDeclaration: same answer, other work (a stray element is no node)
@@ -536,13 +531,6 @@ export class LatencyAt implements EntryLatenciesAt {
       if (response !== 0) sum += calls[i]! * response;
     }
     return sum;
-  }
-
-  #queues: Float64Array | undefined;
-
-  growsWithTraffic(entry: SloEntry): boolean {
-    this.#queues ??= queuesOnTheWay(this.structure);
-    return this.#queues[entry.node]! > 0;
   }
 }
 

@@ -228,26 +228,18 @@ describe('latencyHeadroom', () => {
     // them back to q or out, as often: L(q) = 0.125 + ½ · ½ L(q) = 1/6 s with no traffic, and the
     // SLO that number as the engine computes it), searched entry by entry beside a roomy one.
     const seventy = Array.from({ length: 70 }, (_, i) => `e${String(69 - i).padStart(2, '0')}`);
-    expect(
+    const seventyBehind = (queue: Record<string, number>) =>
       analyzed({
         nodes: [
           ...seventy.map((id) => ({ id, arrival: 1, slo: 0.1 })),
-          { id: 'queue', serviceTime: 0.1, servers: 10, exit: 1 },
+          { id: 'queue', serviceTime: 0.1, exit: 1, ...queue },
         ],
         dependencies: seventy.map((from) => ({ from, to: 'queue' })),
-      }).latencyHeadroom,
-    ).toEqual({ scale: 0, node: 'e00' });
+      }).latencyHeadroom;
+    expect(seventyBehind({ servers: 10 })).toEqual({ scale: 0, node: 'e00' });
     // The same seventy behind a service time without servers (no queue, no wait), with a
     // capacity of 1,000: at their SLO up to its saturation, ×1000/70.
-    expect(
-      analyzed({
-        nodes: [
-          ...seventy.map((id) => ({ id, arrival: 1, slo: 0.1 })),
-          { id: 'queue', serviceTime: 0.1, capacity: 1000, exit: 1 },
-        ],
-        dependencies: seventy.map((from) => ({ from, to: 'queue' })),
-      }).latencyHeadroom,
-    ).toEqual({ scale: 1000 / 70, node: 'e00' });
+    expect(seventyBehind({ capacity: 1000 })).toEqual({ scale: 1000 / 70, node: 'e00' });
     const looping = (servers?: number, slo?: number) => ({
       nodes: [
         { id: 'web', arrival: 1, ...(slo === undefined ? {} : { slo }) },
