@@ -46,11 +46,12 @@ export function createEngineFunction(deps: EngineFunctionDeps) {
             remainingTimeMs,
             timeLimitMs,
             acceptedCodings: acceptedCodings(readHeader(event, 'accept-encoding')),
-            onAccepted: ({ mode, ticks, compare, nodeCount, dependencyCount }) =>
+            onAccepted: ({ mode, ticks, compare, stored, nodeCount, dependencyCount }) =>
               Object.assign(facts, {
                 mode,
                 ...(mode === 'ticks' ? { ticks } : {}),
                 ...(compare ? { compare } : {}),
+                ...(stored ? { stored } : {}),
                 nodeCount,
                 dependencyCount,
               }),

@@ -80,7 +80,11 @@ export function answerCannotFit(
   if (floor <= budget) return undefined;
   const size = `The answer would be at least ${sizeInWords(floor)} of JSON`;
   const limit = `the response limit of ${limits.maxResponseBytes} bytes`;
-  const less = lessToAskFor({ mode: request.mode, compare: compares(request) });
+  const less = lessToAskFor({
+    mode: request.mode,
+    compare: compares(request),
+    stored: request.stored === true,
+  });
   return compressible
     ? `${size}, more than ${limit} even compressed ${ONE_STATE_RATIO}× (some five times as well as any ` +
         `answer with ids of usual lengths was seen to compress), so it was not computed; ask for less: ${less}.`

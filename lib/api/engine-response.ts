@@ -16,6 +16,7 @@ import {
 } from '../engine';
 import { type EngineRequest, problemOf } from './engine-request';
 import { ApiError, EngineFailure } from './errors';
+import { lessToAskFor } from './response-size';
 import { type RunDeadline, stoppedMessage } from './run-deadline';
 
 const ANALYZE_OPEN = '{"mode":"analyze","engine":';
@@ -51,7 +52,7 @@ export function renderEngineResponse(request: EngineRequest, deadline?: RunDeadl
     if (error instanceof ResultTooLargeError) {
       throw new ApiError(
         'LIMIT_EXCEEDED',
-        'The result is too large to return; send a smaller structure or ask for fewer ticks.',
+        `The result is too large to return; ask for less: ${lessToAskFor({ mode: request.mode, compare: compares(request), stored: request.stored === true })}.`,
       );
     }
     if (error instanceof RunStoppedError && deadline !== undefined) {

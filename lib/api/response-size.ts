@@ -57,11 +57,17 @@ function base64Length(bytes: number): number {
 
 /**
  * What an engine request whose answer is too large could ask for less of: fewer ticks (mode
- * `ticks`), a smaller structure, the scenario without `compare` (when it compares). The
- * refusal before the run and the response limit after it say the same.
+ * `ticks`), a smaller structure (a smaller system, for a run by `systemId`: it sent none), the
+ * scenario without `compare` (when it compares). The refusal before the run and the response
+ * limit after it say the same.
  */
-export function lessToAskFor(request: { mode: string; compare?: boolean | undefined }): string {
+export function lessToAskFor(request: {
+  mode: string;
+  compare?: boolean | undefined;
+  stored?: boolean | undefined;
+}): string {
+  const smaller = request.stored === true ? 'a smaller system' : 'a smaller structure';
   const ticks = request.mode === 'ticks' ? 'fewer ticks, ' : '';
-  if (request.compare === true) return `${ticks}a smaller structure, or the scenario without \`compare\``;
-  return request.mode === 'ticks' ? 'fewer ticks or a smaller structure' : 'a smaller structure';
+  if (request.compare === true) return `${ticks}${smaller}, or the scenario without \`compare\``;
+  return request.mode === 'ticks' ? `fewer ticks or ${smaller}` : smaller;
 }

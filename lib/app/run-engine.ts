@@ -71,6 +71,8 @@ export interface EngineRequestFacts {
   ticks: number;
   /** A scenario with `"compare": true`: the answer holds both states. */
   compare: boolean;
+  /** A run by `systemId`: what to reduce is the stored system, not a body it sent. */
+  stored: boolean;
   nodeCount: number;
   dependencyCount: number;
 }
@@ -97,6 +99,7 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
       mode,
       ticks,
       compare: request.compare === true,
+      stored: request.stored === true,
       nodeCount: structure.nodeCount,
       dependencyCount: structure.dependencyCount,
     };

@@ -198,6 +198,27 @@ describe('connect a system', () => {
     );
   });
 
+  // Refused for size before the run, the same: the system is what to ask less of. A response
+  // limit of 16 KiB and a client that takes no compression; 200 ticks of the worked example are larger.
+  it('says to ask for a smaller system when the answer of a run by systemId cannot fit', async () => {
+    const systems = systemsStore();
+    const record = registered(
+      await createRegisterSystem({ systems, limits })('alice', { name: 'w', document: WORKED }),
+    );
+    const small = readLimits({ MAX_RESPONSE_BYTES: String(16 * 1024) });
+    const run = createRunEngine({ limits: small, systems });
+    const refused = await contractErrorOf(
+      run({ body: { mode: 'ticks', ticks: 200, systemId: record.id }, owner: 'alice', acceptedCodings: [] }),
+    );
+    expect(refused.code).toBe('LIMIT_EXCEEDED');
+    expect(refused.message).toMatch(/ask for less: fewer ticks or a smaller system\.$/);
+    // The same structure sent in the body asks for a smaller structure.
+    const sent = await contractErrorOf(
+      run({ body: { mode: 'ticks', ticks: 200, ...WORKED }, acceptedCodings: [] }),
+    );
+    expect(sent.message).toMatch(/ask for less: fewer ticks or a smaller structure\.$/);
+  });
+
   // The dry run's analysis gives way to the function's time as an engine run does: a clock with
   // 2 of the function's 20 s left (less than the 3 s kept to answer) stops it at its first
   // checkpoint, and the answer is a 413 naming the limit and the structure, never a timeout with

@@ -144,7 +144,7 @@ function tooLarge(
   const less =
     facts?.mode === undefined
       ? 'a smaller structure'
-      : lessToAskFor({ mode: facts.mode, compare: facts.compare === true });
+      : lessToAskFor({ mode: facts.mode, compare: facts.compare === true, stored: facts.stored === true });
   const message =
     tried.length === 0
       ? `The result is larger than ${limit}. Send \`Accept-Encoding: br, gzip\` to receive it ` +

@@ -28,6 +28,8 @@ export interface RequestFacts {
   ticks?: number;
   /** An engine request that compares a scenario with its baseline. */
   compare?: true;
+  /** An engine request that runs a stored system (`systemId`), not a structure it sent. */
+  stored?: true;
   nodeCount?: number;
   dependencyCount?: number;
   errorCode?: string;

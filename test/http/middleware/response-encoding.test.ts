@@ -110,6 +110,12 @@ describe('responseEncoding', () => {
       { mode: 'ticks', compare: true as const },
       'fewer ticks, a smaller structure, or the scenario without `compare`.',
     ],
+    // A run by systemId sent no structure: the stored system is what to ask less of.
+    [{ mode: 'analyze', stored: true as const }, 'a smaller system.'],
+    [
+      { mode: 'ticks', compare: true as const, stored: true as const },
+      'fewer ticks, a smaller system, or the scenario without `compare`.',
+    ],
   ])('says what the request %j could ask for less of', async (facts, less) => {
     const body = JSON.stringify({ noise: randomBytes(40_000).toString('hex') });
     for (const coding of ['gzip', undefined]) {
