@@ -225,8 +225,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         }
       : { endpoint: externalEndpoint, external: true, fellBack: false, close: async () => undefined };
   const cleanup: Array<() => Promise<void>> = [() => dynamo.close()];
-  const closeAll = async () => {
-    for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
+  // Once: a second close (a second signal, a test's clean-up) waits for the same stop.
+  let closing: Promise<void> | undefined;
+  const closeAll = () => {
+    closing ??= (async () => {
+      for (const step of cleanup.splice(0).reverse()) await step().catch(() => undefined);
+    })();
+    return closing;
   };
 
   try {

@@ -53,6 +53,13 @@ it('lets a connect under way finish and answer when the server stops', { timeout
     const waiting = connect('waiting');
     await sleep(200);
     const stopping = first.close();
+    let stopped = false;
+    void stopping.then(() => {
+      stopped = true;
+    });
+    // A second close (a second signal, a test's afterAll) waits for the same stop, not less.
+    await first.close();
+    expect(stopped).toBe(true);
     const [connected, refused] = await Promise.all([answer, waiting]);
     await stopping;
     expect(connected.status, connected.bytes.toString()).toBe(201);
