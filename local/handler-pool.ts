@@ -75,6 +75,14 @@ export class PoolStoppingError extends Error {
   }
 }
 
+/** A request taken back from the queue because its client went away: it never ran. */
+export class ClientGoneError extends Error {
+  override readonly name = 'ClientGoneError';
+  constructor() {
+    super('the client went away before a worker was free');
+  }
+}
+
 export interface HandlerPool {
   /**
    * Runs one event on a free worker; rejects when the worker crashes, the pool is closed, or
@@ -285,7 +293,7 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
           return;
         }
         if (signal?.aborted === true) {
-          reject(clientGoneError());
+          reject(new ClientGoneError());
           return;
         }
         if (queue.length >= maxWaiting) {
@@ -303,7 +311,7 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
             const at = queue.indexOf(job);
             if (at < 0) return;
             queue.splice(at, 1);
-            reject(clientGoneError());
+            reject(new ClientGoneError());
           },
           { once: true },
         );
@@ -331,8 +339,4 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
       await Promise.all([...workers].map(({ worker }) => worker.terminate()));
     },
   };
-}
-
-function clientGoneError(): Error {
-  return Object.assign(new Error('the client went away before a worker was free'), { name: 'AbortError' });
 }

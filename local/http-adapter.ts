@@ -24,7 +24,7 @@ import {
   routeKey,
 } from '../lib/http/routes';
 import { unmatchedRouteError } from '../lib/http/unmatched-route';
-import { PoolFullError, PoolStoppingError, waitingText } from './handler-pool';
+import { ClientGoneError, PoolFullError, PoolStoppingError, waitingText } from './handler-pool';
 import {
   buildHttpApiEvent,
   DEFAULT_ROUTE_KEY,
@@ -234,7 +234,12 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
         clientGone.signal,
       );
     } catch (error) {
-      if (clientGone.signal.aborted) return;
+      if (error instanceof ClientGoneError) {
+        // Taken back from the queue, never run: no handler wrote its line, and no answer goes to
+        // a client that has gone. 499, nginx's "client closed request", so an operator sees it.
+        writeLine(requestId, route === undefined ? undefined : routeKey(route), 499);
+        return;
+      }
       const refusal =
         error instanceof PoolFullError
           ? // As Lambda past its concurrency: refused at once, to be tried again, nothing run.
@@ -257,6 +262,7 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
       result = gatewayResult(refusal);
       // No handler wrote this request's line (none ran it, or its worker ended): written here.
       writeLine(requestId, route === undefined ? undefined : routeKey(route), refusal.status, refusal.code);
+      if (clientGone.signal.aborted) return; // logged; there is no one to answer
     }
     const response = withCors(mapHttpApiResult(result), origin, options.cors);
     // The rest of an oversized upload is read and dropped, never kept; the client is told

@@ -126,14 +126,14 @@ describe('createHandlerPool', () => {
     const gone = new AbortController();
     const dropped = one.handler(event('/echo'), context(), gone.signal).catch((error: unknown) => error);
     gone.abort();
-    expect(await dropped).toMatchObject({ name: 'AbortError' });
+    expect(await dropped).toMatchObject({ name: 'ClientGoneError' });
     const next = await run(one, '/echo');
     expect((await busy).served).toBe(1);
     expect(next.served).toBe(2);
     const already = new AbortController();
     already.abort();
     await expect(one.handler(event('/echo'), context(), already.signal)).rejects.toMatchObject({
-      name: 'AbortError',
+      name: 'ClientGoneError',
     });
   });
 

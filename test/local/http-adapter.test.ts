@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../lib/logging';
-import { PoolFullError } from '../../local/handler-pool';
+import { ClientGoneError, PoolFullError } from '../../local/handler-pool';
 import { createHttpAdapter, type HttpApiHandler, type LoadedRoute } from '../../local/http-adapter';
 import { captureOutput, logLines } from '../http/events';
 
@@ -63,6 +63,30 @@ describe('createHttpAdapter over real HTTP', () => {
       handler: async () => {
         throw new PoolFullError(256);
       },
+    },
+    // As the pool does: a request still waiting when its client goes is taken back, never run.
+    {
+      method: 'GET',
+      path: '/api/queued',
+      name: 'queued',
+      function: 'engine',
+      auth: 'none',
+      handler: (_event, _context, signal) =>
+        new Promise((_resolve, reject) =>
+          signal?.addEventListener('abort', () => reject(new ClientGoneError()), { once: true }),
+        ),
+    },
+    // A worker that ends under a request whose client has already gone.
+    {
+      method: 'GET',
+      path: '/api/ended',
+      name: 'ended',
+      function: 'engine',
+      auth: 'none',
+      handler: (_event, _context, signal) =>
+        new Promise((_resolve, reject) =>
+          signal?.addEventListener('abort', () => reject(new Error('worker ended')), { once: true }),
+        ),
     },
   ];
   const failures: string[] = [];
@@ -174,6 +198,28 @@ describe('createHttpAdapter over real HTTP', () => {
       ).toEqual([
         { route: 'GET /api/busy', status: 503, errorCode: 'SERVICE_UNAVAILABLE' },
         { route: 'GET /api/boom', status: 500, errorCode: 'INTERNAL_ERROR' },
+      ]);
+
+      // A client that gives up while its request waits: the request is dropped unanswered, and
+      // its line says so (499, client closed request). One whose worker then ends is a 500.
+      const gone = await captureOutput(async () => {
+        for (const path of ['/api/queued', '/api/ended']) {
+          const controller = new AbortController();
+          const call = fetch(`${at}${path}`, { signal: controller.signal }).catch(() => undefined);
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          controller.abort();
+          await call;
+        }
+        // The lines are written as the server sees the connection close.
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      });
+      expect(
+        logLines(gone.output)
+          .filter((line) => line.message === 'request')
+          .map(({ route, status, errorCode }) => ({ route, status, errorCode })),
+      ).toEqual([
+        { route: 'GET /api/queued', status: 499, errorCode: undefined },
+        { route: 'GET /api/ended', status: 500, errorCode: 'INTERNAL_ERROR' },
       ]);
     } finally {
       await new Promise((resolve) => logged.close(resolve));
