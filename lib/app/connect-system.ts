@@ -33,6 +33,7 @@ import {
   withStopCheck,
 } from '../engine';
 import { type FetchJsonOptions, fetchJson, JsonLinesText } from '../outbound';
+import { DEFAULT_DEADLINE_MS } from '../outbound/deadline';
 import {
   type CompiledStructureCache,
   type PublicSystemRecord,
@@ -40,7 +41,7 @@ import {
   unknownSettingsIds,
 } from '../systems';
 import { inContractTerms } from './errors';
-import { checkDeadline, type FunctionTime, storeNewSystem } from './time-to-store';
+import { checkDeadline, type FunctionTime, fetchDeadlineWithin, storeNewSystem } from './time-to-store';
 
 export interface ConnectSystemDeps {
   systems: Pick<SystemStore, 'create' | 'delete'>;
@@ -103,6 +104,7 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
       // default): a system connect registers is one the engine could have been sent.
       const fetched = await fetchJson(request.url, {
         ...outbound,
+        deadlineMs: fetchDeadlineWithin(outbound.deadlineMs ?? DEFAULT_DEADLINE_MS, time),
         maxBodyBytes: limits.maxDecodedBodyBytes,
         jsonLines: true,
         ...(token === undefined ? {} : { token }),

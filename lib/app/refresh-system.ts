@@ -11,6 +11,7 @@ import { settingsMisfit } from '../api/settings-fit';
 import type { Limits } from '../config/limits';
 import { FORMAT_NAMES, type FormatName } from '../formats';
 import { type FetchJsonOptions, fetchJson, JsonLinesText } from '../outbound';
+import { DEFAULT_DEADLINE_MS } from '../outbound/deadline';
 import {
   type CompiledStructureCache,
   type SystemSettings,
@@ -21,7 +22,7 @@ import {
 } from '../systems';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms, systemNotFound } from './errors';
-import { checkDeadline, checkTimeToStore, type FunctionTime } from './time-to-store';
+import { checkDeadline, checkTimeToStore, type FunctionTime, fetchDeadlineWithin } from './time-to-store';
 import type { TaggedSystem } from './update-settings';
 
 export interface RefreshSystemDeps {
@@ -62,6 +63,7 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
       const token = request.auth?.token;
       const fetched = await fetchJson(record.url, {
         ...outbound,
+        deadlineMs: fetchDeadlineWithin(outbound.deadlineMs ?? DEFAULT_DEADLINE_MS, time),
         maxBodyBytes: limits.maxDecodedBodyBytes,
         jsonLines: true,
         ...(token === undefined ? {} : { token }),

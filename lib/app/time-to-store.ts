@@ -46,9 +46,14 @@ export function checkTimeToStore(time: FunctionTime | undefined): void {
 
 /** The time kept for a write, from the request's limit (`reserveWithin`). */
 function storeReserveMs(time: FunctionTime): number {
-  const limitMs =
-    time.limitMs !== undefined && Number.isFinite(time.limitMs) ? time.limitMs : Number.POSITIVE_INFINITY;
-  return reserveWithin(limitMs, STORE_RESERVE_MS);
+  return reserveWithin(limitOf(time), STORE_RESERVE_MS);
+}
+
+/** The request's limit; without one (a clock with no limit given), no limit. */
+function limitOf(time: FunctionTime): number {
+  return time.limitMs !== undefined && Number.isFinite(time.limitMs)
+    ? time.limitMs
+    : Number.POSITIVE_INFINITY;
 }
 
 /**
@@ -87,6 +92,31 @@ export async function storeNewSystem(
   if (system.settings === undefined) deps.cache?.set(record.sha256, read.compiled);
   const shown = toPublicSystemRecord(record);
   return read.warnings.length === 0 ? shown : { ...shown, warnings: read.warnings };
+}
+
+/**
+ * Time kept after a fetch cut short by the function's time, to read what came and answer: the
+ * fetch's own 504 then goes out, not the function's timeout with no body. A quarter of a function
+ * given less than four times this (`reserveWithin`).
+ */
+const AFTER_FETCH_RESERVE_MS = 1000;
+/** The shortest fetch worth starting: with less than this to give it, the request is answered 503. */
+const SHORTEST_FETCH_MS = 100;
+
+/**
+ * The outbound fetch's deadline within the function's time: the deployment's (`configuredMs`,
+ * `CONNECT_DEADLINE_MS`), or the function's time left less `AFTER_FETCH_RESERVE_MS`, whichever is
+ * less. With less than `SHORTEST_FETCH_MS` to give it, nothing is fetched: 503, try again (as a
+ * write the time would not cover). `configuredMs` as it is without a clock. What follows the fetch
+ * has its own checks: the store's reserve (`checkTimeToStore`), the analysis' (`checkDeadline`).
+ */
+export function fetchDeadlineWithin(configuredMs: number, time: FunctionTime | undefined): number {
+  if (time === undefined) return configuredMs;
+  const remaining = time.remainingMs();
+  if (!Number.isFinite(remaining)) return configuredMs;
+  const left = Math.floor(remaining - reserveWithin(limitOf(time), AFTER_FETCH_RESERVE_MS));
+  if (left < SHORTEST_FETCH_MS) throw outOfTime();
+  return Math.min(configuredMs, left);
 }
 
 /**

@@ -441,6 +441,54 @@ describe("the function's time", () => {
     expect((await systems.list('alice')).systems).toEqual([]);
   });
 
+  // A fetch may not outlast the function: with 1.5 s of a 1.5 s function, an upstream that takes
+  // 5 s is cut at 1.5 s less a quarter (1,125 ms) and answered with the fetch's own error, not with
+  // the function's timeout and no body; with 150 ms left (less a quarter of a 0.5 s function:
+  // 25 ms for the fetch), nothing is fetched: 503, try again. Nothing is stored either way.
+  it("gives the fetch no more than the function's time left, for a connect and a refresh", async () => {
+    const slow = await startFakeApi((_request, response) => {
+      const timer = setTimeout(() => {
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(JSON.stringify(WORKED));
+      }, 5_000);
+      response.on('close', () => clearTimeout(timer));
+    });
+    apis.push(slow);
+    const systems = systemsStore();
+    const connect = createConnectSystem({ systems, limits, outbound: { ...outbound, deadlineMs: 10_000 } });
+    const started = performance.now();
+    const cut = await contractErrorOf(
+      connect('alice', { name: 'slow', url: slow.origin }, undefined, {
+        remainingMs: () => 1_500 - (performance.now() - started),
+        limitMs: 1_500,
+      }),
+    );
+    expect(cut.code).toBe('UPSTREAM_ERROR');
+    expect(cut.message).toMatch(/did not send a complete answer within 11[0-2]\d ms\.$/);
+    expect(performance.now() - started).toBeLessThan(1_500);
+    const asked = slow.requests.length;
+    const late = await contractErrorOf(
+      connect('alice', { name: 'late', url: slow.origin }, undefined, {
+        remainingMs: () => 150,
+        limitMs: 500,
+      }),
+    );
+    expect(late.code).toBe('SERVICE_UNAVAILABLE');
+    expect(slow.requests).toHaveLength(asked);
+    expect((await systems.list('alice')).systems).toEqual([]);
+
+    // A refresh fetches under the same rule.
+    const fast = await externalApi(WORKED);
+    const record = registered(await connect('alice', { name: 'refreshed', url: fast.origin }));
+    const fetchedBefore = fast.requests.length;
+    const refresh = createRefreshSystem({ systems, limits, outbound: { ...outbound, deadlineMs: 10_000 } });
+    const again = await contractErrorOf(
+      refresh('alice', record.id, {}, undefined, { remainingMs: () => 150, limitMs: 500 }),
+    );
+    expect(again.code).toBe('SERVICE_UNAVAILABLE');
+    expect(fast.requests).toHaveLength(fetchedBefore);
+  });
+
   // A function of 3 s in all (FUNCTION_TIMEOUT_MS=3000) keeps a quarter of it for the write, not
   // 3 s, which refused every registration: 2 s left is time enough there.
   it('keeps a quarter of a short function time for the write', async () => {
@@ -1357,7 +1405,8 @@ describe('settings', () => {
         () => analyze(compileWithSettings(queue, clearedSettings)),
       ),
     ).toThrow(PayloadError);
-    let reads = -analysisReads;
+    // One read more: the fetch's deadline, before all of them.
+    let reads = -analysisReads - 1;
     const cleared = await contractErrorOf(
       connect(
         'alice',
