@@ -96,13 +96,21 @@ const OPEN_NODE_FIELDS_OWNED = new Set([
   'slo',
   'throughput',
   'utilization',
+  'lost',
+]);
+/**
+ * With a latency model (some node gives `serviceTime`, `servers` or `slo`), the latency fields
+ * are the engine's too. Without one, nothing of latency is computed, and a caller's fields of
+ * those names come back as sent, as before the model existed: the answer is the same bytes.
+ */
+const LATENCY_NODE_FIELDS_OWNED = new Set([
+  ...OPEN_NODE_FIELDS_OWNED,
   'responseTime',
   'waiting',
   'inFlight',
   'p99',
   'latency',
   'latencyLimit',
-  'lost',
 ]);
 const DEPENDENCY_FIELDS_OWNED = new Set([
   // Stryker disable next-line StringLiteral: the dependency already holds its from, to and weight, so copying the input's keeps their place and value
@@ -275,7 +283,9 @@ export function openNode(
   if ((bits & SERVERS_GIVEN) !== 0) node.servers = structure.latency.servers[v];
   if ((bits & SLO_GIVEN) !== 0) node.slo = structure.latency.slo[v];
   if (carryExtras && structure.nodeHasExtra[v] === 1) {
-    copyExtras(structure.nodes[v] as NodeInput, node, OPEN_NODE_FIELDS_OWNED, `nodes[${v}]`);
+    const owned =
+      structure.latency.serviceTime.length > 0 ? LATENCY_NODE_FIELDS_OWNED : OPEN_NODE_FIELDS_OWNED;
+    copyExtras(structure.nodes[v] as NodeInput, node, owned, `nodes[${v}]`);
   }
   node.inflow = state.step.inflow[v];
   node.outflow = state.step.outflow[v];

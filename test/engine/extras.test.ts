@@ -125,6 +125,35 @@ describe('extra fields', () => {
   });
 });
 
+describe('extra fields named like the latency model', () => {
+  // Without a latency model (no node gives serviceTime, servers or slo) nothing of latency is
+  // computed: a caller's fields of those names come back as sent, as they did before the model
+  // existed. With one, they are the engine's, on every node, computed or not.
+  const mine = { responseTime: 123, waiting: 'w', inFlight: 1, p99: 'p', latency: 5, latencyLimit: 'l' };
+  it('come back as sent when nothing of latency is computed', () => {
+    const result = analyze({ nodes: [{ id: 'a', arrival: 1, exit: 1, ...mine }], dependencies: [] });
+    expect(result.nodes[0]).toMatchObject(mine);
+  });
+
+  it('are the engine’s once some node has a service time', () => {
+    const result = analyze({
+      nodes: [
+        { id: 'a', arrival: 1, fanout: true, ...mine },
+        { id: 'b', exit: 1, serviceTime: 0.5, ...mine },
+      ],
+      dependencies: [{ from: 'a', to: 'b' }],
+    });
+    const [a, b] = result.nodes as unknown as Record<string, unknown>[];
+    // a has no service time: no response time of its own; b has no servers, so its response time
+    // is its service time, and a's latency is b's 0.5.
+    expect(a).not.toHaveProperty('responseTime');
+    expect(a).not.toHaveProperty('latencyLimit');
+    expect(a!.latency).toBe(0.5);
+    expect(b!.responseTime).toBe(0.5);
+    expect(b).not.toHaveProperty('latency');
+  });
+});
+
 describe('extra fields with numbers JSON cannot write', () => {
   // JSON.parse reads 1e400 as Infinity and -1e999 as -Infinity: the answer could only print them as
   // null. Refused, naming the number wherever it sits; a number past 2^53 is an ordinary double.
