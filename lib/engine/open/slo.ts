@@ -405,15 +405,11 @@ function search(
 
   let saturation = Number.POSITIVE_INFINITY;
   for (const entry of entries) saturation = Math.min(saturation, entry.saturation);
-  if (saturation === Number.POSITIVE_INFINITY) {
-    // Nothing on the way can saturate: every node called either has no servers (its service time
-    // alone, whatever the traffic) or takes no traffic at all, so no latency grows with the scale.
-    return {
-      headroom: { scale: Number.MAX_VALUE, node: first(entries) },
-      checkedAt: Number.POSITIVE_INFINITY,
-    };
-  }
-  const below = saturation * (1 - 1e-12);
+  // No saturation below the largest double: nothing on the way saturates (no servers, or no
+  // traffic), or its traffic is so small that its saturation scale is past a double (1e-310
+  // requests a step into one server). Latency may still grow over the scales there are, so the
+  // search runs up to the largest.
+  const below = saturation === Number.POSITIVE_INFINITY ? Number.MAX_VALUE : saturation * (1 - 1e-12);
   if (fZero === 0) {
     // An entry exactly at its SLO with no traffic: a latency that grows at all (a queue on its
     // paths) misses it at any traffic, so the scale is 0 exactly. Asked of the structure, not of
@@ -432,7 +428,7 @@ function search(
     // the entries that reach the node saturating first break there.
     return {
       headroom: {
-        scale: saturation,
+        scale: Math.min(saturation, Number.MAX_VALUE),
         node: first(entries.filter((entry) => entry.saturation === saturation)),
       },
       checkedAt: saturation,
@@ -451,8 +447,11 @@ function search(
   for (let step = 0; step < SEARCH_STEPS && high - low > RELATIVE_PRECISION * high; step++) {
     checkpoint();
     const width = high - low;
-    const guess = width > widthTwoAgo / 2 ? (low + high) / 2 : (low * -fHigh + high * fLow) / (fLow - fHigh);
-    const s = guess > low && guess < high ? guess : (low + high) / 2;
+    // Written as steps from `low`: the bracket may reach the largest double, where `low + high`
+    // and `high · f(low)` overflow.
+    const midpoint = low + width / 2;
+    const guess = width > widthTwoAgo / 2 ? midpoint : low + (width * fLow) / (fLow - fHigh);
+    const s = guess > low && guess < high ? guess : midpoint;
     const f = marginAt(latency, entries, s);
     if (f >= 0) {
       low = s;

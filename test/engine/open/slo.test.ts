@@ -556,6 +556,27 @@ describe('latencyHeadroom', () => {
     expect(result.latencyHeadroom).toEqual({ scale: Number.MAX_VALUE, node: 'api' });
   });
 
+  // Traffic so small (1e-310 a step into one server of 1) that the queue saturates only past the
+  // largest double: its latency still grows over the scales there are. M/M/1: R(s) = 1 / (1 −
+  // s·1e-310) = 1.01 at s = (1 − 1/1.01) / 1e-310 ≈ 9.90e307. It read ×1.8e308 (the largest
+  // double), where R is 1.018: the SLO missed. Exactly at its SLO with no traffic, it is 0 as
+  // everywhere (it read the largest double too).
+  it('searches below the largest double where saturation lies past it', () => {
+    const queue = (slo: number, arrival = 1e-310) =>
+      analyzed({
+        nodes: [{ id: 'e', arrival, exit: 1, serviceTime: 1, servers: 1, slo }],
+        dependencies: [],
+      }).latencyHeadroom!;
+    const found = queue(1.01);
+    const exact = (1 - 1 / 1.01) / 1e-310;
+    expect(found.node).toBe('e');
+    expect(Math.abs(found.scale - exact) / exact).toBeLessThan(2e-9);
+    expect(found.scale).toBeLessThanOrEqual(exact * (1 + 1e-12));
+    for (const arrival of [1e-310, 5e-324]) expect(queue(1, arrival)).toEqual({ scale: 0, node: 'e' });
+    // Where the SLO holds at every scale there is: the largest double.
+    expect(queue(1e300, 5e-324)).toEqual({ scale: Number.MAX_VALUE, node: 'e' });
+  });
+
   // The README's story: checkout (5 ms, 20 a second, SLO 300 ms) calls payments once (40 ms, 2
   // servers: M/M/2 at a = 0.8, R = 47.6 ms) and inventory three times (10 ms, 1 server at 60 a
   // second: R = 25 ms): 5 + 47.6 + 75 = 127.6 ms today. Inventory saturates at ×1.67, checkout
