@@ -7,6 +7,7 @@
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
 import { roleOf, type StateSummary, type StateToDescribe } from './describe';
+import { readLatencyLimits } from './open/latency-reading';
 import { nodeResponseTime } from './open/node-latency';
 import { keepRanked } from './ranked';
 import type { Headroom, Origin, Role } from './types';
@@ -41,8 +42,17 @@ interface SteadyDigest {
   latency?: Float64Array;
 }
 
-/** Copies what `compareStates` reads from a state while the state is being written. */
-export function digestState(described: StateToDescribe, summary: StateSummary): StateDigest {
+/**
+ * Copies what `compareStates` reads from a state while the state is being written.
+ * `entryLimits`: the other side of the comparison has latency fields; this one, without them,
+ * still says which entries are stuck (their requests reach a node that never answers), so that
+ * `latencyLimit` names none as newly stuck that was stuck already.
+ */
+export function digestState(
+  described: StateToDescribe,
+  summary: StateSummary,
+  { entryLimits = false }: { entryLimits?: boolean } = {},
+): StateDigest {
   const { structure, measured, options } = described;
   const { steady } = options;
   let digest: SteadyDigest | undefined;
@@ -62,7 +72,7 @@ export function digestState(described: StateToDescribe, summary: StateSummary): 
       throughput: new Float64Array(steady.steady.throughput),
       saturated,
       lost: steady.steady.totalLost,
-      ...latencyDigest(described),
+      ...(options.latency === undefined && entryLimits ? stuckEntries(described) : latencyDigest(described)),
     };
   }
   return {
@@ -197,6 +207,22 @@ export function compareStates(before: StateDigest, after: StateDigest): Changes 
           },
         }),
   };
+}
+
+/**
+ * A structure without latency fields, compared with one that has them: its entries' latency is
+ * Infinity where stuck (left out of the `latency` changes, and not newly stuck on the other side),
+ * NaN elsewhere (none, as a side without the entry has).
+ */
+function stuckEntries(described: StateToDescribe): Pick<SteadyDigest, 'latency'> {
+  const { structure, options } = described;
+  const limitedBy = readLatencyLimits(structure, options.steady!);
+  const latency = new Float64Array(structure.nodeCount).fill(Number.NaN);
+  // Stryker disable next-line EqualityOperator: one past the end
+  for (let v = 0; v < structure.nodeCount; v++) {
+    if (structure.arrival[v]! > 0 && limitedBy[v]! >= 0) latency[v] = Number.POSITIVE_INFINITY;
+  }
+  return { latency };
 }
 
 /** Each node's response time and each entry's latency, when the structure has latency fields. */

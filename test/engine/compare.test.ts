@@ -21,14 +21,14 @@ import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
 import { FRONT_END_FAN, HALVE_B, HALVE_B_CHANGES, README_CHECKOUT } from '../helpers/engine-examples';
 
 /** The digest of `structure`'s state at `tick` (0: analyze), as the API takes it. */
-function digest(structure: CompiledStructure, ticks: number): StateDigest {
+function digest(structure: CompiledStructure, ticks: number, entryLimits = false): StateDigest {
   const writer = new JsonWriter();
   let kept: StateDigest | undefined;
   const observe = (
     described: Parameters<typeof digestState>[0],
     summary: Parameters<typeof digestState>[1],
   ) => {
-    if (described.options.tick === ticks) kept = digestState(described, summary);
+    if (described.options.tick === ticks) kept = digestState(described, summary, { entryLimits });
   };
   if (ticks === 0) writeAnalyze(writer, structure, observe);
   else writeTicks(writer, structure, ticks, observe);
@@ -36,9 +36,11 @@ function digest(structure: CompiledStructure, ticks: number): StateDigest {
   return kept!;
 }
 
+/** As the API compares: the scenario first, then the baseline, told whether the scenario has latency fields. */
 function changes(structure: Structure, scenario: unknown, ticks = 0): Changes {
   const base = compileStructure(structure);
-  return compareStates(digest(base, ticks), digest(applyScenario(base, scenario), ticks));
+  const after = digest(applyScenario(base, scenario), ticks);
+  return compareStates(digest(base, ticks, after.steady?.latency !== undefined), after);
 }
 
 describe('a closed structure', () => {
@@ -329,6 +331,29 @@ describe('with latency fields', () => {
     const back = changes(doubled, { scale: 0.5 });
     expect(back.latencyLimit).toEqual({ newly: [], cleared: ['web'] });
     expect(back.saturated).toEqual({ newly: [], cleared: ['api'] });
+  });
+
+  // The open worked example: B takes 20 against its capacity of 15, so F's requests are stuck
+  // there in the baseline, which has no service time at all. A scenario that gives B one (and so
+  // a latency model) leaves F stuck: not newly. One that also lifts B's capacity frees F, which
+  // was stuck: cleared. And D, given a single server too slow for its 30, sticks F newly where
+  // the baseline's F was free.
+  it('names no entry newly stuck that was stuck in a baseline without service times', () => {
+    const stuckStill = changes(OPEN_WORKED_EXAMPLE, { nodes: { B: { serviceTime: 0.01 } } });
+    expect(stuckStill.saturated).toEqual({ newly: [], cleared: [] });
+    expect(stuckStill.latencyLimit).toEqual({ newly: [], cleared: [] });
+    expect(stuckStill.latency).toEqual([]);
+    const freed = changes(OPEN_WORKED_EXAMPLE, { nodes: { B: { serviceTime: 0.01, capacity: 40 } } });
+    expect(freed.latencyLimit).toEqual({ newly: [], cleared: ['F'] });
+    const roomy = {
+      ...OPEN_WORKED_EXAMPLE,
+      nodes: OPEN_WORKED_EXAMPLE.nodes.map((node) => ({
+        ...node,
+        ...(node.id === 'B' ? { capacity: 40 } : {}),
+      })),
+    };
+    const stuckNewly = changes(roomy, { nodes: { D: { serviceTime: 0.1, servers: 1 } } });
+    expect(stuckNewly.latencyLimit).toEqual({ newly: ['F'], cleared: [] });
   });
 
   // `old` takes 20 a second on one server of 5 a second: stuck on both sides, so not named. The

@@ -21,8 +21,21 @@ export interface LatencyReading {
  * is unbounded, down, or saturated (over capacity, or an M/M/c queue at or above its servers).
  */
 export function readLatency(structure: CompiledStructure, steady: SteadyReading): LatencyReading | undefined {
+  if (structure.latency.serviceTime.length === 0) return undefined;
+  return readLatencyAnyway(structure, steady);
+}
+
+/**
+ * Where each node's requests get stuck (`limitedBy`, −1 where they finish), for a structure
+ * without service times too (every time 0): a comparison whose scenario adds them needs to know
+ * which entries were stuck in the baseline, so that it never names one as newly stuck.
+ */
+export function readLatencyLimits(structure: CompiledStructure, steady: SteadyReading): Int32Array {
+  return readLatencyAnyway(structure, steady).limitedBy;
+}
+
+function readLatencyAnyway(structure: CompiledStructure, steady: SteadyReading): LatencyReading {
   const { serviceTime } = structure.latency;
-  if (serviceTime.length === 0) return undefined;
   const { nodeCount, down } = structure;
   const { throughput } = steady.steady;
   const own = new Float64Array(nodeCount);
