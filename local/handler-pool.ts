@@ -101,12 +101,17 @@ export interface HandlerPool {
   notify(notice: WorkerNotice): void;
   /** Workers running now (started and not yet ended). */
   readonly threads: number;
+  /** Takes no more requests, and rejects the waiting ones (none of them ran) with `PoolStoppingError`. */
+  stopTaking(): void;
   /**
    * Takes no more requests (the waiting ones are rejected) and waits, up to `withinMs`, for the
    * runs in progress to end with their answers. `close` after it ends the workers.
    */
   drain(withinMs: number): Promise<void>;
-  /** Rejects the waiting requests, and ends every worker and so the runs in progress. */
+  /**
+   * Rejects the waiting requests, and ends every worker and so the runs in progress: those reject
+   * with `PoolStoppingError` too.
+   */
   close(): Promise<void>;
 }
 
@@ -201,6 +206,8 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
   const workers = new Set<PoolWorker>();
   const queue: Job[] = [];
   let closed = false;
+  /** Set by `close`: the workers end because the pool does, not because they failed. */
+  let terminating = false;
 
   const start = (): PoolWorker => {
     const worker = new Worker(START_URL, {
@@ -239,7 +246,8 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
     const end = (error: Error) => {
       if (!workers.delete(member)) return;
       started.reject(error);
-      member.job?.reject(error);
+      // A run the pool's close ended was stopped, not failed: answered as the stop's 503.
+      member.job?.reject(terminating ? new PoolStoppingError() : error);
       member.job = undefined;
       // A worker that never got ready fails the oldest waiting request, the one it was started
       // for: an entry that cannot load fails each request, rather than restarting for ever.
@@ -327,6 +335,7 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
     get threads() {
       return workers.size;
     },
+    stopTaking,
     async drain(withinMs) {
       stopTaking();
       const until = Date.now() + withinMs;
@@ -336,6 +345,7 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
     },
     async close() {
       stopTaking();
+      terminating = true;
       await Promise.all([...workers].map(({ worker }) => worker.terminate()));
     },
   };

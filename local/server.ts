@@ -332,6 +332,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       // runs write nothing: they end with their connections.
       stopping = true;
       server.close();
+      // Engine requests still waiting for a worker are answered 503 (stopping) while their
+      // connections are open; before, they were cut with no answer when the connections closed.
+      enginePool.stopTaking();
       await connectPool.drain(functionTimeoutMs ?? FUNCTIONS.connect.timeoutSeconds * 1000);
       await closeServer(server);
       await Promise.all(loadedRoutes.map((route) => route.settled?.()));

@@ -186,6 +186,8 @@ describe('createHandlerPool', () => {
   });
 
   // Stopping the server must not leave threads behind (a test file's process would not end).
+  // A run ended by the close was stopped, not failed: it rejects as the waiting ones do (the
+  // server answers 503, stopping), never as a crash (500, and a failure on stderr).
   it('close fails the waiting runs, ends the running ones and leaves no thread', async () => {
     const workers = pool(1);
     await workers.warm(1);
@@ -198,9 +200,22 @@ describe('createHandlerPool', () => {
     const waiting = failed(workers.handler(event('/echo'), context()));
     expect(workers.threads).toBe(1);
     await workers.close();
-    expect(await running).toMatch(/exited/);
+    expect(await running).toBe('the local server is stopping');
     expect(await waiting).toBe('the local server is stopping');
     expect(workers.threads).toBe(0);
+    await expect(workers.handler(event('/echo'), context())).rejects.toThrow('the local server is stopping');
+  });
+
+  // The server's stop refuses what still waits first, while its connections are open to answer,
+  // and lets the running one go on until the close.
+  it('stopTaking rejects the waiting runs at once and leaves the running one', async () => {
+    const workers = pool(1);
+    await workers.warm(1);
+    const running = workers.handler(event('/busy', { ms: '300' }), context());
+    const waiting = workers.handler(event('/echo'), context());
+    workers.stopTaking();
+    await expect(waiting).rejects.toThrow('the local server is stopping');
+    expect(((await running) as { statusCode: number }).statusCode).toBe(200);
     await expect(workers.handler(event('/echo'), context())).rejects.toThrow('the local server is stopping');
   });
 
