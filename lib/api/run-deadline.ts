@@ -101,7 +101,12 @@ export function stoppedMessage(
   return `The run could not finish within this request's time limit (${seconds} s) and was stopped; ${list}.`;
 }
 
-/** A time limit in whole seconds, as a 413 names it: at least 1. */
+/**
+ * A time limit in seconds, up to the next tenth, as a 413 names it: the time read as the
+ * invocation begins is the function's timeout less what has gone already, so 15 for a Lambda
+ * function of 15 s (14,9xx ms left), 1.5 for `FUNCTION_TIMEOUT_MS=1500` (whole seconds named it
+ * 1 s or 2 s, by a millisecond's difference). At least 0.1.
+ */
 export function limitSeconds(limitMs: number): number {
-  return Math.max(1, Math.round(limitMs / 1000));
+  return Math.max(0.1, Math.ceil(Math.round(limitMs) / 100) / 10);
 }

@@ -113,8 +113,15 @@ describe('stoppedMessage: the 413 names the time limit and what to reduce', () =
     expect(stoppedMessage(14_930, request)).toBe(message);
   });
 
-  it('rounds the limit to whole seconds, at least one', () => {
-    expect(stoppedMessage(200, { mode: 'analyze' })).toContain('(1 s)');
-    expect(stoppedMessage(29_600, { mode: 'analyze' })).toContain('(30 s)');
+  // Up to the next tenth: a function of 1.5 s read 1 s or 2 s by a millisecond (1,499 or 1,500
+  // left as the invocation began); Lambda's 15 s begins with 14,9xx left and reads 15.
+  it('names the limit in seconds up to the next tenth, at least a tenth', () => {
+    expect(stoppedMessage(40, { mode: 'analyze' })).toContain('(0.1 s)');
+    expect(stoppedMessage(1_499, { mode: 'analyze' })).toContain('(1.5 s)');
+    expect(stoppedMessage(1_500, { mode: 'analyze' })).toContain('(1.5 s)');
+    expect(stoppedMessage(2_500, { mode: 'analyze' })).toContain('(2.5 s)');
+    expect(stoppedMessage(14_996, { mode: 'analyze' })).toContain('(15 s)');
+    expect(stoppedMessage(14_930, { mode: 'analyze' })).toContain('(15 s)');
+    expect(stoppedMessage(29_600, { mode: 'analyze' })).toContain('(29.6 s)');
   });
 });

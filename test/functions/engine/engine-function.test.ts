@@ -187,7 +187,7 @@ describe("engine handler: a run that would outlast the function's timeout", () =
     const { result, json } = await call({ body, remainingTimeMs: fallingClock(1_200, 300) });
     expect(result.statusCode).toBe(413);
     expect(json.error.message).toBe(
-      'The run could not finish within this request\'s time limit (1 s) and was stopped; send a smaller structure or leave out "compare".',
+      'The run could not finish within this request\'s time limit (1.2 s) and was stopped; send a smaller structure or leave out "compare".',
     );
   });
 
