@@ -100,6 +100,7 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
     inContractTerms(async () => {
       const request = parseConnectRequest(body);
       const token = request.auth?.token;
+      const startedWithMs = time?.remainingMs();
       // The answer may be as large, decoded, as a request body the engine takes (64 MiB by
       // default): a system connect registers is one the engine could have been sent.
       const fetched = await fetchJson(request.url, {
@@ -139,7 +140,13 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
         return dryRunAnswer(
           withSettings,
           { format, unit, warnings },
-          { structure, settings, compiledAlone: compiled, time },
+          {
+            structure,
+            settings,
+            compiledAlone: compiled,
+            time,
+            ...(startedWithMs === undefined ? {} : { readingMs: startedWithMs - time!.remainingMs() }),
+          },
         );
       }
       return storeNewSystem(
@@ -173,7 +180,7 @@ function analyzedOrRefused(compiled: CompiledStructure, sent: DryRunSent): Engin
     // The answer is a few lines: the run may take the function's time up to the store's reserve.
     return withStopCheck(checkDeadline(sent.time, { afterWrite: true }), () => analyze(compiled));
   } catch (error) {
-    if (error instanceof RunStoppedError) throw dryRunOutOfTime(compiled, sent.time);
+    if (error instanceof RunStoppedError) throw dryRunOutOfTime(compiled, sent);
     if (!(error instanceof PayloadError)) throw error;
     const { structure, settings, compiledAlone } = sent;
     const refused =
@@ -200,12 +207,20 @@ function analyzedOrRefused(compiled: CompiledStructure, sent: DryRunSent): Engin
  * run stopped for time is answered, never the function's timeout with no body. Runs on the system
  * have the engine function's time, no more, so the structure is what to reduce.
  */
-function dryRunOutOfTime(compiled: CompiledStructure, time: FunctionTime | undefined): ApiError {
+function dryRunOutOfTime(compiled: CompiledStructure, sent: DryRunSent): ApiError {
+  const { time, readingMs } = sent;
   const limitMs = time?.limitMs ?? time?.remainingMs() ?? 0;
   const seconds = limitSeconds(limitMs);
   const count = (n: number, one: string, many: string) =>
     `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
   const size = `${count(compiled.nodeCount, 'node', 'nodes')}, ${count(compiled.dependencyCount, 'dependency', 'dependencies')}`;
+  if (readingMs !== undefined && readingMs >= limitMs / 2) {
+    // The fetch took the time (a slow API), not the analysis: the structure is not to blame.
+    return new ApiError(
+      'LIMIT_EXCEEDED',
+      `The dry run's analysis could not finish within this request's time limit (${seconds} s) and was stopped: fetching and reading the document (${size}) took ${(readingMs / 1000).toFixed(1)} s of it. Try again when the API answers faster, or read less of the document.`,
+    );
+  }
   return new ApiError(
     'LIMIT_EXCEEDED',
     `The dry run's analysis could not finish within this request's time limit (${seconds} s) and was stopped; the structure read (${size}) takes longer to analyze than this request has. A registration (without "dryRun") does not analyze it, but runs on it have the engine's own time limit, which it may outlast too: read less of the document.`,
@@ -219,6 +234,8 @@ interface DryRunSent {
   compiledAlone: CompiledStructure;
   /** The function's time: the runs that decide between 400 and 422 give way to it. */
   time: FunctionTime | undefined;
+  /** How much of it fetching and reading the document took, ms (with a clock). */
+  readingMs?: number;
 }
 
 function dryRunAnswer(

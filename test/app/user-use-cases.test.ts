@@ -243,6 +243,16 @@ describe('connect a system', () => {
     );
     const inTime = await connect('alice', body, undefined, { remainingMs: () => 4_000, limitMs: 20_000 });
     expect((inTime as DryRunAnswer).analysis.primaryBlockage).toBe('B');
+    // A function of 3 s whose fetch took 2.3 s of it (the clock reads 3 s at the start and at the
+    // fetch, 0.7 s after): the slow API is named, not the structure, which analyzes in no time.
+    let reads = 0;
+    const slowFetch = await contractErrorOf(
+      connect('alice', body, undefined, { remainingMs: () => (reads++ < 2 ? 3_000 : 700), limitMs: 3_000 }),
+    );
+    expect(slowFetch.code).toBe('LIMIT_EXCEEDED');
+    expect(slowFetch.message).toBe(
+      "The dry run's analysis could not finish within this request's time limit (3 s) and was stopped: fetching and reading the document (2 nodes, 1 dependency) took 2.3 s of it. Try again when the API answers faster, or read less of the document.",
+    );
     expect((await systems.list('alice', {})).systems).toEqual([]);
   });
 
@@ -1405,8 +1415,9 @@ describe('settings', () => {
         () => analyze(compileWithSettings(queue, clearedSettings)),
       ),
     ).toThrow(PayloadError);
-    // One read more: the fetch's deadline, before all of them.
-    let reads = -analysisReads - 1;
+    // Three reads more, before all of them: the time at the start, the fetch's deadline, and the
+    // time once the document is read.
+    let reads = -analysisReads - 3;
     const cleared = await contractErrorOf(
       connect(
         'alice',
