@@ -97,8 +97,8 @@ body, with exit status 1; a mistake on the command line as one "error: ..." line
 answer that cannot be written ends the CLI as it ends Unix tools: silently with status 141 when
 the reader has gone (| head), with one "error: ..." line and status 1 otherwise (a full disk). The
 engine's limits apply, read from the same environment variables as the API's (MAX_NODES,
-MAX_DEPENDENCIES, MAX_TICKS, MAX_RESPONSE_ELEMENTS); MAX_BODY_BYTES and MAX_DECODED_BODY_BYTES,
-limits of the gateway, do not.
+MAX_DEPENDENCIES, MAX_TICKS, MAX_RESPONSE_ELEMENTS; a malformed one is a command-line mistake,
+named: exit 2); MAX_BODY_BYTES and MAX_DECODED_BODY_BYTES, limits of the gateway, do not.
 
 Examples:
   sbe-engine analyze example.json
@@ -126,7 +126,7 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
       io.stdout.write(USAGE);
       return 0;
     }
-    const limits = readLimits(io.env ?? process.env);
+    const limits = limitsOf(io.env ?? process.env);
     const scenario =
       command.scenarioFile === undefined
         ? undefined
@@ -158,6 +158,17 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
     const { error: answer } = classifyFailure(error);
     io.stderr.write(`${JSON.stringify(errorBody(answer))}\n`);
     return 1;
+  }
+}
+
+/** The limits from the environment; a malformed one is a usage error naming its variable. */
+function limitsOf(env: Env): ReturnType<typeof readLimits> {
+  try {
+    return readLimits(env);
+  } catch (error) {
+    // readLimits' messages name the variable and what it takes (`MAX_NODES must be an integer
+    // from 1 to 1000000; got "abc"`); they end without a full stop, as usage errors do.
+    throw new UsageError(error instanceof Error ? error.message.replace(/\.$/, '') : String(error));
   }
 }
 

@@ -144,6 +144,19 @@ describe('sbe-engine', () => {
     expect(JSON.parse(result.stderr).error.code).toBe('LIMIT_EXCEEDED');
   });
 
+  // A malformed limit is the caller's to fix: named, with what it takes, as a usage error. It was
+  // the service's opaque INTERNAL_ERROR ("…please try again later"), naming nothing.
+  it.each([
+    [{ MAX_NODES: 'abc' }, 'error: MAX_NODES must be an integer from 1 to 1000000; got "abc". Run'],
+    [{ MAX_TICKS: '0' }, 'error: MAX_TICKS must be an integer from 1 to 1000; got 0. Run'],
+    [{ MAX_DEPENDENCIES: ' ' }, 'error: MAX_DEPENDENCIES is set but empty; unset it to use the default. Run'],
+  ])('names a malformed limit %j', async (env, said) => {
+    const result = await run(['analyze'], JSON.stringify(WORKED), env);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr.startsWith(said)).toBe(true);
+  });
+
   it('prints usage for --help', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
