@@ -138,14 +138,15 @@ const FUNCTION_TIMEOUT_RANGE = { min: 1000, max: 900_000 };
  * The routes served by worker threads (`local/handler-pool.ts`), a pool per function: the engine
  * runs, which take seconds on the largest structures, and the connect function's routes that
  * fetch, read and check a document or run the engine to check settings (a dry run's analysis,
- * settings that runs cannot answer), which take as long. Every other route (listings, reads,
+ * settings that runs cannot answer), which take as long, and the read of one system (a full-size
+ * one is 20 MB of JSON to read, join and compress: a 66 MB one held the main thread 8 s). Every other route (listings, reads,
  * deletes, keys, the OpenAPI document) and the files the server serves itself stay in the main
  * thread, which answers them while the workers work: a GET waited 12 s behind a settings check
  * on the main thread, and a connect's fetch, its answer unread meanwhile, failed as too slow.
  */
 const POOLED_ROUTES: Readonly<Record<'engine' | 'connect', ReadonlySet<RouteDefinition['name']>>> = {
   engine: new Set(['runEngine']),
-  connect: new Set(['connectSystem', 'registerSystem', 'updateSystemSettings', 'refreshSystem']),
+  connect: new Set(['connectSystem', 'registerSystem', 'updateSystemSettings', 'refreshSystem', 'getSystem']),
 };
 
 /**

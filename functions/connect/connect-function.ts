@@ -1,5 +1,6 @@
 // Each use case from its own module (lib/app has no index): the graph-reading ones
 // (./graph-routes.ts) and the key body's schema are loaded at their first request, below.
+import { WHOLE_SYSTEM_ADVICE } from '../../lib/api/response-size';
 import { BODY_SHAPES } from '../../lib/app/body-shapes';
 import { createDeleteSystem } from '../../lib/app/delete-system';
 import { createGetSystem } from '../../lib/app/get-system';
@@ -167,7 +168,15 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
           );
         },
       },
-      getSystem: { handler: async (request) => tagged(await getSystem(user(request), id(request))) },
+      getSystem: {
+        // The structure as stored, up to a full-size system's 20 MB of JSON: compressed when the
+        // client allows, else a 413 that says how to get it, never past Lambda's 6 MB and no body.
+        encode: {
+          maxBytes: limits.maxResponseBytes,
+          advice: WHOLE_SYSTEM_ADVICE,
+        },
+        handler: async (request) => tagged(await getSystem(user(request), id(request))),
+      },
       deleteSystem: {
         handler: async (request) => {
           await deleteSystem(user(request), id(request));

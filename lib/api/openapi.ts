@@ -24,6 +24,7 @@ import {
   serviceUnavailable,
 } from './errors';
 import { parseJsonRequestBody, REQUEST_CODINGS } from './request-body';
+import { WHOLE_SYSTEM_ADVICE } from './response-size';
 import { stoppedMessage } from './run-deadline';
 import { apiSchemaRegistry } from './schema-registry';
 // Each of these registers its named schemas when loaded: the engine's in ./schemas, the small
@@ -702,11 +703,28 @@ function systemPaths(): JsonObject {
         parameters: idParameter,
         responses: {
           '200': {
-            description: 'The system and its structure.',
+            description:
+              'The system and its structure, whole: compressed (`Content-Encoding: gzip` or `br`) when the ' +
+              '`Accept-Encoding` header allows it, as a full-size system (some 20 MB of JSON) needs.',
             headers: { ETag: settingsETagHeader },
             content: json('SystemWithStructure'),
           },
           '404': notFound,
+          '413': errorResponse(
+            'The system is larger than the response limit (6 MiB) as the client takes it: uncompressed ' +
+              'without `Accept-Encoding`, or even compressed (`LIMIT_EXCEEDED`).',
+            {
+              LIMIT_EXCEEDED: example(
+                'no Accept-Encoding, a full-size system',
+                errorBody(
+                  new ApiError(
+                    'LIMIT_EXCEEDED',
+                    `The result is larger than the response limit of 6291456 bytes. Send \`Accept-Encoding: br, gzip\` to receive it compressed, or ${WHOLE_SYSTEM_ADVICE}.`,
+                  ),
+                ),
+              ),
+            },
+          ),
           ...userTokenErrors(),
         },
       },

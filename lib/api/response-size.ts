@@ -71,3 +71,9 @@ export function lessToAskFor(request: {
   if (request.compare === true) return `${ticks}${smaller}, or the scenario without \`compare\``;
   return request.mode === 'ticks' ? `fewer ticks or ${smaller}` : smaller;
 }
+
+/**
+ * What the 413 of `GET /api/systems/{id}` advises when the system will not fit: it is returned
+ * whole, and a run by `systemId` reads it where it is stored.
+ */
+export const WHOLE_SYSTEM_ADVICE = 'run the system by `systemId` instead, which reads it where it is stored';

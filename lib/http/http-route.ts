@@ -79,8 +79,11 @@ export interface RouteOptions {
   auth: RouteAuth;
   /** The body is JSON to parse, within these sizes (on the wire, and once decompressed). */
   body?: JsonBodyOptions;
-  /** Successful answers are compressed when the client allows, and must fit `maxBytes` (else 413). */
-  encode?: { maxBytes: number };
+  /**
+   * Successful answers are compressed when the client allows, and must fit `maxBytes` (else 413,
+   * with the route's `advice`: see `ResponseEncodingOptions`).
+   */
+  encode?: { maxBytes: number; advice?: string };
   handler: (request: RouteRequest) => Promise<HttpResult> | HttpResult;
 }
 
@@ -133,7 +136,7 @@ function buildChain(
     .use(requestLog({ logger }))
     .use(responseHeaders())
     .use(errorResponse({ logger, isUnavailable: stack.isUnavailable }));
-  if (options.encode !== undefined) chain.use(responseEncoding({ maxBytes: options.encode.maxBytes }));
+  if (options.encode !== undefined) chain.use(responseEncoding(options.encode));
   if (verifyApiKey !== undefined) chain.use(apiKeyAuth({ verify: verifyApiKey }));
   if (verifyUserToken !== undefined) chain.use(userTokenAuth({ verify: verifyUserToken }));
   if (options.body !== undefined) chain.use(jsonBody(options.body));

@@ -20,9 +20,20 @@ export interface ResponseEncodingOptions {
   brotliQuality?: number;
   /** gzip level 1-9. */
   gzipLevel?: number;
+  /**
+   * What the 413 of a route that runs no engine advises, after "compressed, or" (none accepted)
+   * or the codings tried. An engine request's own is what it could ask less of, from its facts
+   * (`lessToAskFor`). Default: ask for less: a smaller structure.
+   */
+  advice?: string;
 }
 
-const defaults = { minBytes: 1024, brotliQuality: 4, gzipLevel: 6 };
+const defaults = {
+  minBytes: 1024,
+  brotliQuality: 4,
+  gzipLevel: 6,
+  advice: 'ask for less: a smaller structure',
+};
 
 /**
  * Compresses successful responses when the client's Accept-Encoding allows it, and enforces
@@ -47,8 +58,7 @@ export function responseEncoding(opts: ResponseEncodingOptions): HttpMiddleware 
     response.headers = { ...response.headers, vary: 'Accept-Encoding' };
     const alreadyEncoded = response.isBase64Encoded === true || 'content-encoding' in response.headers;
     if (alreadyEncoded) {
-      if (!responseFits(response.body, true, limits))
-        throw tooLarge([], options.maxBytes, request.context.facts);
+      if (!responseFits(response.body, true, limits)) throw tooLarge([], options, request.context.facts);
       return;
     }
 
@@ -75,7 +85,7 @@ export function responseEncoding(opts: ResponseEncodingOptions): HttpMiddleware 
       }
       if (rawFits) return;
     }
-    if (!rawFits) throw tooLarge(tried, options.maxBytes, request.context.facts);
+    if (!rawFits) throw tooLarge(tried, options, request.context.facts);
   };
 
   return { after: responseEncodingAfter };
@@ -132,25 +142,24 @@ function brotliOptions(raw: Buffer, options: typeof defaults): BrotliOptions {
 /**
  * The 413 for a body over the limit. What to ask for less of is the request's own, as the
  * engine's refusal before the run says it (`lessToAskFor`), from the facts the engine function
- * records (its mode, and whether it compares); a route that runs no engine asks for a smaller
- * structure.
+ * records (its mode, and whether it compares); a route that runs no engine gives its own
+ * `advice`.
  */
 function tooLarge(
   tried: readonly ContentCoding[],
-  maxBytes: number,
+  options: { maxBytes: number; advice: string },
   facts: RequestFacts | undefined,
 ): ApiError {
-  const limit = `the response limit of ${maxBytes} bytes`;
-  const less =
+  const limit = `the response limit of ${options.maxBytes} bytes`;
+  const advice =
     facts?.mode === undefined
-      ? 'a smaller structure'
-      : lessToAskFor({ mode: facts.mode, compare: facts.compare === true, stored: facts.stored === true });
+      ? options.advice
+      : `ask for less: ${lessToAskFor({ mode: facts.mode, compare: facts.compare === true, stored: facts.stored === true })}`;
   const message =
     tried.length === 0
       ? `The result is larger than ${limit}. Send \`Accept-Encoding: br, gzip\` to receive it ` +
-        `compressed, or ask for less: ${less}.`
-      : `The result is larger than ${limit} even compressed with ${tried.join(' or ')}; ask for less: ` +
-        `${less}.`;
+        `compressed, or ${advice}.`
+      : `The result is larger than ${limit} even compressed with ${tried.join(' or ')}; ${advice}.`;
   return new ApiError('LIMIT_EXCEEDED', message);
 }
 
