@@ -266,7 +266,10 @@ function writeNodes(
     // Stryker disable next-line ConditionalExpression: a node without extras printed by JSON.stringify is the same text
     if (carryExtras && nodeHasExtra[v] === 1) {
       if (v > 0) writer.text(',');
-      writer.text(elementText(() => nodeWithExtras(structure, v, state, measured), `nodes[${v}]`));
+      writeElement(
+        writer,
+        elementText(() => nodeWithExtras(structure, v, state, measured), `nodes[${v}]`),
+      );
       continue;
     }
     writer.reserve(room);
@@ -337,7 +340,8 @@ function writeOpenNodes(
     if (v % CHECK_EVERY === 0) checkpoint();
     if (carryExtras && nodeHasExtra[v] === 1) {
       if (v > 0) writer.text(',');
-      writer.text(
+      writeElement(
+        writer,
         elementText(
           () => openNode(structure, v, state, measured, steady, carryExtras, latencies),
           `nodes[${v}]`,
@@ -470,7 +474,8 @@ function writeDependencies(
     // Stryker disable next-line ConditionalExpression: a dependency without extras printed by JSON.stringify is the same text
     if (carryExtras && dependencyHasExtra[e] === 1) {
       if (e > 0) writer.text(',');
-      writer.text(
+      writeElement(
+        writer,
         elementText(
           () => dependencyWithExtras(structure, e, flow, throughput, steady !== undefined),
           `dependencies[${e}]`,
@@ -507,6 +512,20 @@ function writeDependencies(
  * serialized by `JSON.stringify`: extras are arbitrary JSON, and V8 has the one exact
  * definition of how they print (integer-like keys first, escapes, nesting).
  */
+/** An element this long (its extras: a caller may send megabytes in one) is followed by a checkpoint. */
+const LARGE_ELEMENT_CHARS = 64 * 1024;
+
+/**
+ * Writes one element's JSON text. The checkpoints come every `CHECK_EVERY` elements, before
+ * them: one element whose extras are tens of megabytes (one node with a 5-million-key object) was
+ * copied, written and then compressed with no check after it, well past the function's time. A
+ * large one is followed by a check of its own, which then counts its bytes.
+ */
+function writeElement(writer: JsonWriter, text: string): void {
+  writer.text(text);
+  if (text.length >= LARGE_ELEMENT_CHARS) checkpoint();
+}
+
 function elementText(build: () => object, path: string): string {
   try {
     return JSON.stringify(build());

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   analyze,
   type DependencyInput,
+  JsonWriter,
   type NodeInput,
   RunStoppedError,
   type Structure,
@@ -161,6 +162,39 @@ describe('stop checks: the caller decides when a run stops', () => {
     // Stopped in the search: no answer, whichever question says stop.
     const inSearch = countingCheck(described + 5);
     expect(() => withStopCheck(inSearch, () => analyze(dag(true)))).toThrow(RunStoppedError);
+  });
+
+  // One node whose extra field is megabytes (a caller's 5-million-key object ran a function 2.6 s
+  // past its 15 s): the check is asked after it too, once its bytes are written, so a caller that
+  // counts what compressing the answer will take can stop there. Small elements add no question.
+  it('is asked after an element whose extras are large, with its bytes written', () => {
+    const big = Object.fromEntries(Array.from({ length: 20_000 }, (_, i) => [`k${i}`, i]));
+    const structure: Structure = {
+      nodes: [{ id: 'a', load: 1, big } as NodeInput, { id: 'b', note: 'small' } as NodeInput],
+      dependencies: [{ from: 'a', to: 'b' }],
+    };
+    const sizes: number[] = [];
+    const writer = new JsonWriter();
+    withStopCheck(
+      () => {
+        sizes.push(writer.length);
+        return false;
+      },
+      () => writeAnalyze(writer, structure),
+    );
+    writer.release();
+    // Once compiled, before the first node, after it (its 270 KB written), before the first
+    // dependency.
+    expect(sizes).toHaveLength(4);
+    expect(sizes[2]! - sizes[1]!).toBeGreaterThan(200_000);
+    const stopped = new JsonWriter();
+    expect(() =>
+      withStopCheck(
+        () => stopped.length > 100_000,
+        () => writeAnalyze(stopped, structure),
+      ),
+    ).toThrow(RunStoppedError);
+    stopped.release();
   });
 
   it('puts back the check that was installed before, however the run ends', () => {
