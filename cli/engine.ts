@@ -313,7 +313,16 @@ function readDocument(bytes: Buffer): unknown {
     if (!(error instanceof ApiError) || error.code !== 'PAYLOAD_ERROR') throw error;
     const text = bytes.toString('utf8');
     if (!looksLikeJsonLines(text)) throw error;
-    return documentFromJsonLines(text, 'The file');
+    const documents = documentFromJsonLines(text, 'The file');
+    // Span exports are read line by line; a request body is one document. Several one after
+    // another (two files concatenated, a gzip of two members) were taken for an array sent.
+    if (detectedFormats(documents).length === 0) {
+      throw new ApiError(
+        'PAYLOAD_ERROR',
+        `The file holds ${documents.length} JSON documents one after another, and none is a span export (the only documents read line by line): send one request body, or one graph, per run.`,
+      );
+    }
+    return documents;
   }
 }
 

@@ -157,6 +157,19 @@ describe('sbe-engine', () => {
     expect(result.stderr.startsWith(said)).toBe(true);
   });
 
+  // Two bodies one after another (two files concatenated, a gzip of two members) are not a
+  // span export read line by line: said so, not "got an array" of a body that sent none.
+  it('says a file holds several documents when no format reads them line by line', async () => {
+    const body = JSON.stringify({ mode: 'analyze', ...WORKED });
+    const result = await run(['analyze'], `${body}\n${body}\n`);
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr).error).toEqual({
+      code: 'PAYLOAD_ERROR',
+      message:
+        'The file holds 2 JSON documents one after another, and none is a span export (the only documents read line by line): send one request body, or one graph, per run.',
+    });
+  });
+
   it('prints usage for --help', async () => {
     const { code, stdout } = await run(['--help']);
     expect(code).toBe(0);
