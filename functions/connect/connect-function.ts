@@ -1,9 +1,8 @@
 // Each use case from its own module (lib/app has no index): the graph-reading ones
 // (./graph-routes.ts) and the key body's schema are loaded at their first request, below.
-import { WHOLE_SYSTEM_ADVICE } from '../../lib/api/response-size';
 import { BODY_SHAPES } from '../../lib/app/body-shapes';
 import { createDeleteSystem } from '../../lib/app/delete-system';
-import { createGetSystem } from '../../lib/app/get-system';
+import { createGetSystem, WHOLE_SYSTEM_ADVICE } from '../../lib/app/get-system';
 import { createListKeys } from '../../lib/app/list-keys';
 import { createListSystems } from '../../lib/app/list-systems';
 import { createRevokeKey } from '../../lib/app/revoke-key';

@@ -9,6 +9,9 @@ import {
 import { inContractTerms, systemNotFound } from './errors';
 import type { TaggedSystem } from './update-settings';
 
+/** What the route's 413 advises for a system too large to return: it is returned whole. */
+export { WHOLE_SYSTEM_ADVICE } from '../api/response-size';
+
 export type SystemWithStructure = PublicSystemRecord & { structure: StoredStructure };
 
 export type GetSystem = (owner: string, id: string) => Promise<TaggedSystem<SystemWithStructure>>;
