@@ -151,7 +151,8 @@ function writeResponse(
     let after: StateDigest | undefined;
     let before: StateDigest | undefined;
     writeResult(writer, request, request.scenario, (described, summary) => {
-      if (described.options.tick === compared) after = digestState(described, summary);
+      if (described.options.tick === compared)
+        after = digestState(described, summary, { entryLimits: false });
     });
     writer.text(',"baseline":');
     failing.structure = request.structure;

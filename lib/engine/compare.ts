@@ -51,7 +51,7 @@ interface SteadyDigest {
 export function digestState(
   described: StateToDescribe,
   summary: StateSummary,
-  { entryLimits = false }: { entryLimits?: boolean } = {},
+  { entryLimits }: { entryLimits: boolean },
 ): StateDigest {
   const { structure, measured, options } = described;
   const { steady } = options;

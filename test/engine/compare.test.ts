@@ -354,6 +354,15 @@ describe('with latency fields', () => {
     };
     const stuckNewly = changes(roomy, { nodes: { D: { serviceTime: 0.1, servers: 1 } } });
     expect(stuckNewly.latencyLimit).toEqual({ newly: ['F'], cleared: [] });
+    // The node that saturates listed first (index 0): F is stuck behind it all the same.
+    const bFirst = {
+      ...OPEN_WORKED_EXAMPLE,
+      nodes: [OPEN_WORKED_EXAMPLE.nodes[2]!, ...OPEN_WORKED_EXAMPLE.nodes.filter((node) => node.id !== 'B')],
+    };
+    expect(changes(bFirst, { nodes: { B: { serviceTime: 0.01 } } }).latencyLimit).toEqual({
+      newly: [],
+      cleared: [],
+    });
   });
 
   // `old` takes 20 a second on one server of 5 a second: stuck on both sides, so not named. The

@@ -182,11 +182,13 @@ describe('stop checks: the caller decides when a run stops', () => {
       },
       () => writeAnalyze(writer, structure),
     );
-    writer.release();
+    const text = writer.finish();
     // Once compiled, before the first node, after it (its 270 KB written), before the first
     // dependency.
     expect(sizes).toHaveLength(4);
     expect(sizes[2]! - sizes[1]!).toBeGreaterThan(200_000);
+    // Asked right after the large node, before the comma and the small one (and not after that one).
+    expect(sizes[2]).toBe(text.indexOf('{"id":"b"') - 1);
     const stopped = new JsonWriter();
     expect(() =>
       withStopCheck(

@@ -410,6 +410,7 @@ function search(
   // requests a step into one server). Latency may still grow over the scales there are, so the
   // search runs up to the largest.
   const below = saturation === Number.POSITIVE_INFINITY ? Number.MAX_VALUE : saturation * (1 - 1e-12);
+  // Stryker disable next-line ConditionalExpression: same answer, other work (with f(0) > 0 no entry is at its SLO with no traffic, so none is taken)
   if (fZero === 0) {
     // An entry exactly at its SLO with no traffic: a latency that grows at all (a queue on its
     // paths) misses it at any traffic, so the scale is 0 exactly. Asked of the structure, not of
