@@ -48,7 +48,8 @@
  *   `peer.service` tag or attribute) is a call on that service: a service the document has no
  *   span of (a database, a broker, a SaaS) becomes a node with `external: true` (a default
  *   capacity never reaches it); a call naming a traced service whose span is missing is counted
- *   on it all the same, with a warning. A client span that reaches nothing and names nothing
+ *   on it all the same, as a request it took untraced (sampled out, an uninstrumented route),
+ *   with a warning. A client span that reaches nothing and names nothing
  *   draws no dependency (warning), unless it is itself an entry span: HotROD reports its Redis
  *   and MySQL calls as services of their own, whose requests are such client spans.
  * - **Dependencies** come in the order the document first shows each call (the callee's entry
@@ -56,14 +57,15 @@
  * - **Fan-out.** Every node is `fanout: true` (a request completes where it is processed and
  *   becomes calls on the callees), with no `exit`: that is how `call-graph.ts` and every call-graph
  *   format complete requests, and the engine refuses `exit` on a fan-out node. A dependency's
- *   `weight` is the calls from A on B divided by A's entry spans: calls per request A processes.
+ *   `weight` is the calls from A on B divided by A's requests (its entry spans, and the calls on A
+ *   seen only from their callers): calls per request A processes.
  * - **Arrivals.** A service's `arrival` is its entry spans without a parent in the document (roots,
  *   orphans, cut circles) divided by the window in seconds, and divided again by the sampling
  *   rate (`ReadOptions.sampleRate`) to count the traces sampling dropped. Every other entry span
  *   of the service is a call from another service, so with these arrivals the engine's steady
- *   throughput of every service is its entry spans per second and the throughput of every
- *   dependency its calls per second, exactly the counts observed (a sampling rate scales them
- *   all alike). Weights are ratios and are not scaled.
+ *   throughput of every service is its requests per second (entry spans, and calls on it seen
+ *   only from the caller) and the throughput of every dependency its calls per second, exactly
+ *   the counts observed (a sampling rate scales them all alike). Weights are ratios and are not scaled.
  * - **The window** is `ReadOptions.window` (seconds) when the caller knows it (the query's
  *   lookback, a file's period); one step is one second (`unit: 'second'`). Without it, it is the
  *   time from the first request's start to the last one's end (requests: the entry spans that
@@ -753,6 +755,9 @@ export function spanGraph(
     }
     return found;
   };
+  // Per traced service, the calls on it seen only from the caller's side (named by the peer
+  // field, no span of its own under them): requests it took that were not traced.
+  const untracedRequests = new Float64Array(services);
   let peerOnTraced = 0;
   let peerOnTracedPath = '';
   let unanswered = 0;
@@ -789,6 +794,7 @@ export function spanGraph(
       nodeNames.push(peer);
       external.push(to);
     } else if (to < services) {
+      untracedRequests[to]!++;
       if (peerOnTraced++ === 0) peerOnTracedPath = span.path;
     }
     const call = tally(service[i]!, to);
@@ -842,7 +848,7 @@ export function spanGraph(
     );
   if (peerOnTraced > 0)
     warnings.push(
-      `${plural(peerOnTraced, 'call')} on traced services ${peerOnTraced === 1 ? 'has' : 'have'} no span of the callee (first: ${peerOnTracedPath}, named by ${notes.peerField}): counted on ${peerOnTraced === 1 ? 'it' : 'them'} all the same, so ${peerOnTraced === 1 ? 'its' : 'their'} throughput is above ${peerOnTraced === 1 ? 'its' : 'their'} spans`,
+      `${plural(peerOnTraced, 'call')} on traced services ${peerOnTraced === 1 ? 'has' : 'have'} no span of the callee (first: ${peerOnTracedPath}, named by ${notes.peerField}): each is counted as a request its callee took untraced, so the callee's throughput is above its entry spans, and its calls per request are over both`,
     );
   if (unanswered > 0)
     warnings.push(
@@ -865,6 +871,8 @@ export function spanGraph(
       else untimedServices.push(id);
     }
     node.entrySpans = entries[index]!;
+    // Its requests beyond its spans (calls on it named only by their callers), when there are any.
+    if (untracedRequests[index]! > 0) node.untracedRequests = untracedRequests[index]!;
     node.errorRate = errors[index]! / entries[index]!;
     if (timedEntries[index]! > 0) node.observedLatency = seconds(durationSum[index]! / timedEntries[index]!);
     return node;
@@ -886,7 +894,10 @@ export function spanGraph(
     const dependency: DependencyInput = {
       from: nodeNames[call.from]!,
       to: nodeNames[call.to]!,
-      weight: call.calls / entries[call.from]!,
+      // Calls per request the caller took, traced or not: a call on it seen only from its caller
+      // is a request too. Over its entry spans alone, a call back the other way with no span
+      // under it (sampled out) made a loop of gain 1, and the engine read the traffic unbounded.
+      weight: call.calls / (entries[call.from]! + untracedRequests[call.from]!),
       callCount: call.calls,
       errorCount: call.errors,
     };

@@ -164,9 +164,51 @@ describe('the span mapping', () => {
     const mapped = readGraph(spans);
     expect(weightsOf(mapped)).toEqual({ 'web → api': 1 });
     expect(nodeOf(mapped, 'api').external).toBeUndefined();
+    expect(nodeOf(mapped, 'api').untracedRequests).toBe(1);
     expect(mapped.warnings).toContain(
-      '1 call on traced services has no span of the callee (first: [1], named by remoteEndpoint.serviceName): counted on it all the same, so its throughput is above its spans',
+      "1 call on traced services has no span of the callee (first: [1], named by remoteEndpoint.serviceName): each is counted as a request its callee took untraced, so the callee's throughput is above its entry spans, and its calls per request are over both",
     );
+  });
+
+  // One request: web's server span calls api (a server span under web's client span), and api
+  // calls web back, named by remoteEndpoint.serviceName, with no span of web under it (sampled
+  // out). Over entry spans alone both weights were 1: a loop of gain 1, read as unbounded traffic.
+  // web took 2 requests (1 traced) and called api once: 0.5 a request; api took 1 and called web
+  // once. Over the 60 s window, web processes 2 and api 1, the counts observed.
+  it('counts a call back on a traced service as a request of its own, not a loop of gain 1', () => {
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: EPOCH_US, duration: 100_000 }),
+      z({
+        id: 'b',
+        parentId: 'a',
+        kind: 'CLIENT',
+        service: 'web',
+        timestamp: EPOCH_US + 10_000,
+        duration: 50_000,
+      }),
+      z({
+        id: 'c',
+        parentId: 'b',
+        kind: 'SERVER',
+        service: 'api',
+        timestamp: EPOCH_US + 20_000,
+        duration: 30_000,
+      }),
+      z({
+        id: 'd',
+        parentId: 'c',
+        kind: 'CLIENT',
+        service: 'api',
+        remoteEndpoint: { serviceName: 'web' },
+        timestamp: EPOCH_US + 25_000,
+        duration: 10_000,
+      }),
+    ];
+    const mapped = readGraph(spans, 'auto', { window: 60 });
+    expect(weightsOf(mapped)).toEqual({ 'web → api': 0.5, 'api → web': 1 });
+    expect(nodeOf(mapped, 'web').untracedRequests).toBe(1);
+    expect(nodeOf(mapped, 'api')).not.toHaveProperty('untracedRequests');
+    expectObservedCounts(mapped, 60);
   });
 
   it('counts untimed spans as requests and calls, not in the times', () => {
