@@ -20,7 +20,8 @@
  * - `traceID` missing on a span is its trace's; ids are strings, matched as sent (hex without
  *   regard to case). The UI's own test traces use ids such as `span-1`, so any string is an id.
  * - `startTime` (µs since the epoch) and `duration` (µs) are numbers >= 0 (or digit strings);
- *   a span without either is not timed.
+ *   a span without either is not timed, nor one whose `startTime` is 0 (an unset start, as
+ *   Jaeger's conversion from OTLP writes it; a duration of 0 is a span under a microsecond).
  * - The `span.kind` tag (`server`, `client`, `producer`, `consumer`, `internal`, any case) is
  *   the kind; without it the kind is not stated, and the mapping infers what it needs (a span
  *   whose parent is in another service is an entry; one with a child in another service is the
@@ -162,7 +163,10 @@ function readSpan(
 ): SourceSpan {
   const trace = textAt(span, 'traceID', path) ?? traceId;
   const { parent, parentField, follows } = parentOf(span, path, trace);
-  const start = nanosecondsAt(span, 'startTime', path, 1000n, 'microseconds since the epoch');
+  // A start of 0 is none, not 1970 (a window of decades): Jaeger's conversion from OTLP writes an
+  // unset start as 0, and OTLP and Zipkin read their 0 the same way.
+  const stamped = nanosecondsAt(span, 'startTime', path, 1000n, 'microseconds since the epoch');
+  const start = stamped === 0n ? undefined : stamped;
   const duration = nanosecondsAt(span, 'duration', path, 1000n, 'a duration in microseconds');
   const tags = readTags(listAt(span, 'tags', path), `${path}.tags`);
   let kind: SpanKind | undefined;

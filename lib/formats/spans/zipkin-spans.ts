@@ -19,7 +19,8 @@
  *   half that lacks `shared` pairs all the same.
  * - `timestamp` (µs since the epoch) and `duration` (µs) are numbers >= 0 (or digit strings); a
  *   span without either (reported late or incomplete, as in Zipkin's SmartThings test data) is
- *   not timed.
+ *   not timed. A 0 is none, as zipkin2.Span reads both (Apache-2.0, openzipkin/zipkin:
+ *   `timestamp > 0 ? timestamp : null`, `duration > 0 ? duration : null`).
  * - **A span reported in parts** (Brave's `flush()` sends a span it has not finished, with its
  *   timestamp; the finish sends its duration) is merged into one, as Zipkin's `Trace.merge` does:
  *   parts share the trace, id, service and `shared` flag, and every other field (kind, parent,
@@ -129,7 +130,10 @@ function readSpan(value: unknown, path: string, unnamed: Tally): SourceSpan {
   // 0 is read): not 1970, which made a window of decades.
   const stamped = nanosecondsAt(span, 'timestamp', path, 1000n, 'microseconds since the epoch');
   const start = stamped === 0n ? undefined : stamped;
-  const duration = nanosecondsAt(span, 'duration', path, 1000n, 'a duration in microseconds');
+  // A duration of 0 is none too: zipkin2.Span reads `duration > 0 ? duration : null` (shorter
+  // ones "must be rounded up to 1 microsecond"), and merges a part whose duration is 0 as unset.
+  const measured = nanosecondsAt(span, 'duration', path, 1000n, 'a duration in microseconds');
+  const duration = measured === 0n ? undefined : measured;
   const tags = span.tags;
   if (tags !== undefined && tags !== null && !isRecord(tags))
     throw new FormatError(`${path}.tags`, `must be an object of tags, got ${describeValue(tags)}`);

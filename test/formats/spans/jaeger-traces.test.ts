@@ -150,10 +150,10 @@ describe('Jaeger trace reading', () => {
     // web's request (no kind) → its span with no kind that search answers (its client side) →
     // search's request; and an internal span of web that calls nothing.
     const spans: SpanFields[] = [
-      { id: 'a', process: 'p1', start: 0, duration: 100_000 },
-      { id: 'b', parent: 'a', process: 'p1', start: 10_000, duration: 30_000 },
-      { id: 'c', parent: 'b', process: 'p2', start: 15_000, duration: 20_000 },
-      { id: 'd', parent: 'a', process: 'p1', start: 50_000, duration: 40_000 },
+      { id: 'a', process: 'p1', start: 1_000_000, duration: 100_000 },
+      { id: 'b', parent: 'a', process: 'p1', start: 1_010_000, duration: 30_000 },
+      { id: 'c', parent: 'b', process: 'p2', start: 1_015_000, duration: 20_000 },
+      { id: 'd', parent: 'a', process: 'p1', start: 1_050_000, duration: 40_000 },
     ];
     const mapped = readGraph(trace(spans, services), 'auto', { window: 1 });
     expect(weightsOf(mapped)).toEqual({ 'web → search': 1 });
@@ -163,6 +163,23 @@ describe('Jaeger trace reading', () => {
       statistic: 'mean',
       unit: 'second',
     });
+  });
+
+  // Jaeger's conversion from OTLP writes an unset start as 0: no time, as OTLP and Zipkin read
+  // theirs, not 1970 (the window came out as 1.7e9 s and the rate nine orders of magnitude low).
+  // Two timed requests 1 s apart, 100 ms each, set the window (1.1 s); the one with a start of 0
+  // counts as a request all the same: 3 / 1.1 s.
+  it('reads a startTime of 0 as no time, not 1970', () => {
+    const spans: SpanFields[] = [
+      { id: 'a', process: 'p1', start: 1_700_000_000_000_000, duration: 100_000 },
+      { id: 'b', process: 'p1', start: 1_700_000_001_000_000, duration: 100_000 },
+      { id: 'c', process: 'p1', start: 0, duration: 100_000 },
+    ];
+    const mapped = readGraph(trace(spans, services));
+    expect(nodeOf(mapped, 'web').arrival).toBeCloseTo(3 / 1.1, 12);
+    expect(mapped.warnings).toContain(
+      '1 span has no start or no end (first: data[0].spans[2]): it counts as requests and calls, not in the times',
+    );
   });
 
   it('reads the error tag, true or "true", and otel.status_code ERROR', () => {

@@ -221,6 +221,22 @@ describe('Zipkin reading', () => {
     expect(nodeOf(mapped, 'web').arrival).toBeCloseTo(3 / 0.001, 6);
   });
 
+  // A duration of 0 is none too (zipkin2.Span: `duration > 0 ? duration : null`): read as 0 s, it
+  // pulled the mean self time of two 10 ms requests down to 6.7 ms, with no warning.
+  it('reads a duration of 0 as none given', () => {
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'api', timestamp: 1_700_000_000_000_000, duration: 10_000 }),
+      z({ id: 'b', kind: 'SERVER', service: 'api', timestamp: 1_700_000_000_100_000, duration: 10_000 }),
+      z({ id: 'c', kind: 'SERVER', service: 'api', timestamp: 1_700_000_000_050_000, duration: 0 }),
+    ];
+    const mapped = readGraph(spans, 'auto', { window: 1 });
+    expect(nodeOf(mapped, 'api').serviceTime).toBeCloseTo(0.01, 12);
+    expect(nodeOf(mapped, 'api').arrival).toBe(3);
+    expect(mapped.warnings).toContain(
+      '1 span has no start or no end (first: [2]): it counts as requests and calls, not in the times',
+    );
+  });
+
   // Detection looks at the first span only: a bad second or third span made the document fit no
   // format, with no path, where a bad fourth was named.
   it('names a malformed span after the first by its path when the format is detected', () => {
