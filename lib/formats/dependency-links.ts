@@ -22,7 +22,10 @@
  *   dependency (`from`, `to`, `weight`, `flow`) is kept as `original_<name>` with a warning, as
  *   every format keeps them.
  * - Unit: the counts cover a window the answer does not state (Jaeger's `endTs`/`lookback` are
- *   query parameters), so one step is that window: `unit: 'window'`.
+ *   query parameters), so one step is that window: `unit: 'window'`. Given that window's length
+ *   (`ReadOptions.window`, seconds: the lookback asked for), every count is divided by it and one
+ *   step is one second (`unit: 'second'`), so service times and SLOs in seconds mean what they
+ *   say; the counts kept on the dependencies (`callCount`, `errorCount`) stay as sent.
  * - A missing or null `callCount` is 0 (no traffic): `callGraphStructure` leaves the link out,
  *   with a warning. A missing or null `errorCount` is 0, as Zipkin omits it when 0. An
  *   `errorCount` above `callCount` is kept as sent (Zipkin's own test data has one).
@@ -38,6 +41,7 @@
  *   engine's own format) whose first elements are objects with string `parent` and `child`; an
  *   empty or failed answer only when the object holds nothing but the envelope's fields.
  */
+
 import { callGraphStructure, type ObservedCall } from './call-graph';
 import {
   copyExtras,
@@ -49,6 +53,7 @@ import {
   renameWarnings,
 } from './text';
 import { FormatError, type GraphFormat } from './types';
+import { refuseWindowPastTheTotal, windowOption } from './window';
 
 const JAEGER_ENVELOPE = new Set(['data', 'total', 'limit', 'offset', 'errors']);
 /** How many leading elements `detect` looks at. */
@@ -105,7 +110,9 @@ export const dependencyLinks: GraphFormat = {
     }
     return isFailedAnswer(document);
   },
-  toStructure(document) {
+  reads: ['window'],
+  toStructure(document, options) {
+    const window = windowOption(options);
     if (isRecord(document) && isFailedAnswer(document))
       throw new FormatError(
         'errors[0]',
@@ -145,16 +152,22 @@ export const dependencyLinks: GraphFormat = {
       if (link.errorCount !== undefined) extra.errorCount = countAt(link, 'errorCount', path);
       see(parent);
       see(child);
-      return { from: parent, to: child, count, extra, path };
+      return { from: parent, to: child, count: window === undefined ? count : count / window, extra, path };
     });
 
     const mapped = callGraphStructure({ nodes: order.map((id) => ({ id })), calls });
+    if (window !== undefined) refuseWindowPastTheTotal(mapped.nodes, window, 'links were counted');
     const warnings: string[] = [];
     if (links.length === 0) warnings.push('no dependencies in the window');
     if (isRecord(document) && Array.isArray(document.errors) && document.errors.length > 0)
       warnings.push(`errors[0]: the source reported ${sourceError(document.errors)} beside its links`);
     warnings.push(...mapped.warnings, ...renameWarnings(renamed));
-    return { nodes: mapped.nodes, dependencies: mapped.dependencies, unit: 'window', warnings };
+    return {
+      nodes: mapped.nodes,
+      dependencies: mapped.dependencies,
+      unit: window === undefined ? 'window' : 'second',
+      warnings,
+    };
   },
 };
 

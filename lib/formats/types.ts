@@ -62,7 +62,8 @@ export interface MappedGraph {
 /**
  * What a caller knows about a document that the document does not say. The span formats
  * (`lib/formats/spans`) read `window` and `sampleRate`, `prometheus` reads `sampleRate` and
- * `labels`; a format that reads none of them ignores them (`readGraph` says so in a warning).
+ * `labels`, `dependency-links` and `xray` read `window` (`window.ts`); a format ignores what it
+ * does not read (`readGraph` says so in a warning).
  */
 export interface ReadOptions {
   /**

@@ -48,7 +48,9 @@
  * - Unit: with `StartTime` and `EndTime` on the graph (epoch seconds as the API's JSON and the
  *   CLI give them, or ISO 8601 strings as an SDK's `Date` serialises), counts are divided by
  *   `EndTime − StartTime` and one step is one second (`unit: 'second'`); without them (a bare
- *   array of services) one step is the window the counts cover (`unit: 'window'`).
+ *   array of services) by the window the caller gives (`ReadOptions.window`, seconds), and
+ *   without that one step is the window the counts cover (`unit: 'window'`). A window given
+ *   beside the graph's own times is not read (warning).
  * - Detection: an object with a `Services` array whose first elements are objects with a
  *   `ReferenceId` (an empty `Services` only beside the envelope's own fields), or a bare array
  *   whose first elements have a numeric `ReferenceId` and an `Edges` array.
@@ -58,6 +60,7 @@ import { NO_TRAFFIC_WARNING } from './no-traffic';
 import { mergeRepeatedPairs, repeatedPairsWarning } from './repeated-pairs';
 import { describeValue, isRecord, quote } from './text';
 import { FormatError, type GraphFormat, type MappedGraph, type ObservedLatency } from './types';
+import { refuseWindowPastTheTotal, windowOption } from './window';
 
 /** X-Ray's type for the node that stands for the callers of a root service. */
 const CLIENT = 'client';
@@ -122,7 +125,9 @@ export const xray: GraphFormat = {
       .slice(0, DETECT_SAMPLE)
       .every((service) => isRecord(service) && Object.hasOwn(service, 'ReferenceId'));
   },
-  toStructure(document) {
+  reads: ['window'],
+  toStructure(document, options) {
+    const given = windowOption(options);
     const found = servicesOf(document);
     if (found === undefined) {
       if (isRecord(document) && Object.hasOwn(document, 'Services'))
@@ -146,8 +151,14 @@ export const xray: GraphFormat = {
         );
       byReference.set(service.referenceId, service);
     }
-    const span = isRecord(document) ? timeSpan(document) : undefined;
+    const stated = isRecord(document) ? timeSpan(document) : undefined;
+    // The graph's own StartTime and EndTime first; without them, the window the caller gives.
+    const span = stated ?? given;
     const warnings: string[] = [];
+    if (stated !== undefined && given !== undefined && given !== stated)
+      warnings.push(
+        `the graph states its own time span (${stated} s from StartTime to EndTime): the window given (${given} s) is not read`,
+      );
     if (services.length === 0) warnings.push('no services in the graph');
 
     // Edges to services the document does not list: their targets become nodes of their own.
@@ -186,7 +197,9 @@ export const xray: GraphFormat = {
     const uncounted = edges.filter(({ edge }) => edge.count === undefined).map(({ edge }) => edge.path);
     if (uncounted.length > 0) warnings.push(uncountedWarning(uncounted));
     if (span === undefined)
-      warnings.push('no StartTime and EndTime on the graph: one step is the window its counts cover');
+      warnings.push(
+        'no StartTime and EndTime on the graph: one step is the window its counts cover; give the window (its length in seconds) for steps of one second',
+      );
     const calls: ObservedCall[] = edges
       .filter(({ edge }) => edge.count !== undefined)
       .map(({ from, to, edge }) => ({
@@ -215,6 +228,8 @@ export const xray: GraphFormat = {
       })),
       calls,
     });
+    if (stated === undefined && given !== undefined)
+      refuseWindowPastTheTotal(mapped.nodes, given, 'graph counted');
     warnings.push(...mapped.warnings);
     return {
       nodes: mapped.nodes,

@@ -172,6 +172,32 @@ describe('dependency links: worked examples', () => {
     expectThroughputs(mapped, [120, 120, 250, 100]);
   });
 
+  // The lookback asked for, given as the window: every count per second, one step one second, so
+  // that a service time in seconds means what it says (docs/connect.md). The counts kept on the
+  // dependencies stay as sent, and weights are ratios: unchanged.
+  it('reads the window the links were counted over: counts per second', () => {
+    const answer = {
+      data: [
+        { parent: 'frontend', child: 'checkout', callCount: 100 },
+        { parent: 'frontend', child: 'catalog', callCount: 300 },
+      ],
+    };
+    const plain = readGraph(answer);
+    const hourly = readGraph(answer, 'auto', { window: 3600 });
+    expect(plain.unit).toBe('window');
+    expect(hourly.unit).toBe('second');
+    expect(hourly.nodes.find((node) => node.id === 'frontend')!.arrival).toBe(300 / 3600);
+    expect(hourly.dependencies).toEqual(plain.dependencies);
+    // The estimate's warning names the arrival per second.
+    expect(hourly.warnings).toEqual(
+      plain.warnings.map((warning) => warning.replace('": 300)', `": ${300 / 3600})`)),
+    );
+    // So short a window that the arrivals pass what the engine takes: the option is named.
+    expect(() => readGraph(answer, 'auto', { window: 1e-300 })).toThrow(
+      "window: 1e-300 makes the services' arrivals add up to more than 1e+300, the largest total the engine accepts; give the seconds the links were counted over",
+    );
+  });
+
   // Jaeger v3 writes counts as strings. a and b only call each other: a, whose call is the
   // busiest, becomes the entry with 12 arrivals, so it processes 12 + 3 = 15 and b 12: weights
   // 12/15 and 3/12.

@@ -59,11 +59,11 @@ describe('the format registry', () => {
   it('warns of options the format does not read', () => {
     const links = { data: [{ parent: 'a', child: 'b', callCount: 1 }] };
     const plain = readGraph(links);
-    const given = readGraph(links, 'auto', { window: 60, sampleRate: 0.5 });
+    const given = readGraph(links, 'auto', { sampleRate: 0.5, labels: { from: 'a', to: 'b' } });
     expect(given.nodes).toEqual(plain.nodes);
     expect(given.warnings).toEqual([
       ...plain.warnings,
-      'the options window and sampleRate are not read by the dependency-links format (it reads none): ignored',
+      'the options sampleRate and labels are not read by the dependency-links format (it reads window): ignored',
     ]);
     expect(readGraph(links, 'auto', { window: undefined }).warnings).toEqual(plain.warnings);
   });

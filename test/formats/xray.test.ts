@@ -316,11 +316,35 @@ describe('X-Ray: worked examples', () => {
     ]);
     expect(mapped.unit).toBe('window');
     expect(mapped.warnings).toEqual([
-      'no StartTime and EndTime on the graph: one step is the window its counts cover',
+      'no StartTime and EndTime on the graph: one step is the window its counts cover; give the window (its length in seconds) for steps of one second',
       '"a", "b" call each other and nothing else calls them: "b" is taken as their entry (it gets the arrivals)',
       `1 entry has no count of its own requests in the document: its arrival is the largest count among its calls ("b": 4), ${ESTIMATE}`,
     ]);
     expectThroughputs(mapped, [4, 14]);
+  });
+
+  // A bare array of services states no time: given the window its counts cover, they are per
+  // second. The graph's own StartTime and EndTime come first: a window beside them is not read.
+  it('reads the window a bare array of services was counted over, and not beside the times', () => {
+    const services = [
+      { ReferenceId: 1, Name: 'web', Edges: [{ ReferenceId: 2, SummaryStatistics: { TotalCount: 120 } }] },
+      { ReferenceId: 2, Name: 'api', Edges: [] },
+    ];
+    const bare = readGraph(services, 'auto', { window: 60 });
+    expect(bare.unit).toBe('second');
+    expect(bare.nodes.find((node) => node.id === 'web')!.arrival).toBe(2);
+    expect(bare.warnings.some((warning) => warning.startsWith('no StartTime and EndTime'))).toBe(false);
+    const timed = readGraph(
+      { Services: services, StartTime: 1_700_000_000, EndTime: 1_700_000_120 },
+      'auto',
+      {
+        window: 60,
+      },
+    );
+    expect(timed.nodes.find((node) => node.id === 'web')!.arrival).toBe(1);
+    expect(timed.warnings).toContain(
+      'the graph states its own time span (120 s from StartTime to EndTime): the window given (60 s) is not read',
+    );
   });
 
   // Over a minute, the users (X-Ray's client node, whose own statistics are empty) sent 600
@@ -633,7 +657,7 @@ describe('X-Ray: the real payloads', () => {
     expect(mapped.warnings).toEqual([
       'several services are named "ProcessSQSRecord", "SampleSite": their ids add the type or the ReferenceId',
       '1 edge without a SummaryStatistics.TotalCount left out (no traffic to carry): [4].Edges[0]',
-      'no StartTime and EndTime on the graph: one step is the window its counts cover',
+      'no StartTime and EndTime on the graph: one step is the window its counts cover; give the window (its length in seconds) for steps of one second',
     ]);
     const steady = new Map(analyze(mapped).nodes.map((node) => [node.id, node.throughput]));
     expect(steady.get('SampleSite (AWS::ElasticBeanstalk::Environment)')).toBe(3553);
