@@ -4,6 +4,7 @@ import { createDetailsPanel } from './details-panel';
 import { $, download } from './dom';
 import { createErrorPanel, type ShownError } from './error-panel';
 import { createGraphPanel } from './graph-panel';
+import { withEngineLatencyOnly } from './latency';
 import { createLatencyPanel } from './latency-panel';
 import { createNodeTable } from './node-table';
 import type { RunAnswer } from './protocol';
@@ -124,7 +125,7 @@ export function createBehaviour() {
       errorPanel.hide();
       const response = JSON.parse(answer.text) as EngineAnswer;
       view.states = response.engine
-        ? [{ tick: 0, result: response.engine }]
+        ? [{ tick: 0, result: withEngineLatencyOnly(response.engine) }]
         : (response.snapshots ?? (response.snapshot ? [response.snapshot] : [])).map((s) => ({
             tick: s.tick,
             result: s,

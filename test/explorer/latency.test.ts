@@ -78,6 +78,16 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     // No service time anywhere: no choice, utilization as before.
     await runAsWritten(page, EXAMPLES.find((example) => example.name === 'Open service graph')!.body());
     expect(await page.isHidden('#colour-by-row')).toBe(true);
+    // Nor with a caller's own fields named like the latency ones, which come back as sent.
+    const own = {
+      mode: 'analyze',
+      nodes: [{ id: 'a', arrival: 1, exit: 1, responseTime: 'fast', latencyLimit: 'none' }],
+      dependencies: [],
+    };
+    const echoed = (await runAsWritten(page, own)) as { engine: { nodes: object[] } };
+    expect(echoed.engine.nodes[0]).toMatchObject({ responseTime: 'fast' });
+    expect(await page.isHidden('#colour-by-row')).toBe(true);
+    expect(await page.textContent('body')).not.toContain('stuck at');
 
     const answer = await runAsWritten(page, CHECKOUT);
     expect(answer).toEqual((await post(server.url, server.apiKey, CHECKOUT)).json);
