@@ -136,7 +136,7 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
         ? undefined
         : await readSettingsFile(command.settingsFile, io.stdin, command.maxBody);
     const bytes = await readBody(command, io.stdin);
-    const document = readDocument(bytes);
+    const document = readDocument(bytes, command.format);
     // What the reading had to say, written once the engine has answered (an error alone is the
     // API's error body on stderr).
     const notes: string[] = [];
@@ -161,10 +161,20 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
   }
 }
 
-/** The limits from the environment; a malformed one is a usage error naming its variable. */
+/**
+ * The limits from the environment; a malformed one is a usage error naming its variable. The
+ * gateway's and the response's (MAX_BODY_BYTES, MAX_DECODED_BODY_BYTES, MAX_RESPONSE_BYTES) do not
+ * apply here, so they are not read: a value the API would refuse stops no run of the CLI.
+ */
 function limitsOf(env: Env): ReturnType<typeof readLimits> {
+  const {
+    MAX_BODY_BYTES: _body,
+    MAX_DECODED_BODY_BYTES: _decoded,
+    MAX_RESPONSE_BYTES: _response,
+    ...read
+  } = env;
   try {
-    return readLimits(env);
+    return readLimits(read);
   } catch (error) {
     // readLimits' messages name the variable and what it takes (`MAX_NODES must be an integer
     // from 1 to 1000000; got "abc"`); they end without a full stop, as usage errors do.
@@ -303,7 +313,7 @@ function numberOrText(text: string): number | string {
  * names it). Its size was checked as it was read (`readBody`): the API's byte limit is not the
  * CLI's, so none is checked here.
  */
-function readDocument(bytes: Buffer): unknown {
+function readDocument(bytes: Buffer, format: EngineCommand['format']): unknown {
   try {
     return parseJsonRequestBody(bytes, {
       maxBytes: Number.POSITIVE_INFINITY,
@@ -315,8 +325,9 @@ function readDocument(bytes: Buffer): unknown {
     if (!looksLikeJsonLines(text)) throw error;
     const documents = documentFromJsonLines(text, 'The file');
     // Span exports are read line by line; a request body is one document. Several one after
-    // another (two files concatenated, a gzip of two members) were taken for an array sent.
-    if (detectedFormats(documents).length === 0) {
+    // another (two files concatenated, a gzip of two members) were taken for an array sent. A
+    // format named with --format says itself which element it could not read.
+    if ((format === 'auto' || format === 'native') && detectedFormats(documents).length === 0) {
       throw new ApiError(
         'PAYLOAD_ERROR',
         `The file holds ${documents.length} JSON documents one after another, and none is a span export (the only documents read line by line): send one request body, or one graph, per run.`,

@@ -157,6 +157,15 @@ describe('sbe-engine', () => {
     expect(result.stderr.startsWith(said)).toBe(true);
   });
 
+  // The gateway's limits and the response's do not apply to the CLI: a value past what the API
+  // takes (7 MB of body, over API Gateway's 6 MiB) stops nothing.
+  it('reads none of the limits it does not apply', async () => {
+    const env = { MAX_BODY_BYTES: '7000000', MAX_DECODED_BODY_BYTES: 'x', MAX_RESPONSE_BYTES: '1' };
+    const result = await run(['analyze'], JSON.stringify(WORKED), env);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toBe(`${apiBody({ mode: 'analyze', ...WORKED })}\n`);
+  });
+
   // Two bodies one after another (two files concatenated, a gzip of two members) are not a
   // span export read line by line: said so, not "got an array" of a body that sent none.
   it('says a file holds several documents when no format reads them line by line', async () => {
@@ -168,6 +177,12 @@ describe('sbe-engine', () => {
       message:
         'The file holds 2 JSON documents one after another, and none is a span export (the only documents read line by line): send one request body, or one graph, per run.',
     });
+    // A format named with --format says which line it could not read, as before.
+    const forced = await run(['analyze', '--format', 'otlp-traces'], '{"data":[]}\n{"data":[]}\n');
+    expect(forced.code).toBe(1);
+    const { error } = JSON.parse(forced.stderr);
+    expect(error.code).toBe('UPSTREAM_INVALID');
+    expect(error.details[0].path).toBe('[0]');
   });
 
   it('prints usage for --help', async () => {
