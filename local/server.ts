@@ -138,16 +138,23 @@ const FUNCTION_TIMEOUT_RANGE = { min: 1000, max: 900_000 };
  * The routes served by worker threads (`local/handler-pool.ts`), a pool per function: the engine
  * runs, which take seconds on the largest structures, and the connect function's routes that
  * fetch, read and check a document or run the engine to check settings (a dry run's analysis,
- * settings that runs cannot answer), which take as long, and the read of one system (a full-size
- * one is 20 MB of JSON to read, join and compress: a 66 MB one held the main thread 8 s). Every other route (listings, reads,
- * deletes, keys, the OpenAPI document) and the files the server serves itself stay in the main
+ * settings that runs cannot answer), which take as long; and, in a pool of their own, the reads of
+ * one system (a full-size one is 20 MB of JSON to read, join and compress: a 66 MB one held the
+ * main thread 8 s). Every other route (listings, deletes, keys, the OpenAPI document) and the files the server serves itself stay in the main
  * thread, which answers them while the workers work: a GET waited 12 s behind a settings check
  * on the main thread, and a connect's fetch, its answer unread meanwhile, failed as too slow.
  */
-const POOLED_ROUTES: Readonly<Record<'engine' | 'connect', ReadonlySet<RouteDefinition['name']>>> = {
+const POOLED_ROUTES: Readonly<
+  Record<'engine' | 'connect' | 'connectReads', ReadonlySet<RouteDefinition['name']>>
+> = {
   engine: new Set(['runEngine']),
-  connect: new Set(['connectSystem', 'registerSystem', 'updateSystemSettings', 'refreshSystem', 'getSystem']),
+  connect: new Set(['connectSystem', 'registerSystem', 'updateSystemSettings', 'refreshSystem']),
+  // A pool of its own: behind connects waiting on slow upstreams, the explorer's Open waited for
+  // them (5.5 s with one connect worker), where it should wait for nothing but its own read.
+  connectReads: new Set(['getSystem']),
 };
+/** Workers of the connect function that read one system (`connectReads`): reads are short. */
+const CONNECT_READ_WORKERS = 2;
 
 /**
  * The handler modules read their configuration from the environment once, when first
@@ -281,12 +288,22 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       heapMb: FUNCTIONS.connect.memoryMb,
     });
     cleanup.push(() => connectPool.close());
+    const readPool = createHandlerPool({
+      entry: functionEntry('connect'),
+      functionName: 'connect',
+      size: CONNECT_READ_WORKERS,
+      env: { ...process.env, SYSTEM_CACHE_MIB: '0' },
+      heapMb: FUNCTIONS.connect.memoryMb,
+    });
+    cleanup.push(() => readPool.close());
     const pooledRoutes = loadedRoutes.map((route) =>
       POOLED_ROUTES.engine.has(route.name)
         ? { ...route, handler: enginePool.handler }
         : POOLED_ROUTES.connect.has(route.name)
           ? { ...route, handler: connectPool.handler }
-          : route,
+          : POOLED_ROUTES.connectReads.has(route.name)
+            ? { ...route, handler: readPool.handler }
+            : route,
     );
     // The connect function revokes keys in this thread; the engine's key caches are in the workers.
     const stopForwarding = store.onRevoked((digest) =>
@@ -336,6 +353,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       // Engine requests still waiting for a worker are answered 503 (stopping) while their
       // connections are open; before, they were cut with no answer when the connections closed.
       enginePool.stopTaking();
+      readPool.stopTaking();
       await connectPool.drain(functionTimeoutMs ?? FUNCTIONS.connect.timeoutSeconds * 1000);
       await closeServer(server);
       await Promise.all(loadedRoutes.map((route) => route.settled?.()));

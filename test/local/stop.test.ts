@@ -29,14 +29,14 @@ it('lets a connect under way finish and answer when the server stops', { timeout
     port: 0,
     quiet: true,
   };
-  // An upstream that takes a second and a half to answer: the connect is in its worker meanwhile.
+  // An upstream that takes three seconds to answer: the connect is in its worker meanwhile.
   const upstream = await startFakeApi((_request, response) => {
     setTimeout(() => {
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(
         JSON.stringify({ nodes: [{ id: 'a' }, { id: 'b' }], dependencies: [{ from: 'a', to: 'b' }] }),
       );
-    }, 1500);
+    }, 3000);
   });
   try {
     // One connect worker: a second connect waits for it, and is not run once the server stops.
@@ -48,8 +48,26 @@ it('lets a connect under way finish and answer when the server stops', { timeout
         headers: { authorization: `Bearer ${first.userToken}`, 'content-type': 'application/json' },
         body: JSON.stringify({ name, url: `${upstream.origin}/graph.json` }),
       });
+    const userGet = (path: string) =>
+      rawRequest(first.url, { method: 'GET', path, headers: { authorization: `Bearer ${first.userToken}` } });
+    const kept = await rawRequest(first.url, {
+      method: 'POST',
+      path: '/api/systems',
+      headers: { authorization: `Bearer ${first.userToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'kept', document: { nodes: [{ id: 'x' }], dependencies: [] } }),
+    });
+    const keptId = (JSON.parse(kept.bytes.toString('utf8')) as { id: string }).id;
     const answer = connect('stopped');
+    let connectAnswered = false;
+    void answer.then(() => {
+      connectAnswered = true;
+    });
     while (upstream.requests.length === 0) await sleep(20);
+    // Reading a system waits for no connect: reads have workers of their own (with the one connect
+    // worker busy on the slow upstream, the read waited for it).
+    const read = await userGet(`/api/systems/${keptId}`);
+    expect(read.status).toBe(200);
+    expect(connectAnswered).toBe(false);
     const waiting = connect('waiting');
     await sleep(200);
     const stopping = first.close();
@@ -85,7 +103,7 @@ it('lets a connect under way finish and answer when the server stops', { timeout
         headers: { authorization: `Bearer ${second.userToken}` },
       });
       const { systems } = JSON.parse(listed.bytes.toString('utf8')) as { systems: Array<{ id: string }> };
-      expect(systems.map((system) => system.id)).toEqual([id]);
+      expect(systems.map((system) => system.id).sort()).toEqual([id, keptId].sort());
     } finally {
       await second.close();
     }
