@@ -60,7 +60,8 @@ export function createEngineFunction(deps: EngineFunctionDeps) {
         },
       },
       getOpenApiDocument: {
-        encode,
+        // Returned whole: nothing of it to ask less of (a MAX_RESPONSE_BYTES of 16 KiB refuses it).
+        encode: { ...encode, advice: 'read `openapi.json` from the project the service was deployed from' },
         handler: () =>
           jsonTextResult(200, servedOpenApiDocument(), { 'cache-control': 'public, max-age=300' }),
       },

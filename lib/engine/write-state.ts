@@ -507,12 +507,7 @@ function writeDependencies(
   if (poison !== 0) throwFirstNonFiniteFlow(structure, state.step);
 }
 
-/**
- * An entry carrying the caller's extra fields, built as the object path builds it and
- * serialized by `JSON.stringify`: extras are arbitrary JSON, and V8 has the one exact
- * definition of how they print (integer-like keys first, escapes, nesting).
- */
-/** An element this long (its extras: a caller may send megabytes in one) is followed by a checkpoint. */
+/** An element this many characters long (its extras: a caller may send megabytes) is followed by a checkpoint. */
 const LARGE_ELEMENT_CHARS = 64 * 1024;
 
 /**
@@ -523,10 +518,15 @@ const LARGE_ELEMENT_CHARS = 64 * 1024;
  */
 function writeElement(writer: JsonWriter, text: string): void {
   writer.text(text);
-  // Stryker disable next-line EqualityOperator: an element of exactly 64 KiB checked or not changes no answer
+  // Stryker disable next-line EqualityOperator: an element of exactly 65,536 characters checked or not changes no answer
   if (text.length >= LARGE_ELEMENT_CHARS) checkpoint();
 }
 
+/**
+ * An entry carrying the caller's extra fields, built as the object path builds it and
+ * serialized by `JSON.stringify`: extras are arbitrary JSON, and V8 has the one exact
+ * definition of how they print (integer-like keys first, escapes, nesting).
+ */
 function elementText(build: () => object, path: string): string {
   try {
     return JSON.stringify(build());

@@ -47,4 +47,18 @@ describe('GET /api/systems/{id} past the response limit', () => {
         'The result is larger than the response limit of 16384 bytes. Send `Accept-Encoding: br, gzip` to receive it compressed, or run the system by `systemId` instead, which reads it where it is stored.',
     });
   });
+
+  // The OpenAPI document is returned whole too: its 413 says where else to read it, not to send
+  // a smaller structure (it was the engine's advice).
+  it('says where else to read the OpenAPI document when it does not fit', async () => {
+    const plain = await post(small.url, null, undefined, {
+      method: 'GET',
+      path: '/api/openapi.json',
+      headers: { 'accept-encoding': 'identity' },
+    });
+    expect(plain.status).toBe(413);
+    expect(plain.json.error.message).toBe(
+      'The result is larger than the response limit of 16384 bytes. Send `Accept-Encoding: br, gzip` to receive it compressed, or read `openapi.json` from the project the service was deployed from.',
+    );
+  });
 });
