@@ -82,8 +82,9 @@
  *   between them, that child's span. Overlapping calls count once (the union of their
  *   intervals), and only the part inside the entry span counts: a call that reaches outside it
  *   (clock skew between hosts, a call left running) is cut to it, and a warning counts them, so a
- *   self time is never negative. A call linked as `FOLLOWS_FROM` (Jaeger) made nobody wait and
- *   covers nothing, but a client or producer span before it still does. No `servers`, no
+ *   self time is never negative. A call linked as `FOLLOWS_FROM` (Jaeger), or a consumer span
+ *   straight under a span of the request (OpenTelemetry's child of an asynchronous request), made
+ *   nobody wait and covers nothing, but a client or producer span before it still does. No `servers`, no
  *   capacity: a measured self time says nothing about how many instances serve the requests.
  *   A service none of whose entry spans is timed, or whose self times are all 0, gets none
  *   (warning).
@@ -724,7 +725,16 @@ export function spanGraph(
       for (let k = childStart[local]!; k < childStart[local + 1]!; k++) {
         const child = children[k]!;
         if (entry[child] !== 1) stack.push(child);
-        else if (!call && timed[child] === 1 && spans[child]!.follows !== true)
+        // Another service's span straight under one of this request's own: waited for, unless it
+        // is asynchronous work (a FOLLOWS_FROM link; a consumer span, OpenTelemetry's child of
+        // an asynchronous request, which the OTLP and Zipkin readings took from the self time
+        // where Jaeger's FOLLOWS_FROM of the same spans did not).
+        else if (
+          !call &&
+          timed[child] === 1 &&
+          spans[child]!.follows !== true &&
+          spans[child]!.kind !== 'consumer'
+        )
           calls.add(start[child]!, end[child]!);
       }
     }
