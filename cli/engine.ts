@@ -11,7 +11,7 @@
  * may reach; `--max-body` sets a byte limit of one's own.
  */
 
-import { constants as bufferConstants } from 'node:buffer';
+import { constants as bufferConstants, isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { gunzipSync } from 'node:zlib';
@@ -302,6 +302,15 @@ function readOptionsOf(values: {
   }
 }
 
+/** Why a file that is not UTF-8 cannot be read, with what it likely is. */
+function notUtf8(bytes: Buffer): string {
+  const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  const likely = utf16
+    ? ' It starts with a UTF-16 byte order mark: convert it first (`iconv -f UTF-16 -t UTF-8`).'
+    : ' If it is compressed with brotli or deflate, decompress it first (`brotli -dc file.br | sbe-engine …`): only gzip is recognized, by its first bytes.';
+  return `The input is not UTF-8 text: the CLI reads JSON (or JSON Lines) in UTF-8, or gzip of it.${likely}`;
+}
+
 /** A number where the text reads as one (the check then says what is wrong with it), else the text. */
 function numberOrText(text: string): number | string {
   return /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/.test(text.trim()) ? Number(text) : text;
@@ -314,6 +323,9 @@ function numberOrText(text: string): number | string {
  * CLI's, so none is checked here.
  */
 function readDocument(bytes: Buffer, format: EngineCommand['format']): unknown {
+  // The API's message on bytes that are not UTF-8 speaks of API Gateway; a file's reader is told
+  // what the CLI reads, and what the file may be instead.
+  if (!isUtf8(bytes)) throw new ApiError('PAYLOAD_ERROR', notUtf8(bytes));
   try {
     return parseJsonRequestBody(bytes, {
       maxBytes: Number.POSITIVE_INFINITY,

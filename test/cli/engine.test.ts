@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runEngineCli } from '../../cli/engine';
 import type { Settings } from '../../lib/api/connect-request';
@@ -183,6 +183,20 @@ describe('sbe-engine', () => {
     const { error } = JSON.parse(forced.stderr);
     expect(error.code).toBe('UPSTREAM_INVALID');
     expect(error.details[0].path).toBe('[0]');
+  });
+
+  // Bytes that are not UTF-8: what the CLI reads, and what the file likely is instead (the API's
+  // own message spoke of API Gateway's U+FFFD).
+  it('says what a file that is not UTF-8 likely is', async () => {
+    const utf16 = await run(['analyze'], Buffer.from('\ufeff{}', 'utf16le'));
+    expect(utf16.code).toBe(1);
+    expect(JSON.parse(utf16.stderr).error).toEqual({
+      code: 'PAYLOAD_ERROR',
+      message:
+        'The input is not UTF-8 text: the CLI reads JSON (or JSON Lines) in UTF-8, or gzip of it. It starts with a UTF-16 byte order mark: convert it first (`iconv -f UTF-16 -t UTF-8`).',
+    });
+    const brotli = await run(['analyze'], brotliCompressSync(JSON.stringify({ mode: 'analyze', ...WORKED })));
+    expect(JSON.parse(brotli.stderr).error.message).toContain('If it is compressed with brotli or deflate');
   });
 
   it('prints usage for --help', async () => {
