@@ -72,10 +72,12 @@ would return it (followed by a newline). No server and no database are involved.
                ${FORMAT_CHOICES.slice(1).join(', ')}
   --window s   span formats: the seconds the spans were collected over; arrivals are
                the requests that entered divided by it (without it: the time from the
-               first request to the last, said in a warning)
+               first request to the last, said in a warning); dependency links and an
+               X-Ray graph without its times: the seconds their counts cover (counts
+               are divided by it, one step is one second)
   --sample-rate r
-               span formats and prometheus: the share of traces kept (0 < r <= 1);
-               arrivals (and Prometheus rates) are divided by it
+               span formats, dependency links and prometheus: the share of traces kept
+               (0 < r <= 1); arrivals (counts, Prometheus rates) are divided by it
   --labels from,to
                prometheus: the labels naming each series' caller and callee, when they
                are not client,server or source_workload,destination_workload

@@ -71,7 +71,9 @@ function readOptionFields() {
         z.describe(
           "Span formats: the seconds the spans were collected over (the query's lookback, a file's " +
             'period). Arrivals are the requests that entered divided by it, and one step is one second; ' +
-            'without it, the time from the first request to the last (said in a warning).',
+            'without it, the time from the first request to the last (said in a warning). Dependency ' +
+            'links and an X-Ray graph without StartTime/EndTime: the seconds their counts cover (the ' +
+            'lookback asked for); every count is divided by it, and one step is one second.',
         ),
       ),
     ),
@@ -79,9 +81,9 @@ function readOptionFields() {
       z.number(SAMPLE_RATE_RULE).check(
         z.refine((value) => value > 0 && value <= 1, SAMPLE_RATE_RULE),
         z.describe(
-          'Span formats and prometheus: the share of traces the tracer kept (head sampling at 10%: 0.1). ' +
-            'Arrivals (and Prometheus rates) are divided by it; weights and service times do not change. ' +
-            'Default 1.',
+          'Span formats, dependency links and prometheus: the share of traces the tracer kept (head ' +
+            'sampling at 10%: 0.1). Arrivals (and dependency-link counts, Prometheus rates) are divided by ' +
+            'it; weights and service times do not change. Default 1.',
         ),
       ),
     ),

@@ -25,7 +25,9 @@
  *   query parameters), so one step is that window: `unit: 'window'`. Given that window's length
  *   (`ReadOptions.window`, seconds: the lookback asked for), every count is divided by it and one
  *   step is one second (`unit: 'second'`), so service times and SLOs in seconds mean what they
- *   say; the counts kept on the dependencies (`callCount`, `errorCount`) stay as sent.
+ *   say. The links are counted from the spans the tracer kept: given the share it kept
+ *   (`ReadOptions.sampleRate`), every count is divided by it too. The counts kept on the
+ *   dependencies (`callCount`, `errorCount`) stay as sent.
  * - A missing or null `callCount` is 0 (no traffic): `callGraphStructure` leaves the link out,
  *   with a warning. A missing or null `errorCount` is 0, as Zipkin omits it when 0. An
  *   `errorCount` above `callCount` is kept as sent (Zipkin's own test data has one).
@@ -53,7 +55,10 @@ import {
   renameWarnings,
 } from './text';
 import { FormatError, type GraphFormat } from './types';
-import { refuseWindowPastTheTotal, windowOption } from './window';
+import { countScale, refuseScaledPastTheTotal, scaledCount } from './window';
+
+/** What the window is the length of, in the options' messages. */
+const COUNTED = 'links were counted';
 
 const JAEGER_ENVELOPE = new Set(['data', 'total', 'limit', 'offset', 'errors']);
 /** How many leading elements `detect` looks at. */
@@ -110,9 +115,9 @@ export const dependencyLinks: GraphFormat = {
     }
     return isFailedAnswer(document);
   },
-  reads: ['window'],
+  reads: ['window', 'sampleRate'],
   toStructure(document, options) {
-    const window = windowOption(options);
+    const scale = countScale(options);
     if (isRecord(document) && isFailedAnswer(document))
       throw new FormatError(
         'errors[0]',
@@ -152,11 +157,11 @@ export const dependencyLinks: GraphFormat = {
       if (link.errorCount !== undefined) extra.errorCount = countAt(link, 'errorCount', path);
       see(parent);
       see(child);
-      return { from: parent, to: child, count: window === undefined ? count : count / window, extra, path };
+      return { from: parent, to: child, count: scaledCount(count, scale, COUNTED), extra, path };
     });
 
     const mapped = callGraphStructure({ nodes: order.map((id) => ({ id })), calls });
-    if (window !== undefined) refuseWindowPastTheTotal(mapped.nodes, window, 'links were counted');
+    refuseScaledPastTheTotal(mapped.nodes, scale, COUNTED);
     const warnings: string[] = [];
     if (links.length === 0) warnings.push('no dependencies in the window');
     if (isRecord(document) && Array.isArray(document.errors) && document.errors.length > 0)
@@ -165,7 +170,7 @@ export const dependencyLinks: GraphFormat = {
     return {
       nodes: mapped.nodes,
       dependencies: mapped.dependencies,
-      unit: window === undefined ? 'window' : 'second',
+      unit: scale.window === undefined ? 'window' : 'second',
       warnings,
     };
   },

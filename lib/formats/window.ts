@@ -1,33 +1,63 @@
 /**
- * The `window` read option of the formats whose counts cover a window the document does not
- * state (dependency links, an X-Ray graph without its times): its length in seconds, by which
- * every count is divided so that one step is one second.
+ * The `window` and `sampleRate` read options of the formats whose counts cover a window the
+ * document does not state (dependency links, an X-Ray graph without its times): every count is
+ * divided by the window's length in seconds (one step is then one second) and by the share of
+ * traces sampled (Jaeger's and Zipkin's links are counted from the spans they kept).
  */
 import { MAX_TOTAL_LOAD } from '../engine';
-import { ReadOptionError, type ReadOptions } from './types';
+import { ReadOptionError, type ReadOptions, sampleRatePastTheTotal } from './types';
 
-/** The window's length in seconds, when the caller gives one: finite and > 0. */
-export function windowOption(options: ReadOptions | undefined): number | undefined {
+export interface CountScale {
+  /** Seconds the counts cover; none: one step is that window. */
+  window: number | undefined;
+  /** The share of traces sampled, in (0, 1]; 1 when not given. */
+  sampleRate: number;
+}
+
+/** The caller's window (finite, > 0) and sampling rate (in (0, 1]), checked. */
+export function countScale(options: ReadOptions | undefined): CountScale {
   const window = options?.window;
+  const sampleRate = options?.sampleRate ?? 1;
   if (window !== undefined && !(typeof window === 'number' && Number.isFinite(window) && window > 0))
     throw new RangeError(`window must be a finite number of seconds > 0, got ${String(window)}`);
-  return window;
+  if (!(typeof sampleRate === 'number' && sampleRate > 0 && sampleRate <= 1))
+    throw new RangeError(`sampleRate must be a number in (0, 1], got ${String(sampleRate)}`);
+  return { window, sampleRate };
 }
 
 /**
- * A window so short that the arrivals per second add up past what the engine takes is the
- * caller's to fix (a window of 1e-300 s is a valid number): named as the option, not the
- * document. `counted`: what the window is the length of, in the message's words.
+ * `count` per step: over the window and the sampling rate. One the division takes past the
+ * largest double names the option that did it (a window of 5e-324 s is a valid number), never
+ * the document: `counted` is what the window is the length of, in the message's words.
  */
-export function refuseWindowPastTheTotal(
+export function scaledCount(count: number, scale: CountScale, counted: string): number {
+  const perWindow = scale.window === undefined ? count : count / scale.window;
+  const scaled = perWindow / scale.sampleRate;
+  if (Number.isFinite(scaled)) return scaled;
+  throw Number.isFinite(perWindow)
+    ? sampleRatePastTheTotal(scale.sampleRate, 'arrivals', MAX_TOTAL_LOAD)
+    : windowPastTheTotal(scale.window!, counted);
+}
+
+/**
+ * Arrivals per step that add up past what the engine takes: the caller's option is named, the
+ * sampling rate when the window alone keeps the total within it.
+ */
+export function refuseScaledPastTheTotal(
   nodes: readonly { arrival?: number }[],
-  window: number,
+  scale: CountScale,
   counted: string,
 ): void {
   let total = 0;
   for (const node of nodes) total += node.arrival ?? 0;
   if (total <= MAX_TOTAL_LOAD) return;
-  throw new ReadOptionError(
+  if (scale.window === undefined || total * scale.sampleRate <= MAX_TOTAL_LOAD)
+    throw sampleRatePastTheTotal(scale.sampleRate, 'arrivals', MAX_TOTAL_LOAD);
+  throw windowPastTheTotal(scale.window, counted);
+}
+
+function windowPastTheTotal(window: number, counted: string): ReadOptionError {
+  return new ReadOptionError(
     'window',
     `${window} makes the services' arrivals add up to more than ${MAX_TOTAL_LOAD}, the largest total the engine accepts; give the seconds the ${counted} over`,
   );

@@ -60,7 +60,7 @@ import { NO_TRAFFIC_WARNING } from './no-traffic';
 import { mergeRepeatedPairs, repeatedPairsWarning } from './repeated-pairs';
 import { describeValue, isRecord, quote } from './text';
 import { FormatError, type GraphFormat, type MappedGraph, type ObservedLatency } from './types';
-import { refuseWindowPastTheTotal, windowOption } from './window';
+import { countScale, refuseScaledPastTheTotal, scaledCount } from './window';
 
 /** X-Ray's type for the node that stands for the callers of a root service. */
 const CLIENT = 'client';
@@ -70,6 +70,9 @@ const CLIENT = 'client';
  * application calls without tracing it). Their nodes are marked `external: true`.
  */
 const OUTSIDE_TYPES: ReadonlySet<string | undefined> = new Set([CLIENT, 'remote']);
+/** What the window is the length of, in the options' messages. */
+const COUNTED = 'graph counted';
+
 const ENVELOPE = new Set(['Services', 'StartTime', 'EndTime', 'ContainsOldGroupVersions', 'NextToken']);
 /** How many leading services `detect` looks at. */
 const DETECT_SAMPLE = 3;
@@ -127,7 +130,7 @@ export const xray: GraphFormat = {
   },
   reads: ['window'],
   toStructure(document, options) {
-    const given = windowOption(options);
+    const given = countScale(options).window;
     const found = servicesOf(document);
     if (found === undefined) {
       if (isRecord(document) && Object.hasOwn(document, 'Services'))
@@ -205,14 +208,14 @@ export const xray: GraphFormat = {
       .map(({ from, to, edge }) => ({
         from,
         to,
-        count: span === undefined ? edge.count! : edge.count! / span,
+        count: scaledCount(edge.count!, { window: span, sampleRate: 1 }, COUNTED),
         extra: edge.extra,
         path: edge.path,
       }));
     const roots = new Set(
       services.filter((service) => service.root).map((service) => ids.get(service.referenceId)!),
     );
-    const perStep = (count: number) => (span === undefined ? count : count / span);
+    const perStep = (count: number) => scaledCount(count, { window: span, sampleRate: 1 }, COUNTED);
     const requests = new Map<string, number>();
     for (const service of services) {
       const count = ownRequests(service);
@@ -229,7 +232,7 @@ export const xray: GraphFormat = {
       calls,
     });
     if (stated === undefined && given !== undefined)
-      refuseWindowPastTheTotal(mapped.nodes, given, 'graph counted');
+      refuseScaledPastTheTotal(mapped.nodes, { window: given, sampleRate: 1 }, COUNTED);
     warnings.push(...mapped.warnings);
     return {
       nodes: mapped.nodes,

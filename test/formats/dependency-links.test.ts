@@ -192,7 +192,17 @@ describe('dependency links: worked examples', () => {
     expect(hourly.warnings).toEqual(
       plain.warnings.map((warning) => warning.replace('": 300)', `": ${300 / 3600})`)),
     );
-    // So short a window that the arrivals pass what the engine takes: the option is named.
+    // The links are counted from the spans kept: with 1 in 10 kept, ten times the calls.
+    const sampled = readGraph(answer, 'auto', { window: 3600, sampleRate: 0.1 });
+    expect(sampled.nodes.find((node) => node.id === 'frontend')!.arrival).toBeCloseTo(3000 / 3600, 12);
+    expect(sampled.dependencies).toEqual(plain.dependencies);
+    // So short a window that the arrivals pass what the engine takes, or a count past a double
+    // (10 / 5e-324): the option is named, never the document.
+    for (const window of [1e-300, 5e-324])
+      expect(() => readGraph(answer, 'auto', { window })).toThrow(`window: ${window} makes`);
+    expect(() => readGraph(answer, 'auto', { window: 1, sampleRate: 5e-324 })).toThrow(
+      'sampleRate: 5e-324 makes',
+    );
     expect(() => readGraph(answer, 'auto', { window: 1e-300 })).toThrow(
       "window: 1e-300 makes the services' arrivals add up to more than 1e+300, the largest total the engine accepts; give the seconds the links were counted over",
     );

@@ -59,12 +59,16 @@ describe('the format registry', () => {
   it('warns of options the format does not read', () => {
     const links = { data: [{ parent: 'a', child: 'b', callCount: 1 }] };
     const plain = readGraph(links);
-    const given = readGraph(links, 'auto', { sampleRate: 0.5, labels: { from: 'a', to: 'b' } });
+    const given = readGraph(links, 'auto', { labels: { from: 'a', to: 'b' } });
     expect(given.nodes).toEqual(plain.nodes);
     expect(given.warnings).toEqual([
       ...plain.warnings,
-      'the options sampleRate and labels are not read by the dependency-links format (it reads window): ignored',
+      'the option labels is not read by the dependency-links format (it reads window and sampleRate): ignored',
     ]);
+    const xray = [{ ReferenceId: 1, Name: 'web', Edges: [] }];
+    expect(readGraph(xray, 'auto', { window: 60, sampleRate: 0.5 }).warnings).toContain(
+      'the option sampleRate is not read by the xray format (it reads window): ignored',
+    );
     expect(readGraph(links, 'auto', { window: undefined }).warnings).toEqual(plain.warnings);
   });
 

@@ -345,6 +345,8 @@ describe('X-Ray: worked examples', () => {
     expect(timed.warnings).toContain(
       'the graph states its own time span (120 s from StartTime to EndTime): the window given (60 s) is not read',
     );
+    // A window that takes a count past a double names the option, not the document.
+    expect(() => readGraph(services, 'auto', { window: 5e-324 })).toThrow('window: 5e-324 makes');
   });
 
   // Over a minute, the users (X-Ray's client node, whose own statistics are empty) sent 600
