@@ -77,7 +77,8 @@
  *   span's duration less the time covered by the calls it waited for. Those are, among its own
  *   spans below it (its children, and theirs, down to where another service's span starts): the
  *   client and producer spans, and spans of no stated kind that have a child in another service
- *   (Jaeger without a `span.kind` tag: they are its client side); and where a span of its own
+ *   that is no consumer span nor linked as `FOLLOWS_FROM` (Jaeger without a `span.kind` tag, a
+ *   Zipkin local span: they are its client side); and where a span of its own
  *   (the entry span included) has another service's span as a direct child without a client span
  *   between them, that child's span. Overlapping calls count once (the union of their
  *   intervals), and only the part inside the entry span counts: a call that reaches outside it
@@ -652,7 +653,17 @@ export function spanGraph(
       p < 0 || service[p] !== service[i] || (serveKind(spans[i]!.kind) && callKind(spans[p]!.kind)) ? 1 : 0;
   }
   const answered = new Uint8Array(n);
-  for (let i = 0; i < n; i++) if (entry[i] === 1 && parent[i]! >= 0) answered[parent[i]!] = 1;
+  // Answered by a span its request waits for: not a consumer span (asynchronous work), nor one
+  // linked as FOLLOWS_FROM. A span of no stated kind is the client side of a call it waits for
+  // only then: above a consumer it was the caller's own work (Zipkin has no INTERNAL kind, and
+  // read 50 ms of a 100 ms request as a call where OTLP and Jaeger read none).
+  const waitedOn = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const p = parent[i]!;
+    if (entry[i] !== 1 || p < 0) continue;
+    answered[p] = 1;
+    if (spans[i]!.kind !== 'consumer' && spans[i]!.follows !== true) waitedOn[p] = 1;
+  }
 
   // Times, as offsets in nanoseconds from the earliest start.
   let base: bigint | undefined;
@@ -720,7 +731,7 @@ export function spanGraph(
       const call =
         local !== e &&
         timed[local] === 1 &&
-        (callKind(kind) || (kind === undefined && answered[local] === 1));
+        (callKind(kind) || (kind === undefined && waitedOn[local] === 1));
       if (call) calls.add(start[local]!, end[local]!);
       for (let k = childStart[local]!; k < childStart[local + 1]!; k++) {
         const child = children[k]!;
@@ -791,12 +802,15 @@ export function spanGraph(
     }
     if (!callKind(span.kind) || answered[i] === 1) continue;
     const peer = span.peer;
-    if (peer === undefined || peer === '' || peer === span.service) {
-      // A client span that is itself a request of its service (HotROD reports its Redis and
-      // MySQL calls as services of their own) is that service's work, not a call left open.
+    // A client span that is itself a request of its service (HotROD reports its Redis and MySQL
+    // calls as services of their own, naming themselves) is that service's work, not a call.
+    if (entry[i] === 1 && peer === span.service) continue;
+    if (peer === undefined || peer === '') {
       if (entry[i] !== 1 && unanswered++ === 0) unansweredPath = span.path;
       continue;
     }
+    // A call on its own service whose request was not traced is a self-call like any other
+    // (it was dropped, where the same call on another traced service counted).
     let to = nodeIndex.get(peer);
     if (to === undefined) {
       to = nodeNames.length;

@@ -211,6 +211,66 @@ describe('the span mapping', () => {
     expectObservedCounts(mapped, 60);
   });
 
+  // web calls api (traced) and itself (named by remoteEndpoint.serviceName, its server span
+  // sampled out): a self-call, and a request web took untraced, as a call on api would be. It
+  // was dropped ("names no other service"), and web read 1 request over the window, not 2.
+  it('counts a call on its own service with no span under it as an untraced self-call', () => {
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: EPOCH_US, duration: 100_000 }),
+      z({
+        id: 'b',
+        parentId: 'a',
+        kind: 'CLIENT',
+        service: 'web',
+        timestamp: EPOCH_US + 10_000,
+        duration: 20_000,
+      }),
+      z({
+        id: 'c',
+        parentId: 'b',
+        kind: 'SERVER',
+        service: 'api',
+        timestamp: EPOCH_US + 12_000,
+        duration: 10_000,
+      }),
+      z({
+        id: 'd',
+        parentId: 'a',
+        kind: 'CLIENT',
+        service: 'web',
+        remoteEndpoint: { serviceName: 'web' },
+        timestamp: EPOCH_US + 40_000,
+        duration: 20_000,
+      }),
+    ];
+    const mapped = readGraph(spans, 'auto', { window: 10 });
+    expect(weightsOf(mapped)).toEqual({ 'web → api': 0.5, 'web → web': 0.5 });
+    expect(nodeOf(mapped, 'web').untracedRequests).toBe(1);
+    expectObservedCounts(mapped, 10);
+  });
+
+  // web's 100 ms request does local work (a span of no kind: Zipkin has no INTERNAL) during which
+  // search consumes a message it was sent (a consumer span under that local span): nobody waited
+  // for the consumer, so the local span is no call and web's self time is all 100 ms, as OTLP and
+  // Jaeger read the same spans. It read 50 ms (the local span taken as the client side of a call).
+  it('takes no span of no kind for a call when only a consumer answers it', () => {
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: EPOCH_US, duration: 100_000 }),
+      z({ id: 'b', parentId: 'a', service: 'web', timestamp: EPOCH_US + 10_000, duration: 50_000 }),
+      z({
+        id: 'c',
+        parentId: 'b',
+        kind: 'CONSUMER',
+        service: 'search',
+        timestamp: EPOCH_US + 20_000,
+        duration: 10_000,
+      }),
+    ];
+    const mapped = readGraph(spans, 'auto', { window: 1 });
+    expect(weightsOf(mapped)).toEqual({ 'web → search': 1 });
+    expect(nodeOf(mapped, 'web').serviceTime).toBeCloseTo(0.1, 12);
+  });
+
   it('counts untimed spans as requests and calls, not in the times', () => {
     const spans = [
       z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: 0, duration: 10_000 }),
