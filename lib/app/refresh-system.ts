@@ -112,6 +112,18 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
             .join(', ')}${vanished.length > 5 ? ', …' : ''}`,
         );
       }
+      // What one step stands for can change with the answer (times it now carries) or with how the
+      // format reads the options kept (a window read since): the settings' times and rates are read
+      // per step, so a change is said, never silent.
+      if (record.unit !== undefined && record.unit !== read.unit) {
+        warnings.push(
+          `one step is now ${STEP_WORDS[read.unit]} (it was ${STEP_WORDS[record.unit] ?? record.unit})${
+            replaced.settings === undefined
+              ? ''
+              : ": the settings' times and rates (serviceTime, slo, arrival, capacity) are read per the new step; check them"
+          }`,
+        );
+      }
       const misfit =
         replaced.settings === undefined
           ? undefined
@@ -133,6 +145,13 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
       };
     });
 }
+
+/** What one step stands for, by `unit`. */
+const STEP_WORDS: Readonly<Record<string, string>> = {
+  second: 'one second',
+  window: "the source's whole window",
+  none: 'nothing (no traffic in the source)',
+};
 
 /** Whether two settings say the same (their JSON, as the store keeps them). */
 function sameSettings(a: SystemSettings | undefined, b: SystemSettings | undefined): boolean {

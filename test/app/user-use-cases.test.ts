@@ -811,6 +811,39 @@ describe('traces and rates: read options, JSON Lines', () => {
 });
 
 describe('refresh', () => {
+  // Zipkin spans without times count per document (one step: the window); the next answer carries
+  // times, so one step is one second. A settings' serviceTime given as a share of the window now
+  // reads as seconds: the refresh says the step changed, and that the settings are read per it.
+  it('says so when what one step stands for changes', async () => {
+    const span = (id: string, times: boolean) => ({
+      traceId: '1',
+      id,
+      name: 'get',
+      kind: 'SERVER',
+      localEndpoint: { serviceName: 'web' },
+      ...(times ? { timestamp: 1_700_000_000_000_000 + Number(id) * 1_000_000, duration: 10_000 } : {}),
+    });
+    const { api, answer } = await changingApi([span('1', false)]);
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', {
+        name: 'spans',
+        url: api.origin,
+        settings: { nodes: { web: { serviceTime: 0.001 } } },
+      }),
+    );
+    expect(record.unit).toBe('window');
+    answer([span('1', true), span('2', true)]);
+    const { system } = await createRefreshSystem({ systems, limits, outbound })('alice', record.id, {});
+    expect(system.unit).toBe('second');
+    expect(system.warnings).toContain(
+      "one step is now one second (it was the source's whole window): the settings' times and rates (serviceTime, slo, arrival, capacity) are read per the new step; check them",
+    );
+    // Refreshed again as it is: nothing changed, nothing said.
+    const again = await createRefreshSystem({ systems, limits, outbound })('alice', record.id, {});
+    expect(again.system.warnings ?? []).not.toContainEqual(expect.stringMatching(/^one step is now/));
+  });
+
   // The URL answers something new: the structure is replaced whole, the version goes up, and
   // the engine by id answers as the new structure sent inline does.
   it('replaces the structure from the same URL, in the same format, and counts the version', async () => {
