@@ -280,22 +280,19 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     warming.catch(() => undefined);
     // Connect's workers as its main-thread handlers: no compiled-structure cache. None starts
     // with the server: the first such request starts one (about a second, a cold start).
-    const connectPool = createHandlerPool({
-      entry: functionEntry('connect'),
-      functionName: 'connect',
-      size: connectWorkers,
-      env: { ...process.env, SYSTEM_CACHE_MIB: '0' },
-      heapMb: FUNCTIONS.connect.memoryMb,
-    });
-    cleanup.push(() => connectPool.close());
-    const readPool = createHandlerPool({
-      entry: functionEntry('connect'),
-      functionName: 'connect',
-      size: CONNECT_READ_WORKERS,
-      env: { ...process.env, SYSTEM_CACHE_MIB: '0' },
-      heapMb: FUNCTIONS.connect.memoryMb,
-    });
-    cleanup.push(() => readPool.close());
+    const connectPoolOf = (size: number) => {
+      const pool = createHandlerPool({
+        entry: functionEntry('connect'),
+        functionName: 'connect',
+        size,
+        env: { ...process.env, SYSTEM_CACHE_MIB: '0' },
+        heapMb: FUNCTIONS.connect.memoryMb,
+      });
+      cleanup.push(() => pool.close());
+      return pool;
+    };
+    const connectPool = connectPoolOf(connectWorkers);
+    const readPool = connectPoolOf(CONNECT_READ_WORKERS);
     const pooledRoutes = loadedRoutes.map((route) =>
       POOLED_ROUTES.engine.has(route.name)
         ? { ...route, handler: enginePool.handler }

@@ -126,6 +126,7 @@ import {
   type ReadOptions,
   sampleRatePastTheTotal,
 } from '../types';
+import { countScale } from '../window';
 
 export type SpanKind = 'server' | 'client' | 'producer' | 'consumer' | 'internal';
 
@@ -511,17 +512,6 @@ function refuseArrivalsPastTheTotal(
   );
 }
 
-/** Checks the options a caller passes; a bad one is the caller's bug, not the document's. */
-function checkOptions(options: ReadOptions | undefined): { window?: number; sampleRate: number } {
-  const window = options?.window;
-  const sampleRate = options?.sampleRate ?? 1;
-  if (window !== undefined && !(typeof window === 'number' && Number.isFinite(window) && window > 0))
-    throw new RangeError(`window must be a finite number of seconds > 0, got ${String(window)}`);
-  if (!(typeof sampleRate === 'number' && sampleRate > 0 && sampleRate <= 1))
-    throw new RangeError(`sampleRate must be a number in (0, 1], got ${String(sampleRate)}`);
-  return window === undefined ? { sampleRate } : { window, sampleRate };
-}
-
 interface DependencyTally {
   from: number;
   to: number;
@@ -537,7 +527,8 @@ export function spanGraph(
   options: ReadOptions | undefined,
   notes: SpanNotes,
 ): MappedGraph {
-  const { window: givenWindow, sampleRate } = checkOptions(options);
+  // A bad option is the caller's bug, not the document's (a RangeError).
+  const { window: givenWindow, sampleRate } = countScale(options);
   const n = spans.length;
   const warnings: string[] = [...notes.warnings];
   if (n === 0) warnings.push('no spans in the document');
