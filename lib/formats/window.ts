@@ -40,18 +40,30 @@ export function scaledCount(count: number, scale: CountScale, counted: string): 
 }
 
 /**
- * Arrivals per step that add up past what the engine takes: the caller's option is named, the
- * sampling rate when the window alone keeps the total within it.
+ * Arrivals per step that add up past what the engine takes (a window of 5e-324 s, valid as a
+ * number, makes them infinite, which the engine would then blame on the document): the caller's
+ * option is named, the sampling rate when the window alone (every trace kept) keeps the total
+ * within it. `scale.window`: the window the caller gave, none when the counts' own span set it.
  */
 export function refuseScaledPastTheTotal(
   nodes: readonly { arrival?: number }[],
   scale: CountScale,
   counted: string,
+  /**
+   * The arrivals' total with the window alone, when the caller counted it (an arrival divided by
+   * a tiny sampling rate may be Infinity already); else each arrival's sampled share, summed.
+   */
+  windowAlone?: number,
 ): void {
   let total = 0;
-  for (const node of nodes) total += node.arrival ?? 0;
+  let sampledShares = 0;
+  for (const node of nodes) {
+    total += node.arrival ?? 0;
+    sampledShares += (node.arrival ?? 0) * scale.sampleRate;
+  }
   if (total <= MAX_TOTAL_LOAD) return;
-  if (scale.window === undefined || total * scale.sampleRate <= MAX_TOTAL_LOAD)
+  const withWindowAlone = windowAlone ?? sampledShares;
+  if (scale.window === undefined || withWindowAlone <= MAX_TOTAL_LOAD)
     throw sampleRatePastTheTotal(scale.sampleRate, 'arrivals', MAX_TOTAL_LOAD);
   throw windowPastTheTotal(scale.window, counted);
 }

@@ -126,7 +126,7 @@ import {
   type ReadOptions,
   sampleRatePastTheTotal,
 } from '../types';
-import { countScale } from '../window';
+import { countScale, refuseScaledPastTheTotal } from '../window';
 
 export type SpanKind = 'server' | 'client' | 'producer' | 'consumer' | 'internal';
 
@@ -487,29 +487,6 @@ function withoutExactRepeats(
 function repeated(kept: readonly SourceSpan[], first: number, next: Int32Array, span: SourceSpan): string {
   for (let j = first; j !== -1; j = next[j]!) if (sameSpan(kept[j]!, span)) return kept[j]!.path;
   return '';
-}
-
-/**
- * Refuses a `window` or a `sampleRate` so small that the arrivals they give add up to more than
- * the engine takes (`MAX_TOTAL_LOAD`): a window of 5e-324 s, valid as a number, makes every
- * arrival infinite, which the engine would then blame on the document. With both given, the
- * `sampleRate` is named when the window alone (every trace sampled) keeps the total within it.
- */
-function refuseArrivalsPastTheTotal(
-  nodes: readonly NodeInput[],
-  window: number | undefined,
-  sampleRate: number,
-  requestsSeen: number,
-): void {
-  let total = 0;
-  for (const node of nodes) total += node.arrival ?? 0;
-  if (total <= MAX_TOTAL_LOAD) return;
-  if (window === undefined || requestsSeen / window <= MAX_TOTAL_LOAD)
-    throw sampleRatePastTheTotal(sampleRate, 'arrivals', MAX_TOTAL_LOAD);
-  throw new ReadOptionError(
-    'window',
-    `${window} makes the services' arrivals add up to more than ${MAX_TOTAL_LOAD}, the largest total the engine accepts; give the seconds the spans were collected over`,
-  );
 }
 
 interface DependencyTally {
@@ -892,13 +869,14 @@ export function spanGraph(
     if (timedEntries[index]! > 0) node.observedLatency = seconds(durationSum[index]! / timedEntries[index]!);
     return node;
   });
+  const window = perSecond && givenWindow !== undefined ? givenWindow : undefined;
   let requestsSeen = 0;
   for (let index = 0; index < services; index++) requestsSeen += roots[index]!;
-  refuseArrivalsPastTheTotal(
+  refuseScaledPastTheTotal(
     nodes,
-    perSecond && givenWindow !== undefined ? givenWindow : undefined,
-    sampleRate,
-    requestsSeen,
+    { window, sampleRate },
+    'spans were collected',
+    window === undefined ? undefined : requestsSeen / window,
   );
   if (untimedServices.length > 0)
     warnings.push(
