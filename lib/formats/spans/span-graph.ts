@@ -116,16 +116,9 @@
  * 100 = 2, frontend → auth 100 / 100 = 1, api → db 200 / 200 = 1. The engine's steady throughputs
  * are then frontend 10, api 20, auth 10, db 20 requests a second: the spans observed, per second.
  */
-import { MAX_TOTAL_LOAD } from '../../engine';
 import type { DependencyInput, NodeInput } from '../../engine/types';
 import { plural, quote } from '../text';
-import {
-  type MappedGraph,
-  type ObservedLatency,
-  ReadOptionError,
-  type ReadOptions,
-  sampleRatePastTheTotal,
-} from '../types';
+import type { MappedGraph, ObservedLatency, ReadOptions } from '../types';
 import { countScale, refuseScaledPastTheTotal } from '../window';
 
 export type SpanKind = 'server' | 'client' | 'producer' | 'consumer' | 'internal';
