@@ -23,18 +23,43 @@ function localServerPointerFile(): string {
   return join(tmpdir(), 'sbe-local', 'server.json');
 }
 
-/** Written whole (a rename), so a reader never sees half of it. The last server started wins. */
-export function writeLocalServerPointer(pointer: LocalServerPointer, file = localServerPointerFile()): void {
+/**
+ * Written whole (a rename), so a reader never sees half of it. The last server started wins;
+ * the pointer it replaced, when that server still runs, is returned, to be put back when this one
+ * stops (`removeLocalServerPointer`): a second server's stop left the tools with no server though
+ * the first still ran.
+ */
+export function writeLocalServerPointer(
+  pointer: LocalServerPointer,
+  file = localServerPointerFile(),
+): LocalServerPointer | undefined {
+  const replaced = readPointer(file);
   mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+  writePointer(pointer, file);
+  return replaced !== undefined && replaced.pid !== pointer.pid && isRunning(replaced.pid)
+    ? replaced
+    : undefined;
+}
+
+/**
+ * Removes the pointer if it is still this process's (a server started since keeps its own), and
+ * puts back the one it replaced (`previous`) when that server still runs.
+ */
+export function removeLocalServerPointer(
+  pid = process.pid,
+  file = localServerPointerFile(),
+  previous?: LocalServerPointer,
+): void {
+  const current = readPointer(file);
+  if (current?.pid !== pid) return;
+  if (previous !== undefined && isRunning(previous.pid)) writePointer(previous, file);
+  else rmSync(file, { force: true });
+}
+
+function writePointer(pointer: LocalServerPointer, file: string): void {
   const partial = `${file}.${pointer.pid}.tmp`;
   writeFileSync(partial, `${JSON.stringify(pointer, null, 2)}\n`, { mode: 0o600 });
   renameSync(partial, file);
-}
-
-/** Removes the pointer if it is still this process's (a server started since keeps its own). */
-export function removeLocalServerPointer(pid = process.pid, file = localServerPointerFile()): void {
-  const current = readPointer(file);
-  if (current?.pid === pid) rmSync(file, { force: true });
 }
 
 /** The pointer of a server that is running; else an error saying what to run. */

@@ -48,4 +48,23 @@ describe('the local server pointer', () => {
     removeLocalServerPointer(1, file);
     expect(() => readLocalServerPointer(file)).toThrow(/no local server is running/);
   });
+
+  // Two servers: the second points the tools at itself while it runs, and back at the first
+  // (still running) when it stops; it left none before. A first server gone is not put back.
+  it('is put back to the server it replaced when that one still runs', () => {
+    const file = join(folder, 'd', 'server.json');
+    const first = { ...pointer, url: 'http://127.0.0.1:3917', pid: process.pid };
+    expect(writeLocalServerPointer(first, file)).toBeUndefined();
+    const second = { ...pointer, url: 'http://127.0.0.1:3918', pid: 1 };
+    const replaced = writeLocalServerPointer(second, file);
+    expect(replaced).toEqual(first);
+    expect(readLocalServerPointer(file).url).toBe('http://127.0.0.1:3918');
+    removeLocalServerPointer(1, file, replaced);
+    expect(readLocalServerPointer(file)).toEqual(first);
+    const gone = { ...pointer, pid: 2 ** 30 };
+    writeLocalServerPointer(gone, file);
+    expect(writeLocalServerPointer(second, file)).toBeUndefined();
+    removeLocalServerPointer(1, file, gone);
+    expect(() => readLocalServerPointer(file)).toThrow(/no local server is running/);
+  });
 });
