@@ -313,7 +313,8 @@ export type ConnectRequest = z.output<typeof ConnectRequestSchema>;
 /** Checks the connect body; throws 400 `INVALID_REQUEST` naming the field. The token is never repeated. */
 export function parseConnectRequest(body: unknown): ConnectRequest {
   return parseBody(ConnectRequestSchema, body, {
-    secretPaths: ['auth.token'],
+    // `auth` itself too: a token sent as `auth` (not `{ token }`) was repeated in the 400.
+    secretPaths: ['auth', 'auth.token'],
     urlPaths: ['url'],
     dataKeyedPaths: [SETTINGS_NODES],
   });
@@ -397,7 +398,7 @@ export type RefreshRequest = z.output<typeof RefreshRequestSchema>;
 
 /** Checks the body of a refresh; throws 400 `INVALID_REQUEST` naming the field, never repeating the token. */
 export function parseRefreshRequest(body: unknown): RefreshRequest {
-  return parseBody(RefreshRequestSchema, body, { secretPaths: ['auth.token'] });
+  return parseBody(RefreshRequestSchema, body, { secretPaths: ['auth', 'auth.token'] });
 }
 
 /**

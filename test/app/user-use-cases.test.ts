@@ -363,6 +363,18 @@ describe('connect a system', () => {
     );
     expect(badToken.message).toMatch(/^auth\.token /);
     expect(badToken.message).not.toContain('has a space');
+
+    // The token sent as `auth` itself, not as `{ token }`: the rule is named, the value is not (it
+    // was repeated, up to 40 characters of it). A refresh's body reads it the same way.
+    const bare = await contractErrorOf(
+      connect('alice', { name: 'x', url: 'https://example.com', auth: 'SECRET-TOKEN-123' }),
+    );
+    expect(bare.message).toMatch(/^auth must be an object/);
+    expect(JSON.stringify(bare)).not.toContain('SECRET');
+    const refresh = createRefreshSystem({ systems: systemsStore(), limits, outbound });
+    const refreshed = await contractErrorOf(refresh('alice', 'none', { auth: 'SECRET-TOKEN-123' }));
+    expect(refreshed.code).toBe('INVALID_REQUEST');
+    expect(JSON.stringify(refreshed)).not.toContain('SECRET');
   });
 
   it('maps an address the guard refuses to URL_NOT_ALLOWED and an upstream 500 to UPSTREAM_ERROR', async () => {
