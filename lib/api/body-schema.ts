@@ -6,7 +6,7 @@
  * `<path> <rule>, got <what was sent>`, with `details: [{ path, message }]`.
  */
 import * as z from 'zod/mini';
-import { CONTROL_CHARACTERS, closestName, describeValue, NAME_MAX_LENGTH } from '../text';
+import { CONTROL_CHARACTERS, closestName, describeValue, NAME_MAX_LENGTH, withoutCredentials } from '../text';
 import { ApiError } from './errors';
 
 /** The words of a field's rule, given to each of its checks as their error. */
@@ -30,7 +30,7 @@ export function displayName(description: string) {
 export interface BodyOptions {
   /** Paths whose values are credentials: their message names the rule only, never the value. */
   secretPaths?: readonly string[];
-  /** Paths of URLs: their value is echoed without a user name or password in it. */
+  /** Paths of URLs: their value is echoed without a user name, password or credential parameter's value. */
   urlPaths?: readonly string[];
   /** Appended to the message, e.g. what a correct body looks like. */
   hint?: string;
@@ -71,18 +71,14 @@ export function parseBody<T extends z.ZodMiniType>(
   const secret = options.secretPaths?.includes(path) ?? false;
   // Described from what was sent, not from the issue: checks may run on a trimmed copy.
   const sent = valueAt(body, keys);
-  const shown = options.urlPaths?.includes(path) && typeof sent === 'string' ? withoutUserinfo(sent) : sent;
+  const shown =
+    options.urlPaths?.includes(path) && typeof sent === 'string' ? withoutCredentials(sent) : sent;
   const problem = secret ? issue!.message : `${issue!.message}, got ${describeValue(shown)}`;
   const hint = options.hint === undefined ? '' : `; ${options.hint}`;
   if (path === '') throw new ApiError('INVALID_REQUEST', `${problem}${hint}`);
   throw new ApiError('INVALID_REQUEST', `${path} ${problem}${hint}`, {
     details: [{ path, message: problem }],
   });
-}
-
-/** `url` with any `user:password@` before its host replaced by `…@`: a credential is never echoed. */
-function withoutUserinfo(url: string): string {
-  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@');
 }
 
 function unknownField(schema: z.ZodMiniType, at: readonly string[], key: string): ApiError {

@@ -17,7 +17,7 @@ import {
   readGraph,
   type StepUnit,
 } from '../formats';
-import { CONTROL_CHARACTERS, URL_MAX_LENGTH } from '../text';
+import { CONTROL_CHARACTERS, credentialParameter, URL_MAX_LENGTH } from '../text';
 import { displayName, parseBody, rule } from './body-schema';
 import { BODY_SHAPES } from './body-shapes';
 import { type ExtractedStructure, extractStructure } from './engine-request';
@@ -340,6 +340,12 @@ const RegisterSystemRequestSchema = named(
             const parsed = URL.parse(url);
             return parsed === null || (parsed.username === '' && parsed.password === '');
           }, rule('must not contain a user name or password: the record keeps the URL and shows it')),
+          z.refine((url) => {
+            const parsed = URL.parse(url);
+            return parsed === null || credentialParameter(parsed) === undefined;
+          }, rule(
+            'must not carry a credential in its query (access_token, api_key, …): the record keeps the URL and shows it',
+          )),
           z.describe('Where the document came from, kept on the record for you; optional (an http(s) URL).'),
         ),
       ),

@@ -3,7 +3,7 @@
  * every URL a server redirects to. Host names are checked again, address by address, when the
  * socket connects (see `guarded-lookup.ts`); this file catches what never reaches a lookup.
  */
-import { quoteText } from '../text';
+import { credentialParameter, quoteText } from '../text';
 import { addressRange, describeRange } from './address';
 import { type AllowedHosts, isAllowlistedHost } from './allow-hosts';
 import { OutboundError } from './errors';
@@ -29,7 +29,8 @@ const REFUSED_HIGH_PORTS = new Set([6379, 11211]);
 
 /**
  * The parsed URL if it may be fetched, else an `OutboundError` with code `URL_NOT_ALLOWED`.
- * Rules: http or https; no user name or password; port 80, 443 or 1024–65535 other than 6379
+ * Rules: http or https; no user name or password, nor a credential in the request's query
+ * (`credentialParameter`); port 80, 443 or 1024–65535 other than 6379
  * and 11211; the host is not `localhost` (or a name under it) and, if it is an IP address, a
  * public unicast one. Hosts on the allowlist skip the port and host rules.
  */
@@ -53,6 +54,14 @@ export function checkOutboundUrl(url: string | URL, allowHosts: AllowedHosts, so
     throw new OutboundError(
       'URL_NOT_ALLOWED',
       `${subject} contains a user name or password; remove them and send credentials as the token instead.`,
+    );
+  }
+  // The request's URL is kept with the system and shown: a credential in its query would be too.
+  const credential = source === 'request' ? credentialParameter(parsed) : undefined;
+  if (credential !== undefined) {
+    throw new OutboundError(
+      'URL_NOT_ALLOWED',
+      `${subject} carries a credential in its query (${quoteText(credential)}); remove it and send it as the token instead: the URL is kept with the system and shown on every read.`,
     );
   }
   if (isAllowlistedHost(parsed.hostname, allowHosts)) return parsed;

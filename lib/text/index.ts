@@ -10,3 +10,4 @@ export {
   OWNER_SHAPE,
   URL_MAX_LENGTH,
 } from './rules';
+export { credentialParameter, withoutCredentials } from './url-credential';

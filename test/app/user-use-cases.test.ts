@@ -743,6 +743,26 @@ describe('traces and rates: read options, JSON Lines', () => {
     );
     expect(tooLong.code).toBe('INVALID_REQUEST');
     expect(JSON.stringify(tooLong)).not.toContain('s3cret');
+    // A token in the query would be kept and shown the same way: refused, its value never repeated.
+    const inQuery = await contractErrorOf(
+      createRegisterSystem({ systems, limits })('alice', {
+        name: 'x',
+        url: 'https://t.example/?h=1&access_token=s3cret',
+        document: otlp,
+      }),
+    );
+    expect([inQuery.code, inQuery.message]).toEqual([
+      'INVALID_REQUEST',
+      'url must not carry a credential in its query (access_token, api_key, …): the record keeps the URL and shows it, got the string "https://t.example/?h=1&access_token=…"',
+    ]);
+    const fetched = await contractErrorOf(
+      createConnectSystem({ systems, limits, outbound })('alice', {
+        name: 'x',
+        url: 'https://traces.example.com/api?api_key=s3cret',
+      }),
+    );
+    expect(fetched.code).toBe('URL_NOT_ALLOWED');
+    expect(JSON.stringify(fetched)).not.toContain('s3cret');
     expect((await systems.list('alice', {})).systems).toEqual([]);
   });
 

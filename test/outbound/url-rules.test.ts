@@ -81,6 +81,31 @@ describe('credentials in the URL', () => {
   it('refuses them for allowlisted hosts too', () => {
     expect(refusalOf('http://u:p@127.0.0.1:8080/', new Set(['127.0.0.1']))?.code).toBe('URL_NOT_ALLOWED');
   });
+
+  // The URL is kept with the system and shown on every read: a token in its query would be
+  // stored in plain text. Named by the parameter, never its value; the token goes as the token.
+  it.each([
+    ['https://api.example.com/graph?access_token=hunter2', 'access_token'],
+    ['https://api.example.com/graph?lookback=3600&API_KEY=hunter2', 'API_KEY'],
+    ['https://api.example.com/graph?token=hunter2', 'token'],
+  ])('refuses %s, naming its credential parameter', (url, name) => {
+    const error = refusalOf(url);
+    expect(error?.code).toBe('URL_NOT_ALLOWED');
+    expect(error?.message).toBe(
+      `The URL carries a credential in its query ("${name}"); remove it and send it as the token instead: the URL is kept with the system and shown on every read.`,
+    );
+    expect(error?.message).not.toContain('hunter2');
+  });
+
+  // A signed URL (S3's presigned GET) carries no standing credential; a redirect's URL is not kept.
+  it('lets through a signed URL, and a redirect that carries a token', () => {
+    expect(
+      refusalOf('https://bucket.s3.amazonaws.com/graph.json?X-Amz-Signature=abc&X-Amz-Expires=300'),
+    ).toBeUndefined();
+    expect(
+      refusalOf('https://cdn.example.com/graph.json?token=abc', NO_ALLOWLIST, 'redirect'),
+    ).toBeUndefined();
+  });
 });
 
 describe('ports', () => {

@@ -1,0 +1,47 @@
+/**
+ * Query parameters that carry a credential by their name (OAuth 2.0's `access_token`, RFC 6750
+ * §2.3, and the names APIs give keys and secrets). A URL holding one is kept with its system and
+ * shown on every read, so the credential would be stored in plain text: such a URL is refused,
+ * and the credential goes as the token (sent as `Authorization: Bearer`, never stored). Signed
+ * URLs (S3's `X-Amz-Signature`) carry no standing credential and pass.
+ */
+const CREDENTIAL_PARAMETERS = new Set([
+  'access_token',
+  'id_token',
+  'refresh_token',
+  'token',
+  'api_key',
+  'apikey',
+  'api-key',
+  'password',
+  'passwd',
+  'secret',
+  'client_secret',
+]);
+
+/** The first query parameter of `url` whose name says it holds a credential, or `undefined`. */
+export function credentialParameter(url: URL): string | undefined {
+  for (const name of url.searchParams.keys()) if (CREDENTIAL_PARAMETERS.has(name.toLowerCase())) return name;
+  return undefined;
+}
+
+/**
+ * `url` as an error may repeat it: a user name and password before its host replaced by `…@`,
+ * and the value of every credential parameter by `…`. Whatever a refused URL carries, the
+ * answer never repeats the secret.
+ */
+export function withoutCredentials(url: string): string {
+  return url
+    .replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@')
+    .replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, separator: string, name: string) =>
+      CREDENTIAL_PARAMETERS.has(safeDecode(name).toLowerCase()) ? `${separator}${name}=…` : whole,
+    );
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text;
+  }
+}
