@@ -450,8 +450,10 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     action();
   });
 
-  $('export-svg').addEventListener('click', () => download('structure.svg', 'image/svg+xml', graphSvgText()));
-  $('export-png').addEventListener('click', () => {
+  const exportSvg = $<HTMLButtonElement>('export-svg');
+  const exportPng = $<HTMLButtonElement>('export-png');
+  exportSvg.addEventListener('click', () => download('structure.svg', 'image/svg+xml', graphSvgText()));
+  exportPng.addEventListener('click', () => {
     const url = URL.createObjectURL(new Blob([graphSvgText()], { type: 'image/svg+xml' }));
     const image = new Image();
     image.onload = () => {
@@ -561,6 +563,14 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     layoutRow.hidden = false;
     const force = forceToDraw(first);
     renderGraphKey(large ? 'webgl' : 'svg', colouring.marks, force !== undefined);
+    // The SVG and PNG exports copy the SVG view: the WebGL view has none to copy (Export SVG wrote
+    // an empty image, PNG nothing or the last small graph drawn), so they say so instead.
+    for (const button of [exportSvg, exportPng]) {
+      button.disabled = large;
+      button.title = large
+        ? `The graph of ${result.nodes.length.toLocaleString('en')} nodes is drawn with WebGL (above ${MAX_DRAWN_NODES.toLocaleString('en')} nodes): Export JSON keeps the answer whole`
+        : '';
+    }
     if (!large) {
       layoutDrawn(first, drawSvg(result, colouring, view.states[0]?.result, false, force, boxes).layout);
     } else {

@@ -5,7 +5,7 @@ import type { EngineAnswer } from './behaviour';
 import { changeColouring } from './change-colouring';
 import { $ } from './dom';
 import { CAPACITY, checkedNumberField } from './number-field';
-import { durationText, scaleText } from './numbers';
+import { durationText, scaleText, shortNumber } from './numbers';
 import type { ExplorerPage, RunOutcome } from './page';
 import { scenarioMarks } from './scenario-marks';
 import { headroomPhrase, scenarioTraffic, TODAY, type Traffic } from './steady';
@@ -27,11 +27,13 @@ interface Draft {
 /** The servers' upper bound as the page writes numbers (10,000). */
 const SERVERS_AT_MOST = MAX_SERVERS.toLocaleString('en-US');
 
-/** Numbers for reading: 4 significant digits (the exact ones are in the raw answer and on hover). */
-const shown = (
-  value: number | null | undefined,
-  format = (v: number) => String(Number(v.toPrecision(4))),
-): string => (value === null || value === undefined ? '–' : format(value));
+/**
+ * Numbers for reading, as the rest of the page writes them (`shortNumber`: 4 significant digits,
+ * whole numbers grouped from 1,000 on; the exact ones are in the raw answer and on hover). Four
+ * digits alone read 10,773 as 10770 beside a change of +810.
+ */
+const shown = (value: number | null | undefined, format = shortNumber): string =>
+  value === null || value === undefined ? '–' : format(value);
 
 /**
  * A latency headroom in a comparison's line, of `traffic` (each side's own, as the blockage's):

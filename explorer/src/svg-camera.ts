@@ -32,6 +32,12 @@ const RING_GAP_PX = 3;
 /** Below this scale rows are too close for labels under their nodes: beside them first. */
 const DENSE_SCALE = 0.6;
 const LABEL_HEIGHT_PX = 15;
+/**
+ * Room kept free on each side of a placed label, in screen pixels: its white halo (0.25em) and a
+ * gap, so two labels side by side never read as one name ("auth-gateway-4checkout-api-10", the
+ * right edge of one at the left edge of the next).
+ */
+const LABEL_SIDE_GAP_PX = 6;
 /** Room around a fitted drawing, in screen pixels: half a label on the sides, one below. */
 const PAD = { side: 12, top: 14, bottom: 30 };
 const MAX_FIT_SCALE = 2;
@@ -211,7 +217,8 @@ export function createSvgCamera(svg: SVGSVGElement): SvgCamera {
         set(text, 'display', 'none');
         continue;
       }
-      occupy(place[1]);
+      const [x0, y0, x1, y1] = place[1];
+      occupy([x0 - LABEL_SIDE_GAP_PX, y0, x1 + LABEL_SIDE_GAP_PX, y1]);
       set(text, 'display', undefined);
       if (place[0] === 'below') {
         set(text, 'x', '0');
