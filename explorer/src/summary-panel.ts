@@ -90,14 +90,17 @@ export function createSummaryPanel(
       );
       list.lastElementChild!.setAttribute('data-field', 'primary-blockage');
       if (result.origin) {
-        const { load, contribution, share } = result.origin;
+        const { load, arrival, contribution, share } = result.origin;
+        // An open structure's arrival counts with the load: without it, a contribution of 20
+        // beside a load of 0 read as unexplained.
+        const arriving = arrival === undefined ? '' : `, arrival ${shortNumber(arrival)}`;
         const origin = field(
           'Origin',
-          `${name(result.origin.id)}: load ${shortNumber(load)}, contribution ${shortNumber(contribution)}, share ${shortNumber(share)}`,
+          `${name(result.origin.id)}: load ${shortNumber(load)}${arriving}, contribution ${shortNumber(contribution)}, share ${shortNumber(share)}`,
         );
         origin.lastElementChild!.setAttribute(
           'title',
-          `${result.origin.id}: load ${load}, contribution ${contribution}, share ${share}`,
+          `${result.origin.id}: load ${load}${arrival === undefined ? '' : `, arrival ${arrival}`}, contribution ${contribution}, share ${share}`,
         );
         origin.dataset.field = 'origin';
         list.append(origin);

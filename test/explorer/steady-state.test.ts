@@ -135,6 +135,9 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
     expect(await summary('lost')).toBe('10 per step, at nodes that are down');
     // In the order they saturate as arrivals grow; api already has (below ×1).
     expect(await summary('bottlenecks')).toBe('api ×0.75, db ×3.33, auth ×4');
+    // The origin's arrival, which counts with its load: a contribution beside a load of 0 read
+    // as unexplained without it.
+    expect(await summary('origin')).toMatch(/^web: load 0, arrival 10, contribution /);
     await page.click('#summary [data-field="bottlenecks"] button:text-is("db")');
     expect(await details()).toMatchObject({ Node: 'db', Utilization: '0.3' });
   });
