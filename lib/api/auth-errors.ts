@@ -5,13 +5,19 @@ import { ApiError } from './errors';
  * them and the OpenAPI examples that show them cannot word them differently.
  */
 
-/** 401: no `Authorization` header (`headerPresent` false), or one that is not `Bearer <key>`. */
-export function missingApiKey(headerPresent: boolean): ApiError {
+/**
+ * 401: no `Authorization` header (`headerPresent` false), one that is not `Bearer <key>`, or
+ * `Bearer` with nothing after it (`empty`: a key field left blank; "must use the Bearer scheme"
+ * told such a client what it had done right).
+ */
+export function missingApiKey(headerPresent: boolean, empty = false): ApiError {
   return new ApiError(
     'MISSING_API_KEY',
-    headerPresent
-      ? 'The Authorization header must use the Bearer scheme: `Authorization: Bearer <API_KEY>`.'
-      : 'Send your API key in the Authorization header: `Authorization: Bearer <API_KEY>`.',
+    empty
+      ? 'The Authorization header holds no API key after Bearer: `Authorization: Bearer <API_KEY>`.'
+      : headerPresent
+        ? 'The Authorization header must use the Bearer scheme: `Authorization: Bearer <API_KEY>`.'
+        : 'Send your API key in the Authorization header: `Authorization: Bearer <API_KEY>`.',
     { headers: { 'www-authenticate': 'Bearer' } },
   );
 }
@@ -36,13 +42,18 @@ export function accessTokenInsteadOfApiKey(): ApiError {
   );
 }
 
-/** 401: no `Authorization` header, or one that is not `Bearer <token>`, on a user-token route. */
-export function missingToken(headerPresent: boolean): ApiError {
+/**
+ * 401: no `Authorization` header, one that is not `Bearer <token>`, or `Bearer` with nothing
+ * after it (`empty`), on a user-token route.
+ */
+export function missingToken(headerPresent: boolean, empty = false): ApiError {
   return new ApiError(
     'MISSING_TOKEN',
-    headerPresent
-      ? 'The Authorization header must use the Bearer scheme: `Authorization: Bearer <USER_ACCESS_TOKEN>`.'
-      : 'Send your user access token in the Authorization header: `Authorization: Bearer <USER_ACCESS_TOKEN>`.',
+    empty
+      ? 'The Authorization header holds no access token after Bearer: `Authorization: Bearer <USER_ACCESS_TOKEN>`.'
+      : headerPresent
+        ? 'The Authorization header must use the Bearer scheme: `Authorization: Bearer <USER_ACCESS_TOKEN>`.'
+        : 'Send your user access token in the Authorization header: `Authorization: Bearer <USER_ACCESS_TOKEN>`.',
     { headers: { 'www-authenticate': 'Bearer' } },
   );
 }

@@ -31,6 +31,14 @@ describe('user access tokens over HTTP', () => {
     expect(forged.status).toBe(401);
     expect(forged.json.error.code).toBe('INVALID_TOKEN');
     expect(forged.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    // A token field left blank (`Bearer` and nothing after it) is said to be that.
+    const blank = await call('', 'GET', '/api/keys');
+    expect(blank.status).toBe(401);
+    expect(blank.json.error).toEqual({
+      code: 'MISSING_TOKEN',
+      message:
+        'The Authorization header holds no access token after Bearer: `Authorization: Bearer <USER_ACCESS_TOKEN>`.',
+    });
     // An API key is not a user token, and a user token is not an API key.
     expect((await call(server.apiKey, 'GET', '/api/keys')).json.error.code).toBe('INVALID_TOKEN');
     expect((await post(server.url, alice, { mode: 'analyze', ...WORKED })).status).toBe(403);

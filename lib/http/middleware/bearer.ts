@@ -12,14 +12,20 @@ const BEARER = /^bearer[ \t]+(\S+)$/i;
  * header is removed from the event on the way: nothing after this point needs it, and nothing
  * that logs or echoes the event later can leak the credential if it is gone.
  */
-export function takeBearerToken(request: HttpRequest): { token: string | undefined; headerPresent: boolean } {
+export function takeBearerToken(request: HttpRequest): {
+  token: string | undefined;
+  headerPresent: boolean;
+  /** `Bearer` and nothing after it: a client that sent an empty credential (a field left blank). */
+  empty: boolean;
+} {
   const header = readHeader(request.event, 'authorization');
   const token = header === undefined ? undefined : BEARER.exec(header.trim())?.[1];
+  const empty = header !== undefined && /^bearer$/i.test(header.trim());
   const headers = request.event?.headers;
   if (headers) {
     for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
   }
-  return { token, headerPresent: header !== undefined };
+  return { token, headerPresent: header !== undefined, empty };
 }
 
 /**

@@ -8,8 +8,8 @@ export type VerifyUserToken = (token: string) => Promise<{ sub: string } | undef
 /** A user access token must be present (401 MISSING_TOKEN) and valid (401 INVALID_TOKEN). */
 export function userTokenAuth(options: { verify: VerifyUserToken }): HttpMiddleware {
   const userTokenAuthBefore = async (request: HttpRequest): Promise<void> => {
-    const { token, headerPresent } = takeBearerToken(request);
-    if (token === undefined) throw missingToken(headerPresent);
+    const { token, headerPresent, empty } = takeBearerToken(request);
+    if (token === undefined) throw missingToken(headerPresent, empty);
     const user = await options.verify(token);
     if (user === undefined) throw looksLikeJwt(token) ? invalidToken() : apiKeyInsteadOfAccessToken();
     request.context.user = { sub: user.sub };

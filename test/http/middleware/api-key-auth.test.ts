@@ -53,6 +53,18 @@ describe('apiKeyAuth', () => {
     expect(presented).toEqual([]);
   });
 
+  // `Bearer` and nothing after it is a key field left blank: said so, not "must use the Bearer
+  // scheme", which it does.
+  it.each(['Bearer', 'Bearer ', 'bearer\t'])('says no key follows Bearer in %j', async (header) => {
+    const { call } = handlerBehindAuth();
+    const error = await apiErrorOf(call({ authorization: header }));
+    expect(error.message).toBe(
+      'The Authorization header holds no API key after Bearer: `Authorization: Bearer <API_KEY>`.',
+    );
+    const other = await apiErrorOf(call({ authorization: 'Basic dXNlcjpwdw==' }));
+    expect(other.message).toContain('must use the Bearer scheme');
+  });
+
   // The scheme is case-insensitive and extra spaces or a tab between scheme and key are tolerated.
   it.each([
     `Bearer ${GOOD_KEY}`,
