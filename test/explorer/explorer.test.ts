@@ -115,6 +115,14 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     await other.waitForSelector('body[data-state="done"]');
     expect(await other.textContent('[data-field="primary-blockage"] dd')).toBe('gateway');
     await other.close();
+    // A link whose fragment the page cannot read says so, beside the first example.
+    const garbled = await browser.newPage();
+    garbled.on('request', (request) => requested.push(request.url()));
+    await garbled.goto(`${link.split('#')[0]}#body=%%%garbage`);
+    await expect
+      .poll(() => garbled.textContent('#status'))
+      .toBe('The link does not carry a readable structure.');
+    await garbled.close();
   });
 
   // A payload error names the element, in the API's own words.
