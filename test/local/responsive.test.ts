@@ -142,14 +142,20 @@ it('answers small GETs while a connect dry run reads and analyzes a 25k-node doc
   }
 });
 
-// Connect's requests mostly wait on an upstream: two dry runs whose upstream takes 3 s to answer
-// hold no worker a quick registration needs (8 by default, where one per CPU held it behind them).
+// Connect's requests mostly wait on an upstream: two dry runs whose upstream answers only once the
+// registration has (up to 20 s) hold no worker a quick registration needs (8 by default, where one
+// per CPU held it behind them). A fixed 3 s upstream flaked on a loaded machine, where the
+// registration's own worker took that long to start.
 it('registers a small system while two connects wait on a slow upstream', { timeout: 60_000 }, async () => {
+  const held: Array<() => void> = [];
   const slow = await startFakeApi((_request, response) => {
-    setTimeout(() => {
+    const answer = () => {
+      if (response.writableEnded) return;
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ nodes: [{ id: 'a' }], dependencies: [] }));
-    }, 3000);
+    };
+    held.push(answer);
+    setTimeout(answer, 20_000).unref();
   });
   try {
     let waiting = 2;
@@ -169,6 +175,7 @@ it('registers a small system while two connects wait on a slow upstream', { time
       body: JSON.stringify({ name: 'quick', document: { nodes: [{ id: 'x' }], dependencies: [] } }),
     });
     const stillWaiting = waiting;
+    for (const answer of held) answer();
     expect(registration.status, registration.bytes.toString()).toBe(201);
     expect(stillWaiting).toBe(2);
     for (const answer of await Promise.all(dryRuns)) expect(answer.status).toBe(200);
