@@ -29,14 +29,22 @@ it('lets a connect under way finish and answer when the server stops', { timeout
     port: 0,
     quiet: true,
   };
-  // An upstream that takes three seconds to answer: the connect is in its worker meanwhile.
+  // An upstream that answers when the test lets it (at most 15 s): the connect is in its worker
+  // meanwhile, however slowly a loaded machine starts the workers around it.
+  const held: Array<() => void> = [];
+  const release = () => {
+    for (const answer of held.splice(0)) answer();
+  };
   const upstream = await startFakeApi((_request, response) => {
-    setTimeout(() => {
+    const answer = () => {
+      if (response.writableEnded) return;
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(
         JSON.stringify({ nodes: [{ id: 'a' }, { id: 'b' }], dependencies: [{ from: 'a', to: 'b' }] }),
       );
-    }, 3000);
+    };
+    held.push(answer);
+    setTimeout(answer, 15_000).unref();
   });
   try {
     // One connect worker: a second connect waits for it, and is not run once the server stops.
@@ -75,6 +83,9 @@ it('lets a connect under way finish and answer when the server stops', { timeout
     void stopping.then(() => {
       stopped = true;
     });
+    // The stop has begun (no new connection is taken): the upstream answers now.
+    await sleep(200);
+    release();
     // A second close (a second signal, a test's afterAll) waits for the same stop, not less.
     await first.close();
     expect(stopped).toBe(true);
