@@ -26,6 +26,29 @@ function z(fields: Record<string, unknown> & { id: string; service: string }) {
 
 const EPOCH_US = 1_700_000_000_000_000;
 
+/** One request of web (100 ms, span a) whose client span b (10–60 ms) api answers (span c, 20–50 ms). */
+function webCallsApi() {
+  return [
+    z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: EPOCH_US, duration: 100_000 }),
+    z({
+      id: 'b',
+      parentId: 'a',
+      kind: 'CLIENT',
+      service: 'web',
+      timestamp: EPOCH_US + 10_000,
+      duration: 50_000,
+    }),
+    z({
+      id: 'c',
+      parentId: 'b',
+      kind: 'SERVER',
+      service: 'api',
+      timestamp: EPOCH_US + 20_000,
+      duration: 30_000,
+    }),
+  ];
+}
+
 describe('the span mapping', () => {
   it('takes an orphan as a request entering its service', () => {
     const spans = [
@@ -177,23 +200,7 @@ describe('the span mapping', () => {
   // once. Over the 60 s window, web processes 2 and api 1, the counts observed.
   it('counts a call back on a traced service as a request of its own, not a loop of gain 1', () => {
     const spans = [
-      z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: EPOCH_US, duration: 100_000 }),
-      z({
-        id: 'b',
-        parentId: 'a',
-        kind: 'CLIENT',
-        service: 'web',
-        timestamp: EPOCH_US + 10_000,
-        duration: 50_000,
-      }),
-      z({
-        id: 'c',
-        parentId: 'b',
-        kind: 'SERVER',
-        service: 'api',
-        timestamp: EPOCH_US + 20_000,
-        duration: 30_000,
-      }),
+      ...webCallsApi(),
       z({
         id: 'd',
         parentId: 'c',
@@ -216,23 +223,7 @@ describe('the span mapping', () => {
   // was dropped ("names no other service"), and web read 1 request over the window, not 2.
   it('counts a call on its own service with no span under it as an untraced self-call', () => {
     const spans = [
-      z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: EPOCH_US, duration: 100_000 }),
-      z({
-        id: 'b',
-        parentId: 'a',
-        kind: 'CLIENT',
-        service: 'web',
-        timestamp: EPOCH_US + 10_000,
-        duration: 20_000,
-      }),
-      z({
-        id: 'c',
-        parentId: 'b',
-        kind: 'SERVER',
-        service: 'api',
-        timestamp: EPOCH_US + 12_000,
-        duration: 10_000,
-      }),
+      ...webCallsApi(),
       z({
         id: 'd',
         parentId: 'a',
