@@ -109,7 +109,8 @@ export function createInputPanel(run: () => void): InputPanel {
         loadExample(0);
         // A link that names a body the page cannot read says so (it showed the first example
         // with no word, as if the link held nothing).
-        if (location.hash.startsWith('#body=')) panel.setStatus('The link does not carry a readable structure.');
+        if (location.hash.startsWith('#body='))
+          panel.setStatus('The link does not carry a readable structure.');
         return;
       }
       try {
