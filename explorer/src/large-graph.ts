@@ -1,4 +1,5 @@
 import type { EngineResult } from '../../lib/engine/types';
+import { besidePoint } from './canvas-label';
 import type { Colouring } from './colour-by';
 import { type ForcePositions, placeForce } from './force-placement';
 import { holdFrames } from './held-frame';
@@ -472,7 +473,12 @@ export function drawLargeGraph(
     for (const { v, text, colour } of marked) {
       const [sx, sy] = toScreen(v);
       context.fillStyle = colour;
-      context.fillText(text, sx + 8, sy - 8);
+      const { x, y } = besidePoint(
+        { x: sx, y: sy },
+        { width: context.measureText(text).width, height: 12 * ratio },
+        labels,
+      );
+      context.fillText(text, x, y);
     }
   }
 
