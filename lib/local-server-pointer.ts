@@ -16,6 +16,11 @@ export interface LocalServerPointer {
   tableName: string;
   issuerFile: string;
   pid: number;
+  /**
+   * The servers this one replaced, latest first, that still ran when it started: when it stops,
+   * the first of them still running gets the file back (one level alone lost the first of three).
+   */
+  replaced?: LocalServerPointer[];
 }
 
 /** `<temp>/sbe-local/server.json`; the temp directory follows `TMPDIR` as Node's `os.tmpdir()` does. */
@@ -24,36 +29,41 @@ function localServerPointerFile(): string {
 }
 
 /**
- * Written whole (a rename), so a reader never sees half of it. The last server started wins;
- * the pointer it replaced, when that server still runs, is returned, to be put back when this one
+ * Written whole (a rename), so a reader never sees half of it. The last server started wins; the
+ * servers it replaced that still run are kept in it (`replaced`), to be pointed at again when it
  * stops (`removeLocalServerPointer`): a second server's stop left the tools with no server though
  * the first still ran.
  */
-export function writeLocalServerPointer(
-  pointer: LocalServerPointer,
-  file = localServerPointerFile(),
-): LocalServerPointer | undefined {
-  const replaced = readPointer(file);
+export function writeLocalServerPointer(pointer: LocalServerPointer, file = localServerPointerFile()): void {
+  const current = readPointer(file);
+  const chain = current === undefined ? [] : [withoutChain(current), ...(current.replaced ?? [])];
   mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
-  writePointer(pointer, file);
-  return replaced !== undefined && replaced.pid !== pointer.pid && isRunning(replaced.pid)
-    ? replaced
-    : undefined;
+  const replaced = chain.filter((earlier) => earlier.pid !== pointer.pid && isRunning(earlier.pid));
+  writePointer(replaced.length === 0 ? withoutChain(pointer) : { ...withoutChain(pointer), replaced }, file);
 }
 
 /**
- * Removes the pointer if it is still this process's (a server started since keeps its own), and
- * puts back the one it replaced (`previous`) when that server still runs.
+ * This process's server stops: when the file is its own, the latest server it replaced that still
+ * runs gets it back (else it is removed); when a server started since holds it, this one is only
+ * dropped from the servers that one replaced.
  */
-export function removeLocalServerPointer(
-  pid = process.pid,
-  file = localServerPointerFile(),
-  previous?: LocalServerPointer,
-): void {
+export function removeLocalServerPointer(pid = process.pid, file = localServerPointerFile()): void {
   const current = readPointer(file);
-  if (current?.pid !== pid) return;
-  if (previous !== undefined && isRunning(previous.pid)) writePointer(previous, file);
-  else rmSync(file, { force: true });
+  if (current === undefined) return;
+  const others = (current.replaced ?? []).filter((earlier) => earlier.pid !== pid && isRunning(earlier.pid));
+  if (current.pid !== pid) {
+    if (others.length !== (current.replaced ?? []).length)
+      writePointer({ ...withoutChain(current), replaced: others }, file);
+    return;
+  }
+  const [next, ...rest] = others;
+  if (next === undefined) rmSync(file, { force: true });
+  else writePointer(rest.length === 0 ? next : { ...next, replaced: rest }, file);
+}
+
+function withoutChain(pointer: LocalServerPointer): LocalServerPointer {
+  const { replaced: _chain, ...own } = pointer;
+  return own;
 }
 
 function writePointer(pointer: LocalServerPointer, file: string): void {
@@ -86,14 +96,21 @@ function readPointer(file: string): LocalServerPointer | undefined {
   } catch {
     return undefined;
   }
-  const pointer = parsed as Partial<LocalServerPointer> | null;
-  const wellFormed =
+  if (!isPointer(parsed)) return undefined;
+  // The servers it replaced: only the well-formed ones count.
+  const replaced = Array.isArray(parsed.replaced) ? parsed.replaced.filter(isPointer).map(withoutChain) : [];
+  return replaced.length === 0 ? withoutChain(parsed) : { ...withoutChain(parsed), replaced };
+}
+
+function isPointer(value: unknown): value is LocalServerPointer {
+  const pointer = value as Partial<LocalServerPointer> | null;
+  return (
     typeof pointer?.url === 'string' &&
     typeof pointer.dynamoEndpoint === 'string' &&
     typeof pointer.tableName === 'string' &&
     typeof pointer.issuerFile === 'string' &&
-    Number.isSafeInteger(pointer.pid);
-  return wellFormed ? (pointer as LocalServerPointer) : undefined;
+    Number.isSafeInteger(pointer.pid)
+  );
 }
 
 /**

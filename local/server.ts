@@ -359,14 +359,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const url = `http://${host}:${(server.address() as AddressInfo).port}`;
     if (options.writePointer === true) {
       // Before the banner: whoever reads the banner can run the local tools at once.
-      const replaced = writeLocalServerPointer({
+      writeLocalServerPointer({
         url,
         dynamoEndpoint: dynamo.endpoint,
         tableName,
         issuerFile,
         pid: process.pid,
       });
-      cleanup.push(async () => removeLocalServerPointer(process.pid, undefined, replaced));
+      cleanup.push(async () => removeLocalServerPointer());
     }
     if (!options.quiet) {
       process.stdout.write(

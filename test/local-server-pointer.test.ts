@@ -49,22 +49,31 @@ describe('the local server pointer', () => {
     expect(() => readLocalServerPointer(file)).toThrow(/no local server is running/);
   });
 
-  // Two servers: the second points the tools at itself while it runs, and back at the first
-  // (still running) when it stops; it left none before. A first server gone is not put back.
-  it('is put back to the server it replaced when that one still runs', () => {
+  // Three servers started one after another: each stop points the tools at the latest one
+  // still running; a server stopped while a later one holds the file is only dropped from it.
+  // (One level alone lost the first of three; before that, a second server's stop left none.)
+  it('points back at the latest server still running when one stops', () => {
     const file = join(folder, 'd', 'server.json');
-    const first = { ...pointer, url: 'http://127.0.0.1:3917', pid: process.pid };
-    expect(writeLocalServerPointer(first, file)).toBeUndefined();
-    const second = { ...pointer, url: 'http://127.0.0.1:3918', pid: 1 };
-    const replaced = writeLocalServerPointer(second, file);
-    expect(replaced).toEqual(first);
-    expect(readLocalServerPointer(file).url).toBe('http://127.0.0.1:3918');
-    removeLocalServerPointer(1, file, replaced);
-    expect(readLocalServerPointer(file)).toEqual(first);
-    const gone = { ...pointer, pid: 2 ** 30 };
-    writeLocalServerPointer(gone, file);
-    expect(writeLocalServerPointer(second, file)).toBeUndefined();
-    removeLocalServerPointer(1, file, gone);
+    // Pids of processes that run: this one, init, and this one's parent.
+    const [a, b, c] = [process.pid, 1, process.ppid].map((pid, i) => ({
+      ...pointer,
+      url: `http://127.0.0.1:${3917 + i}`,
+      pid,
+    }));
+    writeLocalServerPointer(a!, file);
+    writeLocalServerPointer(b!, file);
+    writeLocalServerPointer(c!, file);
+    expect(readLocalServerPointer(file).url).toBe(c!.url);
+    removeLocalServerPointer(b!.pid, file);
+    expect(readLocalServerPointer(file)).toEqual({ ...c, replaced: [a] });
+    removeLocalServerPointer(c!.pid, file);
+    expect(readLocalServerPointer(file)).toEqual(a);
+    // A server replaced that is gone is not pointed at again.
+    writeLocalServerPointer({ ...pointer, pid: 2 ** 30 }, file);
+    writeLocalServerPointer(b!, file);
+    removeLocalServerPointer(b!.pid, file);
+    expect(readLocalServerPointer(file)).toEqual(a);
+    removeLocalServerPointer(a!.pid, file);
     expect(() => readLocalServerPointer(file)).toThrow(/no local server is running/);
   });
 });

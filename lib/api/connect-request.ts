@@ -419,7 +419,7 @@ export function documentFromJsonLines(text: string, source = "The external API's
     if (!(error instanceof FormatError)) throw error;
     throw new ApiError(
       'UPSTREAM_INVALID',
-      `${source} is JSON Lines, one JSON value on each line, but ${error.message}`,
+      `${source} is JSON Lines (a JSON object or array on each line), but ${error.message}`,
       { details: [{ path: error.path, message: error.message }] },
     );
   }

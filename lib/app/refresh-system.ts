@@ -64,6 +64,7 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
       const fetched = await fetchJson(record.url, {
         ...outbound,
         deadlineMs: fetchDeadlineWithin(outbound.deadlineMs ?? DEFAULT_DEADLINE_MS, time),
+        stored: true,
         maxBodyBytes: limits.maxDecodedBodyBytes,
         jsonLines: true,
         ...(token === undefined ? {} : { token }),
@@ -117,7 +118,7 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
       // per step, so a change is said, never silent.
       if (record.unit !== undefined && record.unit !== read.unit) {
         warnings.push(
-          `one step is now ${STEP_WORDS[read.unit]} (it was ${STEP_WORDS[record.unit] ?? record.unit})${
+          `one step is now ${STEP_WORDS[read.unit] ?? read.unit} (it was ${STEP_WORDS[record.unit] ?? record.unit})${
             replaced.settings === undefined
               ? ''
               : ": the settings' times and rates (serviceTime, slo, arrival, capacity) are read per the new step; check them"
@@ -151,6 +152,7 @@ const STEP_WORDS: Readonly<Record<string, string>> = {
   second: 'one second',
   window: "the source's whole window",
   none: 'nothing (no traffic in the source)',
+  'as-sent': 'what the document says it is',
 };
 
 /** Whether two settings say the same (their JSON, as the store keeps them). */

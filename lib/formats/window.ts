@@ -50,10 +50,11 @@ export function refuseScaledPastTheTotal(
   scale: CountScale,
   counted: string,
   /**
-   * The arrivals' total with the window alone, when the caller counted it (an arrival divided by
-   * a tiny sampling rate may be Infinity already); else each arrival's sampled share, summed.
+   * The arrivals' total with the window alone and as sent (neither option), when the caller
+   * counted them (an arrival divided by a tiny sampling rate may be Infinity already); else from
+   * each arrival's sampled share, summed.
    */
-  windowAlone?: number,
+  counts?: { windowAlone: number; asSent: number },
 ): void {
   let total = 0;
   let sampledShares = 0;
@@ -62,7 +63,12 @@ export function refuseScaledPastTheTotal(
     sampledShares += (node.arrival ?? 0) * scale.sampleRate;
   }
   if (total <= MAX_TOTAL_LOAD) return;
-  const withWindowAlone = windowAlone ?? sampledShares;
+  const withWindowAlone = counts?.windowAlone ?? sampledShares;
+  // The counts as sent, neither option applied: past the total already, it is the document's
+  // (the engine names the arrival), not an option the caller may not even have given.
+  const asSent =
+    counts?.asSent ?? (scale.window === undefined ? withWindowAlone : withWindowAlone * scale.window);
+  if (asSent > MAX_TOTAL_LOAD) return;
   if (scale.window === undefined || withWindowAlone <= MAX_TOTAL_LOAD)
     throw sampleRatePastTheTotal(scale.sampleRate, 'arrivals', MAX_TOTAL_LOAD);
   throw windowPastTheTotal(scale.window, counted);

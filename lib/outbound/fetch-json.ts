@@ -35,6 +35,11 @@ export interface FetchJsonOptions {
   token?: string;
   /** One limit for connecting, headers and body across every redirect, in ms. Default 10 000. */
   deadlineMs?: number;
+  /**
+   * The URL is one a system kept (a refresh), not one a request brings to be kept: a credential
+   * in its query, refused for a new system, does not stop it (`UrlSource` `stored`).
+   */
+  stored?: boolean;
   /** Most bytes of response body, counted after decoding. Default 6 MiB. */
   maxBodyBytes?: number;
   /** Resolves host names; tests inject one. Default: the system resolver. */
@@ -84,7 +89,7 @@ async function fetchUntraced(url: string, options: FetchJsonOptions): Promise<Fe
     throw new TypeError('The token must be non-empty printable ASCII without spaces.');
   }
   options.onFetch?.(url);
-  const first = checkOutboundUrl(url, allowHosts, 'request');
+  const first = checkOutboundUrl(url, allowHosts, options.stored === true ? 'stored' : 'request');
   const deadline = AbortSignal.timeout(deadlineMs);
   const lookup = createGuardedLookup(allowHosts, options.resolveHost);
   const hop = { url: first, redirects: 0 };

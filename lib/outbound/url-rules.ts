@@ -16,7 +16,12 @@ const { isIP } = process.getBuiltinModule('node:net');
  * Where a URL came from. A redirect's URL was written by the remote server, which may have been
  * sent the bearer token, so messages about it repeat nothing from it.
  */
-export type UrlSource = 'request' | 'redirect';
+/**
+ * Where a URL to fetch comes from: a request's (kept with the system it registers), a redirect's,
+ * or one a system kept already (a refresh's: refused a credential in its query, a system stored
+ * before that rule could never be refreshed, only deleted).
+ */
+export type UrlSource = 'request' | 'redirect' | 'stored';
 
 /** Below 1024 live SSH, SMTP, DNS and the like; only the two web ports are plausible APIs there. */
 const LOWEST_HIGH_PORT = 1024;
@@ -35,7 +40,7 @@ const REFUSED_HIGH_PORTS = new Set([6379, 11211]);
  * public unicast one. Hosts on the allowlist skip the port and host rules.
  */
 export function checkOutboundUrl(url: string | URL, allowHosts: AllowedHosts, source: UrlSource): URL {
-  const subject = source === 'request' ? 'The URL' : 'The URL the server redirected to';
+  const subject = source === 'redirect' ? 'The URL the server redirected to' : 'The URL';
   const parsed = parseAbsoluteUrl(url);
   if (parsed === undefined) {
     throw new OutboundError(
@@ -44,7 +49,7 @@ export function checkOutboundUrl(url: string | URL, allowHosts: AllowedHosts, so
     );
   }
   if (!FETCHED_SCHEMES.has(parsed.protocol)) {
-    const scheme = source === 'request' ? ` (it uses ${quoteText(parsed.protocol)})` : '';
+    const scheme = source !== 'redirect' ? ` (it uses ${quoteText(parsed.protocol)})` : '';
     throw new OutboundError(
       'URL_NOT_ALLOWED',
       `${subject} is not an http: or https: URL${scheme}; only those can be fetched.`,
@@ -72,7 +77,7 @@ export function checkOutboundUrl(url: string | URL, allowHosts: AllowedHosts, so
     );
   }
   const [host, is] =
-    source === 'request' ? [`The URL's host ${quoteText(parsed.hostname)}`, 'is'] : [subject, 'points at'];
+    source !== 'redirect' ? [`The URL's host ${quoteText(parsed.hostname)}`, 'is'] : [subject, 'points at'];
   if (isLocalhostName(parsed.hostname)) {
     throw new OutboundError(
       'URL_NOT_ALLOWED',

@@ -34,7 +34,14 @@ export function withoutCredentials(url: string): string {
   return url
     .replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@')
     .replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, separator: string, name: string) =>
-      CREDENTIAL_PARAMETERS.has(safeDecode(name).toLowerCase()) ? `${separator}${name}=…` : whole,
+      // As the URL parser reads the name: tabs and line breaks dropped (`to\tken` is `token`).
+      CREDENTIAL_PARAMETERS.has(
+        safeDecode(name)
+          .replace(/[\t\n\r]/g, '')
+          .toLowerCase(),
+      )
+        ? `${separator}${name}=…`
+        : whole,
     );
 }
 

@@ -664,7 +664,7 @@ describe('traces and rates: read options, JSON Lines', () => {
     );
     expect(error.code).toBe('UPSTREAM_INVALID');
     expect(error.message).toBe(
-      "The external API's answer is JSON Lines, one JSON value on each line, but line 3: is not JSON: a JSON Lines text holds one JSON value on each line (a document spread over several lines is JSON, not JSON Lines)",
+      "The external API's answer is JSON Lines (a JSON object or array on each line), but line 3: is not JSON: a JSON Lines text holds one JSON value on each line (a document spread over several lines is JSON, not JSON Lines)",
     );
     expect(error.details).toEqual([
       { path: 'line 3', message: expect.stringMatching(/^line 3: is not JSON/) },

@@ -433,7 +433,7 @@ describe('sbe-engine on traces and other formats', () => {
       code: 'UPSTREAM_INVALID',
       details: [{ path: 'line 2' }],
       message: expect.stringMatching(
-        /^The file is JSON Lines, one JSON value on each line, but line 2: is not JSON/,
+        /^The file is JSON Lines \(a JSON object or array on each line\), but line 2: is not JSON/,
       ),
     });
   });

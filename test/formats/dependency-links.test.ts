@@ -203,6 +203,16 @@ describe('dependency links: worked examples', () => {
     expect(() => readGraph(answer, 'auto', { window: 1, sampleRate: 5e-324 })).toThrow(
       'sampleRate: 5e-324 makes',
     );
+    // Counts past the engine's total as sent are the document's, not an option's (sampleRate was
+    // named though none was given): read as they are, for the engine to name the arrival.
+    const huge = {
+      data: [
+        { parent: 'a', child: 'b', callCount: 1e300 },
+        { parent: 'c', child: 'd', callCount: 1e300 },
+      ],
+    };
+    expect(readGraph(huge).nodes.map((node) => node.arrival)).toEqual([1e300, undefined, 1e300, undefined]);
+    expect(() => readGraph(huge, 'auto', { sampleRate: 0.5 })).not.toThrow();
     expect(() => readGraph(answer, 'auto', { window: 1e-300 })).toThrow(
       "window: 1e-300 makes the services' arrivals add up to more than 1e+300, the largest total the engine accepts; give the seconds the links were counted over",
     );

@@ -105,6 +105,14 @@ describe('credentials in the URL', () => {
     expect(
       refusalOf('https://cdn.example.com/graph.json?token=abc', NO_ALLOWLIST, 'redirect'),
     ).toBeUndefined();
+    // Nor a URL a system kept already (a refresh): refused, a system stored before the rule could
+    // only be deleted. Every other rule still holds for it.
+    expect(
+      refusalOf('https://api.example.com/graph?access_token=abc', NO_ALLOWLIST, 'stored'),
+    ).toBeUndefined();
+    expect(refusalOf('http://127.0.0.1:8080/graph?access_token=abc', NO_ALLOWLIST, 'stored')?.code).toBe(
+      'URL_NOT_ALLOWED',
+    );
   });
 });
 

@@ -865,12 +865,10 @@ export function spanGraph(
   const window = perSecond && givenWindow !== undefined ? givenWindow : undefined;
   let requestsSeen = 0;
   for (let index = 0; index < services; index++) requestsSeen += roots[index]!;
-  refuseScaledPastTheTotal(
-    nodes,
-    { window, sampleRate },
-    'spans were collected',
-    window === undefined ? undefined : requestsSeen / window,
-  );
+  refuseScaledPastTheTotal(nodes, { window, sampleRate }, 'spans were collected', {
+    windowAlone: window === undefined ? requestsSeen : requestsSeen / window,
+    asSent: requestsSeen,
+  });
   if (untimedServices.length > 0)
     warnings.push(
       `${untimedServices.length === 1 ? '1 service has' : `${untimedServices.length} services have`} no serviceTime (${listed(untimedServices)}): none of ${untimedServices.length === 1 ? 'its' : 'their'} requests is timed, or they took no time of their own; set one in settings where it is known`,
