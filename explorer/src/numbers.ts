@@ -4,6 +4,9 @@
  */
 export function shortNumber(value: number): string {
   if (!Number.isFinite(value)) return String(value);
+  // Past 1e15 a double holds no exact whole number to group: its four digits and exponent
+  // (`1.5e+300`, where grouping wrote 301 digits and 100 commas).
+  if (Math.abs(value) >= 1e15) return Number(value.toPrecision(4)).toExponential();
   if (Math.abs(value) >= 1000) return Math.round(value).toLocaleString('en');
   return String(Number(value.toPrecision(4)));
 }

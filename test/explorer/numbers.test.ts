@@ -2,7 +2,19 @@
  * Numbers for reading (explorer/src/numbers.ts): rounding never changes what a number says.
  */
 import { describe, expect, it } from 'vitest';
-import { durationText, scaleText } from '../../explorer/src/numbers';
+import { durationText, scaleText, shortNumber } from '../../explorer/src/numbers';
+
+describe('shortNumber', () => {
+  // Whole numbers grouped from 1,000 on, four digits below; past 1e15, four digits and an
+  // exponent (a number near the engine's 1e300 was written with 301 digits).
+  it('groups whole numbers, and writes the largest with an exponent', () => {
+    expect(shortNumber(0.123456)).toBe('0.1235');
+    expect(shortNumber(10_773)).toBe('10,773');
+    expect(shortNumber(999_999_999_999_999)).toBe('999,999,999,999,999');
+    expect(shortNumber(1.5e300)).toBe('1.5e+300');
+    expect(shortNumber(-2e15)).toBe('-2e+15');
+  });
+});
 
 describe('scaleText', () => {
   // ×1 would say "today's traffic holds": a factor below it stays below it.
