@@ -7,12 +7,17 @@
  */
 const CREDENTIAL_PARAMETERS = new Set([
   'access_token',
+  'accesstoken',
+  'access-token',
+  'auth_token',
   'id_token',
   'refresh_token',
+  'private_token',
   'token',
   'api_key',
   'apikey',
   'api-key',
+  'x-api-key',
   'password',
   'passwd',
   'secret',

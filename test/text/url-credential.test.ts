@@ -7,6 +7,8 @@ import { credentialParameter, withoutCredentials } from '../../lib/text';
 describe('credentialParameter', () => {
   it('names the first parameter that holds a credential, in any case, and none in a signed URL', () => {
     expect(credentialParameter(new URL('https://a.example/g?x=1&Access_Token=s'))).toBe('Access_Token');
+    for (const name of ['accessToken', 'private_token', 'auth_token', 'X-API-Key'])
+      expect(credentialParameter(new URL(`https://a.example/g?${name}=s`))).toBe(name);
     expect(credentialParameter(new URL('https://b.s3.amazonaws.com/g?X-Amz-Signature=s'))).toBeUndefined();
     // The URL parser drops tabs and line breaks: `to\tken` is `token`.
     expect(credentialParameter(new URL('https://a.example/g?to\tken=s'))).toBe('token');
