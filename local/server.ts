@@ -140,9 +140,10 @@ const FUNCTION_TIMEOUT_RANGE = { min: 1000, max: 900_000 };
  * fetch, read and check a document or run the engine to check settings (a dry run's analysis,
  * settings that runs cannot answer), which take as long; and, in a pool of their own, the reads of
  * one system (a full-size one is 20 MB of JSON to read, join and compress: a 66 MB one held the
- * main thread 8 s). Every other route (listings, deletes, keys, the OpenAPI document) and the files the server serves itself stay in the main
- * thread, which answers them while the workers work: a GET waited 12 s behind a settings check
- * on the main thread, and a connect's fetch, its answer unread meanwhile, failed as too slow.
+ * main thread 8 s). Every other route (listings, deletes, keys, the OpenAPI document) and the
+ * files the server serves itself stay in the main thread, which answers them while the workers
+ * work: a GET waited 12 s behind a settings check on the main thread, and a connect's fetch, its
+ * answer unread meanwhile, failed as too slow.
  */
 const POOLED_ROUTES: Readonly<
   Record<'engine' | 'connect' | 'connectReads', ReadonlySet<RouteDefinition['name']>>
@@ -293,15 +294,13 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     };
     const connectPool = connectPoolOf(connectWorkers);
     const readPool = connectPoolOf(CONNECT_READ_WORKERS);
-    const pooledRoutes = loadedRoutes.map((route) =>
-      POOLED_ROUTES.engine.has(route.name)
-        ? { ...route, handler: enginePool.handler }
-        : POOLED_ROUTES.connect.has(route.name)
-          ? { ...route, handler: connectPool.handler }
-          : POOLED_ROUTES.connectReads.has(route.name)
-            ? { ...route, handler: readPool.handler }
-            : route,
-    );
+    const pools = { engine: enginePool, connect: connectPool, connectReads: readPool };
+    const pooledRoutes = loadedRoutes.map((route) => {
+      const pool = (Object.keys(pools) as Array<keyof typeof pools>).find((name) =>
+        POOLED_ROUTES[name].has(route.name),
+      );
+      return pool === undefined ? route : { ...route, handler: pools[pool].handler };
+    });
     // The connect function revokes keys in this thread; the engine's key caches are in the workers.
     const stopForwarding = store.onRevoked((digest) =>
       enginePool.notify({ kind: 'revoked', tableName, digest }),

@@ -49,21 +49,16 @@ export function renderEngineResponse(request: EngineRequest, deadline?: RunDeadl
         details: [{ path: said.path, message: problemOf(said) }],
       });
     }
+    // What the request could ask less of, as both 413s say it.
+    const asked = { mode: request.mode, compare: compares(request), stored: request.stored === true };
     if (error instanceof ResultTooLargeError) {
       throw new ApiError(
         'LIMIT_EXCEEDED',
-        `The result is too large to return; ask for less: ${lessToAskFor({ mode: request.mode, compare: compares(request), stored: request.stored === true })}.`,
+        `The result is too large to return; ask for less: ${lessToAskFor(asked)}.`,
       );
     }
     if (error instanceof RunStoppedError && deadline !== undefined) {
-      throw new ApiError(
-        'LIMIT_EXCEEDED',
-        stoppedMessage(
-          deadline.limitMs,
-          { mode: request.mode, compare: compares(request), stored: request.stored === true },
-          deadline.stoppedBySize(),
-        ),
-      );
+      throw new ApiError('LIMIT_EXCEEDED', stoppedMessage(deadline.limitMs, asked, deadline.stoppedBySize()));
     }
     throw new EngineFailure(error);
   } finally {

@@ -6,7 +6,6 @@
  */
 import {
   checkSettingsIds,
-  documentFromJsonLines,
   parseConnectRequest,
   readOptionsOf,
   type Settings,
@@ -32,8 +31,7 @@ import {
   RunStoppedError,
   withStopCheck,
 } from '../engine';
-import { type FetchJsonOptions, fetchJson, JsonLinesText } from '../outbound';
-import { DEFAULT_DEADLINE_MS } from '../outbound/deadline';
+import type { FetchJsonOptions } from '../outbound';
 import {
   type CompiledStructureCache,
   type PublicSystemRecord,
@@ -41,7 +39,8 @@ import {
   unknownSettingsIds,
 } from '../systems';
 import { inContractTerms } from './errors';
-import { checkDeadline, type FunctionTime, fetchDeadlineWithin, storeNewSystem } from './time-to-store';
+import { fetchDocument } from './fetch-document';
+import { checkDeadline, type FunctionTime, storeNewSystem } from './time-to-store';
 
 export interface ConnectSystemDeps {
   systems: Pick<SystemStore, 'create' | 'delete'>;
@@ -103,17 +102,7 @@ export function createConnectSystem(deps: ConnectSystemDeps): ConnectSystem {
       const startedWithMs = time?.remainingMs();
       // The answer may be as large, decoded, as a request body the engine takes (64 MiB by
       // default): a system connect registers is one the engine could have been sent.
-      const fetched = await fetchJson(request.url, {
-        ...outbound,
-        deadlineMs: fetchDeadlineWithin(outbound.deadlineMs ?? DEFAULT_DEADLINE_MS, time),
-        maxBodyBytes: limits.maxDecodedBodyBytes,
-        jsonLines: true,
-        ...(token === undefined ? {} : { token }),
-        ...(fetching === undefined ? {} : { onFetch: fetching }),
-      });
-      // JSON Lines (the Collector's file exporter, served as a file): read line by line.
-      const answer =
-        fetched.body instanceof JsonLinesText ? documentFromJsonLines(fetched.body.text) : fetched.body;
+      const answer = await fetchDocument(request.url, { outbound, limits }, { token, fetching, time });
       const readOptions = readOptionsOf(request);
       const { structure, compiled, format, unit, warnings } = structureFromUpstream(
         answer,

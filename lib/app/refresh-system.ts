@@ -5,13 +5,12 @@
  * Readers see the old structure or the new one, never a mix; a refresh that fails (502, 422)
  * leaves the system exactly as it was.
  */
-import { documentFromJsonLines, parseRefreshRequest, structureFromUpstream } from '../api/connect-request';
+import { parseRefreshRequest, structureFromUpstream } from '../api/connect-request';
 import { ApiError } from '../api/errors';
 import { settingsMisfit } from '../api/settings-fit';
 import type { Limits } from '../config/limits';
 import { FORMAT_NAMES, type FormatName } from '../formats';
-import { type FetchJsonOptions, fetchJson, JsonLinesText } from '../outbound';
-import { DEFAULT_DEADLINE_MS } from '../outbound/deadline';
+import type { FetchJsonOptions } from '../outbound';
 import {
   type CompiledStructureCache,
   type SystemSettings,
@@ -22,7 +21,8 @@ import {
 } from '../systems';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms, systemNotFound } from './errors';
-import { checkDeadline, checkTimeToStore, type FunctionTime, fetchDeadlineWithin } from './time-to-store';
+import { fetchDocument } from './fetch-document';
+import { checkDeadline, checkTimeToStore, type FunctionTime } from './time-to-store';
 import type { TaggedSystem } from './update-settings';
 
 export interface RefreshSystemDeps {
@@ -61,18 +61,11 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
         );
       }
       const token = request.auth?.token;
-      const fetched = await fetchJson(record.url, {
-        ...outbound,
-        deadlineMs: fetchDeadlineWithin(outbound.deadlineMs ?? DEFAULT_DEADLINE_MS, time),
-        stored: true,
-        maxBodyBytes: limits.maxDecodedBodyBytes,
-        jsonLines: true,
-        ...(token === undefined ? {} : { token }),
-        ...(fetching === undefined ? {} : { onFetch: fetching }),
-      });
-      // JSON Lines (the Collector's file exporter, served as a file): read line by line.
-      const answer =
-        fetched.body instanceof JsonLinesText ? documentFromJsonLines(fetched.body.text) : fetched.body;
+      const answer = await fetchDocument(
+        record.url,
+        { outbound, limits },
+        { token, fetching, time, stored: true },
+      );
       // The format it was registered in (older records, read before formats: the first that fits).
       // A system read from an answer with no nodes at all is read as a new one: an empty answer
       // says little of its format (Jaeger's `{ data: [] }` is both its traces' and its links'

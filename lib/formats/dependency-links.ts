@@ -43,7 +43,6 @@
  *   engine's own format) whose first elements are objects with string `parent` and `child`; an
  *   empty or failed answer only when the object holds nothing but the envelope's fields.
  */
-
 import { callGraphStructure, type ObservedCall } from './call-graph';
 import {
   copyExtras,
