@@ -234,34 +234,24 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
         clientGone.signal,
       );
     } catch (error) {
+      const key = route === undefined ? undefined : routeKey(route);
       if (error instanceof ClientGoneError) {
         // Taken back from the queue, never run: no handler wrote its line, and no answer goes to
         // a client that has gone. 499, nginx's "client closed request", so an operator sees it.
-        writeLine(requestId, route === undefined ? undefined : routeKey(route), 499);
+        writeLine(requestId, key, 499);
         return;
       }
+      const notRun = poolRefusal(error);
+      if (notRun === undefined) onHandlerError(error, route);
       const refusal =
-        error instanceof PoolFullError
-          ? // As Lambda past its concurrency: refused at once, to be tried again, nothing run.
-            new ApiError(
-              'SERVICE_UNAVAILABLE',
-              `Every ${error.functionName} worker of the local server is busy and ${waitingText(error.waiting)}; try again in 2 seconds.`,
-              { headers: { 'retry-after': '2' } },
-            )
-          : error instanceof PoolStoppingError
-            ? // Not run: the server stops while it waited or arrived; nothing of it was done.
-              new ApiError('SERVICE_UNAVAILABLE', 'The local server is stopping; try again in 2 seconds.', {
-                headers: { 'retry-after': '2' },
-              })
-            : new ApiError(
-                'INTERNAL_ERROR',
-                'The function failed while handling this request; see the server log.',
-              );
-      if (!(error instanceof PoolFullError || error instanceof PoolStoppingError))
-        onHandlerError(error, route);
+        notRun ??
+        new ApiError(
+          'INTERNAL_ERROR',
+          'The function failed while handling this request; see the server log.',
+        );
       result = gatewayResult(refusal);
       // No handler wrote this request's line (none ran it, or its worker ended): written here.
-      writeLine(requestId, route === undefined ? undefined : routeKey(route), refusal.status, refusal.code);
+      writeLine(requestId, key, refusal.status, refusal.code);
       if (clientGone.signal.aborted) return; // logged; there is no one to answer
     }
     const response = withCors(mapHttpApiResult(result), origin, options.cors);
@@ -271,6 +261,28 @@ export function createHttpAdapter(options: HttpAdapterOptions): RequestListener 
     if (received.truncated || options.stopping?.() === true) response.headers.connection = 'close';
     send(res, response);
   }
+}
+
+/**
+ * The 503 of a request a pool did not run, to be tried again: past its workers and its queue, as
+ * Lambda past its concurrency, or while the server stops. `undefined` for any other failure.
+ */
+function poolRefusal(error: unknown): ApiError | undefined {
+  const again = { headers: { 'retry-after': '2' } };
+  if (error instanceof PoolFullError) {
+    return new ApiError(
+      'SERVICE_UNAVAILABLE',
+      `Every ${error.functionName} worker of the local server is busy and ${waitingText(error.waiting)}; try again in 2 seconds.`,
+      again,
+    );
+  }
+  if (error instanceof PoolStoppingError)
+    return new ApiError(
+      'SERVICE_UNAVAILABLE',
+      'The local server is stopping; try again in 2 seconds.',
+      again,
+    );
+  return undefined;
 }
 
 /** An error the "gateway" (this adapter) answers itself, with the headers every API answer has. */
