@@ -619,11 +619,13 @@ export function spanGraph(
   // only then: above a consumer it was the caller's own work (Zipkin has no INTERNAL kind, and
   // read 50 ms of a 100 ms request as a call where OTLP and Jaeger read none).
   const waitedOn = new Uint8Array(n);
+  /** Whether the span's parent waited for it: not asynchronous work (a consumer, a FOLLOWS_FROM). */
+  const waitedFor = (i: number) => spans[i]!.kind !== 'consumer' && spans[i]!.follows !== true;
   for (let i = 0; i < n; i++) {
     const p = parent[i]!;
     if (entry[i] !== 1 || p < 0) continue;
     answered[p] = 1;
-    if (spans[i]!.kind !== 'consumer' && spans[i]!.follows !== true) waitedOn[p] = 1;
+    if (waitedFor(i)) waitedOn[p] = 1;
   }
 
   // Times, as offsets in nanoseconds from the earliest start.
@@ -701,13 +703,7 @@ export function spanGraph(
         // is asynchronous work (a FOLLOWS_FROM link; a consumer span, OpenTelemetry's child of
         // an asynchronous request, which the OTLP and Zipkin readings took from the self time
         // where Jaeger's FOLLOWS_FROM of the same spans did not).
-        else if (
-          !call &&
-          timed[child] === 1 &&
-          spans[child]!.follows !== true &&
-          spans[child]!.kind !== 'consumer'
-        )
-          calls.add(start[child]!, end[child]!);
+        else if (!call && timed[child] === 1 && waitedFor(child)) calls.add(start[child]!, end[child]!);
       }
     }
     if (calls.outside > 0 && outside === 0) outsidePath = spans[e]!.path;
