@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyze, tick } from '../../lib/engine';
+import { analyze, applyScenario, compileStructure, tick, ticks } from '../../lib/engine';
 
 // A caller's service map with its own fields: labels, owners, nested metadata.
 const structure = JSON.parse(`{
@@ -146,9 +146,20 @@ describe('extra fields named like the latency model', () => {
     const [a, b] = result.nodes as unknown as Record<string, unknown>[];
     // a has no service time: no response time of its own; b has no servers, so its response time
     // is its service time, and a's latency is b's 0.5.
-    expect(a).not.toHaveProperty('responseTime');
-    expect(a).not.toHaveProperty('latencyLimit');
-    expect(a!.latency).toBe(0.5);
+    expect(a).toEqual({
+      id: 'a',
+      load: 0,
+      arrival: 1,
+      fanout: true,
+      inflow: 0,
+      outflow: 1,
+      exited: 1,
+      pressure: 0,
+      blocked: false,
+      role: 'source',
+      throughput: 1,
+      latency: 0.5,
+    });
     expect(b!.responseTime).toBe(0.5);
     expect(b).not.toHaveProperty('latency');
   });
@@ -256,5 +267,36 @@ describe('extra fields of an open structure', () => {
     const snapshot = tick(open);
     expect(Object.keys(snapshot.nodes[0]!)).not.toContain('team');
     expect(Object.keys(snapshot.dependencies[0]!)).not.toContain('protocol');
+    for (const state of ticks(open, 2)) {
+      expect(Object.keys(state.nodes[0]!)).not.toContain('team');
+      expect(Object.keys(state.nodes[1]!)).not.toContain('owner');
+    }
+  });
+
+  // Nothing is down: no node has a `lost` field, not even one left undefined.
+  it('leave out what the steady state has nothing to say of', () => {
+    expect(Object.keys(analyze(open).nodes[1]!)).not.toContain('lost');
+  });
+
+  // `exited` sent by the caller is the engine's: it keeps the engine's place among the computed
+  // fields, after inflow and outflow, not the caller's among the extras.
+  it("put a field the engine owns in the engine's place", () => {
+    const plain = analyze(open);
+    const sent = analyze({ ...open, nodes: open.nodes.map((node) => ({ ...node, exited: 'mine' })) });
+    expect(JSON.stringify(sent.nodes)).toBe(JSON.stringify(plain.nodes));
+  });
+
+  // A scenario's service time and servers are the scenario's, on a node that carries extras too.
+  it("show a scenario's service time and servers, not the structure's", () => {
+    const base = compileStructure({
+      nodes: [
+        { id: 'a', arrival: 1, fanout: true, team: 'edge' },
+        { id: 'b', exit: 1, serviceTime: 0.5, servers: 2, owner: 'data' },
+      ],
+      dependencies: [{ from: 'a', to: 'b' }],
+    });
+    const changed = analyze(applyScenario(base, { nodes: { b: { serviceTime: 0.8, servers: 3 } } }))
+      .nodes[1]!;
+    expect(changed).toMatchObject({ serviceTime: 0.8, servers: 3, owner: 'data', capacity: 3.75 });
   });
 });

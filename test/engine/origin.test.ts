@@ -2,6 +2,25 @@ import { describe, expect, it } from 'vitest';
 import { analyze } from '../../lib/engine';
 
 describe('the origin', () => {
+  // B takes 1 a step from E but passes only 0.5: the steady state names it. L's load of 100
+  // passes once and is gone, so the blockage draws on what keeps arriving: E, not L.
+  it("of a blockage the steady state names is drawn from the arrivals, not today's loads", () => {
+    const result = analyze({
+      nodes: [
+        { id: 'L', load: 100 },
+        { id: 'E', arrival: 1 },
+        { id: 'B', capacity: 0.5, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'L', to: 'B' },
+        { from: 'E', to: 'B' },
+      ],
+    });
+    expect(result.primaryBlockage).toBe('B');
+    expect(result.origin).toEqual({ id: 'E', load: 0, arrival: 1, contribution: 1, share: 1 });
+    expect(result.trace).toEqual(['E', 'B']);
+  });
+
   // Sources listed Q, P, R each send 2 to the sink s: three equal contributions, "P" wins.
   it('is the greatest contribution, ties to the smallest id wherever it is listed', () => {
     const result = analyze({

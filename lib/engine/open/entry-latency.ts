@@ -359,7 +359,7 @@ function settleLoop(
     swept = sweepLoop(sweeping, constant, start);
   }
   if (swept === undefined) return false;
-  // Stryker disable next-line EqualityOperator,LogicalOperator: same answer, other work (a settled loop of up to 1,024 nodes eliminated instead, to the same tolerance; a loop certainly bounded whose sweeps settle in none of their rounds, which nothing the tests or the oracle build reaches, as for the steady state)
+  // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: same answer, other work (a settled loop of up to 1,024 nodes eliminated instead, to the same tolerance; a loop certainly bounded whose sweeps settle in none of their rounds, which nothing the tests or the oracle build reaches, as for the steady state)
   if (swept.converged || (n > DENSE_FALLBACK_LIMIT && bounded === true)) {
     // Stryker disable next-line EqualityOperator: one past the end
     for (let q = 0; q < n; q++) latency[sweeping.ordered[q]!] = swept.values[q]!;
@@ -426,6 +426,7 @@ function certainlyBounded(
   // Stryker disable next-line EqualityOperator: one past the end
   for (let i = 0; i < n; i++) localIndex[component[i]!] = i;
   try {
+    // Stryker disable next-line ConditionalExpression: same answer, other work (gain bounds for a routing loop too: only how many rounds its sweeps may take changes, and they settle in the first)
     if (!anyFanout(structure, component)) return leaks(structure, component, localIndex);
     const decided = 1 - GAIN_MARGIN;
     // Stryker disable next-line EqualityOperator: a bound exactly on the line is no certainty either way: the rounds it allows only bring the estimate nearer
