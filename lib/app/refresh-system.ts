@@ -91,6 +91,8 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
         structure: read.structure,
         format: read.format,
         unit: read.unit,
+        // A refresh that finished while this one fetched, or a delete, wins: 409, nothing replaced.
+        replacing: record.version ?? 1,
       });
       if (replaced === undefined) throw systemNotFound();
       cache?.set(replaced.sha256, read.compiled);

@@ -83,7 +83,14 @@ import {
 import { decodeStructure, encodeStructure, PAYLOAD_ENCODING, splitBytes } from './payload';
 import type { SystemRecord } from './record';
 import type { SystemSettings } from './settings';
-import type { NewSystem, StoredSystem, SystemListOptions, SystemPage, SystemStore } from './store';
+import type {
+  NewSystem,
+  StoredSystem,
+  SystemListOptions,
+  SystemPage,
+  SystemReplacement,
+  SystemStore,
+} from './store';
 
 /** 300,000 bytes of payload keep a head or chunk item ~100 KB under DynamoDB's 400 KB. */
 const MAX_CHUNK_BYTES = 300_000;
@@ -351,13 +358,24 @@ export class DynamoSystemStore implements SystemStore {
   async replace(
     owner: string,
     id: string,
-    replacement: Pick<NewSystem, 'structure' | 'format' | 'unit'>,
+    replacement: SystemReplacement,
     now: Date = new Date(),
   ): Promise<SystemRecord | undefined> {
     const Item = await this.#readHead(owner, id);
-    if (Item === undefined) return undefined;
+    const { replacing } = replacement;
+    if (Item === undefined) {
+      // The system was there when the refresh began: a delete finished first.
+      if (replacing !== undefined)
+        throw new SystemChangedError(`system ${id} was deleted meanwhile; nothing was replaced`);
+      return undefined;
+    }
     const old = recordFromHeadItem(Item);
     const oldVersion = old.version ?? 1;
+    // Another refresh finished while this one fetched: its answer was acknowledged, and this
+    // one's older fetch must not undo it.
+    if (replacing !== undefined && oldVersion !== replacing) {
+      throw new SystemChangedError(`system ${id} was refreshed meanwhile; nothing was replaced`);
+    }
     const oldPayload = payloadFromHeadItem(Item);
     const structure = checkStructure(replacement.structure);
     const nodes = structure.nodes.length;

@@ -58,6 +58,16 @@ export interface SystemPage {
  * The DynamoDB adapter is `DynamoSystemStore`. Bad arguments throw `SystemInputError`;
  * inconsistent storage throws `SystemStorageError`.
  */
+/** A refresh's new structure, and the version of the system it read before fetching it. */
+export interface SystemReplacement extends Pick<NewSystem, 'structure' | 'format' | 'unit'> {
+  /**
+   * The structure version the refresh began from: the replace happens only while the system is
+   * still that version (a refresh that finished meanwhile, or a delete, wins). Without it, the
+   * version read at the replace itself.
+   */
+  replacing?: number;
+}
+
 export interface SystemStore {
   /** Store a new system under a new id and return its record. Nothing is visible unless it all succeeded. */
   create(system: NewSystem, now?: Date): Promise<SystemRecord>;
@@ -75,12 +85,12 @@ export interface SystemStore {
    * switch every reader at once. The settings are left as they are: the record returned is the
    * head after the update, with whatever settings it holds by then. `undefined` when there is no
    * such system; `SystemChangedError` when it was deleted or replaced meanwhile (nothing of the
-   * new structure is then visible).
+   * new structure is then visible), since `replacing` when given.
    */
   replace(
     owner: string,
     id: string,
-    replacement: Pick<NewSystem, 'structure' | 'format' | 'unit'>,
+    replacement: SystemReplacement,
     now?: Date,
   ): Promise<SystemRecord | undefined>;
   /**

@@ -1007,6 +1007,61 @@ describe('refresh', () => {
     expect(lost.code).toBe('SYSTEM_CHANGED');
     expect(lost.status).toBe(409);
   });
+
+  // Refresh A fetches from a slow upstream; meanwhile the upstream changes and refresh B fetches
+  // and stores the new document (200). A's older document must not replace B's: A is 409 and the
+  // system is B's. A delete while A fetches is a 409 too, as the contract says of a refresh that
+  // lost to a delete.
+  it('keeps a refresh that finished while an older one was still fetching', async () => {
+    let body = JSON.stringify(WORKED);
+    let holdNext = false;
+    let release: () => void = () => undefined;
+    let fetched: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => {
+      fetched = resolve;
+    });
+    const api = await startFakeApi(async (_request, response) => {
+      const sent = body;
+      if (holdNext) {
+        holdNext = false;
+        fetched();
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(sent);
+    });
+    apis.push(api);
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', { name: 'w', url: api.origin }),
+    );
+    const refresh = createRefreshSystem({ systems, limits, outbound });
+    holdNext = true;
+    const older = contractErrorOf(refresh('alice', record.id, {}));
+    await arrived;
+    const newer = { nodes: [{ id: 'A' }, { id: 'X' }], dependencies: [{ from: 'A', to: 'X' }] };
+    body = JSON.stringify(newer);
+    const landed = await refresh('alice', record.id, {});
+    expect(landed.system).toMatchObject({ version: 2, nodes: 2 });
+    release();
+    expect(await older).toMatchObject({ status: 409, code: 'SYSTEM_CHANGED' });
+    const kept = await systems.get('alice', record.id);
+    expect(kept?.record.version).toBe(2);
+    expect(kept?.structure.nodes.map((node) => (node as { id: string }).id)).toEqual(['A', 'X']);
+
+    const fetchedAgain = new Promise<void>((resolve) => {
+      fetched = resolve;
+    });
+    holdNext = true;
+    const afterDelete = contractErrorOf(refresh('alice', record.id, {}));
+    await fetchedAgain;
+    expect(await systems.delete('alice', record.id)).toBe(true);
+    release();
+    expect(await afterDelete).toMatchObject({ status: 409, code: 'SYSTEM_CHANGED' });
+    expect(await systems.get('alice', record.id)).toBeUndefined();
+  });
 });
 
 describe('settings', () => {

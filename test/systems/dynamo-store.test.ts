@@ -582,6 +582,32 @@ describe('replace', () => {
     expect(await partition('OWNER#alice')).toEqual([]);
   });
 
+  // A refresh that began from version 1 and fetched slowly: another refresh finished meanwhile
+  // (its 200 acknowledged version 2). The slow one's older fetch must not replace it, though the
+  // head it reads at its own replace is version 2 throughout; nor may it answer "not found" for
+  // a system deleted while it fetched.
+  it('replaces only the version a refresh began from', async () => {
+    const store = storeWith({ chunkBytes: 64 });
+    const record = await store.create(newSystem(), T0);
+    const newer = generatedStructure(30, 40, 2);
+    expect(await store.replace('alice', record.id, { structure: newer })).toMatchObject({ version: 2 });
+    await expect(
+      store.replace('alice', record.id, { structure: generatedStructure(10, 12, 1), replacing: 1 }),
+    ).rejects.toThrow(new SystemChangedError(`system ${record.id} was refreshed meanwhile; nothing was replaced`));
+    const kept = await store.get('alice', record.id);
+    expect(kept?.structure).toEqual(newer);
+    expect(kept?.record.version).toBe(2);
+    // From the version it read, it replaces as before.
+    expect(await store.replace('alice', record.id, { structure: WORKED_EXAMPLE, replacing: 2 })).toMatchObject({
+      version: 3,
+    });
+    expect(await store.delete('alice', record.id)).toBe(true);
+    await expect(store.replace('alice', record.id, { structure: WORKED_EXAMPLE, replacing: 3 })).rejects.toThrow(
+      new SystemChangedError(`system ${record.id} was deleted meanwhile; nothing was replaced`),
+    );
+    expect(await store.replace('alice', record.id, { structure: WORKED_EXAMPLE })).toBeUndefined();
+  });
+
   // A refresh whose head write failed (a 503 to the caller) leaves its chunks under version 2's
   // keys until the sweep. Trying again right away works: it writes version 3's keys, and the
   // head says so; readers and the next refresh follow it.
