@@ -593,16 +593,22 @@ describe('replace', () => {
     expect(await store.replace('alice', record.id, { structure: newer })).toMatchObject({ version: 2 });
     await expect(
       store.replace('alice', record.id, { structure: generatedStructure(10, 12, 1), replacing: 1 }),
-    ).rejects.toThrow(new SystemChangedError(`system ${record.id} was refreshed meanwhile; nothing was replaced`));
+    ).rejects.toThrow(
+      new SystemChangedError(`system ${record.id} was refreshed meanwhile; nothing was replaced`),
+    );
     const kept = await store.get('alice', record.id);
     expect(kept?.structure).toEqual(newer);
     expect(kept?.record.version).toBe(2);
     // From the version it read, it replaces as before.
-    expect(await store.replace('alice', record.id, { structure: WORKED_EXAMPLE, replacing: 2 })).toMatchObject({
+    expect(
+      await store.replace('alice', record.id, { structure: WORKED_EXAMPLE, replacing: 2 }),
+    ).toMatchObject({
       version: 3,
     });
     expect(await store.delete('alice', record.id)).toBe(true);
-    await expect(store.replace('alice', record.id, { structure: WORKED_EXAMPLE, replacing: 3 })).rejects.toThrow(
+    await expect(
+      store.replace('alice', record.id, { structure: WORKED_EXAMPLE, replacing: 3 }),
+    ).rejects.toThrow(
       new SystemChangedError(`system ${record.id} was deleted meanwhile; nothing was replaced`),
     );
     expect(await store.replace('alice', record.id, { structure: WORKED_EXAMPLE })).toBeUndefined();
