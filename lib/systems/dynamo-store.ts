@@ -128,6 +128,12 @@ export interface DynamoSystemStoreOptions {
   quotas?: OwnerQuotas | undefined;
 }
 
+/**
+ * How many heads a read follows when each one's chunks are gone by the time it reads them (a
+ * refresh or delete landing in between): more would mean refreshes landing every few milliseconds.
+ */
+const SWITCHED_HEAD_ATTEMPTS = 3;
+
 export class DynamoSystemStore implements SystemStore {
   readonly #doc: DynamoDBDocumentClient;
   readonly #tableName: string;
@@ -247,8 +253,32 @@ export class DynamoSystemStore implements SystemStore {
   }
 
   async get(owner: string, id: string): Promise<StoredSystem | undefined> {
-    const Item = await this.#readHead(owner, id);
-    if (Item === undefined) return undefined;
+    let Item = await this.#readHead(owner, id);
+    for (let attempt = 1; ; attempt++) {
+      if (Item === undefined) return undefined;
+      try {
+        return await this.#readSystem(id, Item);
+      } catch (error) {
+        if (!(error instanceof SystemStorageError)) throw error;
+        // A refresh or a delete that lands between reading the head and reading its chunks
+        // removes those chunks: the head then says so (another version, or none), and the
+        // reader takes what it says now, the new structure or 404. A head unchanged is storage
+        // that is broken, said as it is.
+        const now = await this.#readHead(owner, id);
+        if (
+          attempt >= SWITCHED_HEAD_ATTEMPTS ||
+          (now !== undefined &&
+            now.version === Item.version &&
+            chunkVersionOfHead(now) === chunkVersionOfHead(Item))
+        )
+          throw error;
+        Item = now;
+      }
+    }
+  }
+
+  /** The system a head item points at: its record, and its structure read from the head or its chunks. */
+  async #readSystem(id: string, Item: Record<string, unknown>): Promise<StoredSystem> {
     const record = recordFromHeadItem(Item);
     const payload = payloadFromHeadItem(Item);
     const where = `system ${id}`;

@@ -614,6 +614,32 @@ describe('replace', () => {
     expect(await store.replace('alice', record.id, { structure: WORKED_EXAMPLE })).toBeUndefined();
   });
 
+  // A read that has the head of version 1 when a refresh switches it and removes version 1's
+  // chunks: its chunk query finds none. It reads the head again and answers with the new
+  // structure, never a 500; after a delete in the same gap, "not found".
+  it('reads the new structure when a refresh lands between the head and its chunks', async () => {
+    const isChunkQuery = (command: { input: Record<string, unknown> }) =>
+      command instanceof QueryCommandForDoc && JSON.stringify(command.input).includes('CHUNK');
+    const store = storeWith({ chunkBytes: 64 });
+    const record = await store.create(newSystem(), T0);
+    const held = holdingDoc(isChunkQuery);
+    const read = storeWith({ chunkBytes: 64, doc: held.doc }).get('alice', record.id);
+    await held.held;
+    const refreshed = generatedStructure(10, 12, 3);
+    await store.replace('alice', record.id, { structure: refreshed });
+    held.release();
+    const seen = await read;
+    expect(seen?.structure).toEqual(refreshed);
+    expect(seen?.record.version).toBe(2);
+
+    const heldAgain = holdingDoc(isChunkQuery);
+    const readAgain = storeWith({ chunkBytes: 64, doc: heldAgain.doc }).get('alice', record.id);
+    await heldAgain.held;
+    expect(await store.delete('alice', record.id)).toBe(true);
+    heldAgain.release();
+    expect(await readAgain).toBeUndefined();
+  });
+
   // A refresh whose head write failed (a 503 to the caller) leaves its chunks under version 2's
   // keys until the sweep. Trying again right away works: it writes version 3's keys, and the
   // head says so; readers and the next refresh follow it.
