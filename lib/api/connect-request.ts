@@ -154,8 +154,13 @@ const SERVERS_RULE = rule('must be a whole number from 1 to 10000');
  * structure of up to 300,000 compressed bytes, and an item holds 400 KB at most.
  */
 const MAX_SETTINGS_NODES = 500;
-/** And at most this much JSON, whatever the ids' lengths: 300,000 + 65,536 bytes leave room in 400 KB. */
-const MAX_SETTINGS_CHARS = 65_536;
+/**
+ * And at most this many bytes of JSON in UTF-8, whatever the ids' lengths and scripts: 300,000 +
+ * 65,536 bytes leave room in 400 KB. Bytes, not characters: DynamoDB sizes an item in UTF-8, where
+ * an id in Chinese takes three bytes a character (65,536 characters of it, 192 KiB).
+ */
+const MAX_SETTINGS_BYTES = 65_536;
+const utf8 = new TextEncoder();
 
 function capacity(description: string) {
   return z.optional(
@@ -224,8 +229,8 @@ export const SettingsSchema = named(
     )
     .check(
       z.refine(
-        (settings) => JSON.stringify(settings).length <= MAX_SETTINGS_CHARS,
-        rule(`must be at most ${MAX_SETTINGS_CHARS} characters of JSON`),
+        (settings) => utf8.encode(JSON.stringify(settings)).length <= MAX_SETTINGS_BYTES,
+        rule(`must be at most ${MAX_SETTINGS_BYTES} bytes of JSON (UTF-8)`),
       ),
       z.describe(
         'Capacities and arrivals the owner knows and no source says, applied whenever the engine runs on ' +

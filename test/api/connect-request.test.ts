@@ -1,0 +1,38 @@
+/**
+ * The user routes' request schemas (`lib/api/connect-request.ts`) where the routes' own tests do
+ * not reach: the size of the settings.
+ */
+import { describe, expect, it } from 'vitest';
+import { parsePatchSystemRequest } from '../../lib/api/connect-request';
+import { ApiError } from '../../lib/api/errors';
+
+/** Settings for 500 nodes whose ids are `length` characters of `letter`, each with a capacity. */
+function settingsOf(letter: string, length: number) {
+  const nodes: Record<string, { capacity: number }> = {};
+  for (let i = 0; i < 500; i++) nodes[`${letter.repeat(length)}${i}`] = { capacity: 1 };
+  return { nodes };
+}
+
+describe('settings', () => {
+  // DynamoDB sizes the head item in UTF-8 bytes. 500 ids of 110 Chinese characters are some
+  // 60,000 characters of JSON but 170,000 bytes: with a structure of 300,000 bytes beside them,
+  // past the 400 KB an item holds. The limit is in bytes.
+  it('are at most 65,536 bytes of JSON in UTF-8, not characters', () => {
+    const chinese = settingsOf('服', 110);
+    const text = JSON.stringify(chinese);
+    expect(text.length).toBeLessThan(65_536);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(65_536);
+    const refused = (() => {
+      try {
+        parsePatchSystemRequest({ settings: chinese });
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    })();
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).message).toContain('settings must be at most 65536 bytes of JSON (UTF-8)');
+    // The same characters' count in ASCII fits.
+    expect(parsePatchSystemRequest({ settings: settingsOf('s', 110) }).settings.nodes).toBeDefined();
+  });
+});
