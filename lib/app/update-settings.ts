@@ -55,8 +55,9 @@ export function createUpdateSettings(deps: {
       for (let attempt = 1; ; attempt++) {
         const stored = await systems.get(owner, id);
         if (stored === undefined) throw systemNotFound();
-        const revision = ifMatch === undefined ? undefined : matchedSettingsRevision(ifMatch, stored.record);
-        if (ifMatch !== undefined && revision === undefined) throw settingsChanged();
+        const matched = ifMatch === undefined ? 'any' : matchedSettingsRevision(ifMatch, stored.record);
+        if (matched === undefined) throw settingsChanged();
+        const revision = matched === 'any' ? undefined : matched;
         checkSettingsIds(unknownSettingsIds(stored.structure, settings));
         compileRunnableWithSettings(stored.structure, settings, { shouldStop: checkDeadline(time) });
         // The check may have used the function's time: nothing is written that it may not cover.

@@ -53,14 +53,18 @@ export function settingsETag(record: Pick<SystemRecord, 'settingsRevision'>): st
 }
 
 /**
- * The settings revision an `If-Match` header accepts, given the current one: the current revision
- * when the header lists its tag or is `*`, `undefined` when it matches nothing (a 412). Weak tags
+ * What an `If-Match` header asks of a write, given the current settings: `'any'` for `*` (RFC 9110
+ * §13.1.1: true of any current representation, so the write waits for no revision), the current
+ * revision when the header lists its tag, `undefined` when it matches nothing (a 412). Weak tags
  * (`W/"…"`) never match, as If-Match compares strongly.
  */
-export function matchedSettingsRevision(ifMatch: string, current: Pick<SystemRecord, 'settingsRevision'>) {
+export function matchedSettingsRevision(
+  ifMatch: string,
+  current: Pick<SystemRecord, 'settingsRevision'>,
+): number | 'any' | undefined {
   const tags = ifMatch.split(',').map((tag) => tag.trim());
-  const revision = current.settingsRevision ?? 0;
-  return tags.includes('*') || tags.includes(settingsETag(current)) ? revision : undefined;
+  if (tags.includes('*')) return 'any';
+  return tags.includes(settingsETag(current)) ? (current.settingsRevision ?? 0) : undefined;
 }
 
 /** A record as the HTTP API returns it: no owner, no storage details. */

@@ -1120,6 +1120,47 @@ describe('settings', () => {
     expect(third.json).toBe((await inline(open)).json);
   });
 
+  // `If-Match: *` holds while the system has any settings at all (RFC 9110 §13.1.1): another PATCH
+  // that lands between this one's read and its write changes nothing of that, so it is no 412.
+  it('takes If-Match: * as "the system exists", whatever PATCH lands meanwhile', async () => {
+    const api = await externalApi(WORKED);
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', { name: 'w', url: api.origin }),
+    );
+    let rival: Promise<unknown> | undefined;
+    const racing = {
+      get: async (owner: string, id: string) => {
+        const stored = await systems.get(owner, id);
+        // Another PATCH lands once this one has read the settings.
+        rival ??= createUpdateSettings({ systems })('alice', record.id, { settings: { defaultCapacity: 5 } });
+        await rival;
+        return stored;
+      },
+      updateSettings: systems.updateSettings.bind(systems),
+    };
+    const { system, etag } = await createUpdateSettings({ systems: racing })(
+      'alice',
+      record.id,
+      { settings: { defaultCapacity: 7 } },
+      '*',
+    );
+    expect(system.settings).toEqual({ defaultCapacity: 7 });
+    expect(etag).toBe('"settings-2"');
+    // A tag that was current when read is a 412 in the same race.
+    rival = undefined;
+    const stale = await contractErrorOf(
+      createUpdateSettings({ systems: racing })(
+        'alice',
+        record.id,
+        { settings: { defaultCapacity: 9 } },
+        '"settings-2"',
+      ),
+    );
+    expect(stale.status).toBe(412);
+    expect((await systems.getRecord('alice', record.id))?.settings).toEqual({ defaultCapacity: 5 });
+  });
+
   it('refuses settings naming a node the structure lacks, or a bad number, naming the entry', async () => {
     const api = await externalApi(WORKED);
     const systems = systemsStore();

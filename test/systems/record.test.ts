@@ -96,14 +96,15 @@ describe('settingsETag and matchedSettingsRevision', () => {
     expect(settingsETag({ settingsRevision: 7 })).toBe('"settings-7"');
   });
 
-  // If-Match (RFC 9110 §13.1.1): the current tag, in a list or alone, or `*`, matches; a weak or
-  // stale tag does not.
-  it.each<[string, number | undefined, number | undefined]>([
+  // If-Match (RFC 9110 §13.1.1): the current tag, in a list or alone, matches that revision; `*`
+  // matches any (the write waits for none); a weak or stale tag does not.
+  it.each<[string, number | undefined, number | 'any' | undefined]>([
     ['"settings-3"', 3, 3],
     ['"settings-1", "settings-3"', 3, 3],
     ['"settings-1","settings-3"', 3, 3],
-    ['*', 3, 3],
-    ['*', undefined, 0],
+    ['*', 3, 'any'],
+    ['*', undefined, 'any'],
+    ['"settings-2", *', 3, 'any'],
     ['"settings-0"', undefined, 0],
     ['"settings-2"', 3, undefined],
     ['W/"settings-3"', 3, undefined],
