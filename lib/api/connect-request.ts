@@ -349,7 +349,7 @@ const RegisterSystemRequestSchema = named(
             const parsed = URL.parse(url);
             return parsed === null || credentialParameter(parsed) === undefined;
           }, rule(
-            'must not carry a credential in its query (access_token, api_key, …): the record keeps the URL and shows it',
+            'must not carry a credential in its query or fragment (access_token, api_key, …): the record keeps the URL and shows it',
           )),
           z.describe('Where the document came from, kept on the record for you; optional (an http(s) URL).'),
         ),

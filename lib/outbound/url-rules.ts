@@ -66,7 +66,7 @@ export function checkOutboundUrl(url: string | URL, allowHosts: AllowedHosts, so
   if (credential !== undefined) {
     throw new OutboundError(
       'URL_NOT_ALLOWED',
-      `${subject} carries a credential in its query (${quoteText(credential)}); remove it and send it as the token instead: the URL is kept with the system and shown on every read.`,
+      `${subject} carries a credential in its query or fragment (${quoteText(credential)}); remove it and send it as the token instead: the URL is kept with the system and shown on every read.`,
     );
   }
   if (isAllowlistedHost(parsed.hostname, allowHosts)) return parsed;

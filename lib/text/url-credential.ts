@@ -24,21 +24,27 @@ const CREDENTIAL_PARAMETERS = new Set([
   'client_secret',
 ]);
 
-/** The first query parameter of `url` whose name says it holds a credential, or `undefined`. */
+/**
+ * The first parameter of `url`'s query, or of its fragment read as one, whose name says it holds a
+ * credential, or `undefined`. The fragment is never sent, but it is kept and shown with the URL
+ * all the same, and OAuth's implicit flow hands out `#access_token=…`.
+ */
 export function credentialParameter(url: URL): string | undefined {
-  for (const name of url.searchParams.keys()) if (CREDENTIAL_PARAMETERS.has(name.toLowerCase())) return name;
+  for (const params of [url.searchParams, new URLSearchParams(url.hash.slice(1))]) {
+    for (const name of params.keys()) if (CREDENTIAL_PARAMETERS.has(name.toLowerCase())) return name;
+  }
   return undefined;
 }
 
 /**
  * `url` as an error may repeat it: a user name and password before its host replaced by `…@`,
- * and the value of every credential parameter by `…`. Whatever a refused URL carries, the
+ * and the value of every credential parameter, in the query or the fragment, by `…`. Whatever a refused URL carries, the
  * answer never repeats the secret.
  */
 export function withoutCredentials(url: string): string {
   return url
     .replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@')
-    .replace(/([?&])([^=&#]*)=([^&#]*)/g, (whole, separator: string, name: string) =>
+    .replace(/([?&#])([^=&#]*)=([^&#]*)/g, (whole, separator: string, name: string) =>
       // As the URL parser reads the name: tabs and line breaks dropped (`to\tken` is `token`).
       CREDENTIAL_PARAMETERS.has(
         safeDecode(name)

@@ -753,7 +753,18 @@ describe('traces and rates: read options, JSON Lines', () => {
     );
     expect([inQuery.code, inQuery.message]).toEqual([
       'INVALID_REQUEST',
-      'url must not carry a credential in its query (access_token, api_key, …): the record keeps the URL and shows it, got the string "https://t.example/?h=1&access_token=…"',
+      'url must not carry a credential in its query or fragment (access_token, api_key, …): the record keeps the URL and shows it, got the string "https://t.example/?h=1&access_token=…"',
+    ]);
+    const inFragment = await contractErrorOf(
+      createRegisterSystem({ systems, limits })('alice', {
+        name: 'x',
+        url: 'https://t.example/graph#access_token=s3cret&token_type=bearer',
+        document: otlp,
+      }),
+    );
+    expect([inFragment.code, inFragment.message]).toEqual([
+      'INVALID_REQUEST',
+      'url must not carry a credential in its query or fragment (access_token, api_key, …): the record keeps the URL and shows it, got the string "https://t.example/graph#access_token=…&t…"',
     ]);
     const fetched = await contractErrorOf(
       createConnectSystem({ systems, limits, outbound })('alice', {

@@ -88,11 +88,13 @@ describe('credentials in the URL', () => {
     ['https://api.example.com/graph?access_token=hunter2', 'access_token'],
     ['https://api.example.com/graph?lookback=3600&API_KEY=hunter2', 'API_KEY'],
     ['https://api.example.com/graph?token=hunter2', 'token'],
+    // OAuth's implicit flow hands out a token in the fragment: never sent, but kept and shown.
+    ['https://api.example.com/graph#access_token=hunter2&token_type=bearer', 'access_token'],
   ])('refuses %s, naming its credential parameter', (url, name) => {
     const error = refusalOf(url);
     expect(error?.code).toBe('URL_NOT_ALLOWED');
     expect(error?.message).toBe(
-      `The URL carries a credential in its query ("${name}"); remove it and send it as the token instead: the URL is kept with the system and shown on every read.`,
+      `The URL carries a credential in its query or fragment ("${name}"); remove it and send it as the token instead: the URL is kept with the system and shown on every read.`,
     );
     expect(error?.message).not.toContain('hunter2');
   });
