@@ -68,12 +68,17 @@ function parseNonEmptyBody(body: string | Uint8Array, options: RequestBodyOption
         ? Buffer.byteLength(body, 'base64')
         : Buffer.byteLength(body, 'utf8');
   if (size > options.maxBytes) {
+    // Compressing helps only where the body may decode to more than the wire limit (the engine's
+    // and a registration's bodies); a user route's small body is held to the same size decoded.
+    const compressing = options.contentEncoding === undefined && options.maxDecodedBytes > options.maxBytes;
     throw new ApiError(
       'LIMIT_EXCEEDED',
-      `The request body is larger than the limit of ${options.maxBytes} bytes; send a smaller structure` +
-        (options.contentEncoding === undefined
+      `The request body is larger than the limit of ${options.maxBytes} bytes; send a smaller ${smallerWhat(options)}` +
+        (compressing
           ? ' or compress it (Content-Encoding: gzip, br or deflate, sent as application/octet-stream).'
-          : '.'),
+          : options.maxDecodedBytes > options.maxBytes
+            ? '.'
+            : ` (the route takes ${options.maxBytes} bytes at most, compressed or not).`),
     );
   }
   const codings = parseContentEncoding(options.contentEncoding);
@@ -88,8 +93,8 @@ function parseNonEmptyBody(body: string | Uint8Array, options: RequestBodyOption
   // hundreds of times could make each layer inflate to the limit, multiplying the work.
   let budget = options.maxDecodedBytes;
   for (let i = codings.length - 1; i >= 0; i--) {
-    bytes = decode(bytes, codings[i]!, budget, options.maxDecodedBytes, arrivedAsText);
-    if (bytes.byteLength > budget) throw decodedTooLarge(options.maxDecodedBytes);
+    bytes = decode(bytes, codings[i]!, budget, options, arrivedAsText);
+    if (bytes.byteLength > budget) throw decodedTooLarge(options);
     budget -= bytes.byteLength;
   }
   return parseJson(withinContainers(checkedText(decodeUtf8(bytes)), options.maxContainers));
@@ -150,7 +155,7 @@ function decode(
   bytes: Uint8Array,
   coding: RequestCoding,
   budget: number,
-  maxDecodedBytes: number,
+  bodyOptions: RequestBodyOptions,
   arrivedAsText: boolean,
 ): Buffer {
   const options: ZlibOptions = { maxOutputLength: Math.max(budget, 1) };
@@ -160,7 +165,7 @@ function decode(
     return inflateDeflate(bytes, options);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') {
-      throw decodedTooLarge(maxDecodedBytes);
+      throw decodedTooLarge(bodyOptions);
     }
     throw new ApiError(
       'PAYLOAD_ERROR',
@@ -170,12 +175,17 @@ function decode(
   }
 }
 
-function decodedTooLarge(maxDecodedBytes: number): ApiError {
+function decodedTooLarge(options: RequestBodyOptions): ApiError {
   return new ApiError(
     'LIMIT_EXCEEDED',
-    `The request body decompresses to more than the limit of ${maxDecodedBytes} bytes (all its ` +
-      'codings together); send a smaller structure.',
+    `The request body decompresses to more than the limit of ${options.maxDecodedBytes} bytes (all its ` +
+      `codings together); send a smaller ${smallerWhat(options)}.`,
   );
+}
+
+/** What a body too large should shrink: the engine's structure, or a user route's body. */
+function smallerWhat(options: RequestBodyOptions): string {
+  return options.expects === undefined ? 'structure' : 'body';
 }
 
 /** HTTP's `deflate` is the zlib format (RFC 9110 §8.4.1.2), but some clients send raw deflate: take both. */
