@@ -63,7 +63,7 @@ export function parseBody<T extends z.ZodMiniType>(
       result.data,
     ) as z.output<T>;
   }
-  const [issue] = result.error.issues;
+  const issue = firstIssue(result.error.issues, body);
   const keys = (issue?.path ?? []).map((key) => unescapeKey(String(key)));
   if (issue?.code === 'unrecognized_keys')
     throw unknownField(schema, keys, unescapeKey(String(issue.keys[0])));
@@ -79,6 +79,23 @@ export function parseBody<T extends z.ZodMiniType>(
   throw new ApiError('INVALID_REQUEST', `${path} ${problem}${hint}`, {
     details: [{ path, message: problem }],
   });
+}
+
+/**
+ * The issue to answer with: the first, except that a field missing beside one the schema does not
+ * know is most likely that field misspelt (`{ "setings": … }`), so the unknown field is named, with
+ * the name it most likely meant, rather than the missing one "got nothing".
+ */
+function firstIssue(issues: readonly z.core.$ZodIssue[], body: unknown): z.core.$ZodIssue | undefined {
+  const [first] = issues;
+  if (first === undefined || first.code === 'unrecognized_keys' || first.path.length === 0) return first;
+  const keys = first.path.map((key) => unescapeKey(String(key)));
+  if (valueAt(body, keys) !== undefined) return first;
+  const parent = JSON.stringify(first.path.slice(0, -1));
+  return (
+    issues.find((issue) => issue.code === 'unrecognized_keys' && JSON.stringify(issue.path) === parent) ??
+    first
+  );
 }
 
 function unknownField(schema: z.ZodMiniType, at: readonly string[], key: string): ApiError {

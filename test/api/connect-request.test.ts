@@ -13,6 +13,28 @@ function settingsOf(letter: string, length: number) {
   return { nodes };
 }
 
+describe('a PATCH body', () => {
+  // `settings` misspelt: the field sent is named, with the one it most likely meant, not the
+  // missing `settings` as "got nothing".
+  it('names a misspelt field, not the field it leaves missing', () => {
+    expect(messageOf(() => parsePatchSystemRequest({ setings: { defaultCapacity: 5 } }))).toBe(
+      'setings: unknown field; did you mean settings?',
+    );
+    expect(messageOf(() => parsePatchSystemRequest({}))).toBe(
+      'settings must be an object { defaultCapacity?, nodes? }, got nothing',
+    );
+  });
+});
+
+function messageOf(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return undefined;
+}
+
 describe('settings', () => {
   // DynamoDB sizes the head item in UTF-8 bytes. 500 ids of 110 Chinese characters are some
   // 60,000 characters of JSON but 170,000 bytes: with a structure of 300,000 bytes beside them,
