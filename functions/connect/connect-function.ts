@@ -129,9 +129,10 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
       listSystems: {
         handler: async (request) => {
           const { limit, cursor } = request.query;
-          // A limit that is not a number is the store's to refuse, naming the field.
+          // A limit that is not a whole number in digits (`abc`, `1e1`, `0x10`, ` 1`) is the store's
+          // to refuse, naming the field and what was sent.
           const options = {
-            ...(limit === undefined ? {} : { limit: Number(limit) }),
+            ...(limit === undefined ? {} : { limit: /^[0-9]{1,9}$/.test(limit) ? Number(limit) : limit }),
             ...(cursor === undefined ? {} : { cursor }),
           };
           return json(200, await listSystems(user(request), options));

@@ -10,7 +10,7 @@ export interface SystemPageAnswer {
 
 export type ListSystems = (
   owner: string,
-  options?: { limit?: number; cursor?: string },
+  options?: { limit?: number | string; cursor?: string },
 ) => Promise<SystemPageAnswer>;
 
 export function createListSystems(deps: { systems: Pick<SystemStore, 'list'> }): ListSystems {

@@ -62,7 +62,10 @@ export function checkLimit(limit: unknown): number {
   // Number.isInteger refuses every non-number too.
   const value = limit as number;
   if (!Number.isInteger(value) || value < 1 || value > LIST_LIMIT_MAX) {
-    throw new SystemInputError('limit', `limit must be an integer from 1 to ${LIST_LIMIT_MAX}`);
+    throw new SystemInputError(
+      'limit',
+      `limit must be an integer from 1 to ${LIST_LIMIT_MAX}, got ${typeof limit === 'string' ? JSON.stringify(limit) : String(limit)}`,
+    );
   }
   return value;
 }

@@ -39,8 +39,8 @@ export interface StoredSystem {
 }
 
 export interface SystemListOptions {
-  /** 1-100; default 50. */
-  limit?: number;
+  /** 1-100; default 50. A query's text that is not a whole number is refused as sent (`"1e1"`). */
+  limit?: number | string;
   /** The `cursor` of the previous page, as it was returned. */
   cursor?: string;
 }

@@ -370,6 +370,15 @@ const USER_CASES: Case[] = [
     code: 'INVALID_REQUEST',
   },
   {
+    // Number('1e1') is 10: a limit is a whole number in digits, or refused.
+    name: 'list systems, a limit in exponent form',
+    method: 'GET',
+    path: '/api/systems?limit=1e1',
+    auth: 'user',
+    status: 400,
+    code: 'INVALID_REQUEST',
+  },
+  {
     name: 'get a system',
     method: 'GET',
     path: (ids) => `/api/systems/${ids.connectedId}`,

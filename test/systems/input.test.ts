@@ -87,10 +87,17 @@ describe('checkLimit', () => {
     expect(checkLimit(undefined)).toBe(50);
     expect(checkLimit(1)).toBe(1);
     expect(checkLimit(100)).toBe(100);
-    for (const limit of [0, 101, 1.5, '10', Number.NaN]) {
+    for (const [limit, got] of [
+      [0, '0'],
+      [101, '101'],
+      [1.5, '1.5'],
+      ['10', '"10"'],
+      ['1e1', '"1e1"'],
+      [Number.NaN, 'NaN'],
+    ] as const) {
       expect(refusal(() => checkLimit(limit))).toEqual({
         field: 'limit',
-        message: 'limit must be an integer from 1 to 100',
+        message: `limit must be an integer from 1 to 100, got ${got}`,
       });
     }
   });
