@@ -78,11 +78,17 @@ export function callGraphStructure(given: CallGraphInput): CallGraph {
   for (const cycle of cycles) roots.add(cycle.entry);
   const fromOthers = new Map<string, number>();
   const fromItself = new Map<string, number>();
+  // The busiest call of each node on another service, and on itself: a self-call is a request the
+  // node makes itself, not one from outside, so it stands in for the estimate only where the node
+  // calls nothing else.
   const largestOut = new Map<string, number>();
+  const largestSelf = new Map<string, number>();
   for (const call of input.calls) {
-    const into = call.from === call.to ? fromItself : fromOthers;
+    const self = call.from === call.to;
+    const into = self ? fromItself : fromOthers;
     into.set(call.to, (into.get(call.to) ?? 0) + call.count);
-    largestOut.set(call.from, Math.max(largestOut.get(call.from) ?? 0, call.count));
+    const largest = self ? largestSelf : largestOut;
+    largest.set(call.from, Math.max(largest.get(call.from) ?? 0, call.count));
   }
   const throughput = new Map<string, number>();
   // Entries whose arrival is the estimate: the source counts no requests of theirs, or fewer
@@ -103,7 +109,7 @@ export function callGraphStructure(given: CallGraphInput): CallGraph {
       // within 1e-9 of 1 unbounded).
       if (fromOutside !== undefined && fromOutside > NEGLIGIBLE * node.requests!) arrival = fromOutside;
       else {
-        arrival = largestOut.get(node.id) ?? 0;
+        arrival = largestOut.get(node.id) || (largestSelf.get(node.id) ?? 0);
         if (arrival > 0) (node.requests === undefined ? uncounted : undercounted).push([node.id, arrival]);
       }
     }

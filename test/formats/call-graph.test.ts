@@ -60,6 +60,26 @@ describe('callGraphStructure', () => {
     expect(byId.db).toBeCloseTo(80, 12);
   });
 
+  // An entry that calls itself 100 times and b 20 times, with no count of its own requests: its
+  // self-calls are requests it makes itself, not requests from outside, so the estimate is its
+  // busiest call on another service (20), as the Prometheus reader's sum of the calls out, less
+  // the self-calls, gives. An entry that calls nothing but itself keeps its self-calls' count.
+  it("estimates an entry's arrival from its calls on others, not its calls on itself", () => {
+    const { mapped, byId } = throughputs(
+      ['a', 'b'],
+      [
+        { from: 'a', to: 'a', count: 100 },
+        { from: 'a', to: 'b', count: 20 },
+      ],
+    );
+    expect(mapped.nodes[0]).toEqual({ id: 'a', fanout: true, arrival: 20 });
+    expect(byId.a).toBeCloseTo(120, 12);
+    expect(byId.b).toBeCloseTo(20, 12);
+    const alone = throughputs(['a'], [{ from: 'a', to: 'a', count: 100 }]);
+    expect(alone.mapped.nodes[0]).toEqual({ id: 'a', fanout: true, arrival: 100 });
+    expect(alone.byId.a).toBeCloseTo(200, 12);
+  });
+
   // Two services that only call each other: nothing would arrive; the busier one becomes the
   // entry, with a warning, and the counts still come out.
   it('gives a cycle that nothing else calls an entry, with a warning', () => {

@@ -507,9 +507,13 @@ function expectedThroughputs(document: unknown): Map<string, number> {
     seen.rate += rate;
     byPair.set(pair, seen);
   }
+  // The estimate reads the busiest call on another service, else on itself.
   const largestOut = new Map<string, number>();
-  for (const { source, rate } of byPair.values())
-    largestOut.set(source, Math.max(largestOut.get(source) ?? 0, rate));
+  const largestSelf = new Map<string, number>();
+  for (const [pair, { source, rate }] of byPair) {
+    const largest = JSON.parse(pair)[1] === source ? largestSelf : largestOut;
+    largest.set(source, Math.max(largest.get(source) ?? 0, rate));
+  }
   const expected = new Map<string, number>();
   for (const { data } of nodes) {
     if (data.nodeType === 'box') continue;
@@ -524,7 +528,10 @@ function expectedThroughputs(document: unknown): Map<string, number> {
       0,
     );
     const fromOutside = sent === undefined ? 0 : sent - calledIn;
-    expected.set(data.id, calledIn + (fromOutside > 0 ? fromOutside : (largestOut.get(data.id) ?? 0)));
+    expected.set(
+      data.id,
+      calledIn + (fromOutside > 0 ? fromOutside : largestOut.get(data.id) || (largestSelf.get(data.id) ?? 0)),
+    );
   }
   return expected;
 }

@@ -42,7 +42,8 @@ function observedLinks(document: unknown): { names: string[]; calls: Call[] } {
 /**
  * What each service must process in the steady state: the calls into it, plus, for an entry (no
  * other service calls it, or it is the member with the busiest call, first seen on ties, of a
- * cycle nothing else calls), the largest count among its calls as arrivals.
+ * cycle nothing else calls), the largest count among its calls on other services as arrivals
+ * (among its calls on itself, where it calls no other).
  */
 function expectedLoads(names: readonly string[], calls: readonly Call[]) {
   const counted = calls.filter((call) => call.count > 0);
@@ -74,12 +75,21 @@ function expectedLoads(names: readonly string[], calls: readonly Call[]) {
   }
   const loads = new Map<string, { arrival: number; throughput: number }>();
   for (const name of names) {
-    const out = calls.filter((call) => call.from === name).map((call) => call.count);
-    const arrival = entries.has(name) ? Math.max(0, ...out) : 0;
+    const arrival = entries.has(name) ? estimatedArrival(name, calls) : 0;
     const into = counted.filter((call) => call.to === name).reduce((sum, call) => sum + call.count, 0);
     loads.set(name, { arrival, throughput: arrival + into });
   }
   return loads;
+}
+
+/** An entry's estimated arrival: its busiest call on another service, else on itself. */
+function estimatedArrival(name: string, calls: readonly Call[]): number {
+  const largest = (self: boolean) =>
+    Math.max(
+      0,
+      ...calls.filter((call) => call.from === name && (call.to === name) === self).map((call) => call.count),
+    );
+  return largest(false) || largest(true);
 }
 
 function busiestOf(group: readonly string[], calls: readonly Call[]): string {

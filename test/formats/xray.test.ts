@@ -116,6 +116,9 @@ function expectedLoads(
   }
   const largest = (name: string) =>
     Math.max(0, ...calls.filter((call) => call.from === name).map((call) => call.count));
+  // The estimate reads the calls on other services first: a self-call is no request from outside.
+  const largestElsewhere = (name: string) =>
+    Math.max(0, ...calls.filter((call) => call.from === name && call.to !== name).map((call) => call.count));
   const entries = new Set(names.filter((name) => !between.some((call) => call.to === name)));
   const grouped = new Set<string>();
   for (const name of names) {
@@ -139,7 +142,7 @@ function expectedLoads(
       ? 0
       : own !== undefined && fromOutside > 1e-6 * own
         ? fromOutside
-        : largest(name);
+        : largestElsewhere(name) || largest(name);
     loads.set(name, { arrival, throughput: arrival + into });
   }
   return loads;
