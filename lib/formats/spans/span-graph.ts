@@ -88,7 +88,10 @@
  *   nobody wait and covers nothing, but a client or producer span before it still does. No `servers`, no
  *   capacity: a measured self time says nothing about how many instances serve the requests.
  *   A service none of whose entry spans is timed, or whose self times are all 0, gets none
- *   (warning).
+ *   (warning). A service named only by its callers' client spans (`external: true`) gets the
+ *   mean duration of those calls as its `serviceTime` (and `observedLatency`): the time its
+ *   callers waited for it, network included, which their self times leave out, so that an entry's
+ *   latency through it is not short by that much.
  * - **Errors.** `errorRate` on a node is its entry spans in error (OTLP status `ERROR`, Jaeger's
  *   `error` tag, Zipkin's `error` tag) over its entry spans; `entrySpans` is how many there were
  *   in the document (before any sampling scale). A dependency keeps `callCount` and `errorCount`
@@ -836,12 +839,28 @@ export function spanGraph(
       `${plural(unanswered, 'client or producer span', 'client or producer spans')} ${unanswered === 1 ? 'reaches' : 'reach'} no traced span and ${unanswered === 1 ? 'names' : 'name'} no other service by ${notes.peerField} (first: ${unansweredPath}): no dependency is drawn, and ${unanswered === 1 ? 'its' : 'their'} time is still not the caller's own`,
     );
 
+  // An untraced service's time is what its callers waited for it: their calls' mean duration.
+  // Taken from the callers' self times, it would otherwise be nobody's, and every latency through
+  // it short by that much.
+  const waitedSum = new Float64Array(nodeNames.length);
+  const waitedCount = new Float64Array(nodeNames.length);
+  for (const call of tallies) {
+    if (call.to < services) continue;
+    waitedSum[call.to]! += call.latencySum;
+    waitedCount[call.to]! += call.latencyCount;
+  }
+
   // Nodes.
   const untimedServices: string[] = [];
   const nodes: NodeInput[] = nodeNames.map((id, index) => {
     const node: NodeInput = { id, fanout: true };
     if (index >= services) {
       node.external = true;
+      if (waitedCount[index]! > 0) {
+        const waited = waitedSum[index]! / waitedCount[index]!;
+        if (perSecond && waited > 0) node.serviceTime = waited / 1e9;
+        node.observedLatency = seconds(waited);
+      }
       return node;
     }
     const arrival = roots[index]! / sampleRate / (perSecond ? windowSeconds! : 1);

@@ -5,6 +5,7 @@
  * by path.
  */
 import { describe, expect, it } from 'vitest';
+import { analyze } from '../../../lib/engine';
 import { FormatError, parseJsonLines, readGraph } from '../../../lib/formats';
 import { otlpTraces } from '../../../lib/formats/spans/otlp';
 import { thrown } from '../fixtures';
@@ -286,9 +287,21 @@ describe('OTLP reading', () => {
     ]);
     const mapped = readGraph(document, 'auto', { window: 1 });
     expect(mapped.nodes.map((node) => node.id)).toEqual(['checkout', 'postgres']);
-    expect(nodeOf(mapped, 'postgres')).toEqual({ id: 'postgres', fanout: true, external: true });
+    // checkout waited 1 µs for postgres: out of its own 4 µs (its self time, 3 µs), and postgres's
+    // time, so a request through it still takes 4 µs in the model.
+    expect(nodeOf(mapped, 'postgres')).toEqual({
+      id: 'postgres',
+      fanout: true,
+      external: true,
+      serviceTime: 1e-6,
+      observedLatency: { value: 1e-6, statistic: 'mean', unit: 'second' },
+    });
     expect(weightsOf(mapped)).toEqual({ 'checkout → postgres': 1 });
     expect(nodeOf(mapped, 'checkout').serviceTime).toBe(3e-6);
+    expect(analyze({ nodes: mapped.nodes, dependencies: mapped.dependencies }).nodes[0]!.latency).toBeCloseTo(
+      4e-6,
+      18,
+    );
     expect(mapped.warnings).toContain(
       '1 service with no span of its own is named by the peer.service attribute on client or producer spans that nothing traced answers ("postgres"): each is a node of its own with external: true',
     );
