@@ -368,7 +368,11 @@ function engineBody(
 ): unknown {
   const native = command.format === 'auto' || command.format === 'native';
   const location = isRecord(document) && native ? locateStructure(document) : undefined;
-  if (location !== undefined || (command.format === 'auto' && detectedFormats(document).length === 0)) {
+  // An array is never the engine's own body: one no format claims is read as connect reads it,
+  // whose error says which format's shape it comes nearest (Zipkin spans with numeric ids, say).
+  const unclaimed =
+    command.format === 'auto' && !Array.isArray(document) && detectedFormats(document).length === 0;
+  if (location !== undefined || unclaimed) {
     if (command.readOptions !== undefined) {
       const flags = Object.keys(command.readOptions).map((name) => OPTION_FLAGS[name]);
       notes.push(

@@ -185,6 +185,19 @@ describe('sbe-engine', () => {
     expect(error.details[0].path).toBe('[0]');
   });
 
+  // An array no format claims (Zipkin-like spans with a numeric id) is never an engine body: it
+  // is read as connect reads it, and the error names the formats tried and the shape it has, not
+  // "request body must be a JSON object, got an array".
+  it('reads an array no format claims as connect does, naming the formats', async () => {
+    const result = await run(['analyze', '-'], '[{"traceId":"a","id":1}]');
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stderr).error).toMatchObject({
+      code: 'UPSTREAM_INVALID',
+      message:
+        'The document is not a graph the service can read: no known format fits this document (an array of 1, the first with keys "traceId", "id"); tried native, dependency-links, cytoscape, node-link, jgf, backstage, xray, otlp-traces, jaeger-traces, zipkin-spans, prometheus',
+    });
+  });
+
   // Bytes that are not UTF-8: what the CLI reads, and what the file likely is instead (the API's
   // own message spoke of API Gateway's U+FFFD).
   it('says what a file that is not UTF-8 likely is', async () => {
