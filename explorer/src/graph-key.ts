@@ -35,7 +35,7 @@ export function renderGraphKey(kind: GraphViewKind, marks: ScenarioMarks | undef
       span('key-badge', '!'),
       ' saturated (over capacity), ',
       span('key-badge', '✕'),
-      ' down and losing traffic, ',
+      ' losing traffic (down, or no way out), ',
       span('key-badge', '∞'),
       ' unbounded.',
     );
@@ -52,7 +52,7 @@ export function renderGraphKey(kind: GraphViewKind, marks: ScenarioMarks | undef
       span('key-glyph', '!'),
       ' saturated (over capacity), ',
       span('key-glyph', '✕'),
-      ' down and losing traffic, ',
+      ' losing traffic (down, or no way out), ',
       span('key-glyph', '∞'),
       ' unbounded.',
     );

@@ -514,7 +514,9 @@ const EventSchema = named(
           type: z.literal('saturated'),
           node: z.string(),
           utilization: finite('Above 1: the node gets more per step than its capacity.').optional(),
-          lost: finite('A down node: the traffic it loses per step.').optional(),
+          lost: finite(
+            'A node that keeps what reaches it (down, or with no way out): the traffic it loses per step.',
+          ).optional(),
         })
         .meta({
           title: 'saturated (analyze of an open structure only)',
@@ -565,7 +567,7 @@ const engineResultShape = {
     .meta({
       description:
         'Id of the blocked node that matters most, or null when nothing is blocked. In `analyze` of an open ' +
-        'structure the steady state leads: a down node losing most, an unbounded loop, the most ' +
+        'structure the steady state leads: the node losing most traffic (down, or with no way out), an unbounded loop, the most ' +
         'over-utilized node, and only then the largest backlog now.',
     }),
   events: z.array(EventSchema),
@@ -612,7 +614,7 @@ const EngineResultSchema = named(
         .meta({
           description:
             'Open structures only: null when nothing arrives, no reached node has a capacity, or some ' +
-            'node is unbounded; `{ scale: 0, node }` while a down node loses traffic.',
+            'node is unbounded; `{ scale: 0, node }` while a node loses traffic (down, or with no way out).',
         }),
       latencyHeadroom: HeadroomSchema.nullable()
         .optional()
@@ -628,7 +630,7 @@ const EngineResultSchema = named(
         description: 'Open structures only: up to 10 nodes that are up, in the order they saturate.',
       }),
       lost: finite(
-        'Open structures only, when a down node loses traffic: the total lost per step.',
+        'Open structures only, when traffic is lost (at nodes that are down or have no way out): the total lost per step.',
       ).optional(),
     })
     .meta({ description: 'The description of one state and the step that would follow it.' }),
@@ -703,7 +705,7 @@ const ChangesSchema = named(
         .meta({ description: '`analyze` when either structure is open.' }),
       lost: beforeAfter(
         z.number(),
-        '`analyze` when either structure is open: the traffic lost per step by down nodes (0 when none).',
+        '`analyze` when either structure is open: the traffic lost per step by nodes that are down or have no way out (0 when none).',
       ).optional(),
       responseTime: z.array(ChangeSchema).optional().meta({
         description: 'With latency fields on either side: the 20 largest response time changes, either way.',

@@ -18,7 +18,7 @@ import { findOrigin } from './origin';
 import type { PressureBuffers } from './pressure';
 import type { ReachWorkspace } from './reach';
 import type { SteadyReading } from './steady-reading';
-import { CarriedValue } from './steady-state';
+import { CarriedValue, showsLost } from './steady-state';
 import { dependencyFlow, type StateWithStep, type StepBuffers } from './step';
 import type { DependencyState, EngineEvent, EngineResult, NodeInput, NodeState, Role } from './types';
 
@@ -311,8 +311,7 @@ export function openNode(
       }
       if (latencies !== undefined && structure.arrival[v]! > 0)
         describeEntryLatency(node, structure, latencies, v);
-      // Stryker disable next-line EqualityOperator: same answer, other work (without a down node, down[v] is undefined)
-      if (structure.down.length > 0 && structure.down[v] === 1) node.lost = steady.steady.lost[v];
+      if (showsLost(structure, steady.steady, v)) node.lost = steady.steady.lost[v];
     } else if (latencies !== undefined && structure.arrival[v]! > 0) {
       // An entry in a loop that grows without limit: its requests never finish, and it says so.
       describeEntryLatency(node, structure, latencies, v);

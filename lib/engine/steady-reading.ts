@@ -1,14 +1,14 @@
 /**
  * What the steady state of an open structure says about it, read once per `analyze`: each
- * node's utilization, the nodes that saturate (over capacity, or down and losing traffic), the
- * primary blockage they make, the headroom and the order in which nodes saturate as traffic
- * grows. docs/engine.md, "The steady state leads".
+ * node's utilization, the nodes that saturate (over capacity, or losing traffic: down, or with no
+ * way out), the primary blockage they make, the headroom and the order in which nodes saturate as
+ * traffic grows. docs/engine.md, "The steady state leads".
  */
 import { compareIds } from './compare-ids';
 import type { CompiledStructure } from './compile';
 import { nodeResponseTime, saturates, saturationScale } from './open/node-latency';
 import { keepRanked } from './ranked';
-import { boundedRatio, type SteadyState } from './steady-state';
+import { boundedRatio, keepsWhatReaches, type SteadyState } from './steady-state';
 import type { Bottleneck, Headroom, SaturatedEvent } from './types';
 
 /** How many nodes `bottlenecks` lists. */
@@ -21,7 +21,7 @@ export interface SteadyReading {
   steady: SteadyState;
   /** Per node, `throughput / capacity` for a node with a capacity, a way out and a throughput; NaN elsewhere. */
   utilization: Float64Array;
-  /** Per node, 1 where it is saturated (over capacity, or down and losing traffic) or unbounded. */
+  /** Per node, 1 where it is saturated (over capacity, or losing traffic: `keepsWhatReaches`) or unbounded. */
   saturated: Uint8Array;
   /** The `saturated` events, in id order. */
   events: SaturatedEvent[];
@@ -34,7 +34,7 @@ export interface SteadyReading {
 }
 
 export function readSteadyState(structure: CompiledStructure, steady: SteadyState): SteadyReading {
-  const { nodeCount, capacity, ids, down } = structure;
+  const { nodeCount, capacity, ids } = structure;
   const { throughput, lost } = steady;
   const utilization = new Float64Array(nodeCount).fill(Number.NaN);
   const saturated = new Uint8Array(nodeCount);
@@ -53,8 +53,7 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
       saturated[v] = 1;
       continue;
     }
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work: an empty `down` reads undefined, never 1 (the twins that drop the check on `down[v]` are killed)
-    if (down.length > 0 && down[v] === 1) {
+    if (keepsWhatReaches(structure, v)) {
       if (lost[v]! > 0) {
         saturated[v] = 1;
         saturatedNodes.push(v);
@@ -94,8 +93,7 @@ export function readSteadyState(structure: CompiledStructure, steady: SteadyStat
   saturatedNodes.sort((a, b) => compareIds(ids[a]!, ids[b]!));
   const events = saturatedNodes.map(
     (v): SaturatedEvent =>
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work: an empty `down` reads undefined, never 1 (the twins that drop the check on `down[v]` are killed)
-      down.length > 0 && down[v] === 1
+      keepsWhatReaches(structure, v)
         ? { tick: 0, type: 'saturated', node: ids[v]!, lost: lost[v]! }
         : { tick: 0, type: 'saturated', node: ids[v]!, utilization: utilization[v]! },
   );

@@ -49,7 +49,11 @@ export interface SteadyState {
    * downstream), in index order.
    */
   unboundedLoops: number[];
-  /** Per down node with a throughput, what it loses per step (its throughput); empty when none is down. */
+  /**
+   * Per node that keeps what reaches it (down, or up with no way out: no dependency, no exit, no
+   * fan-out), what it loses per step: its throughput, which never leaves. Empty when no node
+   * keeps anything (`keepsWhatReaches`).
+   */
   lost: Float64Array;
   /** The sum of `lost`, 0 when nothing is lost. */
   totalLost: number;
@@ -105,13 +109,13 @@ function copySteadyState(state: SteadyState, memory: ArrayMemory): SteadyState {
  * reaches is unbounded, by reachability, never by arithmetic on infinity.
  */
 export function solveSteadyState(structure: CompiledStructure, memory: ScratchMemory = scratch): SteadyState {
-  const { nodeCount, arrival, down } = structure;
+  const { nodeCount, arrival } = structure;
   const throughput = memory.float64(nodeCount);
   const state: SteadyState = {
     throughput,
     unbounded: [],
     unboundedLoops: [],
-    lost: down.length > 0 ? memory.float64(nodeCount) : new Float64Array(0),
+    lost: anyKeeps(structure) ? memory.float64(nodeCount) : new Float64Array(0),
     totalLost: 0,
     sweeps: 0,
   };
@@ -150,17 +154,43 @@ export function solveSteadyState(structure: CompiledStructure, memory: ScratchMe
     const x = throughput[v]!;
     if (x === Number.POSITIVE_INFINITY) state.unbounded.push(v);
     else if (
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work: an empty `down` reads undefined, never 1 (the twins are killed)
-      down.length > 0 &&
-      down[v] === 1 &&
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work: a down node with a throughput of 0 would write the 0 `lost` already holds (the twins are killed)
-      x > 0
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work: a node with a throughput of 0 would write the 0 `lost` already holds (the twins are killed)
+      x > 0 &&
+      keepsWhatReaches(structure, v)
     ) {
       state.lost[v] = x;
       state.totalLost += x;
     }
   }
   return state;
+}
+
+/**
+ * Whether node `v` keeps what reaches it, so that its steady traffic is lost to the system: it is
+ * down, or up with no way out (no dependency, no exit, no fan-out). The step keeps the value on
+ * such a node either way (its load grows by it every step, docs/engine.md "Down"), so a what-if
+ * that cuts a node's last way out loses its traffic as switching it off does.
+ */
+export function keepsWhatReaches(structure: CompiledStructure, v: number): boolean {
+  const { down } = structure;
+  return (down.length > 0 && down[v] === 1) || !structure.hasWayOut(v);
+}
+
+/**
+ * Whether node `v` is described with its `lost`: a down node always (0 when nothing reaches it,
+ * docs/engine.md "Down"), a node up with no way out when traffic reaches it.
+ */
+export function showsLost(structure: CompiledStructure, steady: SteadyState, v: number): boolean {
+  const { down } = structure;
+  return (down.length > 0 && down[v] === 1) || (steady.lost.length > 0 && steady.lost[v]! > 0);
+}
+
+/** Whether any node keeps what reaches it (`keepsWhatReaches`): only then is `lost` kept per node. */
+function anyKeeps(structure: CompiledStructure): boolean {
+  if (structure.down.length > 0) return true;
+  // Stryker disable next-line EqualityOperator: one past the end
+  for (let v = 0; v < structure.nodeCount; v++) if (!structure.hasWayOut(v)) return true;
+  return false;
 }
 
 /**

@@ -25,7 +25,7 @@ import type { LatencyReading } from './open/latency-reading';
 import { nodeLatency } from './open/node-latency';
 import type { PressureBuffers } from './pressure';
 import type { SteadyReading } from './steady-reading';
-import { CarriedValue } from './steady-state';
+import { CarriedValue, showsLost } from './steady-state';
 import type { StateWithStep } from './step';
 import { checkpoint } from './stop-check';
 import type { EngineEvent, Headroom, Role } from './types';
@@ -326,7 +326,7 @@ function writeOpenNodes(
   carryExtras: boolean,
   latencies: LatencyReading | undefined,
 ): void {
-  const { nodeCount, capacity, nodeHasExtra, arrival, exit, openFields, down } = structure;
+  const { nodeCount, capacity, nodeHasExtra, arrival, exit, openFields } = structure;
   const { loads } = state;
   const { inflow, outflow, exited } = state.step;
   const { pressure, blocked } = measured;
@@ -415,7 +415,7 @@ function writeOpenNodes(
           writer.number(latency.p99);
         }
         if (latencies !== undefined && arrival[v]! > 0) writeEntryLatency(writer, structure, latencies, v);
-        if (down.length > 0 && down[v] === 1) {
+        if (showsLost(structure, steady.steady, v)) {
           writer.bytes(NODE_LOST);
           writer.number(steady.steady.lost[v]!);
         }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
+  analyze,
   applyScenario,
   type Changes,
   type CompiledStructure,
@@ -131,11 +132,37 @@ describe('an open structure', () => {
     expect(result.throughput).toEqual([]);
   });
 
+  // A takes 10 a step and passes them to B (capacity 5, over it). Cutting A → B leaves A no way
+  // out: its 10 a step stay there for good. That is traffic lost, as taking A down loses it, not
+  // B's overload cleared into "no wall at any scale".
+  it('counts what a cut strands on a node with no way out as lost, as a node taken down', () => {
+    const front = {
+      nodes: [
+        { id: 'A', arrival: 10 },
+        { id: 'B', capacity: 5, exit: 1 },
+      ],
+      dependencies: [{ from: 'A', to: 'B' }],
+    };
+    const cut = changes(front, { dependencies: [{ from: 'A', to: 'B', cut: true }] });
+    const down = changes(front, { nodes: { A: { down: true } } });
+    for (const result of [cut, down]) {
+      expect(result.lost).toEqual({ before: 0, after: 10 });
+      expect(result.headroom).toEqual({ before: { scale: 0.5, node: 'B' }, after: { scale: 0, node: 'A' } });
+      expect(result.saturated).toEqual({ newly: ['A'], cleared: ['B'] });
+      expect(result.primaryBlockage).toEqual({ before: 'B', after: 'A' });
+    }
+    const events = analyze(
+      applyScenario(compileStructure(front), { dependencies: [{ from: 'A', to: 'B', cut: true }] }),
+    ).events;
+    expect(events).toContainEqual({ tick: 0, type: 'saturated', node: 'A', lost: 10 });
+  });
+
   // Opening a closed structure with an arrival: the baseline has no steady state, so it counts
-  // as no utilization, throughput, saturation or loss.
+  // as no utilization, throughput, saturation or loss. After, C, with no way out, keeps the 1 a
+  // step that arrives: lost.
   it('compares against a closed baseline', () => {
     const result = changes(WORKED_EXAMPLE, { nodes: { A: { arrival: 1 } } });
-    expect(result.lost).toEqual({ before: 0, after: 0 });
+    expect(result.lost).toEqual({ before: 0, after: 1 });
     expect(result.headroom!.before).toBeNull();
     expect(result.throughput!.every((row) => row.before === null)).toBe(true);
     expect(result.throughput!.length).toBeGreaterThan(0);

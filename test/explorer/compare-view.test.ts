@@ -186,10 +186,10 @@ describe.runIf(chromiumPath !== undefined)('the compare view in Chromium', () =>
     await page.click('#scenario-set-node');
     await compare();
     expect(await page.locator('#scenario-changes li[data-field="blockage"]').textContent()).toBe(
-      "Primary blockage: B (headroom ×0.75 at B) → A (cannot serve the scenario's traffic: A is down)",
+      "Primary blockage: B (headroom ×0.75 at B) → A (cannot serve the scenario's traffic: it is lost at A)",
     );
     expect(await page.textContent('[data-field="headroom"] dd')).toBe(
-      "none: cannot serve the scenario's traffic: A is down",
+      "none: cannot serve the scenario's traffic: it is lost at A",
     );
     await page.click('#scenario-clear');
   });

@@ -177,7 +177,7 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
     });
     expect(answer).toEqual(api.json);
     expect(await lines('blockage')).toEqual([
-      "Primary blockage: B (headroom ×0.75 at B) → A (cannot serve today's traffic: A is down)",
+      "Primary blockage: B (headroom ×0.75 at B) → A (cannot serve today's traffic: it is lost at A)",
     ]);
     expect(await lines('lost')).toEqual(['Lost: 0 → 10 per step']);
     expect(await lines('saturated-newly')).toEqual(['Newly saturated: A']);

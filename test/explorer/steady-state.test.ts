@@ -1,6 +1,6 @@
 /**
  * The steady state of an open structure's `analyze` on the explorer page, in Chromium: nodes it
- * saturates (over capacity, down and losing traffic, unbounded) marked in the graph, the events
+ * saturates (over capacity, losing traffic, unbounded) marked in the graph, the events
  * and the details; dependencies as wide as their steady throughput; lost traffic, the headroom
  * of a system that cannot serve today's traffic, and the bottlenecks in the summary; the same
  * badges and shades in the WebGL view.
@@ -89,7 +89,7 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
     // The events read in words, exact numbers on hover.
     expect(await page.locator('#events li[data-type="saturated"]').allTextContents()).toEqual([
       'saturated api (utilization 1.333 of capacity)',
-      'saturated cache (down: losing 10 per step)',
+      'saturated cache (losing 10 per step (down, or no way out))',
     ]);
     expect(await page.getAttribute('#events li[data-type="saturated"] span', 'title')).toBe(String(4 / 3));
 
@@ -131,7 +131,7 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
   it('says what is lost, why there is no headroom, and lists the bottlenecks', async () => {
     await runAsWritten(page, CACHE_DOWN);
     const summary = (field: string) => page.textContent(`#summary [data-field="${field}"] dd`);
-    expect(await summary('headroom')).toBe("none: cannot serve today's traffic: cache is down");
+    expect(await summary('headroom')).toBe("none: cannot serve today's traffic: it is lost at cache");
     expect(await summary('lost')).toBe('10 per step, at nodes that are down');
     // In the order they saturate as arrivals grow; api already has (below ×1).
     expect(await summary('bottlenecks')).toBe('api ×0.75, db ×3.33, auth ×4');
@@ -140,6 +140,30 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
     expect(await summary('origin')).toMatch(/^web: load 0, arrival 10, contribution /);
     await page.click('#summary [data-field="bottlenecks"] button:text-is("db")');
     expect(await details()).toMatchObject({ Node: 'db', Utilization: '0.3' });
+  });
+
+  // A leaf written without an exit keeps what reaches it: its traffic is lost as a down node's,
+  // said as what it is (no way out), and badged the same.
+  it('says traffic is lost at a node with no way out', async () => {
+    await runAsWritten(page, {
+      mode: 'analyze',
+      nodes: [
+        { id: 'web', arrival: 4, fanout: true },
+        { id: 'db', capacity: 10 },
+      ],
+      dependencies: [{ from: 'web', to: 'db' }],
+    });
+    const summary = (field: string) => page.textContent(`#summary [data-field="${field}"] dd`);
+    expect(await summary('headroom')).toBe("none: cannot serve today's traffic: it is lost at db");
+    expect(await summary('lost')).toBe('4 per step, at nodes with no way out');
+    const db = page.locator('#graph .node[data-id="db"]');
+    expect(await db.getAttribute('data-saturation')).toBe('kept');
+    expect(await db.locator('.badge text').textContent()).toBe('✕');
+    await page.click('#graph .node[data-id="db"]');
+    expect(await details()).toMatchObject({
+      'Lost per step': '4',
+      'Steady state': 'no way out: losing 4 per step',
+    });
   });
 
   it('draws the dependencies out of an unbounded loop dotted, its nodes badged', async () => {
