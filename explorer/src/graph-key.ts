@@ -35,7 +35,7 @@ export function renderGraphKey(kind: GraphViewKind, marks: ScenarioMarks | undef
       span('key-badge', '!'),
       ' saturated (over capacity), ',
       span('key-badge', '✕'),
-      ' losing traffic (down, or no way out), ',
+      ' losing traffic (down, or its way out cut), ',
       span('key-badge', '∞'),
       ' unbounded.',
     );
@@ -52,7 +52,7 @@ export function renderGraphKey(kind: GraphViewKind, marks: ScenarioMarks | undef
       span('key-glyph', '!'),
       ' saturated (over capacity), ',
       span('key-glyph', '✕'),
-      ' losing traffic (down, or no way out), ',
+      ' losing traffic (down, or its way out cut), ',
       span('key-glyph', '∞'),
       ' unbounded.',
     );

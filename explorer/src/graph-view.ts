@@ -36,12 +36,7 @@ const SPACING: Spacing = { row: 56, column: 64, layer: 150, band: 112 };
  */
 const ENOUGH_APART_PX = 9;
 /** The glyph on a node's badge, per way the steady state overloads it. */
-const SATURATION_GLYPH: Record<Saturation['kind'], string> = {
-  over: '!',
-  down: '✕',
-  kept: '✕',
-  unbounded: '∞',
-};
+const SATURATION_GLYPH: Record<Saturation['kind'], string> = { over: '!', lost: '✕', unbounded: '∞' };
 /** The badge's radius, in the drawing's units (as the exit and fan-out marks, it scales with zoom). */
 const BADGE_RADIUS = 7;
 

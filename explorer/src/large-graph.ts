@@ -60,7 +60,7 @@ const EDGE: [number, number, number] = [0.78, 0.8, 0.83];
 const UNBOUNDED_EDGE: [number, number, number] = [0.73, 0.11, 0.11];
 /** Saturated nodes' badges, as the SVG view draws them. */
 const BADGE_COLOUR = '#b91c1c';
-const BADGE_GLYPH: Record<Saturation['kind'], string> = { over: '!', down: '✕', kept: '✕', unbounded: '∞' };
+const BADGE_GLYPH: Record<Saturation['kind'], string> = { over: '!', lost: '✕', unbounded: '∞' };
 /** Up to this many badges are drawn at any zoom: a saturated node among few is worth finding zoomed out. */
 const FEW_BADGES = 50;
 /** After the camera stops this long, the dependencies are drawn again. */

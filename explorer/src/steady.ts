@@ -12,15 +12,14 @@ export function hasSteadyState(result: EngineResult): boolean {
 }
 
 /**
- * Why a node cannot keep up in the steady state: over its capacity (`over`), down while traffic
- * reaches it (`down`, losing `lost` per step), up with no way out (`kept`: no dependency, exit or
- * fan-out, so what reaches it stays there, lost as well), or in a loop that grows without limit
- * (`unbounded`, which has its own event rather than a `saturated` one).
+ * Why a node cannot keep up in the steady state: over its capacity (`over`), losing the traffic
+ * that reaches it (`lost`, per step: it is down, or a scenario cut its last way out; the answer
+ * does not say which, since a down node is described without its exit and fan-out), or in a loop
+ * that grows without limit (`unbounded`, which has its own event rather than a `saturated` one).
  */
 export type Saturation =
   | { kind: 'over'; utilization: number }
-  | { kind: 'down'; lost: number }
-  | { kind: 'kept'; lost: number }
+  | { kind: 'lost'; lost: number }
   | { kind: 'unbounded' };
 
 /** The saturated and unbounded nodes of a state, read from its events (empty without a steady state). */
@@ -33,7 +32,7 @@ export function saturationByNode(result: EngineResult): Map<string, Saturation> 
       byNode.set(
         event.node,
         'lost' in event
-          ? { kind: hasWayOut(result, event.node) ? 'down' : 'kept', lost: event.lost }
+          ? { kind: 'lost', lost: event.lost }
           : { kind: 'over', utilization: event.utilization },
       );
     }
@@ -41,33 +40,13 @@ export function saturationByNode(result: EngineResult): Map<string, Saturation> 
   return byNode;
 }
 
-/**
- * Whether the answer shows node `id` a way out (a dependency from it, an exit, fan-out): a node
- * losing traffic with one is down (its dependencies stay listed while it is down), without one it
- * keeps what reaches it.
- */
-function hasWayOut(result: EngineResult, id: string): boolean {
-  const node = result.nodes.find((candidate) => candidate.id === id);
-  if (node !== undefined && ((node.exit ?? 0) > 0 || node.fanout === true)) return true;
-  return result.dependencies.some((dependency) => dependency.from === id);
-}
-
-/** Where traffic is lost, in words for the summary: at nodes that are down, that have no way out, or both. */
-export function lostWhere(result: EngineResult): string {
-  const kinds = new Set([...saturationByNode(result).values()].map((saturation) => saturation.kind));
-  if (kinds.has('down') && kinds.has('kept')) return 'at nodes that are down or have no way out';
-  return kinds.has('kept') ? 'at nodes with no way out' : 'at nodes that are down';
-}
-
-/** A saturation in words, rounded for reading: `saturated: utilization 1.333`, `down: losing 10 per step`. */
+/** A saturation in words, rounded for reading: `saturated: utilization 1.333`, `losing 10 per step (down, or its way out cut)`. */
 export function saturationText(saturation: Saturation): string {
   switch (saturation.kind) {
     case 'over':
       return `saturated: utilization ${shortNumber(saturation.utilization)}`;
-    case 'down':
-      return `down: losing ${shortNumber(saturation.lost)} per step`;
-    case 'kept':
-      return `no way out: losing ${shortNumber(saturation.lost)} per step`;
+    case 'lost':
+      return `losing ${shortNumber(saturation.lost)} per step (down, or its way out cut)`;
     case 'unbounded':
       return 'unbounded: grows without limit';
   }
@@ -120,7 +99,7 @@ export const arrivalsOf = (traffic: Traffic): string =>
 
 /**
  * The headroom in words where a comparison shows it beside the blockage. A scale of 0 is the
- * engine's way of saying traffic is being lost (at a node that is down, or that has no way out):
+ * engine's way of saying traffic is being lost (at a node that is down, or whose way out was cut):
  * no growth is possible, and "×0" alone would read as a number rather than as that.
  */
 export function headroomPhrase(

@@ -2,15 +2,7 @@ import type { Bottleneck, EngineResult, Headroom } from '../../lib/engine/types'
 import { $, field } from './dom';
 import { latencyLimitText } from './latency';
 import { durationText, scaleText, shortNumber } from './numbers';
-import {
-  arrivalsOf,
-  hasSteadyState,
-  headroomPhrase,
-  lostWhere,
-  TODAY,
-  type Traffic,
-  trafficWhen,
-} from './steady';
+import { arrivalsOf, hasSteadyState, headroomPhrase, TODAY, type Traffic, trafficWhen } from './steady';
 import { nameOf, type View } from './view';
 
 /**
@@ -26,7 +18,7 @@ function headroomText(result: EngineResult, name: (id: string) => string, traffi
         ? 'none: no node has a capacity'
         : 'none: nothing arrives, or no node on the way has a capacity';
   }
-  // While traffic is lost the engine answers ×0 at the node losing most (down, or no way out).
+  // While traffic is lost the engine answers ×0 at the node losing most (down, or cut off).
   if (headroom.scale === 0) return `none: ${headroomPhrase(headroom, name, traffic)}`;
   const scale = Number(headroom.scale.toPrecision(3));
   return headroom.scale < 1
@@ -123,7 +115,7 @@ export function createSummaryPanel(
       if (result.latencyHeadroom !== undefined)
         list.append(latencyHeadroomField(result, result.latencyHeadroom, name, nodeButton, view.traffic));
       if (result.lost !== undefined) {
-        const lost = field('Lost', `${shortNumber(result.lost)} per step, ${lostWhere(result)}`);
+        const lost = field('Lost', `${shortNumber(result.lost)} per step, at nodes that are down or cut off`);
         lost.lastElementChild!.setAttribute('title', String(result.lost));
         lost.dataset.field = 'lost';
         list.append(lost);

@@ -745,7 +745,8 @@ function systemPaths(): JsonObject {
               name: 'If-Match',
               in: 'header',
               required: false,
-              description: "The settings' `ETag` as last read (or `*`): write only if they are still those.",
+              description:
+                "The settings' `ETag` as last read: write only if they are still those; `*`: write whatever settings the system has now (404 once it is deleted).",
               schema: { type: 'string' },
             },
           ],

@@ -449,8 +449,8 @@ const NodeStateSchema = named(
         .optional()
         .meta({ description: 'In place of `latency` where the requests reach a node that never answers.' }),
       lost: finite(
-        '`analyze` of an open structure, a node that is down (scenario): the traffic it loses per step ' +
-          '(its throughput).',
+        "`analyze` of an open structure, a node that is down, or stranded by a scenario's cut: the traffic " +
+          'it loses per step (its throughput).',
       ).optional(),
     })
     .meta({
@@ -515,13 +515,13 @@ const EventSchema = named(
           node: z.string(),
           utilization: finite('Above 1: the node gets more per step than its capacity.').optional(),
           lost: finite(
-            'A node that keeps what reaches it (down, or with no way out): the traffic it loses per step.',
+            "A node that is down, or stranded by a scenario's cut (no way out left): the traffic it loses per step.",
           ).optional(),
         })
         .meta({
           title: 'saturated (analyze of an open structure only)',
           description:
-            'A node the steady state overloads: `utilization` for one over capacity, `lost` for one down.',
+            'A node the steady state overloads: `utilization` for one over capacity, `lost` for one down or stranded by a cut.',
         }),
       z
         .object({ tick: tickField, type: z.literal('blocked'), node: z.string(), pressure: z.number() })
@@ -567,7 +567,7 @@ const engineResultShape = {
     .meta({
       description:
         'Id of the blocked node that matters most, or null when nothing is blocked. In `analyze` of an open ' +
-        'structure the steady state leads: the node losing most traffic (down, or with no way out), an unbounded loop, the most ' +
+        'structure the steady state leads: the node losing most traffic (down, or stranded by a cut), an unbounded loop, the most ' +
         'over-utilized node, and only then the largest backlog now.',
     }),
   events: z.array(EventSchema),
@@ -614,7 +614,7 @@ const EngineResultSchema = named(
         .meta({
           description:
             'Open structures only: null when nothing arrives, no reached node has a capacity, or some ' +
-            'node is unbounded; `{ scale: 0, node }` while a node loses traffic (down, or with no way out).',
+            "node is unbounded; `{ scale: 0, node }` while a node loses traffic (down, or stranded by a scenario's cut).",
         }),
       latencyHeadroom: HeadroomSchema.nullable()
         .optional()
@@ -630,7 +630,7 @@ const EngineResultSchema = named(
         description: 'Open structures only: up to 10 nodes that are up, in the order they saturate.',
       }),
       lost: finite(
-        'Open structures only, when traffic is lost (at nodes that are down or have no way out): the total lost per step.',
+        "Open structures only, when traffic is lost (at nodes that are down or stranded by a scenario's cut): the total lost per step.",
       ).optional(),
     })
     .meta({ description: 'The description of one state and the step that would follow it.' }),
@@ -705,7 +705,7 @@ const ChangesSchema = named(
         .meta({ description: '`analyze` when either structure is open.' }),
       lost: beforeAfter(
         z.number(),
-        '`analyze` when either structure is open: the traffic lost per step by nodes that are down or have no way out (0 when none).',
+        '`analyze` when either structure is open: the traffic lost per step by nodes that are down or stranded by a cut (0 when none).',
       ).optional(),
       responseTime: z.array(ChangeSchema).optional().meta({
         description: 'With latency fields on either side: the 20 largest response time changes, either way.',

@@ -100,6 +100,13 @@ export class CompiledStructure {
    */
   readonly down: Uint8Array;
   /**
+   * 1 for a node up whose last way out a scenario cut (it had a dependency, an exit or fan-out
+   * in the structure, and has none after the cuts): what reaches it stays there, and the steady
+   * state counts it lost, as a down node's. Empty when the scenario strands none. A node without a
+   * way out in the structure as sent is where value piles up (the seed's sink), never stranded.
+   */
+  readonly stranded: Uint8Array;
+  /**
    * When a node is down, each node's role bits (`HAS_OUT | HAS_IN`) from all its dependencies,
    * since the CSR rows then leave some out; empty otherwise (roles come from the rows).
    */
@@ -164,6 +171,7 @@ export class CompiledStructure {
     this.pathInShare = fields.pathInShare;
     this.latency = fields.latency;
     this.down = fields.down;
+    this.stranded = fields.stranded;
     this.roles = fields.roles;
     // A structure of the same shares (other arrivals, a scale, other service times) solves the
     // same loops as its base: a compare solves both, so their systems are worth keeping.
@@ -363,6 +371,7 @@ function fieldsOf(c: CompiledStructure): Omit<CompiledStructure, CompiledFunctio
     pathInShare: c.pathInShare,
     latency: c.latency,
     down: c.down,
+    stranded: c.stranded,
     roles: c.roles,
   };
 }
@@ -602,6 +611,8 @@ export interface ValidatedParts {
   inDegree: Int32Array;
   /** 1 for a node that is down (scenario.ts); empty when none is. */
   down: Uint8Array;
+  /** 1 for a node whose last way out a scenario cut (`CompiledStructure.stranded`); empty when none is. */
+  stranded?: Uint8Array;
 }
 
 /** The open fields' arrays (all empty for a closed structure). */
@@ -754,6 +765,7 @@ export function assembleCompiled(
       pathInShare,
       latency: parts.open.latency,
       down,
+      stranded: parts.stranded ?? EMPTY_UINT8,
       roles: anyDown ? declaredRoles(memory, nodeCount, dependencyFrom, dependencyTo) : EMPTY_UINT8,
     },
     sameDependencies,

@@ -420,6 +420,8 @@ function derive(base: CompiledStructure, scenario: ResolvedScenario, path: strin
     inDegree[dependencyTo[e]!]!++;
   }
 
+  const stranded = strandedByCuts(base, scenario, outDegree, open, down);
+
   // Weights changed, nothing cut or down: the same rows, so the same components.
   const sameDependencies = !anyDown && dependencyFrom === base.dependencyFrom ? base : undefined;
   return assembleCompiled(
@@ -435,10 +437,38 @@ function derive(base: CompiledStructure, scenario: ResolvedScenario, path: strin
       outDegree,
       inDegree,
       down,
+      stranded,
     },
     sameDependencies,
   );
 }
+
+/**
+ * Per node, 1 where the scenario's cuts took its last way out while it is up: it had the
+ * dependency cut, and keeps no other, nor an exit or fan-out (`outDegree` counts the dependencies
+ * left). What reaches it then stays there, as on a node taken down, and the steady
+ * state counts it lost: a what-if never reads as a relief by stranding traffic. Empty when no
+ * cut strands a node.
+ */
+function strandedByCuts(
+  base: CompiledStructure,
+  scenario: ResolvedScenario,
+  outDegree: Int32Array,
+  open: OpenFieldArrays,
+  down: Uint8Array,
+): Uint8Array {
+  let stranded: Uint8Array | undefined;
+  for (const { from, change } of scenario.dependencies) {
+    if (change.cut !== true || outDegree[from]! > 0 || (down.length > 0 && down[from] === 1)) continue;
+    // An exit or fan-out is a way out of its own (open structures only: a closed one has neither).
+    if (open.fields.length > 0 && (open.exit[from]! > 0 || (open.fields[from]! & FANOUT_ON) !== 0)) continue;
+    stranded ??= new Uint8Array(base.nodeCount);
+    stranded[from] = 1;
+  }
+  return stranded ?? EMPTY_STRANDED;
+}
+
+const EMPTY_STRANDED = new Uint8Array(0);
 
 /**
  * Refuses, as the structure's own (compile.ts), a node with servers that the scenario leaves with

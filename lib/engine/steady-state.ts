@@ -50,9 +50,9 @@ export interface SteadyState {
    */
   unboundedLoops: number[];
   /**
-   * Per node that keeps what reaches it (down, or up with no way out: no dependency, no exit, no
-   * fan-out), what it loses per step: its throughput, which never leaves. Empty when no node
-   * keeps anything (`keepsWhatReaches`).
+   * Per node that keeps what reaches it (down, or stranded by a scenario's cut), what it loses per
+   * step: its throughput, which never leaves. Empty when no node keeps anything
+   * (`keepsWhatReaches`).
    */
   lost: Float64Array;
   /** The sum of `lost`, 0 when nothing is lost. */
@@ -167,18 +167,19 @@ export function solveSteadyState(structure: CompiledStructure, memory: ScratchMe
 
 /**
  * Whether node `v` keeps what reaches it, so that its steady traffic is lost to the system: it is
- * down, or up with no way out (no dependency, no exit, no fan-out). The step keeps the value on
- * such a node either way (its load grows by it every step, docs/engine.md "Down"), so a what-if
- * that cuts a node's last way out loses its traffic as switching it off does.
+ * down, or a scenario cut its last way out (`stranded`). The step keeps the value on such a node
+ * (its load grows by it every step, docs/engine.md "Down"), so a what-if that cuts a node's last
+ * way out loses its traffic as switching it off does. A node without a way out in the structure
+ * as sent is a sink where value piles up, as the seed's are: never counted lost.
  */
 export function keepsWhatReaches(structure: CompiledStructure, v: number): boolean {
-  const { down } = structure;
-  return (down.length > 0 && down[v] === 1) || !structure.hasWayOut(v);
+  const { down, stranded } = structure;
+  return (down.length > 0 && down[v] === 1) || (stranded.length > 0 && stranded[v] === 1);
 }
 
 /**
  * Whether node `v` is described with its `lost`: a down node always (0 when nothing reaches it,
- * docs/engine.md "Down"), a node up with no way out when traffic reaches it.
+ * docs/engine.md "Down"), a stranded one when traffic reaches it.
  */
 export function showsLost(structure: CompiledStructure, steady: SteadyState, v: number): boolean {
   const { down } = structure;
@@ -187,10 +188,7 @@ export function showsLost(structure: CompiledStructure, steady: SteadyState, v: 
 
 /** Whether any node keeps what reaches it (`keepsWhatReaches`): only then is `lost` kept per node. */
 function anyKeeps(structure: CompiledStructure): boolean {
-  if (structure.down.length > 0) return true;
-  // Stryker disable next-line EqualityOperator: one past the end
-  for (let v = 0; v < structure.nodeCount; v++) if (!structure.hasWayOut(v)) return true;
-  return false;
+  return structure.down.length > 0 || structure.stranded.length > 0;
 }
 
 /**

@@ -64,7 +64,7 @@ export interface NodeState {
   latency?: number;
   /** In place of `latency`: the node its requests get stuck at, and why. */
   latencyLimit?: { node: string; reason: 'saturated' | 'unbounded' | 'down' };
-  /** `analyze` of an open structure, a node that keeps what reaches it (down, or no way out): the traffic it loses per step (its throughput). */
+  /** `analyze` of an open structure, a node that is down or stranded by a scenario's cut: the traffic it loses per step (its throughput). */
   lost?: number;
   [extra: string]: unknown;
 }
@@ -172,7 +172,7 @@ export interface EngineResult {
   latencyHeadroom?: Headroom | null;
   /** `analyze` of an open structure only: up to 10 nodes, in the order they saturate. */
   bottlenecks?: Bottleneck[];
-  /** `analyze` of an open structure, when nodes lose traffic (down, or no way out): the total lost per step. */
+  /** `analyze` of an open structure, when nodes lose traffic (down, or stranded by a cut): the total lost per step. */
   lost?: number;
 }
 

@@ -155,14 +155,24 @@ describe('an open structure', () => {
       applyScenario(compileStructure(front), { dependencies: [{ from: 'A', to: 'B', cut: true }] }),
     ).events;
     expect(events).toContainEqual({ tick: 0, type: 'saturated', node: 'A', lost: 10 });
+    // The same structure sent without the dependency is a sink where value piles up, as the
+    // seed's sinks are: nothing lost (with down, the change without a byte-for-byte inline twin).
+    const asSent = analyze({ nodes: front.nodes, dependencies: [] });
+    expect(asSent.lost).toBeUndefined();
+    expect(asSent.headroom).toBeNull();
+    // A cut that leaves another way out (an exit) strands nothing.
+    const withExit = changes(
+      { nodes: [{ id: 'A', arrival: 10, exit: 1 }, front.nodes[1]!], dependencies: front.dependencies },
+      { dependencies: [{ from: 'A', to: 'B', cut: true }] },
+    );
+    expect(withExit.lost).toEqual({ before: 0, after: 0 });
   });
 
   // Opening a closed structure with an arrival: the baseline has no steady state, so it counts
-  // as no utilization, throughput, saturation or loss. After, C, with no way out, keeps the 1 a
-  // step that arrives: lost.
+  // as no utilization, throughput, saturation or loss.
   it('compares against a closed baseline', () => {
     const result = changes(WORKED_EXAMPLE, { nodes: { A: { arrival: 1 } } });
-    expect(result.lost).toEqual({ before: 0, after: 1 });
+    expect(result.lost).toEqual({ before: 0, after: 0 });
     expect(result.headroom!.before).toBeNull();
     expect(result.throughput!.every((row) => row.before === null)).toBe(true);
     expect(result.throughput!.length).toBeGreaterThan(0);

@@ -246,7 +246,11 @@ describe('a scenario answers what the edited structure answers', () => {
         ([structure, scenario]) => {
           const edited = editedStructure(structure, scenario);
           const compiled = applied(structure, scenario);
-          expect(written((w) => writeAnalyze(w, compiled))).toBe(written((w) => writeAnalyze(w, edited)));
+          // A cut that takes a node's last way out strands what reaches it: the steady state
+          // counts it lost, where the structure sent without the dependency is a sink that keeps
+          // it (docs/engine.md). Its snapshots are the edited structure's all the same.
+          if (compiled.stranded.length === 0)
+            expect(written((w) => writeAnalyze(w, compiled))).toBe(written((w) => writeAnalyze(w, edited)));
           expect(written((w) => writeTick(w, compiled))).toBe(written((w) => writeTick(w, edited)));
           expect(written((w) => writeTicks(w, compiled, 4))).toBe(written((w) => writeTicks(w, edited, 4)));
         },
@@ -269,7 +273,9 @@ describe('a scenario answers what the edited structure answers', () => {
           const derived = applyScenario(base, scenario);
           const scenarioText = written((w) => writeAnalyze(w, derived));
           const baseText = written((w) => writeAnalyze(w, base));
-          expect(scenarioText).toBe(written((w) => writeAnalyze(w, editedStructure(structure, scenario))));
+          // (A cut that strands a node has no inline twin in analyze: see above.)
+          if (derived.stranded.length === 0)
+            expect(scenarioText).toBe(written((w) => writeAnalyze(w, editedStructure(structure, scenario))));
           expect(baseText).toBe(written((w) => writeAnalyze(w, compileStructure(structure))));
         },
       ),

