@@ -132,7 +132,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
           // A limit that is not a whole number in digits (`abc`, `1e1`, `0x10`, ` 1`) is the store's
           // to refuse, naming the field and what was sent.
           const options = {
-            ...(limit === undefined ? {} : { limit: /^[0-9]{1,9}$/.test(limit) ? Number(limit) : limit }),
+            ...(limit === undefined ? {} : { limit: /^[0-9]+$/.test(limit) ? Number(limit) : limit }),
             ...(cursor === undefined ? {} : { cursor }),
           };
           return json(200, await listSystems(user(request), options));

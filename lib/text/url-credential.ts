@@ -30,11 +30,19 @@ const CREDENTIAL_PARAMETERS = new Set([
  * all the same, and OAuth's implicit flow hands out `#access_token=…`.
  */
 export function credentialParameter(url: URL): string | undefined {
-  for (const params of [url.searchParams, new URLSearchParams(url.hash.slice(1))]) {
-    for (const name of params.keys()) if (CREDENTIAL_PARAMETERS.has(name.toLowerCase())) return name;
+  for (const name of url.searchParams.keys()) if (CREDENTIAL_PARAMETERS.has(name.toLowerCase())) return name;
+  // A fragment has no grammar of its own: single-page apps route in it (`#/callback?access_token=…`,
+  // `#!/cb?token=…`, `#state=1;token=…`), so every `name=` in it after a `#`, `?`, `&`, `;` or `/`
+  // is read as a parameter.
+  for (const [, name] of url.hash.matchAll(FRAGMENT_PARAMETER)) {
+    const read = safeDecode(name!);
+    if (CREDENTIAL_PARAMETERS.has(read.toLowerCase())) return read;
   }
   return undefined;
 }
+
+/** A `name=` in a fragment, after its `#` or a separator a router or a form may use. */
+const FRAGMENT_PARAMETER = /[#?&;/!]([^=#?&;/!]*)=/g;
 
 /**
  * `url` as an error may repeat it: a user name and password before its host replaced by `…@`,
@@ -44,7 +52,7 @@ export function credentialParameter(url: URL): string | undefined {
 export function withoutCredentials(url: string): string {
   return url
     .replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@')
-    .replace(/([?&#])([^=&#]*)=([^&#]*)/g, (whole, separator: string, name: string) =>
+    .replace(/([?&#;/!])([^=&#?;/!]*)=([^&#;]*)/g, (whole, separator: string, name: string) =>
       // As the URL parser reads the name: tabs and line breaks dropped (`to\tken` is `token`).
       CREDENTIAL_PARAMETERS.has(
         safeDecode(name)

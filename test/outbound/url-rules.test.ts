@@ -90,6 +90,10 @@ describe('credentials in the URL', () => {
     ['https://api.example.com/graph?token=hunter2', 'token'],
     // OAuth's implicit flow hands out a token in the fragment: never sent, but kept and shown.
     ['https://api.example.com/graph#access_token=hunter2&token_type=bearer', 'access_token'],
+    // Single-page apps route in the fragment: a query-like part after a path, or `;` pairs.
+    ['https://api.example.com/graph#/callback?access_token=hunter2', 'access_token'],
+    ['https://api.example.com/graph#!/cb?Token=hunter2', 'Token'],
+    ['https://api.example.com/graph#state=1;token=hunter2', 'token'],
   ])('refuses %s, naming its credential parameter', (url, name) => {
     const error = refusalOf(url);
     expect(error?.code).toBe('URL_NOT_ALLOWED');

@@ -1,5 +1,5 @@
 /**
- * Credentials in a URL's query: found by their parameter's name, and never repeated by an error.
+ * Credentials in a URL's query or fragment: found by their parameter's name, and never repeated by an error.
  */
 import { describe, expect, it } from 'vitest';
 import { credentialParameter, withoutCredentials } from '../../lib/text';
@@ -12,6 +12,10 @@ describe('credentialParameter', () => {
     expect(credentialParameter(new URL('https://b.s3.amazonaws.com/g?X-Amz-Signature=s'))).toBeUndefined();
     // The URL parser drops tabs and line breaks: `to\tken` is `token`.
     expect(credentialParameter(new URL('https://a.example/g?to\tken=s'))).toBe('token');
+    // The fragment too, read as a router writes it; a plain anchor holds none.
+    expect(credentialParameter(new URL('https://a.example/g#/callback?access_token=s'))).toBe('access_token');
+    expect(credentialParameter(new URL('https://a.example/g#a=1#Token=s'))).toBe('Token');
+    expect(credentialParameter(new URL('https://a.example/g?x=1#section'))).toBeUndefined();
   });
 });
 
@@ -24,6 +28,10 @@ describe('withoutCredentials', () => {
     ['https://a.example/g?tok%65n=SECRET', 'https://a.example/g?tok%65n=…'],
     ['https://a.example/g?to\tken=SECRET', 'https://a.example/g?to\tken=…'],
     ['https://a.example/g?lookback=1h', 'https://a.example/g?lookback=1h'],
+    // In the fragment, wherever a router puts it.
+    ['https://a.example/g#/cb?access_token=SECRET&x=1', 'https://a.example/g#/cb?access_token=…&x=1'],
+    ['https://a.example/g#state=1;token=SECRET', 'https://a.example/g#state=1;token=…'],
+    ['https://a.example/g#a=1#token=SECRET', 'https://a.example/g#a=1#token=…'],
   ])('%j reads %j', (url, shown) => {
     expect(withoutCredentials(url)).toBe(shown);
   });
