@@ -19,6 +19,34 @@ describe('credentialParameter', () => {
   });
 });
 
+// Every name docs/connect.md lists ("URL rules"), in the query and in the fragment.
+const DOCUMENTED = [
+  'access_token',
+  'accessToken',
+  'access-token',
+  'auth_token',
+  'id_token',
+  'refresh_token',
+  'private_token',
+  'token',
+  'api_key',
+  'apikey',
+  'api-key',
+  'x-api-key',
+  'password',
+  'passwd',
+  'secret',
+  'client_secret',
+];
+
+describe('the names of credentials', () => {
+  it.each(DOCUMENTED)('%s is one, in the query and in the fragment', (name) => {
+    expect(credentialParameter(new URL(`https://a.example/g?x=1&${name}=s`))).toBe(name);
+    expect(credentialParameter(new URL(`https://a.example/g#/cb?${name}=s`))).toBe(name);
+    expect(withoutCredentials(`https://a.example/g?${name}=SECRET`)).toBe(`https://a.example/g?${name}=…`);
+  });
+});
+
 describe('withoutCredentials', () => {
   // What an error may repeat of a refused URL: never the user info, nor a credential's value,
   // however the name is spelt (percent-encoded, or with a tab the parser would drop).
@@ -28,6 +56,10 @@ describe('withoutCredentials', () => {
     ['https://a.example/g?tok%65n=SECRET', 'https://a.example/g?tok%65n=…'],
     ['https://a.example/g?to\tken=SECRET', 'https://a.example/g?to\tken=…'],
     ['https://a.example/g?lookback=1h', 'https://a.example/g?lookback=1h'],
+    // A `+` is a space in a query (`access token` is no parameter of the list); a name that is no
+    // valid percent-encoding is read as written.
+    ['https://a.example/g?access+token=x&token=SECRET', 'https://a.example/g?access+token=x&token=…'],
+    ['https://a.example/g?%E0%A4%A=1&secret=SECRET', 'https://a.example/g?%E0%A4%A=1&secret=…'],
     // In the fragment, wherever a router puts it.
     ['https://a.example/g#/cb?access_token=SECRET&x=1', 'https://a.example/g#/cb?access_token=…&x=1'],
     ['https://a.example/g#state=1;token=SECRET', 'https://a.example/g#state=1;token=…'],

@@ -89,7 +89,7 @@ function solveSingle(
     const value = latency[w]!;
     // A node that never answers has an infinite latency (solved before u, successors first), so
     // only then is its limit read: one random read per call, not two, on a graph of 1M calls.
-    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (the limit read for every call)
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: same answer, other work (the limit read for every call)
     if (value < Number.POSITIVE_INFINITY) {
       sum += outShare[k]! * value;
       continue;

@@ -159,6 +159,23 @@ describe('latency of an entry', () => {
     ).toBe(
       "nodes[0]: its requests' end-to-end latency (expected calls times response times on their paths) is larger than the largest number a result can hold (about 1.8e308); give the times in a larger unit",
     );
+    // One call further away: a's latency overflows (not stuck: no node saturates), and the entry
+    // that calls it reads that infinity as a latency past a double, not as a node it is stuck at.
+    expect(
+      refusal({
+        nodes: [
+          { id: 'e', arrival: 1e-20, fanout: true, serviceTime: 1 },
+          { id: 'a', fanout: true, serviceTime: 1 },
+          { id: 'b', exit: 1, serviceTime: 1e300 },
+        ],
+        dependencies: [
+          { from: 'e', to: 'a' },
+          { from: 'a', to: 'b', weight: 1e10 },
+        ],
+      }),
+    ).toBe(
+      "nodes[0]: its requests' end-to-end latency (expected calls times response times on their paths) is larger than the largest number a result can hold (about 1.8e308); give the times in a larger unit",
+    );
     // The same calls from a node no request arrives at: its latency is said nowhere, so nothing
     // is refused, and the entry beside it answers.
     const [entry, idle] = analyzed({
