@@ -459,9 +459,15 @@ function strandedByCuts(
 ): Uint8Array {
   let stranded: Uint8Array | undefined;
   for (const { from, change } of scenario.dependencies) {
-    if (change.cut !== true || outDegree[from]! > 0 || (down.length > 0 && down[from] === 1)) continue;
+    // Stryker disable next-line ConditionalExpression: same answer (a reweighted dependency is still there, so its node has one left below)
+    if (change.cut !== true) continue;
+    if (outDegree[from]! > 0) continue;
+    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: same answer (a node down loses what reaches it either way)
+    if (down.length > 0 && down[from] === 1) continue;
     // An exit or fan-out is a way out of its own (open structures only: a closed one has neither).
-    if (open.fields.length > 0 && (open.exit[from]! > 0 || (open.fields[from]! & FANOUT_ON) !== 0)) continue;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer (a closed structure's empty arrays read undefined: no exit, no fan-out)
+    const isOpen = open.fields.length > 0;
+    if (isOpen && (open.exit[from]! > 0 || (open.fields[from]! & FANOUT_ON) !== 0)) continue;
     stranded ??= new Uint8Array(base.nodeCount);
     stranded[from] = 1;
   }

@@ -174,6 +174,7 @@ export function solveSteadyState(structure: CompiledStructure, memory: ScratchMe
  */
 export function keepsWhatReaches(structure: CompiledStructure, v: number): boolean {
   const { down, stranded } = structure;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (an empty array reads undefined, never 1)
   return (down.length > 0 && down[v] === 1) || (stranded.length > 0 && stranded[v] === 1);
 }
 
@@ -183,6 +184,7 @@ export function keepsWhatReaches(structure: CompiledStructure, v: number): boole
  */
 export function showsLost(structure: CompiledStructure, steady: SteadyState, v: number): boolean {
   const { down } = structure;
+  // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (an empty array reads undefined, neither 1 nor above 0)
   return (down.length > 0 && down[v] === 1) || (steady.lost.length > 0 && steady.lost[v]! > 0);
 }
 

@@ -168,6 +168,48 @@ describe('an open structure', () => {
     expect(withExit.lost).toEqual({ before: 0, after: 0 });
   });
 
+  // E sends its 10 to A and its 4 to C (an exit); A passes on to B. Only a cut of A's last way
+  // out strands it: a cut of one of two dependencies, or of a node with an exit or fan-out of its
+  // own, strands nothing. A stranded node shows what it loses; no other node shows `lost`.
+  it('strands only a node whose last way out is cut, and says so of it alone', () => {
+    const fan = (a: Record<string, unknown>) => ({
+      nodes: [
+        { id: 'E', arrival: 14, fanout: true },
+        { id: 'A', ...a },
+        { id: 'B', exit: 1 },
+        { id: 'C', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'E', to: 'A', weight: 10 / 14 },
+        { from: 'E', to: 'C', weight: 4 / 14 },
+        { from: 'A', to: 'B' },
+        { from: 'A', to: 'C', weight: 1e-9 },
+      ],
+    });
+    const cutB = { dependencies: [{ from: 'A', to: 'B', cut: true }] };
+    const cutBoth = {
+      dependencies: [
+        { from: 'A', to: 'B', cut: true },
+        { from: 'A', to: 'C', cut: true },
+      ],
+    };
+    // One of two cut: A still passes on to C.
+    expect(changes(fan({}), cutB).lost).toEqual({ before: 0, after: 0 });
+    // Both cut: A is stranded, and only A.
+    const stranded = analyze(applyScenario(compileStructure(fan({})), cutBoth));
+    expect(stranded.lost).toBeCloseTo(10, 9);
+    const lostOn = stranded.nodes.filter((node) => 'lost' in node).map((node) => [node.id, node.lost]);
+    expect(lostOn).toHaveLength(1);
+    expect(lostOn[0]![0]).toBe('A');
+    expect(lostOn[0]![1]).toBeCloseTo(10, 9);
+    // A fan-out node, or one with an exit, completes requests itself: no cut strands it.
+    expect(changes(fan({ fanout: true }), cutBoth).lost).toEqual({ before: 0, after: 0 });
+    expect(changes(fan({ exit: 1 }), cutBoth).lost).toEqual({ before: 0, after: 0 });
+    // A node down shows its loss, and no node beside it shows one.
+    const down = analyze(applyScenario(compileStructure(fan({})), { nodes: { B: { down: true } } }));
+    expect(down.nodes.filter((node) => 'lost' in node).map((node) => node.id)).toEqual(['B']);
+  });
+
   // Opening a closed structure with an arrival: the baseline has no steady state, so it counts
   // as no utilization, throughput, saturation or loss.
   it('compares against a closed baseline', () => {

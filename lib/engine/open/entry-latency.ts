@@ -95,6 +95,8 @@ function solveSingle(
       continue;
     }
     const limit = limitedBy[w]!;
+    // A latency past a double, not stuck: infinite either way (+ or −), refused where an entry reads it.
+    // Stryker disable next-line AssignmentOperator
     if (limit < 0) sum += outShare[k]! * value;
     else stuck = smallerLimit(ids, stuck, limit);
   }
