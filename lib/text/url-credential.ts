@@ -52,8 +52,8 @@ const FRAGMENT_PARAMETER = /[#?&;/!]([^=#?&;/!]*)=/g;
 export function withoutCredentials(url: string): string {
   return (
     url
-      // Stryker disable next-line Regex: more masked, never less (a URL inside the query losing its user info too)
-      .replace(/^([a-z][a-z0-9+.-]*:\/\/)[^/?#]*@/i, '$1…@')
+      // Every URL's user info, the one in the query of another (`?next=https://u:p@…`) too.
+      .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/gi, '$1…@')
       .replace(/([?&#;/!])([^=&#?;/!]*)=([^&#;]*)/g, (whole, separator: string, name: string) =>
         // As the URL parser reads the name: tabs and line breaks dropped (`to\tken` is `token`).
         CREDENTIAL_PARAMETERS.has(

@@ -52,6 +52,7 @@ describe('withoutCredentials', () => {
   // however the name is spelt (percent-encoded, or with a tab the parser would drop).
   it.each([
     ['https://u:p@a.example/g', 'https://…@a.example/g'],
+    ['https://a.example/g?next=https://u:SECRET@b.example/', 'https://a.example/g?next=https://…@b.example/'],
     ['https://a.example/g?h=1&access_token=SECRET#f', 'https://a.example/g?h=1&access_token=…#f'],
     ['https://a.example/g?tok%65n=SECRET', 'https://a.example/g?tok%65n=…'],
     ['https://a.example/g?to\tken=SECRET', 'https://a.example/g?to\tken=…'],
