@@ -12,6 +12,7 @@ import {
   type CompiledStructure,
   compileStructure,
   fieldToBlame,
+  NO_WAY_OUT,
   nodeFieldOf,
   PayloadError,
   RunStoppedError,
@@ -203,10 +204,21 @@ export function blameSettings(
 }
 
 function blamedRefusal(blamed: BlamedSetting, error: PayloadError): PayloadError {
+  const problem = problemOf(error);
   return blamed.id === undefined
-    ? new PayloadError('settings.defaultCapacity', `${error.path}: ${problemOf(error)}`)
-    : new PayloadError(`settings.nodes.${blamed.id}.${blamed.field}`, problemOf(error));
+    ? new PayloadError('settings.defaultCapacity', `${error.path}: ${problem}`)
+    : new PayloadError(
+        `settings.nodes.${blamed.id}.${blamed.field}`,
+        problem === NO_WAY_OUT ? NO_WAY_OUT_IN_SETTINGS : problem,
+      );
 }
+
+/**
+ * `NO_WAY_OUT` said of settings: an exit or fan-out is the structure's alone (settings take
+ * capacities, arrivals and queues), so the one fix settings have is to drop the servers.
+ */
+const NO_WAY_OUT_IN_SETTINGS =
+  'the node has no way out (no dependency, no "exit", no "fanout"): what reaches it stays there and none of it is served, so it has no queue; settings cannot give it one (an "exit" or "fanout": true is the structure\'s): drop "servers"';
 
 function settingToBlame(
   structure: { nodes: readonly unknown[] },

@@ -1239,7 +1239,8 @@ describe('settings', () => {
         ),
       },
     ]);
-    // A node without a way out (a database that keeps what reaches it) takes no servers.
+    // A node without a way out (a database that keeps what reaches it) takes no servers; the
+    // message asks for what settings can do (an exit is the structure's alone).
     const sinkRefused = await contractErrorOf(
       register('alice', {
         name: 's',
@@ -1248,7 +1249,11 @@ describe('settings', () => {
       }),
     );
     expect(sinkRefused.details).toEqual([
-      { path: 'settings.nodes.db.servers', message: expect.stringMatching(/^the node has no way out \(/) },
+      {
+        path: 'settings.nodes.db.servers',
+        message:
+          'the node has no way out (no dependency, no "exit", no "fanout"): what reaches it stays there and none of it is served, so it has no queue; settings cannot give it one (an "exit" or "fanout": true is the structure\'s): drop "servers"',
+      },
     ]);
     expect((await systems.list('alice', {})).systems).toEqual([]);
 
