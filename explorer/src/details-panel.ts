@@ -60,9 +60,15 @@ export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLB
     if (node.lost !== undefined) list.append(field('Lost per step', node.lost));
     if (hasSteadyState(result)) {
       const saturation = saturationByNode(result).get(node.id);
+      // The engine gives `lost: 0` to a down node nothing reaches (and `lost` to no node up
+      // but a stranded one, which loses something): down, with nothing to lose, does not keep up.
       const steady = field(
         'Steady state',
-        saturation === undefined ? 'keeps up' : saturationText(saturation),
+        saturation !== undefined
+          ? saturationText(saturation)
+          : node.lost === 0
+            ? 'down: nothing reaches it'
+            : 'keeps up',
       );
       steady.dataset.field = 'steady-state';
       list.append(steady);

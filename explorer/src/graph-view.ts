@@ -654,7 +654,7 @@ function edgeCurve(
 
 /**
  * A badge at a node's upper left for a node the steady state overloads: `!` over capacity, `✕`
- * down and losing traffic, `∞` unbounded. A rounded square rather than a circle, so the camera,
+ * losing traffic (down, or its way out cut), `∞` unbounded. A rounded square rather than a circle, so the camera,
  * which resizes a node's circles as it zooms, leaves it alone.
  */
 function saturationBadge(saturation: Saturation, radius: number): SVGGElement {

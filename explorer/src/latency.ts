@@ -45,6 +45,7 @@ const LIMIT_REASON: Record<LatencyLimit['reason'], string> = {
   saturated: 'saturated',
   unbounded: 'grows without limit',
   down: 'down',
+  stranded: 'its way out cut',
 };
 
 /** The words after the node in `latencyLimitText`, for a panel that shows the node as a button. */

@@ -272,7 +272,8 @@ export const ScenarioSchema = named(
     .meta({
       description:
         'What if: the request runs on the structure (for `systemId`: with its settings applied) changed ' +
-        'this way. Except for `down`, the answer is byte for byte what the changed structure sent inline ' +
+        'this way. Except for `down`, and in `analyze` a cut that strands a node (its traffic lost where the ' +
+        'structure sent without the dependency keeps it), the answer is byte for byte what the changed structure sent inline ' +
         'gets. At least one change; unknown fields, unknown ids, pairs that do not exist and numbers out ' +
         'of range are 500 `PAYLOAD_ERROR` naming the path (`scenario.nodes.B.capacity`).',
       examples: [{ nodes: { B: { capacity: 2 } } }, { scale: 2 }],
@@ -444,7 +445,7 @@ const NodeStateSchema = named(
       latencyLimit: z
         .object({
           node: z.string(),
-          reason: z.enum(['saturated', 'unbounded', 'down']),
+          reason: z.enum(['saturated', 'unbounded', 'down', 'stranded']),
         })
         .optional()
         .meta({ description: 'In place of `latency` where the requests reach a node that never answers.' }),

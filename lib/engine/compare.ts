@@ -31,7 +31,7 @@ interface SteadyDigest {
   utilization: Float64Array;
   /** Per node, its throughput, Infinity where unbounded. */
   throughput: Float64Array;
-  /** Per node, 1 where it is saturated (over capacity, or down and losing traffic). */
+  /** Per node, 1 where it is saturated (over capacity, or losing traffic: down, or stranded by a cut). */
   saturated: Uint8Array;
   lost: number;
   /**
@@ -131,7 +131,7 @@ export interface Changes {
   throughput?: Change[];
   /** Nodes saturated in the scenario and not in the baseline (`newly`), and the other way (`cleared`), in id order. */
   saturated?: { newly: string[]; cleared: string[] };
-  /** The traffic lost per step by down nodes, before and after (0 when none). */
+  /** The traffic lost per step by nodes down or stranded by a cut, before and after (0 when none). */
   lost?: BeforeAfter<number>;
   /** With latency fields: the largest response time changes, either way. */
   responseTime?: Change[];

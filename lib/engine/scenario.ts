@@ -3,8 +3,9 @@
  * capacities set, weights changed, dependencies cut, nodes taken down — and the engine runs on
  * the result. The scenario's structure is derived from the base's validated arrays: no id is
  * looked up again and no field of the structure is checked again, only the scenario itself.
- * Except for `down`, the result is the structure a caller would get by editing the input and
- * compiling it (a property test compares the two answers byte for byte).
+ * Except for `down`, and the steady state of a cut that strands a node (`strandedByCuts`), the
+ * result is the structure a caller would get by editing the input and compiling it (a property
+ * test compares the two answers byte for byte).
  */
 import { describeValue, isRecord, quoteText } from '../text/describe-value';
 import {

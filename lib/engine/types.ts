@@ -63,7 +63,7 @@ export interface NodeState {
   /** `analyze`, an entry of a structure with latency fields: a request's expected time in the system. */
   latency?: number;
   /** In place of `latency`: the node its requests get stuck at, and why. */
-  latencyLimit?: { node: string; reason: 'saturated' | 'unbounded' | 'down' };
+  latencyLimit?: { node: string; reason: 'saturated' | 'unbounded' | 'down' | 'stranded' };
   /** `analyze` of an open structure, a node that is down or stranded by a scenario's cut: the traffic it loses per step (its throughput). */
   lost?: number;
   [extra: string]: unknown;

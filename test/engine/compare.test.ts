@@ -168,6 +168,33 @@ describe('an open structure', () => {
     expect(withExit.lost).toEqual({ before: 0, after: 0 });
   });
 
+  // The latency side of a stranding cut: A's requests go to B, which then keeps them for good,
+  // so they never answer: stuck at B (`stranded`), the SLO missed at any traffic, B with no
+  // response time (its traffic is lost, not served). Before, B was over capacity.
+  it('leaves the requests a stranding cut strands stuck, never "cleared"', () => {
+    const front = {
+      nodes: [
+        { id: 'A', arrival: 10, serviceTime: 0.01, slo: 1 },
+        { id: 'B', capacity: 20, serviceTime: 0.01 },
+        { id: 'C', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'B', to: 'C' },
+      ],
+    };
+    const cut = { dependencies: [{ from: 'B', to: 'C', cut: true }] };
+    const after = analyze(applyScenario(compileStructure(front), cut));
+    const [a, b] = after.nodes;
+    expect(a!.latencyLimit).toEqual({ node: 'B', reason: 'stranded' });
+    expect(a).not.toHaveProperty('latency');
+    expect(b).not.toHaveProperty('responseTime');
+    expect(after.latencyHeadroom).toEqual({ scale: 0, node: 'A' });
+    const result = changes(front, cut);
+    expect(result.latencyLimit).toEqual({ newly: ['A'], cleared: [] });
+    expect(result.latencyHeadroom!.after).toEqual({ scale: 0, node: 'A' });
+  });
+
   // E sends its 10 to A and its 4 to C (an exit); A passes on to B. Only a cut of A's last way
   // out strands it: a cut of one of two dependencies, or of a node with an exit or fan-out of its
   // own, strands nothing. A stranded node shows what it loses; no other node shows `lost`.

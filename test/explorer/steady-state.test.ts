@@ -176,6 +176,22 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
     });
     await runAsWritten(page, { mode: 'analyze', ...front, dependencies: [front.dependencies[0]!] });
     expect(await page.locator('#summary [data-field="lost"]').count()).toBe(0);
+    // A node down that nothing reaches loses nothing, and does not "keep up" either.
+    await runAsWritten(page, {
+      mode: 'analyze',
+      nodes: [
+        { id: 'A', arrival: 10, exit: 1 },
+        { id: 'X', capacity: 3 },
+        { id: 'Y', exit: 1 },
+      ],
+      dependencies: [{ from: 'X', to: 'Y' }],
+      scenario: { nodes: { X: { down: true } } },
+    });
+    await page.click('#graph .node[data-id="X"]');
+    expect(await details()).toMatchObject({
+      'Lost per step': '0',
+      'Steady state': 'down: nothing reaches it',
+    });
   });
 
   it('draws the dependencies out of an unbounded loop dotted, its nodes badged', async () => {

@@ -7,7 +7,7 @@ import { anyFanout, DENSE_FALLBACK_LIMIT, GAIN_MARGIN, leaks, STEADY_DENSE_LIMIT
 import { checkpoint } from '../stop-check';
 
 /** Where no finite latency exists, why: the node that makes it so. */
-export type LatencyLimit = 'saturated' | 'unbounded' | 'down';
+export type LatencyLimit = 'saturated' | 'unbounded' | 'down' | 'stranded';
 
 export interface EntryLatencies {
   /**

@@ -51,6 +51,8 @@ function readLatencyAnyway(structure: CompiledStructure, steady: SteadyReading):
       down[v] === 1
     )
       reason = 'down';
+    // Stranded by a scenario's cut: its traffic is lost, as a down node's (docs/engine.md).
+    else if (structure.stranded.length > 0 && structure.stranded[v] === 1) reason = 'stranded';
     else if (saturates(structure, v, x, steady.utilization[v]!)) reason = 'saturated';
     else if (serviceTime[v]! > 0) {
       const response = nodeResponseTime(structure, v, x, steady.utilization[v]!);
@@ -83,4 +85,4 @@ function readLatencyAnyway(structure: CompiledStructure, steady: SteadyReading):
  * (calls that grow without bound on an entry's paths) has no reason set here: the 0 every entry
  * starts at reads `unbounded`, which that is, never `saturated`.
  */
-const REASONS: readonly LatencyLimit[] = ['unbounded', 'saturated', 'down'];
+const REASONS: readonly LatencyLimit[] = ['unbounded', 'saturated', 'down', 'stranded'];

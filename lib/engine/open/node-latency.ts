@@ -1,5 +1,6 @@
 import type { CompiledStructure } from '../compile';
 import { PayloadError } from '../errors';
+import { keepsWhatReaches } from '../steady-state';
 import { queueTimes, responseTimeQuantile } from './mmc';
 
 /** What `analyze` says of a node with a `serviceTime`, in the step's unit of time. */
@@ -131,7 +132,7 @@ function queueOf(
   if (!(service > 0) || !(throughput < Number.POSITIVE_INFINITY)) return undefined;
   // A capacity given beside a service time alone saturates the node as any capacity does.
   if (saturates(structure, v, throughput, utilization)) return undefined;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (without a scenario that downs a node, down[v] is undefined; the `false` twin is killed)
-  if (structure.down.length > 0 && structure.down[v] === 1) return undefined;
+  // Down, or stranded by a scenario's cut: what reaches it is lost, never answered.
+  if (keepsWhatReaches(structure, v)) return undefined;
   return { service, count: servers[v]! };
 }

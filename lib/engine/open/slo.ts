@@ -1,5 +1,6 @@
 import type { CompiledStructure } from '../compile';
 import type { SteadyReading } from '../steady-reading';
+import { keepsWhatReaches } from '../steady-state';
 import { checkpoint } from '../stop-check';
 import type { Headroom } from '../types';
 import { solveEntryLatency } from './entry-latency';
@@ -164,15 +165,14 @@ function callsHoldToday(at: LatencyAt, entry: SloEntry, today: Float64Array): bo
  * double still counts.
  */
 export function stuckWhateverTheTraffic(structure: CompiledStructure, throughput: Float64Array): Int32Array {
-  const { nodeCount, down } = structure;
+  const { nodeCount } = structure;
   const own = new Float64Array(nodeCount);
   // Stryker disable next-line EqualityOperator: one past the end
   for (let v = 0; v < nodeCount; v++) {
     if (
       // Stryker disable next-line ConditionalExpression: same answer, other work (an entry that reaches an unbounded node misses its SLO with no traffic in the search too, and latencyCurve finds its latency with no traffic infinite: its calls there are past counting)
       throughput[v] === Number.POSITIVE_INFINITY ||
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (without a down node, down[v] is undefined)
-      (down.length > 0 && down[v] === 1)
+      keepsWhatReaches(structure, v)
     )
       own[v] = Number.POSITIVE_INFINITY;
   }
@@ -354,7 +354,7 @@ function searchBindingFirst(
  * latencies with each node's response time at `s` (`Infinity` at or past its capacity).
  */
 function entryLatenciesAt(structure: CompiledStructure, throughput: Float64Array, s: number): Float64Array {
-  const { nodeCount, capacity, down } = structure;
+  const { nodeCount, capacity } = structure;
   const { serviceTime, servers } = structure.latency;
   const own = new Float64Array(nodeCount);
   // Larger latencies here only make more entries join (more work, the same answer); a latency
@@ -363,8 +363,8 @@ function entryLatenciesAt(structure: CompiledStructure, throughput: Float64Array
   for (let v = 0; v < nodeCount; v++) {
     const x = s * throughput[v]!;
     if (
-      // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: same answer, other work (an entry that reaches a down node is stuck today and never searched)
-      (down.length > 0 && down[v] === 1) ||
+      // Stryker disable next-line ConditionalExpression: same answer, other work (an entry that reaches a down or stranded node is stuck today and never searched)
+      keepsWhatReaches(structure, v) ||
       (x > 0 && !(x < capacity[v]!) && structure.hasWayOut(v))
     )
       own[v] = Number.POSITIVE_INFINITY;
