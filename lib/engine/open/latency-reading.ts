@@ -52,6 +52,7 @@ function readLatencyAnyway(structure: CompiledStructure, steady: SteadyReading):
     )
       reason = 'down';
     // Stranded by a scenario's cut: its traffic is lost, as a down node's (docs/engine.md).
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (an empty array reads undefined, never 1)
     else if (structure.stranded.length > 0 && structure.stranded[v] === 1) reason = 'stranded';
     else if (saturates(structure, v, x, steady.utilization[v]!)) reason = 'saturated';
     else if (serviceTime[v]! > 0) {

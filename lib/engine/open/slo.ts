@@ -365,6 +365,7 @@ function entryLatenciesAt(structure: CompiledStructure, throughput: Float64Array
     if (
       // Stryker disable next-line ConditionalExpression: same answer, other work (an entry that reaches a down or stranded node is stuck today and never searched)
       keepsWhatReaches(structure, v) ||
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer (a throughput of 0 is below every capacity, all above 0)
       (x > 0 && !(x < capacity[v]!) && structure.hasWayOut(v))
     )
       own[v] = Number.POSITIVE_INFINITY;
