@@ -23,7 +23,7 @@ export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLB
       if (event.type === 'saturated') {
         item.append(
           'lost' in event
-            ? exactAside(`losing ${shortNumber(event.lost)} per step (down, or its way out cut)`, event.lost)
+            ? exactAside(saturationText({ kind: 'lost', lost: event.lost }), event.lost)
             : exactAside(`utilization ${shortNumber(event.utilization)} of capacity`, event.utilization),
         );
       }

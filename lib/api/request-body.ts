@@ -70,15 +70,15 @@ function parseNonEmptyBody(body: string | Uint8Array, options: RequestBodyOption
   if (size > options.maxBytes) {
     // Compressing helps only where the body may decode to more than the wire limit (the engine's
     // and a registration's bodies); a user route's small body is held to the same size decoded.
-    const compressing = options.contentEncoding === undefined && options.maxDecodedBytes > options.maxBytes;
+    const advice =
+      options.maxDecodedBytes <= options.maxBytes
+        ? ` (the route takes ${options.maxBytes} bytes at most, compressed or not).`
+        : options.contentEncoding === undefined
+          ? ' or compress it (Content-Encoding: gzip, br or deflate, sent as application/octet-stream).'
+          : '.';
     throw new ApiError(
       'LIMIT_EXCEEDED',
-      `The request body is larger than the limit of ${options.maxBytes} bytes; send a smaller ${smallerWhat(options)}` +
-        (compressing
-          ? ' or compress it (Content-Encoding: gzip, br or deflate, sent as application/octet-stream).'
-          : options.maxDecodedBytes > options.maxBytes
-            ? '.'
-            : ` (the route takes ${options.maxBytes} bytes at most, compressed or not).`),
+      `The request body is larger than the limit of ${options.maxBytes} bytes; send a smaller ${smallerWhat(options)}${advice}`,
     );
   }
   const codings = parseContentEncoding(options.contentEncoding);

@@ -13,6 +13,7 @@ import {
   compileStructure,
   fieldToBlame,
   NO_WAY_OUT,
+  NO_WAY_OUT_FACT,
   nodeFieldOf,
   PayloadError,
   RunStoppedError,
@@ -217,8 +218,7 @@ function blamedRefusal(blamed: BlamedSetting, error: PayloadError): PayloadError
  * `NO_WAY_OUT` said of settings: an exit or fan-out is the structure's alone (settings take
  * capacities, arrivals and queues), so the one fix settings have is to drop the servers.
  */
-const NO_WAY_OUT_IN_SETTINGS =
-  'the node has no way out (no dependency, no "exit", no "fanout"): what reaches it stays there and none of it is served, so it has no queue; settings cannot give it one (an "exit" or "fanout": true is the structure\'s): drop "servers"';
+const NO_WAY_OUT_IN_SETTINGS = `${NO_WAY_OUT_FACT}; settings cannot give it one (an "exit" or "fanout": true is the structure's): drop "servers"`;
 
 function settingToBlame(
   structure: { nodes: readonly unknown[] },

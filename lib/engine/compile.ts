@@ -820,8 +820,11 @@ function serverCapacity(latency: LatencyFields, i: number, given: number | undef
   return derived;
 }
 
-export const NO_WAY_OUT =
-  'the node has no way out (no dependency, no "exit", no "fanout"): what reaches it stays there and none of it is served, so it has no queue; give it an "exit" (or "fanout": true), or drop "servers"';
+/** Why a node without a way out takes no `servers`, without the advice (which depends on who asks). */
+export const NO_WAY_OUT_FACT =
+  'the node has no way out (no dependency, no "exit", no "fanout"): what reaches it stays there and none of it is served, so it has no queue';
+
+export const NO_WAY_OUT = `${NO_WAY_OUT_FACT}; give it an "exit" (or "fanout": true), or drop "servers"`;
 
 /**
  * Whether node `v` has servers and, while up, no way out: no dependency (`hasDependency`), no

@@ -1,6 +1,12 @@
 export { analyze } from './analyze';
 export { type Changes, compareStates, digestState, type StateDigest } from './compare';
-export { type CompiledStructure, compileStructure, MAX_TOTAL_LOAD, NO_WAY_OUT } from './compile';
+export {
+  type CompiledStructure,
+  compileStructure,
+  MAX_TOTAL_LOAD,
+  NO_WAY_OUT,
+  NO_WAY_OUT_FACT,
+} from './compile';
 export { fieldToBlame, nodeFieldOf, PayloadError, ResultTooLargeError } from './errors';
 export { JsonWriter } from './json-writer';
 export { type LatencyCurve, latencyCurve } from './open/latency-curve';

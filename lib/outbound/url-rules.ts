@@ -13,13 +13,10 @@ import { FETCHED_SCHEMES } from './fetched-host';
 const { isIP } = process.getBuiltinModule('node:net');
 
 /**
- * Where a URL came from. A redirect's URL was written by the remote server, which may have been
- * sent the bearer token, so messages about it repeat nothing from it.
- */
-/**
- * Where a URL to fetch comes from: a request's (kept with the system it registers), a redirect's,
- * or one a system kept already (a refresh's: refused a credential in its query, a system stored
- * before that rule could never be refreshed, only deleted).
+ * Where a URL to fetch comes from: a request's (kept with the system it registers), a redirect's
+ * (written by the remote server, which may have been sent the bearer token, so messages about it
+ * repeat nothing from it), or one a system kept already (a refresh's: refused a credential in its
+ * query, a system stored before that rule could never be refreshed, only deleted).
  */
 export type UrlSource = 'request' | 'redirect' | 'stored';
 
