@@ -34,32 +34,24 @@
  * - Counts may be JSON numbers, or strings of decimal digits: proto3's JSON mapping writes
  *   Jaeger v3's `uint64 call_count` as a string ("12"). Digits alone are unambiguous, so any
  *   link may use them; anything else in a string ("1e3", "-1", "12.5", " 12") is refused.
- * - An envelope whose `data` is null and whose `errors` holds Jaeger's `{ code, msg }` is the
- *   source reporting a failure: `toStructure` throws it as a `FormatError` at `errors[0]`.
- *   Errors beside links are a warning.
- * - An empty answer (`{ data: [] }`, `{ dependencies: [] }`) is valid: no nodes, and a warning.
+ * - Jaeger's `errors` (`jaeger-envelope.ts`): an error with no links (`data` null or empty) is the
+ *   source reporting a failure, a `FormatError` at `errors[0]`; an error beside links, a warning.
+ * - An empty answer with no error (`{ data: [] }`, `{ dependencies: [] }`) is valid: no nodes,
+ *   and a warning.
  *   A bare empty array is not detected (every format with a bare array could claim it).
  * - Detection: a bare array, `data` or `dependencies` (with no `nodes` beside it, which is the
  *   engine's own format) whose first elements are objects with string `parent` and `child`; an
  *   empty or failed answer only when the object holds nothing but the envelope's fields.
  */
 import { callGraphStructure, type ObservedCall } from './call-graph';
-import {
-  copyExtras,
-  DEPENDENCY_FIELDS,
-  describeValue,
-  isRecord,
-  quote,
-  type Renamed,
-  renameWarnings,
-} from './text';
+import { envelopeErrors, isFailedAnswer, onlyEnvelopeKeys } from './jaeger-envelope';
+import { copyExtras, DEPENDENCY_FIELDS, describeValue, isRecord, type Renamed, renameWarnings } from './text';
 import { FormatError, type GraphFormat } from './types';
 import { countScale, refuseScaledPastTheTotal, scaledCount } from './window';
 
 /** What the window is the length of, in the options' messages. */
 const COUNTED = 'links were counted';
 
-const JAEGER_ENVELOPE = new Set(['data', 'total', 'limit', 'offset', 'errors']);
 /** How many leading elements `detect` looks at. */
 const DETECT_SAMPLE = 3;
 const LINK_NAMES = ['parent', 'child'];
@@ -73,20 +65,6 @@ function leadingLinks(list: readonly unknown[]): boolean {
   if (list.length === 0) return false;
   for (let i = 0; i < Math.min(list.length, DETECT_SAMPLE); i++) if (!looksLikeLink(list[i])) return false;
   return true;
-}
-
-function onlyEnvelopeKeys(document: Record<string, unknown>): boolean {
-  return Object.keys(document).every((key) => JAEGER_ENVELOPE.has(key));
-}
-
-/** Jaeger reported a failure: `{ data: null, errors: [{ code, msg }] }`. */
-function isFailedAnswer(document: Record<string, unknown>): boolean {
-  return (
-    (document.data === null || document.data === undefined) &&
-    Array.isArray(document.errors) &&
-    document.errors.length > 0 &&
-    onlyEnvelopeKeys(document)
-  );
 }
 
 /** The links and the path they sit at (`''` for a bare array), when the document has them. */
@@ -117,13 +95,9 @@ export const dependencyLinks: GraphFormat = {
   reads: ['window', 'sampleRate'],
   toStructure(document, options) {
     const scale = countScale(options);
-    if (isRecord(document) && isFailedAnswer(document))
-      throw new FormatError(
-        'errors[0]',
-        `the source answered with ${sourceError(document.errors as unknown[])}`,
-      );
     const found = linksOf(document);
     if (found === undefined) {
+      envelopeErrors(document, 0, 'links');
       if (isRecord(document) && Object.hasOwn(document, 'data'))
         throw new FormatError('data', `must be an array of links, got ${describeValue(document.data)}`);
       throw new FormatError(
@@ -161,10 +135,8 @@ export const dependencyLinks: GraphFormat = {
 
     const mapped = callGraphStructure({ nodes: order.map((id) => ({ id })), calls });
     refuseScaledPastTheTotal(mapped.nodes, scale, COUNTED);
-    const warnings: string[] = [];
+    const warnings = envelopeErrors(document, links.length, 'links');
     if (links.length === 0) warnings.push('no dependencies in the window');
-    if (isRecord(document) && Array.isArray(document.errors) && document.errors.length > 0)
-      warnings.push(`errors[0]: the source reported ${sourceError(document.errors)} beside its links`);
     warnings.push(...mapped.warnings, ...renameWarnings(renamed));
     return {
       nodes: mapped.nodes,
@@ -174,14 +146,6 @@ export const dependencyLinks: GraphFormat = {
     };
   },
 };
-
-/** Jaeger's first error, `{ code, msg }`, in words: `an error (code 500): "no storage"`. */
-function sourceError(errors: readonly unknown[]): string {
-  const first = errors[0];
-  const message = isRecord(first) && typeof first.msg === 'string' ? quote(first.msg) : describeValue(first);
-  const code = isRecord(first) && typeof first.code === 'number' ? ` (code ${first.code})` : '';
-  return `an error${code}: ${message}`;
-}
 
 function nameAt(link: Record<string, unknown>, key: string, path: string): string {
   const value = link[key];

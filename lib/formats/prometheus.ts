@@ -48,7 +48,8 @@
  *   sent no spans) stand for what is outside the traced system: `external: true`, so a default
  *   capacity never reaches them.
  * - **Arrivals.** A service that no other service calls (a root client: `user`, `unknown`, an
- *   ingress gateway, a job) is an entry, and its arrival is its total outgoing rate: it sends one
+ *   ingress gateway, a job) is an entry, and its arrival is its outgoing rate to other services
+ *   (its calls on itself are requests it makes of itself, not ones that entered): it sends one
  *   call for each request that entered there. Exact for `user` and `unknown`, which stand for the
  *   requests themselves; for a service (a gateway, a job) it is exact when each request makes one
  *   call and an upper bound otherwise, and a warning names them. Services that only call each

@@ -60,6 +60,12 @@ const NAMED_MEDIA_TYPES = new Set([
   'application/x-www-form-urlencoded',
   'multipart/form-data',
 ]);
+/** Protobuf (OTLP/HTTP's binary encoding, what an exporter sends by default): named, with what is read instead. */
+const PROTOBUF_MEDIA_TYPES = new Set([
+  'application/x-protobuf',
+  'application/protobuf',
+  'application/vnd.google.protobuf',
+]);
 
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -166,7 +172,9 @@ function checkJsonContentType(header: string | undefined, server: string, jsonLi
       ? 'no Content-Type'
       : NAMED_MEDIA_TYPES.has(mediaType)
         ? `Content-Type ${mediaType}`
-        : 'a Content-Type that is not JSON';
+        : PROTOBUF_MEDIA_TYPES.has(mediaType)
+          ? `Content-Type ${mediaType} (protobuf is not read; OTLP's JSON encoding is)`
+          : 'a Content-Type that is not JSON';
   throw new OutboundError(
     'UPSTREAM_INVALID',
     `The response from ${server} has ${sent}; the URL must answer with application/json${jsonLines ? ' (or JSON Lines, application/jsonl or application/x-ndjson)' : ''}.`,

@@ -487,6 +487,13 @@ describe('dependency links: malformed documents', () => {
       { data: null, total: 0, limit: 0, offset: 0, errors: [{ code: 500, msg: 'storage unavailable' }] },
       'errors[0]: the source answered with an error (code 500): "storage unavailable"',
     ],
+    // An error and no links: the query failed, not a window without traffic (a refresh keeps
+    // the structure it has).
+    [
+      'a Jaeger error answer with an empty data',
+      { data: [], errors: [{ code: 500, msg: 'storage unavailable' }] },
+      'errors[0]: the source answered with an error (code 500): "storage unavailable"',
+    ],
   ];
   for (const [what, document, message] of cases) {
     // Each names the element at fault by its path in the document.

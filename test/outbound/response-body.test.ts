@@ -81,6 +81,17 @@ describe('Content-Type', () => {
     );
   });
 
+  // OTLP/HTTP's default encoding is protobuf: named, with the encoding that is read instead.
+  it.each(['application/x-protobuf', 'application/protobuf'])(
+    'names %s and says what is read instead',
+    async (type) => {
+      const error = await failureOf(read({ 'content-type': type }, GRAPH_BYTES));
+      expect(error.message).toBe(
+        `The response from ${SERVER} has Content-Type ${type} (protobuf is not read; OTLP's JSON encoding is); the URL must answer with application/json.`,
+      );
+    },
+  );
+
   // Any other value was written by the server, which may have been sent the token: not repeated.
   it('does not repeat a media type it has no name for', async () => {
     const error = await failureOf(read({ 'content-type': 'application/x-secret-tok' }, GRAPH_BYTES));

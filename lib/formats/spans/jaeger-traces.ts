@@ -34,7 +34,12 @@
  *   first element is one) under `data`, or is an array whose first element is one. An
  *   empty `{ data: [] }` is not detected: it is also the dependency links' empty answer, which
  *   that format reads (no nodes either way); so is `{ data: null, errors }`, Jaeger's failure.
+ * - Jaeger's `errors` (`jaeger-envelope.ts`), read in this format too, as a stored system's
+ *   refresh reads it: an error with no traces (`data` null or empty) is the query failing, a
+ *   `FormatError` at `errors[0]` with its message; an error beside traces (some trace ids not
+ *   found), a warning.
  */
+import { envelopeErrors } from '../jaeger-envelope';
 import { describeValue, isRecord } from '../text';
 import { FormatError, type GraphFormat } from '../types';
 import { leading, listAt, nanosecondsAt, recordAt, Tally, textAt } from './read';
@@ -81,6 +86,7 @@ export const jaegerTraces: GraphFormat = {
   toStructure(document, options) {
     const found = tracesOf(document);
     if (found === undefined) {
+      envelopeErrors(document, 0, 'traces');
       if (isRecord(document) && Object.hasOwn(document, 'data'))
         throw new FormatError(
           'data',
@@ -94,7 +100,7 @@ export const jaegerTraces: GraphFormat = {
     const notes: Notes = { unnamed: new Tally(), unknownKind: new Tally() };
     const spans: SourceSpan[] = [];
     for (const [i, trace] of found.traces.entries()) readTrace(trace, found.at(i), spans, notes);
-    const warnings: string[] = [];
+    const warnings = envelopeErrors(document, spans.length, 'traces');
     const { unnamed, unknownKind } = notes;
     if (unnamed.count > 0)
       warnings.push(

@@ -234,6 +234,39 @@ describe('Jaeger trace reading', () => {
     );
   });
 
+  // The query service reports what it could not read in `errors`: with nothing read it failed
+  // (its storage down), and a refresh must keep the structure it has rather than read the outage
+  // as a system of no services; beside traces, some of them are missing (a trace id not found).
+  it("refuses Jaeger's error answer with its message, and warns of an error beside traces", () => {
+    const failed = [
+      { data: null, total: 0, limit: 0, offset: 0, errors: [{ code: 500, msg: 'storage unavailable' }] },
+      { data: [], errors: [{ code: 500, msg: 'storage unavailable' }] },
+      {
+        data: [{ traceID: 't', spans: [], processes: {} }],
+        errors: [{ code: 500, msg: 'storage unavailable' }],
+      },
+    ];
+    for (const document of failed) {
+      const error = thrown(() => jaegerTraces.toStructure(document));
+      expect(error.path).toBe('errors[0]');
+      expect(error.message).toBe(
+        'errors[0]: the source answered with an error (code 500): "storage unavailable"',
+      );
+    }
+    const envelope = fixture(OWN, 'jaeger-ui-trace-graph-test-trace.json');
+    const whole = jaegerTraces.toStructure({ data: [envelope], errors: null });
+    const partial = jaegerTraces.toStructure({
+      data: [envelope],
+      errors: [{ code: 404, msg: 'trace not found' }],
+    });
+    expect(partial.nodes).toEqual(whole.nodes);
+    expect(partial.warnings).toEqual([
+      'errors[0]: the source reported an error (code 404): "trace not found" beside its traces',
+      ...whole.warnings,
+    ]);
+    expect(jaegerTraces.toStructure({ data: [envelope], errors: [] }).warnings).toEqual(whole.warnings);
+  });
+
   it('reads a span.kind it does not know as no kind, and says so', () => {
     const spans: SpanFields[] = [{ id: 'a', process: 'p1', start: 0, duration: 10, tags: [kind('gateway')] }];
     expect(readGraph(trace(spans, services)).warnings).toContain(
