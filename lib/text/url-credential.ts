@@ -2,8 +2,9 @@
  * Query parameters that carry a credential by their name (OAuth 2.0's `access_token`, RFC 6750
  * §2.3, and the names APIs give keys and secrets). A URL holding one is kept with its system and
  * shown on every read, so the credential would be stored in plain text: such a URL is refused,
- * and the credential goes as the token (sent as `Authorization: Bearer`, never stored). Signed
- * URLs (S3's `X-Amz-Signature`) carry no standing credential and pass.
+ * and the credential goes as the token (sent as `Authorization: Bearer`, never stored). S3's
+ * presigned URLs (`X-Amz-Signature`, valid for at most seven days) pass, unless they carry a
+ * session token.
  */
 const CREDENTIAL_PARAMETERS = new Set([
   'access_token',
@@ -22,6 +23,12 @@ const CREDENTIAL_PARAMETERS = new Set([
   'passwd',
   'secret',
   'client_secret',
+  'authorization',
+  // Google's and others' API keys; Azure's shared access signatures (valid for as long as their
+  // issuer chose, years included); AWS's temporary session token.
+  'key',
+  'sig',
+  'x-amz-security-token',
 ]);
 
 /**
@@ -54,6 +61,9 @@ export function withoutCredentials(url: string): string {
     url
       // Every URL's user info, the one in the query of another (`?next=https://u:p@…`) too.
       .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/gi, '$1…@')
+      // And whatever stands before an `@` where a URL that does not parse would have its user
+      // info (`http//u:pw@host`, `u:pw@host`): the start, or after a slash.
+      .replace(/(^|[/\\])[^/\\?#@]*@/g, '$1…@')
       .replace(/([?&#;/!])([^=&#?;/!]*)=([^&#;]*)/g, (whole, separator: string, name: string) =>
         // As the URL parser reads the name: tabs and line breaks dropped (`to\tken` is `token`).
         CREDENTIAL_PARAMETERS.has(

@@ -5,6 +5,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseConnectRequest } from '../../lib/api/connect-request';
 import { ApiError } from '../../lib/api/errors';
 import { compileWithSettings } from '../../lib/api/settings-fit';
 import { type ConnectedSystem, createConnectSystem, type DryRunAnswer } from '../../lib/app/connect-system';
@@ -760,6 +761,27 @@ describe('traces and rates: read options, JSON Lines', () => {
     );
     expect(fetched.code).toBe('URL_NOT_ALLOWED');
     expect(JSON.stringify(fetched)).not.toContain('s3cret');
+    // A URL mistyped so that it does not parse (`http//`), or with no scheme (`reader:` is read as
+    // one): its user info is masked all the same, by the registration and by connect's body check.
+    const mistyped = 'http//reader:s3cret@traces.example.com/api';
+    const errors = [
+      await contractErrorOf(
+        createRegisterSystem({ systems, limits })('alice', { name: 'x', url: mistyped, document: otlp }),
+      ),
+      await contractErrorOf(
+        createRegisterSystem({ systems, limits })('alice', {
+          name: 'x',
+          url: 'reader:s3cret@traces.example.com',
+          document: otlp,
+        }),
+      ),
+      await contractErrorOf(Promise.resolve().then(() => parseConnectRequest({ name: 'x', url: mistyped }))),
+    ];
+    for (const error of errors) {
+      expect(error.code).toBe('INVALID_REQUEST');
+      expect(error.message).toContain('…@traces.example.com');
+      expect(JSON.stringify(error)).not.toContain('s3cret');
+    }
     expect((await systems.list('alice', {})).systems).toEqual([]);
   });
 

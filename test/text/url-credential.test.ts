@@ -11,6 +11,10 @@ describe('credentialParameter', () => {
     for (const name of ['accessToken', 'private_token', 'auth_token', 'X-API-Key'])
       expect(credentialParameter(new URL(`https://a.example/g?${name}=s`))).toBe(name);
     expect(credentialParameter(new URL('https://b.s3.amazonaws.com/g?X-Amz-Signature=s'))).toBeUndefined();
+    // A presigned URL made with temporary credentials carries their session token: that is one.
+    expect(
+      credentialParameter(new URL('https://b.s3.amazonaws.com/g?X-Amz-Signature=s&X-Amz-Security-Token=t')),
+    ).toBe('X-Amz-Security-Token');
     // The URL parser drops tabs and line breaks: `to\tken` is `token`.
     expect(credentialParameter(new URL('https://a.example/g?to\tken=s'))).toBe('token');
     // The fragment too, read as a router writes it; a plain anchor holds none.
@@ -28,7 +32,7 @@ const DOCUMENTED = (() => {
   return [...rule.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
 })();
 
-it('reads sixteen documented names', () => expect(DOCUMENTED).toHaveLength(16));
+it('reads twenty documented names', () => expect(DOCUMENTED).toHaveLength(20));
 
 describe('the names of credentials', () => {
   it.each(DOCUMENTED)('%s is one, in the query and in the fragment', (name) => {
@@ -56,6 +60,11 @@ describe('withoutCredentials', () => {
     ['https://a.example/g#/cb?access_token=SECRET&x=1', 'https://a.example/g#/cb?access_token=…&x=1'],
     ['https://a.example/g#state=1;token=SECRET', 'https://a.example/g#state=1;token=…'],
     ['https://a.example/g#a=1#token=SECRET', 'https://a.example/g#a=1#token=…'],
+    // A URL that does not parse: what stands where its user info would is masked all the same.
+    ['http//u:SECRET@a.example/g', 'http//…@a.example/g'],
+    ['u:SECRET@a.example/g', '…@a.example/g'],
+    ['https:/u:SECRET@a.example', 'https:/…@a.example'],
+    ['javascript:alert(1)', 'javascript:alert(1)'],
   ])('%j reads %j', (url, shown) => {
     expect(withoutCredentials(url)).toBe(shown);
   });
