@@ -49,12 +49,20 @@ function logFetchedHost(request: RouteRequest, url: unknown): void {
  * Request bodies of the user routes are small (a name, a URL, a token): 64 KiB is plenty. A body
  * that is not JSON is the caller's mistake: 400, saying what the route takes.
  */
-const smallBody = (expects: string, empty?: unknown) => ({
-  maxBytes: 64 * 1024,
-  maxDecodedBytes: 64 * 1024,
+const smallBody = (expects: string, empty?: unknown, maxBytes = SMALL_BODY_BYTES) => ({
+  maxBytes,
+  maxDecodedBytes: maxBytes,
   expects,
   ...(empty === undefined ? {} : { empty }),
 });
+const SMALL_BODY_BYTES = 64 * 1024;
+/**
+ * A body that may carry settings (connect, `PATCH`): settings of up to 64 KiB of compact JSON
+ * (`MAX_SETTINGS_BYTES`) written as a client may send them, indented or with ids as `\u` escapes
+ * (six bytes for a character that is three in UTF-8), beside a name, a URL and the options. At
+ * 64 KiB, settings at their own limit could be registered with a document but never PATCHed.
+ */
+const SETTINGS_BODY_BYTES = 256 * 1024;
 
 /**
  * Every route that takes a user access token: connect, the user's systems, self-service keys.
@@ -96,7 +104,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
     'connect',
     {
       connectSystem: {
-        body: smallBody(BODY_SHAPES.connect),
+        body: smallBody(BODY_SHAPES.connect, undefined, SETTINGS_BODY_BYTES),
         handler: async (request) => {
           // Before the body is read: a body refused before any fetch is logged with its host too
           // (fetchJson tells the URLs it checks and fetches through `fetching`).
@@ -154,7 +162,7 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
         },
       },
       updateSystemSettings: {
-        body: smallBody(BODY_SHAPES.patchSystem),
+        body: smallBody(BODY_SHAPES.patchSystem, undefined, SETTINGS_BODY_BYTES),
         handler: async (request) => {
           const { updateSettings } = await graphRoutes();
           return tagged(

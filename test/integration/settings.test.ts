@@ -34,10 +34,23 @@ function layered(size: number, seed: number) {
   return { nodes, dependencies };
 }
 
+/** 500 services with ids of 80 characters: settings for all of them are some 60 KB of JSON. */
+function longIds() {
+  const nodes = Array.from({ length: 500 }, (_, index) => ({ id: `service-${'x'.repeat(68)}-${index}` }));
+  const dependencies = nodes.slice(1).map((node) => ({ from: nodes[0]!.id, to: node.id }));
+  return { nodes, dependencies };
+}
+
 beforeAll(async () => {
-  // The external API: /big answers a 20k-node document, each time a slightly different one.
+  // The external API: /big answers a 20k-node document, each time a slightly different one;
+  // /long, `longIds()`.
   let served = 0;
   const http: Server = createServer((req, res) => {
+    if (req.url === '/long') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(longIds()));
+      return;
+    }
     if (req.url !== '/big') {
       res.writeHead(404).end();
       return;
@@ -297,6 +310,39 @@ describe('settings as strict as scenarios', () => {
     });
     const run = await post(server.url, aliceKey, { mode: 'analyze', systemId: id });
     expect(run.status, run.text).toBe(200);
+  });
+
+  // Settings up to their own limit (65,536 bytes of compact JSON) go through every route that takes
+  // them, written as a client may write them: indented, or with ids as \u escapes. The user
+  // routes' 64 KiB body cap refused such a PATCH and connect with 413, though POST /api/systems
+  // (an engine-sized body) had stored the same settings.
+  it('takes settings at their limit on PATCH and connect, indented or escaped', async () => {
+    const structure = longIds();
+    const settings = {
+      nodes: Object.fromEntries(
+        structure.nodes.map((node) => [node.id, { capacity: 123_456.789, arrival: 0.5 }]),
+      ),
+    };
+    const compact = Buffer.byteLength(JSON.stringify(settings));
+    expect(compact).toBeLessThanOrEqual(65_536);
+    const indented = JSON.stringify({ settings }, null, 2);
+    expect(Buffer.byteLength(indented)).toBeGreaterThan(64 * 1024);
+    const id = await register(structure, settings);
+    const patched = await call('PATCH', `/api/systems/${id}`, indented);
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.json.settings).toEqual(settings);
+    const escaped = indented.replace(/service-/g, '\\u0073\\u0065\\u0072\\u0076\\u0069\\u0063\\u0065-');
+    const again = await call('PATCH', `/api/systems/${id}`, escaped);
+    expect(again.status, again.text).toBe(200);
+    const dryRun = await call(
+      'POST',
+      '/api/connect',
+      JSON.stringify({ name: 'long', url: `${upstream.base}/long`, dryRun: true, settings }, null, 2),
+    );
+    expect(dryRun.status, dryRun.text).toBe(200);
+    // Past the cap, a 413 that asks for a smaller body.
+    const huge = await call('PATCH', `/api/systems/${id}`, `{"settings":{}${' '.repeat(256 * 1024)}}`);
+    expect(huge.status, huge.text).toBe(413);
   });
 
   // Node ids that are names of Object.prototype are ids like any other, in settings and scenarios.
