@@ -89,7 +89,7 @@ export function latencyHeadroom(
     } else candidates.push(e);
   }
   if (!any) return null;
-  if (stuck >= 0) return { scale: 0, node: ids[stuck]! };
+  if (stuck >= 0) return { scale: 0, node: ids[firstAtNoTraffic(structure, throughput, candidates, stuck)]! };
   const saturation = firstSaturations(structure, throughput);
   // The one-pass order is found once, for the question and the solve.
   const reached = onePassOrder(structure, candidates);
@@ -136,6 +136,37 @@ function searchByPasses(
     }),
   );
   return search(new LatenciesByPass(structure, throughput), entries, structure.ids).headroom;
+}
+
+/**
+ * Where an entry is stuck (a scale of 0), the entry named: the smallest id among the entries stuck
+ * and those that miss their SLO with no traffic at all, a tie at 0 as the search would name it
+ * (its latency with no traffic above its SLO, or at it with a queue on its way). Only entries
+ * whose id comes before the stuck one's are asked, with one solve of the latencies with no
+ * traffic.
+ */
+function firstAtNoTraffic(
+  structure: CompiledStructure,
+  throughput: Float64Array,
+  candidates: readonly number[],
+  stuck: number,
+): number {
+  const { ids } = structure;
+  const { slo } = structure.latency;
+  const before = candidates.filter((e) => ids[e]! < ids[stuck]!);
+  if (before.length === 0) return stuck;
+  const idle = entryLatenciesAt(structure, throughput, 0);
+  let queues: Float64Array | undefined;
+  const growsWithTraffic = (e: number) => {
+    queues ??= queuesOnTheWay(structure);
+    return queues[e]! > 0;
+  };
+  let first = stuck;
+  for (const e of before) {
+    const misses = idle[e]! > slo[e]! || (!(slo[e]! / idle[e]! > 1) && growsWithTraffic(e));
+    if (misses && ids[e]! < ids[first]!) first = e;
+  }
+  return first;
 }
 
 /** How far an entry's latency from its expected calls may be from the solve's, today. */
@@ -328,19 +359,27 @@ function searchBindingFirst(
     // the entries that missed there all searched. (A check there again finds no other entry missing.)
     // Stryker disable next-line ConditionalExpression,EqualityOperator,ArrowFunction: same answer, other work (a check more; a round can end above the scale checked last only within 1e-9 of it, a tie, so skipping that check too changes at most the entry named in a tie)
     if (found.checkedAt <= checkedScale && missedThere.every((e) => isActive[e] === 1)) return found.headroom;
-    const latency = entryLatenciesAt(structure, throughput, found.checkedAt);
-    checkedScale = found.checkedAt;
+    const checkedAt = found.checkedAt;
+    const latency = entryLatenciesAt(structure, throughput, checkedAt);
+    checkedScale = checkedAt;
+    // An entry misses there when its latency is over its SLO, or when the scale is its first
+    // saturation (the search's answer where the SLOs hold right up to it): the node saturating
+    // may have no service time, so nothing in the latencies shows it, and `s · x` may round just
+    // below its capacity there.
+    const misses = (e: number) => saturation[e]! <= checkedAt || !(latency[e]! <= slo[e]!);
     // Stryker disable next-line MethodExpression,ConditionalExpression,EqualityOperator: same answer, other work (more entries kept as missing there, entries at their SLO included: more checks; the twin that keeps the entries that meet is killed)
-    missedThere = candidates.filter((e) => !(latency[e]! <= slo[e]!));
+    missedThere = candidates.filter(misses);
     // Of the entries that miss there, the one that misses by most is likeliest to break first:
     // it joins alone (each entry's calls cost a steady solve; the check, one latency solve).
     let worst = -1;
     for (const e of candidates) {
       // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (an entry that does not miss joining too; the twin that lets an active entry join again is killed)
-      if (isActive[e] === 1 || latency[e]! <= slo[e]!) continue;
+      if (isActive[e] === 1 || !misses(e)) continue;
       // Stryker disable all: same answer, other work: which entry the search starts with or adds next (any order ends with the answer of a search over every entry; slo.test.ts checks it on eight orders of twelve entries)
-      const over = latency[e]! / slo[e]!;
-      const worstOver = worst < 0 ? -1 : latency[worst]! / slo[worst]!;
+      const overOf = (v: number) =>
+        saturation[v]! <= checkedAt ? Number.POSITIVE_INFINITY : latency[v]! / slo[v]!;
+      const over = overOf(e);
+      const worstOver = worst < 0 ? -1 : overOf(worst);
       if (over > worstOver || (over === worstOver && ids[e]! < ids[worst]!)) worst = e;
       // Stryker restore all
     }

@@ -409,6 +409,44 @@ describe('latencyHeadroom', () => {
     }
   });
 
+  // b's requests loop in c forever (stuck at any traffic); a's 1 s of service alone misses its
+  // 0.5 s. Both are at 0, a tie the smallest id wins: a, whichever is listed first. Before, the
+  // stuck entry was named without looking at the others. With a's SLO met, b is named.
+  it('names the smallest id among the entries stuck and those that miss with no traffic', () => {
+    const a = { id: 'a', arrival: 1, serviceTime: 1, slo: 0.5, exit: 1 };
+    const b = { id: 'b', arrival: 1, slo: 1 };
+    const dependencies = [
+      { from: 'b', to: 'c' },
+      { from: 'c', to: 'c' },
+    ];
+    for (const nodes of [
+      [a, b, { id: 'c' }],
+      [{ id: 'c' }, b, a],
+    ])
+      expect(analyzed({ nodes, dependencies }).latencyHeadroom).toEqual({ scale: 0, node: 'a' });
+    expect(analyzed({ nodes: [{ ...a, slo: 2 }, b, { id: 'c' }], dependencies }).latencyHeadroom).toEqual({
+      scale: 0,
+      node: 'b',
+    });
+    // a exactly at its SLO with no traffic: missed at any traffic when it queues (servers), held
+    // at every traffic when nothing on its way waits.
+    const atSlo = { id: 'a', arrival: 1, serviceTime: 0.5, slo: 0.5, exit: 1 };
+    expect(
+      analyzed({ nodes: [{ ...atSlo, servers: 4 }, b, { id: 'c' }], dependencies }).latencyHeadroom,
+    ).toEqual({
+      scale: 0,
+      node: 'a',
+    });
+    expect(analyzed({ nodes: [atSlo, b, { id: 'c' }], dependencies }).latencyHeadroom).toEqual({
+      scale: 0,
+      node: 'b',
+    });
+    // The same with b down in a what-if: b stuck, a missing with no traffic.
+    const twin = { nodes: [a, { ...b, exit: 1 }], dependencies: [] };
+    const scenario = applyScenario(compileStructure(twin), { nodes: { b: { down: true } } });
+    expect(analyze(scenario).latencyHeadroom).toEqual({ scale: 0, node: 'a' });
+  });
+
   // Three entries whose service times alone exceed their SLOs: the smallest id, listed second.
   it('names the smallest id among the entries that miss with no traffic, listed anywhere', () => {
     const slow = (id: string) => ({ id, arrival: 1, serviceTime: 0.1, servers: 4, slo: 0.05, exit: 1 });
@@ -765,6 +803,37 @@ describe('latencyHeadroom where the entries reach a loop', () => {
     // (6 / 3 in doubles: the visits to l0 sum to 2.9999999999999996.)
     expect(result.node).toBe('A');
     expect(Math.abs(result.scale - 2)).toBeLessThanOrEqual(1e-15);
+  });
+});
+
+describe('latencyHeadroom where the entries reach a loop and nothing slows before it saturates', () => {
+  // a and c reach c, which saturates first (at ×1.2632) and has no service time, in a loop
+  // a → c → q → a: the SLOs hold right up to it, and of the two entries the smallest id is
+  // named. The search starts with the entry likeliest to break (c) and checks the others at
+  // that scale, where nothing in the latencies shows the saturation; c was named.
+  it('names the smallest id that reaches the node saturating first', () => {
+    const structure: Structure = {
+      nodes: [
+        { id: 'a', arrival: 3, slo: 1 },
+        { id: 'c', arrival: 2, capacity: 4, exit: 2, slo: 0.15 },
+        { id: 'q', exit: 0.6 },
+        { id: 's', serviceTime: 0.1 },
+        { id: 'j' },
+        { id: 'h' },
+      ],
+      dependencies: [
+        { from: 'a', to: 'c' },
+        { from: 'a', to: 'j', weight: 3 },
+        { from: 'c', to: 'q', weight: 1.5 },
+        { from: 'q', to: 'a', weight: 0.7 },
+        { from: 'q', to: 'h', weight: 1.4 },
+        { from: 'c', to: 's', weight: 1.2 },
+        { from: 'c', to: 'c', weight: 0.6 },
+      ],
+    };
+    const result = analyzed(structure);
+    expect(result.latencyHeadroom).toEqual({ scale: result.headroom!.scale, node: 'a' });
+    expectEveryEntryAlone(structure);
   });
 });
 
