@@ -322,6 +322,33 @@ describe('solveEntryLatency', () => {
     expect(fine.e as number).toBeCloseTo(15, 12);
   });
 
+  // e calls m of the loop m → x → a → m, where x and a never answer. The loop's limit is its
+  // smallest stuck member, a, and e, calling into the loop, takes it, though its requests meet x
+  // first (docs/engine.md: a node that calls into a loop takes the loop's limit).
+  it("gives a node calling into a loop the loop's limit", () => {
+    const structure: Structure = {
+      nodes: [
+        { id: 'e', arrival: 10, fanout: true },
+        { id: 'm', exit: 1 },
+        { id: 'x', exit: 1 },
+        { id: 'a', exit: 1 },
+      ],
+      dependencies: [
+        { from: 'e', to: 'm' },
+        { from: 'm', to: 'x' },
+        { from: 'x', to: 'a' },
+        { from: 'a', to: 'm' },
+      ],
+    };
+    const inf = Number.POSITIVE_INFINITY;
+    expect(latencies(structure, { e: 0.1, x: inf, a: inf })).toEqual({
+      e: 'stuck at a',
+      m: 'stuck at a',
+      x: 'stuck at x',
+      a: 'stuck at a',
+    });
+  });
+
   // Two loops in a row: x1 ⇄ y1 (y1 sends half back) calls the loop x2 ⇄ y2 once per request.
   // Downstream first: L(x2) = 2 + L(y2), L(y2) = 2 + ½ L(x2), so L(x2) = 8, L(y2) = 6. Then
   // L(x1) = 1 + L(y1), L(y1) = 1 + ½ L(x1) + L(x2), so L(x1) = 20, L(y1) = 19; e adds 1.
