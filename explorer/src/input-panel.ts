@@ -90,9 +90,8 @@ export function createInputPanel(run: () => void): InputPanel {
       return false;
     },
     setBody(text, about) {
-      bodyInput.value = text;
-      exampleAbout.textContent = about;
-      exampleSelect.value = '';
+      showBody(text, about);
+      forgetLink();
     },
     get onServer() {
       return onServer.checked;
@@ -106,15 +105,15 @@ export function createInputPanel(run: () => void): InputPanel {
     start() {
       const shared = /^#body=([A-Za-z0-9_-]+)$/.exec(location.hash);
       if (!shared) {
+        const unreadable = location.hash.startsWith('#body=');
         loadExample(0);
         // A link that names a body the page cannot read says so (it showed the first example
         // with no word, as if the link held nothing).
-        if (location.hash.startsWith('#body='))
-          panel.setStatus('The link does not carry a readable structure.');
+        if (unreadable) panel.setStatus('The link does not carry a readable structure.');
         return;
       }
       try {
-        panel.setBody(fromBase64Url(shared[1]!), 'From the link.');
+        showBody(fromBase64Url(shared[1]!), 'From the link.');
       } catch {
         panel.setStatus('The link does not carry a readable structure.');
         return;
@@ -128,6 +127,21 @@ export function createInputPanel(run: () => void): InputPanel {
     if (!example) return;
     panel.setBody(JSON.stringify(example.body(), null, index === EXAMPLES.length - 1 ? 0 : 2), example.about);
     exampleSelect.value = String(index);
+  }
+
+  function showBody(text: string, about: string): void {
+    bodyInput.value = text;
+    exampleAbout.textContent = about;
+    exampleSelect.value = '';
+  }
+
+  /**
+   * The address bar's `#body=…` carries the structure the link was made of: once the editor holds
+   * another (an example, an edit, a file, a stored system), it goes, so that a reload or a copied
+   * address does not bring back the old one in place of what is shown.
+   */
+  function forgetLink(): void {
+    if (location.hash.startsWith('#body=')) history.replaceState(null, '', location.pathname + location.search);
   }
 
   // Shown when the text is no example (edited, dropped, a stored system); picking an example
@@ -150,6 +164,7 @@ export function createInputPanel(run: () => void): InputPanel {
   bodyInput.addEventListener('input', () => {
     exampleAbout.textContent = '';
     exampleSelect.value = '';
+    forgetLink();
   });
   bodyInput.addEventListener('drop', async (event) => {
     const file = event.dataTransfer?.files[0];

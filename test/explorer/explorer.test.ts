@@ -114,6 +114,16 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     await other.goto(link);
     await other.waitForSelector('body[data-state="done"]');
     expect(await other.textContent('[data-field="primary-blockage"] dd')).toBe('gateway');
+    // Another structure in the editor takes the link's place: a reload or a copied address no
+    // longer brings back the one the link carried (it kept `#body=…` and ran it again).
+    await other.selectOption('#example', '0');
+    await other.click('#run');
+    await other.waitForSelector('body[data-state="done"]');
+    expect(new URL(other.url()).hash).toBe('');
+    // Reloaded, the page opens on the first example, as without a link, and runs nothing.
+    await other.reload();
+    await expect.poll(() => other.inputValue('#example')).toBe('0');
+    expect(await other.inputValue('#body')).not.toContain('gateway');
     await other.close();
     // A link whose fragment the page cannot read says so, beside the first example.
     const garbled = await browser.newPage();
