@@ -141,7 +141,8 @@ export function createInputPanel(run: () => void): InputPanel {
    * address does not bring back the old one in place of what is shown.
    */
   function forgetLink(): void {
-    if (location.hash.startsWith('#body=')) history.replaceState(null, '', location.pathname + location.search);
+    if (location.hash.startsWith('#body='))
+      history.replaceState(null, '', location.pathname + location.search);
   }
 
   // Shown when the text is no example (edited, dropped, a stored system); picking an example
