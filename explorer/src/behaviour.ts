@@ -9,7 +9,7 @@ import { createLatencyPanel } from './latency-panel';
 import { createNodeTable } from './node-table';
 import type { RunAnswer } from './protocol';
 import { latencyPointsInWorker } from './runner';
-import { trafficOf } from './steady';
+import { type Traffic, trafficOf } from './steady';
 import { type CapacitiesOnShow, createSummaryPanel } from './summary-panel';
 import { createTimelinePanel } from './timeline-panel';
 import { createView, nameOf, type State, type View } from './view';
@@ -62,7 +62,7 @@ export function createBehaviour() {
   const details = createDetailsPanel(view, nodeButton);
   const latency = createLatencyPanel(view, latencyPointsInWorker);
   const nodeTable = createNodeTable(view, (id) => select(id));
-  const answerListeners: Array<(answer: EngineAnswer) => void> = [];
+  const answerListeners: Array<(answer: EngineAnswer, traffic: Traffic) => void> = [];
   /** After a run without a result: the structure as written, drawn bare (see `showError`). */
   let bare: EngineResult | undefined;
 
@@ -138,7 +138,7 @@ export function createBehaviour() {
       const { states } = view;
       const line = `${response.mode}: ${states.length} state${states.length === 1 ? '' : 's'} (${where}, ${answer.ms.toFixed(0)} ms)`;
       render();
-      for (const listener of answerListeners) listener(response);
+      for (const listener of answerListeners) listener(response, view.traffic);
       return line;
     },
     /**
@@ -175,7 +175,7 @@ export function createBehaviour() {
       capacitiesOnShow = find;
     },
     /** Called with every answer shown (not errors), after it is drawn. */
-    onAnswer(listener: (answer: EngineAnswer) => void): void {
+    onAnswer(listener: (answer: EngineAnswer, traffic: Traffic) => void): void {
       answerListeners.push(listener);
     },
   };

@@ -1,6 +1,7 @@
 import type { EngineAnswer } from './behaviour';
 import type { Colouring } from './colour-by';
 import type { ExtraFields } from './input-panel';
+import type { Traffic } from './steady';
 
 /**
  * How a run ended: with an answer shown, an error shown (an error answer, or none at all),
@@ -22,9 +23,10 @@ export interface ExplorerPage {
   rerun(extra: ExtraFields): Promise<RunOutcome>;
   /**
    * Called with every answer shown (not with errors), after the page has drawn it: the place to
-   * read fields the page itself does not show (`changes`, `baseline`).
+   * read fields the page itself does not show (`changes`, `baseline`), with whose traffic its
+   * factors multiply (the scenario's, where the body that ran holds one that changes traffic).
    */
-  onAnswer(listener: (answer: EngineAnswer) => void): void;
+  onAnswer(listener: (answer: EngineAnswer, traffic: Traffic) => void): void;
   /**
    * Colours the graph (SVG and WebGL views) by a value per node, with the key under the graph
    * saying what it means (and, optionally, the palette, the colour bar's numbers and a

@@ -8,7 +8,7 @@ import { CAPACITY, checkedNumberField } from './number-field';
 import { durationText, scaleText, shortNumber } from './numbers';
 import type { ExplorerPage, RunOutcome } from './page';
 import { scenarioMarks } from './scenario-marks';
-import { headroomPhrase, scenarioTraffic, TODAY, type Traffic } from './steady';
+import { headroomPhrase, TODAY, type Traffic } from './steady';
 
 /** One node's change: a capacity, or servers where the node's capacity is servers / serviceTime. */
 interface NodeChange {
@@ -285,15 +285,19 @@ export function createScenarioPanel(page: ExplorerPage): void {
     renderDraft();
   });
 
-  page.onAnswer((answer) => {
+  page.onAnswer((answer, traffic) => {
     fillNodes(answer);
     const changes = answer.changes as Changes | undefined;
     if (changes === undefined) {
       if (!comparing) changesList.replaceChildren();
       return;
     }
-    status.textContent = `Compared at tick ${changes.tick} with the structure as it is.`;
-    showChanges(changes);
+    // A body run with its own `scenario` and `compare` (written or pasted in the editor) is not
+    // the draft above: said so, rather than beside "no change yet".
+    status.textContent = comparing
+      ? `Compared at tick ${changes.tick} with the structure as it is.`
+      : `Compared at tick ${changes.tick}: the scenario in the request body with the structure as it is.`;
+    showChanges(changes, traffic);
     const scenarioState = firstState(answer);
     // `baseline` is the answer without the scenario: a state, or a timeline's states.
     const baselineState = ([] as EngineResult[]).concat((answer.baseline as EngineResult) ?? [])[0];
@@ -321,7 +325,7 @@ export function createScenarioPanel(page: ExplorerPage): void {
     showNodeField();
   }
 
-  function showChanges(changes: Changes): void {
+  function showChanges(changes: Changes, traffic: Traffic): void {
     changesList.replaceChildren();
     const line = (field: string, text: string) => {
       const li = document.createElement('li');
@@ -336,7 +340,7 @@ export function createScenarioPanel(page: ExplorerPage): void {
       value === null || value === undefined ? '' : ` (${headroomPhrase(value, (id) => id, traffic)})`;
     line(
       'blockage',
-      `Primary blockage: ${before ?? 'none'}${headroom(changes.headroom?.before, TODAY)} → ${after ?? 'none'}${headroom(changes.headroom?.after, scenarioTraffic(sent))}`,
+      `Primary blockage: ${before ?? 'none'}${headroom(changes.headroom?.before, TODAY)} → ${after ?? 'none'}${headroom(changes.headroom?.after, traffic)}`,
     );
     // Lost traffic first: a down node is the worst the steady state can say.
     const { lost } = changes;
@@ -358,7 +362,7 @@ export function createScenarioPanel(page: ExplorerPage): void {
     if (latencyHeadroom !== undefined && (latencyHeadroom.before !== null || latencyHeadroom.after !== null))
       line(
         'latency-headroom',
-        `Latency headroom: ${sloHeadroomText(latencyHeadroom.before, TODAY)} → ${sloHeadroomText(latencyHeadroom.after, scenarioTraffic(sent))}`,
+        `Latency headroom: ${sloHeadroomText(latencyHeadroom.before, TODAY)} → ${sloHeadroomText(latencyHeadroom.after, traffic)}`,
       );
     for (const node of changes.nodes) {
       const was = `${node.before.blocked ? 'blocked' : 'free'} ${node.before.role}`;

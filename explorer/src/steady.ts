@@ -81,7 +81,7 @@ export function trafficOf(body: string | undefined): Traffic {
 }
 
 /** A scenario's traffic: its own when it scales traffic or sets a node's load or arrival. */
-export function scenarioTraffic(scenario: unknown): Traffic {
+function scenarioTraffic(scenario: unknown): Traffic {
   if (typeof scenario !== 'object' || scenario === null) return TODAY;
   const { scale, nodes } = scenario as { scale?: unknown; nodes?: unknown };
   if (scale !== undefined && scale !== 1) return SCENARIO;

@@ -9,6 +9,7 @@
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
+import { README_CHECKOUT } from '../helpers/engine-examples';
 import { CONTRAST, countPixels, findChromium, openExplorerPage, runAsWritten, SCREENSHOTS } from './browser';
 
 const chromiumPath = findChromium();
@@ -192,6 +193,18 @@ describe.runIf(chromiumPath !== undefined)('the compare view in Chromium', () =>
       "none: cannot serve the scenario's traffic: it is lost at A",
     );
     await page.click('#scenario-clear');
+    // A ×2 written in the body itself, with `compare` (README's checkout): its factors are the
+    // scenario's too (the list said "today's", read from the panel's draft, which is empty), and
+    // the status says the scenario is the body's.
+    await runAsWritten(page, { mode: 'analyze', ...README_CHECKOUT, scenario: { scale: 2 }, compare: true });
+    await expect
+      .poll(() => page.locator('#scenario-changes li[data-field="latency-headroom"]').textContent())
+      .toBe(
+        "Latency headroom: ×1.45 of today's traffic (checkout) → over its SLO from ×0.727 of the scenario's traffic (checkout)",
+      );
+    expect(await page.textContent('#scenario-status')).toBe(
+      'Compared at tick 0: the scenario in the request body with the structure as it is.',
+    );
   });
 
   // Guards: the WebGL view's key listed rings, dashes and outlines it never draws, and the view
