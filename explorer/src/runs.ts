@@ -100,8 +100,13 @@ export function createRuns(
     }
     if (!isLatest(current)) return 'superseded';
     if (answer.status !== 200) {
-      const status = `HTTP ${answer.status} (${where}, ${answer.ms.toFixed(0)} ms)`;
-      return fail(current, body, errorOfAnswer(answer), answer.text, status);
+      const error = errorOfAnswer(answer);
+      const how = `HTTP ${answer.status} (${where}, ${answer.ms.toFixed(0)} ms)`;
+      // The API answers a mistake in the structure 500 `PAYLOAD_ERROR` (the seed's contract): said
+      // as what it is, since "HTTP 500" alone reads as the server failing.
+      const status =
+        error.title === 'PAYLOAD_ERROR' ? `The structure has a mistake, said under Run: ${how}` : how;
+      return fail(current, body, error, answer.text, status);
     }
     let line: string;
     try {

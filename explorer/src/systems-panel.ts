@@ -51,7 +51,7 @@ function dryRunLine(json: unknown): string {
       : `headroom ${scaleText(headroom.scale)} before ${headroom.node} saturates`;
   const notes = answer.warnings.length === 0 ? '' : ` Notes: ${answer.warnings.join('; ')}.`;
   return (
-    `Read as ${answer.format}: ${answer.nodes} nodes, ${answer.dependencies} dependencies, ${entries}. ` +
+    `Read as ${answer.format}: ${sizeOf(answer)}, ${entries}. ` +
     `Primary blockage: ${primaryBlockage ?? 'none'}; ${room}. Nothing was stored.${notes}`
   );
 }
@@ -160,11 +160,7 @@ export function createSystemsPanel(host: SystemsPanelHost): {
       capacities.addEventListener('click', () => void settingsEditor.open(system.id, capacities));
       // The format the system was read in (absent on systems registered before formats).
       const read = system.format === undefined ? '' : `${system.format}, `;
-      item.append(
-        `${system.name} (${read}${system.nodes} nodes, ${system.dependencies} dependencies) `,
-        open,
-        capacities,
-      );
+      item.append(`${system.name} (${read}${sizeOf(system)}) `, open, capacities);
       systemsList.append(item);
     }
   }
@@ -260,7 +256,7 @@ export function createSystemsPanel(host: SystemsPanelHost): {
     const answer = await runInWorker(text, 'upstream');
     const json = JSON.parse(answer.text) as { nodes?: number; dependencies?: number };
     if (answer.status !== 200) throw new Error(errorLine(answer.status, json));
-    systemsStatus.textContent = `It holds a structure the engine accepts: ${json.nodes} nodes, ${json.dependencies} dependencies.`;
+    systemsStatus.textContent = `It holds a structure the engine accepts: ${sizeOf({ nodes: json.nodes ?? 0, dependencies: json.dependencies ?? 0 })}.`;
   }
 
   const registerButton = $<HTMLButtonElement>('register');
@@ -277,7 +273,7 @@ export function createSystemsPanel(host: SystemsPanelHost): {
     });
     if (status !== 201) throw new Error(errorLine(status, json));
     const system = json as { id: string; nodes: number; dependencies: number };
-    const registered = `Registered as ${system.id}: ${system.nodes} nodes, ${system.dependencies} dependencies.`;
+    const registered = `Registered as ${system.id}: ${sizeOf(system)}.`;
     systemsStatus.textContent = registered;
     // The list with it; a list that fails says so, after the registration.
     await listSystems().then(
@@ -305,4 +301,10 @@ export function createSystemsPanel(host: SystemsPanelHost): {
       };
     },
   };
+}
+
+/** `1 node, 0 dependencies`: a structure's size in words, each count with its own number. */
+function sizeOf({ nodes, dependencies }: { nodes: number; dependencies: number }): string {
+  const counted = (count: number, one: string, many: string) => `${count} ${count === 1 ? one : many}`;
+  return `${counted(nodes, 'node', 'nodes')}, ${counted(dependencies, 'dependency', 'dependencies')}`;
 }

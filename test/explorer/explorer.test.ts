@@ -149,6 +149,10 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     expect(await page.textContent('#raw')).toBe(api.text);
     expect(await page.textContent('#error strong')).toBe('PAYLOAD_ERROR');
     expect(await page.textContent('#error')).toContain('dependencies[0].to');
+    // The status line says a mistake in the structure is one: "HTTP 500" alone read as a crash.
+    expect(await page.textContent('#status')).toMatch(
+      /^The structure has a mistake, said under Run: HTTP 500 \(in the browser, .*\d+ ms\)$/,
+    );
     await page.screenshot({ path: `${SCREENSHOTS}/payload-error.png`, fullPage: true });
   });
 
