@@ -419,7 +419,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
         'aria-label',
         options.withoutResult
           ? `${options.name(node.id)}: no result`
-          : `${options.name(node.id)}${part.groupWords}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === state.primaryBlockage ? ', primary blockage' : ''}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}${scenarioWords}`,
+          : `${options.name(node.id)}${part.groupWords}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === state.primaryBlockage ? ', primary blockage' : ''}${node.utilization === undefined ? '' : `, utilization ${shortNumber(node.utilization)}`}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}${scenarioWords}`,
       );
       const radius = radii[i]!;
       // Each circle's radius beyond the body's: the camera sizes them all for its zoom (a circle

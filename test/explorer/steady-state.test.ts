@@ -87,6 +87,8 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
       'losing 10 per step (down, or its way out cut)',
     );
     expect(await node('api').locator('desc').textContent()).toContain('saturated: utilization 1.333');
+    // The label says the utilization the colours show, not only load and pressure (0 here).
+    expect(await node('auth').getAttribute('aria-label')).toMatch(/, utilization 0\.\d+/);
 
     // The events read in words, exact numbers on hover.
     expect(await page.locator('#events li[data-type="saturated"]').allTextContents()).toEqual([
