@@ -16,7 +16,17 @@ export const NAME_MAX_LENGTH = 100;
 /** The longest URL a system may be registered from. */
 export const URL_MAX_LENGTH = 2048;
 
-/** Whether `name`, already trimmed, is a display name. */
+/**
+ * Whether `name`, already trimmed, is a display name. Characters are counted as the request
+ * schema and JSON Schema's `maxLength` count them, by code point: an emoji is one (two UTF-16
+ * units), so a name the schema took is never refused here.
+ */
 export function isDisplayName(name: string): boolean {
-  return name !== '' && name.length <= NAME_MAX_LENGTH && !CONTROL_CHARACTERS.test(name);
+  return name !== '' && codePoints(name) <= NAME_MAX_LENGTH && !CONTROL_CHARACTERS.test(name);
+}
+
+function codePoints(text: string): number {
+  let count = 0;
+  for (const _ of text) count++;
+  return count;
 }

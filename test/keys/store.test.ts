@@ -56,8 +56,8 @@ describe('issueApiKey', () => {
       'owner must be 1-128 characters from A-Z a-z 0-9 . _ @ : + -',
     ],
     [{ owner: 42, name: 'CI' }, 'owner', 'owner must be 1-128 characters from A-Z a-z 0-9 . _ @ : + -'],
-    [{ owner: 'alice', name: '   ' }, 'name', 'name must be 1-100 characters, no control characters'],
-    [{ owner: 'alice', name: 7 }, 'name', 'name must be 1-100 characters, no control characters'],
+    [{ owner: 'alice', name: '   ' }, 'name', 'name must be 1-100 characters without control characters'],
+    [{ owner: 'alice', name: 7 }, 'name', 'name must be 1-100 characters without control characters'],
   ])('refuses %j', async (input, field, message) => {
     const { store, puts } = recordingStore();
     await expect(issueApiKey(store, input as never, T0)).rejects.toMatchObject({ field, message });

@@ -39,6 +39,10 @@ describe('isDisplayName', () => {
     expect(isDisplayName('a')).toBe(true);
     expect(isDisplayName('Checkout – production')).toBe(true);
     expect(isDisplayName('x'.repeat(100))).toBe(true);
+    // Counted by code point, as the request schema and JSON Schema's maxLength count: 100 emoji
+    // are 100 characters (200 UTF-16 units); 60 were refused here after the schema took them.
+    expect(isDisplayName('😀'.repeat(100))).toBe(true);
+    expect(isDisplayName('😀'.repeat(101))).toBe(false);
   });
 
   it('refuses an empty name, over 100 characters, and control characters', () => {
