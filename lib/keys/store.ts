@@ -158,7 +158,10 @@ function checkOwner(owner: unknown): string {
 function checkName(name: unknown): string {
   const trimmed = typeof name === 'string' ? name.trim() : '';
   if (!isDisplayName(trimmed)) {
-    throw new ApiKeyInputError('name', `name must be 1-${NAME_MAX_LENGTH} characters without control characters`);
+    throw new ApiKeyInputError(
+      'name',
+      `name must be 1-${NAME_MAX_LENGTH} characters without control characters`,
+    );
   }
   return trimmed;
 }
