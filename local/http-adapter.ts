@@ -24,6 +24,7 @@ import {
   routeKey,
 } from '../lib/http/routes';
 import { unmatchedRouteError } from '../lib/http/unmatched-route';
+import { withVary } from '../lib/http/vary';
 import { ClientGoneError, PoolFullError, PoolStoppingError, waitingText } from './handler-pool';
 import {
   buildHttpApiEvent,
@@ -321,15 +322,18 @@ function withCors(
   origin: string | undefined,
   cors: CorsSettings | undefined,
 ): MappedResponse {
-  if (origin === undefined || cors === undefined) return response;
-  const vary = response.headers.vary;
+  if (cors === undefined) return response;
+  // With or without the origin header: a cache must not serve an answer made for one origin (or
+  // none) to another.
+  const vary = withVary(response.headers.vary, 'Origin');
+  if (origin === undefined) return { ...response, headers: { ...response.headers, vary } };
   return {
     ...response,
     headers: {
       ...response.headers,
       'access-control-allow-origin': origin,
       'access-control-expose-headers': cors.exposeHeaders.join(', '),
-      vary: vary === undefined ? 'Origin' : `${String(vary)}, Origin`,
+      vary,
     },
   };
 }

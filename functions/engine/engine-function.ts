@@ -63,7 +63,12 @@ export function createEngineFunction(deps: EngineFunctionDeps) {
         // Returned whole: nothing of it to ask less of (a MAX_RESPONSE_BYTES of 16 KiB refuses it).
         encode: { ...encode, advice: 'read `openapi.json` from the project the service was deployed from' },
         handler: () =>
-          jsonTextResult(200, servedOpenApiDocument(), { 'cache-control': 'public, max-age=300' }),
+          // Cached by anyone for five minutes; whether it carries CORS headers depends on the
+          // request's Origin (API Gateway's CORS, when the stage sets origins), so it varies by it.
+          jsonTextResult(200, servedOpenApiDocument(), {
+            'cache-control': 'public, max-age=300',
+            vary: 'Origin',
+          }),
       },
     },
     stack,

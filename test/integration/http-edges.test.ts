@@ -163,7 +163,24 @@ describe('CORS (CORS_ALLOW_ORIGINS=https://app.example.com here)', () => {
       'authorization, content-type, content-encoding, if-match',
     );
     expect(answer.headers.get('access-control-max-age')).toBe('600');
-    expect(answer.headers.get('vary')).toContain('Origin');
+    // Once: it read "Origin, Origin".
+    expect(answer.headers.get('vary')).toBe('Origin');
+  });
+
+  // The OpenAPI document is cached by anyone for five minutes: a copy made for a request without
+  // an Origin (no CORS header) must not be served to the allowed page, so it varies by Origin
+  // whatever the request held.
+  it('varies every answer by Origin, the cacheable OpenAPI document asked without one included', async () => {
+    for (const headers of [
+      {},
+      { origin: 'https://evil.example.com' },
+      { origin: 'https://app.example.com' },
+    ]) {
+      const answer = await fetch(`${server.url}/api/openapi.json`, { headers });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('cache-control')).toBe('public, max-age=300');
+      expect(answer.headers.get('vary')).toBe('Origin, Accept-Encoding');
+    }
   });
 
   // Another origin gets no CORS headers: its browser refuses the real request.

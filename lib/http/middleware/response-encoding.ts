@@ -7,6 +7,7 @@ import {
 } from 'node:zlib';
 import { ApiError } from '../../api/errors';
 import { largestBinaryBody, lessToAskFor, responseFits } from '../../api/response-size';
+import { withVary } from '../vary';
 import { type HttpMiddleware, type HttpRequest, type RequestFacts, readHeader } from './types';
 
 export type ContentCoding = 'br' | 'gzip';
@@ -55,7 +56,7 @@ export function responseEncoding(opts: ResponseEncodingOptions): HttpMiddleware 
   const responseEncodingAfter = async (request: HttpRequest): Promise<void> => {
     const response = request.response;
     if (response === undefined || response === null || typeof response.body !== 'string') return;
-    response.headers = { ...response.headers, vary: 'Accept-Encoding' };
+    response.headers = { ...response.headers, vary: withVary(response.headers.vary, 'Accept-Encoding') };
     const alreadyEncoded = response.isBase64Encoded === true || 'content-encoding' in response.headers;
     if (alreadyEncoded) {
       if (!responseFits(response.body, true, limits)) throw tooLarge([], options, request.context.facts);
