@@ -7,6 +7,7 @@
  */
 import { CognitoJwtVerifier, JwtRsaVerifier } from 'aws-jwt-verify';
 import { type Env, optionalEnv, requiredEnv } from '../config/env';
+import { OWNER_SHAPE } from '../text';
 import { type Jwk, readLocalIssuer } from './local-issuer';
 
 /** Who the token belongs to: the user pool's `sub`, the owner of everything the user creates. */
@@ -50,7 +51,8 @@ export function createUserTokenVerifier(
     // Tests prime the pool's JWKS so the deployed configuration is checked without a network.
     // Stryker disable next-line ConditionalExpression: aws-jwt-verify treats a cached undefined JWKS as none and fetches
     if (options.cognitoJwks !== undefined) verifier.cacheJwks(options.cognitoJwks);
-    return async (token) => userOf(await verifier.verify(token).catch(() => undefined));
+    return async (token) =>
+      strictlyShaped(token) ? userOf(await verifier.verify(token).catch(() => undefined)) : undefined;
   }
   const issuer = readLocalIssuer(config.issuerFile);
   const verifier = JwtRsaVerifier.create({
@@ -73,6 +75,7 @@ export function createUserTokenVerifier(
   });
   verifier.cacheJwks(issuer.jwks);
   return async (token) => {
+    if (!strictlyShaped(token)) return undefined;
     try {
       return userOf(verifier.verifySync(token));
     } catch /* Stryker disable next-line BlockStatement: an empty catch returns undefined as well */ {
@@ -88,5 +91,28 @@ export function createUserTokenVerifier(
  */
 function userOf(payload: { sub?: unknown; exp?: unknown } | undefined): TokenUser | undefined {
   if (typeof payload?.exp !== 'number' || !Number.isFinite(payload.exp)) return undefined;
-  return typeof payload.sub === 'string' && payload.sub !== '' ? { sub: payload.sub } : undefined;
+  // A `sub` no owner can be (a user pool's are UUIDs) is no user of this service: the token is
+  // refused as any other, not read as a request naming a bad owner.
+  return typeof payload.sub === 'string' && OWNER_SHAPE.test(payload.sub) ? { sub: payload.sub } : undefined;
+}
+
+/** Three parts of base64url without padding, as RFC 7515's compact form writes them. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * Whether a token is in the strict compact form and asks for no extension: aws-jwt-verify decodes
+ * the parts leniently (a signature with `==` after it verified all the same) and reads past a
+ * `crit` header, which RFC 7515 §4.1.11 says a verifier must refuse when it does not know the
+ * extensions listed, as this one knows none.
+ */
+function strictlyShaped(token: string): boolean {
+  if (!COMPACT_JWS.test(token)) return false;
+  try {
+    const header: unknown = JSON.parse(
+      Buffer.from(token.slice(0, token.indexOf('.')), 'base64url').toString('utf8'),
+    );
+    return typeof header === 'object' && header !== null && !Object.hasOwn(header, 'crit');
+  } catch {
+    return false;
+  }
 }

@@ -171,11 +171,12 @@ describe('CORS (CORS_ALLOW_ORIGINS=https://app.example.com here)', () => {
   // an Origin (no CORS header) must not be served to the allowed page, so it varies by Origin
   // whatever the request held.
   it('varies every answer by Origin, the cacheable OpenAPI document asked without one included', async () => {
-    for (const headers of [
+    const asked: Record<string, string>[] = [
       {},
       { origin: 'https://evil.example.com' },
       { origin: 'https://app.example.com' },
-    ]) {
+    ];
+    for (const headers of asked) {
       const answer = await fetch(`${server.url}/api/openapi.json`, { headers });
       expect(answer.status).toBe(200);
       expect(answer.headers.get('cache-control')).toBe('public, max-age=300');

@@ -76,6 +76,22 @@ describe('user access tokens over HTTP', () => {
     );
     const forged = await call(`${alice.slice(0, -4)}AAAA`, 'GET', '/api/keys');
     expect(forged.json.error.message).toMatch(/^The access token is not valid/);
+    // A token with a part too many, or whose header is no JSON, is a token that is not valid,
+    // not an API key: it was told "not an API key". A signed token asking for a critical
+    // extension, or whose sub can be no owner, is refused as any other (the sub was a 400
+    // naming "owner", a field of no body).
+    const issuer = readLocalIssuer(server.issuerFile);
+    for (const token of [
+      `${alice}.`,
+      `${'a'.repeat(100)}.b.c`,
+      signAccessToken(issuer, { sub: 'alice', header: { crit: ['exp2'] } }),
+      signAccessToken(issuer, { sub: 'OWNER#x' }),
+    ]) {
+      const refused = await call(token, 'GET', '/api/keys');
+      expect(refused.status).toBe(401);
+      expect(refused.json.error.code).toBe('INVALID_TOKEN');
+      expect(refused.json.error.message).toMatch(/^The access token is not valid/);
+    }
   });
 
   // The token printed by npm start works as it is.

@@ -118,6 +118,17 @@ describe('local access tokens', () => {
       "a token signed by another issuer's key",
       () => signAccessToken(loadOrCreateLocalIssuer(join(folder, 'other.json')), { sub: 'alice' }),
     ],
+    // RFC 7515 §4.1.11: an extension the verifier does not know, marked critical, is refused.
+    [
+      'a token whose header lists critical extensions',
+      (i) => signAccessToken(i, { sub: 'alice', header: { crit: ['exp2'] } }),
+    ],
+    // Base64url has no padding in the compact form; aws-jwt-verify decoded `==` past it.
+    ['a token with padding after its signature', (i) => `${signAccessToken(i, { sub: 'alice' })}==`],
+    ['a token with a fourth part', (i) => `${signAccessToken(i, { sub: 'alice' })}.`],
+    // Signed, but its sub can be no owner (a user pool's are UUIDs): a 400 naming "owner" before.
+    ['a token whose sub is no owner', (i) => signAccessToken(i, { sub: 'OWNER#x' })],
+    ['a token whose sub is too long', (i) => signAccessToken(i, { sub: 'a'.repeat(129) })],
   ])('refuses %s', async (_name, forge) => {
     await expect(verify(forge(issuer))).resolves.toBeUndefined();
   });

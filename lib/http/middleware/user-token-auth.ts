@@ -11,7 +11,10 @@ export function userTokenAuth(options: { verify: VerifyUserToken }): HttpMiddlew
     const { token, headerPresent, empty } = takeBearerToken(request);
     if (token === undefined) throw missingToken(headerPresent, empty);
     const user = await options.verify(token);
-    if (user === undefined) throw looksLikeJwt(token) ? invalidToken() : apiKeyInsteadOfAccessToken();
+    // Told it sent an API key only when it could be one: a credential with dots in it (a JWT
+    // cut short, one part too many, a header that is not JSON) is a token that is not valid.
+    if (user === undefined)
+      throw looksLikeJwt(token) || token.includes('.') ? invalidToken() : apiKeyInsteadOfAccessToken();
     request.context.user = { sub: user.sub };
     requestFacts(request).user = user.sub;
   };
