@@ -170,7 +170,10 @@ export function createConnectFunction(deps: ConnectFunctionDeps) {
               user(request),
               id(request),
               request.body,
-              readHeader(request.event, 'if-match'),
+              {
+                ifMatch: readHeader(request.event, 'if-match'),
+                ifNoneMatch: readHeader(request.event, 'if-none-match'),
+              },
               functionTime(request),
             ),
           );

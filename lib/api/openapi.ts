@@ -738,7 +738,8 @@ function systemPaths(): JsonObject {
             'Writes the settings only: a refresh running meanwhile keeps them, and they keep its structure; ' +
             'they are written only onto the structure they were checked against. ' +
             'With `If-Match` (the `ETag` a GET or PATCH answered), the write applies only while the settings ' +
-            'are still those, else 412; without it the last PATCH wins.',
+            'are still those, else 412; with `If-None-Match`, only while they are none of the tags it lists ' +
+            '(`*`: never), else 412; without either the last PATCH wins.',
           parameters: [
             { name: 'id', in: 'path', required: true, schema: { type: 'string' } },
             {
@@ -747,6 +748,14 @@ function systemPaths(): JsonObject {
               required: false,
               description:
                 "The settings' `ETag` as last read: write only if they are still those; `*`: write whatever settings the system has now (404 once it is deleted).",
+              schema: { type: 'string' },
+            },
+            {
+              name: 'If-None-Match',
+              in: 'header',
+              required: false,
+              description:
+                '`ETag`s the settings must not be (compared weakly): write only if they are none of them; `*`: never (the system has settings to match).',
               schema: { type: 'string' },
             },
           ],
@@ -770,7 +779,8 @@ function systemPaths(): JsonObject {
               {},
             ),
             '412': errorResponse(
-              'The settings changed since the `ETag` in `If-Match` was read (`PRECONDITION_FAILED`); nothing was written.',
+              'The settings changed since the `ETag` in `If-Match` was read, or are one `If-None-Match` lists ' +
+                '(`PRECONDITION_FAILED`); nothing was written.',
               {},
             ),
             ...userTokenErrors(),

@@ -60,6 +60,14 @@ export function settingsChanged(): ApiError {
   );
 }
 
+/** A PATCH whose If-None-Match lists the settings' current tag, or `*`. */
+export function settingsUnchanged(): ApiError {
+  return new ApiError(
+    'PRECONDITION_FAILED',
+    "The system's settings are still the ones If-None-Match lists (or it lists *, and the system has settings to match); nothing was written.",
+  );
+}
+
 /** A system the caller does not have: another user's and a missing one answer the same. */
 export function systemNotFound(): ApiError {
   return new ApiError('SYSTEM_NOT_FOUND', 'You have no system with this id.');

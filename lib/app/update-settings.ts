@@ -6,24 +6,27 @@
  * Settings are written only onto the structure version they were checked against, so a refresh
  * that lands between the check and the write has them checked again against what it brought.
  * With `If-Match` (the ETag a GET gave), the write applies only while the settings are still
- * those; without it, the last PATCH wins.
+ * those; with `If-None-Match`, only while they are none of those it lists (`*`: never, as the
+ * system has settings to match); without either, the last PATCH wins.
  */
 import { checkSettingsIds, parsePatchSystemRequest } from '../api/connect-request';
 import { compileRunnableWithSettings, settingsSayNothing } from '../api/settings-fit';
 import {
   matchedSettingsRevision,
   type PublicSystemRecord,
+  SettingsChangedError,
   SystemChangedError,
   type SystemStore,
   settingsETag,
   toPublicSystemRecord,
   unknownSettingsIds,
+  unmatchedSettingsRevision,
 } from '../systems';
 
 /** Reads, checks and writes of the settings before a run of refreshes meeting them is a 409. */
 const REFRESH_RACES = 3;
 
-import { inContractTerms, settingsChanged, systemNotFound } from './errors';
+import { inContractTerms, settingsChanged, settingsUnchanged, systemNotFound } from './errors';
 import { checkDeadline, checkTimeToStore, type FunctionTime } from './time-to-store';
 
 /** A system as its owner sees it, and the ETag of its settings. */
@@ -32,11 +35,17 @@ export interface TaggedSystem<T = PublicSystemRecord> {
   etag: string;
 }
 
+/** A PATCH's conditions on the settings it replaces: its `If-Match` and `If-None-Match` headers. */
+export interface SettingsPreconditions {
+  ifMatch?: string | undefined;
+  ifNoneMatch?: string | undefined;
+}
+
 export type UpdateSettings = (
   owner: string,
   id: string,
   body: unknown,
-  ifMatch?: string,
+  preconditions?: SettingsPreconditions,
   /** The function's time left: a check that runs the engine gives up in time (`checkDeadline`). */
   time?: FunctionTime,
 ) => Promise<TaggedSystem>;
@@ -45,7 +54,7 @@ export function createUpdateSettings(deps: {
   systems: Pick<SystemStore, 'get' | 'updateSettings'>;
 }): UpdateSettings {
   const { systems } = deps;
-  return (owner, id, body, ifMatch, time) =>
+  return (owner, id, body, { ifMatch, ifNoneMatch } = {}, time) =>
     inContractTerms(async () => {
       const { settings } = parsePatchSystemRequest(body);
       // Empty settings are no settings: the record goes back to what the structure says.
@@ -57,7 +66,12 @@ export function createUpdateSettings(deps: {
         if (stored === undefined) throw systemNotFound();
         const matched = ifMatch === undefined ? 'any' : matchedSettingsRevision(ifMatch, stored.record);
         if (matched === undefined) throw settingsChanged();
-        const revision = matched === 'any' ? undefined : matched;
+        // If-None-Match (RFC 9110 §13.1.2): `*` or the current tag is a 412; otherwise the write
+        // waits for the settings read, so one that a rival PATCH made a listed tag is not overwritten.
+        const unmatched =
+          ifNoneMatch === undefined ? 'any' : unmatchedSettingsRevision(ifNoneMatch, stored.record);
+        if (unmatched === undefined) throw settingsUnchanged();
+        const revision = matched !== 'any' ? matched : unmatched !== 'any' ? unmatched : undefined;
         checkSettingsIds(unknownSettingsIds(stored.structure, settings));
         compileRunnableWithSettings(stored.structure, settings, { shouldStop: checkDeadline(time) });
         // The check may have used the function's time: nothing is written that it may not cover.
@@ -70,8 +84,12 @@ export function createUpdateSettings(deps: {
           if (updated === undefined) throw systemNotFound();
           return { system: toPublicSystemRecord(updated), etag: settingsETag(updated) };
         } catch (error) {
+          // A rival PATCH between the read and a write that waited only for If-None-Match: read
+          // again, and the header is asked of what it wrote.
+          const rivalPatch =
+            error instanceof SettingsChangedError && matched === 'any' && revision !== undefined;
           // Refreshes that keep landing between the read and the write: 409, as for a refresh.
-          if (!(error instanceof SystemChangedError) || attempt === REFRESH_RACES) throw error;
+          if (!(error instanceof SystemChangedError || rivalPatch) || attempt === REFRESH_RACES) throw error;
         }
       }
     });

@@ -8,6 +8,7 @@ export {
   type SystemRecord,
   settingsETag,
   toPublicSystemRecord,
+  unmatchedSettingsRevision,
 } from './record';
 export { type NodeSettings, type SystemSettings, unknownSettingsIds } from './settings';
 export type { StoredStructure, StoredSystem, SystemStore } from './store';

@@ -67,6 +67,20 @@ export function matchedSettingsRevision(
   return tags.includes(settingsETag(current)) ? (current.settingsRevision ?? 0) : undefined;
 }
 
+/**
+ * What an `If-None-Match` header asks of a write (RFC 9110 §13.1.2, weak comparison: `W/"…"`
+ * names the same tag): `undefined` when it lists `*` or the current tag (a 412), else the current
+ * revision, which the write then waits for.
+ */
+export function unmatchedSettingsRevision(
+  ifNoneMatch: string,
+  current: Pick<SystemRecord, 'settingsRevision'>,
+): number | undefined {
+  const tags = ifNoneMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  if (tags.includes('*') || tags.includes(settingsETag(current))) return undefined;
+  return current.settingsRevision ?? 0;
+}
+
 /** A record as the HTTP API returns it: no owner, no storage details. */
 export interface PublicSystemRecord {
   id: string;

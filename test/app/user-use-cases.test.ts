@@ -1162,7 +1162,7 @@ describe('settings', () => {
       'alice',
       record.id,
       { settings: { defaultCapacity: 7 } },
-      '*',
+      { ifMatch: '*' },
     );
     expect(system.settings).toEqual({ defaultCapacity: 7 });
     expect(etag).toBe('"settings-2"');
@@ -1173,10 +1173,25 @@ describe('settings', () => {
         'alice',
         record.id,
         { settings: { defaultCapacity: 9 } },
-        '"settings-2"',
+        { ifMatch: '"settings-2"' },
       ),
     );
     expect(stale.status).toBe(412);
+    expect((await systems.getRecord('alice', record.id))?.settings).toEqual({ defaultCapacity: 5 });
+    // If-None-Match listing the tag a rival PATCH makes between the read and the write: the write
+    // waited for the settings read, fails, reads again, and finds the listed tag: 412, and the
+    // rival's settings stay (it overwrote them, as the header was asked of the settings before).
+    rival = undefined;
+    const listedByRival = await contractErrorOf(
+      createUpdateSettings({ systems: racing })(
+        'alice',
+        record.id,
+        { settings: { defaultCapacity: 11 } },
+        { ifNoneMatch: '"settings-4"' },
+      ),
+    );
+    expect(listedByRival.status).toBe(412);
+    expect(listedByRival.message).toMatch(/If-None-Match/);
     expect((await systems.getRecord('alice', record.id))?.settings).toEqual({ defaultCapacity: 5 });
   });
 

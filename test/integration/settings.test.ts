@@ -222,6 +222,29 @@ describe('no lost update', () => {
     const final = await call('GET', `/api/systems/${id}`);
     expect(final.json.settings).toEqual({ defaultCapacity: 9 });
     expect(final.headers.get('etag')).toBe('"settings-4"');
+
+    // If-None-Match (RFC 9110 §13.1.2; weak comparison): `*` and the current tag, weak or not,
+    // are a 412 and write nothing (it was not read, and `*` wrote); a tag that is not current writes.
+    for (const ifNoneMatch of ['*', '"settings-4"', 'W/"settings-4"', '"settings-1", "settings-4"']) {
+      const refused = await call(
+        'PATCH',
+        `/api/systems/${id}`,
+        { settings: { defaultCapacity: 10 } },
+        { 'if-none-match': ifNoneMatch },
+      );
+      expect(refused.status, ifNoneMatch).toBe(412);
+      expect(refused.json.error.code).toBe('PRECONDITION_FAILED');
+      expect(refused.json.error.message).toMatch(/If-None-Match/);
+    }
+    const other = await call(
+      'PATCH',
+      `/api/systems/${id}`,
+      { settings: { defaultCapacity: 11 } },
+      { 'if-none-match': '"settings-3"' },
+    );
+    expect(other.status, other.text).toBe(200);
+    expect(other.headers.get('etag')).toBe('"settings-5"');
+    expect((await call('GET', `/api/systems/${id}`)).json.settings).toEqual({ defaultCapacity: 11 });
   });
 });
 
