@@ -37,7 +37,7 @@ const ALLOWED: Record<string, readonly string[]> = {
   'lib/aws': ['lib/config'],
   'lib/storage': ['lib/config'],
   'lib/keys': ['lib/config', 'lib/storage', 'lib/text'],
-  'lib/tokens': ['lib/config'],
+  'lib/tokens': ['lib/config', 'lib/text'],
   'lib/outbound': ['lib/config', 'lib/text'],
   'lib/systems': ['lib/config', 'lib/engine', 'lib/storage', 'lib/text'],
   'lib/http': ['lib/api', 'lib/config', 'lib/source-mapped-stack', 'lib/text'],
