@@ -1,4 +1,5 @@
 import { $ } from './dom';
+import type { NodeSizing } from './node-size';
 import { marksAnything, type ScenarioMarks } from './scenario-marks';
 
 /** Which view draws the graph: each draws its own marks, and the key lists only those. */
@@ -18,13 +19,18 @@ const span = (className: string, text: string): HTMLSpanElement => {
  * (hatched down nodes, dashed red cut dependencies, capacity tags), each only when one is drawn.
  * With the force layout (`force`) no dependency is dashed as pointing back: there are no layers.
  */
-export function renderGraphKey(kind: GraphViewKind, marks: ScenarioMarks | undefined, force = false): void {
+export function renderGraphKey(
+  kind: GraphViewKind,
+  marks: ScenarioMarks | undefined,
+  force = false,
+  sizedBy: NodeSizing['measure'] = 'load',
+): void {
   const viewKey = $('view-key');
   const badgeKey = $('badge-key');
   const scenarioKey = $('scenario-key');
   if (kind === 'svg') {
     viewKey.replaceChildren(
-      'Size: load. Rings: ',
+      `Size: ${sizedBy}. Rings: `,
       span('key blockage', 'primary blockage'),
       ', ',
       span('key origin', 'origin'),
@@ -41,11 +47,11 @@ export function renderGraphKey(kind: GraphViewKind, marks: ScenarioMarks | undef
     );
   } else {
     viewKey.replaceChildren(
-      'Size: load. ',
+      `Size: ${sizedBy}. `,
       span('key blockage', 'Orange point: the primary blockage'),
       ', ',
       span('key origin', 'green point: the origin'),
-      ' (both large and named). Orange lines: the trace. Zoomed in, an arrowhead at the end each dependency calls.',
+      ' (both large and named; so are the node traffic saturates first and the entry that misses its SLO first). Orange lines: the trace. Zoomed in, an arrowhead at the end each dependency calls.',
     );
     badgeKey.replaceChildren(
       'Red glyph beside a node, in the steady state of an open structure: ',

@@ -24,6 +24,7 @@ import { createLargeGraphKeys } from './large-graph-keys';
 import { hasLatency } from './latency';
 import { indexResult, type Layout } from './layout';
 import { marksOf, unmarkedText } from './marks';
+import { nodeSizing } from './node-size';
 import { withCutDependencies } from './scenario-marks';
 import { edgeKeyText, hasSteadyState, saturationByNode } from './steady';
 import { svgElement } from './svg';
@@ -562,7 +563,12 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     markKey.textContent = unmarkedText(marksOf(result.nodes).unmarked);
     layoutRow.hidden = false;
     const force = forceToDraw(first);
-    renderGraphKey(large ? 'webgl' : 'svg', colouring.marks, force !== undefined);
+    renderGraphKey(
+      large ? 'webgl' : 'svg',
+      colouring.marks,
+      force !== undefined,
+      nodeSizing(result.nodes).measure,
+    );
     // The SVG and PNG exports copy the SVG view: the WebGL view has none to copy (Export SVG wrote
     // an empty image, PNG nothing or the last small graph drawn), so they say so instead.
     for (const button of [exportSvg, exportPng]) {

@@ -2,9 +2,9 @@ import type { EngineResult } from '../../lib/engine/types';
 import type { Colouring } from './colour-by';
 import { type ForcePositions, placeForce } from './force-placement';
 import { dependencyHoverText, nodeHoverText } from './hover-text';
-import { largest } from './largest';
 import { indexResult, type Layout, layoutResult } from './layout';
 import { marksOf } from './marks';
+import { nodeSizing } from './node-size';
 import { durationText, shortNumber } from './numbers';
 import { paletteColour } from './palette';
 import { placeInView, type Spacing } from './placement';
@@ -127,7 +127,7 @@ export interface GraphDrawing {
  * Draws one described state: nodes coloured as `colouring` says (by default pressure on viridis,
  * or utilization for an open structure's `analyze`; a comparison's change on the diverging
  * scale, its down nodes hatched, changed capacities tagged, cut dependencies dashed red), exits and fan-out
- * marked beside the node (unless every node carries the mark: marks.ts), sized by load, the
+ * marked beside the node (unless every node carries the mark: marks.ts), sized by load (throughput where no node holds any: node-size.ts), the
  * primary blockage and the origin ringed, the trace drawn thick, each dependency as wide as its
  * share of the largest flow (of the largest steady throughput, with a steady state: see
  * `edgeWidths`, and then labelled with it), its arrowhead at the target's edge, nodes the steady
@@ -308,7 +308,6 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
     const labels: NodeLabel[] = [];
     const onTrace = new Set(state.trace);
     const blocked = new Set(state.nodes.filter((node) => node.blocked).map((node) => node.id));
-    const maxLoad = largest(state.nodes, (n) => n.load, 0);
     const widths = edgeWidths(state);
     const saturation = saturationByNode(state);
     const traceEdges = new Set<string>();
@@ -317,7 +316,8 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
 
     // Each node's radius, and how far out from its centre an arrowhead's tip stays: past its
     // outermost ring, so the head sits at the node's edge rather than under it.
-    const radii = state.nodes.map((node) => 9 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 13 : 0));
+    const sizing = nodeSizing(state.nodes);
+    const radii = state.nodes.map((node) => 9 + sizing.fraction(node) * 13);
     const reach = state.nodes.map(
       (node, i) =>
         radii[i]! +

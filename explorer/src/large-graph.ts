@@ -3,9 +3,9 @@ import { besidePoint } from './canvas-label';
 import type { Colouring } from './colour-by';
 import { type ForcePositions, placeForce } from './force-placement';
 import { holdFrames } from './held-frame';
-import { largest } from './largest';
 import { indexResult, type Layout, layoutResult } from './layout';
 import { type Mark, marksOf } from './marks';
+import { nodeSizing } from './node-size';
 import { type Palette, paletteRgb } from './palette';
 import { trackPinch } from './pinch';
 import { placeInView, type Spacing } from './placement';
@@ -173,7 +173,7 @@ function compile(gl: WebGL2RenderingContext, type: number, source: string): WebG
 
 /**
  * Draws a structure of any size with one WebGL program: nodes as round points (colour as the
- * colouring says, pressure on viridis by default; size is load; the primary blockage orange, the
+ * colouring says, pressure on viridis by default; size is load or throughput (node-size.ts); the primary blockage orange, the
  * origin green, both large), dependencies as lines, the trace's in orange (in an open `analyze`,
  * shaded by steady throughput), with arrowheads at their targets on the overlay once zoomed in, saturated, down and unbounded nodes badged on the overlay; in a
  * comparison, down nodes hatched, cut dependencies dashed red, changed capacities tagged. While the
@@ -721,7 +721,7 @@ export function drawLargeGraph(
   const view: LargeGraphView = {
     layout,
     update(state, selected, colouring) {
-      const maxLoad = largest(state.nodes, (n) => n.load, 0);
+      const sizing = nodeSizing(state.nodes);
       const blockage = state.primaryBlockage === null ? -1 : index.get(state.primaryBlockage)!;
       const origin = state.origin === null ? -1 : index.get(state.origin.id)!;
       const chosen = selected === undefined ? -1 : (index.get(selected) ?? -1);
@@ -733,7 +733,7 @@ export function drawLargeGraph(
         const colour =
           v === blockage ? TRACE : v === origin ? ORIGIN : colourOf(colouring.fraction(node), palette);
         const special = v === blockage || v === origin || v === chosen;
-        const size = (special ? 14 : 3 + (maxLoad > 0 ? Math.sqrt(node.load / maxLoad) * 6 : 0)) * ratio;
+        const size = (special ? 14 : 3 + sizing.fraction(node) * 6) * ratio;
         pointSizes[v] = size;
         specialPoint[v] = special ? 1 : 0;
         nodeData.set([x[v]!, y[v]!, colour[0], colour[1], colour[2], special ? -size : size], v * 6);
@@ -807,6 +807,20 @@ export function drawLargeGraph(
         marked.push({ v: origin, text: `${name(state.origin!.id)} (origin)`, colour: '#137a5c' });
       if (chosen >= 0 && chosen !== blockage && chosen !== origin)
         marked.push({ v: chosen, text: name(selected!), colour: '#222' });
+      // What the summary names first on a service graph, named at Fit too, where no other name
+      // fits: the node traffic saturates first, and the entry that misses its SLO first.
+      const named = new Set(marked.map((mark) => mark.v));
+      for (const [id, words] of [
+        [state.headroom?.node, 'saturates first'],
+        [state.latencyHeadroom?.node, 'misses its SLO first'],
+      ] as const) {
+        const v = id === undefined ? -1 : (index.get(id) ?? -1);
+        if (v < 0 || named.has(v)) continue;
+        named.add(v);
+        marked.push({ v, text: `${name(id!)} (${words})`, colour: '#222' });
+      }
+      // The names drawn at every zoom, for what reads the page without seeing the canvas.
+      stage.dataset.named = marked.map((mark) => mark.text).join('\n');
       gl.bindBuffer(gl.ARRAY_BUFFER, nodeBuffer);
       gl.bufferData(gl.ARRAY_BUFFER, nodeData, gl.DYNAMIC_DRAW);
       gl.bindBuffer(gl.ARRAY_BUFFER, edgeBuffer);

@@ -196,6 +196,39 @@ describe.runIf(chromiumPath !== undefined)('service graphs on the explorer page 
     expect(await page.textContent('#mark-key')).toBe('');
   });
 
+  // An open analyze holds no load anywhere: sizes by load drew every service at the least size.
+  // Sized by steady throughput instead, the key saying so; a structure with loads keeps load.
+  it('sizes the nodes of an open analyze by throughput, the key saying so', async () => {
+    await runAsWritten(page, KIALI_LIKE);
+    const radius = async (id: string) =>
+      Number(await page.getAttribute(`#graph .node[data-id="${id}"] circle.body`, 'r'));
+    // productpage takes the ingress's 100 a second; ratings only what reviews passes on.
+    expect(await radius('bookinfo/productpage')).toBeGreaterThan(await radius('bookinfo/ratings'));
+    expect(await page.textContent('#view-key')).toMatch(/^Size: throughput\./);
+    await runAsWritten(page, EXAMPLES[0]!.body());
+    expect(await page.textContent('#view-key')).toMatch(/^Size: load\./);
+  });
+
+  // At Fit on a graph drawn with WebGL no name fits, so the summary's first names are drawn at
+  // every zoom: the node that saturates first and the entry that misses its SLO first (only the
+  // primary blockage and the origin were). 2,000 services in a ring of calls behind one entry.
+  it('names the node saturating first and the entry missing its SLO first in the WebGL view', async () => {
+    const count = 2000;
+    await runAsWritten(page, {
+      mode: 'analyze',
+      nodes: Array.from({ length: count }, (_, i) => ({
+        id: `s${i}`,
+        ...(i === 0 ? { arrival: 10, slo: 1, serviceTime: 0.01, servers: 1 } : {}),
+        ...(i === 1500 ? { capacity: 15 } : {}),
+        ...(i === count - 1 ? { exit: 1 } : {}),
+      })),
+      dependencies: Array.from({ length: count - 1 }, (_, i) => ({ from: `s${i}`, to: `s${i + 1}` })),
+    });
+    await page.waitForSelector('body[data-graph="webgl"]', { timeout: 60_000 });
+    const named = await page.getAttribute('.large-graph-stage', 'data-named');
+    expect(named?.split('\n')).toEqual(['s1500 (saturates first)', 's0 (misses its SLO first)']);
+  });
+
   // The defect: each dependency ended at its target's centre, its arrowhead under the node.
   it("puts each arrowhead outside its target node, tip at the node's edge", async () => {
     for (const body of [KIALI_LIKE, OPEN_SERVICE_GRAPH] as Array<{ dependencies: unknown[] }>) {
