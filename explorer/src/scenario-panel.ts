@@ -350,6 +350,14 @@ export function createScenarioPanel(page: ExplorerPage): void {
       line('saturated-newly', `Newly saturated: ${changes.saturated.newly.join(', ')}`);
     if (changes.saturated !== undefined && changes.saturated.cleared.length > 0)
       line('saturated-cleared', `No longer saturated: ${changes.saturated.cleared.join(', ')}`);
+    // A flood (a loop that keeps what enters it) is worse than any overload: said as such.
+    if (changes.unbounded !== undefined && changes.unbounded.newly.length > 0)
+      line(
+        'unbounded-newly',
+        `Newly unbounded (traffic grows without limit): ${changes.unbounded.newly.join(', ')}`,
+      );
+    if (changes.unbounded !== undefined && changes.unbounded.cleared.length > 0)
+      line('unbounded-cleared', `No longer unbounded: ${changes.unbounded.cleared.join(', ')}`);
     // An entry stuck behind a node that never answers has no latency to compare: said here.
     if (changes.latencyLimit !== undefined && changes.latencyLimit.newly.length > 0)
       line(

@@ -703,6 +703,18 @@ const ChangesSchema = named(
           cleared: z.array(z.string()).meta({ description: 'Saturated in the baseline only, in id order.' }),
         })
         .optional()
+        .meta({
+          description:
+            '`analyze` when either structure is open; a node unbounded on the other side is in `unbounded` instead.',
+        }),
+      unbounded: z
+        .object({
+          newly: z.array(z.string()).meta({
+            description: 'Unbounded (a loop keeps what enters it) under the scenario only, in id order.',
+          }),
+          cleared: z.array(z.string()).meta({ description: 'Unbounded in the baseline only, in id order.' }),
+        })
+        .optional()
         .meta({ description: '`analyze` when either structure is open.' }),
       lost: beforeAfter(
         z.number(),

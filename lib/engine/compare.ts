@@ -129,8 +129,14 @@ export interface Changes {
   utilization?: Change[];
   /** The same for throughputs. */
   throughput?: Change[];
-  /** Nodes saturated in the scenario and not in the baseline (`newly`), and the other way (`cleared`), in id order. */
+  /**
+   * Nodes saturated in the scenario and not in the baseline (`newly`), and the other way (`cleared`),
+   * in id order; a node unbounded on the other side is in `unbounded`, never here (an overload
+   * that turned into a flood is no relief).
+   */
   saturated?: { newly: string[]; cleared: string[] };
+  /** Nodes unbounded (a loop that keeps what enters it) in the scenario and not in the baseline, and the other way, in id order. */
+  unbounded?: { newly: string[]; cleared: string[] };
   /** The traffic lost per step by nodes down or stranded by a cut, before and after (0 when none). */
   lost?: BeforeAfter<number>;
   /** With latency fields: the largest response time changes, either way. */
@@ -187,10 +193,16 @@ export function compareStates(before: StateDigest, after: StateDigest): Changes 
     pressure,
     utilization: largestChanges(ids, was.utilization, is.utilization, false),
     throughput: largestChanges(ids, was.throughput, is.throughput, false),
+    // Overloaded either way, saturated or unbounded: a move between the two is said by `unbounded`.
     saturated: newlyAndCleared(
       ids,
-      (v) => was.saturated[v] === 1,
-      (v) => is.saturated[v] === 1,
+      (v) => was.saturated[v] === 1 || (is.saturated[v] === 1 && unbounded(was, v)),
+      (v) => is.saturated[v] === 1 || (was.saturated[v] === 1 && unbounded(is, v)),
+    ),
+    unbounded: newlyAndCleared(
+      ids,
+      (v) => unbounded(was, v),
+      (v) => unbounded(is, v),
     ),
     lost: { before: was.lost, after: is.lost },
     ...(withLatency ? latencyChanges(ids, was, is) : {}),
@@ -276,6 +288,9 @@ function latencyChanges(
  * The nodes that hold under the scenario (`inAfter`) and not in the baseline (`inBefore`):
  * `newly`; and the other way: `cleared`; each in id order.
  */
+/** Whether node `v` is unbounded on this side: its throughput grows without limit. */
+const unbounded = (side: SteadyDigest, v: number) => side.throughput[v] === Number.POSITIVE_INFINITY;
+
 function newlyAndCleared(
   ids: readonly string[],
   inBefore: (v: number) => boolean,

@@ -183,6 +183,8 @@ function referenceChanges(before: Result, after: Result, tick: number) {
     new Set(result.events.flatMap((event) => (event.type === 'saturated' ? [event.node] : [])));
   const was = saturatedIn(before);
   const is = saturatedIn(after);
+  const floodedBefore = unboundedIn(before);
+  const floodedAfter = unboundedIn(after);
   const open = 'headroom' in before || 'headroom' in after;
   return {
     tick,
@@ -203,9 +205,14 @@ function referenceChanges(before: Result, after: Result, tick: number) {
       ? {
           utilization: changesOf('utilization'),
           throughput: changesOf('throughput'),
+          // A move between saturated and unbounded is said by `unbounded` alone.
           saturated: {
-            newly: [...is].filter((id) => !was.has(id)).sort(byId),
-            cleared: [...was].filter((id) => !is.has(id)).sort(byId),
+            newly: [...is].filter((id) => !was.has(id) && !floodedBefore.has(id)).sort(byId),
+            cleared: [...was].filter((id) => !is.has(id) && !floodedAfter.has(id)).sort(byId),
+          },
+          unbounded: {
+            newly: [...floodedAfter].filter((id) => !floodedBefore.has(id)).sort(byId),
+            cleared: [...floodedBefore].filter((id) => !floodedAfter.has(id)).sort(byId),
           },
           lost: { before: 'lost' in before ? before.lost : 0, after: 'lost' in after ? after.lost : 0 },
         }
@@ -346,6 +353,7 @@ describe('the worked examples of the docs', () => {
         { id: 'F', before: 10, after: 20, change: 10 },
       ],
       saturated: { newly: [], cleared: [] },
+      unbounded: { newly: [], cleared: [] },
       lost: { before: 0, after: 0 },
       primaryBlockage: { before: 'B', after: 'B' },
       origin: {
@@ -401,6 +409,7 @@ describe('the worked examples of the docs', () => {
       utilization: [{ id: 'B', before: 20 / 15, after: 20 / 30, change: 20 / 30 - 20 / 15 }],
       throughput: [],
       saturated: { newly: [], cleared: ['B'] },
+      unbounded: { newly: [], cleared: [] },
       lost: { before: 0, after: 0 },
       primaryBlockage: { before: 'B', after: null },
       origin: { before: { id: 'F', load: 0, arrival: 10, contribution: 20, share: 1 }, after: null },

@@ -96,6 +96,7 @@ describe('an open structure', () => {
       utilization: [{ id: 'E', before: 2, after: 0, change: -2 }],
       throughput: [{ id: 'E', before: 20, after: 0, change: -20 }],
       saturated: { newly: ['C'], cleared: ['E'] },
+      unbounded: { newly: [], cleared: [] },
       lost: { before: 0, after: 20 },
       primaryBlockage: { before: 'E', after: 'C' },
       origin: {
@@ -269,8 +270,62 @@ describe('an open structure', () => {
     expect(result.throughput).toEqual([]);
     expect(result.utilization).toEqual([{ id: 'T', before: 0.25, after: 0.5, change: 0.25 }]);
     expect(result.headroom).toEqual({ before: { scale: 4, node: 'T' }, after: null });
-    // S is unbounded, not saturated: its own event says so.
+    // S is unbounded, not saturated: `unbounded` says so.
     expect(result.saturated).toEqual({ newly: [], cleared: [] });
+    expect(result.unbounded).toEqual({ newly: ['S'], cleared: [] });
+  });
+
+  // A retry storm: A calls B, which sends every request back to A; the scenario makes A call B
+  // twice, a loop of gain 1, and the whole system floods. B and E were over capacity before:
+  // read from `saturated` alone, they "cleared", and nothing else said the traffic now grows
+  // without limit. Now every flooded node is named in `unbounded.newly`, and an overload that
+  // turned into a flood is not in `saturated.cleared`.
+  it('names the nodes a scenario floods, and never reads their overload as cleared', () => {
+    const structure: Structure = {
+      nodes: [
+        { id: 'A', arrival: 10, fanout: true },
+        { id: 'B', capacity: 8, exit: 1 },
+        { id: 'C', fanout: true },
+        { id: 'E', capacity: 10, exit: 1 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'A', to: 'C', weight: 2 },
+        { from: 'C', to: 'E' },
+        { from: 'B', to: 'A' },
+      ],
+    };
+    const storm = { dependencies: [{ from: 'A', to: 'B', weight: 2 }] };
+    const result = changes(structure, storm);
+    expect(result.unbounded).toEqual({ newly: ['A', 'B', 'C', 'E'], cleared: [] });
+    expect(result.saturated).toEqual({ newly: [], cleared: [] });
+    expect(result.headroom).toEqual({ before: { scale: 0.25, node: 'E' }, after: null });
+    // And back: the flood clears, B and E are saturated again, said once each.
+    const calm = changes(
+      {
+        ...structure,
+        dependencies: structure.dependencies.map((d) => (d.to === 'B' ? { ...d, weight: 2 } : d)),
+      },
+      { dependencies: [{ from: 'A', to: 'B', weight: 1 }] },
+    );
+    expect(calm.unbounded).toEqual({ newly: [], cleared: ['A', 'B', 'C', 'E'] });
+    expect(calm.saturated).toEqual({ newly: [], cleared: [] });
+    // A node that keeps all it takes once its way on is cut (its only other dependency is to
+    // itself): unbounded, named.
+    const keeps = changes(
+      {
+        nodes: [
+          { id: 'A', arrival: 5, capacity: 10 },
+          { id: 'S', exit: 1 },
+        ],
+        dependencies: [
+          { from: 'A', to: 'S' },
+          { from: 'A', to: 'A' },
+        ],
+      },
+      { dependencies: [{ from: 'A', to: 'S', cut: true }] },
+    );
+    expect(keeps.unbounded).toEqual({ newly: ['A'], cleared: [] });
   });
 
   // The other way: S retries itself twice per request (unbounded) in the baseline and half a
@@ -294,6 +349,7 @@ describe('an open structure', () => {
     expect(result.throughput).toEqual([]);
     expect(result.utilization).toEqual([]);
     expect(result.saturated).toEqual({ newly: [], cleared: [] });
+    expect(result.unbounded).toEqual({ newly: [], cleared: ['S'] });
     expect(result.headroom).toEqual({ before: null, after: { scale: 2, node: 'S' } });
   });
 
