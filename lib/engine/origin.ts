@@ -20,8 +20,9 @@ export function findOrigin(
   fromArrivals = false,
 ): { origin: Origin | null; trace: string[] } {
   solveReach(structure, blockage, ws);
-  // A fan-out cycle of gain 1 or more on the way: expected visits, and so contributions, are unbounded.
-  if (ws.unbounded) return { origin: null, trace: [] };
+  // A fan-out cycle of gain 1 or more on the way from a node that holds value: its expected
+  // visits, and so its contribution, are unbounded (Infinity, below), and no origin is named. A
+  // loop that holds none contributes nothing, however it loops (0 × its visits).
   const { reach, reachers, reacherCount } = ws;
   const { ids, open, arrival } = structure;
   // An open structure's node also holds what arrives in the step.
@@ -33,7 +34,8 @@ export function findOrigin(
     const u = reachers[i]!;
     const load = loadOf(u);
     const r = reach[u]!;
-    // Stryker disable next-line ConditionalExpression,LogicalOperator,EqualityOperator: saves work; a zero contribution adds nothing to the total and is never the largest
+    // A node that holds no value contributes nothing, through unbounded visits too (0 × Infinity
+    // would be NaN, and read as unbounded).
     if (!(load > 0 && r > 0)) continue;
     const contribution = load * r;
     const total = sum + contribution;

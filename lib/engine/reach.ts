@@ -32,8 +32,10 @@ export class ReachWorkspace {
   /** Sweeps the last solve spent on large cycles: a figure for tests and benchmarks. */
   sweeps = 0;
   /**
-   * Fan-out only: the expected visits of the last solve have no finite value (a fan-out cycle
-   * on the way to the target whose gain is 1 or more).
+   * Fan-out only: some node's expected visits in the last solve have no finite value (a fan-out
+   * cycle on its way to the target whose gain is 1 or more); its `reach` is then `Infinity`, as
+   * is every node's that reaches it. The others keep their finite reach: a loop that takes no
+   * value makes no contribution infinite.
    */
   // Stryker disable next-line BooleanLiteral: solveReach sets it before every solve
   unbounded = false;
@@ -110,37 +112,69 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
     }
     // Stryker disable next-line ConditionalExpression: no unknowns make an empty system below, which changes nothing
     if (unknownCount === 0) continue;
+    // A component that calls a node of unbounded visits has unbounded visits itself: every member
+    // reaches that call, and its share is above 0.
+    if (ws.unbounded && callsUnbounded(structure, reach, unknowns, unknownCount)) {
+      markUnbounded(reach, unknowns, unknownCount);
+      continue;
+    }
     // Stryker disable next-line ConditionalExpression: same answer, other work (elimination of one unknown is the same closed form)
     if (unknownCount === 1) {
       const u = unknowns[0]!;
       reach[u] = singleUnknown(structure, reach, u);
-    } else if (
-      // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (elimination and the sweeps agree to 1e-13)
-      unknownCount <= DENSE_SOLVE_LIMIT
-    ) {
-      // Each elimination is up to some 260,000 steps: the caller may be out of time between them.
-      checkpoint();
-      solveDense(structure, reach, unknowns, unknownCount, localIndex);
     } else {
+      // A fan-out loop at or past the steady state's line has no finite visits: elimination of a
+      // gain of exactly 1 gives a pivot that rounding leaves above 0, and visits of 3e15.
       const gain = structure.hasFanout ? visitGain(structure, unknowns, unknownCount, localIndex) : undefined;
       if (gain !== undefined && gain.low >= 1 - GAIN_MARGIN) {
         ws.unbounded = true;
-        return;
+        markUnbounded(reach, unknowns, unknownCount);
+        continue;
       }
-      // A routing loop's reach is a probability: bounded, as is a fan-out loop bounded below the line.
-      // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator,ArithmeticOperator: same answer, other work (rounds of sweeps for a loop, or none: each starts where the last stopped, and finiteVisits judges the values either way)
-      const bounded = gain === undefined || gain.high < 1 - GAIN_MARGIN;
-      ws.sweeps += solveLargeCycle(
-        structure,
-        { reach, localIndex, unknowns, order: ws.queue, bounded },
-        unknownCount,
-      );
+      if (
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (elimination and the sweeps agree to 1e-13)
+        unknownCount <= DENSE_SOLVE_LIMIT
+      ) {
+        // Each elimination is up to some 260,000 steps: the caller may be out of time between them.
+        checkpoint();
+        solveDense(structure, reach, unknowns, unknownCount, localIndex);
+      } else {
+        // A routing loop's reach is a probability: bounded, as is a fan-out loop bounded below the line.
+        // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator,ArithmeticOperator: same answer, other work (rounds of sweeps for a loop, or none: each starts where the last stopped, and finiteVisits judges the values either way)
+        const bounded = gain === undefined || gain.high < 1 - GAIN_MARGIN;
+        ws.sweeps += solveLargeCycle(
+          structure,
+          { reach, localIndex, unknowns, order: ws.queue, bounded },
+          unknownCount,
+        );
+      }
     }
     if (structure.hasFanout && !finiteVisits(reach, unknowns, unknownCount)) {
       ws.unbounded = true;
-      return;
+      markUnbounded(reach, unknowns, unknownCount);
     }
   }
+}
+
+/** Whether any of the unknowns calls a node (outside them: they are not solved yet) of unbounded visits. */
+function callsUnbounded(
+  structure: CompiledStructure,
+  reach: Float64Array,
+  unknowns: Int32Array,
+  count: number,
+): boolean {
+  const { outStart, outTarget } = structure;
+  for (let i = 0; i < count; i++) {
+    const u = unknowns[i]!;
+    for (let k = outStart[u]!; k < outStart[u + 1]!; k++)
+      if (reach[outTarget[k]!] === Number.POSITIVE_INFINITY) return true;
+  }
+  return false;
+}
+
+/** Unbounded visits: `Infinity`, never NaN, so that a node holding value there makes its contribution infinite. */
+function markUnbounded(reach: Float64Array, unknowns: Int32Array, count: number): void {
+  for (let i = 0; i < count; i++) reach[unknowns[i]!] = Number.POSITIVE_INFINITY;
 }
 
 /**

@@ -257,3 +257,80 @@ describe('the origin beside a fan-out loop without finite visits', () => {
     }
   });
 });
+
+describe('the origin beside a small fan-out loop', () => {
+  // A calls B (B sends 2 back per request) and B calls C (which sends 1 back): the loop A → B → A
+  // passes on 2/3 of B's requests and B → C → B the other 1/3, a gain of exactly 1. A holds 1:
+  // its visits to D are unbounded, and no origin can be named. Solved by elimination (3
+  // unknowns), rounding left the pivot above 0 and named A with a contribution of 3e15.
+  it('names no origin where a loop of gain exactly 1, eliminated, holds value', () => {
+    const structure: Structure = {
+      nodes: [
+        { id: 'A', load: 1, fanout: true },
+        { id: 'B' },
+        { id: 'C', fanout: true },
+        { id: 'D', load: 5, capacity: 1 },
+      ],
+      dependencies: [
+        { from: 'A', to: 'B' },
+        { from: 'B', to: 'A', weight: 2 },
+        { from: 'B', to: 'C' },
+        { from: 'C', to: 'B' },
+        { from: 'C', to: 'D' },
+      ],
+    };
+    const result = analyze(structure);
+    expect(result.primaryBlockage).toBe('D');
+    expect(result.origin).toBeNull();
+    expect(result.trace).toEqual([]);
+    for (const snapshot of ticks(structure, 2)) expect(snapshot.origin).toBeNull();
+  });
+
+  // L calls itself once a request (a loop of gain 1) and E; nothing arrives at L and it holds
+  // nothing, so it contributes 0 however often its requests would loop. E, over capacity,
+  // is its own origin (5 a step arrive there). The unbounded loop erased the origin.
+  it('names the origin where a loop of unbounded visits holds no value', () => {
+    const steady = analyze({
+      nodes: [
+        { id: 'E', arrival: 5, capacity: 1, exit: 1 },
+        { id: 'L', fanout: true },
+      ],
+      dependencies: [
+        { from: 'L', to: 'L' },
+        { from: 'L', to: 'E' },
+      ],
+    });
+    expect(steady.primaryBlockage).toBe('E');
+    expect(steady.origin).toEqual({ id: 'E', load: 0, arrival: 5, contribution: 5, share: 1 });
+    expect(steady.trace).toEqual(['E']);
+    // A backlog: b holds 10; a (calling itself twice a request) holds none.
+    const backlog = analyze({
+      nodes: [
+        { id: 'a', fanout: true },
+        { id: 'b', load: 10, capacity: 1 },
+      ],
+      dependencies: [
+        { from: 'a', to: 'a', weight: 2 },
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'b' },
+      ],
+    });
+    expect(backlog.origin).toEqual({ id: 'b', load: 10, arrival: 0, contribution: 10, share: 1 });
+    expect(backlog.trace).toEqual(['b']);
+    // Value upstream of the loop, held by a node that calls into it: its visits are unbounded too.
+    const upstream = analyze({
+      nodes: [
+        { id: 'u', load: 1 },
+        { id: 'a', fanout: true },
+        { id: 'b', load: 10, capacity: 1 },
+      ],
+      dependencies: [
+        { from: 'u', to: 'a' },
+        { from: 'a', to: 'a', weight: 2 },
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'b' },
+      ],
+    });
+    expect(upstream.origin).toBeNull();
+  });
+});
