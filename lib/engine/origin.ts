@@ -10,7 +10,8 @@ const TIE = 1e-9;
 /**
  * Origin of the blockage's value and the most probable path from it. `fromArrivals`: only the
  * arrivals count (a blockage the steady state names is fed by the traffic per step, not by the
- * loads of the moment), so the contributions add up to its steady throughput.
+ * loads of the moment), so the contributions add up to the traffic that reaches it each step
+ * (each request counted once there: its returns round a loop through it are not).
  */
 export function findOrigin(
   structure: CompiledStructure,
