@@ -26,6 +26,7 @@ import {
 } from '../lib/api/connect-request';
 import { locateStructure, problemOf } from '../lib/api/engine-request';
 import { ApiError, classifyFailure, errorBody } from '../lib/api/errors';
+import { locateJsonSyntaxError } from '../lib/api/json-syntax';
 import { parseJsonRequestBody } from '../lib/api/request-body';
 import { MODES, type Mode } from '../lib/api/request-shape';
 import { blameSettings, compileWithSettings } from '../lib/api/settings-fit';
@@ -36,6 +37,7 @@ import type { Limits } from '../lib/config/limits';
 import { readLimits } from '../lib/config/limits';
 import { PayloadError } from '../lib/engine';
 import { detectedFormats, type FormatName, type ReadOptions } from '../lib/formats';
+import { plural } from '../lib/formats/text';
 import { isMainModule } from '../lib/main-module';
 import { unknownSettingsIds } from '../lib/systems';
 import { isRecord, looksLikeJsonLines } from '../lib/text';
@@ -394,7 +396,7 @@ function engineBody(
     );
   const read = structureFromUpstream(document, limits, command.format, 'The document', command.readOptions);
   notes.push(
-    `read as ${read.format}: ${read.compiled.nodeCount} nodes, ${read.compiled.dependencyCount} dependencies, one step is ${UNIT_WORDS[read.unit]}`,
+    `read as ${read.format}: ${plural(read.compiled.nodeCount, 'node')}, ${plural(read.compiled.dependencyCount, 'dependency', 'dependencies')}, one step is ${UNIT_WORDS[read.unit]}`,
     ...read.warnings.map((warning) => `warning: ${warning}`),
   );
   return settings === undefined ? read.structure : withSettings(read.structure, settings);
@@ -531,7 +533,14 @@ async function readJsonFile(
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new UsageError(`${where} ${verb} not JSON: ${(error as Error).message}`);
+    // Where it stops being JSON, in one line, as the API says it: V8's message quotes the text,
+    // line breaks included, which would spread a file's content over the terminal.
+    const at = locateJsonSyntaxError(text);
+    throw new UsageError(
+      at === undefined
+        ? `${where} ${verb} not JSON: ${(error as Error).message.split('\n')[0]}`
+        : `${where} ${verb} not JSON: ${at.problem} at line ${at.line}, column ${at.column}`,
+    );
   }
 }
 

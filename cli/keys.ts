@@ -28,7 +28,8 @@ Options:
   --json    Machine-readable output.
   --debug   Show stack traces on errors.
 
-Target: the local server's DynamoDB at http://127.0.0.1:\${DYNAMO_PORT:-8000}, table "${LOCAL_TABLE_NAME}".
+Target: the running npm start's DynamoDB and table (found from the file it writes), table "${LOCAL_TABLE_NAME}";
+  DYNAMO_PORT=<port> points at http://127.0.0.1:<port> instead.
   TABLE_NAME=<table> (without DYNAMODB_ENDPOINT) uses AWS: default credentials, region from AWS_REGION.
   DYNAMODB_ENDPOINT=<url> overrides the endpoint.
 `;

@@ -8,7 +8,7 @@ import { type Env, optionalEnv } from '../config/env';
 export interface CorsSettings {
   /** Exact origins (`https://app.example.com`), or `['*']` for any origin. */
   readonly allowOrigins: readonly string[];
-  /** Request headers a browser may send: the credentials, body headers and If-Match the API reads. */
+  /** Request headers a browser may send: the credentials, body headers, If-Match and If-None-Match the API reads. */
   readonly allowHeaders: readonly string[];
   /**
    * Response headers a browser lets the page read beyond the CORS-safelisted ones: when to retry
@@ -20,7 +20,13 @@ export interface CorsSettings {
   readonly maxAgeSeconds: number;
 }
 
-const CORS_ALLOW_HEADERS = ['authorization', 'content-type', 'content-encoding', 'if-match'] as const;
+const CORS_ALLOW_HEADERS = [
+  'authorization',
+  'content-type',
+  'content-encoding',
+  'if-match',
+  'if-none-match',
+] as const;
 const CORS_EXPOSE_HEADERS = ['retry-after', 'www-authenticate', 'allow', 'etag'] as const;
 const CORS_MAX_AGE_SECONDS = 600;
 

@@ -269,6 +269,12 @@ describe('sbe-engine', () => {
     const notJson = await run(['analyze', body, '--scenario', file('broken.json', '{"scale":')]);
     expect(notJson.code).toBe(2);
     expect(notJson.stderr).toMatch(/^error: the scenario .*broken\.json is not JSON/);
+    // Where, in one line, as the API says it; the file's text is not quoted (V8's message quoted
+    // it, line breaks included).
+    const secret = await run(['analyze', body, '--scenario', file('secret.json', 'x-secret\n{}\n')]);
+    expect(secret.stderr).toMatch(/is not JSON: expected a value at line 1, column 1\. Run/);
+    expect(secret.stderr).not.toContain('x-secret');
+    expect(secret.stderr.trim().split('\n')).toHaveLength(1);
     const alone = await run(['analyze', body, '--compare']);
     expect(alone.code).toBe(1);
     expect(JSON.parse(alone.stderr).error.message).toMatch(/^compare: needs a "scenario"/);

@@ -14,7 +14,13 @@ describe('readCorsSettings', () => {
       CORS_ALLOW_ORIGINS: 'https://app.example.com, http://localhost:5173/',
     });
     expect(settings?.allowOrigins).toEqual(['https://app.example.com', 'http://localhost:5173']);
-    expect(settings?.allowHeaders).toEqual(['authorization', 'content-type', 'content-encoding', 'if-match']);
+    expect(settings?.allowHeaders).toEqual([
+      'authorization',
+      'content-type',
+      'content-encoding',
+      'if-match',
+      'if-none-match',
+    ]);
     expect(settings?.exposeHeaders).toEqual(['retry-after', 'www-authenticate', 'allow', 'etag']);
     expect(allowedOrigin(settings, 'https://app.example.com')).toBe('https://app.example.com');
     expect(allowedOrigin(settings, 'https://evil.example.com')).toBeUndefined();

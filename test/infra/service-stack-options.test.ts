@@ -94,7 +94,7 @@ describe('settings from context', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
       CorsConfiguration: {
         AllowOrigins: ['https://app.example.com', 'http://localhost:5173'],
-        AllowHeaders: ['authorization', 'content-type', 'content-encoding', 'if-match'],
+        AllowHeaders: ['authorization', 'content-type', 'content-encoding', 'if-match', 'if-none-match'],
         ExposeHeaders: ['retry-after', 'www-authenticate', 'allow', 'etag'],
         AllowMethods: ['DELETE', 'GET', 'HEAD', 'PATCH', 'POST'],
         MaxAge: 600,

@@ -160,7 +160,7 @@ describe('CORS (CORS_ALLOW_ORIGINS=https://app.example.com here)', () => {
     expect(answer.headers.get('access-control-allow-origin')).toBe('https://app.example.com');
     expect(answer.headers.get('access-control-allow-methods')).toBe('POST');
     expect(answer.headers.get('access-control-allow-headers')).toBe(
-      'authorization, content-type, content-encoding, if-match',
+      'authorization, content-type, content-encoding, if-match, if-none-match',
     );
     expect(answer.headers.get('access-control-max-age')).toBe('600');
     // Once: it read "Origin, Origin".
