@@ -441,6 +441,20 @@ describe('latencyHeadroom', () => {
       scale: 0,
       node: 'b',
     });
+    // a behind four queues, well inside its SLO with no traffic (0.25 of 0.5): not at 0, so b.
+    expect(
+      analyzed({
+        nodes: [{ ...atSlo, serviceTime: 0.25, servers: 4 }, b, { id: 'c' }],
+        dependencies,
+      }).latencyHeadroom,
+    ).toEqual({ scale: 0, node: 'b' });
+    // Two entries missing with no traffic before the stuck one: the smallest id, listed first or not.
+    const aa = { ...a, id: 'aa' };
+    for (const nodes of [
+      [a, aa, b, { id: 'c' }],
+      [aa, a, b, { id: 'c' }],
+    ])
+      expect(analyzed({ nodes, dependencies }).latencyHeadroom).toEqual({ scale: 0, node: 'a' });
     // The same with b down in a what-if: b stuck, a missing with no traffic.
     const twin = { nodes: [a, { ...b, exit: 1 }], dependencies: [] };
     const scenario = applyScenario(compileStructure(twin), { nodes: { b: { down: true } } });
