@@ -11,6 +11,7 @@ import {
   mostlyCycles,
 } from './cycles';
 import { $, download } from './dom';
+import { appendExportLegend } from './export-legend';
 import type { ForcePositions } from './force-placement';
 import { forceLayout } from './force-runner';
 import { renderGraphKey } from './graph-key';
@@ -419,6 +420,7 @@ export function createGraphPanel(view: View, select: (id: string) => void) {
     const style = svgElement('style', {});
     style.textContent = $('svg-style').textContent ?? '';
     copy.prepend(style);
+    if (shownColouring.key !== '') appendExportLegend(copy, shownColouring);
     return new XMLSerializer().serializeToString(copy);
   }
 

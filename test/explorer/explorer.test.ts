@@ -314,6 +314,11 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     const exported = await readFile((await svg.path())!, 'utf8');
     expect(exported).toContain('data-id="2"');
     expect(exported).toContain('id 2');
+    // What the colours mean travels with the image: the key's words and the bar's numbers, below
+    // the graph (an export shared on its own had colours no one could read).
+    const legend = /<g class="export-legend"[^]*?<\/g>/.exec(exported)?.[0] ?? '';
+    expect(legend).toContain((await page.textContent('#colour-key'))!.replaceAll('&', '&amp;'));
+    expect(legend).toContain('url(#export-legend-gradient)');
     await page.screenshot({ path: `${SCREENSHOTS}/readable-names.png`, fullPage: true });
 
     // Run on the server, the names are the same (read from the body the page sent).
