@@ -316,7 +316,7 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
     expect(exported).toContain('id 2');
     // What the colours mean travels with the image: the key's words and the bar's numbers, below
     // the graph (an export shared on its own had colours no one could read).
-    const legend = /<g class="export-legend"[^]*?<\/g>/.exec(exported)?.[0] ?? '';
+    const legend = /<g class="export-legend"[\s\S]*?<\/g>/.exec(exported)?.[0] ?? '';
     expect(legend).toContain((await page.textContent('#colour-key'))!.replaceAll('&', '&amp;'));
     expect(legend).toContain('url(#export-legend-gradient)');
     await page.screenshot({ path: `${SCREENSHOTS}/readable-names.png`, fullPage: true });
