@@ -58,12 +58,9 @@ const FRAGMENT_PARAMETER = /[#?&;/!]([^=#?&;/!]*)=/g;
  */
 export function withoutCredentials(url: string): string {
   return (
-    url
+    withoutBrokenUserInfo(url)
       // Every URL's user info, the one in the query of another (`?next=https://u:p@…`) too.
       .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/gi, '$1…@')
-      // And whatever stands before an `@` where a URL that does not parse would have its user
-      // info (`http//u:pw@host`, `u:pw@host`): the start, or after a slash.
-      .replace(/(^|[/\\])[^/\\?#@]*@/g, '$1…@')
       .replace(/([?&#;/!])([^=&#?;/!]*)=([^&#;]*)/g, (whole, separator: string, name: string) =>
         // As the URL parser reads the name: tabs and line breaks dropped (`to\tken` is `token`).
         CREDENTIAL_PARAMETERS.has(
@@ -75,6 +72,24 @@ export function withoutCredentials(url: string): string {
           : whole,
       )
   );
+}
+
+/**
+ * The URL with its user info masked. An http(s) URL that parses shows it as `…@` before its host
+ * (the parser found it); any other has no grammar to find it by (a password may hold `/`, `?`,
+ * `#` or `@`: `http://u:pa?ss@host`, `http//u:p/ss@host`, `user:pass@host`), so everything before
+ * its last `@` is masked, but for a scheme and slashes at its start (`http://`, `http//`, `https:/`).
+ */
+function withoutBrokenUserInfo(url: string): string {
+  const parsed = URL.parse(url);
+  if (parsed !== null && /^https?:$/.test(parsed.protocol)) {
+    if (parsed.username === '' && parsed.password === '') return url;
+    return `${parsed.protocol}//…@${parsed.host}${parsed.pathname}${parsed.search}${parsed.hash}`;
+  }
+  const at = url.lastIndexOf('@');
+  if (at < 0) return url;
+  const scheme = /^[a-z][a-z0-9+.-]*:?\/{1,2}/i.exec(url)?.[0] ?? '';
+  return `${scheme}…${url.slice(at)}`;
 }
 
 function safeDecode(text: string): string {

@@ -332,5 +332,25 @@ describe('the origin beside a small fan-out loop', () => {
       ],
     });
     expect(upstream.origin).toBeNull();
+    // The same where the value sits in a loop u1 ⇄ u2 (eliminated) that calls into a: the loop's
+    // visits are unbounded too, never NaN read as none.
+    const loopUpstream = analyze({
+      nodes: [
+        { id: 'u1', load: 1 },
+        { id: 'u2' },
+        { id: 'a', fanout: true },
+        { id: 'b', load: 10, capacity: 1 },
+      ],
+      dependencies: [
+        { from: 'u1', to: 'u2' },
+        { from: 'u2', to: 'u1' },
+        { from: 'u1', to: 'a' },
+        { from: 'a', to: 'a', weight: 2 },
+        { from: 'a', to: 'b' },
+        { from: 'b', to: 'b' },
+      ],
+    });
+    expect(loopUpstream.primaryBlockage).toBe('b');
+    expect(loopUpstream.origin).toBeNull();
   });
 });

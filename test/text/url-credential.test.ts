@@ -60,11 +60,19 @@ describe('withoutCredentials', () => {
     ['https://a.example/g#/cb?access_token=SECRET&x=1', 'https://a.example/g#/cb?access_token=…&x=1'],
     ['https://a.example/g#state=1;token=SECRET', 'https://a.example/g#state=1;token=…'],
     ['https://a.example/g#a=1#token=SECRET', 'https://a.example/g#a=1#token=…'],
-    // A URL that does not parse: what stands where its user info would is masked all the same.
+    // A URL that does not parse: everything before its last `@` is masked, but for its scheme,
+    // whatever the password holds (`?`, `#`, `/`, `@`).
     ['http//u:SECRET@a.example/g', 'http//…@a.example/g'],
     ['u:SECRET@a.example/g', '…@a.example/g'],
-    ['https:/u:SECRET@a.example', 'https:/…@a.example'],
+    // One slash is enough for the parser, which reads user info there: shown as it reads it.
+    ['https:/u:SECRET@a.example', 'https://…@a.example/'],
+    ['http://user:SE?CRET@a.example/x', 'http://…@a.example/x'],
+    ['http://user:SE#CRET@a.example', 'http://…@a.example'],
+    ['http://user:SE/CRET@a.example', 'http://…@a.example'],
+    ['ftp//u:SE@CRET@host', 'ftp//…@host'],
     ['javascript:alert(1)', 'javascript:alert(1)'],
+    // A URL that parses keeps an `@` in its path as it is.
+    ['https://a.example/team@ops/graph', 'https://a.example/team@ops/graph'],
   ])('%j reads %j', (url, shown) => {
     expect(withoutCredentials(url)).toBe(shown);
   });
