@@ -41,7 +41,7 @@ export function isFailedAnswer(document: Record<string, unknown>): boolean {
 export function envelopeErrors(document: unknown, read: number, what: string): string[] {
   const errors = reportedErrors(document);
   if (errors === undefined) return [];
-  if (read === 0) throw new FormatError('errors[0]', `the source answered with ${sourceError(errors)}`);
+  if (read === 0) throw new FormatError('errors[0]', `the source answered with ${sourceError(errors)}`, true);
   return [`errors[0]: the source reported ${sourceError(errors)} beside its ${what}`];
 }
 

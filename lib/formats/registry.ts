@@ -72,7 +72,7 @@ export function readGraph(
       try {
         mapped = chosen.toStructure(document, options);
       } catch (error) {
-        if (error instanceof FormatError) {
+        if (error instanceof FormatError && !error.reportedBySource) {
           throw new FormatError(error.path, `not ${format}: ${messageOf(error)}`);
         }
         throw error;

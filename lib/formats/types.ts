@@ -147,6 +147,11 @@ export class FormatError extends Error {
     /** Path in the source document (`data[2].callCount`); '' for the document itself. */
     readonly path: string,
     message: string,
+    /**
+     * The source reported a failure in its own answer (Jaeger's `errors`): the document is that
+     * format's, so a format named by the caller is not said not to fit it.
+     */
+    readonly reportedBySource = false,
   ) {
     super(path === '' ? message : `${path}: ${message}`);
   }

@@ -237,3 +237,29 @@ describe('detection on documents between formats', () => {
     );
   });
 });
+
+describe("a source's own error, read in the format named", () => {
+  // A stored Jaeger system's refresh reads in its format; the query answering with its outage
+  // (`errors`, nothing read) is that format's answer, refused with Jaeger's words, not said
+  // "not jaeger-traces".
+  it.each(['jaeger-traces', 'dependency-links', 'auto'] as const)(
+    'refuses it in %s with its words alone',
+    (format) => {
+      for (const document of [
+        { data: null, total: 0, limit: 0, offset: 0, errors: [{ code: 500, msg: 'storage unavailable' }] },
+        { data: [], errors: [{ code: 500, msg: 'storage unavailable' }] },
+      ]) {
+        let refused: unknown;
+        try {
+          readGraph(document, format);
+        } catch (error) {
+          refused = error;
+        }
+        expect(refused).toBeInstanceOf(FormatError);
+        expect((refused as FormatError).message).toBe(
+          'errors[0]: the source answered with an error (code 500): "storage unavailable"',
+        );
+      }
+    },
+  );
+});
