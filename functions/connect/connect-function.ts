@@ -59,10 +59,11 @@ const SMALL_BODY_BYTES = 64 * 1024;
 /**
  * A body that may carry settings (connect, `PATCH`): settings of up to 64 KiB of compact JSON
  * (`MAX_SETTINGS_BYTES`) written as a client may send them, indented or with ids as `\u` escapes
- * (six bytes for a character that is three in UTF-8), beside a name, a URL and the options. At
+ * (six bytes for a character that is one in ASCII: 384 KiB at most), beside a name, a URL and
+ * the options. At
  * 64 KiB, settings at their own limit could be registered with a document but never PATCHed.
  */
-const SETTINGS_BODY_BYTES = 256 * 1024;
+const SETTINGS_BODY_BYTES = 512 * 1024;
 
 /**
  * Every route that takes a user access token: connect, the user's systems, self-service keys.

@@ -34,9 +34,9 @@ function layered(size: number, seed: number) {
   return { nodes, dependencies };
 }
 
-/** 500 services with ids of 80 characters: settings for all of them are some 60 KB of JSON. */
+/** 500 services with ids of 87 characters: settings for all of them are some 64 KB of JSON, near their limit. */
 function longIds() {
-  const nodes = Array.from({ length: 500 }, (_, index) => ({ id: `service-${'x'.repeat(68)}-${index}` }));
+  const nodes = Array.from({ length: 500 }, (_, index) => ({ id: `service-${'x'.repeat(75)}-${index}` }));
   const dependencies = nodes.slice(1).map((node) => ({ from: nodes[0]!.id, to: node.id }));
   return { nodes, dependencies };
 }
@@ -354,7 +354,14 @@ describe('settings as strict as scenarios', () => {
     const patched = await call('PATCH', `/api/systems/${id}`, indented);
     expect(patched.status, patched.text).toBe(200);
     expect(patched.json.settings).toEqual(settings);
-    const escaped = indented.replace(/service-/g, '\\u0073\\u0065\\u0072\\u0076\\u0069\\u0063\\u0065-');
+    // Every character of every id as a \u escape: six bytes each.
+    const escapeAll = (id: string) =>
+      [...id].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).join('');
+    const escaped = JSON.stringify({ settings }, null, 2).replace(
+      /"(service-[^"]+)"/g,
+      (_, id: string) => `"${escapeAll(id)}"`,
+    );
+    expect(Buffer.byteLength(escaped)).toBeGreaterThan(256 * 1024);
     const again = await call('PATCH', `/api/systems/${id}`, escaped);
     expect(again.status, again.text).toBe(200);
     const dryRun = await call(
@@ -364,7 +371,7 @@ describe('settings as strict as scenarios', () => {
     );
     expect(dryRun.status, dryRun.text).toBe(200);
     // Past the cap, a 413 that asks for a smaller body.
-    const huge = await call('PATCH', `/api/systems/${id}`, `{"settings":{}${' '.repeat(256 * 1024)}}`);
+    const huge = await call('PATCH', `/api/systems/${id}`, `{"settings":{}${' '.repeat(512 * 1024)}}`);
     expect(huge.status, huge.text).toBe(413);
   });
 
