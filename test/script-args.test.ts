@@ -26,6 +26,7 @@ const SCRIPTS: Array<[string, string]> = [
   ['keys', 'Usage: npm run keys'],
   ['sweep', 'Usage: npm run sweep'],
   ['token', 'Usage: npm run token'],
+  ['screenshots', 'Usage: npm run screenshots'],
 ];
 
 function npmRun(script: string, flag: string) {

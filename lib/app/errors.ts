@@ -68,6 +68,14 @@ export function settingsUnchanged(): ApiError {
   );
 }
 
+/** A PATCH with If-None-Match whose settings other PATCHes kept changing between its read and its write. */
+export function settingsKeptChanging(): ApiError {
+  return new ApiError(
+    'PRECONDITION_FAILED',
+    "The system's settings kept changing while this PATCH was asking If-None-Match of them; nothing was written: GET the system, then PATCH again.",
+  );
+}
+
 /** A system the caller does not have: another user's and a missing one answer the same. */
 export function systemNotFound(): ApiError {
   return new ApiError('SYSTEM_NOT_FOUND', 'You have no system with this id.');

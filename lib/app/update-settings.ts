@@ -26,7 +26,13 @@ import {
 /** Reads, checks and writes of the settings before a run of refreshes meeting them is a 409. */
 const REFRESH_RACES = 3;
 
-import { inContractTerms, settingsChanged, settingsUnchanged, systemNotFound } from './errors';
+import {
+  inContractTerms,
+  settingsChanged,
+  settingsKeptChanging,
+  settingsUnchanged,
+  systemNotFound,
+} from './errors';
 import { checkDeadline, checkTimeToStore, type FunctionTime } from './time-to-store';
 
 /** A system as its owner sees it, and the ETag of its settings. */
@@ -88,6 +94,9 @@ export function createUpdateSettings(deps: {
           // again, and the header is asked of what it wrote.
           const rivalPatch =
             error instanceof SettingsChangedError && matched === 'any' && revision !== undefined;
+          // PATCHes that keep landing in between: a 412 that says so (not one about If-Match,
+          // which this PATCH did not send).
+          if (rivalPatch && attempt === REFRESH_RACES) throw settingsKeptChanging();
           // Refreshes that keep landing between the read and the write: 409, as for a refresh.
           if (!(error instanceof SystemChangedError || rivalPatch) || attempt === REFRESH_RACES) throw error;
         }

@@ -157,6 +157,9 @@ export interface Changes {
   latencyHeadroom?: BeforeAfter<Headroom | null>;
 }
 
+/** Whether node `v` is unbounded on this side: its throughput grows without limit. */
+const unbounded = (side: SteadyDigest, v: number) => side.throughput[v] === Number.POSITIVE_INFINITY;
+
 /** What changed from `before` (the baseline) to `after` (the scenario). */
 export function compareStates(before: StateDigest, after: StateDigest): Changes {
   const { ids, nodeCount } = after.structure;
@@ -288,9 +291,6 @@ function latencyChanges(
  * The nodes that hold under the scenario (`inAfter`) and not in the baseline (`inBefore`):
  * `newly`; and the other way: `cleared`; each in id order.
  */
-/** Whether node `v` is unbounded on this side: its throughput grows without limit. */
-const unbounded = (side: SteadyDigest, v: number) => side.throughput[v] === Number.POSITIVE_INFINITY;
-
 function newlyAndCleared(
   ids: readonly string[],
   inBefore: (v: number) => boolean,

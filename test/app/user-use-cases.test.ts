@@ -1193,6 +1193,32 @@ describe('settings', () => {
     expect(listedByRival.status).toBe(412);
     expect(listedByRival.message).toMatch(/If-None-Match/);
     expect((await systems.getRecord('alice', record.id))?.settings).toEqual({ defaultCapacity: 5 });
+    // A rival PATCH after every read: three tries, then a 412 saying the settings kept changing
+    // (not one about If-Match, which was not sent), and the rivals' settings stay.
+    let rivals = 0;
+    const restless = {
+      get: async (owner: string, id: string) => {
+        const stored = await systems.get(owner, id);
+        rivals++;
+        await createUpdateSettings({ systems })('alice', record.id, {
+          settings: { defaultCapacity: 100 + rivals },
+        });
+        return stored;
+      },
+      updateSettings: systems.updateSettings.bind(systems),
+    };
+    const keptChanging = await contractErrorOf(
+      createUpdateSettings({ systems: restless })(
+        'alice',
+        record.id,
+        { settings: { defaultCapacity: 12 } },
+        { ifNoneMatch: '"settings-1"' },
+      ),
+    );
+    expect([keptChanging.status, rivals]).toEqual([412, 3]);
+    expect(keptChanging.message).toMatch(/kept changing/);
+    expect(keptChanging.message).not.toMatch(/If-Match/);
+    expect((await systems.getRecord('alice', record.id))?.settings).toEqual({ defaultCapacity: 103 });
   });
 
   it('refuses settings naming a node the structure lacks, or a bad number, naming the entry', async () => {

@@ -369,8 +369,10 @@ function searchBindingFirst(
     // saturation (the search's answer where the SLOs hold right up to it): the node saturating
     // may have no service time, so nothing in the latencies shows it, and `s · x` may round just
     // below its capacity there.
+    const atSaturation = (e: number) => saturation[e]! <= checkedAt;
     // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (more entries kept as missing there, entries at their SLO or that meet it included: more rounds, each joining one, until every entry has searched)
-    const misses = (e: number) => saturation[e]! <= checkedAt || !(latency[e]! <= slo[e]!);
+    const overSlo = (e: number) => !(latency[e]! <= slo[e]!);
+    const misses = (e: number) => atSaturation(e) || overSlo(e);
     // Stryker disable next-line MethodExpression,ConditionalExpression,EqualityOperator: same answer, other work (more entries kept as missing there, entries at their SLO included: more checks; the twin that keeps the entries that meet is killed)
     missedThere = candidates.filter(misses);
     // Of the entries that miss there, the one that misses by most is likeliest to break first:
