@@ -19,7 +19,14 @@ import {
   writeTicks,
 } from '../../lib/engine';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
-import { FRONT_END_FAN, HALVE_B, HALVE_B_CHANGES, README_CHECKOUT } from '../helpers/engine-examples';
+import {
+  FRONT_END_FAN,
+  HALVE_B,
+  HALVE_B_CHANGES,
+  README_CHECKOUT,
+  RETRY_LOOP,
+  RETRY_STORM,
+} from '../helpers/engine-examples';
 
 /** The digest of `structure`'s state at `tick` (0: analyze), as the API takes it. */
 function digest(structure: CompiledStructure, ticks: number, entryLimits = false): StateDigest {
@@ -281,22 +288,8 @@ describe('an open structure', () => {
   // without limit. Now every flooded node is named in `unbounded.newly`, and an overload that
   // turned into a flood is not in `saturated.cleared`.
   it('names the nodes a scenario floods, and never reads their overload as cleared', () => {
-    const structure: Structure = {
-      nodes: [
-        { id: 'A', arrival: 10, fanout: true },
-        { id: 'B', capacity: 8, exit: 1 },
-        { id: 'C', fanout: true },
-        { id: 'E', capacity: 10, exit: 1 },
-      ],
-      dependencies: [
-        { from: 'A', to: 'B' },
-        { from: 'A', to: 'C', weight: 2 },
-        { from: 'C', to: 'E' },
-        { from: 'B', to: 'A' },
-      ],
-    };
-    const storm = { dependencies: [{ from: 'A', to: 'B', weight: 2 }] };
-    const result = changes(structure, storm);
+    const structure = RETRY_LOOP;
+    const result = changes(structure, RETRY_STORM);
     expect(result.unbounded).toEqual({ newly: ['A', 'B', 'C', 'E'], cleared: [] });
     expect(result.saturated).toEqual({ newly: [], cleared: [] });
     expect(result.headroom).toEqual({ before: { scale: 0.25, node: 'E' }, after: null });

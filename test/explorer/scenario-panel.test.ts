@@ -7,6 +7,7 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLES } from '../../explorer/src/examples';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
+import { RETRY_LOOP, RETRY_STORM } from '../helpers/engine-examples';
 import { post, type TestServer } from '../integration/server';
 import { findChromium, openExplorerPage, runAsWritten } from './browser';
 
@@ -310,23 +311,7 @@ describe.runIf(chromiumPath !== undefined)('the scenario panel in Chromium', () 
   // gain 1. B and E were over capacity; the list said they were "no longer saturated" and
   // nothing else. Now the flooded nodes are named, and no overload reads as cleared.
   it('names the nodes a retry storm floods, not their overload as cleared', async () => {
-    await runAsWritten(page, {
-      mode: 'analyze',
-      nodes: [
-        { id: 'A', arrival: 10, fanout: true },
-        { id: 'B', capacity: 8, exit: 1 },
-        { id: 'C', fanout: true },
-        { id: 'E', capacity: 10, exit: 1 },
-      ],
-      dependencies: [
-        { from: 'A', to: 'B' },
-        { from: 'A', to: 'C', weight: 2 },
-        { from: 'C', to: 'E' },
-        { from: 'B', to: 'A' },
-      ],
-      scenario: { dependencies: [{ from: 'A', to: 'B', weight: 2 }] },
-      compare: true,
-    });
+    await runAsWritten(page, { mode: 'analyze', ...RETRY_LOOP, scenario: RETRY_STORM, compare: true });
     await expect
       .poll(() => lines('unbounded-newly'))
       .toEqual(['Newly unbounded (traffic grows without limit): A, B, C, E']);

@@ -23,6 +23,16 @@ export const FRONT_END_FAN: Structure = {
   ],
 };
 
+/**
+ * `FRONT_END_FAN` with B sending every request back to A, and the scenario that makes A call B
+ * twice: a loop A → B → A of gain 1, a retry storm that floods every node.
+ */
+export const RETRY_LOOP: Structure = {
+  nodes: FRONT_END_FAN.nodes,
+  dependencies: [...FRONT_END_FAN.dependencies, { from: 'B', to: 'A' }],
+};
+export const RETRY_STORM: Scenario = { dependencies: [{ from: 'A', to: 'B', weight: 2 }] };
+
 /** B's capacity halves: 4 → 2 in the closed worked example. */
 export const HALVE_B: Scenario = { nodes: { B: { capacity: 2 } } };
 

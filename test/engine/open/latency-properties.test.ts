@@ -151,3 +151,55 @@ describe('latency over loops too large to eliminate', () => {
     expect(withSlo.latencyHeadroom?.node).toBe('api');
   });
 });
+
+/** The fields the latency model adds to an answer (docs/engine.md, "Latency"). */
+const LATENCY_NODE_FIELDS = [
+  'serviceTime',
+  'responseTime',
+  'waiting',
+  'inFlight',
+  'p99',
+  'latency',
+  'latencyLimit',
+];
+
+/** An answer with every field the latency model adds taken out. */
+function withoutLatency(result: EngineResult): string {
+  const { latencyHeadroom: _headroom, ...rest } = result as EngineResult & { latencyHeadroom?: unknown };
+  return JSON.stringify({
+    ...rest,
+    nodes: rest.nodes.map((node) =>
+      Object.fromEntries(Object.entries(node).filter(([key]) => !LATENCY_NODE_FIELDS.includes(key))),
+    ),
+    ...(rest.bottlenecks === undefined
+      ? {}
+      : { bottlenecks: rest.bottlenecks.map(({ responseTime: _time, ...bottleneck }) => bottleneck) }),
+  });
+}
+
+describe('structures without service times', () => {
+  // The latency model only adds: an open structure without `serviceTime` answers as it did
+  // before it (no latency field at all), and service times alone (no servers, so no capacity
+  // invented) change no other number, byte for byte.
+  it('answer byte for byte as without the latency model, and service times alone only add fields', () => {
+    fc.assert(
+      fc.property(structureArbitrary, (structure) => {
+        // A service time opens a closed structure (it is an open field): the open ones only.
+        fc.pre(
+          structure.nodes.some(
+            (node) => node.arrival !== undefined || node.exit !== undefined || node.fanout !== undefined,
+          ),
+        );
+        const plain = written(structure);
+        for (const field of [...LATENCY_NODE_FIELDS, 'latencyHeadroom'])
+          expect(plain).not.toContain(`"${field}":`);
+        const timed: Structure = {
+          nodes: structure.nodes.map((node, i) => ({ ...node, serviceTime: 0.01 * (1 + (i % 7)) })),
+          dependencies: structure.dependencies,
+        };
+        expect(withoutLatency(JSON.parse(written(timed)) as EngineResult)).toBe(plain);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
