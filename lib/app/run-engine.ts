@@ -17,11 +17,11 @@ import {
 import { renderEngineResponse } from '../api/engine-response';
 import { ApiError, SYSTEM_NOT_FOUND_DETAIL, SYSTEM_NOT_FOUND_MESSAGE } from '../api/errors';
 import type { Mode } from '../api/request-shape';
-import { runDeadline } from '../api/run-deadline';
+import { type RunDeadline, runDeadline, stoppedMessage } from '../api/run-deadline';
 import { blameSettings } from '../api/settings-fit';
 import { applySettings } from '../api/system-settings';
 import type { Limits } from '../config/limits';
-import { PayloadError } from '../engine';
+import { PayloadError, RunStoppedError, withStopCheck } from '../engine';
 import type { CompiledStructureCache, SystemRecord, SystemStore } from '../systems';
 // Its own module, not the systems index: the engine function loads the system store (the index's
 // DynamoSystemStore) at its first `{ mode, systemId }` request, not at cold start.
@@ -93,7 +93,12 @@ export type RunEngine = (input: RunEngineInput) => Promise<EngineAnswer>;
 export function createRunEngine(deps: RunEngineDeps): RunEngine {
   const { limits, systems, cache } = deps;
 
-  const answer = (input: RunEngineInput, request: EngineRequest, storedSha256?: string): EngineAnswer => {
+  const answer = (
+    input: RunEngineInput,
+    request: EngineRequest,
+    deadline: RunDeadline | undefined,
+    storedSha256?: string,
+  ): EngineAnswer => {
     const { mode, ticks, structure } = request;
     const facts = {
       mode,
@@ -108,7 +113,6 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
       const cannotFit = answerCannotFit(request, input.acceptedCodings, limits);
       if (cannotFit !== undefined) throw new ApiError('LIMIT_EXCEEDED', cannotFit);
     }
-    const deadline = runDeadline(input.remainingTimeMs, input.timeLimitMs);
     // A stored system's answer is a pure function of its structure (fixed by the SHA-256), the
     // mode and the tick count: an exact repeat is not recomputed. A scenario's answer is not
     // kept (scenarios vary per request); its compiled base still comes from the cache.
@@ -126,7 +130,11 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
    * structure this process compiled before, by the record's SHA-256, is used as it is;
    * otherwise the structure is read, compiled and kept. Someone else's system is 404, never 403.
    */
-  const runStored = async (envelope: EngineEnvelope, input: RunEngineInput): Promise<EngineAnswer> => {
+  const runStored = async (
+    envelope: EngineEnvelope,
+    input: RunEngineInput,
+    deadline: RunDeadline | undefined,
+  ): Promise<EngineAnswer> => {
     const { owner } = input;
     const id = envelope.body.systemId;
     if (typeof id !== 'string' || owner === undefined) throw systemNotFound();
@@ -141,7 +149,10 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
         const holder = { nodes: compiled.nodes, dependencies: compiled.dependencies };
         const blame = blameOf(holder, record.settings);
         const source = { holder, compiled, ...(blame === undefined ? {} : { blame }) };
-        return answer(input, { ...compileEngineRequest(envelope, limits, source), stored: true }, key);
+        const request = inTime(deadline, envelope, true, () =>
+          compileEngineRequest(envelope, limits, source),
+        );
+        return answer(input, { ...request, stored: true }, deadline, key);
       }
     }
     const stored = await systems!.get(owner, id);
@@ -149,23 +160,60 @@ export function createRunEngine(deps: RunEngineDeps): RunEngine {
     const { settings } = stored.record;
     const holder = settings === undefined ? stored.structure : applySettings(stored.structure, settings);
     const blame = blameOf(stored.structure, settings);
-    const request = compileEngineRequest(envelope, limits, {
-      holder,
-      ...(blame === undefined ? {} : { blame }),
-    });
+    const request = inTime(deadline, envelope, true, () =>
+      compileEngineRequest(envelope, limits, {
+        holder,
+        ...(blame === undefined ? {} : { blame }),
+      }),
+    );
     const key = cacheKeyOf(stored.record);
     cache?.set(key, request.structure);
-    return answer(input, { ...request, stored: true }, key);
+    return answer(input, { ...request, stored: true }, deadline, key);
   };
 
   return async (input) => {
     // Mode and ticks first (checks 5 and 6), whichever structure the request runs on.
     const envelope = parseEngineEnvelope(input.body, limits);
+    // From here on the caller's time is asked: decompressing and parsing the body (which nothing
+    // can stop) may have used most of it, and checking and compiling a large one takes seconds.
+    const deadline = runDeadline(input.remainingTimeMs, input.timeLimitMs);
     const runsStoredSystem =
       systems !== undefined && envelope.location === undefined && Object.hasOwn(envelope.body, 'systemId');
-    if (runsStoredSystem) return runStored(envelope, input);
-    return answer(input, compileEngineRequest(envelope, limits));
+    if (runsStoredSystem) return runStored(envelope, input, deadline);
+    const request = inTime(deadline, envelope, false, () => compileEngineRequest(envelope, limits));
+    return answer(input, request, deadline);
   };
+}
+
+/**
+ * Checks and compiles the request within the caller's time: stopped at once when what is left
+ * would not cover writing an answer (a 64 MiB body of distinct keys parses in seconds before this
+ * runs), and at the engine's checkpoints while it compiles; either is the 413 a run that cannot
+ * finish gets, naming the time limit.
+ */
+function inTime(
+  deadline: RunDeadline | undefined,
+  envelope: EngineEnvelope,
+  stored: boolean,
+  compile: () => EngineRequest,
+): EngineRequest {
+  if (deadline === undefined) return compile();
+  const stopped = () =>
+    new ApiError(
+      'LIMIT_EXCEEDED',
+      stoppedMessage(deadline.limitMs, {
+        mode: envelope.mode,
+        compare: envelope.compare?.value === true && envelope.scenario !== undefined,
+        stored,
+      }),
+    );
+  if (deadline.shouldStop(0)) throw stopped();
+  try {
+    return withStopCheck(() => deadline.shouldStop(0), compile);
+  } catch (error) {
+    if (error instanceof RunStoppedError) throw stopped();
+    throw error;
+  }
 }
 
 /**

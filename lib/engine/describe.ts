@@ -20,6 +20,7 @@ import type { ReachWorkspace } from './reach';
 import type { SteadyReading } from './steady-reading';
 import { CarriedValue, showsLost } from './steady-state';
 import { dependencyFlow, type StateWithStep, type StepBuffers } from './step';
+import { checkpoint } from './stop-check';
 import type { DependencyState, EngineEvent, EngineResult, NodeInput, NodeState, Role } from './types';
 
 /** What the state before this one looked like, for `blocked` / `cleared` / `drained` events. */
@@ -170,26 +171,66 @@ function firstUnwritableNumber(value: unknown, path: string): { path: string; va
   if (typeof value === 'number') return Number.isFinite(value) ? undefined : { path, value };
   // Stryker disable next-line ConditionalExpression,LogicalOperator: same answer, other work (the walk below passes over a primitive or null the same way)
   if (value === null || typeof value !== 'object') return undefined;
-  const stack: Array<{ value: unknown; path: string }> = [{ value, path }];
-  while (stack.length > 0) {
-    const next = stack.pop()!;
-    const v = next.value;
+  // The stack holds each value with the container it sits in and its key there; a container
+  // walked is recorded (its own container and key), so a path is spelled only for the number
+  // found: spelling one for each of 5 million values took seconds, and the walk an extra of that
+  // size costs is checked against the caller's time (`checkpoint`).
+  const containerParent: number[] = [-1];
+  const containerKey: Array<string | number> = [''];
+  const values: unknown[] = [value];
+  const parents: number[] = [-1];
+  const keys: Array<string | number> = [''];
+  const pathOf = (parent: number, key: string | number): string => {
+    const parts: Array<string | number> = [key];
+    for (let c = parent; c > 0; c = containerParent[c]!) parts.push(containerKey[c]!);
+    let spelled = path;
+    for (let i = parts.length - 1; i >= 0; i--) {
+      const part = parts[i]!;
+      spelled += typeof part === 'number' ? `[${part}]` : fieldPath(part);
+    }
+    return spelled;
+  };
+  let walked = 0;
+  while (values.length > 0) {
+    const v = values.pop();
+    const parent = parents.pop()!;
+    const key = keys.pop()!;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: same answer, other work (how often the caller's time is asked)
+    if (++walked % WALK_CHECK_EVERY === 0) checkpoint();
     if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return { path: next.path, value: v };
-    } else if (Array.isArray(v)) {
+      if (!Number.isFinite(v)) return { path: parent < 0 ? path : pathOf(parent, key), value: v };
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    // The root is container 0 (its path is `path` itself); any other is recorded here.
+    let id = 0;
+    if (parent >= 0) {
+      id = containerParent.length;
+      containerParent.push(parent);
+      containerKey.push(key);
+    }
+    if (Array.isArray(v)) {
       // Stryker disable next-line ArithmeticOperator: same answer, other work (an element past the end reads undefined, nothing to walk)
-      for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], path: `${next.path}[${i}]` });
-    } else if (v !== null && typeof v === 'object') {
-      const keys = Object.keys(v);
+      for (let i = v.length - 1; i >= 0; i--) {
+        values.push(v[i]);
+        parents.push(id);
+        keys.push(i);
+      }
+    } else {
+      const names = Object.keys(v);
       // Stryker disable next-line ArithmeticOperator: same answer, other work (a key past the end reads undefined, nothing to walk)
-      for (let k = keys.length - 1; k >= 0; k--) {
-        const key = keys[k]!;
-        stack.push({ value: (v as Record<string, unknown>)[key], path: `${next.path}${fieldPath(key)}` });
+      for (let k = names.length - 1; k >= 0; k--) {
+        values.push((v as Record<string, unknown>)[names[k]!]);
+        parents.push(id);
+        keys.push(names[k]!);
       }
     }
   }
   return undefined;
 }
+
+/** Values of an extra walked between two asks of the caller's time. */
+const WALK_CHECK_EVERY = 65_536;
 
 /** The flow of dependency `e` in the step that follows the state. */
 export function flowOf(structure: CompiledStructure, step: StepBuffers, e: number): number {

@@ -199,6 +199,35 @@ describe('stop checks: the caller decides when a run stops', () => {
     stopped.release();
   });
 
+  // Before an extra is written, its numbers are walked (one too large for a double is refused):
+  // 5 million keys took seconds, asked nothing. The walk asks every 65,536 values, so a run out
+  // of time stops in it, before the first byte of that node is written.
+  it('is asked as a large extra is walked, and stops there', () => {
+    const big = Object.fromEntries(Array.from({ length: 200_000 }, (_, i) => [`k${i}`, i]));
+    const structure: Structure = {
+      nodes: [{ id: 'a', load: 1, big } as NodeInput, { id: 'b' }],
+      dependencies: [{ from: 'a', to: 'b' }],
+    };
+    const sizes: number[] = [];
+    const writer = new JsonWriter();
+    withStopCheck(
+      () => {
+        sizes.push(writer.length);
+        return false;
+      },
+      () => writeAnalyze(writer, structure),
+    );
+    writer.release();
+    // Three asks in the walk (at 65,536, 131,072 and 196,608 values), all before node a is written.
+    const beforeA = sizes.filter((size) => size === sizes[1]);
+    expect(beforeA.length).toBeGreaterThanOrEqual(4);
+    const stopped = new JsonWriter();
+    const check = countingCheck(3);
+    expect(() => withStopCheck(check, () => writeAnalyze(stopped, structure))).toThrow(RunStoppedError);
+    expect(stopped.length).toBeLessThan(100);
+    stopped.release();
+  });
+
   it('puts back the check that was installed before, however the run ends', () => {
     const outer = countingCheck();
     withStopCheck(outer, () => {
