@@ -35,7 +35,8 @@ const TICK_OPEN = '{"mode":"tick","snapshot":';
  */
 export function renderEngineResponse(request: EngineRequest, deadline?: RunDeadline): string {
   const writer = new JsonWriter();
-  const shouldStop = deadline === undefined ? undefined : () => deadline.shouldStop(writer.length);
+  const shouldStop =
+    deadline === undefined ? undefined : (toWrite = 0) => deadline.shouldStop(writer.length, toWrite);
   // Which structure was running when a problem was found: the scenario's first, then the baseline.
   const failing: { structure: CompiledStructure } = { structure: request.scenario ?? request.structure };
   try {

@@ -1,10 +1,11 @@
 /**
  * The caller's answer to "should this run stop now?", asked at the engine's checkpoints: between
- * the sweeps of an iterative solve, between ticks, and once the structure is compiled. The engine
+ * the sweeps of an iterative solve, between ticks, and once the structure is compiled; with the
+ * bytes the run is about to write in one go where it knows them. The engine
  * reads no clock; the caller's check does (the API's: the function's remaining time, less what
  * writing the answer needs). A check that never says stop changes nothing in the answer.
  */
-export type ShouldStop = () => boolean;
+export type ShouldStop = (bytesToWrite?: number) => boolean;
 
 /** The run stopped because the caller's check asked it to; no answer was written. */
 export class RunStoppedError extends Error {
@@ -36,7 +37,11 @@ export function withStopCheck<T>(shouldStop: ShouldStop | undefined, run: () => 
   }
 }
 
-/** A checkpoint: throws `RunStoppedError` when the installed check says stop. */
-export function checkpoint(): void {
-  if (installed?.() === true) throw new RunStoppedError();
+/**
+ * A checkpoint: throws `RunStoppedError` when the installed check says stop. `bytesToWrite`: what
+ * the run is about to write in one go, which no checkpoint can stop (an extra field of many
+ * megabytes), so the check can count the time to write and compress it before it starts.
+ */
+export function checkpoint(bytesToWrite = 0): void {
+  if (installed?.(bytesToWrite) === true) throw new RunStoppedError();
 }

@@ -4,6 +4,7 @@ import {
   RESERVE_MS_PER_BYTE,
   runDeadline,
   stoppedMessage,
+  WRITE_MS_PER_BYTE,
 } from '../../lib/api/run-deadline';
 
 describe('runDeadline: when a run must stop to answer in time', () => {
@@ -25,6 +26,21 @@ describe('runDeadline: when a run must stop to answer in time', () => {
     expect(deadline.shouldStop(10_000_000)).toBe(true);
     // The limit is what the request had when the run began, not what is left now.
     expect(deadline.limitMs).toBe(15_000);
+  });
+
+  // Bytes about to be written in one go (a caller's extra of 70 MB) are counted before it starts:
+  // writing them, and compressing them with the rest.
+  it('keeps back writing and compressing what is about to be written in one go', () => {
+    let remaining = 15_000;
+    const deadline = runDeadline(() => remaining)!;
+    const toWrite = 50_000_000;
+    const needed =
+      BASE_RESERVE_MS + (1_000_000 + toWrite) * RESERVE_MS_PER_BYTE + toWrite * WRITE_MS_PER_BYTE;
+    remaining = needed + 1;
+    expect(deadline.shouldStop(1_000_000, toWrite)).toBe(false);
+    remaining = needed - 1;
+    expect(deadline.shouldStop(1_000_000, toWrite)).toBe(true);
+    expect(deadline.shouldStop(1_000_000)).toBe(false);
   });
 
   it('stops at once a run that has less than the reserve left', () => {

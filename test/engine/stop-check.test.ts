@@ -209,10 +209,12 @@ describe('stop checks: the caller decides when a run stops', () => {
       dependencies: [{ from: 'a', to: 'b' }],
     };
     const sizes: number[] = [];
+    const toWrite: number[] = [];
     const writer = new JsonWriter();
     withStopCheck(
-      () => {
+      (bytes = 0) => {
         sizes.push(writer.length);
+        toWrite.push(bytes);
         return false;
       },
       () => writeAnalyze(writer, structure),
@@ -221,6 +223,12 @@ describe('stop checks: the caller decides when a run stops', () => {
     // Three asks in the walk (at 65,536, 131,072 and 196,608 values), all before node a is written.
     const beforeA = sizes.filter((size) => size === sizes[1]);
     expect(beforeA.length).toBeGreaterThanOrEqual(4);
+    // And one when it is walked, with about the bytes it is about to write in one go (which
+    // nothing can stop), so the caller can count writing and compressing them.
+    const json = JSON.stringify(big).length;
+    const told = Math.max(...toWrite);
+    expect(told).toBeGreaterThan(json / 2);
+    expect(told).toBeLessThan(json * 2);
     const stopped = new JsonWriter();
     const check = countingCheck(3);
     expect(() => withStopCheck(check, () => writeAnalyze(stopped, structure))).toThrow(RunStoppedError);
