@@ -109,7 +109,9 @@ export function stoppedMessage(
   const last = reduce.pop()!;
   const list = reduce.length === 0 ? last : `${reduce.join(', ')} or ${last}`;
   if (bySize) {
-    return `The run was stopped: its answer grew larger than can be compressed and sent within this request's time limit (${seconds} s); ${list}.`;
+    // The answer returns the caller's extra fields as sent: a structure of two nodes whose extra
+    // holds 60 MB is large for that alone.
+    return `The run was stopped: its answer grew larger than can be compressed and sent within this request's time limit (${seconds} s); ${list} (the answer returns extra fields on nodes and dependencies as they were sent: leave out any it need not).`;
   }
   return `The run could not finish within this request's time limit (${seconds} s) and was stopped; ${list}.`;
 }

@@ -93,7 +93,7 @@ describe('runDeadline with the time the request had as it began', () => {
     expect(deadline.shouldStop(0)).toBe(true);
     expect(deadline.stoppedBySize()).toBe(false);
     expect(stoppedMessage(15_000, { mode: 'analyze', compare: true }, true)).toBe(
-      'The run was stopped: its answer grew larger than can be compressed and sent within this request\'s time limit (15 s); send a smaller structure or leave out "compare".',
+      'The run was stopped: its answer grew larger than can be compressed and sent within this request\'s time limit (15 s); send a smaller structure or leave out "compare" (the answer returns extra fields on nodes and dependencies as they were sent: leave out any it need not).',
     );
   });
 });

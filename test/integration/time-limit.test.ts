@@ -40,7 +40,7 @@ describe('POST /api/engine: a run without time to finish', () => {
     // Stopped by what it had written (on a machine slow enough, by the time itself first): the
     // message says which, with the function's 1 s and what to reduce.
     expect([
-      "The run was stopped: its answer grew larger than can be compressed and sent within this request's time limit (1 s); ask for fewer ticks or send a smaller structure.",
+      "The run was stopped: its answer grew larger than can be compressed and sent within this request's time limit (1 s); ask for fewer ticks or send a smaller structure (the answer returns extra fields on nodes and dependencies as they were sent: leave out any it need not).",
       "The run could not finish within this request's time limit (1 s) and was stopped; ask for fewer ticks or send a smaller structure.",
     ]).toContain(answer.json.error.message);
   });
