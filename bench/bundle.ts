@@ -45,6 +45,17 @@ const MAX_IMPORT_VS_SDK: Readonly<Record<FunctionName, number>> = { engine: 1.2,
 const DEPLOYED_PLACEMENT: AwsSdkPlacement = 'bundled';
 const PLACEMENTS: readonly AwsSdkPlacement[] = ['bundled', 'external'];
 const FLOOR = 'AWS SDK alone';
+/**
+ * Why a function's cold start may miss its goal, printed beside a MISS: what its entry must load
+ * whatever the request, beyond the SDK's clients (the import's CPU time is mostly V8 compiling
+ * the code it reads; measured in docs/deploy.md, "Bundles and cold start").
+ */
+const MISS_REASON: Readonly<Record<FunctionName, string>> = {
+  engine:
+    "every request runs the engine, so its code (the steady state, latency, what-ifs and the writer, some 75 KB of the entry's 156 KB of own code) loads at cold start with the logger and the HTTP stack; loading it lazily would only move the same cost to the first request. The ratio also moves by ±0.05 with the machine's load between runs",
+  connect:
+    "the HTTP stack, the logger, the token verifier and the stores load at cold start; the graph readers, the engine and the request schemas are loaded at the first request that needs them. The ratio moves by ±0.05 with the machine's load between runs",
+};
 
 /** What the functions read at cold start; placeholders, since nothing is called at load. */
 const FUNCTION_ENV = {
@@ -354,7 +365,8 @@ function main(): void {
           `(import() wall time ${formatMs(medianOf(bundle.file, 'importOnly'))} vs ${formatMs(medianOf(floor.file, 'importOnly'))}) ` +
           `→ ${ratio.toFixed(3)}× ≤ ${max.toFixed(2)}×: ${verdict(ratio <= max)}; ` +
           `${kb(bundle.bytes)} at cold start ≤ ${kb(MAX_BUNDLE_BYTES)}: ${verdict(bundle.bytes <= MAX_BUNDLE_BYTES)}` +
-          (firstRequest === '' ? '' : `; first request of a lazy part: ${firstRequest} CPU`),
+          (firstRequest === '' ? '' : `; first request of a lazy part: ${firstRequest} CPU`) +
+          (ratio <= max ? '' : ` — why: ${MISS_REASON[bundle.fn as FunctionName]}`),
       );
     }
   } finally {
