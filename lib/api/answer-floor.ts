@@ -79,7 +79,12 @@ export function answerCannotFit(
   const budget = compressible ? largestBinaryBody(limits) * ONE_STATE_RATIO : responseBodyBudget(limits);
   if (floor <= budget) return undefined;
   const size = `The answer would be at least ${sizeInWords(floor)} of JSON`;
-  const limit = `the response limit of ${limits.maxResponseBytes} bytes`;
+  // A floor under the limit itself is still past what it leaves for the body (the rest is kept
+  // for the response's envelope): said so, not as a size under the limit that is "more" than it.
+  const limit =
+    compressible || floor > limits.maxResponseBytes
+      ? `the response limit of ${limits.maxResponseBytes} bytes`
+      : `the ${budget} bytes the response limit of ${limits.maxResponseBytes} bytes leaves for a body`;
   const less = lessToAskFor({
     mode: request.mode,
     compare: compares(request),

@@ -96,6 +96,15 @@ describe('answerCannotFit', () => {
     );
   });
 
+  // A floor under the limit itself but past what it leaves for the body: said as that, not as a
+  // size "more than" a larger limit. 100 idle nodes: some 11 KB, against 8 KiB of body.
+  it('names what the limit leaves for the body when the floor is under the limit itself', () => {
+    const message = answerCannotFit(request({ mode: 'analyze', ...idleChain(100) }), [], limits);
+    expect(message).toMatch(
+      /^The answer would be at least 1\d KB of JSON, more than the 8192 bytes the response limit of 16384 bytes leaves for a body, so it was not computed\./,
+    );
+  });
+
   it('lets through what might fit', () => {
     expect(answerCannotFit(request({ mode: 'analyze', ...idleChain(30) }), [], limits)).toBeUndefined();
     // Compressed, 300 nodes might fit: 35 KB / 1,000 is far below 6 KiB.
