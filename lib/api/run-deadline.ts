@@ -99,6 +99,8 @@ export function stoppedMessage(
   limitMs: number,
   request: { mode: string; compare?: boolean; stored?: boolean },
   bySize = false,
+  /** Stopped before the run began: reading the body took the time. */
+  beforeRun = false,
 ): string {
   const seconds = limitSeconds(limitMs);
   const reduce = [
@@ -112,6 +114,9 @@ export function stoppedMessage(
     // The answer returns the caller's extra fields as sent: a structure of two nodes whose extra
     // holds 60 MB is large for that alone.
     return `The run was stopped: its answer grew larger than can be compressed and sent within this request's time limit (${seconds} s); ${list} (the answer returns extra fields on nodes and dependencies as they were sent: leave out any it need not).`;
+  }
+  if (beforeRun) {
+    return `The run could not begin within this request's time limit (${seconds} s): decoding and reading the body took most of it; ${list} (extra fields on nodes and dependencies included: the answer returns them as they were sent).`;
   }
   return `The run could not finish within this request's time limit (${seconds} s) and was stopped; ${list}.`;
 }

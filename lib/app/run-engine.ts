@@ -198,20 +198,20 @@ function inTime(
   compile: () => EngineRequest,
 ): EngineRequest {
   if (deadline === undefined) return compile();
-  const stopped = () =>
-    new ApiError(
-      'LIMIT_EXCEEDED',
-      stoppedMessage(deadline.limitMs, {
-        mode: envelope.mode,
-        compare: envelope.compare?.value === true && envelope.scenario !== undefined,
-        stored,
-      }),
-    );
-  if (deadline.shouldStop(0)) throw stopped();
+  const asked = {
+    mode: envelope.mode,
+    compare: envelope.compare?.value === true && envelope.scenario !== undefined,
+    stored,
+  };
+  const stopped = (beforeRun: boolean) =>
+    new ApiError('LIMIT_EXCEEDED', stoppedMessage(deadline.limitMs, asked, false, beforeRun));
+  // A stored system's body is a few bytes: its time went elsewhere (the store), and it is said as
+  // a run stopped.
+  if (deadline.shouldStop(0)) throw stopped(!stored);
   try {
     return withStopCheck(() => deadline.shouldStop(0), compile);
   } catch (error) {
-    if (error instanceof RunStoppedError) throw stopped();
+    if (error instanceof RunStoppedError) throw stopped(false);
     throw error;
   }
 }

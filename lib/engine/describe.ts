@@ -200,7 +200,9 @@ function firstUnwritableNumber(value: unknown, path: string): { path: string; va
     // Stryker disable next-line ConditionalExpression,EqualityOperator,ArithmeticOperator: same answer, other work (how often the caller's time is asked)
     if (++walked % WALK_CHECK_EVERY === 0) checkpoint();
     // Stryker disable next-line ArithmeticOperator,ConditionalExpression,StringLiteral,EqualityOperator: same answer, other work (an estimate of the time writing takes)
-    bytes += (typeof key === 'string' ? key.length + 4 : 1) + (typeof v === 'string' ? v.length + 2 : 6);
+    // Strings at twice their length (UTF-8 past ASCII, escapes), numbers at 12 (a double's digits).
+    bytes +=
+      (typeof key === 'string' ? 2 * key.length + 4 : 1) + (typeof v === 'string' ? 2 * v.length + 2 : 12);
     if (typeof v === 'number') {
       if (!Number.isFinite(v)) return { path: parent < 0 ? path : pathOf(parent, key), value: v };
       continue;
