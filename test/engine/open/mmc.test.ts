@@ -32,9 +32,12 @@ function erlangCByFactorials(c: number, a: number): number {
 }
 
 describe('erlangC', () => {
-  // Three servers at an offered load of 2.5: 70.22% of requests wait.
+  // Three servers at an offered load of 2.5: 70.22% of requests wait. By hand, with the formula
+  // as Wikipedia's "Erlang (unit)" article states it (CC BY-SA 4.0): Σ_{k<3} 2.5^k / k! = 1 + 2.5
+  // + 3.125 = 6.625; 2.5³ / 3! · 3 / (3 − 2.5) = 15.625; C = 15.625 / (6.625 + 15.625) = 125/178.
   it('gives the probability of waiting', () => {
     expect(erlangC(3, 2.5)).toBeCloseTo(0.7022, 4);
+    expect(erlangC(3, 2.5)).toBeCloseTo(125 / 178, 14);
     expect(erlangC(3, 2.5)).toBeCloseTo(erlangCByFactorials(3, 2.5), 14);
   });
 
