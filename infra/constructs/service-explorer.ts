@@ -27,7 +27,7 @@ import {
   type CfnBucket,
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
-import { BucketDeployment, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct } from 'constructs';
 import { writeExplorer } from '../../explorer/build';
 import { PAGE_CONTENT_SECURITY_POLICY } from '../../explorer/page-headers';
@@ -41,6 +41,9 @@ export interface ServiceExplorerProps {
   /** A custom domain for the distribution (page and `/api/*` alike); CloudFront's own name without. */
   readonly domain?: DomainSettings | undefined;
 }
+
+/** The error statuses CloudFront caches for 10 s by default (404 aside: the API's `no-store` keeps it). */
+const UNCACHED_ERRORS = [400, 403, 405, 414, 416, 500, 501, 502, 503, 504];
 
 /**
  * The explorer page: its files in a private S3 bucket, read by CloudFront through origin access
@@ -112,8 +115,15 @@ export class ServiceExplorer extends Construct {
           allowedMethods: AllowedMethods.ALLOW_ALL,
           cachePolicy: CachePolicy.CACHING_DISABLED,
           originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+          // HSTS and the other security headers on the API's answers too, on the page's name.
+          responseHeadersPolicy: ResponseHeadersPolicy.SECURITY_HEADERS,
         },
       },
+      // CloudFront keeps an error answer of a GET 10 s by default (400, 403, 405, 414, 416 and
+      // 5xx), whatever the cache policy and whatever the answer's `no-store`, and the cache key
+      // holds no `Authorization`: one caller's 503 on `GET /api/systems` would be served to the
+      // next for 10 s. None is kept.
+      errorResponses: UNCACHED_ERRORS.map((httpStatus) => ({ httpStatus, ttl: Duration.seconds(0) })),
     });
     const acknowledged: Array<[string, string]> = [
       [
@@ -122,7 +132,7 @@ export class ServiceExplorer extends Construct {
       ],
       [
         'AwsSolutions-CFR2',
-        'The API behind /api/* is throttled by API Gateway and authenticates every request; the page is static. A web ACL costs at least $5 a month per stack; add one with the deployment settings if an account needs it.',
+        'The API behind /api/* is throttled by API Gateway and authenticates every request; the page is static. A web ACL here alone would guard little: an HTTP API cannot take one, and its execute-api endpoint (ApiUrl) stays reachable beside the distribution. An account that needs one adds it to the distribution and turns that endpoint off itself.',
       ],
       [
         'AwsSolutions-CFR3',
@@ -153,6 +163,10 @@ export class ServiceExplorer extends Construct {
     new BucketDeployment(this, 'Files', {
       sources: [Source.asset(writeExplorer(path.join(Stage.of(this)!.outdir, 'explorer-site')))],
       destinationBucket: this.bucket,
+      // The page's entry files keep their names from one deploy to the next: a browser asks
+      // again each time (a 304 when unchanged), so it never runs an old page script that names
+      // chunks the deploy removed.
+      cacheControl: [CacheControl.noCache()],
       distribution: this.distribution,
       distributionPaths: ['/*'],
       memoryLimit: 256,

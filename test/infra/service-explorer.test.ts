@@ -12,6 +12,7 @@ const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.T
 /** CloudFront's managed policies, by their documented ids. */
 const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
 const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
+const SECURITY_HEADERS = '67f7725c-6f97-4210-82d7-5512b31e9d03';
 
 describe('the explorer bucket', () => {
   it('is private, encrypted and refuses plain HTTP', () => {
@@ -69,6 +70,9 @@ describe('the explorer bucket', () => {
     template.hasResourceProperties('Custom::CDKBucketDeployment', {
       DistributionPaths: ['/*'],
       RetainOnDelete: true,
+      // Browsers ask again for the files that keep their names (a 304 when unchanged): an old
+      // page script never names chunks a deploy removed.
+      SystemMetadata: { 'cache-control': 'no-cache' },
     });
   });
 });
@@ -105,6 +109,24 @@ describe('the distribution', () => {
     const origin = config.Origins.find((o: { Id: string }) => o.Id === api.TargetOriginId);
     expect(JSON.stringify(stack.resolve(origin.DomainName))).toContain('execute-api');
     expect(origin.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
+    // The API's answers get HSTS and the other security headers on the page's name too.
+    expect(api.ResponseHeadersPolicyId).toBe(SECURITY_HEADERS);
+  });
+
+  // CloudFront keeps an error answer of a GET for 10 s by default, whatever the cache policy and
+  // the answer's no-store, under a key without the caller's Authorization: none is kept.
+  it("keeps no error answer, so one caller's 503 is never served to the next", () => {
+    const kept = distribution().CustomErrorResponses as Array<{
+      ErrorCode: number;
+      ErrorCachingMinTTL: number;
+    }>;
+    expect(kept.map((response) => response.ErrorCode).sort()).toEqual([
+      400, 403, 405, 414, 416, 500, 501, 502, 503, 504,
+    ]);
+    for (const response of kept) {
+      expect(response.ErrorCachingMinTTL).toBe(0);
+      expect(response).not.toHaveProperty('ResponsePagePath');
+    }
   });
 
   it('is given as the ExplorerUrl output', () => {
