@@ -102,8 +102,9 @@ export interface FunctionSizing {
  * engine may build (1,000,000 elements of a timeline) peaks near 410 MB and takes about 3 s on
  * this project's 2-core machine. The engine is CPU-bound and single-threaded, so 1,769 MB (one
  * full vCPU) makes it as fast as Lambda allows, at the same cost per request as less memory for
- * longer. Connect waits up to 5 s for the external API, then parses, validates, compresses and
- * stores up to 6 MiB of JSON. Both timeouts stay under API Gateway's 30 s integration limit.
+ * longer. Connect waits up to 10 s for the external API (`CONNECT_DEADLINE_MS`), then parses,
+ * validates, compresses and stores up to 64 MiB of JSON as read. Both timeouts stay under API
+ * Gateway's 30 s integration limit.
  */
 export const FUNCTION_SIZING: Readonly<Record<FunctionName, FunctionSizing>> = Object.freeze({
   engine: { memoryMb: FUNCTIONS.engine.memoryMb, timeout: Duration.seconds(FUNCTIONS.engine.timeoutSeconds) },
