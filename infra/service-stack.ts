@@ -94,6 +94,10 @@ export class ServiceStack extends Stack {
       ) as Record<FunctionName, ServiceFunction['function']>,
       cors: settings.cors,
       throttle: { rateLimit: settings.throttleRateLimit, burstLimit: settings.throttleBurstLimit },
+      engineThrottle: {
+        rateLimit: settings.engineThrottleRateLimit,
+        burstLimit: settings.engineThrottleBurstLimit,
+      },
       logRetention,
       removalPolicy,
     });

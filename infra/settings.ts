@@ -18,6 +18,12 @@ export interface DeploySettings {
   readonly throttleRateLimit: number;
   /** Requests the stage accepts in a burst above the steady rate. */
   readonly throttleBurstLimit: number;
+  /**
+   * `POST /api/engine`'s own throttle, below the stage's: each of its requests may hold a full
+   * vCPU for up to 15 s, so 100 a second could keep 1,500 executions busy.
+   */
+  readonly engineThrottleRateLimit: number;
+  readonly engineThrottleBurstLimit: number;
   /** Days the function and access logs are kept. */
   readonly logRetentionDays: number;
   /** The functions' `LOG_LEVEL`. */
@@ -60,6 +66,8 @@ export const CONTEXT_KEYS = {
   throwaway: 'true or false',
   throttleRateLimit: 'an integer from 1 to 10000 (requests per second)',
   throttleBurstLimit: 'an integer from 1 to 5000 (requests)',
+  engineThrottleRateLimit: 'an integer from 1 to 10000 (requests per second)',
+  engineThrottleBurstLimit: 'an integer from 1 to 5000 (requests)',
   logRetentionDays:
     'one of CloudWatch Logs retention periods: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, …',
   logLevel:
@@ -86,6 +94,8 @@ const DEFAULT_SETTINGS = Object.freeze({
   throwaway: false,
   throttleRateLimit: 100,
   throttleBurstLimit: 200,
+  engineThrottleRateLimit: 20,
+  engineThrottleBurstLimit: 40,
   logRetentionDays: 30,
   logLevel: 'INFO',
   advancedSecurity: false,
@@ -167,6 +177,18 @@ export function readDeploySettings(context: ContextReader): DeploySettings {
     throwaway: flag('throwaway', DEFAULT_SETTINGS.throwaway),
     throttleRateLimit: integer('throttleRateLimit', DEFAULT_SETTINGS.throttleRateLimit, 1, 10_000),
     throttleBurstLimit: integer('throttleBurstLimit', DEFAULT_SETTINGS.throttleBurstLimit, 1, 5000),
+    engineThrottleRateLimit: integer(
+      'engineThrottleRateLimit',
+      DEFAULT_SETTINGS.engineThrottleRateLimit,
+      1,
+      10_000,
+    ),
+    engineThrottleBurstLimit: integer(
+      'engineThrottleBurstLimit',
+      DEFAULT_SETTINGS.engineThrottleBurstLimit,
+      1,
+      5000,
+    ),
     logRetentionDays,
     logLevel,
     cors,

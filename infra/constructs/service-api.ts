@@ -1,6 +1,7 @@
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  type CfnStage,
   CorsHttpMethod,
   HttpApi,
   HttpMethod,
@@ -18,14 +19,20 @@ import {
   methodsOf,
   type RouteAuth,
   type RouteDefinition,
+  routeKey,
   routes,
 } from '../../lib/http/routes';
 import { constructIdOf } from '../names';
+
+/** The engine's route key, which `engineThrottle` limits on its own. */
+const ENGINE_ROUTE_KEY = routeKey({ method: 'POST', path: '/api/engine' });
 
 export interface ServiceApiProps {
   readonly functions: Readonly<Record<FunctionName, IFunction>>;
   readonly cors: CorsSettings | undefined;
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
+  /** `POST /api/engine`'s own throttle (its requests are the costly ones); the stage's when absent. */
+  readonly engineThrottle?: { readonly rateLimit: number; readonly burstLimit: number } | undefined;
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
   /** The routes to serve; the route table unless a test passes its own. */
@@ -131,6 +138,17 @@ export class ServiceApi extends Construct {
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
+    const engine = props.engineThrottle;
+    if (engine !== undefined) {
+      // Route settings by route key: HttpStage takes only the default route's throttle. The map is
+      // CloudFormation's JSON as it is, so its names are CloudFormation's.
+      (this.stage.node.defaultChild as CfnStage).routeSettings = {
+        [ENGINE_ROUTE_KEY]: {
+          ThrottlingRateLimit: engine.rateLimit,
+          ThrottlingBurstLimit: engine.burstLimit,
+        },
+      };
+    }
   }
 
   /** The API's base URL, ending in `/`. */

@@ -12,6 +12,8 @@ const { template } = synthesizeStack({
   throwaway: 'true',
   throttleRateLimit: '25',
   throttleBurstLimit: '50',
+  engineThrottleRateLimit: '3',
+  engineThrottleBurstLimit: '6',
   logRetentionDays: '7',
   logLevel: 'debug',
   corsAllowOrigins: 'https://app.example.com, http://localhost:5173',
@@ -61,9 +63,10 @@ describe('a throwaway stage', () => {
 });
 
 describe('settings from context', () => {
-  it('throttles the stage as asked', () => {
+  it('throttles the stage as asked, and the engine route on its own', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 25, ThrottlingBurstLimit: 50 },
+      RouteSettings: { 'POST /api/engine': { ThrottlingRateLimit: 3, ThrottlingBurstLimit: 6 } },
     });
   });
 

@@ -5,12 +5,15 @@ const read = (context: Record<string, unknown>) => readDeploySettings((key) => c
 
 describe('readDeploySettings', () => {
   // `npx cdk deploy` with no -c at all: a kept, production-like stage.
-  it('keeps data, throttles at 100/200, keeps logs 30 days, CORS off when nothing is given', () => {
+  // The engine's route on its own at 20/40: each of its requests may hold a vCPU for 15 s.
+  it('keeps data, throttles at 100/200 (the engine at 20/40), keeps logs 30 days, CORS off when nothing is given', () => {
     expect(read({})).toEqual({
       stage: undefined,
       throwaway: false,
       throttleRateLimit: 100,
       throttleBurstLimit: 200,
+      engineThrottleRateLimit: 20,
+      engineThrottleBurstLimit: 40,
       logRetentionDays: 30,
       logLevel: 'INFO',
       cors: undefined,
@@ -64,6 +67,12 @@ describe('readDeploySettings', () => {
     ['throttleRateLimit', '0', 'context throttleRateLimit must be an integer from 1 to 10000'],
     ['throttleRateLimit', '1e3', 'context throttleRateLimit must be an integer'],
     ['throttleBurstLimit', '5001', 'context throttleBurstLimit must be an integer from 1 to 5000'],
+    ['engineThrottleRateLimit', '0', 'context engineThrottleRateLimit must be an integer from 1 to 10000'],
+    [
+      'engineThrottleBurstLimit',
+      '5001',
+      'context engineThrottleBurstLimit must be an integer from 1 to 5000',
+    ],
     ['logRetentionDays', '31', 'context logRetentionDays must be one of CloudWatch Logs retention periods'],
     ['logLevel', 'verbose', 'context logLevel must be one of TRACE'],
     // WARN would drop the INFO request lines the ServerFaults alarm counts: the alarm would go silent.
