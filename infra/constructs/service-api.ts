@@ -106,6 +106,8 @@ export class ServiceApi extends Construct {
       defaultIntegration: integrationOf(DEFAULT_ROUTE_FUNCTION),
       ...(props.cors === undefined ? {} : { corsPreflight: corsPreflightOf(props.cors, table) }),
     });
+    // The engine's route: the stage's route settings name it, so it must exist first.
+    const engineRoutes: Construct[] = [];
     for (const route of table) {
       const added = this.api.addRoutes({
         path: route.path,
@@ -115,6 +117,8 @@ export class ServiceApi extends Construct {
       for (const httpRoute of added) {
         Validations.of(httpRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: AUTH_REASONS[route.auth] });
       }
+      if (routeKey({ method: route.method, path: route.path }) === ENGINE_ROUTE_KEY)
+        engineRoutes.push(...added);
     }
     const defaultRoute = this.api.node.tryFindChild('DefaultRoute');
     if (defaultRoute !== undefined) {
@@ -142,6 +146,9 @@ export class ServiceApi extends Construct {
     if (engine !== undefined) {
       // Route settings by route key: HttpStage takes only the default route's throttle. The map is
       // CloudFormation's JSON as it is, so its names are CloudFormation's.
+      // CloudFormation refuses settings for a route it has not made yet ("Unable to find Route by
+      // key"): the stage waits for it.
+      for (const route of engineRoutes) this.stage.node.addDependency(route);
       (this.stage.node.defaultChild as CfnStage).routeSettings = {
         [ENGINE_ROUTE_KEY]: {
           ThrottlingRateLimit: engine.rateLimit,

@@ -68,6 +68,14 @@ describe('settings from context', () => {
       DefaultRouteSettings: { ThrottlingRateLimit: 25, ThrottlingBurstLimit: 50 },
       RouteSettings: { 'POST /api/engine': { ThrottlingRateLimit: 3, ThrottlingBurstLimit: 6 } },
     });
+    // CloudFormation makes the route first: settings for a route it has not made are refused.
+    const [, stageResource] = Object.entries(resources).find(
+      ([, r]) => r.Type === 'AWS::ApiGatewayV2::Stage',
+    )!;
+    const engineRoute = Object.entries(resources).find(
+      ([, r]) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === 'POST /api/engine',
+    )!;
+    expect(stageResource.DependsOn).toContain(engineRoute[0]);
   });
 
   // The quotas are the connect function's: the engine never counts anything.
