@@ -2,9 +2,9 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps, Tags } from 'aws-cdk-
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { QUOTA_ENV } from '../lib/config/quotas';
-import { FUNCTIONS, type FunctionName } from '../lib/http/routes';
+import { FUNCTIONS, type FunctionName, routeKey } from '../lib/http/routes';
 import { ServiceAlarms } from './constructs/service-alarms';
-import { ServiceApi } from './constructs/service-api';
+import { type RouteThrottle, ServiceApi } from './constructs/service-api';
 import { ServiceExplorer } from './constructs/service-explorer';
 import { ServiceFunction } from './constructs/service-function';
 import { ServiceTable } from './constructs/service-table';
@@ -94,10 +94,7 @@ export class ServiceStack extends Stack {
       ) as Record<FunctionName, ServiceFunction['function']>,
       cors: settings.cors,
       throttle: { rateLimit: settings.throttleRateLimit, burstLimit: settings.throttleBurstLimit },
-      engineThrottle: {
-        rateLimit: settings.engineThrottleRateLimit,
-        burstLimit: settings.engineThrottleBurstLimit,
-      },
+      routeThrottles: costlyRouteThrottles(settings),
       logRetention,
       removalPolicy,
     });
@@ -155,4 +152,26 @@ export class ServiceStack extends Stack {
     new CfnOutput(this, 'UserPoolId', { value: users.userPool.userPoolId });
     new CfnOutput(this, 'UserPoolClientId', { value: users.client.userPoolClientId });
   }
+}
+
+/**
+ * The routes throttled on their own, below the stage's per-route rate: each request may hold a
+ * function for seconds (the engine a full vCPU for up to 15 s; connect, registration and refresh
+ * fetch, read and store up to 64 MiB in up to 20 s).
+ */
+function costlyRouteThrottles(settings: DeploySettings): Record<string, RouteThrottle> {
+  const engine = {
+    rateLimit: settings.engineThrottleRateLimit,
+    burstLimit: settings.engineThrottleBurstLimit,
+  };
+  const connect = {
+    rateLimit: settings.connectThrottleRateLimit,
+    burstLimit: settings.connectThrottleBurstLimit,
+  };
+  return {
+    [routeKey({ method: 'POST', path: '/api/engine' })]: engine,
+    [routeKey({ method: 'POST', path: '/api/connect' })]: connect,
+    [routeKey({ method: 'POST', path: '/api/systems' })]: connect,
+    [routeKey({ method: 'POST', path: '/api/systems/{id}/refresh' })]: connect,
+  };
 }

@@ -24,6 +24,9 @@ export interface DeploySettings {
    */
   readonly engineThrottleRateLimit: number;
   readonly engineThrottleBurstLimit: number;
+  /** The same for connect, registration and refresh, which fetch, read and store up to 64 MiB. */
+  readonly connectThrottleRateLimit: number;
+  readonly connectThrottleBurstLimit: number;
   /** Days the function and access logs are kept. */
   readonly logRetentionDays: number;
   /** The functions' `LOG_LEVEL`. */
@@ -68,6 +71,8 @@ export const CONTEXT_KEYS = {
   throttleBurstLimit: 'an integer from 1 to 5000 (requests)',
   engineThrottleRateLimit: 'an integer from 1 to 10000 (requests per second)',
   engineThrottleBurstLimit: 'an integer from 1 to 5000 (requests)',
+  connectThrottleRateLimit: 'an integer from 1 to 10000 (requests per second)',
+  connectThrottleBurstLimit: 'an integer from 1 to 5000 (requests)',
   logRetentionDays:
     'one of CloudWatch Logs retention periods: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, …',
   logLevel:
@@ -96,6 +101,8 @@ const DEFAULT_SETTINGS = Object.freeze({
   throttleBurstLimit: 200,
   engineThrottleRateLimit: 20,
   engineThrottleBurstLimit: 40,
+  connectThrottleRateLimit: 10,
+  connectThrottleBurstLimit: 20,
   logRetentionDays: 30,
   logLevel: 'INFO',
   advancedSecurity: false,
@@ -177,6 +184,18 @@ export function readDeploySettings(context: ContextReader): DeploySettings {
     throwaway: flag('throwaway', DEFAULT_SETTINGS.throwaway),
     throttleRateLimit: integer('throttleRateLimit', DEFAULT_SETTINGS.throttleRateLimit, 1, 10_000),
     throttleBurstLimit: integer('throttleBurstLimit', DEFAULT_SETTINGS.throttleBurstLimit, 1, 5000),
+    connectThrottleRateLimit: integer(
+      'connectThrottleRateLimit',
+      DEFAULT_SETTINGS.connectThrottleRateLimit,
+      1,
+      10_000,
+    ),
+    connectThrottleBurstLimit: integer(
+      'connectThrottleBurstLimit',
+      DEFAULT_SETTINGS.connectThrottleBurstLimit,
+      1,
+      5000,
+    ),
     engineThrottleRateLimit: integer(
       'engineThrottleRateLimit',
       DEFAULT_SETTINGS.engineThrottleRateLimit,

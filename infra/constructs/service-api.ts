@@ -24,15 +24,21 @@ import {
 } from '../../lib/http/routes';
 import { constructIdOf } from '../names';
 
-/** The engine's route key, which `engineThrottle` limits on its own. */
-const ENGINE_ROUTE_KEY = routeKey({ method: 'POST', path: '/api/engine' });
+/** A rate and a burst, as API Gateway throttles a route. */
+export interface RouteThrottle {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
 
 export interface ServiceApiProps {
   readonly functions: Readonly<Record<FunctionName, IFunction>>;
   readonly cors: CorsSettings | undefined;
   readonly throttle: { readonly rateLimit: number; readonly burstLimit: number };
-  /** `POST /api/engine`'s own throttle (its requests are the costly ones); the stage's when absent. */
-  readonly engineThrottle?: { readonly rateLimit: number; readonly burstLimit: number } | undefined;
+  /**
+   * Throttles of their own for some routes, by route key (`POST /api/engine`): the costly ones,
+   * each request of which may hold a function for seconds. The others take `throttle`.
+   */
+  readonly routeThrottles?: Readonly<Record<string, RouteThrottle>> | undefined;
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
   /** The routes to serve; the route table unless a test passes its own. */
@@ -106,8 +112,9 @@ export class ServiceApi extends Construct {
       defaultIntegration: integrationOf(DEFAULT_ROUTE_FUNCTION),
       ...(props.cors === undefined ? {} : { corsPreflight: corsPreflightOf(props.cors, table) }),
     });
-    // The engine's route: the stage's route settings name it, so it must exist first.
-    const engineRoutes: Construct[] = [];
+    // The routes throttled on their own: the stage's route settings name them, so they must exist first.
+    const throttled: Construct[] = [];
+    const routeThrottles = props.routeThrottles ?? {};
     for (const route of table) {
       const added = this.api.addRoutes({
         path: route.path,
@@ -117,8 +124,8 @@ export class ServiceApi extends Construct {
       for (const httpRoute of added) {
         Validations.of(httpRoute).acknowledge({ id: 'AwsSolutions-APIG4', reason: AUTH_REASONS[route.auth] });
       }
-      if (routeKey({ method: route.method, path: route.path }) === ENGINE_ROUTE_KEY)
-        engineRoutes.push(...added);
+      if (Object.hasOwn(routeThrottles, routeKey({ method: route.method, path: route.path })))
+        throttled.push(...added);
     }
     const defaultRoute = this.api.node.tryFindChild('DefaultRoute');
     if (defaultRoute !== undefined) {
@@ -142,19 +149,22 @@ export class ServiceApi extends Construct {
         format: AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS)),
       },
     });
-    const engine = props.engineThrottle;
-    if (engine !== undefined) {
+    const keys = Object.keys(routeThrottles);
+    if (keys.length > 0) {
+      // CloudFormation refuses settings for a route it has not made yet ("Unable to find Route by
+      // key"): the stage waits for them.
+      for (const route of throttled) this.stage.node.addDependency(route);
       // Route settings by route key: HttpStage takes only the default route's throttle. The map is
       // CloudFormation's JSON as it is, so its names are CloudFormation's.
-      // CloudFormation refuses settings for a route it has not made yet ("Unable to find Route by
-      // key"): the stage waits for it.
-      for (const route of engineRoutes) this.stage.node.addDependency(route);
-      (this.stage.node.defaultChild as CfnStage).routeSettings = {
-        [ENGINE_ROUTE_KEY]: {
-          ThrottlingRateLimit: engine.rateLimit,
-          ThrottlingBurstLimit: engine.burstLimit,
-        },
-      };
+      (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
+        keys.map((key) => [
+          key,
+          {
+            ThrottlingRateLimit: routeThrottles[key]!.rateLimit,
+            ThrottlingBurstLimit: routeThrottles[key]!.burstLimit,
+          },
+        ]),
+      );
     }
   }
 

@@ -14,6 +14,8 @@ const { template } = synthesizeStack({
   throttleBurstLimit: '50',
   engineThrottleRateLimit: '3',
   engineThrottleBurstLimit: '6',
+  connectThrottleRateLimit: '2',
+  connectThrottleBurstLimit: '4',
   logRetentionDays: '7',
   logLevel: 'debug',
   corsAllowOrigins: 'https://app.example.com, http://localhost:5173',
@@ -63,19 +65,32 @@ describe('a throwaway stage', () => {
 });
 
 describe('settings from context', () => {
-  it('throttles the stage as asked, and the engine route on its own', () => {
+  it('throttles the stage as asked, and the costly routes on their own', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       DefaultRouteSettings: { ThrottlingRateLimit: 25, ThrottlingBurstLimit: 50 },
-      RouteSettings: { 'POST /api/engine': { ThrottlingRateLimit: 3, ThrottlingBurstLimit: 6 } },
+      RouteSettings: {
+        'POST /api/engine': { ThrottlingRateLimit: 3, ThrottlingBurstLimit: 6 },
+        'POST /api/connect': { ThrottlingRateLimit: 2, ThrottlingBurstLimit: 4 },
+        'POST /api/systems': { ThrottlingRateLimit: 2, ThrottlingBurstLimit: 4 },
+        'POST /api/systems/{id}/refresh': { ThrottlingRateLimit: 2, ThrottlingBurstLimit: 4 },
+      },
     });
-    // CloudFormation makes the route first: settings for a route it has not made are refused.
+    // CloudFormation makes the routes first: settings for a route it has not made are refused.
     const [, stageResource] = Object.entries(resources).find(
       ([, r]) => r.Type === 'AWS::ApiGatewayV2::Stage',
     )!;
-    const engineRoute = Object.entries(resources).find(
-      ([, r]) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === 'POST /api/engine',
-    )!;
-    expect(stageResource.DependsOn).toContain(engineRoute[0]);
+    const keys = [
+      'POST /api/engine',
+      'POST /api/connect',
+      'POST /api/systems',
+      'POST /api/systems/{id}/refresh',
+    ];
+    for (const key of keys) {
+      const route = Object.entries(resources).find(
+        ([, r]) => r.Type === 'AWS::ApiGatewayV2::Route' && r.Properties.RouteKey === key,
+      )!;
+      expect(stageResource.DependsOn, key).toContain(route[0]);
+    }
   });
 
   // The quotas are the connect function's: the engine never counts anything.

@@ -14,6 +14,8 @@ describe('readDeploySettings', () => {
       throttleBurstLimit: 200,
       engineThrottleRateLimit: 20,
       engineThrottleBurstLimit: 40,
+      connectThrottleRateLimit: 10,
+      connectThrottleBurstLimit: 20,
       logRetentionDays: 30,
       logLevel: 'INFO',
       cors: undefined,
@@ -68,6 +70,7 @@ describe('readDeploySettings', () => {
     ['throttleRateLimit', '1e3', 'context throttleRateLimit must be an integer'],
     ['throttleBurstLimit', '5001', 'context throttleBurstLimit must be an integer from 1 to 5000'],
     ['engineThrottleRateLimit', '0', 'context engineThrottleRateLimit must be an integer from 1 to 10000'],
+    ['connectThrottleRateLimit', '-1', 'context connectThrottleRateLimit must be an integer from 1 to 10000'],
     [
       'engineThrottleBurstLimit',
       '5001',
