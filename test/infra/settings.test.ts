@@ -5,7 +5,8 @@ const read = (context: Record<string, unknown>) => readDeploySettings((key) => c
 
 describe('readDeploySettings', () => {
   // `npx cdk deploy` with no -c at all: a kept, production-like stage.
-  // The engine's route on its own at 20/40: each of its requests may hold a vCPU for 15 s.
+  // The costly routes on their own: the engine at 20/40 (each of its requests may hold a vCPU for
+  // 15 s), connect, registration and refresh at 10/20.
   it('keeps data, throttles at 100/200 (the engine at 20/40), keeps logs 30 days, CORS off when nothing is given', () => {
     expect(read({})).toEqual({
       stage: undefined,
