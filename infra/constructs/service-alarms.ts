@@ -204,7 +204,7 @@ export class ServiceAlarms extends Construct {
         'Requests answered 503 SERVICE_UNAVAILABLE: the table throttled or failed after the SDK’s retries.',
     });
     this.add('GatewayThrottles', gatewayThrottles, GATEWAY_THROTTLES_THRESHOLD, {
-      description: `API Gateway answered 429 to ${GATEWAY_THROTTLES_THRESHOLD} or more requests in 5 minutes: the stage's throttle (throttleRateLimit, throttleBurstLimit) is turning callers away.`,
+      description: `API Gateway answered 429 to ${GATEWAY_THROTTLES_THRESHOLD} or more requests in 5 minutes: a route's throttle (the stage's throttleRateLimit, throttleBurstLimit, or the costly routes' engineThrottle…, connectThrottle…) is turning callers away.`,
     });
 
     const operations = tableOperations();

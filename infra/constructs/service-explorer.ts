@@ -42,8 +42,8 @@ export interface ServiceExplorerProps {
   readonly domain?: DomainSettings | undefined;
 }
 
-/** The error statuses CloudFront caches for 10 s by default (404 aside: the API's `no-store` keeps it). */
-const UNCACHED_ERRORS = [400, 403, 405, 414, 416, 500, 501, 502, 503, 504];
+/** The error statuses CloudFront caches for 10 s by default, whatever the answer's `no-store`. */
+const UNCACHED_ERRORS = [400, 403, 404, 405, 414, 416, 500, 501, 502, 503, 504];
 
 /**
  * The explorer page: its files in a private S3 bucket, read by CloudFront through origin access
@@ -84,6 +84,20 @@ export class ServiceExplorer extends Construct {
         },
       },
     });
+    // The API's answers on the page's name: the page's HSTS (the last one a browser sees wins, so a
+    // weaker one on /api/* would undo the page's includeSubDomains) and nosniff; the rest is the
+    // API's own (no CSP for JSON, its own Cache-Control and CORS).
+    const apiHeaders = new ResponseHeadersPolicy(this, 'ApiHeaders', {
+      comment: 'The API under the page name: the page HSTS and nosniff',
+      securityHeadersBehavior: {
+        contentTypeOptions: { override: true },
+        strictTransportSecurity: {
+          accessControlMaxAge: Duration.days(365),
+          includeSubdomains: true,
+          override: true,
+        },
+      },
+    });
 
     const stack = Stack.of(this);
     const apiOrigin = new HttpOrigin(`${props.api.apiId}.execute-api.${stack.region}.${stack.urlSuffix}`, {
@@ -115,14 +129,13 @@ export class ServiceExplorer extends Construct {
           allowedMethods: AllowedMethods.ALLOW_ALL,
           cachePolicy: CachePolicy.CACHING_DISABLED,
           originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-          // HSTS and the other security headers on the API's answers too, on the page's name.
-          responseHeadersPolicy: ResponseHeadersPolicy.SECURITY_HEADERS,
+          responseHeadersPolicy: apiHeaders,
         },
       },
-      // CloudFront keeps an error answer of a GET 10 s by default (400, 403, 405, 414, 416 and
-      // 5xx), whatever the cache policy and whatever the answer's `no-store`, and the cache key
-      // holds no `Authorization`: one caller's 503 on `GET /api/systems` would be served to the
-      // next for 10 s. None is kept.
+      // CloudFront keeps an error answer of a GET 10 s by default (400, 403, 404, 405, 414, 416
+      // and 5xx), whatever the cache policy and whatever the answer's `no-store`, and the cache
+      // key holds no `Authorization`: one caller's 404 on `GET /api/systems/{id}` would be served
+      // to its owner for 10 s. None is kept.
       errorResponses: UNCACHED_ERRORS.map((httpStatus) => ({ httpStatus, ttl: Duration.seconds(0) })),
     });
     const acknowledged: Array<[string, string]> = [

@@ -136,8 +136,9 @@ function sharedResponses(): Record<SharedResponse, JsonObject> {
   return {
     TooManyRequests: {
       description:
-        "API Gateway's throttle: the stage's rate or burst limit was reached (`throttleRateLimit`, " +
-        '`throttleBurstLimit` in docs/deploy.md). Not sent by the local server. Retry with backoff.',
+        "API Gateway's throttle: the route's rate or burst limit was reached (the stage's " +
+        "`throttleRateLimit`, `throttleBurstLimit`, or the costly routes' own `engineThrottle…`, " +
+        '`connectThrottle…` in docs/deploy.md). Not sent by the local server. Retry with backoff.',
       content: {
         'application/json': {
           schema: ref(GATEWAY_MESSAGE),

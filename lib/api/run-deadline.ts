@@ -116,7 +116,7 @@ export function stoppedMessage(
     return `The run was stopped: its answer grew larger than can be compressed and sent within this request's time limit (${seconds} s); ${list} (the answer returns extra fields on nodes and dependencies as they were sent: leave out any it need not).`;
   }
   if (beforeRun) {
-    return `The run could not begin within this request's time limit (${seconds} s): decoding and reading the body took most of it; ${list} (extra fields on nodes and dependencies included: the answer returns them as they were sent).`;
+    return `The run could not begin within this request's time limit (${seconds} s): what came before it (the key checked, the body decoded and read) took most of it; ${list} (extra fields on nodes and dependencies included: the answer returns them as they were sent).`;
   }
   return `The run could not finish within this request's time limit (${seconds} s) and was stopped; ${list}.`;
 }

@@ -177,14 +177,14 @@ function firstUnwritableNumber(value: unknown, path: string): { path: string; va
   // size costs is checked against the caller's time (`checkpoint`).
   // The root's own entries are never read (its path is `path`, and a number there is answered
   // above): −1 marks it, the key is none.
-  // Stryker disable next-line UnaryOperator,ArrayDeclaration: see above
+  // Stryker disable next-line UnaryOperator: see above (the root's own parent is never read)
   const containerParent: number[] = [-1];
-  // Stryker disable next-line StringLiteral,ArrayDeclaration: see above
+  // Stryker disable next-line StringLiteral: see above (the root's own key is never read)
   const containerKey: Array<string | number> = [''];
   const values: unknown[] = [value];
-  // Stryker disable next-line UnaryOperator,ArrayDeclaration: see above (undefined is not ≥ 0 either)
+  // Stryker disable next-line ArrayDeclaration: see above (undefined is not ≥ 0 either)
   const parents: number[] = [-1];
-  // Stryker disable next-line StringLiteral,ArrayDeclaration: see above
+  // Stryker disable next-line ArrayDeclaration,StringLiteral: see above (the root's key is never read)
   const keys: Array<string | number> = [''];
   const pathOf = (parent: number, key: string | number): string => {
     const parts: Array<string | number> = [key];

@@ -75,23 +75,13 @@ export function withoutCredentials(url: string): string {
 }
 
 /**
- * The URL with its user info masked. An http(s) URL the parser finds user info in shows it as
- * `…@` before its host; in any other a password may hold `/`, `?`, `#`, `@` or read as a port
- * (`http://u:pa?ss@host`, `http//u:p/ss@host`, `http://u:123/ss@host`, `user:pass@host`), so
- * everything before its last `@` is masked, but for a scheme and slashes at its start (`http://`,
- * `http//`, `https:/`).
+ * The URL with everything before its last `@` masked, but for a scheme and slashes at its start
+ * (`http://`, `http//`, `https:/`): a password may hold `/`, `?`, `#` or `@`, or read as a port
+ * (`http://u:pa?ss@host`, `https://u:pa@ss/w@host`, `http://u:123/ss@host`, `user:pass@host`),
+ * and a URL in the query of another may carry one too, so no parser finds where it ends. An `@`
+ * in a path or a query costs the message what stands before it.
  */
 function withoutBrokenUserInfo(url: string): string {
-  const parsed = URL.parse(url);
-  if (
-    parsed !== null &&
-    /^https?:$/.test(parsed.protocol) &&
-    (parsed.username !== '' || parsed.password !== '')
-  )
-    return `${parsed.protocol}//…@${parsed.host}${parsed.pathname}${parsed.search}${parsed.hash}`;
-  // Any other `@` may end a password the parser read as something else (`http://u:123/SE@h` is
-  // the host u, port 123 and a path), so it is masked all the same: an `@` in a path or a query
-  // costs the message only what stands before it.
   const at = url.lastIndexOf('@');
   if (at < 0) return url;
   const scheme = /^[a-z][a-z0-9+.-]*:?\/{1,2}/i.exec(url)?.[0] ?? '';

@@ -210,7 +210,7 @@ describe('the time a body left', () => {
     expect(stopped).toBeInstanceOf(ApiError);
     expect((stopped as ApiError).code).toBe('LIMIT_EXCEEDED');
     expect((stopped as ApiError).message).toBe(
-      'The run could not begin within this request\'s time limit (15 s): decoding and reading the body took most of it; send a smaller structure or leave out "compare" (extra fields on nodes and dependencies included: the answer returns them as they were sent).',
+      'The run could not begin within this request\'s time limit (15 s): what came before it (the key checked, the body decoded and read) took most of it; send a smaller structure or leave out "compare" (extra fields on nodes and dependencies included: the answer returns them as they were sent).',
     );
     // With time, the mistake is said.
     const refused = await run({ body, remainingTimeMs: () => 14_000, timeLimitMs: 15_000 }).then(

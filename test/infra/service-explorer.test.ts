@@ -12,7 +12,6 @@ const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.T
 /** CloudFront's managed policies, by their documented ids. */
 const CACHING_DISABLED = '4135ea2d-6df8-44a3-9df3-4b5a84be39ad';
 const ALL_VIEWER_EXCEPT_HOST_HEADER = 'b689b0a8-53d0-40ab-baf2-68738e2966ac';
-const SECURITY_HEADERS = '67f7725c-6f97-4210-82d7-5512b31e9d03';
 
 describe('the explorer bucket', () => {
   it('is private, encrypted and refuses plain HTTP', () => {
@@ -109,19 +108,31 @@ describe('the distribution', () => {
     const origin = config.Origins.find((o: { Id: string }) => o.Id === api.TargetOriginId);
     expect(JSON.stringify(stack.resolve(origin.DomainName))).toContain('execute-api');
     expect(origin.CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
-    // The API's answers get HSTS and the other security headers on the page's name too.
-    expect(api.ResponseHeadersPolicyId).toBe(SECURITY_HEADERS);
+    // The API's answers get the page's HSTS (includeSubDomains: a weaker one there would undo the
+    // page's) and nosniff, nothing that would override its own headers.
+    const [apiHeadersId, apiHeaders] = ofType('AWS::CloudFront::ResponseHeadersPolicy').find(([id]) =>
+      id.includes('ApiHeaders'),
+    )!;
+    expect(stack.resolve(api.ResponseHeadersPolicyId)).toEqual({ Ref: apiHeadersId });
+    expect(apiHeaders.Properties.ResponseHeadersPolicyConfig.SecurityHeadersConfig).toEqual({
+      ContentTypeOptions: { Override: true },
+      StrictTransportSecurity: {
+        AccessControlMaxAgeSec: 31_536_000,
+        IncludeSubdomains: true,
+        Override: true,
+      },
+    });
   });
 
   // CloudFront keeps an error answer of a GET for 10 s by default, whatever the cache policy and
   // the answer's no-store, under a key without the caller's Authorization: none is kept.
-  it("keeps no error answer, so one caller's 503 is never served to the next", () => {
+  it("keeps no error answer, so one caller's 404 or 503 is never served to the next", () => {
     const kept = distribution().CustomErrorResponses as Array<{
       ErrorCode: number;
       ErrorCachingMinTTL: number;
     }>;
     expect(kept.map((response) => response.ErrorCode).sort()).toEqual([
-      400, 403, 405, 414, 416, 500, 501, 502, 503, 504,
+      400, 403, 404, 405, 414, 416, 500, 501, 502, 503, 504,
     ]);
     for (const response of kept) {
       expect(response.ErrorCachingMinTTL).toBe(0);

@@ -64,8 +64,10 @@ describe('withoutCredentials', () => {
     // whatever the password holds (`?`, `#`, `/`, `@`).
     ['http//u:SECRET@a.example/g', 'http//…@a.example/g'],
     ['u:SECRET@a.example/g', '…@a.example/g'],
-    // One slash is enough for the parser, which reads user info there: shown as it reads it.
-    ['https:/u:SECRET@a.example', 'https://…@a.example/'],
+    ['https:/u:SECRET@a.example', 'https:/…@a.example'],
+    // A URL with user info of its own and a broken one in its query, or a password holding @.
+    ['http://u:p@h/?next=http://x:SE/CRET@y.example/', 'http://…@y.example/'],
+    ['https://user:pa@SE/CRET@host.example/g', 'https://…@host.example/g'],
     ['http://user:SE?CRET@a.example/x', 'http://…@a.example/x'],
     ['http://user:SE#CRET@a.example', 'http://…@a.example'],
     ['http://user:SE/CRET@a.example', 'http://…@a.example'],
