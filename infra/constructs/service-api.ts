@@ -150,6 +150,13 @@ export class ServiceApi extends Construct {
       },
     });
     const keys = Object.keys(routeThrottles);
+    // A key no route has would pass synth and fail the deploy ("Unable to find Route by key").
+    const known = new Set(
+      table.flatMap((route) => methodsOf(route).map((method) => routeKey({ method, path: route.path }))),
+    );
+    const unknown = keys.filter((key) => !known.has(key));
+    if (unknown.length > 0)
+      throw new Error(`routeThrottles names no route of the table: ${unknown.join(', ')}`);
     if (keys.length > 0) {
       // CloudFormation refuses settings for a route it has not made yet ("Unable to find Route by
       // key"): the stage waits for them.

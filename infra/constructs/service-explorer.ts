@@ -42,7 +42,7 @@ export interface ServiceExplorerProps {
   readonly domain?: DomainSettings | undefined;
 }
 
-/** The error statuses CloudFront caches for 10 s by default, whatever the answer's `no-store`. */
+/** The error statuses CloudFront may cache for 10 s by default. */
 const UNCACHED_ERRORS = [400, 403, 404, 405, 414, 416, 500, 501, 502, 503, 504];
 
 /**
@@ -132,10 +132,11 @@ export class ServiceExplorer extends Construct {
           responseHeadersPolicy: apiHeaders,
         },
       },
-      // CloudFront keeps an error answer of a GET 10 s by default (400, 403, 404, 405, 414, 416
-      // and 5xx), whatever the cache policy and whatever the answer's `no-store`, and the cache
-      // key holds no `Authorization`: one caller's 404 on `GET /api/systems/{id}` would be served
-      // to its owner for 10 s. None is kept.
+      // CloudFront keeps an error answer of a GET 10 s by default (400, 403, 405, 414 and 5xx
+      // whatever the answer's `no-store`; a 404 only without it), whatever the cache policy, and
+      // the cache key holds no `Authorization`: one caller's 503 on `GET /api/systems` would be
+      // served to the next for 10 s. None is kept (404 and 416 listed too: nothing relies on
+      // `no-store` or on CloudFront's own exceptions).
       errorResponses: UNCACHED_ERRORS.map((httpStatus) => ({ httpStatus, ttl: Duration.seconds(0) })),
     });
     const acknowledged: Array<[string, string]> = [

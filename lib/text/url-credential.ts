@@ -57,20 +57,24 @@ const FRAGMENT_PARAMETER = /[#?&;/!]([^=#?&;/!]*)=/g;
  * answer never repeats the secret.
  */
 export function withoutCredentials(url: string): string {
+  // The credential parameters first, on the whole text: a value may hold an `@` (`?token=ab@cd`),
+  // and the user info's cut at the last `@` would take the parameter's name with it.
+  const withoutParameters = url.replace(
+    /([?&#;/!])([^=&#?;/!]*)=([^&#;]*)/g,
+    (whole, separator: string, name: string) =>
+      // As the URL parser reads the name: tabs and line breaks dropped (`to\tken` is `token`).
+      CREDENTIAL_PARAMETERS.has(
+        safeDecode(name)
+          .replace(/[\t\n\r]/g, '')
+          .toLowerCase(),
+      )
+        ? `${separator}${name}=…`
+        : whole,
+  );
   return (
-    withoutBrokenUserInfo(url)
+    withoutBrokenUserInfo(withoutParameters)
       // Every URL's user info, the one in the query of another (`?next=https://u:p@…`) too.
       .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/gi, '$1…@')
-      .replace(/([?&#;/!])([^=&#?;/!]*)=([^&#;]*)/g, (whole, separator: string, name: string) =>
-        // As the URL parser reads the name: tabs and line breaks dropped (`to\tken` is `token`).
-        CREDENTIAL_PARAMETERS.has(
-          safeDecode(name)
-            .replace(/[\t\n\r]/g, '')
-            .toLowerCase(),
-        )
-          ? `${separator}${name}=…`
-          : whole,
-      )
   );
 }
 

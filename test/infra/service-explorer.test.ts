@@ -126,7 +126,7 @@ describe('the distribution', () => {
 
   // CloudFront keeps an error answer of a GET for 10 s by default, whatever the cache policy and
   // the answer's no-store, under a key without the caller's Authorization: none is kept.
-  it("keeps no error answer, so one caller's 404 or 503 is never served to the next", () => {
+  it("keeps no error answer, so one caller's 503 is never served to the next", () => {
     const kept = distribution().CustomErrorResponses as Array<{
       ErrorCode: number;
       ErrorCachingMinTTL: number;

@@ -7,7 +7,7 @@ describe('readDeploySettings', () => {
   // `npx cdk deploy` with no -c at all: a kept, production-like stage.
   // The costly routes on their own: the engine at 20/40 (each of its requests may hold a vCPU for
   // 15 s), connect, registration and refresh at 10/20.
-  it('keeps data, throttles at 100/200 (the engine at 20/40), keeps logs 30 days, CORS off when nothing is given', () => {
+  it('keeps data, throttles at 100/200 (the engine at 20/40, connect at 10/20), keeps logs 30 days, CORS off when nothing is given', () => {
     expect(read({})).toEqual({
       stage: undefined,
       throwaway: false,
@@ -72,6 +72,7 @@ describe('readDeploySettings', () => {
     ['throttleBurstLimit', '5001', 'context throttleBurstLimit must be an integer from 1 to 5000'],
     ['engineThrottleRateLimit', '0', 'context engineThrottleRateLimit must be an integer from 1 to 10000'],
     ['connectThrottleRateLimit', '-1', 'context connectThrottleRateLimit must be an integer from 1 to 10000'],
+    ['connectThrottleBurstLimit', '0', 'context connectThrottleBurstLimit must be an integer from 1 to 5000'],
     [
       'engineThrottleBurstLimit',
       '5001',

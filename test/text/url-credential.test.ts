@@ -68,6 +68,11 @@ describe('withoutCredentials', () => {
     // A URL with user info of its own and a broken one in its query, or a password holding @.
     ['http://u:p@h/?next=http://x:SE/CRET@y.example/', 'http://…@y.example/'],
     ['https://user:pa@SE/CRET@host.example/g', 'https://…@host.example/g'],
+    // A credential's value holding an @: masked by its name before the cut at the last @.
+    ['https://u:p@h.example/?access_token=eyJ@SECRETTAIL', 'https://…@h.example/?access_token=…'],
+    ['https://h.example/?token=abc@SECRETTAIL&x=1', 'https://h.example/?token=…&x=1'],
+    ['https://h/#access_token=ab@SECRET', 'https://h/#access_token=…'],
+    ['https://[bad/?token=x@SECRETTAIL', 'https://[bad/?token=…'],
     ['http://user:SE?CRET@a.example/x', 'http://…@a.example/x'],
     ['http://user:SE#CRET@a.example', 'http://…@a.example'],
     ['http://user:SE/CRET@a.example', 'http://…@a.example'],
