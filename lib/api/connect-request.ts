@@ -351,6 +351,15 @@ const RegisterSystemRequestSchema = named(
           }, rule(
             'must not carry a credential in its query or fragment (access_token, api_key, …): the record keeps the URL and shows it',
           )),
+          // `http://u:123/pw@host`: the parser reads a host u, a port and a path, but it is written
+          // as a user name and password, and errors mask it as one (before the last `@`); kept,
+          // it would be shown on every read.
+          z.refine(
+            (url) => !/@/.test(url.split(/[?#]/, 1)[0]!),
+            rule(
+              'must not hold an @ before its query: it reads as a user name and password, which the record would keep and show',
+            ),
+          ),
           z.describe('Where the document came from, kept on the record for you; optional (an http(s) URL).'),
         ),
       ),

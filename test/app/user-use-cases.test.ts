@@ -745,6 +745,21 @@ describe('traces and rates: read options, JSON Lines', () => {
     expect(tooLong.code).toBe('INVALID_REQUEST');
     expect(JSON.stringify(tooLong)).not.toContain('s3cret');
     // A token in the query would be kept and shown the same way: refused, its value never repeated.
+    // Written as a user name and password, read by the parser as a host, a port and a path: kept,
+    // it would be shown on every read. An @ in the query (an address) is kept.
+    expect(await registering('http://reader:123/s3cret@traces.example.com/api')).toEqual([
+      'INVALID_REQUEST',
+      'url must not hold an @ before its query: it reads as a user name and password, which the record would keep and show, got the string "http://…@traces.example.com/api"',
+    ]);
+    const withAddress = registered(
+      await createRegisterSystem({ systems, limits })('alice', {
+        name: 'x',
+        url: 'https://traces.example.com/api?owner=ops@example.com',
+        document: otlp,
+      }),
+    );
+    expect(withAddress.url).toBe('https://traces.example.com/api?owner=ops@example.com');
+    await createDeleteSystem({ systems })('alice', withAddress.id);
     expect(await registering('https://t.example/?h=1&access_token=s3cret')).toEqual([
       'INVALID_REQUEST',
       'url must not carry a credential in its query or fragment (access_token, api_key, …): the record keeps the URL and shows it, got the string "https://t.example/?h=1&access_token=…"',
