@@ -20,6 +20,7 @@ import {
   type RouteAuth,
   type RouteDefinition,
   routeKey,
+  routeKeys,
   routes,
 } from '../../lib/http/routes';
 import { constructIdOf } from '../names';
@@ -151,9 +152,7 @@ export class ServiceApi extends Construct {
     });
     const keys = Object.keys(routeThrottles);
     // A key no route has would pass synth and fail the deploy ("Unable to find Route by key").
-    const known = new Set(
-      table.flatMap((route) => methodsOf(route).map((method) => routeKey({ method, path: route.path }))),
-    );
+    const known = new Set(routeKeys(table));
     const unknown = keys.filter((key) => !known.has(key));
     if (unknown.length > 0)
       throw new Error(`routeThrottles names no route of the table: ${unknown.join(', ')}`);

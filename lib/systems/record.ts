@@ -62,7 +62,7 @@ export function matchedSettingsRevision(
   ifMatch: string,
   current: Pick<SystemRecord, 'settingsRevision'>,
 ): number | 'any' | undefined {
-  const tags = ifMatch.split(',').map((tag) => tag.trim());
+  const tags = listedTags(ifMatch);
   if (tags.includes('*')) return 'any';
   return tags.includes(settingsETag(current)) ? (current.settingsRevision ?? 0) : undefined;
 }
@@ -76,9 +76,14 @@ export function unmatchedSettingsRevision(
   ifNoneMatch: string,
   current: Pick<SystemRecord, 'settingsRevision'>,
 ): number | undefined {
-  const tags = ifNoneMatch.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  const tags = listedTags(ifNoneMatch).map((tag) => tag.replace(/^W\//, ''));
   if (tags.includes('*') || tags.includes(settingsETag(current))) return undefined;
   return current.settingsRevision ?? 0;
+}
+
+/** The entity tags (or `*`) a conditional header lists. */
+function listedTags(header: string): string[] {
+  return header.split(',').map((tag) => tag.trim());
 }
 
 /** A record as the HTTP API returns it: no owner, no storage details. */

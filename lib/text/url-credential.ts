@@ -52,8 +52,9 @@ export function credentialParameter(url: URL): string | undefined {
 const FRAGMENT_PARAMETER = /[#?&;/!]([^=#?&;/!]*)=/g;
 
 /**
- * `url` as an error may repeat it: a user name and password before its host replaced by `…@`,
- * and the value of every credential parameter, in the query or the fragment, by `…`. Whatever a refused URL carries, the
+ * `url` as an error may repeat it: everything before its last `@` but the scheme replaced by `…`
+ * (`withoutUserInfo`), and the value of every credential parameter, in the query or the fragment,
+ * by `…`. Whatever a refused URL carries, the
  * answer never repeats the secret.
  */
 export function withoutCredentials(url: string): string {
@@ -71,11 +72,8 @@ export function withoutCredentials(url: string): string {
         ? `${separator}${name}=…`
         : whole,
   );
-  return (
-    withoutBrokenUserInfo(withoutParameters)
-      // Every URL's user info, the one in the query of another (`?next=https://u:p@…`) too.
-      .replace(/([a-z][a-z0-9+.-]*:\/\/)[^/?#@]*@/gi, '$1…@')
-  );
+  // The user info after, the one in the query of another URL (`?next=https://u:p@…`) too.
+  return withoutUserInfo(withoutParameters);
 }
 
 /**
@@ -85,7 +83,7 @@ export function withoutCredentials(url: string): string {
  * and a URL in the query of another may carry one too, so no parser finds where it ends. An `@`
  * in a path or a query costs the message what stands before it.
  */
-function withoutBrokenUserInfo(url: string): string {
+function withoutUserInfo(url: string): string {
   const at = url.lastIndexOf('@');
   if (at < 0) return url;
   const scheme = /^[a-z][a-z0-9+.-]*:?\/{1,2}/i.exec(url)?.[0] ?? '';
