@@ -77,7 +77,9 @@ export function createUpdateSettings(deps: {
         const unmatched =
           ifNoneMatch === undefined ? 'any' : unmatchedSettingsRevision(ifNoneMatch, stored.record);
         if (unmatched === undefined) throw settingsUnchanged();
-        const revision = matched !== 'any' ? matched : unmatched !== 'any' ? unmatched : undefined;
+        // Either header pins the write to the settings read (both name that revision).
+        const pinnedByIfNoneMatch = matched === 'any' && unmatched !== 'any';
+        const revision = matched !== 'any' ? matched : pinnedByIfNoneMatch ? unmatched : undefined;
         checkSettingsIds(unknownSettingsIds(stored.structure, settings));
         compileRunnableWithSettings(stored.structure, settings, { shouldStop: checkDeadline(time) });
         // The check may have used the function's time: nothing is written that it may not cover.
@@ -92,8 +94,7 @@ export function createUpdateSettings(deps: {
         } catch (error) {
           // A rival PATCH between the read and a write that waited only for If-None-Match: read
           // again, and the header is asked of what it wrote.
-          const rivalPatch =
-            error instanceof SettingsChangedError && matched === 'any' && revision !== undefined;
+          const rivalPatch = error instanceof SettingsChangedError && pinnedByIfNoneMatch;
           // PATCHes that keep landing in between: a 412 that says so (not one about If-Match,
           // which this PATCH did not send).
           if (rivalPatch && attempt === REFRESH_RACES) throw settingsKeptChanging();
