@@ -41,7 +41,23 @@ export interface HandlerPoolOptions {
    * request holds its body (up to 6 MiB) on the main thread.
    */
   maxWaiting?: number;
+  /**
+   * The workers' nice value on Linux (`WORKER_NICENESS` unless given; 0 leaves them as the main
+   * thread). Deployed, API Gateway and each function instance have CPUs of their own; here they
+   * share the machine's, so the workers yield a core to the main thread, which routes every
+   * request and serves the small ones (docs/local.md#engine-runs-in-worker-threads). Elsewhere a
+   * nice value belongs to the whole process, so it is left alone.
+   */
+  niceness?: number;
 }
+
+/**
+ * The workers' nice value unless the pool says otherwise: 10 (`PRIORITY_BELOW_NORMAL`) lets a
+ * small request's thread take a core from two engine runs at once (a GET's p50 during two
+ * 100k/500k analyses 10–11 → 7 ms, max 50–55 → 44–52 ms, docs/benchmark.md), and the engine runs
+ * no slower when nothing else wants the cores.
+ */
+export const WORKER_NICENESS = 10;
 
 /**
  * How many requests may wait for a free worker unless the pool says otherwise: as many as `npm run
@@ -123,6 +139,8 @@ export interface WorkerSetup {
   module: string;
   /** Whether the worker must register tsx itself: the flags it inherits do not load it. */
   registerTsx: boolean;
+  /** The nice value the worker gives its own thread, on Linux only (`HandlerPoolOptions.niceness`). */
+  niceness: number;
 }
 
 /** A key revoked in the main thread, which the workers' key caches must forget at once. */
@@ -195,6 +213,11 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
   if (!Number.isInteger(options.size) || options.size < 1) {
     throw new Error(`a handler pool needs at least one worker; got ${options.size}`);
   }
+  const niceness = options.niceness ?? WORKER_NICENESS;
+  // Only lowered: a negative value needs a privilege the server does not have (EACCES).
+  if (!Number.isInteger(niceness) || niceness < 0 || niceness > 19) {
+    throw new Error(`a handler pool's niceness is an integer from 0 to 19; got ${niceness}`);
+  }
   const env = { ...options.env };
   const maxWaiting = options.maxWaiting ?? MAX_WAITING;
   const heapMb = Math.min(options.heapMb, Math.floor(getHeapStatistics().heap_size_limit / 2 ** 20));
@@ -202,6 +225,7 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
     entry: options.entry.href,
     module: WORKER_URL.href,
     registerTsx: !flagsLoadTsx(process.execArgv),
+    niceness,
   };
   const workers = new Set<PoolWorker>();
   const queue: Job[] = [];

@@ -7,6 +7,7 @@
  * the same port as the results, so the server writes a request's log line before its answer,
  * as when the handler runs in the main thread.
  */
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
 import { announceRevocation } from '../lib/keys/dynamo-store';
@@ -14,7 +15,10 @@ import type { ContextFields, FromWorker, ToWorker, WorkerSetup } from './handler
 import type { HttpApiHandler } from './http-adapter';
 
 const port = parentPort!;
-const { entry } = workerData as WorkerSetup;
+const { entry, niceness } = workerData as WorkerSetup;
+// On Linux a nice value is a thread's own (setpriority(2) with pid 0 reaches the calling thread);
+// elsewhere it would lower the whole server, the main thread included.
+if (process.platform === 'linux' && niceness !== 0) setPriority(niceness);
 const post = (message: FromWorker) => port.postMessage(message);
 
 for (const stream of ['stdout', 'stderr'] as const) {

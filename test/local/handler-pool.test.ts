@@ -3,9 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { threadId } from 'node:worker_threads';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createHandlerPool, flagsLoadTsx, type HandlerPool, PoolFullError } from '../../local/handler-pool';
+import {
+  createHandlerPool,
+  flagsLoadTsx,
+  type HandlerPool,
+  PoolFullError,
+  WORKER_NICENESS,
+} from '../../local/handler-pool';
 import { createHttpAdapter, type LoadedRoute } from '../../local/http-adapter';
 import { closeServer, listen } from '../../local/listen';
+import { threadNiceness } from './fixtures/pool-handler';
 
 const ENTRY = new URL('./fixtures/pool-handler.ts', import.meta.url);
 
@@ -17,6 +24,7 @@ interface Ran {
   requestId: string;
   functionName: string;
   remainingMs: number;
+  niceness: number | null;
 }
 
 const pools: HandlerPool[] = [];
@@ -30,6 +38,7 @@ function pool(
   entry = ENTRY,
   heapMb = 512,
   maxWaiting?: number,
+  niceness?: number,
 ): HandlerPool {
   const created = createHandlerPool({
     entry,
@@ -37,6 +46,7 @@ function pool(
     env,
     heapMb,
     ...(maxWaiting === undefined ? {} : { maxWaiting }),
+    ...(niceness === undefined ? {} : { niceness }),
   });
   pools.push(created);
   return created;
@@ -267,6 +277,31 @@ describe('createHandlerPool', () => {
     await expect(workers.handler(event('/echo'), context())).rejects.toBeInstanceOf(PoolFullError);
     expect((await busy).path).toBe('/busy');
     expect((await waiting).path).toBe('/echo');
+  });
+
+  // The workers stand in for function instances, which have CPUs of their own when deployed: on
+  // a shared machine they yield a core to the main thread, which serves the small requests. On
+  // Linux the nice value is the thread's own, so the main thread keeps its own.
+  it.runIf(process.platform === 'linux')(
+    'lowers its workers’ threads, and only theirs, to their nice value',
+    async () => {
+      const before = threadNiceness();
+      const lowered = await run(pool(1), '/echo');
+      expect(lowered.niceness).toBe(WORKER_NICENESS);
+      expect(WORKER_NICENESS).toBeGreaterThan(0);
+      expect(threadNiceness()).toBe(before);
+
+      const asMain = await run(pool(1, process.env, ENTRY, 512, undefined, 0), '/echo');
+      expect(asMain.niceness).toBe(before);
+    },
+  );
+
+  it('refuses a niceness it could not set, or that would not lower the workers', () => {
+    for (const niceness of [-1, 20, 2.5, Number.NaN]) {
+      expect(() => createHandlerPool({ entry: ENTRY, size: 1, env: {}, heapMb: 64, niceness })).toThrow(
+        /niceness is an integer from 0 to 19/,
+      );
+    }
   });
 
   it('refuses a size below 1', () => {
