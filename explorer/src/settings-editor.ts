@@ -1,3 +1,4 @@
+import { keyStep } from '../../lib/text/describe-value';
 import { $ } from './dom';
 import { displayNamesOf } from './names';
 import { CAPACITY, type CheckedNumberField, checkedNumberField, type NumberRule } from './number-field';
@@ -218,14 +219,14 @@ export function createSettingsEditor(host: SettingsEditorHost) {
       defaultCapacity.setAttribute('aria-invalid', 'true');
       return;
     }
-    const prefix = 'settings.nodes.';
-    if (!path.startsWith(prefix)) return;
-    const rest = path.slice(prefix.length);
+    // The server names a node's setting as `settings.nodes.db.capacity`, or with the id bracketed
+    // and cut where it is not plain (`settings.nodes["a.b"].capacity`): the same helper spells it here.
     for (const row of rows.querySelectorAll('tr')) {
       const id = input(row, 'node').value.trim();
-      if (rest === id) input(row, 'node').setAttribute('aria-invalid', 'true');
+      const at = `settings.nodes${keyStep(id)}`;
+      if (path === at) input(row, 'node').setAttribute('aria-invalid', 'true');
       for (const field of ['capacity', 'arrival'])
-        if (rest === `${id}.${field}`) input(row, field).setAttribute('aria-invalid', 'true');
+        if (path === `${at}.${field}`) input(row, field).setAttribute('aria-invalid', 'true');
     }
   }
 

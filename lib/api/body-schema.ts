@@ -6,7 +6,14 @@
  * `<path> <rule>, got <what was sent>`, with `details: [{ path, message }]`.
  */
 import * as z from 'zod/mini';
-import { CONTROL_CHARACTERS, closestName, describeValue, NAME_MAX_LENGTH, withoutCredentials } from '../text';
+import {
+  CONTROL_CHARACTERS,
+  closestName,
+  describeValue,
+  keyStep,
+  NAME_MAX_LENGTH,
+  withoutCredentials,
+} from '../text';
 import { ApiError } from './errors';
 
 /** The words of a field's rule, given to each of its checks as their error. */
@@ -67,7 +74,7 @@ export function parseBody<T extends z.ZodMiniType>(
   const keys = (issue?.path ?? []).map((key) => unescapeKey(String(key)));
   if (issue?.code === 'unrecognized_keys')
     throw unknownField(schema, keys, unescapeKey(String(issue.keys[0])));
-  const path = keys.join('.');
+  const path = pathOf(keys);
   const secret = options.secretPaths?.includes(path) ?? false;
   // Described from what was sent, not from the issue: checks may run on a trimmed copy.
   const sent = valueAt(body, keys);
@@ -98,13 +105,21 @@ function firstIssue(issues: readonly z.core.$ZodIssue[], body: unknown): z.core.
   );
 }
 
+/**
+ * The path of the keys as a message names it: `settings.nodes.db.capacity`, with a key that is
+ * not plain (an id with a dot, a long one) bracketed and cut (`settings.nodes["a.b"]`).
+ */
+function pathOf(keys: readonly string[]): string {
+  return keys.map(keyStep).join('').replace(/^\./, '');
+}
+
 function unknownField(schema: z.ZodMiniType, at: readonly string[], key: string): ApiError {
-  const path = [...at, key].join('.');
+  const path = pathOf([...at, key]);
   const known = knownFieldsAt(schema, at);
   const meant = closestName(key, known);
   const problem =
     meant === undefined
-      ? `unknown field; ${at.length === 0 ? 'the body' : at.join('.')} takes ${known.map((name) => JSON.stringify(name)).join(', ')}`
+      ? `unknown field; ${at.length === 0 ? 'the body' : pathOf(at)} takes ${known.map((name) => JSON.stringify(name)).join(', ')}`
       : `unknown field; did you mean ${meant}?`;
   return new ApiError('INVALID_REQUEST', `${path}: ${problem}`, { details: [{ path, message: problem }] });
 }
@@ -131,6 +146,8 @@ function knownFieldsAt(schema: z.ZodMiniType, path: readonly string[]): string[]
   }
 }
 
+const utf8 = new TextEncoder();
+
 /**
  * Keys a record keeps as data whatever their name: `__proto__` gets a prefix no JSON key can be
  * mistaken for (a NUL, itself doubled when a key starts with one).
@@ -138,6 +155,17 @@ function knownFieldsAt(schema: z.ZodMiniType, path: readonly string[]): string[]
 const ESCAPE = '\u0000';
 const escapeKey = (key: string) => (key === '__proto__' || key.startsWith(ESCAPE) ? ESCAPE + key : key);
 const unescapeKey = (key: string) => (key.startsWith(ESCAPE) ? key.slice(ESCAPE.length) : key);
+
+/**
+ * The UTF-8 bytes of `value`'s compact JSON as the caller sent it, for a check that runs on the
+ * escaped copy (`dataKeyedPaths`): each escaped key of `record` (the record at such a path) is
+ * written with its prefix, `\u0000`, six bytes that were never sent.
+ */
+export function sentJsonBytes(value: unknown, record: object | undefined): number {
+  const escaped =
+    record === undefined ? 0 : Object.keys(record).filter((key) => key.startsWith(ESCAPE)).length;
+  return utf8.encode(JSON.stringify(value)).length - escaped * JSON.stringify(ESCAPE).slice(1, -1).length;
+}
 
 /** `value` with the record at `path` (when there is one) rebuilt with its keys mapped, as data properties. */
 function mapRecordAt(value: unknown, path: readonly string[], mapKey: (key: string) => string): unknown {

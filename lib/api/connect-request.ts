@@ -17,8 +17,8 @@ import {
   readGraph,
   type StepUnit,
 } from '../formats';
-import { CONTROL_CHARACTERS, credentialParameter, URL_MAX_LENGTH } from '../text';
-import { displayName, parseBody, rule } from './body-schema';
+import { CONTROL_CHARACTERS, credentialParameter, keyStep, URL_MAX_LENGTH } from '../text';
+import { displayName, parseBody, rule, sentJsonBytes } from './body-schema';
 import { BODY_SHAPES } from './body-shapes';
 import { type ExtractedStructure, extractStructure } from './engine-request';
 import { ApiError } from './errors';
@@ -160,7 +160,6 @@ const MAX_SETTINGS_NODES = 500;
  * an id in Chinese takes three bytes a character (65,536 characters of it, 192 KiB).
  */
 const MAX_SETTINGS_BYTES = 65_536;
-const utf8 = new TextEncoder();
 
 function capacity(description: string) {
   return z.optional(
@@ -229,7 +228,7 @@ export const SettingsSchema = named(
     )
     .check(
       z.refine(
-        (settings) => utf8.encode(JSON.stringify(settings)).length <= MAX_SETTINGS_BYTES,
+        (settings) => sentJsonBytes(settings, settings.nodes) <= MAX_SETTINGS_BYTES,
         rule(`must be at most ${MAX_SETTINGS_BYTES} bytes of JSON (UTF-8)`),
       ),
       z.describe(
@@ -261,7 +260,7 @@ export function parsePatchSystemRequest(body: unknown): { settings: Settings } {
 export function checkSettingsIds(unknownIds: readonly string[]): void {
   const [first] = unknownIds;
   if (first === undefined) return;
-  const path = `settings.nodes.${first}`;
+  const path = `settings.nodes${keyStep(first)}`;
   const problem = `names no node of the structure${unknownIds.length > 1 ? ` (nor do ${unknownIds.length - 1} more)` : ''}`;
   throw new ApiError('INVALID_REQUEST', `${path} ${problem}`, { details: [{ path, message: problem }] });
 }

@@ -756,7 +756,7 @@ function systemPaths(): JsonObject {
               in: 'header',
               required: false,
               description:
-                '`ETag`s the settings must not be (compared weakly): write only if they are none of them; `*`: never (the system has settings to match).',
+                '`ETag`s the settings must not be (compared weakly): write only if they are none of them; `*`: never (any settings match it, none included: they have a tag too).',
               schema: { type: 'string' },
             },
           ],

@@ -20,6 +20,7 @@ import {
   type ShouldStop,
   withStopCheck,
 } from '../engine';
+import { keyStep } from '../text';
 import type { Settings } from './connect-request';
 import { problemOf } from './engine-request';
 import { ApiError } from './errors';
@@ -209,7 +210,7 @@ function blamedRefusal(blamed: BlamedSetting, error: PayloadError): PayloadError
   return blamed.id === undefined
     ? new PayloadError('settings.defaultCapacity', `${error.path}: ${problem}`)
     : new PayloadError(
-        `settings.nodes.${blamed.id}.${blamed.field}`,
+        `settings.nodes${keyStep(blamed.id)}.${blamed.field}`,
         problem === NO_WAY_OUT ? NO_WAY_OUT_IN_SETTINGS : problem,
       );
 }

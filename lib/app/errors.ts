@@ -64,7 +64,7 @@ export function settingsChanged(): ApiError {
 export function settingsUnchanged(): ApiError {
   return new ApiError(
     'PRECONDITION_FAILED',
-    "The system's settings are still the ones If-None-Match lists (or it lists *, and the system has settings to match); nothing was written.",
+    "The system's settings are still the ones If-None-Match lists (or it lists *, which matches any settings, none included: they have a tag too); nothing was written.",
   );
 }
 

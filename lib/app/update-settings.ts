@@ -7,7 +7,7 @@
  * that lands between the check and the write has them checked again against what it brought.
  * With `If-Match` (the ETag a GET gave), the write applies only while the settings are still
  * those; with `If-None-Match`, only while they are none of those it lists (`*`: never, as the
- * system has settings to match); without either, the last PATCH wins.
+ * system's settings, none included, have a tag to match); without either, the last PATCH wins.
  */
 import { checkSettingsIds, parsePatchSystemRequest } from '../api/connect-request';
 import { compileRunnableWithSettings, settingsSayNothing } from '../api/settings-fit';
@@ -80,7 +80,10 @@ export function createUpdateSettings(deps: {
         // Either header pins the write to the settings read (both name that revision).
         const pinnedByIfNoneMatch = matched === 'any' && unmatched !== 'any';
         const revision = matched !== 'any' ? matched : pinnedByIfNoneMatch ? unmatched : undefined;
-        checkSettingsIds(unknownSettingsIds(stored.structure, settings));
+        // An entry a refresh left without its node is kept (refresh-system.ts), so a PATCH that
+        // sends back what it read keeps it too; a new entry must name a node of the structure.
+        const kept = new Set(Object.keys(stored.record.settings?.nodes ?? {}));
+        checkSettingsIds(unknownSettingsIds(stored.structure, settings).filter((node) => !kept.has(node)));
         compileRunnableWithSettings(stored.structure, settings, { shouldStop: checkDeadline(time) });
         // The check may have used the function's time: nothing is written that it may not cover.
         checkTimeToStore(time);

@@ -7,7 +7,7 @@
  * result is the structure a caller would get by editing the input and compiling it (a property
  * test compares the two answers byte for byte).
  */
-import { describeValue, isRecord, quoteText } from '../text/describe-value';
+import { describeValue, isRecord, keyStep, quoteText } from '../text/describe-value';
 import {
   ARRIVAL_GIVEN,
   assembleCompiled,
@@ -160,7 +160,7 @@ function resolveScenario(base: CompiledStructure, scenario: unknown, path: strin
 
   const resolvedNodes: ResolvedScenario['nodes'] = [];
   for (const [id, change] of nodeEntries) {
-    const at = `${path}.nodes${idPath(id)}`;
+    const at = `${path}.nodes${keyStep(id)}`;
     const v = wanted.get(id)!;
     if (v < 0) throw new PayloadError(at, `unknown node ${quoteText(id)}`);
     resolvedNodes.push({ v, change: checkNodeChange(change, at), path: at });
@@ -284,7 +284,7 @@ function rejectUnknownFields(
   for (const key of Object.keys(record)) {
     if (known.includes(key)) continue;
     throw new PayloadError(
-      `${at}${idPath(key)}`,
+      `${at}${keyStep(key)}`,
       `unknown field; ${what} takes ${known.map((field) => `"${field}"`).join(', ')}`,
     );
   }
@@ -302,11 +302,6 @@ function checkNumber(
   if (typeof value !== 'number' || !Number.isFinite(value) || !accepts(value)) {
     throw new PayloadError(at, `must be ${expected}, got ${describeValue(value)}`);
   }
-}
-
-/** `.B` for a plain id, `["a.b"]` for one that would read ambiguously after a dot. */
-function idPath(id: string): string {
-  return /^[\w$-]+$/.test(id) ? `.${id}` : `[${quoteText(id)}]`;
 }
 
 /** The scenario's structure, compiled: the base's arrays copied where the scenario changes them. */

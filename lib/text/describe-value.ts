@@ -13,6 +13,15 @@ export function quoteText(text: string): string {
   return JSON.stringify(text.length > MAX_ECHOED_CHARS ? `${text.slice(0, MAX_ECHOED_CHARS)}…` : text);
 }
 
+/**
+ * A caller's key as one step of an error's path: `.db` for a plain one, `["a.b"]` for one that
+ * would read ambiguously after a dot (or is empty, or long), cut as `quoteText` cuts, so a path
+ * never repeats a long id in full (`scenario.nodes["aaaa…"].load`).
+ */
+export function keyStep(key: string): string {
+  return key.length <= MAX_ECHOED_CHARS && /^[\w$-]+$/.test(key) ? `.${key}` : `[${quoteText(key)}]`;
+}
+
 /** A received value in words: `nothing`, `null`, `an array`, `an object`, `true`, `-1`, `the string "x"`. */
 export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';

@@ -3,7 +3,7 @@
  * not reach: the size of the settings.
  */
 import { describe, expect, it } from 'vitest';
-import { parsePatchSystemRequest } from '../../lib/api/connect-request';
+import { checkSettingsIds, parsePatchSystemRequest } from '../../lib/api/connect-request';
 import { ApiError } from '../../lib/api/errors';
 
 /** Settings for 500 nodes whose ids are `length` characters of `letter`, each with a capacity. */
@@ -56,5 +56,51 @@ describe('settings', () => {
     expect((refused as ApiError).message).toContain('settings must be at most 65536 bytes of JSON (UTF-8)');
     // The same characters' count in ASCII fits.
     expect(parsePatchSystemRequest({ settings: settingsOf('s', 110) }).settings.nodes).toBeDefined();
+  });
+});
+
+describe('settings keyed by any id', () => {
+  /** Settings whose compact JSON is exactly `bytes` long, with one entry under `id`. */
+  function settingsOfBytes(id: string, bytes: number) {
+    const shell = JSON.stringify({ nodes: { [id]: { capacity: 1 }, f: { capacity: 1 } } });
+    const filler = 'f'.repeat(bytes - Buffer.byteLength(shell) + 1);
+    const nodes = JSON.parse(`{"${id}":{"capacity":1},"${filler}":{"capacity":1}}`) as Record<
+      string,
+      unknown
+    >;
+    const settings = { nodes };
+    expect(Buffer.byteLength(JSON.stringify(settings))).toBe(bytes);
+    return settings;
+  }
+
+  // `__proto__` is read through an escaped copy (so it stays a key): the limit counts what was
+  // sent, not the escape. It once cost six bytes, so settings of exactly 65,536 bytes with such a
+  // key were refused where the same size without it was taken.
+  it('count an id named __proto__ as the bytes sent', () => {
+    const atLimit = settingsOfBytes('__proto__', 65_536);
+    expect(Object.keys(parsePatchSystemRequest({ settings: atLimit }).settings.nodes!)).toContain(
+      '__proto__',
+    );
+    expect(
+      messageOf(() => parsePatchSystemRequest({ settings: settingsOfBytes('__proto__', 65_537) })),
+    ).toContain('settings must be at most 65536 bytes of JSON (UTF-8)');
+    expect(
+      parsePatchSystemRequest({ settings: settingsOfBytes('a_proto__', 65_536) }).settings.nodes,
+    ).toBeDefined();
+  });
+
+  // A path names an id as the engine's scenario paths do: bracketed where a dot would mislead,
+  // and cut where it is long, so a 100,000-character id costs the message 40 of them.
+  it('are named in a path bracketed and cut when not plain', () => {
+    const long = 'Z'.repeat(100_000);
+    expect(
+      messageOf(() => parsePatchSystemRequest({ settings: { nodes: { [long]: { capacity: 0 } } } })),
+    ).toBe(`settings.nodes["${'Z'.repeat(40)}…"].capacity must be a finite number > 0, got 0`);
+    expect(messageOf(() => parsePatchSystemRequest({ settings: { nodes: { 'a.b': { cap: 1 } } } }))).toMatch(
+      /^settings\.nodes\["a\.b"\]\.cap: unknown field; settings\.nodes\["a\.b"\] takes "capacity"/,
+    );
+    expect(messageOf(() => checkSettingsIds([long, 'b']))).toBe(
+      `settings.nodes["${'Z'.repeat(40)}…"] names no node of the structure (nor do 1 more)`,
+    );
   });
 });

@@ -1793,6 +1793,21 @@ describe('settings', () => {
     );
     expect(refreshed.settings).toEqual({ nodes: { B: { capacity: 3 }, C: { capacity: 9 } } });
     expect(refreshed.warnings).toEqual(['settings name 1 node no longer in the structure (kept): "C"']);
+
+    // Read, change, PATCH back (the explorer's editor sends every entry it read): the kept entry
+    // stays writable, while an entry for another node the structure lacks is still refused.
+    const update = createUpdateSettings({ systems });
+    const patched = await update('alice', record.id, {
+      settings: { nodes: { B: { capacity: 4 }, C: { capacity: 9 } } },
+    });
+    expect(patched.system.settings).toEqual({ nodes: { B: { capacity: 4 }, C: { capacity: 9 } } });
+    const stranger = await contractErrorOf(
+      update('alice', record.id, { settings: { nodes: { C: { capacity: 9 }, D: { capacity: 1 } } } }),
+    );
+    expect(stranger.message).toBe('settings.nodes.D names no node of the structure');
+    expect((await systems.getRecord('alice', record.id))!.settings).toEqual({
+      nodes: { B: { capacity: 4 }, C: { capacity: 9 } },
+    });
   });
 });
 

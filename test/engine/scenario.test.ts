@@ -513,6 +513,16 @@ describe('scenario errors name the field', () => {
     ['an unknown node', { nodes: { X: { load: 1 } } }, 'scenario.nodes.X: unknown node "X"'],
     ['an odd unknown id', { nodes: { 'a.b': { load: 1 } } }, 'scenario.nodes["a.b"]: unknown node "a.b"'],
     [
+      'a long unknown id (its path cut as its quote is)',
+      { nodes: { ['Z'.repeat(100_000)]: { load: 1 } } },
+      `scenario.nodes["${'Z'.repeat(40)}…"]: unknown node "${'Z'.repeat(40)}…"`,
+    ],
+    [
+      'a long unknown field',
+      { nodes: { B: { ['f'.repeat(100_000)]: 1 } } },
+      `scenario.nodes.B["${'f'.repeat(40)}…"]: unknown field; a node's change takes "load", "arrival", "capacity", "down", "serviceTime", "servers"`,
+    ],
+    [
       'a node entry that changes nothing',
       { nodes: { B: {} } },
       'scenario.nodes.B: changes nothing; give "load", "arrival", "capacity", "down", "serviceTime" or "servers"',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeValue, quoteText } from '../../lib/text';
+import { describeValue, keyStep, quoteText } from '../../lib/text';
 
 describe('describeValue', () => {
   // Every JSON value a caller can send has a plain-English name; none reads "a undefined".
@@ -28,5 +28,22 @@ describe('describeValue', () => {
     expect(quoteText(long)).toBe(`"${'x'.repeat(40)}…"`);
     expect(describeValue(long)).toBe(`the string "${'x'.repeat(40)}…"`);
     expect(quoteText('x'.repeat(40))).toBe(`"${'x'.repeat(40)}"`);
+  });
+});
+
+describe('keyStep', () => {
+  // A caller's key in an error's path: plain after a dot, bracketed where a dot would mislead,
+  // and never repeated at length (a 3 MB id once made a 6 MB error answer).
+  it.each<[string, string]>([
+    ['db', '.db'],
+    ['api-gw_2$', '.api-gw_2$'],
+    ['a.b', '["a.b"]'],
+    ['', '[""]'],
+    ['checkout:8080', '["checkout:8080"]'],
+    ['x'.repeat(40), `.${'x'.repeat(40)}`],
+    ['x'.repeat(41), `["${'x'.repeat(40)}…"]`],
+    ['Z'.repeat(3_200_000), `["${'Z'.repeat(40)}…"]`],
+  ])('spells %j as %s', (key, step) => {
+    expect(keyStep(key)).toBe(step);
   });
 });
