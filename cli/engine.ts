@@ -34,13 +34,13 @@ import { applySettings } from '../lib/api/system-settings';
 import { createRunEngine } from '../lib/app/run-engine';
 import type { Env } from '../lib/config/env';
 import type { Limits } from '../lib/config/limits';
-import { readLimits } from '../lib/config/limits';
+import { maxEngineBodyContainers, readLimits } from '../lib/config/limits';
 import { PayloadError } from '../lib/engine';
 import { detectedFormats, type FormatName, type ReadOptions } from '../lib/formats';
 import { plural } from '../lib/formats/text';
 import { isMainModule } from '../lib/main-module';
 import { unknownSettingsIds } from '../lib/systems';
-import { isRecord, looksLikeJsonLines } from '../lib/text';
+import { documentContainerCap, isRecord, looksLikeJsonLines } from '../lib/text';
 import { endOnOutputError, type TextOutput, UsageError, usageErrorFrom, usageErrorLine } from './common';
 
 export const USAGE = `Usage: sbe-engine [analyze|tick|ticks] [file|-] [--ticks n] [--scenario file] [--compare]
@@ -140,7 +140,7 @@ export async function runEngineCli(argv: readonly string[], io: EngineCliIo): Pr
         ? undefined
         : await readSettingsFile(command.settingsFile, io.stdin, command.maxBody);
     const bytes = await readBody(command, io.stdin);
-    const document = readDocument(bytes, command.format);
+    const document = readDocument(bytes, command.format, limits);
     // What the reading had to say, written once the engine has answered (an error alone is the
     // API's error body on stderr).
     const notes: string[] = [];
@@ -326,14 +326,20 @@ function numberOrText(text: string): number | string {
  * names it). Its size was checked as it was read (`readBody`): the API's byte limit is not the
  * CLI's, so none is checked here.
  */
-function readDocument(bytes: Buffer, format: EngineCommand['format']): unknown {
+function readDocument(bytes: Buffer, format: EngineCommand['format'], limits: Limits): unknown {
   // The API's message on bytes that are not UTF-8 speaks of API Gateway; a file's reader is told
   // what the CLI reads, and what the file may be instead.
   if (!isUtf8(bytes)) throw new ApiError('PAYLOAD_ERROR', notUtf8(bytes));
+  // No byte limit, but the objects and arrays are counted before parsing, as the API and connect
+  // count them: 285 KB of gzip inflate to 300 MB of `[{},{},…]`, whose parse filled the heap
+  // and ended in V8's fatal error. The larger of the engine body's cap and a document's of this
+  // length: a dense engine body of short ids holds more per character than any document.
+  const engineContainers = maxEngineBodyContainers(limits);
   try {
     return parseJsonRequestBody(bytes, {
       maxBytes: Number.POSITIVE_INFINITY,
       maxDecodedBytes: Number.POSITIVE_INFINITY,
+      maxContainers: (length) => Math.max(engineContainers, documentContainerCap(length)),
     });
   } catch (error) {
     if (!(error instanceof ApiError) || error.code !== 'PAYLOAD_ERROR') throw error;
@@ -368,12 +374,16 @@ function engineBody(
   settings: Settings | undefined,
   notes: string[],
 ): unknown {
-  const native = command.format === 'auto' || command.format === 'native';
+  const claims = command.format === 'auto' ? detectedFormats(document) : [];
+  // As connect detects it: the engine's own format needs both arrays, so a graph that another
+  // format claims (node-link's `links`, Cytoscape.js's `edges`) is that format's, although its
+  // `nodes` array is where the engine's request rules would look.
+  const claimedByAnother = claims.length > 0 && !claims.includes('native');
+  const native = command.format === 'native' || (command.format === 'auto' && !claimedByAnother);
   const location = isRecord(document) && native ? locateStructure(document) : undefined;
   // An array is never the engine's own body: one no format claims is read as connect reads it,
   // whose error says which format's shape it comes nearest (Zipkin spans with numeric ids, say).
-  const unclaimed =
-    command.format === 'auto' && !Array.isArray(document) && detectedFormats(document).length === 0;
+  const unclaimed = command.format === 'auto' && !Array.isArray(document) && claims.length === 0;
   if (location !== undefined || unclaimed) {
     if (command.readOptions !== undefined) {
       const flags = Object.keys(command.readOptions).map((name) => OPTION_FLAGS[name]);

@@ -4,6 +4,7 @@ import {
   existsSync,
   mkdtempSync,
   openSync,
+  readdirSync,
   readFileSync,
   rmSync,
   statSync,
@@ -23,10 +24,12 @@ import { renderEngineResponse } from '../../lib/api/engine-response';
 import { applySettings } from '../../lib/api/system-settings';
 import { readLimits } from '../../lib/config/limits';
 import { readGraph } from '../../lib/formats';
+import { fixturesIn } from '../formats/fixtures';
 import { generate, toOtlp, toZipkin, workedExample } from '../formats/spans/traces';
 import { WORKED } from '../http/events';
 
 const repositoryRoot = fileURLToPath(new URL('../../', import.meta.url));
+const FORMAT_FIXTURES = join(repositoryRoot, 'test/formats/fixtures');
 const folder = mkdtempSync(join(tmpdir(), 'sbe-engine-cli-'));
 afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
@@ -441,6 +444,43 @@ describe('sbe-engine on traces and other formats', () => {
     expect(JSON.parse(forced.stderr).error.message).toMatch(/not xray: /);
   });
 
+  // Every real payload of the format tests, as `auto`: read as connect reads it (the engine's own
+  // format needs both of its arrays), or refused with connect's words. A node-link, Cytoscape.js
+  // or JGF v1 graph has a `nodes` array where an engine body has it, and was once run as a broken
+  // engine body ("dependencies: is missing") although connect reads it.
+  it('reads every fixture of the formats as connect does', async () => {
+    const folders = readdirSync(FORMAT_FIXTURES, { withFileTypes: true }).filter((entry) =>
+      entry.isDirectory(),
+    );
+    let read = 0;
+    for (const { name: folder } of folders) {
+      for (const { file: name, document } of fixturesIn(folder)) {
+        const path = join(FORMAT_FIXTURES, folder, name);
+        const result = await run(['analyze', path]);
+        let expected: ReturnType<typeof registered> | Error;
+        try {
+          expected = registered(document, undefined);
+        } catch (error) {
+          expected = error as Error;
+        }
+        if (expected instanceof Error) {
+          expect({ path, code: result.code }).toEqual({ path, code: 1 });
+          const error = JSON.parse(result.stderr).error as { code: string; message: string };
+          expect({ path, code: error.code }).toEqual({ path, code: 'UPSTREAM_INVALID' });
+          expect(error.message).toContain(expected.message);
+        } else {
+          read++;
+          expect({ path, code: result.code, stdout: result.stdout }).toEqual({
+            path,
+            code: 0,
+            stdout: `${apiBody({ mode: 'analyze', ...expected })}\n`,
+          });
+        }
+      }
+    }
+    expect(read).toBeGreaterThan(40);
+  });
+
   // A JSON Lines line that is not JSON is named, as connect names it.
   it('names the line of a JSON Lines file that is not JSON', async () => {
     const { code, stderr } = await run([
@@ -749,6 +789,24 @@ describe('sbe-engine on large and compressed input', () => {
       code: 'LIMIT_EXCEEDED',
       message:
         'The input is gzip-compressed and decompresses to more than --max-body 1000000 bytes; give a larger --max-body.',
+    });
+  });
+
+  // No byte limit is not no limit: the objects and arrays are counted before the parse, as the
+  // API counts them. 60 KB of gzip inflate to 24 MB of `[{},{},…]`, eight million objects, which
+  // no structure within the limits needs (300 MB of them filled the heap: V8's fatal error).
+  it('refuses a body of more objects and arrays than any structure needs, before parsing it', async () => {
+    const count = 8_000_000;
+    const text = Buffer.alloc(2 + count * 3 - 1, ',');
+    text[0] = 0x5b;
+    for (let i = 0; i < count; i++) text.write('{}', 1 + i * 3);
+    text[text.length - 1] = 0x5d;
+    const bomb = file('objects.json.gz', gzipSync(text, { level: 9 }));
+    expect(statSync(bomb).size).toBeLessThan(100_000);
+    expect(errorOf(await run(['analyze', bomb]))).toEqual({
+      code: 'LIMIT_EXCEEDED',
+      message:
+        'The request body holds more than 2500000 JSON objects and arrays, more than any structure within the limits needs, and parsing them would take too long; send a smaller one.',
     });
   });
 
