@@ -102,6 +102,15 @@ const HISTOGRAM_PART_COUNTS: Readonly<Record<string, string>> = {
     'a running count of the calls up to one bound (le), each call counted again in every bucket above it',
   sum: 'a running total of what the calls measured (seconds, bytes), not of calls',
 };
+/**
+ * Labels that only a histogram's bucket (`le`, its upper bound) or a summary's quantile carry:
+ * the series is that part, whatever its name, which `rate()` and `sum by` drop.
+ */
+const PART_LABELS = ['le', 'quantile'] as const;
+const PART_LABEL_COUNTS: Readonly<Record<(typeof PART_LABELS)[number], string>> = {
+  le: "the bound of a histogram's bucket: a bucket counts the calls up to its bound, so summed as calls the buckets count each call again in every bucket above it",
+  quantile: "a summary's quantile: its value is a measured time or size, not a rate of calls",
+};
 /** The longest metric name a message repeats whole, in the query it suggests. */
 const MAX_QUOTED_NAME = 100;
 /** How many labels a message shows of a series. */
@@ -250,6 +259,17 @@ function readSeries(value: unknown, path: string, option: SeriesLabels | undefin
     throw new FormatError(
       `${path}.metric.__name__`,
       `the series ${seriesText(labels)} is ${what}, such as sum by (${from}, ${to}) (rate(${selector}[5m]))`,
+    );
+  }
+  // `rate()` drops the metric's name, not its labels: a bucket's `le` (or a summary's
+  // `quantile`) still says what the series is. Summed as calls, a histogram's buckets counted
+  // every call once per bucket at or above its time (2–3 times over on real bounds).
+  const part = PART_LABELS.find((label) => labels[label] !== undefined);
+  if (part !== undefined) {
+    const { from, to } = option ?? knownPairOf(labels);
+    throw new FormatError(
+      `${path}.metric${member(part)}`,
+      `the series ${seriesText(labels)} carries ${part}, ${PART_LABEL_COUNTS[part]}; send the answer of a query of the rate of its count, such as sum by (${from}, ${to}) (rate(<metric>_count[5m]))`,
     );
   }
   if (value.value === undefined && value.histogram !== undefined)

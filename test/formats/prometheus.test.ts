@@ -507,6 +507,22 @@ describe('prometheus: malformed answers', () => {
       ]),
       'data.result[0].metric.__name__: the series {__name__="http_server_duration_seconds_bucket", client="a", server="b", le="0.5"} is the histogram\'s bucket "http_server_duration_seconds_bucket", a running count of the calls up to one bound (le), each call counted again in every bucket above it: send the answer of a query of the rate of its count, such as sum by (client, server) (rate(http_server_duration_seconds_count[5m]))',
     ],
+    // `rate()` drops the name but keeps `le`: `sum by (client, server, le) (rate(…_bucket[5m]))`
+    // answers buckets with no `__name__`, which were added up as calls (6 + 9 + 10 = 25 for 10).
+    [
+      "a histogram bucket's rate, its name dropped",
+      answer([
+        [{ client: 'user', server: 'web', le: '0.1' }, '6'],
+        [{ client: 'user', server: 'web', le: '0.5' }, '9'],
+        [{ client: 'user', server: 'web', le: '+Inf' }, '10'],
+      ]),
+      'data.result[0].metric.le: the series {client="user", server="web", le="0.1"} carries le, the bound of a histogram\'s bucket: a bucket counts the calls up to its bound, so summed as calls the buckets count each call again in every bucket above it; send the answer of a query of the rate of its count, such as sum by (client, server) (rate(<metric>_count[5m]))',
+    ],
+    [
+      "a summary's quantile",
+      answer([[{ source_workload: 'web', destination_workload: 'api', quantile: '0.99' }, '0.25']]),
+      'data.result[0].metric.quantile: the series {source_workload="web", destination_workload="api", quantile="0.99"} carries quantile, a summary\'s quantile: its value is a measured time or size, not a rate of calls; send the answer of a query of the rate of its count, such as sum by (source_workload, destination_workload) (rate(<metric>_count[5m]))',
+    ],
     [
       'a histogram sum',
       answer([[{ __name__: 'http_server_duration_seconds_sum', client: 'a', server: 'b' }, '3.5']]),
