@@ -297,21 +297,41 @@ function readOptionsOf(values: {
   try {
     return parseReadOptions(given);
   } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    const path = error.details?.[0]?.path ?? '';
-    const flag = OPTION_FLAGS[path.split('.')[0]!] ?? path;
-    throw new UsageError(
-      `${flag}${path.includes('.') ? ` (${path.split('.').slice(1).join('.')})` : ''} ${error.details?.[0]?.message ?? error.message}`,
-    );
+    throw flagError(error) ?? error;
   }
 }
+
+/**
+ * A refusal of a read option (`window: …`, as connect says it) as the command-line mistake it is,
+ * named by its flag (`--window 5e-324 makes the services' arrivals add up to …`); `undefined` for
+ * any other error.
+ */
+function flagError(error: unknown): UsageError | undefined {
+  if (!(error instanceof ApiError) || error.code !== 'INVALID_REQUEST') return undefined;
+  const path = error.details?.[0]?.path ?? '';
+  const flag = OPTION_FLAGS[path.split('.')[0]!];
+  if (flag === undefined) return undefined;
+  return new UsageError(
+    `${flag}${path.includes('.') ? ` (${path.split('.').slice(1).join('.')})` : ''} ${error.details?.[0]?.message ?? error.message}`,
+  );
+}
+
+/** Compressions whose files start with bytes of their own, which are not read but named. */
+const SIGNATURES = [
+  { name: 'xz', tool: 'xz', magic: Buffer.from([0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]) },
+  { name: 'zstd', tool: 'zstd', magic: Buffer.from([0x28, 0xb5, 0x2f, 0xfd]) },
+  { name: 'bzip2', tool: 'bzip2', magic: Buffer.from('BZh', 'latin1') },
+] as const;
 
 /** Why a file that is not UTF-8 cannot be read, with what it likely is. */
 function notUtf8(bytes: Buffer): string {
   const utf16 = (bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff);
+  const compressed = SIGNATURES.find(({ magic }) => bytes.subarray(0, magic.length).equals(magic));
   const likely = utf16
     ? ' It starts with a UTF-16 byte order mark: convert it first (`iconv -f UTF-16 -t UTF-8`).'
-    : ' If it is compressed with brotli or deflate, decompress it first (`brotli -dc file.br | sbe-engine …`): only gzip is recognized, by its first bytes.';
+    : compressed !== undefined
+      ? ` It starts as ${compressed.name} does: decompress it first (\`${compressed.tool} -dc file | sbe-engine …\`); only gzip is read as it is.`
+      : ' If it is compressed with brotli or deflate, decompress it first (`brotli -dc file.br | sbe-engine …`): only gzip is recognized, by its first bytes.';
   return `The input is not UTF-8 text: the CLI reads JSON (or JSON Lines) in UTF-8, or gzip of it.${likely}`;
 }
 
@@ -404,7 +424,13 @@ function engineBody(
     throw new UsageError(
       'give a mode, analyze, tick or ticks: a graph in another format has none of its own',
     );
-  const read = structureFromUpstream(document, limits, command.format, 'The document', command.readOptions);
+  let read: ReturnType<typeof structureFromUpstream>;
+  try {
+    read = structureFromUpstream(document, limits, command.format, 'The document', command.readOptions);
+  } catch (error) {
+    // What only the document shows of an option (a window so short its rates pass every bound).
+    throw flagError(error) ?? error;
+  }
   notes.push(
     `read as ${read.format}: ${plural(read.compiled.nodeCount, 'node')}, ${plural(read.compiled.dependencyCount, 'dependency', 'dependencies')}, one step is ${UNIT_WORDS[read.unit]}`,
     ...read.warnings.map((warning) => `warning: ${warning}`),

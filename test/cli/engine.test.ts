@@ -213,6 +213,18 @@ describe('sbe-engine', () => {
     });
     const brotli = await run(['analyze'], brotliCompressSync(JSON.stringify({ mode: 'analyze', ...WORKED })));
     expect(JSON.parse(brotli.stderr).error.message).toContain('If it is compressed with brotli or deflate');
+    // xz, zstd and bzip2 have signatures of their own (each format's specification): named.
+    // A stream header's first bytes, then bytes that are no UTF-8, as a compressed stream's are.
+    for (const [name, magic] of [
+      ['xz', [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]],
+      ['zstd', [0x28, 0xb5, 0x2f, 0xfd]],
+      ['bzip2', [0x42, 0x5a, 0x68, 0x39]],
+    ] as const) {
+      const compressed = await run(['analyze'], Buffer.from([...magic, 0xff, 0xc0, 0x80, 0x00]));
+      expect(JSON.parse(compressed.stderr).error.message).toContain(
+        `It starts as ${name} does: decompress it first (\`${name} -dc file | sbe-engine …\`); only gzip is read as it is.`,
+      );
+    }
   });
 
   it('prints usage for --help', async () => {
@@ -604,6 +616,12 @@ describe('sbe-engine on traces and other formats', () => {
       'a negative window',
       ['analyze', '--window=-1'],
       /^error: --window must be a finite number of seconds > 0, got -1/,
+    ],
+    // Only the spans show it: rates of 1e+300 a second and more. Still the flag's mistake.
+    [
+      'a window too short for the spans it reads',
+      ['analyze', '--window', '5e-324'],
+      /^error: --window 5e-324 makes the services' arrivals add up to more than 1e\+300, the largest total the engine accepts/,
     ],
     [
       'a sampling rate over 1',
