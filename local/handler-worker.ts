@@ -18,7 +18,13 @@ const port = parentPort!;
 const { entry, niceness } = workerData as WorkerSetup;
 // On Linux a nice value is a thread's own (setpriority(2) with pid 0 reaches the calling thread);
 // elsewhere it would lower the whole server, the main thread included.
-if (process.platform === 'linux' && niceness !== 0) setPriority(niceness);
+// A sandbox that forbids it (a seccomp profile) leaves the worker at the main thread's priority:
+// slower small requests during long runs, never a worker that cannot start.
+if (process.platform === 'linux' && niceness !== 0) {
+  try {
+    setPriority(niceness);
+  } catch {}
+}
 const post = (message: FromWorker) => port.postMessage(message);
 
 for (const stream of ['stdout', 'stderr'] as const) {
