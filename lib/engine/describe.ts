@@ -18,7 +18,7 @@ import { findOrigin } from './origin';
 import type { PressureBuffers } from './pressure';
 import type { ReachWorkspace } from './reach';
 import type { SteadyReading } from './steady-reading';
-import { CarriedValue, showsLost } from './steady-state';
+import { CarriedValue, keepsWhatReaches } from './steady-state';
 import { dependencyFlow, type StateWithStep, type StepBuffers } from './step';
 import { checkpoint } from './stop-check';
 import type { DependencyState, EngineEvent, EngineResult, NodeInput, NodeState, Role } from './types';
@@ -378,7 +378,7 @@ export function openNode(
       }
       if (latencies !== undefined && structure.arrival[v]! > 0)
         describeEntryLatency(node, structure, latencies, v);
-      if (showsLost(structure, steady.steady, v)) node.lost = steady.steady.lost[v];
+      if (keepsWhatReaches(structure, v)) node.lost = steady.steady.lost[v];
     } else if (latencies !== undefined && structure.arrival[v]! > 0) {
       // An entry in a loop that grows without limit: its requests never finish, and it says so.
       describeEntryLatency(node, structure, latencies, v);

@@ -167,7 +167,8 @@ export function solveSteadyState(structure: CompiledStructure, memory: ScratchMe
 
 /**
  * Whether node `v` keeps what reaches it, so that its steady traffic is lost to the system: it is
- * down, or a scenario cut its last way out (`stranded`). The step keeps the value on such a node
+ * down, or a scenario cut its last way out (`stranded`). Such a node, and only such a node, is
+ * described with its `lost`, 0 when nothing reaches it (docs/engine.md "Down"). The step keeps the value on such a node
  * (its load grows by it every step, docs/engine.md "Down"), so a what-if that cuts a node's last
  * way out loses its traffic as switching it off does. A node without a way out in the structure
  * as sent is a sink where value piles up, as the seed's are: never counted lost.
@@ -176,16 +177,6 @@ export function keepsWhatReaches(structure: CompiledStructure, v: number): boole
   const { down, stranded } = structure;
   // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (an empty array reads undefined, never 1)
   return (down.length > 0 && down[v] === 1) || (stranded.length > 0 && stranded[v] === 1);
-}
-
-/**
- * Whether node `v` is described with its `lost`: a down node always (0 when nothing reaches it,
- * docs/engine.md "Down"), a stranded one when traffic reaches it.
- */
-export function showsLost(structure: CompiledStructure, steady: SteadyState, v: number): boolean {
-  const { down } = structure;
-  // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (an empty array reads undefined, neither 1 nor above 0)
-  return (down.length > 0 && down[v] === 1) || (steady.lost.length > 0 && steady.lost[v]! > 0);
 }
 
 /** Whether any node keeps what reaches it (`keepsWhatReaches`): only then is `lost` kept per node. */

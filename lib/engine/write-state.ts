@@ -25,7 +25,7 @@ import type { LatencyReading } from './open/latency-reading';
 import { nodeLatency } from './open/node-latency';
 import type { PressureBuffers } from './pressure';
 import type { SteadyReading } from './steady-reading';
-import { CarriedValue, showsLost } from './steady-state';
+import { CarriedValue, keepsWhatReaches } from './steady-state';
 import type { StateWithStep } from './step';
 import { checkpoint } from './stop-check';
 import type { EngineEvent, Headroom, Role } from './types';
@@ -415,7 +415,7 @@ function writeOpenNodes(
           writer.number(latency.p99);
         }
         if (latencies !== undefined && arrival[v]! > 0) writeEntryLatency(writer, structure, latencies, v);
-        if (showsLost(structure, steady.steady, v)) {
+        if (keepsWhatReaches(structure, v)) {
           writer.bytes(NODE_LOST);
           writer.number(steady.steady.lost[v]!);
         }

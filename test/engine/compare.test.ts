@@ -243,6 +243,18 @@ describe('an open structure', () => {
     // A node down shows its loss, and no node beside it shows one.
     const down = analyze(applyScenario(compileStructure(fan({})), { nodes: { B: { down: true } } }));
     expect(down.nodes.filter((node) => 'lost' in node).map((node) => node.id)).toEqual(['B']);
+    // Nothing reaching it (no traffic at all), a stranded node still says what it loses, 0, as a
+    // down node says it: both keep what reaches them (it once said nothing).
+    const idle = analyze(applyScenario(compileStructure(fan({})), { scale: 0, ...cutBoth }));
+    expect(idle.nodes.filter((node) => 'lost' in node).map((node) => [node.id, node.lost])).toEqual([
+      ['A', 0],
+    ]);
+    const idleDown = analyze(
+      applyScenario(compileStructure(fan({})), { scale: 0, nodes: { B: { down: true } } }),
+    );
+    expect(idleDown.nodes.filter((node) => 'lost' in node).map((node) => [node.id, node.lost])).toEqual([
+      ['B', 0],
+    ]);
   });
 
   // Opening a closed structure with an arrival: the baseline has no steady state, so it counts

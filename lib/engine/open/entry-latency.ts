@@ -43,11 +43,12 @@ export function solveEntryLatency(structure: CompiledStructure, own: Float64Arra
   for (let v = 0; v < nodeCount; v++) if (own[v] === Number.POSITIVE_INFINITY) limitedBy[v] = v;
   const { count, start, members } = structure.components();
   const localIndex = new Int32Array(nodeCount).fill(-1);
-  const solving: LoopSolving = { structure, own, latency, limitedBy, localIndex };
+  const shared = new Int32Array(nodeCount).fill(-1);
+  const solving: LoopSolving = { structure, own, latency, limitedBy, shared, localIndex };
   // Stryker disable next-line EqualityOperator: one past the end (an empty component)
   for (let c = 0; c < count; c++) {
     // Stryker disable next-line ConditionalExpression,ArithmeticOperator: same answer, other work (solveComponent solves a single node the same way, with scratch)
-    if (start[c + 1]! - start[c]! === 1) solveSingle(structure, members[start[c]!]!, own, latency, limitedBy);
+    if (start[c + 1]! - start[c]! === 1) solveSingle(solving, members[start[c]!]!);
     else solveComponent(solving, members.subarray(start[c]!, start[c + 1]!), c);
   }
   return { latency, limitedBy };
@@ -59,21 +60,32 @@ interface LoopSolving {
   own: Float64Array;
   latency: Float64Array;
   limitedBy: Int32Array;
+  /**
+   * Per member of a loop that never answers, the limit the loop's members share, which a caller
+   * of any member takes (`calleeLimit`); −1 elsewhere. A member that never answers itself keeps
+   * its own id in `limitedBy`: an entry stuck itself names itself.
+   */
+  shared: Int32Array;
   /** −1 for every node between two loops' solves. */
   localIndex: Int32Array;
+}
+
+/**
+ * What a caller of `w` is limited by, once `w` is solved and never answers: the limit a loop's
+ * members share when `w` is one (two entries calling two members of one unbounded loop name the
+ * same node), else `w`'s own.
+ */
+function calleeLimit(solving: LoopSolving, w: number): number {
+  const loop = solving.shared[w]!;
+  return loop >= 0 ? loop : solving.limitedBy[w]!;
 }
 
 /**
  * A node that is its own component, as `solveComponent` solves it, without its scratch (most
  * nodes of a service graph): its own time, what its calls out take, over 1 − its self share.
  */
-function solveSingle(
-  structure: CompiledStructure,
-  u: number,
-  own: Float64Array,
-  latency: Float64Array,
-  limitedBy: Int32Array,
-): void {
+function solveSingle(solving: LoopSolving, u: number): void {
+  const { structure, own, latency, limitedBy } = solving;
   const { outStart, outTarget, outShare, selfShare, ids } = structure;
   // Stryker disable next-line ConditionalExpression,EqualityOperator,BlockStatement: same answer, other work (a node that never answers has an infinite own time, so the sum below is infinite too, and its limit is already set)
   if (limitedBy[u]! >= 0) {
@@ -94,7 +106,7 @@ function solveSingle(
       sum += outShare[k]! * value;
       continue;
     }
-    const limit = limitedBy[w]!;
+    const limit = calleeLimit(solving, w);
     // A latency past a double, not stuck: infinite either way (+ or −), refused where an entry reads it.
     // Stryker disable next-line AssignmentOperator
     if (limit < 0) sum += outShare[k]! * value;
@@ -148,7 +160,7 @@ function solveComponent(solving: LoopSolving, component: Int32Array, c: number):
         const w = outTarget[k]!;
         // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (a member's latency is still 0, and a member's limit is already one of the loop's)
         if (localIndex[w]! >= 0) continue;
-        const limit = limitedBy[w]!;
+        const limit = calleeLimit(solving, w);
         if (limit < 0) sum += outShare[k]! * latency[w]!;
         else stuck = smallerLimit(ids, stuck, limit);
       }
@@ -161,7 +173,7 @@ function solveComponent(solving: LoopSolving, component: Int32Array, c: number):
         for (let i = 0; i < n; i++) latency[component[i]!] = b[i]!;
       } else stuck = smallestId(structure, component);
     }
-    if (stuck >= 0) markStuck(component, stuck, latency, limitedBy);
+    if (stuck >= 0) markStuck(solving, component, stuck);
   } finally {
     // Stryker disable next-line EqualityOperator: one past the end (the `>=` twin, no reset, is killed)
     for (let i = 0; i < n; i++) localIndex[component[i]!] = -1;
@@ -169,12 +181,14 @@ function solveComponent(solving: LoopSolving, component: Int32Array, c: number):
 }
 
 /** Every member of a stuck loop: an infinite latency, stuck where its own limit or the loop's says. */
-function markStuck(component: Int32Array, stuck: number, latency: Float64Array, limitedBy: Int32Array): void {
+function markStuck(solving: LoopSolving, component: Int32Array, stuck: number): void {
+  const { latency, limitedBy, shared } = solving;
   // Stryker disable next-line EqualityOperator: one past the end (it sets a property named "undefined" on the typed array, which nothing reads)
   for (let i = 0; i < component.length; i++) {
     const u = component[i]!;
     latency[u] = Number.POSITIVE_INFINITY;
     if (limitedBy[u]! < 0) limitedBy[u] = stuck;
+    shared[u] = stuck;
   }
 }
 
@@ -220,7 +234,7 @@ function solveLargeComponent(solving: LoopSolving, component: Int32Array, c: num
       let sum = own[u]!;
       for (let k = leaveStart[q]!; k < leaveStart[q + 1]!; k++) {
         const w = leaveTarget[k]!;
-        const limit = limitedBy[w]!;
+        const limit = calleeLimit(solving, w);
         if (limit < 0) sum += leaveShare[k]! * latency[w]!;
         else stuck = smallerLimit(ids, stuck, limit);
       }
@@ -230,7 +244,7 @@ function solveLargeComponent(solving: LoopSolving, component: Int32Array, c: num
     if (stuck < 0 && !(system.solvable && settleLoop(solving, component, c, system, constant))) {
       stuck = smallestId(structure, component);
     }
-    if (stuck >= 0) markStuck(component, stuck, latency, limitedBy);
+    if (stuck >= 0) markStuck(solving, component, stuck);
   } finally /* Stryker disable next-line BlockStatement: same answer, other memory */ {
     scratch.release(mark);
   }

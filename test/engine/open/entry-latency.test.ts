@@ -3,7 +3,7 @@
  * spends in the system, its calls made one after the other. Worked examples with their sums.
  */
 import { describe, expect, it } from 'vitest';
-import { compileStructure, type Structure } from '../../../lib/engine';
+import { analyze, compileStructure, type Structure } from '../../../lib/engine';
 import { solveEntryLatency } from '../../../lib/engine/open/entry-latency';
 
 function latencies(structure: Structure, own: Record<string, number>) {
@@ -215,8 +215,9 @@ describe('solveEntryLatency', () => {
   // The same rule in a loop, in every arrangement: the loop m → n → p → m (each sends half on)
   // has members that never answer, and n calls out to nodes that never answer, listed in several
   // orders and with the smallest first in the structure (node 0). A member that never answers
-  // keeps its own name; the others share the smallest id among the blocked members and what the
-  // calls out reach (n's calls are not reached when n itself never answers).
+  // keeps its own name; the others, and whatever calls into the loop, share the smallest id among
+  // the blocked members and what the calls out reach (n's calls are not reached when n itself
+  // never answers).
   it('names a loop by the smallest id among its blocked members and its calls out, in any order', () => {
     const inf = Number.POSITIVE_INFINITY;
     const cases: { blocked: string[]; out: string[]; expected: string }[] = [
@@ -253,8 +254,9 @@ describe('solveEntryLatency', () => {
         for (const id of loop) {
           expect(result[id], `${label}: ${id}`).toBe(`stuck at ${blocked.includes(id) ? id : expected}`);
         }
-        // e calls m: stuck where m is (m itself when m never answers).
-        expect(result.e, label).toBe(`stuck at ${blocked.includes('m') ? 'm' : expected}`);
+        // e calls m: stuck at the loop's limit, m never answering itself or not (two entries
+        // calling two members of one loop name one node).
+        expect(result.e, label).toBe(`stuck at ${expected}`);
       }
     }
   });
@@ -347,6 +349,53 @@ describe('solveEntryLatency', () => {
       x: 'stuck at x',
       a: 'stuck at a',
     });
+  });
+
+  // A fan-out loop m → x → a → m of gain 1 grows without limit, every member with it. c1 calls m
+  // and c2 calls x: both are stuck in the one loop, and both name it by its smallest id, the
+  // node the unbounded event and the primary blockage name (they named m and x).
+  it('names one loop alike for every entry calling into it, at whichever member', () => {
+    const result = analyze({
+      nodes: [
+        { id: 'c1', arrival: 1, fanout: true, serviceTime: 0.1, slo: 1 },
+        { id: 'c2', arrival: 1, fanout: true, serviceTime: 0.1, slo: 1 },
+        { id: 'm', fanout: true },
+        { id: 'x', fanout: true },
+        { id: 'a', fanout: true },
+      ],
+      dependencies: [
+        { from: 'c1', to: 'm' },
+        { from: 'c2', to: 'x' },
+        { from: 'm', to: 'x' },
+        { from: 'x', to: 'a' },
+        { from: 'a', to: 'm' },
+      ],
+    });
+    const limits = Object.fromEntries(result.nodes.map((node) => [node.id, node.latencyLimit]));
+    expect(limits.c1).toEqual({ node: 'a', reason: 'unbounded' });
+    expect(limits.c2).toEqual({ node: 'a', reason: 'unbounded' });
+    expect(result.primaryBlockage).toBe('a');
+  });
+
+  // The same past the elimination's size: a ring of 200 members that each call the next once
+  // (gain 1), entered at r150 and at r7; its smallest id is r0.
+  it('names a large loop alike for every entry calling into it', () => {
+    const ring = Array.from({ length: 200 }, (_, i) => `r${i}`);
+    const result = analyze({
+      nodes: [
+        { id: 'e1', arrival: 1, fanout: true, serviceTime: 0.1 },
+        { id: 'e2', arrival: 1, fanout: true, serviceTime: 0.1 },
+        ...ring.map((id) => ({ id, fanout: true })),
+      ],
+      dependencies: [
+        { from: 'e1', to: 'r150' },
+        { from: 'e2', to: 'r7' },
+        ...ring.map((id, i) => ({ from: id, to: ring[(i + 1) % ring.length]! })),
+      ],
+    });
+    const limits = Object.fromEntries(result.nodes.map((node) => [node.id, node.latencyLimit]));
+    expect(limits.e1).toEqual({ node: 'r0', reason: 'unbounded' });
+    expect(limits.e2).toEqual({ node: 'r0', reason: 'unbounded' });
   });
 
   // Two loops in a row: x1 ⇄ y1 (y1 sends half back) calls the loop x2 ⇄ y2 once per request.
