@@ -11,6 +11,8 @@
  * request rejected (the adapter answers 500 `INTERNAL_ERROR`) and a fresh one started for the
  * next.
  */
+import { stat } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { getHeapStatistics } from 'node:v8';
 import { Worker } from 'node:worker_threads';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
@@ -42,8 +44,9 @@ export interface HandlerPoolOptions {
    */
   maxWaiting?: number;
   /**
-   * The workers' nice value on Linux (`WORKER_NICENESS` unless given; 0 leaves them as the main
-   * thread). Deployed, API Gateway and each function instance have CPUs of their own; here they
+   * How much lower than the main thread the workers run on Linux: added to the nice value the
+   * server runs at, up to 19 (`WORKER_NICENESS` unless given; 0 leaves them as the main thread),
+   * since a worker may lower its priority but not raise it. Deployed, API Gateway and each function instance have CPUs of their own; here they
    * share the machine's, so the workers yield a core to the main thread, which routes every
    * request and serves the small ones (docs/local.md#engine-runs-in-worker-threads). Elsewhere a
    * nice value belongs to the whole process, so it is left alone.
@@ -52,7 +55,8 @@ export interface HandlerPoolOptions {
 }
 
 /**
- * The workers' nice value unless the pool says otherwise: 10 (`PRIORITY_BELOW_NORMAL`) lets a
+ * How much lower the workers run unless the pool says otherwise: 10 (`PRIORITY_BELOW_NORMAL` for a
+ * server at the default 0) lets a
  * small request's thread take a core from two engine runs at once (a GET's p50 during two
  * 100k/500k analyses 10–11 → 7 ms, max 50–55 → 44–52 ms, docs/benchmark.md), and the engine runs
  * no slower when nothing else wants the cores.
@@ -139,7 +143,7 @@ export interface WorkerSetup {
   module: string;
   /** Whether the worker must register tsx itself: the flags it inherits do not load it. */
   registerTsx: boolean;
-  /** The nice value the worker gives its own thread, on Linux only (`HandlerPoolOptions.niceness`). */
+  /** How much the worker lowers its own thread, on Linux only (`HandlerPoolOptions.niceness`). */
   niceness: number;
 }
 
@@ -214,10 +218,14 @@ export function createHandlerPool(options: HandlerPoolOptions): HandlerPool {
     throw new Error(`a handler pool needs at least one worker; got ${options.size}`);
   }
   const niceness = options.niceness ?? WORKER_NICENESS;
-  // Only lowered: a negative value needs a privilege the server does not have (EACCES).
+  // Only lowered: raising a thread's priority needs a privilege the server does not have (EACCES).
   if (!Number.isInteger(niceness) || niceness < 0 || niceness > 19) {
     throw new Error(`a handler pool's niceness is an integer from 0 to 19; got ${niceness}`);
   }
+  // libuv's thread pool (file reads, DNS, zlib, crypto off the main thread) starts at its first
+  // task, its threads taking the nice value of the thread that asks: asked here, by the main
+  // thread, before any worker has lowered itself, it keeps the main thread's.
+  stat(fileURLToPath(START_URL), () => undefined);
   const env = { ...options.env };
   const maxWaiting = options.maxWaiting ?? MAX_WAITING;
   const heapMb = Math.min(options.heapMb, Math.floor(getHeapStatistics().heap_size_limit / 2 ** 20));

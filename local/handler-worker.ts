@@ -7,7 +7,7 @@
  * the same port as the results, so the server writes a request's log line before its answer,
  * as when the handler runs in the main thread.
  */
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { Context } from 'aws-lambda';
 import { announceRevocation } from '../lib/keys/dynamo-store';
@@ -17,12 +17,13 @@ import type { HttpApiHandler } from './http-adapter';
 const port = parentPort!;
 const { entry, niceness } = workerData as WorkerSetup;
 // On Linux a nice value is a thread's own (setpriority(2) with pid 0 reaches the calling thread);
-// elsewhere it would lower the whole server, the main thread included.
-// A sandbox that forbids it (a seccomp profile) leaves the worker at the main thread's priority:
-// slower small requests during long runs, never a worker that cannot start.
+// elsewhere it would lower the whole server, the main thread included. Added to the value the
+// thread started with (the server's, which may be above 0 already: `nice -n 15 npm start`),
+// so the worker only ever lowers itself, which needs no privilege. A sandbox that forbids it
+// anyway (a seccomp profile) leaves the worker at the server's priority, never unable to start.
 if (process.platform === 'linux' && niceness !== 0) {
   try {
-    setPriority(niceness);
+    setPriority(Math.min(19, getPriority() + niceness));
   } catch {}
 }
 const post = (message: FromWorker) => port.postMessage(message);

@@ -285,9 +285,12 @@ describe('createHandlerPool', () => {
   it.runIf(process.platform === 'linux')(
     'lowers its workers’ threads, and only theirs, to their nice value',
     async () => {
-      const before = threadNiceness();
+      const before = threadNiceness()!;
       const lowered = await run(pool(1), '/echo');
-      expect(lowered.niceness).toBe(WORKER_NICENESS);
+      // Lowered by WORKER_NICENESS from where the thread started (the server's), at most to 19:
+      // under `nice -n 15` the workers were once set to 10, above the server, or failed to start
+      // where raising a priority takes a privilege.
+      expect(lowered.niceness).toBe(Math.min(19, before + WORKER_NICENESS));
       expect(WORKER_NICENESS).toBeGreaterThan(0);
       expect(threadNiceness()).toBe(before);
 
