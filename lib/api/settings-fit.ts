@@ -20,7 +20,7 @@ import {
   type ShouldStop,
   withStopCheck,
 } from '../engine';
-import { keyStep } from '../text';
+import { keyStep, quoteKey } from '../text';
 import type { Settings } from './connect-request';
 import { problemOf } from './engine-request';
 import { ApiError } from './errors';
@@ -121,7 +121,7 @@ export function settingsRunRefusal(
 function idOf(structure: StructureArrays, path: string): string {
   const named = nodeFieldOf(path);
   const id = named === undefined ? undefined : (structure.nodes[named.v] as { id?: unknown } | undefined)?.id;
-  return typeof id === 'string' ? ` (node ${JSON.stringify(id)})` : '';
+  return typeof id === 'string' ? ` (node ${quoteKey(id)})` : '';
 }
 
 /** Whether settings say nothing (no default capacity, no node): they change no run. */

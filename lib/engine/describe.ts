@@ -1,3 +1,4 @@
+import { quoteKey } from '../text/describe-value';
 import { compareIds } from './compare-ids';
 import {
   ARRIVAL_GIVEN,
@@ -154,9 +155,9 @@ function copyExtras(
   }
 }
 
-/** `.name`, or `["name"]` for a key that is not a plain identifier. */
+/** `.name`, or `["name"]` for a key that is not a plain identifier (or is long: `quoteKey`). */
 function fieldPath(key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+  return key.length <= 256 && /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${quoteKey(key)}]`;
 }
 
 /**

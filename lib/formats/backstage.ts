@@ -42,7 +42,7 @@
  */
 import type { DependencyInput, NodeInput } from '../engine/types';
 import { NO_TRAFFIC_WARNING } from './no-traffic';
-import { describeValue, isRecord, plural, quote } from './text';
+import { describeValue, isRecord, memberPath, plural, quote } from './text';
 import { FormatError, type GraphFormat } from './types';
 
 /** The relation types that are dependencies, and whether the relation points from the dependent. */
@@ -312,9 +312,9 @@ function describeRefValue(value: unknown): string {
   return `an object with ${keys.length === 1 ? 'the key' : 'the keys'} ${listed}${compound ? ' and no "name"' : ''}`;
 }
 
-/** `path.key`, or `path["odd key"]` for a key that is not a plain name. */
+/** `path.key`, or `path["odd key"]` for a key that is not a plain name (`memberPath`). */
 function member(path: string, key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+  return memberPath(path, key);
 }
 
 /** The canonical ref, lower-case as Backstage's `stringifyEntityRef` writes it. */

@@ -100,6 +100,7 @@ import {
   DEPENDENCY_FIELDS,
   describeValue,
   isRecord,
+  memberPath,
   NODE_FIELDS,
   plural,
   quote,
@@ -136,7 +137,7 @@ const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /** `path.key`, or `path["odd key"]` for a key that is not an identifier. */
 function member(path: string, key: string): string {
-  return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+  return memberPath(path, key, IDENTIFIER);
 }
 
 function nonEmptyString(value: unknown): string | undefined {

@@ -73,7 +73,7 @@
 
 import { MAX_TOTAL_LOAD } from '../engine';
 import { callGraphStructure, type ObservedCall } from './call-graph';
-import { describeValue, isRecord, plural, quote } from './text';
+import { describeValue, isRecord, memberPath, plural, quote } from './text';
 import {
   FormatError,
   type GraphFormat,
@@ -334,7 +334,7 @@ function seriesText(labels: Record<string, string>): string {
 
 /** `.name`, or `["a b"]` for a key that is not an identifier. */
 function member(key: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `.${key}` : `[${JSON.stringify(key)}]`;
+  return memberPath('', key, /^[A-Za-z_][A-Za-z0-9_]*$/);
 }
 
 interface PairTally {

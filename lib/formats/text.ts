@@ -14,6 +14,26 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Longest key a path repeats whole, past it its head and tail around `…` (as `quoteKey` in
+ * lib/text keeps them): a 3-million-character label name costs an error 255 of them.
+ */
+const MAX_PATH_KEY_CHARS = 256;
+
+/** A document's key quoted for a path (`path["odd key"]`), whole up to `MAX_PATH_KEY_CHARS`. */
+export function quoteKey(key: string): string {
+  if (key.length <= MAX_PATH_KEY_CHARS) return JSON.stringify(key);
+  const half = (MAX_PATH_KEY_CHARS - 1) / 2;
+  return JSON.stringify(`${key.slice(0, Math.ceil(half))}…${key.slice(-Math.floor(half))}`);
+}
+
+/** `path.key` for a key that is an identifier and not long, else `path["odd key"]`. */
+export function memberPath(path: string, key: string, identifier = /^[A-Za-z_$][\w$]*$/): string {
+  return key.length <= MAX_PATH_KEY_CHARS && identifier.test(key)
+    ? `${path}.${key}`
+    : `${path}[${quoteKey(key)}]`;
+}
+
 /** A caller's string, quoted and cut short: `"db"`, `"aaaa…"`. */
 export function quote(text: string): string {
   return JSON.stringify(text.length > MAX_ECHOED_CHARS ? `${text.slice(0, MAX_ECHOED_CHARS)}…` : text);

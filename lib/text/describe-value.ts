@@ -14,12 +14,27 @@ export function quoteText(text: string): string {
 }
 
 /**
+ * Longest key a path repeats whole. Ids are compared by their path (the explorer marks the
+ * setting an error names), and real ones share long prefixes (ARNs of one account, X-Ray names):
+ * so a key is kept whole far past `MAX_ECHOED_CHARS`, and past this its head and tail are kept
+ * around `…`, so a 3-million-character key costs an error 255 of them.
+ */
+const MAX_PATH_KEY_CHARS = 256;
+
+/** A caller's key quoted as JSON for a path, whole up to `MAX_PATH_KEY_CHARS`, else its ends. */
+export function quoteKey(key: string): string {
+  if (key.length <= MAX_PATH_KEY_CHARS) return JSON.stringify(key);
+  const half = (MAX_PATH_KEY_CHARS - 1) / 2;
+  return JSON.stringify(`${key.slice(0, Math.ceil(half))}…${key.slice(-Math.floor(half))}`);
+}
+
+/**
  * A caller's key as one step of an error's path: `.db` for a plain one, `["a.b"]` for one that
- * would read ambiguously after a dot (or is empty, or long), cut as `quoteText` cuts, so a path
- * never repeats a long id in full (`scenario.nodes["aaaa…"].load`).
+ * would read ambiguously after a dot (or is empty, or long), quoted by `quoteKey`, so a path
+ * never repeats a long id in full (`scenario.nodes["aaaa…zzzz"].load`).
  */
 export function keyStep(key: string): string {
-  return key.length <= MAX_ECHOED_CHARS && /^[\w$-]+$/.test(key) ? `.${key}` : `[${quoteText(key)}]`;
+  return key.length <= MAX_PATH_KEY_CHARS && /^[\w$-]+$/.test(key) ? `.${key}` : `[${quoteKey(key)}]`;
 }
 
 /** A received value in words: `nothing`, `null`, `an array`, `an object`, `true`, `-1`, `the string "x"`. */

@@ -1,5 +1,5 @@
 export { closestName } from './closest-name';
-export { describeValue, isRecord, keyStep, quoteText } from './describe-value';
+export { describeValue, isRecord, keyStep, quoteKey, quoteText } from './describe-value';
 export { documentContainerCap, holdsMoreContainers } from './json-containers';
 export { looksLikeJsonLines } from './json-lines';
 export {

@@ -90,17 +90,19 @@ describe('settings keyed by any id', () => {
   });
 
   // A path names an id as the engine's scenario paths do: bracketed where a dot would mislead,
-  // and cut where it is long, so a 100,000-character id costs the message 40 of them.
+  // and cut where it is long, so a 100,000-character id costs the message 256 of them.
   it('are named in a path bracketed and cut when not plain', () => {
     const long = 'Z'.repeat(100_000);
     expect(
       messageOf(() => parsePatchSystemRequest({ settings: { nodes: { [long]: { capacity: 0 } } } })),
-    ).toBe(`settings.nodes["${'Z'.repeat(40)}…"].capacity must be a finite number > 0, got 0`);
+    ).toBe(
+      `settings.nodes["${'Z'.repeat(128)}…${'Z'.repeat(127)}"].capacity must be a finite number > 0, got 0`,
+    );
     expect(messageOf(() => parsePatchSystemRequest({ settings: { nodes: { 'a.b': { cap: 1 } } } }))).toMatch(
       /^settings\.nodes\["a\.b"\]\.cap: unknown field; settings\.nodes\["a\.b"\] takes "capacity"/,
     );
     expect(messageOf(() => checkSettingsIds([long, 'b']))).toBe(
-      `settings.nodes["${'Z'.repeat(40)}…"] names no node of the structure (nor do 1 more)`,
+      `settings.nodes["${'Z'.repeat(128)}…${'Z'.repeat(127)}"] names no node of the structure (nor do 1 more)`,
     );
   });
 });

@@ -1562,6 +1562,16 @@ describe('settings', () => {
     expect(await refusedFor(queue, { nodes: { A: { arrival: 1e10 }, B: { capacity: 1e30 } } })).toEqual(
       whole,
     );
+    // The node is named by its id, its two ends when long: a 3-million-character id once came
+    // back whole, twice (6.3 MB of error for a 45-byte change).
+    const longId = `Q${'q'.repeat(3_000_000)}`;
+    const longQueue = {
+      nodes: [queue.nodes[0]!, { ...queue.nodes[1]!, id: longId }],
+      dependencies: [{ from: 'A', to: longId }],
+    };
+    const named = await refusedFor(longQueue, { nodes: { A: { arrival: 1e10 } } });
+    expect(named![0]!.message).toContain(`(node "Q${'q'.repeat(127)}…${'q'.repeat(127)}")`);
+    expect(JSON.stringify(named).length).toBeLessThan(2_000);
     registered(
       await register('alice', { name: 'q', document: queue, settings: { nodes: { B: { capacity: 1e30 } } } }),
     );

@@ -197,6 +197,13 @@ describe('extra fields with numbers JSON cannot write', () => {
       '{ "nodes": [{ "id": "s", "arrival": 1, "exit": 1, "x": 1e400 }], "dependencies": [] }',
     );
     expect(() => analyze(open)).toThrow(/^nodes\[0\]\.x: a number too large/);
+    // A key of 3 million characters is named by its two ends: the error once repeated it whole
+    // (twice over in the answer: 6 MB from a 3 MB body, past what Lambda may return).
+    const key = `K${'Z'.repeat(3_000_000)}`;
+    const long = JSON.parse(`{ "nodes": [{ "id": "a", "${key}": 1e400 }], "dependencies": [] }`);
+    expect(() => analyze(long)).toThrow(
+      `nodes[0]["K${'Z'.repeat(127)}…${'Z'.repeat(127)}"]: a number too large for a double`,
+    );
     expect(tick(open).nodes[0]!.id).toBe('s');
   });
 });

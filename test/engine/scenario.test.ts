@@ -513,14 +513,14 @@ describe('scenario errors name the field', () => {
     ['an unknown node', { nodes: { X: { load: 1 } } }, 'scenario.nodes.X: unknown node "X"'],
     ['an odd unknown id', { nodes: { 'a.b': { load: 1 } } }, 'scenario.nodes["a.b"]: unknown node "a.b"'],
     [
-      'a long unknown id (its path cut as its quote is)',
+      'a long unknown id (its path keeps its two ends, its quote 40 characters)',
       { nodes: { ['Z'.repeat(100_000)]: { load: 1 } } },
-      `scenario.nodes["${'Z'.repeat(40)}…"]: unknown node "${'Z'.repeat(40)}…"`,
+      `scenario.nodes["${'Z'.repeat(128)}…${'Z'.repeat(127)}"]: unknown node "${'Z'.repeat(40)}…"`,
     ],
     [
       'a long unknown field',
       { nodes: { B: { ['f'.repeat(100_000)]: 1 } } },
-      `scenario.nodes.B["${'f'.repeat(40)}…"]: unknown field; a node's change takes "load", "arrival", "capacity", "down", "serviceTime", "servers"`,
+      `scenario.nodes.B["${'f'.repeat(128)}…${'f'.repeat(127)}"]: unknown field; a node's change takes "load", "arrival", "capacity", "down", "serviceTime", "servers"`,
     ],
     [
       'a node entry that changes nothing',

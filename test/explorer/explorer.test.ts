@@ -386,13 +386,13 @@ describe.runIf(chromiumPath !== undefined)('the explorer page in Chromium', () =
       .poll(() => page.textContent('#settings-status'))
       .toBe('INVALID_REQUEST: settings.nodes.SampleSite names no node of the structure');
     expect(await row.locator('input[data-field="node"]').getAttribute('aria-invalid')).toBe('true');
-    // An id that is not plain comes back bracketed and cut in the path; the row is marked all the same.
+    // An id that is not plain comes back bracketed in the path; the row is marked all the same.
     await row.locator('input[data-field="node"]').fill('SampleSite (AWS::ElasticBeanstalk::Environment) #9');
     await page.click('#save-settings');
     await expect
       .poll(() => page.textContent('#settings-status'))
       .toBe(
-        'INVALID_REQUEST: settings.nodes["SampleSite (AWS::ElasticBeanstalk::Envir…"] names no node of the structure',
+        'INVALID_REQUEST: settings.nodes["SampleSite (AWS::ElasticBeanstalk::Environment) #9"] names no node of the structure',
       );
     expect(await row.locator('input[data-field="node"]').getAttribute('aria-invalid')).toBe('true');
 

@@ -481,6 +481,13 @@ describe('prometheus: malformed answers', () => {
       series([1, '1'], { client: 'a', 'the server': null }),
       'data.result[1].metric["the server"]: must be a string, got null',
     ],
+    // A label name of 2 million characters is named by its ends: the 422 once repeated it three
+    // times whole (6.6 MB, past what the function may return).
+    [
+      'a long label name',
+      series([1, '1'], { client: 'a', [`L${'x'.repeat(2_000_000)}`]: 5 }),
+      `data.result[1].metric["L${'x'.repeat(127)}…${'x'.repeat(127)}"]: must be a string, got 5`,
+    ],
     [
       'a series that is not an object',
       { resultType: 'vector', result: ['x'] },
