@@ -257,11 +257,23 @@ export function parsePatchSystemRequest(body: unknown): { settings: Settings } {
  * The settings' node ids must name nodes of the structure: 400 naming the first that does not
  * (`settings.nodes.db`).
  */
-export function checkSettingsIds(unknownIds: readonly string[]): void {
-  const [first] = unknownIds;
+export function checkSettingsIds(
+  unknownIds: readonly string[],
+  /**
+   * Of an id the structure lacks, whether the stored settings keep an entry for it (a refresh
+   * removed its node) and the PATCH sends it back as read, or changed (`PATCH` only).
+   */
+  kept: (id: string) => 'as-read' | 'changed' | undefined = () => undefined,
+): void {
+  const refused = unknownIds.filter((id) => kept(id) !== 'as-read');
+  const [first] = refused;
   if (first === undefined) return;
   const path = `settings.nodes${keyStep(first)}`;
-  const problem = `names no node of the structure${unknownIds.length > 1 ? ` (nor do ${unknownIds.length - 1} more)` : ''}`;
+  const why =
+    kept(first) === 'changed'
+      ? ': a refresh removed the node, and its entry, kept, may be sent back as read or left out, not changed'
+      : '';
+  const problem = `names no node of the structure${refused.length > 1 ? ` (nor do ${refused.length - 1} more)` : ''}${why}`;
   throw new ApiError('INVALID_REQUEST', `${path} ${problem}`, { details: [{ path, message: problem }] });
 }
 

@@ -77,13 +77,32 @@ export function createUpdateSettings(deps: {
         const unmatched =
           ifNoneMatch === undefined ? 'any' : unmatchedSettingsRevision(ifNoneMatch, stored.record);
         if (unmatched === undefined) throw settingsUnchanged();
-        // Either header pins the write to the settings read (both name that revision).
-        const pinnedByIfNoneMatch = matched === 'any' && unmatched !== 'any';
-        const revision = matched !== 'any' ? matched : pinnedByIfNoneMatch ? unmatched : undefined;
         // An entry a refresh left without its node is kept (refresh-system.ts), so a PATCH that
-        // sends back what it read keeps it too; a new entry must name a node of the structure.
-        const kept = new Set(Object.keys(stored.record.settings?.nodes ?? {}));
-        checkSettingsIds(unknownSettingsIds(stored.structure, settings).filter((node) => !kept.has(node)));
+        // sends it back as it read it keeps it too. Changed, it could not be checked against the
+        // node (a capacity that disagrees with its servers would fail every run once the node is
+        // back), so a changed one, like a new one, must name a node of the structure.
+        const keptNodes = stored.record.settings?.nodes ?? {};
+        const unknownIds = unknownSettingsIds(stored.structure, settings);
+        checkSettingsIds(unknownIds, (node) =>
+          !Object.hasOwn(keptNodes, node)
+            ? undefined
+            : sameEntry(keptNodes[node]!, settings.nodes![node]!)
+              ? 'as-read'
+              : 'changed',
+        );
+        // Either header pins the write to the settings read (both name that revision), and so
+        // does a kept entry sent back: taken because these settings hold it, it is written only
+        // onto them (a rival PATCH that dropped it in between: read and ask again).
+        const pinnedByKept = matched === 'any' && unmatched === 'any' && unknownIds.length > 0;
+        const pinnedByIfNoneMatch = matched === 'any' && unmatched !== 'any';
+        const revision =
+          matched !== 'any'
+            ? matched
+            : pinnedByIfNoneMatch
+              ? unmatched
+              : pinnedByKept
+                ? (stored.record.settingsRevision ?? 0)
+                : undefined;
         compileRunnableWithSettings(stored.structure, settings, { shouldStop: checkDeadline(time) });
         // The check may have used the function's time: nothing is written that it may not cover.
         checkTimeToStore(time);
@@ -95,9 +114,10 @@ export function createUpdateSettings(deps: {
           if (updated === undefined) throw systemNotFound();
           return { system: toPublicSystemRecord(updated), etag: settingsETag(updated) };
         } catch (error) {
-          // A rival PATCH between the read and a write that waited only for If-None-Match: read
-          // again, and the header is asked of what it wrote.
-          const rivalPatch = error instanceof SettingsChangedError && pinnedByIfNoneMatch;
+          // A rival PATCH between the read and a write that waited only for If-None-Match (or for
+          // the kept entries it sends back): read again, and ask the header, or the entries, of
+          // what it wrote.
+          const rivalPatch = error instanceof SettingsChangedError && (pinnedByIfNoneMatch || pinnedByKept);
           // PATCHes that keep landing in between: a 412 that says so (not one about If-Match,
           // which this PATCH did not send).
           if (rivalPatch && attempt === REFRESH_RACES) throw settingsKeptChanging();
@@ -106,4 +126,13 @@ export function createUpdateSettings(deps: {
         }
       }
     });
+}
+
+/** Whether two settings entries of a node set the same fields to the same numbers. */
+function sameEntry(a: object, b: object): boolean {
+  const fields = Object.keys(a) as Array<keyof typeof a>;
+  return (
+    fields.length === Object.keys(b).length &&
+    fields.every((field) => Object.is(a[field], b[field as keyof typeof b]))
+  );
 }

@@ -1805,12 +1805,22 @@ describe('settings', () => {
     expect(refreshed.warnings).toEqual(['settings name 1 node no longer in the structure (kept): "C"']);
 
     // Read, change, PATCH back (the explorer's editor sends every entry it read): the kept entry
-    // stays writable, while an entry for another node the structure lacks is still refused.
+    // goes back as read, while an entry for another node the structure lacks is still refused,
+    // and so is the kept one changed: it cannot be checked against its node (3 disagrees with
+    // servers / serviceTime once C is back, and every run would fail).
     const update = createUpdateSettings({ systems });
     const patched = await update('alice', record.id, {
       settings: { nodes: { B: { capacity: 4 }, C: { capacity: 9 } } },
     });
     expect(patched.system.settings).toEqual({ nodes: { B: { capacity: 4 }, C: { capacity: 9 } } });
+    const changedKept = await contractErrorOf(
+      update('alice', record.id, {
+        settings: { nodes: { B: { capacity: 4 }, C: { capacity: 3, servers: 2, serviceTime: 10 } } },
+      }),
+    );
+    expect(changedKept.message).toBe(
+      'settings.nodes.C names no node of the structure: a refresh removed the node, and its entry, kept, may be sent back as read or left out, not changed',
+    );
     const stranger = await contractErrorOf(
       update('alice', record.id, { settings: { nodes: { C: { capacity: 9 }, D: { capacity: 1 } } } }),
     );
@@ -1818,6 +1828,29 @@ describe('settings', () => {
     expect((await systems.getRecord('alice', record.id))!.settings).toEqual({
       nodes: { B: { capacity: 4 }, C: { capacity: 9 } },
     });
+    // Taken because the settings read hold it, the kept entry is written only onto them: a rival
+    // PATCH that drops C between this one's read and its write makes it read again, and C is then
+    // an entry for a node the structure lacks (it came back before).
+    let reads = 0;
+    const racing = {
+      get: async (owner: string, id: string) => {
+        const read = await systems.get(owner, id);
+        if (reads++ === 0) await update('alice', record.id, { settings: { nodes: { B: { capacity: 5 } } } });
+        return read;
+      },
+      updateSettings: systems.updateSettings.bind(systems),
+    };
+    const raced = await contractErrorOf(
+      createUpdateSettings({ systems: racing })('alice', record.id, {
+        settings: { nodes: { B: { capacity: 6 }, C: { capacity: 9 } } },
+      }),
+    );
+    expect(raced.message).toBe('settings.nodes.C names no node of the structure');
+    expect(reads).toBe(2);
+    expect((await systems.getRecord('alice', record.id))!.settings).toEqual({
+      nodes: { B: { capacity: 5 } },
+    });
+    // Sent back before any rival, it stays (the state the later steps start from).
   });
 });
 
