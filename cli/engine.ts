@@ -398,7 +398,10 @@ function engineBody(
   // As connect detects it: the engine's own format needs both arrays, so a graph that another
   // format claims (node-link's `links`, Cytoscape.js's `edges`) is that format's, although its
   // `nodes` array is where the engine's request rules would look.
-  const claimedByAnother = claims.length > 0 && !claims.includes('native');
+  // A document with a `mode` of its own is a request body all the same (one missing its
+  // `dependencies` is told so), whatever else it carries.
+  const hasMode = isRecord(document) && Object.hasOwn(document, 'mode');
+  const claimedByAnother = !hasMode && claims.length > 0 && !claims.includes('native');
   const native = command.format === 'native' || (command.format === 'auto' && !claimedByAnother);
   const location = isRecord(document) && native ? locateStructure(document) : undefined;
   // An array is never the engine's own body: one no format claims is read as connect reads it,

@@ -108,7 +108,7 @@ const HISTOGRAM_PART_COUNTS: Readonly<Record<string, string>> = {
  */
 const PART_LABELS = ['le', 'quantile'] as const;
 const PART_LABEL_COUNTS: Readonly<Record<(typeof PART_LABELS)[number], string>> = {
-  le: "the bound of a histogram's bucket: a bucket counts the calls up to its bound, so summed as calls the buckets count each call again in every bucket above it",
+  le: 'the bound of a histogram\'s bucket: a bucket counts the calls up to its bound, so summed as calls the buckets count each call again in every bucket above it (only le="+Inf" counts each once)',
   quantile: "a summary's quantile: its value is a measured time or size, not a rate of calls",
 };
 /** The longest metric name a message repeats whole, in the query it suggests. */
@@ -264,7 +264,11 @@ function readSeries(value: unknown, path: string, option: SeriesLabels | undefin
   // `rate()` drops the metric's name, not its labels: a bucket's `le` (or a summary's
   // `quantile`) still says what the series is. Summed as calls, a histogram's buckets counted
   // every call once per bucket at or above its time (2–3 times over on real bounds).
-  const part = PART_LABELS.find((label) => labels[label] !== undefined);
+  // Only the +Inf bucket counts every call once: its rate is the count's
+  // (`rate(x_bucket{le="+Inf"}[5m])`), and is read as a rate of calls.
+  const part = PART_LABELS.find(
+    (label) => labels[label] !== undefined && !(label === 'le' && labels[label] === '+Inf'),
+  );
   if (part !== undefined) {
     const { from, to } = option ?? knownPairOf(labels);
     throw new FormatError(

@@ -491,6 +491,17 @@ describe('sbe-engine on traces and other formats', () => {
       }
     }
     expect(read).toBeGreaterThan(40);
+    // With a mode of its own, a body is a request body, whatever else it carries: one missing its
+    // dependencies is told so (not to give a mode it has).
+    const half = file(
+      'mode-links.json',
+      JSON.stringify({ mode: 'analyze', nodes: [{ id: 'a' }], links: [] }),
+    );
+    const told = await run(['analyze', half]);
+    expect(told.code).toBe(1);
+    expect(JSON.parse(told.stderr).error.message).toBe(
+      'dependencies: is missing; send an array (an empty one when there are no dependencies)',
+    );
   });
 
   // A JSON Lines line that is not JSON is named, as connect names it.

@@ -523,7 +523,7 @@ describe('prometheus: malformed answers', () => {
         [{ client: 'user', server: 'web', le: '0.5' }, '9'],
         [{ client: 'user', server: 'web', le: '+Inf' }, '10'],
       ]),
-      'data.result[0].metric.le: the series {client="user", server="web", le="0.1"} carries le, the bound of a histogram\'s bucket: a bucket counts the calls up to its bound, so summed as calls the buckets count each call again in every bucket above it; send the answer of a query of the rate of its count, such as sum by (client, server) (rate(<metric>_count[5m]))',
+      'data.result[0].metric.le: the series {client="user", server="web", le="0.1"} carries le, the bound of a histogram\'s bucket: a bucket counts the calls up to its bound, so summed as calls the buckets count each call again in every bucket above it (only le="+Inf" counts each once); send the answer of a query of the rate of its count, such as sum by (client, server) (rate(<metric>_count[5m]))',
     ],
     [
       "a summary's quantile",
@@ -685,5 +685,26 @@ describe('prometheus: properties', () => {
       }),
       { numRuns: 500 },
     );
+  });
+});
+
+describe('a histogram bucket of bound +Inf', () => {
+  // rate(x_bucket{le="+Inf"}[5m]) counts every call once, as the count does: read as calls.
+  it('is read as the rate of calls it is', () => {
+    const read = prometheus.toStructure({
+      status: 'success',
+      data: {
+        resultType: 'vector',
+        result: [
+          { metric: { client: 'user', server: 'web', le: '+Inf' }, value: [1, '10'] },
+          { metric: { client: 'web', server: 'api', le: '+Inf' }, value: [1, '20'] },
+        ],
+      },
+    });
+    expect(read.dependencies).toEqual([
+      expect.objectContaining({ from: 'user', to: 'web', rate: 10, weight: 1 }),
+      expect.objectContaining({ from: 'web', to: 'api', rate: 20, weight: 2 }),
+    ]);
+    expect(read.nodes.find((node) => node.id === 'user')).toMatchObject({ arrival: 10 });
   });
 });
