@@ -6,18 +6,24 @@ import { ApiError } from './errors';
  */
 
 /**
- * 401: no `Authorization` header (`headerPresent` false), one that is not `Bearer <key>`, or
+ * What is wrong with an Authorization header that holds no credential the route can read:
  * `Bearer` with nothing after it (`empty`: a key field left blank; "must use the Bearer scheme"
- * told such a client what it had done right).
+ * told such a client what it had done right), or two Bearer credentials joined by a comma
+ * (`several`: the header sent twice, which API Gateway and Node join so).
  */
-export function missingApiKey(headerPresent: boolean, empty = false): ApiError {
+export type BearerShape = 'empty' | 'several' | undefined;
+
+/** 401: no `Authorization` header (`headerPresent` false), or one that is not `Bearer <key>`. */
+export function missingApiKey(headerPresent: boolean, shape?: BearerShape): ApiError {
   return new ApiError(
     'MISSING_API_KEY',
-    empty
+    shape === 'empty'
       ? 'The Authorization header holds no API key after Bearer: `Authorization: Bearer <API_KEY>`.'
-      : headerPresent
-        ? 'The Authorization header must use the Bearer scheme: `Authorization: Bearer <API_KEY>`.'
-        : 'Send your API key in the Authorization header: `Authorization: Bearer <API_KEY>`.',
+      : shape === 'several'
+        ? 'The Authorization header was sent more than once; send one: `Authorization: Bearer <API_KEY>`.'
+        : headerPresent
+          ? 'The Authorization header must use the Bearer scheme: `Authorization: Bearer <API_KEY>`.'
+          : 'Send your API key in the Authorization header: `Authorization: Bearer <API_KEY>`.',
     { headers: { 'www-authenticate': 'Bearer' } },
   );
 }
@@ -43,17 +49,19 @@ export function accessTokenInsteadOfApiKey(): ApiError {
 }
 
 /**
- * 401: no `Authorization` header, one that is not `Bearer <token>`, or `Bearer` with nothing
- * after it (`empty`), on a user-token route.
+ * 401: no `Authorization` header, one that is not `Bearer <token>`, or one of the `shape`s above,
+ * on a user-token route.
  */
-export function missingToken(headerPresent: boolean, empty = false): ApiError {
+export function missingToken(headerPresent: boolean, shape?: BearerShape): ApiError {
   return new ApiError(
     'MISSING_TOKEN',
-    empty
+    shape === 'empty'
       ? 'The Authorization header holds no access token after Bearer: `Authorization: Bearer <USER_ACCESS_TOKEN>`.'
-      : headerPresent
-        ? 'The Authorization header must use the Bearer scheme: `Authorization: Bearer <USER_ACCESS_TOKEN>`.'
-        : 'Send your user access token in the Authorization header: `Authorization: Bearer <USER_ACCESS_TOKEN>`.',
+      : shape === 'several'
+        ? 'The Authorization header was sent more than once; send one: `Authorization: Bearer <USER_ACCESS_TOKEN>`.'
+        : headerPresent
+          ? 'The Authorization header must use the Bearer scheme: `Authorization: Bearer <USER_ACCESS_TOKEN>`.'
+          : 'Send your user access token in the Authorization header: `Authorization: Bearer <USER_ACCESS_TOKEN>`.',
     { headers: { 'www-authenticate': 'Bearer' } },
   );
 }

@@ -39,6 +39,19 @@ describe('user access tokens over HTTP', () => {
       message:
         'The Authorization header holds no access token after Bearer: `Authorization: Bearer <USER_ACCESS_TOKEN>`.',
     });
+    // The header sent twice, with one good token both times: said so.
+    const twice = await fetch(`${server.url}/api/keys`, {
+      headers: [
+        ['authorization', `Bearer ${alice}`],
+        ['authorization', `Bearer ${alice}`],
+      ],
+    });
+    expect(twice.status).toBe(401);
+    expect(((await twice.json()) as { error: unknown }).error).toEqual({
+      code: 'MISSING_TOKEN',
+      message:
+        'The Authorization header was sent more than once; send one: `Authorization: Bearer <USER_ACCESS_TOKEN>`.',
+    });
     // An API key is not a user token, and a user token is not an API key.
     expect((await call(server.apiKey, 'GET', '/api/keys')).json.error.code).toBe('INVALID_TOKEN');
     expect((await post(server.url, alice, { mode: 'analyze', ...WORKED })).status).toBe(403);

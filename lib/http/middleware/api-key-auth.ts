@@ -14,8 +14,9 @@ export function apiKeyAuth(options: ApiKeyAuthOptions): HttpMiddleware {
   const { verify } = options;
 
   const apiKeyAuthBefore = async (request: HttpRequest): Promise<void> => {
-    const { token, headerPresent, empty } = takeBearerToken(request);
-    if (token === undefined) throw missingApiKey(headerPresent, empty);
+    const { token, headerPresent, empty, several } = takeBearerToken(request);
+    if (token === undefined)
+      throw missingApiKey(headerPresent, empty ? 'empty' : several ? 'several' : undefined);
     const identity = await verify(token);
     // Looked up first all the same: the shape of a refused credential only chooses the words.
     if (identity === undefined) throw looksLikeJwt(token) ? accessTokenInsteadOfApiKey() : invalidApiKey();

@@ -17,15 +17,18 @@ export function takeBearerToken(request: HttpRequest): {
   headerPresent: boolean;
   /** `Bearer` and nothing after it: a client that sent an empty credential (a field left blank). */
   empty: boolean;
+  /** Two Bearer credentials joined by a comma: the header sent twice, even with one value. */
+  several: boolean;
 } {
   const header = readHeader(request.event, 'authorization');
   const token = header === undefined ? undefined : BEARER.exec(header.trim())?.[1];
   const empty = header !== undefined && /^bearer$/i.test(header.trim());
+  const several = header !== undefined && /^bearer[ \t]+[^,]*,[ \t]*bearer\b/i.test(header.trim());
   const headers = request.event?.headers;
   if (headers) {
     for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
   }
-  return { token, headerPresent: header !== undefined, empty };
+  return { token, headerPresent: header !== undefined, empty, several };
 }
 
 /**

@@ -8,8 +8,9 @@ export type VerifyUserToken = (token: string) => Promise<{ sub: string } | undef
 /** A user access token must be present (401 MISSING_TOKEN) and valid (401 INVALID_TOKEN). */
 export function userTokenAuth(options: { verify: VerifyUserToken }): HttpMiddleware {
   const userTokenAuthBefore = async (request: HttpRequest): Promise<void> => {
-    const { token, headerPresent, empty } = takeBearerToken(request);
-    if (token === undefined) throw missingToken(headerPresent, empty);
+    const { token, headerPresent, empty, several } = takeBearerToken(request);
+    if (token === undefined)
+      throw missingToken(headerPresent, empty ? 'empty' : several ? 'several' : undefined);
     const user = await options.verify(token);
     // Told it sent an API key only when it could be one: a credential with dots in it (a JWT
     // cut short, one part too many, a header that is not JSON) is a token that is not valid.
