@@ -199,6 +199,10 @@ describe('extra fields with numbers JSON cannot write', () => {
     expect(() => analyze(open)).toThrow(/^nodes\[0\]\.x: a number too large/);
     // A key of 3 million characters is named by its two ends: the error once repeated it whole
     // (twice over in the answer: 6 MB from a 3 MB body, past what Lambda may return).
+    const plain = `K${'Z'.repeat(255)}`;
+    expect(() =>
+      analyze(JSON.parse(`{ "nodes": [{ "id": "a", "${plain}": 1e400 }], "dependencies": [] }`)),
+    ).toThrow(`nodes[0].${plain}: a number too large for a double`);
     const key = `K${'Z'.repeat(3_000_000)}`;
     const long = JSON.parse(`{ "nodes": [{ "id": "a", "${key}": 1e400 }], "dependencies": [] }`);
     expect(() => analyze(long)).toThrow(

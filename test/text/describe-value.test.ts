@@ -45,6 +45,7 @@ describe('keyStep', () => {
     ['a plain id of 256 characters', 'x'.repeat(256), `.${'x'.repeat(256)}`],
     ['an ARN', `${arn}orders`, `["${arn}orders"]`],
     ['another ARN of the account', `${arn}payments`, `["${arn}payments"]`],
+    ['an id with a dot of 256 characters, whole', `a.${'x'.repeat(254)}`, `["a.${'x'.repeat(254)}"]`],
     ['an id of 257 characters', `a${'x'.repeat(255)}b`, `["a${'x'.repeat(127)}…${'x'.repeat(126)}b"]`],
     ['an id of 3.2 million characters', 'Z'.repeat(3_200_000), `["${'Z'.repeat(128)}…${'Z'.repeat(127)}"]`],
   ])('spells %s', (_name, key, step) => {
