@@ -56,10 +56,10 @@ export interface HandlerPoolOptions {
 
 /**
  * How much lower the workers run unless the pool says otherwise: 10 (`PRIORITY_BELOW_NORMAL` for a
- * server at the default 0) lets a
- * small request's thread take a core from two engine runs at once (a GET's p50 during two
- * 100k/500k analyses 10–11 → 7 ms, max 50–55 → 44–52 ms, docs/benchmark.md), and the engine runs
- * no slower when nothing else wants the cores.
+ * server at the default 0) lets a small request's thread take a core from two engine runs at
+ * once (a GET's p50 during two 100k/500k analyses 10–11 → 7 ms, max 50–55 → 44–52 ms,
+ * docs/benchmark.md), and the engine runs no slower when nothing else wants the cores.
+ * @internal test/local/handler-pool.test.ts reads the workers' nice value against it.
  */
 export const WORKER_NICENESS = 10;
 

@@ -21,7 +21,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 const MAX_PATH_KEY_CHARS = 256;
 
 /** A document's key quoted for a path (`path["odd key"]`), whole up to `MAX_PATH_KEY_CHARS`. */
-export function quoteKey(key: string): string {
+function quoteKey(key: string): string {
   if (key.length <= MAX_PATH_KEY_CHARS) return JSON.stringify(key);
   const half = (MAX_PATH_KEY_CHARS - 1) / 2;
   return JSON.stringify(`${key.slice(0, Math.ceil(half))}…${key.slice(-Math.floor(half))}`);
