@@ -1,7 +1,8 @@
-import type { EngineResult } from '../../lib/engine/types';
+import type { EngineResult, NodeState } from '../../lib/engine/types';
 import type { Colouring } from './colour-by';
 import { type ForcePositions, placeForce } from './force-placement';
 import { dependencyHoverText, nodeHoverText } from './hover-text';
+import { latencyLimitText } from './latency';
 import { indexResult, type Layout, layoutResult } from './layout';
 import { marksOf } from './marks';
 import { nodeSizing } from './node-size';
@@ -419,7 +420,7 @@ export function drawGraph(svg: SVGSVGElement, result: EngineResult, options: Gra
         'aria-label',
         options.withoutResult
           ? `${options.name(node.id)}: no result`
-          : `${options.name(node.id)}${part.groupWords}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === state.primaryBlockage ? ', primary blockage' : ''}${node.utilization === undefined ? '' : `, utilization ${shortNumber(node.utilization)}`}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}${scenarioWords}`,
+          : `${options.name(node.id)}${part.groupWords}: load ${shortNumber(node.load)}, pressure ${shortNumber(node.pressure)}, ${node.role}${node.id === state.primaryBlockage ? ', primary blockage' : ''}${node.utilization === undefined ? '' : `, utilization ${shortNumber(node.utilization)}`}${saturated === undefined ? '' : `, ${saturationText(saturated)}`}${node.responseTime === undefined ? '' : `, response time ${durationText(node.responseTime)}`}${entryWords(node, options.name)}${scenarioWords}`,
       );
       const radius = radii[i]!;
       // Each circle's radius beyond the body's: the camera sizes them all for its zoom (a circle
@@ -676,4 +677,17 @@ function saturationBadge(saturation: Saturation, radius: number): SVGGElement {
   glyph.textContent = SATURATION_GLYPH[saturation.kind];
   badge.append(glyph);
   return badge;
+}
+
+/**
+ * What an entry's requests meet, for its spoken label: its end-to-end latency against its SLO,
+ * or that they never finish and where (it was heard as "utilization 0.8, response time 50 ms",
+ * its own numbers, while its requests were stuck further on).
+ */
+function entryWords(node: NodeState, name: (id: string) => string): string {
+  const slo = typeof node.slo === 'number' ? ` against its SLO of ${durationText(node.slo)}` : '';
+  if (node.latencyLimit !== undefined)
+    return `, its requests never finish: ${latencyLimitText(node.latencyLimit, name)}`;
+  if (node.latency !== undefined) return `, end-to-end latency ${durationText(node.latency)}${slo}`;
+  return '';
 }

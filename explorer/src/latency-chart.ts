@@ -88,7 +88,7 @@ function latencyChartSummary(chart: LatencyChart): string {
           ? idle > slo
             ? `over its SLO of ${durationText(slo)} even with no traffic`
             : `at its SLO of ${durationText(slo)} with no traffic, over it with any`
-          : `reaches its SLO of ${durationText(slo)} at ${scaleText(sloScale)}`,
+          : sloReachedWords(chart, slo, sloScale),
     );
   }
   parts.push(
@@ -288,6 +288,22 @@ export function latencyLegend(chart: LatencyChart): Array<{ mark: LatencyMark; t
       text: `knee at ${scaleText(points.knee)}: ${durationText(2 * points.latency[0]!)}, twice the latency with no traffic (waiting as long as served)`,
     });
   if (slo !== undefined && sloScale !== undefined && sloScale > 0)
-    legend.push({ mark: 'slo', text: `reaches its SLO of ${durationText(slo)} at ${scaleText(sloScale)}` });
+    legend.push({ mark: 'slo', text: sloReachedWords(chart, slo, sloScale) });
   return legend;
+}
+
+/**
+ * Where the entry reaches its SLO, in words. A curve that stays below it up to the saturation
+ * (a node at capacity takes no time of its own there: the latency jumps from the flat curve to
+ * no end) does not reach it on the way: it misses it from the saturation on, and says so (it
+ * read "reaches its SLO of 1 s at ×0.8" above a curve flat at 70 ms).
+ */
+function sloReachedWords(chart: LatencyChart, slo: number, sloScale: number): string {
+  const { points } = chart;
+  const last = points.latency[points.latency.length - 1]!;
+  const atSaturation =
+    Number.isFinite(points.saturation) && sloScale >= points.saturation * (1 - 1e-9) && last < slo;
+  return atSaturation
+    ? `misses its SLO of ${durationText(slo)} from ${scaleText(sloScale)}, where it saturates (${durationText(last)} just below)`
+    : `reaches its SLO of ${durationText(slo)} at ${scaleText(sloScale)}`;
 }

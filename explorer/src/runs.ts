@@ -100,7 +100,16 @@ export function createRuns(
     }
     if (!isLatest(current)) return 'superseded';
     if (answer.status !== 200) {
-      const error = errorOfAnswer(answer);
+      const answered = errorOfAnswer(answer);
+      // A body too large for the API (its 6 MiB, which compression would get round) is one the
+      // page cannot compress, but the browser can run: the API's advice is not the page user's.
+      const error =
+        onServer && answer.status === 413 && answered.message.startsWith('The request body is larger than')
+          ? {
+              ...answered,
+              message: `${answered.message} From this page: untick "Run on the server" to run it in the browser, where the body has no byte limit.`,
+            }
+          : answered;
       const how = `HTTP ${answer.status} (${where}, ${answer.ms.toFixed(0)} ms)`;
       // The API answers a mistake in the structure 500 `PAYLOAD_ERROR` (the seed's contract): said
       // as what it is, since "HTTP 500" alone reads as the server failing.

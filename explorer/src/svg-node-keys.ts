@@ -71,6 +71,20 @@ export function createSvgNodeKeys(svg: SVGSVGElement, tooltip: GraphTooltip, sel
     if (!svg.contains(event.relatedTarget as Node | null)) tooltip.hide('focus');
   });
 
+  // A phone has no Escape and no pointer to move away: a tap on the background, or on the node
+  // whose numbers are on show, puts them away (they covered the graph's controls for good).
+  let tappedFocused = false;
+  svg.addEventListener('pointerdown', (event) => {
+    if (event.pointerType !== 'touch') return;
+    const node = nodeOf(event.target);
+    tappedFocused = node !== null && node === document.activeElement;
+  });
+  svg.addEventListener('pointerup', (event) => {
+    if (event.pointerType !== 'touch' || !(event.target instanceof Element)) return;
+    const on = event.target.closest('#graph .node, #graph .edge');
+    if (on === null || (tappedFocused && tooltip.showing('focus'))) tooltip.dismiss();
+  });
+
   // Hover (a mouse or a pen; a tap focuses the node, above).
   svg.addEventListener('pointerover', (event) => {
     if (event.pointerType === 'touch' || !(event.target instanceof Element)) return;

@@ -125,6 +125,11 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     expect(await page.getAttribute('#graph .node[data-id="bank"]', 'aria-label')).toContain(
       'response time 125 ms',
     );
+    // An entry is heard with what its requests meet, against its SLO (it was heard with its own
+    // 16.7 ms alone), and a stuck one with where they stop.
+    expect(await page.getAttribute('#graph .node[data-id="checkout"]', 'aria-label')).toContain(
+      'response time 16.7 ms, end-to-end latency 220 ms against its SLO of 300 ms',
+    );
     await select('checkout');
     expect(await details()).toMatchObject({
       'Service time': '10 ms',
@@ -140,6 +145,9 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     expect(Number(p99)).toBeCloseTo(Math.log(100) / 60, 12);
     // A stuck entry says where, the node a button.
     await runAsWritten(page, STUCK);
+    expect(await page.getAttribute('#graph .node[data-id="batch"]', 'aria-label')).toContain(
+      'its requests never finish: stuck at reports (saturated)',
+    );
     await select('batch');
     expect((await details()).Latency).toBe('stuck at reports (saturated)');
     await page.click('#details [data-field="latency"] button');
@@ -428,6 +436,29 @@ describe.runIf(chromiumPath !== undefined)('latency on the explorer page in Chro
     );
     expect(boxes.at(-1)![0]).toBe('×1.11');
     for (let i = 1; i < boxes.length; i++) expect(boxes[i]![1]).toBeGreaterThanOrEqual(boxes[i - 1]![2]);
+  });
+
+  // web takes 10 a second, has a capacity of 8 and serves in 50 ms without a queue, db in 20 ms:
+  // 70 ms at any traffic below ×0.8, where web saturates, and from there no end. The SLO of 1 s
+  // is not reached on the way: it is missed from the saturation on (it read "reaches its SLO of
+  // 1 s at ×0.8", the mark floating above a curve flat at 70 ms).
+  it('says an SLO the flat curve never reaches is missed where it saturates', async () => {
+    await runAsWritten(page, {
+      mode: 'analyze',
+      nodes: [
+        { id: 'web', arrival: 10, fanout: true, serviceTime: 0.05, capacity: 8, slo: 1 },
+        { id: 'db', exit: 1, serviceTime: 0.02 },
+      ],
+      dependencies: [{ from: 'web', to: 'db' }],
+    });
+    await select('web');
+    await page.waitForSelector('body[data-latency-chart="drawn"]');
+    expect(await page.getAttribute('#latency-chart', 'aria-label')).toContain(
+      'misses its SLO of 1 s from ×0.8, where it saturates (70 ms just below); saturates at ×0.8.',
+    );
+    expect(await page.locator('#latency-legend span').allTextContents()).toContain(
+      'misses its SLO of 1 s from ×0.8, where it saturates (70 ms just below)',
+    );
   });
 
   // Batch is over capacity today (reports saturates at ×0.4): no latency in the answer, yet a

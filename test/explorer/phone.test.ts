@@ -138,6 +138,16 @@ describe.runIf(chromiumPath !== undefined)('the explorer on a phone', () => {
     await expect.poll(() => page.textContent('#details dl div:first-child dd')).toBe('B');
     await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(true);
     expect(await page.textContent('#graph-tooltip')).toMatch(/^B \(relay, capacity 4\)\n/);
+    // No Escape on a phone: a second tap on the node puts its numbers away, and so does a tap on
+    // the background after a tap shows them again (they stayed over the graph's controls).
+    await page.touchscreen.tap(node.x + node.width / 2, node.y + node.height / 2);
+    await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(false);
+    const other = (await page.locator('#graph .node[data-id="C"] circle.body').boundingBox())!;
+    await page.touchscreen.tap(other.x + other.width / 2, other.y + other.height / 2);
+    await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(true);
+    const graph = (await page.locator('#graph').boundingBox())!;
+    await page.touchscreen.tap(graph.x + 6, graph.y + 6);
+    await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(false);
     expect(uncaught).toEqual([]);
   });
 

@@ -8,6 +8,8 @@
  */
 import type { Page, Request, Route } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { type ApiError, errorBody } from '../../lib/api/errors';
+import { parseJsonRequestBody } from '../../lib/api/request-body';
 import { OPEN_WORKED_EXAMPLE, WORKED_EXAMPLE } from '../../lib/worked-example';
 import { post, type TestServer } from '../integration/server';
 import { findChromium, freshExplorerPages, runAsWritten, SCREENSHOTS } from './browser';
@@ -85,6 +87,31 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     expect(await page.inputValue('#scenario-node')).toBe('B');
     expect(await page.locator('#graph .node[data-id="B"] circle.ring.selected').count()).toBe(1);
     await page.screenshot({ path: `${SCREENSHOTS}/runs-refused.png`, fullPage: true });
+  });
+
+  // A body past the API's 6 MiB: its 413 advises compressing, which the page cannot do, while
+  // the browser runs any size. The page says so (the answer is the API's own words, made by its
+  // own code for a limit of 10 bytes; the server's real 413 needs a 6 MiB paste).
+  it('adds to a body-size 413 that the browser runs what the server will not take', async () => {
+    const { page } = await openPage();
+    let refusal: ApiError | undefined;
+    try {
+      parseJsonRequestBody('{"mode":"analyze","nodes":[]}', { maxBytes: 10, maxDecodedBytes: 10 });
+    } catch (thrown) {
+      refusal = thrown as ApiError;
+    }
+    await page.route('**/api/engine', (route) =>
+      route.fulfill({
+        status: 413,
+        contentType: 'application/json',
+        body: JSON.stringify(errorBody(refusal!)),
+      }),
+    );
+    await run(page, TIMELINE, 'server', 'error');
+    expect(await page.textContent('#error')).toContain(
+      `${refusal!.message} From this page: untick "Run on the server" to run it in the browser, where the body has no byte limit.`,
+    );
+    await page.unroute('**/api/engine');
   });
 
   // A request that never answers: Cancel, visible while it is in flight, stops it; the answer on
