@@ -12,3 +12,54 @@ export function besidePoint(
   const y = point.y - 8 >= text.height ? point.y - 8 : Math.min(canvas.height, point.y + 8 + text.height);
   return { x, y };
 }
+
+/** A rectangle on the canvas: a name written (its baseline at `bottom`) or a point drawn. */
+export interface Box {
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+}
+
+/**
+ * Where a name goes beside a point, clear of `taken` (names written before it, the points they
+ * name): first where `besidePoint` puts it, else the other three corners around the point, else
+ * further up or down in steps of its height, else where `besidePoint` puts it after all. The
+ * blockage's and the origin's names on a large graph, their points close, were written one over
+ * the other, unreadable, the first thing a user looks for. The box it takes is added to `taken`.
+ */
+export function besidePointClear(
+  point: { x: number; y: number },
+  text: { width: number; height: number },
+  canvas: { width: number; height: number },
+  taken: Box[],
+): { x: number; y: number } {
+  const { width, height } = text;
+  const fits = (x: number, y: number) =>
+    x >= 0 && x + width <= canvas.width && y - height >= 0 && y <= canvas.height;
+  const clear = (x: number, y: number) =>
+    taken.every((box) => x >= box.right || x + width <= box.left || y <= box.top || y - height >= box.bottom);
+  const first = besidePoint(point, text, canvas);
+  const right = point.x + 8;
+  const left = point.x - 8 - width;
+  const above = point.y - 8;
+  const below = point.y + 8 + height;
+  const candidates: Array<[number, number]> = [[first.x, first.y]];
+  for (const [x, y] of [
+    [right, above],
+    [right, below],
+    [left, above],
+    [left, below],
+  ] as const)
+    candidates.push([x, y]);
+  for (let step = 1; step <= 4; step++) {
+    for (const x of [right, left]) {
+      candidates.push([x, above - step * (height + 2)]);
+      candidates.push([x, below + step * (height + 2)]);
+    }
+  }
+  const chosen = candidates.find(([x, y]) => fits(x, y) && clear(x, y)) ?? [first.x, first.y];
+  const [x, y] = chosen;
+  taken.push({ left: x, top: y - height, right: x + width, bottom: y });
+  return { x, y };
+}

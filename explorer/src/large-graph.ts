@@ -1,5 +1,5 @@
 import type { EngineResult } from '../../lib/engine/types';
-import { besidePoint } from './canvas-label';
+import { type Box, besidePointClear } from './canvas-label';
 import type { Colouring } from './colour-by';
 import { type ForcePositions, placeForce } from './force-placement';
 import { holdFrames } from './held-frame';
@@ -102,7 +102,9 @@ const BACKGROUND: [number, number, number] = [1, 1, 1];
  * view shows by width this view shows by shade, light for little to dark for the most.
  */
 function edgeShade(share: number): readonly [number, number, number] {
-  const grey = 0.85 - 0.6 * share;
+  // The lightest no lighter than 0.7: at 0.85 and the haze's opacity, a quiet dependency was
+  // 99% white on white, its arrowhead drawn alone (docs/explorer.md).
+  const grey = 0.7 - 0.5 * share;
   return [grey, grey, grey + 0.03];
 }
 
@@ -115,6 +117,8 @@ const SPACING: Spacing = { row: 1, column: 1, layer: 2, band: 3 };
 const EDGE_COVER = 0.6;
 /** …more, fainter, down to this opacity. */
 const FAINTEST_EDGE = 0.06;
+/** The faintest an ordinary dependency's arrowhead is drawn, however faint its line. */
+const ARROW_FLOOR = 0.35;
 /**
  * At Fit, points this far apart are far enough (the largest, 9 px, with room between): tall
  * layers are wrapped no further, which keeps lines shorter and crossing less (Jaeger's 871
@@ -470,13 +474,21 @@ export function drawLargeGraph(
     if (!moving && cellPx >= NAME_SPACING_PX) drawNames(context, ratio);
     if (focused !== undefined) drawFocusRing(context, focused, ratio);
     context.font = `${12 * ratio}px system-ui, sans-serif`;
+    // Each name clear of the others and of the points they name (the blockage's and the origin's
+    // points are often close: their names were written one over the other).
+    const taken: Box[] = marked.map(({ v }) => {
+      const [sx, sy] = toScreen(v);
+      const half = drawnSize(v) / 2;
+      return { left: sx - half, top: sy - half, right: sx + half, bottom: sy + half };
+    });
     for (const { v, text, colour } of marked) {
       const [sx, sy] = toScreen(v);
       context.fillStyle = colour;
-      const { x, y } = besidePoint(
+      const { x, y } = besidePointClear(
         { x: sx, y: sy },
         { width: context.measureText(text).width, height: 12 * ratio },
         labels,
+        taken,
       );
       context.fillText(text, x, y);
     }
@@ -514,10 +526,15 @@ export function drawLargeGraph(
       path.closePath();
       drawn++;
     }
+    // An ordinary dependency's head as faint as its line (not under `ARROW_FLOOR`, so a head
+    // still says which way): an opaque head beside a line too faint to see read as drawn alone.
+    // The trace's and the saturated ones' heads stay opaque, as their lines are.
     paths.forEach((path, kind) => {
+      context.globalAlpha = kind === 0 ? Math.max(ARROW_FLOOR, edgeAlpha()) : 1;
       context.fillStyle = ARROW_COLOUR[kind]!;
       context.fill(path);
     });
+    context.globalAlpha = 1;
   }
 
   /**
