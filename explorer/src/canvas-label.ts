@@ -2,6 +2,7 @@
  * Where a name goes beside a point on a canvas: up and right of it, 8 px off; where that would
  * run off the canvas, left of the point and below it. The WebGL view's blockage and origin names
  * were cut at the right edge ("catalog.catalog-cache-4112 (p").
+ * @internal test/explorer/canvas-label.test.ts checks it; the view calls `besidePointClear`.
  */
 export function besidePoint(
   point: { x: number; y: number },
