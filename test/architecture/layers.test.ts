@@ -76,7 +76,8 @@ const ALLOWED: Record<string, readonly string[]> = {
   local: ['lib/*', 'explorer'],
   cli: ['lib/*'],
   // The page runs the engine and the contract's own request and response code in its worker.
-  explorer: ['lib/engine', 'lib/api', 'lib/config', 'lib/worked-example'],
+  // And the ground floor's wording helpers: an error's path names an id as the page marks it.
+  explorer: ['lib/engine', 'lib/api', 'lib/config', 'lib/worked-example', 'lib/text'],
   // The screenshots script starts the local server and drives the page with the browser tests' helpers.
   scripts: ['lib/*', 'local', 'test'],
   // The CDK app reads the route table, table layout and settings parsers; it never runs them.
