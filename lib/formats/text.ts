@@ -24,7 +24,12 @@ const MAX_PATH_KEY_CHARS = 256;
 function quoteKey(key: string): string {
   if (key.length <= MAX_PATH_KEY_CHARS) return JSON.stringify(key);
   const half = (MAX_PATH_KEY_CHARS - 1) / 2;
-  return JSON.stringify(`${key.slice(0, Math.ceil(half))}…${key.slice(-Math.floor(half))}`);
+  // Cut between code points: a cut inside a surrogate pair wrote its half as `\ude00`.
+  let head = Math.ceil(half);
+  if (isHighSurrogate(key.charCodeAt(head - 1))) head--;
+  let tail = key.length - Math.floor(half);
+  if (isHighSurrogate(key.charCodeAt(tail - 1))) tail++;
+  return JSON.stringify(`${key.slice(0, head)}…${key.slice(tail)}`);
 }
 
 /** `path.key` for a key that is an identifier and not long, else `path["odd key"]`. */
@@ -131,4 +136,8 @@ export function renameWarnings(renamed: Renamed): string[] {
     ({ element, key, name, count }) =>
       `${plural(count, element)} ${count === 1 ? 'has' : 'have'} a field ${quote(key)}, a name the engine owns; it is kept as ${quote(name)}`,
   );
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
 }

@@ -25,7 +25,12 @@ const MAX_PATH_KEY_CHARS = 256;
 export function quoteKey(key: string): string {
   if (key.length <= MAX_PATH_KEY_CHARS) return JSON.stringify(key);
   const half = (MAX_PATH_KEY_CHARS - 1) / 2;
-  return JSON.stringify(`${key.slice(0, Math.ceil(half))}…${key.slice(-Math.floor(half))}`);
+  // Cut between code points: a cut inside a surrogate pair wrote its half as `\ude00`.
+  let head = Math.ceil(half);
+  if (isHighSurrogate(key.charCodeAt(head - 1))) head--;
+  let tail = key.length - Math.floor(half);
+  if (isHighSurrogate(key.charCodeAt(tail - 1))) tail++;
+  return JSON.stringify(`${key.slice(0, head)}…${key.slice(tail)}`);
 }
 
 /**
@@ -59,4 +64,8 @@ export function describeValue(value: unknown): string {
 /** A plain object (not null, not an array): what a JSON object parses to. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
 }

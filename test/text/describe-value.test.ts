@@ -51,4 +51,16 @@ describe('keyStep', () => {
   ])('spells %s', (_name, key, step) => {
     expect(keyStep(key)).toBe(step);
   });
+
+  // Cut between code points: a cut inside a surrogate pair wrote the half left as `\ude00`.
+  it('cuts a long key of emoji between code points, at either parity', () => {
+    for (const key of ['😀'.repeat(200), `a${'😀'.repeat(200)}`]) {
+      const step = keyStep(key);
+      const text = JSON.parse(step.slice(1, -1)) as string;
+      expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
+      expect(step).not.toMatch(/\\u[dD][89a-fA-F]/);
+      expect(text.length).toBeLessThanOrEqual(256);
+      expect(text).toMatch(/^a?(?:😀)+…(?:😀)+$/u);
+    }
+  });
 });

@@ -40,7 +40,7 @@
  *   found), a warning.
  */
 import { envelopeErrors } from '../jaeger-envelope';
-import { describeValue, isRecord } from '../text';
+import { describeValue, isRecord, memberPath } from '../text';
 import { FormatError, type GraphFormat } from '../types';
 import { leading, listAt, nanosecondsAt, recordAt, Tally, textAt } from './read';
 import { normalId, type SourceSpan, type SpanKind, spanGraph } from './span-graph';
@@ -152,7 +152,7 @@ function readTrace(value: unknown, at: string, spans: SourceSpan[], notes: Notes
             `${path}.processID`,
             `names no process of the trace: ${describeValue(processId)} is not among ${dot}processes`,
           );
-        service = serviceOf(processes[processId], `${dot}processes.${processId}`);
+        service = serviceOf(processes[processId], memberPath(`${dot}processes`, processId));
         services.set(processId, service);
       }
     }

@@ -370,4 +370,32 @@ describe('Jaeger trace reading', () => {
     expect(error.path).toBe(path);
     expect(error.message).toContain(message);
   });
+
+  // A process id of a million characters is named by its two ends, bracketed (its path repeated
+  // it whole: a 1 MB error from connect, a registration or the CLI).
+  it('names a process by a long id by its ends', () => {
+    const id = `p${'x'.repeat(1_000_000)}`;
+    const document = {
+      data: [
+        {
+          traceID: 't1',
+          spans: [
+            {
+              traceID: 't1',
+              spanID: 'a',
+              operationName: 'x',
+              references: [],
+              startTime: 1,
+              duration: 1,
+              processID: id,
+            },
+          ],
+          processes: { [id]: 5 },
+        },
+      ],
+    };
+    const error = thrown(() => jaegerTraces.toStructure(document));
+    expect(error.path).toBe(`data[0].processes["p${'x'.repeat(127)}…${'x'.repeat(127)}"]`);
+    expect(error.message.length).toBeLessThan(1_000);
+  });
 });
