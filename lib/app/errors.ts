@@ -69,10 +69,12 @@ export function settingsUnchanged(): ApiError {
 }
 
 /** A PATCH with If-None-Match whose settings other PATCHes kept changing between its read and its write. */
-export function settingsKeptChanging(): ApiError {
+export function settingsKeptChanging(asking: 'If-None-Match' | 'kept entries'): ApiError {
   return new ApiError(
     'PRECONDITION_FAILED',
-    "The system's settings kept changing while this PATCH was asking If-None-Match of them; nothing was written: GET the system, then PATCH again.",
+    asking === 'If-None-Match'
+      ? "The system's settings kept changing while this PATCH was asking If-None-Match of them; nothing was written: GET the system, then PATCH again."
+      : "The system's settings kept changing while this PATCH was sending back the entries they keep for nodes a refresh removed; nothing was written: GET the system, then PATCH again.",
   );
 }
 

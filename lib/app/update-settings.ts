@@ -120,7 +120,8 @@ export function createUpdateSettings(deps: {
           const rivalPatch = error instanceof SettingsChangedError && (pinnedByIfNoneMatch || pinnedByKept);
           // PATCHes that keep landing in between: a 412 that says so (not one about If-Match,
           // which this PATCH did not send).
-          if (rivalPatch && attempt === REFRESH_RACES) throw settingsKeptChanging();
+          if (rivalPatch && attempt === REFRESH_RACES)
+            throw settingsKeptChanging(pinnedByIfNoneMatch ? 'If-None-Match' : 'kept entries');
           // Refreshes that keep landing between the read and the write: 409, as for a refresh.
           if (!(error instanceof SystemChangedError || rivalPatch) || attempt === REFRESH_RACES) throw error;
         }

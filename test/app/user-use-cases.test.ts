@@ -1828,6 +1828,30 @@ describe('settings', () => {
     expect((await systems.getRecord('alice', record.id))!.settings).toEqual({
       nodes: { B: { capacity: 4 }, C: { capacity: 9 } },
     });
+    // Rivals that keep C, landing between every read and write: 412 after three tries, saying
+    // what this PATCH was asking (it said If-None-Match, which it had not sent).
+    let rivals = 0;
+    const restless = {
+      get: async (owner: string, id: string) => {
+        const read = await systems.get(owner, id);
+        rivals++;
+        await update('alice', record.id, {
+          settings: { nodes: { B: { capacity: 10 + rivals }, C: { capacity: 9 } } },
+        });
+        return read;
+      },
+      updateSettings: systems.updateSettings.bind(systems),
+    };
+    const outrun = await contractErrorOf(
+      createUpdateSettings({ systems: restless })('alice', record.id, {
+        settings: { nodes: { B: { capacity: 6 }, C: { capacity: 9 } } },
+      }),
+    );
+    expect([outrun.code, outrun.message]).toEqual([
+      'PRECONDITION_FAILED',
+      "The system's settings kept changing while this PATCH was sending back the entries they keep for nodes a refresh removed; nothing was written: GET the system, then PATCH again.",
+    ]);
+    expect(rivals).toBe(3);
     // Taken because the settings read hold it, the kept entry is written only onto them: a rival
     // PATCH that drops C between this one's read and its write makes it read again, and C is then
     // an entry for a node the structure lacks (it came back before).
