@@ -3,9 +3,12 @@ import { readHeader } from './types';
 
 /**
  * `Bearer`, any case, then one or more spaces or tabs, then a token with no whitespace in it.
- * Two Authorization headers arrive joined by a comma (`Bearer a,Bearer b`) and so fail here.
  */
 const BEARER = /^bearer[ \t]+(\S+)$/i;
+
+/** An Authorization header sent twice, as a comma joins the two: see `takeBearerToken`. */
+const SEVERAL =
+  /^[A-Za-z][\w-]*(?:[ \t]+[^,]*)?,[ \t]*(?:bearer|basic|digest|negotiate|aws4-hmac-sha256)(?![\w-])/i;
 
 /**
  * The bearer token of a request, and whether an Authorization header was there at all. The
@@ -17,13 +20,16 @@ export function takeBearerToken(request: HttpRequest): {
   headerPresent: boolean;
   /** `Bearer` and nothing after it: a client that sent an empty credential (a field left blank). */
   empty: boolean;
-  /** Two Bearer credentials joined by a comma: the header sent twice, even with one value. */
+  /** Two credentials joined by a comma: the header sent twice, even with one value. */
   several: boolean;
 } {
   const header = readHeader(request.event, 'authorization');
-  const token = header === undefined ? undefined : BEARER.exec(header.trim())?.[1];
+  // Two headers arrive joined by a comma: a scheme, maybe its credential, a comma and another
+  // scheme (`Bearer k,Bearer k`, `Bearer k,bearer`, `Bearer,Bearer k`, `Basic x,Bearer k`).
+  // Read first: the first credential would otherwise take the rest as part of itself.
+  const several = header !== undefined && SEVERAL.test(header.trim());
+  const token = header === undefined || several ? undefined : BEARER.exec(header.trim())?.[1];
   const empty = header !== undefined && /^bearer$/i.test(header.trim());
-  const several = header !== undefined && /^bearer[ \t]+[^,]*,[ \t]*bearer\b/i.test(header.trim());
   const headers = request.event?.headers;
   if (headers) {
     for (const name of Object.keys(headers)) if (name.toLowerCase() === 'authorization') delete headers[name];
