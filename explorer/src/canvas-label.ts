@@ -34,17 +34,27 @@ export function besidePointClear(
   text: { width: number; height: number },
   canvas: { width: number; height: number },
   taken: Box[],
+  /**
+   * How far from the point's centre the name starts, across and up or down: 8 px, or the drawn
+   * point's radius and a little more (a large point on a high-density screen, 14 device px
+   * across, kept its name off every corner and sent it a line or more above).
+   */
+  clearance = 8,
 ): { x: number; y: number } {
   const { width, height } = text;
   const fits = (x: number, y: number) =>
     x >= 0 && x + width <= canvas.width && y - height >= 0 && y <= canvas.height;
   const clear = (x: number, y: number) =>
     taken.every((box) => x >= box.right || x + width <= box.left || y <= box.top || y - height >= box.bottom);
-  const first = besidePoint(point, text, canvas);
-  const right = point.x + 8;
-  const left = point.x - 8 - width;
-  const above = point.y - 8;
-  const below = point.y + 8 + height;
+  const right = point.x + clearance;
+  const left = point.x - clearance - width;
+  const above = point.y - clearance;
+  const below = point.y + clearance + height;
+  // Where besidePoint puts it, at this clearance: up and right, else left, else below.
+  const first = {
+    x: right + width <= canvas.width ? right : Math.max(0, left),
+    y: above >= height ? above : Math.min(canvas.height, below),
+  };
   const candidates: Array<[number, number]> = [[first.x, first.y]];
   for (const [x, y] of [
     [right, above],

@@ -60,14 +60,15 @@ export function createDetailsPanel(view: View, nodeButton: (id: string) => HTMLB
     if (node.lost !== undefined) list.append(field('Lost per step', node.lost));
     if (hasSteadyState(result)) {
       const saturation = saturationByNode(result).get(node.id);
-      // The engine gives `lost: 0` to a down node nothing reaches (and `lost` to no node up
-      // but a stranded one, which loses something): down, with nothing to lose, does not keep up.
+      // The engine gives `lost: 0` to a node that loses what reaches it, down or stranded by a
+      // cut, when nothing does; the answer does not say which of the two (a stranded node was
+      // called "down"): with nothing to lose, it does not keep up either.
       const steady = field(
         'Steady state',
         saturation !== undefined
           ? saturationText(saturation)
           : node.lost === 0
-            ? 'down: nothing reaches it'
+            ? 'nothing reaches it (down, or its way out cut)'
             : 'keeps up',
       );
       steady.dataset.field = 'steady-state';

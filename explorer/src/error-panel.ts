@@ -17,8 +17,19 @@ export function errorOfAnswer(answer: Pick<RunAnswer, 'status' | 'text'>): Shown
     parsed = undefined;
   }
   const error = parsed?.error;
-  if (error === undefined || typeof error !== 'object' || error === null)
-    return { title: `HTTP ${answer.status}`, message: answer.text.slice(0, 500) };
+  if (error === undefined || typeof error !== 'object' || error === null) {
+    // API Gateway's own answers (`{"message":"Request Entity Too Large"}`) by their message; a
+    // proxy's HTML page by its text, without its tags.
+    const gateway = (parsed as { message?: unknown } | undefined)?.message;
+    const message =
+      typeof gateway === 'string'
+        ? gateway
+        : answer.text
+            .replace(/<[^>]*>/g, ' ')
+            .replace(/\s+/g, ' ')
+            .trim();
+    return { title: `HTTP ${answer.status}`, message: message.slice(0, 500) };
+  }
   return {
     title: typeof error.code === 'string' ? error.code : `HTTP ${answer.status}`,
     message: typeof error.message === 'string' ? error.message : '',

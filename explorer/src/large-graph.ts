@@ -489,6 +489,7 @@ export function drawLargeGraph(
         { width: context.measureText(text).width, height: 12 * ratio },
         labels,
         taken,
+        Math.max(8, drawnSize(v) / 2 + 2 * ratio),
       );
       context.fillText(text, x, y);
     }

@@ -104,7 +104,12 @@ export function createRuns(
       // A body too large for the API (its 6 MiB, which compression would get round) is one the
       // page cannot compress, but the browser can run: the API's advice is not the page user's.
       const error =
-        onServer && answer.status === 413 && answered.message.startsWith('The request body is larger than')
+        onServer &&
+        answer.status === 413 &&
+        // The API's own words, or API Gateway's where the body is past what a Lambda event
+        // holds (every body over 6 MiB deployed: the function never sees it).
+        (answered.message.startsWith('The request body is larger than') ||
+          /Request Entity Too Large/i.test(answer.text))
           ? {
               ...answered,
               message: `${answered.message} From this page: untick "Run on the server" to run it in the browser, where the body has no byte limit.`,

@@ -82,7 +82,13 @@ export function createSvgNodeKeys(svg: SVGSVGElement, tooltip: GraphTooltip, sel
   svg.addEventListener('pointerup', (event) => {
     if (event.pointerType !== 'touch' || !(event.target instanceof Element)) return;
     const on = event.target.closest('#graph .node, #graph .edge');
-    if (on === null || (tappedFocused && tooltip.showing('focus'))) tooltip.dismiss();
+    if (on === null) tooltip.dismiss();
+    else if (tappedFocused) {
+      // Tap after tap on one node: its numbers off, then on again (no focus event brings them).
+      const node = nodeOf(event.target);
+      if (tooltip.showing('focus')) tooltip.dismiss();
+      else if (node !== null) tooltip.show('focus', textOf(node), node.getBoundingClientRect());
+    }
   });
 
   // Hover (a mouse or a pen; a tap focuses the node, above).

@@ -62,6 +62,18 @@ describe('besidePointClear', () => {
     }
   });
 
+  // A point 28 device px across (14 CSS px at ratio 2): with the clearance of its radius, the
+  // name sits up and right of it, not a line or more above (8 px of clearance put every corner
+  // inside the point's own box).
+  it("keeps a name beside a large point at its radius's clearance", () => {
+    const point = { x: 200, y: 200 };
+    const taken: Box[] = [{ left: 186, top: 186, right: 214, bottom: 214 }];
+    expect(besidePointClear(point, { width: 120, height: 24 }, canvas, taken, 16)).toEqual({
+      x: 216,
+      y: 184,
+    });
+  });
+
   // Nowhere clear (a canvas as small as the name): where besidePoint puts it after all.
   it('falls back to besidePoint when nothing around is clear', () => {
     const small = { width: 210, height: 30 };

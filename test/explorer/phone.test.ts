@@ -142,6 +142,9 @@ describe.runIf(chromiumPath !== undefined)('the explorer on a phone', () => {
     // the background after a tap shows them again (they stayed over the graph's controls).
     await page.touchscreen.tap(node.x + node.width / 2, node.y + node.height / 2);
     await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(false);
+    // A third tap brings them back: taps on one node turn its numbers on and off.
+    await page.touchscreen.tap(node.x + node.width / 2, node.y + node.height / 2);
+    await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(true);
     const other = (await page.locator('#graph .node[data-id="C"] circle.body').boundingBox())!;
     await page.touchscreen.tap(other.x + other.width / 2, other.y + other.height / 2);
     await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(true);

@@ -192,7 +192,7 @@ describe.runIf(chromiumPath !== undefined)('the steady state on the explorer pag
     await page.click('#graph .node[data-id="X"]');
     expect(await details()).toMatchObject({
       'Lost per step': '0',
-      'Steady state': 'down: nothing reaches it',
+      'Steady state': 'nothing reaches it (down, or its way out cut)',
     });
   });
 
