@@ -17,6 +17,8 @@ export interface LargeGraphHost {
 
 /** Room around a point for the tooltip, in pixels. */
 const POINT_ROOM = 8;
+/** How far a finger may move and still tap, not drag, in CSS pixels. */
+const TAP_SLOP_PX = 10;
 
 const around = ([x, y]: [number, number]): Anchor => ({
   left: x - POINT_ROOM,
@@ -109,6 +111,19 @@ export function createLargeGraphKeys(container: HTMLElement, tooltip: GraphToolt
     else tooltip.show('hover', host.hoverText(result, at), pointAnchor(event.clientX, event.clientY));
   });
   container.addEventListener('pointerleave', () => tooltip.hide('hover'));
+
+  // A phone has no Escape: a tap (not a drag) on the view's background puts the numbers away.
+  let tapFrom: [number, number] | undefined;
+  container.addEventListener('pointerdown', (event) => {
+    tapFrom = event.pointerType === 'touch' ? [event.clientX, event.clientY] : undefined;
+  });
+  container.addEventListener('pointerup', (event) => {
+    if (event.pointerType !== 'touch' || tapFrom === undefined) return;
+    const moved = Math.hypot(event.clientX - tapFrom[0], event.clientY - tapFrom[1]);
+    tapFrom = undefined;
+    if (moved <= TAP_SLOP_PX && host.view()?.nodeAt(event.clientX, event.clientY) === undefined)
+      tooltip.dismiss();
+  });
 
   return {
     /** A new view (another structure): the keyboard starts again from its default node. */

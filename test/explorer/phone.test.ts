@@ -203,6 +203,12 @@ describe.runIf(chromiumPath !== undefined)('the explorer on a phone', () => {
     expect(await page.evaluate('window.scrollY')).toBe(still);
     expect(await page.evaluate('window.visualViewport.scale')).toBe(1);
     await page.screenshot({ path: `${SCREENSHOTS}/phone-webgl-pinched.png` });
+    // The focused node's numbers are on show; a tap on the background (no node under the finger,
+    // the view's corner) puts them away, as in the SVG view.
+    await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(true);
+    const corner = (await page.locator('#large-graph').boundingBox())!;
+    await page.touchscreen.tap(corner.x + 3, corner.y + corner.height - 3);
+    await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(false);
     expect(uncaught).toEqual([]);
   });
 
