@@ -54,13 +54,19 @@ describe('keyStep', () => {
 
   // Cut between code points: a cut inside a surrogate pair wrote the half left as `\ude00`.
   it('cuts a long key of emoji between code points, at either parity', () => {
-    for (const key of ['😀'.repeat(200), `a${'😀'.repeat(200)}`]) {
+    for (const key of [
+      '😀'.repeat(200),
+      `a${'😀'.repeat(200)}`,
+      // One pair across each cut alone: at the head's end, and at the tail's start.
+      `${'a'.repeat(127)}😀${'b'.repeat(200)}`,
+      `${'a'.repeat(200)}😀${'c'.repeat(126)}`,
+    ]) {
       const step = keyStep(key);
       const text = JSON.parse(step.slice(1, -1)) as string;
       expect(text).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/);
       expect(step).not.toMatch(/\\u[dD][89a-fA-F]/);
       expect(text.length).toBeLessThanOrEqual(256);
-      expect(text).toMatch(/^a?(?:😀)+…(?:😀)+$/u);
+      expect(text).toMatch(/^[a😀]+…[a-c😀]+$/u);
     }
   });
 });
