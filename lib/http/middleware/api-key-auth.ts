@@ -18,8 +18,12 @@ export function apiKeyAuth(options: ApiKeyAuthOptions): HttpMiddleware {
     if (token === undefined)
       throw missingApiKey(headerPresent, empty ? 'empty' : several ? 'several' : undefined);
     const identity = await verify(token);
-    // Looked up first all the same: the shape of a refused credential only chooses the words.
-    if (identity === undefined) throw looksLikeJwt(token) ? accessTokenInsteadOfApiKey() : invalidApiKey();
+    // Looked up first all the same: the shape of a refused credential only chooses the words. A
+    // header sent twice is a 401 (no one key was sent), as one without a key is.
+    if (identity === undefined) {
+      if (several) throw missingApiKey(true, 'several');
+      throw looksLikeJwt(token) ? accessTokenInsteadOfApiKey() : invalidApiKey();
+    }
     request.context.apiKey = { id: identity.id, owner: identity.owner };
     requestFacts(request).keyId = identity.id;
   };

@@ -6,9 +6,12 @@ import { readHeader } from './types';
  */
 const BEARER = /^bearer[ \t]+(\S+)$/i;
 
-/** An Authorization header sent twice, as a comma joins the two: see `takeBearerToken`. */
-const SEVERAL =
-  /^[A-Za-z][\w-]*(?:[ \t]+[^,]*)?,[ \t]*(?:bearer|basic|digest|negotiate|aws4-hmac-sha256)(?![\w-])/i;
+/**
+ * An Authorization header sent twice, as a comma joins the two (see `takeBearerToken`): a comma
+ * first or last (one of them empty), or a comma and then a scheme's name standing alone or
+ * before a space (`Bearer k,Bearer k`, `Bearer k,DPoP`, `Basic x,Bearer k`).
+ */
+const SEVERAL = /^,|,$|,[ \t]*[A-Za-z][\w-]*(?:[ \t]|$)/;
 
 /**
  * The bearer token of a request, and whether an Authorization header was there at all. The
@@ -20,15 +23,18 @@ export function takeBearerToken(request: HttpRequest): {
   headerPresent: boolean;
   /** `Bearer` and nothing after it: a client that sent an empty credential (a field left blank). */
   empty: boolean;
-  /** Two credentials joined by a comma: the header sent twice, even with one value. */
+  /**
+   * Two credentials joined by a comma, as the header sent twice reads (even with one value): how
+   * to word the refusal of a token that is missing or not valid, never a refusal of its own.
+   */
   several: boolean;
 } {
   const header = readHeader(request.event, 'authorization');
-  // Two headers arrive joined by a comma: a scheme, maybe its credential, a comma and another
-  // scheme (`Bearer k,Bearer k`, `Bearer k,bearer`, `Bearer,Bearer k`, `Basic x,Bearer k`).
-  // Read first: the first credential would otherwise take the rest as part of itself.
+  // Two headers arrive joined by a comma (`Bearer k,Bearer k`, `Bearer k,bearer`, `Bearer,Bearer
+  // k`, `Bearer k,DPoP`, `Bearer k,`). Only a hint: a key may hold a comma itself, so the token is
+  // taken as ever and looked up, and `several` only words the refusal of one that is not valid.
   const several = header !== undefined && SEVERAL.test(header.trim());
-  const token = header === undefined || several ? undefined : BEARER.exec(header.trim())?.[1];
+  const token = header === undefined ? undefined : BEARER.exec(header.trim())?.[1];
   const empty = header !== undefined && /^bearer$/i.test(header.trim());
   const headers = request.event?.headers;
   if (headers) {

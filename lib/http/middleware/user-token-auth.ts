@@ -12,6 +12,7 @@ export function userTokenAuth(options: { verify: VerifyUserToken }): HttpMiddlew
     if (token === undefined)
       throw missingToken(headerPresent, empty ? 'empty' : several ? 'several' : undefined);
     const user = await options.verify(token);
+    if (user === undefined && several) throw missingToken(true, 'several');
     // Told it sent an API key only when it could be one: a credential with dots in it (a JWT
     // cut short, one part too many, a header that is not JSON) is a token that is not valid.
     if (user === undefined)
