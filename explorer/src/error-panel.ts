@@ -22,12 +22,7 @@ export function errorOfAnswer(answer: Pick<RunAnswer, 'status' | 'text'>): Shown
     // proxy's HTML page by its text, without its tags.
     const gateway = (parsed as { message?: unknown } | undefined)?.message;
     const message =
-      typeof gateway === 'string'
-        ? gateway
-        : answer.text
-            .replace(/<[^>]*>/g, ' ')
-            .replace(/\s+/g, ' ')
-            .trim();
+      typeof gateway === 'string' ? gateway : /^\s*</.test(answer.text) ? pageText(answer.text) : answer.text;
     return { title: `HTTP ${answer.status}`, message: message.slice(0, 500) };
   }
   return {
@@ -35,6 +30,22 @@ export function errorOfAnswer(answer: Pick<RunAnswer, 'status' | 'text'>): Shown
     message: typeof error.message === 'string' ? error.message : '',
     ...(Array.isArray(error.details) ? { details: error.details } : {}),
   };
+}
+
+/**
+ * The words of an HTML page (a proxy's error page): parsed inert (DOMParser runs no script and
+ * loads nothing), its scripts and styles dropped, its entities decoded, spaces folded. Plain
+ * text is shown as it is: a tag-stripping pattern ate `<10.0.0.4:443>` and `a < b … c > d`.
+ */
+function pageText(html: string): string {
+  const page = new DOMParser().parseFromString(html, 'text/html');
+  for (const element of page.querySelectorAll('script, style, noscript, template')) element.remove();
+  // Each text node apart: a heading and the paragraph after it would otherwise run together.
+  const words: string[] = [];
+  const walker = page.createTreeWalker(page.body ?? page.documentElement, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node !== null; node = walker.nextNode())
+    words.push(node.textContent ?? '');
+  return words.join(' ').replace(/\s+/g, ' ').trim();
 }
 
 /**

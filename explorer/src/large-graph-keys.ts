@@ -3,6 +3,7 @@ import { $ } from './dom';
 import { isNavKey, nextNode } from './graph-nav';
 import { type Anchor, type GraphTooltip, pointAnchor } from './graph-tooltip';
 import type { LargeGraphView } from './large-graph';
+import { TAP_SLOP_PX } from './svg-node-keys';
 
 /** What the WebGL view's keys need of the page. */
 export interface LargeGraphHost {
@@ -17,8 +18,6 @@ export interface LargeGraphHost {
 
 /** Room around a point for the tooltip, in pixels. */
 const POINT_ROOM = 8;
-/** How far a finger may move and still tap, not drag, in CSS pixels. */
-const TAP_SLOP_PX = 10;
 
 const around = ([x, y]: [number, number]): Anchor => ({
   left: x - POINT_ROOM,
@@ -121,7 +120,7 @@ export function createLargeGraphKeys(container: HTMLElement, tooltip: GraphToolt
     if (event.pointerType !== 'touch' || tapFrom === undefined) return;
     const moved = Math.hypot(event.clientX - tapFrom[0], event.clientY - tapFrom[1]);
     tapFrom = undefined;
-    if (moved <= TAP_SLOP_PX && host.view()?.nodeAt(event.clientX, event.clientY) === undefined)
+    if (moved < TAP_SLOP_PX && host.view()?.nodeAt(event.clientX, event.clientY) === undefined)
       tooltip.dismiss();
   });
 

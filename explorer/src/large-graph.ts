@@ -12,6 +12,7 @@ import { placeInView, type Spacing } from './placement';
 import { type CapacityChange, capacityTag, cutBy } from './scenario-marks';
 import { shortName } from './short-name';
 import { edgeWidths, type Saturation, saturationByNode } from './steady';
+import { TAP_SLOP_PX } from './svg-node-keys';
 
 /**
  * Grey for a node without a value on the colour scale, as in the SVG view, but darker: the SVG
@@ -714,7 +715,8 @@ export function drawLargeGraph(
     moved();
   };
   const onUp = (event: PointerEvent) => {
-    const clicked = drag && Math.hypot(event.clientX - drag.startX, event.clientY - drag.startY) < 4;
+    const clicked =
+      drag && Math.hypot(event.clientX - drag.startX, event.clientY - drag.startY) < TAP_SLOP_PX;
     drag = undefined;
     if (!clicked) return;
     const v = nodeAt(event.clientX, event.clientY);

@@ -780,7 +780,9 @@ function systemPaths(): JsonObject {
               {},
             ),
             '412': errorResponse(
-              'The settings changed since the `ETag` in `If-Match` was read, or are one `If-None-Match` lists ' +
+              'The settings changed since the `ETag` in `If-Match` was read, or are one `If-None-Match` lists, ' +
+                'or other PATCHes kept changing them (three times) between the read and the write of one that ' +
+                'waits for the settings it read (`If-None-Match`, or entries a refresh kept sent back) ' +
                 '(`PRECONDITION_FAILED`); nothing was written.',
               {},
             ),

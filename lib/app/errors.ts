@@ -68,7 +68,10 @@ export function settingsUnchanged(): ApiError {
   );
 }
 
-/** A PATCH with If-None-Match whose settings other PATCHes kept changing between its read and its write. */
+/**
+ * A PATCH pinned to the settings it read (by If-None-Match, or by the kept entries it sends
+ * back) whose settings other PATCHes kept changing between its read and its write.
+ */
 export function settingsKeptChanging(asking: 'If-None-Match' | 'kept entries'): ApiError {
   return new ApiError(
     'PRECONDITION_FAILED',

@@ -41,7 +41,12 @@ export function memberPath(path: string, key: string, identifier = /^[A-Za-z_$][
 
 /** A caller's string, quoted and cut short: `"db"`, `"aaaa…"`. */
 export function quote(text: string): string {
-  return JSON.stringify(text.length > MAX_ECHOED_CHARS ? `${text.slice(0, MAX_ECHOED_CHARS)}…` : text);
+  if (text.length <= MAX_ECHOED_CHARS) return JSON.stringify(text);
+  // Cut between code points, as quoteKey does.
+  const end = isHighSurrogate(text.charCodeAt(MAX_ECHOED_CHARS - 1))
+    ? MAX_ECHOED_CHARS - 1
+    : MAX_ECHOED_CHARS;
+  return JSON.stringify(`${text.slice(0, end)}…`);
 }
 
 /** A value in words: `nothing`, `null`, `an array`, `an object`, `true`, `-1`, `the string "x"`. */

@@ -10,7 +10,12 @@ const MAX_ECHOED_CHARS = 40;
 
 /** A caller's string, quoted as JSON and cut short: `"db"`, `"aaaa…"`. */
 export function quoteText(text: string): string {
-  return JSON.stringify(text.length > MAX_ECHOED_CHARS ? `${text.slice(0, MAX_ECHOED_CHARS)}…` : text);
+  if (text.length <= MAX_ECHOED_CHARS) return JSON.stringify(text);
+  // Cut between code points, as quoteKey does.
+  const end = isHighSurrogate(text.charCodeAt(MAX_ECHOED_CHARS - 1))
+    ? MAX_ECHOED_CHARS - 1
+    : MAX_ECHOED_CHARS;
+  return JSON.stringify(`${text.slice(0, end)}…`);
 }
 
 /**

@@ -145,6 +145,10 @@ describe.runIf(chromiumPath !== undefined)('the explorer on a phone', () => {
     // A third tap brings them back: taps on one node turn its numbers on and off.
     await page.touchscreen.tap(node.x + node.width / 2, node.y + node.height / 2);
     await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(true);
+    // A finger dragged across the background pans, and leaves the numbers on show.
+    const field = (await page.locator('#graph').boundingBox())!;
+    await touch(cdp, [path([field.x + 20, field.y + 20], [field.x + 60, field.y + 50])]);
+    expect(await page.locator('#graph-tooltip').isVisible()).toBe(true);
     const other = (await page.locator('#graph .node[data-id="C"] circle.body').boundingBox())!;
     await page.touchscreen.tap(other.x + other.width / 2, other.y + other.height / 2);
     await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(true);

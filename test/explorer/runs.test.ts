@@ -123,7 +123,7 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
     );
     await run(page, TIMELINE, 'server', 'error');
     expect(await page.textContent('#error')).toContain(
-      'Request Entity Too Large From this page: untick "Run on the server" to run it in the browser, where the body has no byte limit.',
+      'Request Entity Too Large. From this page: untick "Run on the server" to run it in the browser, where the body has no byte limit.',
     );
     await page.unroute('**/api/engine');
   });
@@ -273,12 +273,31 @@ describe.runIf(chromiumPath !== undefined)('runs you can trust, in Chromium', ()
 
     await page.unroute('**/api/engine');
     await page.route('**/api/engine', (route) =>
-      route.fulfill({ status: 502, contentType: 'text/html', body: '<h1>Bad gateway</h1>' }),
+      route.fulfill({
+        status: 502,
+        contentType: 'text/html',
+        body: '<html><head><style>body{font-family:Arial}</style><script>var a = 1;</script></head><body><h1>Bad gateway</h1><p>The proxy &amp; the server couldn&#39;t talk.</p></body></html>',
+      }),
     );
     await run(page, TIMELINE, 'server', 'error');
     expect(await page.textContent('#error strong')).toBe('HTTP 502');
-    // A proxy's page by its text, not its markup.
-    expect(await page.locator('#error p').allTextContents()).toEqual(['Bad gateway']);
+    // A proxy's page by its words: no markup, style or script, its entities decoded.
+    expect(await page.locator('#error p').allTextContents()).toEqual([
+      "Bad gateway The proxy & the server couldn't talk.",
+    ]);
+    // Plain text as it is, angle brackets and all.
+    await page.unroute('**/api/engine');
+    await page.route('**/api/engine', (route) =>
+      route.fulfill({
+        status: 503,
+        contentType: 'text/plain',
+        body: 'upstream <10.0.0.4:443> refused: a < b',
+      }),
+    );
+    await run(page, TIMELINE, 'server', 'error');
+    expect(await page.locator('#error p').allTextContents()).toEqual([
+      'upstream <10.0.0.4:443> refused: a < b',
+    ]);
 
     // A real 4xx: a key the server does not know.
     await page.unroute('**/api/engine');

@@ -28,6 +28,9 @@ describe('describeValue', () => {
     expect(quoteText(long)).toBe(`"${'x'.repeat(40)}…"`);
     expect(describeValue(long)).toBe(`the string "${'x'.repeat(40)}…"`);
     expect(quoteText('x'.repeat(40))).toBe(`"${'x'.repeat(40)}"`);
+    // Between code points: an emoji across the cut goes whole (its half was written \ud83d).
+    expect(quoteText(`${'p'.repeat(39)}😀tail`)).toBe(`"${'p'.repeat(39)}…"`);
+    expect(quoteText(`${'p'.repeat(38)}😀tail`)).toBe(`"${'p'.repeat(38)}😀…"`);
   });
 });
 
