@@ -1,36 +1,18 @@
+import { quoteKey, quoteText } from '../text/describe-value';
 import { FormatError } from './types';
 
 /**
  * How the format modules word what they found: a received value described, never dumped (the
- * service's rule, as `lib/text` words it for the rest of the service; this folder imports nothing
- * but the engine's types, so it keeps its own copy of the rule), and the copying of a source's
- * own fields onto the engine's elements.
+ * service's rule, `lib/text`'s, whose quoting is used here as it is), and the copying of a
+ * source's own fields onto the engine's elements.
  */
-
-/** How much of a caller's string a message repeats. */
-const MAX_ECHOED_CHARS = 40;
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/**
- * Longest key a path repeats whole, past it its head and tail around `…` (as `quoteKey` in
- * lib/text keeps them): a 3-million-character label name costs an error 255 of them.
- */
+/** Longest key a path repeats whole (`quoteKey`'s). */
 const MAX_PATH_KEY_CHARS = 256;
-
-/** A document's key quoted for a path (`path["odd key"]`), whole up to `MAX_PATH_KEY_CHARS`. */
-function quoteKey(key: string): string {
-  if (key.length <= MAX_PATH_KEY_CHARS) return JSON.stringify(key);
-  const half = (MAX_PATH_KEY_CHARS - 1) / 2;
-  // Cut between code points: a cut inside a surrogate pair wrote its half as `\ude00`.
-  let head = Math.ceil(half);
-  if (isHighSurrogate(key.charCodeAt(head - 1))) head--;
-  let tail = key.length - Math.floor(half);
-  if (isHighSurrogate(key.charCodeAt(tail - 1))) tail++;
-  return JSON.stringify(`${key.slice(0, head)}…${key.slice(tail)}`);
-}
 
 /** `path.key` for a key that is an identifier and not long, else `path["odd key"]`. */
 export function memberPath(path: string, key: string, identifier = /^[A-Za-z_$][\w$]*$/): string {
@@ -39,15 +21,8 @@ export function memberPath(path: string, key: string, identifier = /^[A-Za-z_$][
     : `${path}[${quoteKey(key)}]`;
 }
 
-/** A caller's string, quoted and cut short: `"db"`, `"aaaa…"`. */
-export function quote(text: string): string {
-  if (text.length <= MAX_ECHOED_CHARS) return JSON.stringify(text);
-  // Cut between code points, as quoteKey does.
-  const end = isHighSurrogate(text.charCodeAt(MAX_ECHOED_CHARS - 1))
-    ? MAX_ECHOED_CHARS - 1
-    : MAX_ECHOED_CHARS;
-  return JSON.stringify(`${text.slice(0, end)}…`);
-}
+/** A caller's string, quoted and cut short: `"db"`, `"aaaa…"` (`quoteText`). */
+export const quote = quoteText;
 
 /** A value in words: `nothing`, `null`, `an array`, `an object`, `true`, `-1`, `the string "x"`. */
 export function describeValue(value: unknown): string {
@@ -141,8 +116,4 @@ export function renameWarnings(renamed: Renamed): string[] {
     ({ element, key, name, count }) =>
       `${plural(count, element)} ${count === 1 ? 'has' : 'have'} a field ${quote(key)}, a name the engine owns; it is kept as ${quote(name)}`,
   );
-}
-
-function isHighSurrogate(unit: number): boolean {
-  return unit >= 0xd800 && unit <= 0xdbff;
 }
