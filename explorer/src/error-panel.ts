@@ -22,7 +22,11 @@ export function errorOfAnswer(answer: Pick<RunAnswer, 'status' | 'text'>): Shown
     // proxy's HTML page by its text, without its tags.
     const gateway = (parsed as { message?: unknown } | undefined)?.message;
     const message =
-      typeof gateway === 'string' ? gateway : /^\s*</.test(answer.text) ? pageText(answer.text) : answer.text;
+      typeof gateway === 'string'
+        ? gateway
+        : HTML_START.test(answer.text)
+          ? pageText(answer.text)
+          : answer.text;
     return { title: `HTTP ${answer.status}`, message: message.slice(0, 500) };
   }
   return {
@@ -32,17 +36,25 @@ export function errorOfAnswer(answer: Pick<RunAnswer, 'status' | 'text'>): Shown
   };
 }
 
+/** An HTML page's start, as proxies write their error pages; other text is shown as it is. */
+const HTML_START = /^\s*<(?:!doctype|html|head|body|title|h[1-6]|p|div|center|pre)\b/i;
+/** How much of an HTML error page is read for its words. */
+const HTML_READ_CHARS = 16_384;
+
 /**
  * The words of an HTML page (a proxy's error page): parsed inert (DOMParser runs no script and
  * loads nothing), its scripts and styles dropped, its entities decoded, spaces folded. Plain
  * text is shown as it is: a tag-stripping pattern ate `<10.0.0.4:443>` and `a < b … c > d`.
  */
 function pageText(html: string): string {
-  const page = new DOMParser().parseFromString(html, 'text/html');
+  // Only the page's start: 500 characters are shown, and the parser is quadratic on some
+  // shapes (1 MB of `<div>` held the tab 51 s).
+  const page = new DOMParser().parseFromString(html.slice(0, HTML_READ_CHARS), 'text/html');
   for (const element of page.querySelectorAll('script, style, noscript, template')) element.remove();
-  // Each text node apart: a heading and the paragraph after it would otherwise run together.
+  // Each text node apart: a heading and the paragraph after it would otherwise run together. The
+  // head too: a page whose only words are its <title>.
   const words: string[] = [];
-  const walker = page.createTreeWalker(page.body ?? page.documentElement, NodeFilter.SHOW_TEXT);
+  const walker = page.createTreeWalker(page.documentElement, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node !== null; node = walker.nextNode())
     words.push(node.textContent ?? '');
   return words.join(' ').replace(/\s+/g, ' ').trim();

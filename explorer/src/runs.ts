@@ -112,7 +112,7 @@ export function createRuns(
           /Request Entity Too Large/i.test(answer.text))
           ? {
               ...answered,
-              message: `${answered.message}${/[.!?]$/.test(answered.message) ? '' : '.'} From this page: untick "Run on the server" to run it in the browser, where the body has no byte limit.`,
+              message: `${answered.message === '' || /[.!?]$/.test(answered.message) ? answered.message : `${answered.message}.`}${answered.message === '' ? '' : ' '}From this page: untick "Run on the server" to run it in the browser, where the body has no byte limit.`,
             }
           : answered;
       const how = `HTTP ${answer.status} (${where}, ${answer.ms.toFixed(0)} ms)`;

@@ -8,10 +8,13 @@ const BEARER = /^bearer[ \t]+(\S+)$/i;
 
 /**
  * An Authorization header sent twice, as a comma joins the two (see `takeBearerToken`): a comma
- * first or last (one of them empty), or a comma and then a scheme's name standing alone or
- * before a space (`Bearer k,Bearer k`, `Bearer k,DPoP`, `Basic x,Bearer k`).
+ * first or last (one copy empty), or a comma and then an authentication scheme's name (IANA's
+ * registry, and the usual others) alone or before a space (`Bearer k,Bearer k`, `Bearer k,DPoP`,
+ * `Basic x,Bearer k`). Any other word after a comma is part of a key (`…,abc`: a key refused
+ * so is told it is not valid, 403, not that it came twice).
  */
-const SEVERAL = /^,|,$|,[ \t]*[A-Za-z][\w-]*(?:[ \t]|$)/;
+const SEVERAL =
+  /^,|,$|,[ \t]*(?:bearer|basic|digest|negotiate|ntlm|dpop|token|apikey|api-key|hoba|mutual|oauth|privatetoken|scram-sha-1|scram-sha-256|vapid|concealed|aws4-hmac-sha256)(?:[ \t]|$)/i;
 
 /**
  * The bearer token of a request, and whether an Authorization header was there at all. The

@@ -101,6 +101,14 @@ describe('apiKeyAuth', () => {
     expect(presented).toEqual([key]);
   });
 
+  // Such a key unknown or revoked is told it is not valid (403), not that it came twice: a word
+  // after a comma that names no scheme is part of the key.
+  it('refuses an unknown key holding a comma with 403, not as a header sent twice', async () => {
+    const { call } = handlerBehindAuth();
+    const error = await apiErrorOf(call({ authorization: 'Bearer legacy-0123456789abcdef0123456789,abc' }));
+    expect(error.code).toBe('INVALID_API_KEY');
+  });
+
   // The scheme is case-insensitive and extra spaces or a tab between scheme and key are tolerated.
   it.each([
     `Bearer ${GOOD_KEY}`,
