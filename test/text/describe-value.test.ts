@@ -31,6 +31,9 @@ describe('describeValue', () => {
     // Between code points: an emoji across the cut goes whole (its half was written \ud83d).
     expect(quoteText(`${'p'.repeat(39)}😀tail`)).toBe(`"${'p'.repeat(39)}…"`);
     expect(quoteText(`${'p'.repeat(38)}😀tail`)).toBe(`"${'p'.repeat(38)}😀…"`);
+    // The first and the last code points past U+FFFF: their high halves are 0xD800 and 0xDBFF.
+    for (const astral of ['\u{10000}', '\u{10FFFF}'])
+      expect(quoteText(`${'p'.repeat(39)}${astral}tail`)).toBe(`"${'p'.repeat(39)}…"`);
   });
 });
 
