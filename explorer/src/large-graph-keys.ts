@@ -3,7 +3,7 @@ import { $ } from './dom';
 import { isNavKey, nextNode } from './graph-nav';
 import { type Anchor, type GraphTooltip, pointAnchor } from './graph-tooltip';
 import type { LargeGraphView } from './large-graph';
-import { TAP_SLOP_PX } from './svg-node-keys';
+import { trackTaps } from './taps';
 
 /** What the WebGL view's keys need of the page. */
 export interface LargeGraphHost {
@@ -111,16 +111,11 @@ export function createLargeGraphKeys(container: HTMLElement, tooltip: GraphToolt
   });
   container.addEventListener('pointerleave', () => tooltip.hide('hover'));
 
-  // A phone has no Escape: a tap (not a drag) on the view's background puts the numbers away.
-  let tapFrom: [number, number] | undefined;
-  container.addEventListener('pointerdown', (event) => {
-    tapFrom = event.pointerType === 'touch' ? [event.clientX, event.clientY] : undefined;
-  });
+  // A phone has no Escape: a tap (not a drag or a pinch) on the view's background puts the
+  // numbers away.
+  const taps = trackTaps(container);
   container.addEventListener('pointerup', (event) => {
-    if (event.pointerType !== 'touch' || tapFrom === undefined) return;
-    const moved = Math.hypot(event.clientX - tapFrom[0], event.clientY - tapFrom[1]);
-    tapFrom = undefined;
-    if (moved < TAP_SLOP_PX && host.view()?.nodeAt(event.clientX, event.clientY) === undefined)
+    if (taps.isTap(event) && host.view()?.nodeAt(event.clientX, event.clientY) === undefined)
       tooltip.dismiss();
   });
 

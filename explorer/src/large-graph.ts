@@ -12,7 +12,7 @@ import { placeInView, type Spacing } from './placement';
 import { type CapacityChange, capacityTag, cutBy } from './scenario-marks';
 import { shortName } from './short-name';
 import { edgeWidths, type Saturation, saturationByNode } from './steady';
-import { TAP_SLOP_PX } from './svg-node-keys';
+import { TAP_SLOP_PX } from './taps';
 
 /**
  * Grey for a node without a value on the colour scale, as in the SVG view, but darker: the SVG

@@ -2,11 +2,9 @@ import { isNavKey, nextNode } from './graph-nav';
 import type { GraphTooltip } from './graph-tooltip';
 import { pointAnchor } from './graph-tooltip';
 import type { GraphDrawing } from './graph-view';
+import { trackTaps } from './taps';
 
 /** The node (an option of the listbox) an event happened on, if any. */
-/** How far a finger may move and still tap, in CSS pixels: the WebGL view's click, too (large-graph.ts). */
-export const TAP_SLOP_PX = 4;
-
 const nodeOf = (target: EventTarget | null): SVGGElement | null =>
   target instanceof Element ? target.closest<SVGGElement>('#graph .node') : null;
 
@@ -77,19 +75,15 @@ export function createSvgNodeKeys(svg: SVGSVGElement, tooltip: GraphTooltip, sel
   // A phone has no Escape and no pointer to move away: a tap on the background, or on the node
   // whose numbers are on show, puts them away (they covered the graph's controls for good).
   let tappedFocused = false;
-  let tapFrom: [number, number] | undefined;
+  const taps = trackTaps(svg);
   svg.addEventListener('pointerdown', (event) => {
     if (event.pointerType !== 'touch') return;
     const node = nodeOf(event.target);
     tappedFocused = node !== null && node === document.activeElement;
-    tapFrom = [event.clientX, event.clientY];
   });
   svg.addEventListener('pointerup', (event) => {
-    if (event.pointerType !== 'touch' || !(event.target instanceof Element) || tapFrom === undefined) return;
-    // A tap, not a drag: a finger that moved pans the graph and leaves the numbers as they are.
-    const moved = Math.hypot(event.clientX - tapFrom[0], event.clientY - tapFrom[1]);
-    tapFrom = undefined;
-    if (moved >= TAP_SLOP_PX) return;
+    // A tap, not a drag or a pinch: a finger that moved pans the graph and leaves the numbers.
+    if (!taps.isTap(event) || !(event.target instanceof Element)) return;
     const on = event.target.closest('#graph .node, #graph .edge');
     if (on === null) tooltip.dismiss();
     else if (tappedFocused) {

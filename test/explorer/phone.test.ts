@@ -153,6 +153,12 @@ describe.runIf(chromiumPath !== undefined)('the explorer on a phone', () => {
     const graph = (await page.locator('#graph').boundingBox())!;
     await touch(cdp, [path([graph.x + 20, graph.y + 20], [graph.x + 60, graph.y + 50])]);
     expect(await page.locator('#graph-tooltip').isVisible()).toBe(true);
+    // So does one that wanders off and comes back where it went down: a pan, not a tap (judged
+    // by where it went up, it read as one).
+    await touch(cdp, [
+      [...path([graph.x + 20, graph.y + 20], [graph.x + 60, graph.y + 20]), [graph.x + 20, graph.y + 20]],
+    ]);
+    expect(await page.locator('#graph-tooltip').isVisible()).toBe(true);
     await page.touchscreen.tap(graph.x + 6, graph.y + 6);
     await expect.poll(() => page.locator('#graph-tooltip').isVisible()).toBe(false);
     expect(uncaught).toEqual([]);
