@@ -16,6 +16,16 @@ interface Run {
   controller: AbortController;
 }
 
+/** What a page user can do with a body too large for the server. */
+const BROWSER_RUNS_ANY_BODY =
+  'From this page: untick "Run on the server" to run it in the browser, where the body has no byte limit.';
+
+/** `text` and then `sentence`, `text` ended with a full stop first when it has no end of its own. */
+function withSentence(text: string, sentence: string): string {
+  if (text === '') return sentence;
+  return `${text}${/[.!?]$/.test(text) ? '' : '.'} ${sentence}`;
+}
+
 /**
  * Runs the editor's body and shows how it ended. Each run has a number and an `AbortController`:
  * starting one aborts the run before it (its server request, its worker run), and only the latest
@@ -110,10 +120,7 @@ export function createRuns(
         // holds (every body over 6 MiB deployed: the function never sees it).
         (answered.message.startsWith('The request body is larger than') ||
           /Request Entity Too Large/i.test(answer.text))
-          ? {
-              ...answered,
-              message: `${answered.message === '' || /[.!?]$/.test(answered.message) ? answered.message : `${answered.message}.`}${answered.message === '' ? '' : ' '}From this page: untick "Run on the server" to run it in the browser, where the body has no byte limit.`,
-            }
+          ? { ...answered, message: withSentence(answered.message, BROWSER_RUNS_ANY_BODY) }
           : answered;
       const how = `HTTP ${answer.status} (${where}, ${answer.ms.toFixed(0)} ms)`;
       // The API answers a mistake in the structure 500 `PAYLOAD_ERROR` (the seed's contract): said

@@ -110,7 +110,10 @@ function firstIssue(issues: readonly z.core.$ZodIssue[], body: unknown): z.core.
  * not plain (an id with a dot, a long one) bracketed and cut (`settings.nodes["a.b"]`).
  */
 function pathOf(keys: readonly string[]): string {
-  return keys.map(keyStep).join('').replace(/^\./, '');
+  return keys
+    .map((key) => keyStep(key))
+    .join('')
+    .replace(/^\./, '');
 }
 
 function unknownField(schema: z.ZodMiniType, at: readonly string[], key: string): ApiError {

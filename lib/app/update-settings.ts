@@ -93,16 +93,15 @@ export function createUpdateSettings(deps: {
         // Either header pins the write to the settings read (both name that revision), and so
         // does a kept entry sent back: taken because these settings hold it, it is written only
         // onto them (a rival PATCH that dropped it in between: read and ask again).
-        const pinnedByKept = matched === 'any' && unmatched === 'any' && unknownIds.length > 0;
         const pinnedByIfNoneMatch = matched === 'any' && unmatched !== 'any';
+        const pinnedByKept = matched === 'any' && !pinnedByIfNoneMatch && unknownIds.length > 0;
+        // Either pin names the revision read (`unmatched` is it too).
         const revision =
           matched !== 'any'
             ? matched
-            : pinnedByIfNoneMatch
-              ? unmatched
-              : pinnedByKept
-                ? (stored.record.settingsRevision ?? 0)
-                : undefined;
+            : pinnedByIfNoneMatch || pinnedByKept
+              ? (stored.record.settingsRevision ?? 0)
+              : undefined;
         compileRunnableWithSettings(stored.structure, settings, { shouldStop: checkDeadline(time) });
         // The check may have used the function's time: nothing is written that it may not cover.
         checkTimeToStore(time);

@@ -1,4 +1,4 @@
-import { quoteKey } from '../text/describe-value';
+import { keyStep } from '../text/describe-value';
 import { compareIds } from './compare-ids';
 import {
   ARRIVAL_GIVEN,
@@ -155,10 +155,12 @@ function copyExtras(
   }
 }
 
-/** `.name`, or `["name"]` for a key that is not a plain identifier (or is long: `quoteKey`). */
+/** `.name`, or `["name"]` for a key that is not a plain identifier (or is long: `keyStep`). */
 function fieldPath(key: string): string {
-  return key.length <= 256 && /^[A-Za-z_$][\w$]*$/.test(key) ? `.${key}` : `[${quoteKey(key)}]`;
+  return keyStep(key, IDENTIFIER);
 }
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
 
 /**
  * The first number in `value`, in document order, that is not finite, and its path below `path`.

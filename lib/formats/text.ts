@@ -1,4 +1,4 @@
-import { quoteKey, quoteText } from '../text/describe-value';
+import { keyStep, quoteText } from '../text/describe-value';
 import { FormatError } from './types';
 
 /**
@@ -11,14 +11,9 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** Longest key a path repeats whole (`quoteKey`'s). */
-const MAX_PATH_KEY_CHARS = 256;
-
-/** `path.key` for a key that is an identifier and not long, else `path["odd key"]`. */
+/** `path.key` for a key that is an identifier and not long, else `path["odd key"]` (`keyStep`). */
 export function memberPath(path: string, key: string, identifier = /^[A-Za-z_$][\w$]*$/): string {
-  return key.length <= MAX_PATH_KEY_CHARS && identifier.test(key)
-    ? `${path}.${key}`
-    : `${path}[${quoteKey(key)}]`;
+  return `${path}${keyStep(key, identifier)}`;
 }
 
 /** A caller's string, quoted and cut short: `"db"`, `"aaaa…"` (`quoteText`). */

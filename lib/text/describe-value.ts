@@ -39,12 +39,13 @@ export function quoteKey(key: string): string {
 }
 
 /**
- * A caller's key as one step of an error's path: `.db` for a plain one, `["a.b"]` for one that
- * would read ambiguously after a dot (or is empty, or long), quoted by `quoteKey`, so a path
- * never repeats a long id in full (`scenario.nodes["aaaa…zzzz"].load`).
+ * A caller's key as one step of an error's path: `.db` for one that `plain` takes, `["a.b"]` for
+ * one that would read ambiguously after a dot (or is empty, or long), quoted by `quoteKey`, so a
+ * path never repeats a long id in full (`scenario.nodes["aaaa…zzzz"].load`). `plain` defaults to
+ * ids (`[\w$-]+`); a field's path takes identifiers.
  */
-export function keyStep(key: string): string {
-  return key.length <= MAX_PATH_KEY_CHARS && /^[\w$-]+$/.test(key) ? `.${key}` : `[${quoteKey(key)}]`;
+export function keyStep(key: string, plain: RegExp = /^[\w$-]+$/): string {
+  return key.length <= MAX_PATH_KEY_CHARS && plain.test(key) ? `.${key}` : `[${quoteKey(key)}]`;
 }
 
 /** A received value in words: `nothing`, `null`, `an array`, `an object`, `true`, `-1`, `the string "x"`. */
