@@ -3,6 +3,7 @@ import { type Components, stronglyConnectedComponents } from './components';
 import { PayloadError } from './errors';
 import { IdIndex } from './id-index';
 import { isServerCount, MAX_SERVERS } from './open/server-count';
+import type { KeptReach } from './reach';
 import { type ArrayMemory, FRESH_ARRAYS, scratch } from './scratch';
 import type { SteadyState } from './steady-state';
 import { sweepOrder } from './sweep-order';
@@ -20,7 +21,9 @@ type CompiledFunctions =
   | 'keepSteadyState'
   | 'repeatsLoopSolves'
   | 'keptLoopSystem'
-  | 'releaseLoopSystems';
+  | 'releaseLoopSystems'
+  | 'keptReach'
+  | 'keepReach';
 
 /**
  * A validated structure in the form the algorithms want: ids mapped to indices once,
@@ -118,6 +121,8 @@ export class CompiledStructure {
   #hasSlo: boolean | undefined;
   /** Whether another structure shares these loops' systems (a scenario of other node values). */
   #loopsShared = false;
+  /** The last reach solved on these loops while they are shared (`keptReach`). */
+  #keptReach: KeptReach | undefined;
   private sweepOrderCache: Int32Array | undefined;
   private freedFirstSweepOrderCache: Int32Array | undefined;
   /** Where the arrays above came from; the components and sweep order come from there too. */
@@ -269,6 +274,7 @@ export class CompiledStructure {
   releaseLoopSystems(): void {
     const owner = this.#loopSystemOwner();
     owner.#loopSystems = undefined;
+    owner.#keptReach = undefined;
     owner.#loopsShared = false;
   }
 
@@ -277,6 +283,25 @@ export class CompiledStructure {
     const same = this.#sameDependencies;
     // (A scenario that reweights makes all three kinds of shares anew, so one of them tells.)
     return same !== undefined && same.outShare === this.outShare ? same.#loopSystemOwner() : this;
+  }
+
+  /**
+   * The reach solved for `target` (reach.ts) by a structure of these very dependencies and shares,
+   * when a compare kept it for the other side.
+   */
+  keptReach(target: number): KeptReach | undefined {
+    const kept = this.#loopSystemOwner().#keptReach;
+    return kept?.target === target ? kept : undefined;
+  }
+
+  /**
+   * Keeps the reach `copy` makes for every structure of these dependencies and shares, when
+   * another one shares them (a compare: the two sides' blockage is often the same node); one
+   * target at a time.
+   */
+  keepReach(copy: () => KeptReach): void {
+    const owner = this.#loopSystemOwner();
+    if (owner.#loopsShared) owner.#keptReach = copy();
   }
 
   /** Whether another structure's steady state is this one's (see `#sameFlows`). */

@@ -67,8 +67,54 @@ export function solveReach(structure: CompiledStructure, target: number, ws: Rea
   if (ws.solvedFor === target) return;
   ws.sweeps = 0;
   ws.unbounded = false;
-  computeReach(structure, target, ws);
+  const kept = structure.keptReach(target);
+  if (kept !== undefined) {
+    restoreReach(kept, ws);
+  } else {
+    computeReach(structure, target, ws);
+    structure.keepReach(() => copyReach(target, ws));
+  }
   ws.solvedFor = target;
+}
+
+/**
+ * A reach solved for one target, kept for another structure of the very same dependencies and
+ * shares (a what-if of other loads, arrivals or capacities): its reach is this one, number for
+ * number, since reach depends on nothing else.
+ */
+export interface KeptReach {
+  target: number;
+  /** The nodes that can reach the target, as `ReachWorkspace.reachers` held them. */
+  reachers: Int32Array;
+  /** Their reach, in the same order. */
+  reach: Float64Array;
+  unbounded: boolean;
+}
+
+function copyReach(target: number, ws: ReachWorkspace): KeptReach {
+  const count = ws.reacherCount;
+  const reachers = ws.reachers.slice(0, count);
+  const reach = new Float64Array(count);
+  for (let i = 0; i < count; i++) reach[i] = ws.reach[reachers[i]!]!;
+  return { target, reachers, reach, unbounded: ws.unbounded };
+}
+
+function restoreReach(kept: KeptReach, ws: ReachWorkspace): void {
+  const { reach, canReach, reachers } = ws;
+  for (let i = 0; i < ws.reacherCount; i++) {
+    const v = reachers[i]!;
+    canReach[v] = 0;
+    reach[v] = 0;
+  }
+  const count = kept.reachers.length;
+  reachers.set(kept.reachers);
+  for (let i = 0; i < count; i++) {
+    const v = kept.reachers[i]!;
+    canReach[v] = 1;
+    reach[v] = kept.reach[i]!;
+  }
+  ws.reacherCount = count;
+  ws.unbounded = kept.unbounded;
 }
 
 function computeReach(structure: CompiledStructure, target: number, ws: ReachWorkspace): void {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { analyze, compileStructure, type Structure, ticks } from '../../lib/engine';
+import { analyze, applyScenario, compileStructure, type Structure, ticks } from '../../lib/engine';
 import { DENSE_SOLVE_LIMIT, ReachWorkspace, solveReach } from '../../lib/engine/reach';
 
 /**
@@ -352,5 +352,64 @@ describe('the origin beside a small fan-out loop', () => {
     });
     expect(loopUpstream.primaryBlockage).toBe('b');
     expect(loopUpstream.origin).toBeNull();
+  });
+});
+
+describe('a reach shared by a what-if of other node values', () => {
+  // The leaky ring of 300 (solved by sweeps) with T's load tripled: the same dependencies and
+  // shares, so T's reach is the same, number for number, and the second side of the compare
+  // reads it rather than sweeping again.
+  it('is solved once for both sides, with the numbers a solve of its own gives', () => {
+    const base = compileStructure(leakyRing(300));
+    const target = base.ids.indexOf('T');
+    const scenario = applyScenario(base, { nodes: { T: { load: 300 } } });
+    const first = new ReachWorkspace(base.nodeCount);
+    solveReach(scenario, target, first);
+    expect(first.sweeps).toBeGreaterThan(0);
+
+    const second = new ReachWorkspace(base.nodeCount);
+    solveReach(base, target, second);
+    expect(second.sweeps).toBe(0);
+
+    const alone = new ReachWorkspace(base.nodeCount);
+    solveReach(compileStructure(leakyRing(300)), target, alone);
+    expect(alone.sweeps).toBeGreaterThan(0);
+    expect([...second.reach]).toEqual([...alone.reach]);
+    expect([...second.canReach]).toEqual([...alone.canReach]);
+    expect(second.reacherCount).toBe(alone.reacherCount);
+  });
+
+  // Another target, or other shares (a weight changed), is solved anew.
+  it('is not read for another target or other shares', () => {
+    const base = compileStructure(leakyRing(300));
+    const target = base.ids.indexOf('T');
+    const reweighted = applyScenario(base, { dependencies: [{ from: 'n0', to: 'D', weight: 0.5 }] });
+    solveReach(reweighted, target, new ReachWorkspace(base.nodeCount));
+    const ws = new ReachWorkspace(base.nodeCount);
+    solveReach(base, target, ws);
+    expect(ws.sweeps).toBeGreaterThan(0);
+
+    const scaled = applyScenario(base, { scale: 2 });
+    solveReach(scaled, target, new ReachWorkspace(base.nodeCount));
+    const other = new ReachWorkspace(base.nodeCount);
+    solveReach(base, base.ids.indexOf('D'), other);
+    expect(other.reach[base.ids.indexOf('n0')]).toBeGreaterThan(0);
+    expect(other.reach[target]).toBe(0);
+  });
+
+  // A workspace that held another target's reach is cleared before the kept one is read in.
+  it('clears what the workspace held before', () => {
+    const base = compileStructure(leakyRing(300));
+    const target = base.ids.indexOf('T');
+    const scaled = applyScenario(base, { scale: 2 });
+    const ws = new ReachWorkspace(base.nodeCount);
+    solveReach(base, base.ids.indexOf('D'), ws);
+    expect(ws.canReach[base.ids.indexOf('D')]).toBe(1);
+    solveReach(scaled, target, new ReachWorkspace(base.nodeCount));
+    solveReach(base, target, ws);
+    expect(ws.sweeps).toBe(0);
+    expect(ws.canReach[base.ids.indexOf('D')]).toBe(0);
+    expect(ws.reach[base.ids.indexOf('D')]).toBe(0);
+    expect(ws.reach[target]).toBe(1);
   });
 });
