@@ -3,7 +3,7 @@ import { type GainBounds, gainBounds } from './gain-bounds';
 import { solveLargeCycle } from './large-cycle';
 import { solveLinearSystem } from './linear-system';
 import { type ScratchMemory, scratch } from './scratch';
-import { GAIN_MARGIN } from './steady-state';
+import { DENSE_FALLBACK_LIMIT, GAIN_MARGIN } from './steady-state';
 import { checkpoint } from './stop-check';
 
 /**
@@ -190,11 +190,18 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
         // A routing loop's reach is a probability: bounded, as is a fan-out loop bounded below the line.
         // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator,ArithmeticOperator: same answer, other work (rounds of sweeps for a loop, or none: each starts where the last stopped, and finiteVisits judges the values either way)
         const bounded = gain === undefined || gain.high < 1 - GAIN_MARGIN;
-        ws.sweeps += solveLargeCycle(
+        const swept = solveLargeCycle(
           structure,
           { reach, localIndex, unknowns, order: ws.queue, bounded },
           unknownCount,
         );
+        ws.sweeps += swept.sweeps;
+        // Sweeps that settled in neither order, or slowly: elimination where it is affordable, as
+        // for the steady state; a larger component keeps their estimate.
+        if ((!swept.converged || swept.slow) && unknownCount <= DENSE_FALLBACK_LIMIT) {
+          checkpoint();
+          solveDense(structure, reach, unknowns, unknownCount, localIndex);
+        }
       }
     }
     if (structure.hasFanout && !finiteVisits(reach, unknowns, unknownCount)) {

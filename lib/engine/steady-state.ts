@@ -463,7 +463,11 @@ function solveReachedCycle(
     tolerance,
     order,
   );
-  if (valid && !converged) {
+  // A loop whose gain is certainly below 1: sweeps that went negative or infinite on it were
+  // thrown off by the acceleration (a ring of 137 with dependencies across it, in the first
+  // order), not by the loop, whose throughputs are finite.
+  const bounded = !fanout || gap > 0;
+  if (!converged && (valid || bounded)) {
     // The first order can run against a ring (sweep-order.ts): the other one follows it.
     order = structure.freedFirstSweepOrder();
     b.set(inflow);
@@ -472,7 +476,11 @@ function solveReachedCycle(
     valid = other.valid;
     converged = other.converged;
   }
-  if (!valid) return LOOP_UNBOUNDED;
+  if (!valid) {
+    if (!bounded || n > DENSE_FALLBACK_LIMIT) return LOOP_UNBOUNDED;
+    b.set(inflow);
+    return solveDense(structure, members, b, localIndex, gap === 0) ? sweeps : LOOP_UNBOUNDED;
+  }
   if (converged && !fanout) {
     // A routing loop has no bound on its gain: the visits a unit makes in it stand in for
     // 1 / (1 − gain), and a loop that keeps value long sweeps on, from where it stopped, to

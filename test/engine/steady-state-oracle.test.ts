@@ -23,7 +23,7 @@ import {
   type Structure,
 } from '../../lib/engine';
 import { GAIN_MARGIN, STEADY_DENSE_LIMIT } from '../../lib/engine/steady-state';
-import { ring, ringId, thirdsLoop } from '../helpers/engine-examples';
+import { chordedRing, ring, ringId, thirdsLoop } from '../helpers/engine-examples';
 import { exactSteadyState, type OracleResult } from '../helpers/exact-steady-state';
 
 /**
@@ -683,6 +683,23 @@ describe('analyze agrees with the exact steady state', () => {
       }),
       { seed: 20_213, numRuns: 40, endOnFailure: true },
     );
+  });
+
+  // Rings of 129 to 400 with up to 15 dependencies across them, a request arriving at the first
+  // and an exit of 0.1–1% at one node: routing loops that leak, so every throughput is finite.
+  // Both sweep orders run against such a ring in places, and the accelerated sweeps went
+  // negative on some: they were reported unbounded.
+  it.each(Array.from({ length: 40 }, (_, i) => i))('rings with dependencies across them: ring %i', (i) => {
+    const n = 129 + ((i * 89) % 272);
+    const { dependencies, leakAt } = chordedRing(n, 1 + (i % 15), 2000 + i);
+    checkAgainstOracle({
+      nodes: Array.from({ length: n }, (_, k) => ({
+        id: ringId(k),
+        ...(k === 0 ? { arrival: 1 } : {}),
+        ...(ringId(k) === leakAt ? { exit: 0.001 + (i % 10) / 1000 } : {}),
+      })),
+      dependencies,
+    });
   });
 
   // Small tangled fan-out loops with gains of 1 − 10^-u: unbounded below the margin, else solved.

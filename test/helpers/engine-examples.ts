@@ -148,3 +148,33 @@ export function sweptRing(slo?: number): Structure {
     ],
   };
 }
+
+/**
+ * A ring of `n` nodes (`ringId(i)` → `ringId(i + 1)`, the last back to the first) with `chords`
+ * more dependencies across it, between nodes picked by a linear congruential sequence from
+ * `seed`, and `leakAt` passing `leak` (as a weight) to a node `out` outside the ring. Both sweep
+ * orders of such a ring run against it in places (sweep-order.ts): a ring of 65 with one
+ * dependency back to its second node had half of it swept forwards in the first order, and its
+ * accelerated sweeps stalled at a reach of 0.45 where every node's is 1.
+ */
+export function chordedRing(
+  n: number,
+  chords: number,
+  seed: number,
+): { dependencies: { from: string; to: string }[]; leakAt: string } {
+  let state = seed >>> 0;
+  const below = (k: number) => {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    return state % k;
+  };
+  const dependencies = Array.from({ length: n }, (_, i) => ({ from: ringId(i), to: ringId((i + 1) % n) }));
+  const pairs = new Set(dependencies.map(({ from, to }) => `${from}>${to}`));
+  for (let k = 0; k < chords; k++) {
+    const from = ringId(below(n));
+    const to = ringId(below(n));
+    if (from === to || pairs.has(`${from}>${to}`)) continue;
+    pairs.add(`${from}>${to}`);
+    dependencies.push({ from, to });
+  }
+  return { dependencies, leakAt: ringId(below(n)) };
+}

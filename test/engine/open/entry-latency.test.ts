@@ -5,6 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { analyze, compileStructure, type Structure } from '../../../lib/engine';
 import { solveEntryLatency } from '../../../lib/engine/open/entry-latency';
+import { GAIN_MARGIN } from '../../../lib/engine/steady-state';
+import { chordedRing, ringId } from '../../helpers/engine-examples';
+import { exactSteadyState } from '../../helpers/exact-steady-state';
 
 function latencies(structure: Structure, own: Record<string, number>) {
   const compiled = compileStructure(structure);
@@ -17,6 +20,33 @@ function latencies(structure: Structure, own: Record<string, number>) {
     ]),
   );
 }
+
+describe('rings with dependencies across them', () => {
+  // Rings of 129 to 400 with up to 15 dependencies across them, a request arriving at the first
+  // and an exit of 0.1–1% at one node; each node takes 1 ms and has no servers (no wait). A
+  // request there spends 1 ms at each visit: its latency is 1 ms × the visits it makes, the
+  // throughputs the exact steady state gives for one arrival. Both sweep orders run against
+  // such a ring in places, and the accelerated sweeps went negative on some: the entry was
+  // reported stuck in an unbounded loop, though its throughputs were finite.
+  it.each(Array.from({ length: 40 }, (_, i) => i))('counts every visit: ring %i', (i) => {
+    const n = 129 + ((i * 89) % 272);
+    const { dependencies, leakAt } = chordedRing(n, 1 + (i % 15), 3000 + i);
+    const structure: Structure = {
+      nodes: Array.from({ length: n }, (_, k) => ({
+        id: ringId(k),
+        serviceTime: 0.001,
+        ...(k === 0 ? { arrival: 1 } : {}),
+        ...(ringId(k) === leakAt ? { exit: 0.001 + (i % 10) / 1000 } : {}),
+      })),
+      dependencies,
+    };
+    const oracle = exactSteadyState(structure, { margin: GAIN_MARGIN, slack: 100, overflow: 1e306 });
+    const visits = oracle.nodes.reduce((sum, node) => sum + node.throughput!, 0);
+    const entry = analyze(structure).nodes[0]!;
+    expect(entry.latencyLimit).toBeUndefined();
+    expect(Math.abs((entry.latency as number) - 0.001 * visits)).toBeLessThanOrEqual(1e-9 * 0.001 * visits);
+  });
+});
 
 describe('solveEntryLatency', () => {
   // A front end (10 ms) calls the API once (30 ms), which calls the database twice (5 ms each):
