@@ -45,8 +45,9 @@ export interface SteadyState {
   /** The nodes whose throughput is unbounded, in index order. */
   unbounded: number[];
   /**
-   * The nodes of the loops that have no steady state themselves (not the nodes they flood
-   * downstream), in index order.
+   * The nodes of the loops where a storm starts: loops with no steady state that no unbounded
+   * node floods (not the nodes and loops they flood downstream, even a loop that would have no
+   * steady state of its own either), in index order.
    */
   unboundedLoops: number[];
   /**

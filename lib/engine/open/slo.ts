@@ -370,8 +370,14 @@ function searchBindingFirst(
     // may have no service time, so nothing in the latencies shows it, and `s · x` may round just
     // below its capacity there.
     const atSaturation = (e: number) => saturation[e]! <= checkedAt;
+    // At no traffic, an entry exactly at its SLO whose latency grows at all misses too (`search`).
+    let queues: Float64Array | undefined;
+    const atEdge = (e: number) => {
+      queues ??= queuesOnTheWay(structure);
+      return checkedAt === 0 && !(slo[e]! / latency[e]! > 1) && queues[e]! > 0;
+    };
     // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (more entries kept as missing there, entries at their SLO or that meet it included: more rounds, each joining one, until every entry has searched)
-    const overSlo = (e: number) => !(latency[e]! <= slo[e]!);
+    const overSlo = (e: number) => !(latency[e]! <= slo[e]!) || atEdge(e);
     const misses = (e: number) => atSaturation(e) || overSlo(e);
     // Stryker disable next-line MethodExpression,ConditionalExpression,EqualityOperator: same answer, other work (more entries kept as missing there, entries at their SLO included: more checks; the twin that keeps the entries that meet is killed)
     missedThere = candidates.filter(misses);
@@ -442,10 +448,17 @@ function search(
   // Stryker disable next-line EqualityOperator: an entry exactly at its SLO is at the edge: its scale is 0 either way
   const missing = (s: number) => entries.filter((entry) => latency.of(entry, s) > entry.slo);
 
+  // An entry exactly at its SLO with no traffic whose latency grows at all (a queue on its
+  // paths) misses it at any traffic: its scale is 0 too, and it ties with those that miss there.
+  const atEdgeWithNoTraffic = (entry: SloEntry) =>
+    !(entry.slo / latency.of(entry, 0) > 1) && latency.growsWithTraffic(entry);
   // The margin with no traffic first, then the entries that miss there (if any) at the same
   // scale: each scale's response times are computed once (`LatencyAt` keeps the last).
   const fZero = marginAt(latency, entries, 0);
-  const missedAtZero = fZero < 0 ? missing(0) : [];
+  const missedAtZero =
+    fZero < 0
+      ? entries.filter((entry) => latency.of(entry, 0) > entry.slo || atEdgeWithNoTraffic(entry))
+      : [];
   // Stryker disable next-line ConditionalExpression: same answer, other work (the search from f(0) < 0 ends at 0 too, naming the same entries)
   if (missedAtZero.length > 0) return { headroom: { scale: 0, node: first(missedAtZero) }, checkedAt: 0 };
 
@@ -463,9 +476,7 @@ function search(
     // the numbers: the search would creep down towards 0 for all its steps and end on the scale
     // rounding leaves unchanged, which with many servers is far from tiny (ten servers of 0.1 s
     // and an SLO of 0.1 s read ×1.4: their wait rounds away below that).
-    const missed = entries.filter(
-      (entry) => !(entry.slo / latency.of(entry, 0) > 1) && latency.growsWithTraffic(entry),
-    );
+    const missed = entries.filter(atEdgeWithNoTraffic);
     if (missed.length > 0) return { headroom: { scale: 0, node: first(missed) }, checkedAt: 0 };
   }
   const fBelow = marginAt(latency, entries, below);

@@ -470,6 +470,26 @@ describe('latencyHeadroom', () => {
 
   // a (SLO 1 s, 10 ms) calls db1 (capacity 4 at 1 a second: saturates at ×4); b and c call db2
   // (capacity 4 at 2 a second: ×2). Nothing queues on the way, so the SLOs hold up to ×2, where
+  // b meets its SLO of 50 ms exactly with no traffic (its 50 ms of service, no wait) behind two
+  // servers, so any traffic misses it: its scale is 0. e's 200 ms miss its 100 ms with no traffic
+  // at all: 0 too. A tie at 0, named by the smallest id, whichever entry misses outright (e was
+  // named, from the entries that miss with no traffic alone).
+  it('names the smallest id among the entries that miss with no traffic and those at it whose latency grows', () => {
+    for (const [atEdge, missing] of [
+      ['b', 'e'],
+      ['e', 'b'],
+    ]) {
+      const result = analyzed({
+        nodes: [
+          { id: atEdge!, arrival: 1, serviceTime: 0.05, servers: 2, slo: 0.05, exit: 1 },
+          { id: missing!, arrival: 1, serviceTime: 0.2, slo: 0.1, exit: 1 },
+        ],
+        dependencies: [],
+      });
+      expect(result.latencyHeadroom).toEqual({ scale: 0, node: 'b' });
+    }
+  });
+
   // db2 saturates: of the entries that reach it, b is named, not a, the smallest id overall.
   it('names the smallest id among the entries that reach the node saturating first', () => {
     const result = analyzed({
@@ -761,6 +781,37 @@ describe('latencyHeadroom where the entries reach a loop', () => {
 
   // A and B both miss their SLOs with no traffic; B (the tighter, searched first) alone would be
   // named, but A misses too and has the smaller id.
+  // The tie above where both entries reach a loop (p1 ⇄ p2 and q1 ⇄ q2, called a billionth of a
+  // time a request): the search starts with e, likeliest to break (half its SLO today), finds 0,
+  // and checks b there; b, exactly at its SLO with no traffic and a queue on its way, misses too.
+  it('names the smallest id among the entries that miss with no traffic and those at it whose latency grows', () => {
+    const loop = (p: string): NodeInput[] => [{ id: `${p}1`, exit: 1 }, { id: `${p}2` }];
+    const loopCalls = (p: string): DependencyInput[] => [
+      { from: `${p}1`, to: `${p}2` },
+      { from: `${p}2`, to: `${p}1` },
+    ];
+    for (const [atEdge, missing] of [
+      ['b', 'e'],
+      ['e', 'b'],
+    ]) {
+      const result = analyzed({
+        nodes: [
+          { id: atEdge!, arrival: 1, fanout: true, serviceTime: 0.05, servers: 2, slo: 0.05 },
+          { id: missing!, arrival: 1, fanout: true, serviceTime: 0.2, slo: 0.1 },
+          ...loop('p'),
+          ...loop('q'),
+        ],
+        dependencies: [
+          { from: atEdge!, to: 'p1', weight: 1e-9 },
+          { from: missing!, to: 'q1', weight: 1e-9 },
+          ...loopCalls('p'),
+          ...loopCalls('q'),
+        ],
+      });
+      expect(result.latencyHeadroom).toEqual({ scale: 0, node: 'b' });
+    }
+  });
+
   it('names the smallest id among the entries that miss with no traffic', () => {
     const { nodes, dependencies } = loop(2);
     const result = analyzed({
