@@ -38,6 +38,12 @@ const CREDENTIAL_PARAMETERS = new Set([
  */
 export function credentialParameter(url: URL): string | undefined {
   for (const name of url.searchParams.keys()) if (CREDENTIAL_PARAMETERS.has(name.toLowerCase())) return name;
+  // A server may split its query at `;` too (the HTML 4 recommendation, and some frameworks
+  // still do), where the URL parser reads `?a=1;token=…` as one parameter `a`.
+  for (const [, name] of url.search.matchAll(SEMICOLON_PARAMETER)) {
+    const read = safeDecode(name!);
+    if (CREDENTIAL_PARAMETERS.has(read.toLowerCase())) return read;
+  }
   // A fragment has no grammar of its own: single-page apps route in it (`#/callback?access_token=…`,
   // `#!/cb?token=…`, `#state=1;token=…`), so every `name=` in it after a `#`, `?`, `&`, `;` or `/`
   // is read as a parameter.
@@ -47,6 +53,9 @@ export function credentialParameter(url: URL): string | undefined {
   }
   return undefined;
 }
+
+/** A `name=` in a query after a `;`. */
+const SEMICOLON_PARAMETER = /;([^=&;]*)=/g;
 
 /** A `name=` in a fragment, after its `#` or a separator a router or a form may use. */
 const FRAGMENT_PARAMETER = /[#?&;/!]([^=#?&;/!]*)=/g;
@@ -59,22 +68,41 @@ const FRAGMENT_PARAMETER = /[#?&;/!]([^=#?&;/!]*)=/g;
  */
 export function withoutCredentials(url: string): string {
   // The credential parameters first, on the whole text: a value may hold an `@` (`?token=ab@cd`),
-  // and the user info's cut at the last `@` would take the parameter's name with it.
-  const withoutParameters = url.replace(
-    /([?&#;/!])([^=&#?;/!]*)=([^&#;]*)/g,
-    (whole, separator: string, name: string) =>
-      // As the URL parser reads the name: tabs and line breaks dropped (`to\tken` is `token`).
-      CREDENTIAL_PARAMETERS.has(
-        safeDecode(name)
-          .replace(/[\t\n\r]/g, '')
-          .toLowerCase(),
-      )
-        ? `${separator}${name}=…`
-        : whole,
-  );
+  // and the user info's cut at the last `@` would take the parameter's name with it. A value runs
+  // to the next `&` or `#`, as the URL parser reads a query: `?token=x;SECRET` is one value, so
+  // ending it at a `;` (or a `/`, `!` or `?`) would repeat the rest. A name is found after any
+  // separator a query or a fragment may use, inside another parameter's value too
+  // (`#state=1;token=…`).
+  const masked: [start: number, end: number][] = [];
+  for (const match of url.matchAll(PARAMETER_NAME)) {
+    // As the URL parser reads the name: tabs and line breaks dropped (`to\tken` is `token`).
+    const name = safeDecode(match[1]!)
+      .replace(/[\t\n\r]/g, '')
+      .toLowerCase();
+    if (!CREDENTIAL_PARAMETERS.has(name)) continue;
+    const start = match.index + match[0].length;
+    let end = start;
+    while (end < url.length && url[end] !== '&' && url[end] !== '#') end++;
+    masked.push([start, end]);
+  }
+  let withoutParameters = url;
+  if (masked.length > 0) {
+    let written = 0;
+    let text = '';
+    for (const [start, end] of masked) {
+      // A value that holds the next name's (`?token=a;key=b`) was masked whole already.
+      if (start < written) continue;
+      text += `${url.slice(written, start)}…`;
+      written = end;
+    }
+    withoutParameters = text + url.slice(written);
+  }
   // The user info after, the one in the query of another URL (`?next=https://u:p@…`) too.
   return withoutUserInfo(withoutParameters);
 }
+
+/** A parameter's `name=`, after a separator a query, a fragment or a router may use. */
+const PARAMETER_NAME = /[?&#;/!]([^=&#?;/!]*)=/g;
 
 /**
  * The URL with everything before its last `@` masked, but for a scheme and slashes at its start

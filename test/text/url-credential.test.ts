@@ -21,6 +21,9 @@ describe('credentialParameter', () => {
     expect(credentialParameter(new URL('https://a.example/g#/callback?access_token=s'))).toBe('access_token');
     expect(credentialParameter(new URL('https://a.example/g#a=1#Token=s'))).toBe('Token');
     expect(credentialParameter(new URL('https://a.example/g?x=1#section'))).toBeUndefined();
+    // A server may split a query at `;` too, where the URL parser reads one parameter `a`.
+    expect(credentialParameter(new URL('https://a.example/g?a=1;token=s'))).toBe('token');
+    expect(credentialParameter(new URL('https://a.example/g?a=1;b=2'))).toBeUndefined();
   });
 });
 
@@ -60,6 +63,14 @@ describe('withoutCredentials', () => {
     ['https://a.example/g#/cb?access_token=SECRET&x=1', 'https://a.example/g#/cb?access_token=…&x=1'],
     ['https://a.example/g#state=1;token=SECRET', 'https://a.example/g#state=1;token=…'],
     ['https://a.example/g#a=1#token=SECRET', 'https://a.example/g#a=1#token=…'],
+    // A value runs to the next `&` or `#`, as the URL parser reads it: what follows a `;`, `/`,
+    // `!` or `?` in it is the credential's too.
+    ['http://a.co/?token=x;SECRET', 'http://a.co/?token=…'],
+    ['http://a.co/?token=x/SECRET&b=1', 'http://a.co/?token=…&b=1'],
+    ['http://a.co/?token=x!SECRET?MORE#f', 'http://a.co/?token=…#f'],
+    ['http://a.co/?a=1;token=SECRET&b=2', 'http://a.co/?a=1;token=…&b=2'],
+    ['http://a.co/?token=a;key=SECRET&b=2', 'http://a.co/?token=…&b=2'],
+    ['https://a.example/g#/cb?access_token=SECRET;state=1', 'https://a.example/g#/cb?access_token=…'],
     // A URL that does not parse: everything before its last `@` is masked, but for its scheme,
     // whatever the password holds (`?`, `#`, `/`, `@`).
     ['http//u:SECRET@a.example/g', 'http//…@a.example/g'],
