@@ -25,8 +25,9 @@ Options:
   --json    Machine-readable output.
   --debug   Show stack traces on errors.
 
-Target: as for npm run keys: the local server's DynamoDB (DYNAMO_PORT, default 8000, table
-"sbe-local"); TABLE_NAME without DYNAMODB_ENDPOINT uses AWS; DYNAMODB_ENDPOINT overrides.
+Target: as for npm run keys: the running npm start's DynamoDB and table (found from the file it
+  writes), table "sbe-local"; DYNAMO_PORT=<port> points at http://127.0.0.1:<port> instead;
+  TABLE_NAME without DYNAMODB_ENDPOINT uses AWS; DYNAMODB_ENDPOINT overrides.
 `;
 
 export interface SweepCliContext {
