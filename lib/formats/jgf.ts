@@ -51,6 +51,7 @@ import {
   describeValue,
   idText,
   isRecord,
+  memberPath,
   NODE_FIELDS,
   plural,
   quote,
@@ -143,7 +144,7 @@ function mapGraph(graph: Record<string, unknown>, path: string, warnings: string
     });
   } else if (isRecord(given)) {
     for (const key of Object.keys(given)) {
-      const nodePath = keyPath(`${path}.nodes`, key);
+      const nodePath = memberPath(`${path}.nodes`, key);
       if (key.length === 0)
         throw new FormatError(nodePath, 'is keyed by an empty id: a node id must be non-empty');
       const node = given[key];
@@ -294,9 +295,4 @@ function endOf(value: unknown, path: string, known: ReadonlyMap<string, string>)
   const id = String(value);
   if (!known.has(id)) throw new FormatError(path, `unknown node ${quote(id)}`);
   return id;
-}
-
-/** `graph.nodes.nissan`, or `graph.nodes["Keyser Söze"]` for a key that is not a plain name. */
-function keyPath(base: string, key: string): string {
-  return /^[A-Za-z_$][\w$]*$/.test(key) ? `${base}.${key}` : `${base}[${quote(key)}]`;
 }

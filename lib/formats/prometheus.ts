@@ -73,7 +73,7 @@
 
 import { MAX_TOTAL_LOAD } from '../engine';
 import { callGraphStructure, type ObservedCall } from './call-graph';
-import { describeValue, isRecord, memberPath, plural, quote } from './text';
+import { describeValue, isRecord, memberPath, plural, quote, shortText } from './text';
 import {
   FormatError,
   type GraphFormat,
@@ -330,9 +330,7 @@ function lookedFor(labels: SeriesLabels | undefined): string {
 /** A series as PromQL writes it: `{client="frontend", server="api"}`, long ones cut short. */
 function seriesText(labels: Record<string, string>): string {
   const entries = Object.entries(labels);
-  const shown = entries
-    .slice(0, SHOWN_LABELS)
-    .map(([key, value]) => `${key.length > 40 ? `${key.slice(0, 40)}…` : key}=${quote(value)}`);
+  const shown = entries.slice(0, SHOWN_LABELS).map(([key, value]) => `${shortText(key)}=${quote(value)}`);
   return `{${shown.join(', ')}${entries.length > SHOWN_LABELS ? `, … (${entries.length} labels)` : ''}}`;
 }
 

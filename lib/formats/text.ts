@@ -1,4 +1,4 @@
-import { keyStep, quoteText } from '../text/describe-value';
+import { keyStep, quoteText, shortText } from '../text/describe-value';
 import { FormatError } from './types';
 
 /**
@@ -18,6 +18,8 @@ export function memberPath(path: string, key: string, identifier = /^[A-Za-z_$][
 
 /** A caller's string, quoted and cut short: `"db"`, `"aaaa…"` (`quoteText`). */
 export const quote = quoteText;
+
+export { shortText };
 
 /** A value in words: `nothing`, `null`, `an array`, `an object`, `true`, `-1`, `the string "x"`. */
 export function describeValue(value: unknown): string {

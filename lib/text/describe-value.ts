@@ -10,12 +10,17 @@ const MAX_ECHOED_CHARS = 40;
 
 /** A caller's string, quoted as JSON and cut short: `"db"`, `"aaaa…"`. */
 export function quoteText(text: string): string {
-  if (text.length <= MAX_ECHOED_CHARS) return JSON.stringify(text);
+  return JSON.stringify(shortText(text));
+}
+
+/** A caller's string cut short as `quoteText` cuts it, unquoted (a label name in a PromQL series). */
+export function shortText(text: string): string {
+  if (text.length <= MAX_ECHOED_CHARS) return text;
   // Cut between code points, as quoteKey does.
   const end = isHighSurrogate(text.charCodeAt(MAX_ECHOED_CHARS - 1))
     ? MAX_ECHOED_CHARS - 1
     : MAX_ECHOED_CHARS;
-  return JSON.stringify(`${text.slice(0, end)}…`);
+  return `${text.slice(0, end)}…`;
 }
 
 /**

@@ -456,6 +456,13 @@ describe('malformed documents', () => {
       'graph.nodes["Keyser Söze"]',
       'must be an object, got an array',
     ],
+    [
+      // Kept whole up to 256 characters, as every path keeps a key: two ARNs of one account differ at their ends.
+      'a v2 node with a long key',
+      { graph: { nodes: { [`arn:aws:lambda:eu-west-1:123456789012:function:${'x'.repeat(40)}-b`]: [] } } },
+      `graph.nodes["arn:aws:lambda:eu-west-1:123456789012:function:${'x'.repeat(40)}-b"]`,
+      'must be an object, got an array',
+    ],
     ['edges not an array', { graph: { nodes, edges: {} } }, 'graph.edges', 'must be an array, got an object'],
     ['an edge not an object', { graph: { nodes, edges: [1] } }, 'graph.edges[0]', 'must be an object, got 1'],
     [

@@ -359,6 +359,25 @@ describe('prometheus: the real answers', () => {
   });
 });
 
+describe('prometheus: a series in a message', () => {
+  // A label name past 40 characters is cut short between code points: an emoji straddling the
+  // cut is left out whole, never half of it (a lone surrogate, which JSON writes as \ud83d).
+  it('cuts a long label name between code points', () => {
+    const name = `${'a'.repeat(39)}😀tail`;
+    const error = thrown(() =>
+      readGraph({
+        status: 'success',
+        data: {
+          resultType: 'vector',
+          result: [{ metric: { __name__: 'calls_total', [name]: 'v' }, value: [1, '2'] }],
+        },
+      }),
+    );
+    expect(error.message).toContain(`${'a'.repeat(39)}…="v"`);
+    expect(error.message).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+});
+
 describe('prometheus: detection', () => {
   for (const folder of others) {
     // Another format's document is never taken for a Prometheus answer.
