@@ -19,6 +19,7 @@ import {
   toPublicSystemRecord,
   unknownSettingsIds,
 } from '../systems';
+import { quoteKey } from '../text';
 import type { ConnectedSystem } from './connect-system';
 import { inContractTerms, systemNotFound } from './errors';
 import { fetchDocument } from './fetch-document';
@@ -104,7 +105,7 @@ export function createRefreshSystem(deps: RefreshSystemDeps): RefreshSystem {
         warnings.push(
           `settings name ${vanished.length} node${vanished.length === 1 ? '' : 's'} no longer in the structure (kept): ${vanished
             .slice(0, 5)
-            .map((id) => JSON.stringify(id))
+            .map((id) => quoteKey(id))
             .join(', ')}${vanished.length > 5 ? ', …' : ''}`,
         );
       }

@@ -1781,6 +1781,34 @@ describe('settings', () => {
     expect((await systems.getRecord('alice', record.id))!.settings).toBeUndefined();
   });
 
+  // The warning names at most five vanished ids, each as a path keeps a key: whole up to 256
+  // characters, else its ends (a 5,000-character id cost the answer 5,000).
+  it('names a long vanished id by its ends', async () => {
+    const long = `svc-${'x'.repeat(5000)}-end`;
+    const { api, answer } = await changingApi({
+      nodes: [{ id: 'A', load: 1 }, { id: long }],
+      dependencies: [{ from: 'A', to: long }],
+    });
+    const systems = systemsStore();
+    const record = registered(
+      await createConnectSystem({ systems, limits, outbound })('alice', {
+        name: 'w',
+        url: api.origin,
+        settings: { nodes: { [long]: { capacity: 3 } } },
+      }),
+    );
+    answer({ nodes: [{ id: 'A', load: 1 }], dependencies: [] });
+    const { system: refreshed } = await createRefreshSystem({ systems, limits, outbound })(
+      'alice',
+      record.id,
+      {},
+    );
+    const [warning] = refreshed.warnings!.filter((w) => w.startsWith('settings name'));
+    expect(warning).toBe(
+      `settings name 1 node no longer in the structure (kept): "svc-${'x'.repeat(124)}…${'x'.repeat(123)}-end"`,
+    );
+  });
+
   // A refresh keeps the settings whole and says which of them name nodes that are gone.
   it('keeps settings across a refresh and reports the ones whose node vanished', async () => {
     const { api, answer } = await changingApi(WORKED);
