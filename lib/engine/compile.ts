@@ -16,6 +16,7 @@ type CompiledFunctions =
   | 'freedFirstSweepOrder'
   | 'hasWayOut'
   | 'isFanout'
+  | 'shareNotKept'
   | 'sharesFlows'
   | 'keptSteadyState'
   | 'keepSteadyState'
@@ -192,6 +193,22 @@ export class CompiledStructure {
 
   isFanout(v: number): boolean {
     return this.open && (this.openFields[v]! & FANOUT_ON) !== 0;
+  }
+
+  /**
+   * `1 − selfShare[v]`: the share of what `v` processes that does not come straight back to it.
+   * For a routing node that depends on itself, summed from its other shares and its exit: a
+   * self-dependency keeping 440,000 parts in 440,010 leaves `1 − 0.99998`, which as a difference
+   * has lost five digits before any solve divides by it. (A fan-out node's calls need not sum to
+   * 1, so its difference stands.)
+   */
+  shareNotKept(v: number): number {
+    const stay = this.selfShare[v]!;
+    if (!(stay > 0) || this.isFanout(v)) return 1 - stay;
+    let sum = this.open ? this.exitShare[v]! : 0;
+    const end = this.outStart[v + 1]!;
+    for (let k = this.outStart[v]!; k < end; k++) if (this.outTarget[k] !== v) sum += this.outShare[k]!;
+    return sum;
   }
 
   /** Strongly connected components, computed on first use. */

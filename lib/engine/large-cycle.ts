@@ -67,10 +67,12 @@ export function solveLargeCycle(
   structure: CompiledStructure,
   input: LargeCycleInput,
   n: number,
+  /** Start from the unknowns' values in `reach` rather than from zeros. */
+  fromReach = false,
 ): { sweeps: number; converged: boolean; slow: boolean } {
   // The sweep orders last as long as the structure: each computed before its phase begins.
   const preferred = structure.sweepOrder();
-  const first = inPhase(() => solveComponent(structure, input, n, preferred, FIRST_ORDER_ROUNDS, false));
+  const first = inPhase(() => solveComponent(structure, input, n, preferred, FIRST_ORDER_ROUNDS, fromReach));
   if (first.converged) return { ...first, slow: first.sweeps > MAX_ITERATIONS };
   const other = structure.freedFirstSweepOrder();
   const more = inPhase(() =>
@@ -153,7 +155,7 @@ function solveComponent(
     // A node whose every dependency points to itself has no edge into the rest of a cycle, so
     // it is never in one: `stay` is below 1 here.
     // Stryker disable next-line ConditionalExpression,EqualityOperator: see above
-    scale[q] = stay < 1 ? 1 / (1 - stay) : 0;
+    scale[q] = stay < 1 ? 1 / structure.shareNotKept(u) : 0;
     let fixed = 0;
     const end = outStart[u + 1]!;
     for (let k = outStart[u]!; k < end; k++) {

@@ -96,3 +96,54 @@ export function solveFactored(a: Float64Array, b: Float64Array, n: number): bool
   }
   return substituteBackwards(a, b, n);
 }
+
+/**
+ * Solves `(D − N) x = b` for a system that leaks: `N` (n×n, row-major, `offDiagonal`) holds what
+ * each unknown passes to each other one (≥ 0, its diagonal unread), `leak` what it passes out of
+ * the system (≥ 0), and the diagonal is what it keeps for none of them: `D_i = leak_i + Σ_j N_ij`.
+ * That is the equation of a routing loop's reach or latency, `x = b + P x`, written with each
+ * diagonal as the sum of what leaves the node rather than `1 − ` what it keeps: with a
+ * self-dependency that keeps 440,000 parts in 440,010, `1 − 0.99998` has lost five digits before
+ * any elimination, and partial pivoting lost the rest (a 3-node loop whose reach is 0.9999998
+ * was solved as 0). Eliminated by Grassmann–Taksar–Heyman: each pivot is recomputed as the sum of
+ * what is left of its row, and every update adds nonnegative numbers, so nothing cancels and the
+ * answer keeps nearly every digit however the weights spread. `b` (≥ 0) receives `x`; `offDiagonal`
+ * and `leak` are overwritten. False when some unknown keeps everything (a pivot of 0: no finite
+ * answer) or the answer is not finite.
+ *
+ * @internal exported for its tests
+ */
+export function solveLeakingSystem(
+  offDiagonal: Float64Array,
+  leak: Float64Array,
+  b: Float64Array,
+  n: number,
+): boolean {
+  const pivot = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const row = k * n;
+    let d = leak[k]!;
+    for (let j = k + 1; j < n; j++) d += offDiagonal[row + j]!;
+    if (!(d > 0 && d < Number.POSITIVE_INFINITY)) return false;
+    pivot[k] = d;
+    for (let i = k + 1; i < n; i++) {
+      const toK = offDiagonal[i * n + k]!;
+      if (toK === 0) continue;
+      const f = toK / d;
+      const other = i * n;
+      // What i passed to k now goes where k passes it: to the others still unknown, out of the
+      // system, or back to i (which only keeps it at i: left out of i's row).
+      for (let j = k + 1; j < n; j++) if (j !== i) offDiagonal[other + j]! += f * offDiagonal[row + j]!;
+      leak[i]! += f * leak[k]!;
+      b[i]! += f * b[k]!;
+    }
+  }
+  for (let k = n - 1; k >= 0; k--) {
+    const row = k * n;
+    let sum = b[k]!;
+    for (let j = k + 1; j < n; j++) sum += offDiagonal[row + j]! * b[j]!;
+    b[k] = sum / pivot[k]!;
+    if (!Number.isFinite(b[k]!)) return false;
+  }
+  return true;
+}

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { factorMMatrix, solveFactored, solveLinearSystem } from '../../lib/engine/linear-system';
+import {
+  factorMMatrix,
+  solveFactored,
+  solveLeakingSystem,
+  solveLinearSystem,
+} from '../../lib/engine/linear-system';
 
 function solve(rows: number[][], rhs: number[]): { solved: boolean; x: number[] } {
   const n = rhs.length;
@@ -174,5 +179,37 @@ describe('factorMMatrix and solveFactored', () => {
     expect(factorMMatrix(a, 1)).toBe(true);
     const x = Float64Array.from([Number.MAX_VALUE]);
     expect(solveFactored(a, x, 1)).toBe(false);
+  });
+});
+
+describe('solveLeakingSystem', () => {
+  // Two nodes: A passes half to B and half out; B passes a quarter to A, the rest out, and B also
+  // receives 1 from outside. x_A = ½·x_B, x_B = 1 + ¼·x_A: x_B = 1 / (1 − 1/8) = 8/7, x_A = 4/7.
+  it('solves a small leaking system', () => {
+    const offDiagonal = Float64Array.from([0, 0.5, 0.25, 0]);
+    const leak = Float64Array.from([0.5, 0.75]);
+    const b = Float64Array.from([0, 1]);
+    expect(solveLeakingSystem(offDiagonal, leak, b, 2)).toBe(true);
+    expect(b[0]).toBeCloseTo(4 / 7, 15);
+    expect(b[1]).toBeCloseTo(8 / 7, 15);
+  });
+
+  // A keeps a billionth less than everything for B and back: x = 1 + (1 − 1e-9)·x over two
+  // nodes each leaking 1e-9 of what they pass: x = 1e9 exactly. `1 − (1 − 1e-9)` as a difference
+  // loses seven digits; the pivots here are sums.
+  it('keeps its digits where almost nothing leaks', () => {
+    const keep = 1 - 1e-9;
+    const offDiagonal = Float64Array.from([0, keep, keep, 0]);
+    const leak = Float64Array.from([1e-9, 1e-9]);
+    const b = Float64Array.from([1, 1]);
+    expect(solveLeakingSystem(offDiagonal, leak, b, 2)).toBe(true);
+    expect(Math.abs(b[0]! - 1e9) / 1e9).toBeLessThan(1e-7);
+  });
+
+  // A node that leaks nothing and passes nothing keeps everything: no finite answer.
+  it('refuses a node that keeps everything', () => {
+    expect(solveLeakingSystem(new Float64Array(1), new Float64Array(1), Float64Array.from([1]), 1)).toBe(
+      false,
+    );
   });
 });

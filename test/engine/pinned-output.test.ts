@@ -29,7 +29,7 @@ const PINNED: ReadonlyArray<[name: string, structure: () => Structure, analyze: 
     'random 10k/40k',
     () => generateStructure({ shape: 'random', nodeCount: 10_000, dependencyCount: 40_000 }),
     'd84c3135df1978042d9276d030ea5f246adb7f8d5055ff171f620c095324cd24',
-    '0a0f0c5393a19f8432ccb1e300ae4053269fdd816e4cb654bf179986cc2db264',
+    'e838340dc82e915b8c1e80a4e7d8abdfa984290d0a41a9b340bfa631717fc95f',
   ],
   [
     'deep 10k/40k',
