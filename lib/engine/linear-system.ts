@@ -98,18 +98,104 @@ export function solveFactored(a: Float64Array, b: Float64Array, n: number): bool
 }
 
 /**
- * Solves `(D − N) x = b` for a system that leaks: `N` (n×n, row-major, `offDiagonal`) holds what
- * each unknown passes to each other one (≥ 0, its diagonal unread), `leak` what it passes out of
- * the system (≥ 0), and the diagonal is what it keeps for none of them: `D_i = leak_i + Σ_j N_ij`.
- * That is the equation of a routing loop's reach or latency, `x = b + P x`, written with each
- * diagonal as the sum of what leaves the node rather than `1 − ` what it keeps: with a
- * self-dependency that keeps 440,000 parts in 440,010, `1 − 0.99998` has lost five digits before
- * any elimination, and partial pivoting lost the rest (a 3-node loop whose reach is 0.9999998
- * was solved as 0). Eliminated by Grassmann–Taksar–Heyman: each pivot is recomputed as the sum of
- * what is left of its row, and every update adds nonnegative numbers, so nothing cancels and the
- * answer keeps nearly every digit however the weights spread. `b` (≥ 0) receives `x`; `offDiagonal`
- * and `leak` are overwritten. False when some unknown keeps everything (a pivot of 0: no finite
- * answer) or the answer is not finite.
+ * Factors `D − N` for a system that leaks: `N` (n×n, row-major, `offDiagonal`) holds what each
+ * unknown passes to each other one (≥ 0, its diagonal unread), `leak` what it passes out of the
+ * system (≥ 0), and the diagonal is what it keeps for none of them: `D_i = leak_i + Σ_j N_ij`.
+ * That is the equation of a routing loop (`x = b + P x` for a reach or a latency, its transpose
+ * for throughputs) written with each diagonal as the sum of what leaves the node rather than
+ * `1 − ` what it keeps: with a self-dependency that keeps 440,000 parts in 440,010, `1 − 0.99998`
+ * has lost five digits before any elimination, and elimination by differences loses the rest (a
+ * 3-node loop whose reach is 0.9999998 was solved as 0; routing loops of 60–75 nodes with weights
+ * over 1e-2…1e2 had a pivot cancel to 0 and were called unbounded). Eliminated by
+ * Grassmann–Taksar–Heyman: each pivot is recomputed as the sum of what is left of its row, and
+ * every step adds nonnegative numbers, so nothing cancels and the answer keeps nearly every digit
+ * however the weights spread. On return `offDiagonal` holds the factors (the multipliers below the
+ * diagonal, what is left of `N` above it) and `leak` is overwritten; the pivots are returned, or
+ * `undefined` when some unknown keeps everything (a pivot of 0: no finite answer).
+ *
+ * @internal exported for its tests
+ */
+export function factorLeakingSystem(
+  offDiagonal: Float64Array,
+  leak: Float64Array,
+  n: number,
+): Float64Array | undefined {
+  const pivot = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    const row = k * n;
+    let d = leak[k]!;
+    for (let j = k + 1; j < n; j++) d += offDiagonal[row + j]!;
+    if (!(d > 0 && d < Number.POSITIVE_INFINITY)) return undefined;
+    pivot[k] = d;
+    for (let i = k + 1; i < n; i++) {
+      const toK = offDiagonal[i * n + k]!;
+      if (toK === 0) continue;
+      const f = toK / d;
+      offDiagonal[i * n + k] = f;
+      const other = i * n;
+      // What i passed to k now goes where k passes it: to the others still unknown, out of the
+      // system, or back to i (which only keeps it at i: left out of i's row).
+      for (let j = k + 1; j < n; j++) if (j !== i) offDiagonal[other + j]! += f * offDiagonal[row + j]!;
+      leak[i]! += f * leak[k]!;
+    }
+  }
+  return pivot;
+}
+
+/** Solves `(D − N) x = b` with the factors of `factorLeakingSystem`; `b` (≥ 0) receives `x`. False when `x` is not finite. */
+export function solveLeaking(
+  factors: Float64Array,
+  pivot: Float64Array,
+  b: Float64Array,
+  n: number,
+): boolean {
+  for (let k = 0; k < n; k++) {
+    const value = b[k]!;
+    if (value === 0) continue;
+    for (let i = k + 1; i < n; i++) b[i]! += factors[i * n + k]! * value;
+  }
+  for (let k = n - 1; k >= 0; k--) {
+    const row = k * n;
+    let sum = b[k]!;
+    for (let j = k + 1; j < n; j++) sum += factors[row + j]! * b[j]!;
+    b[k] = sum / pivot[k]!;
+    if (!Number.isFinite(b[k]!)) return false;
+  }
+  return true;
+}
+
+/**
+ * Solves `(D − N)ᵀ x = b` with the factors of `factorLeakingSystem` (a loop's throughputs:
+ * `x_i = b_i + Σ_j x_j · N_ji`); `b` (≥ 0) receives `x`. False when `x` is not finite.
+ */
+export function solveLeakingTransposed(
+  factors: Float64Array,
+  pivot: Float64Array,
+  b: Float64Array,
+  n: number,
+): boolean {
+  // Uᵀ y = b: y_k = (b_k + Σ_{j<k} N_jk · y_j) / d_k.
+  for (let k = 0; k < n; k++) {
+    const value = b[k]! / pivot[k]!;
+    b[k] = value;
+    if (!Number.isFinite(value)) return false;
+    if (value === 0) continue;
+    const row = k * n;
+    for (let j = k + 1; j < n; j++) b[j]! += factors[row + j]! * value;
+  }
+  // Lᵀ x = y: x_k = y_k + Σ_{i>k} f_ik · x_i.
+  for (let k = n - 1; k >= 0; k--) {
+    let sum = b[k]!;
+    for (let i = k + 1; i < n; i++) sum += factors[i * n + k]! * b[i]!;
+    b[k] = sum;
+    if (!Number.isFinite(sum)) return false;
+  }
+  return true;
+}
+
+/**
+ * Solves `(D − N) x = b` for a system that leaks (`factorLeakingSystem`) in one go; `b` receives
+ * `x`, `offDiagonal` and `leak` are overwritten. False when there is no finite answer.
  *
  * @internal exported for its tests
  */
@@ -119,31 +205,6 @@ export function solveLeakingSystem(
   b: Float64Array,
   n: number,
 ): boolean {
-  const pivot = new Float64Array(n);
-  for (let k = 0; k < n; k++) {
-    const row = k * n;
-    let d = leak[k]!;
-    for (let j = k + 1; j < n; j++) d += offDiagonal[row + j]!;
-    if (!(d > 0 && d < Number.POSITIVE_INFINITY)) return false;
-    pivot[k] = d;
-    for (let i = k + 1; i < n; i++) {
-      const toK = offDiagonal[i * n + k]!;
-      if (toK === 0) continue;
-      const f = toK / d;
-      const other = i * n;
-      // What i passed to k now goes where k passes it: to the others still unknown, out of the
-      // system, or back to i (which only keeps it at i: left out of i's row).
-      for (let j = k + 1; j < n; j++) if (j !== i) offDiagonal[other + j]! += f * offDiagonal[row + j]!;
-      leak[i]! += f * leak[k]!;
-      b[i]! += f * b[k]!;
-    }
-  }
-  for (let k = n - 1; k >= 0; k--) {
-    const row = k * n;
-    let sum = b[k]!;
-    for (let j = k + 1; j < n; j++) sum += offDiagonal[row + j]! * b[j]!;
-    b[k] = sum / pivot[k]!;
-    if (!Number.isFinite(b[k]!)) return false;
-  }
-  return true;
+  const pivot = factorLeakingSystem(offDiagonal, leak, n);
+  return pivot !== undefined && solveLeaking(offDiagonal, pivot, b, n);
 }

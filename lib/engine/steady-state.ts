@@ -1,7 +1,7 @@
 import type { CompiledStructure } from './compile';
 import { gainBounds } from './gain-bounds';
 import { solveLocalSystem } from './large-cycle';
-import { factorMMatrix, solveFactored } from './linear-system';
+import { factorLeakingSystem, factorMMatrix, solveFactored, solveLeakingTransposed } from './linear-system';
 import { type ArrayMemory, FRESH_ARRAYS, type ScratchMemory, scratch } from './scratch';
 import { checkpoint } from './stop-check';
 
@@ -326,7 +326,7 @@ function solveSingle(
     throughput[v] = Number.POSITIVE_INFINITY;
     return LOOP_UNBOUNDED;
   }
-  throughput[v] = inflow / (1 - stay);
+  throughput[v] = inflow / structure.shareNotKept(v);
   return 0;
 }
 
@@ -728,8 +728,12 @@ function solveDense(
   localIndex: Int32Array,
   checkMargin: boolean,
 ): boolean {
-  const { inStart, inSource, inShare } = structure;
   const n = members.length;
+  // A routing loop's throughputs keep their digits by the leaking system's elimination
+  // (`factorLeakingSystem`): pivots that are sums, never differences.
+  if (!anyFanout(structure, members))
+    return solveRoutingDense(structure, members, b, localIndex, checkMargin);
+  const { inStart, inSource, inShare } = structure;
   const a = new Float64Array(n * n);
   // Stryker disable next-line EqualityOperator: one past the end: members[n] is undefined, a[n·n + n] is past a's end and no dependency is read (the `>=` twin is killed)
   for (let i = 0; i < n; i++) {
@@ -745,6 +749,40 @@ function solveDense(
   // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: a defensive check no elimination that succeeded reaches: with positive pivots it only adds nonnegative terms to the nonnegative inflows and divides by pivots in (0, 1], so x ≥ 0 (and solveFactored refuses non-finite answers; the `<=` twin, reading b[n], is killed)
   for (let i = 0; i < n; i++) if (!(b[i]! >= 0)) return false;
   return !checkMargin || clearsMargin(n, (w) => solveFactored(a, w, n));
+}
+
+/**
+ * `solveDense` for a routing loop: `(D − N)ᵀ x = b` with `N` the shares between members and each
+ * diagonal what its member passes on to the others or out of the loop (its exit, its
+ * dependencies leaving the component), so a member that keeps most of what it processes
+ * (a heavy self-dependency, weights over 1e-2…1e2) does not cancel its pivot to 0.
+ */
+function solveRoutingDense(
+  structure: CompiledStructure,
+  members: Int32Array,
+  b: Float64Array,
+  localIndex: Int32Array,
+  checkMargin: boolean,
+): boolean {
+  const { outStart, outTarget, outShare } = structure;
+  const n = members.length;
+  const factors = new Float64Array(n * n);
+  const leak = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const v = members[i]!;
+    const end = outStart[v + 1]!;
+    for (let k = outStart[v]!; k < end; k++) {
+      const t = outTarget[k]!;
+      if (t === v) continue;
+      const local = localIndex[t]!;
+      if (local >= 0) factors[i * n + local]! += outShare[k]!;
+      else leak[i]! += outShare[k]!;
+    }
+    if (structure.open) leak[i]! += structure.exitShare[v]!;
+  }
+  const pivot = factorLeakingSystem(factors, leak, n);
+  if (pivot === undefined || !solveLeakingTransposed(factors, pivot, b, n)) return false;
+  return !checkMargin || clearsMargin(n, (w) => solveLeakingTransposed(factors, pivot, w, n));
 }
 
 /** A loop's equations for the sweeps, in local numbering (`LocalSystem`), and where each row's member is. */
@@ -771,7 +809,7 @@ function steadyLoopSystem(
   preferred: Int32Array,
   memory: ArrayMemory,
 ): SteadyLoopSystem {
-  const { inStart, inSource, inShare, selfShare } = structure;
+  const { inStart, inSource, inShare } = structure;
   const n = members.length;
   const first = structure.components().start[component]!;
   // Predecessors first: the reverse of the order the origin's sweeps use.
@@ -808,7 +846,7 @@ function steadyLoopSystem(
   // Stryker disable next-line EqualityOperator: see above (the `>=` twin is killed)
   for (let q = 0; q < n; q++) {
     const v = order[q]!;
-    scale[q] = 1 / (1 - selfShare[v]!);
+    scale[q] = 1 / structure.shareNotKept(v);
     for (let j = inStart[v]!; j < inStart[v + 1]!; j++) {
       const u = inSource[j]!;
       const local = localIndex[u]!;

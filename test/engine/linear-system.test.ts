@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
+  factorLeakingSystem,
   factorMMatrix,
   solveFactored,
   solveLeakingSystem,
+  solveLeakingTransposed,
   solveLinearSystem,
 } from '../../lib/engine/linear-system';
 
@@ -204,6 +206,17 @@ describe('solveLeakingSystem', () => {
     const b = Float64Array.from([1, 1]);
     expect(solveLeakingSystem(offDiagonal, leak, b, 2)).toBe(true);
     expect(Math.abs(b[0]! - 1e9) / 1e9).toBeLessThan(1e-7);
+  });
+
+  // The same system's transpose, as throughputs read it (x_i = b_i + Σ_j x_j · N_ji): 1 arrives at
+  // A; x_A = 1 + ¼·x_B, x_B = ½·x_A: x_A = 1 / (1 − 1/8) = 8/7, x_B = 4/7.
+  it('solves the transpose with the same factors', () => {
+    const offDiagonal = Float64Array.from([0, 0.5, 0.25, 0]);
+    const pivot = factorLeakingSystem(offDiagonal, Float64Array.from([0.5, 0.75]), 2)!;
+    const b = Float64Array.from([1, 0]);
+    expect(solveLeakingTransposed(offDiagonal, pivot, b, 2)).toBe(true);
+    expect(b[0]).toBeCloseTo(8 / 7, 15);
+    expect(b[1]).toBeCloseTo(4 / 7, 15);
   });
 
   // A node that leaks nothing and passes nothing keeps everything: no finite answer.

@@ -1,7 +1,7 @@
 import type { CompiledStructure } from '../compile';
 import { gainBounds } from '../gain-bounds';
 import { RESTARTS, solveLocalSystem } from '../large-cycle';
-import { factorMMatrix, solveFactored } from '../linear-system';
+import { factorLeakingSystem, factorMMatrix, solveFactored, solveLeaking } from '../linear-system';
 import { type ArrayMemory, scratch } from '../scratch';
 import { anyFanout, DENSE_FALLBACK_LIMIT, GAIN_MARGIN, leaks, STEADY_DENSE_LIMIT } from '../steady-state';
 import { checkpoint } from '../stop-check';
@@ -115,7 +115,7 @@ function solveSingle(solving: LoopSolving, u: number): void {
   if (stuck < 0) {
     const stay = selfShare[u]!;
     if (stay < 1) {
-      latency[u] = sum / (1 - stay);
+      latency[u] = sum / structure.shareNotKept(u);
       return;
     }
     stuck = u;
@@ -313,7 +313,7 @@ function latencyLoopSystem(
     // A self share of 1 or more: a request that keeps coming back never leaves.
     // Stryker disable next-line ConditionalExpression,EqualityOperator,BooleanLiteral: same answer, other work (its scale is then infinite or negative, and sweepLoop refuses the values that gives)
     if (!(selfShare[u]! < 1)) solvable = false;
-    scale[q] = 1 / (1 - selfShare[u]!);
+    scale[q] = 1 / structure.shareNotKept(u);
     for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
       const w = outTarget[k]!;
       const local = localIndex[w]!;
@@ -538,6 +538,25 @@ function solveDenseCycle(
 ): boolean {
   const { outStart, outTarget, outShare } = structure;
   const n = component.length;
+  // A routing loop keeps its digits by the leaking system's elimination (pivots that are sums of
+  // what each member passes on, never `1 −` what it keeps), as its throughputs do.
+  if (!anyFanout(structure, component)) {
+    const factors = new Float64Array(n * n);
+    const leak = new Float64Array(n);
+    for (let i = 0; i < n; i++) {
+      const u = component[i]!;
+      for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
+        const t = outTarget[k]!;
+        if (t === u) continue;
+        const local = localIndex[t]!;
+        if (local >= 0) factors[i * n + local]! += outShare[k]!;
+        else leak[i]! += outShare[k]!;
+      }
+      if (structure.open) leak[i]! += structure.exitShare[u]!;
+    }
+    const pivot = factorLeakingSystem(factors, leak, n);
+    return pivot !== undefined && solveLeaking(factors, pivot, b, n);
+  }
   const a = new Float64Array(n * n);
   // Stryker disable next-line EqualityOperator: one past the end
   for (let i = 0; i < n; i++) {

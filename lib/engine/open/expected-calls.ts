@@ -149,7 +149,11 @@ function solveColumns(
     }
     const stay = selfShare[v]!;
     // Stryker disable next-line ConditionalExpression,EqualityOperator: dividing by 1 − 0 changes no bit, and one past the end
-    if (stay > 0) for (let column = 0; column < k; column++) x[row + column] = x[row + column]! / (1 - stay);
+    if (stay > 0) {
+      // As solveSingle divides: by what the node does not keep, summed for a routing node.
+      const notKept = structure.shareNotKept(v);
+      for (let column = 0; column < k; column++) x[row + column] = x[row + column]! / notKept;
+    }
   }
   // Each column's positive values, counted first so that they go straight into typed arrays.
   const counts = new Int32Array(k);
