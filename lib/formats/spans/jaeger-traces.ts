@@ -117,6 +117,15 @@ export const jaegerTraces: GraphFormat = {
 function readTrace(value: unknown, at: string, spans: SourceSpan[], notes: Notes): void {
   const trace = recordAt(value, at, 'a trace');
   const dot = at === '' ? '' : `${at}.`;
+  // Every trace has its spans (Jaeger writes `"spans": []` for none): an array of objects without
+  // them is some other document, never an empty system.
+  if (!Array.isArray(trace.spans)) {
+    const answer = Array.isArray(trace.data) || isRecord(trace.data);
+    throw new FormatError(
+      `${dot}spans`,
+      `must be an array of spans (a trace is { traceID, spans, processes }), got ${describeValue(trace.spans)}${answer ? `; ${at === '' ? 'the document' : at} is an /api/traces answer itself: send one answer, or its traces in one array` : ''}`,
+    );
+  }
   const traceId = textAt(trace, 'traceID', at) ?? '';
   const processes = trace.processes;
   if (processes !== undefined && processes !== null && !isRecord(processes))

@@ -267,6 +267,21 @@ describe('Jaeger trace reading', () => {
     expect(jaegerTraces.toStructure({ data: [envelope], errors: [] }).warnings).toEqual(whole.warnings);
   });
 
+  // Every trace has its spans array (Jaeger writes [] for none): an array of objects without one
+  // is another document (OTLP's file export, Zipkin's spans), never an empty system; two
+  // /api/traces answers in one array are said to be such. `{ data: [] }` and `[]` stay empty.
+  it('refuses what is no trace rather than read it as no spans', () => {
+    expect(thrown(() => readGraph([{ traceId: 'x' }], 'jaeger-traces')).message).toBe(
+      '[0].spans: not jaeger-traces: must be an array of spans (a trace is { traceID, spans, processes }), got nothing',
+    );
+    const answers = [{ data: [{ traceID: 'a', spans: [], processes: {} }], total: 0 }];
+    expect(thrown(() => readGraph(answers, 'jaeger-traces')).message).toBe(
+      '[0].spans: not jaeger-traces: must be an array of spans (a trace is { traceID, spans, processes }), got nothing; [0] is an /api/traces answer itself: send one answer, or its traces in one array',
+    );
+    expect(readGraph({ data: [] }, 'jaeger-traces').nodes).toEqual([]);
+    expect(readGraph([], 'jaeger-traces').nodes).toEqual([]);
+  });
+
   it('reads a span.kind it does not know as no kind, and says so', () => {
     const spans: SpanFields[] = [{ id: 'a', process: 'p1', start: 0, duration: 10, tags: [kind('gateway')] }];
     expect(readGraph(trace(spans, services)).warnings).toContain(
