@@ -29,7 +29,10 @@
  *   servers sharing an id behind a retrying proxy differ in their address: two spans.
  * - A span is in error when its tags have an `error` key, whatever its value (Zipkin's rule: the
  *   value is the message, and may be empty). `tags` must be an object.
- * - `remoteEndpoint.serviceName` names the remote service of a client or producer span.
+ * - `remoteEndpoint.serviceName` names the remote service of a client or producer span. A span
+ *   of no kind that has both endpoints' service names is a client span, as Zipkin's
+ *   `DependencyLinker` reads it.
+ * - Service names are lower-cased, as Zipkin's `Endpoint` stores them: `Web` and `web` are one.
  * - A Zipkin v1 span (`binaryAnnotations`, or endpoints only in annotations) is refused: this reads
  *   v2's JSON (`/api/v2/…`).
  * - Paths are `[3].localEndpoint.serviceName`, or `[0][3].parentId` in an array of traces.
@@ -121,11 +124,11 @@ function readSpan(value: unknown, path: string, unnamed: Tally): SourceSpan {
     throw new FormatError(`${path}.traceId`, `must be a trace id (hex), got ${describeValue(span.traceId)}`);
   if (id === undefined || id === '')
     throw new FormatError(`${path}.id`, `must be a span id (hex), got ${describeValue(span.id)}`);
-  let service = endpointName(span, 'localEndpoint', path);
-  if (service === undefined || service === '') {
-    unnamed.add(path);
-    service = UNKNOWN_SERVICE;
-  }
+  const local = endpointName(span, 'localEndpoint', path);
+  const named = local !== undefined && local !== '';
+  if (!named) unnamed.add(path);
+  const service = named ? local : UNKNOWN_SERVICE;
+  const peer = endpointName(span, 'remoteEndpoint', path);
   // Zipkin writes no timestamp for one it does not know, and its model reads 0 as that (as OTLP's
   // 0 is read): not 1970, which made a window of decades.
   const stamped = nanosecondsAt(span, 'timestamp', path, 1000n, 'microseconds since the epoch');
@@ -143,11 +146,14 @@ function readSpan(value: unknown, path: string, unnamed: Tally): SourceSpan {
     parent: textAt(span, 'parentId', path),
     parentField: '.parentId',
     service,
-    kind: kindAt(span, path),
+    // A span of no kind that knows both ends is a client span, as Zipkin's DependencyLinker
+    // reads it ("kind unset, but remoteEndpoint set are treated the same as client spans"): a
+    // call on a database that Brave's instrumentation records without a kind.
+    kind: kindAt(span, path) ?? (named && peer !== undefined && peer !== '' ? 'client' : undefined),
     start: duration === undefined ? undefined : start,
     end: start === undefined || duration === undefined ? undefined : start + duration,
     error: isRecord(tags) && Object.hasOwn(tags, 'error'),
-    peer: endpointName(span, 'remoteEndpoint', path),
+    peer,
     path,
     part: spanPart(span, start, duration),
   };
@@ -187,8 +193,18 @@ function kindAt(span: Record<string, unknown>, path: string): SpanKind | undefin
   return kind;
 }
 
+/**
+ * An endpoint's `serviceName`, lower-cased as Zipkin's model stores it (`zipkin2.Endpoint`:
+ * `serviceName.toLowerCase(Locale.ROOT)`): reporters POST mixed case (the OpenTelemetry
+ * Collector's Zipkin exporter keeps it), and `Web` and `web` are one service in Zipkin's UI and
+ * dependency links, so they are one node here.
+ */
 function endpointName(span: Record<string, unknown>, key: string, path: string): string | undefined {
   const endpoint = span[key];
   if (endpoint === undefined || endpoint === null) return undefined;
-  return textAt(recordAt(endpoint, `${path}.${key}`, 'an endpoint'), 'serviceName', `${path}.${key}`);
+  return textAt(
+    recordAt(endpoint, `${path}.${key}`, 'an endpoint'),
+    'serviceName',
+    `${path}.${key}`,
+  )?.toLowerCase();
 }

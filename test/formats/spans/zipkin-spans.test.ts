@@ -199,6 +199,49 @@ describe('Zipkin reading', () => {
     expect(nodeOf(retried, 'frontend').serviceTime).toBeCloseTo(0.03, 12);
   });
 
+  // web takes a request (0–100 ms) and, in a span of no kind that names mysql as its remote end,
+  // waits 60 ms on it: Zipkin's DependencyLinker reads such a span as a client span. So web calls
+  // mysql once a request, and its self time is 40 ms (it read no call, and 100 ms).
+  it('reads a span of no kind that knows both ends as a client span', () => {
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: 1_700_000_000_000_000, duration: 100_000 }),
+      z({
+        id: 'b',
+        parentId: 'a',
+        service: 'web',
+        remoteEndpoint: { serviceName: 'mysql', ipv4: '10.0.0.5', port: 3306 },
+        timestamp: 1_700_000_000_010_000,
+        duration: 60_000,
+      }),
+    ];
+    const mapped = readGraph(spans, 'zipkin-spans', { window: 60 });
+    expect(weightsOf(mapped)).toEqual({ 'web → mysql': 1 });
+    expect(nodeOf(mapped, 'web').serviceTime).toBeCloseTo(0.04, 12);
+    // A span of no kind without a remote service stays the service's own work.
+    const local = readGraph(
+      [spans[0], { ...spans[1], remoteEndpoint: { ipv4: '10.0.0.5' } }],
+      'zipkin-spans',
+      {
+        window: 60,
+      },
+    );
+    expect(local.dependencies).toEqual([]);
+  });
+
+  // Zipkin stores service names lower-cased (zipkin2.Endpoint): `Web` and `web` are one service,
+  // and a call naming `API` is a call on the traced `api`, not on a service outside it.
+  it('reads service names as Zipkin stores them, lower-cased', () => {
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'Web' }),
+      z({ id: 'b', parentId: 'a', kind: 'CLIENT', service: 'Web', remoteEndpoint: { serviceName: 'API' } }),
+      z({ id: 'c', parentId: 'b', kind: 'SERVER', service: 'api' }),
+      { ...z({ id: 'd', kind: 'SERVER', service: 'web' }), traceId: '00000000000000ab' },
+    ];
+    const mapped = readGraph(spans, 'zipkin-spans', { window: 60 });
+    expect(mapped.nodes.map((node) => node.id)).toEqual(['web', 'api']);
+    expect(weightsOf(mapped)).toEqual({ 'web → api': 0.5 });
+  });
+
   it('reads any error tag as an error, an empty message included', () => {
     const spans = [
       z({ id: 'a', kind: 'SERVER', service: 'web', tags: { error: '' } }),
