@@ -44,7 +44,8 @@
  * - **Calls.** Every entry span whose parent is in service A is a call from A on its service B
  *   (the parent may be A's client or producer span, or any span of A when A had no client
  *   instrumentation). A client or producer span that no traced span answers (no entry span
- *   below it) but that names its remote service (Zipkin's `remoteEndpoint.serviceName`, the
+ *   below it: straight under it, or under the caller's own spans below it, such as the HTTP
+ *   client span an SDK's client span wraps, of the service it names when it names one) but that names its remote service (Zipkin's `remoteEndpoint.serviceName`, the
  *   `peer.service` tag or attribute) is a call on that service: a service the document has no
  *   span of (a database, a broker, a SaaS) becomes a node with `external: true` (a default
  *   capacity never reaches it); a call naming a traced service whose span is missing is counted
@@ -624,11 +625,25 @@ export function spanGraph(
   const waitedOn = new Uint8Array(n);
   /** Whether the span's parent waited for it: not asynchronous work (a consumer, a FOLLOWS_FROM). */
   const waitedFor = (i: number) => spans[i]!.kind !== 'consumer' && spans[i]!.follows !== true;
+  // A call is answered by a span of the service it names anywhere under it in the caller's own
+  // spans, not only straight under it: an SDK's client span wrapping the HTTP client span that
+  // the callee answers names the callee too (a host-based peer-service mapping), and counted as
+  // unanswered it was the same call twice. `stamp` stops a walk where one for the same callee
+  // passed before, so deep chains of a service's own spans are walked once per callee.
+  const stamp = new Int32Array(n).fill(-1);
   for (let i = 0; i < n; i++) {
     const p = parent[i]!;
     if (entry[i] !== 1 || p < 0) continue;
     answered[p] = 1;
     if (waitedFor(i)) waitedOn[p] = 1;
+    const callee = spans[i]!.service;
+    for (let up = parent[p]!; up >= 0 && service[up] === service[p] && entry[up] !== 1; up = parent[up]!) {
+      if (stamp[up] === service[i]) break;
+      stamp[up] = service[i]!;
+      const named = spans[up]!.peer;
+      if (callKind(spans[up]!.kind) && (named === undefined || named === '' || named === callee))
+        answered[up] = 1;
+    }
   }
 
   // Times, as offsets in nanoseconds from the earliest start.

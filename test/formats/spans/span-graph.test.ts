@@ -193,6 +193,46 @@ describe('the span mapping', () => {
     );
   });
 
+  // web's SDK client span (b, naming api) wraps its HTTP client span (b2, naming api too, as a
+  // host-based peer-service mapping names both), which api's server span answers. One call: b is
+  // answered two levels below it (it was counted again as a request api took untraced, doubling
+  // api's throughput). An outer span naming another service than the one answering under it
+  // (db) is still a call on that one, untraced.
+  it('counts a client span wrapping the answered one once', () => {
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: 0, duration: 100_000 }),
+      z({
+        id: 'b',
+        parentId: 'a',
+        kind: 'CLIENT',
+        service: 'web',
+        remoteEndpoint: { serviceName: 'api' },
+        timestamp: 5_000,
+        duration: 80_000,
+      }),
+      z({
+        id: 'b2',
+        parentId: 'b',
+        kind: 'CLIENT',
+        service: 'web',
+        remoteEndpoint: { serviceName: 'api' },
+        timestamp: 10_000,
+        duration: 60_000,
+      }),
+      z({ id: 'c', parentId: 'b2', kind: 'SERVER', service: 'api', timestamp: 20_000, duration: 40_000 }),
+    ];
+    const mapped = readGraph(spans, 'auto', { window: 60 });
+    expect(weightsOf(mapped)).toEqual({ 'web → api': 1 });
+    expect(nodeOf(mapped, 'api')).not.toHaveProperty('untracedRequests');
+    expect(mapped.warnings).toEqual([]);
+    const otherName: Record<string, unknown>[] = [...spans];
+    otherName[1] = { ...spans[1]!, remoteEndpoint: { serviceName: 'db' } };
+    expect(weightsOf(readGraph(otherName, 'auto', { window: 60 }))).toEqual({
+      'web → api': 1,
+      'web → db': 1,
+    });
+  });
+
   // One request: web's server span calls api (a server span under web's client span), and api
   // calls web back, named by remoteEndpoint.serviceName, with no span of web under it (sampled
   // out). Over entry spans alone both weights were 1: a loop of gain 1, read as unbounded traffic.
