@@ -75,7 +75,9 @@
  *   no time at all, the counts are per document (`unit: 'window'`), and no `serviceTime` is given
  *   (a second is not a step then).
  * - **`serviceTime`** (seconds) is the mean **self time** of the service's timed entry spans: the
- *   span's duration less the time covered by the calls it waited for. Those are, among its own
+ *   span's duration (a consumer span's until the last of its service's own spans below it ends:
+ *   Brave's Kafka `poll` span lasts a microsecond, the message's processing is a local span under
+ *   it) less the time covered by the calls it waited for. Those are, among its own
  *   spans below it (its children, and theirs, down to where another service's span starts): the
  *   client and producer spans, and spans of no stated kind that have a child in another service
  *   that is no consumer span nor linked as `FOLLOWS_FROM` (Jaeger without a `span.kind` tag, a
@@ -688,6 +690,18 @@ export function spanGraph(
   let outsidePath = '';
   const calls = new Intervals();
   const stack: number[] = [];
+  /** The latest end among request `e`'s span and its service's own timed spans below it. */
+  const ownSpansEnd = (e: number): number => {
+    let last = end[e]!;
+    const below = [e];
+    while (below.length > 0) {
+      const local = below.pop()!;
+      if (timed[local] === 1 && end[local]! > last) last = end[local]!;
+      for (let k = childStart[local]!; k < childStart[local + 1]!; k++)
+        if (entry[children[k]!] !== 1) below.push(children[k]!);
+    }
+    return last;
+  };
   for (let e = 0; e < n; e++) {
     if (entry[e] !== 1) continue;
     const s = service[e]!;
@@ -703,7 +717,13 @@ export function spanGraph(
     }
     if (timed[e] !== 1) continue;
     // The calls this request waited for, among its own service's spans below it.
-    calls.clear(start[e]!, end[e]!);
+    // A message's processing can outlast its consumer span: Brave's Kafka consumer reports a
+    // `poll` span of a microsecond and the work in a local span under it. So a consumer's
+    // request lasts until the last of its own spans below it ends (its 50 ms of work was read as
+    // 1 µs). A server's request ends with its span: work it leaves running after it answers is
+    // none of the request's.
+    const requestEnd = spans[e]!.kind === 'consumer' ? ownSpansEnd(e) : end[e]!;
+    calls.clear(start[e]!, requestEnd);
     stack.length = 0;
     stack.push(e);
     while (stack.length > 0) {
@@ -726,7 +746,7 @@ export function spanGraph(
     }
     if (calls.outside > 0 && outside === 0) outsidePath = spans[e]!.path;
     outside += calls.outside;
-    const duration = end[e]! - start[e]!;
+    const duration = requestEnd - start[e]!;
     timedEntries[s]!++;
     durationSum[s]! += duration;
     selfSum[s]! += duration - calls.covered();

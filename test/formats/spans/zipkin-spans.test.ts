@@ -199,6 +199,43 @@ describe('Zipkin reading', () => {
     expect(nodeOf(retried, 'frontend').serviceTime).toBeCloseTo(0.03, 12);
   });
 
+  // Brave's Kafka consumer: orders (a request of 100 ms) produces a message; billing's `poll`
+  // CONSUMER span lasts 1 µs, and the message's processing is a local span under it, 50 ms. The
+  // consumer's request lasts until its own spans below it end: a service time of 50 ms, not 1 µs.
+  it("reads a consumer's request to the end of its own work below it", () => {
+    const t0 = 1_700_000_000_000_000;
+    const spans = [
+      z({ id: 'a', kind: 'SERVER', service: 'orders', timestamp: t0, duration: 100_000 }),
+      z({
+        id: 'b',
+        parentId: 'a',
+        kind: 'PRODUCER',
+        service: 'orders',
+        timestamp: t0 + 10_000,
+        duration: 2_000,
+      }),
+      z({
+        id: 'c',
+        parentId: 'b',
+        kind: 'CONSUMER',
+        service: 'billing',
+        timestamp: t0 + 20_000,
+        duration: 1,
+      }),
+      z({
+        id: 'd',
+        parentId: 'c',
+        service: 'billing',
+        name: 'on-message',
+        timestamp: t0 + 20_001,
+        duration: 50_000,
+      }),
+    ];
+    const mapped = readGraph(spans, 'zipkin-spans', { window: 60 });
+    expect(nodeOf(mapped, 'billing').serviceTime).toBeCloseTo(0.050001, 12);
+    expect(weightsOf(mapped)).toEqual({ 'orders → billing': 1 });
+  });
+
   // web takes a request (0–100 ms) and, in a span of no kind that names mysql as its remote end,
   // waits 60 ms on it: Zipkin's DependencyLinker reads such a span as a client span. So web calls
   // mysql once a request, and its self time is 40 ms (it read no call, and 100 ms).
