@@ -12,7 +12,9 @@
  *   can name that span as its parent, and a parent id of zeros makes a root). A parent id that no span
  *   of the document has makes the span an **orphan**: the trace is incomplete (spans sampled out,
  *   lost, or outside the query), so the orphan is taken as a request entering its service, and a
- *   warning counts them. Parent links that go round in a circle are cut at the span that comes
+ *   warning counts them; but spans of one service other than server and consumer spans that name
+ *   one missing parent are the work of one request, given a span standing for the missing one
+ *   (`withMissingParents`). Parent links that go round in a circle are cut at the span that comes
  *   first in the document, which becomes an entry point too (warning).
  * - **Repeated span ids.** In one trace, a server or consumer span that shares its id with a
  *   client or producer span is the other half of one RPC (Zipkin's `shared` span; Jaeger before
@@ -183,6 +185,8 @@ export interface SpanNotes {
   warnings: readonly string[];
   /** Set once the parts of spans are merged (`withMergedParts`), so the merged list is not merged again. */
   partsMerged?: boolean;
+  /** Set once orphans of one missing parent are given it (`withMissingParents`). */
+  parentsGiven?: boolean;
 }
 
 /** How many names or paths a warning lists before it only counts them. */
@@ -497,12 +501,79 @@ interface DependencyTally {
   latencyCount: number;
 }
 
+/**
+ * Spans of one service, other than server and consumer spans, that name one parent the document
+ * lacks (in one trace) are the work of one request whose span is missing (the trace was cut off: its root still running when the exporter's file
+ * rotated, or lost): for each such group of two or more, a span standing for the missing one is
+ * added, of their service, from the earliest start among them to the latest end, in error if
+ * any of them is. Taken one by one, three spans under one missing parent were three requests,
+ * and the calls two of them made were 2/3 a request instead of 2. `undefined` when there is no
+ * such group.
+ */
+function withMissingParents(
+  spans: readonly SourceSpan[],
+): { spans: SourceSpan[]; groups: number; grouped: number } | undefined {
+  const present = new Set<string>();
+  for (const span of spans) {
+    const id = normalId(span.id);
+    if (id !== '') present.add(`${normalId(span.trace)}\u0000${id}`);
+  }
+  const groups = new Map<string, SourceSpan[]>();
+  for (const span of spans) {
+    const parent = normalId(span.parent);
+    // A server or consumer span is a request of its own, whatever its missing parent was (a
+    // caller's client span: two server spans under one are two requests).
+    if (parent === '' || serveKind(span.kind)) continue;
+    const trace = normalId(span.trace);
+    if (present.has(`${trace}\u0000${parent}`)) continue;
+    const key = `${trace}\u0000${parent}\u0000${span.service}`;
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [span]);
+    else group.push(span);
+  }
+  const added: SourceSpan[] = [];
+  let grouped = 0;
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    grouped += group.length;
+    const first = group[0]!;
+    let start: bigint | undefined;
+    let end: bigint | undefined;
+    for (const span of group) {
+      if (span.start === undefined || span.end === undefined) continue;
+      if (start === undefined || span.start < start) start = span.start;
+      if (end === undefined || span.end > end) end = span.end;
+    }
+    added.push({
+      trace: first.trace,
+      id: first.parent!,
+      service: first.service,
+      start,
+      end,
+      error: group.some((span) => span.error),
+      path: `${first.path}${first.parentField ?? ''}`,
+    });
+  }
+  return added.length === 0 ? undefined : { spans: [...spans, ...added], groups: added.length, grouped };
+}
+
 /** The structure for `spans`: see the rules above. */
 export function spanGraph(
   spans: readonly SourceSpan[],
   options: ReadOptions | undefined,
   notes: SpanNotes,
 ): MappedGraph {
+  if (notes.parentsGiven !== true) {
+    const given = withMissingParents(spans);
+    if (given !== undefined) {
+      const warning = `${plural(given.grouped, 'span')} of one service name the same parent that is not in the document, in ${plural(given.groups, 'group')} (first: ${given.spans[spans.length]!.path}): each group is one request whose span is missing (a trace cut off), taken from the first start among them to the last end`;
+      return spanGraph(given.spans, options, {
+        ...notes,
+        warnings: [...notes.warnings, warning],
+        parentsGiven: true,
+      });
+    }
+  }
   // A bad option is the caller's bug, not the document's (a RangeError).
   const { window: givenWindow, sampleRate } = countScale(options);
   const n = spans.length;

@@ -50,6 +50,49 @@ function webCallsApi() {
 }
 
 describe('the span mapping', () => {
+  // A trace cut off before its root was exported: checkout's two client spans to postgres and an
+  // internal span name the same missing parent. One request (its span missing), from the first
+  // start to the last end, calling postgres twice: 1/60 a second and a weight of 2 (each span
+  // taken as a request made it 3/60 and 2/3). Two server spans under one missing parent stay two
+  // requests: a caller's client span was their parent.
+  it('takes the spans of one service under one missing parent as one request', () => {
+    const spans = [
+      z({
+        id: 'b',
+        parentId: 'a1',
+        kind: 'CLIENT',
+        service: 'checkout',
+        remoteEndpoint: { serviceName: 'postgres' },
+        timestamp: 0,
+        duration: 10_000,
+      }),
+      z({
+        id: 'c',
+        parentId: 'a1',
+        kind: 'CLIENT',
+        service: 'checkout',
+        remoteEndpoint: { serviceName: 'postgres' },
+        timestamp: 20_000,
+        duration: 10_000,
+      }),
+      z({ id: 'd', parentId: 'a1', service: 'checkout', timestamp: 30_000, duration: 20_000 }),
+    ];
+    const mapped = readGraph(spans, 'auto', { window: 60 });
+    expect(nodeOf(mapped, 'checkout').arrival).toBeCloseTo(1 / 60, 15);
+    expect(nodeOf(mapped, 'checkout').entrySpans).toBe(1);
+    expect(weightsOf(mapped)).toEqual({ 'checkout → postgres': 2 });
+    // 0–50 ms, 20 ms of it in the two calls.
+    expect(nodeOf(mapped, 'checkout').serviceTime).toBeCloseTo(0.03, 12);
+    expect(mapped.warnings).toContain(
+      '3 spans of one service name the same parent that is not in the document, in 1 group (first: [0].parentId): each group is one request whose span is missing (a trace cut off), taken from the first start among them to the last end',
+    );
+    const servers = [
+      z({ id: 'b', parentId: 'a1', kind: 'SERVER', service: 'api', timestamp: 0, duration: 10_000 }),
+      z({ id: 'c', parentId: 'a1', kind: 'SERVER', service: 'api', timestamp: 20_000, duration: 10_000 }),
+    ];
+    expect(nodeOf(readGraph(servers, 'auto', { window: 60 }), 'api').arrival).toBeCloseTo(2 / 60, 15);
+  });
+
   it('takes an orphan as a request entering its service', () => {
     const spans = [
       z({ id: 'a', kind: 'SERVER', service: 'web', timestamp: 0, duration: 10_000 }),
