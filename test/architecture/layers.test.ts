@@ -52,6 +52,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     'lib/keys',
     'lib/outbound',
     'lib/systems',
+    'lib/text',
   ],
   // Wiring only: the use cases, the HTTP stack, configuration and the adapters (AWS clients,
   // stores, verifiers) built once per instance. The engine function serves the generated
