@@ -107,7 +107,7 @@ function solveComponent(
   fromReach: boolean,
 ): { sweeps: number; converged: boolean } {
   const { reach, localIndex, unknowns, order } = input;
-  const { outStart, outTarget, outShare, selfShare } = structure;
+  const { outStart, outTarget, outShare } = structure;
 
   // Sweep order: the component's feedback order (sweep-order.ts), so that on mostly-forward
   // structures a sweep reads fresh values everywhere but on the few edges pointing back.
@@ -151,11 +151,12 @@ function solveComponent(
   // Stryker disable next-line EqualityOperator: a row past the end writes only past the typed arrays' ends, which is dropped
   for (let q = 0; q < m; q++) {
     const u = order[q]!;
-    const stay = selfShare[u]!;
-    // A node whose every dependency points to itself has no edge into the rest of a cycle, so
-    // it is never in one: `stay` is below 1 here.
+    // A node whose every dependency points to itself has no edge into the rest of a cycle, so it
+    // is never in one: what it does not keep is above 0 here (summed from its other shares: a
+    // self share of 1e16 in 1e16 + 1 rounds to 1, and 1 − it to 0).
+    const notKept = structure.shareNotKept(u);
     // Stryker disable next-line ConditionalExpression,EqualityOperator: see above
-    scale[q] = stay < 1 ? 1 / structure.shareNotKept(u) : 0;
+    scale[q] = notKept > 0 ? 1 / notKept : 0;
     let fixed = 0;
     const end = outStart[u + 1]!;
     for (let k = outStart[u]!; k < end; k++) {

@@ -69,11 +69,14 @@ const FRAGMENT_PARAMETER = /[#?&;/!]([^=#?&;/!]*)=/g;
 export function withoutCredentials(url: string): string {
   // The credential parameters first, on the whole text: a value may hold an `@` (`?token=ab@cd`),
   // and the user info's cut at the last `@` would take the parameter's name with it. A value runs
-  // to the next `&` or `#`, as the URL parser reads a query: `?token=x;SECRET` is one value, so
+  // to the next `&`, or in the query to a `#` too, as the URL parser reads it: `?token=x;SECRET` is one value, so
   // ending it at a `;` (or a `/`, `!` or `?`) would repeat the rest. A name is found after any
   // separator a query or a fragment may use, inside another parameter's value too
   // (`#state=1;token=…`).
   const masked: [start: number, end: number][] = [];
+  // In the fragment a `#` is one more character (the fragment runs to the end): a value there
+  // runs to the next `&` only.
+  const fragment = url.indexOf('#');
   for (const match of url.matchAll(PARAMETER_NAME)) {
     // As the URL parser reads the name: tabs and line breaks dropped (`to\tken` is `token`).
     const name = safeDecode(match[1]!)
@@ -81,8 +84,9 @@ export function withoutCredentials(url: string): string {
       .toLowerCase();
     if (!CREDENTIAL_PARAMETERS.has(name)) continue;
     const start = match.index + match[0].length;
+    const inFragment = fragment >= 0 && match.index >= fragment;
     let end = start;
-    while (end < url.length && url[end] !== '&' && url[end] !== '#') end++;
+    while (end < url.length && url[end] !== '&' && (inFragment || url[end] !== '#')) end++;
     masked.push([start, end]);
   }
   let withoutParameters = url;

@@ -71,6 +71,9 @@ describe('withoutCredentials', () => {
     ['http://a.co/?a=1;token=SECRET&b=2', 'http://a.co/?a=1;token=…&b=2'],
     ['http://a.co/?token=a;key=SECRET&b=2', 'http://a.co/?token=…&b=2'],
     ['https://a.example/g#/cb?access_token=SECRET;state=1', 'https://a.example/g#/cb?access_token=…'],
+    // In the fragment a `#` is one more character of the value: the fragment runs to the end.
+    ['https://a.example/g#access_token=abc#SECRET', 'https://a.example/g#access_token=…'],
+    ['https://a.example/g?x=1#token=abc#def&y=2', 'https://a.example/g?x=1#token=…&y=2'],
     // A URL that does not parse: everything before its last `@` is masked, but for its scheme,
     // whatever the password holds (`?`, `#`, `/`, `@`).
     ['http//u:SECRET@a.example/g', 'http//…@a.example/g'],

@@ -526,7 +526,7 @@ function withMissingParents(
     if (parent === '' || serveKind(span.kind)) continue;
     const trace = normalId(span.trace);
     if (present.has(`${trace}\u0000${parent}`)) continue;
-    const key = `${trace}\u0000${parent}\u0000${span.service}`;
+    const key = `${trace}\u0000${parent}`;
     const group = groups.get(key);
     if (group === undefined) groups.set(key, [span]);
     else group.push(span);
@@ -534,7 +534,9 @@ function withMissingParents(
   const added: SourceSpan[] = [];
   let grouped = 0;
   for (const group of groups.values()) {
-    if (group.length < 2) continue;
+    // The missing span was one span of one service: spans of two services under it are no one
+    // request's work alone, and stay requests of their own.
+    if (group.length < 2 || group.some((span) => span.service !== group[0]!.service)) continue;
     grouped += group.length;
     const first = group[0]!;
     let start: bigint | undefined;

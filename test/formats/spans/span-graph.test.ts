@@ -91,6 +91,17 @@ describe('the span mapping', () => {
       z({ id: 'c', parentId: 'a1', kind: 'SERVER', service: 'api', timestamp: 20_000, duration: 10_000 }),
     ];
     expect(nodeOf(readGraph(servers, 'auto', { window: 60 }), 'api').arrival).toBeCloseTo(2 / 60, 15);
+    // Spans of two services under one missing parent are no one request's work: each stays a
+    // request of its own, and no span is made up (two made-up spans shared the missing id, and a
+    // warning said the document repeated it).
+    const mixed = [
+      z({ id: 'b', parentId: 'a1', kind: 'CLIENT', service: 'web', timestamp: 0, duration: 10_000 }),
+      z({ id: 'c', parentId: 'a1', service: 'web', timestamp: 20_000, duration: 10_000 }),
+      z({ id: 'd', parentId: 'a1', service: 'batch', timestamp: 0, duration: 10_000 }),
+    ];
+    const read = readGraph(mixed, 'auto', { window: 60 });
+    expect(nodeOf(read, 'web').arrival).toBeCloseTo(2 / 60, 15);
+    expect(read.warnings.some((warning) => warning.includes('repeat'))).toBe(false);
   });
 
   it('takes an orphan as a request entering its service', () => {
