@@ -1,6 +1,7 @@
 import type { CompiledStructure } from './compile';
 import { type GainBounds, gainBounds } from './gain-bounds';
 import { solveLargeCycle } from './large-cycle';
+import { leakingSystemOf } from './leaking-system';
 import { factorMMatrix, solveFactored, solveLeakingSystem } from './linear-system';
 import { type ScratchMemory, scratch } from './scratch';
 import { DENSE_FALLBACK_LIMIT, GAIN_MARGIN } from './steady-state';
@@ -372,29 +373,14 @@ function solveDense(
   n: number,
   localIndex: Int32Array,
 ): void {
-  const { outStart, outTarget, outShare, hasFanout } = structure;
+  const { hasFanout } = structure;
   for (let i = 0; i < n; i++) localIndex[unknowns[i]!] = i;
-  const a = new Float64Array(n * n);
   const b = new Float64Array(n);
-  const leak = new Float64Array(n);
-  // Stryker disable next-line EqualityOperator: one past the end
-  for (let i = 0; i < n; i++) {
-    const u = unknowns[i]!;
-    const end = outStart[u + 1]!;
-    for (let k = outStart[u]!; k < end; k++) {
-      const t = outTarget[k]!;
-      // Stryker disable next-line ConditionalExpression: same answer: a self-dependency lands on the diagonal, which the leaking system never reads and the fan-out path sets anew
-      if (t === u) continue;
-      const j = localIndex[t]!;
-      if (j >= 0) a[i * n + j]! += outShare[k]!;
-      else {
-        leak[i]! += outShare[k]!;
-        b[i]! += outShare[k]! * reach[t]!;
-      }
-    }
-    // What leaves the system at the node never reaches the target.
-    if (structure.open) leak[i]! += structure.exitShare[u]!;
-  }
+  // What leaves the system at a node (an exit) never reaches the target; a dependency to a node
+  // outside the unknowns brings that node's reach.
+  const { offDiagonal: a, leak } = leakingSystemOf(structure, unknowns, n, localIndex, (i, share, t) => {
+    b[i]! += share * reach[t]!;
+  });
   let solved: boolean;
   if (!hasFanout) solved = solveLeakingSystem(a, leak, b, n);
   else {

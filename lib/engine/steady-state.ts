@@ -1,6 +1,7 @@
 import type { CompiledStructure } from './compile';
 import { gainBounds } from './gain-bounds';
 import { solveLocalSystem } from './large-cycle';
+import { leakingSystemOf } from './leaking-system';
 import { factorLeakingSystem, factorMMatrix, solveFactored, solveLeakingTransposed } from './linear-system';
 import { type ArrayMemory, FRESH_ARRAYS, type ScratchMemory, scratch } from './scratch';
 import { checkpoint } from './stop-check';
@@ -764,22 +765,8 @@ function solveRoutingDense(
   localIndex: Int32Array,
   checkMargin: boolean,
 ): boolean {
-  const { outStart, outTarget, outShare } = structure;
   const n = members.length;
-  const factors = new Float64Array(n * n);
-  const leak = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    const v = members[i]!;
-    const end = outStart[v + 1]!;
-    for (let k = outStart[v]!; k < end; k++) {
-      const t = outTarget[k]!;
-      if (t === v) continue;
-      const local = localIndex[t]!;
-      if (local >= 0) factors[i * n + local]! += outShare[k]!;
-      else leak[i]! += outShare[k]!;
-    }
-    if (structure.open) leak[i]! += structure.exitShare[v]!;
-  }
+  const { offDiagonal: factors, leak } = leakingSystemOf(structure, members, n, localIndex);
   const pivot = factorLeakingSystem(factors, leak, n);
   if (pivot === undefined || !solveLeakingTransposed(factors, pivot, b, n)) return false;
   return !checkMargin || clearsMargin(n, (w) => solveLeakingTransposed(factors, pivot, w, n));

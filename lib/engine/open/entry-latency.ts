@@ -1,6 +1,7 @@
 import type { CompiledStructure } from '../compile';
 import { gainBounds } from '../gain-bounds';
 import { RESTARTS, solveLocalSystem } from '../large-cycle';
+import { leakingSystemOf } from '../leaking-system';
 import { factorLeakingSystem, factorMMatrix, solveFactored, solveLeaking } from '../linear-system';
 import { type ArrayMemory, scratch } from '../scratch';
 import { anyFanout, DENSE_FALLBACK_LIMIT, GAIN_MARGIN, leaks, STEADY_DENSE_LIMIT } from '../steady-state';
@@ -541,19 +542,7 @@ function solveDenseCycle(
   // A routing loop keeps its digits by the leaking system's elimination (pivots that are sums of
   // what each member passes on, never `1 −` what it keeps), as its throughputs do.
   if (!anyFanout(structure, component)) {
-    const factors = new Float64Array(n * n);
-    const leak = new Float64Array(n);
-    for (let i = 0; i < n; i++) {
-      const u = component[i]!;
-      for (let k = outStart[u]!; k < outStart[u + 1]!; k++) {
-        const t = outTarget[k]!;
-        if (t === u) continue;
-        const local = localIndex[t]!;
-        if (local >= 0) factors[i * n + local]! += outShare[k]!;
-        else leak[i]! += outShare[k]!;
-      }
-      if (structure.open) leak[i]! += structure.exitShare[u]!;
-    }
+    const { offDiagonal: factors, leak } = leakingSystemOf(structure, component, n, localIndex);
     const pivot = factorLeakingSystem(factors, leak, n);
     return pivot !== undefined && solveLeaking(factors, pivot, b, n);
   }
