@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyze, applyScenario, compileStructure, type Structure, ticks } from '../../lib/engine';
 import { DENSE_SOLVE_LIMIT, ReachWorkspace, solveReach } from '../../lib/engine/reach';
-import { chordedRing, ringId } from '../helpers/engine-examples';
+import { chordedRing, ringId, spreadLoop } from '../helpers/engine-examples';
 
 /**
  * A ring n0 → n1 → … → n(k-1) → n0 where every hop but the last also leaks 1% of the value
@@ -500,20 +500,7 @@ describe('loops whose weights spread over orders of magnitude', () => {
 
   /** A closed loop of `n` nodes (a ring, `n` more dependencies at random, weights 1e-6…1e6) whose one way out is T: every node reaches T for sure. */
   function wideLoop(n: number, seed: number) {
-    let state = seed >>> 0;
-    const next = () => {
-      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
-      return state / 2 ** 32;
-    };
-    const weight = () => 10 ** (12 * next() - 6);
-    const ids = Array.from({ length: n }, (_, i) => ringId(i));
-    const dependencies = ids.map((id, i) => ({ from: id, to: ids[(i + 1) % n]!, weight: weight() }));
-    for (let k = 0; k < n; k++)
-      dependencies.push({
-        from: ids[Math.floor(next() * n)]!,
-        to: ids[Math.floor(next() * n)]!,
-        weight: weight(),
-      });
+    const { ids, dependencies, next, weight } = spreadLoop(n, seed, 6);
     dependencies.push({ from: ids[Math.floor(next() * n)]!, to: 'T', weight: weight() });
     return compileStructure({
       nodes: [...ids.map((id) => ({ id, load: 0 })), { id: 'T', load: 1 }],

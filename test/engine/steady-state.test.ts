@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyze, applyScenario, compileStructure, type Structure } from '../../lib/engine';
 import { solveSteadyState } from '../../lib/engine/steady-state';
-import { FRONT_END_FAN, ringId } from '../helpers/engine-examples';
+import { FRONT_END_FAN, ringId, spreadLoop } from '../helpers/engine-examples';
 
 const solve = (structure: Structure) => solveSteadyState(compileStructure(structure));
 
@@ -320,21 +320,8 @@ describe('routing loops whose weights spread over orders of magnitude', () => {
    * A routing loop of `n` services (a ring and `n` more calls at random, weights 10^±`spread`),
    * 1 request a second arriving at the first, an exit at one of them, 1 ms of service each.
    */
-  function spreadLoop(n: number, seed: number, spread: number): { structure: Structure; exitAt: number } {
-    let state = seed >>> 0;
-    const next = () => {
-      state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
-      return state / 2 ** 32;
-    };
-    const weight = () => 10 ** (2 * spread * next() - spread);
-    const ids = Array.from({ length: n }, (_, i) => ringId(i));
-    const dependencies = ids.map((id, i) => ({ from: id, to: ids[(i + 1) % n]!, weight: weight() }));
-    for (let k = 0; k < n; k++)
-      dependencies.push({
-        from: ids[Math.floor(next() * n)]!,
-        to: ids[Math.floor(next() * n)]!,
-        weight: weight(),
-      });
+  function openLoop(n: number, seed: number, spread: number): { structure: Structure; exitAt: number } {
+    const { ids, dependencies, next, weight } = spreadLoop(n, seed, spread);
     const exitAt = Math.floor(next() * n);
     return {
       exitAt,
@@ -358,7 +345,7 @@ describe('routing loops whose weights spread over orders of magnitude', () => {
   it('conserves what arrives and agrees with the latency, to 1e-12', () => {
     let finite = 0;
     for (let i = 0; i < 60; i++) {
-      const { structure, exitAt } = spreadLoop(3 + ((i * 37) % 120), 700 + i, 2);
+      const { structure, exitAt } = openLoop(3 + ((i * 37) % 120), 700 + i, 2);
       const result = analyze(structure);
       // More than a billion visits a request is unbounded by the rule (docs/engine.md).
       if (result.events.some((event) => event.type === 'unbounded')) continue;

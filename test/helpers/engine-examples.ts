@@ -178,3 +178,35 @@ export function chordedRing(
   }
   return { dependencies, leakAt: ringId(below(n)) };
 }
+
+/**
+ * A loop of `n` nodes (`ringId(i)` → `ringId(i + 1)`, the last back to the first) with `n` more
+ * dependencies at random, every weight `10^u` for `u` uniform in ±`spread`, drawn from a linear
+ * congruential sequence seeded by `seed`; `next` goes on drawing from it (uniform in [0, 1)).
+ */
+export function spreadLoop(
+  n: number,
+  seed: number,
+  spread: number,
+): {
+  ids: string[];
+  dependencies: { from: string; to: string; weight: number }[];
+  next: () => number;
+  weight: () => number;
+} {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+    return state / 2 ** 32;
+  };
+  const weight = () => 10 ** (2 * spread * next() - spread);
+  const ids = Array.from({ length: n }, (_, i) => ringId(i));
+  const dependencies = ids.map((id, i) => ({ from: id, to: ids[(i + 1) % n]!, weight: weight() }));
+  for (let k = 0; k < n; k++)
+    dependencies.push({
+      from: ids[Math.floor(next() * n)]!,
+      to: ids[Math.floor(next() * n)]!,
+      weight: weight(),
+    });
+  return { ids, dependencies, next, weight };
+}
