@@ -374,6 +374,7 @@ function searchBindingFirst(
     let queues: Float64Array | undefined;
     const atEdge = (e: number) => {
       queues ??= queuesOnTheWay(structure);
+      // Stryker disable next-line ConditionalExpression,LogicalOperator,ArithmeticOperator,EqualityOperator: same answer, other work (more entries kept as missing there: more rounds, each joining one, until every entry has searched; the twins that keep fewer are killed)
       return checkedAt === 0 && !(slo[e]! / latency[e]! > 1) && queues[e]! > 0;
     };
     // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer, other work (more entries kept as missing there, entries at their SLO or that meet it included: more rounds, each joining one, until every entry has searched)
@@ -456,6 +457,7 @@ function search(
   // scale: each scale's response times are computed once (`LatencyAt` keeps the last).
   const fZero = marginAt(latency, entries, 0);
   const missedAtZero =
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: same answer: with f(0) ≥ 0 no entry misses with no traffic, and those at their SLO there are named by the branch for f(0) = 0 below
     fZero < 0
       ? entries.filter((entry) => latency.of(entry, 0) > entry.slo || atEdgeWithNoTraffic(entry))
       : [];

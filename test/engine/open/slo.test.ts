@@ -485,6 +485,9 @@ describe('latencyHeadroom', () => {
           { id: missing!, arrival: 1, serviceTime: 0.2, slo: 0.1, exit: 1 },
           // a meets its SLO with room to spare: never named, though its id comes first.
           { id: 'a', arrival: 1, serviceTime: 0.05, servers: 2, slo: 1, exit: 1 },
+          // a2 is exactly at its SLO, but with no servers its latency never grows: it meets it at
+          // any traffic, and is not named either.
+          { id: 'a2', arrival: 1, serviceTime: 0.1, slo: 0.1, exit: 1 },
         ],
         dependencies: [],
       });
