@@ -54,8 +54,9 @@ export const RESTARTS = 8;
  * copy of the component's edges.
  *
  * Returns the sweeps it took and whether they settled. Sweeps that do not settle in the
- * component's feedback order within two rounds go on in the other order (`freedFirstSweepOrder`,
- * as the steady state's do), from where they stopped: the first order can run against a ring (a
+ * component's feedback order within two rounds (one, for a component not known to be bounded,
+ * which gets no restarts) go on in the other order (`freedFirstSweepOrder`, as the steady
+ * state's do) for a round, and the restarts left if certainly bounded, from where they stopped: the first order can run against a ring (a
  * ring of 65 with a dependency back to its second node swept half of it forwards, and the
  * accelerated sweeps stalled at a reach of 0.45 where every node's is 1; the other order settles
  * it in six). The caller decides what an unsettled answer is worth (reach.ts eliminates a small

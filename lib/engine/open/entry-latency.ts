@@ -343,12 +343,14 @@ function latencyLoopSystem(
  * its latency after the 500 sweeps and came no nearer, and was reported unbounded. Started again
  * from where they stopped (the acceleration's history cleared), they settle in a few hundred
  * more. So, where the sweeps stop unsettled, a loop that is certainly bounded (`certainlyBounded`)
- * is swept again, up to `RESTARTS` rounds; then, still unsettled or settled only in a later round
- * (slowly, so perhaps further from the answer than the last sweep moved), a loop of up to
- * `DENSE_FALLBACK_LIMIT` nodes is solved by elimination, which also decides a loop not known to
- * be bounded, and a larger loop certainly bounded keeps the sweeps' estimate, as the steady state
- * does (steady-state.ts). Only a larger loop not known to be bounded, or one certainly bounded
- * whose every round went negative or infinite (no estimate at all), is reported unbounded.
+ * is swept again, up to `RESTARTS` rounds (from the second on in the other order; a round that
+ * went negative or infinite is followed by one from zeros); then, still unsettled or settled only
+ * in a later round (slowly, so perhaps further from the answer than the last sweep moved), a loop
+ * of up to `DENSE_FALLBACK_LIMIT` nodes is solved by elimination, which decides, and a larger
+ * loop certainly bounded keeps its last round's estimate, as the steady state does
+ * (steady-state.ts). A loop not known to be bounded whose sweeps go negative or infinite is
+ * unbounded at once (its gain is 1 or more), as is a larger one whose sweeps did not settle, and
+ * a larger one certainly bounded whose last round went negative or infinite (no estimate left).
  */
 function settleLoop(
   solving: LoopSolving,

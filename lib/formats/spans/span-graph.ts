@@ -521,9 +521,7 @@ function withMissingParents(
   const groups = new Map<string, SourceSpan[]>();
   for (const span of spans) {
     const parent = normalId(span.parent);
-    // A server or consumer span is a request of its own, whatever its missing parent was (a
-    // caller's client span: two server spans under one are two requests).
-    if (parent === '' || serveKind(span.kind)) continue;
+    if (parent === '') continue;
     const trace = normalId(span.trace);
     if (present.has(`${trace}\u0000${parent}`)) continue;
     const key = `${trace}\u0000${parent}`;
@@ -535,8 +533,11 @@ function withMissingParents(
   let grouped = 0;
   for (const group of groups.values()) {
     // The missing span was one span of one service: spans of two services under it are no one
-    // request's work alone, and stay requests of their own.
-    if (group.length < 2 || group.some((span) => span.service !== group[0]!.service)) continue;
+    // request's work alone, and stay requests of their own; so does a server or consumer span
+    // under it, a request whatever its missing parent was (a caller's client span: two server
+    // spans under one are two requests), and the spans beside it.
+    if (group.length < 2 || group.some((span) => span.service !== group[0]!.service || serveKind(span.kind)))
+      continue;
     grouped += group.length;
     const first = group[0]!;
     let start: bigint | undefined;

@@ -102,6 +102,15 @@ describe('the span mapping', () => {
     const read = readGraph(mixed, 'auto', { window: 60 });
     expect(nodeOf(read, 'web').arrival).toBeCloseTo(2 / 60, 15);
     expect(read.warnings.some((warning) => warning.includes('repeat'))).toBe(false);
+    // A server span of another service under it too: it stays a request of api's own (a made-up
+    // web span became its parent, and api's request a call from web).
+    const withServer = [
+      ...mixed.slice(0, 2),
+      z({ id: 'e', parentId: 'a1', kind: 'SERVER', service: 'api', timestamp: 0, duration: 10_000 }),
+    ];
+    const served = readGraph(withServer, 'auto', { window: 60 });
+    expect(nodeOf(served, 'api').arrival).toBeCloseTo(1 / 60, 15);
+    expect(served.dependencies).toEqual([]);
   });
 
   it('takes an orphan as a request entering its service', () => {
