@@ -502,9 +502,10 @@ interface DependencyTally {
 }
 
 /**
- * Spans of one service, other than server and consumer spans, that name one parent the document
- * lacks (in one trace) are the work of one request whose span is missing (the trace was cut off: its root still running when the exporter's file
- * rotated, or lost): for each such group of two or more, a span standing for the missing one is
+ * Of the orphans (`orphans`: spans whose parent the document lacks), spans of one service, other
+ * than server and consumer spans, that name one missing parent (in one trace) are the work of
+ * one request whose span is missing (the trace was cut off: its root still running when the
+ * exporter's file rotated, or lost): for each such group of two or more, a span standing for the missing one is
  * added, of their service, from the earliest start among them to the latest end, in error if
  * any of them is. Taken one by one, three spans under one missing parent were three requests,
  * and the calls two of them made were 2/3 a request instead of 2. `undefined` when there is no
@@ -512,19 +513,12 @@ interface DependencyTally {
  */
 function withMissingParents(
   spans: readonly SourceSpan[],
+  orphans: readonly number[],
 ): { spans: SourceSpan[]; groups: number; grouped: number } | undefined {
-  const present = new Set<string>();
-  for (const span of spans) {
-    const id = normalId(span.id);
-    if (id !== '') present.add(`${normalId(span.trace)}\u0000${id}`);
-  }
   const groups = new Map<string, SourceSpan[]>();
-  for (const span of spans) {
-    const parent = normalId(span.parent);
-    if (parent === '') continue;
-    const trace = normalId(span.trace);
-    if (present.has(`${trace}\u0000${parent}`)) continue;
-    const key = `${trace}\u0000${parent}`;
+  for (const i of orphans) {
+    const span = spans[i]!;
+    const key = `${normalId(span.trace)}\u0000${normalId(span.parent)}`;
     const group = groups.get(key);
     if (group === undefined) groups.set(key, [span]);
     else group.push(span);
@@ -566,17 +560,6 @@ export function spanGraph(
   options: ReadOptions | undefined,
   notes: SpanNotes,
 ): MappedGraph {
-  if (notes.parentsGiven !== true) {
-    const given = withMissingParents(spans);
-    if (given !== undefined) {
-      const warning = `${plural(given.grouped, 'span')} of one service name the same parent that is not in the document, in ${plural(given.groups, 'group')} (first: ${given.spans[spans.length]!.path}): each group is one request whose span is missing (a trace cut off), taken from the first start among them to the last end`;
-      return spanGraph(given.spans, options, {
-        ...notes,
-        warnings: [...notes.warnings, warning],
-        parentsGiven: true,
-      });
-    }
-  }
   // A bad option is the caller's bug, not the document's (a RangeError).
   const { window: givenWindow, sampleRate } = countScale(options);
   const n = spans.length;
@@ -671,6 +654,19 @@ export function spanGraph(
       continue;
     }
     parent[i] = nextSame[first] === -1 ? first : parents.pick(first, i);
+  }
+  if (orphans > 1 && notes.parentsGiven !== true) {
+    const orphaned: number[] = [];
+    for (let i = 0; i < n; i++) if (parent[i] === MISSING_PARENT) orphaned.push(i);
+    const given = withMissingParents(spans, orphaned);
+    if (given !== undefined) {
+      const warning = `${plural(given.grouped, 'span')} of one service name the same parent that is not in the document, in ${plural(given.groups, 'group')} (first: ${given.spans[n]!.path}): each group is one request whose span is missing (a trace cut off), taken from the first start among them to the last end`;
+      return spanGraph(given.spans, options, {
+        ...notes,
+        warnings: [...notes.warnings, warning],
+        parentsGiven: true,
+      });
+    }
   }
   const cut = cutCircles(parent);
   if (cut.length > 0)
