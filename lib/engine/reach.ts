@@ -1,6 +1,6 @@
 import type { CompiledStructure } from './compile';
 import { type GainBounds, gainBounds } from './gain-bounds';
-import { solveLargeCycle } from './large-cycle';
+import { type LargeCycleInput, solveLargeCycle } from './large-cycle';
 import { leakingSystemOf } from './leaking-system';
 import { factorMMatrix, solveFactored, solveLeakingSystem } from './linear-system';
 import { type ScratchMemory, scratch } from './scratch';
@@ -230,7 +230,7 @@ function computeReach(structure: CompiledStructure, target: number, ws: ReachWor
  */
 function settledFromAbove(
   structure: CompiledStructure,
-  input: { reach: Float64Array; unknowns: Int32Array },
+  input: LargeCycleInput,
   count: number,
   ws: ReachWorkspace,
 ): boolean {
@@ -244,12 +244,7 @@ function settledFromAbove(
     if (r > largest) largest = r;
     reach[unknowns[i]!] = structure.hasFanout ? 2 * r + 1 : 1;
   }
-  const again = solveLargeCycle(
-    structure,
-    { ...input, localIndex: ws.localIndex, order: ws.queue, bounded: true },
-    count,
-    true,
-  );
+  const again = solveLargeCycle(structure, { ...input, bounded: true }, count, true);
   ws.sweeps += again.sweeps;
   let agree = again.converged;
   for (let i = 0; i < count; i++) {
