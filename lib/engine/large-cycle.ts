@@ -75,11 +75,11 @@ export function solveLargeCycle(
   // The sweep orders last as long as the structure: each computed before its phase begins.
   const preferred = structure.sweepOrder();
   const first = inPhase(() => solveComponent(structure, input, n, preferred, FIRST_ORDER_ROUNDS, fromReach));
-  // Stryker disable next-line EqualityOperator: a solve that settled at its very last sweep is slow or not alike (reach.ts then checks it from above, or eliminates it: the same answer)
+  // Stryker disable next-line EqualityOperator,ConditionalExpression: a solve that settled at its very last sweep is slow or not alike (reach.ts then checks it from above, or eliminates it: the same answer); one that settled, swept again in the other order from where it stopped, settles there at once (same answer, other work)
   if (first.converged) return { ...first, slow: first.sweeps > MAX_ITERATIONS };
   const other = structure.freedFirstSweepOrder();
   const more = inPhase(() =>
-    // Stryker disable next-line ArithmeticOperator: same answer, other work (more or fewer rounds in the other order: the rings past elimination settle in its first)
+    // Stryker disable next-line ArithmeticOperator,BooleanLiteral: same answer, other work (more or fewer rounds in the other order: the rings past elimination settle in its first; from zeros rather than from where the first order stopped)
     solveComponent(structure, input, n, other, 1 + RESTARTS - FIRST_ORDER_ROUNDS, true),
   );
   return { sweeps: first.sweeps + more.sweeps, converged: more.converged, slow: true };
@@ -179,8 +179,10 @@ function solveComponent(
   }
 
   let initial: Float64Array | undefined;
+  // Stryker disable next-line ConditionalExpression: same answer: the unknowns' reach is 0 before their first solve, so starting from it is starting from zeros
   if (fromReach) {
     initial = scratch.float64(m);
+    // Stryker disable next-line EqualityOperator: one past the end: a typed array keeps no such index
     for (let q = 0; q < m; q++) initial[q] = reach[order[q]!]!;
   }
   let solved = solveLocalSystem({ m, rowStart, target, share, constant, scale, initial });
